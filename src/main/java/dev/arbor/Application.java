@@ -1,0 +1,85 @@
+package dev.arbor;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.access.Access;
+import dev.arbor.platform.config.Config;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.HttpServer;
+import dev.arbor.platform.http.Idempotency;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.metrics.HttpMetrics;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.secrets.SecretBox;
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Consumer;
+
+/** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
+public final class Application implements AutoCloseable {
+    private final Database database;
+    private final SecretBox secrets;
+    private final OutboundClient outbound;
+    private final HttpServer server;
+
+    private Application(Config config, Consumer<Routes> extraRoutes) {
+        Clock clock = Clock.systemUTC();
+        this.database = Database.open(config);
+        try {
+            this.secrets = SecretBox.fromConfig(config);
+            this.outbound = new OutboundClient(new OutboundPolicy(config.outboundAllow()));
+            var access = new Access(database, clock, config.adminToken());
+
+            var routes = new Routes();
+            access.addRoutes(routes);
+            extraRoutes.accept(routes);
+
+            this.server = new HttpServer(config, routes, List.of(access.authenticator()),
+                    new Idempotency(database, clock), new HttpMetrics(), Arbor.version());
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    /** Opens the database (migrating it) and starts serving. */
+    public static Application start(Config config) {
+        return start(config, routes -> {});
+    }
+
+    /** {@link #start(Config)} with routes added by the caller, for tests of the platform itself. */
+    static Application start(Config config, Consumer<Routes> extraRoutes) {
+        var application = new Application(requireNonNull(config, "config"), extraRoutes);
+        try {
+            application.server.start();
+        } catch (RuntimeException e) {
+            application.database.close();
+            throw e;
+        }
+        return application;
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    HttpServer server() {
+        return server;
+    }
+
+    SecretBox secrets() {
+        return secrets;
+    }
+
+    OutboundClient outbound() {
+        return outbound;
+    }
+
+    /** Drains requests in flight, then closes the database. */
+    @Override
+    public void close() {
+        server.stop();
+        database.close();
+    }
+}

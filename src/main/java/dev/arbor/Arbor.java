@@ -1,0 +1,74 @@
+package dev.arbor;
+
+import dev.arbor.platform.config.Config;
+import dev.arbor.platform.config.ConfigException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The command line: {@code serve} runs the server; {@code version} prints the version. */
+public final class Arbor {
+    private static final Logger LOG = LoggerFactory.getLogger(Arbor.class);
+    private static final String USAGE = """
+            usage: arbor <command> [options]
+
+            commands:
+              serve [--host H] [--port P] [--data DIR] [--database-url URL]
+                        start the server (defaults: 127.0.0.1, 8420, ./data, SQLite in the data folder);
+                        each flag mirrors ARBOR_HOST, ARBOR_PORT, ARBOR_DATA, ARBOR_DATABASE_URL
+              version   print the version
+            """;
+
+    private Arbor() {}
+
+    public static void main(String[] args) {
+        String command = args.length == 0 ? "help" : args[0];
+        List<String> rest = Arrays.asList(args).subList(Math.min(1, args.length), args.length);
+        switch (command) {
+            case "serve" -> serve(rest);
+            case "version", "--version" -> System.out.println("arbor " + version());
+            case "help", "--help", "-h" -> System.out.print(USAGE);
+            default -> {
+                System.err.println("arbor: unknown command '" + command + "'\n");
+                System.err.print(USAGE);
+                System.exit(2);
+            }
+        }
+    }
+
+    static String version() {
+        String version = Arbor.class.getPackage().getImplementationVersion();
+        return version == null ? "dev" : version;
+    }
+
+    private static void serve(List<String> flags) {
+        Config config;
+        try {
+            config = Config.load(System.getenv(), flags);
+        } catch (ConfigException e) {
+            System.err.println("arbor: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Application application;
+        try {
+            application = Application.start(config);
+        } catch (ConfigException e) {
+            System.err.println("arbor: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        var stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("stopping: letting requests in flight finish");
+            application.close();
+            LOG.info("stopped");
+            stopped.countDown();
+        }, "arbor-shutdown"));
+        LOG.info("Arbor {} serving on http://{}:{} (data: {}, database: {})", version(), config.host(),
+                application.port(), config.dataDir(),
+                config.databaseUrl().isPresent() ? "postgresql" : "sqlite");
+    }
+}

@@ -1,0 +1,64 @@
+package dev.arbor.access;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * Admin authentication, tokens and projects. Other features ask it who is calling and whether that caller may act
+ * in a project; they never read its tables.
+ */
+public final class Access {
+    private final ProjectStore projects;
+    private final TokenStore tokens;
+    private final AdminAuthenticator authenticator;
+
+    public Access(Database database, Clock clock, Optional<String> adminToken) {
+        this.projects = new ProjectStore(database, clock);
+        this.tokens = new TokenStore(database, clock);
+        this.authenticator = new AdminAuthenticator(tokens, adminToken);
+    }
+
+    /** The guard that resolves the caller of every admin route. */
+    public Handler authenticator() {
+        return authenticator;
+    }
+
+    public void addRoutes(Routes routes) {
+        new AccessRoutes(projects, tokens).addTo(routes);
+    }
+
+    /** The admin caller of this request. */
+    public static Principal principal(Context ctx) {
+        Principal principal = ctx.attribute(AdminAuthenticator.PRINCIPAL);
+        return requireNonNull(principal, "admin route reached without authentication");
+    }
+
+    /** Ends the request with 403 {@code admin_required} unless an admin is calling. */
+    public static Principal requireAdmin(Context ctx) {
+        Principal principal = principal(ctx);
+        if (!principal.isAdmin()) {
+            throw ApiException.of(ErrorCode.ADMIN_REQUIRED, null, "Only an admin token may do this.");
+        }
+        return principal;
+    }
+
+    /**
+     * The project, when it exists and the caller may act in it; otherwise 404 {@code project_not_found}, so that
+     * members cannot learn which projects exist.
+     */
+    public Project requireProject(Context ctx, String projectId, String param) {
+        Principal principal = principal(ctx);
+        return projects.find(projectId)
+                .filter(project -> principal.mayActIn(project.id()))
+                .orElseThrow(() -> ApiException.of(ErrorCode.PROJECT_NOT_FOUND, param,
+                        "There is no project '" + projectId + "' that this token may use."));
+    }
+}

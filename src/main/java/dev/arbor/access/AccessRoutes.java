@@ -1,0 +1,163 @@
+package dev.arbor.access;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
+final class AccessRoutes {
+    private static final int MAX_NAME = 100;
+    private static final int MAX_DESCRIPTION = 2000;
+
+    private final ProjectStore projects;
+    private final TokenStore tokens;
+
+    AccessRoutes(ProjectStore projects, TokenStore tokens) {
+        this.projects = requireNonNull(projects, "projects");
+        this.tokens = requireNonNull(tokens, "tokens");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("auth")
+                .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
+                .get("/auth/tokens", "List API tokens", this::listTokens)
+                .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken)
+                .get("/auth/me", "Who the caller is", this::me);
+        routes.group("projects")
+                .post("/projects", "Create a project", this::createProject)
+                .get("/projects", "List the projects the caller may use", this::listProjects)
+                .get("/projects/{project_id}", "Get a project", this::getProject)
+                .patch("/projects/{project_id}", "Rename or describe a project", this::updateProject)
+                .delete("/projects/{project_id}", "Delete a project", this::deleteProject);
+    }
+
+    private void createToken(Context ctx) {
+        Access.requireAdmin(ctx);
+        var body = BodyReader.of(Requests.jsonObject(ctx));
+        Optional<String> name = body.string("name", true, MAX_NAME);
+        Optional<Role> role = body.string("role", true, 20).flatMap(text -> {
+            Optional<Role> parsed = Role.parse(text);
+            if (parsed.isEmpty()) {
+                body.reject("role", ErrorCode.INVALID_FIELD, "must be 'admin' or 'member'");
+            }
+            return parsed;
+        });
+        List<String> projectIds = body.strings("projects", false, 1000, 100).orElse(List.of());
+        for (int i = 0; i < projectIds.size(); i++) {
+            if (projects.find(projectIds.get(i)).isEmpty()) {
+                body.reject("projects[" + i + "]", ErrorCode.INVALID_FIELD,
+                        "names no project ('" + projectIds.get(i) + "')");
+            }
+        }
+        if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
+            body.reject("projects", ErrorCode.INVALID_FIELD, "must be empty for an admin, who may use every project");
+        }
+        Optional<Long> expiresAt = body.integer("expires_at", false, 0, Long.MAX_VALUE / 1000);
+        long now = System.currentTimeMillis() / 1000;
+        if (expiresAt.isPresent() && expiresAt.get() <= now) {
+            body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");
+        }
+        var warnings = body.finish();
+        var created = tokens.create(name.orElseThrow(), role.orElseThrow(), projectIds,
+                expiresAt.map(seconds -> seconds * 1000));
+        var json = created.token().toJson();
+        json.put("token", created.secret());
+        json.put("warnings", warnings);
+        Responses.created(ctx, "/auth/tokens/" + created.token().id(), json);
+    }
+
+    private void listTokens(Context ctx) {
+        Access.requireAdmin(ctx);
+        Page page = Page.from(ctx);
+        boolean includeRevoked = "true".equals(ctx.queryParam("include_revoked"));
+        Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
+    }
+
+    private void revokeToken(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("token_id");
+        ApiToken token = tokens.revoke(id).orElseThrow(() -> ApiException.of(ErrorCode.TOKEN_NOT_FOUND,
+                "token_id", "There is no token '" + id + "'."));
+        Responses.ok(ctx, token.toJson());
+    }
+
+    private void me(Context ctx) {
+        Principal principal = Access.principal(ctx);
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "principal");
+        json.put("token_id", principal.tokenId());
+        json.put("role", principal.role().wire());
+        json.put("projects", principal.projects().stream().sorted().toList());
+        Responses.ok(ctx, json);
+    }
+
+    private void createProject(Context ctx) {
+        Access.requireAdmin(ctx);
+        var body = BodyReader.of(Requests.jsonObject(ctx));
+        Optional<String> name = body.string("name", true, MAX_NAME);
+        String description = body.string("description", false, MAX_DESCRIPTION).orElse("");
+        var warnings = body.finish();
+        Project project = projects.create(name.orElseThrow().trim(), description);
+        var json = project.toJson();
+        json.put("warnings", warnings);
+        Responses.created(ctx, "/projects/" + project.id(), json);
+    }
+
+    private void listProjects(Context ctx) {
+        Principal principal = Access.principal(ctx);
+        Page page = Page.from(ctx);
+        Optional<Set<String>> visible = principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects());
+        Responses.ok(ctx, Responses.page(projects.list(page, visible), Project::id, Project::toJson));
+    }
+
+    private void getProject(Context ctx) {
+        Responses.ok(ctx, visibleProject(ctx).toJson());
+    }
+
+    private void updateProject(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = visibleProject(ctx).id();
+        var body = BodyReader.of(Requests.jsonObject(ctx));
+        Optional<String> name = body.string("name", false, MAX_NAME).map(String::trim);
+        if (name.isPresent() && name.get().isEmpty()) {
+            body.reject("name", ErrorCode.INVALID_FIELD, "must not be empty");
+        }
+        Optional<String> description = body.string("description", false, MAX_DESCRIPTION);
+        var warnings = body.finish();
+        Project project = projects.update(id, name, description).orElseThrow(() -> notFound(id));
+        var json = project.toJson();
+        json.put("warnings", warnings);
+        Responses.ok(ctx, json);
+    }
+
+    private void deleteProject(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("project_id");
+        if (!projects.delete(id)) {
+            throw notFound(id);
+        }
+        Responses.ok(ctx, Map.of("id", id, "object", "project.deleted", "deleted", true));
+    }
+
+    private Project visibleProject(Context ctx) {
+        String id = ctx.pathParam("project_id");
+        Principal principal = Access.principal(ctx);
+        return projects.find(id).filter(p -> principal.mayActIn(p.id())).orElseThrow(() -> notFound(id));
+    }
+
+    private static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + id + "'.");
+    }
+}

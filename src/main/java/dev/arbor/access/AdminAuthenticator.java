@@ -1,0 +1,69 @@
+package dev.arbor.access;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Requests;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decides who calls the admin API (everything outside the studio and the platform's public routes): a bearer token,
+ * {@code ARBOR_ADMIN_TOKEN}, or, while no token exists at all, any caller on this computer as a local admin.
+ */
+final class AdminAuthenticator implements Handler {
+    static final String PRINCIPAL = "arbor.principal";
+    private static final Set<String> PUBLIC = Set.of("/health", "/metrics", "/openapi.json");
+
+    private final TokenStore tokens;
+    private final Optional<byte[]> adminToken;
+
+    AdminAuthenticator(TokenStore tokens, Optional<String> adminToken) {
+        this.tokens = requireNonNull(tokens, "tokens");
+        this.adminToken = adminToken.map(t -> t.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void handle(Context ctx) {
+        String path = ctx.path();
+        if (PUBLIC.contains(path) || path.equals("/v1/studio") || path.startsWith("/v1/studio/")
+                || path.equals("/v1/decide") || ctx.method().equals(HandlerType.OPTIONS)) {
+            return;
+        }
+        ctx.attribute(PRINCIPAL, authenticate(ctx));
+    }
+
+    private Principal authenticate(Context ctx) {
+        String authorization = ctx.header("Authorization");
+        if (authorization == null || authorization.isBlank()) {
+            if (adminToken.isPresent() || tokens.anyActive()) {
+                throw ApiException.of(ErrorCode.MISSING_API_KEY, null,
+                        "Send an admin API token: Authorization: Bearer <token>.");
+            }
+            if (!Requests.isLocalCaller(ctx)) {
+                throw ApiException.of(ErrorCode.REMOTE_ACCESS_REQUIRES_KEY, null,
+                        "No API token exists yet, so only callers on this computer may use the admin API; "
+                                + "create a token (POST /auth/tokens) or set ARBOR_ADMIN_TOKEN.");
+            }
+            return Principal.LOCAL_ADMIN;
+        }
+        String secret = bearer(authorization);
+        if (adminToken.isPresent()
+                && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8), adminToken.get())) {
+            return Principal.ENV_ADMIN;
+        }
+        return tokens.findActive(secret).map(ApiToken::principal).orElseThrow(() -> ApiException.of(
+                ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
+    }
+
+    private static String bearer(String authorization) {
+        String value = authorization.trim();
+        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
+    }
+}

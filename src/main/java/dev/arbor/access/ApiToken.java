@@ -1,0 +1,39 @@
+package dev.arbor.access;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A stored admin API token: never its secret, only a hint of it (the first characters). */
+record ApiToken(String id, String name, Role role, List<String> projects, String hint, long createdAtMillis,
+                Optional<Long> expiresAtMillis, Optional<Long> lastUsedAtMillis, Optional<Long> revokedAtMillis) {
+    ApiToken {
+        requireNonNull(id, "id");
+        requireNonNull(name, "name");
+        requireNonNull(role, "role");
+        projects = List.copyOf(projects);
+        requireNonNull(hint, "hint");
+    }
+
+    Principal principal() {
+        return new Principal(id, role, java.util.Set.copyOf(projects));
+    }
+
+    Map<String, Object> toJson() {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", id);
+        json.put("object", "token");
+        json.put("name", name);
+        json.put("role", role.wire());
+        json.put("projects", projects);
+        json.put("hint", hint);
+        json.put("created_at", createdAtMillis / 1000);
+        json.put("expires_at", expiresAtMillis.map(ms -> ms / 1000).orElse(null));
+        json.put("last_used_at", lastUsedAtMillis.map(ms -> ms / 1000).orElse(null));
+        json.put("revoked_at", revokedAtMillis.map(ms -> ms / 1000).orElse(null));
+        return json;
+    }
+}

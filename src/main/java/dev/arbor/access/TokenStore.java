@@ -1,0 +1,144 @@
+package dev.arbor.access;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.ids.Ids;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Admin tokens in the database. A token's secret is shown once, at creation; only its SHA-256 is kept (the secret
+ * is 256 random bits, so a fast hash is enough).
+ */
+final class TokenStore {
+    private static final String COLUMNS = "id, name, role, hint, created_at, expires_at, last_used_at, revoked_at";
+    /** Recording every use would turn every read into a write; once a minute is precise enough. */
+    private static final Duration TOUCH_EVERY = Duration.ofMinutes(1);
+
+    private final Database database;
+    private final Clock clock;
+
+    TokenStore(Database database, Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    record Created(ApiToken token, String secret) {}
+
+    Created create(String name, Role role, List<String> projects, Optional<Long> expiresAtMillis) {
+        String secret = "arb_" + Base64.getUrlEncoder().withoutPadding().encodeToString(Ids.randomBytes(32));
+        return database.write(handle -> {
+            String id = Ids.next("tok");
+            long now = clock.millis();
+            handle.createUpdate("""
+                            INSERT INTO api_tokens (id, name, role, secret_hash, hint, created_at, expires_at)
+                            VALUES (:id, :name, :role, :hash, :hint, :now, :expires)""")
+                    .bind("id", id).bind("name", name).bind("role", role.wire())
+                    .bind("hash", hash(secret)).bind("hint", secret.substring(0, 8))
+                    .bind("now", now).bind("expires", expiresAtMillis.orElse(null))
+                    .execute();
+            for (String project : projects) {
+                handle.createUpdate("INSERT INTO api_token_projects (token_id, project_id) VALUES (:t, :p)")
+                        .bind("t", id).bind("p", project).execute();
+            }
+            return new Created(load(handle, id).orElseThrow(), secret);
+        });
+    }
+
+    /** The live token with this secret: not revoked, not expired. */
+    Optional<ApiToken> findActive(String secret) {
+        long now = clock.millis();
+        Optional<ApiToken> token = database.read(handle -> handle.createQuery("SELECT " + COLUMNS + """
+                         FROM api_tokens
+                        WHERE secret_hash = :hash AND revoked_at IS NULL
+                          AND (expires_at IS NULL OR expires_at > :now)""")
+                .bind("hash", hash(secret)).bind("now", now)
+                .map((rs, ctx) -> row(rs))
+                .findOne()
+                .map(found -> withProjects(handle, found)));
+        token.filter(t -> t.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis())
+                .ifPresent(t -> database.update(handle -> handle.createUpdate(
+                                "UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
+                        .bind("now", now).bind("id", t.id()).execute()));
+        return token;
+    }
+
+    /** Whether any token could still be used; with none, callers on this computer act as a local admin. */
+    boolean anyActive() {
+        return database.read(handle -> handle.createQuery("""
+                        SELECT 1 FROM api_tokens
+                        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > :now) LIMIT 1""")
+                .bind("now", clock.millis())
+                .mapTo(Integer.class).findOne().isPresent());
+    }
+
+    Paging.Result<ApiToken> list(Page page, boolean includeRevoked) {
+        return database.read(handle -> {
+            String from = includeRevoked ? "api_tokens WHERE 1 = 1" : "api_tokens WHERE revoked_at IS NULL";
+            var result = Paging.newestFirst(handle, COLUMNS, from, page, (rs, ctx) -> row(rs),
+                    cursor -> load(handle, cursor).isPresent(), query -> {});
+            var withProjects = new ArrayList<ApiToken>();
+            result.items().forEach(t -> withProjects.add(withProjects(handle, t)));
+            return new Paging.Result<>(withProjects, result.hasMore());
+        });
+    }
+
+    Optional<ApiToken> revoke(String id) {
+        return database.write(handle -> {
+            handle.createUpdate("UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
+                    .bind("now", clock.millis()).bind("id", id).execute();
+            return load(handle, id);
+        });
+    }
+
+    private static Optional<ApiToken> load(Handle handle, String id) {
+        return handle.createQuery("SELECT " + COLUMNS + " FROM api_tokens WHERE id = :id")
+                .bind("id", id)
+                .map((rs, ctx) -> row(rs))
+                .findOne()
+                .map(token -> withProjects(handle, token));
+    }
+
+    private static ApiToken withProjects(Handle handle, ApiToken token) {
+        List<String> projects = handle.createQuery(
+                        "SELECT project_id FROM api_token_projects WHERE token_id = :id ORDER BY project_id")
+                .bind("id", token.id()).mapTo(String.class).list();
+        return new ApiToken(token.id(), token.name(), token.role(), projects, token.hint(),
+                token.createdAtMillis(), token.expiresAtMillis(), token.lastUsedAtMillis(), token.revokedAtMillis());
+    }
+
+    private static ApiToken row(ResultSet rs) throws SQLException {
+        return new ApiToken(rs.getString("id"), rs.getString("name"),
+                Role.parse(rs.getString("role")).orElseThrow(), List.of(), rs.getString("hint"),
+                rs.getLong("created_at"), optionalLong(rs, "expires_at"), optionalLong(rs, "last_used_at"),
+                optionalLong(rs, "revoked_at"));
+    }
+
+    private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? Optional.empty() : Optional.of(value);
+    }
+
+    static String hash(String secret) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(secret.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package dev.arbor.platform.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything the server reads from its environment, read once at start. Flags on {@code serve} win over the
+ * {@code ARBOR_*} variables they mirror.
+ *
+ * @param databaseUrl PostgreSQL when set; otherwise SQLite in the data folder
+ * @param studioApiKey when set, every studio call must send it as a bearer token
+ * @param corsOrigins origins of other sites allowed to call (with CORS headers), beside the server's own
+ * @param adminToken a bootstrap admin token for the admin API
+ * @param secretKey base64 AES key for secrets at rest; otherwise a generated key file in the data folder
+ * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private
+ * @param trustedProxies peers whose {@code X-Forwarded-For} names the real client
+ * @param maxBodyBytes the largest request body accepted
+ */
+public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
+                     Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
+                     Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
+                     long maxBodyBytes) {
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final int DEFAULT_PORT = 8420;
+    public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+
+    public Config {
+        requireNonNull(host, "host");
+        requireNonNull(dataDir, "dataDir");
+        requireNonNull(databaseUrl, "databaseUrl");
+        requireNonNull(studioApiKey, "studioApiKey");
+        corsOrigins = List.copyOf(corsOrigins);
+        requireNonNull(adminToken, "adminToken");
+        requireNonNull(secretKey, "secretKey");
+        outboundAllow = List.copyOf(outboundAllow);
+        trustedProxies = List.copyOf(trustedProxies);
+        if (port < 0 || port > 65535) {
+            throw new ConfigException("port must be between 0 and 65535, not " + port);
+        }
+        if (maxBodyBytes < 1024) {
+            throw new ConfigException("the body limit must be at least 1024 bytes");
+        }
+    }
+
+    /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
+    public static Config load(Map<String, String> env, List<String> flags) {
+        var values = new HashMap<>(env);
+        for (int i = 0; i < flags.size(); i++) {
+            String flag = flags.get(i);
+            String name = flag.contains("=") ? flag.substring(0, flag.indexOf('=')) : flag;
+            String variable = switch (name) {
+                case "--host" -> "ARBOR_HOST";
+                case "--port" -> "ARBOR_PORT";
+                case "--data" -> "ARBOR_DATA";
+                case "--database-url" -> "ARBOR_DATABASE_URL";
+                default -> throw new ConfigException("unknown option " + name
+                        + " (known: --host, --port, --data, --database-url)");
+            };
+            String value;
+            if (flag.contains("=")) {
+                value = flag.substring(flag.indexOf('=') + 1);
+            } else if (i + 1 < flags.size()) {
+                value = flags.get(++i);
+            } else {
+                throw new ConfigException(name + " needs a value");
+            }
+            values.put(variable, value);
+        }
+        return new Config(
+                text(values, "ARBOR_HOST").orElse(DEFAULT_HOST),
+                text(values, "ARBOR_PORT").map(Config::port).orElse(DEFAULT_PORT),
+                Path.of(text(values, "ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
+                text(values, "ARBOR_DATABASE_URL"),
+                text(values, "STUDIO_API_KEY"),
+                list(values, "STUDIO_CORS_ORIGINS"),
+                text(values, "ARBOR_ADMIN_TOKEN"),
+                text(values, "ARBOR_SECRET_KEY"),
+                list(values, "ARBOR_OUTBOUND_ALLOW"),
+                list(values, "ARBOR_TRUSTED_PROXIES"),
+                text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES));
+    }
+
+    /** The same configuration with other values for some variables; for tests and tools. */
+    public Config with(Map<String, String> overrides) {
+        var env = new HashMap<>(asEnvironment());
+        env.putAll(overrides);
+        return load(env, List.of());
+    }
+
+    private Map<String, String> asEnvironment() {
+        var env = new HashMap<String, String>();
+        env.put("ARBOR_HOST", host);
+        env.put("ARBOR_PORT", Integer.toString(port));
+        env.put("ARBOR_DATA", dataDir.toString());
+        databaseUrl.ifPresent(v -> env.put("ARBOR_DATABASE_URL", v));
+        studioApiKey.ifPresent(v -> env.put("STUDIO_API_KEY", v));
+        env.put("STUDIO_CORS_ORIGINS", String.join(",", corsOrigins));
+        adminToken.ifPresent(v -> env.put("ARBOR_ADMIN_TOKEN", v));
+        secretKey.ifPresent(v -> env.put("ARBOR_SECRET_KEY", v));
+        env.put("ARBOR_OUTBOUND_ALLOW", String.join(",", outboundAllow));
+        env.put("ARBOR_TRUSTED_PROXIES", String.join(",", trustedProxies));
+        env.put("ARBOR_MAX_BODY_BYTES", Long.toString(maxBodyBytes));
+        return env;
+    }
+
+    private static Optional<String> text(Map<String, String> env, String name) {
+        String value = env.get(name);
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+    }
+
+    private static List<String> list(Map<String, String> env, String name) {
+        return text(env, name).map(v -> Arrays.stream(v.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .toList()).orElse(List.of());
+    }
+
+    private static int port(String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("the port must be a number, not '" + value + "'");
+        }
+    }
+
+    private static long bytes(String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("ARBOR_MAX_BODY_BYTES must be a number of bytes, not '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package dev.arbor.platform.db;
+
+/**
+ * The one place that knows how SQLite and PostgreSQL differ. Stores ask it instead of testing the database type.
+ */
+public enum Dialect {
+    SQLITE("sqlite"),
+    POSTGRESQL("postgresql");
+
+    private final String folder;
+
+    Dialect(String folder) {
+        this.folder = folder;
+    }
+
+    /** Where this dialect's Flyway migrations live on the class path. */
+    String migrations() {
+        return "classpath:db/migration/" + folder;
+    }
+
+    /** SQLite takes one writer at a time; PostgreSQL locks rows itself. */
+    boolean serializesWrites() {
+        return this == SQLITE;
+    }
+
+    /** SQLite has one database per process here, so any work left running belongs to a dead process. */
+    public boolean singleNode() {
+        return this == SQLITE;
+    }
+
+    @Override
+    public String toString() {
+        return folder;
+    }
+}

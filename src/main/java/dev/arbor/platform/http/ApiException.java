@@ -1,0 +1,82 @@
+package dev.arbor.platform.http;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A request that ends in the error envelope. The first problem decides the status and the top-level fields;
+ * every problem goes into {@code details}.
+ */
+public final class ApiException extends RuntimeException {
+    private final List<Problem> problems;
+    private final String decisionId;
+    private final Map<String, Object> extra;
+    private final Map<String, String> headers;
+
+    private ApiException(List<Problem> problems, String decisionId, Map<String, Object> extra,
+                         Map<String, String> headers) {
+        super(problems.getFirst().code().code() + ": " + problems.getFirst().message(), null, false, false);
+        this.problems = List.copyOf(problems);
+        this.decisionId = decisionId;
+        this.extra = Map.copyOf(extra);
+        this.headers = Map.copyOf(headers);
+    }
+
+    public static ApiException of(ErrorCode code, String param, String message) {
+        return of(List.of(new Problem(code, param, message)));
+    }
+
+    public static ApiException of(List<Problem> problems) {
+        requireNonNull(problems, "problems");
+        if (problems.isEmpty()) {
+            throw new IllegalArgumentException("an error needs at least one problem");
+        }
+        return new ApiException(problems, null, Map.of(), Map.of());
+    }
+
+    /** The same error, stored in history as the failed decision {@code decisionId}. */
+    public ApiException withDecisionId(String decisionId) {
+        return new ApiException(problems, requireNonNull(decisionId), extra, headers);
+    }
+
+    /** The same error with a typed extra field in the envelope, such as {@code current_version}. */
+    public ApiException withField(String name, Object value) {
+        var fields = new LinkedHashMap<>(extra);
+        fields.put(requireNonNull(name), requireNonNull(value));
+        return new ApiException(problems, decisionId, fields, headers);
+    }
+
+    /** The same error with a response header, such as {@code retry-after}. */
+    public ApiException withHeader(String name, String value) {
+        var all = new LinkedHashMap<>(headers);
+        all.put(requireNonNull(name), requireNonNull(value));
+        return new ApiException(problems, decisionId, extra, all);
+    }
+
+    public ErrorCode code() {
+        return problems.getFirst().code();
+    }
+
+    public int status() {
+        return code().status();
+    }
+
+    public List<Problem> problems() {
+        return problems;
+    }
+
+    public String decisionId() {
+        return decisionId;
+    }
+
+    public Map<String, Object> extra() {
+        return extra;
+    }
+
+    public Map<String, String> headers() {
+        return headers;
+    }
+}

@@ -1,0 +1,237 @@
+package dev.arbor.platform.http;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.config.Config;
+import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.metrics.HttpMetrics;
+import dev.arbor.platform.net.AddressRange;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP server: Javalin on virtual threads, the error envelope for every failure, request ids, guards, body
+ * limits, idempotency for writes, one log line and one metric per request, and the platform's own routes
+ * ({@code /health}, {@code /metrics}, {@code /openapi.json}).
+ */
+public final class HttpServer {
+    private static final Logger ACCESS = LoggerFactory.getLogger("arbor.access");
+    private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+    private static final Duration DRAIN = Duration.ofSeconds(30);
+
+    private final Config config;
+    private final List<Route> routes;
+    private final List<Handler> guards;
+    private final Idempotency idempotency;
+    private final HttpMetrics metrics;
+    private final CrossSiteGuard crossSite;
+    private final StudioKeyGuard studioKey;
+    private final List<AddressRange> trustedProxies;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final long startedAt = System.currentTimeMillis();
+    private final String version;
+    private final byte[] openApiDocument;
+    private Javalin app;
+
+    /**
+     * @param routes every feature's routes
+     * @param guards checks that run before every route, after the platform's own (admin authentication)
+     */
+    public HttpServer(Config config, Routes routes, List<Handler> guards, Idempotency idempotency,
+                      HttpMetrics metrics, String version) {
+        this.config = requireNonNull(config, "config");
+        this.guards = List.copyOf(guards);
+        this.idempotency = requireNonNull(idempotency, "idempotency");
+        this.metrics = requireNonNull(metrics, "metrics");
+        this.version = requireNonNull(version, "version");
+        this.crossSite = new CrossSiteGuard(config.corsOrigins(), config.host());
+        this.studioKey = new StudioKeyGuard(config.studioApiKey());
+        this.trustedProxies = config.trustedProxies().stream().map(AddressRange::parse)
+                .flatMap(Optional::stream).toList();
+        var platform = new Routes();
+        platform.group("platform")
+                .get("/health", "Whether the server is ready to serve", this::health)
+                .get("/metrics", "Request counts and latencies in Prometheus text format", this::metrics)
+                .get("/openapi.json", "This OpenAPI document", this::openApi);
+        var all = new ArrayList<>(routes.all());
+        all.addAll(platform.all());
+        this.routes = List.copyOf(all);
+        this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
+    }
+
+    public List<Route> routes() {
+        return List.copyOf(routes);
+    }
+
+    public HttpServer start() {
+        app = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.startup.showOldJavalinVersionWarning = false;
+            cfg.concurrency.useVirtualThreads = true;
+            cfg.http.prefer405over404 = true;
+            cfg.http.maxRequestSize = config.maxBodyBytes();
+            cfg.router.ignoreTrailingSlashes = true;
+            cfg.jetty.modifyServer(server -> {
+                server.setStopTimeout(DRAIN.toMillis());
+                server.setStopAtShutdown(false);
+            });
+            cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
+            cfg.routes.before(this::beforeEveryRequest);
+            for (Route route : routes) {
+                Handler handler = Requests.isWrite(route.method()) ? idempotency.wrap(route.handler())
+                        : route.handler();
+                cfg.routes.addHttpHandler(route.method(), route.path(), ctx -> {
+                    ctx.attribute(Requests.ROUTE, route.path());
+                    handler.handle(ctx);
+                });
+            }
+            cfg.routes.after(this::afterEveryRequest);
+            cfg.routes.exception(ApiException.class, (e, ctx) -> Responses.error(ctx, e));
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> Responses.error(ctx, fromJavalin(e, ctx)));
+            cfg.routes.exception(Exception.class, (e, ctx) -> {
+                LOG.error("unexpected failure in {} {} (request {})", ctx.method(), ctx.path(), Requests.id(ctx), e);
+                Responses.error(ctx, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
+                        "The server failed unexpectedly; the request id identifies it in the server log."));
+            });
+        });
+        app.start(config.host(), config.port());
+        return this;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    /** Stops taking new connections, lets requests in flight finish (up to 30 s), then stops. */
+    public void stop() {
+        if (app != null && stopping.compareAndSet(false, true)) {
+            app.stop();
+        }
+    }
+
+    private void beforeEveryRequest(Context ctx) throws Exception {
+        ctx.attribute(Requests.STARTED, System.nanoTime());
+        String sent = ctx.header("x-request-id");
+        String id = sent != null && CLIENT_REQUEST_ID.matcher(sent).matches() ? sent : Ids.requestId();
+        ctx.attribute(Requests.ID, id);
+        ctx.header("x-request-id", id);
+        ctx.attribute(Requests.CLIENT, clientAddress(ctx));
+        ctx.attribute(Requests.BODY_LIMIT, config.maxBodyBytes());
+        String length = ctx.header("Content-Length");
+        if (length != null && parseLong(length) > config.maxBodyBytes()) {
+            throw Requests.tooLarge(config.maxBodyBytes());
+        }
+        if (crossSite.check(ctx)) {
+            ctx.skipRemainingHandlers();
+            return;
+        }
+        studioKey.check(ctx);
+        for (Handler guard : guards) {
+            guard.handle(ctx);
+        }
+    }
+
+    private void afterEveryRequest(Context ctx) {
+        Long started = ctx.attribute(Requests.STARTED);
+        long nanos = started == null ? 0 : System.nanoTime() - started;
+        String route = ctx.attributeOrCompute(Requests.ROUTE, c -> "unmatched");
+        metrics.record(ctx.method().name(), route, ctx.statusCode(), nanos);
+        if (ACCESS.isInfoEnabled()) {
+            ACCESS.info("{} {} {} {}ms {}", ctx.method(), ctx.path(), ctx.statusCode(),
+                    String.format("%.1f", nanos / 1e6), Requests.id(ctx));
+        }
+    }
+
+    private static ApiException fromJavalin(HttpResponseException e, Context ctx) {
+        return switch (e.getStatus()) {
+            case 404 -> ApiException.of(ErrorCode.NOT_FOUND, null,
+                    "There is no endpoint at " + ctx.method() + " " + ctx.path() + ".");
+            case 405 -> ApiException.of(ErrorCode.METHOD_NOT_ALLOWED, null,
+                    ctx.path() + " does not accept " + ctx.method() + ".");
+            case 413 -> Requests.tooLarge(ctx.attribute(Requests.BODY_LIMIT));
+            default -> {
+                LOG.warn("unexpected framework response {} for {} {}", e.getStatus(), ctx.method(), ctx.path());
+                yield ApiException.of(ErrorCode.INTERNAL_ERROR, null, "The server could not handle the request.");
+            }
+        };
+    }
+
+    private InetAddress clientAddress(Context ctx) {
+        InetAddress peer = literal(ctx.req().getRemoteAddr());
+        if (peer == null || !isTrusted(peer)) {
+            return peer;
+        }
+        String forwarded = ctx.header("X-Forwarded-For");
+        if (forwarded == null) {
+            return peer;
+        }
+        String[] hops = forwarded.split(",");
+        for (int i = hops.length - 1; i >= 0; i--) {
+            InetAddress hop = literal(hops[i].trim());
+            if (hop == null) {
+                return peer;
+            }
+            if (!isTrusted(hop)) {
+                return hop;
+            }
+        }
+        return peer;
+    }
+
+    private boolean isTrusted(InetAddress address) {
+        return trustedProxies.stream().anyMatch(range -> range.contains(address));
+    }
+
+    private static InetAddress literal(String text) {
+        if (text == null || !AddressRange.isLiteral(text.replace("[", "").replace("]", ""))) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(text.replace("[", "").replace("]", ""));
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    private static long parseLong(String text) {
+        try {
+            return Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private void health(Context ctx) {
+        var body = new LinkedHashMap<String, Object>();
+        body.put("status", stopping.get() ? "stopping" : "ok");
+        body.put("version", version);
+        body.put("uptime_seconds", (System.currentTimeMillis() - startedAt) / 1000);
+        Responses.json(ctx, stopping.get() ? 503 : 200, body);
+    }
+
+    private void openApi(Context ctx) {
+        ctx.contentType("application/json");
+        ctx.result(openApiDocument);
+    }
+
+    private void metrics(Context ctx) {
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8");
+        ctx.result(metrics.scrape());
+    }
+}

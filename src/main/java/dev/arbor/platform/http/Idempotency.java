@@ -1,0 +1,219 @@
+package dev.arbor.platform.http;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.arbor.platform.db.Database;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code Idempotency-Key} for every write: the first request with a key runs and, when it succeeds, its status,
+ * headers and body are kept for a day; a retry with the same key and the same request gets them back without running
+ * again. Keys are scoped to the caller's credentials, so one caller can never replay another's answer.
+ */
+public final class Idempotency {
+    public static final String HEADER = "Idempotency-Key";
+    static final int MAX_KEY_LENGTH = 255;
+    static final Duration KEPT = Duration.ofHours(24);
+    /** A request still marked running after this long belongs to a process that died; a retry takes it over. */
+    static final Duration STALE = Duration.ofMinutes(15);
+    private static final Set<String> NOT_REPLAYED = Set.of("x-request-id", "content-length", "date", "server",
+            "transfer-encoding", "connection", "vary", "access-control-allow-origin", "access-control-expose-headers");
+
+    private final Database database;
+    private final Clock clock;
+
+    public Idempotency(Database database, Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+        database.update(handle -> {
+            long now = clock.millis();
+            handle.createUpdate("DELETE FROM idempotency_keys WHERE created_at < :cutoff")
+                    .bind("cutoff", now - KEPT.toMillis())
+                    .execute();
+            if (database.dialect().singleNode()) {
+                handle.execute("DELETE FROM idempotency_keys WHERE state = 'in_progress'");
+            }
+        });
+    }
+
+    /** Wraps a write handler so that requests carrying a key run at most once. */
+    Handler wrap(Handler handler) {
+        return ctx -> {
+            String key = ctx.header(HEADER);
+            if (key == null || !Requests.isWrite(ctx.method())) {
+                handler.handle(ctx);
+                return;
+            }
+            checkKey(key);
+            String scope = sha256(Optional.ofNullable(ctx.header("Authorization")).orElse("")
+                    .getBytes(StandardCharsets.UTF_8));
+            String hash = requestHash(ctx);
+            Optional<StoredResponse> stored = claim(scope, key, hash);
+            if (stored.isPresent()) {
+                replay(ctx, stored.get());
+                return;
+            }
+            boolean succeeded = false;
+            try {
+                handler.handle(ctx);
+                succeeded = ctx.statusCode() >= 200 && ctx.statusCode() < 300;
+            } finally {
+                if (succeeded) {
+                    complete(ctx, scope, key);
+                } else {
+                    release(scope, key);
+                }
+            }
+        };
+    }
+
+    private static void checkKey(String key) {
+        if (key.length() > MAX_KEY_LENGTH) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, HEADER,
+                    "Idempotency-Key is " + key.length() + " characters long; at most " + MAX_KEY_LENGTH
+                            + " are allowed.");
+        }
+        if (key.isBlank() || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, HEADER,
+                    "Idempotency-Key must be printable ASCII without spaces.");
+        }
+    }
+
+    private Optional<StoredResponse> claim(String scope, String key, String hash) {
+        return database.write(handle -> {
+            long now = clock.millis();
+            handle.createUpdate("""
+                            DELETE FROM idempotency_keys
+                            WHERE scope = :scope AND idempotency_key = :key
+                              AND (created_at < :expired OR (state = 'in_progress' AND created_at < :stale))""")
+                    .bind("scope", scope).bind("key", key)
+                    .bind("expired", now - KEPT.toMillis())
+                    .bind("stale", now - STALE.toMillis())
+                    .execute();
+            int inserted = handle.createUpdate("""
+                            INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, state, created_at)
+                            VALUES (:scope, :key, :hash, 'in_progress', :now)
+                            ON CONFLICT DO NOTHING""")
+                    .bind("scope", scope).bind("key", key).bind("hash", hash).bind("now", now)
+                    .execute();
+            if (inserted == 1) {
+                return Optional.empty();
+            }
+            var existing = handle.createQuery("""
+                            SELECT request_hash, state, status_code, response_headers, response_body
+                            FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key""")
+                    .bind("scope", scope).bind("key", key)
+                    .map((rs, c) -> new Existing(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4),
+                            rs.getBytes(5)))
+                    .one();
+            if (!existing.hash().equals(hash)) {
+                throw ApiException.of(ErrorCode.IDEMPOTENCY_KEY_REUSED, HEADER,
+                        "This Idempotency-Key was used with a different request; use a new key for a new request.");
+            }
+            if (existing.state().equals("in_progress")) {
+                throw ApiException.of(ErrorCode.IDEMPOTENCY_IN_PROGRESS, HEADER,
+                                "A request with this Idempotency-Key is still running; retry in a second.")
+                        .withHeader("retry-after", "1");
+            }
+            return Optional.of(new StoredResponse(existing.status(), readHeaders(existing.headers()),
+                    existing.body()));
+        });
+    }
+
+    private void complete(Context ctx, String scope, String key) {
+        byte[] body = responseBody(ctx);
+        var headers = new LinkedHashMap<String, String>();
+        for (String name : ctx.res().getHeaderNames()) {
+            if (!NOT_REPLAYED.contains(name.toLowerCase(Locale.ROOT))) {
+                headers.put(name, ctx.res().getHeader(name));
+            }
+        }
+        database.update(handle -> handle.createUpdate("""
+                        UPDATE idempotency_keys
+                        SET state = 'done', status_code = :status, response_headers = :headers, response_body = :body
+                        WHERE scope = :scope AND idempotency_key = :key""")
+                .bind("status", ctx.statusCode())
+                .bind("headers", Json.writeString(headers))
+                .bind("body", body)
+                .bind("scope", scope).bind("key", key)
+                .execute());
+    }
+
+    private void release(String scope, String key) {
+        database.update(handle -> handle.createUpdate(
+                        "DELETE FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key")
+                .bind("scope", scope).bind("key", key)
+                .execute());
+    }
+
+    private static void replay(Context ctx, StoredResponse stored) {
+        stored.headers().forEach(ctx::header);
+        ctx.header("idempotent-replayed", "true");
+        ctx.status(stored.status());
+        ctx.result(stored.body() == null ? new byte[0] : stored.body());
+    }
+
+    /** The body the handler produced, read once and put back so that it is still sent. */
+    private static byte[] responseBody(Context ctx) {
+        try (InputStream in = ctx.resultInputStream()) {
+            if (in == null) {
+                return new byte[0];
+            }
+            byte[] body = in.readAllBytes();
+            ctx.result(body);
+            return body;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String requestHash(Context ctx) {
+        String target = ctx.method().name() + " " + ctx.path()
+                + (ctx.queryString() == null ? "" : "?" + ctx.queryString()) + "\n";
+        byte[] head = target.getBytes(StandardCharsets.UTF_8);
+        byte[] body = Requests.body(ctx);
+        byte[] all = new byte[head.length + body.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(body, 0, all, head.length, body.length);
+        return sha256(all);
+    }
+
+    private static Map<String, String> readHeaders(String json) {
+        if (json == null) {
+            return Map.of();
+        }
+        try {
+            return Json.mapper().readValue(json, new TypeReference<LinkedHashMap<String, String>>() {});
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private record Existing(String hash, String state, int status, String headers, byte[] body) {}
+
+    private record StoredResponse(int status, Map<String, String> headers, byte[] body) {}
+}

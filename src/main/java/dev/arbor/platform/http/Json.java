@@ -1,0 +1,112 @@
+package dev.arbor.platform.http;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/** The one JSON configuration of the server: strict on input, plain on output. */
+public final class Json {
+    /** Deeper documents are refused: no request of ours nests this far, and deep nesting is a cheap attack. */
+    static final int MAX_DEPTH = 200;
+
+    private static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder()
+                            .maxNestingDepth(MAX_DEPTH)
+                            .maxNumberLength(400)
+                            .build())
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .build())
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.INCLUDE_SOURCE_IN_LOCATION)
+            .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+            .build();
+
+    private Json() {}
+
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    public static ObjectNode object() {
+        return MAPPER.createObjectNode();
+    }
+
+    public static byte[] write(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static String writeString(Object value) {
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Parses any JSON document; malformed input is a plain exception, for stored data we wrote ourselves. */
+    public static JsonNode read(String json) {
+        try {
+            return MAPPER.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Parses a request body that must be a JSON object. Anything else is 400 {@code invalid_json} with a message that
+     * says what was wrong and where.
+     */
+    public static ObjectNode parseObject(byte[] body) {
+        if (body.length == 0 || isBlank(body)) {
+            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The request needs a JSON object body; none was sent.");
+        }
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(body);
+        } catch (JacksonException e) {
+            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body is not valid JSON: " + describe(e));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (node == null || !node.isObject()) {
+            String kind = node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind + ".");
+        }
+        return (ObjectNode) node;
+    }
+
+    private static String describe(JacksonException e) {
+        String message = e.getOriginalMessage();
+        if (message.length() > 200) {
+            message = message.substring(0, 200) + "...";
+        }
+        var location = e.getLocation();
+        if (location != null && location.getLineNr() > 0) {
+            return message + " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+        }
+        return message;
+    }
+
+    private static boolean isBlank(byte[] body) {
+        for (byte b : body) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.arbor.platform.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+
+/** What the platform learned about a request before its handler runs, kept on the request's context. */
+public final class Requests {
+    static final String ID = "arbor.request_id";
+    static final String STARTED = "arbor.started_nanos";
+    static final String CLIENT = "arbor.client_address";
+    static final String BODY = "arbor.body";
+    static final String BODY_LIMIT = "arbor.body_limit";
+    static final String ROUTE = "arbor.route";
+
+    private Requests() {}
+
+    public static String id(Context ctx) {
+        String id = ctx.attribute(ID);
+        return id == null ? "" : id;
+    }
+
+    /** The caller's address: the socket peer, or the forwarded client when the peer is a trusted proxy. */
+    public static InetAddress clientAddress(Context ctx) {
+        return ctx.attribute(CLIENT);
+    }
+
+    public static boolean isLocalCaller(Context ctx) {
+        InetAddress address = clientAddress(ctx);
+        return address != null && address.isLoopbackAddress();
+    }
+
+    public static boolean isWrite(HandlerType method) {
+        return method.equals(HandlerType.POST) || method.equals(HandlerType.PUT) || method.equals(HandlerType.PATCH)
+                || method.equals(HandlerType.DELETE);
+    }
+
+    /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
+    public static byte[] body(Context ctx) {
+        byte[] cached = ctx.attribute(BODY);
+        if (cached != null) {
+            return cached;
+        }
+        Long limit = ctx.attribute(BODY_LIMIT);
+        byte[] bytes = readBounded(ctx, limit == null ? Long.MAX_VALUE : limit);
+        ctx.attribute(BODY, bytes);
+        return bytes;
+    }
+
+    /** The body as a JSON object, or 400 {@code invalid_json}. */
+    public static ObjectNode jsonObject(Context ctx) {
+        return Json.parseObject(body(ctx));
+    }
+
+    private static byte[] readBounded(Context ctx, long limit) {
+        try (InputStream in = ctx.req().getInputStream()) {
+            byte[] bytes = in.readNBytes((int) Math.min(limit + 1, Integer.MAX_VALUE - 8));
+            if (bytes.length > limit) {
+                throw tooLarge(limit);
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static ApiException tooLarge(long limit) {
+        return ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null,
+                "The request body is larger than " + limit + " bytes.");
+    }
+}

@@ -1,0 +1,79 @@
+package dev.arbor.platform.http;
+
+import dev.arbor.platform.db.Paging;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** Writes JSON answers and the error envelope. */
+public final class Responses {
+    private Responses() {}
+
+    public static void json(Context ctx, int status, Object value) {
+        ctx.status(status);
+        ctx.contentType("application/json");
+        ctx.result(Json.write(value));
+    }
+
+    public static void ok(Context ctx, Object value) {
+        json(ctx, 200, value);
+    }
+
+    public static void created(Context ctx, String location, Object value) {
+        ctx.header("location", location);
+        json(ctx, 201, value);
+    }
+
+    /** The contract's list shape; {@code ids} are those of {@code data}, for the cursors. */
+    public static Map<String, Object> list(List<?> data, List<String> ids, boolean hasMore) {
+        var list = new LinkedHashMap<String, Object>();
+        list.put("object", "list");
+        list.put("data", data);
+        list.put("first_id", ids.isEmpty() ? null : ids.getFirst());
+        list.put("last_id", ids.isEmpty() ? null : ids.getLast());
+        list.put("has_more", hasMore);
+        return list;
+    }
+
+    /** A page of a keyset-paged list in the contract's list shape. */
+    public static <T> Map<String, Object> page(Paging.Result<T> page, Function<T, String> id,
+                                               Function<T, ?> json) {
+        var data = new ArrayList<Object>();
+        var ids = new ArrayList<String>();
+        for (T item : page.items()) {
+            data.add(json.apply(item));
+            ids.add(id.apply(item));
+        }
+        return list(data, ids, page.hasMore());
+    }
+
+    public static void error(Context ctx, ApiException error) {
+        error.headers().forEach(ctx::header);
+        json(ctx, error.status(), envelope(error, Requests.id(ctx)));
+    }
+
+    static Map<String, Object> envelope(ApiException error, String requestId) {
+        Problem first = error.problems().getFirst();
+        var details = new ArrayList<Map<String, Object>>();
+        for (Problem problem : error.problems()) {
+            var detail = new LinkedHashMap<String, Object>();
+            detail.put("code", problem.code().code());
+            detail.put("param", problem.param());
+            detail.put("message", problem.message());
+            details.add(detail);
+        }
+        var body = new LinkedHashMap<String, Object>();
+        body.put("type", first.code().type());
+        body.put("code", first.code().code());
+        body.put("message", first.message());
+        body.put("param", first.param());
+        body.put("details", details);
+        body.put("request_id", requestId);
+        body.put("decision_id", error.decisionId());
+        body.putAll(error.extra());
+        return Map.of("error", body);
+    }
+}

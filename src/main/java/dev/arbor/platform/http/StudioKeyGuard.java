@@ -1,0 +1,57 @@
+package dev.arbor.platform.http;
+
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/**
+ * Contract section 5 for {@code /v1/studio} and the wire format {@code /v1/decide}: the API key when one is
+ * configured; without one, remote callers may only make decisions and list models.
+ */
+final class StudioKeyGuard {
+    private final Optional<byte[]> key;
+
+    StudioKeyGuard(Optional<String> apiKey) {
+        this.key = apiKey.map(k -> k.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static boolean isStudioPath(String path) {
+        return path.equals("/v1/studio") || path.startsWith("/v1/studio/") || path.equals("/v1/decide");
+    }
+
+    void check(Context ctx) {
+        if (!isStudioPath(ctx.path())) {
+            return;
+        }
+        if (key.isPresent()) {
+            String authorization = ctx.header("Authorization");
+            if (authorization == null || authorization.isBlank()) {
+                throw ApiException.of(ErrorCode.MISSING_API_KEY, null,
+                        "This studio needs an API key: send Authorization: Bearer <STUDIO_API_KEY>.");
+            }
+            byte[] sent = bearer(authorization).getBytes(StandardCharsets.UTF_8);
+            if (!MessageDigest.isEqual(sent, key.get())) {
+                throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "The API key does not match.");
+            }
+            return;
+        }
+        if (!Requests.isLocalCaller(ctx) && !openToRemoteCallers(ctx.method(), ctx.path())) {
+            throw ApiException.of(ErrorCode.REMOTE_ACCESS_REQUIRES_KEY, null,
+                    "Only callers on this computer may use this without an API key; set STUDIO_API_KEY "
+                            + "on the server to open it to others.");
+        }
+    }
+
+    private static boolean openToRemoteCallers(HandlerType method, String path) {
+        return (method.equals(HandlerType.POST) && (path.equals("/v1/studio/decisions")
+                || path.equals("/v1/studio/decisions/preview") || path.equals("/v1/decide")))
+                || (method.equals(HandlerType.GET) && path.equals("/v1/studio/models"));
+    }
+
+    static String bearer(String authorization) {
+        String value = authorization.trim();
+        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
+    }
+}

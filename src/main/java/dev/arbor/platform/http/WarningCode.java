@@ -1,0 +1,28 @@
+package dev.arbor.platform.http;
+
+import java.util.Locale;
+
+/** Non-fatal problems returned in {@code warnings} (or the {@code x-studio-warning} header on wire formats). */
+public enum WarningCode {
+    UNKNOWN_FIELD_IGNORED,
+    STORE_DOWNGRADED,
+    STATE_MAY_BE_TRUNCATED,
+    TEMPLATE_ARCHIVED,
+    NO_MODEL_LOADED,
+    PER_QUESTION_SETTINGS_NOT_PORTABLE,
+    HISTORY_WRITE_FAILED,
+    VARIABLE_UNREFERENCED,
+    DEFAULT_MODEL_INCOMPATIBLE,
+    METADATA_IGNORED,
+    STORE_IGNORED,
+    TEMPLATE_MISMATCH;
+
+    public String code() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return code();
+    }
+}

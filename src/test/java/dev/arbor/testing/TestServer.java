@@ -1,0 +1,105 @@
+package dev.arbor.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An HTTP client for a server under test, on loopback. */
+public final class TestServer {
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+
+    private final int port;
+
+    public TestServer(int port) {
+        this.port = port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    public HttpReply get(String path, String... headers) {
+        return send("GET", path, null, headers);
+    }
+
+    public HttpReply delete(String path, String... headers) {
+        return send("DELETE", path, null, headers);
+    }
+
+    public HttpReply post(String path, String body, String... headers) {
+        return send("POST", path, body, headers);
+    }
+
+    public HttpReply patch(String path, String body, String... headers) {
+        return send("PATCH", path, body, headers);
+    }
+
+    public HttpReply put(String path, String body, String... headers) {
+        return send("PUT", path, body, headers);
+    }
+
+    /** Sends a request; {@code headers} are name, value pairs. */
+    public HttpReply send(String method, String path, String body, String... headers) {
+        return sendBytes(method, path, body == null ? null : body.getBytes(StandardCharsets.UTF_8), headers);
+    }
+
+    public HttpReply sendBytes(String method, String path, byte[] body, String... headers) {
+        var builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
+        builder.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body));
+        try {
+            HttpResponse<String> response = CLIENT.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+            return new HttpReply(response.statusCode(), response.headers(), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends raw bytes over a socket, for requests an HTTP client refuses to make; returns the raw response. */
+    public String raw(byte[] request) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Name, value pairs. */
+    public static String[] headers(String... pairs) {
+        return pairs;
+    }
+
+    public static String[] with(String[] headers, String... more) {
+        var all = new ArrayList<>(List.of(headers));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+}
