@@ -57,7 +57,7 @@ final class AccessRoutes {
         List<String> projectIds = body.strings("projects", false, 1000, 100).orElse(List.of());
         for (int i = 0; i < projectIds.size(); i++) {
             if (projects.find(projectIds.get(i)).isEmpty()) {
-                body.reject("projects[" + i + "]", ErrorCode.INVALID_FIELD,
+                body.rejectItem("projects", i, ErrorCode.INVALID_FIELD,
                         "names no project ('" + projectIds.get(i) + "')");
             }
         }

@@ -137,6 +137,12 @@ public final class BodyReader {
         problems.add(code, param, "`" + param + "` " + why + ".");
     }
 
+    /** Records a problem with one item of a list field. */
+    public void rejectItem(String name, int index, ErrorCode code, String why) {
+        String param = ParamPath.index(path(name), index);
+        problems.add(code, param, "`" + param + "` " + why + ".");
+    }
+
     /** Throws the collected problems, if any; otherwise warns about every field nobody asked for. */
     public List<Warning> finish() {
         problems.throwIfAny();

@@ -1,5 +1,6 @@
 package dev.arbor.platform.http;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /**
@@ -113,6 +114,7 @@ public enum ErrorCode {
     }
 
     /** The wire spelling, e.g. {@code invalid_json}. */
+    @JsonValue
     public String code() {
         return code;
     }

@@ -1,5 +1,6 @@
 package dev.arbor.platform.http;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
 /** Non-fatal problems returned in {@code warnings} (or the {@code x-studio-warning} header on wire formats). */
@@ -17,6 +18,7 @@ public enum WarningCode {
     STORE_IGNORED,
     TEMPLATE_MISMATCH;
 
+    @JsonValue
     public String code() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -1,0 +1,113 @@
+package dev.arbor.platform.outbound;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The SSRF policy: refused addresses are refused before any connection is made, so these tests send no traffic
+ * anywhere but to a server of their own on loopback.
+ */
+class OutboundClientTest {
+    private HttpServer local;
+    private int port;
+
+    @BeforeEach
+    void startLocalServer() throws Exception {
+        local = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        local.createContext("/hello", exchange -> {
+            byte[] body = "hi".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        local.createContext("/to-metadata", exchange -> {
+            exchange.getResponseHeaders().add("Location", "http://169.254.169.254/latest/meta-data/");
+            exchange.sendResponseHeaders(302, -1);
+            exchange.close();
+        });
+        local.createContext("/to-hello", exchange -> {
+            exchange.getResponseHeaders().add("Location", "/hello");
+            exchange.sendResponseHeaders(307, -1);
+            exchange.close();
+        });
+        local.start();
+        port = local.getAddress().getPort();
+    }
+
+    @AfterEach
+    void stopLocalServer() {
+        local.stop(0);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://127.0.0.1/", "http://localhost/", "http://[::1]/", "http://10.1.2.3/",
+            "http://172.16.0.1/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/",
+            "http://100.64.0.1/", "http://0.0.0.0/", "http://[::ffff:127.0.0.1]/", "http://[fd00::1]/",
+            "http://[fe80::1]/", "http://224.0.0.1/"})
+    void internalAddressesAreRefusedByDefault(String url) {
+        var policy = new OutboundPolicy(List.of());
+        assertThatThrownBy(() -> policy.check(URI.create(url)))
+                .isInstanceOf(OutboundRefusedException.class)
+                .hasMessageContaining("ARBOR_OUTBOUND_ALLOW");
+    }
+
+    @Test
+    void otherSchemesAreRefused() {
+        var policy = new OutboundPolicy(List.of());
+        assertThatThrownBy(() -> policy.check(URI.create("file:///etc/passwd")))
+                .isInstanceOf(OutboundRefusedException.class);
+        assertThatThrownBy(() -> policy.check(URI.create("gopher://93.184.216.34/")))
+                .isInstanceOf(OutboundRefusedException.class);
+    }
+
+    @Test
+    void publicAddressesPass() {
+        new OutboundPolicy(List.of()).check(URI.create("https://93.184.216.34/"));
+        new OutboundPolicy(List.of()).check(URI.create("https://[2606:2800:220:1::1]/"));
+    }
+
+    @Test
+    void listedAddressesRangesAndNamesAreAllowed() {
+        new OutboundPolicy(List.of("127.0.0.1")).check(URI.create("http://127.0.0.1:9/"));
+        new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://10.20.30.40/"));
+        new OutboundPolicy(List.of("localhost")).check(URI.create("http://localhost:9/"));
+        assertThatThrownBy(() -> new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
+                .isInstanceOf(OutboundRefusedException.class);
+    }
+
+    @Test
+    void loopbackIsRefusedUntilListed() throws Exception {
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello")).build();
+        assertThatThrownBy(() -> new OutboundClient(new OutboundPolicy(List.of()))
+                .send(request, HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(OutboundRefusedException.class);
+
+        var allowed = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        assertThat(allowed.send(request, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("hi");
+    }
+
+    @Test
+    void redirectsAreCheckedAgainAtEveryHop() throws Exception {
+        var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata")).build();
+        assertThatThrownBy(() -> client.send(toMetadata, HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(OutboundRefusedException.class).hasMessageContaining("169.254.169.254");
+
+        var toHello = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-hello")).build();
+        assertThat(client.send(toHello, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("hi");
+    }
+}
