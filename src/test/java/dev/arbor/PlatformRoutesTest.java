@@ -1,0 +1,88 @@
+package dev.arbor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.Route;
+import dev.arbor.testing.TestServer;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** {@code /health}, {@code /metrics}, {@code /openapi.json} and the access log. */
+class PlatformRoutesTest {
+    private static ArborServer server;
+    private static TestServer http;
+
+    @BeforeAll
+    static void start() {
+        server = ArborServer.start(Map.of(), new ProbeRoutes());
+        http = server.http();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void healthSaysOk() {
+        JsonNode health = http.get("/health").json();
+        assertThat(health.path("status").asText()).isEqualTo("ok");
+        assertThat(health.path("version").asText()).isNotBlank();
+    }
+
+    @Test
+    void metricsCountRequestsByRouteTemplate() {
+        http.get("/projects/prj_one");
+        http.get("/projects/prj_two");
+        String metrics = http.get("/metrics").body();
+        assertThat(metrics).contains("http_server_requests_seconds_bucket")
+                .containsPattern("http_server_requests_seconds_count\\{[^}]*route=\"/projects/\\{project_id}\""
+                        + "[^}]*status=\"404\"[^}]*} 2")
+                .doesNotContain("prj_one")
+                .contains("jvm_memory_used_bytes");
+    }
+
+    @Test
+    void openApiDocumentsEveryRegisteredRoute() {
+        JsonNode doc = http.get("/openapi.json").json();
+        assertThat(doc.path("openapi").asText()).isEqualTo("3.1.0");
+        for (Route route : server.application().server().routes()) {
+            JsonNode operation = doc.path("paths").path(route.path()).path(route.method().name().toLowerCase(Locale.ROOT));
+            assertThat(operation.isObject()).as("%s %s is documented", route.method(), route.path()).isTrue();
+            assertThat(operation.path("summary").asText()).isEqualTo(route.summary());
+        }
+        assertThat(doc.path("paths").path("/projects/{project_id}").path("get").path("parameters").get(0)
+                .path("name").asText()).isEqualTo("project_id");
+        assertThat(doc.path("components").path("schemas").path("Error").isObject()).isTrue();
+    }
+
+    @Test
+    void operationIdsAreUnique() {
+        var ids = server.application().server().routes().stream().map(Route::operationId).toList();
+        assertThat(ids).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void eachRequestLogsOneLineWithoutQueryOrSecrets() {
+        Logger access = (Logger) LoggerFactory.getLogger("arbor.access");
+        var appender = new ListAppender<ILoggingEvent>();
+        appender.start();
+        access.addAppender(appender);
+        try {
+            var reply = http.get("/v1/studio/templates?token=very-secret", "Authorization", "Bearer also-secret");
+            String line = appender.list.stream().map(ILoggingEvent::getFormattedMessage)
+                    .filter(m -> m.contains(reply.header("x-request-id"))).findFirst().orElseThrow();
+            assertThat(line).startsWith("GET /v1/studio/templates 200 ").doesNotContain("secret").doesNotContain("?");
+        } finally {
+            access.detachAppender(appender);
+        }
+    }
+}
