@@ -11,8 +11,8 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.javalin.router.Endpoint;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * ({@code /health}, {@code /metrics}, {@code /openapi.json}).
  */
 public final class HttpServer {
-    private static final Logger ACCESS = LoggerFactory.getLogger("arbor.access");
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     private static final Duration DRAIN = Duration.ofSeconds(30);
@@ -43,6 +42,7 @@ public final class HttpServer {
     private final CrossSiteGuard crossSite;
     private final StudioKeyGuard studioKey;
     private final List<AddressRange> trustedProxies;
+    private final AccessLog accessLog;
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final long startedAt = System.currentTimeMillis();
     private final String version;
@@ -60,6 +60,7 @@ public final class HttpServer {
         this.idempotency = requireNonNull(idempotency, "idempotency");
         this.metrics = requireNonNull(metrics, "metrics");
         this.version = requireNonNull(version, "version");
+        this.accessLog = new AccessLog(AccessLog.enabledFor(System.getenv("ARBOR_LOG_LEVEL")));
         this.crossSite = new CrossSiteGuard(config.corsOrigins(), config.host());
         this.studioKey = new StudioKeyGuard(config.studioApiKey());
         this.trustedProxies = config.trustedProxies().stream().map(AddressRange::parse)
@@ -96,10 +97,7 @@ public final class HttpServer {
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method()) ? idempotency.wrap(route.handler())
                         : route.handler();
-                cfg.routes.addHttpHandler(route.method(), route.path(), ctx -> {
-                    ctx.attribute(Requests.ROUTE, route.path());
-                    handler.handle(ctx);
-                });
+                cfg.routes.addHttpHandler(route.method(), route.path(), handler);
             }
             cfg.routes.after(this::afterEveryRequest);
             cfg.routes.exception(ApiException.class, (e, ctx) -> Responses.error(ctx, e));
@@ -122,6 +120,7 @@ public final class HttpServer {
     public void stop() {
         if (app != null && stopping.compareAndSet(false, true)) {
             app.stop();
+            accessLog.close();
         }
     }
 
@@ -150,12 +149,10 @@ public final class HttpServer {
     private void afterEveryRequest(Context ctx) {
         Long started = ctx.attribute(Requests.STARTED);
         long nanos = started == null ? 0 : System.nanoTime() - started;
-        String route = ctx.attributeOrCompute(Requests.ROUTE, c -> "unmatched");
+        Endpoint matched = ctx.endpoints().matchedHttpEndpoint();
+        String route = matched == null ? "unmatched" : matched.path;
         metrics.record(ctx.method().name(), route, ctx.statusCode(), nanos);
-        if (ACCESS.isInfoEnabled()) {
-            ACCESS.info("{} {} {} {}ms {}", ctx.method(), ctx.path(), ctx.statusCode(),
-                    String.format("%.1f", nanos / 1e6), Requests.id(ctx));
-        }
+        accessLog.request(ctx.method().name(), ctx.path(), ctx.statusCode(), nanos, Requests.id(ctx));
     }
 
     private static ApiException fromJavalin(HttpResponseException e, Context ctx) {
@@ -174,7 +171,7 @@ public final class HttpServer {
 
     private InetAddress clientAddress(Context ctx) {
         InetAddress peer = literal(ctx.req().getRemoteAddr());
-        if (peer == null || !isTrusted(peer)) {
+        if (peer == null || trustedProxies.isEmpty() || !isTrusted(peer)) {
             return peer;
         }
         String forwarded = ctx.header("X-Forwarded-For");
@@ -199,12 +196,12 @@ public final class HttpServer {
     }
 
     private static InetAddress literal(String text) {
-        if (text == null || !AddressRange.isLiteral(text.replace("[", "").replace("]", ""))) {
+        if (text == null) {
             return null;
         }
         try {
-            return InetAddress.getByName(text.replace("[", "").replace("]", ""));
-        } catch (UnknownHostException e) {
+            return InetAddress.ofLiteral(text.startsWith("[") ? text.substring(1, text.length() - 1) : text);
+        } catch (IllegalArgumentException e) {
             return null;
         }
     }

@@ -15,7 +15,6 @@ public final class Requests {
     static final String CLIENT = "arbor.client_address";
     static final String BODY = "arbor.body";
     static final String BODY_LIMIT = "arbor.body_limit";
-    static final String ROUTE = "arbor.route";
 
     private Requests() {}
 

@@ -31,13 +31,10 @@ public record AddressRange(byte[] network, int prefixBits) {
         if (address.startsWith("[") && address.endsWith("]")) {
             address = address.substring(1, address.length() - 1);
         }
-        if (!isLiteral(address)) {
-            return java.util.Optional.empty();
-        }
         byte[] bytes;
         try {
-            bytes = InetAddress.getByName(address).getAddress(); // a literal: no lookup happens
-        } catch (UnknownHostException e) {
+            bytes = InetAddress.ofLiteral(address).getAddress();
+        } catch (IllegalArgumentException e) {
             return java.util.Optional.empty();
         }
         int max = bytes.length * 8;
@@ -65,27 +62,6 @@ public record AddressRange(byte[] network, int prefixBits) {
         }
         int mask = (0xFF << (8 - rest)) & 0xFF;
         return (candidate[full] & mask) == (network[full] & mask);
-    }
-
-    /** Whether text is an IPv4 or IPv6 literal, so that resolving it never touches DNS. */
-    public static boolean isLiteral(String text) {
-        if (text.isEmpty()) {
-            return false;
-        }
-        if (text.indexOf(':') >= 0) {
-            return text.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.' || c == '%');
-        }
-        String[] parts = text.split("\\.", -1);
-        if (parts.length != 4) {
-            return false;
-        }
-        for (String part : parts) {
-            if (part.isEmpty() || part.length() > 3 || !part.chars().allMatch(Character::isDigit)
-                    || Integer.parseInt(part) > 255) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override
