@@ -9,8 +9,6 @@ import dev.arbor.platform.http.HttpServer;
 import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
-import dev.arbor.platform.outbound.OutboundClient;
-import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import java.time.Clock;
 import java.util.List;
@@ -19,16 +17,14 @@ import java.util.function.Consumer;
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
 public final class Application implements AutoCloseable {
     private final Database database;
-    private final SecretBox secrets;
-    private final OutboundClient outbound;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes) {
         Clock clock = Clock.systemUTC();
         this.database = Database.open(config);
         try {
-            this.secrets = SecretBox.fromConfig(config);
-            this.outbound = new OutboundClient(new OutboundPolicy(config.outboundAllow()));
+            // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
+            SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
             var routes = new Routes();
@@ -66,14 +62,6 @@ public final class Application implements AutoCloseable {
 
     HttpServer server() {
         return server;
-    }
-
-    SecretBox secrets() {
-        return secrets;
-    }
-
-    OutboundClient outbound() {
-        return outbound;
     }
 
     /** Drains requests in flight, then closes the database. */

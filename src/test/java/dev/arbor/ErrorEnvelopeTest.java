@@ -46,6 +46,8 @@ class ErrorEnvelopeTest {
         for (String body : new String[] {"[1,2]", "\"text\"", "42", "null", "true"}) {
             http.post("/projects", body).assertError(400, "invalid_json", null);
         }
+        assertThat(http.post("/projects", "[1]").json().path("error").path("message").asText())
+                .isEqualTo("The body must be a JSON object, not an array.");
     }
 
     @Test

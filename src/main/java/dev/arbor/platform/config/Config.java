@@ -21,11 +21,12 @@ import java.util.Optional;
  * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private
  * @param trustedProxies peers whose {@code X-Forwarded-For} names the real client
  * @param maxBodyBytes the largest request body accepted
+ * @param logLevel the least important log level written; request lines are INFO
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
-                     long maxBodyBytes) {
+                     long maxBodyBytes, String logLevel) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -43,6 +44,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         if (port < 0 || port > 65535) {
             throw new ConfigException("port must be between 0 and 65535, not " + port);
         }
+        requireNonNull(logLevel, "logLevel");
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -83,30 +85,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 text(values, "ARBOR_SECRET_KEY"),
                 list(values, "ARBOR_OUTBOUND_ALLOW"),
                 list(values, "ARBOR_TRUSTED_PROXIES"),
-                text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES));
-    }
-
-    /** The same configuration with other values for some variables; for tests and tools. */
-    public Config with(Map<String, String> overrides) {
-        var env = new HashMap<>(asEnvironment());
-        env.putAll(overrides);
-        return load(env, List.of());
-    }
-
-    private Map<String, String> asEnvironment() {
-        var env = new HashMap<String, String>();
-        env.put("ARBOR_HOST", host);
-        env.put("ARBOR_PORT", Integer.toString(port));
-        env.put("ARBOR_DATA", dataDir.toString());
-        databaseUrl.ifPresent(v -> env.put("ARBOR_DATABASE_URL", v));
-        studioApiKey.ifPresent(v -> env.put("STUDIO_API_KEY", v));
-        env.put("STUDIO_CORS_ORIGINS", String.join(",", corsOrigins));
-        adminToken.ifPresent(v -> env.put("ARBOR_ADMIN_TOKEN", v));
-        secretKey.ifPresent(v -> env.put("ARBOR_SECRET_KEY", v));
-        env.put("ARBOR_OUTBOUND_ALLOW", String.join(",", outboundAllow));
-        env.put("ARBOR_TRUSTED_PROXIES", String.join(",", trustedProxies));
-        env.put("ARBOR_MAX_BODY_BYTES", Long.toString(maxBodyBytes));
-        return env;
+                text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES),
+                text(values, "ARBOR_LOG_LEVEL").orElse("INFO"));
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {

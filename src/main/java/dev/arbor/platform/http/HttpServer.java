@@ -60,7 +60,7 @@ public final class HttpServer {
         this.idempotency = requireNonNull(idempotency, "idempotency");
         this.metrics = requireNonNull(metrics, "metrics");
         this.version = requireNonNull(version, "version");
-        this.accessLog = new AccessLog(AccessLog.enabledFor(System.getenv("ARBOR_LOG_LEVEL")));
+        this.accessLog = new AccessLog(AccessLog.enabledFor(config.logLevel()));
         this.crossSite = new CrossSiteGuard(config.corsOrigins(), config.host());
         this.studioKey = new StudioKeyGuard(config.studioApiKey());
         this.trustedProxies = config.trustedProxies().stream().map(AddressRange::parse)
@@ -77,7 +77,7 @@ public final class HttpServer {
     }
 
     public List<Route> routes() {
-        return List.copyOf(routes);
+        return routes;
     }
 
     public HttpServer start() {
@@ -216,10 +216,10 @@ public final class HttpServer {
 
     private void health(Context ctx) {
         var body = new LinkedHashMap<String, Object>();
-        body.put("status", stopping.get() ? "stopping" : "ok");
+        body.put("status", "ok");
         body.put("version", version);
         body.put("uptime_seconds", (System.currentTimeMillis() - startedAt) / 1000);
-        Responses.json(ctx, stopping.get() ? 503 : 200, body);
+        Responses.ok(ctx, body);
     }
 
     private void openApi(Context ctx) {

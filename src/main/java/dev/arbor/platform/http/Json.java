@@ -83,10 +83,23 @@ public final class Json {
             throw new UncheckedIOException(e);
         }
         if (node == null || !node.isObject()) {
-            String kind = node == null ? "nothing" : node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind + ".");
+            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind(node) + ".");
         }
         return (ObjectNode) node;
+    }
+
+    private static String kind(JsonNode node) {
+        if (node == null || node.isMissingNode()) {
+            return "nothing";
+        }
+        return switch (node.getNodeType()) {
+            case ARRAY -> "an array";
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            default -> "a " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
     }
 
     private static String describe(JacksonException e) {
