@@ -10,18 +10,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One logfmt line per request on stderr: time, method, path (never the query, which may hold secrets), status,
- * duration and request id. Lines are queued and written in batches by one thread, so that a slow terminal never
- * holds a request up; when the queue is full a line is dropped and counted rather than waited for.
+ * duration and request id. A request only queues its facts; one thread formats and writes them in batches a few
+ * times a second, so that neither formatting nor a slow terminal holds a request up, and no request pays for waking
+ * a writer. When the queue is full a line is dropped and counted rather than waited for.
  */
 final class AccessLog implements AutoCloseable {
-    private static final int QUEUE = 16_384;
+    private static final int QUEUE = 65_536;
+    private static final long WRITE_EVERY_MILLIS = 100;
 
-    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(QUEUE);
+    private final BlockingQueue<Line> lines = new ArrayBlockingQueue<>(QUEUE);
     private final AtomicLong dropped = new AtomicLong();
     private final OutputStream out;
     private final boolean enabled;
@@ -50,18 +51,19 @@ final class AccessLog implements AutoCloseable {
     }
 
     void request(String method, String path, int status, long nanos, String requestId) {
-        if (!enabled) {
-            return;
-        }
-        var line = new StringBuilder(160)
-                .append(Instant.now()).append(" INFO  access method=").append(method)
-                .append(" path=").append(path.indexOf(' ') >= 0 || path.indexOf('"') >= 0 ? quoted(path) : path)
-                .append(" status=").append(status)
-                .append(" duration_ms=").append(nanos / 10_000 / 100.0)
-                .append(" request_id=").append(requestId)
-                .append('\n');
-        if (!lines.offer(line.toString())) {
+        if (enabled && !lines.offer(new Line(System.currentTimeMillis(), method, path, status, nanos, requestId))) {
             dropped.incrementAndGet();
+        }
+    }
+
+    private record Line(long atMillis, String method, String path, int status, long nanos, String requestId) {
+        void appendTo(StringBuilder text) {
+            text.append(Instant.ofEpochMilli(atMillis)).append(" INFO  access method=").append(method)
+                    .append(" path=").append(path.indexOf(' ') >= 0 || path.indexOf('"') >= 0 ? quoted(path) : path)
+                    .append(" status=").append(status)
+                    .append(" duration_ms=").append(nanos / 10_000 / 100.0)
+                    .append(" request_id=").append(requestId)
+                    .append('\n');
         }
     }
 
@@ -69,36 +71,45 @@ final class AccessLog implements AutoCloseable {
         return dropped.get();
     }
 
-    private static String quoted(String text) {
+    static String quoted(String text) {
         return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     private void drain() {
-        List<String> batch = new ArrayList<>(256);
-        while (!closed || !lines.isEmpty()) {
-            try {
-                String first = lines.poll(200, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
+        List<Line> batch = new ArrayList<>(1024);
+        var text = new StringBuilder(64 * 1024);
+        boolean last = false;
+        while (!last) {
+            last = closed;
+            if (!last) {
+                try {
+                    Thread.sleep(WRITE_EVERY_MILLIS);
+                } catch (InterruptedException e) {
+                    last = true;
                 }
-                batch.add(first);
-                lines.drainTo(batch, 1023);
-                var text = new StringBuilder(batch.size() * 120);
-                batch.forEach(text::append);
+            }
+            while (lines.drainTo(batch, 4096) > 0) {
+                batch.forEach(line -> line.appendTo(text));
                 batch.clear();
-                long lost = dropped.getAndSet(0);
-                if (lost > 0) {
-                    text.append(Instant.now()).append(" WARN  access dropped=").append(lost)
-                            .append(" (the log could not keep up)\n");
-                }
-                out.write(text.toString().getBytes(StandardCharsets.UTF_8));
-                out.flush();
-            } catch (InterruptedException e) {
-                closed = true;
-            } catch (IOException e) {
-                // stderr is gone; nothing sensible is left to report the failure to
+                write(text);
+            }
+            long lost = dropped.getAndSet(0);
+            if (lost > 0) {
+                text.append(Instant.now()).append(" WARN  access dropped=").append(lost)
+                        .append(" (the log could not keep up)\n");
+                write(text);
             }
         }
+    }
+
+    private void write(StringBuilder text) {
+        try {
+            out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (IOException e) {
+            // stderr is gone; nothing sensible is left to report the failure to
+        }
+        text.setLength(0);
     }
 
     /** Writes what is queued, then stops. */
@@ -106,6 +117,7 @@ final class AccessLog implements AutoCloseable {
     public void close() {
         closed = true;
         if (enabled) {
+            writer.interrupt();
             try {
                 writer.join(2_000);
             } catch (InterruptedException e) {
