@@ -1,0 +1,215 @@
+package dev.arbor.studio.templates;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * A declared template variable: its type and its normalised spec (constraints, default, flags).
+ *
+ * @param spec the normalised spec, as stored in the definition
+ */
+record Variable(String name, VariableType type, ObjectNode spec) {
+    static final int DEFAULT_MAX_LENGTH = 20_000;
+    static final int MAX_LENGTH = 200_000;
+    static final int DEFAULT_JSON_BYTES = 256 * 1024;
+
+    Variable {
+        requireNonNull(name, "name");
+        requireNonNull(type, "type");
+        requireNonNull(spec, "spec");
+    }
+
+    boolean required() {
+        return spec.path("required").asBoolean(true);
+    }
+
+    boolean sensitive() {
+        return spec.path("sensitive").asBoolean(false);
+    }
+
+    boolean trusted() {
+        return spec.path("trusted").asBoolean(false);
+    }
+
+    /** A value from a closed vocabulary cannot carry free text into a question. */
+    boolean closedVocabulary() {
+        return switch (type) {
+            case INTEGER, NUMBER, BOOLEAN -> true;
+            case STRING -> spec.has("enum") || spec.has("format");
+            default -> false;
+        };
+    }
+
+    /** What is wrong with a value for this variable, in words, or nothing when it fits. */
+    Optional<String> problemWith(JsonNode value) {
+        return switch (type) {
+            case STRING -> string(value);
+            case INTEGER -> integer(value);
+            case NUMBER -> number(value);
+            case BOOLEAN -> value.isBoolean() ? Optional.empty() : expected("true or false", value);
+            case JSON -> json(value);
+            case OPTIONS -> options(value);
+            case IMAGE, AUDIO, VIDEO -> media(value);
+        };
+    }
+
+    private Optional<String> string(JsonNode value) {
+        if (!value.isTextual()) {
+            return expected("a string", value);
+        }
+        String text = value.textValue();
+        int max = spec.path("max_length").asInt(DEFAULT_MAX_LENGTH);
+        if (text.length() > max) {
+            return Optional.of("is " + text.length() + " characters long; at most " + max + " are allowed");
+        }
+        if (spec.has("min_length") && text.length() < spec.get("min_length").asInt()) {
+            return Optional.of("is shorter than " + spec.get("min_length").asInt() + " characters");
+        }
+        if (spec.has("enum")) {
+            for (JsonNode allowed : spec.get("enum")) {
+                if (allowed.textValue().equals(text)) {
+                    return Optional.empty();
+                }
+            }
+            return Optional.of("must be one of " + join(spec.get("enum")) + ", not \"" + text + "\"");
+        }
+        if (spec.has("pattern") && !Pattern.compile(spec.get("pattern").textValue()).matcher(text).find()) {
+            return Optional.of("does not match the pattern " + spec.get("pattern").textValue());
+        }
+        if (spec.has("format") && !matchesFormat(spec.get("format").textValue(), text)) {
+            return Optional.of("is not a valid " + spec.get("format").textValue() + " (ISO 8601)");
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> integer(JsonNode value) {
+        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+            return expected("an integer", value);
+        }
+        if (spec.has("enum")) {
+            for (JsonNode allowed : spec.get("enum")) {
+                if (allowed.longValue() == value.longValue()) {
+                    return Optional.empty();
+                }
+            }
+            return Optional.of("must be one of " + join(spec.get("enum")) + ", not " + value);
+        }
+        return range(value.doubleValue());
+    }
+
+    private Optional<String> number(JsonNode value) {
+        if (!value.isNumber() || !Double.isFinite(value.doubleValue())) {
+            return expected("a number", value);
+        }
+        return range(value.doubleValue());
+    }
+
+    private Optional<String> range(double number) {
+        if (spec.has("minimum") && number < spec.get("minimum").doubleValue()) {
+            return Optional.of("is below the minimum " + spec.get("minimum"));
+        }
+        if (spec.has("maximum") && number > spec.get("maximum").doubleValue()) {
+            return Optional.of("is above the maximum " + spec.get("maximum"));
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> json(JsonNode value) {
+        int max = spec.path("max_bytes").asInt(DEFAULT_JSON_BYTES);
+        int size = Json.write(value).length;
+        return size > max ? Optional.of("is " + size + " bytes of JSON; at most " + max + " are allowed")
+                : Optional.empty();
+    }
+
+    private Optional<String> options(JsonNode value) {
+        int count;
+        if (value.isArray()) {
+            var seen = new java.util.HashSet<String>();
+            for (JsonNode item : value) {
+                if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > 200) {
+                    return Optional.of("must hold option names of 1 to 200 characters");
+                }
+                if (!seen.add(item.textValue())) {
+                    return Optional.of("names the option \"" + item.textValue() + "\" twice");
+                }
+            }
+            count = value.size();
+        } else if (value.isObject()) {
+            for (var names = value.fieldNames(); names.hasNext(); ) {
+                String option = names.next();
+                if (option.isBlank() || option.length() > 200) {
+                    return Optional.of("must hold option names of 1 to 200 characters");
+                }
+            }
+            count = value.size();
+        } else {
+            return expected("a list of option names or an object of name to description", value);
+        }
+        int min = spec.path("min_items").asInt(1);
+        int max = spec.path("max_items").asInt(1000);
+        if (count < min || count > max) {
+            return Optional.of("has " + count + " options; " + min + " to " + max + " are allowed");
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> media(JsonNode value) {
+        if (!value.isTextual() || !(value.textValue().startsWith("file_") || value.textValue().startsWith("data:"))) {
+            return expected("a file id (file_...) or a data URL", value);
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> expected(String what, JsonNode value) {
+        return Optional.of("must be " + what + ", not " + describe(value));
+    }
+
+    static String describe(JsonNode value) {
+        return switch (value.getNodeType()) {
+            case STRING -> "a string";
+            case NUMBER -> value.isIntegralNumber() ? "an integer" : "a number";
+            case BOOLEAN -> "a boolean";
+            case ARRAY -> "a list";
+            case OBJECT -> "an object";
+            case NULL -> "null";
+            default -> value.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    private static String join(JsonNode values) {
+        var parts = new java.util.ArrayList<String>();
+        values.forEach(v -> parts.add(v.isTextual() ? v.textValue() : v.toString()));
+        return String.join(", ", parts);
+    }
+
+    static boolean matchesFormat(String format, String text) {
+        try {
+            if (format.equals("date")) {
+                LocalDate.parse(text);
+            } else {
+                OffsetDateTime.parse(text);
+            }
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+
+    static boolean validPattern(String pattern) {
+        try {
+            Pattern.compile(pattern);
+            return true;
+        } catch (PatternSyntaxException e) {
+            return false;
+        }
+    }
+}
