@@ -10,6 +10,7 @@ import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.Consumer;
@@ -27,8 +28,11 @@ public final class Application implements AutoCloseable {
             SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
+            var templates = new Templates(database, clock);
+
             var routes = new Routes();
             access.addRoutes(routes);
+            templates.addRoutes(routes);
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * Routes that exercise the platform before the features that will own these paths exist: a studio read, a studio
- * write that echoes its JSON body, one that fails with an extra field, and admin writes that count their runs or
+ * Routes that exercise the platform before the features that will own these paths exist: a studio write that echoes
+ * its JSON body, one that fails with an extra field, and admin writes that count their runs or
  * wait for a signal.
  */
 final class ProbeRoutes implements Consumer<Routes> {
@@ -24,7 +24,6 @@ final class ProbeRoutes implements Consumer<Routes> {
     @Override
     public void accept(Routes routes) {
         routes.group("probe")
-                .get("/v1/studio/templates", "probe: a studio read", ctx -> Responses.ok(ctx, Map.of("ok", true)))
                 .post("/v1/studio/decisions", "probe: a studio write echoing its body",
                         ctx -> Responses.ok(ctx, Requests.jsonObject(ctx)))
                 .post("/v1/studio/conflict", "probe: a conflict with an extra field", ctx -> {

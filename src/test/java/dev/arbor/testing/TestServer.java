@@ -47,6 +47,11 @@ public final class TestServer {
         return send("POST", path, body, headers);
     }
 
+    /** A POST without a body, for actions on a resource. */
+    public HttpReply action(String path, String... headers) {
+        return send("POST", path, null, headers);
+    }
+
     public HttpReply patch(String path, String body, String... headers) {
         return send("PATCH", path, body, headers);
     }

@@ -28,6 +28,11 @@ public enum Dialect {
         return this == SQLITE;
     }
 
+    /** The clause that locks the rows a read-then-write transaction selects (SQLite locks the whole database). */
+    public String forUpdate() {
+        return this == POSTGRESQL ? " FOR UPDATE" : "";
+    }
+
     @Override
     public String toString() {
         return folder;

@@ -481,14 +481,17 @@ final class DefinitionValidator {
 
     private JsonNode numberValues(String param, JsonNode node) {
         var values = new TreeMap<BigDecimal, JsonNode>();
+        int rejected = 0;
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 String itemParam = ParamPath.index(param, i);
                 if (item.isTextual() && !Placeholders.names(item.textValue()).isEmpty()) {
                     placeholderInName(itemParam);
+                    rejected++;
                 } else if (!item.isNumber() || !Double.isFinite(item.doubleValue())) {
                     invalid(itemParam, "must be a finite number");
+                    rejected++;
                 } else {
                     values.putIfAbsent(item.decimalValue().stripTrailingZeros(), NullNode.getInstance());
                 }
@@ -499,11 +502,13 @@ final class DefinitionValidator {
                 String keyParam = ParamPath.key(param, entry.getKey());
                 if (!Placeholders.names(entry.getKey()).isEmpty()) {
                     placeholderInName(keyParam);
+                    rejected++;
                     continue;
                 }
                 Optional<BigDecimal> value = parseNumber(entry.getKey());
                 if (value.isEmpty()) {
                     invalid(keyParam, "is not a number: the keys of a number question are its values");
+                    rejected++;
                     continue;
                 }
                 eachString(entry.getValue(), keyParam, this::questionText);
@@ -513,7 +518,9 @@ final class DefinitionValidator {
             invalid(param, "must be a list of numbers or an object of number to description");
             return Json.object();
         }
-        checkCount(QuestionType.NUMBER, param, values.size());
+        if (rejected == 0) {
+            checkCount(QuestionType.NUMBER, param, values.size());
+        }
         ObjectNode normal = Json.object();
         values.forEach((value, description) -> normal.set(value.toPlainString(), description));
         return normal;
@@ -521,16 +528,20 @@ final class DefinitionValidator {
 
     private JsonNode namedOptions(QuestionType type, String param, JsonNode node) {
         ObjectNode normal = Json.object();
+        int rejected = 0;
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 String itemParam = ParamPath.index(param, i);
                 if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > MAX_OPTION_NAME) {
                     invalid(itemParam, "must be an option name of 1 to " + MAX_OPTION_NAME + " characters");
+                    rejected++;
                 } else if (!Placeholders.names(item.textValue()).isEmpty()) {
                     placeholderInName(itemParam);
+                    rejected++;
                 } else if (normal.has(item.textValue())) {
                     invalid(itemParam, "repeats the option \"" + item.textValue() + "\"");
+                    rejected++;
                 } else {
                     normal.set(item.textValue(), NullNode.getInstance());
                 }
@@ -542,8 +553,10 @@ final class DefinitionValidator {
                 String optionParam = ParamPath.key(param, name);
                 if (name.isBlank() || name.length() > MAX_OPTION_NAME) {
                     invalid(optionParam, "must be an option name of 1 to " + MAX_OPTION_NAME + " characters");
+                    rejected++;
                 } else if (!Placeholders.names(name).isEmpty()) {
                     placeholderInName(optionParam);
+                    rejected++;
                 } else {
                     eachString(entry.getValue(), optionParam, this::questionText);
                     normal.set(name, entry.getValue());
@@ -553,7 +566,9 @@ final class DefinitionValidator {
             invalid(param, "must be a list of option names or an object of name to description");
             return normal;
         }
-        checkCount(type, param, normal.size());
+        if (rejected == 0) {
+            checkCount(type, param, normal.size());
+        }
         return normal;
     }
 

@@ -1,0 +1,31 @@
+package dev.arbor.studio.templates;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Optional;
+
+/** The unversioned part of a template: renaming or archiving never changes an answer. */
+record TemplateHead(String id, String name, String description, String origin, boolean archived,
+                    ObjectNode metadata, String storage, Optional<Integer> retentionDays, int latestVersion,
+                    long createdAtMillis, long updatedAtMillis, Optional<Long> deletedAtMillis) {
+    TemplateHead {
+        requireNonNull(id, "id");
+        requireNonNull(name, "name");
+        requireNonNull(description, "description");
+        requireNonNull(origin, "origin");
+        requireNonNull(metadata, "metadata");
+        requireNonNull(storage, "storage");
+        requireNonNull(retentionDays, "retentionDays");
+        requireNonNull(deletedAtMillis, "deletedAtMillis");
+    }
+
+    boolean builtin() {
+        return origin.equals("builtin");
+    }
+
+    TemplateHead withArchived(boolean value, long now) {
+        return new TemplateHead(id, name, description, origin, value, metadata, storage, retentionDays,
+                latestVersion, createdAtMillis, now, deletedAtMillis);
+    }
+}

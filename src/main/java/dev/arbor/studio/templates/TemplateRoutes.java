@@ -1,0 +1,375 @@
+package dev.arbor.studio.templates;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The template routes under {@code /v1/studio/templates}. */
+final class TemplateRoutes {
+    static final int MAX_BODY_BYTES = 256 * 1024;
+    private static final String BASE = "/v1/studio/templates";
+    private static final Pattern ALIAS = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
+    private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})\"?");
+    private static final Set<String> READ_ONLY = Set.of("id", "object", "origin", "version", "content_hash",
+            "aliases", "created_at", "updated_at", "archived");
+
+    private final TemplateService templates;
+    private final TemplateStore store;
+
+    TemplateRoutes(TemplateService templates, TemplateStore store) {
+        this.templates = requireNonNull(templates, "templates");
+        this.store = requireNonNull(store, "store");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("studio.templates")
+                .post(BASE, "Create a template", this::create)
+                .get(BASE, "List templates", this::list)
+                .get(BASE + "/{template_id}", "Get a template (latest version, or ?version=)", this::get)
+                .put(BASE + "/{template_id}", "Create or replace a template; a new definition makes a new version",
+                        this::put)
+                .patch(BASE + "/{template_id}", "Merge-patch a template; a changed definition makes a new version",
+                        this::patch)
+                .delete(BASE + "/{template_id}", "Delete a template (needs ?confirm=<id>)", this::delete)
+                .action(BASE + "/{template_id}/archive", "Archive a template (it still works)", ctx -> archive(ctx, true))
+                .action(BASE + "/{template_id}/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
+                .get(BASE + "/{template_id}/versions", "List a template's versions", this::versions)
+                .get(BASE + "/{template_id}/versions/{version}", "Get a version by number, alias or latest",
+                        this::version)
+                .put(BASE + "/{template_id}/aliases/{alias}", "Point an alias at a version", this::setAlias)
+                .delete(BASE + "/{template_id}/aliases/{alias}", "Remove an alias", this::deleteAlias);
+    }
+
+    private void create(Context ctx) {
+        TemplateInput input = TemplateInput.parse(body(ctx));
+        var saved = templates.create(input);
+        write(ctx, saved);
+    }
+
+    private void put(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        Optional<Integer> ifMatch = ifMatch(ctx);
+        TemplateInput input = TemplateInput.parse(body(ctx));
+        write(ctx, templates.save(id, input, ifMatch, "api"));
+    }
+
+    private void patch(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        Optional<Integer> ifMatch = ifMatch(ctx);
+        ObjectNode patch = body(ctx);
+        var problems = new Problems();
+        for (var names = patch.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (READ_ONLY.contains(name)) {
+                problems.add(ErrorCode.READ_ONLY_FIELD, name, name.equals("archived")
+                        ? "`archived` changes through POST " + BASE + "/" + id + "/archive and /unarchive."
+                        : name.equals("version") ? "A version number cannot be changed; a changed definition "
+                        + "makes the next version." : "`" + name + "` cannot be changed.");
+            }
+        }
+        problems.throwIfAny();
+        var current = templates.load(id, Optional.empty());
+        TemplateService.requireWritable(current.head());
+        ObjectNode editable = Json.object();
+        editable.put("name", current.head().name());
+        editable.put("description", current.head().description());
+        editable.set("metadata", current.head().metadata());
+        editable.put("storage", current.head().storage());
+        current.head().retentionDays().ifPresentOrElse(days -> editable.put("retention_days", days),
+                () -> editable.putNull("retention_days"));
+        current.version().definition().properties().forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
+        JsonNode merged = mergePatch(editable, patch);
+        TemplateInput input = TemplateInput.parse((ObjectNode) merged);
+        write(ctx, templates.save(id, input, ifMatch, "api"));
+    }
+
+    private void get(Context ctx) {
+        var loaded = templates.load(ctx.pathParam("template_id"), Optional.ofNullable(ctx.queryParam("version")));
+        ctx.header("etag", etag(loaded.head()));
+        Responses.ok(ctx, view(loaded.head(), loaded.version(), loaded.aliases(), true));
+    }
+
+    private void list(Context ctx) {
+        Page page = Page.from(ctx);
+        var problems = new Problems();
+        Optional<String> origin = Optional.ofNullable(ctx.queryParam("origin"));
+        origin.filter(o -> !o.equals("user") && !o.equals("builtin")).ifPresent(o -> problems.add(
+                ErrorCode.INVALID_PARAMETER, "origin", "`origin` must be user or builtin, not '" + o + "'."));
+        Optional<Boolean> archived = booleanParam(ctx, "archived", problems);
+        boolean includeArchived = booleanParam(ctx, "include_archived", problems).orElse(false);
+        boolean withDefinition = "definition".equals(ctx.queryParam("include"));
+        problems.throwIfAny();
+        var filter = new TemplateStore.ListFilter(origin,
+                archived.isPresent() ? archived : includeArchived ? Optional.empty() : Optional.of(false),
+                Optional.ofNullable(ctx.queryParam("q")).filter(q -> !q.isBlank()));
+        Map<String, Object> body = store.database().read(handle -> {
+            List<TemplateHead> heads = store.list(handle, filter, page);
+            boolean more = heads.size() > page.limit();
+            var data = new ArrayList<Object>();
+            var ids = new ArrayList<String>();
+            for (TemplateHead head : heads.subList(0, Math.min(heads.size(), page.limit()))) {
+                TemplateVersion latest = store.version(handle, head.id(), head.latestVersion()).orElseThrow();
+                data.add(view(head, latest, store.aliases(handle, head), withDefinition));
+                ids.add(head.id());
+            }
+            return Responses.list(data, ids, more);
+        });
+        Responses.ok(ctx, body);
+    }
+
+    private void delete(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        String confirm = ctx.queryParam("confirm");
+        if (confirm == null || !confirm.equals(id)) {
+            throw ApiException.of(ErrorCode.CONFIRMATION_REQUIRED, "confirm", "Deleting a template needs "
+                    + "?confirm=" + id + " to say that this is the template meant.");
+        }
+        String history = Optional.ofNullable(ctx.queryParam("history")).orElse("keep");
+        if (!history.equals("keep") && !history.equals("delete")) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "history", "`history` must be keep or delete.");
+        }
+        templates.delete(id);
+        var body = new LinkedHashMap<String, Object>();
+        body.put("id", id);
+        body.put("object", "template.deleted");
+        body.put("deleted", true);
+        body.put("versions_kept", 0);
+        body.put("decisions_deleted", 0);
+        Responses.ok(ctx, body);
+    }
+
+    private void archive(Context ctx, boolean archived) {
+        write(ctx, templates.setArchived(ctx.pathParam("template_id"), archived));
+    }
+
+    private void versions(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        Page page = Page.from(ctx);
+        Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
+        Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
+        boolean withDefinition = "definition".equals(ctx.queryParam("include"));
+        Map<String, Object> body = store.database().read(handle -> {
+            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
+            Map<String, Integer> aliases = store.aliases(handle, head);
+            after.or(() -> before).ifPresent(cursor -> {
+                if (cursor < 1 || cursor > head.latestVersion()) {
+                    throw page.unknownCursor();
+                }
+            });
+            List<TemplateVersion> rows = store.versions(handle, id, page, after, before);
+            boolean more = rows.size() > page.limit();
+            if (more) {
+                rows = before.isPresent() ? rows.subList(rows.size() - page.limit(), rows.size())
+                        : rows.subList(0, page.limit());
+            }
+            var data = new ArrayList<Object>();
+            for (TemplateVersion version : rows) {
+                data.add(versionView(version, aliases, withDefinition));
+            }
+            var list = new LinkedHashMap<String, Object>();
+            list.put("object", "list");
+            list.put("data", data);
+            list.put("first_id", rows.isEmpty() ? null : rows.getFirst().version());
+            list.put("last_id", rows.isEmpty() ? null : rows.getLast().version());
+            list.put("has_more", more);
+            return list;
+        });
+        Responses.ok(ctx, body);
+    }
+
+    private void version(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        Map<String, Object> body = store.database().read(handle -> {
+            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
+            Map<String, Integer> aliases = store.aliases(handle, head);
+            int number = templates.resolve(handle, head, aliases, ctx.pathParam("version"));
+            return versionView(store.version(handle, id, number).orElseThrow(), aliases, true);
+        });
+        Responses.ok(ctx, body);
+    }
+
+    private void setAlias(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        String alias = checkAlias(ctx.pathParam("alias"));
+        JsonNode version = Requests.jsonObject(ctx).get("version");
+        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() < 1) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "version", "`version` must be a version number.");
+        }
+        var change = templates.setAlias(id, alias, version.intValue());
+        var body = new LinkedHashMap<String, Object>();
+        body.put("object", "template.alias");
+        body.put("template", id);
+        body.put("alias", change.alias());
+        body.put("version", change.version());
+        body.put("previous_version", change.previous().orElse(null));
+        body.put("updated_at", change.updatedAtMillis() / 1000);
+        Responses.ok(ctx, body);
+    }
+
+    private void deleteAlias(Context ctx) {
+        String alias = checkAlias(ctx.pathParam("alias"));
+        templates.deleteAlias(ctx.pathParam("template_id"), alias);
+        Responses.ok(ctx, Map.of("id", alias, "object", "template.alias.deleted", "deleted", true));
+    }
+
+    private static String checkAlias(String alias) {
+        if (alias.equals("latest")) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "alias", "`latest` always names the newest version; "
+                    + "it cannot be set or removed.");
+        }
+        if (!ALIAS.matcher(alias).matches()) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "alias", "An alias is 1 to 32 characters of a-z, 0-9, "
+                    + "_ and -, starting with a letter.");
+        }
+        return alias;
+    }
+
+    private static int versionCursor(String param, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, param, "`" + param + "` must be a version number.");
+        }
+    }
+
+    private static ObjectNode body(Context ctx) {
+        if (Requests.body(ctx).length > MAX_BODY_BYTES) {
+            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null, "A template body may be at most "
+                    + MAX_BODY_BYTES / 1024 + " KB.");
+        }
+        return Requests.jsonObject(ctx);
+    }
+
+    /** The expected latest version from {@code If-Match}: {@code "3"}, {@code W/"3"} or {@code 3}. */
+    private static Optional<Integer> ifMatch(Context ctx) {
+        String header = ctx.header("If-Match");
+        if (header == null || header.isBlank() || header.trim().equals("*")) {
+            return Optional.empty();
+        }
+        Matcher matcher = IF_MATCH.matcher(header.trim());
+        if (!matcher.matches()) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "If-Match", "If-Match must name a version, like "
+                    + "\"3\", not " + header + ".");
+        }
+        return Optional.of(Integer.parseInt(matcher.group(1)));
+    }
+
+    private static Optional<Boolean> booleanParam(Context ctx, String name, Problems problems) {
+        String value = ctx.queryParam(name);
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (value.equals("true") || value.equals("false")) {
+            return Optional.of(Boolean.parseBoolean(value));
+        }
+        problems.add(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` must be true or false.");
+        return Optional.empty();
+    }
+
+    private static void write(Context ctx, TemplateService.Saved saved) {
+        ObjectNode body = view(saved.head(), saved.version(), saved.aliases(), true);
+        body.put("change", saved.change());
+        body.set("warnings", Json.mapper().valueToTree(saved.warnings()));
+        ctx.header("etag", etag(saved.head()));
+        if (saved.status() == 201) {
+            Responses.created(ctx, BASE + "/" + saved.head().id(), body);
+        } else {
+            Responses.ok(ctx, body);
+        }
+    }
+
+    private static String etag(TemplateHead head) {
+        return "\"" + head.latestVersion() + "\"";
+    }
+
+    static ObjectNode view(TemplateHead head, TemplateVersion version, Map<String, Integer> aliases,
+                           boolean withDefinition) {
+        ObjectNode json = Json.object();
+        json.put("id", head.id());
+        json.put("object", "template");
+        json.put("name", head.name());
+        json.put("description", head.description());
+        json.put("origin", head.origin());
+        json.put("archived", head.archived());
+        json.set("metadata", head.metadata());
+        json.put("storage", head.storage());
+        head.retentionDays().ifPresentOrElse(days -> json.put("retention_days", days),
+                () -> json.putNull("retention_days"));
+        json.set("aliases", Json.mapper().valueToTree(aliases));
+        json.put("version", version.version());
+        json.put("note", version.note());
+        json.put("content_hash", version.contentHash());
+        if (withDefinition) {
+            version.definition().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
+        } else {
+            ObjectNode summary = json.putObject("summary");
+            var questions = summary.putArray("questions");
+            version.definition().path("questions").fieldNames().forEachRemaining(questions::add);
+            var variables = summary.putArray("variables");
+            version.definition().path("variables").fieldNames().forEachRemaining(variables::add);
+            summary.set("model", version.definition().path("model"));
+            summary.set("modalities", version.definition().path("modalities"));
+        }
+        json.put("created_at", head.createdAtMillis() / 1000);
+        json.put("updated_at", head.updatedAtMillis() / 1000);
+        return json;
+    }
+
+    private static Map<String, Object> versionView(TemplateVersion version, Map<String, Integer> aliases,
+                                                   boolean withDefinition) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "template.version");
+        json.put("template", version.templateId());
+        json.put("version", version.version());
+        json.put("note", version.note());
+        json.put("content_hash", version.contentHash());
+        json.put("questions_hash", version.questionsHash());
+        json.put("question_set_key", version.questionSetKey());
+        json.put("source", version.source());
+        json.put("base_version", version.baseVersion().orElse(null));
+        json.put("aliases", aliases.entrySet().stream().filter(e -> e.getValue() == version.version())
+                .map(Map.Entry::getKey).toList());
+        json.put("changes", version.changes());
+        if (withDefinition) {
+            version.definition().properties().forEach(e -> json.put(e.getKey(), e.getValue()));
+        }
+        json.put("created_at", version.createdAtMillis() / 1000);
+        json.put("created_by", version.createdBy());
+        return json;
+    }
+
+    /** RFC 7396: objects merge, {@code null} removes a key, anything else replaces. */
+    static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+        if (!patch.isObject()) {
+            return patch;
+        }
+        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : Json.object();
+        for (var entries = patch.properties().iterator(); entries.hasNext(); ) {
+            var entry = entries.next();
+            if (entry.getValue().isNull()) {
+                result.remove(entry.getKey());
+            } else {
+                result.set(entry.getKey(), mergePatch(result.get(entry.getKey()), entry.getValue()));
+            }
+        }
+        return result;
+    }
+}

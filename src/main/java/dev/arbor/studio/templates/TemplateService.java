@@ -1,0 +1,295 @@
+package dev.arbor.studio.templates;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Warning;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.jdbi.v3.core.Handle;
+
+/** Saving templates: versions on definition change, optimistic concurrency, aliases, archive and delete. */
+final class TemplateService {
+    /** What a write did: {@code created}, {@code new_version}, {@code unchanged} or {@code metadata_only}. */
+    record Saved(int status, String change, TemplateHead head, TemplateVersion version, Map<String, Integer> aliases,
+                 List<Warning> warnings) {}
+
+    /** A template as read: its head, one version, and its aliases. */
+    record Loaded(TemplateHead head, TemplateVersion version, Map<String, Integer> aliases) {}
+
+    private final TemplateStore store;
+    private final Clock clock;
+
+    TemplateService(TemplateStore store, Clock clock) {
+        this.store = requireNonNull(store, "store");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** {@code POST /templates}: creates, or answers {@code unchanged} for the same definition under the same id. */
+    Saved create(TemplateInput input) {
+        String id = input.id().orElseThrow(() -> ApiException.of(ErrorCode.MISSING_FIELD, "id", "`id` is required."));
+        return store.database().write(handle -> {
+            Optional<TemplateHead> existing = store.headForUpdate(handle, id);
+            if (existing.isEmpty()) {
+                return insert(handle, id, input, "api");
+            }
+            TemplateHead head = live(existing.get());
+            TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
+            if (!latest.contentHash().equals(contentHash(input.definition()))) {
+                throw ApiException.of(ErrorCode.TEMPLATE_EXISTS, "id", "A template '" + id + "' exists with another "
+                        + "definition; save a new version with PUT or PATCH /v1/studio/templates/" + id + ".");
+            }
+            return new Saved(200, "unchanged", head, latest, store.aliases(handle, head), input.warnings());
+        });
+    }
+
+    /**
+     * {@code PUT /templates/{id}} and, after merging, {@code PATCH}: head fields not sent are kept, definition
+     * fields not sent take their defaults; a different definition makes a new version.
+     */
+    Saved save(String id, TemplateInput input, Optional<Integer> ifMatch, String source) {
+        if (input.id().isPresent() && !input.id().get().equals(id)) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "id", "`id` is '" + input.id().get()
+                    + "' but the path names '" + id + "'.");
+        }
+        return store.database().write(handle -> {
+            Optional<TemplateHead> existing = store.headForUpdate(handle, id);
+            if (existing.isEmpty()) {
+                return insert(handle, id, input, source);
+            }
+            TemplateHead head = live(existing.get());
+            requireWritable(head);
+            checkVersion(head, ifMatch.or(input::baseVersion));
+            TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
+            String hash = contentHash(input.definition());
+            boolean newDefinition = !hash.equals(latest.contentHash());
+            if (newDefinition && head.archived()) {
+                throw ApiException.of(ErrorCode.TEMPLATE_ARCHIVED, null, "Template '" + id + "' is archived; "
+                        + "unarchive it (POST /v1/studio/templates/" + id + "/unarchive) before saving a new version.");
+            }
+            long now = clock.millis();
+            TemplateHead updated = withHead(head, input, now, newDefinition ? head.latestVersion() + 1
+                    : head.latestVersion());
+            boolean headChanged = !sameHead(head, updated);
+            TemplateVersion version = latest;
+            if (newDefinition) {
+                version = newVersion(id, updated.latestVersion(), input, source, Optional.of(head.latestVersion()),
+                        VersionChanges.between(head.latestVersion(), latest.definition(), input.definition()), now);
+                store.insertVersion(handle, version);
+            }
+            if (newDefinition || headChanged) {
+                store.updateHead(handle, updated);
+            } else {
+                updated = head;
+            }
+            String change = newDefinition ? "new_version" : headChanged ? "metadata_only" : "unchanged";
+            return new Saved(200, change, updated, version, store.aliases(handle, updated), input.warnings());
+        });
+    }
+
+    Loaded load(String id, Optional<String> versionReference) {
+        return store.database().read(handle -> {
+            TemplateHead head = live(store.head(handle, id).orElseThrow(() -> notFound(id)));
+            Map<String, Integer> aliases = store.aliases(handle, head);
+            int number = versionReference.map(ref -> resolve(handle, head, aliases, ref))
+                    .orElse(head.latestVersion());
+            return new Loaded(head, store.version(handle, id, number).orElseThrow(), aliases);
+        });
+    }
+
+    /** A version number from {@code n}, an alias or {@code latest}. */
+    int resolve(Handle handle, TemplateHead head, Map<String, Integer> aliases, String reference) {
+        if (reference.chars().allMatch(Character::isDigit) && !reference.isEmpty()) {
+            int number;
+            try {
+                number = Integer.parseInt(reference);
+            } catch (NumberFormatException e) {
+                number = -1;
+            }
+            if (number >= 1 && number <= head.latestVersion()) {
+                return number;
+            }
+            List<Integer> versions = store.versionNumbers(handle, head.id());
+            throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, "version", "Template '" + head.id()
+                    + "' has no version " + reference + "; its versions are " + ranges(versions) + ".");
+        }
+        Integer version = aliases.get(reference);
+        if (version == null) {
+            throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, "version", "Template '" + head.id() + "' has no alias '"
+                    + reference + "'; its aliases are " + String.join(", ", aliases.keySet()) + ".");
+        }
+        return version;
+    }
+
+    Saved setArchived(String id, boolean archived) {
+        return store.database().write(handle -> {
+            TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
+            requireWritable(head);
+            TemplateHead updated = head.archived() == archived ? head : head.withArchived(archived, clock.millis());
+            if (updated != head) {
+                store.updateHead(handle, updated);
+            }
+            return new Saved(200, head.archived() == archived ? "unchanged" : "metadata_only", updated,
+                    store.version(handle, id, updated.latestVersion()).orElseThrow(),
+                    store.aliases(handle, updated), List.of());
+        });
+    }
+
+    record AliasChange(String alias, int version, Optional<Integer> previous, long updatedAtMillis) {}
+
+    AliasChange setAlias(String id, String alias, int version) {
+        return store.database().write(handle -> {
+            TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
+            requireWritable(head);
+            if (store.version(handle, id, version).isEmpty()) {
+                throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, "version", "Template '" + id
+                        + "' has no version " + version + "; its versions are "
+                        + ranges(store.versionNumbers(handle, id)) + ".");
+            }
+            long now = clock.millis();
+            return new AliasChange(alias, version, store.setAlias(handle, id, alias, version, now), now);
+        });
+    }
+
+    void deleteAlias(String id, String alias) {
+        store.database().update(handle -> {
+            TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
+            requireWritable(head);
+            if (!store.deleteAlias(handle, id, alias)) {
+                throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, "alias", "Template '" + id + "' has no alias '"
+                        + alias + "'; its aliases are " + String.join(", ", store.aliases(handle, head).keySet())
+                        + ".");
+            }
+        });
+    }
+
+    /** Deletes a template and its versions; no decision refers to templates yet, so nothing is kept. */
+    void delete(String id) {
+        store.database().update(handle -> {
+            TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
+            requireWritable(head);
+            store.delete(handle, id);
+        });
+    }
+
+    private Saved insert(Handle handle, String id, TemplateInput input, String source) {
+        long now = clock.millis();
+        var head = new TemplateHead(id, input.name().orElse(id), input.description().orElse(""), "user", false,
+                input.metadata().orElse(Json.object()), input.storage().orElse("full"),
+                input.retentionDays().flatMap(r -> r), 1, now, now, Optional.empty());
+        store.insertHead(handle, head);
+        TemplateVersion version = newVersion(id, 1, input, source, Optional.empty(),
+                VersionChanges.first(input.definition()), now);
+        store.insertVersion(handle, version);
+        return new Saved(201, "created", head, version, store.aliases(handle, head), input.warnings());
+    }
+
+    private TemplateVersion newVersion(String id, int number, TemplateInput input, String source,
+                                       Optional<Integer> base, ObjectNode changes, long now) {
+        ObjectNode definition = input.definition();
+        return new TemplateVersion(id, number, input.note().orElse(number == 1 ? "First version" : ""),
+                contentHash(definition), hash(definition.get("questions")),
+                hash(sortedKeys(definition.get("questions"))), source, base, definition, changes, now, "local");
+    }
+
+    private static TemplateHead withHead(TemplateHead head, TemplateInput input, long now, int latest) {
+        return new TemplateHead(head.id(), input.name().orElse(head.name()),
+                input.description().orElse(head.description()), head.origin(), head.archived(),
+                input.metadata().orElse(head.metadata()), input.storage().orElse(head.storage()),
+                input.retentionDays().orElse(head.retentionDays()), latest, head.createdAtMillis(), now,
+                head.deletedAtMillis());
+    }
+
+    private static boolean sameHead(TemplateHead a, TemplateHead b) {
+        return a.name().equals(b.name()) && a.description().equals(b.description())
+                && a.metadata().equals(b.metadata()) && a.storage().equals(b.storage())
+                && a.retentionDays().equals(b.retentionDays()) && a.latestVersion() == b.latestVersion();
+    }
+
+    private static void checkVersion(TemplateHead head, Optional<Integer> expected) {
+        if (expected.isPresent() && expected.get() != head.latestVersion()) {
+            throw ApiException.of(ErrorCode.VERSION_CONFLICT, "base_version", "This change was made against version "
+                            + expected.get() + ", but the latest is " + head.latestVersion()
+                            + "; read it, reapply the change and send it again.")
+                    .withField("current_version", head.latestVersion());
+        }
+    }
+
+    static void requireWritable(TemplateHead head) {
+        if (head.builtin()) {
+            throw ApiException.of(ErrorCode.TEMPLATE_READ_ONLY, null, "Starter template '" + head.id() + "' is "
+                    + "read-only; clone it with {\"from\": {\"template\": \"" + head.id() + "\"}} to change it.");
+        }
+    }
+
+    private static TemplateHead live(TemplateHead head) {
+        if (head.deletedAtMillis().isPresent()) {
+            throw ApiException.of(ErrorCode.TEMPLATE_NOT_FOUND, "template", "Template '" + head.id()
+                    + "' was deleted on " + Instant.ofEpochMilli(head.deletedAtMillis().get()) + ".");
+        }
+        return head;
+    }
+
+    static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.TEMPLATE_NOT_FOUND, "template", "There is no template '" + id + "'.");
+    }
+
+    /** {@code sha256:<hex>} of the definition's normal form, the identity of a definition. */
+    static String contentHash(JsonNode definition) {
+        return hash(definition);
+    }
+
+    private static String hash(JsonNode node) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(Json.writeString(node).getBytes(StandardCharsets.UTF_8));
+            return "sha256:" + HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ObjectNode sortedKeys(JsonNode questions) {
+        var sorted = new TreeMap<String, JsonNode>();
+        questions.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        ObjectNode node = Json.object();
+        sorted.forEach(node::set);
+        return node;
+    }
+
+    /** "1–3, 5": versions as ranges, for messages. */
+    static String ranges(List<Integer> versions) {
+        if (versions.isEmpty()) {
+            return "none";
+        }
+        var parts = new java.util.ArrayList<String>();
+        int start = versions.getFirst();
+        int previous = start;
+        for (int i = 1; i <= versions.size(); i++) {
+            Integer current = i < versions.size() ? versions.get(i) : null;
+            if (current == null || current != previous + 1) {
+                parts.add(start == previous ? Integer.toString(start) : start + "–" + previous);
+                if (current != null) {
+                    start = current;
+                }
+            }
+            if (current != null) {
+                previous = current;
+            }
+        }
+        return parts.stream().collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,20 @@
+package dev.arbor.studio.templates;
+
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Routes;
+import java.time.Clock;
+
+/** The studio's templates: versioned decision definitions. Other features use this, never the template tables. */
+public final class Templates {
+    private final TemplateStore store;
+    private final TemplateService service;
+
+    public Templates(Database database, Clock clock) {
+        this.store = new TemplateStore(database);
+        this.service = new TemplateService(store, clock);
+    }
+
+    public void addRoutes(Routes routes) {
+        new TemplateRoutes(service, store).addTo(routes);
+    }
+}

@@ -1,0 +1,226 @@
+package dev.arbor.studio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TestServer;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The template life cycle over HTTP; run once on SQLite and once on PostgreSQL. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class TemplateApiContract {
+    private static final String T = "/v1/studio/templates";
+    private ArborServer server;
+    TestServer http;
+
+    abstract Map<String, String> environment();
+
+    @BeforeAll
+    void start() {
+        server = ArborServer.start(environment());
+        http = server.http();
+    }
+
+    @AfterAll
+    void stop() {
+        server.close();
+    }
+
+    static String triage(String id, String options) {
+        return """
+                {"id": "%s", "name": "Support triage",
+                 "variables": {"message": {"type": "string", "max_length": 5000}},
+                 "state": "Customer wrote: {{message}}",
+                 "questions": {"team": {"type": "choice", "criteria": %s},
+                               "urgent": {"type": "noul", "instructions": "Does this need an answer today?"}}}"""
+                .formatted(id, options);
+    }
+
+    @Test
+    void createIsIdempotentForTheSameDefinitionAndRefusesAnother() {
+        HttpReply created = http.post(T, triage("tri-1", "[\"billing\", \"tech\"]"));
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.header("etag")).isEqualTo("\"1\"");
+        assertThat(created.header("location")).isEqualTo(T + "/tri-1");
+        JsonNode body = created.json();
+        assertThat(body.path("change").asText()).isEqualTo("created");
+        assertThat(body.path("version").asInt()).isEqualTo(1);
+        assertThat(body.path("content_hash").asText()).startsWith("sha256:");
+        assertThat(body.at("/aliases/latest").asInt()).isEqualTo(1);
+        assertThat(body.at("/questions/team/criteria").toString()).isEqualTo("{\"billing\":null,\"tech\":null}");
+
+        HttpReply again = http.post(T, triage("tri-1", "{\"billing\": null, \"tech\": null}"));
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.json().path("change").asText()).isEqualTo("unchanged");
+
+        http.post(T, triage("tri-1", "[\"billing\", \"tech\", \"sales\"]")).assertError(409, "template_exists", "id");
+    }
+
+    @Test
+    void idsAreChecked() {
+        http.post(T, triage("Bad Id", "[\"a\"]")).assertError(400, "invalid_field", "id");
+        http.post(T, triage("builtin/mine", "[\"a\"]")).assertError(400, "invalid_field", "id");
+        String noId = triage("x", "[\"a\"]").replace("\"id\": \"x\",", "");
+        http.post(T, noId).assertError(400, "missing_field", "id");
+    }
+
+    @Test
+    void saveErrorsComeAllAtOnce() {
+        JsonNode error = http.post(T, """
+                {"id": "broken", "variables": {"msg": {"type": "string"}}, "state": "{{mesage}}",
+                 "questions": {"q": {"type": "choice", "criteria": ["{{msg}}"]}}, "metadata": {"k": 5}}""")
+                .assertError(400, "invalid_metadata", "metadata.k");
+        assertThat(error.path("details").findValuesAsText("code"))
+                .containsExactly("invalid_metadata", "undeclared_variable", "placeholder_not_allowed");
+    }
+
+    @Test
+    void putMakesVersionsOnlyForNewDefinitions() {
+        http.post(T, triage("tri-2", "[\"billing\", \"tech\"]"));
+        HttpReply v2 = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]"));
+        assertThat(v2.status()).isEqualTo(200);
+        assertThat(v2.header("etag")).isEqualTo("\"2\"");
+        assertThat(v2.json().path("change").asText()).isEqualTo("new_version");
+
+        HttpReply same = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]"));
+        assertThat(same.json().path("change").asText()).isEqualTo("unchanged");
+        HttpReply renamed = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]")
+                .replace("Support triage", "Triage"));
+        assertThat(renamed.json().path("change").asText()).isEqualTo("metadata_only");
+        assertThat(renamed.json().path("version").asInt()).isEqualTo(2);
+
+        JsonNode changes = http.get(T + "/tri-2/versions/2").json().path("changes");
+        assertThat(changes.path("class").asText()).isEqualTo("extended");
+        assertThat(changes.at("/questions/team/comparability").asText()).isEqualTo("options_changed");
+        assertThat(changes.at("/questions/team/added_options/0").asText()).isEqualTo("sales");
+        assertThat(changes.at("/questions/urgent/comparability").asText()).isEqualTo("identical");
+
+        HttpReply created = http.put(T + "/tri-new", triage("tri-new", "[\"a\"]"));
+        assertThat(created.status()).isEqualTo(201);
+        http.put(T + "/tri-2", triage("other", "[\"a\"]")).assertError(400, "invalid_field", "id");
+    }
+
+    @Test
+    void staleWritesAreRefused() {
+        http.post(T, triage("tri-3", "[\"a\", \"b\"]"));
+        http.put(T + "/tri-3", triage("tri-3", "[\"a\", \"b\", \"c\"]"), "If-Match", "\"1\"");
+        JsonNode stale = http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "\"1\"")
+                .assertError(412, "version_conflict", "base_version");
+        assertThat(stale.path("current_version").asInt()).isEqualTo(2);
+        String withBase = triage("tri-3", "[\"a\"]").replaceFirst("\\{", "{\"base_version\": 1, ");
+        http.put(T + "/tri-3", withBase).assertError(412, "version_conflict", "base_version");
+        http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "version two")
+                .assertError(400, "invalid_parameter", "If-Match");
+        assertThat(http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "W/\"2\"").status()).isEqualTo(200);
+    }
+
+    @Test
+    void patchMergesIntoTheLatestDefinition() {
+        http.post(T, triage("tri-4", "{\"billing\": \"invoices\", \"tech\": \"bugs\"}"));
+        HttpReply added = http.patch(T + "/tri-4", "{\"questions\": {\"team\": {\"criteria\": {\"legal\": \"contracts\"}}}}");
+        assertThat(added.json().path("version").asInt()).isEqualTo(2);
+        assertThat(added.json().at("/questions/team/criteria").toString())
+                .isEqualTo("{\"billing\":\"invoices\",\"tech\":\"bugs\",\"legal\":\"contracts\"}");
+
+        HttpReply removed = http.patch(T + "/tri-4", "{\"questions\": {\"urgent\": null}}");
+        assertThat(removed.json().path("questions").has("urgent")).isFalse();
+        assertThat(http.get(T + "/tri-4/versions/3").json().at("/changes/class").asText()).isEqualTo("breaking");
+
+        HttpReply head = http.patch(T + "/tri-4", "{\"description\": \"Routes tickets\"}");
+        assertThat(head.json().path("change").asText()).isEqualTo("metadata_only");
+        assertThat(head.json().path("version").asInt()).isEqualTo(3);
+
+        http.patch(T + "/tri-4", "{\"version\": 9}").assertError(400, "read_only_field", "version");
+        http.patch(T + "/tri-4", "{\"archived\": true}").assertError(400, "read_only_field", "archived");
+        http.patch(T + "/tri-4", "{\"questions\": {\"team\": {\"type\": \"dice\"}}}")
+                .assertError(400, "invalid_field", "questions.team.type");
+    }
+
+    @Test
+    void versionsAndAliases() {
+        http.post(T, triage("tri-5", "[\"a\", \"b\"]"));
+        http.put(T + "/tri-5", triage("tri-5", "[\"a\", \"b\", \"c\"]"));
+        http.put(T + "/tri-5", triage("tri-5", "[\"a\", \"b\", \"c\", \"d\"]"));
+
+        JsonNode list = http.get(T + "/tri-5/versions?limit=2").json();
+        assertThat(list.path("data").findValuesAsText("version")).containsExactly("3", "2");
+        assertThat(list.path("has_more").asBoolean()).isTrue();
+        assertThat(http.get(T + "/tri-5/versions?after=2").json().path("data").findValuesAsText("version"))
+                .containsExactly("1");
+
+        HttpReply alias = http.put(T + "/tri-5/aliases/stable", "{\"version\": 2}");
+        assertThat(alias.json().path("version").asInt()).isEqualTo(2);
+        assertThat(alias.json().path("previous_version").isNull()).isTrue();
+        assertThat(http.get(T + "/tri-5/versions/stable").json().path("version").asInt()).isEqualTo(2);
+        assertThat(http.get(T + "/tri-5/versions/latest").json().path("version").asInt()).isEqualTo(3);
+        assertThat(http.get(T + "/tri-5?version=stable").json().at("/questions/team/criteria").size()).isEqualTo(3);
+
+        JsonNode missing = http.get(T + "/tri-5/versions/7").assertError(404, "template_version_not_found", "version");
+        assertThat(missing.path("message").asText()).contains("1–3");
+        JsonNode noAlias = http.get(T + "/tri-5/versions/beta").assertError(404, "alias_not_found", "version");
+        assertThat(noAlias.path("message").asText()).contains("latest, stable");
+
+        http.put(T + "/tri-5/aliases/latest", "{\"version\": 1}").assertError(400, "invalid_field", "alias");
+        http.put(T + "/tri-5/aliases/Bad!", "{\"version\": 1}").assertError(400, "invalid_field", "alias");
+        http.put(T + "/tri-5/aliases/old", "{\"version\": 9}").assertError(404, "template_version_not_found", "version");
+        http.put(T + "/tri-5/aliases/old", "{\"version\": \"1\"}").assertError(400, "invalid_field", "version");
+        assertThat(http.delete(T + "/tri-5/aliases/stable").json().path("deleted").asBoolean()).isTrue();
+        http.delete(T + "/tri-5/aliases/stable").assertError(404, "alias_not_found", "alias");
+    }
+
+    @Test
+    void archivedTemplatesTakeNoNewVersions() {
+        http.post(T, triage("tri-6", "[\"a\", \"b\"]"));
+        assertThat(http.action(T + "/tri-6/archive").json().path("archived").asBoolean()).isTrue();
+        http.put(T + "/tri-6", triage("tri-6", "[\"a\"]")).assertError(409, "template_archived", null);
+        assertThat(http.get(T).json().path("data").findValuesAsText("id")).doesNotContain("tri-6");
+        assertThat(http.get(T + "?include_archived=true").json().path("data").findValuesAsText("id"))
+                .contains("tri-6");
+        assertThat(http.get(T + "?archived=true").json().path("data").findValuesAsText("id")).containsExactly("tri-6");
+        assertThat(http.action(T + "/tri-6/unarchive").json().path("archived").asBoolean()).isFalse();
+        assertThat(http.put(T + "/tri-6", triage("tri-6", "[\"a\"]")).json().path("version").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void deleteNeedsConfirmation() {
+        http.post(T, triage("tri-7", "[\"a\"]"));
+        http.delete(T + "/tri-7").assertError(400, "confirmation_required", "confirm");
+        http.delete(T + "/tri-7?confirm=tri-8").assertError(400, "confirmation_required", "confirm");
+        http.delete(T + "/tri-7?confirm=tri-7&history=maybe").assertError(400, "invalid_parameter", "history");
+        JsonNode deleted = http.delete(T + "/tri-7?confirm=tri-7").json();
+        assertThat(deleted.path("object").asText()).isEqualTo("template.deleted");
+        http.get(T + "/tri-7").assertError(404, "template_not_found", "template");
+        assertThat(http.post(T, triage("tri-7", "[\"b\"]")).status()).isEqualTo(201);
+    }
+
+    @Test
+    void listPagesNewestChangeFirst() {
+        for (String id : new String[] {"page-a", "page-b", "page-c"}) {
+            http.post(T, triage(id, "[\"x\"]"));
+        }
+        http.patch(T + "/page-a", "{\"description\": \"touched\"}");
+        JsonNode first = http.get(T + "?q=page-&limit=2").json();
+        assertThat(first.path("data").findValuesAsText("id")).containsExactly("page-a", "page-c");
+        assertThat(first.path("data").get(0).at("/summary/questions").toString()).isEqualTo("[\"team\",\"urgent\"]");
+        JsonNode second = http.get(T + "?q=page-&limit=2&after=" + first.path("last_id").asText()).json();
+        assertThat(second.path("data").findValuesAsText("id")).containsExactly("page-b");
+        assertThat(second.path("has_more").asBoolean()).isFalse();
+        http.get(T + "?after=nope").assertError(400, "invalid_parameter", "after");
+        http.get(T + "?origin=alien").assertError(400, "invalid_parameter", "origin");
+    }
+
+    @Test
+    void unknownTemplatesAndOversizedBodies() {
+        http.get(T + "/ghost").assertError(404, "template_not_found", "template");
+        http.get(T + "/ghost/versions/1").assertError(404, "template_not_found", "template");
+        String big = triage("huge", "[\"a\"]").replace("Support triage", "x".repeat(100))
+                .replace("\"name\"", "\"description\": \"" + "d".repeat(300_000) + "\", \"name\"");
+        http.post(T, big).assertError(413, "payload_too_large", null);
+    }
+}

@@ -1,0 +1,10 @@
+package dev.arbor.studio;
+
+import java.util.Map;
+
+class TemplateApiOnSqliteTest extends TemplateApiContract {
+    @Override
+    Map<String, String> environment() {
+        return Map.of();
+    }
+}
