@@ -46,12 +46,12 @@ final class VersionChanges {
         ObjectNode questions = questions(older, newer);
         variables(older.path("variables"), newer.path("variables"));
         modalities(older.path("modalities"), newer.path("modalities"));
-        if (!older.path("state").equals(newer.path("state"))) {
+        if (!sameText(older.path("state"), newer.path("state"))) {
             wording = true;
             summary.add("state template changed");
         }
         for (String field : List.of("model", "settings")) {
-            if (!older.path(field).equals(newer.path(field))) {
+            if (!sameText(older.path(field), newer.path(field))) {
                 settingsOnly = true;
                 summary.add(field + " changed");
             }
@@ -162,8 +162,13 @@ final class VersionChanges {
                 return result;
             }
         }
-        result.put("comparability", older.equals(newer) ? "identical" : "text_changed");
+        result.put("comparability", sameText(older, newer) ? "identical" : "text_changed");
         return result;
+    }
+
+    /** Equal as written, key order included: Jackson's equals ignores the order, which matters to a model. */
+    private static boolean sameText(JsonNode a, JsonNode b) {
+        return Json.writeString(a).equals(Json.writeString(b));
     }
 
     private static ObjectNode incomparable(ObjectNode result, String reason) {
@@ -192,7 +197,7 @@ final class VersionChanges {
                 continue;
             }
             JsonNode old = before.get(name);
-            if (old.equals(spec)) {
+            if (sameText(old, spec)) {
                 continue;
             }
             if (!old.path("type").equals(spec.path("type"))) {
