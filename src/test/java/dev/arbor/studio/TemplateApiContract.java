@@ -223,4 +223,33 @@ abstract class TemplateApiContract {
                 .replace("\"name\"", "\"description\": \"" + "d".repeat(300_000) + "\", \"name\"");
         http.post(T, big).assertError(413, "payload_too_large", null);
     }
+
+    @Test
+    void diffRestoreAndSchema() {
+        http.post(T, triage("tri-8", "[\"a\", \"b\"]"));
+        http.patch(T + "/tri-8", "{\"settings\": {\"act_threshold\": 0.85}}");
+        JsonNode diff = http.get(T + "/tri-8/versions/2/diff").json();
+        assertThat(diff.path("object").asText()).isEqualTo("template.diff");
+        assertThat(diff.path("from").asInt()).isEqualTo(1);
+        assertThat(diff.path("class").asText()).isEqualTo("settings_only");
+        assertThat(diff.path("changes").toString())
+                .contains("{\"op\":\"add\",\"path\":\"/settings/act_threshold\",\"value\":0.85}");
+        http.get(T + "/tri-8/versions/1/diff").assertError(400, "invalid_parameter", "against");
+        assertThat(http.get(T + "/tri-8/versions/1/diff?against=2").json().path("from").asInt()).isEqualTo(2);
+
+        HttpReply restored = http.action(T + "/tri-8/versions/1/restore");
+        assertThat(restored.json().path("version").asInt()).isEqualTo(3);
+        assertThat(restored.json().path("note").asText()).isEqualTo("Restore version 1");
+        assertThat(restored.json().path("content_hash").asText())
+                .isEqualTo(http.get(T + "/tri-8/versions/1").json().path("content_hash").asText());
+        assertThat(http.get(T + "/tri-8/versions/3").json().path("source").asText()).isEqualTo("restore");
+        assertThat(http.action(T + "/tri-8/versions/3/restore").json().path("change").asText()).isEqualTo("unchanged");
+        http.action(T + "/tri-8/versions/9/restore").assertError(404, "template_version_not_found", "version");
+
+        JsonNode schema = http.get(T + "/tri-8/schema").json();
+        assertThat(schema.path("title").asText()).isEqualTo("tri-8@3 variables");
+        assertThat(schema.path("required").toString()).isEqualTo("[\"message\"]");
+        assertThat(schema.at("/properties/message/maxLength").asInt()).isEqualTo(5000);
+        assertThat(schema.path("additionalProperties").asBoolean()).isFalse();
+    }
 }

@@ -54,6 +54,11 @@ final class TemplateRoutes {
                 .get(BASE + "/{template_id}/versions", "List a template's versions", this::versions)
                 .get(BASE + "/{template_id}/versions/{version}", "Get a version by number, alias or latest",
                         this::version)
+                .get(BASE + "/{template_id}/versions/{version}/diff", "What changed between two versions",
+                        this::diff)
+                .action(BASE + "/{template_id}/versions/{version}/restore",
+                        "Make an older version's definition the latest again", this::restore)
+                .get(BASE + "/{template_id}/schema", "JSON Schema of a version's variables", this::schema)
                 .put(BASE + "/{template_id}/aliases/{alias}", "Point an alias at a version", this::setAlias)
                 .delete(BASE + "/{template_id}/aliases/{alias}", "Remove an alias", this::deleteAlias);
     }
@@ -204,6 +209,51 @@ final class TemplateRoutes {
             return versionView(store.version(handle, id, number).orElseThrow(), aliases, true);
         });
         Responses.ok(ctx, body);
+    }
+
+    private void diff(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        var to = templates.load(id, Optional.of(ctx.pathParam("version")));
+        String against = ctx.queryParam("against");
+        if (against == null && to.version().version() == 1) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "against", "Version 1 has no version before it; "
+                    + "name one with ?against=.");
+        }
+        var from = templates.load(id, Optional.of(against == null ? Integer.toString(to.version().version() - 1)
+                : against));
+        ObjectNode changes = VersionChanges.between(from.version().version(), from.version().definition(),
+                to.version().definition());
+        ObjectNode body = Json.object();
+        body.put("object", "template.diff");
+        body.put("template", id);
+        body.put("from", from.version().version());
+        body.put("to", to.version().version());
+        body.set("class", changes.get("class"));
+        body.set("breaking_for_callers", changes.get("breaking_for_callers"));
+        body.set("questions", changes.get("questions"));
+        body.set("summary", changes.get("summary"));
+        body.set("changes", JsonDiff.between(from.version().definition(), to.version().definition()));
+        Responses.ok(ctx, body);
+    }
+
+    private void restore(Context ctx) {
+        Optional<String> note = Optional.empty();
+        if (Requests.body(ctx).length > 0) {
+            JsonNode sent = Requests.jsonObject(ctx).get("note");
+            if (sent != null && !sent.isNull() && (!sent.isTextual() || sent.textValue().length() > 500)) {
+                throw ApiException.of(ErrorCode.INVALID_FIELD, "note", "`note` must be a string of at most 500 "
+                        + "characters.");
+            }
+            note = Optional.ofNullable(sent).filter(JsonNode::isTextual).map(JsonNode::textValue);
+        }
+        write(ctx, templates.restore(ctx.pathParam("template_id"), ctx.pathParam("version"), note));
+    }
+
+    private void schema(Context ctx) {
+        String id = ctx.pathParam("template_id");
+        var loaded = templates.load(id, Optional.ofNullable(ctx.queryParam("version")));
+        ctx.contentType("application/schema+json");
+        ctx.result(Json.write(VariableSchema.of(id, loaded.version())));
     }
 
     private void setAlias(Context ctx) {

@@ -100,6 +100,17 @@ final class TemplateService {
         });
     }
 
+    /** A new latest version with an older version's definition; {@code unchanged} when it is the latest already. */
+    Saved restore(String id, String versionReference, Optional<String> note) {
+        var source = load(id, Optional.of(versionReference));
+        requireWritable(source.head());
+        var input = new TemplateInput(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), source.version().definition(),
+                Optional.of(note.orElse("Restore version " + source.version().version())), Optional.empty(),
+                List.of());
+        return save(id, input, Optional.empty(), "restore");
+    }
+
     Loaded load(String id, Optional<String> versionReference) {
         return store.database().read(handle -> {
             TemplateHead head = live(store.head(handle, id).orElseThrow(() -> notFound(id)));
