@@ -134,6 +134,13 @@ class ErrorEnvelopeTest {
     }
 
     @Test
+    void jvmErrorsStillGetTheEnvelope() {
+        HttpReply reply = http.get("/probe/overflow");
+        reply.assertError(500, "internal_error", null);
+        assertThat(http.get("/health").status()).isEqualTo(200);
+    }
+
+    @Test
     void everyResponseCarriesARequestId() {
         assertThat(http.get("/health").header("x-request-id")).matches("req_[0-9a-f]{32}");
         assertThat(http.get("/nowhere").header("x-request-id")).matches("req_[0-9a-f]{32}");

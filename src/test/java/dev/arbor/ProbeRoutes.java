@@ -45,6 +45,9 @@ final class ProbeRoutes implements Consumer<Routes> {
                     }
                     Responses.ok(ctx, Map.of("run", runs.incrementAndGet()));
                 })
+                .get("/probe/overflow", "probe: a JVM error", ctx -> {
+                    throw new StackOverflowError("deep");
+                })
                 .get("/probe/boom", "probe: an unexpected failure", ctx -> {
                     throw new IllegalStateException("secret-looking detail that must not leak");
                 });

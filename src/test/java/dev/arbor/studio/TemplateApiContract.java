@@ -252,4 +252,44 @@ abstract class TemplateApiContract {
         assertThat(schema.at("/properties/message/maxLength").asInt()).isEqualTo(5000);
         assertThat(schema.path("additionalProperties").asBoolean()).isFalse();
     }
+
+    @Test
+    void starterTemplatesAreListedReadOnlyAndClonable() {
+        JsonNode builtins = http.get(T + "?origin=builtin&limit=100").json().path("data");
+        assertThat(builtins.size()).isGreaterThanOrEqualTo(20);
+        assertThat(builtins.findValuesAsText("origin")).containsOnly("builtin");
+        assertThat(builtins.findValuesAsText("id")).allMatch(id -> id.startsWith("builtin/"));
+
+        JsonNode support = http.get(T + "/builtin/support").json();
+        assertThat(support.path("origin").asText()).isEqualTo("builtin");
+        assertThat(support.at("/questions/team/type").asText()).isEqualTo("choice");
+        assertThat(support.at("/metadata/studio.group").asText()).isEqualTo("Support");
+        assertThat(http.get(T + "/builtin/support/versions/1").json().path("created_by").asText()).isEqualTo("studio");
+
+        http.put(T + "/builtin/support", "{\"questions\": {\"q\": {\"type\": \"noul\"}}}")
+                .assertError(403, "template_read_only", null);
+        http.put(T + "/builtin/brand-new", "{\"questions\": {\"q\": {\"type\": \"noul\"}}}")
+                .assertError(403, "template_read_only", null);
+        http.patch(T + "/builtin/support", "{\"description\": \"mine now\"}").assertError(403, "template_read_only", null);
+        http.delete(T + "/builtin/support?confirm=builtin/support").assertError(403, "template_read_only", null);
+        http.action(T + "/builtin/support/archive").assertError(403, "template_read_only", null);
+        http.put(T + "/builtin/support/aliases/stable", "{\"version\": 1}").assertError(403, "template_read_only", null);
+        http.post(T, triage("builtin", "[\"a\"]")).assertError(400, "invalid_field", "id");
+
+        HttpReply clone = http.post(T, "{\"id\": \"my-support\", \"from\": {\"template\": \"builtin/support@1\"}}");
+        assertThat(clone.status()).isEqualTo(201);
+        assertThat(clone.json().path("origin").asText()).isEqualTo("user");
+        assertThat(clone.json().path("content_hash").asText()).isEqualTo(support.path("content_hash").asText());
+        assertThat(http.get(T + "/my-support/versions/1").json().path("source").asText()).isEqualTo("clone");
+
+        HttpReply narrowed = http.post(T, "{\"id\": \"my-support-2\", \"from\": {\"template\": \"builtin/support\"},"
+                + " \"questions\": {\"urgent\": {\"type\": \"noul\"}}}");
+        assertThat(narrowed.json().path("questions").size()).isEqualTo(1);
+
+        http.post(T, "{\"id\": \"c3\", \"from\": \"builtin/support\"}").assertError(400, "invalid_field", "from.template");
+        http.post(T, "{\"id\": \"c3\", \"from\": {\"template\": \"nowhere@1\"}}")
+                .assertError(404, "template_not_found", "from.template");
+        http.post(T, "{\"id\": \"c3\", \"from\": {\"template\": \"builtin/support@9\"}}")
+                .assertError(404, "template_version_not_found", "from.template");
+    }
 }

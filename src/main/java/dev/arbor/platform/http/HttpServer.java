@@ -88,6 +88,7 @@ public final class HttpServer {
             cfg.http.prefer405over404 = true;
             cfg.http.maxRequestSize = config.maxBodyBytes();
             cfg.router.ignoreTrailingSlashes = true;
+            cfg.router.javaLangErrorHandler(this::fatal);
             cfg.jetty.modifyServer(server -> {
                 server.setStopTimeout(DRAIN.toMillis());
                 server.setStopAtShutdown(false);
@@ -153,6 +154,24 @@ public final class HttpServer {
         String route = matched == null ? "unmatched" : matched.path;
         metrics.record(ctx.method().name(), route, ctx.statusCode(), nanos);
         accessLog.request(ctx.method().name(), ctx.path(), ctx.statusCode(), nanos, Requests.id(ctx));
+    }
+
+    /** A JVM error (out of memory, stack overflow) inside a request: still the envelope, never a bare 500. */
+    private void fatal(jakarta.servlet.http.HttpServletResponse response, Error error) {
+        String requestId = response.getHeader("x-request-id");
+        LOG.error("fatal error serving request {}", requestId, error);
+        if (response.isCommitted()) {
+            return;
+        }
+        try {
+            response.setStatus(500);
+            response.setContentType("application/json");
+            response.getOutputStream().write(Json.write(Responses.envelope(ApiException.of(ErrorCode.INTERNAL_ERROR,
+                    null, "The server failed unexpectedly; the request id identifies it in the server log."),
+                    requestId == null ? "" : requestId)));
+        } catch (java.io.IOException e) {
+            LOG.warn("could not report the failure of request {}", requestId);
+        }
     }
 
     private static ApiException fromJavalin(HttpResponseException e, Context ctx) {

@@ -31,9 +31,10 @@ record TemplateInput(Optional<String> id, Optional<String> name, Optional<String
         var reader = BodyReader.of(body);
         Optional<String> id = reader.string("id", false, 64);
         id.ifPresent(value -> {
-            if (!ID.matcher(value).matches()) {
+            if (!ID.matcher(value).matches() || value.equals("builtin")) {
                 reader.reject("id", ErrorCode.INVALID_FIELD, value.startsWith("builtin/")
                         ? "may not start with builtin/, which is kept for starter templates"
+                        : value.equals("builtin") ? "is kept for starter templates"
                         : "must be 1 to 64 characters of a-z, 0-9, _ and -, starting with a letter or digit");
             }
         });

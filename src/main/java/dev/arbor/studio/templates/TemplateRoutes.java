@@ -40,44 +40,74 @@ final class TemplateRoutes {
     }
 
     void addTo(Routes routes) {
-        routes.group("studio.templates")
-                .post(BASE, "Create a template", this::create)
-                .get(BASE, "List templates", this::list)
-                .get(BASE + "/{template_id}", "Get a template (latest version, or ?version=)", this::get)
-                .put(BASE + "/{template_id}", "Create or replace a template; a new definition makes a new version",
-                        this::put)
-                .patch(BASE + "/{template_id}", "Merge-patch a template; a changed definition makes a new version",
-                        this::patch)
-                .delete(BASE + "/{template_id}", "Delete a template (needs ?confirm=<id>)", this::delete)
-                .action(BASE + "/{template_id}/archive", "Archive a template (it still works)", ctx -> archive(ctx, true))
-                .action(BASE + "/{template_id}/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
-                .get(BASE + "/{template_id}/versions", "List a template's versions", this::versions)
-                .get(BASE + "/{template_id}/versions/{version}", "Get a version by number, alias or latest",
-                        this::version)
-                .get(BASE + "/{template_id}/versions/{version}/diff", "What changed between two versions",
-                        this::diff)
-                .action(BASE + "/{template_id}/versions/{version}/restore",
-                        "Make an older version's definition the latest again", this::restore)
-                .get(BASE + "/{template_id}/schema", "JSON Schema of a version's variables", this::schema)
-                .put(BASE + "/{template_id}/aliases/{alias}", "Point an alias at a version", this::setAlias)
-                .delete(BASE + "/{template_id}/aliases/{alias}", "Remove an alias", this::deleteAlias);
+        var group = routes.group("studio.templates")
+                .post(BASE, "Create a template (or clone one with `from`)", this::create)
+                .get(BASE, "List templates", this::list);
+        // Starter templates have two-segment ids (builtin/<name>): each route is there for them too, first.
+        for (String one : List.of(BASE + "/builtin/{builtin_name}", BASE + "/{template_id}")) {
+            group.get(one, "Get a template (latest version, or ?version=)", this::get)
+                    .put(one, "Create or replace a template; a new definition makes a new version", this::put)
+                    .patch(one, "Merge-patch a template; a changed definition makes a new version", this::patch)
+                    .delete(one, "Delete a template (needs ?confirm=<id>)", this::delete)
+                    .action(one + "/archive", "Archive a template (it still works)", ctx -> archive(ctx, true))
+                    .action(one + "/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
+                    .get(one + "/versions", "List a template's versions", this::versions)
+                    .get(one + "/versions/{version}", "Get a version by number, alias or latest", this::version)
+                    .get(one + "/versions/{version}/diff", "What changed between two versions", this::diff)
+                    .action(one + "/versions/{version}/restore", "Make an older version's definition the latest again",
+                            this::restore)
+                    .get(one + "/schema", "JSON Schema of a version's variables", this::schema)
+                    .put(one + "/aliases/{alias}", "Point an alias at a version", this::setAlias)
+                    .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias);
+        }
+    }
+
+    /** The template id of the path: {@code builtin/<name>} or a user template's id. */
+    private static String templateId(Context ctx) {
+        return ctx.pathParamMap().containsKey("builtin_name")
+                ? StarterTemplates.PREFIX + ctx.pathParam("builtin_name") : ctx.pathParam("template_id");
     }
 
     private void create(Context ctx) {
-        TemplateInput input = TemplateInput.parse(body(ctx));
-        var saved = templates.create(input);
-        write(ctx, saved);
+        ObjectNode body = body(ctx);
+        if (!body.has("from")) {
+            write(ctx, templates.create(TemplateInput.parse(body), "api"));
+            return;
+        }
+        JsonNode from = body.get("from");
+        JsonNode reference = from.path("template");
+        if (!from.isObject() || !reference.isTextual() || reference.textValue().isBlank()) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "from.template", "`from` must be {\"template\": "
+                    + "\"<id>[@<version or alias>]\"}, naming the template version to copy.");
+        }
+        TemplateService.Loaded source;
+        try {
+            source = templates.reference(reference.textValue());
+        } catch (ApiException e) {
+            throw ApiException.of(e.code(), "from.template", e.problems().getFirst().message());
+        }
+        ObjectNode clone = body.deepCopy();
+        clone.remove("from");
+        for (String field : TemplateInput.DEFINITION_FIELDS) {
+            if (!clone.has(field)) {
+                clone.set(field, source.version().definition().get(field));
+            }
+        }
+        if (!clone.has("note")) {
+            clone.put("note", "Cloned from " + source.head().id() + "@" + source.version().version());
+        }
+        write(ctx, templates.create(TemplateInput.parse(clone), "clone"));
     }
 
     private void put(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         Optional<Integer> ifMatch = ifMatch(ctx);
         TemplateInput input = TemplateInput.parse(body(ctx));
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
 
     private void patch(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         Optional<Integer> ifMatch = ifMatch(ctx);
         ObjectNode patch = body(ctx);
         var problems = new Problems();
@@ -107,7 +137,7 @@ final class TemplateRoutes {
     }
 
     private void get(Context ctx) {
-        var loaded = templates.load(ctx.pathParam("template_id"), Optional.ofNullable(ctx.queryParam("version")));
+        var loaded = templates.load(templateId(ctx), Optional.ofNullable(ctx.queryParam("version")));
         ctx.header("etag", etag(loaded.head()));
         Responses.ok(ctx, view(loaded.head(), loaded.version(), loaded.aliases(), true));
     }
@@ -141,7 +171,7 @@ final class TemplateRoutes {
     }
 
     private void delete(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         String confirm = ctx.queryParam("confirm");
         if (confirm == null || !confirm.equals(id)) {
             throw ApiException.of(ErrorCode.CONFIRMATION_REQUIRED, "confirm", "Deleting a template needs "
@@ -162,11 +192,11 @@ final class TemplateRoutes {
     }
 
     private void archive(Context ctx, boolean archived) {
-        write(ctx, templates.setArchived(ctx.pathParam("template_id"), archived));
+        write(ctx, templates.setArchived(templateId(ctx), archived));
     }
 
     private void versions(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         Page page = Page.from(ctx);
         Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
         Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
@@ -201,7 +231,7 @@ final class TemplateRoutes {
     }
 
     private void version(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         Map<String, Object> body = store.database().read(handle -> {
             TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
             Map<String, Integer> aliases = store.aliases(handle, head);
@@ -212,7 +242,7 @@ final class TemplateRoutes {
     }
 
     private void diff(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         var to = templates.load(id, Optional.of(ctx.pathParam("version")));
         String against = ctx.queryParam("against");
         if (against == null && to.version().version() == 1) {
@@ -246,18 +276,18 @@ final class TemplateRoutes {
             }
             note = Optional.ofNullable(sent).filter(JsonNode::isTextual).map(JsonNode::textValue);
         }
-        write(ctx, templates.restore(ctx.pathParam("template_id"), ctx.pathParam("version"), note));
+        write(ctx, templates.restore(templateId(ctx), ctx.pathParam("version"), note));
     }
 
     private void schema(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         var loaded = templates.load(id, Optional.ofNullable(ctx.queryParam("version")));
         ctx.contentType("application/schema+json");
         ctx.result(Json.write(VariableSchema.of(id, loaded.version())));
     }
 
     private void setAlias(Context ctx) {
-        String id = ctx.pathParam("template_id");
+        String id = templateId(ctx);
         String alias = checkAlias(ctx.pathParam("alias"));
         JsonNode version = Requests.jsonObject(ctx).get("version");
         if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() < 1) {
@@ -276,7 +306,7 @@ final class TemplateRoutes {
 
     private void deleteAlias(Context ctx) {
         String alias = checkAlias(ctx.pathParam("alias"));
-        templates.deleteAlias(ctx.pathParam("template_id"), alias);
+        templates.deleteAlias(templateId(ctx), alias);
         Responses.ok(ctx, Map.of("id", alias, "object", "template.alias.deleted", "deleted", true));
     }
 

@@ -2,22 +2,16 @@ package dev.arbor.studio.templates;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 
@@ -39,16 +33,16 @@ final class TemplateService {
     }
 
     /** {@code POST /templates}: creates, or answers {@code unchanged} for the same definition under the same id. */
-    Saved create(TemplateInput input) {
+    Saved create(TemplateInput input, String source) {
         String id = input.id().orElseThrow(() -> ApiException.of(ErrorCode.MISSING_FIELD, "id", "`id` is required."));
         return store.database().write(handle -> {
             Optional<TemplateHead> existing = store.headForUpdate(handle, id);
             if (existing.isEmpty()) {
-                return insert(handle, id, input, "api");
+                return insert(handle, id, input, source);
             }
             TemplateHead head = live(existing.get());
             TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
-            if (!latest.contentHash().equals(contentHash(input.definition()))) {
+            if (!latest.contentHash().equals(TemplateVersion.hash(input.definition()))) {
                 throw ApiException.of(ErrorCode.TEMPLATE_EXISTS, "id", "A template '" + id + "' exists with another "
                         + "definition; save a new version with PUT or PATCH /v1/studio/templates/" + id + ".");
             }
@@ -61,6 +55,9 @@ final class TemplateService {
      * fields not sent take their defaults; a different definition makes a new version.
      */
     Saved save(String id, TemplateInput input, Optional<Integer> ifMatch, String source) {
+        if (id.startsWith(StarterTemplates.PREFIX)) {
+            throw readOnly(id);
+        }
         if (input.id().isPresent() && !input.id().get().equals(id)) {
             throw ApiException.of(ErrorCode.INVALID_FIELD, "id", "`id` is '" + input.id().get()
                     + "' but the path names '" + id + "'.");
@@ -74,7 +71,7 @@ final class TemplateService {
             requireWritable(head);
             checkVersion(head, ifMatch.or(input::baseVersion));
             TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
-            String hash = contentHash(input.definition());
+            String hash = TemplateVersion.hash(input.definition());
             boolean newDefinition = !hash.equals(latest.contentHash());
             if (newDefinition && head.archived()) {
                 throw ApiException.of(ErrorCode.TEMPLATE_ARCHIVED, null, "Template '" + id + "' is archived; "
@@ -208,12 +205,10 @@ final class TemplateService {
         return new Saved(201, "created", head, version, store.aliases(handle, head), input.warnings());
     }
 
-    private TemplateVersion newVersion(String id, int number, TemplateInput input, String source,
-                                       Optional<Integer> base, ObjectNode changes, long now) {
-        ObjectNode definition = input.definition();
-        return new TemplateVersion(id, number, input.note().orElse(number == 1 ? "First version" : ""),
-                contentHash(definition), hash(definition.get("questions")),
-                hash(sortedKeys(definition.get("questions"))), source, base, definition, changes, now, "local");
+    private static TemplateVersion newVersion(String id, int number, TemplateInput input, String source,
+                                              Optional<Integer> base, ObjectNode changes, long now) {
+        return TemplateVersion.create(id, number, input.note().orElse(number == 1 ? "First version" : ""),
+                input.definition(), source, base, changes, now, "local");
     }
 
     private static TemplateHead withHead(TemplateHead head, TemplateInput input, long now, int latest) {
@@ -241,9 +236,21 @@ final class TemplateService {
 
     static void requireWritable(TemplateHead head) {
         if (head.builtin()) {
-            throw ApiException.of(ErrorCode.TEMPLATE_READ_ONLY, null, "Starter template '" + head.id() + "' is "
-                    + "read-only; clone it with {\"from\": {\"template\": \"" + head.id() + "\"}} to change it.");
+            throw readOnly(head.id());
         }
+    }
+
+    private static ApiException readOnly(String id) {
+        return ApiException.of(ErrorCode.TEMPLATE_READ_ONLY, null, "Starter template '" + id + "' is read-only; "
+                + "clone it with POST /v1/studio/templates {\"id\": \"...\", \"from\": {\"template\": \"" + id
+                + "\"}} to change it.");
+    }
+
+    /** {@code id}, {@code id@3} or {@code id@alias}: the version a reference names. */
+    Loaded reference(String reference) {
+        int at = reference.lastIndexOf('@');
+        return at < 0 ? load(reference, Optional.empty())
+                : load(reference.substring(0, at), Optional.of(reference.substring(at + 1)));
     }
 
     private static TemplateHead live(TemplateHead head) {
@@ -256,29 +263,6 @@ final class TemplateService {
 
     static ApiException notFound(String id) {
         return ApiException.of(ErrorCode.TEMPLATE_NOT_FOUND, "template", "There is no template '" + id + "'.");
-    }
-
-    /** {@code sha256:<hex>} of the definition's normal form, the identity of a definition. */
-    static String contentHash(JsonNode definition) {
-        return hash(definition);
-    }
-
-    private static String hash(JsonNode node) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(Json.writeString(node).getBytes(StandardCharsets.UTF_8));
-            return "sha256:" + HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static ObjectNode sortedKeys(JsonNode questions) {
-        var sorted = new TreeMap<String, JsonNode>();
-        questions.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
-        ObjectNode node = Json.object();
-        sorted.forEach(node::set);
-        return node;
     }
 
     /** "1–3, 5": versions as ranges, for messages. */

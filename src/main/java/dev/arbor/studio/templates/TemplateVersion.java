@@ -2,8 +2,15 @@ package dev.arbor.studio.templates;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /** One immutable version of a template's definition. */
 record TemplateVersion(String templateId, int version, String note, String contentHash, String questionsHash,
@@ -20,5 +27,26 @@ record TemplateVersion(String templateId, int version, String note, String conte
         requireNonNull(definition, "definition");
         requireNonNull(changes, "changes");
         requireNonNull(createdBy, "createdBy");
+    }
+
+    /** A new version of {@code definition} (in normal form), with its hashes. */
+    static TemplateVersion create(String templateId, int version, String note, ObjectNode definition, String source,
+                                  Optional<Integer> baseVersion, ObjectNode changes, long now, String createdBy) {
+        JsonNode questions = definition.get("questions");
+        var sorted = new TreeMap<String, JsonNode>();
+        questions.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        return new TemplateVersion(templateId, version, note, hash(definition), hash(questions),
+                hash(Json.mapper().valueToTree(sorted)), source, baseVersion, definition, changes, now, createdBy);
+    }
+
+    /** {@code sha256:<hex>} of a value's JSON text: for a definition in normal form, its identity. */
+    static String hash(JsonNode node) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(Json.writeString(node).getBytes(StandardCharsets.UTF_8));
+            return "sha256:" + HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -9,9 +9,11 @@ public final class Templates {
     private final TemplateStore store;
     private final TemplateService service;
 
+    /** Opens the templates and seeds the starter templates. */
     public Templates(Database database, Clock clock) {
         this.store = new TemplateStore(database);
         this.service = new TemplateService(store, clock);
+        StarterTemplates.seed(store, clock);
     }
 
     public void addRoutes(Routes routes) {
