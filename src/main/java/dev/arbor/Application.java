@@ -3,6 +3,7 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.models.Models;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.HttpServer;
@@ -28,10 +29,12 @@ public final class Application implements AutoCloseable {
             SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
-            var templates = new Templates(database, clock);
+            var models = new Models(config.testModels());
+            var templates = new Templates(database, clock, models);
 
             var routes = new Routes();
             access.addRoutes(routes);
+            models.addRoutes(routes);
             templates.addRoutes(routes);
             extraRoutes.accept(routes);
 

@@ -292,4 +292,37 @@ abstract class TemplateApiContract {
         http.post(T, "{\"id\": \"c3\", \"from\": {\"template\": \"builtin/support@9\"}}")
                 .assertError(404, "template_version_not_found", "from.template");
     }
+
+    @Test
+    void compatibilityWithEveryModel() {
+        String template = """
+                {"id": "photo-check", "modalities": ["text", "image"],
+                 "variables": {"photo": {"type": "image"}, "note": {"type": "string"}},
+                 "state": "{{note}}",
+                 "questions": {"kind": {"type": "choice", "criteria": ["a", "b", "c", "d", "e"]},
+                               "quality": {"type": "score", "criteria": ["bad", "ok", "good"]}}%s}""";
+        HttpReply created = http.post(T, template.formatted(", \"model\": \"hash-small\""));
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.json().path("warnings").findValuesAsText("code")).containsOnly("default_model_incompatible");
+        assertThat(created.json().path("warnings").findValuesAsText("param")).containsOnly("model");
+
+        JsonNode report = http.get(T + "/photo-check/compatibility").json();
+        assertThat(report.path("object").asText()).isEqualTo("template.compatibility");
+        JsonNode small = report.path("models").findParents("model").stream()
+                .filter(m -> m.path("model").asText().equals("hash-small")).findFirst().orElseThrow();
+        assertThat(small.path("ok").asBoolean()).isFalse();
+        assertThat(small.path("problems").findValuesAsText("code")).containsExactly("type_not_supported",
+                "too_many_options", "modality_not_supported", "context_too_small");
+        JsonNode big = report.path("models").findParents("model").stream()
+                .filter(m -> m.path("model").asText().equals("hash-decider")).findFirst().orElseThrow();
+        assertThat(big.path("ok").asBoolean()).isTrue();
+        assertThat(http.get(T + "/photo-check?include=compatibility").json().path("compatibility").size())
+                .isEqualTo(report.path("models").size());
+
+        http.post(T, template.replace("photo-check", "p2").formatted(", \"model\": \"gpt-9\""))
+                .assertError(400, "invalid_field", "model");
+        http.post(T, template.replace("photo-check", "p3")
+                        .formatted(", \"settings\": {\"models\": {\"gpt-9\": {\"temperature\": 2}}}"))
+                .assertError(400, "invalid_field", "settings.models.gpt-9");
+    }
 }

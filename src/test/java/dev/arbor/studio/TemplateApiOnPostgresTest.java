@@ -6,6 +6,6 @@ import java.util.Map;
 class TemplateApiOnPostgresTest extends TemplateApiContract {
     @Override
     Map<String, String> environment() {
-        return Map.of("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
+        return Map.of("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl(), "ARBOR_TEST_MODELS", "1");
     }
 }

@@ -5,6 +5,6 @@ import java.util.Map;
 class TemplateApiOnSqliteTest extends TemplateApiContract {
     @Override
     Map<String, String> environment() {
-        return Map.of();
+        return Map.of("ARBOR_TEST_MODELS", "1");
     }
 }

@@ -22,11 +22,12 @@ import java.util.Optional;
  * @param trustedProxies peers whose {@code X-Forwarded-For} names the real client
  * @param maxBodyBytes the largest request body accepted
  * @param logLevel the least important log level written; request lines are INFO
+ * @param testModels whether the deterministic test models are in the catalog ({@code ARBOR_TEST_MODELS=1})
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
-                     long maxBodyBytes, String logLevel) {
+                     long maxBodyBytes, String logLevel, boolean testModels) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -86,7 +87,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 list(values, "ARBOR_OUTBOUND_ALLOW"),
                 list(values, "ARBOR_TRUSTED_PROXIES"),
                 text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES),
-                text(values, "ARBOR_LOG_LEVEL").orElse("INFO"));
+                text(values, "ARBOR_LOG_LEVEL").orElse("INFO"),
+                text(values, "ARBOR_TEST_MODELS").map(v -> v.equals("1") || v.equalsIgnoreCase("true")).orElse(false));
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {

@@ -45,9 +45,11 @@ final class DefinitionValidator {
     private final Set<String> referenced = new HashSet<>();
     private final Set<String> boundToCriteria = new HashSet<>();
     private final Map<String, QuestionType> questionTypes = new LinkedHashMap<>();
+    private final Set<String> knownModels;
 
-    private DefinitionValidator(Problems problems) {
+    private DefinitionValidator(Problems problems, Set<String> knownModels) {
         this.problems = problems;
+        this.knownModels = knownModels;
     }
 
     /** The raw definition fields of a request, each null when absent. */
@@ -57,8 +59,9 @@ final class DefinitionValidator {
     /** The normal form and the warnings; meaningful only when {@code problems} stayed empty. */
     record Result(ObjectNode definition, List<Warning> warnings) {}
 
-    static Result validate(Fields fields, Problems problems) {
-        var validator = new DefinitionValidator(problems);
+    /** @param knownModels the registry's model ids, which {@code model} and {@code settings.models} may name */
+    static Result validate(Fields fields, Problems problems, Set<String> knownModels) {
+        var validator = new DefinitionValidator(problems, knownModels);
         ObjectNode definition = validator.run(fields);
         return new Result(definition, List.copyOf(validator.warnings));
     }
@@ -634,6 +637,10 @@ final class DefinitionValidator {
             invalid("model", "must be a model id or null");
             return NullNode.getInstance();
         }
+        if (!knownModels.contains(node.textValue())) {
+            invalid("model", "names no model of the registry" + knownModelList()
+                    + Placeholders.didYouMean(node.textValue(), knownModels));
+        }
         return node;
     }
 
@@ -728,7 +735,11 @@ final class DefinitionValidator {
         for (var entries = node.properties().iterator(); entries.hasNext(); ) {
             var entry = entries.next();
             String modelParam = ParamPath.key(param, entry.getKey());
-            if (entry.getKey().isBlank() || !entry.getValue().isObject()) {
+            if (!knownModels.contains(entry.getKey())) {
+                invalid(modelParam, "names no model of the registry" + knownModelList());
+                continue;
+            }
+            if (!entry.getValue().isObject()) {
                 invalid(modelParam, "must be an object of settings for that model");
                 continue;
             }
@@ -839,6 +850,11 @@ final class DefinitionValidator {
     }
 
     // ---- helpers
+
+    private String knownModelList() {
+        return knownModels.isEmpty() ? " (there are none)" : " (models: " + String.join(", ",
+                new java.util.TreeSet<>(knownModels)) + ")";
+    }
 
     private void invalid(String param, String why) {
         problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` " + why + ".");

@@ -38,7 +38,7 @@ final class StarterTemplates {
         String id = PREFIX + scenario.path("id").asText();
         var problems = new Problems();
         var result = DefinitionValidator.validate(new DefinitionValidator.Fields(scenario.get("modalities"), null,
-                null, scenario.get("questions"), null, null, null), problems);
+                null, scenario.get("questions"), null, null, null), problems, java.util.Set.of());
         if (!problems.isEmpty()) {
             throw new IllegalStateException("starter template " + id + " is invalid: " + problems.list());
         }

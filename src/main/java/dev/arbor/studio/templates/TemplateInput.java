@@ -27,7 +27,7 @@ record TemplateInput(Optional<String> id, Optional<String> name, Optional<String
     static final List<String> DEFINITION_FIELDS =
             List.of("modalities", "variables", "state", "questions", "model", "settings", "extensions");
 
-    static TemplateInput parse(ObjectNode body) {
+    static TemplateInput parse(ObjectNode body, Set<String> knownModels) {
         var reader = BodyReader.of(body);
         Optional<String> id = reader.string("id", false, 64);
         id.ifPresent(value -> {
@@ -63,10 +63,17 @@ record TemplateInput(Optional<String> id, Optional<String> name, Optional<String
             fields[i] = reader.node(DEFINITION_FIELDS.get(i), false).orElse(null);
         }
         var result = DefinitionValidator.validate(new DefinitionValidator.Fields(fields[0], fields[1], fields[2],
-                fields[3], fields[4], fields[5], fields[6]), reader.problems());
+                fields[3], fields[4], fields[5], fields[6]), reader.problems(), knownModels);
         var warnings = new ArrayList<>(reader.finish());
         warnings.addAll(result.warnings());
         return new TemplateInput(id, name.map(String::trim), description, metadata, storage, retention,
                 result.definition(), note, baseVersion, List.copyOf(warnings));
+    }
+
+    TemplateInput withMoreWarnings(List<Warning> more) {
+        var all = new ArrayList<>(warnings);
+        all.addAll(more);
+        return new TemplateInput(id, name, description, metadata, storage, retentionDays, definition, note,
+                baseVersion, List.copyOf(all));
     }
 }

@@ -3,7 +3,10 @@ package dev.arbor.studio.templates;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.Model;
+import dev.arbor.models.Models;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -12,6 +15,8 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.WarningCode;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,10 +38,44 @@ final class TemplateRoutes {
 
     private final TemplateService templates;
     private final TemplateStore store;
+    private final Models models;
 
-    TemplateRoutes(TemplateService templates, TemplateStore store) {
+    TemplateRoutes(TemplateService templates, TemplateStore store, Models models) {
         this.templates = requireNonNull(templates, "templates");
         this.store = requireNonNull(store, "store");
+        this.models = requireNonNull(models, "models");
+    }
+
+    /** A template body, checked; warns when the default model it names could not run it. */
+    private TemplateInput input(ObjectNode body) {
+        Set<String> known = new java.util.HashSet<>();
+        models.list().forEach(model -> known.add(model.id()));
+        TemplateInput input = TemplateInput.parse(body, known);
+        JsonNode model = input.definition().path("model");
+        if (!model.isTextual()) {
+            return input;
+        }
+        var warnings = new ArrayList<Warning>();
+        models.find(model.textValue()).ifPresent(found -> found.facts().problems(TemplateNeeds.of(input.definition()))
+                .forEach(problem -> warnings.add(new Warning(WarningCode.DEFAULT_MODEL_INCOMPATIBLE,
+                        "The default model " + found.id() + " cannot run this template: " + problem.message(),
+                        "model"))));
+        return input.withMoreWarnings(warnings);
+    }
+
+    private ArrayNode compatibility(TemplateVersion version) {
+        ArrayNode list = Json.mapper().createArrayNode();
+        for (Model model : models.list()) {
+            var problems = model.facts().problems(TemplateNeeds.of(version.definition()));
+            ObjectNode entry = list.addObject();
+            entry.put("model", model.id());
+            entry.put("name", model.name());
+            entry.put("status", model.status());
+            entry.put("ok", problems.isEmpty());
+            entry.set("problems", Json.mapper().valueToTree(problems));
+            entry.set("notes", Json.mapper().valueToTree(TemplateNeeds.notes(version.definition(), model.facts())));
+        }
+        return list;
     }
 
     void addTo(Routes routes) {
@@ -57,6 +96,7 @@ final class TemplateRoutes {
                     .action(one + "/versions/{version}/restore", "Make an older version's definition the latest again",
                             this::restore)
                     .get(one + "/schema", "JSON Schema of a version's variables", this::schema)
+                    .get(one + "/compatibility", "Which models can run a version", this::compatibilityRoute)
                     .put(one + "/aliases/{alias}", "Point an alias at a version", this::setAlias)
                     .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias);
         }
@@ -71,7 +111,7 @@ final class TemplateRoutes {
     private void create(Context ctx) {
         ObjectNode body = body(ctx);
         if (!body.has("from")) {
-            write(ctx, templates.create(TemplateInput.parse(body), "api"));
+            write(ctx, templates.create(input(body), "api"));
             return;
         }
         JsonNode from = body.get("from");
@@ -96,13 +136,13 @@ final class TemplateRoutes {
         if (!clone.has("note")) {
             clone.put("note", "Cloned from " + source.head().id() + "@" + source.version().version());
         }
-        write(ctx, templates.create(TemplateInput.parse(clone), "clone"));
+        write(ctx, templates.create(input(clone), "clone"));
     }
 
     private void put(Context ctx) {
         String id = templateId(ctx);
         Optional<Integer> ifMatch = ifMatch(ctx);
-        TemplateInput input = TemplateInput.parse(body(ctx));
+        TemplateInput input = input(body(ctx));
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
 
@@ -132,14 +172,29 @@ final class TemplateRoutes {
                 () -> editable.putNull("retention_days"));
         current.version().definition().properties().forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
         JsonNode merged = mergePatch(editable, patch);
-        TemplateInput input = TemplateInput.parse((ObjectNode) merged);
+        TemplateInput input = input((ObjectNode) merged);
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
 
     private void get(Context ctx) {
         var loaded = templates.load(templateId(ctx), Optional.ofNullable(ctx.queryParam("version")));
         ctx.header("etag", etag(loaded.head()));
-        Responses.ok(ctx, view(loaded.head(), loaded.version(), loaded.aliases(), true));
+        ObjectNode body = view(loaded.head(), loaded.version(), loaded.aliases(), true);
+        if ("compatibility".equals(ctx.queryParam("include"))) {
+            body.set("compatibility", compatibility(loaded.version()));
+        }
+        Responses.ok(ctx, body);
+    }
+
+    private void compatibilityRoute(Context ctx) {
+        String id = templateId(ctx);
+        var loaded = templates.load(id, Optional.ofNullable(ctx.queryParam("version")));
+        ObjectNode body = Json.object();
+        body.put("object", "template.compatibility");
+        body.put("template", id);
+        body.put("version", loaded.version().version());
+        body.set("models", compatibility(loaded.version()));
+        Responses.ok(ctx, body);
     }
 
     private void list(Context ctx) {

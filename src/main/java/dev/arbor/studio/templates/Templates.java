@@ -1,5 +1,6 @@
 package dev.arbor.studio.templates;
 
+import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import java.time.Clock;
@@ -8,15 +9,17 @@ import java.time.Clock;
 public final class Templates {
     private final TemplateStore store;
     private final TemplateService service;
+    private final Models models;
 
     /** Opens the templates and seeds the starter templates. */
-    public Templates(Database database, Clock clock) {
+    public Templates(Database database, Clock clock, Models models) {
         this.store = new TemplateStore(database);
         this.service = new TemplateService(store, clock);
+        this.models = models;
         StarterTemplates.seed(store, clock);
     }
 
     public void addRoutes(Routes routes) {
-        new TemplateRoutes(service, store).addTo(routes);
+        new TemplateRoutes(service, store, models).addTo(routes);
     }
 }

@@ -18,7 +18,7 @@ class SubstitutionTest {
         JsonNode body = Json.read(json);
         var problems = new Problems();
         var result = DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
-                body.get("variables"), body.get("state"), body.get("questions"), null, null, null), problems);
+                body.get("variables"), body.get("state"), body.get("questions"), null, null, null), problems, java.util.Set.of());
         assertThat(problems.list()).isEmpty();
         return result.definition();
     }

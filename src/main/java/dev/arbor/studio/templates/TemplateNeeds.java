@@ -1,0 +1,79 @@
+package dev.arbor.studio.templates;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.models.ModelFacts;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+
+/**
+ * What a template version asks of a model, once its questions are reduced to the primitive types models answer:
+ * multi to one yes/no per option, rank to choice, number to score.
+ */
+final class TemplateNeeds {
+    private TemplateNeeds() {}
+
+    static ModelFacts.Needs of(JsonNode definition) {
+        var types = new HashSet<String>();
+        int largest = 0;
+        int count = 0;
+        for (JsonNode question : definition.path("questions")) {
+            JsonNode criteria = question.path("criteria");
+            int options = criteria.isTextual() ? 0 : criteria.size();
+            switch (question.path("type").asText()) {
+                case "multi" -> {
+                    types.add("noul");
+                    largest = Math.max(largest, 2);
+                    count += Math.max(1, options);
+                }
+                case "noul" -> {
+                    types.add("noul");
+                    largest = Math.max(largest, 2);
+                    count++;
+                }
+                case "rank", "choice" -> {
+                    types.add("choice");
+                    largest = Math.max(largest, options);
+                    count++;
+                }
+                default -> { // score and number
+                    types.add("score");
+                    largest = Math.max(largest, options);
+                    count++;
+                }
+            }
+        }
+        var modalities = new HashSet<String>();
+        int longestText = 0;
+        for (JsonNode variable : definition.path("variables")) {
+            String type = variable.path("type").asText();
+            if ((type.equals("image") || type.equals("audio") || type.equals("video"))
+                    && variable.path("required").asBoolean()) {
+                modalities.add(type);
+            }
+            if (type.equals("string")) {
+                longestText = Math.max(longestText, variable.path("max_length").asInt(Variable.DEFAULT_MAX_LENGTH));
+            }
+        }
+        return new ModelFacts.Needs(types, largest, count, modalities, longestText / 4);
+    }
+
+    /** What a caller should know although nothing stops the model: media it cannot read, options set per call. */
+    static List<String> notes(JsonNode definition, ModelFacts facts) {
+        var notes = new ArrayList<String>();
+        definition.path("variables").properties().forEach(e -> {
+            String type = e.getValue().path("type").asText();
+            if ((type.equals("image") || type.equals("audio") || type.equals("video"))
+                    && !e.getValue().path("required").asBoolean() && !facts.modalities().contains(type)) {
+                notes.add("The optional " + type + " variable `" + e.getKey() + "` cannot be read by this model.");
+            }
+        });
+        definition.path("questions").properties().forEach(e -> {
+            if (e.getValue().path("criteria").isTextual()) {
+                notes.add("`" + e.getKey() + "` takes its options per decision; keep them to at most "
+                        + facts.maxOptions() + ".");
+            }
+        });
+        return List.copyOf(notes);
+    }
+}
