@@ -18,6 +18,7 @@ public final class Arbor {
               serve [--host H] [--port P] [--data DIR] [--database-url URL]
                         start the server (defaults: 127.0.0.1, 8420, ./data, SQLite in the data folder);
                         each flag mirrors ARBOR_HOST, ARBOR_PORT, ARBOR_DATA, ARBOR_DATABASE_URL
+              worker    (started by the server) run one model in its own process
               version   print the version
             """;
 
@@ -28,6 +29,7 @@ public final class Arbor {
         List<String> rest = Arrays.asList(args).subList(Math.min(1, args.length), args.length);
         switch (command) {
             case "serve" -> serve(rest);
+            case "worker" -> dev.arbor.models.Worker.main(rest);
             case "version", "--version" -> System.out.println("arbor " + version());
             case "help", "--help", "-h" -> System.out.print(USAGE);
             default -> {

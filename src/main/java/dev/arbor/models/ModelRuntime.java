@@ -1,0 +1,319 @@
+package dev.arbor.models;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each loaded model in its own worker process on loopback, so that a crash is an answer ({@code model_crashed})
+ * rather than a dead server, and ejecting a model gives its memory back. Decisions wait for a model that is loading
+ * (auto-load starts it), up to the load timeout.
+ */
+public final class ModelRuntime implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ModelRuntime.class);
+    /** A load that failed this recently is reported again rather than retried on every request. */
+    private static final Duration RETRY_FAILED_LOAD_AFTER = Duration.ofSeconds(60);
+
+    /** How long things may take, and whether decisions may start a model themselves. */
+    public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad) {
+        public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true);
+    }
+
+    private final Models models;
+    private final Path logDir;
+    private final Settings settings;
+    private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public ModelRuntime(Models models, Path logDir, Settings settings) {
+        this.models = requireNonNull(models, "models");
+        this.logDir = requireNonNull(logDir, "logDir");
+        this.settings = requireNonNull(settings, "settings");
+    }
+
+    /** One worker process and what it said about its load. */
+    private static final class WorkerHandle {
+        final Process process;
+        final CompletableFuture<Integer> port = new CompletableFuture<>();
+        final long startedAtMillis = System.currentTimeMillis();
+        volatile boolean ejected;
+
+        WorkerHandle(Process process) {
+            this.process = process;
+        }
+
+        boolean failed() {
+            return port.isCompletedExceptionally() && !ejected;
+        }
+    }
+
+    /** Where a model stands at run time: {@code loaded}, {@code loading}, {@code failed}, or its files' status. */
+    public String status(Model model) {
+        WorkerHandle handle = workers.get(model.id());
+        if (handle == null) {
+            return model.status();
+        }
+        if (handle.failed()) {
+            return "failed";
+        }
+        return handle.port.isDone() && handle.process.isAlive() ? "loaded" : "loading";
+    }
+
+    /** Starts loading a model unless it is loaded or loading; returns at once. */
+    public void load(String modelId, Map<String, String> options) {
+        Model model = models.require(modelId, "model_id");
+        workers.compute(model.id(), (id, existing) -> {
+            if (existing != null && !existing.failed() && existing.process.isAlive()) {
+                return existing;
+            }
+            return start(model, options);
+        });
+    }
+
+    /** Stops a model's worker; requests waiting for it get {@code model_ejected}. Returns whether one ran. */
+    public boolean eject(String modelId) {
+        WorkerHandle handle = workers.remove(modelId);
+        if (handle == null) {
+            return false;
+        }
+        handle.ejected = true;
+        handle.port.completeExceptionally(new IllegalStateException("ejected"));
+        handle.process.destroy();
+        try {
+            if (!handle.process.waitFor(5, TimeUnit.SECONDS)) {
+                handle.process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            handle.process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        return true;
+    }
+
+    /** The process id of a model's worker, when one runs. */
+    public Optional<Long> workerPid(String modelId) {
+        return Optional.ofNullable(workers.get(modelId)).filter(h -> h.process.isAlive()).map(h -> h.process.pid());
+    }
+
+    /** The last lines of a model's worker log. */
+    public List<String> logs(String modelId, int lines) {
+        Path log = logFile(modelId);
+        if (!Files.exists(log)) {
+            return List.of();
+        }
+        try {
+            List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return List.copyOf(all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Asks a model to score; loads it first when auto-load is on. Failures end in the contract's codes:
+     * {@code model_not_loaded}, {@code model_load_failed}, {@code model_load_timeout}, {@code model_ejected},
+     * {@code model_crashed}, {@code model_timeout}, {@code model_rejected_input}.
+     */
+    public Scoring.Answer score(String modelId, Scoring.Request request) {
+        Model model = models.require(modelId, "model");
+        WorkerHandle handle = ready(model);
+        int port = awaitPort(model, handle);
+        return ask(model, handle, port, request);
+    }
+
+    private WorkerHandle ready(Model model) {
+        WorkerHandle handle = workers.get(model.id());
+        if (handle != null && handle.failed()
+                && System.currentTimeMillis() - handle.startedAtMillis < RETRY_FAILED_LOAD_AFTER.toMillis()) {
+            return handle;
+        }
+        if (handle != null && !handle.failed() && (handle.process.isAlive() || !handle.port.isDone())) {
+            return handle;
+        }
+        if (!settings.autoLoad()) {
+            throw ApiException.of(ErrorCode.MODEL_NOT_LOADED, "model", "Model " + model.id() + " is not loaded and "
+                    + "auto-load is off; load it first (POST /models/" + model.id() + "/load).");
+        }
+        return workers.compute(model.id(), (id, existing) -> existing == null || existing.failed()
+                || (existing.port.isDone() && !existing.process.isAlive()) ? start(model, Map.of()) : existing);
+    }
+
+    private int awaitPort(Model model, WorkerHandle handle) {
+        long waitedMillis = System.currentTimeMillis() - handle.startedAtMillis;
+        long left = Math.max(1, settings.loadTimeout().toMillis() - waitedMillis);
+        try {
+            return handle.port.get(left, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw ApiException.of(ErrorCode.MODEL_LOAD_TIMEOUT, "model", "Model " + model.id() + " is still loading "
+                    + "after " + settings.loadTimeout().toMinutes() + " minutes; try again later.");
+        } catch (ExecutionException e) {
+            if (handle.ejected) {
+                throw ApiException.of(ErrorCode.MODEL_EJECTED, "model", "Model " + model.id()
+                        + " was ejected while this request waited for it.");
+            }
+            throw ApiException.of(ErrorCode.MODEL_LOAD_FAILED, "model", "Model " + model.id() + " could not load: "
+                    + e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a model", e);
+        }
+    }
+
+    private Scoring.Answer ask(Model model, WorkerHandle handle, int port, Scoring.Request request) {
+        var body = new LinkedHashMap<String, Object>();
+        body.put("state", request.state());
+        body.put("media", request.media());
+        body.put("questions", request.questions());
+        HttpResponse<String> response;
+        try {
+            response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/score"))
+                    .timeout(settings.answerTimeout())
+                    .header("content-type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(body)))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+        } catch (HttpTimeoutException e) {
+            throw ApiException.of(ErrorCode.MODEL_TIMEOUT, "model", "Model " + model.id() + " took longer than "
+                    + settings.answerTimeout().toSeconds() + " seconds to answer.");
+        } catch (IOException e) {
+            throw crashed(model, handle);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a model", e);
+        }
+        JsonNode json = Json.read(response.body());
+        return switch (response.statusCode()) {
+            case 200 -> answer(json);
+            case 422 -> throw ApiException.of(ErrorCode.MODEL_REJECTED_INPUT, null, "Model " + model.id()
+                    + " refused the input: " + json.path("error").asText());
+            default -> throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id()
+                    + " failed while answering: " + json.path("error").asText());
+        };
+    }
+
+    private ApiException crashed(Model model, WorkerHandle handle) {
+        try {
+            handle.process.waitFor(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (handle.ejected) {
+            return ApiException.of(ErrorCode.MODEL_EJECTED, "model", "Model " + model.id()
+                    + " was ejected while it answered.");
+        }
+        workers.remove(model.id(), handle);
+        String how = handle.process.isAlive() ? "stopped answering"
+                : "stopped while answering (" + exitReason(handle.process.exitValue()) + ")";
+        LOG.warn("worker for {} {}", model.id(), how);
+        return ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id() + " " + how
+                + "; the next decision starts it again.");
+    }
+
+    private static String exitReason(int code) {
+        return code == 137 || code == 143 || code < 0 ? "killed, exit code " + code
+                + ", often for lack of memory" : "exit code " + code;
+    }
+
+    private static Scoring.Answer answer(JsonNode json) {
+        var probabilities = new LinkedHashMap<String, List<Double>>();
+        json.path("probabilities").properties().forEach(e -> {
+            var values = new ArrayList<Double>();
+            e.getValue().forEach(p -> values.add(p.asDouble()));
+            probabilities.put(e.getKey(), values);
+        });
+        return new Scoring.Answer(probabilities, json.path("usage").path("input_tokens").asInt());
+    }
+
+    private WorkerHandle start(Model model, Map<String, String> options) {
+        var command = new ArrayList<String>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("-XX:+ExitOnOutOfMemoryError");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.arbor.Arbor");
+        command.add("worker");
+        command.add("--model");
+        command.add(model.id());
+        command.add("--engine");
+        command.add(model.engine());
+        options.forEach((key, value) -> {
+            command.add("--option");
+            command.add(key + "=" + value);
+        });
+        Process process;
+        try {
+            Files.createDirectories(logDir);
+            process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a worker for " + model.id(), e);
+        }
+        var handle = new WorkerHandle(process);
+        Thread.ofVirtual().name("arbor-worker-" + model.id()).start(() -> readFirstLine(model, handle));
+        LOG.info("starting a worker for {} (pid {})", model.id(), process.pid());
+        return handle;
+    }
+
+    private void readFirstLine(Model model, WorkerHandle handle) {
+        try (var out = new BufferedReader(new InputStreamReader(handle.process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line = out.readLine();
+            if (line != null && line.startsWith(Worker.READY)) {
+                handle.port.complete(Integer.parseInt(line.substring(Worker.READY.length()).trim()));
+                LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
+            } else if (line != null && line.startsWith(Worker.FAILED)) {
+                handle.port.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));
+            } else {
+                handle.process.waitFor(5, TimeUnit.SECONDS);
+                handle.port.completeExceptionally(new IllegalStateException("the worker exited while loading ("
+                        + (handle.process.isAlive() ? "no answer" : exitReason(handle.process.exitValue()))
+                        + "); see GET /models/" + model.id() + "/logs"));
+            }
+            while (out.readLine() != null) {
+                // drain, so that the worker never blocks on a full pipe
+            }
+        } catch (IOException | InterruptedException | NumberFormatException e) {
+            handle.port.completeExceptionally(new IllegalStateException("lost contact with the worker: "
+                    + e.getMessage()));
+        }
+    }
+
+    private Path logFile(String modelId) {
+        return logDir.resolve("worker-" + modelId.replaceAll("[^A-Za-z0-9._-]", "_") + ".log");
+    }
+
+    /** Stops every worker. */
+    @Override
+    public void close() {
+        List.copyOf(workers.keySet()).forEach(this::eject);
+    }
+}

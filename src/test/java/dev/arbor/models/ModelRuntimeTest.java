@@ -1,0 +1,136 @@
+package dev.arbor.models;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.arbor.platform.http.ApiException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real worker processes running the hash engine: answers, and every failure the runtime turns into a code. */
+class ModelRuntimeTest {
+    private static final Scoring.Request REQUEST = new Scoring.Request("Billed twice for March", List.of(), List.of(
+            new Scoring.Question("team", "choice", "Which team?", List.of(new Scoring.Option("billing", "billing", null),
+                    new Scoring.Option("tech", "tech", "bugs"), new Scoring.Option("sales", "sales", null))),
+            new Scoring.Question("urgent", "noul", "Urgent?", List.of(new Scoring.Option("false", "no", null),
+                    new Scoring.Option("true", "yes", null)))));
+
+    @TempDir
+    Path logs;
+
+    private ModelRuntime runtime;
+    private final Models models = new Models(true);
+
+    private ModelRuntime runtime(ModelRuntime.Settings settings) {
+        runtime = new ModelRuntime(models, logs, settings);
+        return runtime;
+    }
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    private static String code(Throwable e) {
+        return ((ApiException) e).code().code();
+    }
+
+    @Test
+    void autoLoadsAndAnswersDeterministically() {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        Model model = models.require("hash-decider", "model");
+        assertThat(runtime.status(model)).isEqualTo("downloaded");
+
+        Scoring.Answer first = runtime.score("hash-decider", REQUEST);
+        assertThat(runtime.status(model)).isEqualTo("loaded");
+        assertThat(first.probabilities().get("team")).hasSize(3);
+        assertThat(first.probabilities().get("team").stream().mapToDouble(Double::doubleValue).sum())
+                .isCloseTo(1.0, within(1e-9));
+        assertThat(first.probabilities().get("urgent")).hasSize(2);
+        assertThat(runtime.score("hash-decider", REQUEST)).isEqualTo(first);
+        assertThat(runtime.logs("hash-decider", 50)).isNotNull();
+    }
+
+    @Test
+    void withoutAutoLoadAnUnloadedModelIsRefused() {
+        var runtime = runtime(new ModelRuntime.Settings(Duration.ofMinutes(1), Duration.ofMinutes(1), false));
+        assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_not_loaded"));
+        runtime.load("hash-decider", Map.of());
+        assertThat(runtime.score("hash-decider", REQUEST).probabilities()).containsKey("team");
+    }
+
+    @Test
+    void aWorkerKilledMidAnswerIsACrash() throws Exception {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        runtime.load("hash-decider", Map.of("score_delay_ms", "20000"));
+        Awaitility.await().atMost(Duration.ofSeconds(60))
+                .until(() -> runtime.status(models.require("hash-decider", "m")).equals("loaded"));
+        CompletableFuture<Scoring.Answer> answering = CompletableFuture.supplyAsync(
+                () -> runtime.score("hash-decider", REQUEST));
+        Thread.sleep(500);
+        ProcessHandle.of(runtime.workerPid("hash-decider").orElseThrow()).orElseThrow().destroyForcibly();
+        assertThatThrownBy(() -> answering.get(30, TimeUnit.SECONDS))
+                .cause().satisfies(e -> assertThat(code(e)).isEqualTo("model_crashed"))
+                .hasMessageContaining("killed");
+    }
+
+    @Test
+    void aSlowAnswerTimesOut() {
+        var runtime = runtime(new ModelRuntime.Settings(Duration.ofMinutes(1), Duration.ofSeconds(1), true));
+        runtime.load("hash-decider", Map.of("score_delay_ms", "5000"));
+        assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_timeout"));
+    }
+
+    @Test
+    void aBrokenModelFailsToLoad() {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        runtime.load("hash-decider", Map.of("fail_load", "true"));
+        assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_load_failed"))
+                .hasMessageContaining("damaged");
+        assertThat(runtime.status(models.require("hash-decider", "m"))).isEqualTo("failed");
+        assertThat(String.join("\n", runtime.logs("hash-decider", 100))).doesNotContain("Exception in thread");
+    }
+
+    @Test
+    void aLoadLongerThanTheLimitTimesOut() {
+        var runtime = runtime(new ModelRuntime.Settings(Duration.ofSeconds(1), Duration.ofMinutes(1), true));
+        runtime.load("hash-decider", Map.of("load_delay_ms", "20000"));
+        assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_load_timeout"));
+    }
+
+    @Test
+    void ejectingWhileARequestWaitsAnswersEjected() throws Exception {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        runtime.load("hash-decider", Map.of("load_delay_ms", "20000"));
+        CompletableFuture<Scoring.Answer> waiting = CompletableFuture.supplyAsync(
+                () -> runtime.score("hash-decider", REQUEST));
+        Thread.sleep(300);
+        assertThat(runtime.eject("hash-decider")).isTrue();
+        assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS))
+                .cause().satisfies(e -> assertThat(code(e)).isEqualTo("model_ejected"));
+        assertThat(runtime.eject("hash-decider")).isFalse();
+        assertThat(runtime.status(models.require("hash-decider", "m"))).isEqualTo("downloaded");
+    }
+
+    @Test
+    void unknownModelsAreNotFound() {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        assertThatThrownBy(() -> runtime.score("gpt-9", REQUEST))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_not_found"));
+    }
+}
