@@ -3,6 +3,8 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.models.ModelRoutes;
+import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.db.Database;
@@ -19,6 +21,7 @@ import java.util.function.Consumer;
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
 public final class Application implements AutoCloseable {
     private final Database database;
+    private final ModelRuntime runtime;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes) {
@@ -30,11 +33,12 @@ public final class Application implements AutoCloseable {
             var access = new Access(database, clock, config.adminToken());
 
             var models = new Models(config.testModels());
+            this.runtime = new ModelRuntime(models, config.dataDir().resolve("logs"), ModelRuntime.Settings.DEFAULT);
             var templates = new Templates(database, clock, models);
 
             var routes = new Routes();
             access.addRoutes(routes);
-            models.addRoutes(routes);
+            new ModelRoutes(models, runtime).addTo(routes);
             templates.addRoutes(routes);
             extraRoutes.accept(routes);
 
@@ -71,10 +75,11 @@ public final class Application implements AutoCloseable {
         return server;
     }
 
-    /** Drains requests in flight, then closes the database. */
+    /** Drains requests in flight, stops the model workers, then closes the database. */
     @Override
     public void close() {
         server.stop();
+        runtime.close();
         database.close();
     }
 }

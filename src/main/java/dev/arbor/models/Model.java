@@ -22,7 +22,8 @@ public record Model(String id, String name, String engine, ModelFacts facts, Str
         requireNonNull(status, "status");
     }
 
-    Map<String, Object> toJson() {
+    /** The model as the API shows it, with its status at run time. */
+    Map<String, Object> toJson(String currentStatus) {
         var json = new LinkedHashMap<String, Object>();
         json.put("id", id);
         json.put("object", "model");
@@ -34,7 +35,7 @@ public record Model(String id, String name, String engine, ModelFacts facts, Str
         json.put("max_questions", facts.maxQuestions());
         json.put("context_tokens", facts.contextTokens());
         json.put("notes", facts.notes());
-        json.put("status", status);
+        json.put("status", currentStatus);
         return json;
     }
 }

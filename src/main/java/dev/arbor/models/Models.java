@@ -6,14 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Responses;
-import dev.arbor.platform.http.Routes;
-import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,29 +54,6 @@ public final class Models {
                 + "."));
     }
 
-    public void addRoutes(Routes routes) {
-        routes.group("studio.models")
-                .get("/v1/studio/models", "List the models decisions can run on", this::listRoute)
-                .get("/v1/studio/models/{model_id}", "Get a model", ctx -> getRoute(ctx, "model_id"));
-        routes.group("models")
-                .get("/models", "List the model registry", this::listRoute)
-                .get("/models/{model_id}", "Get a model of the registry", ctx -> getRoute(ctx, "model_id"));
-    }
-
-    private void listRoute(Context ctx) {
-        var data = new ArrayList<Object>();
-        var ids = new ArrayList<String>();
-        models.values().forEach(model -> {
-            data.add(model.toJson());
-            ids.add(model.id());
-        });
-        Responses.ok(ctx, Responses.list(data, ids, false));
-    }
-
-    private void getRoute(Context ctx, String param) {
-        Responses.ok(ctx, require(ctx.pathParam(param), param).toJson());
-    }
-
     static int modalityOrder(String a, String b) {
         return Integer.compare(MODALITIES.indexOf(a), MODALITIES.indexOf(b));
     }
@@ -95,7 +68,7 @@ public final class Models {
                 || entry.path("context_tokens").asInt() < 1) {
             throw new IllegalStateException("model catalog entry '" + id + "' is invalid: " + entry);
         }
-        var notes = new ArrayList<String>();
+        var notes = new java.util.ArrayList<String>();
         entry.path("notes").forEach(note -> notes.add(note.asText()));
         var facts = new ModelFacts(modalities, types, entry.path("max_options").asInt(),
                 entry.path("max_questions").asInt(), entry.path("context_tokens").asInt(), notes);

@@ -29,4 +29,23 @@ class ModelRoutesTest {
             assertThat(error.path("message").asText()).contains("hash-decider").contains("hash-small");
         }
     }
+
+    @Test
+    void adminsLoadAndEjectModels() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            var http = server.http();
+            var loading = http.action("/models/hash-decider/load");
+            assertThat(loading.status()).isEqualTo(202);
+            assertThat(loading.json().path("status").asText()).isIn("loading", "loaded");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
+                    http.get("/v1/studio/models/hash-decider").json().path("status").asText().equals("loaded"));
+            assertThat(http.get("/models/hash-decider/logs?lines=5").json().path("object").asText())
+                    .isEqualTo("model.logs");
+            http.get("/models/hash-decider/logs?lines=0").assertError(400, "invalid_parameter", "lines");
+            http.post("/models/hash-decider/load", "{\"options\": 3}").assertError(400, "invalid_field", "options");
+            assertThat(http.action("/models/hash-decider/eject").json().path("ejected").asBoolean()).isTrue();
+            assertThat(http.get("/models/hash-decider").json().path("status").asText()).isEqualTo("downloaded");
+            http.action("/models/gpt-9/load").assertError(404, "model_not_found", "model_id");
+        }
+    }
 }

@@ -1,0 +1,95 @@
+package dev.arbor.models;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.access.Access;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The registry's routes: {@code /v1/studio/models} for the studio, {@code /models} for admins (load, eject, logs). */
+public final class ModelRoutes {
+    private final Models models;
+    private final ModelRuntime runtime;
+
+    public ModelRoutes(Models models, ModelRuntime runtime) {
+        this.models = requireNonNull(models, "models");
+        this.runtime = requireNonNull(runtime, "runtime");
+    }
+
+    public void addTo(Routes routes) {
+        routes.group("studio.models")
+                .get("/v1/studio/models", "List the models decisions can run on", this::list)
+                .get("/v1/studio/models/{model_id}", "Get a model", this::get);
+        routes.group("models")
+                .get("/models", "List the model registry", this::list)
+                .get("/models/{model_id}", "Get a model of the registry", this::get)
+                .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
+                        this::load)
+                .action("/models/{model_id}/eject", "Stop a model's worker and free its memory", this::eject)
+                .get("/models/{model_id}/logs", "The last lines of a model's worker log", this::logs);
+    }
+
+    private void list(Context ctx) {
+        var data = new ArrayList<Object>();
+        var ids = new ArrayList<String>();
+        for (Model model : models.list()) {
+            data.add(model.toJson(runtime.status(model)));
+            ids.add(model.id());
+        }
+        Responses.ok(ctx, Responses.list(data, ids, false));
+    }
+
+    private void get(Context ctx) {
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        Responses.ok(ctx, model.toJson(runtime.status(model)));
+    }
+
+    private void load(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        var options = new LinkedHashMap<String, String>();
+        if (Requests.body(ctx).length > 0) {
+            JsonNode sent = Requests.jsonObject(ctx).path("options");
+            if (!sent.isMissingNode() && !sent.isObject()) {
+                throw ApiException.of(ErrorCode.INVALID_FIELD, "options", "`options` must be an object of load "
+                        + "options.");
+            }
+            sent.properties().forEach(e -> options.put(e.getKey(), e.getValue().asText()));
+        }
+        runtime.load(model.id(), options);
+        Responses.json(ctx, 202, model.toJson(runtime.status(model)));
+    }
+
+    private void eject(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        boolean ejected = runtime.eject(model.id());
+        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.ejected", "ejected", ejected));
+    }
+
+    private void logs(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        int lines = 200;
+        String sent = ctx.queryParam("lines");
+        if (sent != null) {
+            try {
+                lines = Integer.parseInt(sent);
+            } catch (NumberFormatException e) {
+                lines = -1;
+            }
+            if (lines < 1 || lines > 10_000) {
+                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "lines", "`lines` must be from 1 to 10000.");
+            }
+        }
+        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.logs", "lines", runtime.logs(model.id(), lines)));
+    }
+}
