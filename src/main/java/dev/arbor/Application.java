@@ -33,7 +33,7 @@ public final class Application implements AutoCloseable {
             var access = new Access(database, clock, config.adminToken());
 
             var models = new Models(config.testModels());
-            this.runtime = new ModelRuntime(models, config.dataDir().resolve("logs"), ModelRuntime.Settings.DEFAULT);
+            this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT);
             var templates = new Templates(database, clock, models);
 
             var routes = new Routes();

@@ -3,13 +3,14 @@ package dev.arbor.models;
 import java.util.Map;
 
 /** A loaded model inside a worker process: it scores every option of every question. */
-sealed interface Engine permits HashEngine {
+sealed interface Engine permits EmbeddingEngine, HashEngine {
     Scoring.Answer score(Scoring.Request request) throws Exception;
 
     /** Loads the engine a model names; a failure here is the model's load failure. */
     static Engine load(String engine, Map<String, String> options) throws Exception {
         return switch (engine) {
             case "hash" -> HashEngine.load(options);
+            case "embedding" -> EmbeddingEngine.load(options);
             default -> throw new IllegalArgumentException("engine '" + engine + "' is not available in this build");
         };
     }

@@ -49,13 +49,16 @@ public final class ModelRuntime implements AutoCloseable {
 
     private final Models models;
     private final Path logDir;
+    private final Path cacheDir;
     private final Settings settings;
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    public ModelRuntime(Models models, Path logDir, Settings settings) {
+    /** @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go */
+    public ModelRuntime(Models models, Path dataDir, Settings settings) {
         this.models = requireNonNull(models, "models");
-        this.logDir = requireNonNull(logDir, "logDir");
+        this.logDir = dataDir.resolve("logs");
+        this.cacheDir = dataDir.resolve("cache");
         this.settings = requireNonNull(settings, "settings");
     }
 
@@ -252,24 +255,26 @@ public final class ModelRuntime implements AutoCloseable {
     }
 
     private WorkerHandle start(Model model, Map<String, String> options) {
-        var command = new ArrayList<String>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.add("-XX:+ExitOnOutOfMemoryError");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("dev.arbor.Arbor");
-        command.add("worker");
-        command.add("--model");
-        command.add(model.id());
-        command.add("--engine");
-        command.add(model.engine());
-        options.forEach((key, value) -> {
-            command.add("--option");
-            command.add(key + "=" + value);
-        });
         Process process;
         try {
+            var command = new ArrayList<String>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("--enable-native-access=ALL-UNNAMED");
+            command.add("-XX:+ExitOnOutOfMemoryError");
+            // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
+            command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));
+            command.add("-Dai.djl.offline=true");
+            command.add("@" + classPathFile());
+            command.add("dev.arbor.Arbor");
+            command.add("worker");
+            command.add("--model");
+            command.add(model.id());
+            command.add("--engine");
+            command.add(model.engine());
+            options.forEach((key, value) -> {
+                command.add("--option");
+                command.add(key + "=" + value);
+            });
             Files.createDirectories(logDir);
             process = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()))
@@ -305,6 +310,18 @@ public final class ModelRuntime implements AutoCloseable {
             handle.port.completeExceptionally(new IllegalStateException("lost contact with the worker: "
                     + e.getMessage()));
         }
+    }
+
+    /**
+     * The class path as a JVM argument file. A long command line crashes the tokenizer's native library as it
+     * loads (seen with a test class path of 90 entries); a short one with the path in a file does not.
+     */
+    private Path classPathFile() throws IOException {
+        Files.createDirectories(cacheDir);
+        Path file = cacheDir.resolve("worker-classpath.args");
+        String classPath = System.getProperty("java.class.path").replace("\\", "\\\\").replace("\"", "\\\"");
+        Files.writeString(file, "-cp \"" + classPath + "\"\n", StandardCharsets.UTF_8);
+        return file;
     }
 
     private Path logFile(String modelId) {

@@ -25,13 +25,13 @@ class ModelRuntimeTest {
                     new Scoring.Option("true", "yes", null)))));
 
     @TempDir
-    Path logs;
+    Path data;
 
     private ModelRuntime runtime;
     private final Models models = new Models(true);
 
     private ModelRuntime runtime(ModelRuntime.Settings settings) {
-        runtime = new ModelRuntime(models, logs, settings);
+        runtime = new ModelRuntime(models, data, settings);
         return runtime;
     }
 

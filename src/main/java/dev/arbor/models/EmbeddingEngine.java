@@ -1,0 +1,189 @@
+package dev.arbor.models;
+
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Zero-shot decisions from sentence embeddings: each option is written as "instructions option: description",
+ * embedded, and compared with the situation's embedding; a softmax at a low temperature turns the cosine
+ * similarities into probabilities. It reads topics well and degrees (score, number) badly, and says so in its
+ * catalog notes.
+ *
+ * <p>The bundled model is all-MiniLM-L6-v2, quantized: its ONNX graph and tokenizer come from a jar on the class
+ * path, so it needs no download. Option embeddings are cached, so a repeated question costs one embedding of the
+ * situation.
+ */
+final class EmbeddingEngine implements Engine {
+    static final String BUNDLED_GRAPH = "/all-minilm-l6-v2-q.onnx";
+    static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
+    private static final int MAX_TOKENS = 256;
+    private static final int CACHED_OPTIONS = 20_000;
+    /** Measured on MiniLM while choosing it; a calibration run may pass another as the {@code temperature} option. */
+    private static final double DEFAULT_TEMPERATURE = 0.02;
+
+    private final OrtEnvironment environment;
+    private final OrtSession session;
+    private final HuggingFaceTokenizer tokenizer;
+    private final double temperature;
+    private final Map<String, float[]> optionCache = new LinkedHashMap<>(1024, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, float[]> eldest) {
+            return size() > CACHED_OPTIONS;
+        }
+    };
+
+    private EmbeddingEngine(OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer,
+                            double temperature) {
+        this.environment = environment;
+        this.session = session;
+        this.tokenizer = tokenizer;
+        this.temperature = temperature;
+    }
+
+    static EmbeddingEngine load(Map<String, String> options) throws OrtException, IOException {
+        byte[] graph = resource(BUNDLED_GRAPH);
+        HuggingFaceTokenizer tokenizer;
+        try (InputStream json = EmbeddingEngine.class.getResourceAsStream(BUNDLED_TOKENIZER)) {
+            if (json == null) {
+                throw new IOException("the bundled tokenizer " + BUNDLED_TOKENIZER + " is missing");
+            }
+            tokenizer = HuggingFaceTokenizer.newInstance(json, Map.of("maxLength", Integer.toString(MAX_TOKENS),
+                    "truncation", "true", "padding", "false"));
+        }
+        OrtEnvironment environment = OrtEnvironment.getEnvironment();
+        var sessionOptions = new OrtSession.SessionOptions();
+        sessionOptions.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+        OrtSession session = environment.createSession(graph, sessionOptions);
+        double temperature = Double.parseDouble(options.getOrDefault("temperature",
+                Double.toString(DEFAULT_TEMPERATURE)));
+        return new EmbeddingEngine(environment, session, tokenizer, temperature);
+    }
+
+    @Override
+    public Scoring.Answer score(Scoring.Request request) throws OrtException {
+        float[] state = embed(request.state());
+        var probabilities = new LinkedHashMap<String, List<Double>>();
+        for (Scoring.Question question : request.questions()) {
+            double[] similarities = new double[question.options().size()];
+            for (int i = 0; i < similarities.length; i++) {
+                similarities[i] = dot(state, option(question, question.options().get(i)));
+            }
+            probabilities.put(question.key(), softmax(similarities, temperature));
+        }
+        return new Scoring.Answer(probabilities, Math.min(MAX_TOKENS, tokenizer.encode(request.state()).getIds().length));
+    }
+
+    private float[] option(Scoring.Question question, Scoring.Option option) throws OrtException {
+        String text = optionText(question, option);
+        float[] cached = optionCache.get(text);
+        if (cached == null) {
+            cached = embed(text);
+            optionCache.put(text, cached);
+        }
+        return cached;
+    }
+
+    /**
+     * The text an option is judged by. A bare "yes" or "no" carries no meaning for an embedding, so yes/no sides
+     * without a description get one written from the question.
+     */
+    static String optionText(Scoring.Question question, Scoring.Option option) {
+        String description = option.description();
+        if (question.type().equals("noul") && (description == null || description.isBlank())) {
+            description = option.key().equals("true") ? "yes, this is clearly the case"
+                    : "no, nothing here suggests this";
+        }
+        String text = question.instructions() + " " + option.label();
+        return description == null || description.isBlank() ? text : text + ": " + description;
+    }
+
+    private float[] embed(String text) throws OrtException {
+        Encoding encoding = tokenizer.encode(text);
+        long[] ids = encoding.getIds();
+        long[] mask = encoding.getAttentionMask();
+        long[] types = encoding.getTypeIds();
+        try (OnnxTensor inputIds = OnnxTensor.createTensor(environment, new long[][] {ids});
+             OnnxTensor attention = OnnxTensor.createTensor(environment, new long[][] {mask});
+             OnnxTensor typeIds = OnnxTensor.createTensor(environment, new long[][] {types});
+             OrtSession.Result result = session.run(Map.of("input_ids", inputIds, "attention_mask", attention,
+                     "token_type_ids", typeIds))) {
+            float[][] hidden = ((float[][][]) result.get(0).getValue())[0];
+            return normalised(meanPool(hidden, mask));
+        }
+    }
+
+    private static float[] meanPool(float[][] hidden, long[] mask) {
+        float[] pooled = new float[hidden[0].length];
+        int count = 0;
+        for (int token = 0; token < hidden.length; token++) {
+            if (mask[token] == 0) {
+                continue;
+            }
+            count++;
+            for (int d = 0; d < pooled.length; d++) {
+                pooled[d] += hidden[token][d];
+            }
+        }
+        for (int d = 0; d < pooled.length; d++) {
+            pooled[d] /= Math.max(1, count);
+        }
+        return pooled;
+    }
+
+    private static float[] normalised(float[] vector) {
+        double norm = 0;
+        for (float v : vector) {
+            norm += v * v;
+        }
+        norm = Math.sqrt(norm);
+        for (int d = 0; d < vector.length; d++) {
+            vector[d] /= (float) Math.max(norm, 1e-12);
+        }
+        return vector;
+    }
+
+    private static double dot(float[] a, float[] b) {
+        double sum = 0;
+        for (int d = 0; d < a.length; d++) {
+            sum += a[d] * b[d];
+        }
+        return sum;
+    }
+
+    static List<Double> softmax(double[] scores, double temperature) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (double score : scores) {
+            max = Math.max(max, score);
+        }
+        double[] exp = new double[scores.length];
+        double total = 0;
+        for (int i = 0; i < scores.length; i++) {
+            exp[i] = Math.exp((scores[i] - max) / temperature);
+            total += exp[i];
+        }
+        var probabilities = new ArrayList<Double>(scores.length);
+        for (double e : exp) {
+            probabilities.add(e / total);
+        }
+        return probabilities;
+    }
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = EmbeddingEngine.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("the bundled model file " + name + " is missing");
+            }
+            return in.readAllBytes();
+        }
+    }
+}
