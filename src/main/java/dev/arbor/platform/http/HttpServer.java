@@ -9,7 +9,6 @@ import dev.arbor.platform.net.AddressRange;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
-import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
 import io.javalin.router.Endpoint;
 import java.net.InetAddress;

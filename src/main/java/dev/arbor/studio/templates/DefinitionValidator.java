@@ -119,20 +119,8 @@ final class DefinitionValidator {
     }
 
     private Optional<Variable> variable(String name, String param, JsonNode node) {
-        if (!node.isObject()) {
-            invalid(param, "must be an object with at least a `type`");
-            return Optional.empty();
-        }
-        JsonNode typeNode = node.get("type");
-        if (isAbsent(typeNode)) {
-            problems.add(ErrorCode.MISSING_FIELD, param + ".type", "`" + param + ".type` is required (one of "
-                    + VariableType.names() + ").");
-            return Optional.empty();
-        }
-        Optional<VariableType> parsed = typeNode.isTextual() ? VariableType.parse(typeNode.textValue())
-                : Optional.empty();
+        Optional<VariableType> parsed = type(node, param, VariableType::parse, VariableType.names());
         if (parsed.isEmpty()) {
-            invalid(param + ".type", "must be one of " + VariableType.names());
             return Optional.empty();
         }
         // A variable with a bad setting is still declared, so that its uses do not report it as undeclared.
@@ -348,20 +336,8 @@ final class DefinitionValidator {
     }
 
     private Optional<ObjectNode> question(String key, String param, JsonNode node) {
-        if (!node.isObject()) {
-            invalid(param, "must be an object with a `type`");
-            return Optional.empty();
-        }
-        JsonNode typeNode = node.get("type");
-        if (isAbsent(typeNode)) {
-            problems.add(ErrorCode.MISSING_FIELD, param + ".type", "`" + param + ".type` is required (one of "
-                    + QuestionType.names() + ").");
-            return Optional.empty();
-        }
-        Optional<QuestionType> parsed = typeNode.isTextual() ? QuestionType.parse(typeNode.textValue())
-                : Optional.empty();
+        Optional<QuestionType> parsed = type(node, param, QuestionType::parse, QuestionType.names());
         if (parsed.isEmpty()) {
-            invalid(param + ".type", "must be one of " + QuestionType.names());
             return Optional.empty();
         }
         QuestionType type = parsed.get();
@@ -850,6 +826,26 @@ final class DefinitionValidator {
     }
 
     // ---- helpers
+
+    /** The {@code type} of a variable or question object, or a problem saying what it may be. */
+    private <T> Optional<T> type(JsonNode node, String param, java.util.function.Function<String, Optional<T>> parse,
+                                 String names) {
+        if (!node.isObject()) {
+            invalid(param, "must be an object with a `type`");
+            return Optional.empty();
+        }
+        JsonNode typeNode = node.get("type");
+        if (isAbsent(typeNode)) {
+            problems.add(ErrorCode.MISSING_FIELD, param + ".type", "`" + param + ".type` is required (one of "
+                    + names + ").");
+            return Optional.empty();
+        }
+        Optional<T> parsed = typeNode.isTextual() ? parse.apply(typeNode.textValue()) : Optional.empty();
+        if (parsed.isEmpty()) {
+            invalid(param + ".type", "must be one of " + names);
+        }
+        return parsed;
+    }
 
     private String knownModelList() {
         return knownModels.isEmpty() ? " (there are none)" : " (models: " + String.join(", ",

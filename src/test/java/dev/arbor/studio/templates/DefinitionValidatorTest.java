@@ -2,9 +2,7 @@ package dev.arbor.studio.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import java.util.List;
@@ -29,11 +27,8 @@ class DefinitionValidatorTest {
     }
 
     private static Outcome check(String json) {
-        JsonNode body = Json.read(json);
         var problems = new Problems();
-        var result = DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
-                body.get("variables"), body.get("state"), body.get("questions"), body.get("model"),
-                body.get("settings"), body.get("extensions")), problems, java.util.Set.of("hash-decider"));
+        var result = TestDefinitions.validate(json, problems);
         return new Outcome(problems.list(), result);
     }
 

@@ -3,24 +3,17 @@ package dev.arbor.studio.templates;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
-import dev.arbor.platform.http.Problems;
 import org.junit.jupiter.api.Test;
 
 class SubstitutionTest {
     private static final byte[] KEY = new byte[32];
 
     private static ObjectNode definition(String json) {
-        JsonNode body = Json.read(json);
-        var problems = new Problems();
-        var result = DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
-                body.get("variables"), body.get("state"), body.get("questions"), null, null, null), problems, java.util.Set.of());
-        assertThat(problems.list()).isEmpty();
-        return result.definition();
+        return TestDefinitions.normal(json);
     }
 
     private static final String Q = "\"questions\": {\"q\": {\"type\": \"noul\"}}";

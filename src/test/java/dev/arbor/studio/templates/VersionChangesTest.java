@@ -2,10 +2,8 @@ package dev.arbor.studio.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problems;
 import org.junit.jupiter.api.Test;
 
 class VersionChangesTest {
@@ -33,13 +31,7 @@ class VersionChangesTest {
     }
 
     private static ObjectNode definition(String json) {
-        JsonNode body = Json.read(json);
-        var problems = new Problems();
-        var result = DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
-                body.get("variables"), body.get("state"), body.get("questions"), body.get("model"),
-                body.get("settings"), body.get("extensions")), problems, java.util.Set.of("hash-decider"));
-        assertThat(problems.list()).isEmpty();
-        return result.definition();
+        return TestDefinitions.normal(json);
     }
 
     private static final String BASE = """

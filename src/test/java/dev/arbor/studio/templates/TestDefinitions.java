@@ -1,0 +1,31 @@
+package dev.arbor.studio.templates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Problems;
+import java.util.Set;
+
+/** Template definitions in normal form, for tests of the parts that take one. */
+final class TestDefinitions {
+    static final Set<String> MODELS = Set.of("hash-decider");
+
+    private TestDefinitions() {}
+
+    static DefinitionValidator.Result validate(String json, Problems problems) {
+        JsonNode body = Json.read(json);
+        return DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
+                body.get("variables"), body.get("state"), body.get("questions"), body.get("model"),
+                body.get("settings"), body.get("extensions")), problems, MODELS);
+    }
+
+    /** The normal form of a definition that must be valid. */
+    static ObjectNode normal(String json) {
+        var problems = new Problems();
+        var result = validate(json, problems);
+        assertThat(problems.list()).as("problems").isEmpty();
+        return result.definition();
+    }
+}
