@@ -74,7 +74,8 @@ final class EmbeddingEngine implements Engine {
 
     @Override
     public Scoring.Answer score(Scoring.Request request) throws OrtException {
-        float[] state = embed(request.state());
+        Encoding encoding = tokenizer.encode(request.state());
+        float[] state = embed(encoding);
         var probabilities = new LinkedHashMap<String, List<Double>>();
         for (Scoring.Question question : request.questions()) {
             double[] similarities = new double[question.options().size()];
@@ -83,14 +84,14 @@ final class EmbeddingEngine implements Engine {
             }
             probabilities.put(question.key(), softmax(similarities, temperature));
         }
-        return new Scoring.Answer(probabilities, Math.min(MAX_TOKENS, tokenizer.encode(request.state()).getIds().length));
+        return new Scoring.Answer(probabilities, encoding.getIds().length);
     }
 
     private float[] option(Scoring.Question question, Scoring.Option option) throws OrtException {
         String text = optionText(question, option);
         float[] cached = optionCache.get(text);
         if (cached == null) {
-            cached = embed(text);
+            cached = embed(tokenizer.encode(text));
             optionCache.put(text, cached);
         }
         return cached;
@@ -110,8 +111,7 @@ final class EmbeddingEngine implements Engine {
         return description == null || description.isBlank() ? text : text + ": " + description;
     }
 
-    private float[] embed(String text) throws OrtException {
-        Encoding encoding = tokenizer.encode(text);
+    private float[] embed(Encoding encoding) throws OrtException {
         long[] ids = encoding.getIds();
         long[] mask = encoding.getAttentionMask();
         long[] types = encoding.getTypeIds();
