@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Zero-shot decisions from sentence embeddings: each option is written as "instructions option: description",
@@ -21,13 +22,14 @@ import java.util.Map;
  *
  * <p>The bundled model is all-MiniLM-L6-v2, quantized: its ONNX graph and tokenizer come from a jar on the class
  * path, so it needs no download. Option embeddings are cached, so a repeated question costs one embedding of the
- * situation.
+ * situation; the load ends with a warm-up, so the first decisions run compiled code.
  */
 final class EmbeddingEngine implements Engine {
     static final String BUNDLED_GRAPH = "/all-minilm-l6-v2-q.onnx";
     static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
     private static final int MAX_TOKENS = 256;
     private static final int CACHED_OPTIONS = 20_000;
+    private static final int WARM_UP_CALLS = 200;
     /**
      * Fitted (lowest log loss) on the labelled set in the tests ({@code calibration/embedding-labelled.jsonl}); a
      * load may pass another as the {@code temperature} option.
@@ -38,12 +40,8 @@ final class EmbeddingEngine implements Engine {
     private final OrtSession session;
     private final HuggingFaceTokenizer tokenizer;
     private final double temperature;
-    private final Map<String, float[]> optionCache = new LinkedHashMap<>(1024, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, float[]> eldest) {
-            return size() > CACHED_OPTIONS;
-        }
-    };
+    /** Option text to embedding; emptied when full, which a working set of options never reaches. */
+    private final Map<String, float[]> optionCache = new ConcurrentHashMap<>();
 
     private EmbeddingEngine(OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer,
                             double temperature) {
@@ -66,10 +64,31 @@ final class EmbeddingEngine implements Engine {
         OrtEnvironment environment = OrtEnvironment.getEnvironment();
         var sessionOptions = new OrtSession.SessionOptions();
         sessionOptions.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+        // idle ONNX threads spin by default, taking the CPU the server needs to send the answer back
+        sessionOptions.addConfigEntry("session.intra_op.allow_spinning", "0");
         OrtSession session = environment.createSession(graph, sessionOptions);
         double temperature = Double.parseDouble(options.getOrDefault("temperature",
                 Double.toString(DEFAULT_TEMPERATURE)));
-        return new EmbeddingEngine(environment, session, tokenizer, temperature);
+        var engine = new EmbeddingEngine(environment, session, tokenizer, temperature);
+        engine.warmUp();
+        return engine;
+    }
+
+    /** Runs the embedding path until the JIT has compiled it, so that the first decisions are not the slow ones. */
+    private void warmUp() throws OrtException {
+        var question = new Scoring.Question("warm_up", "choice", "Which fits?", List.of(
+                new Scoring.Option("a", "a", null), new Scoring.Option("b", "b", null)));
+        for (int i = 0; i < WARM_UP_CALLS; i++) {
+            score(new Scoring.Request("A short message to warm the model up, number " + i + ".", List.of(),
+                    List.of(question)));
+        }
+        optionCache.clear();
+    }
+
+    /** The session and the tokenizer are safe to share, so answers need not wait for each other. */
+    @Override
+    public boolean concurrent() {
+        return true;
     }
 
     @Override
@@ -92,6 +111,9 @@ final class EmbeddingEngine implements Engine {
         float[] cached = optionCache.get(text);
         if (cached == null) {
             cached = embed(tokenizer.encode(text));
+            if (optionCache.size() >= CACHED_OPTIONS) {
+                optionCache.clear();
+            }
             optionCache.put(text, cached);
         }
         return cached;

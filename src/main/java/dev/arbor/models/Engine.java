@@ -6,6 +6,11 @@ import java.util.Map;
 sealed interface Engine permits EmbeddingEngine, HashEngine {
     Scoring.Answer score(Scoring.Request request) throws Exception;
 
+    /** Whether answers may run at the same time; otherwise the worker answers one request at a time. */
+    default boolean concurrent() {
+        return false;
+    }
+
     /** Loads the engine a model names; a failure here is the model's load failure. */
     static Engine load(String engine, Map<String, String> options) throws Exception {
         return switch (engine) {

@@ -98,8 +98,12 @@ public final class Worker {
         requests.incrementAndGet();
         try {
             Scoring.Answer answer;
-            synchronized (engine) { // one answer at a time: engines hold one session and its memory
+            if (engine.concurrent()) {
                 answer = engine.score(request);
+            } else {
+                synchronized (engine) { // one answer at a time: this engine holds state that is not shared safely
+                    answer = engine.score(request);
+                }
             }
             reply(exchange, 200, Json.write(Map.of("probabilities", answer.probabilities(),
                     "usage", Map.of("input_tokens", answer.inputTokens()))));
