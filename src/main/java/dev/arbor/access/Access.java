@@ -12,8 +12,7 @@ import java.time.Clock;
 import java.util.Optional;
 
 /**
- * Admin authentication, tokens and projects. Other features ask it who is calling and whether that caller may act
- * in a project; they never read its tables.
+ * Admin authentication, tokens and projects. Other features ask it who is calling; they never read its tables.
  */
 public final class Access {
     private final ProjectStore projects;
@@ -48,17 +47,5 @@ public final class Access {
             throw ApiException.of(ErrorCode.ADMIN_REQUIRED, null, "Only an admin token may do this.");
         }
         return principal;
-    }
-
-    /**
-     * The project, when it exists and the caller may act in it; otherwise 404 {@code project_not_found}, so that
-     * members cannot learn which projects exist.
-     */
-    public Project requireProject(Context ctx, String projectId, String param) {
-        Principal principal = principal(ctx);
-        return projects.find(projectId)
-                .filter(project -> principal.mayActIn(project.id()))
-                .orElseThrow(() -> ApiException.of(ErrorCode.PROJECT_NOT_FOUND, param,
-                        "There is no project '" + projectId + "' that this token may use."));
     }
 }

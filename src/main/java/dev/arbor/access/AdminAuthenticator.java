@@ -53,17 +53,12 @@ final class AdminAuthenticator implements Handler {
             }
             return Principal.LOCAL_ADMIN;
         }
-        String secret = bearer(authorization);
+        String secret = Requests.bearer(authorization);
         if (adminToken.isPresent()
                 && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8), adminToken.get())) {
             return Principal.ENV_ADMIN;
         }
         return tokens.findActive(secret).map(ApiToken::principal).orElseThrow(() -> ApiException.of(
                 ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
-    }
-
-    private static String bearer(String authorization) {
-        String value = authorization.trim();
-        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
     }
 }

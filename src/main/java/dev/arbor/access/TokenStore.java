@@ -6,16 +6,13 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.ids.Ids;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.arbor.platform.secrets.Digests;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
@@ -48,7 +45,7 @@ final class TokenStore {
                             INSERT INTO api_tokens (id, name, role, secret_hash, hint, created_at, expires_at)
                             VALUES (:id, :name, :role, :hash, :hint, :now, :expires)""")
                     .bind("id", id).bind("name", name).bind("role", role.wire())
-                    .bind("hash", hash(secret)).bind("hint", secret.substring(0, 8))
+                    .bind("hash", Digests.sha256Hex(secret)).bind("hint", secret.substring(0, 8))
                     .bind("now", now).bind("expires", expiresAtMillis.orElse(null))
                     .execute();
             for (String project : projects) {
@@ -66,7 +63,7 @@ final class TokenStore {
                          FROM api_tokens
                         WHERE secret_hash = :hash AND revoked_at IS NULL
                           AND (expires_at IS NULL OR expires_at > :now)""")
-                .bind("hash", hash(secret)).bind("now", now)
+                .bind("hash", Digests.sha256Hex(secret)).bind("now", now)
                 .map((rs, ctx) -> row(rs))
                 .findOne()
                 .map(found -> withProjects(handle, found)));
@@ -131,14 +128,5 @@ final class TokenStore {
     private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
         long value = rs.getLong(column);
         return rs.wasNull() ? Optional.empty() : Optional.of(value);
-    }
-
-    static String hash(String secret) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(secret.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

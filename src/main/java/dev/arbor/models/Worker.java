@@ -96,6 +96,11 @@ public final class Worker {
             return;
         }
         requests.incrementAndGet();
+        List<String> refused = refusals(request);
+        if (!refused.isEmpty()) {
+            reply(exchange, 422, Json.write(Map.of("error", String.join("; ", refused))));
+            return;
+        }
         try {
             Scoring.Answer answer;
             if (engine.concurrent()) {
@@ -112,6 +117,23 @@ public final class Worker {
         } catch (Exception e) {
             reply(exchange, 500, Json.write(Map.of("error", oneLine(e))));
         }
+    }
+
+    /** The worker checks again what the server checked: engines answer only primitive questions with options. */
+    private static List<String> refusals(Scoring.Request request) {
+        var refused = new ArrayList<String>();
+        for (Scoring.Question question : request.questions()) {
+            if (!List.of("choice", "score", "noul").contains(question.type())) {
+                refused.add("question " + question.key() + " has type " + question.type()
+                        + "; engines answer choice, score and noul");
+            } else if (question.options().isEmpty()) {
+                refused.add("question " + question.key() + " has no options");
+            }
+        }
+        if (request.questions().isEmpty()) {
+            refused.add("there are no questions");
+        }
+        return refused;
     }
 
     static Scoring.Request parse(JsonNode json) {

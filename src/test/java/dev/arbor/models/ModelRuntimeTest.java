@@ -128,6 +128,17 @@ class ModelRuntimeTest {
     }
 
     @Test
+    void theWorkerRefusesWhatItCannotAnswer() {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        var rank = new Scoring.Request("state", List.of(), List.of(new Scoring.Question("order", "rank", "Order?",
+                List.of(new Scoring.Option("a", "a", null)))));
+        assertThatThrownBy(() -> runtime.score("hash-decider", rank))
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_rejected_input"))
+                .hasMessageContaining("engines answer choice, score and noul");
+        assertThat(runtime.score("hash-decider", REQUEST).probabilities()).containsKey("team");
+    }
+
+    @Test
     void unknownModelsAreNotFound() {
         var runtime = runtime(ModelRuntime.Settings.DEFAULT);
         assertThatThrownBy(() -> runtime.score("gpt-9", REQUEST))

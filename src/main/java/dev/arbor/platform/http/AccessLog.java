@@ -67,10 +67,6 @@ final class AccessLog implements AutoCloseable {
         }
     }
 
-    long dropped() {
-        return dropped.get();
-    }
-
     static String quoted(String text) {
         return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }

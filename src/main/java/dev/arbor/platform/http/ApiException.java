@@ -12,15 +12,12 @@ import java.util.Map;
  */
 public final class ApiException extends RuntimeException {
     private final List<Problem> problems;
-    private final String decisionId;
     private final Map<String, Object> extra;
     private final Map<String, String> headers;
 
-    private ApiException(List<Problem> problems, String decisionId, Map<String, Object> extra,
-                         Map<String, String> headers) {
+    private ApiException(List<Problem> problems, Map<String, Object> extra, Map<String, String> headers) {
         super(problems.getFirst().code().code() + ": " + problems.getFirst().message(), null, false, false);
         this.problems = List.copyOf(problems);
-        this.decisionId = decisionId;
         this.extra = Map.copyOf(extra);
         this.headers = Map.copyOf(headers);
     }
@@ -34,26 +31,21 @@ public final class ApiException extends RuntimeException {
         if (problems.isEmpty()) {
             throw new IllegalArgumentException("an error needs at least one problem");
         }
-        return new ApiException(problems, null, Map.of(), Map.of());
-    }
-
-    /** The same error, stored in history as the failed decision {@code decisionId}. */
-    public ApiException withDecisionId(String decisionId) {
-        return new ApiException(problems, requireNonNull(decisionId), extra, headers);
+        return new ApiException(problems, Map.of(), Map.of());
     }
 
     /** The same error with a typed extra field in the envelope, such as {@code current_version}. */
     public ApiException withField(String name, Object value) {
         var fields = new LinkedHashMap<>(extra);
         fields.put(requireNonNull(name), requireNonNull(value));
-        return new ApiException(problems, decisionId, fields, headers);
+        return new ApiException(problems, fields, headers);
     }
 
     /** The same error with a response header, such as {@code retry-after}. */
     public ApiException withHeader(String name, String value) {
         var all = new LinkedHashMap<>(headers);
         all.put(requireNonNull(name), requireNonNull(value));
-        return new ApiException(problems, decisionId, extra, all);
+        return new ApiException(problems, extra, all);
     }
 
     public ErrorCode code() {
@@ -66,10 +58,6 @@ public final class ApiException extends RuntimeException {
 
     public List<Problem> problems() {
         return problems;
-    }
-
-    public String decisionId() {
-        return decisionId;
     }
 
     public Map<String, Object> extra() {

@@ -55,17 +55,6 @@ public final class BodyReader {
         return Optional.of(text);
     }
 
-    public Optional<Boolean> bool(String name) {
-        JsonNode value = field(name, false);
-        if (value == null) {
-            return Optional.empty();
-        }
-        if (!value.isBoolean()) {
-            return invalid(name, "must be true or false");
-        }
-        return Optional.of(value.booleanValue());
-    }
-
     public Optional<Long> integer(String name, boolean required, long min, long max) {
         JsonNode value = field(name, required);
         if (value == null) {

@@ -4,17 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.secrets.Digests;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -61,8 +59,7 @@ public final class Idempotency {
                 return;
             }
             checkKey(key);
-            String scope = sha256(Optional.ofNullable(ctx.header("Authorization")).orElse("")
-                    .getBytes(StandardCharsets.UTF_8));
+            String scope = Digests.sha256Hex(Optional.ofNullable(ctx.header("Authorization")).orElse(""));
             String hash = requestHash(ctx);
             Optional<StoredResponse> stored = claim(scope, key, hash);
             if (stored.isPresent()) {
@@ -191,7 +188,7 @@ public final class Idempotency {
         byte[] all = new byte[head.length + body.length];
         System.arraycopy(head, 0, all, 0, head.length);
         System.arraycopy(body, 0, all, head.length, body.length);
-        return sha256(all);
+        return Digests.sha256Hex(all);
     }
 
     private static Map<String, String> readHeaders(String json) {
@@ -202,14 +199,6 @@ public final class Idempotency {
             return Json.mapper().readValue(json, new TypeReference<LinkedHashMap<String, String>>() {});
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

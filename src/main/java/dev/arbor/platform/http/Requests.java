@@ -38,6 +38,12 @@ public final class Requests {
                 || method.equals(HandlerType.DELETE);
     }
 
+    /** The credential of an {@code Authorization} header: what follows {@code Bearer }, or the whole value. */
+    public static String bearer(String authorization) {
+        String value = authorization.trim();
+        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
+    }
+
     /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
     public static byte[] body(Context ctx) {
         byte[] cached = ctx.attribute(BODY);

@@ -31,7 +31,7 @@ final class StudioKeyGuard {
                 throw ApiException.of(ErrorCode.MISSING_API_KEY, null,
                         "This studio needs an API key: send Authorization: Bearer <STUDIO_API_KEY>.");
             }
-            byte[] sent = bearer(authorization).getBytes(StandardCharsets.UTF_8);
+            byte[] sent = Requests.bearer(authorization).getBytes(StandardCharsets.UTF_8);
             if (!MessageDigest.isEqual(sent, key.get())) {
                 throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "The API key does not match.");
             }
@@ -48,10 +48,5 @@ final class StudioKeyGuard {
         return (method.equals(HandlerType.POST) && (path.equals("/v1/studio/decisions")
                 || path.equals("/v1/studio/decisions/preview") || path.equals("/v1/decide")))
                 || (method.equals(HandlerType.GET) && path.equals("/v1/studio/models"));
-    }
-
-    static String bearer(String authorization) {
-        String value = authorization.trim();
-        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
     }
 }

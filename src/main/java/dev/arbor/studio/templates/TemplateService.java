@@ -146,11 +146,12 @@ final class TemplateService {
         return store.database().write(handle -> {
             TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
             requireWritable(head);
-            TemplateHead updated = head.archived() == archived ? head : head.withArchived(archived, clock.millis());
-            if (updated != head) {
+            boolean changes = head.archived() != archived;
+            TemplateHead updated = changes ? head.withArchived(archived, clock.millis()) : head;
+            if (changes) {
                 store.updateHead(handle, updated);
             }
-            return new Saved(200, head.archived() == archived ? "unchanged" : "metadata_only", updated,
+            return new Saved(200, changes ? "metadata_only" : "unchanged", updated,
                     store.version(handle, id, updated.latestVersion()).orElseThrow(),
                     store.aliases(handle, updated), List.of());
         });

@@ -5,10 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.arbor.platform.secrets.Digests;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -41,12 +38,6 @@ record TemplateVersion(String templateId, int version, String note, String conte
 
     /** {@code sha256:<hex>} of a value's JSON text: for a definition in normal form, its identity. */
     static String hash(JsonNode node) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest(Json.writeString(node).getBytes(StandardCharsets.UTF_8));
-            return "sha256:" + HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return "sha256:" + Digests.sha256Hex(Json.writeString(node));
     }
 }
