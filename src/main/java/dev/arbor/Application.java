@@ -13,6 +13,7 @@ import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.function.Consumer;
 public final class Application implements AutoCloseable {
     private final Database database;
     private final ModelRuntime runtime;
+    private final Decisions decisions;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes) {
@@ -29,17 +31,21 @@ public final class Application implements AutoCloseable {
         this.database = Database.open(config);
         try {
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
-            SecretBox.fromConfig(config);
+            var secrets = SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
             var models = new Models(config.testModels());
-            this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT);
+            this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
+                    .withAutoLoad(config.autoLoad()));
             var templates = new Templates(database, clock, models);
+            this.decisions = new Decisions(database, clock, templates, models, runtime,
+                    secrets.derive("studio-hmac"), config.dataDir());
 
             var routes = new Routes();
             access.addRoutes(routes);
             new ModelRoutes(models, runtime).addTo(routes);
             templates.addRoutes(routes);
+            decisions.addRoutes(routes);
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),
@@ -75,10 +81,11 @@ public final class Application implements AutoCloseable {
         return server;
     }
 
-    /** Drains requests in flight, stops the model workers, then closes the database. */
+    /** Drains requests in flight, stops background decisions and model workers, then closes the database. */
     @Override
     public void close() {
         server.stop();
+        decisions.close();
         runtime.close();
         database.close();
     }

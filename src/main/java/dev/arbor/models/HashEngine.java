@@ -11,15 +11,21 @@ import java.util.Map;
 /**
  * The deterministic test engine: each option's weight comes from a hash of the state, the question and the option,
  * so the same input always gets the same answer and nothing is read or learnt. Load options make it slow or broken,
- * to exercise the runtime's failure paths: {@code load_delay_ms}, {@code score_delay_ms}, {@code fail_load}.
+ * to exercise the runtime's failure paths: {@code load_delay_ms}, {@code score_delay_ms}, {@code fail_load}, and
+ * per situation: a state containing {@code reject_marker} is refused as bad input, one containing
+ * {@code crash_marker} ends the worker process.
  */
 final class HashEngine implements Engine {
     private static final char SEPARATOR = '\u001f';
 
     private final long scoreDelayMillis;
+    private final String rejectMarker;
+    private final String crashMarker;
 
-    private HashEngine(long scoreDelayMillis) {
+    private HashEngine(long scoreDelayMillis, String rejectMarker, String crashMarker) {
         this.scoreDelayMillis = scoreDelayMillis;
+        this.rejectMarker = rejectMarker;
+        this.crashMarker = crashMarker;
     }
 
     static HashEngine load(Map<String, String> options) throws InterruptedException {
@@ -27,11 +33,18 @@ final class HashEngine implements Engine {
         if (Boolean.parseBoolean(options.getOrDefault("fail_load", "false"))) {
             throw new IllegalStateException("the model files are damaged (fail_load was set)");
         }
-        return new HashEngine(Long.parseLong(options.getOrDefault("score_delay_ms", "0")));
+        return new HashEngine(Long.parseLong(options.getOrDefault("score_delay_ms", "0")),
+                options.getOrDefault("reject_marker", ""), options.getOrDefault("crash_marker", ""));
     }
 
     @Override
     public Scoring.Answer score(Scoring.Request request) throws Exception {
+        if (!rejectMarker.isEmpty() && request.state().contains(rejectMarker)) {
+            throw new IllegalArgumentException("the situation contains the refused marker " + rejectMarker);
+        }
+        if (!crashMarker.isEmpty() && request.state().contains(crashMarker)) {
+            Runtime.getRuntime().halt(70);
+        }
         if (scoreDelayMillis > 0) {
             Thread.sleep(scoreDelayMillis);
         }

@@ -45,6 +45,10 @@ public final class ModelRuntime implements AutoCloseable {
     /** How long things may take, and whether decisions may start a model themselves. */
     public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad) {
         public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true);
+
+        public Settings withAutoLoad(boolean on) {
+            return new Settings(loadTimeout, answerTimeout, on);
+        }
     }
 
     private final Models models;
@@ -67,6 +71,7 @@ public final class ModelRuntime implements AutoCloseable {
         final Process process;
         final CompletableFuture<Integer> port = new CompletableFuture<>();
         final long startedAtMillis = System.currentTimeMillis();
+        volatile long loadedAtMillis;
         volatile boolean ejected;
 
         WorkerHandle(Process process) {
@@ -146,10 +151,34 @@ public final class ModelRuntime implements AutoCloseable {
      * {@code model_crashed}, {@code model_timeout}, {@code model_rejected_input}.
      */
     public Scoring.Answer score(String modelId, Scoring.Request request) {
+        return score(modelId, request, () -> {});
+    }
+
+    /**
+     * {@link #score(String, Scoring.Request)}, calling {@code atModel} once the model is ready and just before the
+     * request goes to it: a caller that may be cancelled marks there the point after which it no longer can, and
+     * may throw to give up instead.
+     */
+    public Scoring.Answer score(String modelId, Scoring.Request request, Runnable atModel) {
         Model model = models.require(modelId, "model");
         WorkerHandle handle = ready(model);
         int port = awaitPort(model, handle);
+        atModel.run();
         return ask(model, handle, port, request);
+    }
+
+    /** Whether decisions may start loading a model themselves. */
+    public boolean autoLoad() {
+        return settings.autoLoad();
+    }
+
+    /** The model whose load finished last among those still loaded: the one a decision naming none runs on. */
+    public Optional<String> lastLoaded() {
+        return workers.entrySet().stream()
+                .filter(e -> e.getValue().loadedAtMillis > 0 && e.getValue().process.isAlive()
+                        && !e.getValue().ejected)
+                .max(java.util.Comparator.comparingLong(e -> e.getValue().loadedAtMillis))
+                .map(Map.Entry::getKey);
     }
 
     private WorkerHandle ready(Model model) {
@@ -293,6 +322,7 @@ public final class ModelRuntime implements AutoCloseable {
                 StandardCharsets.UTF_8))) {
             String line = out.readLine();
             if (line != null && line.startsWith(Worker.READY)) {
+                handle.loadedAtMillis = System.currentTimeMillis();
                 handle.port.complete(Integer.parseInt(line.substring(Worker.READY.length()).trim()));
                 LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
             } else if (line != null && line.startsWith(Worker.FAILED)) {

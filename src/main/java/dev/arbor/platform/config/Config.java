@@ -23,11 +23,13 @@ import java.util.Optional;
  * @param maxBodyBytes the largest request body accepted
  * @param logLevel the least important log level written; request lines are INFO
  * @param testModels whether the deterministic test models are in the catalog ({@code ARBOR_TEST_MODELS=1})
+ * @param autoLoad whether a decision may start loading its model ({@code ARBOR_AUTO_LOAD}, on by default); when
+ *     off, a decision on a model that is not loaded is {@code model_not_loaded}
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
-                     long maxBodyBytes, String logLevel, boolean testModels) {
+                     long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -88,12 +90,21 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 list(values, "ARBOR_TRUSTED_PROXIES"),
                 text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES),
                 text(values, "ARBOR_LOG_LEVEL").orElse("INFO"),
-                text(values, "ARBOR_TEST_MODELS").map(v -> v.equals("1") || v.equalsIgnoreCase("true")).orElse(false));
+                flag(values, "ARBOR_TEST_MODELS", false),
+                flag(values, "ARBOR_AUTO_LOAD", true));
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {
         String value = env.get(name);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+    }
+
+    private static boolean flag(Map<String, String> env, String name, boolean fallback) {
+        return text(env, name).map(value -> switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "1", "true", "yes", "on" -> true;
+            case "0", "false", "no", "off" -> false;
+            default -> throw new ConfigException(name + " must be 1 or 0, not '" + value + "'");
+        }).orElse(fallback);
     }
 
     private static List<String> list(Map<String, String> env, String name) {

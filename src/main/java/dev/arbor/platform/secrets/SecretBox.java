@@ -63,6 +63,21 @@ public final class SecretBox {
         return new SecretBox(keyFile(config.dataDir().resolve(KEY_FILE)));
     }
 
+    /**
+     * A key for another purpose (such as the HMACs that stand in for sensitive values), derived from this one so
+     * that one secret protects the install: HMAC-SHA256 of the purpose under this key.
+     */
+    public byte[] derive(String purpose) {
+        requireNonNull(purpose, "purpose");
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+            return mac.doFinal(("arbor/" + purpose).getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is not available", e);
+        }
+    }
+
     public String seal(String plaintext, String context) {
         requireNonNull(plaintext, "plaintext");
         byte[] nonce = Ids.randomBytes(NONCE_BYTES);

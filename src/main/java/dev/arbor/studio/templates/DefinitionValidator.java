@@ -46,10 +46,46 @@ final class DefinitionValidator {
     private final Set<String> boundToCriteria = new HashSet<>();
     private final Map<String, QuestionType> questionTypes = new LinkedHashMap<>();
     private final Set<String> knownModels;
+    /** Off for questions sent without a template, whose text is taken as it is. */
+    private boolean placeholders = true;
 
     private DefinitionValidator(Problems problems, Set<String> knownModels) {
         this.problems = problems;
         this.knownModels = knownModels;
+    }
+
+    /**
+     * Checks questions sent with a decision and brings them to the normal form: extra questions may use the
+     * template's variables in their text, by the template's rules; questions of a decision without a template
+     * ({@code template} null) are read literally.
+     */
+    static ObjectNode decisionQuestions(JsonNode node, String root, JsonNode template, Problems problems) {
+        var validator = new DefinitionValidator(problems, Set.of());
+        if (template == null) {
+            validator.placeholders = false;
+        } else {
+            template.path("variables").properties().forEach(e -> validator.variables.put(e.getKey(),
+                    new Variable(e.getKey(), VariableType.parse(e.getValue().path("type").asText()).orElseThrow(),
+                            (ObjectNode) e.getValue())));
+        }
+        return validator.questions(node, root);
+    }
+
+    /**
+     * Checks the {@code settings} of a decision: the template's setting rules, without per-model settings.
+     *
+     * @param questionTypes the type of each question the decision asks, by key
+     */
+    static ObjectNode decisionSettings(JsonNode node, Map<String, String> questionTypes, Problems problems) {
+        var validator = new DefinitionValidator(problems, Set.of());
+        questionTypes.forEach((key, type) -> validator.questionTypes.put(key, QuestionType.parse(type).orElseThrow()));
+        if (node != null && node.isObject() && node.has("models")) {
+            validator.invalid("settings.models", "is set per template, not per decision");
+            ObjectNode rest = ((ObjectNode) node).deepCopy();
+            rest.remove("models");
+            return validator.settings(rest);
+        }
+        return validator.settings(node);
     }
 
     /** The raw definition fields of a request, each null when absent. */
@@ -70,7 +106,7 @@ final class DefinitionValidator {
         ObjectNode normalVariables = variables(fields.variables());
         ArrayNode modalities = modalities(fields.modalities());
         JsonNode state = state(fields.state());
-        ObjectNode questions = questions(fields.questions());
+        ObjectNode questions = questions(fields.questions(), "questions");
         JsonNode model = model(fields.model());
         ObjectNode settings = settings(fields.settings());
         ObjectNode extensions = extensions(fields.extensions());
@@ -308,23 +344,23 @@ final class DefinitionValidator {
 
     // ---- questions
 
-    private ObjectNode questions(JsonNode node) {
+    private ObjectNode questions(JsonNode node, String root) {
         ObjectNode normal = Json.object();
         if (isAbsent(node)) {
-            problems.add(ErrorCode.MISSING_FIELD, "questions", "`questions` is required: at least one question.");
+            problems.add(ErrorCode.MISSING_FIELD, root, "`" + root + "` is required: at least one question.");
             return normal;
         }
         if (!node.isObject()) {
-            invalid("questions", "must be an object of question key to question");
+            invalid(root, "must be an object of question key to question");
             return normal;
         }
         if (node.isEmpty() || node.size() > MAX_QUESTIONS) {
-            invalid("questions", "must hold 1 to " + MAX_QUESTIONS + " questions, not " + node.size());
+            invalid(root, "must hold 1 to " + MAX_QUESTIONS + " questions, not " + node.size());
         }
         for (var entries = node.properties().iterator(); entries.hasNext(); ) {
             var entry = entries.next();
             String key = entry.getKey();
-            String param = ParamPath.key("questions", key);
+            String param = ParamPath.key(root, key);
             if (!QUESTION_KEY.matcher(key).matches()) {
                 invalid(param, "is not a valid question key: use letters, digits and _, not starting with a digit, "
                         + "at most 64 characters");
@@ -390,7 +426,7 @@ final class DefinitionValidator {
                     + " question.");
             return NullNode.getInstance();
         }
-        if (node.isTextual()) {
+        if (node.isTextual() && placeholders) {
             return optionsVariable(type, param, node.textValue());
         }
         return switch (type) {
@@ -465,7 +501,7 @@ final class DefinitionValidator {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 String itemParam = ParamPath.index(param, i);
-                if (item.isTextual() && !Placeholders.names(item.textValue()).isEmpty()) {
+                if (placeholders && item.isTextual() && !Placeholders.names(item.textValue()).isEmpty()) {
                     placeholderInName(itemParam);
                     rejected++;
                 } else if (!item.isNumber() || !Double.isFinite(item.doubleValue())) {
@@ -479,7 +515,7 @@ final class DefinitionValidator {
             for (var entries = node.properties().iterator(); entries.hasNext(); ) {
                 var entry = entries.next();
                 String keyParam = ParamPath.key(param, entry.getKey());
-                if (!Placeholders.names(entry.getKey()).isEmpty()) {
+                if (placeholders && !Placeholders.names(entry.getKey()).isEmpty()) {
                     placeholderInName(keyParam);
                     rejected++;
                     continue;
@@ -515,7 +551,7 @@ final class DefinitionValidator {
                 if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > MAX_OPTION_NAME) {
                     invalid(itemParam, "must be an option name of 1 to " + MAX_OPTION_NAME + " characters");
                     rejected++;
-                } else if (!Placeholders.names(item.textValue()).isEmpty()) {
+                } else if (placeholders && !Placeholders.names(item.textValue()).isEmpty()) {
                     placeholderInName(itemParam);
                     rejected++;
                 } else if (normal.has(item.textValue())) {
@@ -533,7 +569,7 @@ final class DefinitionValidator {
                 if (name.isBlank() || name.length() > MAX_OPTION_NAME) {
                     invalid(optionParam, "must be an option name of 1 to " + MAX_OPTION_NAME + " characters");
                     rejected++;
-                } else if (!Placeholders.names(name).isEmpty()) {
+                } else if (placeholders && !Placeholders.names(name).isEmpty()) {
                     placeholderInName(optionParam);
                     rejected++;
                 } else {
@@ -567,6 +603,9 @@ final class DefinitionValidator {
 
     /** The rules for variable text in what the model reads as the question (kept in history as asked). */
     private void questionText(String text, String param) {
+        if (!placeholders) {
+            return;
+        }
         for (String name : Placeholders.names(text)) {
             Variable variable = declared(name, param);
             if (variable == null) {

@@ -41,10 +41,15 @@ public final class Substitution {
 
     /**
      * @param state what the model reads
+     * @param questions the definition's questions with their placeholders filled, options from options variables
+     *     as objects of name to description
      * @param media media variables in declaration order
+     * @param storedState the state as history keeps it: each sensitive value replaced by {@code [redacted:<name>]}
      * @param stored the variables as history keeps them: sensitive values replaced by an HMAC
+     * @param secrets the HMAC of each sensitive value present, by variable name
      */
-    public record Result(JsonNode state, List<Media> media, ObjectNode stored) {}
+    public record Result(JsonNode state, ObjectNode questions, List<Media> media, JsonNode storedState,
+                         ObjectNode stored, Map<String, String> secrets) {}
 
     private final Map<String, Variable> variables = new LinkedHashMap<>();
     private final Map<String, JsonNode> values = new LinkedHashMap<>();
@@ -63,18 +68,61 @@ public final class Substitution {
      * @param hmacKey the key for the HMACs that stand in for sensitive values in history
      */
     public static Result apply(JsonNode definition, JsonNode sent, byte[] hmacKey) {
+        var problems = new Problems();
+        Optional<Result> result = check(definition, sent, hmacKey, problems);
+        problems.throwIfAny();
+        return result.orElseThrow();
+    }
+
+    /** {@link #apply}, adding its problems to the caller's instead of throwing; empty when there were some. */
+    public static Optional<Result> check(JsonNode definition, JsonNode sent, byte[] hmacKey, Problems problems) {
         requireNonNull(definition, "definition");
         requireNonNull(hmacKey, "hmacKey");
         var substitution = new Substitution(definition);
-        var problems = new Problems();
-        substitution.collect(sent == null || sent.isNull() ? Json.object() : sent, problems);
-        problems.throwIfAny();
+        var found = new Problems();
+        substitution.collect(sent == null || sent.isNull() ? Json.object() : sent, found);
+        if (!found.isEmpty()) {
+            found.list().forEach(p -> problems.add(p.code(), p.param(), p.message()));
+            return Optional.empty();
+        }
         JsonNode state = substitution.render(definition.path("state"));
         if (isEmpty(state)) {
-            throw dev.arbor.platform.http.ApiException.of(ErrorCode.EMPTY_STATE, "variables",
+            problems.add(ErrorCode.EMPTY_STATE, "variables",
                     "The situation is empty once the variables are filled in; send at least one value.");
+            return Optional.empty();
         }
-        return new Result(state, substitution.media(), substitution.stored(hmacKey));
+        ObjectNode questions = substitution.questions(definition.path("questions"));
+        List<Media> media = substitution.media();
+        Map<String, String> secrets = substitution.secrets(hmacKey);
+        ObjectNode stored = substitution.stored(secrets);
+        secrets.keySet().forEach(name -> substitution.values.put(name, NODES.textNode("[redacted:" + name + "]")));
+        JsonNode storedState = secrets.isEmpty() ? state : substitution.render(definition.path("state"));
+        return Optional.of(new Result(state, questions, media, storedState, stored, secrets));
+    }
+
+    private Map<String, String> secrets(byte[] hmacKey) {
+        var secrets = new LinkedHashMap<String, String>();
+        values.forEach((name, value) -> {
+            if (variables.get(name).sensitive()) {
+                secrets.put(name, "hmac-sha256:" + hmac(hmacKey, Json.writeString(value)));
+            }
+        });
+        return Map.copyOf(secrets);
+    }
+
+    private ObjectNode questions(JsonNode questions) {
+        ObjectNode filled = Json.object();
+        questions.properties().forEach(e -> {
+            ObjectNode question = (ObjectNode) fill(e.getValue()).orElseThrow();
+            JsonNode criteria = question.path("criteria");
+            if (criteria.isArray() && e.getValue().path("criteria").isTextual()) {
+                ObjectNode options = Json.object();
+                criteria.forEach(name -> options.putNull(name.asText()));
+                question.set("criteria", options);
+            }
+            filled.set(e.getKey(), question);
+        });
+        return filled;
     }
 
     private void collect(JsonNode sent, Problems problems) {
@@ -97,7 +145,7 @@ public final class Substitution {
                 JsonNode fallback = variable.spec().get("default");
                 if (fallback != null && !fallback.isNull()) {
                     values.put(variable.name(), fallback);
-                } else if (variable.required()) {
+                } else if (variable.required() || variable.type() == VariableType.OPTIONS) {
                     problems.add(ErrorCode.MISSING_VARIABLE, param, "`" + variable.name() + "` is required"
                             + variable.spec().path("description").asText("").transform(d -> d.isEmpty() ? "" : " ("
                             + d + ")") + ".");
@@ -218,11 +266,11 @@ public final class Substitution {
         return List.copyOf(media);
     }
 
-    private ObjectNode stored(byte[] hmacKey) {
+    private ObjectNode stored(Map<String, String> secrets) {
         ObjectNode stored = Json.object();
         values.forEach((name, value) -> {
-            if (variables.get(name).sensitive()) {
-                stored.putObject(name).put("$redacted", "hmac-sha256:" + hmac(hmacKey, Json.writeString(value)));
+            if (secrets.containsKey(name)) {
+                stored.putObject(name).put("$redacted", secrets.get(name));
             } else {
                 stored.set(name, value);
             }

@@ -290,7 +290,7 @@ final class TemplateRoutes {
         Map<String, Object> body = store.database().read(handle -> {
             TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
             Map<String, Integer> aliases = store.aliases(handle, head);
-            int number = templates.resolve(handle, head, aliases, ctx.pathParam("version"));
+            int number = templates.resolve(handle, head, aliases, ctx.pathParam("version"), "version");
             return versionView(store.version(handle, id, number).orElseThrow(), aliases, true);
         });
         Responses.ok(ctx, body);

@@ -109,17 +109,22 @@ final class TemplateService {
     }
 
     Loaded load(String id, Optional<String> versionReference) {
+        return load(id, versionReference, "version");
+    }
+
+    /** @param param the field that named the version, for errors */
+    private Loaded load(String id, Optional<String> versionReference, String param) {
         return store.database().read(handle -> {
             TemplateHead head = live(store.head(handle, id).orElseThrow(() -> notFound(id)));
             Map<String, Integer> aliases = store.aliases(handle, head);
-            int number = versionReference.map(ref -> resolve(handle, head, aliases, ref))
+            int number = versionReference.map(ref -> resolve(handle, head, aliases, ref, param))
                     .orElse(head.latestVersion());
             return new Loaded(head, store.version(handle, id, number).orElseThrow(), aliases);
         });
     }
 
     /** A version number from {@code n}, an alias or {@code latest}. */
-    int resolve(Handle handle, TemplateHead head, Map<String, Integer> aliases, String reference) {
+    int resolve(Handle handle, TemplateHead head, Map<String, Integer> aliases, String reference, String param) {
         if (reference.chars().allMatch(Character::isDigit) && !reference.isEmpty()) {
             int number;
             try {
@@ -131,12 +136,12 @@ final class TemplateService {
                 return number;
             }
             List<Integer> versions = store.versionNumbers(handle, head.id());
-            throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, "version", "Template '" + head.id()
+            throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, param, "Template '" + head.id()
                     + "' has no version " + reference + "; its versions are " + ranges(versions) + ".");
         }
         Integer version = aliases.get(reference);
         if (version == null) {
-            throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, "version", "Template '" + head.id() + "' has no alias '"
+            throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, param, "Template '" + head.id() + "' has no alias '"
                     + reference + "'; its aliases are " + String.join(", ", aliases.keySet()) + ".");
         }
         return version;
@@ -250,8 +255,8 @@ final class TemplateService {
     /** {@code id}, {@code id@3} or {@code id@alias}: the version a reference names. */
     Loaded reference(String reference) {
         int at = reference.lastIndexOf('@');
-        return at < 0 ? load(reference, Optional.empty())
-                : load(reference.substring(0, at), Optional.of(reference.substring(at + 1)));
+        return at < 0 ? load(reference, Optional.empty(), "template")
+                : load(reference.substring(0, at), Optional.of(reference.substring(at + 1)), "template");
     }
 
     private static TemplateHead live(TemplateHead head) {

@@ -1,9 +1,16 @@
 package dev.arbor.studio.templates;
 
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Routes;
 import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
 
 /** The studio's templates: versioned decision definitions. Other features use this, never the template tables. */
 public final class Templates {
@@ -21,5 +28,66 @@ public final class Templates {
 
     public void addRoutes(Routes routes) {
         new TemplateRoutes(service, store, models).addTo(routes);
+    }
+
+    /**
+     * One version of a template, as a decision runs it.
+     *
+     * @param reference the reference as the caller wrote it
+     * @param resolvedFrom how the version was chosen: {@code latest}, {@code pinned} (a number) or {@code alias}
+     * @param storage the most the template lets history keep: {@code full}, {@code answers_only} or {@code none}
+     * @param definition the version's definition in normal form
+     */
+    public record Resolved(String id, int version, String reference, String resolvedFrom, boolean archived,
+                           String storage, ObjectNode definition) {
+        public Resolved {
+            requireNonNull(id, "id");
+            requireNonNull(reference, "reference");
+            requireNonNull(resolvedFrom, "resolvedFrom");
+            requireNonNull(storage, "storage");
+            requireNonNull(definition, "definition");
+        }
+    }
+
+    /**
+     * The version a reference names: {@code id}, {@code id@3}, {@code id@alias} or {@code id@latest}; 404
+     * {@code template_not_found}, {@code template_version_not_found} or {@code alias_not_found} (param
+     * {@code template}) otherwise.
+     */
+    public Resolved resolve(String reference) {
+        var loaded = service.reference(requireNonNull(reference, "reference"));
+        int at = reference.lastIndexOf('@');
+        String after = at < 0 ? "latest" : reference.substring(at + 1);
+        String resolvedFrom = after.equals("latest") ? "latest"
+                : after.chars().allMatch(Character::isDigit) ? "pinned" : "alias";
+        return new Resolved(loaded.head().id(), loaded.version().version(), reference, resolvedFrom,
+                loaded.head().archived(), loaded.head().storage(), loaded.version().definition());
+    }
+
+    /**
+     * Checks questions a decision sends and returns them in the normal form of template questions. Extra
+     * questions of a templated decision may use the template's variables by its rules; questions of a decision
+     * without a template are taken literally.
+     *
+     * @param root the field that holds them, for params ({@code questions})
+     */
+    public static ObjectNode checkQuestions(JsonNode questions, String root, Optional<ObjectNode> template,
+                                            Problems problems) {
+        return DefinitionValidator.decisionQuestions(questions, root, template.orElse(null), problems);
+    }
+
+    /** Checks a decision's {@code settings} by the template rules (no per-model settings on a decision). */
+    public static ObjectNode checkSettings(JsonNode settings, Map<String, String> questionTypes, Problems problems) {
+        return DefinitionValidator.decisionSettings(settings, questionTypes, problems);
+    }
+
+    /** " Did you mean `x`?" for the closest known name, or nothing: the hint the template errors give. */
+    public static String didYouMean(String name, java.util.Collection<String> known) {
+        return Placeholders.didYouMean(name, known);
+    }
+
+    /** Whether a question type takes options added per decision (score levels and yes/no sides are fixed). */
+    public static boolean takesNewOptions(String questionType) {
+        return QuestionType.parse(questionType).map(QuestionType::extensible).orElse(false);
     }
 }

@@ -1,0 +1,296 @@
+package dev.arbor.studio.decisions;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * From an engine's probabilities to answers: clean and normalise (the raw probabilities history keeps), calibrate
+ * with the question's temperature, derive each type's fields, then gate: {@code certainty}, and {@code act} when it
+ * reaches the question's act threshold. Pure: the same probabilities and settings always give the same answers.
+ */
+final class Answers {
+    private static final double FLOOR = 1e-12;
+
+    /**
+     * One answer in the form history indexes it.
+     *
+     * @param answer the canonical answer: option, level key, yes/no, a selected option of a multi question, number
+     * @param value the number behind it: P(yes), expected level, estimate, P(option) for multi, else the top
+     *     probability
+     */
+    record Row(String questionKey, int ordinal, int position, String type, String answer, double value,
+               double certainty, boolean act, String origin) {}
+
+    /**
+     * @param answers the answers by question key, in question order
+     * @param raw the raw probabilities by question key and option (multi: by option), six decimals
+     * @param needsReview the keys whose answer does not act, in question order
+     */
+    record Result(ObjectNode answers, ObjectNode raw, boolean act, List<String> needsReview, double minCertainty,
+                  List<Row> rows) {}
+
+    private Answers() {}
+
+    static Result of(List<Question> questions, Map<String, List<Double>> probabilities,
+                     SettingsLadder.Effective settings) {
+        ObjectNode answers = Json.object();
+        ObjectNode raw = Json.object();
+        var needsReview = new ArrayList<String>();
+        var rows = new ArrayList<Row>();
+        double minCertainty = 1.0;
+        int position = 0;
+        for (Question question : questions) {
+            SettingsLadder.QuestionSettings own = settings.of(question.key());
+            ObjectNode answer = answers.putObject(question.key());
+            answer.put("type", question.type());
+            List<String> keys = question.optionKeys();
+            double certainty;
+            if (question.type().equals("multi")) {
+                certainty = multi(question, keys, probabilities, own, answer, raw.putObject(question.key()), rows,
+                        position);
+            } else {
+                double[] cleaned = clean(probabilities.get(question.key()), keys.size());
+                ObjectNode rawOwn = raw.putObject(question.key());
+                for (int i = 0; i < keys.size(); i++) {
+                    rawOwn.put(keys.get(i), round(cleaned[i], 6));
+                }
+                double[] p = calibrate(cleaned, own.temperature());
+                certainty = single(question, keys, p, answer);
+                rows.add(new Row(question.key(), 0, position, question.type(), answer.path("decision").asText(),
+                        value(question, answer), certainty, certainty >= own.actThreshold(), question.origin()));
+            }
+            boolean act = certainty >= own.actThreshold();
+            answer.put("certainty", round(certainty, 4));
+            answer.put("act", act);
+            answer.put("origin", question.origin());
+            if (question.dynamicOptions()) {
+                answer.put("dynamic_options", true);
+            }
+            if (!act) {
+                needsReview.add(question.key());
+            }
+            minCertainty = Math.min(minCertainty, certainty);
+            position++;
+        }
+        return new Result(answers, raw, needsReview.isEmpty(), List.copyOf(needsReview), round(minCertainty, 4),
+                List.copyOf(rows));
+    }
+
+    /** Fills a choice, rank, score, number or yes/no answer; returns its certainty (the top probability). */
+    private static double single(Question question, List<String> keys, double[] p, ObjectNode answer) {
+        int top = argmax(p);
+        double topProbability = p[top];
+        ObjectNode probabilities = Json.object();
+        for (int i = 0; i < keys.size(); i++) {
+            probabilities.put(keys.get(i), round(p[i], 4));
+        }
+        switch (question.type()) {
+            case "choice" -> {
+                answer.put("choice", keys.get(top));
+                answer.set("probabilities", probabilities);
+                answer.put("confidence", round(choiceConfidence(topProbability, keys.size()), 4));
+                answer.put("decision", keys.get(top));
+            }
+            case "rank" -> {
+                Integer[] order = IntStream.range(0, keys.size()).boxed().toArray(Integer[]::new);
+                Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -p[i]));
+                ArrayNode ranking = answer.putArray("ranking");
+                Arrays.stream(order).forEach(i -> ranking.add(keys.get(i)));
+                answer.put("choice", keys.get(top));
+                answer.set("probabilities", probabilities);
+                answer.put("confidence", round(choiceConfidence(topProbability, keys.size()), 4));
+                answer.put("decision", keys.get(top));
+            }
+            case "score" -> {
+                answer.put("score", round(expected(p), 4));
+                ObjectNode legend = answer.putObject("legend");
+                for (int i = 0; i < keys.size(); i++) {
+                    legend.set(keys.get(i), question.criteria().get(i));
+                }
+                answer.set("probabilities", probabilities);
+                answer.put("confidence", round(scaleConfidence(p, top), 4));
+                answer.put("decision", keys.get(top));
+            }
+            case "number" -> number(question, keys, p, top, probabilities, answer);
+            case "noul" -> {
+                answer.put("noul", round(p[1], 4));
+                answer.set("probabilities", probabilities);
+                answer.put("decision", p[1] >= 0.5 ? "yes" : "no");
+            }
+            default -> throw new IllegalArgumentException("unknown question type " + question.type());
+        }
+        answer.put("top_probability", round(topProbability, 4));
+        return topProbability;
+    }
+
+    private static void number(Question question, List<String> keys, double[] p, int top, ObjectNode probabilities,
+                               ObjectNode answer) {
+        double estimate = 0;
+        for (int i = 0; i < keys.size(); i++) {
+            estimate += Primitives.value(keys.get(i)).doubleValue() * p[i];
+        }
+        answer.put("estimate", round(estimate, 4));
+        answer.set("most_likely", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
+        int lower = -1;
+        int upper = keys.size() - 1;
+        double cumulative = 0;
+        for (int i = 0; i < keys.size(); i++) {
+            cumulative += p[i];
+            if (lower < 0 && cumulative > 0.1) {
+                lower = i;
+            }
+            if (cumulative >= 0.9 - 1e-9) {
+                upper = i;
+                break;
+            }
+        }
+        ArrayNode range = answer.putArray("range");
+        range.add(Json.mapper().valueToTree(Primitives.value(keys.get(Math.max(lower, 0)))));
+        range.add(Json.mapper().valueToTree(Primitives.value(keys.get(upper))));
+        if (question.definition().has("unit")) {
+            answer.set("unit", question.definition().get("unit"));
+        }
+        answer.set("probabilities", probabilities);
+        answer.put("confidence", round(scaleConfidence(p, top), 4));
+        answer.set("decision", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
+    }
+
+    /** One yes/no child per option; returns the certainty, the least sure of the options. */
+    private static double multi(Question question, List<String> keys, Map<String, List<Double>> probabilities,
+                                SettingsLadder.QuestionSettings own, ObjectNode answer, ObjectNode raw,
+                                List<Row> rows, int position) {
+        ArrayNode selected = Json.mapper().createArrayNode();
+        ObjectNode byOption = Json.object();
+        double certainty = 1.0;
+        double top = 0;
+        var chosen = new ArrayList<String>();
+        double[] applies = new double[keys.size()];
+        for (int i = 0; i < keys.size(); i++) {
+            double[] cleaned = clean(probabilities.get(question.key() + Primitives.CHILD + i), 2);
+            raw.put(keys.get(i), round(cleaned[1], 6));
+            double[] p = calibrate(cleaned, own.temperature());
+            applies[i] = p[1];
+            byOption.put(keys.get(i), round(p[1], 4));
+            if (p[1] >= own.multiThreshold()) {
+                selected.add(keys.get(i));
+                chosen.add(keys.get(i));
+            }
+            double sure = Math.max(p[1], 1 - p[1]);
+            certainty = Math.min(certainty, sure);
+            top = Math.max(top, sure);
+        }
+        answer.set("selected", selected);
+        answer.set("probabilities", byOption);
+        answer.put("threshold", own.multiThreshold());
+        answer.set("decision", selected.deepCopy());
+        answer.put("top_probability", round(top, 4));
+        boolean act = certainty >= own.actThreshold();
+        if (chosen.isEmpty()) {
+            rows.add(new Row(question.key(), 0, position, "multi", null, 0, certainty, act, question.origin()));
+        }
+        for (int i = 0; i < chosen.size(); i++) {
+            rows.add(new Row(question.key(), i, position, "multi", chosen.get(i), applies[keys.indexOf(chosen.get(i))],
+                    certainty, act, question.origin()));
+        }
+        return certainty;
+    }
+
+    private static double value(Question question, ObjectNode answer) {
+        return switch (question.type()) {
+            case "noul" -> answer.path("noul").asDouble();
+            case "score" -> answer.path("score").asDouble();
+            case "number" -> answer.path("estimate").asDouble();
+            default -> answer.path("top_probability").asDouble();
+        };
+    }
+
+    /** Non-finite and negative values count as zero; all zero is uniform; a missing answer too. */
+    static double[] clean(List<Double> values, int size) {
+        double[] p = new double[size];
+        double total = 0;
+        for (int i = 0; i < size; i++) {
+            double v = values != null && i < values.size() && values.get(i) != null ? values.get(i) : 0;
+            p[i] = Double.isFinite(v) && v > 0 ? v : 0;
+            total += p[i];
+        }
+        for (int i = 0; i < size; i++) {
+            p[i] = total > 0 ? p[i] / total : 1.0 / size;
+        }
+        return p;
+    }
+
+    /** p_i^(1/T), renormalised, in log space; a temperature of 1 changes nothing and none changes the winner. */
+    static double[] calibrate(double[] p, double temperature) {
+        if (temperature == 1.0) {
+            return p;
+        }
+        double[] logs = new double[p.length];
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < p.length; i++) {
+            logs[i] = Math.log(Math.max(p[i], FLOOR)) / temperature;
+            max = Math.max(max, logs[i]);
+        }
+        double total = 0;
+        double[] out = new double[p.length];
+        for (int i = 0; i < p.length; i++) {
+            out[i] = Math.exp(logs[i] - max);
+            total += out[i];
+        }
+        for (int i = 0; i < p.length; i++) {
+            out[i] /= total;
+        }
+        return out;
+    }
+
+    private static int argmax(double[] p) {
+        int best = 0;
+        for (int i = 1; i < p.length; i++) {
+            if (p[i] > p[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private static double choiceConfidence(double top, int options) {
+        return options == 1 ? 1.0 : Math.max(0, (top - 1.0 / options) / (1 - 1.0 / options));
+    }
+
+    private static double expected(double[] p) {
+        double sum = 0;
+        for (int i = 0; i < p.length; i++) {
+            sum += i * p[i];
+        }
+        return sum;
+    }
+
+    /** 1 minus the expected distance from the most likely level, against that of a spread-out answer. */
+    private static double scaleConfidence(double[] p, int mode) {
+        int n = p.length;
+        if (n == 1) {
+            return 1.0;
+        }
+        double spread = 0;
+        for (int i = 0; i < n; i++) {
+            spread += Math.abs(i - (n - 1) / 2.0);
+        }
+        spread /= n;
+        double distance = 0;
+        for (int i = 0; i < n; i++) {
+            distance += p[i] * Math.abs(i - mode);
+        }
+        return Math.max(0, 1 - distance / spread);
+    }
+
+    static double round(double value, int places) {
+        double scale = Math.pow(10, places);
+        return Math.round(value * scale) / scale;
+    }
+}

@@ -1,0 +1,174 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.studio.Metadata;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The body of {@code POST /v1/studio/decisions}, read field by field with every problem of the pass collected.
+ * What depends on the template (variables, questions, skips, added options, settings) is checked later, once the
+ * template is known.
+ *
+ * @param extras extra questions (with a template) or the whole question set (without one), with the field that
+ *     held them
+ * @param actThreshold the top-level {@code act_threshold}, a shorthand for {@code settings.act_threshold}
+ */
+record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, Optional<JsonNode> state,
+                       Optional<Field> extras, Optional<Field> skip, Optional<Field> addOptions,
+                       Optional<JsonNode> settings, List<MediaInput> media, ObjectNode metadata,
+                       Optional<StoreLevel> store, boolean background, Optional<String> model,
+                       Optional<Double> actThreshold, Optional<Boolean> failOnStoreError, Set<String> include,
+                       List<Warning> warnings) {
+    static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
+
+    /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
+    record Field(String param, JsonNode value) {}
+
+    DecisionRequest {
+        requireNonNull(template, "template");
+        media = List.copyOf(media);
+        requireNonNull(metadata, "metadata");
+        include = Set.copyOf(include);
+        warnings = List.copyOf(warnings);
+    }
+
+    static DecisionRequest parse(ObjectNode body) {
+        BodyReader reader = BodyReader.of(body);
+        Problems problems = reader.problems();
+        Optional<String> template = reader.node("template", false).flatMap(node -> {
+            if (!node.isTextual() || node.textValue().isBlank()) {
+                problems.add(ErrorCode.INVALID_REFERENCE, "template", "`template` must be a reference string: "
+                        + "\"id\", \"id@3\" or \"id@alias\".");
+                return Optional.empty();
+            }
+            return Optional.of(node.textValue());
+        });
+        Optional<JsonNode> variables = reader.node("variables", false);
+        Optional<JsonNode> state = reader.node("state", false).filter(node -> {
+            boolean ok = node.isTextual() || node.isObject() || node.isArray();
+            if (!ok) {
+                reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
+            }
+            return ok;
+        });
+        Optional<BodyReader> extensions = reader.object("extensions", false);
+        Optional<Field> extras = field(reader, extensions, "questions", "questions", problems);
+        Optional<Field> skip = field(reader, extensions, "skip", "skip", problems);
+        Optional<Field> addOptions = field(reader, extensions, "add_options", "add_options", problems);
+        skip.ifPresent(f -> {
+            if (!f.value().isArray()) {
+                problems.add(ErrorCode.INVALID_FIELD, f.param(), "`" + f.param() + "` must be a list of question keys.");
+            }
+        });
+        addOptions.ifPresent(f -> {
+            if (!f.value().isObject()) {
+                problems.add(ErrorCode.INVALID_FIELD, f.param(), "`" + f.param() + "` must be an object of question "
+                        + "key to new options.");
+            }
+        });
+        Optional<JsonNode> settings = reader.node("settings", false);
+        List<MediaInput> media = reader.node("media", false).map(node -> MediaInput.parse(node, problems))
+                .orElse(List.of());
+        ObjectNode metadata = reader.node("metadata", false)
+                .flatMap(node -> Metadata.check(node, "metadata", problems)).orElse(Json.object());
+        Optional<StoreLevel> store = reader.node("store", false).flatMap(node -> {
+            Optional<StoreLevel> level = StoreLevel.parse(node);
+            if (level.isEmpty()) {
+                reader.reject("store", ErrorCode.INVALID_FIELD, "must be \"full\", \"answers_only\", \"none\", "
+                        + "true or false");
+            }
+            return level;
+        });
+        boolean background = flag(reader, "background");
+        reader.node("stream", false).ifPresent(node -> reader.reject("stream", ErrorCode.INVALID_FIELD, node.isBoolean()
+                && !node.booleanValue() ? "must be false or absent" : "is not supported: streaming answers is not "
+                + "built; send \"background\": true and read GET /v1/studio/decisions/{id}?wait=30 instead"));
+        Optional<String> model = reader.string("model", false, 200);
+        Optional<Double> actThreshold = reader.node("act_threshold", false).flatMap(node -> {
+            if (!node.isNumber() || node.doubleValue() <= 0 || node.doubleValue() > 1) {
+                reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "must be a number above 0 and at most 1");
+                return Optional.empty();
+            }
+            return Optional.of(node.doubleValue());
+        });
+        Optional<Boolean> failOnStoreError = reader.node("on_store_error", false).flatMap(node -> {
+            if (!node.isTextual() || !(node.textValue().equals("serve") || node.textValue().equals("fail"))) {
+                reader.reject("on_store_error", ErrorCode.INVALID_FIELD, "must be \"serve\" or \"fail\"");
+                return Optional.empty();
+            }
+            return Optional.of(node.textValue().equals("fail"));
+        });
+        Set<String> include = reader.node("include", false).map(node -> include(node, "include", problems))
+                .orElse(Set.of());
+        if (actThreshold.isPresent() && settings.map(s -> s.has("act_threshold")).orElse(false)) {
+            reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "is also set in `settings`; send one of them");
+        }
+        List<Warning> warnings = reader.finish();
+        return new DecisionRequest(template, variables, state, extras, skip, addOptions, settings, media, metadata,
+                store, background, model, actThreshold, failOnStoreError, include, warnings);
+    }
+
+    /** {@code include}, as a list or a comma-separated string of the allowed values. */
+    static Set<String> include(JsonNode node, String param, Problems problems) {
+        var values = new ArrayList<String>();
+        if (node.isTextual()) {
+            for (String part : node.textValue().split(",")) {
+                if (!part.isBlank()) {
+                    values.add(part.trim());
+                }
+            }
+        } else if (node.isArray()) {
+            node.forEach(item -> values.add(item.isTextual() ? item.textValue() : item.toString()));
+        } else {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a list or a comma-separated string.");
+            return Set.of();
+        }
+        var kept = new LinkedHashSet<String>();
+        for (String value : values) {
+            if (INCLUDES.contains(value)) {
+                kept.add(value);
+            } else {
+                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` may hold " + String.join(", ",
+                        INCLUDES.stream().sorted().toList()) + "; not \"" + value + "\".");
+            }
+        }
+        return kept;
+    }
+
+    private static boolean flag(BodyReader reader, String name) {
+        return reader.node(name, false).map(node -> {
+            if (!node.isBoolean()) {
+                reader.reject(name, ErrorCode.INVALID_FIELD, "must be true or false");
+                return false;
+            }
+            return node.booleanValue();
+        }).orElse(false);
+    }
+
+    /** A field sent at the top level or inside {@code extensions}, never both. */
+    private static Optional<Field> field(BodyReader reader, Optional<BodyReader> extensions, String name,
+                                         String extensionName, Problems problems) {
+        Optional<JsonNode> top = reader.node(name, false);
+        Optional<JsonNode> nested = extensions.flatMap(e -> e.node(extensionName, false));
+        if (top.isPresent() && nested.isPresent()) {
+            problems.add(ErrorCode.INVALID_FIELD, "extensions." + extensionName, "`" + name + "` is sent both at the "
+                    + "top level and in `extensions`; send it once.");
+            return Optional.empty();
+        }
+        return top.map(value -> new Field(name, value))
+                .or(() -> nested.map(value -> new Field(ParamPath.key("extensions", extensionName), value)));
+    }
+}

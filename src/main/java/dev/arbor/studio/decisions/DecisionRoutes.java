@@ -1,0 +1,284 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.WarningCode;
+import dev.arbor.studio.Metadata;
+import io.javalin.http.Context;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The decision routes under {@code /v1/studio/decisions}. */
+final class DecisionRoutes {
+    private static final String BASE = "/v1/studio/decisions";
+    private static final int MAX_WAIT_SECONDS = 60;
+
+    private final DecisionService decisions;
+    private final DecisionStore store;
+    private final Rerun rerun;
+
+    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun) {
+        this.decisions = requireNonNull(decisions, "decisions");
+        this.store = requireNonNull(store, "store");
+        this.rerun = requireNonNull(rerun, "rerun");
+    }
+
+    void addTo(Routes routes) {
+        String one = BASE + "/{decision_id}";
+        routes.group("studio.decisions")
+                .post(BASE, "Make a decision", this::create)
+                .post(BASE + "/preview", "Check a decision and show what the model would read, without running it",
+                        this::preview)
+                .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
+                        this::get)
+                .get(one + "/input", "What a decision read, when history kept it", this::input)
+                .patch(one, "Change a decision's metadata or pin", this::patch)
+                .delete(one, "Delete a decision from history", this::delete)
+                .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
+                .action(one + "/rerun", "Run a stored decision again (optionally on another model or version)",
+                        this::rerun);
+    }
+
+    private void create(Context ctx) {
+        DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
+        Plan plan = decisions.plan(request, false);
+        var source = new Source("api", BASE, Requests.id(ctx), "explicit", Optional.empty());
+        respond(ctx, plan, decisions.decide(plan, source));
+    }
+
+    private void rerun(Context ctx) {
+        String id = ctx.pathParam("decision_id");
+        StoredDecision original = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
+        DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
+        Plan plan = decisions.plan(request, false);
+        var source = new Source("rerun", BASE + "/" + id + "/rerun", Requests.id(ctx),
+                original.body().path("template").path("attribution").asText("explicit"), Optional.of(id));
+        respond(ctx, plan, decisions.decide(plan, source));
+    }
+
+    private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {
+        boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
+        Optional<ObjectNode> input = plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
+                : Optional.of(decisions.input(plan, false));
+        ctx.header("x-studio-stored", outcome.stored());
+        outcome.decisionId().ifPresent(id -> {
+            ctx.header("x-studio-decision-id", id);
+            ctx.header("location", BASE + "/" + id);
+        });
+        Responses.ok(ctx, DecisionService.present(outcome.decision(), input, showInput, plan.metadata(), false,
+                plan.include()));
+    }
+
+    private void preview(Context ctx) {
+        DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
+        Plan plan = decisions.plan(request, true);
+        Responses.ok(ctx, Preview.of(plan, decisions.input(plan, false)));
+    }
+
+    private void get(Context ctx) {
+        String id = ctx.pathParam("decision_id");
+        int wait = waitSeconds(ctx);
+        Set<String> include = includeParameter(ctx);
+        StoredDecision decision = find(id);
+        long deadline = System.nanoTime() + wait * 1_000_000_000L;
+        while (!decision.finished() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            decision = find(id);
+        }
+        String format = ctx.queryParam("format");
+        if (format != null) {
+            if (!format.equals("decide")) {
+                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` may be decide (the body "
+                        + "POST /v1/decide answers), not '" + format + "'.");
+            }
+            if (!decision.body().path("answers").isObject()) {
+                throw ApiException.of(ErrorCode.DECISION_FINISHED, "format", "Decision " + id + " is "
+                        + decision.status() + " and has no answers to render.");
+            }
+            Responses.ok(ctx, WireRoutes.answer(decision.body()));
+            return;
+        }
+        Responses.ok(ctx, show(decision, include));
+    }
+
+    private static ObjectNode show(StoredDecision decision, Set<String> include) {
+        return DecisionService.present(decision.body(), decision.input(), true, decision.metadata(),
+                decision.pinned(), include);
+    }
+
+    private void input(Context ctx) {
+        String id = ctx.pathParam("decision_id");
+        StoredDecision decision = find(id);
+        ObjectNode input = decision.input().orElseThrow(() -> ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null,
+                "Decision " + id + " was stored " + decision.storage().wire() + ", so its input was not kept."));
+        ObjectNode out = Json.object();
+        out.put("object", "decision.input");
+        out.put("decision_id", id);
+        out.setAll(input);
+        Responses.ok(ctx, out);
+    }
+
+    private void patch(Context ctx) {
+        String id = ctx.pathParam("decision_id");
+        ObjectNode body = Requests.jsonObject(ctx);
+        StoredDecision decision = find(id);
+        var problems = new Problems();
+        Optional<ObjectNode> metadata = Optional.empty();
+        Optional<Boolean> pinned = Optional.empty();
+        for (var entries = body.properties().iterator(); entries.hasNext(); ) {
+            var entry = entries.next();
+            switch (entry.getKey()) {
+                case "metadata" -> metadata = mergedMetadata(decision.metadata(), entry.getValue(), problems);
+                case "pinned" -> {
+                    if (entry.getValue().isBoolean()) {
+                        pinned = Optional.of(entry.getValue().booleanValue());
+                    } else {
+                        problems.add(ErrorCode.INVALID_FIELD, "pinned", "`pinned` must be true or false.");
+                    }
+                }
+                default -> problems.add(ErrorCode.READ_ONLY_FIELD, entry.getKey(), "`" + entry.getKey() + "` cannot "
+                        + "be changed: a decision records what happened; only `metadata` and `pinned` may change.");
+            }
+        }
+        problems.throwIfAny();
+        if (!store.patch(id, metadata, pinned)) {
+            throw DecisionService.notFound(id);
+        }
+        Responses.ok(ctx, show(find(id), Set.of()));
+    }
+
+    /** RFC 7396 on the metadata object: {@code null} removes a key; the result must fit the metadata limits. */
+    private static Optional<ObjectNode> mergedMetadata(ObjectNode current, JsonNode patch, Problems problems) {
+        if (patch.isNull()) {
+            return Optional.of(Json.object());
+        }
+        if (!patch.isObject()) {
+            problems.add(ErrorCode.INVALID_METADATA, "metadata", "`metadata` must be an object of string values.");
+            return Optional.empty();
+        }
+        ObjectNode merged = current.deepCopy();
+        patch.properties().forEach(e -> {
+            if (e.getValue().isNull()) {
+                merged.remove(e.getKey());
+            } else {
+                merged.set(e.getKey(), e.getValue());
+            }
+        });
+        return Metadata.check(merged, "metadata", problems);
+    }
+
+    private void delete(Context ctx) {
+        String id = ctx.pathParam("decision_id");
+        if (!store.delete(id)) {
+            throw DecisionService.notFound(id);
+        }
+        Responses.ok(ctx, Map.of("id", id, "object", "decision.deleted", "deleted", true));
+    }
+
+    private void cancel(Context ctx) {
+        Responses.ok(ctx, show(decisions.cancel(ctx.pathParam("decision_id")), Set.of()));
+    }
+
+    private StoredDecision find(String id) {
+        return store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+    }
+
+    private static int waitSeconds(Context ctx) {
+        String sent = ctx.queryParam("wait");
+        if (sent == null) {
+            return 0;
+        }
+        try {
+            double seconds = Double.parseDouble(sent);
+            if (!Double.isFinite(seconds) || seconds < 0) {
+                throw new NumberFormatException();
+            }
+            return (int) Math.min(MAX_WAIT_SECONDS, Math.ceil(seconds));
+        } catch (NumberFormatException e) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "wait", "`wait` is a number of seconds from 0 to "
+                    + MAX_WAIT_SECONDS + ", not '" + sent + "'.");
+        }
+    }
+
+    private static Set<String> includeParameter(Context ctx) {
+        List<String> values = ctx.queryParams("include");
+        if (values.isEmpty()) {
+            return Set.of();
+        }
+        var problems = new Problems();
+        Set<String> include = DecisionRequest.include(Json.mapper().valueToTree(String.join(",", values)),
+                "include", problems);
+        if (!problems.isEmpty()) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "include", problems.list().getFirst().message());
+        }
+        return include;
+    }
+
+    /** The preview of a decision: every check up to the model, and what the model would be sent. */
+    static final class Preview {
+        private Preview() {}
+
+        static ObjectNode of(Plan plan, ObjectNode input) {
+            ObjectNode preview = Json.object();
+            preview.put("object", "decision.preview");
+            if (plan.template().isPresent()) {
+                ObjectNode template = preview.putObject("template");
+                template.put("id", plan.template().get().id());
+                template.put("version", plan.template().get().version());
+                template.put("ref", plan.template().get().reference());
+                template.put("resolved_from", plan.template().get().resolvedFrom());
+                template.put("attribution", "explicit");
+            } else {
+                preview.putNull("template");
+            }
+            preview.put("model", plan.model().orElse(null));
+            preview.set("state", input.get("state"));
+            preview.set("rendered_state", input.get("rendered_state"));
+            preview.set("questions", input.get("questions"));
+            preview.set("extensions", plan.extensions());
+            preview.set("media", input.get("media"));
+            preview.set("settings", plan.settings().json());
+            preview.putObject("usage").put("input_tokens", plan.estimatedTokens());
+            ObjectNode wire = preview.putObject("decide_request");
+            wire.put("model", plan.model().orElse(null));
+            wire.set("state", plan.storedState());
+            wire.set("questions", input.get("questions"));
+            if (plan.settings().temperature() != SettingsLadder.DEFAULT_TEMPERATURE) {
+                wire.putObject("settings").put("temperature", plan.settings().temperature());
+            }
+            preview.put("store", plan.store().wire());
+            var warnings = new java.util.ArrayList<>(plan.warnings());
+            JsonNode perQuestion = plan.settings().json().path("questions");
+            perQuestion.properties().forEach(e -> {
+                if (e.getValue().has("temperature")
+                        && e.getValue().get("temperature").doubleValue() != plan.settings().temperature()) {
+                    warnings.add(new Warning(WarningCode.PER_QUESTION_SETTINGS_NOT_PORTABLE, "`" + e.getKey()
+                            + "` has its own temperature; the single-request format sends one temperature for all "
+                            + "questions.", "settings.questions." + e.getKey() + ".temperature"));
+                }
+            });
+            ArrayNode list = preview.putArray("warnings");
+            warnings.forEach(w -> list.add(Json.mapper().valueToTree(w)));
+            return preview;
+        }
+    }
+}

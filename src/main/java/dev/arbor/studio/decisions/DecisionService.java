@@ -1,0 +1,439 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.Scoring;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.templates.Substitution;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs decisions: the planned decision goes to its model, the answers are gated, and the decision is recorded at
+ * its storage level. A failure at the model is a failed decision in history (when history keeps it) whose id the
+ * error carries. Background decisions run here too, and can be cancelled until they reach the model.
+ */
+final class DecisionService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DecisionService.class);
+
+    /** What a call produced and what history kept of it. */
+    record Outcome(ObjectNode decision, String stored, Optional<String> decisionId) {}
+
+    /** How far a background decision has gone: it may be cancelled until it reaches the model. */
+    private enum Phase { WAITING, AT_MODEL, CANCELLED }
+
+    private record Running(AtomicReference<Thread> thread, AtomicReference<Phase> phase) {}
+
+    private final DecisionStore store;
+    private final Planner planner;
+    private final ModelRuntime runtime;
+    private final MediaStore media;
+    private final Clock clock;
+    private final ExecutorService background = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("arbor-decision-", 0).factory());
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+
+    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, MediaStore media, Clock clock) {
+        this.store = requireNonNull(store, "store");
+        this.planner = requireNonNull(planner, "planner");
+        this.runtime = requireNonNull(runtime, "runtime");
+        this.media = requireNonNull(media, "media");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    Plan plan(DecisionRequest request, boolean preview) {
+        return planner.plan(request, preview);
+    }
+
+    /** Runs a checked decision now, or queues it when it asks for the background. */
+    Outcome decide(Plan plan, Source source) {
+        String id = Ids.next("dec");
+        long created = clock.millis();
+        if (plan.background()) {
+            return queue(plan, source, id, created);
+        }
+        return run(plan, source, id, created, 0);
+    }
+
+    private Outcome run(Plan plan, Source source, String id, long created, double queueMillis) {
+        Ran ran;
+        try {
+            ran = ask(plan, created, queueMillis, () -> {});
+        } catch (ApiException failure) {
+            throw failed(plan, source, id, created, failure);
+        }
+        return complete(plan, source, id, created, ran);
+    }
+
+    /** Timings and answers of one run at the model. */
+    private record Ran(Answers.Result answers, int inputTokens, double queueMillis, double loadMillis,
+                       double modelMillis, long startedNanos) {}
+
+    private Ran ask(Plan plan, long created, double queueMillis, Runnable atModel) {
+        long started = System.nanoTime();
+        if (plan.model().isEmpty()) {
+            throw ApiException.of(ErrorCode.MODEL_NOT_LOADED, "model", "No model is loaded and none is named, and "
+                    + "decisions may not load one (ARBOR_AUTO_LOAD is off); load a model (POST /models/{id}/load) "
+                    + "or name a loaded one in `model`.");
+        }
+        var toAsk = new ArrayList<Scoring.Question>();
+        var probabilities = new HashMap<String, List<Double>>();
+        for (Scoring.Question question : plan.primitives()) {
+            if (question.options().size() == 1) {
+                probabilities.put(question.key(), List.of(1.0)); // one option needs no model
+            } else {
+                toAsk.add(question);
+            }
+        }
+        long[] atModelNanos = {started};
+        int tokens = 0;
+        if (!toAsk.isEmpty()) {
+            var request = new Scoring.Request(Substitution.asText(plan.state()),
+                    plan.media().stream().map(MediaInput::type).toList(), toAsk);
+            Scoring.Answer answer = runtime.score(plan.model().get(), request, () -> {
+                atModel.run();
+                atModelNanos[0] = System.nanoTime();
+            });
+            probabilities.putAll(answer.probabilities());
+            tokens = answer.inputTokens();
+        }
+        long done = System.nanoTime();
+        return new Ran(Answers.of(plan.questions(), probabilities, plan.settings()), tokens, queueMillis,
+                (atModelNanos[0] - started) / 1e6, (done - atModelNanos[0]) / 1e6, started);
+    }
+
+    private Outcome complete(Plan plan, Source source, String id, long created, Ran ran) {
+        long completed = clock.millis();
+        var warnings = new ArrayList<>(plan.warnings());
+        ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
+                Optional.empty());
+        String stored = plan.store().wire();
+        if (plan.store() != StoreLevel.NONE) {
+            try {
+                store.insert(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
+            } catch (RuntimeException e) {
+                stored = storeFailed(plan, id, e, warnings);
+            }
+        }
+        body.set("warnings", Json.mapper().valueToTree(warnings));
+        if (stored.equals("failed")) {
+            body.put("store", "none");
+        }
+        return new Outcome(body, stored, stored.equals("failed") || stored.equals("none") ? Optional.empty()
+                : Optional.of(id));
+    }
+
+    /** {@code serve}: the answer goes out with a warning; {@code fail}: 503 {@code store_failed}. */
+    private static String storeFailed(Plan plan, String id, RuntimeException cause, List<Warning> warnings) {
+        LOG.warn("decision {} could not be saved to history: {}", id, cause.toString());
+        if (plan.failOnStoreError()) {
+            throw ApiException.of(ErrorCode.STORE_FAILED, null, "The decision was made but could not be saved to "
+                    + "history, and on_store_error is fail; try again.");
+        }
+        warnings.add(new Warning(WarningCode.HISTORY_WRITE_FAILED, "The answer is right, but it could not be "
+                + "saved to history.", null));
+        return "failed";
+    }
+
+    /** Stores a decision that failed at the model (when history keeps it) and returns the error to send. */
+    private ApiException failed(Plan plan, Source source, String id, long created, ApiException failure) {
+        if (plan.store() == StoreLevel.NONE) {
+            return failure;
+        }
+        long completed = clock.millis();
+        ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
+                Optional.of(failure));
+        try {
+            store.insert(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
+            return failure.withField("decision_id", id);
+        } catch (RuntimeException e) {
+            LOG.warn("failed decision {} could not be saved to history: {}", id, e.toString());
+            return failure;
+        }
+    }
+
+    // ---- background
+
+    private Outcome queue(Plan plan, Source source, String id, long created) {
+        ObjectNode body = body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(),
+                Optional.empty());
+        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
+        store.insert(record(plan, source, id, "queued", created, 0, body, Optional.empty()));
+        var run = new Running(new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
+        running.put(id, run); // before it may start, so that a cancel always finds it
+        background.submit(() -> {
+            run.thread().set(Thread.currentThread());
+            try {
+                runInBackground(plan, source, id, created, run.phase());
+            } finally {
+                running.remove(id);
+            }
+        });
+        return new Outcome(body, plan.store().wire(), Optional.of(id));
+    }
+
+    private void runInBackground(Plan plan, Source source, String id, long created, AtomicReference<Phase> phase) {
+        if (phase.get() == Phase.CANCELLED || !store.transition(id, List.of("queued"), "in_progress",
+                Optional.empty(), clock.millis())) {
+            return;
+        }
+        double queueMillis = clock.millis() - created;
+        try {
+            Ran ran = ask(plan, created, queueMillis, () -> {
+                if (!phase.compareAndSet(Phase.WAITING, Phase.AT_MODEL)) {
+                    throw new CancellationException();
+                }
+            });
+            long completed = clock.millis();
+            ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
+                    Optional.empty());
+            body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
+            store.finish(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
+        } catch (CancellationException e) {
+            // cancelled while it waited for its model; the cancel recorded it
+        } catch (ApiException failure) {
+            if (phase.get() != Phase.CANCELLED) {
+                finishFailed(plan, source, id, created, failure);
+            }
+        } catch (RuntimeException e) {
+            if (phase.get() != Phase.CANCELLED) {
+                LOG.error("background decision {} failed", id, e);
+                finishFailed(plan, source, id, created, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
+                        "The decision failed unexpectedly: " + e));
+            }
+        }
+    }
+
+    private void finishFailed(Plan plan, Source source, String id, long created, ApiException failure) {
+        long completed = clock.millis();
+        ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
+                Optional.of(failure));
+        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
+        store.finish(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
+    }
+
+    /** Thrown at the model's door when the decision was cancelled while it waited. */
+    private static final class CancellationException extends RuntimeException {
+        CancellationException() {
+            super("cancelled", null, false, false);
+        }
+    }
+
+    /**
+     * Cancels a decision that has not reached its model; 409 {@code decision_finished} once it has, or has
+     * finished.
+     */
+    StoredDecision cancel(String id) {
+        StoredDecision decision = store.find(id).orElseThrow(() -> notFound(id));
+        Running run = running.get(id);
+        if (decision.finished() || (run != null && !run.phase().compareAndSet(Phase.WAITING, Phase.CANCELLED))) {
+            throw ApiException.of(ErrorCode.DECISION_FINISHED, null, decision.finished() ? "Decision " + id + " is "
+                    + decision.status() + "; only a queued decision or one waiting for its model can be cancelled."
+                    : "Decision " + id + " is with the model and finishes in a moment; it can no longer be "
+                    + "cancelled.");
+        }
+        long now = clock.millis();
+        ObjectNode body = decision.body().deepCopy();
+        body.put("status", "cancelled");
+        body.put("completed_at", now / 1000);
+        if (!store.transition(id, List.of("queued", "in_progress"), "cancelled", Optional.of(body), now)) {
+            throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
+        }
+        if (run != null && run.thread().get() != null) {
+            run.thread().get().interrupt();
+        }
+        return store.find(id).orElseThrow(() -> notFound(id));
+    }
+
+    static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.DECISION_NOT_FOUND, "decision_id", "There is no decision " + id + " in "
+                + "history: it never existed, was deleted, or was made with store none.");
+    }
+
+    // ---- the decision as JSON
+
+    private ObjectNode body(Plan plan, Source source, String id, String status, long created,
+                            Optional<Long> completed, Optional<Ran> ran, Optional<ApiException> error) {
+        ObjectNode body = Json.object();
+        body.put("id", id);
+        body.put("object", "decision");
+        body.put("status", status);
+        body.put("created_at", created / 1000);
+        if (completed.isPresent()) {
+            body.put("completed_at", completed.get() / 1000);
+        } else {
+            body.putNull("completed_at");
+        }
+        if (plan.template().isPresent()) {
+            var template = plan.template().get();
+            ObjectNode json = body.putObject("template");
+            json.put("id", template.id());
+            json.put("version", template.version());
+            json.put("ref", template.reference());
+            json.put("resolved_from", template.resolvedFrom());
+            json.put("attribution", source.attribution());
+        } else {
+            body.putNull("template");
+        }
+        body.put("model", plan.model().orElse(null));
+        body.put("model_requested", plan.modelRequested().orElse(null));
+        body.set("extensions", plan.extensions());
+        if (ran.isPresent()) {
+            Answers.Result answers = ran.get().answers();
+            body.set("answers", answers.answers());
+            body.put("act", answers.act());
+            ArrayNode review = body.putArray("needs_review");
+            answers.needsReview().forEach(review::add);
+        } else {
+            body.putNull("answers");
+            body.putNull("act");
+            body.putArray("needs_review");
+        }
+        body.set("settings", plan.settings().json());
+        ObjectNode usage = body.putObject("usage");
+        usage.put("input_tokens", ran.map(Ran::inputTokens).filter(t -> t > 0).orElse(plan.estimatedTokens()));
+        usage.put("output_tokens", 0);
+        ObjectNode timing = body.putObject("timing");
+        timing.put("queue_ms", Answers.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
+        timing.put("load_ms", Answers.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
+        timing.put("model_ms", Answers.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
+        timing.put("total_ms", Answers.round(ran.map(r -> (System.nanoTime() - r.startedNanos()) / 1e6
+                + r.queueMillis()).orElse(0.0), 3));
+        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
+        ObjectNode origin = body.putObject("source");
+        origin.put("surface", source.surface());
+        origin.put("endpoint", source.endpoint());
+        origin.put("request_id", source.requestId());
+        body.put("rerun_of", source.rerunOf().orElse(null));
+        body.put("store", plan.store().wire());
+        if (error.isPresent()) {
+            ObjectNode json = body.putObject("error");
+            json.put("type", error.get().code().type());
+            json.put("code", error.get().code().code());
+            json.put("message", error.get().problems().getFirst().message());
+        } else {
+            body.putNull("error");
+        }
+        ran.ifPresent(r -> body.set("raw_probabilities", r.answers().raw()));
+        return body;
+    }
+
+    private StoredDecision record(Plan plan, Source source, String id, String status, long created, long completed,
+                                  ObjectNode body, Optional<Ran> ran) {
+        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, true))
+                : Optional.empty();
+        return new StoredDecision(0, id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
+                source.surface(), source.endpoint(), source.requestId(),
+                plan.template().map(t -> t.id()), plan.template().map(t -> t.version()), plan.model(),
+                ran.map(r -> r.answers().act()), ran.map(r -> r.answers().minCertainty()),
+                Optional.ofNullable(body.path("error").path("code").textValue()), false, plan.metadata(),
+                source.rerunOf(), created, completed > 0 ? Optional.of(completed) : Optional.empty(),
+                ran.map(r -> body.path("timing").path("total_ms").asDouble()), body, input,
+                ran.map(r -> r.answers().rows()).orElse(List.of()), plan.secrets());
+    }
+
+    /**
+     * What the decision read, as history keeps it: sensitive values as HMACs and markers, media as hashes (and the
+     * bytes themselves, content-addressed, when {@code keepMedia}).
+     */
+    ObjectNode input(Plan plan, boolean keepMedia) {
+        ObjectNode input = Json.object();
+        input.set("variables", plan.storedVariables().map(v -> (JsonNode) withMediaMarkers(v, plan))
+                .orElse(null));
+        input.set("state", plan.storedState());
+        ArrayNode items = input.putArray("media");
+        for (MediaInput item : plan.media()) {
+            boolean sensitive = item.variable().map(v -> plan.secrets().has(v)).orElse(false);
+            ObjectNode json = items.addObject();
+            json.put("type", item.type());
+            json.putNull("file_id");
+            json.put("name", sensitive ? null : item.name().orElse(null));
+            json.put("variable", item.variable().orElse(null));
+            if (item.inline()) {
+                byte[] bytes = item.decode();
+                String sha = Digests.sha256Hex(bytes);
+                boolean kept = keepMedia && !sensitive;
+                if (kept) {
+                    media.keep(sha, bytes);
+                }
+                json.put("content_type", item.contentType());
+                json.put("bytes", bytes.length);
+                json.put("sha256", sensitive ? plan.secrets().path(item.variable().orElseThrow()).asText()
+                        : "sha256:" + sha);
+                json.put("available", kept);
+            } else {
+                json.put("available", false);
+            }
+        }
+        input.set("questions", Planner.questionsJson(plan.questions()));
+        input.put("rendered_state", Substitution.asText(plan.storedState()));
+        return input;
+    }
+
+    private static ObjectNode withMediaMarkers(ObjectNode variables, Plan plan) {
+        ObjectNode copy = variables.deepCopy();
+        for (MediaInput item : plan.media()) {
+            item.variable().filter(v -> copy.path(v).isTextual() && !plan.secrets().has(v)).ifPresent(v ->
+                    copy.put(v, item.inline() ? "[" + item.type() + " sha256:" + Digests.sha256Hex(item.decode())
+                            + "]" : copy.path(v).textValue()));
+        }
+        return copy;
+    }
+
+    /** The API form of a stored decision: its body with metadata, pin and, when asked, input and raw answers. */
+    static ObjectNode present(ObjectNode body, Optional<ObjectNode> input, boolean showInput, ObjectNode metadata,
+                              boolean pinned, java.util.Set<String> include) {
+        ObjectNode out = Json.object();
+        JsonNode raw = body.path("raw_probabilities");
+        body.properties().forEach(e -> {
+            if (e.getKey().equals("raw_probabilities")) {
+                return;
+            }
+            out.set(e.getKey(), e.getValue());
+            if (e.getKey().equals("model_requested") && showInput) {
+                out.set("input", input.map(i -> {
+                    ObjectNode copy = i.deepCopy();
+                    if (!include.contains("input.rendered_state")) {
+                        copy.remove("rendered_state");
+                    }
+                    return (JsonNode) copy;
+                }).orElse(null));
+            }
+        });
+        if (include.contains("answers.raw_probabilities") && out.path("answers").isObject()) {
+            ObjectNode answers = ((ObjectNode) out.get("answers")).deepCopy();
+            answers.properties().forEach(e -> ((ObjectNode) e.getValue()).set("raw_probabilities",
+                    raw.path(e.getKey())));
+            out.set("answers", answers);
+        }
+        out.set("metadata", metadata);
+        out.put("pinned", pinned);
+        return out;
+    }
+
+    /** Stops taking background work; what runs is abandoned and recovered as failed at the next start. */
+    @Override
+    public void close() {
+        background.shutdownNow();
+    }
+}

@@ -1,0 +1,200 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
+
+/** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
+final class DecisionStore {
+    private static final String COLUMNS = "seq, id, status, storage, surface, endpoint, request_id, template_id, "
+            + "template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at, "
+            + "completed_at, total_ms, body, input";
+
+    private final Database database;
+
+    DecisionStore(Database database) {
+        this.database = requireNonNull(database, "database");
+    }
+
+    Database database() {
+        return database;
+    }
+
+    void insert(StoredDecision decision) {
+        database.update(handle -> insert(handle, decision));
+    }
+
+    /** Several decisions in one transaction: how concurrent callers share one commit. */
+    void insertAll(List<StoredDecision> decisions) {
+        database.update(handle -> decisions.forEach(decision -> insert(handle, decision)));
+    }
+
+    private static void insert(Handle handle, StoredDecision decision) {
+        long seq = handle.createUpdate("""
+                        INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
+                            template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
+                            created_at, completed_at, total_ms, body, input)
+                        VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
+                            :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
+                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input)""")
+                .bind("id", decision.id())
+                .bind("surface", decision.surface())
+                .bind("endpoint", decision.endpoint())
+                .bind("request_id", decision.requestId())
+                .bind("template_id", decision.templateId().orElse(null))
+                .bind("template_version", decision.templateVersion().orElse(null))
+                .bind("pinned", decision.pinned())
+                .bind("metadata", Json.writeString(decision.metadata()))
+                .bind("rerun_of", decision.rerunOf().orElse(null))
+                .bind("created_at", decision.createdAtMillis())
+                .bindMap(outcome(decision))
+                .executeAndReturnGeneratedKeys("seq")
+                .mapTo(Long.class)
+                .one();
+        insertDetails(handle, seq, decision);
+    }
+
+    /** The columns a finished run sets, shared by an insert and the update of a queued decision. */
+    private static java.util.Map<String, Object> outcome(StoredDecision decision) {
+        var values = new java.util.HashMap<String, Object>();
+        values.put("status", decision.status());
+        values.put("storage", decision.storage().wire());
+        values.put("model", decision.model().orElse(null));
+        values.put("act", decision.act().orElse(null));
+        values.put("min_certainty", decision.minCertainty().orElse(null));
+        values.put("error_code", decision.errorCode().orElse(null));
+        values.put("completed_at", decision.completedAtMillis().orElse(null));
+        values.put("total_ms", decision.totalMs().orElse(null));
+        values.put("body", Json.writeString(decision.body()));
+        values.put("input", decision.input().map(Json::writeString).orElse(null));
+        return values;
+    }
+
+    private static void insertDetails(Handle handle, long seq, StoredDecision decision) {
+        if (!decision.rows().isEmpty()) {
+            PreparedBatch batch = handle.prepareBatch("""
+                    INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
+                        value, certainty, act, origin)
+                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin)""");
+            for (Answers.Row row : decision.rows()) {
+                batch.bind("seq", seq).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
+                        .bind("position", row.position()).bind("type", row.type()).bind("answer", row.answer())
+                        .bind("value", row.value()).bind("certainty", row.certainty()).bind("act", row.act())
+                        .bind("origin", row.origin()).add();
+            }
+            batch.execute();
+        }
+        decision.secrets().properties().forEach(e -> handle.createUpdate("""
+                        INSERT INTO studio_decision_secrets (decision_seq, variable, hmac) VALUES (:seq, :variable, :hmac)""")
+                .bind("seq", seq).bind("variable", e.getKey()).bind("hmac", e.getValue().asText()).execute());
+    }
+
+    /**
+     * Replaces a queued or running decision with its outcome, keeping the pin and metadata set meanwhile. Returns
+     * false when it had finished already (cancelled while it ran).
+     */
+    boolean finish(StoredDecision decision) {
+        return database.write(handle -> {
+            Optional<Long> seq = handle.createQuery("SELECT seq FROM studio_decisions WHERE id = :id AND status IN "
+                            + "('queued', 'in_progress')" + database.dialect().forUpdate())
+                    .bind("id", decision.id()).mapTo(Long.class).findOne();
+            if (seq.isEmpty()) {
+                return false;
+            }
+            handle.createUpdate("""
+                            UPDATE studio_decisions SET status = :status, storage = :storage, model = :model, act = :act,
+                                min_certainty = :min_certainty, error_code = :error_code, completed_at = :completed_at,
+                                total_ms = :total_ms, body = :body, input = :input
+                            WHERE seq = :seq""")
+                    .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
+            insertDetails(handle, seq.get(), decision);
+            return true;
+        });
+    }
+
+    /** Moves a decision from one status to another if it is still in the first; returns whether it was. */
+    boolean transition(String id, List<String> from, String to, Optional<ObjectNode> body, long nowMillis) {
+        return database.write(handle -> handle.createUpdate("UPDATE studio_decisions SET status = :to, "
+                        + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
+                        + "body = COALESCE(:body, body) WHERE id = :id AND status IN (<from>)")
+                .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
+                .bind("body", body.map(Json::writeString).orElse(null))
+                .bind("id", id).bindList("from", from).execute() == 1);
+    }
+
+    Optional<StoredDecision> find(String id) {
+        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
+                .bind("id", id).map((rs, ctx) -> row(rs)).findOne());
+    }
+
+    boolean patch(String id, Optional<ObjectNode> metadata, Optional<Boolean> pinned) {
+        return database.write(handle -> {
+            int changed = handle.createUpdate("UPDATE studio_decisions SET metadata = COALESCE(:metadata, metadata), "
+                            + "pinned = COALESCE(:pinned, pinned) WHERE id = :id")
+                    .bind("metadata", metadata.map(Json::writeString).orElse(null))
+                    .bind("pinned", pinned.orElse(null))
+                    .bind("id", id).execute();
+            return changed == 1;
+        });
+    }
+
+    boolean delete(String id) {
+        return database.write(handle -> handle.createUpdate("DELETE FROM studio_decisions WHERE id = :id")
+                .bind("id", id).execute() == 1);
+    }
+
+    /**
+     * Marks decisions left queued or running by a server that stopped as failed, with the error recorded: they are
+     * never run twice. Returns how many there were.
+     */
+    int failUnfinished(ObjectNode error, long nowMillis) {
+        return database.write(handle -> {
+            var unfinished = handle.createQuery("SELECT id, body FROM studio_decisions WHERE status IN ('queued', "
+                            + "'in_progress')")
+                    .map((rs, ctx) -> java.util.Map.entry(rs.getString("id"), rs.getString("body"))).list();
+            for (var entry : unfinished) {
+                ObjectNode body = (ObjectNode) Json.read(entry.getValue());
+                body.put("status", "failed");
+                body.put("completed_at", nowMillis / 1000);
+                body.set("error", error);
+                handle.createUpdate("UPDATE studio_decisions SET status = 'failed', error_code = :code, "
+                                + "completed_at = :now, body = :body WHERE id = :id")
+                        .bind("code", error.path("code").asText()).bind("now", nowMillis)
+                        .bind("body", Json.writeString(body)).bind("id", entry.getKey()).execute();
+            }
+            return unfinished.size();
+        });
+    }
+
+    private static StoredDecision row(ResultSet rs) throws SQLException {
+        String input = rs.getString("input");
+        Object act = rs.getObject("act");
+        Object certainty = rs.getObject("min_certainty");
+        Object completed = rs.getObject("completed_at");
+        Object total = rs.getObject("total_ms");
+        Object version = rs.getObject("template_version");
+        return new StoredDecision(rs.getLong("seq"), rs.getString("id"), rs.getString("status"),
+                StoreLevel.of(rs.getString("storage")), rs.getString("surface"), rs.getString("endpoint"),
+                rs.getString("request_id"), Optional.ofNullable(rs.getString("template_id")),
+                version == null ? Optional.empty() : Optional.of(((Number) version).intValue()),
+                Optional.ofNullable(rs.getString("model")),
+                act == null ? Optional.empty() : Optional.of(rs.getBoolean("act")),
+                certainty == null ? Optional.empty() : Optional.of(((Number) certainty).doubleValue()),
+                Optional.ofNullable(rs.getString("error_code")), rs.getBoolean("pinned"),
+                (ObjectNode) Json.read(rs.getString("metadata")), Optional.ofNullable(rs.getString("rerun_of")),
+                rs.getLong("created_at"),
+                completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
+                total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
+                (ObjectNode) Json.read(rs.getString("body")),
+                input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
+                List.of(), Json.object());
+    }
+}

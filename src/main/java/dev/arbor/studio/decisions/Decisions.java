@@ -1,0 +1,57 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.Models;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.templates.Templates;
+import java.nio.file.Path;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The studio's decisions: the pipeline every entry point shares, history of what was decided, and its routes. */
+public final class Decisions implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
+
+    private final DecisionStore store;
+    private final DecisionService service;
+    private final Templates templates;
+
+    /**
+     * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
+     *
+     * @param hmacKey the key of the HMACs that stand in for sensitive values in history
+     */
+    public Decisions(Database database, Clock clock, Templates templates, Models models, ModelRuntime runtime,
+                     byte[] hmacKey, Path dataDir) {
+        this.store = new DecisionStore(database);
+        this.templates = requireNonNull(templates, "templates");
+        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey), runtime,
+                new MediaStore(dataDir), clock);
+        ObjectNode interrupted = Json.object();
+        interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
+        interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
+        interrupted.put("message", "The server stopped while this decision was queued or running; it was not run "
+                + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
+        int recovered = store.failUnfinished(interrupted, clock.millis());
+        if (recovered > 0) {
+            LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
+        }
+    }
+
+    public void addRoutes(Routes routes) {
+        new DecisionRoutes(service, store, new Rerun()).addTo(routes);
+        new WireRoutes(service, templates).addTo(routes);
+    }
+
+    @Override
+    public void close() {
+        service.close();
+    }
+}

@@ -1,0 +1,167 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One media item of a decision: an uploaded file by id, or the bytes inline as a {@code data:} URL.
+ *
+ * @param type {@code image}, {@code audio} or {@code video}
+ * @param reference a {@code file_...} id or a {@code data:} URL
+ * @param variable the media variable that supplied it, if a template variable did
+ * @param param where it was sent, for errors
+ */
+record MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param) {
+    static final long MAX_BYTES = 200L * 1024 * 1024;
+    static final Set<String> TYPES = Set.of("image", "audio", "video");
+    private static final Pattern DATA_URL = Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,",
+            Pattern.CASE_INSENSITIVE);
+
+    MediaInput {
+        requireNonNull(type, "type");
+        requireNonNull(reference, "reference");
+        requireNonNull(name, "name");
+        requireNonNull(variable, "variable");
+        requireNonNull(param, "param");
+    }
+
+    boolean inline() {
+        return reference.startsWith("data:");
+    }
+
+    static List<MediaInput> parse(JsonNode node, Problems problems) {
+        if (!node.isArray()) {
+            problems.add(ErrorCode.INVALID_FIELD, "media", "`media` must be a list of {\"file_id\"} or {\"data\"} "
+                    + "items.");
+            return List.of();
+        }
+        var items = new ArrayList<MediaInput>();
+        for (int i = 0; i < node.size(); i++) {
+            String param = ParamPath.index("media", i);
+            JsonNode item = node.get(i);
+            if (!item.isObject()) {
+                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be an object with `file_id` or "
+                        + "`data`.");
+                continue;
+            }
+            JsonNode fileId = item.get("file_id");
+            JsonNode data = item.get("data");
+            boolean hasFile = fileId != null && !fileId.isNull();
+            boolean hasData = data != null && !data.isNull();
+            if (hasFile == hasData) {
+                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` needs exactly one of `file_id` and "
+                        + "`data`.");
+                continue;
+            }
+            String itemParam = param + (hasFile ? ".file_id" : ".data");
+            JsonNode reference = hasFile ? fileId : data;
+            if (!reference.isTextual() || (hasFile && !reference.textValue().startsWith("file_"))) {
+                problems.add(ErrorCode.INVALID_FIELD, itemParam, "`" + itemParam + "` must be "
+                        + (hasFile ? "a file id (file_...)" : "a data URL") + ".");
+                continue;
+            }
+            Optional<String> declared = Optional.empty();
+            JsonNode type = item.get("type");
+            if (type != null && !type.isNull()) {
+                if (!type.isTextual() || !TYPES.contains(type.textValue())) {
+                    problems.add(ErrorCode.INVALID_FIELD, param + ".type", "`" + param + ".type` must be image, audio "
+                            + "or video.");
+                    continue;
+                }
+                declared = Optional.of(type.textValue());
+            }
+            Optional<String> name = Optional.empty();
+            JsonNode nameNode = item.get("name");
+            if (nameNode != null && !nameNode.isNull()) {
+                if (!nameNode.isTextual() || nameNode.textValue().length() > 255) {
+                    problems.add(ErrorCode.INVALID_FIELD, param + ".name", "`" + param + ".name` must be a string of "
+                            + "at most 255 characters.");
+                    continue;
+                }
+                name = Optional.of(nameNode.textValue());
+            }
+            for (String field : iterable(item.fieldNames())) {
+                if (!Set.of("type", "file_id", "data", "name").contains(field)) {
+                    problems.add(ErrorCode.INVALID_FIELD, ParamPath.key(param, field), "`"
+                            + ParamPath.key(param, field) + "` is not a field of a media item (type, file_id, data, "
+                            + "name).");
+                }
+            }
+            checked(declared, reference.textValue(), name, Optional.empty(), itemParam, problems)
+                    .ifPresent(items::add);
+        }
+        return List.copyOf(items);
+    }
+
+    /** An item whose type is known or read from its data URL, or the problem with it. */
+    static Optional<MediaInput> checked(Optional<String> declared, String reference, Optional<String> name,
+                                        Optional<String> variable, String param, Problems problems) {
+        if (!reference.startsWith("data:")) {
+            return Optional.of(new MediaInput(declared.orElse("image"), reference, name, variable, param));
+        }
+        Matcher matcher = DATA_URL.matcher(reference);
+        if (!matcher.lookingAt()) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a base64 data URL: "
+                    + "data:<type>/<subtype>;base64,<bytes>.");
+            return Optional.empty();
+        }
+        String family = matcher.group(1).toLowerCase(Locale.ROOT);
+        if (!TYPES.contains(family)) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds " + family + "/" + matcher.group(2)
+                    + "; media are image, audio or video.");
+            return Optional.empty();
+        }
+        if (declared.isPresent() && !declared.get().equals(family)) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds " + family + " but the item says "
+                    + declared.get() + ".");
+            return Optional.empty();
+        }
+        long bytes = (reference.length() - matcher.end()) * 3L / 4;
+        if (bytes > MAX_BYTES) {
+            problems.add(ErrorCode.PAYLOAD_TOO_LARGE, param, "`" + param + "` holds about " + bytes / (1024 * 1024)
+                    + " MB; a media file may be at most 200 MB.");
+            return Optional.empty();
+        }
+        var item = new MediaInput(family, reference, name, variable, param);
+        if (item.decode().length == 0) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds no bytes, or its base64 is damaged.");
+            return Optional.empty();
+        }
+        return Optional.of(item);
+    }
+
+    /** The content type of an inline item, such as {@code image/png}. */
+    String contentType() {
+        Matcher matcher = DATA_URL.matcher(reference);
+        return matcher.lookingAt() ? (matcher.group(1) + "/" + matcher.group(2)).toLowerCase(Locale.ROOT)
+                : type + "/*";
+    }
+
+    /** The decoded bytes of an inline item. */
+    byte[] decode() {
+        Matcher matcher = DATA_URL.matcher(reference);
+        if (!matcher.lookingAt()) {
+            throw new IllegalStateException("not a data URL");
+        }
+        try {
+            return java.util.Base64.getDecoder().decode(reference.substring(matcher.end()));
+        } catch (IllegalArgumentException e) {
+            return new byte[0];
+        }
+    }
+
+    private static Iterable<String> iterable(java.util.Iterator<String> names) {
+        return () -> names;
+    }
+}

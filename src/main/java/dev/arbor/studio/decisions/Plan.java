@@ -1,0 +1,57 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.Scoring;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.studio.templates.Templates;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A checked decision, ready to run: everything the pipeline works out before the model (resolve, render, check).
+ * A preview shows it; a decision runs it.
+ *
+ * @param state what the model reads, sensitive values included
+ * @param storedState the state as history keeps it: sensitive values replaced by {@code [redacted:<name>]}
+ * @param storedVariables the variables as history keeps them (sensitive ones as HMACs); empty without a template
+ * @param secrets the HMAC of each sensitive variable, for erasing by value
+ * @param model the model that answers; empty only when none is loaded and none can be (a preview then warns)
+ * @param extensions what the caller added or skipped: {@code {questions, options, skipped}}
+ * @param requestSettings the settings as the caller sent them (checked), which a rerun sends again
+ */
+record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode storedState,
+            Optional<ObjectNode> storedVariables, ObjectNode secrets, List<Question> questions,
+            List<Scoring.Question> primitives, List<MediaInput> media, Optional<String> model,
+            Optional<String> modelRequested, SettingsLadder.Effective settings, ObjectNode requestSettings,
+            ObjectNode extensions, StoreLevel store, boolean failOnStoreError, boolean background,
+            ObjectNode metadata, Set<String> include, int estimatedTokens, List<Warning> warnings) {
+    Plan {
+        requireNonNull(template, "template");
+        requireNonNull(state, "state");
+        requireNonNull(storedState, "storedState");
+        questions = List.copyOf(questions);
+        primitives = List.copyOf(primitives);
+        media = List.copyOf(media);
+        requireNonNull(model, "model");
+        requireNonNull(settings, "settings");
+        include = Set.copyOf(include);
+        warnings = List.copyOf(warnings);
+    }
+
+    /** The same decision credited to a template version whose questions it asks (the wire format's header). */
+    Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
+        return new Plan(Optional.of(version), state, storedState, storedVariables, secrets, attributedQuestions,
+                primitives, media, model, modelRequested, settings, requestSettings, extensions, store,
+                failOnStoreError, background, metadata, include, estimatedTokens, warnings);
+    }
+
+    /** Whether any question was added, extended or skipped by the caller. */
+    boolean extended() {
+        return !extensions.path("questions").isEmpty() || !extensions.path("options").isEmpty()
+                || !extensions.path("skipped").isEmpty();
+    }
+}

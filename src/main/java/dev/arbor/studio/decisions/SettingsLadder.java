@@ -1,0 +1,127 @@
+package dev.arbor.studio.decisions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.templates.Templates;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where each setting of each question comes from. The first layer with a value wins: the request's per-question
+ * value, the request's value, the template's per-model per-question value, its per-model value, its per-question
+ * value, its value, then the studio default. A decision-level request value therefore beats a template's
+ * per-question value: the caller asked for it on this call.
+ */
+final class SettingsLadder {
+    static final double DEFAULT_ACT_THRESHOLD = 0.9;
+    static final double DEFAULT_TEMPERATURE = 1.0;
+    private static final List<String> KEYS = List.of("act_threshold", "temperature", "multi_threshold");
+
+    /** One question's settings, every value resolved. */
+    record QuestionSettings(double actThreshold, double temperature, double multiThreshold) {}
+
+    /**
+     * @param json the settings as the decision shows them: decision-level values, per-question values that came
+     *     from a per-question layer, and the layer of each
+     */
+    record Effective(double actThreshold, double temperature, Map<String, QuestionSettings> questions,
+                     ObjectNode json) {
+        QuestionSettings of(String key) {
+            return questions.get(key);
+        }
+    }
+
+    private record Layer(String name, JsonNode values) {}
+
+    private SettingsLadder() {}
+
+    /**
+     * @param template the template's {@code settings} in normal form (empty without a template)
+     * @param request the request's {@code settings}, checked
+     */
+    static Effective resolve(ObjectNode template, ObjectNode request, String model, List<Question> questions) {
+        JsonNode perModel = template.path("models").path(model);
+        var decisionLayers = List.of(new Layer("request", request),
+                new Layer("template.models." + model, perModel), new Layer("template", template));
+        ObjectNode json = Json.object();
+        ObjectNode sources = Json.object();
+        double act = pick(decisionLayers, "act_threshold").map(found -> {
+            sources.put("act_threshold", found.layer());
+            return found.value();
+        }).orElseGet(() -> {
+            sources.put("act_threshold", "studio");
+            return DEFAULT_ACT_THRESHOLD;
+        });
+        double temperature = pick(decisionLayers, "temperature").map(found -> {
+            sources.put("temperature", found.layer());
+            return found.value();
+        }).orElseGet(() -> {
+            sources.put("temperature", "studio");
+            return DEFAULT_TEMPERATURE;
+        });
+        json.put("act_threshold", act);
+        json.put("temperature", temperature);
+        ObjectNode perQuestionJson = json.putObject("questions");
+
+        var resolved = new LinkedHashMap<String, QuestionSettings>();
+        for (Question question : questions) {
+            String key = question.key();
+            var layers = List.of(
+                    new Layer("request.questions", request.path("questions").path(key)),
+                    new Layer("request", request),
+                    new Layer("template.models." + model + ".questions", perModel.path("questions").path(key)),
+                    new Layer("template.models." + model, perModel),
+                    new Layer("template.questions", template.path("questions").path(key)),
+                    new Layer("template", template));
+            double[] values = new double[KEYS.size()];
+            for (int i = 0; i < KEYS.size(); i++) {
+                String setting = KEYS.get(i);
+                if (setting.equals("multi_threshold") && !question.type().equals("multi")) {
+                    continue;
+                }
+                Optional<Found> found = pick(layers, setting);
+                if (found.isPresent() && found.get().layer().endsWith("questions")) {
+                    ObjectNode own = perQuestionJson.has(key) ? (ObjectNode) perQuestionJson.get(key)
+                            : perQuestionJson.putObject(key);
+                    own.put(setting, found.get().value());
+                    sources.put("questions." + key + "." + setting, found.get().layer());
+                }
+                values[i] = found.map(Found::value).orElse(switch (setting) {
+                    case "act_threshold" -> DEFAULT_ACT_THRESHOLD;
+                    case "temperature" -> DEFAULT_TEMPERATURE;
+                    default -> question.definition().path("threshold").asDouble(0.5);
+                });
+            }
+            resolved.put(key, new QuestionSettings(values[0], values[1], values[2]));
+        }
+        json.set("sources", sources);
+        return new Effective(act, temperature, Map.copyOf(resolved), json);
+    }
+
+    private record Found(String layer, double value) {}
+
+    private static Optional<Found> pick(List<Layer> layers, String setting) {
+        for (Layer layer : layers) {
+            JsonNode value = layer.values().path(setting);
+            if (value.isNumber()) {
+                return Optional.of(new Found(layer.name(), value.doubleValue()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Map<String, String> types(List<Question> questions) {
+        var types = new LinkedHashMap<String, String>();
+        questions.forEach(q -> types.put(q.key(), q.type()));
+        return types;
+    }
+
+    /** Checks a request's settings against the questions it asks. */
+    static ObjectNode check(JsonNode settings, List<Question> questions, Problems problems) {
+        return Templates.checkSettings(settings, types(questions), problems);
+    }
+}

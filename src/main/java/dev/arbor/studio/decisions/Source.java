@@ -1,0 +1,23 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.Optional;
+
+/**
+ * Where a decision came from.
+ *
+ * @param surface {@code api} (the studio API), {@code wire} (the single-request format) or {@code rerun}
+ * @param endpoint the path it was posted to
+ * @param attribution how the template was named: {@code explicit} ({@code template} field) or {@code header}
+ *     ({@code X-Studio-Template} on the wire format)
+ */
+record Source(String surface, String endpoint, String requestId, String attribution, Optional<String> rerunOf) {
+    Source {
+        requireNonNull(surface, "surface");
+        requireNonNull(endpoint, "endpoint");
+        requireNonNull(requestId, "requestId");
+        requireNonNull(attribution, "attribution");
+        requireNonNull(rerunOf, "rerunOf");
+    }
+}
