@@ -52,6 +52,8 @@ final class DecisionService implements AutoCloseable {
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("arbor-decision-", 0).factory());
     private final Map<String, Running> running = new ConcurrentHashMap<>();
+    /** Set while the server stops: work cut short then is left as it stands, for the next start to recover. */
+    private volatile boolean closing;
 
     DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, MediaStore media, Clock clock) {
         this.store = requireNonNull(store, "store");
@@ -184,7 +186,9 @@ final class DecisionService implements AutoCloseable {
         background.submit(() -> {
             run.thread().set(Thread.currentThread());
             try {
-                runInBackground(plan, source, id, created, run.phase());
+                runInBackground(plan, source, body, created, run.phase());
+            } catch (RuntimeException e) {
+                LOG.error("background decision {} could not be recorded", id, e);
             } finally {
                 running.remove(id);
             }
@@ -192,9 +196,12 @@ final class DecisionService implements AutoCloseable {
         return new Outcome(body, plan.store().wire(), Optional.of(id));
     }
 
-    private void runInBackground(Plan plan, Source source, String id, long created, AtomicReference<Phase> phase) {
+    private void runInBackground(Plan plan, Source source, ObjectNode queued, long created,
+                                 AtomicReference<Phase> phase) {
+        String id = queued.path("id").asText();
+        ObjectNode inProgress = queued.deepCopy().put("status", "in_progress");
         if (phase.get() == Phase.CANCELLED || !store.transition(id, List.of("queued"), "in_progress",
-                Optional.empty(), clock.millis())) {
+                inProgress, clock.millis())) {
             return;
         }
         double queueMillis = clock.millis() - created;
@@ -212,11 +219,11 @@ final class DecisionService implements AutoCloseable {
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it
         } catch (ApiException failure) {
-            if (phase.get() != Phase.CANCELLED) {
+            if (phase.get() != Phase.CANCELLED && !closing) {
                 finishFailed(plan, source, id, created, failure);
             }
         } catch (RuntimeException e) {
-            if (phase.get() != Phase.CANCELLED) {
+            if (phase.get() != Phase.CANCELLED && !closing) {
                 LOG.error("background decision {} failed", id, e);
                 finishFailed(plan, source, id, created, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
                         "The decision failed unexpectedly: " + e));
@@ -256,7 +263,7 @@ final class DecisionService implements AutoCloseable {
         ObjectNode body = decision.body().deepCopy();
         body.put("status", "cancelled");
         body.put("completed_at", now / 1000);
-        if (!store.transition(id, List.of("queued", "in_progress"), "cancelled", Optional.of(body), now)) {
+        if (!store.transition(id, List.of("queued", "in_progress"), "cancelled", body, now)) {
             throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
         }
         if (run != null && run.thread().get() != null) {
@@ -434,6 +441,7 @@ final class DecisionService implements AutoCloseable {
     /** Stops taking background work; what runs is abandoned and recovered as failed at the next start. */
     @Override
     public void close() {
+        closing = true;
         background.shutdownNow();
     }
 }

@@ -120,13 +120,16 @@ final class DecisionStore {
         });
     }
 
-    /** Moves a decision from one status to another if it is still in the first; returns whether it was. */
-    boolean transition(String id, List<String> from, String to, Optional<ObjectNode> body, long nowMillis) {
+    /**
+     * Moves a decision from one status to another, with its body showing the new status, if it is still in the
+     * first; returns whether it was.
+     */
+    boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
         return database.write(handle -> handle.createUpdate("UPDATE studio_decisions SET status = :to, "
                         + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
-                        + "body = COALESCE(:body, body) WHERE id = :id AND status IN (<from>)")
+                        + "body = :body WHERE id = :id AND status IN (<from>)")
                 .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
-                .bind("body", body.map(Json::writeString).orElse(null))
+                .bind("body", Json.writeString(body))
                 .bind("id", id).bindList("from", from).execute() == 1);
     }
 

@@ -1,0 +1,157 @@
+package dev.arbor.studio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TestServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What happens when things go wrong after a decision is accepted: the model refuses, crashes, cannot load or is
+ * not loaded; history cannot be written; the server stops with decisions in flight.
+ */
+class DecisionFailuresTest {
+    private static final String D = "/v1/studio/decisions";
+    private static final Map<String, String> TEST_MODELS = Map.of("ARBOR_TEST_MODELS", "1");
+
+    private static String decision(String model, String state) {
+        return "{\"model\": \"" + model + "\", \"state\": \"" + state + "\", \"questions\": {\"ok\": {\"type\": "
+                + "\"noul\"}, \"kind\": {\"type\": \"choice\", \"criteria\": [\"a\", \"b\"]}}}";
+    }
+
+    private static void awaitStatus(TestServer http, String model, String status) {
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                http.get("/models/" + model).json().path("status").asText().equals(status));
+    }
+
+    @Test
+    void modelFailuresAreStoredAsFailedDecisionsAndTheErrorNamesThem() {
+        try (var server = ArborServer.start(TEST_MODELS)) {
+            TestServer http = server.http();
+            http.post("/models/hash-decider/load", "{\"options\": {\"reject_marker\": \"REJECT\", "
+                    + "\"crash_marker\": \"CRASH\"}}");
+            awaitStatus(http, "hash-decider", "loaded");
+
+            JsonNode rejected = http.post(D, decision("hash-decider", "please REJECT this"))
+                    .assertError(400, "model_rejected_input", null);
+            String id = rejected.path("decision_id").asText();
+            assertThat(id).startsWith("dec_");
+            JsonNode stored = http.get(D + "/" + id).json();
+            assertThat(stored.path("status").asText()).isEqualTo("failed");
+            assertThat(stored.at("/error/code").asText()).isEqualTo("model_rejected_input");
+            assertThat(stored.path("answers").isNull()).isTrue();
+            assertThat(stored.at("/input/state").asText()).isEqualTo("please REJECT this");
+
+            JsonNode unstored = http.post(D, decision("hash-decider", "REJECT").replace("{\"model\"",
+                    "{\"store\": \"none\", \"model\"")).assertError(400, "model_rejected_input", null);
+            assertThat(unstored.path("decision_id").isNull()).isTrue();
+
+            JsonNode crashed = http.post(D, decision("hash-decider", "CRASH now"))
+                    .assertError(503, "model_crashed", "model");
+            assertThat(crashed.path("type").asText()).isEqualTo("model_error");
+            assertThat(http.get(D + "/" + crashed.path("decision_id").asText()).json().at("/error/code").asText())
+                    .isEqualTo("model_crashed");
+            HttpReply after = http.post(D, decision("hash-decider", "fine again"));
+            assertThat(after.status()).as("the next decision starts the model again").isEqualTo(200);
+
+            http.post("/models/hash-small/load", "{\"options\": {\"fail_load\": \"true\"}}");
+            awaitStatus(http, "hash-small", "failed");
+            JsonNode loadFailed = http.post(D, decision("hash-small", "x"))
+                    .assertError(503, "model_load_failed", "model");
+            assertThat(loadFailed.path("message").asText()).contains("damaged");
+            assertThat(loadFailed.path("decision_id").asText()).startsWith("dec_");
+        }
+    }
+
+    @Test
+    void withAutoLoadOffNothingIsLoadedForADecision() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_AUTO_LOAD", "0"))) {
+            TestServer http = server.http();
+            String anyModel = "{\"state\": \"x\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}";
+            JsonNode none = http.post(D, anyModel).assertError(409, "model_not_loaded", "model");
+            assertThat(http.get(D + "/" + none.path("decision_id").asText()).json().path("status").asText())
+                    .isEqualTo("failed");
+            http.post(D, decision("hash-decider", "x")).assertError(409, "model_not_loaded", "model");
+            JsonNode preview = http.post(D + "/preview", anyModel).json();
+            assertThat(preview.path("model").isNull()).isTrue();
+            assertThat(preview.at("/warnings/0/code").asText()).isEqualTo("no_model_loaded");
+
+            http.action("/models/hash-decider/load");
+            awaitStatus(http, "hash-decider", "loaded");
+            JsonNode decided = http.post(D, anyModel).json();
+            assertThat(decided.path("model").asText()).as("the loaded model answers").isEqualTo("hash-decider");
+        }
+    }
+
+    @Test
+    void backgroundDecisionsCanBeCancelledUntilTheyReachTheModelAndSurviveARestartAsFailed() {
+        Path data;
+        String interrupted;
+        try (var server = ArborServer.start(TEST_MODELS)) {
+            data = server.dataDir();
+            TestServer http = server.http();
+            http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
+            String background = decision("hash-small", "slow").replace("{\"model\"", "{\"background\": true, "
+                    + "\"model\"");
+            String waiting = http.post(D, background).json().path("id").asText();
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    http.get(D + "/" + waiting).json().path("status").asText().equals("in_progress"));
+            JsonNode cancelled = http.action(D + "/" + waiting + "/cancel").json();
+            assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
+            assertThat(http.get(D + "/" + waiting + "?wait=1").json().path("status").asText())
+                    .isEqualTo("cancelled");
+            http.action(D + "/" + waiting + "/cancel").assertError(409, "decision_finished", null);
+            http.get(D + "/" + waiting + "?format=decide").assertError(409, "decision_finished", "format");
+            http.action(D + "/dec_nope/cancel").assertError(404, "decision_not_found", "decision_id");
+
+            interrupted = http.post(D, background).json().path("id").asText();
+        }
+        try (var restarted = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString()))) {
+            JsonNode recovered = restarted.http().get(D + "/" + interrupted).json();
+            assertThat(recovered.path("status").asText()).isEqualTo("failed");
+            assertThat(recovered.at("/error/code").asText()).isEqualTo("internal_error");
+            assertThat(recovered.at("/error/message").asText()).contains("server stopped");
+        }
+    }
+
+    @Test
+    void aHistoryWriteFailureServesTheAnswerOrFailsAsAsked() throws SQLException {
+        try (var server = ArborServer.start(TEST_MODELS)) {
+            TestServer http = server.http();
+            String ok = http.post(D, decision("hash-decider", "before")).json().path("id").asText();
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+                // the answers are written after the decision row: its failure must take the row with it
+                db.createStatement().execute("CREATE TRIGGER refuse_answers BEFORE INSERT ON studio_decision_answers "
+                        + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+            }
+            HttpReply served = http.post(D, decision("hash-decider", "during"));
+            assertThat(served.status()).isEqualTo(200);
+            assertThat(served.header("x-studio-stored")).isEqualTo("failed");
+            assertThat(served.header("x-studio-decision-id")).isNull();
+            JsonNode body = served.json();
+            assertThat(body.path("store").asText()).isEqualTo("none");
+            assertThat(body.at("/warnings/0/code").asText()).isEqualTo("history_write_failed");
+            assertThat(body.path("answers").size()).isEqualTo(2);
+            http.get(D + "/" + body.path("id").asText()).assertError(404, "decision_not_found", "decision_id");
+
+            JsonNode failed = http.post(D, decision("hash-decider", "strict").replace("{\"model\"",
+                    "{\"on_store_error\": \"fail\", \"model\"")).assertError(503, "store_failed", null);
+            assertThat(failed.path("type").asText()).isEqualTo("api_error");
+            assertThat(http.get(D + "/" + ok).status()).isEqualTo(200);
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+                var rows = db.createStatement().executeQuery("SELECT count(*) FROM studio_decisions");
+                rows.next();
+                assertThat(rows.getInt(1)).as("nothing half-written").isEqualTo(1);
+            }
+        }
+    }
+}
