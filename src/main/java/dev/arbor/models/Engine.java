@@ -2,8 +2,11 @@ package dev.arbor.models;
 
 import java.util.Map;
 
-/** A loaded model inside a worker process: it scores every option of every question. */
-sealed interface Engine permits EmbeddingEngine, HashEngine {
+/**
+ * A loaded model inside a worker process: it scores every option of every question. Public so that benchmarks can
+ * call an engine in their own process, the baseline a decision through the server is measured against.
+ */
+public sealed interface Engine permits EmbeddingEngine, HashEngine {
     Scoring.Answer score(Scoring.Request request) throws Exception;
 
     /** Whether answers may run at the same time; otherwise the worker answers one request at a time. */
@@ -12,7 +15,7 @@ sealed interface Engine permits EmbeddingEngine, HashEngine {
     }
 
     /** Loads the engine a model names; a failure here is the model's load failure. */
-    static Engine load(String engine, Map<String, String> options) throws Exception {
+    public static Engine load(String engine, Map<String, String> options) throws Exception {
         return switch (engine) {
             case "hash" -> HashEngine.load(options);
             case "embedding" -> EmbeddingEngine.load(options);

@@ -23,6 +23,12 @@ public final class Requests {
         return id == null ? "" : id;
     }
 
+    /** When the server began the request, in {@link System#nanoTime()} units. */
+    public static long startedNanos(Context ctx) {
+        Long started = ctx.attribute(STARTED);
+        return started == null ? System.nanoTime() : started;
+    }
+
     /** The caller's address: the socket peer, or the forwarded client when the peer is a trusted proxy. */
     public static InetAddress clientAddress(Context ctx) {
         return ctx.attribute(CLIENT);

@@ -56,7 +56,7 @@ final class DecisionRoutes {
         DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
         Plan plan = decisions.plan(request, false);
         var source = new Source("api", BASE, Requests.id(ctx), "explicit", Optional.empty());
-        respond(ctx, plan, decisions.decide(plan, source));
+        respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
     }
 
     private void rerun(Context ctx) {
@@ -67,7 +67,7 @@ final class DecisionRoutes {
         Plan plan = decisions.plan(request, false);
         var source = new Source("rerun", BASE + "/" + id + "/rerun", Requests.id(ctx),
                 original.body().path("template").path("attribution").asText("explicit"), Optional.of(id));
-        respond(ctx, plan, decisions.decide(plan, source));
+        respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
     }
 
     private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {

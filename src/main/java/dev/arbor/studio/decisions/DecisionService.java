@@ -67,31 +67,34 @@ final class DecisionService implements AutoCloseable {
         return planner.plan(request, preview);
     }
 
-    /** Runs a checked decision now, or queues it when it asks for the background. */
-    Outcome decide(Plan plan, Source source) {
+    /**
+     * Runs a checked decision now, or queues it when it asks for the background.
+     *
+     * @param receivedNanos when the request arrived ({@link System#nanoTime()}), which its total time counts from
+     */
+    Outcome decide(Plan plan, Source source, long receivedNanos) {
         String id = Ids.next("dec");
         long created = clock.millis();
         if (plan.background()) {
             return queue(plan, source, id, created);
         }
-        return run(plan, source, id, created, 0);
-    }
-
-    private Outcome run(Plan plan, Source source, String id, long created, double queueMillis) {
         Ran ran;
         try {
-            ran = ask(plan, created, queueMillis, () -> {});
+            ran = ask(plan, 0, receivedNanos, () -> {});
         } catch (ApiException failure) {
             throw failed(plan, source, id, created, failure);
         }
         return complete(plan, source, id, created, ran);
     }
 
-    /** Timings and answers of one run at the model. */
+    /**
+     * Answers and timings of one run: {@code totalMillis} from arrival (or, in the background, from the end of
+     * the queue, plus the queue) to the answers, before they are recorded.
+     */
     private record Ran(Answers.Result answers, int inputTokens, double queueMillis, double loadMillis,
-                       double modelMillis, long startedNanos) {}
+                       double modelMillis, double totalMillis) {}
 
-    private Ran ask(Plan plan, long created, double queueMillis, Runnable atModel) {
+    private Ran ask(Plan plan, double queueMillis, long startedNanos, Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
             throw ApiException.of(ErrorCode.MODEL_NOT_LOADED, "model", "No model is loaded and none is named, and "
@@ -119,9 +122,10 @@ final class DecisionService implements AutoCloseable {
             probabilities.putAll(answer.probabilities());
             tokens = answer.inputTokens();
         }
-        long done = System.nanoTime();
-        return new Ran(Answers.of(plan.questions(), probabilities, plan.settings()), tokens, queueMillis,
-                (atModelNanos[0] - started) / 1e6, (done - atModelNanos[0]) / 1e6, started);
+        long answered = System.nanoTime();
+        Answers.Result answers = Answers.of(plan.questions(), probabilities, plan.settings());
+        return new Ran(answers, tokens, queueMillis, (atModelNanos[0] - started) / 1e6,
+                (answered - atModelNanos[0]) / 1e6, queueMillis + (System.nanoTime() - startedNanos) / 1e6);
     }
 
     private Outcome complete(Plan plan, Source source, String id, long created, Ran ran) {
@@ -206,7 +210,7 @@ final class DecisionService implements AutoCloseable {
         }
         double queueMillis = clock.millis() - created;
         try {
-            Ran ran = ask(plan, created, queueMillis, () -> {
+            Ran ran = ask(plan, queueMillis, System.nanoTime(), () -> {
                 if (!phase.compareAndSet(Phase.WAITING, Phase.AT_MODEL)) {
                     throw new CancellationException();
                 }
@@ -324,8 +328,7 @@ final class DecisionService implements AutoCloseable {
         timing.put("queue_ms", Answers.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
         timing.put("load_ms", Answers.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
         timing.put("model_ms", Answers.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
-        timing.put("total_ms", Answers.round(ran.map(r -> (System.nanoTime() - r.startedNanos()) / 1e6
-                + r.queueMillis()).orElse(0.0), 3));
+        timing.put("total_ms", Answers.round(ran.map(Ran::totalMillis).orElse(0.0), 3));
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
         ObjectNode origin = body.putObject("source");
         origin.put("surface", source.surface());

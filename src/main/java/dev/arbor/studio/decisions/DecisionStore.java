@@ -32,11 +32,6 @@ final class DecisionStore {
         database.update(handle -> insert(handle, decision));
     }
 
-    /** Several decisions in one transaction: how concurrent callers share one commit. */
-    void insertAll(List<StoredDecision> decisions) {
-        database.update(handle -> decisions.forEach(decision -> insert(handle, decision)));
-    }
-
     private static void insert(Handle handle, StoredDecision decision) {
         long seq = handle.createUpdate("""
                         INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,

@@ -84,7 +84,7 @@ final class WireRoutes {
             }
         }
         var source = new Source("wire", PATH, Requests.id(ctx), "header", Optional.empty());
-        DecisionService.Outcome outcome = decisions.decide(plan, source);
+        DecisionService.Outcome outcome = decisions.decide(plan, source, Requests.startedNanos(ctx));
         ctx.header("x-studio-stored", outcome.stored());
         outcome.decisionId().ifPresent(id -> ctx.header("x-studio-decision-id", id));
         outcome.decision().path("warnings").forEach(w -> {
