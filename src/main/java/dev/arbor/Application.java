@@ -37,7 +37,7 @@ public final class Application implements AutoCloseable {
             var models = new Models(config.testModels());
             this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
                     .withAutoLoad(config.autoLoad()));
-            var templates = new Templates(database, clock, models);
+            var templates = new Templates(database, clock, models, Decisions.history(database));
             this.decisions = new Decisions(database, clock, templates, models, runtime,
                     secrets.derive("studio-hmac"), config.dataDir());
 

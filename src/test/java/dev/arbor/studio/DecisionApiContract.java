@@ -513,6 +513,33 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void aDeletedTemplateKeepsItsIdReservedWhileItsDecisionsRemain() {
+        String template = "{\"id\": \"%s\", \"model\": \"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}";
+        http.post("/v1/studio/templates", template.formatted("gone"));
+        String decided = http.post(D, "{\"template\": \"gone\", \"state\": \"x\"}").json().path("id").asText();
+        JsonNode deleted = http.delete("/v1/studio/templates/gone?confirm=gone").json();
+        assertThat(deleted.path("versions_kept").asInt()).isEqualTo(1);
+        assertThat(deleted.path("decisions_deleted").asInt()).isZero();
+        assertThat(http.get(D + "/" + decided).json().at("/template/id").asText()).isEqualTo("gone");
+        http.post("/v1/studio/templates", template.formatted("gone")).assertError(409, "template_id_reserved", "id");
+        http.put("/v1/studio/templates/gone", template.formatted("gone"))
+                .assertError(409, "template_id_reserved", "id");
+        http.post(D, "{\"template\": \"gone\", \"state\": \"x\"}").assertError(404, "template_not_found",
+                "template");
+
+        http.post("/v1/studio/templates", template.formatted("purged"));
+        String purged = http.post(D, "{\"template\": \"purged\", \"state\": \"x\"}").json().path("id").asText();
+        JsonNode withHistory = http.delete("/v1/studio/templates/purged?confirm=purged&history=delete").json();
+        assertThat(withHistory.path("decisions_deleted").asInt()).isEqualTo(1);
+        http.get(D + "/" + purged).assertError(404, "decision_not_found", "decision_id");
+        assertThat(http.post("/v1/studio/templates", template.formatted("purged")).status()).isEqualTo(201);
+
+        http.delete(D + "/" + decided);
+        assertThat(http.post("/v1/studio/templates", template.formatted("gone")).status())
+                .as("the id is free once no decision names it").isEqualTo(201);
+    }
+
+    @Test
     void questionsWithOneOptionAreAnsweredWithoutDoubt() {
         JsonNode decision = http.post(D, "{\"model\": \"hash-decider\", \"state\": \"x\", \"questions\": "
                 + "{\"only\": {\"type\": \"choice\", \"criteria\": [\"yes\"]}}}").json();

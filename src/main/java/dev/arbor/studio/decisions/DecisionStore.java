@@ -144,6 +144,16 @@ final class DecisionStore {
         });
     }
 
+    long countByTemplate(String templateId) {
+        return database.read(handle -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE template_id = "
+                + ":template_id").bind("template_id", templateId).mapTo(Long.class).one());
+    }
+
+    long deleteByTemplate(String templateId) {
+        return database.write(handle -> (long) handle.createUpdate("DELETE FROM studio_decisions WHERE template_id = "
+                + ":template_id").bind("template_id", templateId).execute());
+    }
+
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM studio_decisions WHERE id = :id")
                 .bind("id", id).execute() == 1);

@@ -9,6 +9,7 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.templates.TemplateHistory;
 import dev.arbor.studio.templates.Templates;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -43,6 +44,22 @@ public final class Decisions implements AutoCloseable {
         if (recovered > 0) {
             LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
         }
+    }
+
+    /** The decisions that name each template, for templates to consult before they delete one. */
+    public static TemplateHistory history(Database database) {
+        var store = new DecisionStore(database);
+        return new TemplateHistory() {
+            @Override
+            public long decisions(String templateId) {
+                return store.countByTemplate(templateId);
+            }
+
+            @Override
+            public long deleteDecisions(String templateId) {
+                return store.deleteByTemplate(templateId);
+            }
+        };
     }
 
     public void addRoutes(Routes routes) {

@@ -24,6 +24,11 @@ record TemplateHead(String id, String name, String description, String origin, b
         return origin.equals("builtin");
     }
 
+    TemplateHead withDeleted(long now) {
+        return new TemplateHead(id, name, description, origin, archived, metadata, storage, retentionDays,
+                latestVersion, createdAtMillis, now, Optional.of(now));
+    }
+
     TemplateHead withArchived(boolean value, long now) {
         return new TemplateHead(id, name, description, origin, value, metadata, storage, retentionDays,
                 latestVersion, createdAtMillis, now, deletedAtMillis);

@@ -236,13 +236,13 @@ final class TemplateRoutes {
         if (!history.equals("keep") && !history.equals("delete")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "history", "`history` must be keep or delete.");
         }
-        templates.delete(id);
+        TemplateService.Deleted deleted = templates.delete(id, history.equals("delete"));
         var body = new LinkedHashMap<String, Object>();
         body.put("id", id);
         body.put("object", "template.deleted");
         body.put("deleted", true);
-        body.put("versions_kept", 0);
-        body.put("decisions_deleted", 0);
+        body.put("versions_kept", deleted.versionsKept());
+        body.put("decisions_deleted", deleted.decisionsDeleted());
         Responses.ok(ctx, body);
     }
 

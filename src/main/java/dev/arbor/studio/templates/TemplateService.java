@@ -26,17 +26,19 @@ final class TemplateService {
 
     private final TemplateStore store;
     private final Clock clock;
+    private final TemplateHistory history;
 
-    TemplateService(TemplateStore store, Clock clock) {
+    TemplateService(TemplateStore store, Clock clock, TemplateHistory history) {
         this.store = requireNonNull(store, "store");
         this.clock = requireNonNull(clock, "clock");
+        this.history = requireNonNull(history, "history");
     }
 
     /** {@code POST /templates}: creates, or answers {@code unchanged} for the same definition under the same id. */
     Saved create(TemplateInput input, String source) {
         String id = input.id().orElseThrow(() -> ApiException.of(ErrorCode.MISSING_FIELD, "id", "`id` is required."));
         return store.database().write(handle -> {
-            Optional<TemplateHead> existing = store.headForUpdate(handle, id);
+            Optional<TemplateHead> existing = reclaim(handle, store.headForUpdate(handle, id));
             if (existing.isEmpty()) {
                 return insert(handle, id, input, source);
             }
@@ -63,7 +65,7 @@ final class TemplateService {
                     + "' but the path names '" + id + "'.");
         }
         return store.database().write(handle -> {
-            Optional<TemplateHead> existing = store.headForUpdate(handle, id);
+            Optional<TemplateHead> existing = reclaim(handle, store.headForUpdate(handle, id));
             if (existing.isEmpty()) {
                 return insert(handle, id, input, source);
             }
@@ -190,13 +192,46 @@ final class TemplateService {
         });
     }
 
-    /** Deletes a template and its versions; no decision refers to templates yet, so nothing is kept. */
-    void delete(String id) {
-        store.database().update(handle -> {
+    /** What a delete did: versions kept for the decisions that remain, decisions deleted with the template. */
+    record Deleted(int versionsKept, long decisionsDeleted) {}
+
+    /**
+     * Deletes a template. With {@code deleteHistory} its decisions go too; otherwise, while decisions name it, its
+     * versions stay (so history still reads) and its id stays reserved: a new template cannot take it.
+     */
+    Deleted delete(String id, boolean deleteHistory) {
+        TemplateHead found = live(store.database().read(handle -> store.head(handle, id))
+                .orElseThrow(() -> notFound(id)));
+        requireWritable(found);
+        long deleted = deleteHistory ? history.deleteDecisions(id) : 0;
+        boolean keep = !deleteHistory && history.decisions(id) > 0;
+        return store.database().write(handle -> {
             TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
-            requireWritable(head);
+            if (keep) {
+                store.updateHead(handle, head.withDeleted(clock.millis()));
+                return new Deleted(head.latestVersion(), 0);
+            }
             store.delete(handle, id);
+            return new Deleted(0, deleted);
         });
+    }
+
+    /**
+     * A deleted template's head: 409 {@code template_id_reserved} while decisions name it; once none do, it is
+     * removed and the id is free again.
+     */
+    private Optional<TemplateHead> reclaim(Handle handle, Optional<TemplateHead> existing) {
+        if (existing.isEmpty() || existing.get().deletedAtMillis().isEmpty()) {
+            return existing;
+        }
+        String id = existing.get().id();
+        if (history.decisions(id) > 0) {
+            throw ApiException.of(ErrorCode.TEMPLATE_ID_RESERVED, "id", "Template '" + id + "' was deleted, but its "
+                    + "decisions are still in history under that id; choose another id, or delete the template with "
+                    + "?history=delete.");
+        }
+        store.delete(handle, id);
+        return Optional.empty();
     }
 
     private Saved insert(Handle handle, String id, TemplateInput input, String source) {

@@ -18,10 +18,14 @@ public final class Templates {
     private final TemplateService service;
     private final Models models;
 
-    /** Opens the templates and seeds the starter templates. */
-    public Templates(Database database, Clock clock, Models models) {
+    /**
+     * Opens the templates and seeds the starter templates.
+     *
+     * @param history the decisions that name templates, consulted when one is deleted
+     */
+    public Templates(Database database, Clock clock, Models models, TemplateHistory history) {
         this.store = new TemplateStore(database);
-        this.service = new TemplateService(store, clock);
+        this.service = new TemplateService(store, clock, history);
         this.models = models;
         StarterTemplates.seed(store, clock);
     }
