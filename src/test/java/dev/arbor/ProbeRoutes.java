@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * Routes that exercise the platform before the features that will own these paths exist: a studio write that echoes
+ * Routes that exercise the platform apart from any feature: a studio write (not a decision) that echoes
  * its JSON body, one that fails with an extra field, and admin writes that count their runs or
  * wait for a signal.
  */
@@ -24,7 +24,7 @@ final class ProbeRoutes implements Consumer<Routes> {
     @Override
     public void accept(Routes routes) {
         routes.group("probe")
-                .post("/v1/studio/decisions", "probe: a studio write echoing its body",
+                .post("/v1/studio/probe/echo", "probe: a studio write echoing its body",
                         ctx -> Responses.ok(ctx, Requests.jsonObject(ctx)))
                 .post("/v1/studio/conflict", "probe: a conflict with an extra field", ctx -> {
                     throw ApiException.of(ErrorCode.VERSION_CONFLICT, "base_version",

@@ -27,7 +27,7 @@ class StudioGuardTest {
                 assertThat(error.json().path("error").path("type").asText()).isEqualTo("authentication_error");
                 assertThat(http.get("/v1/studio/templates", "Authorization", "Bearer sk-right").status())
                         .isEqualTo(200);
-                assertThat(http.post("/v1/studio/decisions", "{\"a\":1}", "Authorization", "Bearer sk-right")
+                assertThat(http.post("/v1/studio/probe/echo", "{\"a\":1}", "Authorization", "Bearer sk-right")
                         .json().path("a").asInt()).isEqualTo(1);
             }
         }
@@ -35,7 +35,7 @@ class StudioGuardTest {
         @Test
         void theKeyIsCheckedBeforeTheBody() {
             try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
-                server.http().post("/v1/studio/decisions", "not json").assertError(401, "missing_api_key", null);
+                server.http().post("/v1/studio/probe/echo", "not json").assertError(401, "missing_api_key", null);
             }
         }
 
@@ -57,7 +57,8 @@ class StudioGuardTest {
                 HttpReply refused = http.get("/v1/studio/templates", remote);
                 refused.assertError(403, "remote_access_requires_key", null);
                 assertThat(refused.json().path("error").path("type").asText()).isEqualTo("permission_error");
-                assertThat(http.post("/v1/studio/decisions", "{}", remote).status()).isEqualTo(200);
+                http.post("/v1/studio/decisions", "{}", remote).assertError(400, "state_required", "state");
+                http.post("/v1/studio/probe/echo", "{}", remote).assertError(403, "remote_access_requires_key", null);
                 assertThat(http.get("/v1/studio/templates").status()).isEqualTo(200);
             }
         }
@@ -78,13 +79,13 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
                 TestServer http = server.http();
                 String[] json = {"Content-Type", "application/json"};
-                http.post("/v1/studio/decisions", "{}", TestServer.with(json, "Origin", "https://evil.example"))
+                http.post("/v1/studio/probe/echo", "{}", TestServer.with(json, "Origin", "https://evil.example"))
                         .assertError(403, "cross_site_request", null);
-                http.post("/v1/studio/decisions", "{}", TestServer.with(json, "Origin", "null"))
+                http.post("/v1/studio/probe/echo", "{}", TestServer.with(json, "Origin", "null"))
                         .assertError(403, "cross_site_request", null);
-                http.post("/v1/studio/decisions", "{}", TestServer.with(json, "Sec-Fetch-Site", "same-site"))
+                http.post("/v1/studio/probe/echo", "{}", TestServer.with(json, "Sec-Fetch-Site", "same-site"))
                         .assertError(403, "cross_site_request", null);
-                http.post("/v1/studio/decisions", "{}", TestServer.with(json, "Sec-Fetch-Site", "cross-site"))
+                http.post("/v1/studio/probe/echo", "{}", TestServer.with(json, "Sec-Fetch-Site", "cross-site"))
                         .assertError(403, "cross_site_request", null);
                 http.post("/projects", "{\"name\":\"x\"}", TestServer.with(json, "Origin", "http://localhost:1"))
                         .assertError(403, "cross_site_request", null);
@@ -105,14 +106,14 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
                 TestServer http = server.http();
                 for (String own : new String[] {"http://127.0.0.1:" + http.port(), "http://localhost:" + http.port()}) {
-                    assertThat(http.post("/v1/studio/decisions", "{}", "Origin", own,
+                    assertThat(http.post("/v1/studio/probe/echo", "{}", "Origin", own,
                             "Content-Type", "application/json").status()).isEqualTo(200);
-                    http.post("/v1/studio/decisions", "{}", "Origin", own, "Content-Type", "text/plain")
+                    http.post("/v1/studio/probe/echo", "{}", "Origin", own, "Content-Type", "text/plain")
                             .assertError(415, "unsupported_media_type", null);
                 }
-                assertThat(http.post("/v1/studio/decisions", "{}", "Sec-Fetch-Site", "same-origin",
+                assertThat(http.post("/v1/studio/probe/echo", "{}", "Sec-Fetch-Site", "same-origin",
                         "Content-Type", "application/json; charset=utf-8").status()).isEqualTo(200);
-                http.post("/v1/studio/decisions", "{}", "Sec-Fetch-Site", "same-origin",
+                http.post("/v1/studio/probe/echo", "{}", "Sec-Fetch-Site", "same-origin",
                         "Content-Type", "application/x-www-form-urlencoded")
                         .assertError(415, "unsupported_media_type", null);
             }
@@ -121,7 +122,7 @@ class StudioGuardTest {
         @Test
         void nonBrowserClientsMaySendJsonWithAnyContentType() {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
-                HttpReply reply = server.http().post("/v1/studio/decisions", "{\"q\":2}",
+                HttpReply reply = server.http().post("/v1/studio/probe/echo", "{\"q\":2}",
                         "Content-Type", "application/x-www-form-urlencoded");
                 assertThat(reply.status()).isEqualTo(200);
                 assertThat(reply.json().path("q").asInt()).isEqualTo(2);
@@ -133,19 +134,19 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of("STUDIO_CORS_ORIGINS", "https://app.example/"),
                     new ProbeRoutes())) {
                 TestServer http = server.http();
-                HttpReply write = http.post("/v1/studio/decisions", "{}", "Origin", "https://app.example",
+                HttpReply write = http.post("/v1/studio/probe/echo", "{}", "Origin", "https://app.example",
                         "Content-Type", "application/json");
                 assertThat(write.status()).isEqualTo(200);
                 assertThat(write.header("access-control-allow-origin")).isEqualTo("https://app.example");
                 assertThat(write.header("access-control-expose-headers")).contains("x-request-id");
 
-                HttpReply preflight = http.send("OPTIONS", "/v1/studio/decisions", null,
+                HttpReply preflight = http.send("OPTIONS", "/v1/studio/probe/echo", null,
                         "Origin", "https://app.example", "Access-Control-Request-Method", "POST");
                 assertThat(preflight.status()).isEqualTo(204);
                 assertThat(preflight.header("access-control-allow-methods")).contains("POST");
                 assertThat(preflight.header("access-control-allow-headers")).contains("idempotency-key");
 
-                http.send("OPTIONS", "/v1/studio/decisions", null, "Origin", "https://evil.example",
+                http.send("OPTIONS", "/v1/studio/probe/echo", null, "Origin", "https://evil.example",
                         "Access-Control-Request-Method", "POST").assertError(403, "cross_site_request", null);
             }
         }

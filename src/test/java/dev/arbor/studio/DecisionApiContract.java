@@ -354,6 +354,15 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void starterTemplatesAreCallable() {
+        HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
+                + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.json().at("/template/id").asText()).isEqualTo("builtin/support");
+        assertThat(reply.json().path("answers").size()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
     void anArchivedTemplateStillDecidesWithAWarning() {
         http.post("/v1/studio/templates", "{\"id\": \"old\", \"model\": \"hash-decider\", "
                 + "\"questions\": {\"ok\": {\"type\": \"noul\"}}}");
@@ -483,6 +492,14 @@ abstract class DecisionApiContract {
         assertThat(lenient.status()).isEqualTo(200);
         assertThat(lenient.header("x-studio-warning")).isEqualTo("store_ignored,metadata_ignored");
         assertThat(lenient.body()).isEqualTo(stored.body());
+
+        HttpReply headers = http.post("/v1/decide", body, "X-Studio-Store", "answers_only", "X-Studio-Metadata",
+                "team=eu; ticket=T%201");
+        assertThat(headers.header("x-studio-stored")).isEqualTo("answers_only");
+        assertThat(http.get(D + "/" + headers.header("x-studio-decision-id")).json().path("metadata").toString())
+                .isEqualTo("{\"team\":\"eu\",\"ticket\":\"T 1\"}");
+        assertThat(http.post("/v1/decide", body, "X-Studio-Metadata", "no pairs here").header("x-studio-warning"))
+                .isEqualTo("metadata_ignored");
 
         http.post("/v1/decide", "{\"state\": \"x\", \"questions\": {}}").assertError(400, "missing_field", "model");
         http.post("/v1/decide", "{\"model\": \"nope\", \"state\": \"x\", \"questions\": {\"q\": {\"type\": "

@@ -73,6 +73,29 @@ class DecisionFailuresTest {
     }
 
     @Test
+    void aSlowModelTimesOutAndAnEjectedOneFailsTheDecisionWaitingForIt() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MODEL_TIMEOUT_SECONDS", "1"))) {
+            TestServer http = server.http();
+            http.post("/models/hash-decider/load", "{\"options\": {\"score_delay_ms\": \"3000\"}}");
+            awaitStatus(http, "hash-decider", "loaded");
+            JsonNode timedOut = http.post(D, decision("hash-decider", "slow")).assertError(504, "model_timeout", "model");
+            assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
+            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText()).json().at("/error/code").asText())
+                    .isEqualTo("model_timeout");
+
+            http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
+            String waiting = http.post(D, decision("hash-small", "waits").replace("{\"model\"",
+                    "{\"background\": true, \"model\"")).json().path("id").asText();
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    http.get(D + "/" + waiting).json().path("status").asText().equals("in_progress"));
+            http.action("/models/hash-small/eject");
+            JsonNode ejected = http.get(D + "/" + waiting + "?wait=20").json();
+            assertThat(ejected.path("status").asText()).isEqualTo("failed");
+            assertThat(ejected.at("/error/code").asText()).isEqualTo("model_ejected");
+        }
+    }
+
+    @Test
     void withAutoLoadOffNothingIsLoadedForADecision() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_AUTO_LOAD", "0"))) {
             TestServer http = server.http();

@@ -25,11 +25,14 @@ import java.util.Optional;
  * @param testModels whether the deterministic test models are in the catalog ({@code ARBOR_TEST_MODELS=1})
  * @param autoLoad whether a decision may start loading its model ({@code ARBOR_AUTO_LOAD}, on by default); when
  *     off, a decision on a model that is not loaded is {@code model_not_loaded}
+ * @param modelTimeout how long a model may take to answer before {@code model_timeout}
+ *     ({@code ARBOR_MODEL_TIMEOUT_SECONDS}, 600 by default)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
-                     long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad) {
+                     long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
+                     java.time.Duration modelTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -48,6 +51,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
             throw new ConfigException("port must be between 0 and 65535, not " + port);
         }
         requireNonNull(logLevel, "logLevel");
+        requireNonNull(modelTimeout, "modelTimeout");
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -91,7 +95,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 text(values, "ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES),
                 text(values, "ARBOR_LOG_LEVEL").orElse("INFO"),
                 flag(values, "ARBOR_TEST_MODELS", false),
-                flag(values, "ARBOR_AUTO_LOAD", true));
+                flag(values, "ARBOR_AUTO_LOAD", true),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_TIMEOUT_SECONDS").map(Config::seconds)
+                        .orElse(600L)));
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {
@@ -120,6 +126,19 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         } catch (NumberFormatException e) {
             throw new ConfigException("the port must be a number, not '" + value + "'");
         }
+    }
+
+    private static long seconds(String value) {
+        try {
+            long seconds = Long.parseLong(value);
+            if (seconds >= 1) {
+                return seconds;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException("ARBOR_MODEL_TIMEOUT_SECONDS must be a whole number of seconds, at least 1, not '"
+                + value + "'");
     }
 
     private static long bytes(String value) {

@@ -72,7 +72,7 @@ public final class Responses {
         body.put("param", first.param());
         body.put("details", details);
         body.put("request_id", requestId);
-        body.put("decision_id", null); // no failed decision is stored yet; the decisions feature will set it
+        body.put("decision_id", null); // an error about a failed decision that was stored names it (extra field)
         body.putAll(error.extra());
         return Map.of("error", body);
     }

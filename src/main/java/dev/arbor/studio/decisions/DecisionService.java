@@ -45,6 +45,7 @@ final class DecisionService implements AutoCloseable {
     private record Running(AtomicReference<Thread> thread, AtomicReference<Phase> phase) {}
 
     private final DecisionStore store;
+    private final GroupCommit history;
     private final Planner planner;
     private final ModelRuntime runtime;
     private final MediaStore media;
@@ -57,6 +58,7 @@ final class DecisionService implements AutoCloseable {
 
     DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, MediaStore media, Clock clock) {
         this.store = requireNonNull(store, "store");
+        this.history = new GroupCommit(store);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
         this.media = requireNonNull(media, "media");
@@ -136,7 +138,7 @@ final class DecisionService implements AutoCloseable {
         String stored = plan.store().wire();
         if (plan.store() != StoreLevel.NONE) {
             try {
-                store.insert(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
+                history.write(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
             } catch (RuntimeException e) {
                 stored = storeFailed(plan, id, e, warnings);
             }
@@ -170,7 +172,7 @@ final class DecisionService implements AutoCloseable {
         ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
                 Optional.of(failure));
         try {
-            store.insert(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
+            history.write(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
             return failure.withField("decision_id", id);
         } catch (RuntimeException e) {
             LOG.warn("failed decision {} could not be saved to history: {}", id, e.toString());
@@ -184,7 +186,7 @@ final class DecisionService implements AutoCloseable {
         ObjectNode body = body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(),
                 Optional.empty());
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        store.insert(record(plan, source, id, "queued", created, 0, body, Optional.empty()));
+        history.write(record(plan, source, id, "queued", created, 0, body, Optional.empty()));
         var run = new Running(new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
         background.submit(() -> {

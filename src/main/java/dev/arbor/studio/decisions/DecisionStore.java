@@ -7,7 +7,9 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
@@ -28,11 +30,37 @@ final class DecisionStore {
         return database;
     }
 
-    void insert(StoredDecision decision) {
-        database.update(handle -> insert(handle, decision));
+    /**
+     * A decision with its column values, its JSON written out beforehand: the caller's thread does that work, and
+     * the one writer only writes.
+     */
+    record Prepared(StoredDecision decision, Map<String, Object> columns) {}
+
+    static Prepared prepare(StoredDecision decision) {
+        Map<String, Object> columns = outcome(decision);
+        columns.put("id", decision.id());
+        columns.put("surface", decision.surface());
+        columns.put("endpoint", decision.endpoint());
+        columns.put("request_id", decision.requestId());
+        columns.put("template_id", decision.templateId().orElse(null));
+        columns.put("template_version", decision.templateVersion().orElse(null));
+        columns.put("pinned", decision.pinned());
+        columns.put("metadata", Json.writeString(decision.metadata()));
+        columns.put("rerun_of", decision.rerunOf().orElse(null));
+        columns.put("created_at", decision.createdAtMillis());
+        return new Prepared(decision, java.util.Collections.unmodifiableMap(columns));
     }
 
-    private static void insert(Handle handle, StoredDecision decision) {
+    void insert(StoredDecision decision) {
+        insertAll(List.of(prepare(decision)));
+    }
+
+    /** Several decisions in one transaction: all of them are stored, or none. */
+    void insertAll(List<Prepared> decisions) {
+        database.update(handle -> decisions.forEach(decision -> insert(handle, decision)));
+    }
+
+    private static void insert(Handle handle, Prepared decision) {
         long seq = handle.createUpdate("""
                         INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
                             template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
@@ -40,26 +68,16 @@ final class DecisionStore {
                         VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
                             :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
                             :rerun_of, :created_at, :completed_at, :total_ms, :body, :input)""")
-                .bind("id", decision.id())
-                .bind("surface", decision.surface())
-                .bind("endpoint", decision.endpoint())
-                .bind("request_id", decision.requestId())
-                .bind("template_id", decision.templateId().orElse(null))
-                .bind("template_version", decision.templateVersion().orElse(null))
-                .bind("pinned", decision.pinned())
-                .bind("metadata", Json.writeString(decision.metadata()))
-                .bind("rerun_of", decision.rerunOf().orElse(null))
-                .bind("created_at", decision.createdAtMillis())
-                .bindMap(outcome(decision))
+                .bindMap(decision.columns())
                 .executeAndReturnGeneratedKeys("seq")
                 .mapTo(Long.class)
                 .one();
-        insertDetails(handle, seq, decision);
+        insertDetails(handle, seq, decision.decision());
     }
 
     /** The columns a finished run sets, shared by an insert and the update of a queued decision. */
-    private static java.util.Map<String, Object> outcome(StoredDecision decision) {
-        var values = new java.util.HashMap<String, Object>();
+    private static Map<String, Object> outcome(StoredDecision decision) {
+        var values = new HashMap<String, Object>();
         values.put("status", decision.status());
         values.put("storage", decision.storage().wire());
         values.put("model", decision.model().orElse(null));
@@ -167,7 +185,7 @@ final class DecisionStore {
         return database.write(handle -> {
             var unfinished = handle.createQuery("SELECT id, body FROM studio_decisions WHERE status IN ('queued', "
                             + "'in_progress')")
-                    .map((rs, ctx) -> java.util.Map.entry(rs.getString("id"), rs.getString("body"))).list();
+                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body"))).list();
             for (var entry : unfinished) {
                 ObjectNode body = (ObjectNode) Json.read(entry.getValue());
                 body.put("status", "failed");

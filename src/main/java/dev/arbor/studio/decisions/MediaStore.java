@@ -35,10 +35,6 @@ final class MediaStore {
         }
     }
 
-    boolean has(String sha256Hex) {
-        return Files.exists(path(sha256Hex));
-    }
-
     private Path path(String sha256Hex) {
         return root.resolve(sha256Hex.substring(0, 2)).resolve(sha256Hex);
     }

@@ -48,10 +48,4 @@ record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode stor
                 primitives, media, model, modelRequested, settings, requestSettings, extensions, store,
                 failOnStoreError, background, metadata, include, estimatedTokens, warnings);
     }
-
-    /** Whether any question was added, extended or skipped by the caller. */
-    boolean extended() {
-        return !extensions.path("questions").isEmpty() || !extensions.path("options").isEmpty()
-                || !extensions.path("skipped").isEmpty();
-    }
 }

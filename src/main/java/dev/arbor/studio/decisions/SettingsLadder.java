@@ -49,20 +49,8 @@ final class SettingsLadder {
                 new Layer("template.models." + model, perModel), new Layer("template", template));
         ObjectNode json = Json.object();
         ObjectNode sources = Json.object();
-        double act = pick(decisionLayers, "act_threshold").map(found -> {
-            sources.put("act_threshold", found.layer());
-            return found.value();
-        }).orElseGet(() -> {
-            sources.put("act_threshold", "studio");
-            return DEFAULT_ACT_THRESHOLD;
-        });
-        double temperature = pick(decisionLayers, "temperature").map(found -> {
-            sources.put("temperature", found.layer());
-            return found.value();
-        }).orElseGet(() -> {
-            sources.put("temperature", "studio");
-            return DEFAULT_TEMPERATURE;
-        });
+        double act = decisionLevel(decisionLayers, "act_threshold", DEFAULT_ACT_THRESHOLD, sources);
+        double temperature = decisionLevel(decisionLayers, "temperature", DEFAULT_TEMPERATURE, sources);
         json.put("act_threshold", act);
         json.put("temperature", temperature);
         ObjectNode perQuestionJson = json.putObject("questions");
@@ -103,6 +91,12 @@ final class SettingsLadder {
     }
 
     private record Found(String layer, double value) {}
+
+    private static double decisionLevel(List<Layer> layers, String setting, double fallback, ObjectNode sources) {
+        Optional<Found> found = pick(layers, setting);
+        sources.put(setting, found.map(Found::layer).orElse("studio"));
+        return found.map(Found::value).orElse(fallback);
+    }
 
     private static Optional<Found> pick(List<Layer> layers, String setting) {
         for (Layer layer : layers) {

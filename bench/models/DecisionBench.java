@@ -1,24 +1,21 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arbor.Application;
 import dev.arbor.models.Engine;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.models.Scoring;
 import dev.arbor.platform.config.Config;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Decisions per second and latency, four ways in one run, for the hash engine (pure overhead) and the bundled
@@ -26,8 +23,8 @@ import java.util.concurrent.Future;
  * (ModelRuntime.score, what a decision calls), and POST /v1/studio/decisions with store none and with full storage
  * on SQLite. The pipeline's own overhead (validation, rendering, gating) is read from each answer's timing: total
  * minus load and model time; storage shows as the difference between full and none. Run with the Arbor jar:
- * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/decisions/DecisionBench.java [seconds] [warm-up]
- * (the warm-up matters: the server and its worker processes each have a JIT to warm, on few cores).
+ * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/models/DecisionBench.java [seconds] [warm-up]
+ * [models, comma-separated] (the warm-up matters: the server and its worker processes each have a JIT to warm, on few cores).
  */
 public class DecisionBench {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -56,21 +53,22 @@ public class DecisionBench {
                     + " | none p50 | none p99 | full /s | full p50 | full p99 | pipeline p50 | pipeline p99"
                     + " | full/none throughput |");
             System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-            for (String model : List.of("hash-decider", "minilm-decider")) {
+            for (String model : args.length > 2 ? List.of(args[2].split(","))
+                    : List.of("hash-decider", "minilm-decider")) {
                 Engine engine = Engine.load(model.equals("hash-decider") ? "hash" : "embedding", Map.of());
                 for (int callers : new int[] {1, 8, 64}) {
-                    Result raw = run(callers, seconds, i -> engine.score(request(i)));
-                    Result worker = run(callers, seconds, i -> runtime.score(model, request(i)));
+                    Load.Result raw = Load.run(callers, seconds, warmSeconds, i -> engine.score(request(i)));
+                    Load.Result worker = Load.run(callers, seconds, warmSeconds, i -> runtime.score(model, request(i)));
                     var overheads = new ConcurrentLinkedQueue<Double>();
-                    Result none = run(callers, seconds, i -> overheads.add(post(decisions, body(model, i, "none"))));
+                    Load.Result none = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "none"))));
                     overheads.clear(); // the warm-up's and store none's; the full runs follow
-                    Result full = run(callers, seconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
+                    Load.Result full = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
                     double[] pipeline = overheads.stream().mapToDouble(Double::doubleValue).sorted().toArray();
                     System.out.printf("| %s | %d | %.0f | %.3f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f"
-                                    + " | %.3f | %.3f | %.2f |%n", model, callers, raw.perSecond, raw.p50,
-                            worker.perSecond, worker.p50, none.perSecond, none.p50, none.p99, full.perSecond,
-                            full.p50, full.p99, pipeline[pipeline.length / 2], pipeline[(int) (pipeline.length * 0.99)],
-                            full.perSecond / none.perSecond);
+                                    + " | %.3f | %.3f | %.2f |%n", model, callers, raw.perSecond(), raw.p50(),
+                            worker.perSecond(), worker.p50(), none.perSecond(), none.p50(), none.p99(), full.perSecond(),
+                            full.p50(), full.p99(), pipeline[pipeline.length / 2], pipeline[(int) (pipeline.length * 0.99)],
+                            full.perSecond() / none.perSecond());
                 }
             }
         }
@@ -111,43 +109,5 @@ public class DecisionBench {
         }
         return timing.path("total_ms").asDouble() - timing.path("load_ms").asDouble()
                 - timing.path("model_ms").asDouble();
-    }
-
-    interface Call {
-        Object call(int i) throws Exception;
-    }
-
-    record Result(double perSecond, double p50, double p99) {}
-
-    /** Warms up, then calls from {@code callers} virtual threads for {@code seconds}. */
-    static Result run(int callers, int seconds, Call call) throws Exception {
-        calls(Math.max(callers, 8), warmSeconds, call);
-        return calls(callers, seconds, call);
-    }
-
-    static Result calls(int callers, int seconds, Call call) throws Exception {
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
-            var futures = new ArrayList<Future<List<Long>>>();
-            for (int c = 0; c < callers; c++) {
-                int offset = c;
-                futures.add(pool.submit((Callable<List<Long>>) () -> {
-                    var latencies = new ArrayList<Long>();
-                    for (int i = offset; System.nanoTime() < end; i += callers) {
-                        long start = System.nanoTime();
-                        call.call(i);
-                        latencies.add(System.nanoTime() - start);
-                    }
-                    return latencies;
-                }));
-            }
-            var all = new ArrayList<Long>();
-            for (var future : futures) {
-                all.addAll(future.get());
-            }
-            long[] sorted = all.stream().mapToLong(Long::longValue).sorted().toArray();
-            return new Result(sorted.length / (double) seconds, sorted[sorted.length / 2] / 1e6,
-                    sorted[(int) (sorted.length * 0.99)] / 1e6);
-        }
     }
 }

@@ -13,15 +13,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The bundled embedding model, two ways in one run: the raw ONNX session in this process (the limit: one state
  * embedding per decision, option embeddings cached as the engine caches them), and a decision through Arbor's worker
  * process (the same work plus the loopback round trip and JSON). Run with the Arbor jar on the class path:
- * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/embedding/EmbeddingBench.java [seconds]
+ * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/models/EmbeddingBench.java [seconds]
  */
 public class EmbeddingBench {
     static final String[] STATES = {
@@ -42,51 +39,14 @@ public class EmbeddingBench {
                 Scoring.Question question = question(options);
                 raw.cacheOptions(question);
                 for (int callers : new int[] {1, 8}) {
-                    Result r = run(callers, seconds, i -> raw.decide(STATES[i % STATES.length], question));
-                    Result a = run(callers, seconds, i -> runtime.score("minilm-decider", new Scoring.Request(
+                    Load.Result r = Load.run(callers, seconds, 1, i -> raw.decide(STATES[i % STATES.length], question));
+                    Load.Result a = Load.run(callers, seconds, 1, i -> runtime.score("minilm-decider", new Scoring.Request(
                             STATES[i % STATES.length], List.of(), List.of(question))));
                     System.out.printf("| %d | %d | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f%% |%n", options,
-                            callers, r.perSecond, r.p50, r.p99, a.perSecond, a.p50, a.p99,
-                            100 * (a.p50 - r.p50 * Math.min(callers, 1)) / a.p50);
+                            callers, r.perSecond(), r.p50(), r.p99(), a.perSecond(), a.p50(), a.p99(),
+                            100 * (a.p50() - r.p50() * Math.min(callers, 1)) / a.p50());
                 }
             }
-        }
-    }
-
-    interface Call {
-        Object call(int i) throws Exception;
-    }
-
-    record Result(double perSecond, double p50, double p99) {}
-
-    /** Warms up for a second, then calls from {@code callers} threads for {@code seconds}. */
-    static Result run(int callers, int seconds, Call call) throws Exception {
-        long warmEnd = System.nanoTime() + 1_000_000_000L;
-        for (int i = 0; System.nanoTime() < warmEnd; i++) {
-            call.call(i);
-        }
-        try (var pool = Executors.newFixedThreadPool(callers)) {
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
-            var futures = new ArrayList<Future<List<Long>>>();
-            for (int c = 0; c < callers; c++) {
-                int offset = c;
-                futures.add(pool.submit((Callable<List<Long>>) () -> {
-                    var latencies = new ArrayList<Long>();
-                    for (int i = offset; System.nanoTime() < end; i += callers) {
-                        long start = System.nanoTime();
-                        call.call(i);
-                        latencies.add(System.nanoTime() - start);
-                    }
-                    return latencies;
-                }));
-            }
-            var all = new ArrayList<Long>();
-            for (var future : futures) {
-                all.addAll(future.get());
-            }
-            long[] sorted = all.stream().mapToLong(Long::longValue).sorted().toArray();
-            return new Result(sorted.length / (double) seconds, sorted[sorted.length / 2] / 1e6,
-                    sorted[(int) (sorted.length * 0.99)] / 1e6);
         }
     }
 

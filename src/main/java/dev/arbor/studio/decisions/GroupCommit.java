@@ -1,0 +1,97 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes decisions to history in shared transactions. Every caller still returns only once its own decision is
+ * committed, but while one caller writes, those arriving meanwhile queue up and the next writer commits them all
+ * at once: one commit for many decisions when many arrive together, and no hand-off to another thread when they
+ * arrive one by one. A batch that fails is written again one by one, so that one bad decision fails alone.
+ */
+final class GroupCommit {
+    private static final int MAX_BATCH = 128;
+
+    private record Pending(DecisionStore.Prepared decision, CompletableFuture<Void> done) {}
+
+    private final DecisionStore store;
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean writing = new AtomicBoolean();
+
+    GroupCommit(DecisionStore store) {
+        this.store = requireNonNull(store, "store");
+    }
+
+    /** Returns once the decision is committed; throws what its write threw. */
+    void write(StoredDecision decision) {
+        var pending = new Pending(DecisionStore.prepare(decision), new CompletableFuture<>());
+        queue.add(pending);
+        while (!pending.done().isDone()) {
+            if (writing.compareAndSet(false, true)) {
+                // after letting go, look once more: a decision queued while this one wrote would otherwise wait
+                // for its own caller's next try
+                do {
+                    try {
+                        drain();
+                    } finally {
+                        writing.set(false);
+                    }
+                } while (!queue.isEmpty() && writing.compareAndSet(false, true));
+            } else {
+                try {
+                    pending.done().get(2, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException | ExecutionException e) {
+                    // not written yet (the writer may have drained before it was queued), or failed: look again
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while saving a decision", e);
+                }
+            }
+        }
+        try {
+            pending.done().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    private void drain() {
+        List<Pending> batch;
+        while (!(batch = next()).isEmpty()) {
+            try {
+                store.insertAll(batch.stream().map(Pending::decision).toList());
+                batch.forEach(p -> p.done().complete(null));
+            } catch (RuntimeException e) {
+                if (batch.size() == 1) {
+                    batch.getFirst().done().completeExceptionally(e);
+                    continue;
+                }
+                for (Pending one : batch) {
+                    try {
+                        store.insertAll(List.of(one.decision()));
+                        one.done().complete(null);
+                    } catch (RuntimeException alone) {
+                        one.done().completeExceptionally(alone);
+                    }
+                }
+            }
+        }
+    }
+
+    private List<Pending> next() {
+        var batch = new ArrayList<Pending>();
+        Pending item;
+        while (batch.size() < MAX_BATCH && (item = queue.poll()) != null) {
+            batch.add(item);
+        }
+        return batch;
+    }
+}

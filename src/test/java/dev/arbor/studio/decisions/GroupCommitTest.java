@@ -1,0 +1,57 @@
+package dev.arbor.studio.decisions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+class GroupCommitTest {
+    private static StoredDecision decision(String id) {
+        var body = Json.object().put("id", id);
+        return new StoredDecision(0, id, "completed", StoreLevel.FULL, "api", "/v1/studio/decisions", "req_1",
+                Optional.empty(), Optional.empty(), Optional.of("hash-decider"), Optional.of(true), Optional.of(0.95),
+                Optional.empty(), false, Json.object(), Optional.empty(), 1L, Optional.of(2L), Optional.of(1.0), body,
+                Optional.empty(), List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
+                Json.object());
+    }
+
+    @Test
+    void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
+        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+            var store = new DecisionStore(database);
+            var commit = new GroupCommit(store);
+            commit.write(decision("dec_taken"));
+            var outcomes = new ArrayList<Future<Boolean>>();
+            try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < 200; i++) {
+                    String id = i == 100 ? "dec_taken" : "dec_" + i; // one id that is already there
+                    outcomes.add(pool.submit((Callable<Boolean>) () -> {
+                        try {
+                            commit.write(decision(id));
+                            return true;
+                        } catch (RuntimeException e) {
+                            return false;
+                        }
+                    }));
+                }
+            }
+            for (int i = 0; i < outcomes.size(); i++) {
+                assertThat(outcomes.get(i).get()).as("decision %d", i).isEqualTo(i != 100);
+            }
+            long stored = database.read(h -> h.createQuery("SELECT count(*) FROM studio_decisions")
+                    .mapTo(Long.class).one());
+            long answers = database.read(h -> h.createQuery("SELECT count(*) FROM studio_decision_answers")
+                    .mapTo(Long.class).one());
+            assertThat(stored).isEqualTo(200);
+            assertThat(answers).isEqualTo(200);
+        }
+    }
+}
