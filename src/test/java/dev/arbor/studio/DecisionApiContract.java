@@ -354,6 +354,75 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void historyListsNewestFirstWithFiltersAndCursorsThatHoldStill() {
+        var ids = new ArrayList<String>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(http.post(D, adHoc("listed " + i).replace("{\"model\"", "{\"metadata\": {\"batch\": \"list\"}, "
+                    + "\"model\"")).json().path("id").asText());
+        }
+        for (int i = 0; i < 2; i++) {
+            ids.add(http.post(D, "{\"template\": \"plain\", \"state\": \"plain " + i + "\", \"metadata\": "
+                    + "{\"batch\": \"list\"}}").json().path("id").asText());
+        }
+        JsonNode all = http.get(D + "?metadata.batch=list&limit=100").json();
+        var listed = new ArrayList<String>();
+        all.path("data").forEach(d -> listed.add(d.path("id").asText()));
+        assertThat(listed).containsExactlyElementsOf(ids.reversed());
+        JsonNode first = all.path("data").path(0);
+        assertThat(first.path("object").asText()).isEqualTo("decision.summary");
+        assertThat(first.path("template").toString()).isEqualTo("{\"id\":\"plain\",\"version\":1}");
+        assertThat(first.at("/answers/ok/decision").asText()).isIn("yes", "no");
+        assertThat(first.path("metadata").toString()).isEqualTo("{\"batch\":\"list\"}");
+
+        JsonNode page1 = http.get(D + "?metadata.batch=list&limit=3").json();
+        assertThat(page1.path("has_more").asBoolean()).isTrue();
+        http.post(D, adHoc("newer").replace("{\"model\"", "{\"metadata\": {\"batch\": \"list\"}, \"model\""));
+        JsonNode page2 = http.get(D + "?metadata.batch=list&limit=3&after=" + page1.path("last_id").asText()).json();
+        assertThat(page2.path("first_id").asText()).isEqualTo(ids.get(3));
+        JsonNode back = http.get(D + "?metadata.batch=list&limit=3&before=" + page2.path("first_id").asText()).json();
+        assertThat(back.path("first_id").asText()).isEqualTo(page1.path("first_id").asText());
+
+        assertThat(http.get(D + "?metadata.batch=list&template=plain").json().path("data").size()).isEqualTo(2);
+        assertThat(http.get(D + "?metadata.batch=list&template=plain@1").json().path("data").size()).isEqualTo(2);
+        assertThat(http.get(D + "?metadata.batch=list&template=none").json().path("data").size()).isEqualTo(6);
+        long yes = 0;
+        long acted = 0;
+        for (JsonNode d : all.path("data")) {
+            yes += d.at("/answers/ok/decision").asText().equals("yes") ? 1 : 0;
+            acted += d.path("act").asBoolean() ? 1 : 0;
+        }
+        assertThat(http.get(D + "?metadata.batch=list&answer.ok=true").json().path("data").size()).isEqualTo(yes);
+        assertThat(http.get(D + "?metadata.batch=list&answer.ok=yes,no").json().path("data").size()).isEqualTo(2);
+        assertThat(http.get(D + "?metadata.batch=list&answer.team=billing,tech,sales&act=true").json().path("data")
+                .size()).isLessThanOrEqualTo((int) acted);
+        assertThat(http.get(D + "?metadata.batch=list&certainty_above.ok=0").json().path("data").size()).isEqualTo(2);
+        assertThat(http.get(D + "?metadata.batch=list&certainty_below.ok=0").json().path("data").size()).isZero();
+        assertThat(http.get(D + "?metadata.batch=list&created_after=-1h").json().path("data").size()).isEqualTo(8);
+        long future = System.currentTimeMillis() / 1000 + 3600;
+        assertThat(http.get(D + "?metadata.batch=list&created_after=" + future).json().path("data").size()).isZero();
+        assertThat(http.get(D + "?metadata.batch=list&created_before=2000-01-01T00:00:00Z").json().path("data")
+                .size()).isZero();
+        assertThat(http.get(D + "?metadata.batch=list&model=hash-decider&status=completed&surface=api").json()
+                .path("data").size()).isEqualTo(8);
+
+        JsonNode full = http.get(D + "?metadata.batch=list&limit=1&view=full").json().path("data").path(0);
+        assertThat(full.path("object").asText()).isEqualTo("decision");
+        assertThat(full.has("input")).isFalse();
+        assertThat(http.get(D + "?metadata.batch=list&limit=1&view=full&include=input").json()
+                .at("/data/0/input/state").asText()).isEqualTo("newer");
+
+        http.get(D + "?limit=101").assertError(400, "invalid_parameter", "limit");
+        http.get(D + "?after=dec_nope").assertError(400, "invalid_parameter", "after");
+        http.get(D + "?view=everything").assertError(400, "invalid_parameter", "view");
+        http.get(D + "?act=maybe").assertError(400, "invalid_parameter", "act");
+        http.get(D + "?created_after=last%20week").assertError(400, "invalid_parameter", "created_after");
+        http.get(D + "?colour=red").assertError(400, "invalid_parameter", "colour");
+        http.get(D + "?metadata.bad%22key=1").assertError(400, "invalid_parameter", "metadata.bad\"key");
+        http.get(D + "?version=one").assertError(400, "invalid_parameter", "version");
+        http.get(D + "?template=plain@9").assertError(404, "template_version_not_found", "template");
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

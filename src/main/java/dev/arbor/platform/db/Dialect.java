@@ -33,6 +33,16 @@ public enum Dialect {
         return this == POSTGRESQL ? " FOR UPDATE" : "";
     }
 
+    /**
+     * SQL for the text at one key of a JSON object kept in a text column.
+     *
+     * @param key a bound parameter (such as {@code :p1}) holding a key of letters, digits and {@code _ . : -}
+     */
+    public String jsonText(String column, String key) {
+        return this == POSTGRESQL ? "(" + column + "::jsonb ->> " + key + ")"
+                : "json_extract(" + column + ", '$.\"' || " + key + " || '\"')";
+    }
+
     @Override
     public String toString() {
         return folder;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -15,7 +16,10 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,17 +33,22 @@ final class DecisionRoutes {
     private final DecisionService decisions;
     private final DecisionStore store;
     private final Rerun rerun;
+    private final Templates templates;
+    private final Clock clock;
 
-    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun) {
+    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.store = requireNonNull(store, "store");
         this.rerun = requireNonNull(rerun, "rerun");
+        this.templates = requireNonNull(templates, "templates");
+        this.clock = requireNonNull(clock, "clock");
     }
 
     void addTo(Routes routes) {
         String one = BASE + "/{decision_id}";
         routes.group("studio.decisions")
                 .post(BASE, "Make a decision", this::create)
+                .get(BASE, "List decisions in history, newest first, with filters", this::list)
                 .post(BASE + "/preview", "Check a decision and show what the model would read, without running it",
                         this::preview)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
@@ -57,6 +66,67 @@ final class DecisionRoutes {
         Plan plan = decisions.plan(request, false);
         var source = new Source("api", BASE, Requests.id(ctx), "explicit", Optional.empty());
         respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
+    }
+
+    private void list(Context ctx) {
+        Page page = Page.from(ctx);
+        var params = new LinkedHashMap<String, String>();
+        ctx.queryParamMap().forEach((name, values) -> params.put(name, values.getFirst()));
+        String view = params.getOrDefault("view", "summary");
+        if (!view.equals("summary") && !view.equals("full")) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view
+                    + "'.");
+        }
+        Set<String> include = includeParameter(ctx);
+        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect()::jsonText);
+        Responses.ok(ctx, Responses.page(store.list(query, page), StoredDecision::id,
+                decision -> view.equals("full") ? DecisionService.present(decision.body(), decision.input(),
+                        include.stream().anyMatch(i -> i.startsWith("input")), decision.metadata(), decision.pinned(),
+                        include) : summary(decision)));
+    }
+
+    /** A decision as a list shows it: what was decided, how sure, and where it came from. */
+    private static ObjectNode summary(StoredDecision decision) {
+        ObjectNode body = decision.body();
+        ObjectNode summary = Json.object();
+        summary.put("id", decision.id());
+        summary.put("object", "decision.summary");
+        summary.put("status", decision.status());
+        summary.set("created_at", body.get("created_at"));
+        JsonNode template = body.path("template");
+        if (template.isObject()) {
+            summary.putObject("template").put("id", template.path("id").asText())
+                    .put("version", template.path("version").asInt());
+        } else {
+            summary.putNull("template");
+        }
+        summary.set("model", body.get("model"));
+        summary.putObject("source").set("surface", body.path("source").path("surface"));
+        JsonNode extensions = body.path("extensions");
+        summary.put("extended", !extensions.path("questions").isEmpty() || !extensions.path("options").isEmpty()
+                || !extensions.path("skipped").isEmpty());
+        summary.set("act", body.get("act"));
+        summary.set("needs_review", body.get("needs_review"));
+        ObjectNode answers = summary.putObject("answers");
+        body.path("answers").properties().forEach(e -> {
+            JsonNode answer = e.getValue();
+            ObjectNode brief = answers.putObject(e.getKey());
+            brief.set("type", answer.get("type"));
+            JsonNode chosen = answer.path("decision");
+            brief.set("decision", chosen.isNumber() ? Json.mapper().valueToTree(chosen.asText()) : chosen);
+            brief.set("certainty", answer.get("certainty"));
+            brief.set("act", answer.get("act"));
+        });
+        summary.putObject("timing").set("total_ms", body.path("timing").path("total_ms"));
+        summary.set("metadata", decision.metadata());
+        summary.put("pinned", decision.pinned());
+        JsonNode error = body.path("error");
+        if (error.isObject()) {
+            summary.putObject("error").set("code", error.get("code"));
+        } else {
+            summary.putNull("error");
+        }
+        return summary;
     }
 
     private void rerun(Context ctx) {

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -144,6 +146,17 @@ final class DecisionStore {
                 .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
                 .bind("body", Json.writeString(body))
                 .bind("id", id).bindList("from", from).execute() == 1);
+    }
+
+    /** A page of history, newest first, filtered. */
+    Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
+        String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",
+                query.conditions().stream().map(HistoryQuery.Condition::sql).toList());
+        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "studio_decisions WHERE " + where, page,
+                (rs, ctx) -> row(rs),
+                id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id").bind("id", id)
+                        .mapTo(Long.class).one() > 0,
+                statement -> query.conditions().forEach(c -> statement.bindMap(c.binds()))));
     }
 
     Optional<StoredDecision> find(String id) {

@@ -23,6 +23,7 @@ public final class Decisions implements AutoCloseable {
     private final DecisionStore store;
     private final DecisionService service;
     private final Templates templates;
+    private final Clock clock;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -33,6 +34,7 @@ public final class Decisions implements AutoCloseable {
                      byte[] hmacKey, Path dataDir) {
         this.store = new DecisionStore(database);
         this.templates = requireNonNull(templates, "templates");
+        this.clock = requireNonNull(clock, "clock");
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey), runtime,
                 new MediaStore(dataDir), clock);
         ObjectNode interrupted = Json.object();
@@ -63,7 +65,7 @@ public final class Decisions implements AutoCloseable {
     }
 
     public void addRoutes(Routes routes) {
-        new DecisionRoutes(service, store, new Rerun()).addTo(routes);
+        new DecisionRoutes(service, store, new Rerun(), templates, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
     }
 

@@ -87,8 +87,10 @@ final class Rerun {
             }
         }
         body.set("settings", changes.has("settings") ? changes.get("settings") : requestSettings(stored));
-        body.put("model", changes.path("model").isTextual() ? changes.get("model").textValue()
-                : stored.path("model").asText());
+        JsonNode model = changes.has("model") ? changes.get("model") : stored.path("model");
+        if (!model.isMissingNode() && !model.isNull()) {
+            body.set("model", model);
+        }
         body.set("store", changes.has("store") ? changes.get("store")
                 : Json.mapper().valueToTree(original.storage().wire()));
         if (changes.has("include")) {
