@@ -24,6 +24,7 @@ public final class Decisions implements AutoCloseable {
     private final DecisionService service;
     private final Templates templates;
     private final Clock clock;
+    private final Database database;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -35,6 +36,7 @@ public final class Decisions implements AutoCloseable {
         this.store = new DecisionStore(database);
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
+        this.database = requireNonNull(database, "database");
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey), runtime,
                 new MediaStore(dataDir), clock);
         ObjectNode interrupted = Json.object();
@@ -67,6 +69,7 @@ public final class Decisions implements AutoCloseable {
     public void addRoutes(Routes routes) {
         new DecisionRoutes(service, store, new Rerun(), templates, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
+        new FeedbackRoutes(new FeedbackStore(database), store, clock).addTo(routes);
     }
 
     @Override

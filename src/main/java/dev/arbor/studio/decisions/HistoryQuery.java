@@ -77,6 +77,9 @@ final class HistoryQuery {
     private static final String ANSWER = "EXISTS (SELECT 1 FROM studio_decision_answers a WHERE a.decision_seq = "
             + "studio_decisions.seq AND ";
 
+    private static final String FEEDBACK = "EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = "
+            + "studio_decisions.id";
+
     private void read(String name, String value, Templates templates, Instant now,
                       java.util.function.BiFunction<String, String, String> jsonText) {
         var binds = new Binds();
@@ -89,6 +92,11 @@ final class HistoryQuery {
             case "version" -> integers(name, value).ifPresent(versions ->
                     binds.add("template_version IN (" + binds.list(versions) + ")"));
             case "act", "pinned" -> flag(name, value).ifPresent(flag -> binds.add(name + " = " + binds.one(flag)));
+            case "labelled" -> flag(name, value).ifPresent(flag -> binds.add((flag ? "" : "NOT ") + FEEDBACK + ")"));
+            case "correct" -> flag(name, value).ifPresent(flag -> binds.add(flag
+                    ? FEEDBACK + " AND f.correct = " + binds.one(true) + ") AND NOT " + FEEDBACK + " AND f.correct = "
+                    + binds.one(false) + ")"
+                    : FEEDBACK + " AND f.correct = " + binds.one(false) + ")"));
             case "created_after" -> time(name, value, now).ifPresent(at -> binds.add("created_at >= " + binds.one(at)));
             case "created_before" -> time(name, value, now).ifPresent(at -> binds.add("created_at < " + binds.one(at)));
             case "needs_review" -> binds.add(ANSWER + "a.question_key IN (" + binds.list(values(value))

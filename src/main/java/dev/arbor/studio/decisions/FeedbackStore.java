@@ -1,0 +1,89 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.ids.Ids;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/** The SQL of feedback. A decision's feedback goes with it when it is deleted. */
+final class FeedbackStore {
+    private final Database database;
+
+    FeedbackStore(Database database) {
+        this.database = requireNonNull(database, "database");
+    }
+
+    /** Adds or replaces the actor's feedback on each question, in one transaction. */
+    void save(String decisionId, List<FeedbackRoutes.Entry> entries, Optional<Integer> rating, Optional<String> note,
+              String actor, long nowMillis) {
+        database.update(handle -> {
+            for (FeedbackRoutes.Entry entry : entries) {
+                handle.createUpdate("""
+                                INSERT INTO studio_feedback (id, decision_id, question, expected, predicted, correct,
+                                    rating, note, actor, created_at, updated_at)
+                                VALUES (:id, :decision, :question, :expected, :predicted, :correct, :rating, :note,
+                                    :actor, :now, :now)
+                                ON CONFLICT (decision_id, question, actor) DO UPDATE SET expected = excluded.expected,
+                                    predicted = excluded.predicted, correct = excluded.correct,
+                                    rating = excluded.rating, note = excluded.note, updated_at = excluded.updated_at""")
+                        .bind("id", Ids.next("fb"))
+                        .bind("decision", decisionId)
+                        .bind("question", entry.question())
+                        .bind("expected", entry.expected().map(Json::writeString).orElse(null))
+                        .bind("predicted", entry.predicted().map(Json::writeString).orElse(null))
+                        .bind("correct", entry.correct().orElse(null))
+                        .bind("rating", rating.orElse(null))
+                        .bind("note", note.orElse(null))
+                        .bind("actor", actor)
+                        .bind("now", nowMillis)
+                        .execute();
+            }
+        });
+    }
+
+    List<ObjectNode> list(String decisionId) {
+        return database.read(handle -> handle.createQuery("SELECT * FROM studio_feedback WHERE decision_id = :id "
+                        + "ORDER BY created_at, question").bind("id", decisionId)
+                .map((rs, ctx) -> json(rs)).list());
+    }
+
+    boolean delete(String id) {
+        return database.write(handle -> handle.createUpdate("DELETE FROM studio_feedback WHERE id = :id")
+                .bind("id", id).execute() == 1);
+    }
+
+    private static ObjectNode json(ResultSet rs) throws SQLException {
+        ObjectNode json = Json.object();
+        json.put("id", rs.getString("id"));
+        json.put("object", "feedback");
+        json.put("decision_id", rs.getString("decision_id"));
+        json.put("question", rs.getString("question"));
+        String expected = rs.getString("expected");
+        json.set("expected", expected == null ? null : Json.read(expected));
+        String predicted = rs.getString("predicted");
+        json.set("predicted", predicted == null ? null : Json.read(predicted));
+        Object correct = rs.getObject("correct");
+        if (correct == null) {
+            json.putNull("correct");
+        } else {
+            json.put("correct", rs.getBoolean("correct"));
+        }
+        int rating = rs.getInt("rating");
+        if (rs.wasNull()) {
+            json.putNull("rating");
+        } else {
+            json.put("rating", rating);
+        }
+        json.put("note", rs.getString("note"));
+        json.put("actor", rs.getString("actor"));
+        json.put("created_at", rs.getLong("created_at") / 1000);
+        json.put("updated_at", rs.getLong("updated_at") / 1000);
+        return json;
+    }
+}
