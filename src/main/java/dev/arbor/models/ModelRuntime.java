@@ -8,14 +8,14 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.net.URI;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -244,9 +244,14 @@ public final class ModelRuntime implements AutoCloseable {
         } catch (IOException e) {
             throw crashed(model, handle);
         }
-        int status = reply.status();
-        JsonNode json = Json.read(new String(reply.body(), StandardCharsets.UTF_8));
-        return switch (status) {
+        JsonNode json;
+        try {
+            json = Json.read(new String(reply.body(), StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id() + " answered something "
+                    + "that is not JSON (status " + reply.status() + ").");
+        }
+        return switch (reply.status()) {
             case 200 -> answer(json);
             case 422 -> throw ApiException.of(ErrorCode.MODEL_REJECTED_INPUT, null, "Model " + model.id()
                     + " refused the input: " + json.path("error").asText());

@@ -232,7 +232,8 @@ final class DecisionService implements AutoCloseable {
             if (phase.get() != Phase.CANCELLED && !closing) {
                 LOG.error("background decision {} failed", id, e);
                 finishFailed(plan, source, id, created, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
-                        "The decision failed unexpectedly: " + e));
+                        "The decision failed unexpectedly (" + e.getClass().getSimpleName() + "); the server log "
+                        + "has the details."));
             }
         }
     }
