@@ -498,6 +498,62 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void historyIsRedactedAndDeletedByFilterOrBySensitiveValue() {
+        String erase = "{\"template\": \"triage\", \"variables\": {\"message\": \"hi\", \"email\": \"%s\"}, "
+                + "\"metadata\": {\"batch\": \"erase\", \"ticket\": \"T-%d\"}}";
+        String ann1 = http.post(D, erase.formatted("ann@example.com", 1)).json().path("id").asText();
+        String ann2 = http.post(D, erase.formatted("ann@example.com", 2)).json().path("id").asText();
+        String bob = http.post(D, erase.formatted("bob@example.com", 3)).json().path("id").asText();
+        http.patch(D + "/" + bob, "{\"pinned\": true}");
+        JsonNode answers = http.get(D + "/" + ann1).json().path("answers");
+
+        http.post(D + "/delete", "{}").assertError(400, "filter_required", "filter");
+        http.post(D + "/delete", "{\"filter\": {}}").assertError(400, "filter_required", "filter");
+        http.post(D + "/delete", "{\"filter\": {\"act\": \"maybe\"}}")
+                .assertError(400, "invalid_parameter", "filter.act");
+        JsonNode dry = http.post(D + "/delete", "{\"filter\": {\"metadata.batch\": \"erase\"}, \"dry_run\": true}")
+                .json();
+        assertThat(dry.toString()).isEqualTo("{\"object\":\"decision.bulk_delete\",\"matched\":3,\"deleted\":2,"
+                + "\"skipped_pinned\":1,\"dry_run\":true}");
+        assertThat(http.get(D + "/" + ann1).status()).isEqualTo(200);
+
+        JsonNode redacted = http.post(D + "/redact", """
+                {"filter": {"sensitive_hash": {"email": "ann@example.com"}},
+                 "fields": ["input.variables.email", "metadata.ticket"]}""").json();
+        assertThat(redacted.path("matched").asInt()).isEqualTo(2);
+        assertThat(redacted.path("redacted").asInt()).isEqualTo(2);
+        JsonNode after = http.get(D + "/" + ann1).json();
+        assertThat(after.at("/input/variables/email").asText()).isEqualTo("[redacted]");
+        assertThat(after.at("/input/state").asText()).isEqualTo("[redacted]");
+        assertThat(after.at("/input/redacted").toString()).isEqualTo("[\"input.variables.email\"]");
+        assertThat(after.path("metadata").toString()).isEqualTo("{\"batch\":\"erase\"}");
+        assertThat(after.path("answers")).isEqualTo(answers);
+        http.get(D + "/" + ann1 + "/input").assertError(409, "input_unavailable", null);
+        http.action(D + "/" + ann1 + "/rerun").assertError(409, "input_unavailable", null);
+        assertThat(http.get(D + "/" + bob).json().at("/input/variables/email/$redacted").asText())
+                .startsWith("hmac-sha256:");
+
+        JsonNode one = http.post(D + "/" + bob + "/redact", "{\"fields\": [\"input.media\", \"metadata.ticket\"]}")
+                .json();
+        assertThat(one.path("metadata").has("ticket")).isFalse();
+        http.post(D + "/" + bob + "/redact", "{\"fields\": [\"answers\"]}")
+                .assertError(400, "invalid_field", "fields[0]");
+        http.post(D + "/" + bob + "/redact", "{}").assertError(400, "invalid_field", "fields");
+        http.post(D + "/dec_nope/redact", "{\"fields\": [\"input.state\"]}")
+                .assertError(404, "decision_not_found", "decision_id");
+
+        JsonNode erased = http.post(D + "/delete", "{\"filter\": {\"sensitive_hash\": {\"email\": "
+                + "\"ann@example.com\"}}}").json();
+        assertThat(erased.path("deleted").asInt()).isEqualTo(2);
+        http.get(D + "/" + ann2).assertError(404, "decision_not_found", "decision_id");
+        JsonNode kept = http.post(D + "/delete", "{\"filter\": {\"metadata.batch\": \"erase\"}}").json();
+        assertThat(kept.path("deleted").asInt()).isZero();
+        assertThat(kept.path("skipped_pinned").asInt()).isEqualTo(1);
+        assertThat(http.post(D + "/delete", "{\"filter\": {\"metadata.batch\": \"erase\"}, \"include_pinned\": "
+                + "true}").json().path("deleted").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

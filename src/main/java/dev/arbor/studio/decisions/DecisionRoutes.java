@@ -200,6 +200,12 @@ final class DecisionRoutes {
         StoredDecision decision = find(id);
         ObjectNode input = decision.input().orElseThrow(() -> ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null,
                 "Decision " + id + " was stored " + decision.storage().wire() + ", so its input was not kept."));
+        if (input.has("redacted")) {
+            var paths = new java.util.ArrayList<String>();
+            input.get("redacted").forEach(path -> paths.add(path.asText()));
+            throw ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null, "Decision " + id + " was redacted ("
+                    + String.join(", ", paths) + "); its input can no longer be read back whole.");
+        }
         ObjectNode out = Json.object();
         out.put("object", "decision.input");
         out.put("decision_id", id);

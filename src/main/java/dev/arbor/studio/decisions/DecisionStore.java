@@ -159,6 +159,38 @@ final class DecisionStore {
                 statement -> query.conditions().forEach(c -> statement.bindMap(c.binds()))));
     }
 
+    /** Every decision a filter matches, newest first: its id and whether it is pinned. */
+    List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
+        String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",
+                query.conditions().stream().map(HistoryQuery.Condition::sql).toList());
+        return database.read(handle -> {
+            var select = handle.createQuery("SELECT id, pinned FROM studio_decisions WHERE " + where
+                    + " ORDER BY id DESC");
+            query.conditions().forEach(c -> select.bindMap(c.binds()));
+            return select.map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getBoolean("pinned"))).list();
+        });
+    }
+
+    /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
+    int deleteAll(List<String> ids) {
+        int deleted = 0;
+        for (int from = 0; from < ids.size(); from += 500) {
+            List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+            deleted += database.write(handle -> handle.createUpdate("DELETE FROM studio_decisions WHERE id IN (<ids>)")
+                    .bindList("ids", chunk).execute());
+        }
+        return deleted;
+    }
+
+    /** Replaces what a redaction changed: the input (absent when history kept none) and the metadata. */
+    void redact(String id, Optional<ObjectNode> input, ObjectNode metadata) {
+        database.update(handle -> handle.createUpdate("UPDATE studio_decisions SET input = :input, metadata = "
+                        + ":metadata WHERE id = :id")
+                .bind("input", input.map(Json::writeString).orElse(null))
+                .bind("metadata", Json.writeString(metadata))
+                .bind("id", id).execute());
+    }
+
     Optional<StoredDecision> find(String id) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
                 .bind("id", id).map((rs, ctx) -> row(rs)).findOne());

@@ -25,6 +25,7 @@ public final class Decisions implements AutoCloseable {
     private final Templates templates;
     private final Clock clock;
     private final Database database;
+    private final byte[] hmacKey;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -37,6 +38,7 @@ public final class Decisions implements AutoCloseable {
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
         this.database = requireNonNull(database, "database");
+        this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey), runtime,
                 new MediaStore(dataDir), clock);
         ObjectNode interrupted = Json.object();
@@ -70,6 +72,7 @@ public final class Decisions implements AutoCloseable {
         new DecisionRoutes(service, store, new Rerun(), templates, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
         new FeedbackRoutes(new FeedbackStore(database), store, clock).addTo(routes);
+        new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
     }
 
     @Override

@@ -104,7 +104,7 @@ public final class Substitution {
         var secrets = new LinkedHashMap<String, String>();
         values.forEach((name, value) -> {
             if (variables.get(name).sensitive()) {
-                secrets.put(name, "hmac-sha256:" + hmac(hmacKey, Json.writeString(value)));
+                secrets.put(name, sensitiveHash(hmacKey, value));
             }
         });
         return Map.copyOf(secrets);
@@ -276,6 +276,11 @@ public final class Substitution {
             }
         });
         return stored;
+    }
+
+    /** The HMAC that stands in for a sensitive value in history; the same value always gives the same one. */
+    public static String sensitiveHash(byte[] hmacKey, JsonNode value) {
+        return "hmac-sha256:" + hmac(hmacKey, Json.writeString(value));
     }
 
     static String hmac(byte[] key, String text) {
