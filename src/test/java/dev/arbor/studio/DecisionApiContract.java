@@ -554,6 +554,32 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void historyExportsAsJsonLinesOrOneCsvRowPerAnswer() {
+        for (int i = 0; i < 3; i++) {
+            http.post(D, adHoc("export " + i).replace("{\"model\"", "{\"metadata\": {\"batch\": \"export\"}, "
+                    + "\"model\""));
+        }
+        HttpReply jsonl = http.get(D + "/export?metadata.batch=export");
+        assertThat(jsonl.status()).isEqualTo(200);
+        assertThat(jsonl.header("content-type")).startsWith("application/x-ndjson");
+        String[] lines = jsonl.body().split("\n");
+        assertThat(lines).hasSize(3);
+        assertThat(lines[0]).contains("\"object\":\"decision\"").contains("\"state\":\"export 2\"");
+
+        HttpReply csv = http.get(D + "/export?format=csv&metadata.batch=export");
+        assertThat(csv.header("content-disposition")).contains("decisions.csv");
+        String[] rows = csv.body().split("\r\n");
+        assertThat(rows[0]).startsWith("decision_id,created_at,status,template");
+        assertThat(rows).hasSize(1 + 3 * 6);
+        assertThat(rows[1]).contains(",team,choice,");
+        assertThat(java.util.Arrays.stream(rows).filter(r -> r.contains(",tags,multi,")).findFirst().orElseThrow())
+                .matches(".*,tags,multi,[a-z;]*,.*");
+
+        http.get(D + "/export?format=xlsx").assertError(400, "invalid_parameter", "format");
+        http.get(D + "/export?act=maybe").assertError(400, "invalid_parameter", "act");
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

@@ -49,6 +49,8 @@ final class DecisionRoutes {
         routes.group("studio.decisions")
                 .post(BASE, "Make a decision", this::create)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
+                .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed",
+                        this::export)
                 .post(BASE + "/preview", "Check a decision and show what the model would read, without running it",
                         this::preview)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
@@ -83,6 +85,47 @@ final class DecisionRoutes {
                 decision -> view.equals("full") ? DecisionService.present(decision.body(), decision.input(),
                         include.stream().anyMatch(i -> i.startsWith("input")), decision.metadata(), decision.pinned(),
                         include) : summary(decision)));
+    }
+
+    private void export(Context ctx) {
+        String format = Optional.ofNullable(ctx.queryParam("format")).orElse("jsonl");
+        if (!format.equals("jsonl") && !format.equals("csv")) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
+                    + "'.");
+        }
+        var params = new LinkedHashMap<String, String>();
+        ctx.queryParamMap().forEach((name, values) -> {
+            if (!name.equals("format")) {
+                params.put(name, values.getFirst());
+            }
+        });
+        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect()::jsonText);
+        ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
+        ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
+        try (var out = new java.io.BufferedWriter(new java.io.OutputStreamWriter(ctx.res().getOutputStream(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            if (format.equals("csv")) {
+                out.write(Export.CSV_HEADER);
+            }
+            Page page = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
+            while (true) {
+                var result = store.list(query, page);
+                for (StoredDecision decision : result.items()) {
+                    if (format.equals("csv")) {
+                        out.write(Export.csv(decision));
+                    } else {
+                        out.write(Json.writeString(show(decision, Set.of())));
+                        out.write('\n');
+                    }
+                }
+                if (!result.hasMore() || result.items().isEmpty()) {
+                    break;
+                }
+                page = new Page(Page.MAX_LIMIT, Optional.of(result.items().getLast().id()), Optional.empty());
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("the export was cut off", e);
+        }
     }
 
     /** A decision as a list shows it: what was decided, how sure, and where it came from. */
