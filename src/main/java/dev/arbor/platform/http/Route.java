@@ -34,8 +34,9 @@ public record Route(HandlerType method, String path, String tag, String summary,
             case "DELETE" -> "delete";
             default -> method.name().toLowerCase(java.util.Locale.ROOT);
         };
-        String resource = path.replaceAll("\\{[^}]+}", "").replaceAll("[^A-Za-z0-9]+", ".")
-                .replaceAll("^\\.|\\.$", "");
+        // a path parameter with more path after it reads "item": /decisions/{id}/redact is not /decisions/redact
+        String resource = path.replaceAll("\\{[^}]+}(?=/)", "item").replaceAll("\\{[^}]+}", "")
+                .replaceAll("[^A-Za-z0-9]+", ".").replaceAll("^\\.|\\.$", "");
         return (resource.isEmpty() ? "root" : resource) + "." + verb;
     }
 }
