@@ -353,7 +353,7 @@ final class DecisionService implements AutoCloseable {
 
     private StoredDecision record(Plan plan, Source source, String id, String status, long created, long completed,
                                   ObjectNode body, Optional<Ran> ran) {
-        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, true))
+        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia()))
                 : Optional.empty();
         return new StoredDecision(0, id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
                 source.surface(), source.endpoint(), source.requestId(),

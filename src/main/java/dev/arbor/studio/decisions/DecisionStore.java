@@ -191,6 +191,17 @@ final class DecisionStore {
                 .bind("id", id).execute());
     }
 
+    /** How many decisions history holds, and when the oldest was made. */
+    record Census(long decisions, Optional<Long> oldestAtMillis) {}
+
+    Census census() {
+        return database.read(handle -> handle.createQuery("SELECT count(*) AS n, min(created_at) AS oldest FROM "
+                + "studio_decisions").map((rs, ctx) -> {
+                    long oldest = rs.getLong("oldest");
+                    return new Census(rs.getLong("n"), rs.wasNull() ? Optional.empty() : Optional.of(oldest));
+                }).one());
+    }
+
     Optional<StoredDecision> find(String id) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
                 .bind("id", id).map((rs, ctx) -> row(rs)).findOne());

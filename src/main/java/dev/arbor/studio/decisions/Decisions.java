@@ -26,6 +26,7 @@ public final class Decisions implements AutoCloseable {
     private final Clock clock;
     private final Database database;
     private final byte[] hmacKey;
+    private final StudioSettings settings;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -39,7 +40,8 @@ public final class Decisions implements AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
         this.database = requireNonNull(database, "database");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
-        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey), runtime,
+        this.settings = new StudioSettings(database, clock);
+        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings), runtime,
                 new MediaStore(dataDir), clock);
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
@@ -73,6 +75,7 @@ public final class Decisions implements AutoCloseable {
         new WireRoutes(service, templates).addTo(routes);
         new FeedbackRoutes(new FeedbackStore(database), store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
+        new SettingsRoutes(settings, store).addTo(routes);
     }
 
     @Override

@@ -45,16 +45,19 @@ final class Planner {
     private final Models models;
     private final ModelRuntime runtime;
     private final byte[] hmacKey;
+    private final StudioSettings studio;
 
-    Planner(Templates templates, Models models, ModelRuntime runtime, byte[] hmacKey) {
+    Planner(Templates templates, Models models, ModelRuntime runtime, byte[] hmacKey, StudioSettings studio) {
         this.templates = requireNonNull(templates, "templates");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
+        this.studio = requireNonNull(studio, "studio");
     }
 
     /** @param preview whether a missing model is a warning (preview) rather than an error found later (run) */
     Plan plan(DecisionRequest request, boolean preview) {
+        StudioSettings.Values defaults = studio.current();
         var problems = new Problems();
         var warnings = new ArrayList<>(request.warnings());
         Optional<Templates.Resolved> template = request.template().map(templates::resolve);
@@ -74,7 +77,7 @@ final class Planner {
         }
         List<Question> questions = building.questions();
         var settings = SettingsLadder.resolve(template.map(t -> (ObjectNode) t.definition().path("settings"))
-                .orElse(Json.object()), requestSettings, model.orElse(""), questions);
+                .orElse(Json.object()), requestSettings, model.orElse(""), questions, defaults.defaultActThreshold());
         List<Scoring.Question> primitives = Primitives.of(questions);
         var media = building.media();
         checkModalities(template, media);
@@ -92,11 +95,12 @@ final class Planner {
         }
 
         StoreLevel asked = request.store().orElse(StoreLevel.FULL);
-        StoreLevel store = template.map(t -> asked.mostPrivate(StoreLevel.of(t.storage()))).orElse(asked);
+        StoreLevel store = template.map(t -> asked.mostPrivate(StoreLevel.of(t.storage()))).orElse(asked)
+                .mostPrivate(defaults.store());
         if (request.store().isPresent() && store != asked) {
-            warnings.add(new Warning(WarningCode.STORE_DOWNGRADED, "Template '" + template.orElseThrow().id()
-                    + "' keeps at most " + store.wire() + "; this decision is stored as " + store.wire() + ".",
-                    "store"));
+            warnings.add(new Warning(WarningCode.STORE_DOWNGRADED, (store == defaults.store() ? "The studio"
+                    : "Template '" + template.orElseThrow().id() + "'") + " keeps at most " + store.wire()
+                    + "; this decision is stored as " + store.wire() + ".", "store"));
         }
         if (request.background() && store == StoreLevel.NONE) {
             throw ApiException.of(ErrorCode.BACKGROUND_REQUIRES_STORE, "background", "A background decision is "
@@ -104,7 +108,8 @@ final class Planner {
         }
         return new Plan(template, building.state(), building.storedState(), building.storedVariables(),
                 building.secrets(), questions, primitives, media, model, request.model(), settings, requestSettings,
-                building.extensions(), store, request.failOnStoreError().orElse(false), request.background(),
+                building.extensions(), store, store == StoreLevel.FULL && defaults.storeMedia(),
+                request.failOnStoreError().orElse(defaults.failOnStoreError()), request.background(),
                 request.metadata(), request.include(), tokens, dedupe(warnings));
     }
 

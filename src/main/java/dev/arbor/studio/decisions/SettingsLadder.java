@@ -42,14 +42,16 @@ final class SettingsLadder {
     /**
      * @param template the template's {@code settings} in normal form (empty without a template)
      * @param request the request's {@code settings}, checked
+     * @param defaultAct the studio's act threshold, the last layer
      */
-    static Effective resolve(ObjectNode template, ObjectNode request, String model, List<Question> questions) {
+    static Effective resolve(ObjectNode template, ObjectNode request, String model, List<Question> questions,
+                             double defaultAct) {
         JsonNode perModel = template.path("models").path(model);
         var decisionLayers = List.of(new Layer("request", request),
                 new Layer("template.models." + model, perModel), new Layer("template", template));
         ObjectNode json = Json.object();
         ObjectNode sources = Json.object();
-        double act = decisionLevel(decisionLayers, "act_threshold", DEFAULT_ACT_THRESHOLD, sources);
+        double act = decisionLevel(decisionLayers, "act_threshold", defaultAct, sources);
         double temperature = decisionLevel(decisionLayers, "temperature", DEFAULT_TEMPERATURE, sources);
         json.put("act_threshold", act);
         json.put("temperature", temperature);
@@ -79,7 +81,7 @@ final class SettingsLadder {
                     sources.put("questions." + key + "." + setting, found.get().layer());
                 }
                 values[i] = found.map(Found::value).orElse(switch (setting) {
-                    case "act_threshold" -> DEFAULT_ACT_THRESHOLD;
+                    case "act_threshold" -> defaultAct;
                     case "temperature" -> DEFAULT_TEMPERATURE;
                     default -> question.definition().path("threshold").asDouble(0.5);
                 });

@@ -14,7 +14,7 @@ class AnswersTest {
     }
 
     private static SettingsLadder.Effective settings(List<Question> questions, String request) {
-        return SettingsLadder.resolve(Json.object(), (ObjectNode) Json.read(request), "m", questions);
+        return SettingsLadder.resolve(Json.object(), (ObjectNode) Json.read(request), "m", questions, 0.9);
     }
 
     @Test

@@ -24,7 +24,7 @@ class SettingsLadderTest {
 
     @Test
     void eachValueComesFromTheFirstLayerThatHasOne() {
-        var effective = SettingsLadder.resolve((ObjectNode) Json.read(TEMPLATE), Json.object(), "laya", QUESTIONS);
+        var effective = SettingsLadder.resolve((ObjectNode) Json.read(TEMPLATE), Json.object(), "laya", QUESTIONS, 0.9);
         assertThat(effective.json().toString()).isEqualTo("""
                 {"act_threshold":0.9,"temperature":1.3,\
                 "questions":{"urgency":{"temperature":1.8},"churn_risk":{"act_threshold":0.7}},\
@@ -38,7 +38,7 @@ class SettingsLadderTest {
     @Test
     void aDecisionLevelRequestValueBeatsTheTemplatesPerQuestionValue() {
         var effective = SettingsLadder.resolve((ObjectNode) Json.read(TEMPLATE),
-                (ObjectNode) Json.read("{\"act_threshold\": 0.8}"), "other", QUESTIONS);
+                (ObjectNode) Json.read("{\"act_threshold\": 0.8}"), "other", QUESTIONS, 0.9);
         assertThat(effective.of("churn_risk").actThreshold()).isEqualTo(0.8);
         assertThat(effective.temperature()).isEqualTo(1.1);
         assertThat(effective.json().at("/sources/temperature").asText()).isEqualTo("template");

@@ -1,0 +1,77 @@
+package dev.arbor.studio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.TestServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The studio's settings: the last layer under every decision, kept across restarts. */
+class StudioSettingsTest {
+    private static final String D = "/v1/studio/decisions";
+    private static final String DECISION = "{\"model\": \"hash-decider\", \"state\": \"x\", \"questions\": "
+            + "{\"ok\": {\"type\": \"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64,iVBORw0KGgo=\"}]}";
+
+    @Test
+    void settingsShapeEveryDecisionAndSurviveARestart() throws Exception {
+        Path data;
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            data = server.dataDir();
+            TestServer http = server.http();
+            JsonNode defaults = http.get("/v1/studio/settings").json();
+            assertThat(defaults.path("object").asText()).isEqualTo("settings");
+            assertThat(defaults.path("history").toString())
+                    .isEqualTo("{\"store\":\"full\",\"store_media\":true,\"on_store_error\":\"serve\"}");
+            assertThat(defaults.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.9);
+            assertThat(defaults.at("/storage/decisions").asInt()).isZero();
+
+            JsonNode kept = http.post(D, DECISION).json();
+            assertThat(http.get(D + "/" + kept.path("id").asText()).json().at("/input/media/0/available")
+                    .asBoolean()).isTrue();
+            http.patch("/v1/studio/settings", "{\"history\": {\"store_media\": false}, "
+                    + "\"decisions\": {\"default_act_threshold\": 0.5}}");
+            JsonNode withoutMedia = http.post(D, DECISION).json();
+            assertThat(withoutMedia.at("/settings/act_threshold").asDouble()).isEqualTo(0.5);
+            assertThat(withoutMedia.at("/settings/sources/act_threshold").asText()).isEqualTo("studio");
+            assertThat(http.get(D + "/" + withoutMedia.path("id").asText()).json().at("/input/media/0/available")
+                    .asBoolean()).isFalse();
+
+            JsonNode patched = http.patch("/v1/studio/settings", "{\"history\": {\"store\": \"answers_only\"}}")
+                    .json();
+            assertThat(patched.at("/history/store").asText()).isEqualTo("answers_only");
+            assertThat(patched.at("/storage/decisions").asInt()).isEqualTo(2);
+            JsonNode lowered = http.post(D, DECISION.replace("{\"model\"", "{\"store\": \"full\", \"model\"")).json();
+            assertThat(lowered.path("store").asText()).isEqualTo("answers_only");
+            assertThat(lowered.at("/warnings/0/code").asText()).isEqualTo("store_downgraded");
+            assertThat(lowered.at("/warnings/0/message").asText()).startsWith("The studio keeps at most");
+
+            http.patch("/v1/studio/settings", "{\"storage\": {}}").assertError(400, "read_only_field", "storage");
+            http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": -1}}")
+                    .assertError(400, "invalid_field", "history.retention_days");
+            http.patch("/v1/studio/settings", "{\"history\": {\"store\": \"forever\"}}")
+                    .assertError(400, "invalid_field", "history.store");
+            http.patch("/v1/studio/settings", "{\"decisions\": {\"default_act_threshold\": 1.5}}")
+                    .assertError(400, "invalid_field", "decisions.default_act_threshold");
+            http.patch("/v1/studio/settings", "{\"colour\": 1}").assertError(400, "invalid_field", "colour");
+            http.patch("/v1/studio/settings", "{\"history\": {\"on_store_error\": \"fail\", \"store\": \"full\"}}");
+        }
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString()))) {
+            TestServer http = server.http();
+            JsonNode settings = http.get("/v1/studio/settings").json();
+            assertThat(settings.at("/history/on_store_error").asText()).isEqualTo("fail");
+            assertThat(settings.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.5);
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve("arbor.db"))) {
+                db.createStatement().execute("CREATE TRIGGER refuse BEFORE INSERT ON studio_decisions "
+                        + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+            }
+            http.post(D, DECISION).assertError(503, "store_failed", null);
+            assertThat(http.post(D, DECISION.replace("{\"model\"", "{\"on_store_error\": \"serve\", \"model\""))
+                    .header("x-studio-stored")).as("the request's own choice wins").isEqualTo("failed");
+        }
+    }
+}
