@@ -580,6 +580,28 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void historyIsSearchedByWhatTheDecisionsReadAndNeverBySensitiveValues() {
+        String tagged = "{\"metadata\": {\"batch\": \"search\"}, \"model\"";
+        String invoice = http.post(D, adHoc("The invoice was charged twice").replace("{\"model\"", tagged)).json()
+                .path("id").asText();
+        http.post(D, adHoc("The dashboard crashed again").replace("{\"model\"", tagged));
+        http.post(D, adHoc("Charged quietly, answers only").replace("{\"model\"", "{\"store\": \"answers_only\", "
+                + "\"metadata\": {\"batch\": \"search\"}, \"model\""));
+        http.post(D, "{\"template\": \"triage\", \"variables\": {\"message\": \"Refund the duplicate payment\", "
+                + "\"email\": \"zed@example.com\"}, \"metadata\": {\"batch\": \"search\"}}");
+        String search = D + "?metadata.batch=search&q=";
+        assertThat(http.get(search + "charged").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(search + "twice%20INVOICE").json().at("/data/0/id").asText()).isEqualTo(invoice);
+        assertThat(http.get(search + "dashboard").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(search + "duplicate").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(search + "zed").json().path("data").size()).as("sensitive values").isZero();
+        assertThat(http.get(search + "quietly").json().path("data").size()).as("answers only").isZero();
+        assertThat(http.get(search + "charged%20dashboard").json().path("data").size()).isZero();
+        http.post(D + "/" + invoice + "/redact", "{\"fields\": [\"input.state\"]}");
+        assertThat(http.get(search + "charged").json().path("data").size()).as("after redaction").isZero();
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

@@ -43,6 +43,25 @@ public enum Dialect {
                 : "json_extract(" + column + ", '$.\"' || " + key + " || '\"')";
     }
 
+    /**
+     * SQL that keeps the rows whose text column contains every word of a query (bound as {@code param}): FTS5 on
+     * SQLite, through the virtual table {@code <table>_search} indexing that column by {@code key}; PostgreSQL's
+     * text search otherwise.
+     *
+     * @param param a bound parameter holding the query as {@link #fullTextQuery} made it
+     */
+    public String fullTextMatch(String table, String key, String column, String param) {
+        return this == POSTGRESQL
+                ? "to_tsvector('simple', " + column + ") @@ plainto_tsquery('simple', " + param + ")"
+                : key + " IN (SELECT rowid FROM " + table + "_search WHERE " + table + "_search MATCH " + param + ")";
+    }
+
+    /** A search as this database takes it: every word, as a quoted term for FTS5; the words for PostgreSQL. */
+    public String fullTextQuery(java.util.List<String> words) {
+        return this == POSTGRESQL ? String.join(" ", words)
+                : String.join(" ", words.stream().map(w -> "\"" + w.replace("\"", "\"\"") + "\"").toList());
+    }
+
     @Override
     public String toString() {
         return folder;

@@ -80,7 +80,7 @@ final class DecisionRoutes {
                     + "'.");
         }
         Set<String> include = includeParameter(ctx);
-        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect()::jsonText);
+        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
         Responses.ok(ctx, Responses.page(store.list(query, page), StoredDecision::id,
                 decision -> view.equals("full") ? DecisionService.present(decision.body(), decision.input(),
                         include.stream().anyMatch(i -> i.startsWith("input")), decision.metadata(), decision.pinned(),
@@ -99,7 +99,7 @@ final class DecisionRoutes {
                 params.put(name, values.getFirst());
             }
         });
-        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect()::jsonText);
+        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
         try (var out = new java.io.BufferedWriter(new java.io.OutputStreamWriter(ctx.res().getOutputStream(),

@@ -362,7 +362,21 @@ final class DecisionService implements AutoCloseable {
                 Optional.ofNullable(body.path("error").path("code").textValue()), false, plan.metadata(),
                 source.rerunOf(), created, completed > 0 ? Optional.of(completed) : Optional.empty(),
                 ran.map(r -> body.path("timing").path("total_ms").asDouble()), body, input,
-                ran.map(r -> r.answers().rows()).orElse(List.of()), plan.secrets());
+                ran.map(r -> r.answers().rows()).orElse(List.of()), plan.secrets(),
+                input.map(i -> searchText(plan)));
+    }
+
+    private static final int MAX_SEARCH_TEXT = 200_000;
+
+    /** What search finds a decision by: its situation as stored (sensitive values masked) and its text variables. */
+    private static String searchText(Plan plan) {
+        var text = new StringBuilder(Substitution.asText(plan.storedState()));
+        plan.storedVariables().ifPresent(variables -> variables.properties().forEach(e -> {
+            if (e.getValue().isTextual() && !e.getValue().textValue().startsWith("data:")) {
+                text.append('\n').append(e.getValue().textValue());
+            }
+        }));
+        return text.length() > MAX_SEARCH_TEXT ? text.substring(0, MAX_SEARCH_TEXT) : text.toString();
     }
 
     /**

@@ -66,10 +66,10 @@ final class DecisionStore {
         long seq = handle.createUpdate("""
                         INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
                             template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
-                            created_at, completed_at, total_ms, body, input)
+                            created_at, completed_at, total_ms, body, input, search_text)
                         VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
                             :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
-                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input)""")
+                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text)""")
                 .bindMap(decision.columns())
                 .executeAndReturnGeneratedKeys("seq")
                 .mapTo(Long.class)
@@ -90,6 +90,7 @@ final class DecisionStore {
         values.put("total_ms", decision.totalMs().orElse(null));
         values.put("body", Json.writeString(decision.body()));
         values.put("input", decision.input().map(Json::writeString).orElse(null));
+        values.put("search_text", decision.searchText().orElse(null));
         return values;
     }
 
@@ -127,7 +128,7 @@ final class DecisionStore {
             handle.createUpdate("""
                             UPDATE studio_decisions SET status = :status, storage = :storage, model = :model, act = :act,
                                 min_certainty = :min_certainty, error_code = :error_code, completed_at = :completed_at,
-                                total_ms = :total_ms, body = :body, input = :input
+                                total_ms = :total_ms, body = :body, input = :input, search_text = :search_text
                             WHERE seq = :seq""")
                     .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
             insertDetails(handle, seq.get(), decision);
@@ -182,10 +183,14 @@ final class DecisionStore {
         return deleted;
     }
 
-    /** Replaces what a redaction changed: the input (absent when history kept none) and the metadata. */
-    void redact(String id, Optional<ObjectNode> input, ObjectNode metadata) {
+    /**
+     * Replaces what a redaction changed: the input (absent when history kept none) and the metadata. A redacted
+     * input is no longer searched.
+     */
+    void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
         database.update(handle -> handle.createUpdate("UPDATE studio_decisions SET input = :input, metadata = "
-                        + ":metadata WHERE id = :id")
+                        + ":metadata, search_text = CASE WHEN :changed THEN NULL ELSE search_text END WHERE id = :id")
+                .bind("changed", inputChanged)
                 .bind("input", input.map(Json::writeString).orElse(null))
                 .bind("metadata", Json.writeString(metadata))
                 .bind("id", id).execute());
@@ -277,6 +282,6 @@ final class DecisionStore {
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
                 (ObjectNode) Json.read(rs.getString("body")),
                 input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
-                List.of(), Json.object());
+                List.of(), Json.object(), Optional.empty());
     }
 }

@@ -100,7 +100,7 @@ final class HistoryEditRoutes {
         }
         HistoryQuery query;
         try {
-            query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect()::jsonText);
+            query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
         } catch (ApiException e) {
             throw ApiException.of(e.code(), "filter." + e.problems().getFirst().param(),
                     e.problems().getFirst().message());
@@ -169,7 +169,7 @@ final class HistoryEditRoutes {
         input.ifPresent(redaction::apply);
         ObjectNode metadata = decision.metadata().deepCopy();
         redaction.applyToMetadata(metadata);
-        store.redact(decision.id(), input, metadata);
+        store.redact(decision.id(), input, metadata, redaction.fields().stream().anyMatch(f -> f.startsWith("input.")));
     }
 
     private static boolean flag(ObjectNode body, String name, Problems problems) {

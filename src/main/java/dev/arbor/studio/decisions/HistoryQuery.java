@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.db.Dialect;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Problems;
@@ -27,6 +28,7 @@ import java.util.regex.Pattern;
  * answers), with its values bound, never spliced into the SQL.
  */
 final class HistoryQuery {
+    private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}]+");
     private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
     private static final Pattern RELATIVE = Pattern.compile("-(\\d+(?:\\.\\d+)?)([smhdw])");
     private static final Map<String, String> LISTS = Map.of("model", "model", "status", "status",
@@ -45,12 +47,11 @@ final class HistoryQuery {
 
     /**
      * @param params each query parameter with its first value
-     * @param jsonText the SQL for the text of a key of a JSON column, for metadata filters
+     * @param dialect how this database reads JSON keys and searches text
      */
-    static HistoryQuery parse(Map<String, String> params, Templates templates, Instant now,
-                              java.util.function.BiFunction<String, String, String> jsonText) {
+    static HistoryQuery parse(Map<String, String> params, Templates templates, Instant now, Dialect dialect) {
         var query = new HistoryQuery();
-        params.forEach((name, value) -> query.read(name, value, templates, now, jsonText));
+        params.forEach((name, value) -> query.read(name, value, templates, now, dialect));
         query.problems.throwIfAny();
         return query;
     }
@@ -87,8 +88,7 @@ final class HistoryQuery {
     private static final String FEEDBACK = "EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = "
             + "studio_decisions.id";
 
-    private void read(String name, String value, Templates templates, Instant now,
-                      java.util.function.BiFunction<String, String, String> jsonText) {
+    private void read(String name, String value, Templates templates, Instant now, Dialect dialect) {
         var binds = new Binds();
         if (LISTS.containsKey(name)) {
             binds.add(LISTS.get(name) + " IN (" + binds.list(values(value)) + ")");
@@ -108,13 +108,23 @@ final class HistoryQuery {
             case "created_before" -> time(name, value, now).ifPresent(at -> binds.add("created_at < " + binds.one(at)));
             case "needs_review" -> binds.add(ANSWER + "a.question_key IN (" + binds.list(values(value))
                     + ") AND a.act = " + binds.one(false) + ")");
+            case "q" -> {
+                List<String> words = new ArrayList<>();
+                Matcher matcher = WORD.matcher(value);
+                while (matcher.find()) {
+                    words.add(matcher.group());
+                }
+                if (!words.isEmpty()) {
+                    binds.add(dialect.fullTextMatch("studio_decisions", "seq", "search_text",
+                            binds.one(dialect.fullTextQuery(words))));
+                }
+            }
             case "limit", "after", "before", "view", "include" -> { } // paging and shape, read elsewhere
-            default -> prefixed(name, value, jsonText, binds);
+            default -> prefixed(name, value, dialect, binds);
         }
     }
 
-    private void prefixed(String name, String value, java.util.function.BiFunction<String, String, String> jsonText,
-                          Binds binds) {
+    private void prefixed(String name, String value, Dialect dialect, Binds binds) {
         int dot = name.indexOf('.');
         String prefix = dot < 0 ? name : name.substring(0, dot);
         String key = dot < 0 ? "" : name.substring(dot + 1);
@@ -129,7 +139,7 @@ final class HistoryQuery {
                             + "digits and _ . : -.");
                     return;
                 }
-                binds.add(jsonText.apply("metadata", binds.one(key)) + " = " + binds.one(value));
+                binds.add(dialect.jsonText("metadata", binds.one(key)) + " = " + binds.one(value));
             }
             case "answer" -> {
                 List<String> answers = values(value).stream().map(v -> switch (v.toLowerCase(Locale.ROOT)) {

@@ -12,13 +12,15 @@ import java.util.Optional;
  *
  * @param rows the answers in the form history indexes them
  * @param secrets the HMAC of each sensitive variable, by name
+ * @param searchText what full-text search finds it by (kept only with the full input)
  */
 record StoredDecision(long seq, String id, String status, StoreLevel storage, String surface, String endpoint,
                       String requestId, Optional<String> templateId, Optional<Integer> templateVersion,
                       Optional<String> model, Optional<Boolean> act, Optional<Double> minCertainty,
                       Optional<String> errorCode, boolean pinned, ObjectNode metadata, Optional<String> rerunOf,
                       long createdAtMillis, Optional<Long> completedAtMillis, Optional<Double> totalMs,
-                      ObjectNode body, Optional<ObjectNode> input, List<Answers.Row> rows, ObjectNode secrets) {
+                      ObjectNode body, Optional<ObjectNode> input, List<Answers.Row> rows, ObjectNode secrets,
+                      Optional<String> searchText) {
     StoredDecision {
         requireNonNull(id, "id");
         requireNonNull(status, "status");
@@ -28,6 +30,7 @@ record StoredDecision(long seq, String id, String status, StoreLevel storage, St
         requireNonNull(input, "input");
         rows = List.copyOf(rows);
         requireNonNull(secrets, "secrets");
+        requireNonNull(searchText, "searchText");
     }
 
     boolean finished() {

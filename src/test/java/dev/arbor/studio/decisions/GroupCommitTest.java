@@ -20,7 +20,7 @@ class GroupCommitTest {
                 Optional.empty(), Optional.empty(), Optional.of("hash-decider"), Optional.of(true), Optional.of(0.95),
                 Optional.empty(), false, Json.object(), Optional.empty(), 1L, Optional.of(2L), Optional.of(1.0), body,
                 Optional.empty(), List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
-                Json.object());
+                Json.object(), Optional.empty());
     }
 
     @Test
