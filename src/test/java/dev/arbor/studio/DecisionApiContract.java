@@ -602,6 +602,67 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void statsCountDistributionsAccuracyAndWhatIfsPerGroup() {
+        String template = """
+                {"id": "stats-t", "model": "hash-decider", "questions": {"ok": {"type": "noul"},
+                 "kind": {"type": "choice", "criteria": ["a", "b", "c"]}}}""";
+        http.post("/v1/studio/templates", template);
+        var first = new ArrayList<JsonNode>();
+        for (int i = 0; i < 4; i++) {
+            first.add(http.post(D, "{\"template\": \"stats-t\", \"state\": \"case " + i + "\"}").json());
+        }
+        http.put("/v1/studio/templates/stats-t", template.replace("[\"a\", \"b\", \"c\"]", "[\"a\", \"b\"]"));
+        for (int i = 0; i < 2; i++) {
+            http.post(D, "{\"template\": \"stats-t\", \"state\": \"later " + i + "\", \"questions\": {\"extra\": "
+                    + "{\"type\": \"noul\"}}}");
+        }
+        JsonNode labelled = first.getFirst();
+        http.post(D + "/" + labelled.path("id").asText() + "/feedback", "{\"expected\": {\"kind\": \""
+                + labelled.at("/answers/kind/decision").asText() + "\"}, \"rating\": null}");
+
+        JsonNode stats = http.get("/v1/studio/templates/stats-t/stats?group_by=version").json();
+        assertThat(stats.path("object").asText()).isEqualTo("decision.stats");
+        JsonNode v1 = stats.at("/groups/0");
+        JsonNode v2 = stats.at("/groups/1");
+        assertThat(v1.path("key").toString()).isEqualTo("{\"version\":1}");
+        assertThat(v1.path("count").asInt()).isEqualTo(4);
+        assertThat(v2.path("count").asInt()).isEqualTo(2);
+        assertThat(v1.at("/questions/kind/runs").asInt()).isEqualTo(4);
+        double shares = 0;
+        for (JsonNode share : v1.at("/questions/kind/distribution")) {
+            shares += share.asDouble();
+        }
+        assertThat(shares).isBetween(0.999, 1.001);
+        assertThat(v1.at("/questions/kind/labelled").asInt()).isEqualTo(1);
+        assertThat(v1.at("/questions/kind/accuracy").asDouble()).isEqualTo(1.0);
+        assertThat(v1.at("/questions/ok/accuracy").isNull()).isTrue();
+        assertThat(v2.path("questions").has("extra")).as("extra questions are left out by default").isFalse();
+        assertThat(http.get("/v1/studio/templates/stats-t/stats?group_by=version&include_extended=true").json()
+                .at("/groups/1/questions/extra/runs").asInt()).isEqualTo(2);
+        assertThat(v1.at("/latency_ms/p50").asDouble()).isPositive();
+
+        JsonNode lenient = http.get("/v1/studio/templates/stats-t/stats?what_if.act_threshold=0.01").json();
+        assertThat(lenient.at("/groups/0/what_if/act_rate").asDouble()).isEqualTo(1.0);
+        assertThat(lenient.at("/groups/0/what_if/labelled_acting").asInt()).isEqualTo(1);
+        assertThat(lenient.at("/groups/0/what_if/accuracy_when_acting").asDouble()).isEqualTo(1.0);
+        JsonNode strict = http.get("/v1/studio/templates/stats-t/stats?what_if.act_threshold=1&what_if.temperature=50")
+                .json();
+        assertThat(strict.at("/groups/0/what_if/act_rate").asDouble()).isZero();
+        assertThat(strict.at("/what_if/temperature").asDouble()).isEqualTo(50);
+
+        JsonNode overall = http.get(D + "/stats?template=stats-t&group_by=model,status,day").json();
+        assertThat(overall.at("/groups/0/key/model").asText()).isEqualTo("hash-decider");
+        assertThat(overall.at("/groups/0/key/day").asText()).matches("\\d{4}-\\d{2}-\\d{2}");
+        assertThat(overall.at("/groups/0/count").asInt()).isEqualTo(6);
+
+        http.get(D + "/stats?group_by=colour").assertError(400, "invalid_parameter", "group_by");
+        http.get(D + "/stats?what_if.temperature=hot").assertError(400, "invalid_parameter", "what_if.temperature");
+        http.get(D + "/stats?what_if.act_threshold=2").assertError(400, "invalid_parameter",
+                "what_if.act_threshold");
+        assertThat(http.get("/v1/studio/templates/nope/stats").json().path("groups").size()).isZero();
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

@@ -8,7 +8,9 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ids.Ids;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The SQL of feedback. A decision's feedback goes with it when it is deleted. */
@@ -51,6 +53,20 @@ final class FeedbackStore {
         return database.read(handle -> handle.createQuery("SELECT * FROM studio_feedback WHERE decision_id = :id "
                         + "ORDER BY created_at, question").bind("id", decisionId)
                 .map((rs, ctx) -> json(rs)).list());
+    }
+
+    /** Whether each labelled question of these decisions was answered right, by decision id and question. */
+    Map<String, Map<String, Boolean>> correctness(List<String> decisionIds) {
+        if (decisionIds.isEmpty()) {
+            return Map.of();
+        }
+        var correct = new HashMap<String, Map<String, Boolean>>();
+        database.read(handle -> handle.createQuery("SELECT decision_id, question, correct FROM studio_feedback "
+                        + "WHERE decision_id IN (<ids>) AND correct IS NOT NULL").bindList("ids", decisionIds)
+                .map((rs, ctx) -> new Object[] {rs.getString(1), rs.getString(2), rs.getBoolean(3)}).list())
+                .forEach(row -> correct.computeIfAbsent((String) row[0], k -> new HashMap<>())
+                        .put((String) row[1], (Boolean) row[2]));
+        return correct;
     }
 
     boolean delete(String id) {

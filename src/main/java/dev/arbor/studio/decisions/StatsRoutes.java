@@ -1,0 +1,93 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.templates.Templates;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code GET /v1/studio/decisions/stats} and the same per template: the list's filters, plus {@code group_by},
+ * {@code include_extended} and a what-if ({@code what_if.temperature}, {@code what_if.act_threshold}).
+ */
+final class StatsRoutes {
+    private static final Set<String> OWN = Set.of("group_by", "include_extended", "what_if.temperature",
+            "what_if.act_threshold");
+
+    private final DecisionStore decisions;
+    private final FeedbackStore feedback;
+    private final Templates templates;
+    private final Clock clock;
+
+    StatsRoutes(DecisionStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+        this.decisions = requireNonNull(decisions, "decisions");
+        this.feedback = requireNonNull(feedback, "feedback");
+        this.templates = requireNonNull(templates, "templates");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** Registered before the routes of one decision, so that {@code stats} is never read as a decision id. */
+    void addTo(Routes routes) {
+        routes.group("studio.stats")
+                .get("/v1/studio/decisions/stats", "Statistics over the decisions a filter matches", ctx ->
+                        stats(ctx, Optional.empty()))
+                .get("/v1/studio/templates/builtin/{builtin_name}/stats", "Statistics of a starter template's "
+                        + "decisions", ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
+                .get("/v1/studio/templates/{template_id}/stats", "Statistics of a template's decisions", ctx ->
+                        stats(ctx, Optional.of(ctx.pathParam("template_id"))));
+    }
+
+    private void stats(Context ctx, Optional<String> template) {
+        var params = new LinkedHashMap<String, String>();
+        ctx.queryParamMap().forEach((name, values) -> {
+            if (!OWN.contains(name)) {
+                params.put(name, values.getFirst());
+            }
+        });
+        template.ifPresent(id -> params.put("template", id));
+        var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", 100), number(ctx, "what_if.act_threshold",
+                1));
+        boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
+        var stats = new Stats(Stats.groupBy(ctx.queryParam("group_by")), includeExtended, whatIf);
+        var query = HistoryQuery.parse(params, templates, clock.instant(), decisions.database().dialect());
+        Page page = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
+        while (true) {
+            var result = decisions.list(query, page);
+            Map<String, Map<String, Boolean>> correct = feedback.correctness(
+                    result.items().stream().map(StoredDecision::id).toList());
+            result.items().forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
+            if (!result.hasMore() || result.items().isEmpty()) {
+                break;
+            }
+            page = new Page(Page.MAX_LIMIT, Optional.of(result.items().getLast().id()), Optional.empty());
+        }
+        Responses.ok(ctx, stats.json());
+    }
+
+    /** A what-if value in (0, max], or empty when not sent. */
+    private static Optional<Double> number(Context ctx, String name, double max) {
+        String text = ctx.queryParam(name);
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            double value = Double.parseDouble(text);
+            if (value > 0 && value <= max) {
+                return Optional.of(value);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is a number above 0 and at most "
+                + (max == 1 ? "1" : "100") + ", not '" + text + "'.");
+    }
+}
