@@ -107,22 +107,16 @@ final class DecisionRoutes {
             if (format.equals("csv")) {
                 out.write(Export.CSV_HEADER);
             }
-            Page page = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
-            while (true) {
-                var result = store.list(query, page);
-                for (StoredDecision decision : result.items()) {
-                    if (format.equals("csv")) {
-                        out.write(Export.csv(decision));
-                    } else {
-                        out.write(Json.writeString(show(decision, Set.of())));
-                        out.write('\n');
+            store.eachPage(query, page -> {
+                try {
+                    for (StoredDecision decision : page) {
+                        out.write(format.equals("csv") ? Export.csv(decision)
+                                : Json.writeString(show(decision, Set.of())) + "\n");
                     }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("the export was cut off", e);
                 }
-                if (!result.hasMore() || result.items().isEmpty()) {
-                    break;
-                }
-                page = new Page(Page.MAX_LIMIT, Optional.of(result.items().getLast().id()), Optional.empty());
-            }
+            });
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("the export was cut off", e);
         }

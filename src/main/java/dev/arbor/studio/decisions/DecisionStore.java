@@ -160,6 +160,21 @@ final class DecisionStore {
                 statement -> query.conditions().forEach(c -> statement.bindMap(c.binds()))));
     }
 
+    /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
+    void eachPage(HistoryQuery query, java.util.function.Consumer<List<StoredDecision>> page) {
+        Page next = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
+        while (true) {
+            var result = list(query, next);
+            if (!result.items().isEmpty()) {
+                page.accept(result.items());
+            }
+            if (!result.hasMore() || result.items().isEmpty()) {
+                return;
+            }
+            next = new Page(Page.MAX_LIMIT, Optional.of(result.items().getLast().id()), Optional.empty());
+        }
+    }
+
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
         String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",

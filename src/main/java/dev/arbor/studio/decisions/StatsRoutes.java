@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.templates.Templates;
@@ -59,17 +58,11 @@ final class StatsRoutes {
         boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
         var stats = new Stats(Stats.groupBy(ctx.queryParam("group_by")), includeExtended, whatIf);
         var query = HistoryQuery.parse(params, templates, clock.instant(), decisions.database().dialect());
-        Page page = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
-        while (true) {
-            var result = decisions.list(query, page);
+        decisions.eachPage(query, page -> {
             Map<String, Map<String, Boolean>> correct = feedback.correctness(
-                    result.items().stream().map(StoredDecision::id).toList());
-            result.items().forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
-            if (!result.hasMore() || result.items().isEmpty()) {
-                break;
-            }
-            page = new Page(Page.MAX_LIMIT, Optional.of(result.items().getLast().id()), Optional.empty());
-        }
+                    page.stream().map(StoredDecision::id).toList());
+            page.forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
+        });
         Responses.ok(ctx, stats.json());
     }
 
