@@ -456,6 +456,10 @@ abstract class DecisionApiContract {
         assertThat(http.get(D + "/" + id + "/feedback").json().path("data").toString()).contains(teamId);
 
         assertThat(http.get(D + "?metadata.batch=labels&labelled=true").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(D + "?metadata.batch=labels").json().at("/data/0/labelled").asBoolean()).isTrue();
+        JsonNode shown = http.get(D + "/" + id).json().path("feedback");
+        assertThat(shown.at("/team/expected").asText()).isEqualTo("billing");
+        assertThat(shown.at("/team/feedback_id").asText()).isEqualTo(teamId);
         assertThat(http.get(D + "?metadata.batch=labels&labelled=false").json().path("data").size()).isZero();
         boolean anyWrong = false;
         for (JsonNode f : http.get(D + "/" + id + "/feedback").json().path("data")) {

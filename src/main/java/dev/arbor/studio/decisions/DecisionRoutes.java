@@ -34,13 +34,16 @@ final class DecisionRoutes {
     private final DecisionStore store;
     private final Rerun rerun;
     private final Templates templates;
+    private final FeedbackStore feedback;
     private final Clock clock;
 
-    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun, Templates templates, Clock clock) {
+    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun, Templates templates,
+                   FeedbackStore feedback, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.store = requireNonNull(store, "store");
         this.rerun = requireNonNull(rerun, "rerun");
         this.templates = requireNonNull(templates, "templates");
+        this.feedback = requireNonNull(feedback, "feedback");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -81,10 +84,12 @@ final class DecisionRoutes {
         }
         Set<String> include = includeParameter(ctx);
         var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
-        Responses.ok(ctx, Responses.page(store.list(query, page), StoredDecision::id,
+        var result = store.list(query, page);
+        Set<String> labelled = feedback.labelled(result.items().stream().map(StoredDecision::id).toList());
+        Responses.ok(ctx, Responses.page(result, StoredDecision::id,
                 decision -> view.equals("full") ? DecisionService.present(decision.body(), decision.input(),
                         include.stream().anyMatch(i -> i.startsWith("input")), decision.metadata(), decision.pinned(),
-                        include) : summary(decision)));
+                        include) : summary(decision, labelled.contains(decision.id()))));
     }
 
     private void export(Context ctx) {
@@ -123,7 +128,7 @@ final class DecisionRoutes {
     }
 
     /** A decision as a list shows it: what was decided, how sure, and where it came from. */
-    private static ObjectNode summary(StoredDecision decision) {
+    private static ObjectNode summary(StoredDecision decision, boolean labelled) {
         ObjectNode body = decision.body();
         ObjectNode summary = Json.object();
         summary.put("id", decision.id());
@@ -157,6 +162,7 @@ final class DecisionRoutes {
         summary.putObject("timing").set("total_ms", body.path("timing").path("total_ms"));
         summary.set("metadata", decision.metadata());
         summary.put("pinned", decision.pinned());
+        summary.put("labelled", labelled);
         JsonNode error = body.path("error");
         if (error.isObject()) {
             summary.putObject("error").set("code", error.get("code"));
@@ -224,7 +230,7 @@ final class DecisionRoutes {
             Responses.ok(ctx, WireRoutes.answer(decision.body()));
             return;
         }
-        Responses.ok(ctx, show(decision, include));
+        Responses.ok(ctx, show(decision, include).set("feedback", feedback.labels(id)));
     }
 
     private static ObjectNode show(StoredDecision decision, Set<String> include) {

@@ -69,6 +69,30 @@ final class FeedbackStore {
         return correct;
     }
 
+    /** Which of these decisions have any feedback, a rating alone included. */
+    java.util.Set<String> labelled(List<String> decisionIds) {
+        if (decisionIds.isEmpty()) {
+            return java.util.Set.of();
+        }
+        return java.util.Set.copyOf(database.read(handle -> handle.createQuery("SELECT DISTINCT decision_id FROM "
+                + "studio_feedback WHERE decision_id IN (<ids>)").bindList("ids", decisionIds).mapTo(String.class)
+                .list()));
+    }
+
+    /** The labels on a decision as it shows them: per question, the expected answer and whether it was right. */
+    ObjectNode labels(String decisionId) {
+        ObjectNode labels = Json.object();
+        for (ObjectNode entry : list(decisionId)) {
+            if (!entry.path("question").asText().equals("*")) {
+                ObjectNode label = labels.putObject(entry.path("question").asText());
+                label.set("expected", entry.get("expected"));
+                label.set("correct", entry.get("correct"));
+                label.set("feedback_id", entry.get("id"));
+            }
+        }
+        return labels;
+    }
+
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM studio_feedback WHERE id = :id")
                 .bind("id", id).execute() == 1);
