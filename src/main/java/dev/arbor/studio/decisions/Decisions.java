@@ -27,6 +27,7 @@ public final class Decisions implements AutoCloseable {
     private final Database database;
     private final byte[] hmacKey;
     private final StudioSettings settings;
+    private final MediaStore media;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -41,8 +42,9 @@ public final class Decisions implements AutoCloseable {
         this.database = requireNonNull(database, "database");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.settings = new StudioSettings(database, clock);
+        this.media = new MediaStore(dataDir);
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings), runtime,
-                new MediaStore(dataDir), clock);
+                media, clock);
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
@@ -78,6 +80,8 @@ public final class Decisions implements AutoCloseable {
         new FeedbackRoutes(feedback, store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
         new SettingsRoutes(settings, store).addTo(routes);
+        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, media, clock, hmacKey)
+                .addTo(routes);
     }
 
     @Override

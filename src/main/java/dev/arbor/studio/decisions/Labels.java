@@ -39,6 +39,24 @@ final class Labels {
         };
     }
 
+    /**
+     * A label checked against a question's definition rather than an answer to it (for test examples, which have
+     * no answer): the question's options and levels stand in for the answer's.
+     */
+    static Checked checkAgainst(Question question, JsonNode label) {
+        var shape = Json.object();
+        shape.put("type", question.type());
+        var probabilities = shape.putObject("probabilities");
+        question.optionKeys().forEach(key -> probabilities.put(key, 0));
+        if (question.type().equals("score")) {
+            var legend = shape.putObject("legend");
+            for (int i = 0; i < question.criteria().size(); i++) {
+                legend.set(Integer.toString(i), question.criteria().get(i));
+            }
+        }
+        return check(shape, label);
+    }
+
     /** Whether the answer matches the canonical label. */
     static boolean correct(JsonNode answer, JsonNode canonical) {
         return switch (answer.path("type").asText()) {
