@@ -46,6 +46,7 @@ public final class Application implements AutoCloseable {
             new ModelRoutes(models, runtime).addTo(routes);
             templates.addRoutes(routes);
             decisions.addRoutes(routes);
+            decisions.start();
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),

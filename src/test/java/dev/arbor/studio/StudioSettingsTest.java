@@ -18,6 +18,47 @@ class StudioSettingsTest {
             + "{\"ok\": {\"type\": \"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64,iVBORw0KGgo=\"}]}";
 
     @Test
+    void historyIsSweptByItsRetentionSparingPinnedAndLabelledDecisions() throws Exception {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            http.post("/v1/studio/templates", "{\"id\": \"forever\", \"retention_days\": 0, \"model\": "
+                    + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            http.post("/v1/studio/templates", "{\"id\": \"brief\", \"retention_days\": 1, \"model\": "
+                    + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            String plain = http.post(D, DECISION).json().path("id").asText();
+            String pinned = http.post(D, DECISION).json().path("id").asText();
+            http.patch(D + "/" + pinned, "{\"pinned\": true}");
+            String labelled = http.post(D, DECISION).json().path("id").asText();
+            http.post(D + "/" + labelled + "/feedback", "{\"expected\": {}, \"rating\": 1}");
+            String fresh = http.post(D, DECISION).json().path("id").asText();
+            String forever = http.post(D, "{\"template\": \"forever\", \"state\": \"x\"}").json().path("id").asText();
+            String brief = http.post(D, "{\"template\": \"brief\", \"state\": \"x\"}").json().path("id").asText();
+            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+                var age = db.prepareStatement("UPDATE studio_decisions SET created_at = created_at - ? WHERE id = ?");
+                for (String id : java.util.List.of(plain, pinned, labelled, forever)) {
+                    age.setLong(1, 40L * 86_400_000);
+                    age.setString(2, id);
+                    age.executeUpdate();
+                }
+                age.setLong(1, 2L * 86_400_000);
+                age.setString(2, brief);
+                age.executeUpdate();
+            }
+            JsonNode settings = http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": 30}}").json();
+            assertThat(settings.at("/storage/last_sweep_deleted").asInt()).isEqualTo(2);
+            http.get(D + "/" + plain).assertError(404, "decision_not_found", "decision_id");
+            http.get(D + "/" + brief).assertError(404, "decision_not_found", "decision_id");
+            for (String kept : java.util.List.of(pinned, labelled, fresh, forever)) {
+                assertThat(http.get(D + "/" + kept).status()).as(kept).isEqualTo(200);
+            }
+            http.patch("/v1/studio/settings", "{\"history\": {\"keep_labelled\": false}}");
+            http.get(D + "/" + labelled).assertError(404, "decision_not_found", "decision_id");
+            http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": 0}}");
+            assertThat(http.get(D + "/" + pinned).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void settingsShapeEveryDecisionAndSurviveARestart() throws Exception {
         Path data;
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
@@ -25,8 +66,8 @@ class StudioSettingsTest {
             TestServer http = server.http();
             JsonNode defaults = http.get("/v1/studio/settings").json();
             assertThat(defaults.path("object").asText()).isEqualTo("settings");
-            assertThat(defaults.path("history").toString())
-                    .isEqualTo("{\"store\":\"full\",\"store_media\":true,\"on_store_error\":\"serve\"}");
+            assertThat(defaults.path("history").toString()).isEqualTo("{\"store\":\"full\",\"store_media\":true,"
+                    + "\"on_store_error\":\"serve\",\"retention_days\":30,\"keep_labelled\":true}");
             assertThat(defaults.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.9);
             assertThat(defaults.at("/storage/decisions").asInt()).isZero();
 
@@ -53,6 +94,8 @@ class StudioSettingsTest {
             http.patch("/v1/studio/settings", "{\"storage\": {}}").assertError(400, "read_only_field", "storage");
             http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": -1}}")
                     .assertError(400, "invalid_field", "history.retention_days");
+            http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": 5}}")
+                    .assertError(400, "invalid_field", "history.max_storage_gb");
             http.patch("/v1/studio/settings", "{\"history\": {\"store\": \"forever\"}}")
                     .assertError(400, "invalid_field", "history.store");
             http.patch("/v1/studio/settings", "{\"decisions\": {\"default_act_threshold\": 1.5}}")

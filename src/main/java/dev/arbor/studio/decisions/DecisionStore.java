@@ -175,6 +175,29 @@ final class DecisionStore {
         }
     }
 
+    /**
+     * Deletes finished decisions made before a time, pinned ones never, labelled ones only when asked: those of
+     * one template, or (with no template) those of every template not in {@code exceptTemplates} and those made
+     * without one. Returns how many went.
+     */
+    int deleteOlderThan(long cutoffMillis, Optional<String> templateId, java.util.Set<String> exceptTemplates,
+                        boolean keepLabelled) {
+        String scope = templateId.isPresent() ? " AND template_id = :template"
+                : exceptTemplates.isEmpty() ? "" : " AND (template_id IS NULL OR template_id NOT IN (<except>))";
+        List<String> ids = database.read(handle -> {
+            var query = handle.createQuery("SELECT id FROM studio_decisions WHERE created_at < :cutoff AND pinned = "
+                    + ":pinned AND status NOT IN ('queued', 'in_progress')" + scope + (keepLabelled
+                    ? " AND NOT EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)"
+                    : "")).bind("cutoff", cutoffMillis).bind("pinned", false);
+            templateId.ifPresent(t -> query.bind("template", t));
+            if (templateId.isEmpty() && !exceptTemplates.isEmpty()) {
+                query.bindList("except", List.copyOf(exceptTemplates));
+            }
+            return query.mapTo(String.class).list();
+        });
+        return deleteAll(ids);
+    }
+
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
         String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",

@@ -28,6 +28,7 @@ public final class Decisions implements AutoCloseable {
     private final byte[] hmacKey;
     private final StudioSettings settings;
     private final MediaStore media;
+    private final Retention retention;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -43,6 +44,7 @@ public final class Decisions implements AutoCloseable {
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.settings = new StudioSettings(database, clock);
         this.media = new MediaStore(dataDir);
+        this.retention = new Retention(store, settings, templates, clock);
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings), runtime,
                 media, clock);
         ObjectNode interrupted = Json.object();
@@ -79,13 +81,19 @@ public final class Decisions implements AutoCloseable {
         new WireRoutes(service, templates).addTo(routes);
         new FeedbackRoutes(feedback, store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
-        new SettingsRoutes(settings, store).addTo(routes);
+        new SettingsRoutes(settings, store, retention).addTo(routes);
         new ExampleRoutes(new ExampleStore(database), store, feedback, templates, media, clock, hmacKey)
                 .addTo(routes);
     }
 
+    /** Starts the hourly history sweep. */
+    public void start() {
+        retention.start();
+    }
+
     @Override
     public void close() {
+        retention.close();
         service.close();
     }
 }

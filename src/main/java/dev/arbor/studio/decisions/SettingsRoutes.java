@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -12,10 +13,12 @@ import io.javalin.http.Context;
 final class SettingsRoutes {
     private final StudioSettings settings;
     private final DecisionStore decisions;
+    private final Retention retention;
 
-    SettingsRoutes(StudioSettings settings, DecisionStore decisions) {
+    SettingsRoutes(StudioSettings settings, DecisionStore decisions, Retention retention) {
         this.settings = requireNonNull(settings, "settings");
         this.decisions = requireNonNull(decisions, "decisions");
+        this.retention = requireNonNull(retention, "retention");
     }
 
     void addTo(Routes routes) {
@@ -28,8 +31,15 @@ final class SettingsRoutes {
         Responses.ok(ctx, json(settings.current()));
     }
 
+    /** A change to what history keeps is applied at once: the sweep runs before the answer. */
     private void patch(Context ctx) {
-        Responses.ok(ctx, json(settings.patch(Requests.jsonObject(ctx))));
+        ObjectNode patch = Requests.jsonObject(ctx);
+        StudioSettings.Values values = settings.patch(patch);
+        JsonNode history = patch.path("history");
+        if (history.has("retention_days") || history.has("keep_labelled")) {
+            retention.sweep();
+        }
+        Responses.ok(ctx, json(values));
     }
 
     private ObjectNode json(StudioSettings.Values values) {
@@ -42,6 +52,14 @@ final class SettingsRoutes {
             storage.put("oldest_at", census.oldestAtMillis().get() / 1000);
         } else {
             storage.putNull("oldest_at");
+        }
+        var sweep = retention.last();
+        if (sweep.isPresent()) {
+            storage.put("last_sweep_at", sweep.get().atMillis() / 1000);
+            storage.put("last_sweep_deleted", sweep.get().deleted());
+        } else {
+            storage.putNull("last_sweep_at");
+            storage.putNull("last_sweep_deleted");
         }
         return json;
     }

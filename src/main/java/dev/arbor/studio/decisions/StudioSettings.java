@@ -18,13 +18,16 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The studio's own settings, the last layer under every decision: the most history keeps ({@code history.store}),
  * whether inline media are kept ({@code history.store_media}), what a failed history write does
- * ({@code history.on_store_error}), and the act threshold when nothing else sets one
+ * ({@code history.on_store_error}), how long decisions are kept ({@code history.retention_days}, 0 for ever;
+ * {@code history.keep_labelled} spares those with feedback), and the act threshold when nothing else sets one
  * ({@code decisions.default_act_threshold}). Kept in the database, read from memory.
  */
 final class StudioSettings {
     /** The values, every one set. */
-    record Values(StoreLevel store, boolean storeMedia, boolean failOnStoreError, double defaultActThreshold) {
-        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, SettingsLadder.DEFAULT_ACT_THRESHOLD);
+    record Values(StoreLevel store, boolean storeMedia, boolean failOnStoreError, int retentionDays,
+                  boolean keepLabelled, double defaultActThreshold) {
+        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, 30, true,
+                SettingsLadder.DEFAULT_ACT_THRESHOLD);
 
         ObjectNode json() {
             ObjectNode json = Json.object();
@@ -32,6 +35,8 @@ final class StudioSettings {
             history.put("store", store.wire());
             history.put("store_media", storeMedia);
             history.put("on_store_error", failOnStoreError ? "fail" : "serve");
+            history.put("retention_days", retentionDays);
+            history.put("keep_labelled", keepLabelled);
             json.putObject("decisions").put("default_act_threshold", defaultActThreshold);
             return json;
         }
@@ -84,6 +89,8 @@ final class StudioSettings {
         StoreLevel store = base.store();
         boolean storeMedia = base.storeMedia();
         boolean fail = base.failOnStoreError();
+        int retention = base.retentionDays();
+        boolean keepLabelled = base.keepLabelled();
         double act = base.defaultActThreshold();
         for (var groups = patch.properties().iterator(); groups.hasNext(); ) {
             var group = groups.next();
@@ -128,6 +135,20 @@ final class StudioSettings {
                             invalid(problems, param, "must be serve or fail");
                         }
                     }
+                    case "history.retention_days" -> {
+                        if (value.isIntegralNumber() && value.asLong() >= 0 && value.asLong() <= 36_500) {
+                            retention = value.asInt();
+                        } else {
+                            invalid(problems, param, "must be a whole number of days from 0 (keep for ever) to 36500");
+                        }
+                    }
+                    case "history.keep_labelled" -> {
+                        if (value.isBoolean()) {
+                            keepLabelled = value.booleanValue();
+                        } else {
+                            invalid(problems, param, "must be true or false");
+                        }
+                    }
                     case "decisions.default_act_threshold" -> {
                         if (value.isNumber() && value.doubleValue() > 0 && value.doubleValue() <= 1) {
                             act = value.doubleValue();
@@ -136,11 +157,12 @@ final class StudioSettings {
                         }
                     }
                     default -> invalid(problems, param, "is not a setting (history.store, history.store_media, "
-                            + "history.on_store_error, decisions.default_act_threshold)");
+                            + "history.on_store_error, history.retention_days, history.keep_labelled, "
+                            + "decisions.default_act_threshold)");
                 }
             }
         }
-        return new Values(store, storeMedia, fail, act);
+        return new Values(store, storeMedia, fail, retention, keepLabelled, act);
     }
 
     private static void invalid(Problems problems, String param, String why) {

@@ -149,6 +149,15 @@ final class TemplateStore {
         handle.createUpdate("DELETE FROM studio_templates WHERE id = :id").bind("id", id).execute();
     }
 
+    /** The templates that keep their decisions for their own number of days (0: for ever), by id. */
+    Map<String, Integer> retentionDays() {
+        return database.read(handle -> handle.createQuery("SELECT id, retention_days FROM studio_templates WHERE "
+                        + "retention_days IS NOT NULL")
+                .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getInt("retention_days"))).list())
+                .stream().collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey,
+                        Map.Entry::getValue));
+    }
+
     /** Filters of the template list. */
     record ListFilter(Optional<String> origin, Optional<Boolean> archived, Optional<String> text) {}
 

@@ -34,6 +34,11 @@ public final class Templates {
         new TemplateRoutes(service, store, models).addTo(routes);
     }
 
+    /** The templates whose decisions history keeps for their own number of days (0: for ever), by id. */
+    public Map<String, Integer> retentionDays() {
+        return store.retentionDays();
+    }
+
     /**
      * One version of a template, as a decision runs it.
      *

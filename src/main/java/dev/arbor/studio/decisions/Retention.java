@@ -1,0 +1,87 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.studio.templates.Templates;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps history within its retention: decisions older than their template's retention days (or the studio's)
+ * are deleted, a minute after start, every hour, and whenever the rules change. Pinned decisions stay, and
+ * labelled ones while {@code keep_labelled} is on; 0 days means for ever.
+ */
+final class Retention implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
+    private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
+
+    /** When the last sweep ran and how many decisions it deleted. */
+    record Sweep(long atMillis, int deleted) {}
+
+    private final DecisionStore store;
+    private final StudioSettings settings;
+    private final Templates templates;
+    private final Clock clock;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("arbor-retention").factory());
+    private final AtomicLong lastAt = new AtomicLong();
+    private final AtomicLong lastDeleted = new AtomicLong();
+
+    Retention(DecisionStore store, StudioSettings settings, Templates templates, Clock clock) {
+        this.store = requireNonNull(store, "store");
+        this.settings = requireNonNull(settings, "settings");
+        this.templates = requireNonNull(templates, "templates");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    void start() {
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                sweep();
+            } catch (RuntimeException e) {
+                LOG.warn("the history sweep failed; it runs again in an hour", e);
+            }
+        }, 60, 3600, TimeUnit.SECONDS);
+    }
+
+    /** Deletes what the rules no longer keep; returns how many decisions went. */
+    synchronized Sweep sweep() {
+        StudioSettings.Values values = settings.current();
+        long now = clock.millis();
+        Map<String, Integer> own = templates.retentionDays();
+        int deleted = 0;
+        for (var rule : own.entrySet()) {
+            if (rule.getValue() > 0) {
+                deleted += store.deleteOlderThan(now - rule.getValue() * DAY_MILLIS, Optional.of(rule.getKey()),
+                        java.util.Set.of(), values.keepLabelled());
+            }
+        }
+        if (values.retentionDays() > 0) {
+            deleted += store.deleteOlderThan(now - values.retentionDays() * DAY_MILLIS, Optional.empty(),
+                    own.keySet(), values.keepLabelled());
+        }
+        lastAt.set(now);
+        lastDeleted.set(deleted);
+        if (deleted > 0) {
+            LOG.info("the history sweep deleted {} decisions past their retention", deleted);
+        }
+        return new Sweep(now, deleted);
+    }
+
+    Optional<Sweep> last() {
+        return lastAt.get() == 0 ? Optional.empty() : Optional.of(new Sweep(lastAt.get(), (int) lastDeleted.get()));
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
