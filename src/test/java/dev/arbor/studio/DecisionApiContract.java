@@ -751,6 +751,46 @@ abstract class DecisionApiContract {
     }
 
     @Test
+    void twoVersionsAreComparedOnTheSameInputs() {
+        String v1 = """
+                {"id": "compare-t", "model": "hash-decider",
+                 "variables": {"message": {"type": "string"}}, "state": "{{message}}",
+                 "questions": {"urgent": {"type": "noul", "instructions": "Is it urgent?"},
+                               "team": {"type": "choice", "criteria": ["a", "b"]}}}""";
+        http.post("/v1/studio/templates", v1);
+        for (int i = 0; i < 3; i++) {
+            http.post(D, "{\"template\": \"compare-t\", \"variables\": {\"message\": \"case " + i + "\"}}");
+        }
+        http.put("/v1/studio/templates/compare-t", v1.replace("[\"a\", \"b\"]", "[\"a\", \"b\", \"c\"]")
+                .replace("\"team\"", "\"team\"").replace("}}}", "}, \"new_one\": {\"type\": \"noul\"}}}"));
+        for (int i = 0; i < 3; i++) {
+            http.post(D, "{\"template\": \"compare-t\", \"variables\": {\"message\": \"case " + i + "\"}}");
+        }
+        JsonNode comparison = http.get("/v1/studio/templates/compare-t/compare").json();
+        assertThat(comparison.path("object").asText()).isEqualTo("template.comparison");
+        assertThat(comparison.path("versions").toString()).isEqualTo("[1,2]");
+        assertThat(comparison.path("paired_by").asText()).isEqualTo("variables");
+        JsonNode urgent = comparison.at("/questions/urgent");
+        assertThat(urgent.path("comparability").asText()).isEqualTo("identical");
+        assertThat(urgent.at("/paired/n").asInt()).isEqualTo(3);
+        assertThat(urgent.at("/paired/agreement").asDouble()).as("same input, same question").isEqualTo(1.0);
+        assertThat(urgent.at("/by_version/1/n").asInt()).isEqualTo(3);
+        assertThat(comparison.at("/questions/team/comparability").asText()).isEqualTo("options_changed");
+        assertThat(comparison.at("/questions/new_one/comparability").asText()).isEqualTo("added");
+        assertThat(comparison.at("/questions/new_one").has("paired")).isFalse();
+        assertThat(comparison.at("/operational/2/n").asInt()).isEqualTo(3);
+        assertThat(http.get("/v1/studio/templates/compare-t/compare?versions=2,1").json().path("versions")
+                .toString()).isEqualTo("[2,1]");
+        http.get("/v1/studio/templates/compare-t/compare?versions=1").assertError(400, "invalid_parameter",
+                "versions");
+        http.get("/v1/studio/templates/compare-t/compare?versions=1,1").assertError(400, "invalid_parameter",
+                "versions");
+        http.get("/v1/studio/templates/compare-t/compare?versions=1,7").assertError(404,
+                "template_version_not_found", "version");
+        http.get("/v1/studio/templates/plain/compare").assertError(400, "invalid_parameter", "versions");
+    }
+
+    @Test
     void starterTemplatesAreCallable() {
         HttpReply reply = http.post(D, "{\"template\": \"builtin/support@1\", \"model\": \"hash-decider\", "
                 + "\"state\": \"I was charged twice and I am thinking about cancelling.\"}");

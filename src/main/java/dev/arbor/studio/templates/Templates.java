@@ -34,6 +34,29 @@ public final class Templates {
         new TemplateRoutes(service, store, models).addTo(routes);
     }
 
+    /**
+     * Two versions of a template and how each question of the second compares with the first
+     * ({@code identical}, {@code text_changed}, {@code options_changed}, {@code incomparable}, {@code added},
+     * {@code removed}).
+     */
+    public record Comparison(String id, int from, int to, ObjectNode fromDefinition, ObjectNode toDefinition,
+                             ObjectNode questions) {}
+
+    /** Compares two versions named by number or alias; 404s as for any reference. */
+    public Comparison compare(String id, String from, String to) {
+        var older = service.load(id, Optional.of(from));
+        var newer = service.load(id, Optional.of(to));
+        ObjectNode changes = VersionChanges.between(older.version().version(), older.version().definition(),
+                newer.version().definition());
+        return new Comparison(older.head().id(), older.version().version(), newer.version().version(),
+                older.version().definition(), newer.version().definition(), (ObjectNode) changes.path("questions"));
+    }
+
+    /** The number of a template's latest version. */
+    public int latestVersion(String id) {
+        return service.load(id, Optional.empty()).head().latestVersion();
+    }
+
     /** The templates whose decisions history keeps for their own number of days (0: for ever), by id. */
     public Map<String, Integer> retentionDays() {
         return store.retentionDays();
