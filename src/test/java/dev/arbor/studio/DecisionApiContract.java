@@ -641,6 +641,9 @@ abstract class DecisionApiContract {
         assertThat(v1.at("/questions/kind/accuracy").asDouble()).isEqualTo(1.0);
         assertThat(v1.at("/questions/ok/accuracy").isNull()).isTrue();
         assertThat(v2.path("questions").has("extra")).as("extra questions are left out by default").isFalse();
+        assertThat(v1.at("/questions/kind/comparability").asText()).isEqualTo("reference");
+        assertThat(v2.at("/questions/kind/comparability").asText()).isEqualTo("options_changed");
+        assertThat(v2.at("/questions/ok/comparability").asText()).isEqualTo("identical");
         assertThat(http.get("/v1/studio/templates/stats-t/stats?group_by=version&include_extended=true").json()
                 .at("/groups/1/questions/extra/runs").asInt()).isEqualTo(2);
         assertThat(v1.at("/latency_ms/p50").asDouble()).isPositive();
@@ -736,6 +739,11 @@ abstract class DecisionApiContract {
 
         JsonNode list = http.get(e).json();
         assertThat(list.path("data").size()).isEqualTo(3);
+        assertThat(http.get(e + "?tag=refunds").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(e + "?q=invoice").json().path("data").size()).isEqualTo(1);
+        assertThat(http.get(e + "?labelled=true").json().path("data").size()).isEqualTo(3);
+        assertThat(http.get(e + "?split=calibration").json().path("data").size()).isZero();
+        http.get(e + "?split=train").assertError(400, "invalid_parameter", "split");
         assertThat(list.path("revision").asInt()).isGreaterThan(edited.path("revision").asInt());
         HttpReply export = http.get(e + "/export");
         assertThat(export.body().split("\n")).hasSize(3);

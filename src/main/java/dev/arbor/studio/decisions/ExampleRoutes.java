@@ -184,7 +184,18 @@ final class ExampleRoutes {
             }
         }
         Optional<String> after = Optional.ofNullable(ctx.queryParam("after"));
-        List<ExampleStore.Row> rows = new ArrayList<>(store.list(template.id(), revision, after, limit));
+        Optional<String> split = Optional.ofNullable(ctx.queryParam("split"));
+        if (split.isPresent() && !split.get().equals("test") && !split.get().equals("calibration")) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "split", "`split` is test or calibration.");
+        }
+        Optional<Boolean> labelled = Optional.ofNullable(ctx.queryParam("labelled")).map(value -> switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw ApiException.of(ErrorCode.INVALID_PARAMETER, "labelled", "`labelled` is true or false.");
+        });
+        var filter = new ExampleStore.Filter(Optional.ofNullable(ctx.queryParam("tag")), split, labelled,
+                Optional.ofNullable(ctx.queryParam("q")).filter(q -> !q.isBlank()));
+        List<ExampleStore.Row> rows = new ArrayList<>(store.list(template.id(), revision, after, limit, filter));
         boolean more = rows.size() > limit;
         if (more) {
             rows.removeLast();
@@ -256,7 +267,8 @@ final class ExampleRoutes {
         try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(), StandardCharsets.UTF_8))) {
             Optional<String> after = Optional.empty();
             while (true) {
-                List<ExampleStore.Row> rows = store.list(template.id(), revision, after, 500);
+                List<ExampleStore.Row> rows = store.list(template.id(), revision, after, 500,
+                        ExampleStore.Filter.NONE);
                 for (ExampleStore.Row row : rows.subList(0, Math.min(rows.size(), 500))) {
                     out.write(Json.writeString(row.json()));
                     out.write('\n');

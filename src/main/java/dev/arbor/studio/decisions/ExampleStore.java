@@ -114,13 +114,35 @@ final class ExampleStore {
                 .findOne());
     }
 
+    /** What a list of examples keeps: a tag, a split, whether labelled, text in the input. */
+    record Filter(Optional<String> tag, Optional<String> split, Optional<Boolean> labelled, Optional<String> text) {
+        static final Filter NONE = new Filter(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+    }
+
     /** The examples of a revision in id order, after a cursor, at most {@code limit} + 1 (to tell if more follow). */
-    List<Row> list(String templateId, int revision, Optional<String> after, int limit) {
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_examples WHERE "
-                        + "template_id = :template AND " + CURRENT_AT + (after.isPresent() ? " AND id > :after" : "")
-                        + " ORDER BY id LIMIT :fetch")
-                .bind("template", templateId).bind("at", revision).bind("after", after.orElse(""))
-                .bind("fetch", limit + 1).map((rs, ctx) -> row(rs)).list());
+    List<Row> list(String templateId, int revision, Optional<String> after, int limit, Filter filter) {
+        var where = new StringBuilder("template_id = :template AND " + CURRENT_AT);
+        after.ifPresent(a -> where.append(" AND id > :after"));
+        filter.tag().ifPresent(t -> where.append(" AND tags LIKE :tag ESCAPE '!'"));
+        filter.split().ifPresent(s -> where.append(" AND split = :split"));
+        filter.labelled().ifPresent(l -> where.append(l ? " AND expected <> '{}'" : " AND expected = '{}'"));
+        filter.text().ifPresent(t -> where.append(" AND LOWER(input) LIKE :text ESCAPE '!'"));
+        return database.read(handle -> {
+            var query = handle.createQuery("SELECT " + COLUMNS + " FROM studio_examples WHERE " + where
+                            + " ORDER BY id LIMIT :fetch")
+                    .bind("template", templateId).bind("at", revision).bind("fetch", limit + 1);
+            after.ifPresent(a -> query.bind("after", a));
+            filter.tag().ifPresent(t -> query.bind("tag", "%" + like(Json.writeString(Json.mapper().valueToTree(t)))
+                    + "%"));
+            filter.split().ifPresent(s -> query.bind("split", s));
+            filter.text().ifPresent(t -> query.bind("text", "%" + like(t.toLowerCase(java.util.Locale.ROOT)) + "%"));
+            return query.map((rs, ctx) -> row(rs)).list();
+        });
+    }
+
+    /** A LIKE pattern's literal text, with {@code !} as the escape character. */
+    private static String like(String text) {
+        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 
     private static Row row(ResultSet rs) throws SQLException {

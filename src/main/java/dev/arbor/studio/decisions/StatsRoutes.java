@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Responses;
@@ -10,6 +11,7 @@ import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -63,7 +65,37 @@ final class StatsRoutes {
                     page.stream().map(StoredDecision::id).toList());
             page.forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
         });
-        Responses.ok(ctx, stats.json());
+        var json = stats.json();
+        String one = params.getOrDefault("template", "");
+        if (Stats.groupBy(ctx.queryParam("group_by")).equals(List.of("version")) && !one.isEmpty()
+                && !one.contains(",") && !one.contains("@") && !one.equals("none")) {
+            comparability(one, json);
+        }
+        Responses.ok(ctx, json);
+    }
+
+    /**
+     * Grouped by version of one template: the first version is the reference, and each question of a later one
+     * says whether its answers still compare with it.
+     */
+    private void comparability(String template, ObjectNode json) {
+        var groups = json.path("groups");
+        if (groups.isEmpty() || !groups.get(0).at("/key/version").isInt()) {
+            return;
+        }
+        String reference = groups.get(0).at("/key/version").asText();
+        groups.get(0).path("questions").forEach(q -> ((ObjectNode) q)
+                .put("comparability", "reference"));
+        for (int i = 1; i < groups.size(); i++) {
+            var group = groups.get(i);
+            if (!group.at("/key/version").isInt()) {
+                continue;
+            }
+            var questions = templates.compare(template, reference, group.at("/key/version").asText()).questions();
+            group.path("questions").properties().forEach(q -> ((ObjectNode)
+                    q.getValue()).put("comparability", questions.path(q.getKey()).path("comparability")
+                    .asText("identical")));
+        }
     }
 
     /** A what-if value in (0, max], or empty when not sent. */
