@@ -44,6 +44,12 @@ class StudioSettingsTest {
                 age.setString(2, brief);
                 age.executeUpdate();
             }
+            JsonNode freshOne = http.get(D + "/" + fresh).json();
+            assertThat(freshOne.path("expires_at").asLong())
+                    .isEqualTo(freshOne.path("created_at").asLong() + 30L * 86_400);
+            for (String never : java.util.List.of(pinned, labelled, forever)) {
+                assertThat(http.get(D + "/" + never).json().path("expires_at").isNull()).as(never).isTrue();
+            }
             JsonNode settings = http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": 30}}").json();
             assertThat(settings.at("/storage/last_sweep_deleted").asInt()).isEqualTo(2);
             http.get(D + "/" + plain).assertError(404, "decision_not_found", "decision_id");

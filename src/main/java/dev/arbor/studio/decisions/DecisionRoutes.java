@@ -35,15 +35,17 @@ final class DecisionRoutes {
     private final Rerun rerun;
     private final Templates templates;
     private final FeedbackStore feedback;
+    private final StudioSettings settings;
     private final Clock clock;
 
     DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun, Templates templates,
-                   FeedbackStore feedback, Clock clock) {
+                   FeedbackStore feedback, StudioSettings settings, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.store = requireNonNull(store, "store");
         this.rerun = requireNonNull(rerun, "rerun");
         this.templates = requireNonNull(templates, "templates");
         this.feedback = requireNonNull(feedback, "feedback");
+        this.settings = requireNonNull(settings, "settings");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -230,7 +232,29 @@ final class DecisionRoutes {
             Responses.ok(ctx, WireRoutes.answer(decision.body()));
             return;
         }
-        Responses.ok(ctx, show(decision, include).set("feedback", feedback.labels(id)));
+        ObjectNode labels = feedback.labels(id);
+        ObjectNode shown = show(decision, include);
+        shown.set("feedback", labels);
+        Optional<Long> expires = expiresAt(decision, !feedback.labelled(List.of(id)).isEmpty());
+        if (expires.isPresent()) {
+            shown.put("expires_at", expires.get() / 1000);
+        } else {
+            shown.putNull("expires_at");
+        }
+        Responses.ok(ctx, shown);
+    }
+
+    /**
+     * When the retention sweep will delete a decision: its template's retention or the studio's after it was made;
+     * never when that is 0 (for ever), when it is pinned, or labelled while labelled decisions are kept.
+     */
+    private Optional<Long> expiresAt(StoredDecision decision, boolean labelled) {
+        StudioSettings.Values values = settings.current();
+        int days = decision.templateId().map(templates.retentionDays()::get).orElse(values.retentionDays());
+        if (days == 0 || decision.pinned() || (labelled && values.keepLabelled())) {
+            return Optional.empty();
+        }
+        return Optional.of(decision.createdAtMillis() + days * 86_400_000L);
     }
 
     private static ObjectNode show(StoredDecision decision, Set<String> include) {

@@ -78,7 +78,7 @@ public final class Decisions implements AutoCloseable {
         var feedback = new FeedbackStore(database);
         new StatsRoutes(store, feedback, templates, clock).addTo(routes);
         new CompareRoutes(store, feedback, templates, clock).addTo(routes);
-        new DecisionRoutes(service, store, new Rerun(), templates, feedback, clock).addTo(routes);
+        new DecisionRoutes(service, store, new Rerun(), templates, feedback, settings, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
         new FeedbackRoutes(feedback, store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
