@@ -18,7 +18,13 @@ import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,8 +115,8 @@ final class DecisionRoutes {
         var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
-        try (var out = new java.io.BufferedWriter(new java.io.OutputStreamWriter(ctx.res().getOutputStream(),
-                java.nio.charset.StandardCharsets.UTF_8))) {
+        try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(),
+                StandardCharsets.UTF_8))) {
             if (format.equals("csv")) {
                 out.write(Export.CSV_HEADER);
             }
@@ -120,12 +126,12 @@ final class DecisionRoutes {
                         out.write(format.equals("csv") ? Export.csv(decision)
                                 : Json.writeString(show(decision, Set.of())) + "\n");
                     }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException("the export was cut off", e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("the export was cut off", e);
                 }
             });
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("the export was cut off", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the export was cut off", e);
         }
     }
 
@@ -268,7 +274,7 @@ final class DecisionRoutes {
         ObjectNode input = decision.input().orElseThrow(() -> ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null,
                 "Decision " + id + " was stored " + decision.storage().wire() + ", so its input was not kept."));
         if (input.has("redacted")) {
-            var paths = new java.util.ArrayList<String>();
+            var paths = new ArrayList<String>();
             input.get("redacted").forEach(path -> paths.add(path.asText()));
             throw ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null, "Decision " + id + " was redacted ("
                     + String.join(", ", paths) + "); its input can no longer be read back whole.");
@@ -409,7 +415,7 @@ final class DecisionRoutes {
                 wire.putObject("settings").put("temperature", plan.settings().temperature());
             }
             preview.put("store", plan.store().wire());
-            var warnings = new java.util.ArrayList<>(plan.warnings());
+            var warnings = new ArrayList<>(plan.warnings());
             JsonNode perQuestion = plan.settings().json().path("questions");
             perQuestion.properties().forEach(e -> {
                 if (e.getValue().has("temperature")

@@ -5,14 +5,17 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
@@ -50,7 +53,7 @@ final class DecisionStore {
         columns.put("metadata", Json.writeString(decision.metadata()));
         columns.put("rerun_of", decision.rerunOf().orElse(null));
         columns.put("created_at", decision.createdAtMillis());
-        return new Prepared(decision, java.util.Collections.unmodifiableMap(columns));
+        return new Prepared(decision, Collections.unmodifiableMap(columns));
     }
 
     void insert(StoredDecision decision) {
@@ -161,7 +164,7 @@ final class DecisionStore {
     }
 
     /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
-    void eachPage(HistoryQuery query, java.util.function.Consumer<List<StoredDecision>> page) {
+    void eachPage(HistoryQuery query, Consumer<List<StoredDecision>> page) {
         Page next = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
         while (true) {
             var result = list(query, next);
@@ -180,7 +183,7 @@ final class DecisionStore {
      * one template, or (with no template) those of every template not in {@code exceptTemplates} and those made
      * without one. Returns how many went.
      */
-    int deleteOlderThan(long cutoffMillis, Optional<String> templateId, java.util.Set<String> exceptTemplates,
+    int deleteOlderThan(long cutoffMillis, Optional<String> templateId, Set<String> exceptTemplates,
                         boolean keepLabelled) {
         String scope = templateId.isPresent() ? " AND template_id = :template"
                 : exceptTemplates.isEmpty() ? "" : " AND (template_id IS NULL OR template_id NOT IN (<except>))";

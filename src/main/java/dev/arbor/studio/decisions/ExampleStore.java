@@ -7,7 +7,9 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
@@ -135,7 +137,7 @@ final class ExampleStore {
             filter.tag().ifPresent(t -> query.bind("tag", "%" + like(Json.writeString(Json.mapper().valueToTree(t)))
                     + "%"));
             filter.split().ifPresent(s -> query.bind("split", s));
-            filter.text().ifPresent(t -> query.bind("text", "%" + like(t.toLowerCase(java.util.Locale.ROOT)) + "%"));
+            filter.text().ifPresent(t -> query.bind("text", "%" + like(t.toLowerCase(Locale.ROOT)) + "%"));
             return query.map((rs, ctx) -> row(rs)).list();
         });
     }
@@ -146,7 +148,7 @@ final class ExampleStore {
     }
 
     private static Row row(ResultSet rs) throws SQLException {
-        var tags = new java.util.ArrayList<String>();
+        var tags = new ArrayList<String>();
         Json.read(rs.getString("tags")).forEach(tag -> tags.add(tag.asText()));
         return new Row(rs.getString("id"), rs.getString("template_id"), rs.getInt("revision"),
                 (ObjectNode) Json.read(rs.getString("input")), rs.getString("input_hash"),

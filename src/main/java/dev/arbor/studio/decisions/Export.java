@@ -1,6 +1,7 @@
 package dev.arbor.studio.decisions;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -30,7 +31,7 @@ final class Export {
             JsonNode chosen = answer.path("decision");
             String text = chosen.asText();
             if (chosen.isArray()) {
-                var items = new java.util.ArrayList<String>();
+                var items = new ArrayList<String>();
                 chosen.forEach(item -> items.add(item.asText()));
                 text = String.join(";", items);
             }
@@ -41,7 +42,7 @@ final class Export {
     }
 
     private static void row(StringBuilder out, List<String> common, List<String> answer) {
-        var cells = new java.util.ArrayList<>(common);
+        var cells = new ArrayList<>(common);
         cells.addAll(answer);
         for (int i = 0; i < cells.size(); i++) {
             if (i > 0) {
