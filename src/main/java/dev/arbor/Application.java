@@ -36,7 +36,7 @@ public final class Application implements AutoCloseable {
 
             var models = new Models(config.testModels());
             this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
-                    .with(config.autoLoad(), config.modelTimeout()));
+                    .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout()));
             var templates = new Templates(database, clock, models, Decisions.history(database));
             this.decisions = new Decisions(database, clock, templates, models, runtime,
                     secrets.derive("studio-hmac"), config.dataDir());

@@ -47,8 +47,8 @@ public final class ModelRuntime implements AutoCloseable {
     public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad) {
         public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true);
 
-        public Settings with(boolean autoLoadOn, Duration answerTimeoutNow) {
-            return new Settings(loadTimeout, answerTimeoutNow, autoLoadOn);
+        public Settings with(boolean autoLoadOn, Duration loadTimeoutNow, Duration answerTimeoutNow) {
+            return new Settings(loadTimeoutNow, answerTimeoutNow, autoLoadOn);
         }
     }
 

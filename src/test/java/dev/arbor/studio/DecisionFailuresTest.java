@@ -96,6 +96,19 @@ class DecisionFailuresTest {
     }
 
     @Test
+    void aModelThatLoadsTooLongEndsTheDecisionWaitingForIt() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", "1"))) {
+            TestServer http = server.http();
+            http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
+            JsonNode timedOut = http.post(D, decision("hash-small", "waits")).assertError(504, "model_load_timeout",
+                    "model");
+            assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
+            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText()).json().at("/error/code").asText())
+                    .isEqualTo("model_load_timeout");
+        }
+    }
+
+    @Test
     void withAutoLoadOffNothingIsLoadedForADecision() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_AUTO_LOAD", "0"))) {
             TestServer http = server.http();

@@ -27,12 +27,14 @@ import java.util.Optional;
  *     off, a decision on a model that is not loaded is {@code model_not_loaded}
  * @param modelTimeout how long a model may take to answer before {@code model_timeout}
  *     ({@code ARBOR_MODEL_TIMEOUT_SECONDS}, 600 by default)
+ * @param modelLoadTimeout how long a decision waits for its model to load before {@code model_load_timeout}
+ *     ({@code ARBOR_MODEL_LOAD_TIMEOUT_SECONDS}, 900 by default: the contract's 15 minutes)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
-                     java.time.Duration modelTimeout) {
+                     java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -52,6 +54,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         }
         requireNonNull(logLevel, "logLevel");
         requireNonNull(modelTimeout, "modelTimeout");
+        requireNonNull(modelLoadTimeout, "modelLoadTimeout");
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -96,8 +99,10 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 text(values, "ARBOR_LOG_LEVEL").orElse("INFO"),
                 flag(values, "ARBOR_TEST_MODELS", false),
                 flag(values, "ARBOR_AUTO_LOAD", true),
-                java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_TIMEOUT_SECONDS").map(Config::seconds)
-                        .orElse(600L)));
+                java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_TIMEOUT_SECONDS")
+                        .map(v -> seconds("ARBOR_MODEL_TIMEOUT_SECONDS", v)).orElse(600L)),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS")
+                        .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v)).orElse(900L)));
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {
@@ -128,7 +133,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         }
     }
 
-    private static long seconds(String value) {
+    private static long seconds(String name, String value) {
         try {
             long seconds = Long.parseLong(value);
             if (seconds >= 1) {
@@ -137,8 +142,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException("ARBOR_MODEL_TIMEOUT_SECONDS must be a whole number of seconds, at least 1, not '"
-                + value + "'");
+        throw new ConfigException(name + " must be a whole number of seconds, at least 1, not '" + value + "'");
     }
 
     private static long bytes(String value) {
