@@ -25,7 +25,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,8 +82,7 @@ final class DecisionRoutes {
 
     private void list(Context ctx) {
         Page page = Page.from(ctx);
-        var params = new LinkedHashMap<String, String>();
-        ctx.queryParamMap().forEach((name, values) -> params.put(name, values.getFirst()));
+        var params = HistoryQuery.params(ctx.queryParamMap(), Set.of());
         String view = params.getOrDefault("view", "summary");
         if (!view.equals("summary") && !view.equals("full")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view
@@ -106,13 +104,7 @@ final class DecisionRoutes {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
                     + "'.");
         }
-        var params = new LinkedHashMap<String, String>();
-        ctx.queryParamMap().forEach((name, values) -> {
-            if (!name.equals("format")) {
-                params.put(name, values.getFirst());
-            }
-        });
-        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
+        var query = HistoryQuery.parse(HistoryQuery.params(ctx.queryParamMap(), Set.of("format")), templates, clock.instant(), store.database().dialect());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
         try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(),
@@ -193,7 +185,7 @@ final class DecisionRoutes {
 
     private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {
         boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
-        Optional<ObjectNode> input = plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
+        Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
                 : Optional.of(decisions.input(plan, false));
         ctx.header("x-studio-stored", outcome.stored());
         outcome.decisionId().ifPresent(id -> {
@@ -238,10 +230,10 @@ final class DecisionRoutes {
             Responses.ok(ctx, WireRoutes.answer(decision.body()));
             return;
         }
-        ObjectNode labels = feedback.labels(id);
+        List<ObjectNode> entries = feedback.list(id);
         ObjectNode shown = show(decision, include);
-        shown.set("feedback", labels);
-        Optional<Long> expires = expiresAt(decision, !feedback.labelled(List.of(id)).isEmpty());
+        shown.set("feedback", FeedbackStore.labels(entries));
+        Optional<Long> expires = expiresAt(decision, !entries.isEmpty());
         if (expires.isPresent()) {
             shown.put("expires_at", expires.get() / 1000);
         } else {

@@ -355,7 +355,7 @@ final class DecisionService implements AutoCloseable {
                                   ObjectNode body, Optional<Ran> ran) {
         Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia()))
                 : Optional.empty();
-        return new StoredDecision(0, id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
+        return new StoredDecision(id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
                 source.surface(), source.endpoint(), source.requestId(),
                 plan.template().map(t -> t.id()), plan.template().map(t -> t.version()), plan.model(),
                 ran.map(r -> r.answers().act()), ran.map(r -> r.answers().minCertainty()),

@@ -154,13 +154,11 @@ final class DecisionStore {
 
     /** A page of history, newest first, filtered. */
     Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
-        String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",
-                query.conditions().stream().map(HistoryQuery.Condition::sql).toList());
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "studio_decisions WHERE " + where, page,
-                (rs, ctx) -> row(rs),
+        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "studio_decisions WHERE "
+                        + query.where(), page, (rs, ctx) -> row(rs),
                 id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id").bind("id", id)
                         .mapTo(Long.class).one() > 0,
-                statement -> query.conditions().forEach(c -> statement.bindMap(c.binds()))));
+                query::bindTo));
     }
 
     /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
@@ -203,12 +201,10 @@ final class DecisionStore {
 
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
-        String where = query.conditions().isEmpty() ? "1 = 1" : String.join(" AND ",
-                query.conditions().stream().map(HistoryQuery.Condition::sql).toList());
         return database.read(handle -> {
-            var select = handle.createQuery("SELECT id, pinned FROM studio_decisions WHERE " + where
+            var select = handle.createQuery("SELECT id, pinned FROM studio_decisions WHERE " + query.where()
                     + " ORDER BY id DESC");
-            query.conditions().forEach(c -> select.bindMap(c.binds()));
+            query.bindTo(select);
             return select.map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getBoolean("pinned"))).list();
         });
     }
@@ -309,7 +305,7 @@ final class DecisionStore {
         Object completed = rs.getObject("completed_at");
         Object total = rs.getObject("total_ms");
         Object version = rs.getObject("template_version");
-        return new StoredDecision(rs.getLong("seq"), rs.getString("id"), rs.getString("status"),
+        return new StoredDecision(rs.getString("id"), rs.getString("status"),
                 StoreLevel.of(rs.getString("storage")), rs.getString("surface"), rs.getString("endpoint"),
                 rs.getString("request_id"), Optional.ofNullable(rs.getString("template_id")),
                 version == null ? Optional.empty() : Optional.of(((Number) version).intValue()),

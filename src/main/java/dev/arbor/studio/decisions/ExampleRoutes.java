@@ -386,7 +386,7 @@ final class ExampleRoutes {
                         + "template '" + template.id() + "'; send the example's `variables`.");
             }
         }
-        feedback.labels(decisionId).properties().forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
+        FeedbackStore.labels(feedback.list(decisionId)).properties().forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
     }
 
     private ArrayNode media(JsonNode sent, Problems problems) {

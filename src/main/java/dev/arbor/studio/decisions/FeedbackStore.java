@@ -80,9 +80,9 @@ final class FeedbackStore {
     }
 
     /** The labels on a decision as it shows them: per question, the expected answer and whether it was right. */
-    ObjectNode labels(String decisionId) {
+    static ObjectNode labels(List<ObjectNode> entries) {
         ObjectNode labels = Json.object();
-        for (ObjectNode entry : list(decisionId)) {
+        for (ObjectNode entry : entries) {
             if (!entry.path("question").asText().equals("*")) {
                 ObjectNode label = labels.putObject(entry.path("question").asText());
                 label.set("expected", entry.get("expected"));

@@ -19,8 +19,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * The filters of {@code GET /v1/studio/decisions}, read from the query string: a comma means "any of" within a
@@ -41,8 +43,26 @@ final class HistoryQuery {
     private final Problems problems = new Problems();
     private int next;
 
-    List<Condition> conditions() {
-        return List.copyOf(conditions);
+    /** The SQL condition of every filter together ({@code 1 = 1} when there is none). */
+    String where() {
+        return conditions.isEmpty() ? "1 = 1"
+                : String.join(" AND ", conditions.stream().map(Condition::sql).toList());
+    }
+
+    /** Binds the values of {@link #where()}. */
+    void bindTo(SqlStatement<?> statement) {
+        conditions.forEach(c -> statement.bindMap(c.binds()));
+    }
+
+    /** The query parameters of a request, each with its first value, less the ones an endpoint reads itself. */
+    static Map<String, String> params(Map<String, List<String>> query, Set<String> except) {
+        var params = new LinkedHashMap<String, String>();
+        query.forEach((name, values) -> {
+            if (!except.contains(name) && !values.isEmpty()) {
+                params.put(name, values.getFirst());
+            }
+        });
+        return params;
     }
 
     /**

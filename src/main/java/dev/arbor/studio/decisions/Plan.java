@@ -21,13 +21,12 @@ import java.util.Set;
  * @param secrets the HMAC of each sensitive variable, for erasing by value
  * @param model the model that answers; empty only when none is loaded and none can be (a preview then warns)
  * @param extensions what the caller added or skipped: {@code {questions, options, skipped}}
- * @param requestSettings the settings as the caller sent them (checked), which a rerun sends again
  * @param keepMedia whether history keeps the bytes of inline media (full storage, and the studio allows it)
  */
 record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode storedState,
             Optional<ObjectNode> storedVariables, ObjectNode secrets, List<Question> questions,
             List<Scoring.Question> primitives, List<MediaInput> media, Optional<String> model,
-            Optional<String> modelRequested, SettingsLadder.Effective settings, ObjectNode requestSettings,
+            Optional<String> modelRequested, SettingsLadder.Effective settings,
             ObjectNode extensions, StoreLevel store, boolean keepMedia, boolean failOnStoreError, boolean background,
             ObjectNode metadata, Set<String> include, int estimatedTokens, List<Warning> warnings) {
     Plan {
@@ -46,7 +45,7 @@ record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode stor
     /** The same decision credited to a template version whose questions it asks (the wire format's header). */
     Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
         return new Plan(Optional.of(version), state, storedState, storedVariables, secrets, attributedQuestions,
-                primitives, media, model, modelRequested, settings, requestSettings, extensions, store, keepMedia,
+                primitives, media, model, modelRequested, settings, extensions, store, keepMedia,
                 failOnStoreError, background, metadata, include, estimatedTokens, warnings);
     }
 }

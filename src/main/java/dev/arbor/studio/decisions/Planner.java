@@ -107,7 +107,7 @@ final class Planner {
                     + "read back from history, so its store level must be at least answers_only (it is none).");
         }
         return new Plan(template, building.state(), building.storedState(), building.storedVariables(),
-                building.secrets(), questions, primitives, media, model, request.model(), settings, requestSettings,
+                building.secrets(), questions, primitives, media, model, request.model(), settings,
                 building.extensions(), store, store == StoreLevel.FULL && defaults.storeMedia(),
                 request.failOnStoreError().orElse(defaults.failOnStoreError()), request.background(),
                 request.metadata(), request.include(), tokens, dedupe(warnings));

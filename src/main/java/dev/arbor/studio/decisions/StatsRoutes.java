@@ -48,12 +48,7 @@ final class StatsRoutes {
     }
 
     private void stats(Context ctx, Optional<String> template) {
-        var params = new LinkedHashMap<String, String>();
-        ctx.queryParamMap().forEach((name, values) -> {
-            if (!OWN.contains(name)) {
-                params.put(name, values.getFirst());
-            }
-        });
+        var params = new LinkedHashMap<>(HistoryQuery.params(ctx.queryParamMap(), OWN));
         template.ifPresent(id -> params.put("template", id));
         var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", 100), number(ctx, "what_if.act_threshold",
                 1));

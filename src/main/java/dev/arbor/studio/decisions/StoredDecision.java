@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param secrets the HMAC of each sensitive variable, by name
  * @param searchText what full-text search finds it by (kept only with the full input)
  */
-record StoredDecision(long seq, String id, String status, StoreLevel storage, String surface, String endpoint,
+record StoredDecision(String id, String status, StoreLevel storage, String surface, String endpoint,
                       String requestId, Optional<String> templateId, Optional<Integer> templateVersion,
                       Optional<String> model, Optional<Boolean> act, Optional<Double> minCertainty,
                       Optional<String> errorCode, boolean pinned, ObjectNode metadata, Optional<String> rerunOf,

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class GroupCommitTest {
     private static StoredDecision decision(String id) {
         var body = Json.object().put("id", id);
-        return new StoredDecision(0, id, "completed", StoreLevel.FULL, "api", "/v1/studio/decisions", "req_1",
+        return new StoredDecision(id, "completed", StoreLevel.FULL, "api", "/v1/studio/decisions", "req_1",
                 Optional.empty(), Optional.empty(), Optional.of("hash-decider"), Optional.of(true), Optional.of(0.95),
                 Optional.empty(), false, Json.object(), Optional.empty(), 1L, Optional.of(2L), Optional.of(1.0), body,
                 Optional.empty(), List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
