@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.studio.decisions.Decisions;
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.util.List;
@@ -26,8 +27,7 @@ public final class Application implements AutoCloseable {
     private final Decisions decisions;
     private final HttpServer server;
 
-    private Application(Config config, Consumer<Routes> extraRoutes) {
-        Clock clock = Clock.systemUTC();
+    private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
         this.database = Database.open(config);
         try {
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
@@ -38,13 +38,15 @@ public final class Application implements AutoCloseable {
             this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
                     .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout()));
             var templates = new Templates(database, clock, models, Decisions.history(database));
-            this.decisions = new Decisions(database, clock, templates, models, runtime,
-                    secrets.derive("studio-hmac"), config.dataDir());
+            var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
+            this.decisions = new Decisions(database, clock, templates, models, runtime, files,
+                    secrets.derive("studio-hmac"));
 
             var routes = new Routes();
             access.addRoutes(routes);
             new ModelRoutes(models, runtime).addTo(routes);
             templates.addRoutes(routes);
+            files.addRoutes(routes);
             decisions.addRoutes(routes);
             decisions.start();
             extraRoutes.accept(routes);
@@ -59,12 +61,16 @@ public final class Application implements AutoCloseable {
 
     /** Opens the database (migrating it) and starts serving. */
     public static Application start(Config config) {
-        return start(config, routes -> {});
+        return start(config, routes -> {}, Clock.systemUTC());
     }
 
-    /** {@link #start(Config)} with routes added by the caller, for tests of the platform itself. */
-    static Application start(Config config, Consumer<Routes> extraRoutes) {
-        var application = new Application(requireNonNull(config, "config"), extraRoutes);
+    /**
+     * {@link #start(Config)} with routes added by the caller and a clock of its own, for tests of the platform and
+     * of what time does (retention, expiry).
+     */
+    static Application start(Config config, Consumer<Routes> extraRoutes, Clock clock) {
+        var application = new Application(requireNonNull(config, "config"), extraRoutes, requireNonNull(clock,
+                "clock"));
         try {
             application.server.start();
         } catch (RuntimeException e) {
@@ -80,6 +86,11 @@ public final class Application implements AutoCloseable {
 
     HttpServer server() {
         return server;
+    }
+
+    /** Runs the history sweep now, as the hourly timer would. */
+    void sweepHistory() {
+        decisions.sweep();
     }
 
     /** Drains requests in flight, stops background decisions and model workers, then closes the database. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,13 +30,22 @@ public final class ArborServer implements AutoCloseable {
     }
 
     public static ArborServer start(Map<String, String> env, Consumer<Routes> extraRoutes) {
+        return start(env, extraRoutes, Clock.systemUTC());
+    }
+
+    /** A server whose idea of the time is {@code clock}, for what time does: retention, expiry. */
+    public static ArborServer start(Map<String, String> env, Clock clock) {
+        return start(env, routes -> {}, clock);
+    }
+
+    private static ArborServer start(Map<String, String> env, Consumer<Routes> extraRoutes, Clock clock) {
         try {
             Path data = Files.createTempDirectory("arbor-test-");
             var all = new HashMap<String, String>();
             all.put("ARBOR_DATA", data.toString());
             all.put("ARBOR_PORT", "0");
             all.putAll(env);
-            return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes), data);
+            return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes, clock), data);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -47,6 +57,11 @@ public final class ArborServer implements AutoCloseable {
 
     public Application application() {
         return application;
+    }
+
+    /** Runs the history sweep now. */
+    public void sweep() {
+        application.sweepHistory();
     }
 
     public Path dataDir() {

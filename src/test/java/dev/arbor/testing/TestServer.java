@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /** An HTTP client for a server under test, on loopback. */
 public final class TestServer {
@@ -75,6 +76,37 @@ public final class TestServer {
         try {
             HttpResponse<String> response = CLIENT.send(builder.build(), HttpResponse.BodyHandlers.ofString());
             return new HttpReply(response.statusCode(), response.headers(), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends a body of unknown length (chunked), such as one too large to hold. */
+    public HttpReply sendStream(String method, String path, Supplier<InputStream> body, String... headers) {
+        var builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(120));
+        for (int i = 0; i < headers.length; i += 2) {
+            builder.header(headers[i], headers[i + 1]);
+        }
+        builder.method(method, HttpRequest.BodyPublishers.ofInputStream(body));
+        try {
+            HttpResponse<String> response = CLIENT.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+            return new HttpReply(response.statusCode(), response.headers(), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The bytes of a GET, for bodies that are not text. */
+    public byte[] bytes(String path) {
+        try {
+            return CLIENT.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray()).body();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

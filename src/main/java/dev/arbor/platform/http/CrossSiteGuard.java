@@ -30,8 +30,12 @@ final class CrossSiteGuard {
         this.loopbackOnly = LOOPBACK_NAMES.contains(boundHost.toLowerCase(Locale.ROOT));
     }
 
-    /** Returns true when the request was a CORS preflight and has been answered. */
-    boolean check(Context ctx) {
+    /**
+     * Returns true when the request was a CORS preflight and has been answered.
+     *
+     * @param upload whether the route takes a file, which a page of this site (or a listed one) may send as a form
+     */
+    boolean check(Context ctx, boolean upload) {
         String hostName = hostName(ctx.header("Host"));
         if (loopbackOnly && hostName != null && !LOOPBACK_NAMES.contains(hostName)) {
             throw ApiException.of(ErrorCode.HOST_NOT_ALLOWED, null,
@@ -69,7 +73,7 @@ final class CrossSiteGuard {
                 throw crossSite("A page on another site may not change this server.");
             }
         }
-        if (isBrowser(ctx) && hasBody(ctx) && !isJson(ctx.header("Content-Type"))) {
+        if (!upload && isBrowser(ctx) && hasBody(ctx) && !isJson(ctx.header("Content-Type"))) {
             throw ApiException.of(ErrorCode.UNSUPPORTED_MEDIA_TYPE, null,
                     "Send JSON from a browser (Content-Type: application/json), not "
                             + (ctx.header("Content-Type") == null ? "no content type" : ctx.header("Content-Type"))

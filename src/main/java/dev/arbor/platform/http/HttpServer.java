@@ -14,8 +14,10 @@ import io.javalin.router.Endpoint;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
@@ -35,6 +37,7 @@ public final class HttpServer {
 
     private final Config config;
     private final List<Route> routes;
+    private final Map<String, Long> uploadLimits = new HashMap<>();
     private final List<Handler> guards;
     private final Idempotency idempotency;
     private final HttpMetrics metrics;
@@ -72,6 +75,8 @@ public final class HttpServer {
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());
         this.routes = List.copyOf(all);
+        this.routes.forEach(route -> route.uploadLimit().ifPresent(limit ->
+                uploadLimits.put(route.method().name() + " " + route.path(), limit)));
         this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
     }
 
@@ -95,8 +100,8 @@ public final class HttpServer {
             cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
-                Handler handler = Requests.isWrite(route.method()) ? idempotency.wrap(route.handler())
-                        : route.handler();
+                Handler handler = Requests.isWrite(route.method())
+                        ? idempotency.wrap(route.handler(), route.uploadLimit().isPresent()) : route.handler();
                 cfg.routes.addHttpHandler(route.method(), route.path(), handler);
             }
             cfg.routes.after(this::afterEveryRequest);
@@ -131,12 +136,14 @@ public final class HttpServer {
         ctx.attribute(Requests.ID, id);
         ctx.header("x-request-id", id);
         ctx.attribute(Requests.CLIENT, clientAddress(ctx));
-        ctx.attribute(Requests.BODY_LIMIT, config.maxBodyBytes());
+        Long uploadLimit = uploadLimits.get(ctx.method().name() + " " + withoutTrailingSlash(ctx.path()));
+        long limit = uploadLimit == null ? config.maxBodyBytes() : uploadLimit;
+        ctx.attribute(Requests.BODY_LIMIT, limit);
         String length = ctx.header("Content-Length");
-        if (length != null && parseLong(length) > config.maxBodyBytes()) {
-            throw Requests.tooLarge(config.maxBodyBytes());
+        if (length != null && parseLong(length) > limit) {
+            throw Requests.tooLarge(limit);
         }
-        if (crossSite.check(ctx)) {
+        if (crossSite.check(ctx, uploadLimit != null)) {
             ctx.skipRemainingHandlers();
             return;
         }
@@ -222,6 +229,10 @@ public final class HttpServer {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    private static String withoutTrailingSlash(String path) {
+        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
     }
 
     private static long parseLong(String text) {

@@ -18,6 +18,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jdbi.v3.core.Handle;
 
 /**
  * {@code Idempotency-Key} for every write: the first request with a key runs and, when it succeeds, its status,
@@ -33,25 +35,37 @@ public final class Idempotency {
     private static final Set<String> NOT_REPLAYED = Set.of("x-request-id", "content-length", "date", "server",
             "transfer-encoding", "connection", "vary", "access-control-allow-origin", "access-control-expose-headers");
 
+    private static final Duration PURGE_EVERY = Duration.ofHours(1);
+
     private final Database database;
     private final Clock clock;
+    private final AtomicLong purgedAt;
 
     public Idempotency(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
+        this.purgedAt = new AtomicLong(clock.millis());
         database.update(handle -> {
-            long now = clock.millis();
-            handle.createUpdate("DELETE FROM idempotency_keys WHERE created_at < :cutoff")
-                    .bind("cutoff", now - KEPT.toMillis())
-                    .execute();
+            purgeExpired(handle, clock.millis());
             if (database.dialect().singleNode()) {
                 handle.execute("DELETE FROM idempotency_keys WHERE state = 'in_progress'");
             }
         });
     }
 
-    /** Wraps a write handler so that requests carrying a key run at most once. */
-    Handler wrap(Handler handler) {
+    private static void purgeExpired(Handle handle, long now) {
+        handle.createUpdate("DELETE FROM idempotency_keys WHERE created_at < :cutoff")
+                .bind("cutoff", now - KEPT.toMillis())
+                .execute();
+    }
+
+    /**
+     * Wraps a write handler so that requests carrying a key run at most once.
+     *
+     * @param upload whether the body is a streamed file, which is never read here: such a request is known by its
+     *     target, its length, its content type (without the multipart boundary) and its file name header
+     */
+    Handler wrap(Handler handler, boolean upload) {
         return ctx -> {
             String key = ctx.header(HEADER);
             if (key == null || !Requests.isWrite(ctx.method())) {
@@ -60,7 +74,7 @@ public final class Idempotency {
             }
             checkKey(key);
             String scope = Digests.sha256Hex(Optional.ofNullable(ctx.header("Authorization")).orElse(""));
-            String hash = requestHash(ctx);
+            String hash = upload ? uploadHash(ctx) : requestHash(ctx);
             Optional<StoredResponse> stored = claim(scope, key, hash);
             if (stored.isPresent()) {
                 replay(ctx, stored.get());
@@ -95,6 +109,10 @@ public final class Idempotency {
     private Optional<StoredResponse> claim(String scope, String key, String hash) {
         return database.write(handle -> {
             long now = clock.millis();
+            long last = purgedAt.get();
+            if (now - last > PURGE_EVERY.toMillis() && purgedAt.compareAndSet(last, now)) {
+                purgeExpired(handle, now); // answers kept past a day go without a timer of their own
+            }
             handle.createUpdate("""
                             DELETE FROM idempotency_keys
                             WHERE scope = :scope AND idempotency_key = :key
@@ -181,14 +199,24 @@ public final class Idempotency {
     }
 
     private static String requestHash(Context ctx) {
-        String target = ctx.method().name() + " " + ctx.path()
-                + (ctx.queryString() == null ? "" : "?" + ctx.queryString()) + "\n";
-        byte[] head = target.getBytes(StandardCharsets.UTF_8);
+        byte[] head = target(ctx).getBytes(StandardCharsets.UTF_8);
         byte[] body = Requests.body(ctx);
         byte[] all = new byte[head.length + body.length];
         System.arraycopy(head, 0, all, 0, head.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return Digests.sha256Hex(all);
+    }
+
+    private static String uploadHash(Context ctx) {
+        String contentType = Optional.ofNullable(ctx.header("Content-Type")).orElse("").split(";", 2)[0].trim();
+        return Digests.sha256Hex((target(ctx) + "length=" + ctx.header("Content-Length") + "\ntype="
+                + contentType.toLowerCase(Locale.ROOT) + "\nname=" + ctx.header("X-Filename"))
+                .getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String target(Context ctx) {
+        return ctx.method().name() + " " + ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString())
+                + "\n";
     }
 
     private static Map<String, String> readHeaders(String json) {

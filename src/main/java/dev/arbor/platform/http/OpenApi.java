@@ -56,6 +56,14 @@ final class OpenApi {
             op.put("requestBody", Map.of("required", true, "content",
                     Map.of("application/json", Map.of("schema", Map.of("type", "object")))));
         }
+        if (route.uploadLimit().isPresent()) {
+            var file = Map.of("type", "string", "format", "binary",
+                    "maxLength", route.uploadLimit().getAsLong());
+            op.put("requestBody", Map.of("required", true, "content", Map.of(
+                    "multipart/form-data", Map.of("schema", Map.of("type", "object", "required", List.of("file"),
+                            "properties", Map.of("file", file))),
+                    "application/octet-stream", Map.of("schema", file))));
+        }
         var error = Map.of("description", "The error envelope", "content",
                 Map.of("application/json", Map.of("schema", Map.of("$ref", "#/components/schemas/Error"))));
         op.put("responses", Map.of("200", Map.of("description", "Success"), "default", error));

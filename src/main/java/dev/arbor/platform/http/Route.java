@@ -4,16 +4,20 @@ import static java.util.Objects.requireNonNull;
 
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import java.util.OptionalLong;
 
 /**
  * One HTTP operation: the server registers it, and the OpenAPI document describes it, from this same value.
  *
  * @param tag the feature it belongs to, which groups it in the OpenAPI document
  * @param bodyRequired whether the operation takes a JSON object body
+ * @param uploadLimit for an upload, which takes a file of any type instead of JSON, the most bytes it takes; its
+ *     handler streams the body, so neither the server's JSON body limit nor idempotency's body hash touch it
  */
 public record Route(HandlerType method, String path, String tag, String summary, boolean bodyRequired,
-                    Handler handler) {
+                    OptionalLong uploadLimit, Handler handler) {
     public Route {
+        requireNonNull(uploadLimit, "uploadLimit");
         requireNonNull(method, "method");
         requireNonNull(path, "path");
         requireNonNull(tag, "tag");

@@ -4,6 +4,7 @@ import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /** The routes of one feature, registered with its tag. Features add to it; the server reads it once at start. */
 public final class Routes {
@@ -42,6 +43,12 @@ public final class Routes {
             return add(HandlerType.POST, path, summary, false, handler);
         }
 
+        /** A POST that takes a file, streamed, of at most {@code maxBytes} (an upload, see {@link Route}). */
+        public Group upload(String path, String summary, long maxBytes, Handler handler) {
+            all.add(new Route(HandlerType.POST, path, tag, summary, false, OptionalLong.of(maxBytes), handler));
+            return this;
+        }
+
         public Group put(String path, String summary, Handler handler) {
             return add(HandlerType.PUT, path, summary, true, handler);
         }
@@ -51,7 +58,7 @@ public final class Routes {
         }
 
         private Group add(HandlerType method, String path, String summary, boolean body, Handler handler) {
-            all.add(new Route(method, path, tag, summary, body, handler));
+            all.add(new Route(method, path, tag, summary, body, OptionalLong.empty(), handler));
             return this;
         }
     }

@@ -186,7 +186,7 @@ final class DecisionRoutes {
     private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {
         boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
         Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
-                : Optional.of(decisions.input(plan, false));
+                : outcome.input().or(() -> Optional.of(decisions.input(plan, false)));
         ctx.header("x-studio-stored", outcome.stored());
         outcome.decisionId().ifPresent(id -> {
             ctx.header("x-studio-decision-id", id);

@@ -14,6 +14,8 @@ import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Substitution;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -37,7 +39,8 @@ final class DecisionService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecisionService.class);
 
     /** What a call produced and what history kept of it. */
-    record Outcome(ObjectNode decision, String stored, Optional<String> decisionId) {}
+    /** @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it */
+    record Outcome(ObjectNode decision, String stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
 
     /** How far a background decision has gone: it may be cancelled until it reaches the model. */
     private enum Phase { WAITING, AT_MODEL, CANCELLED }
@@ -48,7 +51,7 @@ final class DecisionService implements AutoCloseable {
     private final GroupCommit history;
     private final Planner planner;
     private final ModelRuntime runtime;
-    private final MediaStore media;
+    private final StudioFiles files;
     private final Clock clock;
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("arbor-decision-", 0).factory());
@@ -56,12 +59,12 @@ final class DecisionService implements AutoCloseable {
     /** Set while the server stops: work cut short then is left as it stands, for the next start to recover. */
     private volatile boolean closing;
 
-    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, MediaStore media, Clock clock) {
+    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, StudioFiles files, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.history = new GroupCommit(store);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
-        this.media = requireNonNull(media, "media");
+        this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -77,16 +80,19 @@ final class DecisionService implements AutoCloseable {
     Outcome decide(Plan plan, Source source, long receivedNanos) {
         String id = Ids.next("dec");
         long created = clock.millis();
+        // worked out once: keeping media makes files, which a second pass would make again
+        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia()))
+                : Optional.empty();
         if (plan.background()) {
-            return queue(plan, source, id, created);
+            return queue(plan, source, id, created, input);
         }
         Ran ran;
         try {
             ran = ask(plan, 0, receivedNanos, () -> {});
         } catch (ApiException failure) {
-            throw failed(plan, source, id, created, failure);
+            throw failed(plan, source, id, created, input, failure);
         }
-        return complete(plan, source, id, created, ran);
+        return complete(plan, source, id, created, input, ran);
     }
 
     /**
@@ -130,7 +136,8 @@ final class DecisionService implements AutoCloseable {
                 (answered - atModelNanos[0]) / 1e6, queueMillis + (System.nanoTime() - startedNanos) / 1e6);
     }
 
-    private Outcome complete(Plan plan, Source source, String id, long created, Ran ran) {
+    private Outcome complete(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
+                             Ran ran) {
         long completed = clock.millis();
         var warnings = new ArrayList<>(plan.warnings());
         ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
@@ -138,7 +145,7 @@ final class DecisionService implements AutoCloseable {
         String stored = plan.store().wire();
         if (plan.store() != StoreLevel.NONE) {
             try {
-                history.write(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
+                history.write(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
             } catch (RuntimeException e) {
                 stored = storeFailed(plan, id, e, warnings);
             }
@@ -147,8 +154,8 @@ final class DecisionService implements AutoCloseable {
         if (stored.equals("failed")) {
             body.put("store", "none");
         }
-        return new Outcome(body, stored, stored.equals("failed") || stored.equals("none") ? Optional.empty()
-                : Optional.of(id));
+        boolean kept = !stored.equals("failed") && !stored.equals("none");
+        return new Outcome(body, stored, kept ? Optional.of(id) : Optional.empty(), kept ? input : Optional.empty());
     }
 
     /** {@code serve}: the answer goes out with a warning; {@code fail}: 503 {@code store_failed}. */
@@ -164,7 +171,8 @@ final class DecisionService implements AutoCloseable {
     }
 
     /** Stores a decision that failed at the model (when history keeps it) and returns the error to send. */
-    private ApiException failed(Plan plan, Source source, String id, long created, ApiException failure) {
+    private ApiException failed(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
+                                ApiException failure) {
         if (plan.store() == StoreLevel.NONE) {
             return failure;
         }
@@ -172,7 +180,7 @@ final class DecisionService implements AutoCloseable {
         ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
                 Optional.of(failure));
         try {
-            history.write(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
+            history.write(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
             return failure.withField("decision_id", id);
         } catch (RuntimeException e) {
             LOG.warn("failed decision {} could not be saved to history: {}", id, e.toString());
@@ -182,28 +190,28 @@ final class DecisionService implements AutoCloseable {
 
     // ---- background
 
-    private Outcome queue(Plan plan, Source source, String id, long created) {
+    private Outcome queue(Plan plan, Source source, String id, long created, Optional<ObjectNode> input) {
         ObjectNode body = body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(),
                 Optional.empty());
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        history.write(record(plan, source, id, "queued", created, 0, body, Optional.empty()));
+        history.write(record(plan, source, id, "queued", created, 0, body, input, Optional.empty()));
         var run = new Running(new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
         background.submit(() -> {
             run.thread().set(Thread.currentThread());
             try {
-                runInBackground(plan, source, body, created, run.phase());
+                runInBackground(plan, source, body, created, input, run.phase());
             } catch (RuntimeException e) {
                 LOG.error("background decision {} could not be recorded", id, e);
             } finally {
                 running.remove(id);
             }
         });
-        return new Outcome(body, plan.store().wire(), Optional.of(id));
+        return new Outcome(body, plan.store().wire(), Optional.of(id), input);
     }
 
     private void runInBackground(Plan plan, Source source, ObjectNode queued, long created,
-                                 AtomicReference<Phase> phase) {
+                                 Optional<ObjectNode> input, AtomicReference<Phase> phase) {
         String id = queued.path("id").asText();
         ObjectNode inProgress = queued.deepCopy().put("status", "in_progress");
         if (phase.get() == Phase.CANCELLED || !store.transition(id, List.of("queued"), "in_progress",
@@ -221,29 +229,30 @@ final class DecisionService implements AutoCloseable {
             ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
                     Optional.empty());
             body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-            store.finish(record(plan, source, id, "completed", created, completed, body, Optional.of(ran)));
+            store.finish(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it
         } catch (ApiException failure) {
             if (phase.get() != Phase.CANCELLED && !closing) {
-                finishFailed(plan, source, id, created, failure);
+                finishFailed(plan, source, id, created, input, failure);
             }
         } catch (RuntimeException e) {
             if (phase.get() != Phase.CANCELLED && !closing) {
                 LOG.error("background decision {} failed", id, e);
-                finishFailed(plan, source, id, created, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
+                finishFailed(plan, source, id, created, input, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
                         "The decision failed unexpectedly (" + e.getClass().getSimpleName() + "); the server log "
                         + "has the details."));
             }
         }
     }
 
-    private void finishFailed(Plan plan, Source source, String id, long created, ApiException failure) {
+    private void finishFailed(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
+                              ApiException failure) {
         long completed = clock.millis();
         ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
                 Optional.of(failure));
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        store.finish(record(plan, source, id, "failed", created, completed, body, Optional.empty()));
+        store.finish(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
     }
 
     /** Thrown at the model's door when the decision was cancelled while it waited. */
@@ -352,9 +361,7 @@ final class DecisionService implements AutoCloseable {
     }
 
     private StoredDecision record(Plan plan, Source source, String id, String status, long created, long completed,
-                                  ObjectNode body, Optional<Ran> ran) {
-        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia()))
-                : Optional.empty();
+                                  ObjectNode body, Optional<ObjectNode> input, Optional<Ran> ran) {
         return new StoredDecision(id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
                 source.surface(), source.endpoint(), source.requestId(),
                 plan.template().map(t -> t.id()), plan.template().map(t -> t.version()), plan.model(),
@@ -380,49 +387,51 @@ final class DecisionService implements AutoCloseable {
     }
 
     /**
-     * What the decision read, as history keeps it: sensitive values as HMACs and markers, media as hashes (and the
-     * bytes themselves, content-addressed, when {@code keepMedia}).
+     * What the decision read, as history keeps it: sensitive values as HMACs and markers, media as hashes, and, when
+     * {@code keepMedia}, as files (a new one for bytes sent inline; the upload itself for a file id). Sensitive
+     * media are never kept.
      */
     ObjectNode input(Plan plan, boolean keepMedia) {
         ObjectNode input = Json.object();
-        input.set("variables", plan.storedVariables().map(v -> (JsonNode) withMediaMarkers(v, plan))
-                .orElse(null));
-        input.set("state", plan.storedState());
-        ArrayNode items = input.putArray("media");
+        ArrayNode items = Json.mapper().createArrayNode();
+        var keptIds = new HashMap<String, String>();
         for (MediaInput item : plan.media()) {
             boolean sensitive = item.variable().map(v -> plan.secrets().has(v)).orElse(false);
+            boolean kept = keepMedia && !sensitive;
+            byte[] bytes = item.inline() ? item.decode() : null;
+            StudioFile file = item.file().orElse(null);
+            if (kept && file == null) {
+                file = files.keep(bytes, item.type(), item.contentType(), item.name());
+            }
             ObjectNode json = items.addObject();
             json.put("type", item.type());
-            json.putNull("file_id");
+            json.put("file_id", kept ? file.id() : null);
             json.put("name", sensitive ? null : item.name().orElse(null));
             json.put("variable", item.variable().orElse(null));
-            if (item.inline()) {
-                byte[] bytes = item.decode();
-                String sha = Digests.sha256Hex(bytes);
-                boolean kept = keepMedia && !sensitive;
-                if (kept) {
-                    media.keep(sha, bytes);
-                }
-                json.put("content_type", item.contentType());
-                json.put("bytes", bytes.length);
-                json.put("sha256", sensitive ? plan.secrets().path(item.variable().orElseThrow()).asText()
-                        : "sha256:" + sha);
-                json.put("available", kept);
-            } else {
-                json.put("available", false);
+            json.put("content_type", item.contentType());
+            json.put("bytes", bytes != null ? bytes.length : item.file().orElseThrow().bytes());
+            json.put("sha256", sensitive ? plan.secrets().path(item.variable().orElseThrow()).asText()
+                    : "sha256:" + (bytes != null ? Digests.sha256Hex(bytes) : item.file().orElseThrow().sha256()));
+            json.put("available", kept);
+            if (kept) {
+                item.variable().ifPresent(v -> keptIds.put(v, json.get("file_id").textValue()));
             }
         }
+        input.set("variables", plan.storedVariables().map(v -> (JsonNode) withMediaMarkers(v, plan, keptIds))
+                .orElse(null));
+        input.set("state", plan.storedState());
+        input.set("media", items);
         input.set("questions", Planner.questionsJson(plan.questions()));
         input.put("rendered_state", Substitution.asText(plan.storedState()));
         return input;
     }
 
-    private static ObjectNode withMediaMarkers(ObjectNode variables, Plan plan) {
+    /** A media variable reads as the file history kept, or says that its bytes were not kept. */
+    private static ObjectNode withMediaMarkers(ObjectNode variables, Plan plan, Map<String, String> keptIds) {
         ObjectNode copy = variables.deepCopy();
         for (MediaInput item : plan.media()) {
             item.variable().filter(v -> copy.path(v).isTextual() && !plan.secrets().has(v)).ifPresent(v ->
-                    copy.put(v, item.inline() ? "[" + item.type() + " sha256:" + Digests.sha256Hex(item.decode())
-                            + "]" : copy.path(v).textValue()));
+                    copy.put(v, keptIds.containsKey(v) ? keptIds.get(v) : "[" + item.type() + " not kept]"));
         }
         return copy;
     }

@@ -9,13 +9,17 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
@@ -26,9 +30,12 @@ final class DecisionStore {
             + "completed_at, total_ms, body, input";
 
     private final Database database;
+    private final Predicate<String> fileAvailable;
 
-    DecisionStore(Database database) {
+    /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
+    DecisionStore(Database database, Predicate<String> fileAvailable) {
         this.database = requireNonNull(database, "database");
+        this.fileAvailable = requireNonNull(fileAvailable, "fileAvailable");
     }
 
     Database database() {
@@ -111,6 +118,10 @@ final class DecisionStore {
             }
             batch.execute();
         }
+        decision.input().ifPresent(input -> keptFiles(input).forEach(fileId -> handle.createUpdate("""
+                        INSERT INTO studio_decision_files (decision_seq, file_id) VALUES (:seq, :file)
+                        ON CONFLICT DO NOTHING""")
+                .bind("seq", seq).bind("file", fileId).execute()));
         decision.secrets().properties().forEach(e -> handle.createUpdate("""
                         INSERT INTO studio_decision_secrets (decision_seq, variable, hmac) VALUES (:seq, :variable, :hmac)""")
                 .bind("seq", seq).bind("variable", e.getKey()).bind("hmac", e.getValue().asText()).execute());
@@ -225,12 +236,44 @@ final class DecisionStore {
      * input is no longer searched.
      */
     void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
-        database.update(handle -> handle.createUpdate("UPDATE studio_decisions SET input = :input, metadata = "
-                        + ":metadata, search_text = CASE WHEN :changed THEN NULL ELSE search_text END WHERE id = :id")
-                .bind("changed", inputChanged)
-                .bind("input", input.map(Json::writeString).orElse(null))
-                .bind("metadata", Json.writeString(metadata))
-                .bind("id", id).execute());
+        database.update(handle -> {
+            handle.createUpdate("UPDATE studio_decisions SET input = :input, metadata = :metadata, search_text = "
+                            + "CASE WHEN :changed THEN NULL ELSE search_text END WHERE id = :id")
+                    .bind("changed", inputChanged)
+                    .bind("input", input.map(Json::writeString).orElse(null))
+                    .bind("metadata", Json.writeString(metadata))
+                    .bind("id", id).execute();
+            Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
+            handle.createQuery("""
+                            SELECT f.file_id FROM studio_decision_files f JOIN studio_decisions d ON d.seq = f.decision_seq
+                            WHERE d.id = :id""")
+                    .bind("id", id).mapTo(String.class).list().stream().filter(file -> !kept.contains(file))
+                    .forEach(file -> handle.createUpdate("""
+                                    DELETE FROM studio_decision_files
+                                    WHERE file_id = :file AND decision_seq = (SELECT seq FROM studio_decisions WHERE id = :id)""")
+                            .bind("file", file).bind("id", id).execute());
+        });
+    }
+
+    /** The files whose bytes a stored input keeps: its media items' {@code file_id}s. */
+    static Set<String> keptFiles(ObjectNode input) {
+        var files = new LinkedHashSet<String>();
+        input.path("media").forEach(item -> {
+            if (item.path("file_id").isTextual()) {
+                files.add(item.path("file_id").textValue());
+            }
+        });
+        return files;
+    }
+
+    /** Of these files, those that stored decisions keep. */
+    Set<String> filesInUse(Collection<String> fileIds) {
+        if (fileIds.isEmpty()) {
+            return Set.of();
+        }
+        return database.read(handle -> new HashSet<>(handle.createQuery(
+                        "SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<ids>)")
+                .bindList("ids", List.copyOf(fileIds)).mapTo(String.class).list()));
     }
 
     /** How many decisions history holds, and when the oldest was made. */
@@ -298,7 +341,7 @@ final class DecisionStore {
         });
     }
 
-    private static StoredDecision row(ResultSet rs) throws SQLException {
+    private StoredDecision row(ResultSet rs) throws SQLException {
         String input = rs.getString("input");
         Object act = rs.getObject("act");
         Object certainty = rs.getObject("min_certainty");
@@ -318,7 +361,17 @@ final class DecisionStore {
                 completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
                 (ObjectNode) Json.read(rs.getString("body")),
-                input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
+                input == null ? Optional.empty() : Optional.of(withLiveMedia((ObjectNode) Json.read(input))),
                 List.of(), Json.object(), Optional.empty());
+    }
+
+    /** A kept media file may have been deleted since: {@code available} says whether its bytes can be had now. */
+    private ObjectNode withLiveMedia(ObjectNode input) {
+        input.path("media").forEach(item -> {
+            if (item.path("file_id").isTextual()) {
+                ((ObjectNode) item).put("available", fileAvailable.test(item.path("file_id").textValue()));
+            }
+        });
+        return input;
     }
 }

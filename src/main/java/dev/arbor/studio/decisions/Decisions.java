@@ -9,10 +9,12 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.files.FileUsers;
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.TemplateHistory;
 import dev.arbor.studio.templates.Templates;
-import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +29,7 @@ public final class Decisions implements AutoCloseable {
     private final Database database;
     private final byte[] hmacKey;
     private final StudioSettings settings;
-    private final MediaStore media;
+    private final StudioFiles files;
     private final Retention retention;
 
     /**
@@ -36,17 +38,17 @@ public final class Decisions implements AutoCloseable {
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      */
     public Decisions(Database database, Clock clock, Templates templates, Models models, ModelRuntime runtime,
-                     byte[] hmacKey, Path dataDir) {
-        this.store = new DecisionStore(database);
+                     StudioFiles files, byte[] hmacKey) {
+        this.store = new DecisionStore(database, files::available);
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
         this.database = requireNonNull(database, "database");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.settings = new StudioSettings(database, clock);
-        this.media = new MediaStore(dataDir);
-        this.retention = new Retention(store, settings, templates, clock);
-        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings), runtime,
-                media, clock);
+        this.files = requireNonNull(files, "files");
+        this.retention = new Retention(store, settings, templates, files, clock);
+        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings, files),
+                runtime, files, clock);
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
@@ -60,7 +62,7 @@ public final class Decisions implements AutoCloseable {
 
     /** The decisions that name each template, for templates to consult before they delete one. */
     public static TemplateHistory history(Database database) {
-        var store = new DecisionStore(database);
+        var store = new DecisionStore(database, file -> false);
         return new TemplateHistory() {
             @Override
             public long decisions(String templateId) {
@@ -74,6 +76,17 @@ public final class Decisions implements AutoCloseable {
         };
     }
 
+    /** The files that stored decisions and examples keep, for files to consult before they remove one. */
+    public static FileUsers fileUsers(Database database) {
+        var decisions = new DecisionStore(database, file -> false);
+        var examples = new ExampleStore(database);
+        return fileIds -> {
+            var used = new HashSet<>(decisions.filesInUse(fileIds));
+            used.addAll(examples.filesInUse(fileIds));
+            return used;
+        };
+    }
+
     public void addRoutes(Routes routes) {
         var feedback = new FeedbackStore(database);
         new StatsRoutes(store, feedback, templates, clock).addTo(routes);
@@ -83,8 +96,13 @@ public final class Decisions implements AutoCloseable {
         new FeedbackRoutes(feedback, store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
         new SettingsRoutes(settings, store, retention).addTo(routes);
-        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, media, clock, hmacKey)
+        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, files, clock, hmacKey)
                 .addTo(routes);
+    }
+
+    /** Sweeps history now: decisions past their retention, unused files. */
+    public void sweep() {
+        retention.sweep();
     }
 
     /** Starts the hourly history sweep. */

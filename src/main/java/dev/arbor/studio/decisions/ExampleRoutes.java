@@ -17,6 +17,8 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.templates.Substitution;
+import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -47,17 +49,17 @@ final class ExampleRoutes {
     private final DecisionStore decisions;
     private final FeedbackStore feedback;
     private final Templates templates;
-    private final MediaStore media;
+    private final StudioFiles files;
     private final Clock clock;
     private final byte[] hmacKey;
 
     ExampleRoutes(ExampleStore store, DecisionStore decisions, FeedbackStore feedback, Templates templates,
-                  MediaStore media, Clock clock, byte[] hmacKey) {
+                  StudioFiles files, Clock clock, byte[] hmacKey) {
         this.store = requireNonNull(store, "store");
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
-        this.media = requireNonNull(media, "media");
+        this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
     }
@@ -355,7 +357,10 @@ final class ExampleRoutes {
                     prefix.map(pre -> p.param() == null ? pre : pre + "." + p.param()).orElse(p.param()),
                     p.message())).toList());
         }
-        String hash = "sha256:" + Digests.sha256Hex(Json.writeString(input).getBytes(StandardCharsets.UTF_8));
+        // the same bytes make the same example, whichever file holds them
+        ObjectNode identity = input.deepCopy();
+        identity.path("media").forEach(item -> ((ObjectNode) item).remove("file_id"));
+        String hash = "sha256:" + Digests.sha256Hex(Json.writeString(identity).getBytes(StandardCharsets.UTF_8));
         return Optional.of(new Draft(input, hash, labels, tags, split,
                 note.isTextual() ? Optional.of(note.textValue()) : Optional.empty(), fromDecision));
     }
@@ -389,25 +394,36 @@ final class ExampleRoutes {
         FeedbackStore.labels(feedback.list(decisionId)).properties().forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
     }
 
+    /** Media an example keeps for good: uploads by id (which must exist), bytes sent inline as new files. */
     private ArrayNode media(JsonNode sent, Problems problems) {
         ArrayNode items = Json.mapper().createArrayNode();
         if (sent == null || sent.isNull()) {
             return items;
         }
         for (MediaInput item : MediaInput.parse(sent, problems)) {
-            if (!item.inline()) {
-                problems.add(ErrorCode.FILE_NOT_FOUND, item.param(), "There is no file " + item.reference() + ".");
-                continue;
+            StudioFile file;
+            if (item.inline()) {
+                file = files.keep(item.decode(), item.type(), item.contentType(), item.name());
+            } else {
+                Optional<StudioFile> found = files.find(item.reference()).filter(files::available);
+                if (found.isEmpty()) {
+                    problems.add(ErrorCode.FILE_NOT_FOUND, item.param(), "There is no file " + item.reference()
+                            + " with its bytes.");
+                    continue;
+                }
+                if (item.withFile(found.get(), problems).isEmpty()) {
+                    continue;
+                }
+                file = found.get();
+                files.hold(List.of(file.id()));
             }
-            byte[] bytes = item.decode();
-            String sha = Digests.sha256Hex(bytes);
-            media.keep(sha, bytes);
             ObjectNode json = items.addObject();
-            json.put("type", item.type());
-            json.put("content_type", item.contentType());
-            json.put("bytes", bytes.length);
-            json.put("sha256", "sha256:" + sha);
-            json.put("name", item.name().orElse(null));
+            json.put("type", file.type());
+            json.put("file_id", file.id());
+            json.put("content_type", file.contentType());
+            json.put("bytes", file.bytes());
+            json.put("sha256", "sha256:" + file.sha256());
+            json.put("name", item.name().or(file::name).orElse(null));
         }
         return items;
     }

@@ -8,9 +8,12 @@ import dev.arbor.platform.http.Json;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import org.jdbi.v3.core.Handle;
 
 /**
@@ -83,7 +86,7 @@ final class ExampleStore {
     }
 
     static void insert(Handle handle, Row row) {
-        handle.createUpdate("INSERT INTO studio_examples (" + COLUMNS + ") VALUES (:id, :template, :revision, :input, "
+        long rowSeq = handle.createUpdate("INSERT INTO studio_examples (" + COLUMNS + ") VALUES (:id, :template, :revision, :input, "
                         + ":hash, :expected, :tags, :split, :note, :from_decision, :created_at, :updated_at)")
                 .bind("id", row.id()).bind("template", row.templateId()).bind("revision", row.revision())
                 .bind("input", Json.writeString(row.input())).bind("hash", row.inputHash())
@@ -92,7 +95,21 @@ final class ExampleStore {
                 .bind("split", row.split()).bind("note", row.note().orElse(null))
                 .bind("from_decision", row.fromDecision().orElse(null))
                 .bind("created_at", row.createdAtMillis()).bind("updated_at", row.updatedAtMillis())
-                .execute();
+                .executeAndReturnGeneratedKeys("row_seq").mapTo(Long.class).one();
+        DecisionStore.keptFiles(row.input()).forEach(fileId -> handle.createUpdate("""
+                        INSERT INTO studio_example_files (example_row_seq, file_id) VALUES (:seq, :file)
+                        ON CONFLICT DO NOTHING""")
+                .bind("seq", rowSeq).bind("file", fileId).execute());
+    }
+
+    /** Of these files, those that examples keep. */
+    Set<String> filesInUse(Collection<String> fileIds) {
+        if (fileIds.isEmpty()) {
+            return Set.of();
+        }
+        return database.read(handle -> new HashSet<>(handle.createQuery(
+                        "SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<ids>)")
+                .bindList("ids", List.copyOf(fileIds)).mapTo(String.class).list()));
     }
 
     /** Retires the current row of an example; returns whether there was one. */

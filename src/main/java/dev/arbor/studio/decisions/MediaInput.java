@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.files.StudioFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,12 +18,15 @@ import java.util.regex.Pattern;
 /**
  * One media item of a decision: an uploaded file by id, or the bytes inline as a {@code data:} URL.
  *
- * @param type {@code image}, {@code audio} or {@code video}
+ * @param type {@code image}, {@code audio} or {@code video}; for a file id the caller did not type, empty until
+ *     the file is found
  * @param reference a {@code file_...} id or a {@code data:} URL
  * @param variable the media variable that supplied it, if a template variable did
  * @param param where it was sent, for errors
+ * @param file the uploaded file a {@code file_...} reference names, once found
  */
-record MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param) {
+record MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param,
+                  Optional<StudioFile> file) {
     static final long MAX_BYTES = 200L * 1024 * 1024;
     static final Set<String> TYPES = Set.of("image", "audio", "video");
     private static final Pattern DATA_URL = Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,",
@@ -34,6 +38,25 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
         requireNonNull(name, "name");
         requireNonNull(variable, "variable");
         requireNonNull(param, "param");
+        requireNonNull(file, "file");
+    }
+
+    MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param) {
+        this(type, reference, name, variable, param, Optional.empty());
+    }
+
+    /**
+     * This reference with the file it names: the file's type (a different type sent with it is a problem) and its
+     * name unless one was sent.
+     */
+    Optional<MediaInput> withFile(StudioFile found, Problems problems) {
+        if (!type.isEmpty() && !type.equals(found.type())) {
+            problems.add(param.startsWith("variables") ? ErrorCode.INVALID_VARIABLE : ErrorCode.INVALID_FIELD, param,
+                    "File " + found.id() + " is " + found.type() + ", not " + type + ".");
+            return Optional.empty();
+        }
+        return Optional.of(new MediaInput(found.type(), reference, name.or(found::name), variable, param,
+                Optional.of(found)));
     }
 
     boolean inline() {
@@ -108,7 +131,7 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
     static Optional<MediaInput> checked(Optional<String> declared, String reference, Optional<String> name,
                                         Optional<String> variable, String param, Problems problems) {
         if (!reference.startsWith("data:")) {
-            return Optional.of(new MediaInput(declared.orElse("image"), reference, name, variable, param));
+            return Optional.of(new MediaInput(declared.orElse(""), reference, name, variable, param));
         }
         Matcher matcher = DATA_URL.matcher(reference);
         if (!matcher.lookingAt()) {
@@ -143,6 +166,9 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
 
     /** The content type of an inline item, such as {@code image/png}. */
     String contentType() {
+        if (file.isPresent()) {
+            return file.get().contentType();
+        }
         Matcher matcher = DATA_URL.matcher(reference);
         return matcher.lookingAt() ? (matcher.group(1) + "/" + matcher.group(2)).toLowerCase(Locale.ROOT)
                 : type + "/*";

@@ -18,6 +18,8 @@ import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
+import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import java.math.BigDecimal;
@@ -46,13 +48,16 @@ final class Planner {
     private final ModelRuntime runtime;
     private final byte[] hmacKey;
     private final StudioSettings studio;
+    private final StudioFiles files;
 
-    Planner(Templates templates, Models models, ModelRuntime runtime, byte[] hmacKey, StudioSettings studio) {
+    Planner(Templates templates, Models models, ModelRuntime runtime, byte[] hmacKey, StudioSettings studio,
+            StudioFiles files) {
         this.templates = requireNonNull(templates, "templates");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.studio = requireNonNull(studio, "studio");
+        this.files = requireNonNull(files, "files");
     }
 
     /** @param preview whether a missing model is a warning (preview) rather than an error found later (run) */
@@ -79,9 +84,8 @@ final class Planner {
         var settings = SettingsLadder.resolve(template.map(t -> (ObjectNode) t.definition().path("settings"))
                 .orElse(Json.object()), requestSettings, model.orElse(""), questions, defaults.defaultActThreshold());
         List<Scoring.Question> primitives = Primitives.of(questions);
-        var media = building.media();
+        List<MediaInput> media = withFiles(building.media());
         checkModalities(template, media);
-        checkFiles(media);
         String rendered = Substitution.asText(building.state());
         int tokens = (rendered.length() + Json.write(questionsJson(questions)).length) / 4;
         if (model.isPresent()) {
@@ -442,14 +446,30 @@ final class Planner {
         problems.throwIfAny();
     }
 
-    /** Media by file id need the file's bytes; nothing is uploaded under an id this server did not make. */
-    private static void checkFiles(List<MediaInput> media) {
+    /**
+     * Media by file id with the files they name: an unknown id, or one whose bytes are gone, is 404
+     * {@code file_not_found}. Files found are held another day, so that none expires before this decision keeps it.
+     */
+    private List<MediaInput> withFiles(List<MediaInput> media) {
+        var problems = new Problems();
+        var resolved = new ArrayList<MediaInput>();
         for (MediaInput item : media) {
-            if (!item.inline()) {
-                throw ApiException.of(ErrorCode.FILE_NOT_FOUND, item.param(), "There is no file " + item.reference()
-                        + "; send the bytes inline as a data URL.");
+            if (item.inline()) {
+                resolved.add(item);
+                continue;
             }
+            Optional<StudioFile> file = files.find(item.reference());
+            if (file.isEmpty() || !files.available(file.get())) {
+                problems.add(ErrorCode.FILE_NOT_FOUND, item.param(), file.isEmpty() ? "There is no file "
+                        + item.reference() + "; upload it (POST /v1/studio/files) or send the bytes as a data URL."
+                        : "The bytes of file " + item.reference() + " are gone; upload it again.");
+                continue;
+            }
+            item.withFile(file.get(), problems).ifPresent(resolved::add);
         }
+        problems.throwIfAny();
+        files.hold(resolved.stream().flatMap(item -> item.file().stream()).map(StudioFile::id).toList());
+        return List.copyOf(resolved);
     }
 
     private static void checkModel(Model model, List<Scoring.Question> primitives, List<MediaInput> media) {

@@ -3,6 +3,7 @@ package dev.arbor.studio.decisions;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -34,9 +35,7 @@ final class Rerun {
         if (input.has("redacted")) {
             throw unavailable(original, "its input was redacted", null);
         }
-        if (!input.path("media").isEmpty()) {
-            throw unavailable(original, "its media cannot be sent again", "media");
-        }
+        ArrayNode media = media(original, input, changes);
         ObjectNode stored = original.body();
         ObjectNode body = Json.object();
         JsonNode template = stored.path("template");
@@ -86,6 +85,9 @@ final class Rerun {
                 body.set("variables", changes.get("variables"));
             }
         }
+        if (!media.isEmpty()) {
+            body.set("media", media);
+        }
         body.set("settings", changes.has("settings") ? changes.get("settings") : requestSettings(stored));
         JsonNode model = changes.has("model") ? changes.get("model") : stored.path("model");
         if (!model.isMissingNode() && !model.isNull()) {
@@ -98,6 +100,32 @@ final class Rerun {
         }
         body.set("metadata", original.metadata());
         return body;
+    }
+
+    /**
+     * The media sent beside the variables, by the files history kept. A media variable travels in the variables
+     * (as its file id); one whose bytes were not kept must be sent again, like a sensitive value.
+     */
+    private static ArrayNode media(StoredDecision original, ObjectNode input, ObjectNode changes) {
+        ArrayNode media = Json.mapper().createArrayNode();
+        for (JsonNode item : input.path("media")) {
+            String variable = item.path("variable").textValue();
+            boolean resent = variable != null && changes.path("variables").has(variable);
+            if (!resent && !item.path("available").asBoolean()) {
+                throw unavailable(original, variable == null ? "its media were not kept (or were deleted)"
+                        : "the file of `" + variable + "` was not kept (or was deleted); send it in `variables`",
+                        variable == null ? "media" : ParamPath.key("variables", variable));
+            }
+            if (variable == null) {
+                ObjectNode again = media.addObject();
+                again.put("type", item.path("type").asText());
+                again.put("file_id", item.path("file_id").asText());
+                if (item.path("name").isTextual()) {
+                    again.put("name", item.path("name").textValue());
+                }
+            }
+        }
+        return media;
     }
 
     /** The settings the caller sent, read back from where each effective setting came from. */

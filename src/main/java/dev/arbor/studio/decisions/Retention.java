@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,22 +24,23 @@ final class Retention implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
     private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
 
-    /** When the last sweep ran and how many decisions it deleted. */
-    record Sweep(long atMillis, int deleted) {}
+    /** When the last sweep ran, how many decisions it deleted and how many unused files it removed. */
+    record Sweep(long atMillis, int deleted, int filesRemoved) {}
 
     private final DecisionStore store;
     private final StudioSettings settings;
     private final Templates templates;
+    private final StudioFiles files;
     private final Clock clock;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-retention").factory());
-    private final AtomicLong lastAt = new AtomicLong();
-    private final AtomicLong lastDeleted = new AtomicLong();
+    private final AtomicReference<Sweep> last = new AtomicReference<>();
 
-    Retention(DecisionStore store, StudioSettings settings, Templates templates, Clock clock) {
+    Retention(DecisionStore store, StudioSettings settings, Templates templates, StudioFiles files, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.settings = requireNonNull(settings, "settings");
         this.templates = requireNonNull(templates, "templates");
+        this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -68,16 +70,18 @@ final class Retention implements AutoCloseable {
             deleted += store.deleteOlderThan(now - values.retentionDays() * DAY_MILLIS, Optional.empty(),
                     own.keySet(), values.keepLabelled());
         }
-        lastAt.set(now);
-        lastDeleted.set(deleted);
-        if (deleted > 0) {
-            LOG.info("the history sweep deleted {} decisions past their retention", deleted);
+        StudioFiles.Sweep removed = files.sweep();
+        var sweep = new Sweep(now, deleted, removed.files());
+        last.set(sweep);
+        if (deleted > 0 || removed.files() > 0) {
+            LOG.info("the history sweep deleted {} decisions past their retention and {} unused files", deleted,
+                    removed.files());
         }
-        return new Sweep(now, deleted);
+        return sweep;
     }
 
     Optional<Sweep> last() {
-        return lastAt.get() == 0 ? Optional.empty() : Optional.of(new Sweep(lastAt.get(), (int) lastDeleted.get()));
+        return Optional.ofNullable(last.get());
     }
 
     @Override

@@ -57,9 +57,11 @@ final class SettingsRoutes {
         if (sweep.isPresent()) {
             storage.put("last_sweep_at", sweep.get().atMillis() / 1000);
             storage.put("last_sweep_deleted", sweep.get().deleted());
+            storage.put("last_sweep_files_removed", sweep.get().filesRemoved());
         } else {
             storage.putNull("last_sweep_at");
             storage.putNull("last_sweep_deleted");
+            storage.putNull("last_sweep_files_removed");
         }
         return json;
     }

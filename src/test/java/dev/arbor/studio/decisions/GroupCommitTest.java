@@ -26,7 +26,7 @@ class GroupCommitTest {
     @Test
     void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
         try (var database = Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var store = new DecisionStore(database);
+            var store = new DecisionStore(database, file -> false);
             var commit = new GroupCommit(store);
             commit.write(decision("dec_taken"));
             var outcomes = new ArrayList<Future<Boolean>>();
