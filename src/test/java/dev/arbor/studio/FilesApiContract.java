@@ -109,6 +109,43 @@ abstract class FilesApiContract {
     }
 
     @Test
+    void aPageOfThisSiteMayUploadAFormAndARetryWithItsKeyGetsTheSameFile() {
+        byte[] form = new Multipart().file("file", "drop.png", "image/png", PNG).bytes();
+        String own = "http://127.0.0.1:" + http.port();
+        HttpReply browser = http.sendBytes("POST", F, form, "Content-Type", Multipart.CONTENT_TYPE, "Origin", own,
+                "Idempotency-Key", "upload-1");
+        assertThat(browser.status()).as(browser.body()).isEqualTo(201);
+        HttpReply retry = http.sendBytes("POST", F, form, "Content-Type", Multipart.CONTENT_TYPE, "Origin", own,
+                "Idempotency-Key", "upload-1");
+        assertThat(retry.header("idempotent-replayed")).isEqualTo("true");
+        assertThat(retry.json().path("id")).isEqualTo(browser.json().path("id"));
+        http.sendBytes("POST", F, new Multipart().file("file", "other.png", "image/png", new byte[] {1, 2, 3})
+                        .bytes(), "Content-Type", Multipart.CONTENT_TYPE, "Idempotency-Key", "upload-1")
+                .assertError(409, "idempotency_key_reused", "Idempotency-Key");
+        http.sendBytes("POST", F, form, "Content-Type", Multipart.CONTENT_TYPE, "Origin", "https://evil.example")
+                .assertError(403, "cross_site_request", null);
+    }
+
+    @Test
+    void anExampleKeepsItsMediaAsFilesForGood() {
+        http.post("/v1/studio/templates", "{\"id\": \"pics\", \"model\": \"hash-decider\", \"modalities\": "
+                + "[\"text\", \"image\"], \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+        String photo = upload("e.png", "image/png", PNG).json().path("id").asText();
+        JsonNode example = http.post("/v1/studio/templates/pics/examples", "{\"state\": \"a shelf\", "
+                + "\"media\": [{\"file_id\": \"" + photo + "\"}, {\"data\": \"data:image/png;base64,"
+                + Base64.getEncoder().encodeToString(new byte[] {(byte) 0x89, 'P', 5}) + "\"}], "
+                + "\"expected\": {\"ok\": \"yes\"}}").json();
+        assertThat(example.at("/media/0/file_id").asText()).as(example.toString()).isEqualTo(photo);
+        String inline = example.at("/media/1/file_id").asText();
+        assertThat(inline).startsWith("file_").isNotEqualTo(photo);
+        assertThat(http.get(F + "/" + photo).json().path("expires_at").isNull()).isTrue();
+        assertThat(http.get(F + "/" + inline).json().path("expires_at").isNull()).isTrue();
+        http.post("/v1/studio/templates/pics/examples", "{\"state\": \"a shelf\", \"media\": [{\"file_id\": "
+                + "\"file_01JZZZZZZZZZZZZZZZZZZZZZZZ\"}], \"expected\": {\"ok\": \"no\"}}")
+                .assertError(404, "file_not_found", "media[0].file_id");
+    }
+
+    @Test
     void badUploadsAreRefusedWithTheirCodeAndLeaveNothingBehind() throws Exception {
         http.sendBytes("POST", F, new Multipart().field("purpose", "media").bytes(), "Content-Type",
                 Multipart.CONTENT_TYPE).assertError(400, "missing_field", "file");

@@ -65,6 +65,39 @@ class StudioSettingsTest {
     }
 
     @Test
+    void historyIsHeldUnderItsSizeCapOldestFirstSparingPinnedAndLabelled() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            var ids = new java.util.ArrayList<String>();
+            for (int i = 0; i < 8; i++) {
+                ids.add(http.post(D, DECISION).json().path("id").asText());
+            }
+            http.patch(D + "/" + ids.get(0), "{\"pinned\": true}");
+            http.post(D + "/" + ids.get(1) + "/feedback", "{\"expected\": {\"ok\": \"yes\"}, \"rating\": null}");
+            JsonNode before = http.get("/v1/studio/settings").json();
+            long bytes = before.at("/storage/bytes").asLong();
+            assertThat(bytes).isGreaterThan(8 * 1000L);
+            long perDecision = bytes / 8;
+            // room for a little under five decisions: the three oldest that may go, go
+            double capGb = (perDecision * 4.5) / (1024.0 * 1024 * 1024);
+            JsonNode capped = http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": " + capGb + "}}")
+                    .json();
+            assertThat(capped.at("/history/max_storage_gb").asDouble()).isEqualTo(capGb);
+            assertThat(capped.at("/storage/last_sweep_deleted").asInt()).isEqualTo(4);
+            assertThat(capped.at("/storage/bytes").asLong()).isLessThanOrEqualTo((long) (perDecision * 4.5) + 8);
+            for (String gone : ids.subList(2, 6)) {
+                http.get(D + "/" + gone).assertError(404, "decision_not_found", "decision_id");
+            }
+            for (String kept : java.util.List.of(ids.get(0), ids.get(1), ids.get(6), ids.get(7))) {
+                assertThat(http.get(D + "/" + kept).status()).as(kept).isEqualTo(200);
+            }
+            http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": 0}}");
+            http.post(D, DECISION);
+            assertThat(http.get("/v1/studio/settings").json().at("/storage/decisions").asInt()).isEqualTo(5);
+        }
+    }
+
+    @Test
     void settingsShapeEveryDecisionAndSurviveARestart() throws Exception {
         Path data;
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
@@ -73,7 +106,8 @@ class StudioSettingsTest {
             JsonNode defaults = http.get("/v1/studio/settings").json();
             assertThat(defaults.path("object").asText()).isEqualTo("settings");
             assertThat(defaults.path("history").toString()).isEqualTo("{\"store\":\"full\",\"store_media\":true,"
-                    + "\"on_store_error\":\"serve\",\"retention_days\":30,\"keep_labelled\":true}");
+                    + "\"on_store_error\":\"serve\",\"retention_days\":30,\"keep_labelled\":true,"
+                    + "\"max_storage_gb\":20.0}");
             assertThat(defaults.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.9);
             assertThat(defaults.at("/storage/decisions").asInt()).isZero();
 
@@ -100,7 +134,9 @@ class StudioSettingsTest {
             http.patch("/v1/studio/settings", "{\"storage\": {}}").assertError(400, "read_only_field", "storage");
             http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": -1}}")
                     .assertError(400, "invalid_field", "history.retention_days");
-            http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": 5}}")
+            http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": -5}}")
+                    .assertError(400, "invalid_field", "history.max_storage_gb");
+            http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": \"5GB\"}}")
                     .assertError(400, "invalid_field", "history.max_storage_gb");
             http.patch("/v1/studio/settings", "{\"history\": {\"store\": \"forever\"}}")
                     .assertError(400, "invalid_field", "history.store");

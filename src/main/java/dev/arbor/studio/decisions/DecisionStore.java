@@ -2,13 +2,16 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -76,10 +79,11 @@ final class DecisionStore {
         long seq = handle.createUpdate("""
                         INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
                             template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
-                            created_at, completed_at, total_ms, body, input, search_text)
+                            created_at, completed_at, total_ms, body, input, search_text, stored_bytes)
                         VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
                             :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
-                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text)""")
+                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text,
+                            :stored_bytes)""")
                 .bindMap(decision.columns())
                 .executeAndReturnGeneratedKeys("seq")
                 .mapTo(Long.class)
@@ -101,7 +105,25 @@ final class DecisionStore {
         values.put("body", Json.writeString(decision.body()));
         values.put("input", decision.input().map(Json::writeString).orElse(null));
         values.put("search_text", decision.searchText().orElse(null));
+        values.put("stored_bytes", storedBytes((String) values.get("body"), (String) values.get("input"),
+                decision.metadata()));
         return values;
+    }
+
+    /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
+    private static long storedBytes(String body, String input, ObjectNode metadata) {
+        long media = 0;
+        if (input != null) {
+            for (JsonNode item : Json.read(input).path("media")) {
+                media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
+            }
+        }
+        return utf8Length(body) + (input == null ? 0 : utf8Length(input))
+                + utf8Length(Json.writeString(metadata)) + media;
+    }
+
+    private static long utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static void insertDetails(Handle handle, long seq, StoredDecision decision) {
@@ -142,7 +164,8 @@ final class DecisionStore {
             handle.createUpdate("""
                             UPDATE studio_decisions SET status = :status, storage = :storage, model = :model, act = :act,
                                 min_certainty = :min_certainty, error_code = :error_code, completed_at = :completed_at,
-                                total_ms = :total_ms, body = :body, input = :input, search_text = :search_text
+                                total_ms = :total_ms, body = :body, input = :input, search_text = :search_text,
+                                stored_bytes = :stored_bytes
                             WHERE seq = :seq""")
                     .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
             insertDetails(handle, seq.get(), decision);
@@ -221,6 +244,47 @@ final class DecisionStore {
     }
 
     /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
+    /** What history keeps, in bytes. */
+    long storedBytes() {
+        return database.read(handle -> handle.createQuery("SELECT COALESCE(SUM(stored_bytes), 0) FROM studio_decisions")
+                .mapTo(Long.class).one());
+    }
+
+    /**
+     * Deletes the oldest finished decisions, pinned ones (and labelled ones while {@code keepLabelled}) spared, until
+     * at least {@code bytes} are freed or none are left to delete; returns how many went.
+     */
+    int deleteOldest(long bytes, boolean keepLabelled) {
+        var chosen = new ArrayList<String>();
+        long freed = 0;
+        long afterSeq = 0;
+        while (freed < bytes) {
+            long from = afterSeq;
+            List<Sized> page = database.read(handle -> handle.createQuery(
+                            "SELECT seq, id, stored_bytes FROM studio_decisions WHERE seq > :after AND pinned = :pinned "
+                            + "AND status NOT IN ('queued', 'in_progress')" + (keepLabelled ? " AND NOT EXISTS "
+                            + "(SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)" : "")
+                            + " ORDER BY seq LIMIT 500")
+                    .bind("after", from).bind("pinned", false)
+                    .map((rs, ctx) -> new Sized(rs.getLong("seq"), rs.getString("id"), rs.getLong("stored_bytes")))
+                    .list());
+            for (Sized row : page) {
+                if (freed >= bytes) {
+                    break;
+                }
+                chosen.add(row.id());
+                freed += row.bytes();
+                afterSeq = row.seq();
+            }
+            if (page.size() < 500) {
+                break;
+            }
+        }
+        return deleteAll(chosen);
+    }
+
+    private record Sized(long seq, String id, long bytes) {}
+
     int deleteAll(List<String> ids) {
         int deleted = 0;
         for (int from = 0; from < ids.size(); from += 500) {
@@ -237,11 +301,17 @@ final class DecisionStore {
      */
     void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
         database.update(handle -> {
-            handle.createUpdate("UPDATE studio_decisions SET input = :input, metadata = :metadata, search_text = "
-                            + "CASE WHEN :changed THEN NULL ELSE search_text END WHERE id = :id")
+            handle.createUpdate("""
+                            UPDATE studio_decisions SET input = :input, metadata = :metadata,
+                                search_text = CASE WHEN :changed THEN NULL ELSE search_text END,
+                                stored_bytes = :record + :inputBytes
+                            WHERE id = :id""")
                     .bind("changed", inputChanged)
                     .bind("input", input.map(Json::writeString).orElse(null))
                     .bind("metadata", Json.writeString(metadata))
+                    .bind("record", handle.createQuery("SELECT body FROM studio_decisions WHERE id = :id")
+                            .bind("id", id).mapTo(String.class).findOne().map(DecisionStore::utf8Length).orElse(0L))
+                    .bind("inputBytes", storedBytes("", input.map(Json::writeString).orElse(null), metadata))
                     .bind("id", id).execute();
             Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
             handle.createQuery("""

@@ -16,9 +16,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps history within its retention: decisions older than their template's retention days (or the studio's)
- * are deleted, a minute after start, every hour, and whenever the rules change. Pinned decisions stay, and
- * labelled ones while {@code keep_labelled} is on; 0 days means for ever.
+ * Keeps history within its retention and its size: decisions older than their template's retention days (or the
+ * studio's) are deleted, then the oldest until history is under its size cap, then files nothing uses any more; a
+ * minute after start, every hour, and whenever the rules change. Pinned decisions stay, and labelled ones while
+ * {@code keep_labelled} is on; 0 days means for ever, a cap of 0 no cap.
  */
 final class Retention implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
@@ -69,6 +70,13 @@ final class Retention implements AutoCloseable {
         if (values.retentionDays() > 0) {
             deleted += store.deleteOlderThan(now - values.retentionDays() * DAY_MILLIS, Optional.empty(),
                     own.keySet(), values.keepLabelled());
+        }
+        long excess = values.maxStorageBytes() > 0 ? store.storedBytes() - values.maxStorageBytes() : 0;
+        if (excess > 0) {
+            int overSize = store.deleteOldest(excess, values.keepLabelled());
+            LOG.info("history was {} bytes over its cap of {} GB; the {} oldest decisions were deleted", excess,
+                    values.maxStorageGb(), overSize);
+            deleted += overSize;
         }
         StudioFiles.Sweep removed = files.sweep();
         var sweep = new Sweep(now, deleted, removed.files());

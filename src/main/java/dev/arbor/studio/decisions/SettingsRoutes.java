@@ -36,7 +36,7 @@ final class SettingsRoutes {
         ObjectNode patch = Requests.jsonObject(ctx);
         StudioSettings.Values values = settings.patch(patch);
         JsonNode history = patch.path("history");
-        if (history.has("retention_days") || history.has("keep_labelled")) {
+        if (history.has("retention_days") || history.has("keep_labelled") || history.has("max_storage_gb")) {
             retention.sweep();
         }
         Responses.ok(ctx, json(values));
@@ -48,6 +48,7 @@ final class SettingsRoutes {
         DecisionStore.Census census = decisions.census();
         ObjectNode storage = json.putObject("storage");
         storage.put("decisions", census.decisions());
+        storage.put("bytes", decisions.storedBytes());
         if (census.oldestAtMillis().isPresent()) {
             storage.put("oldest_at", census.oldestAtMillis().get() / 1000);
         } else {

@@ -19,15 +19,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * The studio's own settings, the last layer under every decision: the most history keeps ({@code history.store}),
  * whether inline media are kept ({@code history.store_media}), what a failed history write does
  * ({@code history.on_store_error}), how long decisions are kept ({@code history.retention_days}, 0 for ever;
- * {@code history.keep_labelled} spares those with feedback), and the act threshold when nothing else sets one
+ * {@code history.keep_labelled} spares those with feedback), how large history may grow
+ * ({@code history.max_storage_gb}, 0 for no cap), and the act threshold when nothing else sets one
  * ({@code decisions.default_act_threshold}). Kept in the database, read from memory.
  */
 final class StudioSettings {
     /** The values, every one set. */
     record Values(StoreLevel store, boolean storeMedia, boolean failOnStoreError, int retentionDays,
-                  boolean keepLabelled, double defaultActThreshold) {
-        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, 30, true,
+                  boolean keepLabelled, double maxStorageGb, double defaultActThreshold) {
+        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, 30, true, 20,
                 SettingsLadder.DEFAULT_ACT_THRESHOLD);
+
+        /** The size cap in bytes; 0 for none. */
+        long maxStorageBytes() {
+            return (long) (maxStorageGb * 1024 * 1024 * 1024);
+        }
 
         ObjectNode json() {
             ObjectNode json = Json.object();
@@ -37,6 +43,7 @@ final class StudioSettings {
             history.put("on_store_error", failOnStoreError ? "fail" : "serve");
             history.put("retention_days", retentionDays);
             history.put("keep_labelled", keepLabelled);
+            history.put("max_storage_gb", maxStorageGb);
             json.putObject("decisions").put("default_act_threshold", defaultActThreshold);
             return json;
         }
@@ -91,6 +98,7 @@ final class StudioSettings {
         boolean fail = base.failOnStoreError();
         int retention = base.retentionDays();
         boolean keepLabelled = base.keepLabelled();
+        double maxStorage = base.maxStorageGb();
         double act = base.defaultActThreshold();
         for (var groups = patch.properties().iterator(); groups.hasNext(); ) {
             var group = groups.next();
@@ -149,6 +157,13 @@ final class StudioSettings {
                             invalid(problems, param, "must be true or false");
                         }
                     }
+                    case "history.max_storage_gb" -> {
+                        if (value.isNumber() && value.doubleValue() >= 0 && value.doubleValue() <= 1_000_000) {
+                            maxStorage = value.doubleValue();
+                        } else {
+                            invalid(problems, param, "must be a number of gigabytes from 0 (no cap) to 1000000");
+                        }
+                    }
                     case "decisions.default_act_threshold" -> {
                         if (value.isNumber() && value.doubleValue() > 0 && value.doubleValue() <= 1) {
                             act = value.doubleValue();
@@ -158,11 +173,11 @@ final class StudioSettings {
                     }
                     default -> invalid(problems, param, "is not a setting (history.store, history.store_media, "
                             + "history.on_store_error, history.retention_days, history.keep_labelled, "
-                            + "decisions.default_act_threshold)");
+                            + "history.max_storage_gb, decisions.default_act_threshold)");
                 }
             }
         }
-        return new Values(store, storeMedia, fail, retention, keepLabelled, act);
+        return new Values(store, storeMedia, fail, retention, keepLabelled, maxStorage, act);
     }
 
     private static void invalid(Problems problems, String param, String why) {
