@@ -67,7 +67,7 @@ final class TokenStore {
                 .map((rs, ctx) -> row(rs))
                 .findOne()
                 .map(found -> withProjects(handle, found)));
-        token.filter(t -> t.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis())
+        token.filter(t -> !database.readOnly() && t.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis())
                 .ifPresent(t -> database.update(handle -> handle.createUpdate(
                                 "UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
                         .bind("now", now).bind("id", t.id()).execute()));

@@ -6,6 +6,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -13,23 +15,44 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.sqlite.SQLiteConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteDataSource;
+import org.sqlite.SQLiteException;
 
 /**
  * The database: SQLite in the data folder, or PostgreSQL when a URL is configured. Migrated on open.
  *
  * <p>On SQLite, writes go through one connection behind a fair lock (SQLite has one writer anyway, and a queue in
  * our process is fairer than busy retries), while reads use their own pool and run in parallel thanks to WAL.
+ *
+ * <p>A database a newer release has migrated further than this one knows is opened read-only, so that going back a
+ * release never damages it: reads work, and every write is 503 {@code history_unavailable}.
  */
 public final class Database implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private static final int SQLITE_READERS = 4;
+    /** SQLite's primary result codes for a file it cannot use: read-only, I/O error, corrupt, full, cannot open. */
+    private static final Set<Integer> SQLITE_UNAVAILABLE = Set.of(8, 10, 11, 13, 14, 26);
+    private static final long CONNECT_TIMEOUT_MILLIS = 5_000;
     private static final int POSTGRES_POOL = 10;
 
     private final Dialect dialect;
@@ -38,9 +61,12 @@ public final class Database implements AutoCloseable {
     private final Jdbi writer;
     private final Jdbi reader;
     private final ReentrantLock writeLock = new ReentrantLock(true);
+    private final Optional<String> newerSchema;
 
-    private Database(Dialect dialect, HikariDataSource writerPool, HikariDataSource readerPool) {
+    private Database(Dialect dialect, HikariDataSource writerPool, HikariDataSource readerPool,
+                     Optional<String> newerSchema) {
         this.dialect = dialect;
+        this.newerSchema = newerSchema;
         this.writerPool = writerPool;
         this.readerPool = readerPool;
         this.writer = Jdbi.create(writerPool);
@@ -61,10 +87,10 @@ public final class Database implements AutoCloseable {
             throw new UncheckedIOException("cannot create the data folder for " + file, e);
         }
         String url = "jdbc:sqlite:" + file.toAbsolutePath();
-        migrate(Dialect.SQLITE, sqlite(url));
+        Optional<String> newer = migrate(Dialect.SQLITE, sqlite(url));
         var writer = pool("arbor-sqlite-writer", sqlite(url), 1);
         var readers = pool("arbor-sqlite-reader", sqlite(url), SQLITE_READERS);
-        return new Database(Dialect.SQLITE, writer, readers);
+        return new Database(Dialect.SQLITE, writer, readers, newer);
     }
 
     public static Database openPostgres(String url) {
@@ -72,14 +98,14 @@ public final class Database implements AutoCloseable {
         config.setPoolName("arbor-postgresql");
         setPostgresUrl(config, url);
         config.setMaximumPoolSize(POSTGRES_POOL);
+        config.setConnectionTimeout(CONNECT_TIMEOUT_MILLIS);
         var pool = new HikariDataSource(config);
         try {
-            migrate(Dialect.POSTGRESQL, pool);
+            return new Database(Dialect.POSTGRESQL, pool, pool, migrate(Dialect.POSTGRESQL, pool));
         } catch (RuntimeException e) {
             pool.close();
             throw e;
         }
-        return new Database(Dialect.POSTGRESQL, pool, pool);
     }
 
     public Dialect dialect() {
@@ -88,20 +114,71 @@ public final class Database implements AutoCloseable {
 
     /** Runs read-only work on a reader connection. */
     public <T> T read(HandleCallback<T, RuntimeException> work) {
-        return reader.withHandle(work);
+        try {
+            return reader.withHandle(work);
+        } catch (JdbiException e) {
+            throw unavailableOr(e);
+        }
     }
 
-    /** Runs work in one transaction on the writer: all of it is stored, or none. */
+    /** Whether writes are refused: the schema is newer than this release knows. */
+    public boolean readOnly() {
+        return newerSchema.isPresent();
+    }
+
+    /**
+     * Runs work in one transaction on the writer: all of it is stored, or none. On a read-only database, 503
+     * {@code history_unavailable}.
+     */
     public <T> T write(HandleCallback<T, RuntimeException> work) {
+        if (newerSchema.isPresent()) {
+            throw ApiException.of(ErrorCode.HISTORY_UNAVAILABLE, null, "The database is read-only: a newer release "
+                    + "migrated it to version " + newerSchema.get() + ", which this one does not know. Reads work; "
+                    + "upgrade the server to change anything.");
+        }
         if (!dialect.serializesWrites()) {
-            return writer.inTransaction(work);
+            return inTransaction(work);
         }
         writeLock.lock();
         try {
-            return writer.inTransaction(work);
+            return inTransaction(work);
         } finally {
             writeLock.unlock();
         }
+    }
+
+    private <T> T inTransaction(HandleCallback<T, RuntimeException> work) {
+        try {
+            return writer.inTransaction(work);
+        } catch (JdbiException e) {
+            throw unavailableOr(e);
+        }
+    }
+
+    /**
+     * A database that cannot be reached, opened or written (connection lost, disk full, file damaged) is 503
+     * {@code history_unavailable}, which callers may retry; anything else is a fault of ours and stays as it is.
+     */
+    private static RuntimeException unavailableOr(JdbiException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLTransientConnectionException || cause instanceof SQLNonTransientConnectionException
+                    || (cause instanceof SQLException sql && unavailable(sql))) {
+                LOG.warn("the database is unavailable: {}", cause.toString());
+                return ApiException.of(ErrorCode.HISTORY_UNAVAILABLE, null, "The database cannot be used right now ("
+                        + cause.getClass().getSimpleName() + "); try again shortly.")
+                        .withHeader("retry-after", "5");
+            }
+        }
+        return e;
+    }
+
+    private static boolean unavailable(SQLException e) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                || state.equals("53100") || state.equals("25006")) {
+            return true; // connection lost or refused, server shutting down, disk full, read-only transaction
+        }
+        return e instanceof SQLiteException sqlite && SQLITE_UNAVAILABLE.contains(sqlite.getResultCode().code & 0xff);
     }
 
     /** {@link #write} for work that returns nothing. */
@@ -120,12 +197,26 @@ public final class Database implements AutoCloseable {
         writerPool.close();
     }
 
-    private static void migrate(Dialect dialect, DataSource dataSource) {
-        Flyway.configure()
+    /** Migrates the schema; returns the version when a newer release has taken it further than this one knows. */
+    private static Optional<String> migrate(Dialect dialect, DataSource dataSource) {
+        Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations(dialect.migrations())
-                .load()
-                .migrate();
+                .load();
+        MigrationInfo[] all = flyway.info().all();
+        Optional<MigrationVersion> known = Arrays.stream(all).filter(m -> m.getState().isResolved())
+                .map(MigrationInfo::getVersion).filter(Objects::nonNull).max(Comparator.naturalOrder());
+        Optional<MigrationInfo> newest = Arrays.stream(all)
+                .filter(m -> m.getState().isApplied() && m.getVersion() != null
+                        && known.map(k -> m.getVersion().compareTo(k) > 0).orElse(true))
+                .max(Comparator.comparing(MigrationInfo::getVersion));
+        if (newest.isPresent()) {
+            LOG.warn("the database schema is at version {}, newer than this release knows; it is opened read-only",
+                    newest.get().getVersion());
+            return Optional.of(newest.get().getVersion().getVersion());
+        }
+        flyway.migrate();
+        return Optional.empty();
     }
 
     private static SQLiteDataSource sqlite(String url) {

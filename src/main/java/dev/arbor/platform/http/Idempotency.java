@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 
@@ -36,15 +37,21 @@ public final class Idempotency {
             "transfer-encoding", "connection", "vary", "access-control-allow-origin", "access-control-expose-headers");
 
     private static final Duration PURGE_EVERY = Duration.ofHours(1);
+    /** How long answers are kept while the database cannot take them (read-only): in memory, so not for long. */
+    static final Duration KEPT_IN_MEMORY = Duration.ofMinutes(10);
 
     private final Database database;
     private final Clock clock;
     private final AtomicLong purgedAt;
+    private final InMemory memory = new InMemory();
 
     public Idempotency(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
         this.purgedAt = new AtomicLong(clock.millis());
+        if (database.readOnly()) {
+            return;
+        }
         database.update(handle -> {
             purgeExpired(handle, clock.millis());
             if (database.dialect().singleNode()) {
@@ -107,6 +114,9 @@ public final class Idempotency {
     }
 
     private Optional<StoredResponse> claim(String scope, String key, String hash) {
+        if (database.readOnly()) {
+            return memory.claim(scope + " " + key, hash, clock.millis());
+        }
         return database.write(handle -> {
             long now = clock.millis();
             long last = purgedAt.get();
@@ -138,13 +148,10 @@ public final class Idempotency {
                             rs.getBytes(5)))
                     .one();
             if (!existing.hash().equals(hash)) {
-                throw ApiException.of(ErrorCode.IDEMPOTENCY_KEY_REUSED, HEADER,
-                        "This Idempotency-Key was used with a different request; use a new key for a new request.");
+                throw reused();
             }
             if (existing.state().equals("in_progress")) {
-                throw ApiException.of(ErrorCode.IDEMPOTENCY_IN_PROGRESS, HEADER,
-                                "A request with this Idempotency-Key is still running; retry in a second.")
-                        .withHeader("retry-after", "1");
+                throw inProgress();
             }
             return Optional.of(new StoredResponse(existing.status(), readHeaders(existing.headers()),
                     existing.body()));
@@ -159,6 +166,10 @@ public final class Idempotency {
                 headers.put(name, ctx.res().getHeader(name));
             }
         }
+        if (database.readOnly()) {
+            memory.complete(scope + " " + key, new StoredResponse(ctx.statusCode(), headers, body));
+            return;
+        }
         database.update(handle -> handle.createUpdate("""
                         UPDATE idempotency_keys
                         SET state = 'done', status_code = :status, response_headers = :headers, response_body = :body
@@ -171,6 +182,10 @@ public final class Idempotency {
     }
 
     private void release(String scope, String key) {
+        if (database.readOnly()) {
+            memory.release(scope + " " + key);
+            return;
+        }
         database.update(handle -> handle.createUpdate(
                         "DELETE FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key")
                 .bind("scope", scope).bind("key", key)
@@ -227,6 +242,45 @@ public final class Idempotency {
             return Json.mapper().readValue(json, new TypeReference<LinkedHashMap<String, String>>() {});
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ApiException reused() {
+        return ApiException.of(ErrorCode.IDEMPOTENCY_KEY_REUSED, HEADER,
+                "This Idempotency-Key was used with a different request; use a new key for a new request.");
+    }
+
+    private static ApiException inProgress() {
+        return ApiException.of(ErrorCode.IDEMPOTENCY_IN_PROGRESS, HEADER,
+                "A request with this Idempotency-Key is still running; retry in a second.")
+                .withHeader("retry-after", "1");
+    }
+
+    /** The keys of a server whose database is read-only: the same rules, kept in memory for ten minutes. */
+    private static final class InMemory {
+        private record Entry(String hash, long createdAt, Optional<StoredResponse> response) {}
+
+        private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+
+        Optional<StoredResponse> claim(String id, String hash, long now) {
+            entries.values().removeIf(e -> e.createdAt() < now - KEPT_IN_MEMORY.toMillis());
+            Entry mine = new Entry(hash, now, Optional.empty());
+            Entry existing = entries.putIfAbsent(id, mine);
+            if (existing == null) {
+                return Optional.empty();
+            }
+            if (!existing.hash().equals(hash)) {
+                throw reused();
+            }
+            return Optional.of(existing.response().orElseThrow(Idempotency::inProgress));
+        }
+
+        void complete(String id, StoredResponse response) {
+            entries.computeIfPresent(id, (k, e) -> new Entry(e.hash(), e.createdAt(), Optional.of(response)));
+        }
+
+        void release(String id) {
+            entries.remove(id);
         }
     }
 

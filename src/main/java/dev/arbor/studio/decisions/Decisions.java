@@ -54,7 +54,7 @@ public final class Decisions implements AutoCloseable {
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
         interrupted.put("message", "The server stopped while this decision was queued or running; it was not run "
                 + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
-        int recovered = store.failUnfinished(interrupted, clock.millis());
+        int recovered = database.readOnly() ? 0 : store.failUnfinished(interrupted, clock.millis());
         if (recovered > 0) {
             LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
         }

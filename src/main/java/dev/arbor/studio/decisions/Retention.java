@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
@@ -49,6 +50,8 @@ final class Retention implements AutoCloseable {
         timer.scheduleWithFixedDelay(() -> {
             try {
                 sweep();
+            } catch (ApiException e) {
+                LOG.warn("the history sweep could not run: {}", e.getMessage());
             } catch (RuntimeException e) {
                 LOG.warn("the history sweep failed; it runs again in an hour", e);
             }

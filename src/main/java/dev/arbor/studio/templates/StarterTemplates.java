@@ -23,8 +23,14 @@ final class StarterTemplates {
 
     private StarterTemplates() {}
 
-    /** Seeds every scenario; a scenario that does not pass the template checks stops the start. */
+    /**
+     * Seeds every scenario; a scenario that does not pass the template checks stops the start. A read-only
+     * database keeps the ones it has.
+     */
     static int seed(TemplateStore store, Clock clock) {
+        if (store.database().readOnly()) {
+            return 0;
+        }
         JsonNode catalog = read();
         int count = 0;
         for (JsonNode scenario : catalog) {
