@@ -67,33 +67,33 @@ public final class TestServer {
     }
 
     public HttpReply sendBytes(String method, String path, byte[] body, String... headers) {
-        var builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
-        for (int i = 0; i < headers.length; i += 2) {
-            builder.header(headers[i], headers[i + 1]);
-        }
-        builder.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(body));
-        try {
-            HttpResponse<String> response = CLIENT.send(builder.build(), HttpResponse.BodyHandlers.ofString());
-            return new HttpReply(response.statusCode(), response.headers(), response.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return reply(request(method, path, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofByteArray(body), Duration.ofSeconds(30), headers));
     }
 
     /** Sends a body of unknown length (chunked), such as one too large to hold. */
     public HttpReply sendStream(String method, String path, Supplier<InputStream> body, String... headers) {
-        var builder = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(120));
+        return reply(request(method, path, HttpRequest.BodyPublishers.ofInputStream(body), Duration.ofSeconds(120),
+                headers));
+    }
+
+    private HttpRequest request(String method, String path, HttpRequest.BodyPublisher body, Duration timeout,
+                                String... headers) {
+        var builder = HttpRequest.newBuilder(uri(path)).timeout(timeout);
         for (int i = 0; i < headers.length; i += 2) {
             builder.header(headers[i], headers[i + 1]);
         }
-        builder.method(method, HttpRequest.BodyPublishers.ofInputStream(body));
+        return builder.method(method, body).build();
+    }
+
+    private static HttpReply reply(HttpRequest request) {
+        HttpResponse<String> response = exchange(request, HttpResponse.BodyHandlers.ofString());
+        return new HttpReply(response.statusCode(), response.headers(), response.body());
+    }
+
+    private static <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         try {
-            HttpResponse<String> response = CLIENT.send(builder.build(), HttpResponse.BodyHandlers.ofString());
-            return new HttpReply(response.statusCode(), response.headers(), response.body());
+            return CLIENT.send(request, handler);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -104,15 +104,8 @@ public final class TestServer {
 
     /** The bytes of a GET, for bodies that are not text. */
     public byte[] bytes(String path) {
-        try {
-            return CLIENT.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofByteArray()).body();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return exchange(request("GET", path, HttpRequest.BodyPublishers.noBody(), Duration.ofSeconds(30)),
+                HttpResponse.BodyHandlers.ofByteArray()).body();
     }
 
     /** Sends raw bytes over a socket, for requests an HTTP client refuses to make; returns the raw response. */

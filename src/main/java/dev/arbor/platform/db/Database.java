@@ -20,7 +20,10 @@ import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -119,6 +122,18 @@ public final class Database implements AutoCloseable {
         } catch (JdbiException e) {
             throw unavailableOr(e);
         }
+    }
+
+    /**
+     * Of {@code values}, those a query finds: {@code sql} selects one text column and binds them as {@code <values>},
+     * as in {@code SELECT DISTINCT id FROM t WHERE id IN (<values>)}.
+     */
+    public Set<String> found(String sql, Collection<String> values) {
+        if (values.isEmpty()) {
+            return Set.of();
+        }
+        return read(handle -> new HashSet<>(handle.createQuery(sql).bindList("values", List.copyOf(values))
+                .mapTo(String.class).list()));
     }
 
     /** Whether writes are refused: the schema is newer than this release knows. */

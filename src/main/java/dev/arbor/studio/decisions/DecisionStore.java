@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -338,12 +337,8 @@ final class DecisionStore {
 
     /** Of these files, those that stored decisions keep. */
     Set<String> filesInUse(Collection<String> fileIds) {
-        if (fileIds.isEmpty()) {
-            return Set.of();
-        }
-        return database.read(handle -> new HashSet<>(handle.createQuery(
-                        "SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<ids>)")
-                .bindList("ids", List.copyOf(fileIds)).mapTo(String.class).list()));
+        return database.found("SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<values>)",
+                fileIds);
     }
 
     /** How many decisions history holds, and when the oldest was made. */

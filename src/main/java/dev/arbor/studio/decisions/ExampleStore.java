@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -104,12 +103,8 @@ final class ExampleStore {
 
     /** Of these files, those that examples keep. */
     Set<String> filesInUse(Collection<String> fileIds) {
-        if (fileIds.isEmpty()) {
-            return Set.of();
-        }
-        return database.read(handle -> new HashSet<>(handle.createQuery(
-                        "SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<ids>)")
-                .bindList("ids", List.copyOf(fileIds)).mapTo(String.class).list()));
+        return database.found("SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<values>)",
+                fileIds);
     }
 
     /** Retires the current row of an example; returns whether there was one. */

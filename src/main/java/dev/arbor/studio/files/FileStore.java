@@ -6,7 +6,6 @@ import dev.arbor.platform.db.Database;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -70,12 +69,7 @@ final class FileStore {
 
     /** Of these hashes, those some file row names. */
     Set<String> knownHashes(Collection<String> hashes) {
-        if (hashes.isEmpty()) {
-            return Set.of();
-        }
-        return database.read(handle -> new HashSet<>(handle.createQuery(
-                        "SELECT DISTINCT sha256 FROM studio_files WHERE sha256 IN (<hashes>)")
-                .bindList("hashes", List.copyOf(hashes)).mapTo(String.class).list()));
+        return database.found("SELECT DISTINCT sha256 FROM studio_files WHERE sha256 IN (<values>)", hashes);
     }
 
     /** The bytes the files' blobs take on disk, each blob once. */
