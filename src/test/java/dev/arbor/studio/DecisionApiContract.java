@@ -8,6 +8,7 @@ import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -603,6 +604,46 @@ abstract class DecisionApiContract {
         assertThat(http.get(search + "charged%20dashboard").json().path("data").size()).isZero();
         http.post(D + "/" + invoice + "/redact", "{\"fields\": [\"input.state\"]}");
         assertThat(http.get(search + "charged").json().path("data").size()).as("after redaction").isZero();
+    }
+
+    @Test
+    void aTemplatesStatsFromTheIndexesEqualStatsCountedFromEveryRecord() {
+        String template = """
+                {"id": "stats-eq", "model": "hash-decider",
+                 "variables": {"note": {"type": "string"}, "teams": {"type": "options"}},
+                 "state": "{{note}}",
+                 "questions": {"tags": {"type": "multi", "criteria": ["refund", "angry", "legal", "vip"]},
+                               "days": {"type": "number", "criteria": [1, 2, 5, 10]},
+                               "team": {"type": "choice", "criteria": "{{teams}}"},
+                               "level": {"type": "choice", "criteria": ["low", "mid", "high"]}},
+                 "extensions": {"questions": true, "options": ["level"]}}""";
+        HttpReply created = http.post("/v1/studio/templates", template);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        var ids = new ArrayList<String>();
+        for (int i = 0; i < 12; i++) {
+            String extras = i % 3 == 0 ? ", \"add_options\": {\"level\": {\"urgent\": \"needs it now\"}}"
+                    : i % 3 == 1 ? ", \"questions\": {\"legal\": {\"type\": \"noul\"}}" : "";
+            HttpReply decided = http.post(D, "{\"template\": \"stats-eq\", \"variables\": {\"note\": \"case " + i
+                    + "\", \"teams\": [\"billing\", \"tech\"]}" + extras + "}");
+            assertThat(decided.status()).as(decided.body()).isEqualTo(200);
+            ids.add(decided.json().path("id").asText());
+            if (i == 5) {
+                http.put("/v1/studio/templates/stats-eq", template.replace("\"high\"]", "\"high\", \"max\"]"));
+            }
+        }
+        http.post(D + "/" + ids.get(0) + "/feedback", "{\"expected\": {\"days\": 2, \"team\": \"tech\"}, "
+                + "\"rating\": 1}");
+        http.post(D + "/" + ids.get(1) + "/feedback", "{\"expected\": {\"tags\": [\"vip\"], \"level\": "
+                + "\"high\"}, \"rating\": null}");
+        http.post(D + "/" + ids.get(3) + "/feedback", "{\"expected\": {\"level\": \"urgent\"}, \"rating\": -1}");
+        for (String query : List.of("", "?group_by=version", "?group_by=version&include_extended=true",
+                "?include_extended=true", "?group_by=version&version=1")) {
+            JsonNode fast = http.get("/v1/studio/templates/stats-eq/stats" + query).json();
+            JsonNode everyRecord = http.get("/v1/studio/templates/stats-eq/stats" + (query.isEmpty() ? "?" : query
+                    + "&") + "created_after=0").json();
+            assertThat(fast).as(query).isEqualTo(everyRecord);
+            assertThat(fast.at("/groups/0/count").asInt()).as(query).isPositive();
+        }
     }
 
     @Test

@@ -23,7 +23,9 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.EmptyHandling;
 import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.Query;
 
 /** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
 final class DecisionStore {
@@ -129,9 +131,12 @@ final class DecisionStore {
         if (!decision.rows().isEmpty()) {
             PreparedBatch batch = handle.prepareBatch("""
                     INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
-                        value, certainty, act, origin)
-                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin)""");
+                        value, certainty, act, origin, template_id, template_version)
+                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin,
+                        :template, :version)""");
             for (Answers.Row row : decision.rows()) {
+                batch.bind("template", decision.templateId().orElse(null))
+                        .bind("version", decision.templateVersion().orElse(null));
                 batch.bind("seq", seq).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
                         .bind("position", row.position()).bind("type", row.type()).bind("answer", row.answer())
                         .bind("value", row.value()).bind("certainty", row.certainty()).bind("act", row.act())
@@ -243,6 +248,93 @@ final class DecisionStore {
     }
 
     /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
+    // ---- statistics of one template, read from the stats indexes (V10)
+
+    /** {@code n} decisions of a version with this status and gate. */
+    record Counted(Optional<Integer> version, String status, boolean act, long n) {}
+
+    /** One group of answer rows: {@code first} rows are one per decision and carry its certainty and gate. */
+    record AnswerTotal(Optional<Integer> version, String question, int position, boolean first, String origin,
+                       Optional<String> answer, long n, double certaintySum, long acted) {}
+
+    /** A label on an answer of a completed decision. */
+    record Label(Optional<Integer> version, String decisionId, String question, String origin, boolean correct) {}
+
+    List<Counted> counted(String templateId, List<Integer> versions) {
+        return database.read(handle -> handle.createQuery("""
+                        SELECT template_version, status, act, COUNT(*) AS n FROM studio_decisions
+                        WHERE template_id = :template""" + versionFilter(versions)
+                        + " GROUP BY template_version, status, act")
+                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
+                .map((rs, ctx) -> new Counted(version(rs), rs.getString("status"), rs.getBoolean("act"),
+                        rs.getLong("n")))
+                .list());
+    }
+
+    /** How many completed decisions of the template (of one version, if given) have a total time. */
+    long timedCount(String templateId, Optional<Integer> version) {
+        return database.read(handle -> timed(handle, "SELECT COUNT(*) FROM studio_decisions", "", templateId, version)
+                .mapTo(Long.class).one());
+    }
+
+    /** The total time at a position of those, in ascending order. */
+    double timedAt(String templateId, Optional<Integer> version, long position) {
+        return database.read(handle -> timed(handle, "SELECT total_ms FROM studio_decisions",
+                        " ORDER BY total_ms LIMIT 1 OFFSET :position", templateId, version)
+                .bind("position", position).mapTo(Double.class).one());
+    }
+
+    private static Query timed(Handle handle, String select, String then, String templateId,
+                               Optional<Integer> version) {
+        Query query = handle.createQuery(select + " WHERE template_id = :template"
+                + (version.isPresent() ? " AND template_version = :version" : "")
+                + " AND status = 'completed' AND total_ms IS NOT NULL" + then).bind("template", templateId);
+        version.ifPresent(v -> query.bind("version", v));
+        return query;
+    }
+
+    List<AnswerTotal> answerTotals(String templateId, List<Integer> versions) {
+        return database.read(handle -> handle.createQuery("""
+                        SELECT template_version, question_key, ordinal, origin, answer, COUNT(*) AS n,
+                            SUM(ROUND(CAST(certainty AS NUMERIC), 4)) AS certainty,
+                            SUM(CASE WHEN act THEN 1 ELSE 0 END) AS acted, MIN(position) AS position
+                        FROM studio_decision_answers WHERE template_id = :template""" + versionFilter(versions)
+                        + " GROUP BY template_version, question_key, ordinal, origin, answer")
+                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
+                .map((rs, ctx) -> new AnswerTotal(version(rs), rs.getString("question_key"), rs.getInt("position"),
+                        rs.getInt("ordinal") == 0,
+                        rs.getString("origin"), Optional.ofNullable(rs.getString("answer")), rs.getLong("n"),
+                        rs.getDouble("certainty"), rs.getLong("acted")))
+                .list());
+    }
+
+    /** Labels on the template's completed decisions, one per decision and question (the latest when several). */
+    List<Label> labels(String templateId, List<Integer> versions) {
+        return database.read(handle -> handle.createQuery("""
+                        SELECT d.template_version, f.decision_id, f.question, a.origin, f.correct
+                        FROM studio_feedback f
+                        JOIN studio_decisions d ON d.id = f.decision_id
+                        JOIN studio_decision_answers a ON a.decision_seq = d.seq AND a.question_key = f.question
+                            AND a.ordinal = 0
+                        WHERE d.template_id = :template AND d.status = 'completed' AND f.correct IS NOT NULL"""
+                        + versionFilter(versions).replace("template_version", "d.template_version")
+                        + " ORDER BY f.updated_at")
+                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
+                .map((rs, ctx) -> new Label(version(rs), rs.getString("decision_id"), rs.getString("question"),
+                        rs.getString("origin"), rs.getBoolean("correct")))
+                .list());
+    }
+
+    private static String versionFilter(List<Integer> versions) {
+        return versions.isEmpty() ? "" : " AND template_version IN (<versions>)";
+    }
+
+
+    private static Optional<Integer> version(ResultSet rs) throws SQLException {
+        int version = rs.getInt("template_version");
+        return rs.wasNull() ? Optional.empty() : Optional.of(version);
+    }
+
     /** What history keeps, in bytes. */
     long storedBytes() {
         return database.read(handle -> handle.createQuery("SELECT COALESCE(SUM(stored_bytes), 0) FROM studio_decisions")

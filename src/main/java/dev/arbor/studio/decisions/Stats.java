@@ -66,8 +66,66 @@ final class Stats {
 
     /** Counts one decision, with the correctness of each labelled question. */
     void add(StoredDecision decision, Map<String, Boolean> correct) {
-        ObjectNode key = key(decision);
-        groups.computeIfAbsent(Json.writeString(key), k -> new Group(key)).add(decision, correct);
+        group(key(decision)).add(decision, correct);
+    }
+
+    // Totals that SQL counted from the indexes (see TemplateStats), added to the same groups.
+
+    /** {@code n} decisions of the group with this status and gate. */
+    void addCounted(ObjectNode key, String status, boolean act, long n) {
+        Group group = group(key);
+        group.count += n;
+        if (status.equals("failed")) {
+            group.failed += n;
+        }
+        if (status.equals("completed")) {
+            group.completed += n;
+            group.acted += act ? n : 0;
+        }
+    }
+
+    /** The group's latency percentiles, read by position from an index. */
+    void setLatency(ObjectNode key, double p50, double p95) {
+        group(key).latency = Optional.of(new double[] {p50, p95});
+    }
+
+    /**
+     * Answer rows of one question: {@code first} rows (one per decision) carry its certainty and gate; every row with
+     * an answer counts towards the distribution.
+     */
+    void addAnswers(ObjectNode key, String question, boolean first, String origin, String answer, long n,
+                    double certaintySum, long acted, boolean dynamic) {
+        Question stats = group(key).questions.computeIfAbsent(question, k -> new Question());
+        if (!includes(origin)) {
+            stats.excluded += first ? n : 0;
+            return;
+        }
+        if (first) {
+            stats.runs += n;
+            stats.certainty += certaintySum;
+            stats.acted += acted;
+        }
+        if (answer != null) {
+            stats.distribution.merge(answer, n, Long::sum);
+        }
+        stats.dynamic |= dynamic;
+    }
+
+    /** One label on a completed decision's answer. */
+    void addLabel(ObjectNode key, String question, String origin, boolean correct) {
+        Question stats = group(key).questions.get(question);
+        if (stats != null && includes(origin)) {
+            stats.labelled++;
+            stats.right += correct ? 1 : 0;
+        }
+    }
+
+    private boolean includes(String origin) {
+        return includeExtended || origin.equals("template") || origin.equals("adhoc");
+    }
+
+    private Group group(ObjectNode key) {
+        return groups.computeIfAbsent(Json.writeString(key), k -> new Group(key));
     }
 
     private ObjectNode key(StoredDecision decision) {
@@ -114,11 +172,12 @@ final class Stats {
     /** The running totals of one group. */
     private final class Group {
         private final ObjectNode key;
-        private int count;
-        private int failed;
-        private int completed;
-        private int acted;
+        private long count;
+        private long failed;
+        private long completed;
+        private long acted;
         private final List<Double> latencies = new ArrayList<>();
+        private Optional<double[]> latency = Optional.empty();
         private final Map<String, Question> questions = new LinkedHashMap<>();
         private int whatIfActed;
         private int whatIfLabelledActing;
@@ -149,7 +208,7 @@ final class Stats {
                 JsonNode answer = entry.getValue();
                 Question stats = questions.computeIfAbsent(q, k -> new Question());
                 String origin = answer.path("origin").asText();
-                if (!includeExtended && !origin.equals("template") && !origin.equals("adhoc")) {
+                if (!includes(origin)) {
                     stats.excluded++;
                     continue;
                 }
@@ -208,8 +267,8 @@ final class Stats {
             json.put("failed", failed);
             json.put("act_rate", completed == 0 ? 0 : Answers.round((double) acted / completed, 4));
             ObjectNode latency = json.putObject("latency_ms");
-            latency.put("p50", percentile(0.50));
-            latency.put("p95", percentile(0.95));
+            latency.put("p50", this.latency.map(l -> l[0]).orElseGet(() -> percentile(0.50)));
+            latency.put("p95", this.latency.map(l -> l[1]).orElseGet(() -> percentile(0.95)));
             ObjectNode byQuestion = json.putObject("questions");
             questions.forEach((q, stats) -> {
                 if (stats.runs > 0 || includeExtended) {
@@ -230,30 +289,38 @@ final class Stats {
             return json;
         }
 
-        /** Linear interpolation between the closest ranks, one decimal. */
         private double percentile(double rank) {
-            if (latencies.isEmpty()) {
-                return 0;
-            }
             double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            double position = rank * (sorted.length - 1);
-            int low = (int) Math.floor(position);
-            int high = (int) Math.ceil(position);
-            double value = sorted[low] + (sorted[high] - sorted[low]) * (position - low);
-            return Math.round(value * 10) / 10.0;
+            return Stats.percentile(sorted.length, rank, i -> sorted[(int) i]);
         }
+    }
+
+    /**
+     * Linear interpolation between the closest ranks of {@code n} sorted values, one decimal; {@code at} reads the
+     * value at a position.
+     */
+    static double percentile(long n, double rank, java.util.function.LongToDoubleFunction at) {
+        if (n == 0) {
+            return 0;
+        }
+        double position = rank * (n - 1);
+        long low = (long) Math.floor(position);
+        long high = (long) Math.ceil(position);
+        double lowValue = at.applyAsDouble(low);
+        double value = lowValue + (at.applyAsDouble(high) - lowValue) * (position - low);
+        return Math.round(value * 10) / 10.0;
     }
 
     /** One question's totals within a group. */
     private static final class Question {
-        int runs;
-        int excluded;
-        int acted;
+        long runs;
+        long excluded;
+        long acted;
         double certainty;
-        int labelled;
-        int right;
+        long labelled;
+        long right;
         boolean dynamic;
-        final Map<String, Integer> distribution = new HashMap<>();
+        final Map<String, Long> distribution = new HashMap<>();
 
         void add(JsonNode answer, Optional<Boolean> correct) {
             runs++;
@@ -264,9 +331,9 @@ final class Stats {
             dynamic |= answer.path("dynamic_options").asBoolean();
             JsonNode decision = answer.path("decision");
             if (decision.isArray()) {
-                decision.forEach(option -> distribution.merge(option.asText(), 1, Integer::sum));
+                decision.forEach(option -> distribution.merge(option.asText(), 1L, Long::sum));
             } else {
-                distribution.merge(decision.asText(), 1, Integer::sum);
+                distribution.merge(decision.asText(), 1L, Long::sum);
             }
             correct.ifPresent(c -> {
                 labelled++;

@@ -53,13 +53,18 @@ final class StatsRoutes {
         var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", 100), number(ctx, "what_if.act_threshold",
                 1));
         boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
-        var stats = new Stats(Stats.groupBy(ctx.queryParam("group_by")), includeExtended, whatIf);
+        List<String> groupBy = Stats.groupBy(ctx.queryParam("group_by"));
+        var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = HistoryQuery.parse(params, templates, clock.instant(), decisions.database().dialect());
-        decisions.eachPage(query, page -> {
-            Map<String, Map<String, Boolean>> correct = feedback.correctness(
-                    page.stream().map(StoredDecision::id).toList());
-            page.forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
-        });
+        if (TemplateStats.applies(params, groupBy, whatIf)) {
+            TemplateStats.count(stats, decisions, templates, params, !groupBy.isEmpty());
+        } else {
+            decisions.eachPage(query, page -> {
+                Map<String, Map<String, Boolean>> correct = feedback.correctness(
+                        page.stream().map(StoredDecision::id).toList());
+                page.forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
+            });
+        }
         var json = stats.json();
         String one = params.getOrDefault("template", "");
         if (Stats.groupBy(ctx.queryParam("group_by")).equals(List.of("version")) && !one.isEmpty()

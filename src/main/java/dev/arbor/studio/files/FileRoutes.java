@@ -27,6 +27,7 @@ final class FileRoutes {
     private static final String MULTIPART_CONFIG = "org.eclipse.jetty.multipartConfig";
     private static final int MAX_NAME = 255;
     private static final int IN_MEMORY_PART = 1024 * 1024;
+    private static final long DRAIN_BYTES = 4L * 1024 * 1024;
 
     private final StudioFiles files;
     private final BlobStore blobs;
@@ -60,7 +61,27 @@ final class FileRoutes {
         String purpose = purpose(Optional.ofNullable(ctx.queryParam("purpose")));
         MediaKinds.Kind kind = kind(name, Optional.of(contentType).filter(t -> !t.isBlank()));
         try (InputStream in = ctx.req().getInputStream()) {
-            created(ctx, receive(in, kind, name, purpose));
+            try {
+                created(ctx, receive(in, kind, name, purpose));
+            } catch (ApiException e) {
+                drain(in);
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Reads on a little past a refused body, so that a client that overshot by a few bytes finishes sending and
+     * reads the answer; a connection closed on unread bytes is reset and the answer lost. Much more is not read.
+     */
+    private static void drain(InputStream in) {
+        try {
+            long left = DRAIN_BYTES;
+            for (long skipped; left > 0 && (skipped = in.skip(left)) > 0; ) {
+                left -= skipped;
+            }
+        } catch (IOException e) {
+            // the connection goes anyway
         }
     }
 
@@ -104,16 +125,22 @@ final class FileRoutes {
     private static Optional<Part> part(Context ctx, String name) {
         try {
             return Optional.ofNullable(ctx.req().getPart(name));
-        } catch (IllegalStateException e) {
-            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "file", "The file is larger than "
-                    + StudioFiles.MAX_BYTES / (1024 * 1024) + " MB, the most a media file may be.");
-        } catch (ServletException | IOException e) {
+        } catch (IllegalStateException | ServletException | IOException e) {
             if (isTooLarge(e)) {
+                drainRequest(ctx);
                 throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "file", "The file is larger than "
                         + StudioFiles.MAX_BYTES / (1024 * 1024) + " MB, the most a media file may be.");
             }
             throw ApiException.of(ErrorCode.INVALID_FIELD, "file", "The body is not a readable multipart form; "
                     + "send multipart/form-data with the file in the field `file`, or the bytes themselves.");
+        }
+    }
+
+    private static void drainRequest(Context ctx) {
+        try {
+            drain(ctx.req().getInputStream());
+        } catch (IOException | IllegalStateException e) {
+            // the form parser has the stream; the connection goes anyway
         }
     }
 
