@@ -24,8 +24,8 @@ import java.util.function.IntFunction;
 
 /**
  * History at scale: fills history with {@code rows} decisions (1,000 made through the API, then copied in SQL a
- * round at a time, each copy older and with its own id and search text), then times, through HTTP, the history
- * routes a person uses: a filtered page, a cursor page deep in the list, a full-text query and the statistics of
+ * round at a time, each copy older and with its own id and search text, the statistics' running totals scaled to
+ * match), then times, through HTTP, the history routes a person uses: a filtered page, a cursor page deep in the list, a full-text query and the statistics of
  * one template, beside GET /health (the server's floor) measured in the same run. Run with the Arbor jar:
  * java -cp target/arbor.jar bench/history/HistoryBench.java [rows] [jdbc:postgresql://... for PostgreSQL]
  */
@@ -131,6 +131,12 @@ public class HistoryBench {
         }
         db.setAutoCommit(true);
         try (Statement statement = db.createStatement()) {
+            // the copies repeat the seeds exactly, so the statistics' running totals grow by the same factor
+            int factor = rounds + 1;
+            statement.executeUpdate("UPDATE studio_stats_decisions SET n = n * " + factor + ", acted = acted * "
+                    + factor + ", timed = timed * " + factor);
+            statement.executeUpdate("UPDATE studio_stats_answers SET n = n * " + factor + ", acted = acted * "
+                    + factor + ", certainty_e4 = certainty_e4 * " + factor);
             statement.execute(postgres ? "VACUUM ANALYZE" : "ANALYZE");
         }
     }

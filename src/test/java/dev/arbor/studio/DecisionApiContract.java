@@ -636,6 +636,13 @@ abstract class DecisionApiContract {
         http.post(D + "/" + ids.get(1) + "/feedback", "{\"expected\": {\"tags\": [\"vip\"], \"level\": "
                 + "\"high\"}, \"rating\": null}");
         http.post(D + "/" + ids.get(3) + "/feedback", "{\"expected\": {\"level\": \"urgent\"}, \"rating\": -1}");
+        http.delete(D + "/" + ids.get(4));
+        JsonNode bulk = http.post(D + "/delete", "{\"filter\": {\"template\": \"stats-eq@1\", "
+                + "\"answer.days\": \"10\"}}").json();
+        assertThat(bulk.path("deleted").asInt()).as(bulk.toString()).isPositive();
+        String background = http.post(D, "{\"template\": \"stats-eq\", \"background\": true, \"variables\": "
+                + "{\"note\": \"later\", \"teams\": [\"a\", \"b\"]}}").json().path("id").asText();
+        assertThat(http.get(D + "/" + background + "?wait=30").json().path("status").asText()).isEqualTo("completed");
         for (String query : List.of("", "?group_by=version", "?group_by=version&include_extended=true",
                 "?include_extended=true", "?group_by=version&version=1")) {
             JsonNode fast = http.get("/v1/studio/templates/stats-eq/stats" + query).json();

@@ -90,6 +90,7 @@ final class DecisionStore {
                 .mapTo(Long.class)
                 .one();
         insertDetails(handle, seq, decision.decision());
+        StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq), 1);
     }
 
     /** The columns a finished run sets, shared by an insert and the update of a queued decision. */
@@ -131,15 +132,13 @@ final class DecisionStore {
         if (!decision.rows().isEmpty()) {
             PreparedBatch batch = handle.prepareBatch("""
                     INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
-                        value, certainty, act, origin, template_id, template_version)
-                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin,
-                        :template, :version)""");
+                        value, certainty, act, origin)
+                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin)""");
             for (Answers.Row row : decision.rows()) {
-                batch.bind("template", decision.templateId().orElse(null))
-                        .bind("version", decision.templateVersion().orElse(null));
+                // certainty as the decision shows it, so that sums over rows equal sums over what readers see
                 batch.bind("seq", seq).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
                         .bind("position", row.position()).bind("type", row.type()).bind("answer", row.answer())
-                        .bind("value", row.value()).bind("certainty", row.certainty()).bind("act", row.act())
+                        .bind("value", row.value()).bind("certainty", Answers.round(row.certainty(), 4)).bind("act", row.act())
                         .bind("origin", row.origin()).add();
             }
             batch.execute();
@@ -165,6 +164,7 @@ final class DecisionStore {
             if (seq.isEmpty()) {
                 return false;
             }
+            StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), -1);
             handle.createUpdate("""
                             UPDATE studio_decisions SET status = :status, storage = :storage, model = :model, act = :act,
                                 min_certainty = :min_certainty, error_code = :error_code, completed_at = :completed_at,
@@ -173,6 +173,7 @@ final class DecisionStore {
                             WHERE seq = :seq""")
                     .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
             insertDetails(handle, seq.get(), decision);
+            StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), 1);
             return true;
         });
     }
@@ -182,12 +183,20 @@ final class DecisionStore {
      * first; returns whether it was.
      */
     boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_decisions SET status = :to, "
-                        + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
-                        + "body = :body WHERE id = :id AND status IN (<from>)")
-                .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
-                .bind("body", Json.writeString(body))
-                .bind("id", id).bindList("from", from).execute() == 1);
+        return database.write(handle -> {
+            StatsRollup.count(handle, "d.id = :id AND d.status IN (<from>)", q -> q.bind("id", id)
+                    .bindList("from", from), -1);
+            boolean moved = handle.createUpdate("UPDATE studio_decisions SET status = :to, "
+                            + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
+                            + "body = :body WHERE id = :id AND status IN (<from>)")
+                    .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
+                    .bind("body", Json.writeString(body))
+                    .bind("id", id).bindList("from", from).execute() == 1;
+            if (moved) {
+                StatsRollup.count(handle, "d.id = :id", q -> q.bind("id", id), 1);
+            }
+            return moved;
+        });
     }
 
     /** A page of history, newest first, filtered. */
@@ -248,87 +257,82 @@ final class DecisionStore {
     }
 
     /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
-    // ---- statistics of one template, read from the stats indexes (V10)
+    // ---- statistics of one template: running totals (StatsRollup) and latency by position
 
-    /** {@code n} decisions of a version with this status and gate. */
-    record Counted(Optional<Integer> version, String status, boolean act, long n) {}
+    /** A version's decisions of one status: how many, how many acted, how many have a total time. */
+    record Counted(Optional<Integer> version, String status, long n, long acted, long timed) {}
 
-    /** One group of answer rows: {@code first} rows are one per decision and carry its certainty and gate. */
+    /**
+     * Answers of one question, origin and value; {@code first} rows are one per decision and carry the sum of their
+     * certainties in ten-thousandths.
+     */
     record AnswerTotal(Optional<Integer> version, String question, int position, boolean first, String origin,
-                       Optional<String> answer, long n, double certaintySum, long acted) {}
+                       Optional<String> answer, long n, long certaintyE4, long acted) {}
 
     /** A label on an answer of a completed decision. */
     record Label(Optional<Integer> version, String decisionId, String question, String origin, boolean correct) {}
 
     List<Counted> counted(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
-                        SELECT template_version, status, act, COUNT(*) AS n FROM studio_decisions
-                        WHERE template_id = :template""" + versionFilter(versions)
-                        + " GROUP BY template_version, status, act")
+                        SELECT template_version, status, n, acted, timed FROM studio_stats_decisions
+                        WHERE template_id = :template AND n <> 0""" + versionFilter(versions, ""))
                 .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
-                .map((rs, ctx) -> new Counted(version(rs), rs.getString("status"), rs.getBoolean("act"),
-                        rs.getLong("n")))
+                .map((rs, ctx) -> new Counted(version(rs), rs.getString("status"), rs.getLong("n"),
+                        rs.getLong("acted"), rs.getLong("timed")))
                 .list());
     }
 
-    /** How many completed decisions of the template (of one version, if given) have a total time. */
-    long timedCount(String templateId, Optional<Integer> version) {
-        return database.read(handle -> timed(handle, "SELECT COUNT(*) FROM studio_decisions", "", templateId, version)
-                .mapTo(Long.class).one());
-    }
-
-    /** The total time at a position of those, in ascending order. */
-    double timedAt(String templateId, Optional<Integer> version, long position) {
-        return database.read(handle -> timed(handle, "SELECT total_ms FROM studio_decisions",
-                        " ORDER BY total_ms LIMIT 1 OFFSET :position", templateId, version)
-                .bind("position", position).mapTo(Double.class).one());
-    }
-
-    private static Query timed(Handle handle, String select, String then, String templateId,
-                               Optional<Integer> version) {
-        Query query = handle.createQuery(select + " WHERE template_id = :template"
-                + (version.isPresent() ? " AND template_version = :version" : "")
-                + " AND status = 'completed' AND total_ms IS NOT NULL" + then).bind("template", templateId);
-        version.ifPresent(v -> query.bind("version", v));
-        return query;
+    /**
+     * The total times at a position and the next one, in ascending order, of the template's completed decisions (of
+     * one version, if given).
+     */
+    List<Double> timedAt(String templateId, Optional<Integer> version, long position) {
+        return database.read(handle -> {
+            Query query = handle.createQuery("SELECT total_ms FROM studio_decisions WHERE template_id = :template"
+                            + (version.isPresent() ? " AND template_version = :version" : "")
+                            + " AND status = 'completed' AND total_ms IS NOT NULL ORDER BY total_ms LIMIT 2 OFFSET "
+                            + ":position")
+                    .bind("template", templateId).bind("position", position);
+            version.ifPresent(v -> query.bind("version", v));
+            return query.mapTo(Double.class).list();
+        });
     }
 
     List<AnswerTotal> answerTotals(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
-                        SELECT template_version, question_key, ordinal, origin, answer, COUNT(*) AS n,
-                            SUM(ROUND(CAST(certainty AS NUMERIC), 4)) AS certainty,
-                            SUM(CASE WHEN act THEN 1 ELSE 0 END) AS acted, MIN(position) AS position
-                        FROM studio_decision_answers WHERE template_id = :template""" + versionFilter(versions)
-                        + " GROUP BY template_version, question_key, ordinal, origin, answer")
+                        SELECT template_version, question_key, position, is_first, origin, answer, n, certainty_e4, acted
+                        FROM studio_stats_answers WHERE template_id = :template AND n <> 0"""
+                        + versionFilter(versions, ""))
                 .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
                 .map((rs, ctx) -> new AnswerTotal(version(rs), rs.getString("question_key"), rs.getInt("position"),
-                        rs.getInt("ordinal") == 0,
-                        rs.getString("origin"), Optional.ofNullable(rs.getString("answer")), rs.getLong("n"),
-                        rs.getDouble("certainty"), rs.getLong("acted")))
+                        rs.getInt("is_first") == 1, rs.getString("origin"),
+                        Optional.of(rs.getString("answer")).filter(a -> !a.isEmpty()), rs.getLong("n"),
+                        rs.getLong("certainty_e4"), rs.getLong("acted")))
                 .list());
     }
 
-    /** Labels on the template's completed decisions, one per decision and question (the latest when several). */
+    /**
+     * Labels on the template's completed decisions, oldest first (the latest wins). Feedback is the small side, so
+     * the joins start from it.
+     */
     List<Label> labels(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
                         SELECT d.template_version, f.decision_id, f.question, a.origin, f.correct
                         FROM studio_feedback f
-                        JOIN studio_decisions d ON d.id = f.decision_id
-                        JOIN studio_decision_answers a ON a.decision_seq = d.seq AND a.question_key = f.question
-                            AND a.ordinal = 0
-                        WHERE d.template_id = :template AND d.status = 'completed' AND f.correct IS NOT NULL"""
-                        + versionFilter(versions).replace("template_version", "d.template_version")
-                        + " ORDER BY f.updated_at")
+                        CROSS JOIN studio_decisions d
+                        CROSS JOIN studio_decision_answers a
+                        WHERE d.id = f.decision_id AND a.decision_seq = d.seq AND a.question_key = f.question
+                            AND a.ordinal = 0 AND d.template_id = :template AND d.status = 'completed'
+                            AND f.correct IS NOT NULL""" + versionFilter(versions, "d.") + " ORDER BY f.updated_at")
                 .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
                 .map((rs, ctx) -> new Label(version(rs), rs.getString("decision_id"), rs.getString("question"),
                         rs.getString("origin"), rs.getBoolean("correct")))
                 .list());
     }
 
-    private static String versionFilter(List<Integer> versions) {
-        return versions.isEmpty() ? "" : " AND template_version IN (<versions>)";
+    private static String versionFilter(List<Integer> versions, String alias) {
+        return versions.isEmpty() ? "" : " AND " + alias + "template_version IN (<versions>)";
     }
-
 
     private static Optional<Integer> version(ResultSet rs) throws SQLException {
         int version = rs.getInt("template_version");
@@ -380,8 +384,11 @@ final class DecisionStore {
         int deleted = 0;
         for (int from = 0; from < ids.size(); from += 500) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
-            deleted += database.write(handle -> handle.createUpdate("DELETE FROM studio_decisions WHERE id IN (<ids>)")
-                    .bindList("ids", chunk).execute());
+            deleted += database.write(handle -> {
+                StatsRollup.count(handle, "d.id IN (<ids>)", q -> q.bindList("ids", chunk), -1);
+                return handle.createUpdate("DELETE FROM studio_decisions WHERE id IN (<ids>)")
+                        .bindList("ids", chunk).execute();
+            });
         }
         return deleted;
     }
@@ -466,13 +473,15 @@ final class DecisionStore {
     }
 
     long deleteByTemplate(String templateId) {
-        return database.write(handle -> (long) handle.createUpdate("DELETE FROM studio_decisions WHERE template_id = "
-                + ":template_id").bind("template_id", templateId).execute());
+        return database.write(handle -> {
+            StatsRollup.count(handle, "d.template_id = :template_id", q -> q.bind("template_id", templateId), -1);
+            return (long) handle.createUpdate("DELETE FROM studio_decisions WHERE template_id = :template_id")
+                    .bind("template_id", templateId).execute();
+        });
     }
 
     boolean delete(String id) {
-        return database.write(handle -> handle.createUpdate("DELETE FROM studio_decisions WHERE id = :id")
-                .bind("id", id).execute() == 1);
+        return deleteAll(List.of(id)) == 1;
     }
 
     /**
@@ -484,6 +493,7 @@ final class DecisionStore {
             var unfinished = handle.createQuery("SELECT id, body FROM studio_decisions WHERE status IN ('queued', "
                             + "'in_progress')")
                     .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body"))).list();
+            StatsRollup.count(handle, "d.status IN ('queued', 'in_progress')", q -> { }, -1);
             for (var entry : unfinished) {
                 ObjectNode body = (ObjectNode) Json.read(entry.getValue());
                 body.put("status", "failed");
@@ -493,6 +503,7 @@ final class DecisionStore {
                                 + "completed_at = :now, body = :body WHERE id = :id")
                         .bind("code", error.path("code").asText()).bind("now", nowMillis)
                         .bind("body", Json.writeString(body)).bind("id", entry.getKey()).execute();
+                StatsRollup.count(handle, "d.id = :id", q -> q.bind("id", entry.getKey()), 1);
             }
             return unfinished.size();
         });

@@ -69,10 +69,10 @@ final class Stats {
         group(key(decision)).add(decision, correct);
     }
 
-    // Totals that SQL counted from the indexes (see TemplateStats), added to the same groups.
+    // Totals kept in SQL (see TemplateStats), added to the same groups.
 
-    /** {@code n} decisions of the group with this status and gate. */
-    void addCounted(ObjectNode key, String status, boolean act, long n) {
+    /** {@code n} decisions of the group with this status, {@code acted} of them acting. */
+    void addCounted(ObjectNode key, String status, long n, long acted) {
         Group group = group(key);
         group.count += n;
         if (status.equals("failed")) {
@@ -80,7 +80,7 @@ final class Stats {
         }
         if (status.equals("completed")) {
             group.completed += n;
-            group.acted += act ? n : 0;
+            group.acted += acted;
         }
     }
 
@@ -94,7 +94,7 @@ final class Stats {
      * an answer counts towards the distribution.
      */
     void addAnswers(ObjectNode key, String question, boolean first, String origin, String answer, long n,
-                    double certaintySum, long acted, boolean dynamic) {
+                    long certaintyE4, long acted, boolean dynamic) {
         Question stats = group(key).questions.computeIfAbsent(question, k -> new Question());
         if (!includes(origin)) {
             stats.excluded += first ? n : 0;
@@ -102,7 +102,7 @@ final class Stats {
         }
         if (first) {
             stats.runs += n;
-            stats.certainty += certaintySum;
+            stats.certaintyE4 += certaintyE4;
             stats.acted += acted;
         }
         if (answer != null) {
@@ -316,7 +316,8 @@ final class Stats {
         long runs;
         long excluded;
         long acted;
-        double certainty;
+        /** Certainties as decisions show them (four decimals), in ten-thousandths: sums that never drift. */
+        long certaintyE4;
         long labelled;
         long right;
         boolean dynamic;
@@ -324,7 +325,7 @@ final class Stats {
 
         void add(JsonNode answer, Optional<Boolean> correct) {
             runs++;
-            certainty += answer.path("certainty").asDouble();
+            certaintyE4 += Math.round(answer.path("certainty").asDouble() * 10_000);
             if (answer.path("act").asBoolean()) {
                 acted++;
             }
@@ -347,7 +348,7 @@ final class Stats {
             ObjectNode json = Json.object();
             json.put("runs", runs);
             json.put("excluded_runs", excluded);
-            json.put("mean_certainty", runs == 0 ? 0 : Answers.round(certainty / runs, 4));
+            json.put("mean_certainty", runs == 0 ? 0 : Answers.round(certaintyE4 / 10_000.0 / runs, 4));
             json.put("act_rate", runs == 0 ? 0 : Answers.round((double) acted / runs, 4));
             if (dynamic) {
                 json.putNull("distribution");

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The statistics of one template's decisions, in all or by version, counted in SQL from narrow indexes, so that
@@ -39,16 +40,20 @@ final class TemplateStats {
         List<Integer> versions = params.containsKey("version")
                 ? Arrays.stream(params.get("version").split(",")).map(v -> Integer.valueOf(v.trim())).toList()
                 : List.of();
-        var keys = new LinkedHashMap<Optional<Integer>, ObjectNode>();
+        var keys = new TreeMap<Optional<Integer>, ObjectNode>(Comparator.comparing(v -> v.orElse(0)));
+        var timed = new HashMap<Optional<Integer>, Long>();
         for (DecisionStore.Counted counted : store.counted(template, versions)) {
-            ObjectNode key = keys.computeIfAbsent(byVersion ? counted.version() : Optional.empty(),
-                    version -> key(version, byVersion));
-            stats.addCounted(key, counted.status(), counted.act(), counted.n());
+            Optional<Integer> group = byVersion ? counted.version() : Optional.empty();
+            ObjectNode key = keys.computeIfAbsent(group, version -> key(version, byVersion));
+            stats.addCounted(key, counted.status(), counted.n(), counted.acted());
+            if (counted.status().equals("completed")) {
+                timed.merge(group, counted.timed(), Long::sum);
+            }
         }
         keys.forEach((version, key) -> {
-            long n = store.timedCount(template, version);
-            stats.setLatency(key, Stats.percentile(n, 0.50, at -> store.timedAt(template, version, at)),
-                    Stats.percentile(n, 0.95, at -> store.timedAt(template, version, at)));
+            long n = timed.getOrDefault(version, 0L);
+            stats.setLatency(key, percentile(store, template, version, n, 0.50),
+                    percentile(store, template, version, n, 0.95));
         });
         var dynamic = new HashMap<Optional<Integer>, ObjectNode>();
         // questions in the order the newest decisions ask them, as when counted from the records
@@ -59,14 +64,26 @@ final class TemplateStats {
         for (DecisionStore.AnswerTotal total : totals) {
             ObjectNode questions = dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
             stats.addAnswers(keys.get(byVersion ? total.version() : Optional.empty()), total.question(),
-                    total.first(), total.origin(), total.answer().orElse(null), total.n(), total.certaintySum(),
+                    total.first(), total.origin(), total.answer().orElse(null), total.n(), total.certaintyE4(),
                     total.acted(), questions.path(total.question()).path("criteria").isTextual());
         }
         var latest = new LinkedHashMap<String, DecisionStore.Label>();
         store.labels(template, versions).forEach(label -> latest.put(label.decisionId() + "\n" + label.question(),
                 label));
-        latest.values().forEach(label -> stats.addLabel(keys.get(byVersion ? label.version() : Optional.empty()),
-                label.question(), label.origin(), label.correct()));
+        for (DecisionStore.Label label : latest.values()) {
+            ObjectNode key = keys.get(byVersion ? label.version() : Optional.empty());
+            if (key != null) {
+                stats.addLabel(key, label.question(), label.origin(), label.correct());
+            }
+        }
+    }
+
+    /** One read of the index at the rank's lower position gives both values the interpolation needs. */
+    private static double percentile(DecisionStore store, String template, Optional<Integer> version, long n,
+                                     double rank) {
+        long low = (long) Math.floor(rank * (n - 1));
+        List<Double> values = n == 0 ? List.of() : store.timedAt(template, version, low);
+        return Stats.percentile(n, rank, at -> values.get((int) Math.min(at - low, values.size() - 1)));
     }
 
     private static ObjectNode key(Optional<Integer> version, boolean byVersion) {
