@@ -37,8 +37,12 @@ public final class Idempotency {
             "transfer-encoding", "connection", "vary", "access-control-allow-origin", "access-control-expose-headers");
 
     private static final Duration PURGE_EVERY = Duration.ofHours(1);
-    /** How long answers are kept while the database cannot take them (read-only): in memory, so not for long. */
+    /**
+     * How long answers are kept in memory: while the database cannot take them (read-only), and for requests whose
+     * answer must not be written down ({@link #keepInMemoryOnly}).
+     */
     static final Duration KEPT_IN_MEMORY = Duration.ofMinutes(10);
+    private static final String MEMORY_ONLY = "arbor.idempotency.memory_only";
 
     private final Database database;
     private final Clock clock;
@@ -82,7 +86,8 @@ public final class Idempotency {
             checkKey(key);
             String scope = Digests.sha256Hex(Optional.ofNullable(ctx.header("Authorization")).orElse(""));
             String hash = upload ? uploadHash(ctx) : requestHash(ctx);
-            Optional<StoredResponse> stored = claim(scope, key, hash);
+            Optional<StoredResponse> stored = memory.replay(scope + " " + key, hash, clock.millis())
+                    .or(() -> claim(scope, key, hash));
             if (stored.isPresent()) {
                 replay(ctx, stored.get());
                 return;
@@ -93,12 +98,20 @@ public final class Idempotency {
                 succeeded = ctx.statusCode() >= 200 && ctx.statusCode() < 300;
             } finally {
                 if (succeeded) {
-                    complete(ctx, scope, key);
+                    complete(ctx, scope, key, hash);
                 } else {
                     release(scope, key);
                 }
             }
         };
+    }
+
+    /**
+     * Keeps this request's answer for replay in memory only (ten minutes), never in the database: for an answer the
+     * caller asked not to be stored, such as a decision with {@code store: none}.
+     */
+    public static void keepInMemoryOnly(Context ctx) {
+        ctx.attribute(MEMORY_ONLY, true);
     }
 
     private static void checkKey(String key) {
@@ -158,7 +171,7 @@ public final class Idempotency {
         });
     }
 
-    private void complete(Context ctx, String scope, String key) {
+    private void complete(Context ctx, String scope, String key, String hash) {
         byte[] body = responseBody(ctx);
         var headers = new LinkedHashMap<String, String>();
         for (String name : ctx.res().getHeaderNames()) {
@@ -166,8 +179,14 @@ public final class Idempotency {
                 headers.put(name, ctx.res().getHeader(name));
             }
         }
+        var response = new StoredResponse(ctx.statusCode(), headers, body);
         if (database.readOnly()) {
-            memory.complete(scope + " " + key, new StoredResponse(ctx.statusCode(), headers, body));
+            memory.complete(scope + " " + key, response);
+            return;
+        }
+        if (Boolean.TRUE.equals(ctx.attribute(MEMORY_ONLY))) {
+            memory.remember(scope + " " + key, hash, response, clock.millis());
+            release(scope, key);
             return;
         }
         database.update(handle -> handle.createUpdate("""
@@ -273,6 +292,23 @@ public final class Idempotency {
                 throw reused();
             }
             return Optional.of(existing.response().orElseThrow(Idempotency::inProgress));
+        }
+
+        /** The answer kept for this key, when there is one for the same request. */
+        Optional<StoredResponse> replay(String id, String hash, long now) {
+            entries.values().removeIf(e -> e.createdAt() < now - KEPT_IN_MEMORY.toMillis());
+            Entry entry = entries.get(id);
+            if (entry == null || entry.response().isEmpty()) {
+                return Optional.empty();
+            }
+            if (!entry.hash().equals(hash)) {
+                throw reused();
+            }
+            return entry.response();
+        }
+
+        void remember(String id, String hash, StoredResponse response, long now) {
+            entries.put(id, new Entry(hash, now, Optional.of(response)));
         }
 
         void complete(String id, StoredResponse response) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
@@ -188,6 +189,9 @@ final class DecisionRoutes {
         Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
                 : outcome.input().or(() -> Optional.of(decisions.input(plan, false)));
         ctx.header("x-studio-stored", outcome.stored());
+        if (plan.store() == StoreLevel.NONE) {
+            Idempotency.keepInMemoryOnly(ctx); // nothing of a decision stored none is written down, a replay included
+        }
         outcome.decisionId().ifPresent(id -> {
             ctx.header("x-studio-decision-id", id);
             ctx.header("location", BASE + "/" + id);

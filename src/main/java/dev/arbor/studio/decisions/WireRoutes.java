@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
@@ -86,6 +87,9 @@ final class WireRoutes {
         var source = new Source("wire", PATH, Requests.id(ctx), "header", Optional.empty());
         DecisionService.Outcome outcome = decisions.decide(plan, source, Requests.startedNanos(ctx));
         ctx.header("x-studio-stored", outcome.stored());
+        if (plan.store() == StoreLevel.NONE) {
+            Idempotency.keepInMemoryOnly(ctx);
+        }
         outcome.decisionId().ifPresent(id -> ctx.header("x-studio-decision-id", id));
         outcome.decision().path("warnings").forEach(w -> {
             if (!w.path("code").asText().equals(WarningCode.STORE_DOWNGRADED.code())) {
