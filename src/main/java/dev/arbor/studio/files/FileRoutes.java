@@ -51,6 +51,17 @@ final class FileRoutes {
      * their content type and a name from {@code ?name=} or {@code X-Filename}. Streamed to disk, never held whole.
      */
     private void upload(Context ctx) throws IOException {
+        try {
+            receive(ctx);
+        } catch (ApiException e) {
+            drainRequest(ctx);
+            // what is left of a refused body (a damaged form, most of all) is not known: start afresh
+            ctx.header("Connection", "close");
+            throw e;
+        }
+    }
+
+    private void receive(Context ctx) throws IOException {
         String contentType = Optional.ofNullable(ctx.header("Content-Type")).orElse("");
         if (MediaKinds.baseType(contentType).equals("multipart/form-data")) {
             uploadForm(ctx);
@@ -61,29 +72,11 @@ final class FileRoutes {
         String purpose = purpose(Optional.ofNullable(ctx.queryParam("purpose")));
         MediaKinds.Kind kind = kind(name, Optional.of(contentType).filter(t -> !t.isBlank()));
         try (InputStream in = ctx.req().getInputStream()) {
-            try {
-                created(ctx, receive(in, kind, name, purpose));
-            } catch (ApiException e) {
-                drain(in);
-                throw e;
-            }
+            created(ctx, keep(in, kind, name, purpose));
         }
     }
 
-    /**
-     * Reads on a little past a refused body, so that a client that overshot by a few bytes finishes sending and
-     * reads the answer; a connection closed on unread bytes is reset and the answer lost. Much more is not read.
-     */
-    private static void drain(InputStream in) {
-        try {
-            long left = DRAIN_BYTES;
-            for (long skipped; left > 0 && (skipped = in.skip(left)) > 0; ) {
-                left -= skipped;
-            }
-        } catch (IOException e) {
-            // the connection goes anyway
-        }
-    }
+
 
     private void uploadForm(Context ctx) throws IOException {
         ctx.req().setAttribute(MULTIPART_CONFIG, new MultipartConfigElement(blobs.tmpDir().toString(),
@@ -100,14 +93,14 @@ final class FileRoutes {
             Optional<String> name = cleanName(Optional.of(part.getSubmittedFileName()));
             MediaKinds.Kind kind = kind(name, Optional.ofNullable(part.getContentType()));
             try (InputStream in = part.getInputStream()) {
-                created(ctx, receive(in, kind, name, purpose));
+                created(ctx, keep(in, kind, name, purpose));
             }
         } finally {
             part.delete();
         }
     }
 
-    private StudioFile receive(InputStream in, MediaKinds.Kind kind, Optional<String> name, String purpose)
+    private StudioFile keep(InputStream in, MediaKinds.Kind kind, Optional<String> name, String purpose)
             throws IOException {
         BlobStore.Spooled spooled = blobs.spool(in, StudioFiles.MAX_BYTES, "file");
         if (spooled.bytes() == 0) {
@@ -127,7 +120,6 @@ final class FileRoutes {
             return Optional.ofNullable(ctx.req().getPart(name));
         } catch (IllegalStateException | ServletException | IOException e) {
             if (isTooLarge(e)) {
-                drainRequest(ctx);
                 throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "file", "The file is larger than "
                         + StudioFiles.MAX_BYTES / (1024 * 1024) + " MB, the most a media file may be.");
             }
@@ -136,11 +128,19 @@ final class FileRoutes {
         }
     }
 
+    /**
+     * Reads what is left of a refused body (up to 4 MB), so that the client finishes sending and reads the answer:
+     * a connection closed on unread bytes is reset and the answer lost with it. Much more is not read.
+     */
     private static void drainRequest(Context ctx) {
         try {
-            drain(ctx.req().getInputStream());
+            InputStream in = ctx.req().getInputStream();
+            long left = DRAIN_BYTES;
+            for (long skipped; left > 0 && (skipped = in.skip(left)) > 0; ) {
+                left -= skipped;
+            }
         } catch (IOException | IllegalStateException e) {
-            // the form parser has the stream; the connection goes anyway
+            // the form parser has the stream, or the connection is gone; the answer goes out as it can
         }
     }
 
