@@ -34,7 +34,7 @@ public final class Application implements AutoCloseable {
             var secrets = SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
-            var models = new Models(config.testModels());
+            var models = new Models(config.testModels(), database, clock);
             this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
                     .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout()));
             var templates = new Templates(database, clock, models, Decisions.history(database));

@@ -8,10 +8,13 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,6 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class EmbeddingEngine implements Engine {
     static final String BUNDLED_GRAPH = "/all-minilm-l6-v2-q.onnx";
     static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
+    /** Where a model folder may keep its graph, in the order looked at. */
+    static final List<String> GRAPHS = List.of("onnx/model_quantized.onnx", "onnx/model.onnx", "model.onnx");
+    static final String TOKENIZER = "tokenizer.json";
     private static final int MAX_TOKENS = 256;
     private static final int CACHED_OPTIONS = 20_000;
     private static final int WARM_UP_CALLS = 200;
@@ -51,10 +57,18 @@ final class EmbeddingEngine implements Engine {
         this.temperature = temperature;
     }
 
+    /**
+     * The bundled model, or with option {@code path} a sentence-embedding model in a folder laid out as a model hub
+     * has it: an ONNX graph ({@link #GRAPHS}, the first found) and {@code tokenizer.json}.
+     */
     static EmbeddingEngine load(Map<String, String> options) throws OrtException, IOException {
-        byte[] graph = resource(BUNDLED_GRAPH);
+        Optional<Path> folder = Optional.ofNullable(options.get("path")).map(Path::of);
+        byte[] graph = folder.isPresent() ? Files.readAllBytes(graph(folder.get()).orElseThrow(() ->
+                new IOException("no ONNX graph in " + folder.get() + " (looked for " + String.join(", ", GRAPHS)
+                        + ")"))) : resource(BUNDLED_GRAPH);
         HuggingFaceTokenizer tokenizer;
-        try (InputStream json = EmbeddingEngine.class.getResourceAsStream(BUNDLED_TOKENIZER)) {
+        try (InputStream json = folder.isPresent() ? Files.newInputStream(folder.get().resolve(TOKENIZER))
+                : EmbeddingEngine.class.getResourceAsStream(BUNDLED_TOKENIZER)) {
             if (json == null) {
                 throw new IOException("the bundled tokenizer " + BUNDLED_TOKENIZER + " is missing");
             }
@@ -72,6 +86,11 @@ final class EmbeddingEngine implements Engine {
         var engine = new EmbeddingEngine(environment, session, tokenizer, temperature);
         engine.warmUp();
         return engine;
+    }
+
+    /** The graph a model folder holds, if it holds one. */
+    static Optional<Path> graph(Path folder) {
+        return GRAPHS.stream().map(folder::resolve).filter(Files::isRegularFile).findFirst();
     }
 
     /** Runs the embedding path until the JIT has compiled it, so that the first decisions are not the slow ones. */

@@ -2,24 +2,38 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A model in the registry.
  *
+ * @param source {@code builtin} (the catalog), or where it was added from: {@code model_hub}, {@code url},
+ *     {@code local}, {@code cloud}
+ * @param uri what it was added from: a repository, a URL, a folder; empty for built-in models
  * @param engine how it runs: {@code embedding}, {@code onnx-classifier}, {@code causal-lm}, {@code remote},
  *     {@code hash}
- * @param status {@code not_downloaded}, {@code downloading}, {@code downloaded}, {@code loading}, {@code loaded} or
- *     {@code failed}
+ * @param path the folder of its files, when they are not built in
+ * @param status {@code not_downloaded}, {@code downloading} or {@code downloaded}, before the runtime's own
+ *     ({@code loading}, {@code loaded}, {@code failed})
  */
-public record Model(String id, String name, String engine, ModelFacts facts, String status) {
+public record Model(String id, String name, String source, String uri, String engine, ModelFacts facts,
+                    Optional<Path> path, long sizeBytes, String status) {
     public Model {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
+        requireNonNull(source, "source");
+        requireNonNull(uri, "uri");
         requireNonNull(engine, "engine");
         requireNonNull(facts, "facts");
+        requireNonNull(path, "path");
         requireNonNull(status, "status");
+    }
+
+    boolean builtIn() {
+        return source.equals("builtin");
     }
 
     /** The model as the API shows it, with its status at run time. */
@@ -28,6 +42,8 @@ public record Model(String id, String name, String engine, ModelFacts facts, Str
         json.put("id", id);
         json.put("object", "model");
         json.put("name", name);
+        json.put("source", source);
+        json.put("uri", builtIn() ? null : uri);
         json.put("engine", engine);
         json.put("modalities", facts.modalities().stream().sorted(Models::modalityOrder).toList());
         json.put("types", facts.types().stream().sorted().toList());
@@ -35,6 +51,7 @@ public record Model(String id, String name, String engine, ModelFacts facts, Str
         json.put("max_questions", facts.maxQuestions());
         json.put("context_tokens", facts.contextTokens());
         json.put("notes", facts.notes());
+        json.put("size_bytes", sizeBytes);
         json.put("status", currentStatus);
         return json;
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -30,6 +31,9 @@ public final class ModelRoutes {
                 .get("/v1/studio/models/{model_id}", "Get a model", this::get);
         routes.group("models")
                 .get("/models", "List the model registry", this::list)
+                .post("/models", "Add a model to the registry (a local folder)", this::add)
+                .delete("/models/{model_id}", "Remove an added model from the registry (ejects it; its files stay)",
+                        this::delete)
                 .get("/models/{model_id}", "Get a model of the registry", this::get)
                 .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
                         this::load)
@@ -50,6 +54,23 @@ public final class ModelRoutes {
     private void get(Context ctx) {
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         Responses.ok(ctx, model.toJson(runtime.status(model)));
+    }
+
+    private void add(Context ctx) {
+        Access.requireAdmin(ctx);
+        LocalModels.Added added = LocalModels.read(BodyReader.of(Requests.jsonObject(ctx)), models.testModels());
+        Model model = models.add(added.model());
+        Map<String, Object> json = model.toJson(runtime.status(model));
+        json.put("warnings", added.warnings());
+        Responses.created(ctx, "/models/" + model.id(), json);
+    }
+
+    private void delete(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        models.remove(model);
+        runtime.eject(model.id());
+        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true));
     }
 
     private void load(Context ctx) {

@@ -336,7 +336,9 @@ public final class ModelRuntime implements AutoCloseable {
             command.add(model.id());
             command.add("--engine");
             command.add(model.engine());
-            options.forEach((key, value) -> {
+            var all = new LinkedHashMap<>(options);
+            model.path().ifPresent(folder -> all.put("path", folder.toString()));
+            all.forEach((key, value) -> {
                 command.add("--option");
                 command.add(key + "=" + value);
             });

@@ -3,6 +3,7 @@ package dev.arbor.models;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -10,6 +11,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,17 +29,37 @@ public final class Models {
     private static final List<String> MODALITIES = List.of("text", "image", "audio", "video");
     private static final Set<String> PRIMITIVE_TYPES = Set.of("choice", "score", "noul");
 
-    private final Map<String, Model> models = new LinkedHashMap<>();
+    /** The registry as it stands: built-in models first, then added ones in the order they came. */
+    private volatile Map<String, Model> models;
+    private final Optional<ModelStore> store;
+    private final Clock clock;
+    private final boolean testModels;
+
+    /** The catalog alone, for tools and tests that add no models. */
+    public Models(boolean testModels) {
+        this(testModels, Optional.empty(), Clock.systemUTC());
+    }
+
+    /** The catalog and the models added to this database. */
+    public Models(boolean testModels, Database database, Clock clock) {
+        this(testModels, Optional.of(new ModelStore(database)), clock);
+    }
 
     /** Reads the catalog; a catalog entry that does not make sense stops the start. */
-    public Models(boolean testModels) {
+    private Models(boolean testModels, Optional<ModelStore> store, Clock clock) {
+        this.testModels = testModels;
+        this.store = store;
+        this.clock = requireNonNull(clock, "clock");
+        var all = new LinkedHashMap<String, Model>();
         for (JsonNode entry : readCatalog()) {
             if (entry.path("test_only").asBoolean() && !testModels) {
                 continue;
             }
             Model model = fromCatalog(entry);
-            models.put(model.id(), model);
+            all.put(model.id(), model);
         }
+        store.ifPresent(added -> added.all().forEach(model -> all.putIfAbsent(model.id(), model)));
+        this.models = Collections.unmodifiableMap(all);
     }
 
     public List<Model> list() {
@@ -49,9 +72,41 @@ public final class Models {
 
     /** The model, or 404 {@code model_not_found} naming the models there are. */
     public Model require(String id, String param) {
-        return find(id).orElseThrow(() -> ApiException.of(ErrorCode.MODEL_NOT_FOUND, param, "There is no model '"
-                + id + "'; the models are " + (models.isEmpty() ? "none" : String.join(", ", models.keySet()))
-                + "."));
+        Map<String, Model> now = models;
+        return Optional.ofNullable(now.get(id)).orElseThrow(() -> ApiException.of(ErrorCode.MODEL_NOT_FOUND, param,
+                "There is no model '" + id + "'; the models are " + (now.isEmpty() ? "none"
+                        : String.join(", ", now.keySet())) + "."));
+    }
+
+    /** Adds a model whose files are in place (a local folder); 409 {@code model_exists} when the id is taken. */
+    synchronized Model add(Model model) {
+        if (models.containsKey(model.id())) {
+            throw ApiException.of(ErrorCode.MODEL_EXISTS, "id", "There is a model '" + model.id() + "' already; "
+                    + "send another `id`, or delete that one first.");
+        }
+        store.orElseThrow(() -> new IllegalStateException("this registry keeps no added models"))
+                .insert(model, clock.millis());
+        var all = new LinkedHashMap<>(models);
+        all.put(model.id(), model);
+        models = Collections.unmodifiableMap(all);
+        return model;
+    }
+
+    /** Removes an added model from the registry (its files stay where they are); built-in ones cannot go. */
+    synchronized void remove(Model model) {
+        if (model.builtIn()) {
+            throw ApiException.of(ErrorCode.MODEL_BUILT_IN, "model_id", "Model '" + model.id() + "' is built in; "
+                    + "it can be ejected but not deleted.");
+        }
+        store.ifPresent(added -> added.delete(model.id()));
+        var all = new LinkedHashMap<>(models);
+        all.remove(model.id());
+        models = Collections.unmodifiableMap(all);
+    }
+
+    /** Whether the deterministic test engine may be used (ARBOR_TEST_MODELS). */
+    boolean testModels() {
+        return testModels;
     }
 
     static int modalityOrder(String a, String b) {
@@ -72,7 +127,8 @@ public final class Models {
         entry.path("notes").forEach(note -> notes.add(note.asText()));
         var facts = new ModelFacts(modalities, types, entry.path("max_options").asInt(),
                 entry.path("max_questions").asInt(), entry.path("context_tokens").asInt(), notes);
-        return new Model(id, entry.path("name").asText(id), entry.path("engine").asText(), facts, "downloaded");
+        return new Model(id, entry.path("name").asText(id), "builtin", "", entry.path("engine").asText(), facts,
+                Optional.empty(), 0, "downloaded");
     }
 
     private static Set<String> strings(JsonNode array) {

@@ -1,0 +1,119 @@
+package dev.arbor.models;
+
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Warning;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Reads a request to add a model ({@code POST /models}) into a registry entry: the contract's {@code model_uri},
+ * {@code model_name} and {@code model_source}, the engine that runs it, and what it can answer (the engine's
+ * defaults unless sent). Every problem of the body at once.
+ */
+final class LocalModels {
+    private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+    private static final Set<String> SOURCES = Set.of("model_hub", "url", "local");
+    private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
+    private static final Set<String> TYPES = Set.of("choice", "score", "noul");
+
+    /** A checked request, and the warnings about fields nobody reads. */
+    record Added(Model model, List<Warning> warnings) {}
+
+    private LocalModels() {}
+
+    static Added read(BodyReader body, boolean testModels) {
+        Optional<String> uri = body.string("model_uri", true, 2048);
+        Optional<String> name = body.string("model_name", true, 200);
+        Optional<String> source = body.string("model_source", true, 20);
+        Optional<String> engine = body.string("engine", true, 40);
+        Optional<String> id = body.string("id", false, 64);
+        Optional<List<String>> modalities = body.strings("modalities", false, 4, 10);
+        Optional<List<String>> types = body.strings("types", false, 3, 10);
+        Optional<Long> maxOptions = body.integer("max_options", false, 2, 100_000);
+        Optional<Long> maxQuestions = body.integer("max_questions", false, 1, 10_000);
+        Optional<Long> contextTokens = body.integer("context_tokens", false, 1, 10_000_000);
+        body.integer("max_wait_seconds", false, 0, 86_400); // a local model is in place at once
+        source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
+                "must be model_hub, url or local"));
+        source.filter(s -> !s.equals("local") && SOURCES.contains(s)).ifPresent(s -> body.reject("model_source",
+                ErrorCode.INVALID_FIELD, "is " + s + ": downloads from a model hub or a URL are not in this "
+                        + "release yet; download the files and add their folder with model_source local"));
+        engine.filter(e -> !e.equals("embedding") && !(testModels && e.equals("hash"))).ifPresent(e ->
+                body.reject("engine", ErrorCode.INVALID_FIELD, "is '" + e + "'; this release runs added models on "
+                        + "embedding" + (testModels ? " or hash" : "")));
+        String modelId = id.or(() -> name.map(LocalModels::slug)).orElse("");
+        if (id.isPresent() && !ID.matcher(id.get()).matches()) {
+            body.reject("id", ErrorCode.INVALID_FIELD, "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with "
+                    + "a letter or digit");
+        } else if (id.isEmpty() && name.isPresent() && !ID.matcher(modelId).matches()) {
+            body.reject("model_name", ErrorCode.INVALID_FIELD, "gives no usable id; send an `id`");
+        }
+        modalities.filter(m -> !MODALITIES.containsAll(m) || !m.contains("text")).ifPresent(m -> body.reject(
+                "modalities", ErrorCode.INVALID_FIELD, "must include text, and only text, image, audio, video"));
+        types.filter(t -> !TYPES.containsAll(t) || t.isEmpty()).ifPresent(t -> body.reject("types",
+                ErrorCode.INVALID_FIELD, "must be among choice, score, noul"));
+        Optional<Path> folder = uri.filter(u -> source.orElse("").equals("local")).flatMap(u -> folder(u, body,
+                engine.orElse("")));
+        List<Warning> warnings = body.finish();
+        boolean hash = engine.orElseThrow().equals("hash");
+        var facts = new ModelFacts(Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
+                Set.copyOf(types.orElse(List.copyOf(TYPES))), maxOptions.orElse(1000L).intValue(),
+                maxQuestions.orElse(64L).intValue(), contextTokens.orElse(hash ? 100_000L : 256L).intValue(),
+                List.of("Added from " + folder.orElseThrow() + "."));
+        return new Added(new Model(modelId, name.orElseThrow(), "local", uri.orElseThrow(), engine.get(), facts,
+                folder, size(folder.get()), "downloaded"), warnings);
+    }
+
+    /** An absolute folder that holds what the engine needs. */
+    private static Optional<Path> folder(String uri, BodyReader body, String engine) {
+        Path path;
+        try {
+            path = Path.of(uri.startsWith("file://") ? uri.substring("file://".length()) : uri);
+        } catch (InvalidPathException e) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "is not a path");
+            return Optional.empty();
+        }
+        if (!path.isAbsolute() || !Files.isDirectory(path) || !Files.isReadable(path)) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must be the absolute path of a folder this server "
+                    + "can read");
+            return Optional.empty();
+        }
+        if (engine.equals("embedding") && (EmbeddingEngine.graph(path).isEmpty()
+                || !Files.isRegularFile(path.resolve(EmbeddingEngine.TOKENIZER)))) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "holds no embedding model: it needs an ONNX graph ("
+                    + String.join(", ", EmbeddingEngine.GRAPHS) + ") and " + EmbeddingEngine.TOKENIZER);
+            return Optional.empty();
+        }
+        return Optional.of(path.normalize());
+    }
+
+    private static long size(Path folder) {
+        try (Stream<Path> files = Files.walk(folder)) {
+            return files.filter(Files::isRegularFile).mapToLong(file -> {
+                try {
+                    return Files.size(file);
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + folder, e);
+        }
+    }
+
+    /** An id from a name: lower case, runs of other characters as one '-'. */
+    static String slug(String name) {
+        String slug = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9._-]+", "-").replaceAll("^[-._]+|-+$", "");
+        return slug.length() > 64 ? slug.substring(0, 64) : slug;
+    }
+}

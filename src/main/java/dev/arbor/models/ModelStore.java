@@ -1,0 +1,74 @@
+package dev.arbor.models;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The SQL of the models added at run time. */
+final class ModelStore {
+    private final Database database;
+
+    ModelStore(Database database) {
+        this.database = requireNonNull(database, "database");
+    }
+
+    List<Model> all() {
+        return database.read(handle -> handle.createQuery("SELECT * FROM models ORDER BY created_at, id")
+                .map((rs, ctx) -> row(rs)).list());
+    }
+
+    void insert(Model model, long nowMillis) {
+        database.update(handle -> handle.createUpdate("""
+                        INSERT INTO models (id, name, source, uri, engine, facts, path, size_bytes, created_at)
+                        VALUES (:id, :name, :source, :uri, :engine, :facts, :path, :size, :now)""")
+                .bind("id", model.id()).bind("name", model.name()).bind("source", model.source())
+                .bind("uri", model.uri()).bind("engine", model.engine()).bind("facts", Json.writeString(facts(model)))
+                .bind("path", model.path().map(Path::toString).orElse(null)).bind("size", model.sizeBytes())
+                .bind("now", nowMillis)
+                .execute());
+    }
+
+    boolean delete(String id) {
+        return database.write(handle -> handle.createUpdate("DELETE FROM models WHERE id = :id").bind("id", id)
+                .execute() == 1);
+    }
+
+    private static ObjectNode facts(Model model) {
+        ObjectNode json = Json.object();
+        model.facts().modalities().forEach(json.putArray("modalities")::add);
+        model.facts().types().forEach(json.putArray("types")::add);
+        json.put("max_options", model.facts().maxOptions());
+        json.put("max_questions", model.facts().maxQuestions());
+        json.put("context_tokens", model.facts().contextTokens());
+        model.facts().notes().forEach(json.putArray("notes")::add);
+        return json;
+    }
+
+    private static Model row(ResultSet rs) throws SQLException {
+        JsonNode facts = Json.read(rs.getString("facts"));
+        var notes = new ArrayList<String>();
+        facts.path("notes").forEach(note -> notes.add(note.asText()));
+        return new Model(rs.getString("id"), rs.getString("name"), rs.getString("source"), rs.getString("uri"),
+                rs.getString("engine"), new ModelFacts(strings(facts.path("modalities")),
+                        strings(facts.path("types")), facts.path("max_options").asInt(),
+                        facts.path("max_questions").asInt(), facts.path("context_tokens").asInt(), notes),
+                Optional.ofNullable(rs.getString("path")).map(Path::of), rs.getLong("size_bytes"), "downloaded");
+    }
+
+    private static Set<String> strings(JsonNode array) {
+        var values = new HashSet<String>();
+        array.forEach(item -> values.add(item.asText()));
+        return values;
+    }
+}
