@@ -3,6 +3,7 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
@@ -12,6 +13,8 @@ import dev.arbor.platform.http.HttpServer;
 import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.files.StudioFiles;
@@ -24,6 +27,7 @@ import java.util.function.Consumer;
 public final class Application implements AutoCloseable {
     private final Database database;
     private final ModelRuntime runtime;
+    private final Downloads downloads;
     private final Decisions decisions;
     private final HttpServer server;
 
@@ -44,7 +48,9 @@ public final class Application implements AutoCloseable {
 
             var routes = new Routes();
             access.addRoutes(routes);
-            new ModelRoutes(models, runtime).addTo(routes);
+            this.downloads = new Downloads(models, new OutboundClient(new OutboundPolicy(config.outboundAllow())),
+                    config.dataDir(), config.modelHubUrl(), config.downloads());
+            new ModelRoutes(models, runtime, downloads).addTo(routes);
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
@@ -93,10 +99,11 @@ public final class Application implements AutoCloseable {
         decisions.sweep();
     }
 
-    /** Drains requests in flight, stops background decisions and model workers, then closes the database. */
+    /** Drains requests in flight, stops downloads, background decisions and model workers, then the database. */
     @Override
     public void close() {
         server.stop();
+        downloads.close();
         decisions.close();
         runtime.close();
         database.close();

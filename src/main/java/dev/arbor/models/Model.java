@@ -16,11 +16,11 @@ import java.util.Optional;
  * @param engine how it runs: {@code embedding}, {@code onnx-classifier}, {@code causal-lm}, {@code remote},
  *     {@code hash}
  * @param path the folder of its files, when they are not built in
- * @param status {@code not_downloaded}, {@code downloading} or {@code downloaded}, before the runtime's own
- *     ({@code loading}, {@code loaded}, {@code failed})
+ * @param status {@code not_downloaded}, {@code downloading}, {@code downloaded} or {@code failed} (a download
+ *     that failed, with its {@code error}), before the runtime's own ({@code loading}, {@code loaded})
  */
 public record Model(String id, String name, String source, String uri, String engine, ModelFacts facts,
-                    Optional<Path> path, long sizeBytes, String status) {
+                    Optional<Path> path, long sizeBytes, String status, Optional<String> error) {
     public Model {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
@@ -30,6 +30,15 @@ public record Model(String id, String name, String source, String uri, String en
         requireNonNull(facts, "facts");
         requireNonNull(path, "path");
         requireNonNull(status, "status");
+        requireNonNull(error, "error");
+    }
+
+    Model withStatus(String newStatus, Optional<String> newError, long newSize) {
+        return new Model(id, name, source, uri, engine, facts, path, newSize, newStatus, newError);
+    }
+
+    boolean downloaded() {
+        return status.equals("downloaded");
     }
 
     boolean builtIn() {
@@ -53,6 +62,7 @@ public record Model(String id, String name, String source, String uri, String en
         json.put("notes", facts.notes());
         json.put("size_bytes", sizeBytes);
         json.put("status", currentStatus);
+        json.put("error", error.orElse(null));
         return json;
     }
 }

@@ -19,10 +19,12 @@ import java.util.Map;
 public final class ModelRoutes {
     private final Models models;
     private final ModelRuntime runtime;
+    private final Downloads downloads;
 
-    public ModelRoutes(Models models, ModelRuntime runtime) {
+    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads) {
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
+        this.downloads = requireNonNull(downloads, "downloads");
     }
 
     public void addTo(Routes routes) {
@@ -31,9 +33,14 @@ public final class ModelRoutes {
                 .get("/v1/studio/models/{model_id}", "Get a model", this::get);
         routes.group("models")
                 .get("/models", "List the model registry", this::list)
-                .post("/models", "Add a model to the registry (a local folder)", this::add)
-                .delete("/models/{model_id}", "Remove an added model from the registry (ejects it; its files stay)",
-                        this::delete)
+                .post("/models", "Add a model to the registry: a local folder, or a model hub repository to "
+                        + "download (returns at once)", this::add)
+                .action("/models/{model_id}/download", "Download (or resume downloading) a model's files",
+                        this::download)
+                .action("/models/{model_id}/download/cancel", "Stop a model's download (its partial files stay)",
+                        this::cancel)
+                .delete("/models/{model_id}", "Remove an added model from the registry (ejects it; downloaded "
+                        + "files go, a local folder stays)", this::delete)
                 .get("/models/{model_id}", "Get a model of the registry", this::get)
                 .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
                         this::load)
@@ -52,25 +59,69 @@ public final class ModelRoutes {
     }
 
     private void get(Context ctx) {
-        Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        Responses.ok(ctx, model.toJson(runtime.status(model)));
+        Responses.ok(ctx, json(models.require(ctx.pathParam("model_id"), "model_id")));
     }
 
     private void add(Context ctx) {
         Access.requireAdmin(ctx);
-        LocalModels.Added added = LocalModels.read(BodyReader.of(Requests.jsonObject(ctx)), models.testModels());
+        AddModel.Added added = AddModel.read(BodyReader.of(Requests.jsonObject(ctx)), models.testModels(),
+                downloads);
+        // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
+        var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
+                added.model().engine()));
         Model model = models.add(added.model());
-        Map<String, Object> json = model.toJson(runtime.status(model));
+        if (added.repository().isPresent()) {
+            downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
+                    files.orElseThrow());
+        }
+        Map<String, Object> json = json(models.require(model.id(), "model_id"));
         json.put("warnings", added.warnings());
-        Responses.created(ctx, "/models/" + model.id(), json);
+        ctx.header("location", "/models/" + model.id());
+        Responses.json(ctx, added.repository().isPresent() ? 202 : 201, json);
+    }
+
+    /** Starts or resumes the download of a model from a hub; a model whose files are here is answered as it is. */
+    private void download(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        if (!model.downloaded() && !model.status().equals("downloading")) {
+            if (!model.source().equals("model_hub")) {
+                throw ApiException.of(ErrorCode.INVALID_FIELD, "model_id", "Model " + model.id() + " is not from a "
+                        + "model hub; there is nothing to download.");
+            }
+            var repository = AddModel.repository(model.uri());
+            downloads.start(model, repository.name(), repository.revision(), downloads.plan(repository.name(),
+                    repository.revision(), model.engine()));
+        }
+        Responses.json(ctx, 202, json(models.require(model.id(), "model_id")));
+    }
+
+    private void cancel(Context ctx) {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.download", "cancelled",
+                downloads.cancel(model.id())));
     }
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         models.remove(model);
+        downloads.cancel(model.id());
         runtime.eject(model.id());
+        if (model.source().equals("model_hub")) {
+            downloads.deleteFiles(model.id());
+        }
         Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true));
+    }
+
+    /** A model as the API shows it, with its download's progress while it runs. */
+    private Map<String, Object> json(Model model) {
+        Map<String, Object> json = model.toJson(runtime.status(model));
+        downloads.progress(model.id()).ifPresent(progress -> json.put("download", Map.of(
+                "bytes_done", progress.bytesDone(), "bytes_total", progress.bytesTotal(),
+                "files_done", progress.filesDone(), "files_total", progress.filesTotal())));
+        return json;
     }
 
     private void load(Context ctx) {

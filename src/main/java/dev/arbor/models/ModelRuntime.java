@@ -97,7 +97,7 @@ public final class ModelRuntime implements AutoCloseable {
 
     /** Starts loading a model unless it is loaded or loading; returns at once. */
     public void load(String modelId, Map<String, String> options) {
-        Model model = models.require(modelId, "model_id");
+        Model model = downloaded(models.require(modelId, "model_id"), "model_id");
         workers.compute(model.id(), (id, existing) -> {
             if (existing != null && !existing.failed() && existing.process.isAlive()) {
                 return existing;
@@ -160,11 +160,21 @@ public final class ModelRuntime implements AutoCloseable {
      * may throw to give up instead.
      */
     public Scoring.Answer score(String modelId, Scoring.Request request, Runnable atModel) {
-        Model model = models.require(modelId, "model");
+        Model model = downloaded(models.require(modelId, "model"), "model");
         WorkerHandle handle = ready(model);
         int port = awaitPort(model, handle);
         atModel.run();
         return ask(model, handle, port, request);
+    }
+
+    /** The model when its files are all here; 409 {@code model_not_downloaded} otherwise. */
+    private static Model downloaded(Model model, String param) {
+        if (!model.downloaded()) {
+            throw ApiException.of(ErrorCode.MODEL_NOT_DOWNLOADED, param, "Model " + model.id() + " is "
+                    + model.status().replace('_', ' ') + model.error().map(e -> " (" + e + ")").orElse("")
+                    + "; download it (POST /models/" + model.id() + "/download) before it can run.");
+        }
+        return model;
     }
 
     /** Whether decisions may start loading a model themselves. */

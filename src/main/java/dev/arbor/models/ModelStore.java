@@ -30,13 +30,30 @@ final class ModelStore {
 
     void insert(Model model, long nowMillis) {
         database.update(handle -> handle.createUpdate("""
-                        INSERT INTO models (id, name, source, uri, engine, facts, path, size_bytes, created_at)
-                        VALUES (:id, :name, :source, :uri, :engine, :facts, :path, :size, :now)""")
+                        INSERT INTO models (id, name, source, uri, engine, facts, path, size_bytes, status,
+                            created_at)
+                        VALUES (:id, :name, :source, :uri, :engine, :facts, :path, :size, :status, :now)""")
                 .bind("id", model.id()).bind("name", model.name()).bind("source", model.source())
                 .bind("uri", model.uri()).bind("engine", model.engine()).bind("facts", Json.writeString(facts(model)))
                 .bind("path", model.path().map(Path::toString).orElse(null)).bind("size", model.sizeBytes())
-                .bind("now", nowMillis)
+                .bind("status", model.status()).bind("now", nowMillis)
                 .execute());
+    }
+
+    /** Records where a model's download stands. */
+    void status(String id, String status, Optional<String> error, long sizeBytes) {
+        database.update(handle -> handle.createUpdate(
+                        "UPDATE models SET status = :status, error = :error, size_bytes = :size WHERE id = :id")
+                .bind("status", status).bind("error", error.orElse(null)).bind("size", sizeBytes).bind("id", id)
+                .execute());
+    }
+
+    /** Downloads a stopped server left running are stopped: their partial files wait for a resume. */
+    void stopInterrupted() {
+        if (!database.readOnly()) {
+            database.update(handle -> handle.execute(
+                    "UPDATE models SET status = 'not_downloaded' WHERE status = 'downloading'"));
+        }
     }
 
     boolean delete(String id) {
@@ -63,7 +80,8 @@ final class ModelStore {
                 rs.getString("engine"), new ModelFacts(strings(facts.path("modalities")),
                         strings(facts.path("types")), facts.path("max_options").asInt(),
                         facts.path("max_questions").asInt(), facts.path("context_tokens").asInt(), notes),
-                Optional.ofNullable(rs.getString("path")).map(Path::of), rs.getLong("size_bytes"), "downloaded");
+                Optional.ofNullable(rs.getString("path")).map(Path::of), rs.getLong("size_bytes"),
+                rs.getString("status"), Optional.ofNullable(rs.getString("error")));
     }
 
     private static Set<String> strings(JsonNode array) {

@@ -58,7 +58,10 @@ public final class Models {
             Model model = fromCatalog(entry);
             all.put(model.id(), model);
         }
-        store.ifPresent(added -> added.all().forEach(model -> all.putIfAbsent(model.id(), model)));
+        store.ifPresent(added -> {
+            added.stopInterrupted();
+            added.all().forEach(model -> all.putIfAbsent(model.id(), model));
+        });
         this.models = Collections.unmodifiableMap(all);
     }
 
@@ -104,6 +107,18 @@ public final class Models {
         models = Collections.unmodifiableMap(all);
     }
 
+    /** Records where an added model's download stands. */
+    synchronized Model status(Model model, String status, Optional<String> error, long sizeBytes) {
+        Model updated = model.withStatus(status, error, sizeBytes);
+        store.ifPresent(added -> added.status(model.id(), status, error, sizeBytes));
+        if (models.containsKey(model.id())) {
+            var all = new LinkedHashMap<>(models);
+            all.put(model.id(), updated);
+            models = Collections.unmodifiableMap(all);
+        }
+        return updated;
+    }
+
     /** Whether the deterministic test engine may be used (ARBOR_TEST_MODELS). */
     boolean testModels() {
         return testModels;
@@ -128,7 +143,7 @@ public final class Models {
         var facts = new ModelFacts(modalities, types, entry.path("max_options").asInt(),
                 entry.path("max_questions").asInt(), entry.path("context_tokens").asInt(), notes);
         return new Model(id, entry.path("name").asText(id), "builtin", "", entry.path("engine").asText(), facts,
-                Optional.empty(), 0, "downloaded");
+                Optional.empty(), 0, "downloaded", Optional.empty());
     }
 
     private static Set<String> strings(JsonNode array) {

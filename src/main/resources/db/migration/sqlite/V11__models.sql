@@ -1,5 +1,5 @@
 -- Models added to the registry at run time (the built-in ones come from the catalog): where their files are, which
--- engine runs them and what they can answer.
+-- engine runs them, what they can answer, and how their download stands.
 CREATE TABLE models (
     id         TEXT    PRIMARY KEY,
     name       TEXT    NOT NULL,
@@ -9,5 +9,7 @@ CREATE TABLE models (
     facts      TEXT    NOT NULL,
     path       TEXT,
     size_bytes INTEGER NOT NULL,
+    status     TEXT    NOT NULL CHECK (status IN ('not_downloaded', 'downloading', 'downloaded', 'failed')),
+    error      TEXT,
     created_at INTEGER NOT NULL
 );

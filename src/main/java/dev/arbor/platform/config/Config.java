@@ -29,12 +29,16 @@ import java.util.Optional;
  *     ({@code ARBOR_MODEL_TIMEOUT_SECONDS}, 600 by default)
  * @param modelLoadTimeout how long a decision waits for its model to load before {@code model_load_timeout}
  *     ({@code ARBOR_MODEL_LOAD_TIMEOUT_SECONDS}, 900 by default: the contract's 15 minutes)
+ * @param modelHubUrl the model hub models are downloaded from ({@code ARBOR_MODEL_HUB_URL}, Hugging Face's layout
+ *     and API; {@code https://huggingface.co} by default)
+ * @param downloads whether models may be downloaded ({@code ARBOR_NO_DOWNLOADS=1} turns it off)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
-                     java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout) {
+                     java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
+                     boolean downloads) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -55,6 +59,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         requireNonNull(logLevel, "logLevel");
         requireNonNull(modelTimeout, "modelTimeout");
         requireNonNull(modelLoadTimeout, "modelLoadTimeout");
+        requireNonNull(modelHubUrl, "modelHubUrl");
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -102,7 +107,16 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_TIMEOUT_SECONDS")
                         .map(v -> seconds("ARBOR_MODEL_TIMEOUT_SECONDS", v)).orElse(600L)),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v)).orElse(900L)));
+                        .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v)).orElse(900L)),
+                text(values, "ARBOR_MODEL_HUB_URL").map(Config::hubUrl).orElse("https://huggingface.co"),
+                !flag(values, "ARBOR_NO_DOWNLOADS", false));
+    }
+
+    private static String hubUrl(String value) {
+        if (!value.startsWith("https://") && !value.startsWith("http://")) {
+            throw new ConfigException("ARBOR_MODEL_HUB_URL must be an http or https URL, not " + value);
+        }
+        return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
     }
 
     private static Optional<String> text(Map<String, String> env, String name) {

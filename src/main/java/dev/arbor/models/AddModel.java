@@ -20,18 +20,24 @@ import java.util.stream.Stream;
  * {@code model_name} and {@code model_source}, the engine that runs it, and what it can answer (the engine's
  * defaults unless sent). Every problem of the body at once.
  */
-final class LocalModels {
+final class AddModel {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
     private static final Set<String> SOURCES = Set.of("model_hub", "url", "local");
     private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
     private static final Set<String> TYPES = Set.of("choice", "score", "noul");
+    private static final Pattern REPOSITORY = Pattern.compile(
+            "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
 
-    /** A checked request, and the warnings about fields nobody reads. */
-    record Added(Model model, List<Warning> warnings) {}
+    /** A repository of a model hub, at a revision (a branch, tag or commit). */
+    record Repository(String name, String revision) {}
 
-    private LocalModels() {}
+    /** A checked request: the model, the repository to download it from, and warnings about unread fields. */
+    record Added(Model model, Optional<Repository> repository, List<Warning> warnings) {}
 
-    static Added read(BodyReader body, boolean testModels) {
+    private AddModel() {}
+
+    /** @param downloads where a model from a hub goes, and whether downloads are allowed */
+    static Added read(BodyReader body, boolean testModels, Downloads downloads) {
         Optional<String> uri = body.string("model_uri", true, 2048);
         Optional<String> name = body.string("model_name", true, 200);
         Optional<String> source = body.string("model_source", true, 20);
@@ -45,13 +51,18 @@ final class LocalModels {
         body.integer("max_wait_seconds", false, 0, 86_400); // a local model is in place at once
         source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
                 "must be model_hub, url or local"));
-        source.filter(s -> !s.equals("local") && SOURCES.contains(s)).ifPresent(s -> body.reject("model_source",
-                ErrorCode.INVALID_FIELD, "is " + s + ": downloads from a model hub or a URL are not in this "
-                        + "release yet; download the files and add their folder with model_source local"));
+        source.filter(s -> s.equals("url")).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
+                "is url: downloads from a plain URL are not in this release yet; use model_hub, or download the "
+                        + "files and add their folder with model_source local"));
+        boolean fromHub = source.orElse("").equals("model_hub");
+        if (fromHub) {
+            downloads.requireAllowed();
+        }
+        Optional<Repository> repository = uri.filter(u -> fromHub).flatMap(u -> repository(u, body));
         engine.filter(e -> !e.equals("embedding") && !(testModels && e.equals("hash"))).ifPresent(e ->
                 body.reject("engine", ErrorCode.INVALID_FIELD, "is '" + e + "'; this release runs added models on "
                         + "embedding" + (testModels ? " or hash" : "")));
-        String modelId = id.or(() -> name.map(LocalModels::slug)).orElse("");
+        String modelId = id.or(() -> name.map(AddModel::slug)).orElse("");
         if (id.isPresent() && !ID.matcher(id.get()).matches()) {
             body.reject("id", ErrorCode.INVALID_FIELD, "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with "
                     + "a letter or digit");
@@ -66,12 +77,34 @@ final class LocalModels {
                 engine.orElse("")));
         List<Warning> warnings = body.finish();
         boolean hash = engine.orElseThrow().equals("hash");
+        Path files = folder.orElseGet(() -> downloads.folder(modelId));
         var facts = new ModelFacts(Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
                 Set.copyOf(types.orElse(List.copyOf(TYPES))), maxOptions.orElse(1000L).intValue(),
                 maxQuestions.orElse(64L).intValue(), contextTokens.orElse(hash ? 100_000L : 256L).intValue(),
-                List.of("Added from " + folder.orElseThrow() + "."));
-        return new Added(new Model(modelId, name.orElseThrow(), "local", uri.orElseThrow(), engine.get(), facts,
-                folder, size(folder.get()), "downloaded"), warnings);
+                List.of("Added from " + uri.orElseThrow() + "."));
+        return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
+                facts, Optional.of(files), fromHub ? 0 : size(files), fromHub ? "not_downloaded" : "downloaded",
+                Optional.empty()), repository, warnings);
+    }
+
+    /** The repository of a model added from a hub, read back from its uri. */
+    static Repository repository(String uri) {
+        var matcher = REPOSITORY.matcher(uri);
+        if (!matcher.matches()) {
+            throw new IllegalStateException("not a repository: " + uri);
+        }
+        return new Repository(matcher.group(1), Optional.ofNullable(matcher.group(2)).orElse("main"));
+    }
+
+    /** {@code owner/name} or {@code owner/name@revision} ({@code main} by default). */
+    private static Optional<Repository> repository(String uri, BodyReader body) {
+        var matcher = REPOSITORY.matcher(uri);
+        if (!matcher.matches()) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must name a repository of the model hub, as "
+                    + "owner/name or owner/name@revision");
+            return Optional.empty();
+        }
+        return Optional.of(repository(uri));
     }
 
     /** An absolute folder that holds what the engine needs. */

@@ -1,0 +1,309 @@
+package dev.arbor.models;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundRefusedException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Model files from a model hub (Hugging Face's layout and API, at a configurable base URL): which files an engine
+ * needs, and their download as long work — in the background, with progress, resumable (a partial file continues
+ * with an HTTP range), checked against the hub's SHA-256, and cancellable.
+ */
+public final class Downloads implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Downloads.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    /** One file of a repository: its path in the repository, its size and, for large files, its SHA-256. */
+    record RemoteFile(String path, long size, Optional<String> sha256) {}
+
+    /** How far a download has come. */
+    record Progress(long bytesDone, long bytesTotal, int filesDone, int filesTotal) {}
+
+    private record Running(AtomicLong done, long total, int files, AtomicLong filesDone, AtomicBoolean cancelled,
+                           java.util.concurrent.CountDownLatch finished) {}
+
+    private final Models models;
+    private final OutboundClient client;
+    private final Path root;
+    private final String hub;
+    private final boolean allowed;
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+
+    /**
+     * @param hubUrl the model hub's base URL
+     * @param allowed false under ARBOR_NO_DOWNLOADS
+     */
+    public Downloads(Models models, OutboundClient client, Path dataDir, String hubUrl, boolean allowed) {
+        this.models = requireNonNull(models, "models");
+        this.client = requireNonNull(client, "client");
+        this.root = requireNonNull(dataDir, "dataDir").resolve("models");
+        this.hub = requireNonNull(hubUrl, "hubUrl");
+        this.allowed = allowed;
+    }
+
+    /** Where an added model's files go. */
+    Path folder(String modelId) {
+        return root.resolve(modelId);
+    }
+
+    /** 409 {@code downloads_disabled} while ARBOR_NO_DOWNLOADS is set. */
+    void requireAllowed() {
+        if (!allowed) {
+            throw ApiException.of(ErrorCode.DOWNLOADS_DISABLED, null, "Downloads are turned off on this server "
+                    + "(ARBOR_NO_DOWNLOADS=1); add a model from a local folder instead (model_source local).");
+        }
+    }
+
+    /**
+     * The files of {@code repository} (at {@code revision}) that {@code engine} needs; 400 {@code invalid_field} at
+     * {@code model_uri} when the hub has no such repository or it lacks them.
+     */
+    List<RemoteFile> plan(String repository, String revision, String engine) {
+        requireAllowed();
+        URI tree = URI.create(hub + "/api/models/" + repository + "/tree/" + encode(revision) + "?recursive=true");
+        HttpResponse<String> response = get(tree, Optional.empty(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 404 || response.statusCode() == 401) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "The model hub has no repository "
+                    + repository + " at " + revision + " (or it is private).");
+        }
+        if (response.statusCode() != 200) {
+            throw unreachable("it answered " + response.statusCode());
+        }
+        var files = new ArrayList<RemoteFile>();
+        for (JsonNode entry : Json.read(response.body())) {
+            if (entry.path("type").asText().equals("file")) {
+                JsonNode lfs = entry.path("lfs");
+                files.add(new RemoteFile(entry.path("path").asText(), entry.path("size").asLong(),
+                        Optional.ofNullable(lfs.path("oid").textValue())));
+            }
+        }
+        return needed(files, engine, repository);
+    }
+
+    private static List<RemoteFile> needed(List<RemoteFile> files, String engine, String repository) {
+        if (!engine.equals("embedding")) {
+            return files;
+        }
+        Optional<RemoteFile> graph = EmbeddingEngine.GRAPHS.stream()
+                .flatMap(path -> files.stream().filter(f -> f.path().equals(path))).findFirst();
+        Optional<RemoteFile> tokenizer = files.stream()
+                .filter(f -> f.path().equals(EmbeddingEngine.TOKENIZER)).findFirst();
+        if (graph.isEmpty() || tokenizer.isEmpty()) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "Repository " + repository + " holds no "
+                    + "embedding model: it needs an ONNX graph (" + String.join(", ", EmbeddingEngine.GRAPHS)
+                    + ") and " + EmbeddingEngine.TOKENIZER + ".");
+        }
+        return List.of(graph.get(), tokenizer.get());
+    }
+
+    /** Starts (or resumes) a model's download in the background. */
+    void start(Model model, String repository, String revision, List<RemoteFile> files) {
+        long total = files.stream().mapToLong(RemoteFile::size).sum();
+        var run = new Running(new AtomicLong(), total, files.size(), new AtomicLong(), new AtomicBoolean(),
+                new java.util.concurrent.CountDownLatch(1));
+        if (running.putIfAbsent(model.id(), run) != null) {
+            return; // already on its way
+        }
+        Model downloading = models.status(model, "downloading", Optional.empty(), total);
+        Thread.ofVirtual().name("arbor-download-" + model.id()).start(() -> {
+            try {
+                Path folder = folder(model.id());
+                for (RemoteFile file : files) {
+                    fetch(repository, revision, file, folder, run);
+                    run.filesDone().incrementAndGet();
+                }
+                models.status(downloading, "downloaded", Optional.empty(), total);
+                LOG.info("model {} is downloaded ({} bytes)", model.id(), total);
+            } catch (CancelledException e) {
+                models.status(downloading, "not_downloaded", Optional.empty(), total);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("the download of model {} failed: {}", model.id(), e.getMessage());
+                models.status(downloading, "failed", Optional.of(e.getMessage() == null ? e.toString()
+                        : e.getMessage()), total);
+            } finally {
+                running.remove(model.id());
+                run.finished().countDown();
+            }
+        });
+    }
+
+    Optional<Progress> progress(String modelId) {
+        return Optional.ofNullable(running.get(modelId)).map(r -> new Progress(r.done().get(), r.total(),
+                (int) r.filesDone().get(), r.files()));
+    }
+
+    /** Stops a download; its partial files stay, so that the next start resumes. Returns whether one ran. */
+    boolean cancel(String modelId) {
+        Running run = running.get(modelId);
+        if (run == null) {
+            return false;
+        }
+        run.cancelled().set(true);
+        return true;
+    }
+
+    /** One file: a partial one continues where it stopped; the whole is checked against the hub's SHA-256. */
+    private void fetch(String repository, String revision, RemoteFile file, Path folder, Running run)
+            throws IOException {
+        Path target = folder.resolve(file.path()).normalize();
+        if (!target.startsWith(folder)) {
+            throw new IOException("the hub names a file outside the model's folder: " + file.path());
+        }
+        if (Files.isRegularFile(target) && Files.size(target) == file.size()) {
+            run.done().addAndGet(file.size());
+            return;
+        }
+        Files.createDirectories(target.getParent());
+        Path partial = target.resolveSibling(target.getFileName() + ".partial");
+        MessageDigest digest = sha256();
+        long have = Files.isRegularFile(partial) ? Files.size(partial) : 0;
+        if (have > file.size()) {
+            Files.delete(partial);
+            have = 0;
+        }
+        URI uri = URI.create(hub + "/" + repository + "/resolve/" + encode(revision) + "/" + file.path());
+        HttpResponse<InputStream> response = get(uri, have > 0 ? Optional.of("bytes=" + have + "-")
+                : Optional.empty(), HttpResponse.BodyHandlers.ofInputStream());
+        boolean resumed = response.statusCode() == 206;
+        if (!resumed && response.statusCode() != 200) {
+            response.body().close();
+            throw new IOException("the hub answered " + response.statusCode() + " for " + file.path());
+        }
+        if (resumed) {
+            try (InputStream existing = Files.newInputStream(partial)) {
+                digestAll(existing, digest);
+            }
+            run.done().addAndGet(have);
+        }
+        try (InputStream in = response.body();
+             OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE,
+                     resumed ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING,
+                     StandardOpenOption.WRITE)) {
+            byte[] buffer = new byte[256 * 1024];
+            for (int read; (read = in.read(buffer)) >= 0; ) {
+                if (run.cancelled().get()) {
+                    throw new CancelledException();
+                }
+                out.write(buffer, 0, read);
+                digest.update(buffer, 0, read);
+                run.done().addAndGet(read);
+            }
+        }
+        if (Files.size(partial) != file.size()) {
+            throw new IOException(file.path() + " ended after " + Files.size(partial) + " of " + file.size()
+                    + " bytes; start the download again to resume it");
+        }
+        String sha = HexFormat.of().formatHex(digest.digest());
+        if (file.sha256().isPresent() && !file.sha256().get().equalsIgnoreCase(sha)) {
+            Files.delete(partial);
+            throw new IOException(file.path() + " does not match the hub's SHA-256 (" + file.sha256().get()
+                    + "); it was deleted, start the download again");
+        }
+        Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private <T> HttpResponse<T> get(URI uri, Optional<String> range, HttpResponse.BodyHandler<T> handler) {
+        var request = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET();
+        range.ifPresent(r -> request.header("Range", r));
+        try {
+            return client.send(request.build(), handler);
+        } catch (OutboundRefusedException e) {
+            throw unreachable(e.getMessage());
+        } catch (IOException e) {
+            throw unreachable(e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unreachable("interrupted");
+        }
+    }
+
+    private ApiException unreachable(String why) {
+        return ApiException.of(ErrorCode.MODEL_HUB_UNAVAILABLE, "model_uri", "The model hub at " + hub
+                + " cannot be used: " + why + ".");
+    }
+
+    private static void digestAll(InputStream in, MessageDigest digest) throws IOException {
+        byte[] buffer = new byte[256 * 1024];
+        for (int read; (read = in.read(buffer)) >= 0; ) {
+            digest.update(buffer, 0, read);
+        }
+    }
+
+    private static String encode(String revision) {
+        return URLEncoder.encode(revision, StandardCharsets.UTF_8);
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Deletes a downloaded model's folder. */
+    void deleteFiles(String modelId) {
+        Path folder = folder(modelId);
+        if (!Files.isDirectory(folder)) {
+            return;
+        }
+        try (var files = Files.walk(folder)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            LOG.warn("could not delete every file of model {}: {}", modelId, e.toString());
+        }
+    }
+
+    /** Stops every download (waiting a little for each to record it); their partial files wait for the next start. */
+    @Override
+    public void close() {
+        var stopping = List.copyOf(running.values());
+        stopping.forEach(run -> run.cancelled().set(true));
+        for (Running run : stopping) {
+            try {
+                run.finished().await(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static final class CancelledException extends RuntimeException {
+        CancelledException() {
+            super("cancelled", null, false, false);
+        }
+    }
+}
