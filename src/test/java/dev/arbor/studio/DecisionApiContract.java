@@ -3,21 +3,15 @@ package dev.arbor.studio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.TestServer;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Decisions over HTTP on the deterministic hash model; run once on SQLite and once on PostgreSQL. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class DecisionApiContract {
+abstract class DecisionApiContract extends ServerContract {
     static final String D = "/v1/studio/decisions";
     static final String ALL_TYPES = """
             {"team": {"type": "choice", "criteria": ["billing", "tech", "sales"]},
@@ -26,15 +20,8 @@ abstract class DecisionApiContract {
              "tags": {"type": "multi", "criteria": ["refund", "angry", "legal"]},
              "order": {"type": "rank", "criteria": ["a", "b", "c"]},
              "days": {"type": "number", "criteria": [1, 2, 5, 10], "unit": "days"}}""";
-    private ArborServer server;
-    TestServer http;
-
-    abstract Map<String, String> environment();
-
     @BeforeAll
-    void start() {
-        server = ArborServer.start(environment());
-        http = server.http();
+    void createTemplates() {
         assertThat(http.post("/v1/studio/templates", """
                 {"id": "triage", "model": "hash-decider",
                  "variables": {"message": {"type": "string", "max_length": 200},
@@ -56,10 +43,6 @@ abstract class DecisionApiContract {
                  "extensions": {"questions": false}}""").status()).isEqualTo(201);
     }
 
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     static String adHoc(String state) {
         return "{\"model\": \"hash-decider\", \"state\": \"" + state + "\", \"questions\": " + ALL_TYPES + "}";

@@ -17,28 +17,17 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** Uploaded media files over HTTP, and how decisions keep and use them; run on SQLite and on PostgreSQL. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class FilesApiContract {
+abstract class FilesApiContract extends ServerContract {
     static final String F = "/v1/studio/files";
     static final String D = "/v1/studio/decisions";
     static final byte[] PNG = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
-    private ArborServer server;
-    TestServer http;
-
-    abstract Map<String, String> environment();
-
     @BeforeAll
-    void start() {
-        server = ArborServer.start(environment());
-        http = server.http();
+    void createTemplate() {
         assertThat(http.post("/v1/studio/templates", """
                 {"id": "look", "model": "hash-decider", "modalities": ["text", "image"],
                  "variables": {"note": {"type": "string"}, "photo": {"type": "image"},
@@ -47,10 +36,6 @@ abstract class FilesApiContract {
                  "questions": {"damaged": {"type": "noul"}}}""").status()).isEqualTo(201);
     }
 
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     HttpReply upload(String name, String contentType, byte[] bytes) {
         return http.sendBytes("POST", F, new Multipart().file("file", name, contentType, bytes).bytes(),

@@ -3,34 +3,12 @@ package dev.arbor.studio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.TestServer;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /** The template life cycle over HTTP; run once on SQLite and once on PostgreSQL. */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class TemplateApiContract {
+abstract class TemplateApiContract extends ServerContract {
     private static final String T = "/v1/studio/templates";
-    private ArborServer server;
-    TestServer http;
-
-    abstract Map<String, String> environment();
-
-    @BeforeAll
-    void start() {
-        server = ArborServer.start(environment());
-        http = server.http();
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
-    }
 
     static String triage(String id, String options) {
         return """
