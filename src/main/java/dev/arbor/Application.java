@@ -39,8 +39,11 @@ public final class Application implements AutoCloseable {
             var access = new Access(database, clock, config.adminToken());
 
             var models = new Models(config.testModels(), database, clock);
-            this.runtime = new ModelRuntime(models, config.dataDir(), ModelRuntime.Settings.DEFAULT
-                    .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout()));
+            ModelRuntime.Settings defaults = ModelRuntime.Settings.DEFAULT;
+            this.runtime = new ModelRuntime(models, config.dataDir(), defaults
+                    .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
+                    .withEjection(config.modelIdle(), config.modelMemoryMb().map(mb -> mb << 20)
+                            .orElse(defaults.memoryBudget())));
             var templates = new Templates(database, clock, models, Decisions.history(database));
             var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
             this.decisions = new Decisions(database, clock, templates, models, runtime, files,

@@ -28,6 +28,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -43,12 +45,28 @@ public final class ModelRuntime implements AutoCloseable {
     /** A load that failed this recently is reported again rather than retried on every request. */
     private static final Duration RETRY_FAILED_LOAD_AFTER = Duration.ofSeconds(60);
 
-    /** How long things may take, and whether decisions may start a model themselves. */
-    public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad) {
-        public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true);
+    /**
+     * How long things may take, whether decisions may start a model themselves, when an unused model goes
+     * ({@code idleEject}, zero for never), and how much memory the workers together may hold ({@code memoryBudget}
+     * in bytes: past it the least recently used go, the last one always stays).
+     */
+    public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad, Duration idleEject,
+                           long memoryBudget) {
+        public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true,
+                Duration.ofMinutes(30), machineMemory() * 3 / 4);
 
         public Settings with(boolean autoLoadOn, Duration loadTimeoutNow, Duration answerTimeoutNow) {
-            return new Settings(loadTimeoutNow, answerTimeoutNow, autoLoadOn);
+            return new Settings(loadTimeoutNow, answerTimeoutNow, autoLoadOn, idleEject, memoryBudget);
+        }
+
+        public Settings withEjection(Duration idle, long budget) {
+            return new Settings(loadTimeout, answerTimeout, autoLoad, idle, budget);
+        }
+
+        private static long machineMemory() {
+            var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            return os instanceof com.sun.management.OperatingSystemMXBean machine ? machine.getTotalMemorySize()
+                    : Runtime.getRuntime().maxMemory() * 4;
         }
     }
 
@@ -57,6 +75,8 @@ public final class ModelRuntime implements AutoCloseable {
     private final Path cacheDir;
     private final Settings settings;
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("arbor-model-housekeeping").factory());
 
     /** @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go */
     public ModelRuntime(Models models, Path dataDir, Settings settings) {
@@ -64,6 +84,57 @@ public final class ModelRuntime implements AutoCloseable {
         this.logDir = dataDir.resolve("logs");
         this.cacheDir = dataDir.resolve("cache");
         this.settings = requireNonNull(settings, "settings");
+        long every = settings.idleEject().isZero() ? 30_000
+                : Math.max(200, Math.min(30_000, settings.idleEject().toMillis() / 2));
+        housekeeping.scheduleWithFixedDelay(this::ejectIdleAndOverBudget, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Ejects models nobody asked for in the idle time, then, while the workers hold more memory than the budget,
+     * the least recently used (the last one stays: a budget too small for one model would otherwise eject all).
+     */
+    private void ejectIdleAndOverBudget() {
+        try {
+            long now = System.currentTimeMillis();
+            var loaded = workers.entrySet().stream()
+                    .filter(e -> e.getValue().port.isDone() && !e.getValue().failed())
+                    .sorted(java.util.Comparator.comparingLong(e -> e.getValue().lastUsedMillis))
+                    .toList();
+            var kept = new ArrayList<Map.Entry<String, WorkerHandle>>();
+            for (var entry : loaded) {
+                if (!settings.idleEject().isZero()
+                        && now - entry.getValue().lastUsedMillis > settings.idleEject().toMillis()) {
+                    LOG.info("ejecting {}: unused for {} s", entry.getKey(), settings.idleEject().toSeconds());
+                    eject(entry.getKey());
+                } else {
+                    kept.add(entry);
+                }
+            }
+            long held = kept.stream().mapToLong(e -> residentBytes(e.getValue().process)).sum();
+            for (int i = 0; held > settings.memoryBudget() && i < kept.size() - 1; i++) {
+                long freed = residentBytes(kept.get(i).getValue().process);
+                LOG.info("ejecting {}: the workers hold {} MB, over the budget of {} MB", kept.get(i).getKey(),
+                        held >> 20, settings.memoryBudget() >> 20);
+                eject(kept.get(i).getKey());
+                held -= freed;
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("model housekeeping failed; it runs again shortly", e);
+        }
+    }
+
+    /** The memory a process holds (Linux: resident set size); zero where that cannot be read. */
+    private static long residentBytes(Process process) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+        return 0;
     }
 
     /** One worker process and what it said about its load. */
@@ -72,6 +143,7 @@ public final class ModelRuntime implements AutoCloseable {
         final CompletableFuture<Integer> port = new CompletableFuture<>();
         final long startedAtMillis = System.currentTimeMillis();
         volatile long loadedAtMillis;
+        volatile long lastUsedMillis = System.currentTimeMillis();
         volatile boolean ejected;
 
         WorkerHandle(Process process) {
@@ -230,6 +302,7 @@ public final class ModelRuntime implements AutoCloseable {
     }
 
     private Scoring.Answer ask(Model model, WorkerHandle handle, int port, Scoring.Request request) {
+        handle.lastUsedMillis = System.currentTimeMillis();
         var body = new LinkedHashMap<String, Object>();
         body.put("state", request.state());
         body.put("media", request.media());
@@ -371,6 +444,7 @@ public final class ModelRuntime implements AutoCloseable {
             String line = out.readLine();
             if (line != null && line.startsWith(Worker.READY)) {
                 handle.loadedAtMillis = System.currentTimeMillis();
+                handle.lastUsedMillis = handle.loadedAtMillis;
                 handle.port.complete(Integer.parseInt(line.substring(Worker.READY.length()).trim()));
                 LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
             } else if (line != null && line.startsWith(Worker.FAILED)) {
@@ -409,6 +483,7 @@ public final class ModelRuntime implements AutoCloseable {
     /** Stops every worker. */
     @Override
     public void close() {
+        housekeeping.shutdownNow();
         List.copyOf(workers.keySet()).forEach(this::eject);
     }
 }

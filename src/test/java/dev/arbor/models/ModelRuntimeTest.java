@@ -64,7 +64,8 @@ class ModelRuntimeTest {
 
     @Test
     void withoutAutoLoadAnUnloadedModelIsRefused() {
-        var runtime = runtime(new ModelRuntime.Settings(Duration.ofMinutes(1), Duration.ofMinutes(1), false));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT
+                .with(false, Duration.ofMinutes(1), Duration.ofMinutes(1)));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_not_loaded"));
         runtime.load("hash-decider", Map.of());
@@ -88,7 +89,8 @@ class ModelRuntimeTest {
 
     @Test
     void aSlowAnswerTimesOut() {
-        var runtime = runtime(new ModelRuntime.Settings(Duration.ofMinutes(1), Duration.ofSeconds(1), true));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT
+                .with(true, Duration.ofMinutes(1), Duration.ofSeconds(1)));
         runtime.load("hash-decider", Map.of("score_delay_ms", "5000"));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_timeout"));
@@ -107,7 +109,8 @@ class ModelRuntimeTest {
 
     @Test
     void aLoadLongerThanTheLimitTimesOut() {
-        var runtime = runtime(new ModelRuntime.Settings(Duration.ofSeconds(1), Duration.ofMinutes(1), true));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT
+                .with(true, Duration.ofSeconds(1), Duration.ofMinutes(1)));
         runtime.load("hash-decider", Map.of("load_delay_ms", "20000"));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_load_timeout"));
@@ -136,6 +139,39 @@ class ModelRuntimeTest {
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_rejected_input"))
                 .hasMessageContaining("engines answer choice, score and noul");
         assertThat(runtime.score("hash-decider", REQUEST).probabilities()).containsKey("team");
+    }
+
+    @Test
+    void anUnusedModelIsEjectedAfterItsIdleTime() throws Exception {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT.withEjection(Duration.ofSeconds(1), Long.MAX_VALUE));
+        runtime.score("hash-decider", REQUEST);
+        assertThat(runtime.status(models.require("hash-decider", "model"))).isEqualTo("loaded");
+        long pid = runtime.workerPid("hash-decider").orElseThrow();
+        waitUntil(() -> runtime.workerPid("hash-decider").isEmpty());
+        assertThat(runtime.status(models.require("hash-decider", "model"))).isEqualTo("downloaded");
+        waitUntil(() -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        assertThat(runtime.score("hash-decider", REQUEST).probabilities()).as("loads again on demand").isNotEmpty();
+    }
+
+    @Test
+    void overTheMemoryBudgetTheLeastRecentlyUsedModelGoesAndTheLastStays() throws Exception {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT.withEjection(Duration.ZERO, 1));
+        runtime.score("hash-decider", REQUEST);
+        runtime.score("hash-small", REQUEST);
+        waitUntil(() -> runtime.workerPid("hash-decider").isEmpty());
+        assertThat(runtime.workerPid("hash-small")).as("the most recently used stays").isPresent();
+        Thread.sleep(1500);
+        assertThat(runtime.workerPid("hash-small")).as("and is not ejected for being alone").isPresent();
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier done) throws InterruptedException {
+        long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("never happened");
+            }
+            Thread.sleep(100);
+        }
     }
 
     @Test

@@ -32,13 +32,17 @@ import java.util.Optional;
  * @param modelHubUrl the model hub models are downloaded from ({@code ARBOR_MODEL_HUB_URL}, Hugging Face's layout
  *     and API; {@code https://huggingface.co} by default)
  * @param downloads whether models may be downloaded ({@code ARBOR_NO_DOWNLOADS=1} turns it off)
+ * @param modelIdle how long a loaded model may go unused before it is ejected ({@code ARBOR_MODEL_IDLE_SECONDS},
+ *     1800 by default, 0 for never)
+ * @param modelMemoryMb how much memory the model workers may hold together before the least recently used go
+ *     ({@code ARBOR_MODEL_MEMORY_MB}; by default three quarters of the machine's)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
                      java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
-                     boolean downloads) {
+                     boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -60,6 +64,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         requireNonNull(modelTimeout, "modelTimeout");
         requireNonNull(modelLoadTimeout, "modelLoadTimeout");
         requireNonNull(modelHubUrl, "modelHubUrl");
+        requireNonNull(modelIdle, "modelIdle");
+        requireNonNull(modelMemoryMb, "modelMemoryMb");
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -109,7 +115,10 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS")
                         .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v)).orElse(900L)),
                 text(values, "ARBOR_MODEL_HUB_URL").map(Config::hubUrl).orElse("https://huggingface.co"),
-                !flag(values, "ARBOR_NO_DOWNLOADS", false));
+                !flag(values, "ARBOR_NO_DOWNLOADS", false),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_IDLE_SECONDS")
+                        .map(v -> whole("ARBOR_MODEL_IDLE_SECONDS", v, 0, "seconds")).orElse(1800L)),
+                text(values, "ARBOR_MODEL_MEMORY_MB").map(v -> whole("ARBOR_MODEL_MEMORY_MB", v, 1, "megabytes")));
     }
 
     private static String hubUrl(String value) {
@@ -148,15 +157,20 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
     }
 
     private static long seconds(String name, String value) {
+        return whole(name, value, 1, "seconds");
+    }
+
+    private static long whole(String name, String value, long least, String unit) {
         try {
-            long seconds = Long.parseLong(value);
-            if (seconds >= 1) {
-                return seconds;
+            long number = Long.parseLong(value);
+            if (number >= least) {
+                return number;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException(name + " must be a whole number of seconds, at least 1, not '" + value + "'");
+        throw new ConfigException(name + " must be a whole number of " + unit + ", at least " + least + ", not '"
+                + value + "'");
     }
 
     private static long bytes(String value) {

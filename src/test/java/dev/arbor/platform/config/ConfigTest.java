@@ -46,5 +46,26 @@ class ConfigTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("--colour");
         assertThatThrownBy(() -> Config.load(Map.of(), List.of("--host")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_IDLE_SECONDS", "-1"), List.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("at least 0");
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_MEMORY_MB", "lots"), List.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("megabytes");
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_HUB_URL", "ftp://hub"), List.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_MODEL_HUB_URL");
+    }
+
+    @Test
+    void modelSettingsHaveDefaultsAndTakeTheirVariables() {
+        Config defaults = Config.load(Map.of(), List.of());
+        assertThat(defaults.modelIdle()).hasMinutes(30);
+        assertThat(defaults.modelMemoryMb()).isEmpty();
+        assertThat(defaults.modelHubUrl()).isEqualTo("https://huggingface.co");
+        assertThat(defaults.downloads()).isTrue();
+        Config set = Config.load(Map.of("ARBOR_MODEL_IDLE_SECONDS", "0", "ARBOR_MODEL_MEMORY_MB", "2048",
+                "ARBOR_MODEL_HUB_URL", "http://hub.local:8080/", "ARBOR_NO_DOWNLOADS", "1"), List.of());
+        assertThat(set.modelIdle()).isZero();
+        assertThat(set.modelMemoryMb()).contains(2048L);
+        assertThat(set.modelHubUrl()).isEqualTo("http://hub.local:8080");
+        assertThat(set.downloads()).isFalse();
     }
 }
