@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,8 +32,11 @@ final class AddModel {
     /** A repository of a model hub, at a revision (a branch, tag or commit). */
     record Repository(String name, String revision) {}
 
-    /** A checked request: the model, the repository to download it from, and warnings about unread fields. */
-    record Added(Model model, Optional<Repository> repository, List<Warning> warnings) {}
+    /**
+     * A checked request: the model, the repository to download it from, how long the caller waits for the download
+     * ({@code max_wait_seconds}, 0 when not sent), and warnings about unread fields.
+     */
+    record Added(Model model, Optional<Repository> repository, Duration maxWait, List<Warning> warnings) {}
 
     private AddModel() {}
 
@@ -48,7 +52,7 @@ final class AddModel {
         Optional<Long> maxOptions = body.integer("max_options", false, 2, 100_000);
         Optional<Long> maxQuestions = body.integer("max_questions", false, 1, 10_000);
         Optional<Long> contextTokens = body.integer("context_tokens", false, 1, 10_000_000);
-        body.integer("max_wait_seconds", false, 0, 86_400); // a local model is in place at once
+        Optional<Long> maxWait = body.integer("max_wait_seconds", false, 0, 3_600);
         source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
                 "must be model_hub, url or local"));
         source.filter(s -> s.equals("url")).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
@@ -84,7 +88,7 @@ final class AddModel {
                 List.of("Added from " + uri.orElseThrow() + "."));
         return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
                 facts, Optional.of(files), fromHub ? 0 : size(files), fromHub ? "not_downloaded" : "downloaded",
-                Optional.empty()), repository, warnings);
+                Optional.empty()), repository, Duration.ofSeconds(maxWait.orElse(0L)), warnings);
     }
 
     /** The repository of a model added from a hub, read back from its uri. */

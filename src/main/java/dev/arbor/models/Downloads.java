@@ -157,6 +157,19 @@ public final class Downloads implements AutoCloseable {
         });
     }
 
+    /** Waits up to {@code wait} for a model's download to end; returns the model as it then stands. */
+    Model await(String modelId, Duration wait) {
+        Running run = running.get(modelId);
+        if (run != null && !wait.isZero()) {
+            try {
+                run.finished().await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return models.require(modelId, "model_id");
+    }
+
     Optional<Progress> progress(String modelId) {
         return Optional.ofNullable(running.get(modelId)).map(r -> new Progress(r.done().get(), r.total(),
                 (int) r.filesDone().get(), r.files()));

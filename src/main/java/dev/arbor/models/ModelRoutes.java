@@ -73,11 +73,12 @@ public final class ModelRoutes {
         if (added.repository().isPresent()) {
             downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
                     files.orElseThrow());
+            model = downloads.await(model.id(), added.maxWait());
         }
-        Map<String, Object> json = json(models.require(model.id(), "model_id"));
+        Map<String, Object> json = json(model);
         json.put("warnings", added.warnings());
         ctx.header("location", "/models/" + model.id());
-        Responses.json(ctx, added.repository().isPresent() ? 202 : 201, json);
+        Responses.json(ctx, model.downloaded() ? 201 : 202, json);
     }
 
     /** Starts or resumes the download of a model from a hub; a model whose files are here is answered as it is. */

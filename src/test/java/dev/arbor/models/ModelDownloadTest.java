@@ -68,6 +68,11 @@ class ModelDownloadTest {
 
             hub.pauseMillisPerChunk = 0;
             assertThat(http.action("/models/hub-minilm/download").status()).isEqualTo(202);
+            HttpReply second = http.post("/models", "{\"id\": \"again\", \"model_uri\": \"test/minilm\", "
+                    + "\"model_name\": \"again\", \"model_source\": \"model_hub\", \"engine\": \"embedding\", "
+                    + "\"max_wait_seconds\": 60}");
+            assertThat(second.status()).as("waited for the download: " + second.body()).isEqualTo(201);
+            assertThat(second.json().path("status").asText()).isEqualTo("downloaded");
             JsonNode done = waitFor(http, "hub-minilm", m -> m.path("status").asText().equals("downloaded"));
             assertThat(done.path("size_bytes").asLong()).isEqualTo(total);
             assertThat(hub.ranges).as("the resumed file continued where it stopped").isNotEmpty();
@@ -121,7 +126,10 @@ class ModelDownloadTest {
             http.post("/models", body.formatted("not a repo!")).assertError(400, "invalid_field", "model_uri");
             assertThat(http.get("/models").json().path("data")).as("nothing registered").hasSize(1);
 
-            assertThat(http.post("/models", body.formatted("test/minilm")).status()).isEqualTo(202);
+            HttpReply waited = http.post("/models", body.formatted("test/minilm").replace("{", "{\"max_wait_seconds\": "
+                    + "60, "));
+            assertThat(waited.status()).as(waited.body()).isEqualTo(202);
+            assertThat(waited.json().path("status").asText()).as("it ended within the wait").isEqualTo("failed");
             JsonNode failed = waitFor(http, "m", model -> model.path("status").asText().equals("failed"));
             assertThat(failed.path("error").asText()).contains("SHA-256");
             http.post("/v1/studio/decisions", DECISION.replace("hub-minilm", "m"))
