@@ -85,11 +85,8 @@ public final class ModelRoutes {
     private void download(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        // only a hub's models are ever not downloaded: a local folder is in place when it is added
         if (!model.downloaded() && !model.status().equals("downloading")) {
-            if (!model.source().equals("model_hub")) {
-                throw ApiException.of(ErrorCode.INVALID_FIELD, "model_id", "Model " + model.id() + " is not from a "
-                        + "model hub; there is nothing to download.");
-            }
             var repository = AddModel.repository(model.uri());
             downloads.start(model, repository.name(), repository.revision(), downloads.plan(repository.name(),
                     repository.revision(), model.engine()));
