@@ -201,11 +201,13 @@ final class DecisionStore {
 
     /** A page of history, newest first, filtered. */
     Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "studio_decisions WHERE "
-                        + query.where(), page, (rs, ctx) -> row(rs),
+        Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(handle, COLUMNS,
+                "studio_decisions WHERE " + query.where(), page, (rs, ctx) -> row(rs),
                 id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id").bind("id", id)
                         .mapTo(Long.class).one() > 0,
                 query::bindTo));
+        found.items().forEach(this::withLiveMedia);
+        return found;
     }
 
     /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
@@ -452,8 +454,10 @@ final class DecisionStore {
     }
 
     Optional<StoredDecision> find(String id) {
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
-                .bind("id", id).map((rs, ctx) -> row(rs)).findOne());
+        Optional<StoredDecision> found = database.read(handle -> handle.createQuery("SELECT " + COLUMNS
+                + " FROM studio_decisions WHERE id = :id").bind("id", id).map((rs, ctx) -> row(rs)).findOne());
+        found.ifPresent(this::withLiveMedia);
+        return found;
     }
 
     boolean patch(String id, Optional<ObjectNode> metadata, Optional<Boolean> pinned) {
@@ -509,7 +513,7 @@ final class DecisionStore {
         });
     }
 
-    private StoredDecision row(ResultSet rs) throws SQLException {
+    private static StoredDecision row(ResultSet rs) throws SQLException {
         String input = rs.getString("input");
         Object act = rs.getObject("act");
         Object certainty = rs.getObject("min_certainty");
@@ -529,17 +533,19 @@ final class DecisionStore {
                 completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
                 (ObjectNode) Json.read(rs.getString("body")),
-                input == null ? Optional.empty() : Optional.of(withLiveMedia((ObjectNode) Json.read(input))),
+                input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
                 List.of(), Json.object(), Optional.empty());
     }
 
-    /** A kept media file may have been deleted since: {@code available} says whether its bytes can be had now. */
-    private ObjectNode withLiveMedia(ObjectNode input) {
-        input.path("media").forEach(item -> {
+    /**
+     * A kept media file may have been deleted since: {@code available} says whether its bytes can be had now. Asked
+     * after the read, never inside it: files are read on connections of their own.
+     */
+    private void withLiveMedia(StoredDecision decision) {
+        decision.input().ifPresent(input -> input.path("media").forEach(item -> {
             if (item.path("file_id").isTextual()) {
                 ((ObjectNode) item).put("available", fileAvailable.test(item.path("file_id").textValue()));
             }
-        });
-        return input;
+        }));
     }
 }
