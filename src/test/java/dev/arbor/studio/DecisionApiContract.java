@@ -590,6 +590,29 @@ abstract class DecisionApiContract extends ServerContract {
     }
 
     @Test
+    void compatibilitySaysWhichModelsCanAnswerAQuestionSetAndWhyOthersCannot() {
+        JsonNode answer = http.post("/v1/studio/models/compatibility", """
+                {"questions": {"pick": {"type": "choice", "criteria": ["a", "b", "c", "d", "e"]},
+                               "ok": {"type": "noul"}},
+                 "media_types": ["image"]}""").json();
+        assertThat(answer.path("object").asText()).isEqualTo("model.compatibility");
+        var byModel = new java.util.HashMap<String, JsonNode>();
+        answer.path("models").forEach(m -> byModel.put(m.path("model").asText(), m));
+        assertThat(byModel.get("hash-decider").path("ok").asBoolean()).isTrue();
+        var small = new ArrayList<String>();
+        byModel.get("hash-small").path("problems").forEach(p -> small.add(p.path("code").asText()));
+        assertThat(small).containsExactlyInAnyOrder("too_many_options", "modality_not_supported");
+        assertThat(byModel.get("minilm-decider").path("ok").asBoolean()).isFalse();
+        assertThat(byModel.get("minilm-decider").path("status").asText()).isNotBlank();
+
+        http.post("/v1/studio/models/compatibility", "{}").assertError(400, "missing_field", "questions");
+        http.post("/v1/studio/models/compatibility", "{\"questions\": {\"q\": {\"type\": \"colour\"}}}")
+                .assertError(400, "invalid_field", "questions.q.type");
+        http.post("/v1/studio/models/compatibility", "{\"questions\": {\"q\": {\"type\": \"noul\"}}, "
+                + "\"media_types\": [\"smell\"]}").assertError(400, "invalid_field", "media_types");
+    }
+
+    @Test
     void aTemplatesStatsFromTheIndexesEqualStatsCountedFromEveryRecord() {
         String template = """
                 {"id": "stats-eq", "model": "hash-decider",

@@ -31,6 +31,8 @@ public final class Decisions implements AutoCloseable {
     private final StudioSettings settings;
     private final StudioFiles files;
     private final Retention retention;
+    private final Models models;
+    private final ModelRuntime runtime;
 
     /**
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
@@ -46,6 +48,8 @@ public final class Decisions implements AutoCloseable {
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
         this.settings = new StudioSettings(database, clock);
         this.files = requireNonNull(files, "files");
+        this.models = requireNonNull(models, "models");
+        this.runtime = requireNonNull(runtime, "runtime");
         this.retention = new Retention(store, settings, templates, files, clock);
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings, files),
                 runtime, files, clock);
@@ -91,6 +95,7 @@ public final class Decisions implements AutoCloseable {
         var feedback = new FeedbackStore(database);
         new StatsRoutes(store, feedback, templates, clock).addTo(routes);
         new CompareRoutes(store, feedback, templates, clock).addTo(routes);
+        new CompatibilityRoutes(models, runtime).addTo(routes);
         new DecisionRoutes(service, store, new Rerun(), templates, feedback, settings, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
         new FeedbackRoutes(feedback, store, clock).addTo(routes);

@@ -1,0 +1,75 @@
+package dev.arbor.studio.decisions;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.Model;
+import dev.arbor.models.ModelFacts;
+import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.Models;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.templates.Templates;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code POST /v1/studio/models/compatibility}: which models can answer a set of questions (with media of some
+ * types), each with the reasons one cannot — the same checks a decision makes before it loads anything.
+ */
+final class CompatibilityRoutes {
+    private static final Set<String> MEDIA = Set.of("image", "audio", "video");
+
+    private final Models models;
+    private final ModelRuntime runtime;
+
+    CompatibilityRoutes(Models models, ModelRuntime runtime) {
+        this.models = requireNonNull(models, "models");
+        this.runtime = requireNonNull(runtime, "runtime");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("studio.models")
+                .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check);
+    }
+
+    private void check(Context ctx) {
+        BodyReader body = BodyReader.of(Requests.jsonObject(ctx));
+        Optional<JsonNode> sent = body.node("questions", true);
+        Optional<List<String>> media = body.strings("media_types", false, 3, 10);
+        media.filter(types -> !MEDIA.containsAll(types)).ifPresent(types -> body.reject("media_types",
+                ErrorCode.INVALID_FIELD, "takes image, audio and video"));
+        var questions = new ArrayList<Question>();
+        sent.ifPresent(field -> Templates.checkQuestions(field, "questions", Optional.empty(), body.problems())
+                .properties().forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(),
+                        "adhoc", false))));
+        var warnings = body.finish();
+        var modalities = new HashSet<>(media.orElse(List.of()));
+        ModelFacts.Needs needs = Primitives.needs(Primitives.of(questions), modalities, 0);
+        ObjectNode json = Json.object();
+        json.put("object", "model.compatibility");
+        ArrayNode list = json.putArray("models");
+        for (Model model : models.list()) {
+            List<ModelFacts.Problem> problems = model.facts().problems(needs);
+            ObjectNode entry = list.addObject();
+            entry.put("model", model.id());
+            entry.put("name", model.name());
+            entry.put("status", runtime.status(model));
+            entry.put("ok", problems.isEmpty());
+            ArrayNode reasons = entry.putArray("problems");
+            problems.forEach(p -> reasons.addObject().put("code", p.code()).put("message", p.message()));
+        }
+        json.set("warnings", Json.mapper().valueToTree(warnings));
+        Responses.ok(ctx, json);
+    }
+}
