@@ -24,11 +24,14 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -50,7 +53,7 @@ public final class Downloads implements AutoCloseable {
     record Progress(long bytesDone, long bytesTotal, int filesDone, int filesTotal) {}
 
     private record Running(AtomicLong done, long total, int files, AtomicLong filesDone, AtomicBoolean cancelled,
-                           java.util.concurrent.CountDownLatch finished) {}
+                           CountDownLatch finished) {}
 
     private final Models models;
     private final OutboundClient client;
@@ -130,7 +133,7 @@ public final class Downloads implements AutoCloseable {
     void start(Model model, String repository, String revision, List<RemoteFile> files) {
         long total = files.stream().mapToLong(RemoteFile::size).sum();
         var run = new Running(new AtomicLong(), total, files.size(), new AtomicLong(), new AtomicBoolean(),
-                new java.util.concurrent.CountDownLatch(1));
+                new CountDownLatch(1));
         if (running.putIfAbsent(model.id(), run) != null) {
             return; // already on its way
         }
@@ -162,7 +165,7 @@ public final class Downloads implements AutoCloseable {
         Running run = running.get(modelId);
         if (run != null && !wait.isZero()) {
             try {
-                run.finished().await(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                run.finished().await(wait.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -291,7 +294,7 @@ public final class Downloads implements AutoCloseable {
             return;
         }
         try (var files = Files.walk(folder)) {
-            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(file);
             }
         } catch (IOException e) {
@@ -306,7 +309,7 @@ public final class Downloads implements AutoCloseable {
         stopping.forEach(run -> run.cancelled().set(true));
         for (Running run : stopping) {
             try {
-                run.finished().await(5, java.util.concurrent.TimeUnit.SECONDS);
+                run.finished().await(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;

@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.SocketTimeoutException;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +66,7 @@ public final class ModelRuntime implements AutoCloseable {
         }
 
         private static long machineMemory() {
-            var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            var os = ManagementFactory.getOperatingSystemMXBean();
             return os instanceof com.sun.management.OperatingSystemMXBean machine ? machine.getTotalMemorySize()
                     : Runtime.getRuntime().maxMemory() * 4;
         }
@@ -98,7 +100,7 @@ public final class ModelRuntime implements AutoCloseable {
             long now = System.currentTimeMillis();
             var loaded = workers.entrySet().stream()
                     .filter(e -> e.getValue().port.isDone() && !e.getValue().failed())
-                    .sorted(java.util.Comparator.comparingLong(e -> e.getValue().lastUsedMillis))
+                    .sorted(Comparator.comparingLong(e -> e.getValue().lastUsedMillis))
                     .toList();
             var kept = new ArrayList<Map.Entry<String, WorkerHandle>>();
             for (var entry : loaded) {
@@ -259,7 +261,7 @@ public final class ModelRuntime implements AutoCloseable {
         return workers.entrySet().stream()
                 .filter(e -> e.getValue().loadedAtMillis > 0 && e.getValue().process.isAlive()
                         && !e.getValue().ejected)
-                .max(java.util.Comparator.comparingLong(e -> e.getValue().loadedAtMillis))
+                .max(Comparator.comparingLong(e -> e.getValue().loadedAtMillis))
                 .map(Map.Entry::getKey);
     }
 

@@ -135,6 +135,15 @@ class ModelDownloadTest {
             http.post("/v1/studio/decisions", DECISION.replace("hub-minilm", "m"))
                     .assertError(409, "model_not_downloaded", "model");
         }
+        try (var hub = new TestHub().withFiles("test/escape", Map.of("../../escape.bin", new byte[] {1, 2, 3}));
+             var server = ArborServer.start(Map.of("ARBOR_MODEL_HUB_URL", hub.url(), "ARBOR_OUTBOUND_ALLOW",
+                     "127.0.0.1", "ARBOR_TEST_MODELS", "1"))) {
+            server.http().post("/models", "{\"id\": \"escape\", \"model_uri\": \"test/escape\", \"model_name\": "
+                    + "\"e\", \"model_source\": \"model_hub\", \"engine\": \"hash\"}");
+            JsonNode refused = waitFor(server.http(), "escape", m -> m.path("status").asText().equals("failed"));
+            assertThat(refused.path("error").asText()).contains("outside the model's folder");
+            assertThat(server.dataDir().resolve("escape.bin")).doesNotExist();
+        }
         try (var hub = new TestHub(); var server = ArborServer.start(Map.of("ARBOR_MODEL_HUB_URL", hub.url()))) {
             server.http().post("/models", "{\"model_uri\": \"test/minilm\", \"model_name\": \"m\", "
                     + "\"model_source\": \"model_hub\", \"engine\": \"embedding\"}")
