@@ -14,11 +14,11 @@ import io.javalin.router.Endpoint;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -34,10 +34,16 @@ public final class HttpServer {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     private static final Duration DRAIN = Duration.ofSeconds(30);
+    private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
 
     private final Config config;
     private final List<Route> routes;
-    private final Map<String, Long> uploadLimits = new HashMap<>();
+    private final List<OwnLimit> ownLimits;
+    /**
+     * JSON bodies over the server's limit (media inline) are held whole while parsed, several times their size;
+     * this many at once fit in the heap, and the rest wait their turn with their bytes still in the network.
+     */
+    private final Semaphore largeBodies;
     private final List<Handler> guards;
     private final Idempotency idempotency;
     private final HttpMetrics metrics;
@@ -75,8 +81,12 @@ public final class HttpServer {
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());
         this.routes = List.copyOf(all);
-        this.routes.forEach(route -> route.uploadLimit().ifPresent(limit ->
-                uploadLimits.put(route.method().name() + " " + route.path(), limit)));
+        this.ownLimits = this.routes.stream().filter(route -> route.bodyLimit().isPresent())
+                .map(route -> new OwnLimit(route.method().name(), pathPattern(route.path()),
+                        Math.max(route.bodyLimit().getAsLong(), config.maxBodyBytes()), route.isUpload()))
+                .toList();
+        long largest = ownLimits.stream().filter(o -> !o.upload()).mapToLong(OwnLimit::maxBytes).max().orElse(1);
+        this.largeBodies = new Semaphore((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest)), true);
         this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
     }
 
@@ -101,7 +111,7 @@ public final class HttpServer {
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method())
-                        ? idempotency.wrap(route.handler(), route.uploadLimit().isPresent()) : route.handler();
+                        ? idempotency.wrap(route.handler(), route.isUpload()) : route.handler();
                 cfg.routes.addHttpHandler(route.method(), route.path(), handler);
             }
             cfg.routes.after(this::afterEveryRequest);
@@ -136,14 +146,16 @@ public final class HttpServer {
         ctx.attribute(Requests.ID, id);
         ctx.header("x-request-id", id);
         ctx.attribute(Requests.CLIENT, clientAddress(ctx));
-        Long uploadLimit = uploadLimits.get(ctx.method().name() + " " + withoutTrailingSlash(ctx.path()));
-        long limit = uploadLimit == null ? config.maxBodyBytes() : uploadLimit;
+        String path = withoutTrailingSlash(ctx.path());
+        Optional<OwnLimit> own = ownLimits.stream()
+                .filter(o -> o.method.equals(ctx.method().name()) && o.path.matcher(path).matches()).findFirst();
+        long limit = own.map(OwnLimit::maxBytes).orElse(config.maxBodyBytes());
         ctx.attribute(Requests.BODY_LIMIT, limit);
         String length = ctx.header("Content-Length");
         if (length != null && parseLong(length) > limit) {
             throw Requests.tooLarge(limit);
         }
-        if (crossSite.check(ctx, uploadLimit != null)) {
+        if (crossSite.check(ctx, own.map(OwnLimit::upload).orElse(false))) {
             ctx.skipRemainingHandlers();
             return;
         }
@@ -151,9 +163,18 @@ public final class HttpServer {
         for (Handler guard : guards) {
             guard.handle(ctx);
         }
+        boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
+        if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes() && mayBeLarge) {
+            largeBodies.acquire();
+            ctx.attribute(HOLDS_LARGE_BODY, true);
+        }
     }
 
     private void afterEveryRequest(Context ctx) {
+        if (ctx.attribute(HOLDS_LARGE_BODY) != null) {
+            ctx.attribute(HOLDS_LARGE_BODY, null);
+            largeBodies.release();
+        }
         Long started = ctx.attribute(Requests.STARTED);
         long nanos = started == null ? 0 : System.nanoTime() - started;
         Endpoint matched = ctx.endpoints().matchedHttpEndpoint();
@@ -229,6 +250,17 @@ public final class HttpServer {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /** An operation that sets its own body limit; {@code path} matches the request paths it serves. */
+    private record OwnLimit(String method, Pattern path, long maxBytes, boolean upload) {}
+
+    private static Pattern pathPattern(String routePath) {
+        var pattern = new StringBuilder();
+        for (String part : routePath.split("(?=\\{)|(?<=})")) {
+            pattern.append(part.startsWith("{") ? "[^/]+" : Pattern.quote(part));
+        }
+        return Pattern.compile(pattern.toString());
     }
 
     private static String withoutTrailingSlash(String path) {

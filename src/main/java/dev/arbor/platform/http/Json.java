@@ -23,6 +23,8 @@ public final class Json {
                     .streamReadConstraints(StreamReadConstraints.builder()
                             .maxNestingDepth(MAX_DEPTH)
                             .maxNumberLength(400)
+                            // the body limits bound strings: a data URL may be as long as its operation's body
+                            .maxStringLength(Integer.MAX_VALUE)
                             .build())
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .build())

@@ -52,13 +52,12 @@ final class OpenApi {
         if (!parameters.isEmpty()) {
             op.put("parameters", parameters);
         }
-        if (route.bodyRequired()) {
+        if (route.body() instanceof Route.Body.Json) {
             op.put("requestBody", Map.of("required", true, "content",
                     Map.of("application/json", Map.of("schema", Map.of("type", "object")))));
         }
-        if (route.uploadLimit().isPresent()) {
-            var file = Map.of("type", "string", "format", "binary",
-                    "maxLength", route.uploadLimit().getAsLong());
+        if (route.body() instanceof Route.Body.Upload upload) {
+            var file = Map.of("type", "string", "format", "binary", "maxLength", upload.maxBytes());
             op.put("requestBody", Map.of("required", true, "content", Map.of(
                     "multipart/form-data", Map.of("schema", Map.of("type", "object", "required", List.of("file"),
                             "properties", Map.of("file", file))),

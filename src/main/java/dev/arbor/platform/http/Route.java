@@ -10,14 +10,33 @@ import java.util.OptionalLong;
  * One HTTP operation: the server registers it, and the OpenAPI document describes it, from this same value.
  *
  * @param tag the feature it belongs to, which groups it in the OpenAPI document
- * @param bodyRequired whether the operation takes a JSON object body
- * @param uploadLimit for an upload, which takes a file of any type instead of JSON, the most bytes it takes; its
- *     handler streams the body, so neither the server's JSON body limit nor idempotency's body hash touch it
+ * @param body what the operation takes as its body
  */
-public record Route(HandlerType method, String path, String tag, String summary, boolean bodyRequired,
-                    OptionalLong uploadLimit, Handler handler) {
+public record Route(HandlerType method, String path, String tag, String summary, Body body, Handler handler) {
+    /** What an operation reads from its request body. */
+    public sealed interface Body {
+        /** No body; whatever is sent is ignored. */
+        record None() implements Body {}
+
+        /**
+         * A JSON object, at most the server's body limit or, where an operation takes media inline, at most
+         * {@code maxBytes} when that is larger.
+         */
+        record Json(OptionalLong maxBytes) implements Body {
+            public Json {
+                requireNonNull(maxBytes, "maxBytes");
+            }
+        }
+
+        /**
+         * A file of any type instead of JSON, of at most {@code maxBytes}. Its handler streams the body, so neither the
+         * server's body limit nor idempotency's body hash touch it.
+         */
+        record Upload(long maxBytes) implements Body {}
+    }
+
     public Route {
-        requireNonNull(uploadLimit, "uploadLimit");
+        requireNonNull(body, "body");
         requireNonNull(method, "method");
         requireNonNull(path, "path");
         requireNonNull(tag, "tag");
@@ -26,6 +45,19 @@ public record Route(HandlerType method, String path, String tag, String summary,
         if (!path.startsWith("/")) {
             throw new IllegalArgumentException("path must start with /: " + path);
         }
+    }
+
+    public boolean isUpload() {
+        return body instanceof Body.Upload;
+    }
+
+    /** The most bytes this operation reads, where it sets its own limit instead of the server's. */
+    public OptionalLong bodyLimit() {
+        return switch (body) {
+            case Body.Upload upload -> OptionalLong.of(upload.maxBytes());
+            case Body.Json json -> json.maxBytes();
+            case Body.None none -> OptionalLong.empty();
+        };
     }
 
     /** A stable id for the OpenAPI document, e.g. {@code projects.get}. */

@@ -58,12 +58,13 @@ final class DecisionRoutes {
     void addTo(Routes routes) {
         String one = BASE + "/{decision_id}";
         routes.group("studio.decisions")
-                .post(BASE, "Make a decision", this::create)
+                .postWithFiles(BASE, "Make a decision", MediaInput.MAX_BODY_BYTES, this::create)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
                 .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed",
                         this::export)
-                .post(BASE + "/preview", "Check a decision and show what the model would read, without running it",
-                        this::preview)
+                .postWithFiles(BASE + "/preview",
+                        "Check a decision and show what the model would read, without running it",
+                        MediaInput.MAX_BODY_BYTES, this::preview)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
                         this::get)
                 .get(one + "/input", "What a decision read, when history kept it", this::input)

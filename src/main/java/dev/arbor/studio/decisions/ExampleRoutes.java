@@ -70,7 +70,8 @@ final class ExampleRoutes {
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
                 .post(base + "/import", "Add up to 5,000 test examples at once, each checked on its own",
                         this::importAll)
-                .post(base, "Add a test example (input and expected answers, or from a decision)", this::create)
+                .postWithFiles(base, "Add a test example (input and expected answers, or from a decision)",
+                        MediaInput.MAX_BODY_BYTES, this::create)
                 .get(base, "A template's test examples (?revision= reads a past set)", this::list)
                 .get(base + "/{example_id}", "One test example (?revision=)", this::get)
                 .patch(base + "/{example_id}", "Change a test example (a new revision, the same id)", this::patch)

@@ -28,6 +28,11 @@ import java.util.regex.Pattern;
 record MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param,
                   Optional<StudioFile> file) {
     static final long MAX_BYTES = 200L * 1024 * 1024;
+    /**
+     * The body limit of the operations that take media inline: a file of {@link #MAX_BYTES} as a base64 data URL
+     * (four characters for every three bytes) and the server's usual 32 MB for everything around it.
+     */
+    static final long MAX_BODY_BYTES = MAX_BYTES / 3 * 4 + 32L * 1024 * 1024;
     static final Set<String> TYPES = Set.of("image", "audio", "video");
     private static final Pattern DATA_URL = Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,",
             Pattern.CASE_INSENSITIVE);

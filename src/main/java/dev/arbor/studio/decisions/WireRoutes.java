@@ -42,7 +42,8 @@ final class WireRoutes {
     }
 
     void addTo(Routes routes) {
-        routes.group("studio.wire").post(PATH, "Decide in one request: {model, state, questions} in, answers out",
+        routes.group("studio.wire").postWithFiles(PATH,
+                "Decide in one request: {model, state, questions} in, answers out", MediaInput.MAX_BODY_BYTES,
                 this::decide);
     }
 

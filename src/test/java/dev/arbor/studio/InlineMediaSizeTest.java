@@ -1,0 +1,89 @@
+package dev.arbor.studio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TestServer;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A media file may be up to 200 MB whether uploaded or sent inline as a data URL, so the operations that take media
+ * inline accept bodies larger than the server's 32 MB JSON limit, and refuse a larger file with 413 at its param.
+ */
+class InlineMediaSizeTest {
+    private static final String D = "/v1/studio/decisions";
+    private static final long MB = 1024 * 1024;
+
+    @Test
+    void aDataUrlMayHoldUpTo200MegabytesAndNoMore() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+
+            HttpReply large = http.sendStream("POST", D, () -> decisionWithImage(42 * MB),
+                    "Content-Type", "application/json");
+            assertThat(large.status()).as(large.body()).isEqualTo(200);
+            JsonNode kept = http.get(D + "/" + large.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(42 * MB);
+            assertThat(kept.path("available").asBoolean()).isTrue();
+
+            http.sendStream("POST", D, () -> decisionWithImage(201 * MB), "Content-Type", "application/json")
+                    .assertError(413, "payload_too_large", "media[0].data");
+            http.sendStream("POST", "/v1/decide", () -> decisionWithImage(201 * MB),
+                    "Content-Type", "application/json").assertError(413, "payload_too_large", "media[0].data");
+
+            String overTheLimit = "POST " + D + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + (400 * MB) + "\r\nConnection: close\r\n\r\n";
+            assertThat(http.raw(overTheLimit.getBytes(StandardCharsets.US_ASCII)))
+                    .startsWith("HTTP/1.1 413").contains("\"payload_too_large\"");
+            http.sendStream("PATCH", "/v1/studio/settings", () -> repeated((byte) ' ', 33 * MB),
+                    "Content-Type", "application/json").assertError(413, "payload_too_large", null);
+
+            assertThat(http.get(D).json().path("data")).hasSize(1);
+        }
+    }
+
+    /** A decision whose one image is {@code bytes} of zeros, written as base64 while it is sent. */
+    private static InputStream decisionWithImage(long bytes) {
+        byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "
+                + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "
+                + "\"media\": [{\"data\": \"data:image/png;base64,").getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = "\"}]}".getBytes(StandardCharsets.US_ASCII);
+        return new SequenceInputStream(Collections.enumeration(List.of(new ByteArrayInputStream(head),
+                repeated((byte) 'A', bytes / 3 * 4), new ByteArrayInputStream(tail))));
+    }
+
+    private static InputStream repeated(byte value, long count) {
+        return new InputStream() {
+            private long left = count;
+
+            @Override
+            public int read() {
+                if (left == 0) {
+                    return -1;
+                }
+                left--;
+                return value;
+            }
+
+            @Override
+            public int read(byte[] buffer, int offset, int length) {
+                if (left == 0) {
+                    return -1;
+                }
+                int n = (int) Math.min(length, left);
+                java.util.Arrays.fill(buffer, offset, offset + n, value);
+                left -= n;
+                return n;
+            }
+        };
+    }
+}
