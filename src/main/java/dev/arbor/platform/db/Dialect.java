@@ -56,6 +56,15 @@ public enum Dialect {
                 : key + " IN (SELECT rowid FROM " + table + "_search WHERE " + table + "_search MATCH " + param + ")";
     }
 
+    /**
+     * Whether the full-text index takes new rows in batches ({@code <table>_search_progress} says how far), so that a
+     * search must first catch it up: FTS5 writes a segment per transaction, too dear for every write. PostgreSQL's GIN
+     * index batches by itself.
+     */
+    public boolean indexesTextInBatches() {
+        return this == SQLITE;
+    }
+
     /** A search as this database takes it: every word, as a quoted term for FTS5; the words for PostgreSQL. */
     public String fullTextQuery(java.util.List<String> words) {
         return this == POSTGRESQL ? String.join(" ", words)

@@ -8,7 +8,6 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
-import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -20,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
@@ -33,8 +33,15 @@ final class DecisionStore {
             + "template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at, "
             + "completed_at, total_ms, body, input";
 
+    /** New decisions the full-text index takes at once with the writes, or after this long, whichever comes first. */
+    private static final int SEARCH_BATCH = 256;
+    private static final long SEARCH_BATCH_MILLIS = 1_000;
+
     private final Database database;
     private final Predicate<String> fileAvailable;
+    /** Decisions written since the full-text index last caught up, and when that was (batched indexing only). */
+    private final AtomicLong unindexed = new AtomicLong();
+    private volatile long lastIndexedNanos = System.nanoTime();
 
     /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
     DecisionStore(Database database, Predicate<String> fileAvailable) {
@@ -71,31 +78,64 @@ final class DecisionStore {
         insertAll(List.of(prepare(decision)));
     }
 
-    /** Several decisions in one transaction: all of them are stored, or none. */
+    /**
+     * Several decisions in one transaction: all of them are stored, or none. Each statement is prepared once for the
+     * whole batch, and the rows that belong to a decision find it by its id, so no generated key is read back.
+     */
     void insertAll(List<Prepared> decisions) {
         database.update(handle -> {
-            var seqs = new ArrayList<Long>();
-            decisions.forEach(decision -> seqs.add(insert(handle, decision)));
+            PreparedBatch rows = handle.prepareBatch("""
+                    INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
+                        template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
+                        created_at, completed_at, total_ms, body, input, search_text, stored_bytes)
+                    VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
+                        :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
+                        :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text,
+                        :stored_bytes)""");
+            decisions.forEach(decision -> rows.bindMap(decision.columns()).add());
+            rows.execute();
+            List<StoredDecision> inserted = decisions.stream().map(Prepared::decision).toList();
+            insertDetails(handle, inserted);
             // counted once for the whole batch: the totals cost two statements per commit, not per decision
-            StatsRollup.count(handle, "d.seq IN (<seqs>)", q -> q.bindList("seqs", seqs), 1);
+            if (inserted.stream().anyMatch(decision -> decision.templateId().isPresent())) {
+                StatsRollup.count(handle, "d.id IN (<ids>)",
+                        q -> q.bindList("ids", inserted.stream().map(StoredDecision::id).toList()), 1);
+            }
+            if (database.dialect().indexesTextInBatches() && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
+                    || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
+                indexText(handle);
+            }
         });
     }
 
-    private static long insert(Handle handle, Prepared decision) {
-        long seq = handle.createUpdate("""
-                        INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
-                            template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
-                            created_at, completed_at, total_ms, body, input, search_text, stored_bytes)
-                        VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
-                            :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
-                            :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text,
-                            :stored_bytes)""")
-                .bindMap(decision.columns())
-                .executeAndReturnGeneratedKeys("seq")
-                .mapTo(Long.class)
-                .one();
-        insertDetails(handle, seq, decision.decision());
-        return seq;
+    /**
+     * Before a text search, adds what the full-text index has not taken yet, so a search finds every decision
+     * written before it. A read-only database is searched as its index stands.
+     */
+    private void indexTextBeforeSearch(HistoryQuery query) {
+        if (!query.searchesText() || !database.dialect().indexesTextInBatches() || database.readOnly()) {
+            return;
+        }
+        boolean behind = database.read(handle -> handle.createQuery("""
+                        SELECT EXISTS (SELECT 1 FROM studio_decisions
+                                       WHERE seq > (SELECT indexed_seq FROM studio_search_progress))""")
+                .mapTo(Boolean.class).one());
+        if (behind) {
+            database.update(this::indexText);
+        }
+    }
+
+    /** Adds decisions written since the last catch-up to the full-text index (see V12 of the SQLite migrations). */
+    private void indexText(Handle handle) {
+        handle.execute("""
+                INSERT INTO studio_decisions_search (rowid, search_text)
+                SELECT seq, search_text FROM studio_decisions
+                WHERE seq > (SELECT indexed_seq FROM studio_search_progress) AND search_text IS NOT NULL""");
+        handle.execute("""
+                UPDATE studio_search_progress
+                SET indexed_seq = MAX(indexed_seq, (SELECT COALESCE(MAX(seq), 0) FROM studio_decisions))""");
+        unindexed.set(0);
+        lastIndexedNanos = System.nanoTime();
     }
 
     /** The columns a finished run sets, shared by an insert and the update of a queued decision. */
@@ -112,49 +152,67 @@ final class DecisionStore {
         values.put("body", Json.writeString(decision.body()));
         values.put("input", decision.input().map(Json::writeString).orElse(null));
         values.put("search_text", decision.searchText().orElse(null));
-        values.put("stored_bytes", storedBytes((String) values.get("body"), (String) values.get("input"),
-                decision.metadata()));
+        values.put("stored_bytes", storedBytes((String) values.get("body"), decision.input(),
+                (String) values.get("input"), decision.metadata()));
         return values;
     }
 
     /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
-    private static long storedBytes(String body, String input, ObjectNode metadata) {
+    private static long storedBytes(String body, Optional<ObjectNode> input, String inputJson, ObjectNode metadata) {
         long media = 0;
-        if (input != null) {
-            for (JsonNode item : Json.read(input).path("media")) {
+        if (input.isPresent()) {
+            for (JsonNode item : input.get().path("media")) {
                 media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
             }
         }
-        return utf8Length(body) + (input == null ? 0 : utf8Length(input))
+        return utf8Length(body) + (inputJson == null ? 0 : utf8Length(inputJson))
                 + utf8Length(Json.writeString(metadata)) + media;
     }
 
+    /** The length of a text in UTF-8, counted without encoding it. */
     private static long utf8Length(String text) {
-        return text.getBytes(StandardCharsets.UTF_8).length;
+        long bytes = text.length();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x80) {
+                bytes += c >= 0x800 && !Character.isSurrogate(c) ? 2 : 1; // a surrogate pair counts 4 in all
+            }
+        }
+        return bytes;
     }
 
-    private static void insertDetails(Handle handle, long seq, StoredDecision decision) {
-        if (!decision.rows().isEmpty()) {
-            PreparedBatch batch = handle.prepareBatch("""
-                    INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
-                        value, certainty, act, origin)
-                    VALUES (:seq, :key, :ordinal, :position, :type, :answer, :value, :certainty, :act, :origin)""");
+    /** The answers, kept files and secret hashes of decisions whose rows are written. */
+    private static void insertDetails(Handle handle, List<StoredDecision> decisions) {
+        PreparedBatch answers = handle.prepareBatch("""
+                INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
+                    value, certainty, act, origin)
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :key, :ordinal, :position, :type, :answer,
+                    :value, :certainty, :act, :origin)""");
+        PreparedBatch files = handle.prepareBatch("""
+                INSERT INTO studio_decision_files (decision_seq, file_id)
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :file)
+                ON CONFLICT DO NOTHING""");
+        PreparedBatch secrets = handle.prepareBatch("""
+                INSERT INTO studio_decision_secrets (decision_seq, variable, hmac)
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :variable, :hmac)""");
+        for (StoredDecision decision : decisions) {
             for (Answers.Row row : decision.rows()) {
                 // certainty as the decision shows it, so that sums over rows equal sums over what readers see
-                batch.bind("seq", seq).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
+                answers.bind("id", decision.id()).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
                         .bind("position", row.position()).bind("type", row.type()).bind("answer", row.answer())
-                        .bind("value", row.value()).bind("certainty", Answers.round(row.certainty(), 4)).bind("act", row.act())
-                        .bind("origin", row.origin()).add();
+                        .bind("value", row.value()).bind("certainty", Answers.round(row.certainty(), 4))
+                        .bind("act", row.act()).bind("origin", row.origin()).add();
             }
-            batch.execute();
+            decision.input().ifPresent(input -> keptFiles(input)
+                    .forEach(fileId -> files.bind("id", decision.id()).bind("file", fileId).add()));
+            decision.secrets().properties().forEach(e -> secrets.bind("id", decision.id())
+                    .bind("variable", e.getKey()).bind("hmac", e.getValue().asText()).add());
         }
-        decision.input().ifPresent(input -> keptFiles(input).forEach(fileId -> handle.createUpdate("""
-                        INSERT INTO studio_decision_files (decision_seq, file_id) VALUES (:seq, :file)
-                        ON CONFLICT DO NOTHING""")
-                .bind("seq", seq).bind("file", fileId).execute()));
-        decision.secrets().properties().forEach(e -> handle.createUpdate("""
-                        INSERT INTO studio_decision_secrets (decision_seq, variable, hmac) VALUES (:seq, :variable, :hmac)""")
-                .bind("seq", seq).bind("variable", e.getKey()).bind("hmac", e.getValue().asText()).execute());
+        for (PreparedBatch batch : List.of(answers, files, secrets)) {
+            if (batch.size() > 0) {
+                batch.execute();
+            }
+        }
     }
 
     /**
@@ -177,7 +235,7 @@ final class DecisionStore {
                                 stored_bytes = :stored_bytes
                             WHERE seq = :seq""")
                     .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
-            insertDetails(handle, seq.get(), decision);
+            insertDetails(handle, List.of(decision));
             StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), 1);
             return true;
         });
@@ -206,6 +264,7 @@ final class DecisionStore {
 
     /** A page of history, newest first, filtered. */
     Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
+        indexTextBeforeSearch(query);
         Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(handle, COLUMNS,
                 "studio_decisions WHERE " + query.where(), page, (rs, ctx) -> row(rs),
                 id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id").bind("id", id)
@@ -255,6 +314,7 @@ final class DecisionStore {
 
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
+        indexTextBeforeSearch(query);
         return database.read(handle -> {
             var select = handle.createQuery("SELECT id, pinned FROM studio_decisions WHERE " + query.where()
                     + " ORDER BY id DESC");
@@ -405,6 +465,7 @@ final class DecisionStore {
      * input is no longer searched.
      */
     void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
+        String inputJson = input.map(Json::writeString).orElse(null);
         database.update(handle -> {
             handle.createUpdate("""
                             UPDATE studio_decisions SET input = :input, metadata = :metadata,
@@ -412,11 +473,11 @@ final class DecisionStore {
                                 stored_bytes = :record + :inputBytes
                             WHERE id = :id""")
                     .bind("changed", inputChanged)
-                    .bind("input", input.map(Json::writeString).orElse(null))
+                    .bind("input", inputJson)
                     .bind("metadata", Json.writeString(metadata))
                     .bind("record", handle.createQuery("SELECT body FROM studio_decisions WHERE id = :id")
                             .bind("id", id).mapTo(String.class).findOne().map(DecisionStore::utf8Length).orElse(0L))
-                    .bind("inputBytes", storedBytes("", input.map(Json::writeString).orElse(null), metadata))
+                    .bind("inputBytes", storedBytes("", input, inputJson, metadata))
                     .bind("id", id).execute();
             Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
             handle.createQuery("""

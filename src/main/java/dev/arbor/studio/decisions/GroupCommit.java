@@ -47,7 +47,7 @@ final class GroupCommit {
                 } while (!queue.isEmpty() && writing.compareAndSet(false, true));
             } else {
                 try {
-                    pending.done().get(2, TimeUnit.MILLISECONDS);
+                    pending.done().get(50, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException | ExecutionException e) {
                     // not written yet (the writer may have drained before it was queued), or failed: look again
                 } catch (InterruptedException e) {

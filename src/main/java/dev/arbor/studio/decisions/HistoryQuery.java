@@ -42,6 +42,12 @@ final class HistoryQuery {
     private final List<Condition> conditions = new ArrayList<>();
     private final Problems problems = new Problems();
     private int next;
+    private boolean searchesText;
+
+    /** Whether a filter searches the full text (which may first need its index caught up). */
+    boolean searchesText() {
+        return searchesText;
+    }
 
     /** The SQL condition of every filter together ({@code 1 = 1} when there is none). */
     String where() {
@@ -135,6 +141,7 @@ final class HistoryQuery {
                     words.add(matcher.group());
                 }
                 if (!words.isEmpty()) {
+                    searchesText = true;
                     binds.add(dialect.fullTextMatch("studio_decisions", "seq", "search_text",
                             binds.one(dialect.fullTextQuery(words))));
                 }
