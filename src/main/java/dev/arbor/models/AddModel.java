@@ -63,9 +63,9 @@ final class AddModel {
             downloads.requireAllowed();
         }
         Optional<Repository> repository = uri.filter(u -> fromHub).flatMap(u -> repository(u, body));
-        engine.filter(e -> !e.equals("embedding") && !(testModels && e.equals("hash"))).ifPresent(e ->
+        engine.filter(e -> !EngineKind.available(testModels).contains(e)).ifPresent(e ->
                 body.reject("engine", ErrorCode.INVALID_FIELD, "is '" + e + "'; this release runs added models on "
-                        + "embedding" + (testModels ? " or hash" : "")));
+                        + String.join(", ", EngineKind.available(testModels))));
         String modelId = id.or(() -> name.map(AddModel::slug)).orElse("");
         if (id.isPresent() && !ID.matcher(id.get()).matches()) {
             body.reject("id", ErrorCode.INVALID_FIELD, "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with "
@@ -84,11 +84,20 @@ final class AddModel {
         Path files = folder.orElseGet(() -> downloads.folder(modelId));
         var facts = new ModelFacts(Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
                 Set.copyOf(types.orElse(List.copyOf(TYPES))), maxOptions.orElse(1000L).intValue(),
-                maxQuestions.orElse(64L).intValue(), contextTokens.orElse(hash ? 100_000L : 256L).intValue(),
+                maxQuestions.orElse(64L).intValue(), contextTokens.orElse(defaultContext(engine.get())).intValue(),
                 List.of("Added from " + uri.orElseThrow() + "."));
         return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
                 facts, Optional.of(files), fromHub ? 0 : size(files), fromHub ? "not_downloaded" : "downloaded",
                 Optional.empty()), repository, Duration.ofSeconds(maxWait.orElse(0L)), warnings);
+    }
+
+    /** How much of the situation an engine reads unless the caller says otherwise. */
+    private static long defaultContext(String engine) {
+        return switch (EngineKind.of(engine).orElseThrow()) {
+            case EMBEDDING -> 256;
+            case ONNX_CLASSIFIER -> 512;
+            case HASH -> 100_000;
+        };
     }
 
     /** The repository of a model added from a hub, read back from its uri. */
@@ -125,10 +134,10 @@ final class AddModel {
                     + "can read");
             return Optional.empty();
         }
-        if (engine.equals("embedding") && (EmbeddingEngine.graph(path).isEmpty()
-                || !Files.isRegularFile(path.resolve(EmbeddingEngine.TOKENIZER)))) {
-            body.reject("model_uri", ErrorCode.INVALID_FIELD, "holds no embedding model: it needs an ONNX graph ("
-                    + String.join(", ", EmbeddingEngine.GRAPHS) + ") and " + EmbeddingEngine.TOKENIZER);
+        Optional<EngineKind> kind = EngineKind.of(engine);
+        if (kind.isPresent() && !kind.get().foundIn(path)) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "holds no " + engine + " model: it needs "
+                    + kind.get().needs());
             return Optional.empty();
         }
         return Optional.of(path.normalize());

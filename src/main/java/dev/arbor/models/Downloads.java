@@ -34,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,19 +115,11 @@ public final class Downloads implements AutoCloseable {
     }
 
     private static List<RemoteFile> needed(List<RemoteFile> files, String engine, String repository) {
-        if (!engine.equals("embedding")) {
-            return files;
-        }
-        Optional<RemoteFile> graph = EmbeddingEngine.GRAPHS.stream()
-                .flatMap(path -> files.stream().filter(f -> f.path().equals(path))).findFirst();
-        Optional<RemoteFile> tokenizer = files.stream()
-                .filter(f -> f.path().equals(EmbeddingEngine.TOKENIZER)).findFirst();
-        if (graph.isEmpty() || tokenizer.isEmpty()) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "Repository " + repository + " holds no "
-                    + "embedding model: it needs an ONNX graph (" + String.join(", ", EmbeddingEngine.GRAPHS)
-                    + ") and " + EmbeddingEngine.TOKENIZER + ".");
-        }
-        return List.of(graph.get(), tokenizer.get());
+        EngineKind kind = EngineKind.of(engine).orElseThrow();
+        List<String> paths = kind.pick(files.stream().map(RemoteFile::path).collect(Collectors.toSet()))
+                .orElseThrow(() -> ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "Repository " + repository
+                        + " holds no " + engine + " model: it needs " + kind.needs() + "."));
+        return files.stream().filter(file -> paths.contains(file.path())).toList();
     }
 
     /** Starts (or resumes) a model's download in the background. */
