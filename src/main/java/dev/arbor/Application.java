@@ -38,7 +38,7 @@ public final class Application implements AutoCloseable {
             var secrets = SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
 
-            var models = new Models(config.testModels(), database, clock);
+            var models = new Models(config.testModels(), database, secrets, clock);
             ModelRuntime.Settings defaults = ModelRuntime.Settings.DEFAULT;
             this.runtime = new ModelRuntime(models, config.dataDir(), defaults
                     .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
@@ -51,9 +51,10 @@ public final class Application implements AutoCloseable {
 
             var routes = new Routes();
             access.addRoutes(routes);
-            this.downloads = new Downloads(models, new OutboundClient(new OutboundPolicy(config.outboundAllow())),
-                    config.dataDir(), config.modelHubUrl(), config.downloads());
-            new ModelRoutes(models, runtime, downloads).addTo(routes);
+            var outbound = new OutboundPolicy(config.outboundAllow());
+            this.downloads = new Downloads(models, new OutboundClient(outbound), config.dataDir(),
+                    config.modelHubUrl(), config.downloads());
+            new ModelRoutes(models, runtime, downloads, outbound).addTo(routes);
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);

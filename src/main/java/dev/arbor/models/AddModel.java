@@ -3,14 +3,18 @@ package dev.arbor.models;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -23,7 +27,7 @@ import java.util.stream.Stream;
  */
 final class AddModel {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
-    private static final Set<String> SOURCES = Set.of("model_hub", "url", "local");
+    private static final Set<String> SOURCES = Set.of("model_hub", "url", "local", "cloud");
     private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
     private static final Set<String> TYPES = Set.of("choice", "score", "noul");
     private static final Pattern REPOSITORY = Pattern.compile(
@@ -36,12 +40,16 @@ final class AddModel {
      * A checked request: the model, the repository to download it from, how long the caller waits for the download
      * ({@code max_wait_seconds}, 0 when not sent), and warnings about unread fields.
      */
-    record Added(Model model, Optional<Repository> repository, Duration maxWait, List<Warning> warnings) {}
+    record Added(Model model, Optional<Repository> repository, Duration maxWait, List<Warning> warnings,
+                 Optional<String> apiKey) {}
 
     private AddModel() {}
 
-    /** @param downloads where a model from a hub goes, and whether downloads are allowed */
-    static Added read(BodyReader body, boolean testModels, Downloads downloads) {
+    /**
+     * @param downloads where a model from a hub goes, and whether downloads are allowed
+     * @param endpoints which addresses a remote model's endpoint may have
+     */
+    static Added read(BodyReader body, boolean testModels, Downloads downloads, OutboundPolicy endpoints) {
         Optional<String> uri = body.string("model_uri", true, 2048);
         Optional<String> name = body.string("model_name", true, 200);
         Optional<String> source = body.string("model_source", true, 20);
@@ -53,8 +61,22 @@ final class AddModel {
         Optional<Long> maxQuestions = body.integer("max_questions", false, 1, 10_000);
         Optional<Long> contextTokens = body.integer("context_tokens", false, 1, 10_000_000);
         Optional<Long> maxWait = body.integer("max_wait_seconds", false, 0, 3_600);
+        Optional<String> remoteModel = body.string("remote_model", false, 200);
+        Optional<String> apiKey = body.string("api_key", false, 4096);
         source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
-                "must be model_hub, url or local"));
+                "must be model_hub, url, local or cloud"));
+        boolean cloud = source.orElse("").equals("cloud");
+        boolean remote = engine.orElse("").equals("remote");
+        if (source.isPresent() && engine.isPresent() && cloud != remote) {
+            body.reject("engine", ErrorCode.INVALID_FIELD, cloud ? "must be remote for a model from the cloud"
+                    : "is remote, which runs models from source cloud only");
+        }
+        if (!remote) {
+            remoteModel.ifPresent(m -> body.reject("remote_model", ErrorCode.INVALID_FIELD,
+                    "is for remote models only"));
+            apiKey.ifPresent(k -> body.reject("api_key", ErrorCode.INVALID_FIELD, "is for remote models only"));
+        }
+        uri.filter(u -> cloud).ifPresent(u -> endpoint(u, body, endpoints));
         source.filter(s -> s.equals("url")).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
                 "is url: downloads from a plain URL are not in this release yet; use model_hub, or download the "
                         + "files and add their folder with model_source local"));
@@ -83,12 +105,15 @@ final class AddModel {
         boolean hash = engine.orElseThrow().equals("hash");
         Path files = folder.orElseGet(() -> downloads.folder(modelId));
         var facts = new ModelFacts(Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
-                Set.copyOf(types.orElse(List.copyOf(TYPES))), maxOptions.orElse(1000L).intValue(),
+                Set.copyOf(types.orElse(List.copyOf(TYPES))),
+                maxOptions.orElse(remote ? RemoteEngine.MAX_OPTIONS : 1000L).intValue(),
                 maxQuestions.orElse(64L).intValue(), contextTokens.orElse(defaultContext(engine.get())).intValue(),
                 List.of("Added from " + uri.orElseThrow() + "."));
+        Map<String, String> options = remote ? Map.of("model", remoteModel.orElse(name.orElseThrow())) : Map.of();
         return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
-                facts, Optional.of(files), fromHub ? 0 : size(files), fromHub ? "not_downloaded" : "downloaded",
-                Optional.empty()), repository, Duration.ofSeconds(maxWait.orElse(0L)), warnings);
+                facts, options, remote ? Optional.empty() : Optional.of(files), fromHub || remote ? 0 : size(files),
+                fromHub ? "not_downloaded" : "downloaded", Optional.empty(), Optional.empty()), repository,
+                Duration.ofSeconds(maxWait.orElse(0L)), warnings, apiKey);
     }
 
     /** How much of the situation an engine reads unless the caller says otherwise. */
@@ -96,8 +121,21 @@ final class AddModel {
         return switch (EngineKind.of(engine).orElseThrow()) {
             case EMBEDDING -> 256;
             case ONNX_CLASSIFIER -> 512;
+            case REMOTE -> 8192;
             case HASH -> 100_000;
         };
+    }
+
+    /** A remote model's endpoint: an http(s) URL the outbound policy lets this server call. */
+    private static void endpoint(String uri, BodyReader body, OutboundPolicy endpoints) {
+        try {
+            endpoints.check(URI.create(uri));
+        } catch (IllegalArgumentException e) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must be the URL of an OpenAI-compatible API, such "
+                    + "as https://api.example.com/v1");
+        } catch (OutboundRefusedException e) {
+            body.reject("model_uri", ErrorCode.INVALID_FIELD, "cannot be called: " + e.getMessage());
+        }
     }
 
     /** The repository of a model added from a hub, read back from its uri. */

@@ -116,6 +116,9 @@ public final class Downloads implements AutoCloseable {
 
     private static List<RemoteFile> needed(List<RemoteFile> files, String engine, String repository) {
         EngineKind kind = EngineKind.of(engine).orElseThrow();
+        if (!kind.readsFiles()) {
+            return files; // the test engine reads nothing: it takes the repository as it is
+        }
         List<String> paths = kind.pick(files.stream().map(RemoteFile::path).collect(Collectors.toSet()))
                 .orElseThrow(() -> ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "Repository " + repository
                         + " holds no " + engine + " model: it needs " + kind.needs() + "."));

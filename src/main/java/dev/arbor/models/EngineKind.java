@@ -14,6 +14,8 @@ enum EngineKind {
     EMBEDDING("embedding", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER))),
     ONNX_CLASSIFIER("onnx-classifier", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER),
             List.of(ClassifierEngine.CONFIG))),
+    /** A model behind an OpenAI-compatible endpoint: no files, added from source {@code cloud}. */
+    REMOTE("remote", List.of()),
     HASH("hash", List.of());
 
     private final String wire;
@@ -36,6 +38,10 @@ enum EngineKind {
     /** The engines a model may be added with: the test engine only where test models are on. */
     static List<String> available(boolean testModels) {
         return Arrays.stream(values()).filter(kind -> kind != HASH || testModels).map(EngineKind::wire).toList();
+    }
+
+    boolean readsFiles() {
+        return !files.isEmpty();
     }
 
     /** The paths of the files this engine reads, chosen among those there are; empty when one is missing. */

@@ -15,12 +15,15 @@ import java.util.Optional;
  * @param uri what it was added from: a repository, a URL, a folder; empty for built-in models
  * @param engine how it runs: {@code embedding}, {@code onnx-classifier}, {@code causal-lm}, {@code remote},
  *     {@code hash}
+ * @param options what its engine is told besides its files, such as a remote endpoint's name for the model
  * @param path the folder of its files, when they are not built in
  * @param status {@code not_downloaded}, {@code downloading}, {@code downloaded} or {@code failed} (a download
  *     that failed, with its {@code error}), before the runtime's own ({@code loading}, {@code loaded})
+ * @param apiKey the key of a remote endpoint, sealed (never shown; the worker gets it opened, in its environment)
  */
 public record Model(String id, String name, String source, String uri, String engine, ModelFacts facts,
-                    Optional<Path> path, long sizeBytes, String status, Optional<String> error) {
+                    Map<String, String> options, Optional<Path> path, long sizeBytes, String status,
+                    Optional<String> error, Optional<String> apiKey) {
     public Model {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
@@ -31,10 +34,21 @@ public record Model(String id, String name, String source, String uri, String en
         requireNonNull(path, "path");
         requireNonNull(status, "status");
         requireNonNull(error, "error");
+        options = Map.copyOf(options);
+        requireNonNull(apiKey, "apiKey");
+    }
+
+    @Override
+    public String toString() {
+        return "Model[" + id + ", " + engine + ", " + status + "]"; // never the sealed key, even in a log line
     }
 
     Model withStatus(String newStatus, Optional<String> newError, long newSize) {
-        return new Model(id, name, source, uri, engine, facts, path, newSize, newStatus, newError);
+        return new Model(id, name, source, uri, engine, facts, options, path, newSize, newStatus, newError, apiKey);
+    }
+
+    Model withApiKey(Optional<String> sealed) {
+        return new Model(id, name, source, uri, engine, facts, options, path, sizeBytes, status, error, sealed);
     }
 
     boolean downloaded() {
@@ -54,6 +68,10 @@ public record Model(String id, String name, String source, String uri, String en
         json.put("source", source);
         json.put("uri", builtIn() ? null : uri);
         json.put("engine", engine);
+        json.put("options", options);
+        if (engine.equals("remote")) {
+            json.put("api_key_set", apiKey.isPresent());
+        }
         json.put("modalities", facts.modalities().stream().sorted(Models::modalityOrder).toList());
         json.put("types", facts.types().stream().sorted().toList());
         json.put("max_options", facts.maxOptions());

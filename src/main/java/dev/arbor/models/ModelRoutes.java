@@ -10,6 +10,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.outbound.OutboundPolicy;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,8 +21,11 @@ public final class ModelRoutes {
     private final Models models;
     private final ModelRuntime runtime;
     private final Downloads downloads;
+    private final OutboundPolicy endpoints;
 
-    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads) {
+    /** @param endpoints which addresses the endpoints of remote models may have */
+    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, OutboundPolicy endpoints) {
+        this.endpoints = requireNonNull(endpoints, "endpoints");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.downloads = requireNonNull(downloads, "downloads");
@@ -65,11 +69,11 @@ public final class ModelRoutes {
     private void add(Context ctx) {
         Access.requireAdmin(ctx);
         AddModel.Added added = AddModel.read(BodyReader.of(Requests.jsonObject(ctx)), models.testModels(),
-                downloads);
+                downloads, endpoints);
         // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
         var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
                 added.model().engine()));
-        Model model = models.add(added.model());
+        Model model = models.add(added.model(), added.apiKey());
         if (added.repository().isPresent()) {
             downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
                     files.orElseThrow());

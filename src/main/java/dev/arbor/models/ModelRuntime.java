@@ -421,16 +421,21 @@ public final class ModelRuntime implements AutoCloseable {
             command.add(model.id());
             command.add("--engine");
             command.add(model.engine());
-            var all = new LinkedHashMap<>(options);
+            var all = new LinkedHashMap<>(model.options());
+            all.putAll(options);
             model.path().ifPresent(folder -> all.put("path", folder.toString()));
+            if (model.engine().equals("remote")) {
+                all.put("url", model.uri());
+            }
             all.forEach((key, value) -> {
                 command.add("--option");
                 command.add(key + "=" + value);
             });
             Files.createDirectories(logDir);
-            process = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()))
-                    .start();
+            var builder = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()));
+            builder.environment().putAll(models.workerEnvironment(model));
+            process = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a worker for " + model.id(), e);
         }

@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -30,11 +32,13 @@ final class ModelStore {
 
     void insert(Model model, long nowMillis) {
         database.update(handle -> handle.createUpdate("""
-                        INSERT INTO models (id, name, source, uri, engine, facts, path, size_bytes, status,
-                            created_at)
-                        VALUES (:id, :name, :source, :uri, :engine, :facts, :path, :size, :status, :now)""")
+                        INSERT INTO models (id, name, source, uri, engine, facts, options, path, size_bytes, status,
+                            api_key, created_at)
+                        VALUES (:id, :name, :source, :uri, :engine, :facts, :options, :path, :size, :status,
+                            :api_key, :now)""")
                 .bind("id", model.id()).bind("name", model.name()).bind("source", model.source())
                 .bind("uri", model.uri()).bind("engine", model.engine()).bind("facts", Json.writeString(facts(model)))
+                .bind("options", Json.writeString(model.options())).bind("api_key", model.apiKey().orElse(null))
                 .bind("path", model.path().map(Path::toString).orElse(null)).bind("size", model.sizeBytes())
                 .bind("status", model.status()).bind("now", nowMillis)
                 .execute());
@@ -80,8 +84,15 @@ final class ModelStore {
                 rs.getString("engine"), new ModelFacts(strings(facts.path("modalities")),
                         strings(facts.path("types")), facts.path("max_options").asInt(),
                         facts.path("max_questions").asInt(), facts.path("context_tokens").asInt(), notes),
-                Optional.ofNullable(rs.getString("path")).map(Path::of), rs.getLong("size_bytes"),
-                rs.getString("status"), Optional.ofNullable(rs.getString("error")));
+                options(Json.read(rs.getString("options"))), Optional.ofNullable(rs.getString("path")).map(Path::of),
+                rs.getLong("size_bytes"), rs.getString("status"), Optional.ofNullable(rs.getString("error")),
+                Optional.ofNullable(rs.getString("api_key")));
+    }
+
+    private static Map<String, String> options(JsonNode json) {
+        var options = new HashMap<String, String>();
+        json.properties().forEach(e -> options.put(e.getKey(), e.getValue().asText()));
+        return options;
     }
 
     private static Set<String> strings(JsonNode array) {

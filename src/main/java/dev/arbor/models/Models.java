@@ -7,6 +7,7 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.secrets.SecretBox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,23 +33,25 @@ public final class Models {
     /** The registry as it stands: built-in models first, then added ones in the order they came. */
     private volatile Map<String, Model> models;
     private final Optional<ModelStore> store;
+    private final Optional<SecretBox> secrets;
     private final Clock clock;
     private final boolean testModels;
 
     /** The catalog alone, for tools and tests that add no models. */
     public Models(boolean testModels) {
-        this(testModels, Optional.empty(), Clock.systemUTC());
+        this(testModels, Optional.empty(), Optional.empty(), Clock.systemUTC());
     }
 
-    /** The catalog and the models added to this database. */
-    public Models(boolean testModels, Database database, Clock clock) {
-        this(testModels, Optional.of(new ModelStore(database)), clock);
+    /** The catalog and the models added to this database, their endpoint keys sealed by {@code secrets}. */
+    public Models(boolean testModels, Database database, SecretBox secrets, Clock clock) {
+        this(testModels, Optional.of(new ModelStore(database)), Optional.of(secrets), clock);
     }
 
     /** Reads the catalog; a catalog entry that does not make sense stops the start. */
-    private Models(boolean testModels, Optional<ModelStore> store, Clock clock) {
+    private Models(boolean testModels, Optional<ModelStore> store, Optional<SecretBox> secrets, Clock clock) {
         this.testModels = testModels;
         this.store = store;
+        this.secrets = secrets;
         this.clock = requireNonNull(clock, "clock");
         var all = new LinkedHashMap<String, Model>();
         for (JsonNode entry : readCatalog()) {
@@ -81,8 +84,13 @@ public final class Models {
                         : String.join(", ", now.keySet())) + "."));
     }
 
-    /** Adds a model whose files are in place (a local folder); 409 {@code model_exists} when the id is taken. */
-    synchronized Model add(Model model) {
+    /**
+     * Adds a model whose files are in place (a local folder) or that needs none (a remote one, with the key of its
+     * endpoint, sealed here); 409 {@code model_exists} when the id is taken.
+     */
+    synchronized Model add(Model unsealed, Optional<String> apiKey) {
+        Model model = unsealed.withApiKey(apiKey.map(key -> secrets.orElseThrow(() ->
+                new IllegalStateException("this registry keeps no secrets")).seal(key, keyContext(unsealed.id()))));
         if (models.containsKey(model.id())) {
             throw ApiException.of(ErrorCode.MODEL_EXISTS, "id", "There is a model '" + model.id() + "' already; "
                     + "send another `id`, or delete that one first.");
@@ -93,6 +101,16 @@ public final class Models {
         all.put(model.id(), model);
         models = Collections.unmodifiableMap(all);
         return model;
+    }
+
+    /** What a model's worker finds in its environment: the opened key of a remote endpoint, never on its command line. */
+    Map<String, String> workerEnvironment(Model model) {
+        return model.apiKey().flatMap(sealed -> secrets.map(box -> box.open(sealed, keyContext(model.id()))))
+                .map(key -> Map.of(Worker.API_KEY_ENV, key)).orElse(Map.of());
+    }
+
+    private static String keyContext(String modelId) {
+        return "model " + modelId + " api_key";
     }
 
     /** Removes an added model from the registry (its files stay where they are); built-in ones cannot go. */
@@ -143,7 +161,7 @@ public final class Models {
         var facts = new ModelFacts(modalities, types, entry.path("max_options").asInt(),
                 entry.path("max_questions").asInt(), entry.path("context_tokens").asInt(), notes);
         return new Model(id, entry.path("name").asText(id), "builtin", "", entry.path("engine").asText(), facts,
-                Optional.empty(), 0, "downloaded", Optional.empty());
+                Map.of(), Optional.empty(), 0, "downloaded", Optional.empty(), Optional.empty());
     }
 
     private static Set<String> strings(JsonNode array) {

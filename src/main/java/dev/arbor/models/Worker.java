@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -24,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Worker {
     static final String READY = "ready ";
     static final String FAILED = "failed ";
+    /** Where a remote model's key reaches the worker: its environment, which other users cannot read. */
+    static final String API_KEY_ENV = "ARBOR_WORKER_API_KEY";
 
     private final Engine engine;
     private final String model;
@@ -53,6 +56,7 @@ public final class Worker {
                 }
             }
         }
+        Optional.ofNullable(System.getenv(API_KEY_ENV)).ifPresent(key -> options.put("api_key", key));
         watchParent();
         Engine engine;
         try {
