@@ -30,6 +30,7 @@ final class AddModel {
     private static final Set<String> SOURCES = Set.of("model_hub", "url", "local", "cloud");
     private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
     private static final Set<String> TYPES = Set.of("choice", "score", "noul");
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
     private static final Pattern REPOSITORY = Pattern.compile(
             "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
 
@@ -63,6 +64,7 @@ final class AddModel {
         Optional<Long> maxWait = body.integer("max_wait_seconds", false, 0, 3_600);
         Optional<String> remoteModel = body.string("remote_model", false, 200);
         Optional<String> apiKey = body.string("api_key", false, 4096);
+        Optional<String> sha256 = body.string("sha256", false, 64);
         source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
                 "must be model_hub, url, local or cloud"));
         boolean cloud = source.orElse("").equals("cloud");
@@ -76,12 +78,12 @@ final class AddModel {
                     "is for remote models only"));
             apiKey.ifPresent(k -> body.reject("api_key", ErrorCode.INVALID_FIELD, "is for remote models only"));
         }
-        uri.filter(u -> cloud).ifPresent(u -> endpoint(u, body, endpoints));
-        source.filter(s -> s.equals("url")).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
-                "is url: downloads from a plain URL are not in this release yet; use model_hub, or download the "
-                        + "files and add their folder with model_source local"));
+        boolean fromUrl = source.orElse("").equals("url");
+        uri.filter(u -> cloud || fromUrl).ifPresent(u -> endpoint(u, body, endpoints));
+        sha256.filter(sha -> !fromUrl || !SHA256.matcher(sha).matches()).ifPresent(sha -> body.reject("sha256",
+                ErrorCode.INVALID_FIELD, fromUrl ? "must be 64 hexadecimal digits" : "is for models from a url only"));
         boolean fromHub = source.orElse("").equals("model_hub");
-        if (fromHub) {
+        if (fromHub || fromUrl) {
             downloads.requireAllowed();
         }
         Optional<Repository> repository = uri.filter(u -> fromHub).flatMap(u -> repository(u, body));
@@ -109,10 +111,12 @@ final class AddModel {
                 maxOptions.orElse(remote ? RemoteEngine.MAX_OPTIONS : 1000L).intValue(),
                 maxQuestions.orElse(64L).intValue(), contextTokens.orElse(defaultContext(engine.get())).intValue(),
                 List.of("Added from " + uri.orElseThrow() + "."));
-        Map<String, String> options = remote ? Map.of("model", remoteModel.orElse(name.orElseThrow())) : Map.of();
+        Map<String, String> options = remote ? Map.of("model", remoteModel.orElse(name.orElseThrow()))
+                : sha256.map(sha -> Map.of("sha256", sha.toLowerCase(Locale.ROOT))).orElse(Map.of());
+        boolean downloaded = !fromHub && !fromUrl;
         return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
-                facts, options, remote ? Optional.empty() : Optional.of(files), fromHub || remote ? 0 : size(files),
-                fromHub ? "not_downloaded" : "downloaded", Optional.empty(), Optional.empty()), repository,
+                facts, options, remote ? Optional.empty() : Optional.of(files), downloaded && !remote ? size(files) : 0,
+                downloaded ? "downloaded" : "not_downloaded", Optional.empty(), Optional.empty()), repository,
                 Duration.ofSeconds(maxWait.orElse(0L)), warnings, apiKey);
     }
 
@@ -126,7 +130,7 @@ final class AddModel {
         };
     }
 
-    /** A remote model's endpoint: an http(s) URL the outbound policy lets this server call. */
+    /** A remote model's endpoint, or a model archive's URL: an http(s) URL the outbound policy lets this server call. */
     private static void endpoint(String uri, BodyReader body, OutboundPolicy endpoints) {
         try {
             endpoints.check(URI.create(uri));

@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class Downloads implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Downloads.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** Where a model's archive lands in its folder while it downloads. */
+    private static final String ARCHIVE = ".archive.zip";
 
     /** One file of a repository: its path in the repository, its size and, for large files, its SHA-256. */
     record RemoteFile(String path, long size, Optional<String> sha256) {}
@@ -101,7 +103,7 @@ public final class Downloads implements AutoCloseable {
                     + repository + " at " + revision + " (or it is private).");
         }
         if (response.statusCode() != 200) {
-            throw unreachable("it answered " + response.statusCode());
+            throw unreachable(tree, "it answered " + response.statusCode());
         }
         var files = new ArrayList<RemoteFile>();
         for (JsonNode entry : Json.read(response.body())) {
@@ -125,10 +127,70 @@ public final class Downloads implements AutoCloseable {
         return files.stream().filter(file -> paths.contains(file.path())).toList();
     }
 
-    /** Starts (or resumes) a model's download in the background. */
+    /** Starts (or resumes) a model's download from a hub in the background. */
     void start(Model model, String repository, String revision, List<RemoteFile> files) {
         long total = files.stream().mapToLong(RemoteFile::size).sum();
-        var run = new Running(new AtomicLong(), total, files.size(), new AtomicLong(), new AtomicBoolean(),
+        run(model, total, files.size(), (folder, run) -> {
+            for (RemoteFile file : files) {
+                Path target = folder.resolve(file.path()).normalize();
+                if (!target.startsWith(folder)) {
+                    throw new IOException("the hub names a file outside the model's folder: " + file.path());
+                }
+                fetch(URI.create(hub + "/" + repository + "/resolve/" + encode(revision) + "/" + file.path()),
+                        target, file.size(), file.sha256(), run);
+                run.filesDone().incrementAndGet();
+            }
+        });
+    }
+
+    /**
+     * The size of a model's zip archive at a URL (0 when the server does not say); 400 {@code invalid_field} at
+     * {@code model_uri} when there is nothing there, 503 {@code model_hub_unavailable} when it cannot be reached.
+     */
+    long planArchive(URI uri) {
+        requireAllowed();
+        HttpResponse<Void> response = get(uri, Optional.of("bytes=0-0"), HttpResponse.BodyHandlers.discarding());
+        if (response.statusCode() == 404 || response.statusCode() == 410) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "There is nothing at " + uri + " ("
+                    + response.statusCode() + ").");
+        }
+        if (response.statusCode() == 206) {
+            return response.headers().firstValue("content-range").map(range -> range.replaceAll(".*/", ""))
+                    .filter(total -> total.matches("\\d+")).map(Long::parseLong).orElse(0L);
+        }
+        if (response.statusCode() != 200) {
+            throw unreachable(uri, "it answered " + response.statusCode());
+        }
+        return response.headers().firstValueAsLong("content-length").orElse(0L);
+    }
+
+    /**
+     * Starts (or resumes) the download of a model's zip archive: checked against {@code sha256} when one was given,
+     * unpacked into the model's folder (one top-level folder in the archive is taken as the model's), then the
+     * engine's files are looked for.
+     */
+    void startArchive(Model model, URI uri, long size, Optional<String> sha256) {
+        EngineKind kind = EngineKind.of(model.engine()).orElseThrow();
+        run(model, size, 1, (folder, run) -> {
+            Path archive = folder.resolve(ARCHIVE);
+            fetch(uri, archive, size, sha256, run);
+            ModelArchive.unpack(archive, folder);
+            Files.delete(archive);
+            if (kind.readsFiles() && !kind.foundIn(folder)) {
+                throw new IOException("the archive holds no " + model.engine() + " model: it needs "
+                        + kind.needs());
+            }
+            run.filesDone().incrementAndGet();
+        });
+    }
+
+    /** The work of one download, given the model's folder. */
+    private interface Work {
+        void run(Path folder, Running run) throws IOException;
+    }
+
+    private void run(Model model, long total, int files, Work work) {
+        var run = new Running(new AtomicLong(), total, files, new AtomicLong(), new AtomicBoolean(),
                 new CountDownLatch(1));
         if (running.putIfAbsent(model.id(), run) != null) {
             return; // already on its way
@@ -136,13 +198,10 @@ public final class Downloads implements AutoCloseable {
         Model downloading = models.status(model, "downloading", Optional.empty(), total);
         Thread.ofVirtual().name("arbor-download-" + model.id()).start(() -> {
             try {
-                Path folder = folder(model.id());
-                for (RemoteFile file : files) {
-                    fetch(repository, revision, file, folder, run);
-                    run.filesDone().incrementAndGet();
-                }
-                models.status(downloading, "downloaded", Optional.empty(), total);
-                LOG.info("model {} is downloaded ({} bytes)", model.id(), total);
+                work.run(folder(model.id()), run);
+                long size = total > 0 ? total : run.done().get();
+                models.status(downloading, "downloaded", Optional.empty(), size);
+                LOG.info("model {} is downloaded ({} bytes)", model.id(), size);
             } catch (CancelledException e) {
                 models.status(downloading, "not_downloaded", Optional.empty(), total);
             } catch (IOException | RuntimeException e) {
@@ -184,32 +243,30 @@ public final class Downloads implements AutoCloseable {
         return true;
     }
 
-    /** One file: a partial one continues where it stopped; the whole is checked against the hub's SHA-256. */
-    private void fetch(String repository, String revision, RemoteFile file, Path folder, Running run)
-            throws IOException {
-        Path target = folder.resolve(file.path()).normalize();
-        if (!target.startsWith(folder)) {
-            throw new IOException("the hub names a file outside the model's folder: " + file.path());
-        }
-        if (Files.isRegularFile(target) && Files.size(target) == file.size()) {
-            run.done().addAndGet(file.size());
+    /**
+     * One file: a partial one continues where it stopped (an HTTP range), the whole is checked against its SHA-256
+     * when one is known. {@code size} is 0 when the server did not say.
+     */
+    private void fetch(URI uri, Path target, long size, Optional<String> sha256, Running run) throws IOException {
+        String name = target.getFileName().toString();
+        if (size > 0 && Files.isRegularFile(target) && Files.size(target) == size) {
+            run.done().addAndGet(size);
             return;
         }
         Files.createDirectories(target.getParent());
-        Path partial = target.resolveSibling(target.getFileName() + ".partial");
+        Path partial = target.resolveSibling(name + ".partial");
         MessageDigest digest = sha256();
         long have = Files.isRegularFile(partial) ? Files.size(partial) : 0;
-        if (have > file.size()) {
+        if (size > 0 && have > size) {
             Files.delete(partial);
             have = 0;
         }
-        URI uri = URI.create(hub + "/" + repository + "/resolve/" + encode(revision) + "/" + file.path());
         HttpResponse<InputStream> response = get(uri, have > 0 ? Optional.of("bytes=" + have + "-")
                 : Optional.empty(), HttpResponse.BodyHandlers.ofInputStream());
         boolean resumed = response.statusCode() == 206;
         if (!resumed && response.statusCode() != 200) {
             response.body().close();
-            throw new IOException("the hub answered " + response.statusCode() + " for " + file.path());
+            throw new IOException(uri + " answered " + response.statusCode());
         }
         if (resumed) {
             try (InputStream existing = Files.newInputStream(partial)) {
@@ -231,15 +288,15 @@ public final class Downloads implements AutoCloseable {
                 run.done().addAndGet(read);
             }
         }
-        if (Files.size(partial) != file.size()) {
-            throw new IOException(file.path() + " ended after " + Files.size(partial) + " of " + file.size()
+        if (size > 0 && Files.size(partial) != size) {
+            throw new IOException(name + " ended after " + Files.size(partial) + " of " + size
                     + " bytes; start the download again to resume it");
         }
         String sha = HexFormat.of().formatHex(digest.digest());
-        if (file.sha256().isPresent() && !file.sha256().get().equalsIgnoreCase(sha)) {
+        if (sha256.isPresent() && !sha256.get().equalsIgnoreCase(sha)) {
             Files.delete(partial);
-            throw new IOException(file.path() + " does not match the hub's SHA-256 (" + file.sha256().get()
-                    + "); it was deleted, start the download again");
+            throw new IOException(name + " does not match its SHA-256 (" + sha256.get() + "); it was deleted, "
+                    + "start the download again");
         }
         Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
@@ -250,18 +307,19 @@ public final class Downloads implements AutoCloseable {
         try {
             return client.send(request.build(), handler);
         } catch (OutboundRefusedException e) {
-            throw unreachable(e.getMessage());
+            throw unreachable(uri, e.getMessage());
         } catch (IOException e) {
-            throw unreachable(e.toString());
+            throw unreachable(uri, e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw unreachable("interrupted");
+            throw unreachable(uri, "interrupted");
         }
     }
 
-    private ApiException unreachable(String why) {
-        return ApiException.of(ErrorCode.MODEL_HUB_UNAVAILABLE, "model_uri", "The model hub at " + hub
-                + " cannot be used: " + why + ".");
+    private ApiException unreachable(URI uri, String why) {
+        String where = uri.toString().startsWith(hub) ? "The model hub at " + hub : uri.toString();
+        return ApiException.of(ErrorCode.MODEL_HUB_UNAVAILABLE, "model_uri", where + " cannot be used: " + why
+                + ".");
     }
 
     private static void digestAll(InputStream in, MessageDigest digest) throws IOException {

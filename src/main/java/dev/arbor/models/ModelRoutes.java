@@ -12,9 +12,11 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import io.javalin.http.Context;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** The registry's routes: {@code /v1/studio/models} for the studio, {@code /models} for admins (load, eject, logs). */
 public final class ModelRoutes {
@@ -73,10 +75,17 @@ public final class ModelRoutes {
         // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
         var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
                 added.model().engine()));
+        boolean archive = added.model().source().equals("url");
+        long archiveSize = archive ? downloads.planArchive(URI.create(added.model().uri())) : 0;
         Model model = models.add(added.model(), added.apiKey());
         if (added.repository().isPresent()) {
             downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
                     files.orElseThrow());
+        } else if (archive) {
+            downloads.startArchive(model, URI.create(model.uri()), archiveSize,
+                    Optional.ofNullable(model.options().get("sha256")));
+        }
+        if (!model.downloaded()) {
             model = downloads.await(model.id(), added.maxWait());
         }
         Map<String, Object> json = json(model);
@@ -89,11 +98,17 @@ public final class ModelRoutes {
     private void download(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        // only a hub's models are ever not downloaded: a local folder is in place when it is added
+        // only models from a hub or a URL are ever not downloaded: other sources are in place when added
         if (!model.downloaded() && !model.status().equals("downloading")) {
-            var repository = AddModel.repository(model.uri());
-            downloads.start(model, repository.name(), repository.revision(), downloads.plan(repository.name(),
-                    repository.revision(), model.engine()));
+            if (model.source().equals("url")) {
+                URI uri = URI.create(model.uri());
+                downloads.startArchive(model, uri, downloads.planArchive(uri),
+                        Optional.ofNullable(model.options().get("sha256")));
+            } else {
+                var repository = AddModel.repository(model.uri());
+                downloads.start(model, repository.name(), repository.revision(), downloads.plan(repository.name(),
+                        repository.revision(), model.engine()));
+            }
         }
         Responses.json(ctx, 202, json(models.require(model.id(), "model_id")));
     }

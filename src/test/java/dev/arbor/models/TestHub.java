@@ -19,12 +19,14 @@ import java.util.concurrent.Executors;
 /**
  * A model hub on loopback with Hugging Face's layout and API: {@code /api/models/<repo>/tree/<rev>} lists a
  * repository's files (size, and SHA-256 as the hub gives it for large files), {@code /<repo>/resolve/<rev>/<path>}
- * serves them, with ranges. It can serve slowly, and remembers the ranges it was asked for.
+ * serves them, with ranges. It can serve slowly, and remembers the ranges it was asked for. Plain files (a model's
+ * archive) are at {@code /files/<name>}.
  */
 final class TestHub implements AutoCloseable {
     private final HttpServer server;
     private final Map<String, Map<String, byte[]>> repositories = new ConcurrentHashMap<>();
     private final Map<String, String> wrongHashes = new ConcurrentHashMap<>();
+    private final Map<String, byte[]> plainFiles = new ConcurrentHashMap<>();
     final List<String> ranges = new CopyOnWriteArrayList<>();
     volatile long pauseMillisPerChunk;
 
@@ -54,6 +56,12 @@ final class TestHub implements AutoCloseable {
         return this;
     }
 
+    /** A file at {@code /files/<name>}, as any web server has one; returns its URL. */
+    String withFile(String name, byte[] bytes) {
+        plainFiles.put(name, bytes);
+        return url() + "/files/" + name;
+    }
+
     /** The tree says this file has another hash than its bytes: a download must refuse it. */
     TestHub withWrongHash(String repository, String path) {
         wrongHashes.put(repository + "/" + path, "0".repeat(64));
@@ -65,6 +73,15 @@ final class TestHub implements AutoCloseable {
         try (exchange) {
             if (path.startsWith("/api/models/")) {
                 tree(exchange, path.substring("/api/models/".length()));
+                return;
+            }
+            if (path.startsWith("/files/")) {
+                byte[] bytes = plainFiles.get(path.substring("/files/".length()));
+                if (bytes == null) {
+                    exchange.sendResponseHeaders(404, -1);
+                } else {
+                    serve(exchange, bytes);
+                }
                 return;
             }
             int resolve = path.indexOf("/resolve/");
