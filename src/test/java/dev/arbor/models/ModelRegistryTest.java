@@ -91,9 +91,9 @@ class ModelRegistryTest {
                     + "\"local\", \"engine\": \"embedding\"}").assertError(400, "invalid_field", "model_uri");
             http.post("/models", "{\"model_uri\": \"" + empty + "\", \"model_name\": \"x\", \"model_source\": "
                     + "\"ftp\", \"engine\": \"embedding\"}").assertError(400, "invalid_field", "model_source");
-            http.post("/models", "{\"model_uri\": \"https://example.com/m.onnx\", \"model_name\": \"x\", "
+            http.post("/models", "{\"model_uri\": \"ftp://models.example.com/m.zip\", \"model_name\": \"x\", "
                     + "\"model_source\": \"url\", \"engine\": \"embedding\"}")
-                    .assertError(400, "invalid_field", "model_source");
+                    .assertError(400, "invalid_field", "model_uri");
             http.post("/models", "{\"model_uri\": \"" + empty + "\", \"model_name\": \"x\", \"model_source\": "
                     + "\"local\", \"engine\": \"hash\"}").assertError(400, "invalid_field", "engine");
             JsonNode both = http.post("/models", "{\"model_uri\": \"" + empty + "\", \"model_name\": \"!!!\", "
