@@ -7,6 +7,7 @@ import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
+import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.HttpServer;
@@ -58,6 +59,7 @@ public final class Application implements AutoCloseable {
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
+            new Pipelines(database, clock).addRoutes(routes);
             decisions.start();
             extraRoutes.accept(routes);
 

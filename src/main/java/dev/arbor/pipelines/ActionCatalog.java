@@ -1,0 +1,186 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The actions a pipeline step may use, read from {@code catalog/pipeline-actions.json}: each with its parameters
+ * (types and checks) and the outputs later steps may refer to. An action not in the catalog is an error, never a
+ * step that pretends to run.
+ */
+final class ActionCatalog {
+    private static final String RESOURCE = "/catalog/pipeline-actions.json";
+
+    /** One action: what it is for, how an editor shows it, its parameters, and its outputs. */
+    record Action(String type, String name, String category, String description, String icon, String color,
+                  List<ParamSpec> params, List<String> outputs, Optional<String> outputNamedBy) {
+        Action {
+            requireNonNull(type, "type");
+            params = List.copyOf(params);
+            outputs = List.copyOf(outputs);
+        }
+
+        Optional<ParamSpec> param(String name) {
+            return params.stream().filter(p -> p.name().equals(name)).findFirst();
+        }
+
+        /** Whether the action gives this output; a Set Output step gives the one its {@code key} names. */
+        boolean gives(String output, JsonNode params) {
+            return outputs.contains(output) || outputNamedBy.map(p -> output.equals(params.path(p).asText(null)))
+                    .orElse(false);
+        }
+    }
+
+    record Category(String id, String name) {}
+
+    private final List<Category> categories;
+    private final Map<String, Action> actions;
+
+    private ActionCatalog(List<Category> categories, Map<String, Action> actions) {
+        this.categories = List.copyOf(categories);
+        this.actions = Map.copyOf(actions);
+    }
+
+    /** The catalog shipped with the server; a malformed entry stops the start. */
+    static ActionCatalog load() {
+        JsonNode json;
+        try (InputStream in = requireNonNull(ActionCatalog.class.getResourceAsStream(RESOURCE), RESOURCE)) {
+            json = Json.read(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        var categories = new ArrayList<Category>();
+        json.path("categories").forEach(c -> categories.add(new Category(c.path("id").asText(),
+                c.path("name").asText())));
+        Set<String> categoryIds = Set.copyOf(categories.stream().map(Category::id).toList());
+        var actions = new LinkedHashMap<String, Action>();
+        for (JsonNode entry : json.path("actions")) {
+            var params = new ArrayList<ParamSpec>();
+            entry.path("params").forEach(p -> params.add(ParamSpec.fromJson(p)));
+            var outputs = new ArrayList<String>();
+            entry.path("outputs").forEach(o -> outputs.add(o.asText()));
+            var action = new Action(entry.path("type").asText(), entry.path("name").asText(),
+                    entry.path("category").asText(), entry.path("description").asText(),
+                    entry.path("icon").asText(), entry.path("color").asText(), params, outputs,
+                    Optional.ofNullable(entry.path("output_named_by").textValue()));
+            if (!categoryIds.contains(action.category()) || actions.put(action.type(), action) != null
+                    || action.params().stream().anyMatch(p -> p.visibleWhen()
+                            .map(v -> action.param(v.param()).isEmpty()).orElse(false))) {
+                throw new IllegalStateException("pipeline action '" + action.type() + "' is invalid: " + entry);
+            }
+        }
+        return new ActionCatalog(categories, actions);
+    }
+
+    Optional<Action> find(String type) {
+        return Optional.ofNullable(actions.get(type));
+    }
+
+    List<String> types() {
+        return List.copyOf(actions.keySet());
+    }
+
+    /**
+     * Checks a step's params against its action: every parameter known, required ones present where they apply,
+     * each value of its type and within its bounds, none given where it does not apply. Problems go at
+     * {@code prefix.<name>}.
+     */
+    void check(Action action, JsonNode params, String prefix, Problems problems) {
+        if (!params.isObject()) {
+            problems.add(ErrorCode.INVALID_FIELD, prefix, "`" + prefix + "` must be an object.");
+            return;
+        }
+        for (var given : params.properties()) {
+            if (action.param(given.getKey()).isEmpty()) {
+                String at = ParamPath.key(prefix, given.getKey());
+                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` is not a parameter of " + action.type()
+                        + " (its parameters: " + String.join(", ", action.params().stream().map(ParamSpec::name)
+                        .toList()) + ").");
+            }
+        }
+        for (ParamSpec spec : action.params()) {
+            String at = ParamPath.key(prefix, spec.name());
+            JsonNode value = params.get(spec.name());
+            boolean present = value != null && !value.isNull();
+            boolean applies = spec.visibleWhen().map(v -> v.holds(params)).orElse(true);
+            if (present && !applies) {
+                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` applies only "
+                        + spec.visibleWhen().orElseThrow().describe() + ".");
+            } else if (present) {
+                spec.check(value, at, problems);
+            } else if (spec.required() && applies) {
+                problems.add(ErrorCode.MISSING_FIELD, at, "`" + at + "` is required"
+                        + spec.visibleWhen().map(v -> " " + v.describe()).orElse("") + ".");
+            }
+        }
+    }
+
+    /** The catalog as {@code GET /pipelines/actions} shows it. */
+    Map<String, Object> toJson() {
+        var data = new ArrayList<Map<String, Object>>();
+        for (Action action : actions.values()) {
+            var json = new LinkedHashMap<String, Object>();
+            json.put("type", action.type());
+            json.put("name", action.name());
+            json.put("category", action.category());
+            json.put("description", action.description());
+            json.put("icon", action.icon());
+            json.put("color", action.color());
+            json.put("params", action.params().stream().map(ActionCatalog::paramJson).toList());
+            json.put("outputs", action.outputs());
+            action.outputNamedBy().ifPresent(p -> json.put("output_named_by", p));
+            data.add(json);
+        }
+        var categoryJson = categories.stream().map(c -> Map.<String, Object>of("id", c.id(), "name", c.name(),
+                "actions", actions.values().stream().filter(a -> a.category().equals(c.id())).map(Action::type)
+                        .toList())).toList();
+        return Map.of("object", "list", "categories", categoryJson, "data", data);
+    }
+
+    private static Map<String, Object> paramJson(ParamSpec spec) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("name", spec.name());
+        json.put("type", spec.type().wire());
+        json.put("required", spec.required());
+        spec.defaultValue().ifPresent(d -> json.put("default", d));
+        json.put("description", spec.description());
+        if (!spec.options().isEmpty()) {
+            json.put("options", spec.options());
+        }
+        var validation = new LinkedHashMap<String, Object>();
+        spec.min().ifPresent(v -> validation.put("min", v));
+        spec.max().ifPresent(v -> validation.put("max", v));
+        if (spec.integer()) {
+            validation.put("integer", true);
+        }
+        spec.minLength().ifPresent(v -> validation.put("min_length", v));
+        spec.maxLength().ifPresent(v -> validation.put("max_length", v));
+        spec.pattern().ifPresent(p -> validation.put("pattern", p.pattern()));
+        spec.maxItems().ifPresent(v -> validation.put("max_items", v));
+        if (!validation.isEmpty()) {
+            json.put("validation", validation);
+        }
+        spec.visibleWhen().ifPresent(v -> {
+            var visible = new LinkedHashMap<String, Object>();
+            visible.put("param", v.param());
+            v.equalsValue().ifPresent(e -> visible.put("equals", e));
+            v.notEquals().ifPresent(e -> visible.put("not_equals", e));
+            json.put("visible_when", visible);
+        });
+        return json;
+    }
+}

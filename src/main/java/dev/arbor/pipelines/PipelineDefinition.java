@@ -1,0 +1,312 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A pipeline as written: declared parameters, a directed acyclic graph of steps, and outputs worked out from them.
+ * {@link #read} takes a request body and reports every problem of it at once (see {@link GraphCheck} for the graph).
+ */
+record PipelineDefinition(String name, String description, List<Parameter> parameters, List<Step> steps,
+                          Map<String, String> outputs) {
+    static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+    static final int MAX_STEPS = 500;
+    private static final Set<String> FIELDS = Set.of("name", "description", "parameters", "steps", "outputs");
+    private static final Set<String> STEP_FIELDS = Set.of("id", "name", "action", "params", "depends_on",
+            "condition", "retry", "timeout_seconds", "on_failure");
+    private static final Set<String> PARAMETER_TYPES = Set.of("string", "number", "integer", "boolean", "array",
+            "object", "model_ref", "cluster_ref", "project_ref", "endpoint_ref", "credential_ref");
+
+    /** A run parameter: {@code {{ params.<name> }}} in templates. */
+    record Parameter(String name, String type, boolean required, Optional<JsonNode> defaultValue,
+                     String description) {}
+
+    enum OnFailure { FAIL, CONTINUE }
+
+    /** Attempts after a failure, waiting {@code backoffSeconds × multiplier^n}, at most {@code maxBackoffSeconds}. */
+    record Retry(int maxAttempts, int backoffSeconds, double backoffMultiplier, int maxBackoffSeconds) {}
+
+    record Step(String id, String name, String action, ObjectNode params, List<String> dependsOn,
+                Optional<String> condition, Optional<Retry> retry, OptionalInt timeoutSeconds, OnFailure onFailure) {
+        Step {
+            requireNonNull(id, "id");
+            dependsOn = List.copyOf(dependsOn);
+        }
+    }
+
+    PipelineDefinition {
+        requireNonNull(name, "name");
+        parameters = List.copyOf(parameters);
+        steps = List.copyOf(steps);
+        outputs = Map.copyOf(outputs);
+    }
+
+    /** Reads and checks a definition; every problem goes to {@code problems}, and nothing is returned with any. */
+    static Optional<PipelineDefinition> read(JsonNode body, ActionCatalog catalog, Problems problems) {
+        if (!body.isObject()) {
+            problems.add(ErrorCode.INVALID_JSON, null, "A pipeline is a JSON object.");
+            return Optional.empty();
+        }
+        unknownFields(body, FIELDS, null, "a pipeline", problems);
+        String name = text(body, "name", null, true, 200, problems).orElse("");
+        String description = text(body, "description", null, false, 2000, problems).orElse("");
+        List<Parameter> parameters = parameters(body.path("parameters"), problems);
+        List<Step> steps = steps(body.get("steps"), problems);
+        var outputs = new LinkedHashMap<String, String>();
+        JsonNode outputsJson = body.path("outputs");
+        if (!outputsJson.isMissingNode() && !outputsJson.isNull() && !outputsJson.isObject()) {
+            invalid(problems, "outputs", "must be an object of names and templates");
+        }
+        for (var output : outputsJson.properties()) {
+            String at = ParamPath.key("outputs", output.getKey());
+            if (!IDENTIFIER.matcher(output.getKey()).matches()) {
+                invalid(problems, at, "must be named with letters, digits and _");
+            } else if (!output.getValue().isTextual() || output.getValue().textValue().length() > 10_000) {
+                invalid(problems, at, "must be a template string of at most 10,000 characters");
+            } else {
+                outputs.put(output.getKey(), output.getValue().textValue());
+            }
+        }
+        var definition = new PipelineDefinition(name, description, parameters, steps, outputs);
+        if (problems.isEmpty()) {
+            new GraphCheck(definition, catalog, problems).run();
+        }
+        return problems.isEmpty() ? Optional.of(definition) : Optional.empty();
+    }
+
+    private static List<Parameter> parameters(JsonNode json, Problems problems) {
+        var parameters = new ArrayList<Parameter>();
+        if (json.isMissingNode() || json.isNull()) {
+            return parameters;
+        }
+        if (!json.isArray() || json.size() > 100) {
+            invalid(problems, "parameters", "must be an array of at most 100 parameters");
+            return parameters;
+        }
+        var seen = new java.util.HashSet<String>();
+        for (int i = 0; i < json.size(); i++) {
+            String at = ParamPath.index("parameters", i);
+            JsonNode entry = json.get(i);
+            if (!entry.isObject()) {
+                invalid(problems, at, "must be an object {name, type, required, default, description}");
+                continue;
+            }
+            unknownFields(entry, Set.of("name", "type", "required", "default", "description"), at, "a parameter",
+                    problems);
+            Optional<String> name = text(entry, "name", at, true, 64, problems);
+            name.filter(n -> !IDENTIFIER.matcher(n).matches()).ifPresent(n -> invalid(problems, at + ".name",
+                    "must start with a letter or _ and hold letters, digits and _"));
+            name.filter(n -> !seen.add(n)).ifPresent(n -> invalid(problems, at + ".name", "repeats '" + n + "'"));
+            String type = text(entry, "type", at, false, 20, problems).orElse("string");
+            if (!PARAMETER_TYPES.contains(type)) {
+                invalid(problems, at + ".type", "must be one of " + String.join(", ", PARAMETER_TYPES.stream()
+                        .sorted().toList()));
+            }
+            JsonNode required = entry.path("required");
+            if (!required.isMissingNode() && !required.isBoolean()) {
+                invalid(problems, at + ".required", "must be true or false");
+            }
+            Optional<JsonNode> defaultValue = Optional.ofNullable(entry.get("default")).filter(d -> !d.isNull());
+            defaultValue.filter(d -> !fits(d, type)).ifPresent(d -> invalid(problems, at + ".default",
+                    "must be of the parameter's type, " + type));
+            parameters.add(new Parameter(name.orElse(""), type, required.asBoolean(false), defaultValue,
+                    entry.path("description").asText("")));
+        }
+        return parameters;
+    }
+
+    private static List<Step> steps(JsonNode json, Problems problems) {
+        var steps = new ArrayList<Step>();
+        if (json == null || json.isNull()) {
+            problems.add(ErrorCode.MISSING_FIELD, "steps", "`steps` is required: the steps of the pipeline.");
+            return steps;
+        }
+        if (!json.isArray() || json.isEmpty() || json.size() > MAX_STEPS) {
+            invalid(problems, "steps", "must be an array of 1 to " + MAX_STEPS + " steps");
+            return steps;
+        }
+        for (int i = 0; i < json.size(); i++) {
+            String at = ParamPath.index("steps", i);
+            JsonNode entry = json.get(i);
+            if (!entry.isObject()) {
+                invalid(problems, at, "must be an object {id, action, params, depends_on, ...}");
+                continue;
+            }
+            unknownFields(entry, STEP_FIELDS, at, "a step", problems);
+            Optional<String> id = text(entry, "id", at, true, 64, problems);
+            id.filter(s -> !IDENTIFIER.matcher(s).matches()).ifPresent(s -> invalid(problems, at + ".id",
+                    "must start with a letter or _ and hold letters, digits and _ (templates read steps.<id>)"));
+            Optional<String> name = text(entry, "name", at, false, 200, problems);
+            Optional<String> action = text(entry, "action", at, true, 64, problems);
+            JsonNode params = entry.path("params");
+            if (!params.isMissingNode() && !params.isNull() && !params.isObject()) {
+                invalid(problems, at + ".params", "must be an object");
+            }
+            var dependsOn = new ArrayList<String>();
+            JsonNode depends = entry.path("depends_on");
+            if (!depends.isMissingNode() && !depends.isNull() && !depends.isArray()) {
+                invalid(problems, at + ".depends_on", "must be an array of step ids");
+            }
+            for (int d = 0; d < depends.size(); d++) {
+                if (!depends.get(d).isTextual()) {
+                    invalid(problems, ParamPath.index(at + ".depends_on", d), "must be a step id");
+                } else {
+                    dependsOn.add(depends.get(d).textValue());
+                }
+            }
+            Optional<String> condition = text(entry, "condition", at, false, 2000, problems);
+            Optional<Retry> retry = retry(entry.path("retry"), at + ".retry", problems);
+            OptionalInt timeout = OptionalInt.empty();
+            JsonNode timeoutJson = entry.path("timeout_seconds");
+            if (!timeoutJson.isMissingNode() && !timeoutJson.isNull()) {
+                if (!timeoutJson.canConvertToInt() || !timeoutJson.isIntegralNumber() || timeoutJson.asInt() < 1
+                        || timeoutJson.asInt() > 604_800) {
+                    invalid(problems, at + ".timeout_seconds", "must be an integer from 1 to 604800 (a week)");
+                } else {
+                    timeout = OptionalInt.of(timeoutJson.asInt());
+                }
+            }
+            String onFailure = text(entry, "on_failure", at, false, 20, problems).orElse("fail");
+            if (!onFailure.equals("fail") && !onFailure.equals("continue")) {
+                invalid(problems, at + ".on_failure", "must be fail or continue");
+            }
+            steps.add(new Step(id.orElse(""), name.orElse(id.orElse("")), action.orElse(""),
+                    params.isObject() ? (ObjectNode) params : Json.object(), dependsOn, condition, retry, timeout,
+                    onFailure.equals("continue") ? OnFailure.CONTINUE : OnFailure.FAIL));
+        }
+        return steps;
+    }
+
+    private static Optional<Retry> retry(JsonNode json, String at, Problems problems) {
+        if (json.isMissingNode() || json.isNull()) {
+            return Optional.empty();
+        }
+        if (!json.isObject()) {
+            invalid(problems, at, "must be an object {max_attempts, backoff_seconds, backoff_multiplier, "
+                    + "max_backoff_seconds}");
+            return Optional.empty();
+        }
+        unknownFields(json, Set.of("max_attempts", "backoff_seconds", "backoff_multiplier", "max_backoff_seconds"),
+                at, "a retry", problems);
+        int attempts = whole(json, "max_attempts", at, 1, 10, 3, problems);
+        int backoff = whole(json, "backoff_seconds", at, 0, 86_400, 10, problems);
+        int maxBackoff = whole(json, "max_backoff_seconds", at, 0, 86_400, 3_600, problems);
+        JsonNode multiplier = json.path("backoff_multiplier");
+        double factor = 2;
+        if (!multiplier.isMissingNode()) {
+            if (!multiplier.isNumber() || multiplier.asDouble() < 1 || multiplier.asDouble() > 10) {
+                invalid(problems, at + ".backoff_multiplier", "must be a number from 1 to 10");
+            } else {
+                factor = multiplier.asDouble();
+            }
+        }
+        if (maxBackoff < backoff) {
+            invalid(problems, at + ".max_backoff_seconds", "must be at least backoff_seconds");
+        }
+        return Optional.of(new Retry(attempts, backoff, factor, maxBackoff));
+    }
+
+    /** Whether a default value is of a parameter's type (references are checked where they are given). */
+    private static boolean fits(JsonNode value, String type) {
+        return switch (type) {
+            case "number" -> value.isNumber();
+            case "integer" -> value.isIntegralNumber();
+            case "boolean" -> value.isBoolean();
+            case "array" -> value.isArray();
+            case "object" -> value.isObject();
+            default -> value.isTextual();
+        };
+    }
+
+    /** The definition as it is stored and shown. */
+    ObjectNode toJson() {
+        ObjectNode json = Json.object();
+        json.put("name", name);
+        json.put("description", description);
+        var parametersJson = json.putArray("parameters");
+        for (Parameter parameter : parameters) {
+            ObjectNode p = parametersJson.addObject().put("name", parameter.name()).put("type", parameter.type())
+                    .put("required", parameter.required());
+            parameter.defaultValue().ifPresent(d -> p.set("default", d));
+            p.put("description", parameter.description());
+        }
+        var stepsJson = json.putArray("steps");
+        for (Step step : steps) {
+            ObjectNode s = stepsJson.addObject().put("id", step.id()).put("name", step.name())
+                    .put("action", step.action());
+            s.set("params", step.params());
+            step.dependsOn().forEach(s.putArray("depends_on")::add);
+            if (step.dependsOn().isEmpty()) {
+                s.putArray("depends_on");
+            }
+            step.condition().ifPresent(c -> s.put("condition", c));
+            step.retry().ifPresent(r -> s.putObject("retry").put("max_attempts", r.maxAttempts())
+                    .put("backoff_seconds", r.backoffSeconds()).put("backoff_multiplier", r.backoffMultiplier())
+                    .put("max_backoff_seconds", r.maxBackoffSeconds()));
+            step.timeoutSeconds().ifPresent(t -> s.put("timeout_seconds", t));
+            s.put("on_failure", step.onFailure().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        ObjectNode outputsJson = json.putObject("outputs");
+        outputs.forEach(outputsJson::put);
+        return json;
+    }
+
+    private static void unknownFields(JsonNode json, Set<String> known, String at, String what, Problems problems) {
+        for (var names = json.fieldNames(); names.hasNext(); ) {
+            String field = names.next();
+            if (!known.contains(field)) {
+                String param = ParamPath.key(at, field);
+                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field of " + what + ".");
+            }
+        }
+    }
+
+    private static Optional<String> text(JsonNode json, String field, String at, boolean required, int maxLength,
+                                         Problems problems) {
+        JsonNode value = json.get(field);
+        String param = ParamPath.key(at, field);
+        if (value == null || value.isNull()) {
+            if (required) {
+                problems.add(ErrorCode.MISSING_FIELD, param, "`" + param + "` is required.");
+            }
+            return Optional.empty();
+        }
+        if (!value.isTextual() || (required && value.textValue().isBlank()) || value.textValue().length() > maxLength) {
+            invalid(problems, param, "must be a" + (required ? " non-empty" : "") + " string of at most " + maxLength
+                    + " characters");
+            return Optional.empty();
+        }
+        return Optional.of(value.textValue());
+    }
+
+    private static int whole(JsonNode json, String field, String at, int min, int max, int fallback,
+                             Problems problems) {
+        JsonNode value = json.path(field);
+        if (value.isMissingNode()) {
+            return fallback;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt() || value.asInt() < min || value.asInt() > max) {
+            invalid(problems, at + "." + field, "must be an integer from " + min + " to " + max);
+            return fallback;
+        }
+        return value.asInt();
+    }
+
+    static void invalid(Problems problems, String param, String why) {
+        problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` " + why + ".");
+    }
+}

@@ -1,0 +1,151 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.access.Access;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Pipelines: definitions (a checked graph of steps), the action catalog steps use, and their checks. Admin routes:
+ * pipelines automate model and deployment operations.
+ */
+public final class Pipelines {
+    private final ActionCatalog catalog = ActionCatalog.load();
+    private final PipelineStore store;
+
+    public Pipelines(Database database, Clock clock) {
+        this.store = new PipelineStore(requireNonNull(database, "database"), clock);
+    }
+
+    public void addRoutes(Routes routes) {
+        routes.group("pipelines")
+                .get("/pipelines/actions", "The actions pipeline steps may use, by category, with their parameters",
+                        this::actions)
+                .post("/pipelines/actions/validate", "Check params for one action", this::validateAction)
+                .post("/pipelines/validate", "Check a pipeline definition and list every problem", this::validate)
+                .post("/pipelines", "Create a pipeline", this::create)
+                .get("/pipelines", "List pipelines, newest first", this::list)
+                .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
+                .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
+                .delete("/pipelines/{pipeline_id}", "Delete a pipeline", this::delete);
+    }
+
+    private void actions(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, catalog.toJson());
+    }
+
+    private void validateAction(Context ctx) {
+        Access.requireAdmin(ctx);
+        JsonNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        JsonNode type = body.path("action_type");
+        if (!type.isTextual()) {
+            problems.add(ErrorCode.MISSING_FIELD, "action_type", "`action_type` is required: an action's type.");
+        } else {
+            catalog.find(type.textValue()).ifPresentOrElse(
+                    action -> catalog.check(action, body.has("params") ? body.get("params") : Json.object(),
+                            "params", problems),
+                    () -> problems.add(ErrorCode.INVALID_FIELD, "action_type", "`action_type` is '"
+                            + type.textValue() + "', which is not an action; the actions are "
+                            + String.join(", ", catalog.types()) + "."));
+        }
+        Responses.ok(ctx, Map.of("object", "action.validation", "valid", problems.isEmpty(),
+                "errors", problems.list().stream().map(Pipelines::problemJson).toList()));
+    }
+
+    private void validate(Context ctx) {
+        Access.requireAdmin(ctx);
+        JsonNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        PipelineDefinition.read(body, catalog, problems);
+        Responses.ok(ctx, Map.of("object", "pipeline.validation", "valid", problems.isEmpty(),
+                "errors", problems.list().stream().map(Pipelines::problemJson).toList(),
+                "step_count", body.path("steps").size()));
+    }
+
+    private void create(Context ctx) {
+        Access.requireAdmin(ctx);
+        PipelineStore.Stored stored = store.create(checked(Requests.jsonObject(ctx)));
+        Responses.created(ctx, "/pipelines/" + stored.id(), json(stored));
+    }
+
+    private void list(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, Responses.page(store.list(Page.from(ctx)), PipelineStore.Stored::id, Pipelines::json));
+    }
+
+    private void get(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, json(find(ctx.pathParam("pipeline_id"))));
+    }
+
+    private void replace(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("pipeline_id");
+        find(id);
+        PipelineDefinition definition = checked(Requests.jsonObject(ctx));
+        Responses.ok(ctx, json(store.replace(id, definition).orElseThrow(() -> notFound(id))));
+    }
+
+    private void delete(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("pipeline_id");
+        if (!store.delete(id)) {
+            throw notFound(id);
+        }
+        Responses.ok(ctx, Map.of("id", id, "object", "pipeline.deleted", "deleted", true));
+    }
+
+    private PipelineDefinition checked(JsonNode body) {
+        var problems = new Problems();
+        Optional<PipelineDefinition> definition = PipelineDefinition.read(body, catalog, problems);
+        problems.throwIfAny();
+        return definition.orElseThrow();
+    }
+
+    private PipelineStore.Stored find(String id) {
+        return store.find(id).orElseThrow(() -> notFound(id));
+    }
+
+    private static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
+    }
+
+    private static Map<String, Object> json(PipelineStore.Stored stored) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", stored.id());
+        json.put("object", "pipeline");
+        json.put("name", stored.definition().path("name").asText());
+        json.put("description", stored.definition().path("description").asText());
+        json.put("version", stored.version());
+        json.put("step_count", stored.stepCount());
+        json.put("created_at", stored.createdAtMillis() / 1000);
+        json.put("updated_at", stored.updatedAtMillis() / 1000);
+        json.put("definition", stored.definition());
+        return json;
+    }
+
+    private static Map<String, Object> problemJson(Problem problem) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("code", problem.code().code());
+        json.put("param", problem.param());
+        json.put("message", problem.message());
+        return json;
+    }
+}
