@@ -117,8 +117,8 @@ final class CompareRoutes {
     }
 
     private Side side(Templates.Comparison comparison, int version, boolean byVariables) {
-        var query = HistoryQuery.parse(Map.of("template", comparison.id() + "@" + version), templates,
-                clock.instant(), decisions.database().dialect());
+        var query = decisions.query(Map.of("template", comparison.id() + "@" + version), templates,
+                clock.instant());
         var byInput = new LinkedHashMap<String, StoredDecision>();
         int[] failed = {0};
         decisions.eachPage(query, page -> page.forEach(decision -> {

@@ -91,7 +91,7 @@ final class DecisionRoutes {
                     + "'.");
         }
         Set<String> include = includeParameter(ctx);
-        var query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
+        var query = store.query(params, templates, clock.instant());
         var result = store.list(query, page);
         Set<String> labelled = feedback.labelled(result.items().stream().map(StoredDecision::id).toList());
         Responses.ok(ctx, Responses.page(result, StoredDecision::id,
@@ -106,7 +106,8 @@ final class DecisionRoutes {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
                     + "'.");
         }
-        var query = HistoryQuery.parse(HistoryQuery.params(ctx.queryParamMap(), Set.of("format")), templates, clock.instant(), store.database().dialect());
+        var query = store.query(HistoryQuery.params(ctx.queryParamMap(), Set.of("format")), templates,
+                clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
         try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(),

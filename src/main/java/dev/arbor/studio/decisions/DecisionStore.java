@@ -8,8 +8,10 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.studio.templates.Templates;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -26,9 +28,12 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.EmptyHandling;
 import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
 final class DecisionStore {
+    private static final Logger LOG = LoggerFactory.getLogger(DecisionStore.class);
     private static final String COLUMNS = "seq, id, status, storage, surface, endpoint, request_id, template_id, "
             + "template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at, "
             + "completed_at, total_ms, body, input";
@@ -41,12 +46,36 @@ final class DecisionStore {
     private final Predicate<String> fileAvailable;
     /** Decisions written since the full-text index last caught up, and when that was (batched indexing only). */
     private final AtomicLong unindexed = new AtomicLong();
+    private final boolean searchable;
     private volatile long lastIndexedNanos = System.nanoTime();
 
     /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
     DecisionStore(Database database, Predicate<String> fileAvailable) {
         this.database = requireNonNull(database, "database");
         this.fileAvailable = requireNonNull(fileAvailable, "fileAvailable");
+        this.searchable = !database.dialect().indexesTextInBatches() || database.read(DecisionStore::hasTextIndex);
+        if (!searchable) {
+            LOG.warn("the full-text index of decisions is missing (a SQLite without FTS5, or a copy that lost it): "
+                    + "searches answer search_unavailable; every other filter works");
+        }
+    }
+
+    /**
+     * Whether SQLite's full-text index is there and works: a database restored by a tool whose SQLite lacks FTS5
+     * comes back without it (and without its triggers), though every migration reads as applied.
+     */
+    private static boolean hasTextIndex(Handle handle) {
+        try {
+            handle.createQuery("SELECT count(*) FROM studio_decisions_search WHERE rowid = 0").mapTo(Long.class).one();
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** A history filter read from query parameters, as this database can run it. */
+    HistoryQuery query(Map<String, String> params, Templates templates, Instant now) {
+        return HistoryQuery.parse(params, templates, now, database.dialect(), searchable);
     }
 
     Database database() {
@@ -101,7 +130,8 @@ final class DecisionStore {
                 StatsRollup.count(handle, "d.id IN (<ids>)",
                         q -> q.bindList("ids", inserted.stream().map(StoredDecision::id).toList()), 1);
             }
-            if (database.dialect().indexesTextInBatches() && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
+            if (searchable && database.dialect().indexesTextInBatches()
+                    && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
                     || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
                 indexText(handle);
             }
@@ -113,7 +143,8 @@ final class DecisionStore {
      * written before it. A read-only database is searched as its index stands.
      */
     private void indexTextBeforeSearch(HistoryQuery query) {
-        if (!query.searchesText() || !database.dialect().indexesTextInBatches() || database.readOnly()) {
+        if (!query.searchesText() || !searchable || !database.dialect().indexesTextInBatches()
+                || database.readOnly()) {
             return;
         }
         boolean behind = database.read(handle -> handle.createQuery("""

@@ -100,7 +100,7 @@ final class HistoryEditRoutes {
         }
         HistoryQuery query;
         try {
-            query = HistoryQuery.parse(params, templates, clock.instant(), store.database().dialect());
+            query = store.query(params, templates, clock.instant());
         } catch (ApiException e) {
             throw ApiException.of(e.code(), "filter." + e.problems().getFirst().param(),
                     e.problems().getFirst().message());

@@ -74,10 +74,13 @@ final class HistoryQuery {
     /**
      * @param params each query parameter with its first value
      * @param dialect how this database reads JSON keys and searches text
+     * @param searchable whether this database has its full-text index (400 {@code search_unavailable} for
+     *     {@code q} without it)
      */
-    static HistoryQuery parse(Map<String, String> params, Templates templates, Instant now, Dialect dialect) {
+    static HistoryQuery parse(Map<String, String> params, Templates templates, Instant now, Dialect dialect,
+                              boolean searchable) {
         var query = new HistoryQuery();
-        params.forEach((name, value) -> query.read(name, value, templates, now, dialect));
+        params.forEach((name, value) -> query.read(name, value, templates, now, dialect, searchable));
         query.problems.throwIfAny();
         return query;
     }
@@ -114,7 +117,8 @@ final class HistoryQuery {
     private static final String FEEDBACK = "EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = "
             + "studio_decisions.id";
 
-    private void read(String name, String value, Templates templates, Instant now, Dialect dialect) {
+    private void read(String name, String value, Templates templates, Instant now, Dialect dialect,
+                      boolean searchable) {
         var binds = new Binds();
         if (LISTS.containsKey(name)) {
             binds.add(LISTS.get(name) + " IN (" + binds.list(values(value)) + ")");
@@ -135,6 +139,12 @@ final class HistoryQuery {
             case "needs_review" -> binds.add(ANSWER + "a.question_key IN (" + binds.list(values(value))
                     + ") AND a.act = " + binds.one(false) + ")");
             case "q" -> {
+                if (!searchable) {
+                    problems.add(ErrorCode.SEARCH_UNAVAILABLE, "q", "This database has no full-text index (its "
+                            + "SQLite lacks FTS5, or the index was lost in a copy), so `q` cannot search; the other "
+                            + "filters work.");
+                    return;
+                }
                 List<String> words = new ArrayList<>();
                 Matcher matcher = WORD.matcher(value);
                 while (matcher.find()) {

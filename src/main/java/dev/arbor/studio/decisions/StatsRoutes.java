@@ -55,7 +55,7 @@ final class StatsRoutes {
         boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
         List<String> groupBy = Stats.groupBy(ctx.queryParam("group_by"));
         var stats = new Stats(groupBy, includeExtended, whatIf);
-        var query = HistoryQuery.parse(params, templates, clock.instant(), decisions.database().dialect());
+        var query = decisions.query(params, templates, clock.instant());
         if (TemplateStats.applies(params, groupBy, whatIf)) {
             TemplateStats.count(stats, decisions, templates, params, !groupBy.isEmpty());
         } else {

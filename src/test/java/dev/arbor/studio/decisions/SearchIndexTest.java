@@ -7,6 +7,8 @@ import dev.arbor.ArborServer;
 import dev.arbor.testing.TestServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,6 +60,32 @@ class SearchIndexTest {
                 c.createStatement().execute("INSERT INTO studio_decisions_search (studio_decisions_search) "
                         + "VALUES ('integrity-check')");
             }
+        }
+    }
+
+    @Test
+    void aDatabaseThatLostItsTextIndexAnswersSearchUnavailableAndEverythingElseWorks() throws Exception {
+        Path data = Files.createTempDirectory("arbor-no-fts-");
+        var env = Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString());
+        String kept;
+        try (var server = ArborServer.start(env)) {
+            kept = decide(server.http(), "alpha parcel kept");
+            decide(server.http(), "alpha parcel deleted later");
+        }
+        // as a restore through a SQLite without FTS5 leaves it: no index, no triggers, every migration applied
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + data.resolve("arbor.db"))) {
+            c.createStatement().execute("DROP TRIGGER studio_decisions_search_delete");
+            c.createStatement().execute("DROP TRIGGER studio_decisions_search_update");
+            c.createStatement().execute("DROP TABLE studio_decisions_search");
+        }
+        try (var server = ArborServer.start(env)) {
+            TestServer http = server.http();
+            http.get(D + "?q=alpha").assertError(400, "search_unavailable", "q");
+            String made = decide(http, "alpha parcel made without an index");
+            assertThat(http.get(D + "?limit=10").json().path("data")).hasSize(3);
+            http.post(D + "/" + kept + "/redact", "{\"fields\": [\"input.state\"]}");
+            assertThat(http.delete(D + "/" + made).status()).isEqualTo(200);
+            assertThat(http.get(D + "?limit=10").json().path("data")).hasSize(2);
         }
     }
 
