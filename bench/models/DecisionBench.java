@@ -24,7 +24,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * on SQLite. The pipeline's own overhead (validation, rendering, gating) is read from each answer's timing: total
  * minus load and model time; storage shows as the difference between full and none. Run with the Arbor jar:
  * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/models/DecisionBench.java [seconds] [warm-up]
- * [models, comma-separated] (the warm-up matters: the server and its worker processes each have a JIT to warm, on few cores).
+ * [models, comma-separated] [rounds: none and full alternate this many times; the ratio shown is their median]
+ * (the warm-up matters: the server and its worker processes each have a JIT to warm, on few cores).
  */
 public class DecisionBench {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -42,6 +43,7 @@ public class DecisionBench {
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         warmSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         Path data = Files.createTempDirectory("arbor-bench-");
         var config = Config.load(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_TEST_MODELS", "1",
                 "ARBOR_LOG_LEVEL", "WARN"), List.of());
@@ -60,18 +62,34 @@ public class DecisionBench {
                     Load.Result raw = Load.run(callers, seconds, warmSeconds, i -> engine.score(request(i)));
                     Load.Result worker = Load.run(callers, seconds, warmSeconds, i -> runtime.score(model, request(i)));
                     var overheads = new ConcurrentLinkedQueue<Double>();
-                    Load.Result none = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "none"))));
-                    overheads.clear(); // the warm-up's and store none's; the full runs follow
-                    Load.Result full = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
+                    // none and full alternate, so that a noisy minute of this shared machine hits both alike
+                    Load.Result none = null;
+                    Load.Result full = null;
+                    var ratios = new ArrayList<Double>();
+                    for (int round = 0; round < rounds; round++) {
+                        none = Load.run(callers, seconds, warmSeconds, i -> post(decisions, body(model, i, "none")));
+                        full = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
+                        ratios.add(full.perSecond() / none.perSecond());
+                    }
                     double[] pipeline = overheads.stream().mapToDouble(Double::doubleValue).sorted().toArray();
                     System.out.printf("| %s | %d | %.0f | %.3f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f"
                                     + " | %.3f | %.3f | %.2f |%n", model, callers, raw.perSecond(), raw.p50(),
                             worker.perSecond(), worker.p50(), none.perSecond(), none.p50(), none.p99(), full.perSecond(),
                             full.p50(), full.p99(), pipeline[pipeline.length / 2], pipeline[(int) (pipeline.length * 0.99)],
-                            full.perSecond() / none.perSecond());
+                            median(ratios));
+                    if (rounds > 1) {
+                        System.out.println("|   | full/none by round: " + ratios.stream()
+                                .map(r -> String.format("%.2f", r)).toList() + " |");
+                    }
                 }
             }
         }
+    }
+
+    static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 
     static Scoring.Request request(int i) {
