@@ -71,14 +71,10 @@ final class ClassifierEngine implements Engine {
         List<String> labels = labels(folder.resolve(CONFIG));
         HuggingFaceTokenizer tokenizer;
         try (var json = Files.newInputStream(folder.resolve(EmbeddingEngine.TOKENIZER))) {
-            tokenizer = HuggingFaceTokenizer.newInstance(json, Map.of("maxLength", Integer.toString(MAX_TOKENS),
-                    "truncation", "true", "padding", "false"));
+            tokenizer = Onnx.tokenizer(json, MAX_TOKENS);
         }
         OrtEnvironment environment = OrtEnvironment.getEnvironment();
-        var sessionOptions = new OrtSession.SessionOptions();
-        sessionOptions.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
-        sessionOptions.addConfigEntry("session.intra_op.allow_spinning", "0");
-        OrtSession session = environment.createSession(graph.toString(), sessionOptions);
+        OrtSession session = environment.createSession(graph.toString(), Onnx.sessionOptions());
         double temperature = Double.parseDouble(options.getOrDefault("temperature", "1"));
         return new ClassifierEngine(environment, session, tokenizer, labels, temperature);
     }

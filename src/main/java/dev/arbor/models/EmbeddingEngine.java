@@ -72,15 +72,10 @@ final class EmbeddingEngine implements Engine {
             if (json == null) {
                 throw new IOException("the bundled tokenizer " + BUNDLED_TOKENIZER + " is missing");
             }
-            tokenizer = HuggingFaceTokenizer.newInstance(json, Map.of("maxLength", Integer.toString(MAX_TOKENS),
-                    "truncation", "true", "padding", "false"));
+            tokenizer = Onnx.tokenizer(json, MAX_TOKENS);
         }
         OrtEnvironment environment = OrtEnvironment.getEnvironment();
-        var sessionOptions = new OrtSession.SessionOptions();
-        sessionOptions.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
-        // idle ONNX threads spin by default, taking the CPU the server needs to send the answer back
-        sessionOptions.addConfigEntry("session.intra_op.allow_spinning", "0");
-        OrtSession session = environment.createSession(graph, sessionOptions);
+        OrtSession session = environment.createSession(graph, Onnx.sessionOptions());
         double temperature = Double.parseDouble(options.getOrDefault("temperature",
                 Double.toString(DEFAULT_TEMPERATURE)));
         var engine = new EmbeddingEngine(environment, session, tokenizer, temperature);

@@ -61,12 +61,7 @@ class ClassifierEngineTest {
                         question.options().get(i)));
                 entailment[i] = model.logits(pair.getIds(), pair.getTypeIds(), pair.getAttentionMask())[2];
             }
-            List<Double> expected = EmbeddingEngine.softmax(entailment, 1);
-            List<Double> got = answer.probabilities().get(question.key());
-            assertThat(got).hasSize(expected.size());
-            for (int i = 0; i < expected.size(); i++) {
-                assertThat(got.get(i)).isCloseTo(expected.get(i), within(1e-4));
-            }
+            assertClose(answer.probabilities().get(question.key()), EmbeddingEngine.softmax(entailment, 1));
         }
         assertThat(answer.probabilities().get("team")).doesNotHaveDuplicates();
         assertThat(engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities().get("team"))
@@ -85,12 +80,8 @@ class ClassifierEngineTest {
             Encoding pair = tokenizer.encode(STATE, EmbeddingEngine.optionText(TEAM, TEAM.options().get(i)));
             relevance[i] = model.logits(pair.getIds(), pair.getTypeIds(), pair.getAttentionMask())[0];
         }
-        List<Double> got = engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities()
-                .get("team");
-        List<Double> expected = EmbeddingEngine.softmax(relevance, 2);
-        for (int i = 0; i < 3; i++) {
-            assertThat(got.get(i)).isCloseTo(expected.get(i), within(1e-4));
-        }
+        assertClose(engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities().get("team"),
+                EmbeddingEngine.softmax(relevance, 2));
     }
 
     @Test
@@ -101,14 +92,17 @@ class ClassifierEngineTest {
         assertThat(engine.head()).isEqualTo(ClassifierEngine.Head.LABELS);
         Encoding situation = tokenizer.encode(STATE);
         double[] logits = model.logits(situation.getIds(), situation.getTypeIds(), situation.getAttentionMask());
-        List<Double> got = engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities()
-                .get("team");
-        List<Double> expected = EmbeddingEngine.softmax(new double[] {logits[1], logits[2], logits[0]}, 1);
-        for (int i = 0; i < 3; i++) {
-            assertThat(got.get(i)).isCloseTo(expected.get(i), within(1e-4));
-        }
+        assertClose(engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities().get("team"),
+                EmbeddingEngine.softmax(new double[] {logits[1], logits[2], logits[0]}, 1));
         assertThatThrownBy(() -> engine.score(new Scoring.Request(STATE, List.of(), List.of(URGENT))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a label");
+    }
+
+    private static void assertClose(List<Double> got, List<Double> expected) {
+        assertThat(got).hasSize(expected.size());
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(got.get(i)).isCloseTo(expected.get(i), within(1e-4));
+        }
     }
 
     @Test
