@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes decisions to history in shared transactions. Every caller still returns only once its own decision is
@@ -19,12 +21,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class GroupCommit {
     private static final int MAX_BATCH = 128;
+    /**
+     * Decisions arriving this close together come from callers at work at once: their writer then waits this long
+     * for company. A lone caller's decisions are a whole round trip apart and never wait.
+     */
+    private static final long BUSY_NANOS = 1_000_000;
+    private static final long LINGER_NANOS = 500_000;
 
     private record Pending(DecisionStore.Prepared decision, CompletableFuture<Void> done) {}
 
     private final DecisionStore store;
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean writing = new AtomicBoolean();
+    private final AtomicLong lastArrivalNanos = new AtomicLong(System.nanoTime() - BUSY_NANOS);
 
     GroupCommit(DecisionStore store) {
         this.store = requireNonNull(store, "store");
@@ -33,9 +42,15 @@ final class GroupCommit {
     /** Returns once the decision is committed; throws what its write threw. */
     void write(StoredDecision decision) {
         var pending = new Pending(DecisionStore.prepare(decision), new CompletableFuture<>());
+        long now = System.nanoTime();
+        boolean closeTogether = now - lastArrivalNanos.getAndSet(now) < BUSY_NANOS;
         queue.add(pending);
         while (!pending.done().isDone()) {
             if (writing.compareAndSet(false, true)) {
+                if (closeTogether) {
+                    // decisions are arriving close together: a moment's wait lets the next ones share this commit
+                    LockSupport.parkNanos(LINGER_NANOS);
+                }
                 // after letting go, look once more: a decision queued while this one wrote would otherwise wait
                 // for its own caller's next try
                 do {
