@@ -42,10 +42,6 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
             }
             return Optional.empty();
         }
-
-        boolean reference() {
-            return wire().endsWith("_ref");
-        }
     }
 
     /** The parameter applies only when another one equals (or does not equal) a value. */
