@@ -30,6 +30,7 @@ public final class Application implements AutoCloseable {
     private final ModelRuntime runtime;
     private final Downloads downloads;
     private final Decisions decisions;
+    private final Pipelines pipelines;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
@@ -53,14 +54,17 @@ public final class Application implements AutoCloseable {
             var routes = new Routes();
             access.addRoutes(routes);
             var outbound = new OutboundPolicy(config.outboundAllow());
-            this.downloads = new Downloads(models, new OutboundClient(outbound), config.dataDir(),
+            var outboundClient = new OutboundClient(outbound);
+            this.downloads = new Downloads(models, outboundClient, config.dataDir(),
                     config.modelHubUrl(), config.downloads());
             new ModelRoutes(models, runtime, downloads, outbound).addTo(routes);
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
-            new Pipelines(database, clock).addRoutes(routes);
+            this.pipelines = new Pipelines(database, clock, outboundClient);
+            pipelines.addRoutes(routes);
             decisions.start();
+            pipelines.start();
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),
@@ -105,10 +109,15 @@ public final class Application implements AutoCloseable {
         decisions.sweep();
     }
 
-    /** Drains requests in flight, stops downloads, background decisions and model workers, then the database. */
+    /**
+     * Drains requests in flight, stops pipeline runs (they go on after a restart), downloads, background decisions and
+     * model workers, then the database.
+     */
     @Override
     public void close() {
+        pipelines.stopStreams();
         server.stop();
+        pipelines.close();
         downloads.close();
         decisions.close();
         runtime.close();

@@ -3,6 +3,7 @@ package dev.arbor.pipelines;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
@@ -127,6 +128,26 @@ final class ActionCatalog {
                         + spec.visibleWhen().map(v -> " " + v.describe()).orElse("") + ".");
             }
         }
+    }
+
+    /**
+     * Params as a step runs with them: each one left out that applies and has a default gets it, and a number or
+     * boolean a template gave to a text parameter becomes its text ({@code "{{ params.n }}"} as a log message).
+     */
+    static ObjectNode forRun(Action action, ObjectNode params) {
+        ObjectNode full = params.deepCopy();
+        for (ParamSpec spec : action.params()) {
+            JsonNode given = full.get(spec.name());
+            boolean text = spec.type() == ParamSpec.Type.STRING || spec.type() == ParamSpec.Type.TEMPLATE;
+            if (text && given != null && (given.isNumber() || given.isBoolean())) {
+                full.put(spec.name(), given.asText());
+            }
+            if ((!full.has(spec.name()) || full.get(spec.name()).isNull()) && spec.defaultValue().isPresent()
+                    && spec.visibleWhen().map(v -> v.holds(full)).orElse(true)) {
+                full.set(spec.name(), spec.defaultValue().get());
+            }
+        }
+        return full;
     }
 
     /** The catalog as {@code GET /pipelines/actions} shows it. */

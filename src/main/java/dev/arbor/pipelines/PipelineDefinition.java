@@ -22,10 +22,14 @@ import java.util.regex.Pattern;
  * {@link #read} takes a request body and reports every problem of it at once (see {@link GraphCheck} for the graph).
  */
 record PipelineDefinition(String name, String description, List<Parameter> parameters, List<Step> steps,
-                          Map<String, String> outputs) {
+                          Map<String, String> outputs, int timeoutSeconds) {
     static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
     static final int MAX_STEPS = 500;
-    private static final Set<String> FIELDS = Set.of("name", "description", "parameters", "steps", "outputs");
+    /** How long a run may take unless its definition says otherwise: a day. */
+    static final int DEFAULT_TIMEOUT_SECONDS = 86_400;
+    static final int MAX_TIMEOUT_SECONDS = 30 * 86_400;
+    private static final Set<String> FIELDS = Set.of("name", "description", "parameters", "steps", "outputs",
+            "timeout_seconds");
     private static final Set<String> STEP_FIELDS = Set.of("id", "name", "action", "params", "depends_on",
             "condition", "retry", "timeout_seconds", "on_failure");
     private static final Set<String> PARAMETER_TYPES = Set.of("string", "number", "integer", "boolean", "array",
@@ -55,6 +59,33 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         outputs = Map.copyOf(outputs);
     }
 
+    /** A definition stored after it was checked, such as a run's copy. */
+    static PipelineDefinition stored(JsonNode json, ActionCatalog catalog) {
+        var problems = new Problems();
+        return read(json, catalog, problems).orElseThrow(() -> new IllegalStateException(
+                "a stored pipeline definition no longer passes its checks: " + problems.list()));
+    }
+
+    Step step(String id) {
+        return steps.stream().filter(step -> step.id().equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no step " + id));
+    }
+
+    /**
+     * A run's time limit in seconds, when one is given: a whole number from 1 to {@link #MAX_TIMEOUT_SECONDS}.
+     */
+    static OptionalInt timeoutSeconds(JsonNode json, String param, Problems problems) {
+        if (json.isMissingNode() || json.isNull()) {
+            return OptionalInt.empty();
+        }
+        if (!json.isIntegralNumber() || !json.canConvertToInt() || json.asInt() < 1
+                || json.asInt() > MAX_TIMEOUT_SECONDS) {
+            invalid(problems, param, "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)");
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(json.asInt());
+    }
+
     /** Reads and checks a definition; every problem goes to {@code problems}, and nothing is returned with any. */
     static Optional<PipelineDefinition> read(JsonNode body, ActionCatalog catalog, Problems problems) {
         if (!body.isObject()) {
@@ -81,7 +112,9 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 outputs.put(output.getKey(), output.getValue().textValue());
             }
         }
-        var definition = new PipelineDefinition(name, description, parameters, steps, outputs);
+        int timeout = timeoutSeconds(body.path("timeout_seconds"), "timeout_seconds", problems)
+                .orElse(DEFAULT_TIMEOUT_SECONDS);
+        var definition = new PipelineDefinition(name, description, parameters, steps, outputs, timeout);
         if (problems.isEmpty()) {
             new GraphCheck(definition, catalog, problems).run();
         }
@@ -220,6 +253,45 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         return Optional.of(new Retry(attempts, backoff, factor, maxBackoff));
     }
 
+    /**
+     * A run's params: those given, each a declared parameter of its type; a parameter left out takes its default, or
+     * is null when it has none and is not required.
+     */
+    ObjectNode runParams(JsonNode given, Problems problems) {
+        ObjectNode params = Json.object();
+        if (!given.isMissingNode() && !given.isNull() && !given.isObject()) {
+            invalid(problems, "params", "must be an object of the pipeline's parameters");
+            return params;
+        }
+        Set<String> declared = new java.util.HashSet<>(parameters.stream().map(Parameter::name).toList());
+        for (var field : given.properties()) {
+            if (!declared.contains(field.getKey())) {
+                invalid(problems, ParamPath.key("params", field.getKey()), "is not a parameter of this pipeline"
+                        + (declared.isEmpty() ? " (it has none)" : " (its parameters: " + String.join(", ",
+                        parameters.stream().map(Parameter::name).toList()) + ")"));
+            }
+        }
+        for (Parameter parameter : parameters) {
+            String at = ParamPath.key("params", parameter.name());
+            JsonNode value = given.get(parameter.name());
+            if (value == null || value.isNull()) {
+                if (parameter.defaultValue().isPresent()) {
+                    params.set(parameter.name(), parameter.defaultValue().get());
+                } else if (parameter.required()) {
+                    problems.add(ErrorCode.MISSING_FIELD, at, "`" + at + "` is required: a " + parameter.type()
+                            + (parameter.description().isBlank() ? "" : " (" + parameter.description() + ")") + ".");
+                } else {
+                    params.putNull(parameter.name());
+                }
+            } else if (!fits(value, parameter.type())) {
+                invalid(problems, at, "must be of the parameter's type, " + parameter.type());
+            } else {
+                params.set(parameter.name(), value);
+            }
+        }
+        return params;
+    }
+
     /** Whether a default value is of a parameter's type (references are checked where they are given). */
     private static boolean fits(JsonNode value, String type) {
         return switch (type) {
@@ -262,6 +334,7 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         }
         ObjectNode outputsJson = json.putObject("outputs");
         outputs.forEach(outputsJson::put);
+        json.put("timeout_seconds", timeoutSeconds);
         return json;
     }
 

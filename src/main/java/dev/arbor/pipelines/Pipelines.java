@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.outbound.OutboundClient;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -21,15 +22,38 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Pipelines: definitions (a checked graph of steps), the action catalog steps use, and their checks. Admin routes:
- * pipelines automate model and deployment operations.
+ * Pipelines: definitions (a checked graph of steps), the action catalog steps use, and their runs on a durable
+ * engine. Admin routes: pipelines automate model and deployment operations.
  */
-public final class Pipelines {
+public final class Pipelines implements AutoCloseable {
     private final ActionCatalog catalog = ActionCatalog.load();
     private final PipelineStore store;
+    private final RunStore runs;
+    private final RunEngine engine;
+    private final RunRoutes runRoutes;
 
-    public Pipelines(Database database, Clock clock) {
+    public Pipelines(Database database, Clock clock, OutboundClient outbound) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
+        this.runs = new RunStore(database, clock);
+        var expressions = new Expressions();
+        this.engine = new RunEngine(database, runs, catalog, expressions,
+                new StepActions(expressions, new HttpRequestAction(outbound)), clock);
+        this.runRoutes = new RunRoutes(store, runs, engine, catalog);
+    }
+
+    /** Starts running pipelines, going on with the runs a stopped server left unfinished. */
+    public void start() {
+        engine.start();
+    }
+
+    /** Ends open event streams, so that the server can stop; runs go on until {@link #close}. */
+    public void stopStreams() {
+        runRoutes.stopStreams();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
     }
 
     public void addRoutes(Routes routes) {
@@ -42,7 +66,9 @@ public final class Pipelines {
                 .get("/pipelines", "List pipelines, newest first", this::list)
                 .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
                 .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
-                .delete("/pipelines/{pipeline_id}", "Delete a pipeline", this::delete);
+                .delete("/pipelines/{pipeline_id}", "Delete a pipeline; its unfinished runs are cancelled",
+                        this::delete);
+        runRoutes.addTo(routes);
     }
 
     private void actions(Context ctx) {
@@ -109,6 +135,13 @@ public final class Pipelines {
         if (!store.delete(id)) {
             throw notFound(id);
         }
+        for (String runId : runs.activeRunsOf(id)) {
+            try {
+                engine.cancel(runId);
+            } catch (RunEngine.RunStateException e) {
+                // it finished meanwhile
+            }
+        }
         Responses.ok(ctx, Map.of("id", id, "object", "pipeline.deleted", "deleted", true));
     }
 
@@ -124,7 +157,7 @@ public final class Pipelines {
     }
 
     private static ApiException notFound(String id) {
-        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
+        return RunRoutes.pipelineNotFound(id);
     }
 
     private static Map<String, Object> json(PipelineStore.Stored stored) {

@@ -60,7 +60,7 @@ final class Templates {
     }
 
     /** Quoted text inside an expression is text, not a reference: {@code 'params.x'} refers to nothing. */
-    private static String withoutQuotedText(String expression) {
+    static String withoutQuotedText(String expression) {
         return expression.replaceAll("'[^']*'|\"[^\"]*\"", "''");
     }
 }

@@ -136,6 +136,14 @@ public final class Database implements AutoCloseable {
                 .mapTo(String.class).list()));
     }
 
+    /**
+     * The connections writes go through, for a job engine that keeps its table beside ours: on SQLite the one writer
+     * connection (never ask for it inside {@link #write}: that holds it already), on PostgreSQL the pool.
+     */
+    public DataSource dataSource() {
+        return writerPool;
+    }
+
     /** Whether writes are refused: the schema is newer than this release knows. */
     public boolean readOnly() {
         return newerSchema.isPresent();

@@ -1,0 +1,605 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerName;
+import com.github.kagkarlsson.scheduler.task.CompletionHandler;
+import com.github.kagkarlsson.scheduler.task.ExecutionContext;
+import com.github.kagkarlsson.scheduler.task.FailureHandler;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import dev.arbor.pipelines.RunStore.Run;
+import dev.arbor.pipelines.RunStore.RunStatus;
+import dev.arbor.pipelines.RunStore.StepRun;
+import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.ids.Ids;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs pipelines on db-scheduler, a durable job engine: each step is a scheduled execution in the database, so a
+ * run survives restarts and is shared by nodes on one PostgreSQL, and a waiting or retrying step is a row with a due
+ * time, not a thread. Our tables hold what the engine does not keep: runs, steps, outputs and events.
+ *
+ * <p>Every step execution may be repeated (a node dying mid-step, a message delivered twice), so each looks at the
+ * stored step first: a step that has ended only makes sure the steps after it are scheduled, and a run that has
+ * ended, or was retried since, is left alone. Changes to a run are made under its row lock ({@link RunStore}).
+ */
+final class RunEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
+    private static final String STEP_TASK = "pipeline-step";
+    private static final String DEADLINE_TASK = "pipeline-run-deadline";
+    /** A step attempt's time limit when the step sets none. */
+    static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
+    /** Steps running at once on this node, over all runs. */
+    static final int PARALLEL_STEPS = 16;
+
+    /** The data of one step's execution; a step of an earlier generation (before a retry) is stale. */
+    record StepTask(String runId, String stepId, int generation) {
+        String instance() {
+            return runId + "." + stepId + "." + generation;
+        }
+    }
+
+    record DeadlineTask(String runId, int generation) {
+        String instance() {
+            return runId + "." + generation;
+        }
+    }
+
+    /** A change asked of a run in a state that does not allow it (cancel a finished run, retry one not failed). */
+    static final class RunStateException extends RuntimeException {
+        final RunStatus status;
+
+        RunStateException(RunStatus status) {
+            super("the run is " + status.json());
+            this.status = status;
+        }
+    }
+
+    private final RunStore store;
+    private final ActionCatalog catalog;
+    private final Expressions expressions;
+    private final StepActions actions;
+    private final Clock clock;
+    private final CustomTask<StepTask> stepTask;
+    private final OneTimeTask<DeadlineTask> deadlineTask;
+    private final Scheduler scheduler;
+    private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
+    private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
+    private final Map<String, PipelineDefinition> definitions = Collections.synchronizedMap(
+            new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, PipelineDefinition> eldest) {
+                    return size() > 256;
+                }
+            });
+    private final Database database;
+    private final Object signal = new Object();
+
+    RunEngine(Database database, RunStore store, ActionCatalog catalog, Expressions expressions, StepActions actions,
+              Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.store = requireNonNull(store, "store");
+        this.catalog = requireNonNull(catalog, "catalog");
+        this.expressions = requireNonNull(expressions, "expressions");
+        this.actions = requireNonNull(actions, "actions");
+        this.clock = requireNonNull(clock, "clock");
+        this.stepTask = Tasks.custom(STEP_TASK, StepTask.class)
+                .onFailure(new FailureHandler.MaxRetriesFailureHandler<>(8,
+                        new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(1), 2),
+                        (complete, operations) -> {
+                            LOG.error("pipeline step {} failed in the engine 8 times; it is given up",
+                                    complete.getExecution().taskInstance.getId());
+                            operations.remove();
+                        }))
+                .execute(this::executeStep);
+        this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
+                .execute((instance, context) -> timeOut(instance.getData().runId(), instance.getData().generation()));
+        var builder = Scheduler.create(database.dataSource(), stepTask, deadlineTask)
+                .serializer(new JsonTaskData())
+                .executorService(Executors.newVirtualThreadPerTaskExecutor())
+                .threads(PARALLEL_STEPS)
+                .pollingInterval(Duration.ofMillis(500))
+                .enableImmediateExecution()
+                .heartbeatInterval(Duration.ofSeconds(10))
+                .missedHeartbeatsLimit(4)
+                .shutdownMaxWait(Duration.ofSeconds(5))
+                .schedulerName(new SchedulerName.Fixed(nodeName()))
+                .clock(clock::instant);
+        if (!database.dialect().singleNode()) {
+            builder.pollUsingLockAndFetch(0.5, 1.0); // SELECT ... FOR UPDATE SKIP LOCKED: nodes never race for a row
+        }
+        this.scheduler = builder.build();
+    }
+
+    /** Starts executing, and picks up the runs a stopped server left unfinished. */
+    void start() {
+        if (database.dialect().singleNode()) {
+            // one process per SQLite database: whatever is marked picked was picked by a process that is gone
+            database.update(handle -> handle.createUpdate("UPDATE scheduled_tasks SET picked = :no, picked_by = NULL, "
+                    + "last_heartbeat = NULL, version = version + 1 WHERE picked = :yes").bind("no", false)
+                    .bind("yes", true).execute());
+        }
+        scheduler.start();
+        for (String runId : store.activeRunIds()) {
+            try {
+                resume(runId);
+            } catch (RuntimeException e) {
+                LOG.error("run {} could not be resumed", runId, e);
+            }
+        }
+    }
+
+    /** Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. */
+    Run start(PipelineStore.Stored pipeline, ObjectNode params, ObjectNode trigger, int timeoutSeconds) {
+        PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
+        long now = clock.millis();
+        var steps = new ArrayList<StepRun>();
+        for (int i = 0; i < definition.steps().size(); i++) {
+            steps.add(new StepRun(definition.steps().get(i).id(), i, StepStatus.PENDING, 0, Optional.empty(),
+                    Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(),
+                    OptionalLong.empty()));
+        }
+        var run = new Run(Ids.next("run"), pipeline.id(), pipeline.version(), pipeline.definition(), params, trigger,
+                RunStatus.QUEUED, 1, Optional.empty(), Optional.empty(), timeoutSeconds,
+                now + timeoutSeconds * 1000L, now, OptionalLong.empty(), OptionalLong.empty(), steps);
+        store.create(run);
+        definitions.put(run.id(), definition);
+        scheduleDeadline(run.id(), run.generation(), run.deadlineAt());
+        schedule(run.id(), run.generation(), definition.steps().stream()
+                .filter(step -> step.dependsOn().isEmpty()).map(PipelineDefinition.Step::id).toList());
+        signal();
+        return run;
+    }
+
+    /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
+    Run cancel(String runId) {
+        Run before = store.find(runId).orElseThrow();
+        Optional<RunStatus> refused = store.locked(runId, tx -> {
+            Run run = tx.run();
+            if (!run.status().active()) {
+                return Optional.of(run.status());
+            }
+            tx.endOpenSteps(StepStatus.CANCELLED, "The run was cancelled.");
+            tx.endRun(RunStatus.CANCELLED, Optional.empty(), Optional.empty());
+            tx.event("run", null, "cancelled", null, "The run was cancelled.");
+            return Optional.<RunStatus>empty();
+        }).orElseThrow();
+        if (refused.isPresent()) {
+            throw new RunStateException(refused.get());
+        }
+        ended(before);
+        return store.find(runId).orElseThrow();
+    }
+
+    /**
+     * Runs a failed run again from where it failed: its failed and cancelled steps start over, completed ones keep
+     * their outputs and do not run again.
+     */
+    Run retry(String runId) {
+        var ready = new ArrayList<String>();
+        Run before = store.find(runId).orElseThrow();
+        Optional<RunStatus> refused = store.locked(runId, tx -> {
+            Run run = tx.run();
+            if (run.status() != RunStatus.FAILED) {
+                return Optional.of(run.status());
+            }
+            int generation = run.generation() + 1;
+            tx.reopen(generation, tx.now() + run.timeoutSeconds() * 1000L);
+            String again = run.steps().stream().filter(s -> s.status() == StepStatus.FAILED
+                    || s.status() == StepStatus.CANCELLED).map(StepRun::id).collect(Collectors.joining(", "));
+            tx.event("run", null, "running", null, "The run was retried; these steps start over: " + again + ".");
+            ready.addAll(advance(tx, definition(run)));
+            return Optional.<RunStatus>empty();
+        }).orElseThrow();
+        if (refused.isPresent()) {
+            throw new RunStateException(refused.get());
+        }
+        Run run = store.find(runId).orElseThrow();
+        scheduleDeadline(runId, run.generation(), run.deadlineAt());
+        schedule(runId, run.generation(), ready);
+        signal();
+        return run;
+    }
+
+    /** Waits up to {@code millis} for any run to change here; another node's changes are seen by polling. */
+    void awaitChange(long millis) throws InterruptedException {
+        synchronized (signal) {
+            signal.wait(millis);
+        }
+    }
+
+    private void signal() {
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    private CompletionHandler<StepTask> executeStep(TaskInstance<StepTask> instance, ExecutionContext context) {
+        OptionalLong again = runStep(instance.getData());
+        signal();
+        if (again.isPresent()) {
+            Instant due = Instant.ofEpochMilli(again.getAsLong());
+            return (complete, operations) -> operations.reschedule(complete, due);
+        }
+        return new CompletionHandler.OnCompleteRemove<>();
+    }
+
+    /** One execution of a step; the time to be asked again when it parks (waiting or retrying). */
+    private OptionalLong runStep(StepTask task) {
+        Optional<Run> found = store.find(task.runId());
+        if (found.isEmpty() || found.get().generation() != task.generation() || !found.get().status().active()) {
+            return OptionalLong.empty();
+        }
+        Run run = found.get();
+        StepRun state = run.step(task.stepId()).orElseThrow();
+        PipelineDefinition definition = definition(run);
+        if (state.status().finished()) {
+            // a repeat of an execution that ended the step: what follows it may not have been scheduled
+            schedule(task.runId(), task.generation(), store.whileActive(task.runId(), task.generation(),
+                    tx -> advance(tx, definition)).orElse(List.of()));
+            return OptionalLong.empty();
+        }
+        long now = clock.millis();
+        if (now >= run.deadlineAt()) {
+            timeOut(task.runId(), task.generation());
+            return OptionalLong.empty();
+        }
+        PipelineDefinition.Step step = definition.step(task.stepId());
+        Map<String, Object> scope = scope(run, now);
+        if (state.status() == StepStatus.PENDING && step.condition().isPresent()) {
+            try {
+                if (!expressions.holds(step.condition().get(), scope)) {
+                    end(task, definition, StepStatus.SKIPPED, Optional.empty(), Optional.empty(), Set.of(),
+                            "Skipped: its condition is false.");
+                    return OptionalLong.empty();
+                }
+            } catch (Expressions.ExpressionException e) {
+                return failed(task, definition, 1, new Outcome.Failed("condition_error", e.getMessage(), false));
+            }
+        }
+        int attempt = state.status() == StepStatus.WAITING ? Math.max(1, state.attempts()) : state.attempts() + 1;
+        boolean began = store.whileActive(task.runId(), task.generation(), tx -> {
+            if (!tx.startStep(task.stepId(), attempt)) {
+                return false;
+            }
+            if (run.status() == RunStatus.QUEUED) {
+                tx.runStarted();
+                tx.event("run", null, "running", null, "The run started.");
+            }
+            if (state.status() != StepStatus.WAITING) {
+                int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
+                tx.event("step", task.stepId(), "running", null, "Started" + (of > 1 ? ", attempt " + attempt
+                        + " of " + of : "") + (state.status() == StepStatus.RUNNING
+                        ? " (again: the attempt before was cut off when a server stopped)" : "") + ".");
+            }
+            return true;
+        }).orElse(false);
+        if (!began) {
+            return OptionalLong.empty();
+        }
+        long startedAt = state.startedAt().orElse(now);
+        Outcome outcome = attempt(task, step, run, scope, now, startedAt, state.waitDeadlineAt());
+        return switch (outcome) {
+            case Outcome.Done done -> {
+                end(task, definition, StepStatus.COMPLETED, Optional.of(done.outputs()), Optional.empty(),
+                        done.skipped(), "Completed.");
+                yield OptionalLong.empty();
+            }
+            case Outcome.Waiting waiting -> {
+                store.whileActive(task.runId(), task.generation(), tx -> {
+                    if (state.status() != StepStatus.WAITING) {
+                        tx.event("step", task.stepId(), "waiting", null, "Waiting for its condition.");
+                    }
+                    tx.parkStep(task.stepId(), StepStatus.WAITING, waiting.dueAt(),
+                            OptionalLong.of(waiting.deadlineAt()), Optional.empty());
+                    return null;
+                });
+                yield OptionalLong.of(waiting.dueAt());
+            }
+            case Outcome.Failed failed -> failed(task, definition, attempt, failed);
+        };
+    }
+
+    private Outcome attempt(StepTask task, PipelineDefinition.Step step, Run run, Map<String, Object> scope, long now,
+                            long startedAt, OptionalLong waitDeadline) {
+        ActionCatalog.Action action = catalog.find(step.action()).orElseThrow();
+        ObjectNode params;
+        try {
+            params = ActionCatalog.forRun(action, (ObjectNode) expressions.render(step.params(), scope));
+        } catch (Expressions.ExpressionException e) {
+            return new Outcome.Failed("template_error", e.getMessage(), false);
+        }
+        var problems = new Problems();
+        catalog.check(action, params, "params", problems);
+        if (!problems.isEmpty()) {
+            return new Outcome.Failed("invalid_params", "Once its templates were worked out, the step's params are "
+                    + "not valid: " + problems.list().stream().map(Problem::message)
+                    .collect(Collectors.joining(" ")), false);
+        }
+        var steps = new HashMap<String, StepRun>();
+        run.steps().forEach(s -> steps.put(s.id(), s));
+        var call = new StepActions.StepCall(task.runId(), step, params, scope, steps, now, startedAt,
+                waitDeadline.isPresent() ? Optional.of(waitDeadline.getAsLong()) : Optional.empty(),
+                (level, message) -> store.whileActive(task.runId(), task.generation(), tx -> {
+                    tx.event("log", task.stepId(), null, level, message);
+                    return null;
+                }));
+        int timeout = step.timeoutSeconds().orElse(DEFAULT_STEP_TIMEOUT_SECONDS);
+        Future<Outcome> future = attempts.submit(() -> actions.run(call));
+        Set<Future<?>> running = inFlight.computeIfAbsent(task.runId(), id -> ConcurrentHashMap.newKeySet());
+        running.add(future);
+        try {
+            return future.get(timeout, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            return new Outcome.Failed("step_timed_out", "The attempt took longer than its " + timeout
+                    + " seconds.", true);
+        } catch (CancellationException e) {
+            return new Outcome.Failed("cancelled", "The run ended while the step ran.", false);
+        } catch (ExecutionException e) {
+            LOG.warn("pipeline step {} of run {} failed", step.id(), task.runId(), e.getCause());
+            return new Outcome.Failed("action_error", String.valueOf(e.getCause()), true);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            // the server is stopping: the step's execution stays in the engine and runs again after the restart
+            throw new IllegalStateException("interrupted while step " + step.id() + " ran", e);
+        } finally {
+            running.remove(future);
+            inFlight.computeIfPresent(task.runId(), (id, set) -> set.isEmpty() ? null : set);
+        }
+    }
+
+    private OptionalLong failed(StepTask task, PipelineDefinition definition, int attempt, Outcome.Failed failure) {
+        PipelineDefinition.Step step = definition.step(task.stepId());
+        ObjectNode error = Json.object().put("code", failure.code()).put("message", failure.message());
+        int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
+        if (failure.retryable() && attempt < of) {
+            PipelineDefinition.Retry retry = step.retry().orElseThrow();
+            long delay = (long) Math.min(retry.maxBackoffSeconds() * 1000.0,
+                    retry.backoffSeconds() * 1000.0 * Math.pow(retry.backoffMultiplier(), attempt - 1));
+            long due = clock.millis() + delay;
+            store.whileActive(task.runId(), task.generation(), tx -> {
+                tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
+                tx.event("step", task.stepId(), "retrying", null, "Attempt " + attempt + " of " + of + " failed ("
+                        + failure.code() + ": " + failure.message() + "); the next one in " + delay / 1000.0 + " s.");
+                return null;
+            });
+            return OptionalLong.of(due);
+        }
+        end(task, definition, StepStatus.FAILED, Optional.empty(), Optional.of(error), Set.of(),
+                "Failed: " + failure.code() + ": " + failure.message());
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Ends a step and moves the run on in one transaction: a failure that does not continue fails the run; steps a
+     * branch turned away from are skipped; the steps now ready are scheduled; the run ends when every step has.
+     */
+    private void end(StepTask task, PipelineDefinition definition, StepStatus status, Optional<JsonNode> outputs,
+                     Optional<JsonNode> error, Set<String> skipped, String message) {
+        Run before = store.find(task.runId()).orElseThrow();
+        List<String> ready = store.whileActive(task.runId(), task.generation(), tx -> {
+            if (!tx.endStep(task.stepId(), status, outputs, error)) {
+                return List.<String>of();
+            }
+            tx.event("step", task.stepId(), status.json(), null, message);
+            if (status == StepStatus.FAILED
+                    && definition.step(task.stepId()).onFailure() == PipelineDefinition.OnFailure.FAIL) {
+                ObjectNode runError = ((ObjectNode) error.orElseThrow()).deepCopy().put("step_id", task.stepId());
+                failRun(tx, runError, "The run failed at step " + task.stepId() + ".");
+                return List.<String>of();
+            }
+            for (String target : skipped) {
+                if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
+                    tx.event("step", target, "skipped", null, "Skipped: branch step " + task.stepId()
+                            + " did not lead to it.");
+                }
+            }
+            return advance(tx, definition);
+        }).orElse(List.of());
+        schedule(task.runId(), task.generation(), ready);
+        ended(before);
+    }
+
+    /**
+     * Skips the steps all of whose dependencies were skipped, returns the pending steps whose dependencies have all
+     * ended, and ends the run when every step has.
+     */
+    private List<String> advance(RunStore.Transition tx, PipelineDefinition definition) {
+        Run run = tx.run();
+        var status = new HashMap<String, StepStatus>();
+        run.steps().forEach(step -> status.put(step.id(), step.status()));
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (PipelineDefinition.Step step : definition.steps()) {
+                if (status.get(step.id()) == StepStatus.PENDING && !step.dependsOn().isEmpty()
+                        && step.dependsOn().stream().allMatch(d -> status.get(d) == StepStatus.SKIPPED)) {
+                    tx.endStep(step.id(), StepStatus.SKIPPED, Optional.empty(), Optional.empty());
+                    tx.event("step", step.id(), "skipped", null, "Skipped: every step it depends on was skipped.");
+                    status.put(step.id(), StepStatus.SKIPPED);
+                    changed = true;
+                }
+            }
+        }
+        if (status.values().stream().allMatch(StepStatus::finished)) {
+            complete(tx, definition);
+            return List.of();
+        }
+        return definition.steps().stream().filter(step -> status.get(step.id()) == StepStatus.PENDING
+                        && step.dependsOn().stream().allMatch(d -> status.get(d).finished()))
+                .map(PipelineDefinition.Step::id).toList();
+    }
+
+    private void complete(RunStore.Transition tx, PipelineDefinition definition) {
+        Map<String, Object> scope = scope(tx.run(), tx.now());
+        ObjectNode outputs = Json.object();
+        try {
+            definition.outputs().forEach((name, template) -> outputs.set(name,
+                    expressions.render(TextNode.valueOf(template), scope)));
+        } catch (Expressions.ExpressionException e) {
+            failRun(tx, Json.object().put("code", "output_error").put("message", e.getMessage()),
+                    "The run's outputs could not be worked out.");
+            return;
+        }
+        tx.endRun(RunStatus.COMPLETED, Optional.of(outputs), Optional.empty());
+        tx.event("run", null, "completed", null, "The run completed.");
+    }
+
+    private static void failRun(RunStore.Transition tx, ObjectNode error, String message) {
+        tx.endOpenSteps(StepStatus.CANCELLED, message);
+        tx.endRun(RunStatus.FAILED, Optional.empty(), Optional.of(error));
+        tx.event("run", null, "failed", null, message + " " + error.path("message").asText());
+    }
+
+    private void timeOut(String runId, int generation) {
+        Run before = store.find(runId).orElse(null);
+        if (before == null) {
+            return;
+        }
+        boolean timedOut = store.whileActive(runId, generation, tx -> {
+            Run run = tx.run();
+            if (tx.now() < run.deadlineAt()) {
+                return false;
+            }
+            failRun(tx, Json.object().put("code", "run_timed_out").put("message", "The run took longer than its "
+                    + run.timeoutSeconds() + " seconds."), "The run timed out.");
+            return true;
+        }).orElse(false);
+        if (timedOut) {
+            ended(before);
+            signal();
+        }
+    }
+
+    /** After a run may have ended: interrupts its steps running here and drops its engine work. */
+    private void ended(Run before) {
+        Run after = store.find(before.id()).orElseThrow();
+        if (after.status().active()) {
+            return;
+        }
+        Set<Future<?>> running = inFlight.remove(after.id());
+        if (running != null) {
+            running.forEach(future -> future.cancel(true));
+        }
+        for (StepRun step : before.steps()) {
+            if (step.status() == StepStatus.WAITING || step.status() == StepStatus.RETRYING) {
+                cancelQuietly(stepTask.instanceId(new StepTask(after.id(), step.id(), after.generation()).instance()));
+            }
+        }
+        cancelQuietly(deadlineTask.instanceId(new DeadlineTask(after.id(), after.generation()).instance()));
+        definitions.remove(after.id());
+        signal();
+    }
+
+    private void cancelQuietly(com.github.kagkarlsson.scheduler.task.TaskInstanceId id) {
+        try {
+            scheduler.cancel(id);
+        } catch (RuntimeException e) {
+            // gone already, or executing now: it will find its run ended and do nothing
+        }
+    }
+
+    /** Makes sure a run left unfinished by a stopped server goes on: every open step has its execution. */
+    private void resume(String runId) {
+        Run run = store.find(runId).orElseThrow();
+        PipelineDefinition definition = definition(run);
+        List<String> ready = store.whileActive(runId, run.generation(), tx -> advance(tx, definition))
+                .orElse(List.of());
+        schedule(runId, run.generation(), ready);
+        for (StepRun step : run.steps()) {
+            if (step.status() == StepStatus.RUNNING || step.status() == StepStatus.WAITING
+                    || step.status() == StepStatus.RETRYING) {
+                scheduler.scheduleIfNotExists(stepTask.instance(new StepTask(runId, step.id(), run.generation())
+                        .instance(), new StepTask(runId, step.id(), run.generation())),
+                        Instant.ofEpochMilli(step.dueAt().orElse(clock.millis())));
+            }
+        }
+        scheduleDeadline(runId, run.generation(), run.deadlineAt());
+    }
+
+    private void schedule(String runId, int generation, Collection<String> stepIds) {
+        Instant now = clock.instant();
+        for (String stepId : stepIds) {
+            var data = new StepTask(runId, stepId, generation);
+            scheduler.scheduleIfNotExists(stepTask.instance(data.instance(), data), now);
+        }
+    }
+
+    private void scheduleDeadline(String runId, int generation, long deadlineAt) {
+        var data = new DeadlineTask(runId, generation);
+        scheduler.scheduleIfNotExists(deadlineTask.instance(data.instance(), data), Instant.ofEpochMilli(deadlineAt));
+    }
+
+    private PipelineDefinition definition(Run run) {
+        return definitions.computeIfAbsent(run.id(), id -> PipelineDefinition.stored(run.definition(), catalog));
+    }
+
+    /**
+     * What templates and conditions read: {@code params}, {@code steps.<id>.outputs} (and {@code .status}),
+     * {@code event} (what started the run) and {@code now} (seconds since the epoch, for waits on time).
+     */
+    private static Map<String, Object> scope(Run run, long now) {
+        var steps = new HashMap<String, Object>();
+        for (StepRun step : run.steps()) {
+            steps.put(step.id(), Map.of("status", step.status().json(),
+                    "outputs", step.outputs().map(Expressions::plain).orElse(Map.of())));
+        }
+        JsonNode event = run.trigger().path("event");
+        return Map.of("params", Expressions.plain(run.params()), "steps", steps,
+                "event", event.isObject() ? Expressions.plain(event) : Map.of(), "now", now / 1000);
+    }
+
+    private static String nodeName() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "arbor";
+        }
+        // two servers on one host (tests, a blue-green switch) must not share a name: a node's picks are its own
+        return (host.length() > 40 ? host.substring(0, 40) : host) + "-" + java.util.HexFormat.of().formatHex(Ids.randomBytes(4));
+    }
+
+    @Override
+    public void close() {
+        scheduler.stop();
+        attempts.shutdownNow();
+    }
+}

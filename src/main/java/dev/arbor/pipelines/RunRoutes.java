@@ -1,0 +1,273 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.pipelines.RunStore.Run;
+import dev.arbor.pipelines.RunStore.RunStatus;
+import dev.arbor.pipelines.RunStore.StepRun;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The routes of runs: start one, read it and its events (also as a stream), cancel it, retry it. */
+final class RunRoutes {
+    private static final Set<String> START_FIELDS = Set.of("params", "timeout_seconds");
+    private static final int STREAM_BATCH = 500;
+    private static final long KEEP_ALIVE_MILLIS = 15_000;
+
+    private final PipelineStore pipelines;
+    private final RunStore runs;
+    private final RunEngine engine;
+    private final ActionCatalog catalog;
+    private volatile boolean streaming = true;
+
+    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog) {
+        this.pipelines = requireNonNull(pipelines, "pipelines");
+        this.runs = requireNonNull(runs, "runs");
+        this.engine = requireNonNull(engine, "engine");
+        this.catalog = requireNonNull(catalog, "catalog");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("pipelines")
+                .post("/pipelines/{pipeline_id}/runs", "Start a run; it is queued at once and runs in the background",
+                        this::start)
+                .get("/pipelines/{pipeline_id}/runs", "List a pipeline's runs, newest first", this::list)
+                .get("/runs/{run_id}", "Get a run with each step's status, attempts, outputs and error", this::get)
+                .action("/runs/{run_id}/cancel", "Cancel a run that has not finished", this::cancel)
+                .action("/runs/{run_id}/retry", "Run a failed run again from the steps that failed", this::retry)
+                .get("/runs/{run_id}/events", "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
+                        this::events);
+    }
+
+    /** Ends the event streams open now, so that a stopping server is not held by them. */
+    void stopStreams() {
+        streaming = false;
+    }
+
+    private void start(Context ctx) {
+        Access.requireAdmin(ctx);
+        String pipelineId = ctx.pathParam("pipeline_id");
+        PipelineStore.Stored pipeline = pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
+        var problems = new Problems();
+        body.fieldNames().forEachRemaining(field -> {
+            if (!START_FIELDS.contains(field)) {
+                PipelineDefinition.invalid(problems, field, "is not a field of a run (its fields: params, "
+                        + "timeout_seconds)");
+            }
+        });
+        PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
+        ObjectNode params = definition.runParams(body.path("params"), problems);
+        int timeout = PipelineDefinition.timeoutSeconds(body.path("timeout_seconds"), "timeout_seconds", problems)
+                .orElse(definition.timeoutSeconds());
+        problems.throwIfAny();
+        ObjectNode trigger = Json.object().put("type", "manual");
+        trigger.putObject("event").put("type", "manual");
+        Run run = engine.start(pipeline, params, trigger, timeout);
+        ctx.header("location", "/runs/" + run.id());
+        Responses.json(ctx, 202, json(run, Optional.of(definition)));
+    }
+
+    private void list(Context ctx) {
+        Access.requireAdmin(ctx);
+        String pipelineId = ctx.pathParam("pipeline_id");
+        pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        Optional<RunStatus> status = Optional.ofNullable(ctx.queryParam("status")).map(text -> {
+            try {
+                return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "status", "`status` must be one of queued, "
+                        + "running, completed, failed, cancelled.");
+            }
+        });
+        Responses.ok(ctx, Responses.page(runs.list(pipelineId, Page.from(ctx), status), Run::id,
+                run -> json(run, Optional.empty())));
+    }
+
+    private void get(Context ctx) {
+        Access.requireAdmin(ctx);
+        Run run = find(ctx.pathParam("run_id"));
+        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+    }
+
+    private void cancel(Context ctx) {
+        Access.requireAdmin(ctx);
+        Run run = find(ctx.pathParam("run_id"));
+        try {
+            run = engine.cancel(run.id());
+        } catch (RunEngine.RunStateException e) {
+            throw ApiException.of(ErrorCode.RUN_FINISHED, "run_id", "Run " + run.id() + " has finished ("
+                    + e.status.json() + "); only a queued or running run can be cancelled.");
+        }
+        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+    }
+
+    private void retry(Context ctx) {
+        Access.requireAdmin(ctx);
+        Run run = find(ctx.pathParam("run_id"));
+        try {
+            run = engine.retry(run.id());
+        } catch (RunEngine.RunStateException e) {
+            throw ApiException.of(ErrorCode.RUN_NOT_FAILED, "run_id", "Run " + run.id() + " is " + e.status.json()
+                    + "; only a failed run can be retried.");
+        }
+        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+    }
+
+    /**
+     * The run's events after {@code after} (or the {@code Last-Event-ID} a reconnecting stream sends): a JSON page,
+     * or with {@code Accept: text/event-stream} a stream that follows the run until it ends.
+     */
+    private void events(Context ctx) throws IOException {
+        Access.requireAdmin(ctx);
+        Run run = find(ctx.pathParam("run_id"));
+        String cursor = Optional.ofNullable(ctx.header("last-event-id")).orElse(ctx.queryParam("after"));
+        long after = 0;
+        if (cursor != null) {
+            try {
+                after = Long.parseLong(cursor.trim());
+            } catch (NumberFormatException e) {
+                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "after", "`after` must be the id of an event.");
+            }
+        }
+        String accept = Optional.ofNullable(ctx.header("accept")).orElse("");
+        if (!accept.contains("text/event-stream")) {
+            int limit = Page.from(ctx).limit();
+            List<RunStore.Event> page = runs.events(run.id(), after, limit + 1);
+            boolean more = page.size() > limit;
+            List<RunStore.Event> shown = more ? page.subList(0, limit) : page;
+            Responses.ok(ctx, Responses.list(shown.stream().map(RunRoutes::json).toList(),
+                    shown.stream().map(e -> Long.toString(e.id())).toList(), more));
+            return;
+        }
+        stream(ctx, run.id(), after);
+    }
+
+    private void stream(Context ctx, String runId, long from) throws IOException {
+        var response = ctx.res();
+        response.setStatus(200);
+        response.setContentType("text/event-stream; charset=utf-8");
+        response.setHeader("cache-control", "no-store");
+        OutputStream out = response.getOutputStream();
+        long after = from;
+        long lastWrite = System.currentTimeMillis();
+        try {
+            while (streaming) {
+                boolean finished = !runs.find(runId).map(r -> r.status().active()).orElse(false);
+                List<RunStore.Event> events = runs.events(runId, after, STREAM_BATCH);
+                for (RunStore.Event event : events) {
+                    out.write(("id: " + event.id() + "\nevent: " + event.kind() + "\ndata: "
+                            + Json.writeString(json(event)) + "\n\n").getBytes(StandardCharsets.UTF_8));
+                    after = event.id();
+                }
+                if (finished && events.size() < STREAM_BATCH) {
+                    out.write("event: end\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    return;
+                }
+                if (!events.isEmpty()) {
+                    out.flush();
+                    lastWrite = System.currentTimeMillis();
+                } else if (System.currentTimeMillis() - lastWrite > KEEP_ALIVE_MILLIS) {
+                    out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    lastWrite = System.currentTimeMillis();
+                }
+                if (events.size() < STREAM_BATCH) {
+                    engine.awaitChange(1_000);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    private Run find(String runId) {
+        return runs.find(runId).orElseThrow(() -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id",
+                "There is no run '" + runId + "'."));
+    }
+
+    static ApiException pipelineNotFound(String id) {
+        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
+    }
+
+    /** A run as the API shows it; with its definition, each step with its name and action. */
+    private static Map<String, Object> json(Run run, Optional<PipelineDefinition> definition) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", run.id());
+        json.put("object", "pipeline.run");
+        json.put("pipeline_id", run.pipelineId());
+        json.put("pipeline_version", run.pipelineVersion());
+        json.put("status", run.status().json());
+        json.put("params", run.params());
+        json.put("trigger", run.trigger());
+        json.put("outputs", run.outputs().orElse(null));
+        json.put("error", run.error().orElse(null));
+        json.put("timeout_seconds", run.timeoutSeconds());
+        json.put("created_at", run.createdAt() / 1000);
+        json.put("started_at", seconds(run.startedAt()));
+        json.put("finished_at", seconds(run.finishedAt()));
+        json.put("deadline_at", run.deadlineAt() / 1000);
+        definition.ifPresent(d -> {
+            long finished = run.steps().stream().filter(s -> s.status().finished()).count();
+            json.put("progress", Map.of("finished_steps", finished, "total_steps", run.steps().size()));
+            json.put("steps", run.steps().stream().map(step -> stepJson(step, d.step(step.id()))).toList());
+        });
+        return json;
+    }
+
+    private static Map<String, Object> stepJson(StepRun step, PipelineDefinition.Step definition) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", step.id());
+        json.put("name", definition.name());
+        json.put("action", definition.action());
+        json.put("status", step.status().json());
+        json.put("attempts", step.attempts());
+        json.put("outputs", step.outputs().orElse(null));
+        json.put("error", step.error().orElse(null));
+        json.put("started_at", seconds(step.startedAt()));
+        json.put("finished_at", seconds(step.finishedAt()));
+        json.put("duration_ms", step.startedAt().isPresent() && step.finishedAt().isPresent()
+                ? step.finishedAt().getAsLong() - step.startedAt().getAsLong() : null);
+        json.put("next_attempt_at", seconds(step.dueAt()));
+        return json;
+    }
+
+    private static Map<String, Object> json(RunStore.Event event) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", event.id());
+        json.put("object", "pipeline.run.event");
+        json.put("run_id", event.runId());
+        json.put("kind", event.kind());
+        json.put("step_id", event.stepId().orElse(null));
+        json.put("status", event.status().orElse(null));
+        json.put("level", event.level().orElse(null));
+        json.put("message", event.message());
+        json.put("created_at", event.at() / 1000);
+        return json;
+    }
+
+    private static Long seconds(java.util.OptionalLong millis) {
+        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
+    }
+}

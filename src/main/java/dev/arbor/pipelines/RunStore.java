@@ -1,0 +1,317 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.StatementContext;
+
+/**
+ * The SQL of runs, their steps and their events. Every change to a run happens in a {@link Transition}: one
+ * transaction that first locks the run's row, so that two steps ending at once (on two nodes, too) see each other.
+ */
+final class RunStore {
+    private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
+            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at";
+    private static final String STEP_COLUMNS = "step_id, position, status, attempts, outputs, error, started_at, "
+            + "finished_at, due_at, wait_deadline_at";
+
+    enum RunStatus {
+        QUEUED, RUNNING, COMPLETED, FAILED, CANCELLED;
+
+        boolean active() {
+            return this == QUEUED || this == RUNNING;
+        }
+
+        String json() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    enum StepStatus {
+        PENDING, RUNNING, WAITING, RETRYING, COMPLETED, FAILED, SKIPPED, CANCELLED;
+
+        boolean finished() {
+            return this == COMPLETED || this == FAILED || this == SKIPPED || this == CANCELLED;
+        }
+
+        String json() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** A run as stored, with its steps in the definition's order. */
+    record Run(String id, String pipelineId, int pipelineVersion, ObjectNode definition, ObjectNode params,
+               ObjectNode trigger, RunStatus status, int generation, Optional<JsonNode> outputs,
+               Optional<JsonNode> error, int timeoutSeconds, long deadlineAt, long createdAt, OptionalLong startedAt,
+               OptionalLong finishedAt, List<StepRun> steps) {
+        Run {
+            steps = List.copyOf(steps);
+        }
+
+        Optional<StepRun> step(String stepId) {
+            return steps.stream().filter(step -> step.id().equals(stepId)).findFirst();
+        }
+    }
+
+    record StepRun(String id, int position, StepStatus status, int attempts, Optional<JsonNode> outputs,
+                   Optional<JsonNode> error, OptionalLong startedAt, OptionalLong finishedAt, OptionalLong dueAt,
+                   OptionalLong waitDeadlineAt) {}
+
+    /** One line of a run's history: a status change of the run or of a step, or a log line. */
+    record Event(long id, String runId, long at, String kind, Optional<String> stepId, Optional<String> status,
+                 Optional<String> level, String message) {}
+
+    private final Database database;
+    private final Clock clock;
+
+    RunStore(Database database, Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** Stores a new run, queued, with every step pending. */
+    void create(Run run) {
+        database.update(handle -> {
+            handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at) VALUES (:id, "
+                            + ":pipeline, :version, :definition, :params, :trigger, 'queued', :generation, NULL, NULL, "
+                            + ":timeout, :deadline, :created, NULL, NULL, :created)")
+                    .bind("id", run.id()).bind("pipeline", run.pipelineId()).bind("version", run.pipelineVersion())
+                    .bind("definition", Json.writeString(run.definition()))
+                    .bind("params", Json.writeString(run.params())).bind("trigger", Json.writeString(run.trigger()))
+                    .bind("generation", run.generation()).bind("timeout", run.timeoutSeconds())
+                    .bind("deadline", run.deadlineAt()).bind("created", run.createdAt()).execute();
+            var insert = handle.prepareBatch("INSERT INTO pipeline_run_steps (run_id, step_id, position, status, "
+                    + "attempts) VALUES (:run, :step, :position, 'pending', 0)");
+            for (StepRun step : run.steps()) {
+                insert.bind("run", run.id()).bind("step", step.id()).bind("position", step.position()).add();
+            }
+            insert.execute();
+            new Transition(handle, run.id(), run.createdAt()).event("run", null, "queued", null, "The run is queued.");
+        });
+    }
+
+    Optional<Run> find(String runId) {
+        return database.read(handle -> find(handle, runId));
+    }
+
+    private static Optional<Run> find(Handle handle, String runId) {
+        return handle.createQuery("SELECT " + RUN_COLUMNS + " FROM pipeline_runs WHERE id = :id").bind("id", runId)
+                .map((rs, ctx) -> run(rs, steps(handle, runId))).findOne();
+    }
+
+    /** A pipeline's runs, newest first, without their steps. */
+    Paging.Result<Run> list(String pipelineId, Page page, Optional<RunStatus> status) {
+        String filter = "pipeline_runs WHERE pipeline_id = :pipeline"
+                + status.map(s -> " AND status = :status").orElse("");
+        return database.read(handle -> Paging.newestFirst(handle, RUN_COLUMNS, filter, page,
+                (rs, ctx) -> run(rs, List.of()),
+                cursor -> handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE id = :id AND pipeline_id = :p")
+                        .bind("id", cursor).bind("p", pipelineId).mapTo(Integer.class).one() > 0,
+                query -> {
+                    query.bind("pipeline", pipelineId);
+                    status.ifPresent(s -> query.bind("status", s.json()));
+                }));
+    }
+
+    /** The ids of runs not finished yet (queued or running), to pick up again after a restart. */
+    List<String> activeRunIds() {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT id FROM pipeline_runs WHERE status IN ('queued', 'running') ORDER BY id")
+                .mapTo(String.class).list());
+    }
+
+    List<String> activeRunsOf(String pipelineId) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE pipeline_id = :p "
+                + "AND status IN ('queued', 'running')").bind("p", pipelineId).mapTo(String.class).list());
+    }
+
+    /** Events of a run after the one with id {@code afterId}, oldest first. */
+    List<Event> events(String runId, long afterId, int limit) {
+        return database.read(handle -> handle.createQuery("SELECT id, run_id, at, kind, step_id, status, level, "
+                        + "message FROM pipeline_run_events WHERE run_id = :run AND id > :after ORDER BY id LIMIT :limit")
+                .bind("run", runId).bind("after", afterId).bind("limit", limit)
+                .map((rs, ctx) -> new Event(rs.getLong("id"), rs.getString("run_id"), rs.getLong("at"),
+                        rs.getString("kind"), Optional.ofNullable(rs.getString("step_id")),
+                        Optional.ofNullable(rs.getString("status")), Optional.ofNullable(rs.getString("level")),
+                        rs.getString("message"))).list());
+    }
+
+    /**
+     * Runs {@code work} in one transaction on a run that is still active at {@code generation}; empty, with nothing
+     * done, when it is not (finished, cancelled, retried since, or gone).
+     */
+    <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
+        return database.write(handle -> {
+            long now = clock.millis();
+            int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id "
+                            + "AND generation = :generation AND status IN ('queued', 'running')")
+                    .bind("now", now).bind("id", runId).bind("generation", generation).execute();
+            if (locked == 0) {
+                return Optional.empty();
+            }
+            return Optional.ofNullable(work.apply(new Transition(handle, runId, now)));
+        });
+    }
+
+    /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
+    <T> Optional<T> locked(String runId, Function<Transition, T> work) {
+        return database.write(handle -> {
+            long now = clock.millis();
+            int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
+                    .bind("now", now).bind("id", runId).execute();
+            return locked == 0 ? Optional.empty() : Optional.ofNullable(work.apply(new Transition(handle, runId, now)));
+        });
+    }
+
+    /** Changes to one run inside its transaction. */
+    static final class Transition {
+        private final Handle handle;
+        private final String runId;
+        private final long now;
+
+        private Transition(Handle handle, String runId, long now) {
+            this.handle = handle;
+            this.runId = runId;
+            this.now = now;
+        }
+
+        long now() {
+            return now;
+        }
+
+        Run run() {
+            return find(handle, runId).orElseThrow();
+        }
+
+        /** Marks a step running for an attempt; false when it has finished already. */
+        boolean startStep(String stepId, int attempt) {
+            return handle.createUpdate("UPDATE pipeline_run_steps SET status = 'running', attempts = :attempt, "
+                            + "started_at = COALESCE(started_at, :now), due_at = NULL, error = NULL WHERE run_id = :run "
+                            + "AND step_id = :step AND status IN ('pending', 'running', 'waiting', 'retrying')")
+                    .bind("attempt", attempt).bind("now", now).bind("run", runId).bind("step", stepId).execute() == 1;
+        }
+
+        /** Parks a step until {@code dueAt}: waiting for a condition, or retrying after a failed attempt. */
+        void parkStep(String stepId, StepStatus status, long dueAt, OptionalLong waitDeadline,
+                      Optional<JsonNode> error) {
+            handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, due_at = :due, "
+                            + "wait_deadline_at = COALESCE(wait_deadline_at, :deadline), error = :error "
+                            + "WHERE run_id = :run AND step_id = :step")
+                    .bind("status", status.json()).bind("due", dueAt)
+                    .bind("deadline", waitDeadline.isPresent() ? waitDeadline.getAsLong() : null)
+                    .bind("error", error.map(Json::writeString).orElse(null))
+                    .bind("run", runId).bind("step", stepId).execute();
+        }
+
+        /** Ends a step that has not ended yet; false when it had. */
+        boolean endStep(String stepId, StepStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
+            return handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, outputs = :outputs, "
+                            + "error = :error, finished_at = :now, due_at = NULL WHERE run_id = :run AND step_id = :step "
+                            + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled')")
+                    .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
+                    .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now)
+                    .bind("run", runId).bind("step", stepId).execute() == 1;
+        }
+
+        /** Ends every step not ended yet with {@code status}; returns their ids. */
+        List<String> endOpenSteps(StepStatus status, String why) {
+            List<String> open = handle.createQuery("SELECT step_id FROM pipeline_run_steps WHERE run_id = :run "
+                            + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled') ORDER BY position")
+                    .bind("run", runId).mapTo(String.class).list();
+            for (String stepId : open) {
+                endStep(stepId, status, Optional.empty(), Optional.empty());
+                event("step", stepId, status.json(), null, why);
+            }
+            return open;
+        }
+
+        void runStarted() {
+            handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
+                    + "AND status = 'queued'").bind("now", now).bind("id", runId).execute();
+        }
+
+        void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
+            handle.createUpdate("UPDATE pipeline_runs SET status = :status, outputs = :outputs, error = :error, "
+                            + "finished_at = :now WHERE id = :id")
+                    .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
+                    .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now).bind("id", runId)
+                    .execute();
+        }
+
+        /**
+         * Opens a failed run again at a new generation: its failed and cancelled steps pending, everything else as
+         * it was, and a new deadline.
+         */
+        void reopen(int generation, long deadlineAt) {
+            handle.createUpdate("UPDATE pipeline_runs SET status = 'running', generation = :generation, "
+                            + "error = NULL, outputs = NULL, finished_at = NULL, deadline_at = :deadline WHERE id = :id")
+                    .bind("generation", generation).bind("deadline", deadlineAt).bind("id", runId).execute();
+            handle.createUpdate("UPDATE pipeline_run_steps SET status = 'pending', attempts = 0, outputs = NULL, "
+                            + "error = NULL, started_at = NULL, finished_at = NULL, due_at = NULL, "
+                            + "wait_deadline_at = NULL WHERE run_id = :run AND status IN ('failed', 'cancelled')")
+                    .bind("run", runId).execute();
+        }
+
+        void event(String kind, String stepId, String status, String level, String message) {
+            handle.createUpdate("INSERT INTO pipeline_run_events (run_id, at, kind, step_id, status, level, message) "
+                            + "VALUES (:run, :at, :kind, :step, :status, :level, :message)")
+                    .bind("run", runId).bind("at", now).bind("kind", kind).bind("step", stepId)
+                    .bind("status", status).bind("level", level).bind("message", message).execute();
+        }
+    }
+
+    /** Deletes runs, with their steps and events. */
+    void deleteRuns(Collection<String> runIds) {
+        if (!runIds.isEmpty()) {
+            database.update(handle -> handle.createUpdate("DELETE FROM pipeline_runs WHERE id IN (<ids>)")
+                    .bindList("ids", List.copyOf(runIds)).execute());
+        }
+    }
+
+    private static List<StepRun> steps(Handle handle, String runId) {
+        return handle.createQuery("SELECT " + STEP_COLUMNS + " FROM pipeline_run_steps WHERE run_id = :run "
+                + "ORDER BY position").bind("run", runId).map(RunStore::step).list();
+    }
+
+    private static Run run(ResultSet rs, List<StepRun> steps) throws SQLException {
+        return new Run(rs.getString("id"), rs.getString("pipeline_id"), rs.getInt("pipeline_version"),
+                (ObjectNode) Json.read(rs.getString("definition")), (ObjectNode) Json.read(rs.getString("params")),
+                (ObjectNode) Json.read(rs.getString("triggered_by")),
+                RunStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("generation"),
+                json(rs, "outputs"), json(rs, "error"), rs.getInt("timeout_seconds"), rs.getLong("deadline_at"),
+                rs.getLong("created_at"), millis(rs, "started_at"), millis(rs, "finished_at"), steps);
+    }
+
+    private static StepRun step(ResultSet rs, StatementContext ctx) throws SQLException {
+        return new StepRun(rs.getString("step_id"), rs.getInt("position"),
+                StepStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("attempts"),
+                json(rs, "outputs"), json(rs, "error"), millis(rs, "started_at"), millis(rs, "finished_at"),
+                millis(rs, "due_at"), millis(rs, "wait_deadline_at"));
+    }
+
+    private static Optional<JsonNode> json(ResultSet rs, String column) throws SQLException {
+        String text = rs.getString(column);
+        return text == null ? Optional.empty() : Optional.of(Json.read(text));
+    }
+
+    private static OptionalLong millis(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+}

@@ -1,0 +1,387 @@
+package dev.arbor.pipelines;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.HttpReceiver;
+import dev.arbor.testing.HttpReceiver.Reply;
+import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TestServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Pipeline runs over HTTP, on the durable engine: order and parallel steps, templates that keep types, branches and
+ * conditions, retries, {@code continue}, timeouts, waits, cancel, retry from the failed step, and events. Runs once
+ * on SQLite and once on PostgreSQL.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class RunContract {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    ArborServer server;
+    TestServer http;
+    HttpReceiver receiver;
+
+    abstract Map<String, String> environment();
+
+    @BeforeAll
+    void startServer() throws IOException {
+        receiver = new HttpReceiver();
+        var env = new HashMap<>(environment());
+        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
+        server = ArborServer.start(env);
+        http = server.http();
+    }
+
+    @AfterAll
+    void stopServer() {
+        server.close();
+        receiver.close();
+    }
+
+    @Test
+    void stepsRunInDependencyOrderInParallelWhereTheyCanAndTemplatesKeepTheirTypes() {
+        String pipeline = create("""
+                {"parameters": [{"name": "n", "type": "integer", "required": true},
+                                {"name": "who", "type": "string", "default": "world"}],
+                 "steps": [
+                   {"id": "double", "action": "set_output",
+                    "params": {"key": "value", "value": "{{ params.n * 2 }}"}},
+                   {"id": "list", "action": "set_output", "params": {"key": "items", "value": [3, 1, 2]}},
+                   {"id": "sorted", "action": "transform", "depends_on": ["list"],
+                    "params": {"operation": "sort", "input": "{{ steps.list.outputs.items }}"}},
+                   {"id": "greet", "action": "transform", "depends_on": ["double"],
+                    "params": {"operation": "template", "template": "hello {{ params.who }} x{{ steps.double.outputs.value }}"}},
+                   {"id": "all", "action": "aggregate", "depends_on": ["sorted", "greet"],
+                    "params": {"sources": ["sorted", "greet"], "strategy": "concat"}},
+                   {"id": "say", "action": "log", "depends_on": ["all"],
+                    "params": {"message": "{{ steps.all.outputs.result | length }} results", "level": "warning"}}],
+                 "outputs": {"doubled": "{{ steps.double.outputs.value }}", "sorted": "{{ steps.sorted.outputs.result }}",
+                             "text": "n={{ params.n }}"}}""");
+        HttpReply started = http.post("/pipelines/" + pipeline + "/runs", "{\"params\": {\"n\": 21}}");
+        assertThat(started.status()).isEqualTo(202);
+        assertThat(started.json().path("status").asText()).isEqualTo("queued");
+        assertThat(started.header("location")).isEqualTo("/runs/" + started.json().path("id").asText());
+        JsonNode run = finished(started.json().path("id").asText());
+
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(run.path("params").toString()).isEqualTo("{\"n\":21,\"who\":\"world\"}");
+        assertThat(run.at("/outputs/doubled").isIntegralNumber()).isTrue();
+        assertThat(run.at("/outputs/doubled").asInt()).isEqualTo(42);
+        assertThat(run.at("/outputs/sorted").toString()).isEqualTo("[1,2,3]");
+        assertThat(run.at("/outputs/text").asText()).isEqualTo("n=21");
+        assertThat(step(run, "greet").at("/outputs/result").asText()).isEqualTo("hello world x42");
+        assertThat(step(run, "all").at("/outputs/result").toString())
+                .isEqualTo("[{\"result\":[1,2,3]},{\"result\":\"hello world x42\"}]");
+        run.path("steps").forEach(step -> {
+            assertThat(step.path("status").asText()).as(step.toString()).isEqualTo("completed");
+            assertThat(step.path("attempts").asInt()).isEqualTo(1);
+        });
+        assertThat(run.at("/progress/finished_steps").asInt()).isEqualTo(6);
+        // a step starts only after every step it depends on has completed
+        assertThat(step(run, "all").path("started_at").asLong())
+                .isGreaterThanOrEqualTo(step(run, "greet").path("finished_at").asLong());
+
+        List<JsonNode> events = events(run.path("id").asText());
+        assertThat(events).anySatisfy(e -> {
+            assertThat(e.path("kind").asText()).isEqualTo("log");
+            assertThat(e.path("level").asText()).isEqualTo("warning");
+            assertThat(e.path("message").asText()).isEqualTo("2 results");
+        });
+        assertThat(events.getFirst().path("status").asText()).isEqualTo("queued");
+        assertThat(events.getLast().path("status").asText()).isEqualTo("completed");
+        assertThat(events.stream().filter(e -> e.path("kind").asText().equals("step")
+                && e.path("status").asText().equals("completed")).count()).isEqualTo(6);
+    }
+
+    @Test
+    void aBranchSkipsTheStepsItDoesNotTakeAndAFalseConditionSkipsItsStep() {
+        String pipeline = create("""
+                {"parameters": [{"name": "env", "type": "string", "required": true}],
+                 "steps": [
+                   {"id": "check", "action": "set_output", "params": {"key": "healthy", "value": true}},
+                   {"id": "route", "action": "conditional_branch", "depends_on": ["check"],
+                    "params": {"condition": "true", "branches": {
+                      "ok": {"condition": "steps.check.outputs.healthy and params.env == 'prod'", "steps": ["scale"]},
+                      "other": {"condition": "{{ true }}", "steps": ["alert"]}}}},
+                   {"id": "scale", "action": "log", "depends_on": ["route"], "params": {"message": "scaling"}},
+                   {"id": "alert", "action": "log", "depends_on": ["route"], "params": {"message": "alert"}},
+                   {"id": "after_alert", "action": "log", "depends_on": ["alert"], "params": {"message": "x"}},
+                   {"id": "join", "action": "log", "depends_on": ["scale", "alert"], "params": {"message": "joined"}},
+                   {"id": "never", "action": "log", "depends_on": ["join"], "condition": "params.env == 'dev'",
+                    "params": {"message": "dev only"}}]}""");
+        JsonNode prod = finished(start(pipeline, "{\"params\": {\"env\": \"prod\"}}"));
+        assertThat(prod.path("status").asText()).as(prod.toString()).isEqualTo("completed");
+        assertThat(step(prod, "route").at("/outputs/branch").asText()).isEqualTo("ok");
+        assertThat(statuses(prod)).containsEntry("scale", "completed").containsEntry("alert", "skipped")
+                .containsEntry("after_alert", "skipped").containsEntry("join", "completed")
+                .containsEntry("never", "skipped");
+
+        JsonNode staging = finished(start(pipeline, "{\"params\": {\"env\": \"staging\"}}"));
+        assertThat(step(staging, "route").at("/outputs/branch").asText()).isEqualTo("other");
+        assertThat(statuses(staging)).containsEntry("scale", "skipped").containsEntry("alert", "completed")
+                .containsEntry("after_alert", "completed").containsEntry("join", "completed");
+    }
+
+    @Test
+    void anUndefinedReferenceInAConditionFailsTheStepInsteadOfReadingAsFalse() {
+        String pipeline = create("""
+                {"steps": [
+                   {"id": "a", "action": "set_output", "params": {"key": "x", "value": 1}},
+                   {"id": "b", "action": "log", "depends_on": ["a"], "condition": "steps.a.outputs.x > 0 and event.nope",
+                    "params": {"message": "never"}}]}""");
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(run.path("status").asText()).isEqualTo("failed");
+        assertThat(step(run, "b").at("/error/code").asText()).isEqualTo("condition_error");
+        assertThat(step(run, "b").at("/error/message").asText()).contains("event.nope");
+        assertThat(run.at("/error/step_id").asText()).isEqualTo("b");
+    }
+
+    @Test
+    void failedAttemptsAreRetriedWithBackoffAndContinueLetsTheRunGoOn() {
+        String flaky = "/flaky-" + NAMES.incrementAndGet();
+        receiver.script(flaky, Reply.json(503, "{\"busy\": true}"), Reply.json(500, "oops"),
+                Reply.json(200, "{\"answer\": 42}"));
+        String pipeline = create("""
+                {"steps": [
+                   {"id": "call", "action": "http_request",
+                    "params": {"url": "%s", "method": "POST", "body": {"q": "{{ params.q }}"}, "headers": {"x-run": "yes"}},
+                    "retry": {"max_attempts": 3, "backoff_seconds": 1, "backoff_multiplier": 1.5}},
+                   {"id": "stop", "action": "fail", "depends_on": ["call"], "on_failure": "continue",
+                    "params": {"message": "answer was {{ steps.call.outputs.response_body.answer }}", "error_code": "bad_answer"}},
+                   {"id": "after", "action": "log", "depends_on": ["stop"], "params": {"message": "still here"}}],
+                 "parameters": [{"name": "q", "type": "string", "default": "life"}]}""".formatted(receiver.url(flaky)));
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        JsonNode call = step(run, "call");
+        assertThat(call.path("attempts").asInt()).isEqualTo(3);
+        assertThat(call.at("/outputs/status_code").asInt()).isEqualTo(200);
+        assertThat(call.at("/outputs/response_body/answer").asInt()).isEqualTo(42);
+        assertThat(call.at("/outputs/headers/x-receiver").asText()).isEqualTo("yes");
+        assertThat(receiver.received(flaky)).hasSize(3).allSatisfy(r -> {
+            assertThat(r.body()).isEqualTo("{\"q\":\"life\"}");
+            assertThat(r.headers()).containsEntry("x-run", "yes").containsEntry("content-type", "application/json");
+        });
+        assertThat(step(run, "stop").path("status").asText()).isEqualTo("failed");
+        assertThat(step(run, "stop").at("/error/code").asText()).isEqualTo("bad_answer");
+        assertThat(step(run, "stop").at("/error/message").asText()).isEqualTo("answer was 42");
+        assertThat(step(run, "after").path("status").asText()).isEqualTo("completed");
+        assertThat(events(run.path("id").asText())).filteredOn(e -> e.path("status").asText().equals("retrying"))
+                .hasSize(2);
+    }
+
+    @Test
+    void aFailedRunIsRetriedFromTheStepThatFailedAndCompletedStepsDoNotRunAgain() {
+        String path = "/once-broken-" + NAMES.incrementAndGet();
+        receiver.script(path, Reply.json(404, "not yet"));
+        String pipeline = create("""
+                {"steps": [
+                   {"id": "first", "action": "http_request", "params": {"url": "%s"}},
+                   {"id": "second", "action": "http_request", "depends_on": ["first"], "params": {"url": "%s"}},
+                   {"id": "third", "action": "log", "depends_on": ["second"], "params": {"message": "done"}}]}"""
+                .formatted(receiver.url(path + "-first"), receiver.url(path)));
+        String id = start(pipeline, "{}");
+        JsonNode failed = finished(id);
+        assertThat(failed.path("status").asText()).isEqualTo("failed");
+        assertThat(failed.at("/error/code").asText()).isEqualTo("http_status");
+        assertThat(failed.at("/error/step_id").asText()).isEqualTo("second");
+        assertThat(statuses(failed)).containsEntry("first", "completed").containsEntry("second", "failed")
+                .containsEntry("third", "cancelled");
+        http.action("/runs/" + id + "/cancel").assertError(409, "run_finished", "run_id");
+
+        HttpReply retried = http.action("/runs/" + id + "/retry");
+        assertThat(retried.status()).isEqualTo(200);
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "first").path("attempts").asInt()).isEqualTo(1);
+        assertThat(receiver.received(path + "-first")).hasSize(1);
+        assertThat(receiver.received(path)).hasSize(2);
+        http.action("/runs/" + id + "/retry").assertError(409, "run_not_failed", "run_id");
+    }
+
+    @Test
+    void aStepOverItsTimeoutFailsAndSoDoesARunOverItsOwn() {
+        String slow = "/slow-" + NAMES.incrementAndGet();
+        receiver.script(slow, Reply.slow(8_000));
+        String pipeline = create("""
+                {"steps": [{"id": "call", "action": "http_request", "timeout_seconds": 1,
+                            "params": {"url": "%s", "timeout_seconds": 30}}]}""".formatted(receiver.url(slow)));
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(step(run, "call").at("/error/code").asText()).isEqualTo("step_timed_out");
+        assertThat(step(run, "call").path("duration_ms").asLong()).isLessThan(5_000);
+
+        String waits = create("""
+                {"timeout_seconds": 2, "steps": [{"id": "wait", "action": "wait_until",
+                  "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}}]}""");
+        JsonNode timedOut = finished(start(waits, "{}"));
+        assertThat(timedOut.path("status").asText()).isEqualTo("failed");
+        assertThat(timedOut.at("/error/code").asText()).isEqualTo("run_timed_out");
+        assertThat(step(timedOut, "wait").path("status").asText()).isEqualTo("cancelled");
+    }
+
+    @Test
+    void waitUntilParksUntilItsConditionHoldsOrGivesUpAtItsTimeout() {
+        String pipeline = create("""
+                {"parameters": [{"name": "at", "type": "integer", "required": true}],
+                 "steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "now >= params.at", "poll_interval_seconds": 1, "timeout_seconds": 60}},
+                           {"id": "done", "action": "log", "depends_on": ["wait"], "params": {"message": "waited"}}]}""");
+        long at = System.currentTimeMillis() / 1000 + 2;
+        String id = start(pipeline, "{\"params\": {\"at\": " + at + "}}");
+        await().atMost(Duration.ofSeconds(10)).until(() -> step(http.get("/runs/" + id).json(), "wait")
+                .path("status").asText().equals("waiting"));
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "wait").at("/outputs/waited_seconds").asInt()).isBetween(1, 10);
+
+        String never = create("""
+                {"steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "1 > 2", "poll_interval_seconds": 1, "timeout_seconds": 2}}]}""");
+        JsonNode gaveUp = finished(start(never, "{}"));
+        assertThat(step(gaveUp, "wait").at("/error/code").asText()).isEqualTo("wait_timed_out");
+    }
+
+    @Test
+    void aCancelledRunEndsItsOpenStepsAndCannotBeCancelledOrRetriedAgain() {
+        String pipeline = create("""
+                {"steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}},
+                           {"id": "next", "action": "log", "depends_on": ["wait"], "params": {"message": "x"}}]}""");
+        String id = start(pipeline, "{}");
+        await().atMost(Duration.ofSeconds(10)).until(() -> http.get("/runs/" + id).json().path("status").asText()
+                .equals("running"));
+        JsonNode cancelled = http.action("/runs/" + id + "/cancel").json();
+        assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
+        assertThat(statuses(cancelled)).containsEntry("wait", "cancelled").containsEntry("next", "cancelled");
+        http.action("/runs/" + id + "/cancel").assertError(409, "run_finished", "run_id");
+        http.action("/runs/" + id + "/retry").assertError(409, "run_not_failed", "run_id");
+        http.get("/runs/run_nope").assertError(404, "run_not_found", "run_id");
+        http.action("/runs/run_nope/cancel").assertError(404, "run_not_found", "run_id");
+    }
+
+    @Test
+    void paramsAreCheckedBeforeARunStarts() {
+        String pipeline = create("""
+                {"parameters": [{"name": "n", "type": "integer", "required": true},
+                                {"name": "tags", "type": "array"}],
+                 "steps": [{"id": "a", "action": "log", "params": {"message": "{{ params.n }}"}}]}""");
+        http.post("/pipelines/" + pipeline + "/runs", "{}").assertError(400, "missing_field", "params.n");
+        http.post("/pipelines/" + pipeline + "/runs", "{\"params\": {\"n\": \"five\"}}")
+                .assertError(400, "invalid_field", "params.n");
+        JsonNode error = http.post("/pipelines/" + pipeline + "/runs", "{\"params\": {\"n\": 1, \"m\": 2}, \"x\": 1}")
+                .assertError(400, "invalid_field", "x");
+        assertThat(error.path("details").findValuesAsText("param")).containsExactly("x", "params.m");
+        http.post("/pipelines/" + pipeline + "/runs", "{\"params\": {\"n\": 1}, \"timeout_seconds\": 0}")
+                .assertError(400, "invalid_field", "timeout_seconds");
+        http.post("/pipelines/pl_nope/runs", "{}").assertError(404, "pipeline_not_found", "pipeline_id");
+        http.get("/pipelines/pl_nope/runs").assertError(404, "pipeline_not_found", "pipeline_id");
+        JsonNode run = finished(start(pipeline, "{\"params\": {\"n\": 1}}"));
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(run.path("params").toString()).isEqualTo("{\"n\":1,\"tags\":null}");
+        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=completed").json().path("data")).hasSize(1);
+        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=failed").json().path("data")).isEmpty();
+        http.get("/pipelines/" + pipeline + "/runs?status=done").assertError(400, "invalid_parameter", "status");
+    }
+
+    @Test
+    void anHttpRequestToAPrivateAddressIsRefusedUnlessAllowed() {
+        String pipeline = create("""
+                {"steps": [{"id": "call", "action": "http_request", "params": {"url": "http://10.1.2.3/x"}}]}""");
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(step(run, "call").at("/error/code").asText()).isEqualTo("url_not_allowed");
+    }
+
+    @Test
+    void eventsStreamAsServerSentEventsUntilTheRunEnds() throws Exception {
+        String pipeline = create("""
+                {"steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}},
+                           {"id": "say", "action": "log", "depends_on": ["wait"], "params": {"message": "hi"}}],
+                 "parameters": [{"name": "at", "type": "integer", "required": true}]}""");
+        String id = start(pipeline, "{\"params\": {\"at\": " + (System.currentTimeMillis() / 1000 + 1) + "}}");
+        var request = HttpRequest.newBuilder(URI.create(http.uri("/runs/" + id + "/events").toString()))
+                .header("accept", "text/event-stream").timeout(Duration.ofSeconds(30)).build();
+        HttpResponse<java.io.InputStream> response = HttpClient.newHttpClient().send(request,
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.headers().firstValue("content-type").orElse("")).startsWith("text/event-stream");
+        var lines = new ArrayList<String>();
+        try (var reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                lines.add(line);
+            }
+        }
+        assertThat(lines).contains("event: step", "event: log", "event: end");
+        assertThat(lines.stream().filter(l -> l.startsWith("data: ") && l.contains("\"message\":\"hi\""))).hasSize(1);
+        String lastId = lines.stream().filter(l -> l.startsWith("id: ")).reduce((a, b) -> b).orElseThrow()
+                .substring(4);
+        // a stream picked up again after its last event sends only what came after: here, the end
+        HttpReply again = http.get("/runs/" + id + "/events", "accept", "text/event-stream", "last-event-id", lastId);
+        assertThat(again.body().strip()).isEqualTo("event: end\ndata: {}");
+        JsonNode page = http.get("/runs/" + id + "/events?limit=2").json();
+        assertThat(page.path("data")).hasSize(2);
+        assertThat(page.path("has_more").asBoolean()).isTrue();
+        http.get("/runs/" + id + "/events?after=x").assertError(400, "invalid_parameter", "after");
+    }
+
+    // helpers
+
+    String create(String definition) {
+        String named = definition.replaceFirst("\\{", "{\"name\": \"p" + NAMES.incrementAndGet() + "\", ");
+        HttpReply created = http.post("/pipelines", named);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        return created.json().path("id").asText();
+    }
+
+    String start(String pipeline, String body) {
+        HttpReply started = http.post("/pipelines/" + pipeline + "/runs", body);
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        return started.json().path("id").asText();
+    }
+
+    JsonNode finished(String runId) {
+        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            String status = http.get("/runs/" + runId).json().path("status").asText();
+            return !status.equals("queued") && !status.equals("running");
+        });
+        return http.get("/runs/" + runId).json();
+    }
+
+    List<JsonNode> events(String runId) {
+        var events = new ArrayList<JsonNode>();
+        http.get("/runs/" + runId + "/events?limit=100").json().path("data").forEach(events::add);
+        return events;
+    }
+
+    static JsonNode step(JsonNode run, String id) {
+        for (JsonNode step : run.path("steps")) {
+            if (step.path("id").asText().equals(id)) {
+                return step;
+            }
+        }
+        throw new AssertionError("no step " + id + " in " + run);
+    }
+
+    static Map<String, String> statuses(JsonNode run) {
+        var statuses = new HashMap<String, String>();
+        run.path("steps").forEach(step -> statuses.put(step.path("id").asText(), step.path("status").asText()));
+        return statuses;
+    }
+}
