@@ -31,14 +31,17 @@ public final class Pipelines implements AutoCloseable {
     private final RunStore runs;
     private final RunEngine engine;
     private final RunRoutes runRoutes;
+    private final ScheduleRoutes scheduleRoutes;
 
     public Pipelines(Database database, Clock clock, OutboundClient outbound) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         this.runs = new RunStore(database, clock);
+        var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
-        this.engine = new RunEngine(database, runs, catalog, expressions,
+        this.engine = new RunEngine(database, runs, store, schedules, catalog, expressions,
                 new StepActions(expressions, new HttpRequestAction(outbound)), clock);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog);
+        this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
     }
 
     /** Starts running pipelines, going on with the runs a stopped server left unfinished. */
@@ -66,9 +69,11 @@ public final class Pipelines implements AutoCloseable {
                 .get("/pipelines", "List pipelines, newest first", this::list)
                 .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
                 .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
-                .delete("/pipelines/{pipeline_id}", "Delete a pipeline; its unfinished runs are cancelled",
+                .delete("/pipelines/{pipeline_id}", "Delete a pipeline and its schedules; its unfinished runs are "
+                        + "cancelled",
                         this::delete);
         runRoutes.addTo(routes);
+        scheduleRoutes.addTo(routes);
     }
 
     private void actions(Context ctx) {

@@ -62,6 +62,7 @@ final class RunEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
     private static final String STEP_TASK = "pipeline-step";
     private static final String DEADLINE_TASK = "pipeline-run-deadline";
+    private static final String SCHEDULE_TASK = "pipeline-schedule";
     /** A step attempt's time limit when the step sets none. */
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
     /** Steps running at once on this node, over all runs. */
@@ -80,6 +81,13 @@ final class RunEngine implements AutoCloseable {
         }
     }
 
+    /** The next firing of a schedule at one generation (a change to the schedule makes a new one). */
+    record ScheduleTask(String scheduleId, int generation, long fireAt) {
+        String instance() {
+            return scheduleId + "." + generation;
+        }
+    }
+
     /** A change asked of a run in a state that does not allow it (cancel a finished run, retry one not failed). */
     static final class RunStateException extends RuntimeException {
         final RunStatus status;
@@ -91,12 +99,15 @@ final class RunEngine implements AutoCloseable {
     }
 
     private final RunStore store;
+    private final PipelineStore pipelines;
+    private final ScheduleStore schedules;
     private final ActionCatalog catalog;
     private final Expressions expressions;
     private final StepActions actions;
     private final Clock clock;
     private final CustomTask<StepTask> stepTask;
     private final OneTimeTask<DeadlineTask> deadlineTask;
+    private final CustomTask<ScheduleTask> scheduleTask;
     private final Scheduler scheduler;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
@@ -110,10 +121,12 @@ final class RunEngine implements AutoCloseable {
     private final Database database;
     private final Object signal = new Object();
 
-    RunEngine(Database database, RunStore store, ActionCatalog catalog, Expressions expressions, StepActions actions,
-              Clock clock) {
+    RunEngine(Database database, RunStore store, PipelineStore pipelines, ScheduleStore schedules,
+              ActionCatalog catalog, Expressions expressions, StepActions actions, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.store = requireNonNull(store, "store");
+        this.pipelines = requireNonNull(pipelines, "pipelines");
+        this.schedules = requireNonNull(schedules, "schedules");
         this.catalog = requireNonNull(catalog, "catalog");
         this.expressions = requireNonNull(expressions, "expressions");
         this.actions = requireNonNull(actions, "actions");
@@ -129,7 +142,10 @@ final class RunEngine implements AutoCloseable {
                 .execute(this::executeStep);
         this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
                 .execute((instance, context) -> timeOut(instance.getData().runId(), instance.getData().generation()));
-        var builder = Scheduler.create(database.dataSource(), stepTask, deadlineTask)
+        this.scheduleTask = Tasks.custom(SCHEDULE_TASK, ScheduleTask.class)
+                .onFailure(new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(5), 2))
+                .execute(this::fire);
+        var builder = Scheduler.create(database.dataSource(), stepTask, deadlineTask, scheduleTask)
                 .serializer(new JsonTaskData())
                 .executorService(Executors.newVirtualThreadPerTaskExecutor())
                 .threads(PARALLEL_STEPS)
@@ -164,8 +180,12 @@ final class RunEngine implements AutoCloseable {
         }
     }
 
-    /** Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. */
-    Run start(PipelineStore.Stored pipeline, ObjectNode params, ObjectNode trigger, int timeoutSeconds) {
+    /**
+     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when the
+     * firing it is for has started a run already.
+     */
+    Optional<Run> start(PipelineStore.Stored pipeline, ObjectNode params, ObjectNode trigger, int timeoutSeconds,
+                        Optional<RunStore.Firing> firing) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
@@ -177,13 +197,70 @@ final class RunEngine implements AutoCloseable {
         var run = new Run(Ids.next("run"), pipeline.id(), pipeline.version(), pipeline.definition(), params, trigger,
                 RunStatus.QUEUED, 1, Optional.empty(), Optional.empty(), timeoutSeconds,
                 now + timeoutSeconds * 1000L, now, OptionalLong.empty(), OptionalLong.empty(), steps);
-        store.create(run);
+        if (!store.create(run, firing)) {
+            return Optional.empty();
+        }
         definitions.put(run.id(), definition);
         scheduleDeadline(run.id(), run.generation(), run.deadlineAt());
         schedule(run.id(), run.generation(), definition.steps().stream()
                 .filter(step -> step.dependsOn().isEmpty()).map(PipelineDefinition.Step::id).toList());
         signal();
-        return run;
+        return Optional.of(run);
+    }
+
+    /** Arms a schedule's next firing (a paused schedule, or one that never fires again, has none). */
+    void arm(ScheduleStore.Schedule schedule) {
+        if (schedule.status() == ScheduleStore.Status.ACTIVE && schedule.nextRunAt().isPresent()) {
+            var data = new ScheduleTask(schedule.id(), schedule.generation(), schedule.nextRunAt().getAsLong());
+            scheduler.scheduleIfNotExists(scheduleTask.instance(data.instance(), data),
+                    Instant.ofEpochMilli(data.fireAt()));
+        }
+    }
+
+    /** Drops the firing armed for a schedule as it was (it would find the schedule changed and do nothing). */
+    void disarm(ScheduleStore.Schedule before) {
+        cancelQuietly(scheduleTask.instanceId(new ScheduleTask(before.id(), before.generation(), 0).instance()));
+    }
+
+    /**
+     * A schedule fires: it starts a run with its params (once per firing, however many nodes share the database)
+     * and arms the next firing. A firing missed while no server ran is made up once, not once per missed time.
+     */
+    private CompletionHandler<ScheduleTask> fire(TaskInstance<ScheduleTask> instance, ExecutionContext context) {
+        ScheduleTask task = instance.getData();
+        Optional<ScheduleStore.Schedule> found = schedules.find(task.scheduleId())
+                .filter(s -> s.generation() == task.generation() && s.status() == ScheduleStore.Status.ACTIVE);
+        Optional<PipelineStore.Stored> pipeline = found.flatMap(s -> pipelines.find(s.pipelineId()));
+        if (found.isEmpty() || pipeline.isEmpty()) {
+            return new CompletionHandler.OnCompleteRemove<>();
+        }
+        ScheduleStore.Schedule schedule = found.get();
+        PipelineDefinition definition = PipelineDefinition.stored(pipeline.get().definition(), catalog);
+        var problems = new Problems();
+        ObjectNode params = definition.runParams(schedule.params(), problems);
+        Optional<String> runId = Optional.empty();
+        Optional<String> error = Optional.empty();
+        if (problems.isEmpty()) {
+            ObjectNode trigger = Json.object().put("type", "schedule").put("schedule_id", schedule.id())
+                    .put("scheduled_for", task.fireAt() / 1000);
+            trigger.putObject("event").put("type", "schedule").put("schedule_id", schedule.id())
+                    .put("scheduled_for", task.fireAt() / 1000);
+            runId = start(pipeline.get(), params, trigger, definition.timeoutSeconds(),
+                    Optional.of(new RunStore.Firing(schedule.id(), task.fireAt()))).map(Run::id);
+        } else {
+            error = Optional.of("No run started: the schedule's params no longer fit the pipeline. "
+                    + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")));
+        }
+        long now = clock.millis();
+        Optional<Instant> next = CronSchedule.parse(schedule.cron(), java.time.ZoneId.of(schedule.timezone()))
+                .next(Instant.ofEpochMilli(Math.max(now, task.fireAt())));
+        schedules.fired(schedule.id(), schedule.generation(), now, runId, error,
+                next.map(n -> OptionalLong.of(n.toEpochMilli())).orElse(OptionalLong.empty()));
+        if (next.isEmpty()) {
+            return new CompletionHandler.OnCompleteRemove<>();
+        }
+        var again = new ScheduleTask(schedule.id(), schedule.generation(), next.get().toEpochMilli());
+        return (complete, operations) -> operations.reschedule(complete, next.get(), again);
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
@@ -297,8 +374,7 @@ final class RunEngine implements AutoCloseable {
             if (!tx.startStep(task.stepId(), attempt)) {
                 return false;
             }
-            if (run.status() == RunStatus.QUEUED) {
-                tx.runStarted();
+            if (tx.runStarted()) {
                 tx.event("run", null, "running", null, "The run started.");
             }
             if (state.status() != StepStatus.WAITING) {

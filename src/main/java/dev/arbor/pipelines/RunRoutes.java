@@ -81,7 +81,7 @@ final class RunRoutes {
         problems.throwIfAny();
         ObjectNode trigger = Json.object().put("type", "manual");
         trigger.putObject("event").put("type", "manual");
-        Run run = engine.start(pipeline, params, trigger, timeout);
+        Run run = engine.start(pipeline, params, trigger, timeout, Optional.empty()).orElseThrow();
         ctx.header("location", "/runs/" + run.id());
         Responses.json(ctx, 202, json(run, Optional.of(definition)));
     }

@@ -12,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -85,12 +84,26 @@ final class RunStore {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** Stores a new run, queued, with every step pending. */
-    void create(Run run) {
-        database.update(handle -> {
-            handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at) VALUES (:id, "
-                            + ":pipeline, :version, :definition, :params, :trigger, 'queued', :generation, NULL, NULL, "
-                            + ":timeout, :deadline, :created, NULL, NULL, :created)")
+    /** A schedule's firing that starts a run: it starts one run, however often it is delivered. */
+    record Firing(String scheduleId, long scheduledFor) {}
+
+    /**
+     * Stores a new run, queued, with every step pending; false, storing nothing, when its firing has started a run
+     * already.
+     */
+    boolean create(Run run, Optional<Firing> firing) {
+        return database.write(handle -> {
+            if (firing.isPresent() && handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s "
+                            + "AND scheduled_for = :at").bind("s", firing.get().scheduleId())
+                    .bind("at", firing.get().scheduledFor()).mapTo(Integer.class).one() > 0) {
+                return false;
+            }
+            handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, schedule_id, "
+                            + "scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, :trigger, "
+                            + "'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, :created, "
+                            + ":schedule, :scheduled)")
+                    .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
+                    .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id()).bind("pipeline", run.pipelineId()).bind("version", run.pipelineVersion())
                     .bind("definition", Json.writeString(run.definition()))
                     .bind("params", Json.writeString(run.params())).bind("trigger", Json.writeString(run.trigger()))
@@ -103,6 +116,7 @@ final class RunStore {
             }
             insert.execute();
             new Transition(handle, run.id(), run.createdAt()).event("run", null, "queued", null, "The run is queued.");
+            return true;
         });
     }
 
@@ -241,9 +255,10 @@ final class RunStore {
             return open;
         }
 
-        void runStarted() {
-            handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
-                    + "AND status = 'queued'").bind("now", now).bind("id", runId).execute();
+        /** Marks a queued run running; false when it was running already. */
+        boolean runStarted() {
+            return handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
+                    + "AND status = 'queued'").bind("now", now).bind("id", runId).execute() == 1;
         }
 
         void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
@@ -273,14 +288,6 @@ final class RunStore {
                             + "VALUES (:run, :at, :kind, :step, :status, :level, :message)")
                     .bind("run", runId).bind("at", now).bind("kind", kind).bind("step", stepId)
                     .bind("status", status).bind("level", level).bind("message", message).execute();
-        }
-    }
-
-    /** Deletes runs, with their steps and events. */
-    void deleteRuns(Collection<String> runIds) {
-        if (!runIds.isEmpty()) {
-            database.update(handle -> handle.createUpdate("DELETE FROM pipeline_runs WHERE id IN (<ids>)")
-                    .bindList("ids", List.copyOf(runIds)).execute());
         }
     }
 

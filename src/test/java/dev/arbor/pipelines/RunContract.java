@@ -357,6 +357,11 @@ abstract class RunContract {
     }
 
     JsonNode finished(String runId) {
+        return finished(http, runId);
+    }
+
+    /** The run once it has ended (completed, failed or cancelled). */
+    static JsonNode finished(TestServer http, String runId) {
         await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> {
             String status = http.get("/runs/" + runId).json().path("status").asText();
             return !status.equals("queued") && !status.equals("running");

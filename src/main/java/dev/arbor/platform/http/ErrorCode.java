@@ -72,6 +72,7 @@ public enum ErrorCode {
     TOKEN_NOT_FOUND(404),
     PIPELINE_NOT_FOUND(404),
     RUN_NOT_FOUND(404),
+    SCHEDULE_NOT_FOUND(404),
 
     // 409, 412
     TEMPLATE_EXISTS(409),

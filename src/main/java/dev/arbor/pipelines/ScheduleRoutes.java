@@ -1,0 +1,297 @@
+package dev.arbor.pipelines;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.pipelines.ScheduleStore.Schedule;
+import dev.arbor.pipelines.ScheduleStore.Status;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.ids.Ids;
+import io.javalin.http.Context;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Schedules of a pipeline: a cron expression in a time zone and the params its runs get; pause, resume, run now, and
+ * the next firing times (with their local times, to see what a daylight-saving change does).
+ */
+final class ScheduleRoutes {
+    private static final Set<String> FIELDS = Set.of("name", "cron", "timezone", "params", "enabled");
+    private static final int DEFAULT_NEXT_RUNS = 5;
+
+    private final PipelineStore pipelines;
+    private final ScheduleStore schedules;
+    private final RunEngine engine;
+    private final ActionCatalog catalog;
+    private final Clock clock;
+
+    ScheduleRoutes(PipelineStore pipelines, ScheduleStore schedules, RunEngine engine, ActionCatalog catalog,
+                   Clock clock) {
+        this.pipelines = requireNonNull(pipelines, "pipelines");
+        this.schedules = requireNonNull(schedules, "schedules");
+        this.engine = requireNonNull(engine, "engine");
+        this.catalog = requireNonNull(catalog, "catalog");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("pipelines")
+                .post("/pipelines/{pipeline_id}/schedules", "Schedule runs of a pipeline with cron in a time zone",
+                        this::create)
+                .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
+                .get("/schedules/{schedule_id}", "Get a schedule with its next firing times (count=N, at most 100)",
+                        this::get)
+                .patch("/schedules/{schedule_id}", "Change a schedule's name, cron, time zone or params", this::patch)
+                .delete("/schedules/{schedule_id}", "Delete a schedule", this::delete)
+                .action("/schedules/{schedule_id}/pause", "Pause a schedule: it fires no more until resumed",
+                        this::pause)
+                .action("/schedules/{schedule_id}/resume", "Resume a paused schedule from now", this::resume)
+                .action("/schedules/{schedule_id}/run", "Start a run with the schedule's params now; its firing "
+                        + "times stay as they are", this::runNow);
+    }
+
+    private void create(Context ctx) {
+        Access.requireAdmin(ctx);
+        String pipelineId = ctx.pathParam("pipeline_id");
+        PipelineStore.Stored pipeline = pipelines.find(pipelineId)
+                .orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        unknownFields(body, problems);
+        if (!body.has("cron")) {
+            problems.add(ErrorCode.MISSING_FIELD, "cron", "`cron` is required: five fields, minute hour "
+                    + "day-of-month month day-of-week, such as \"30 2 * * *\".");
+        }
+        Optional<CronSchedule> cron = cron(body.path("cron"), body.path("timezone"), problems);
+        String name = name(body.path("name"), problems).orElse(body.path("cron").asText(""));
+        ObjectNode params = params(pipeline, body.path("params"), problems);
+        JsonNode enabled = body.path("enabled");
+        if (!enabled.isMissingNode() && !enabled.isBoolean()) {
+            PipelineDefinition.invalid(problems, "enabled", "must be true or false");
+        }
+        problems.throwIfAny();
+        long now = clock.millis();
+        Status status = enabled.asBoolean(true) ? Status.ACTIVE : Status.PAUSED;
+        var schedule = new Schedule(Ids.next("sch"), pipelineId, name, cron.orElseThrow().expression(),
+                cron.get().zone().getId(), params, status, 1, next(cron.get(), status, now), OptionalLong.empty(),
+                Optional.empty(), Optional.empty(), 0, now, now);
+        schedules.create(schedule);
+        engine.arm(schedule);
+        Responses.created(ctx, "/schedules/" + schedule.id(), json(schedule, DEFAULT_NEXT_RUNS));
+    }
+
+    private void list(Context ctx) {
+        Access.requireAdmin(ctx);
+        String pipelineId = ctx.pathParam("pipeline_id");
+        pipelines.find(pipelineId).orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
+        Responses.ok(ctx, Responses.page(schedules.list(pipelineId, Page.from(ctx)), Schedule::id,
+                schedule -> json(schedule, 1)));
+    }
+
+    private void get(Context ctx) {
+        Access.requireAdmin(ctx);
+        int count = DEFAULT_NEXT_RUNS;
+        String text = ctx.queryParam("count");
+        if (text != null) {
+            try {
+                count = Integer.parseInt(text.trim());
+            } catch (NumberFormatException e) {
+                count = -1;
+            }
+            if (count < 1 || count > 100) {
+                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "count", "`count` must be a whole number from 1 "
+                        + "to 100.");
+            }
+        }
+        Responses.ok(ctx, json(find(ctx.pathParam("schedule_id")), count));
+    }
+
+    private void patch(Context ctx) {
+        Access.requireAdmin(ctx);
+        Schedule current = find(ctx.pathParam("schedule_id"));
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        unknownFields(body, problems);
+        if (body.has("enabled")) {
+            problems.add(ErrorCode.READ_ONLY_FIELD, "enabled", "`enabled` changes with pause and resume.");
+        }
+        Optional<String> name = name(body.path("name"), problems);
+        Optional<CronSchedule> cron = cron(body.has("cron") ? body.get("cron") : Json.mapper().valueToTree(
+                current.cron()), body.has("timezone") ? body.get("timezone") : Json.mapper().valueToTree(
+                current.timezone()), problems);
+        ObjectNode params = body.has("params") ? params(pipelines.find(current.pipelineId()).orElseThrow(),
+                body.get("params"), problems) : current.params();
+        problems.throwIfAny();
+        Schedule changed = change(current, s -> s.with(name.orElse(s.name()), cron.orElseThrow().expression(),
+                cron.get().zone().getId(), params, s.status(), next(cron.get(), s.status(), clock.millis())));
+        Responses.ok(ctx, json(changed, DEFAULT_NEXT_RUNS));
+    }
+
+    private void delete(Context ctx) {
+        Access.requireAdmin(ctx);
+        Schedule schedule = find(ctx.pathParam("schedule_id"));
+        schedules.delete(schedule.id());
+        engine.disarm(schedule);
+        Responses.ok(ctx, Map.of("id", schedule.id(), "object", "pipeline.schedule.deleted", "deleted", true));
+    }
+
+    private void pause(Context ctx) {
+        Access.requireAdmin(ctx);
+        Schedule current = find(ctx.pathParam("schedule_id"));
+        Responses.ok(ctx, json(current.status() == Status.PAUSED ? current : change(current,
+                s -> s.with(s.name(), s.cron(), s.timezone(), s.params(), Status.PAUSED, OptionalLong.empty())),
+                DEFAULT_NEXT_RUNS));
+    }
+
+    private void resume(Context ctx) {
+        Access.requireAdmin(ctx);
+        Schedule current = find(ctx.pathParam("schedule_id"));
+        Responses.ok(ctx, json(current.status() == Status.ACTIVE ? current : change(current, s -> s.with(s.name(),
+                s.cron(), s.timezone(), s.params(), Status.ACTIVE, next(cronOf(s), Status.ACTIVE, clock.millis()))),
+                DEFAULT_NEXT_RUNS));
+    }
+
+    private void runNow(Context ctx) {
+        Access.requireAdmin(ctx);
+        Schedule schedule = find(ctx.pathParam("schedule_id"));
+        PipelineStore.Stored pipeline = pipelines.find(schedule.pipelineId()).orElseThrow();
+        var problems = new Problems();
+        PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
+        ObjectNode params = definition.runParams(schedule.params(), problems);
+        problems.throwIfAny();
+        ObjectNode trigger = Json.object().put("type", "schedule").put("schedule_id", schedule.id())
+                .put("manual", true);
+        trigger.putObject("event").put("type", "schedule").put("schedule_id", schedule.id()).put("manual", true);
+        RunStore.Run run = engine.start(pipeline, params, trigger, definition.timeoutSeconds(), Optional.empty())
+                .orElseThrow();
+        ctx.header("location", "/runs/" + run.id());
+        Responses.json(ctx, 202, Map.of("id", run.id(), "object", "pipeline.run", "status", run.status().json(),
+                "schedule_id", schedule.id()));
+    }
+
+    /** Stores a change and moves the armed firing to the schedule as it now is. */
+    private Schedule change(Schedule current, java.util.function.UnaryOperator<Schedule> change) {
+        Schedule changed = schedules.change(current.id(), change).orElseThrow(() -> notFound(current.id()));
+        engine.disarm(current);
+        engine.arm(changed);
+        return changed;
+    }
+
+    private Schedule find(String id) {
+        return schedules.find(id).orElseThrow(() -> notFound(id));
+    }
+
+    private static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.SCHEDULE_NOT_FOUND, "schedule_id", "There is no schedule '" + id + "'.");
+    }
+
+    private static void unknownFields(ObjectNode body, Problems problems) {
+        body.fieldNames().forEachRemaining(field -> {
+            if (!FIELDS.contains(field)) {
+                PipelineDefinition.invalid(problems, field, "is not a field of a schedule (its fields: name, cron, "
+                        + "timezone, params, enabled)");
+            }
+        });
+    }
+
+    private static Optional<CronSchedule> cron(JsonNode cron, JsonNode timezone, Problems problems) {
+        ZoneId zone = ZoneId.of("UTC");
+        if (!timezone.isMissingNode() && !timezone.isNull()) {
+            try {
+                zone = ZoneId.of(timezone.asText(""));
+            } catch (DateTimeException e) {
+                PipelineDefinition.invalid(problems, "timezone", "must be an IANA time zone such as Europe/Berlin "
+                        + "or UTC ('" + timezone.asText() + "' is not one)");
+                return Optional.empty();
+            }
+        }
+        if (cron.isMissingNode()) {
+            return Optional.empty();
+        }
+        if (!cron.isTextual() || cron.textValue().length() > 200) {
+            PipelineDefinition.invalid(problems, "cron", "must be a cron expression of five fields");
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(CronSchedule.parse(cron.textValue(), zone));
+        } catch (IllegalArgumentException e) {
+            PipelineDefinition.invalid(problems, "cron", "is not a cron expression of five fields (minute hour "
+                    + "day-of-month month day-of-week): " + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> name(JsonNode name, Problems problems) {
+        if (name.isMissingNode()) {
+            return Optional.empty();
+        }
+        if (!name.isTextual() || name.textValue().isBlank() || name.textValue().length() > 200) {
+            PipelineDefinition.invalid(problems, "name", "must be a non-empty string of at most 200 characters");
+            return Optional.empty();
+        }
+        return Optional.of(name.textValue());
+    }
+
+    /** Params checked against the pipeline's parameters now; they are checked again at every firing. */
+    private ObjectNode params(PipelineStore.Stored pipeline, JsonNode given, Problems problems) {
+        PipelineDefinition.stored(pipeline.definition(), catalog).runParams(given, problems);
+        return given.isObject() ? (ObjectNode) given : Json.object();
+    }
+
+    private static CronSchedule cronOf(Schedule schedule) {
+        return CronSchedule.parse(schedule.cron(), ZoneId.of(schedule.timezone()));
+    }
+
+    private static OptionalLong next(CronSchedule cron, Status status, long now) {
+        if (status == Status.PAUSED) {
+            return OptionalLong.empty();
+        }
+        return cron.next(Instant.ofEpochMilli(now)).map(i -> OptionalLong.of(i.toEpochMilli()))
+                .orElse(OptionalLong.empty());
+    }
+
+    private Map<String, Object> json(Schedule schedule, int nextRuns) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", schedule.id());
+        json.put("object", "pipeline.schedule");
+        json.put("pipeline_id", schedule.pipelineId());
+        json.put("name", schedule.name());
+        json.put("cron", schedule.cron());
+        json.put("timezone", schedule.timezone());
+        json.put("params", schedule.params());
+        json.put("status", schedule.status().json());
+        json.put("next_run_at", seconds(schedule.nextRunAt()));
+        json.put("last_run_at", seconds(schedule.lastRunAt()));
+        json.put("last_run_id", schedule.lastRunId().orElse(null));
+        json.put("last_error", schedule.lastError().orElse(null));
+        json.put("run_count", schedule.runCount());
+        CronSchedule cron = cronOf(schedule);
+        json.put("next_runs", schedule.status() == Status.PAUSED ? java.util.List.of()
+                : cron.next(Instant.ofEpochMilli(schedule.nextRunAt().orElse(clock.millis()) - 1), nextRuns)
+                .stream().map(at -> Map.of("at", at.getEpochSecond(), "local", at.atZone(cron.zone())
+                        .toOffsetDateTime().toString())).toList());
+        json.put("created_at", schedule.createdAt() / 1000);
+        json.put("updated_at", schedule.updatedAt() / 1000);
+        return json;
+    }
+
+    private static Long seconds(OptionalLong millis) {
+        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
+    }
+}
