@@ -7,6 +7,7 @@ import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
+import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.db.Database;
@@ -61,7 +62,9 @@ public final class Application implements AutoCloseable {
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
-            this.pipelines = new Pipelines(database, clock, outboundClient);
+            var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
+            notifications.addRoutes(routes);
+            this.pipelines = new Pipelines(database, clock, outboundClient, notifications);
             pipelines.addRoutes(routes);
             decisions.start();
             pipelines.start();

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.notifications.Notifications;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -33,13 +34,13 @@ public final class Pipelines implements AutoCloseable {
     private final RunRoutes runRoutes;
     private final ScheduleRoutes scheduleRoutes;
 
-    public Pipelines(Database database, Clock clock, OutboundClient outbound) {
+    public Pipelines(Database database, Clock clock, OutboundClient outbound, Notifications notifications) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         this.runs = new RunStore(database, clock);
         var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
         this.engine = new RunEngine(database, runs, store, schedules, catalog, expressions,
-                new StepActions(expressions, new HttpRequestAction(outbound)), clock);
+                new StepActions(expressions, new HttpRequestAction(outbound), notifications), clock);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog);
         this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
     }

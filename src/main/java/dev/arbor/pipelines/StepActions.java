@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.arbor.notifications.NotificationException;
+import dev.arbor.notifications.Notifications;
 import dev.arbor.platform.http.Json;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,6 +28,7 @@ import java.util.function.BiConsumer;
 final class StepActions {
     private final Expressions expressions;
     private final HttpRequestAction http;
+    private final Notifications notifications;
 
     /**
      * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
@@ -41,9 +44,10 @@ final class StepActions {
         }
     }
 
-    StepActions(Expressions expressions, HttpRequestAction http) {
+    StepActions(Expressions expressions, HttpRequestAction http, Notifications notifications) {
         this.expressions = requireNonNull(expressions, "expressions");
         this.http = requireNonNull(http, "http");
+        this.notifications = requireNonNull(notifications, "notifications");
     }
 
     Outcome run(StepCall call) throws InterruptedException {
@@ -59,11 +63,24 @@ final class StepActions {
                 case "fail" -> new Outcome.Failed(call.params().path("error_code").asText("pipeline_failed"),
                         text(call.params().path("message")), false);
                 case "http_request" -> http.run(call.params());
+                case "send_notification" -> notify(call.params());
                 default -> new Outcome.Failed("action_unavailable", "The action " + call.step().action()
                         + " needs deployments and clusters, which this server does not manage yet.", false);
             };
         } catch (Expressions.ExpressionException e) {
             return new Outcome.Failed("condition_error", e.getMessage(), false);
+        }
+    }
+
+    private Outcome notify(ObjectNode params) throws InterruptedException {
+        var recipients = new ArrayList<String>();
+        params.path("recipients").forEach(r -> recipients.add(r.asText()));
+        try {
+            notifications.send(params.path("channel").asText(), text(params.path("message")), recipients,
+                    params.path("priority").asText("normal"));
+            return new Outcome.Done(Json.object());
+        } catch (NotificationException e) {
+            return new Outcome.Failed(e.code(), e.getMessage(), e.retryable());
         }
     }
 
