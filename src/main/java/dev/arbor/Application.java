@@ -3,7 +3,9 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.credentials.Credentials;
 import dev.arbor.models.Downloads;
+import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
@@ -58,13 +60,17 @@ public final class Application implements AutoCloseable {
             var outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(models, outboundClient, config.dataDir(),
                     config.modelHubUrl(), config.downloads());
-            new ModelRoutes(models, runtime, downloads, outbound).addTo(routes);
+            var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
+            new ModelRoutes(models, runtime, downloads, modelOperations).addTo(routes);
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
-            this.pipelines = new Pipelines(database, clock, outboundClient, notifications);
+            var credentials = new Credentials(database, secrets, clock);
+            credentials.addRoutes(routes);
+            this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,
+                    credentials);
             pipelines.addRoutes(routes);
             decisions.start();
             pipelines.start();

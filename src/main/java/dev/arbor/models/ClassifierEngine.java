@@ -62,6 +62,28 @@ final class ClassifierEngine implements Engine {
         this.inputs = session.getInputNames();
     }
 
+    /**
+     * Whether a folder holds a sequence classifier (its {@code config.json} names a *ForSequenceClassification
+     * architecture) rather than an encoder whose embeddings are compared.
+     */
+    static boolean classifies(Path folder) {
+        Path config = folder.resolve(CONFIG);
+        if (!EngineKind.ONNX_CLASSIFIER.foundIn(folder)) {
+            return false;
+        }
+        try {
+            var architectures = dev.arbor.platform.http.Json.read(Files.readString(config)).path("architectures");
+            for (var architecture : architectures) {
+                if (architecture.asText().endsWith("ForSequenceClassification")) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false; // an unreadable config: AddModel and the load say what is wrong with the folder
+        }
+    }
+
     /** Loads the model in the folder of option {@code path}: an ONNX graph, {@code tokenizer.json}, {@code config.json}. */
     static ClassifierEngine load(Map<String, String> options) throws OrtException, IOException {
         Path folder = Path.of(Optional.ofNullable(options.get("path"))

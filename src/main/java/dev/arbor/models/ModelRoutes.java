@@ -23,11 +23,10 @@ public final class ModelRoutes {
     private final Models models;
     private final ModelRuntime runtime;
     private final Downloads downloads;
-    private final OutboundPolicy endpoints;
+    private final ModelOperations operations;
 
-    /** @param endpoints which addresses the endpoints of remote models may have */
-    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, OutboundPolicy endpoints) {
-        this.endpoints = requireNonNull(endpoints, "endpoints");
+    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, ModelOperations operations) {
+        this.operations = requireNonNull(operations, "operations");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.downloads = requireNonNull(downloads, "downloads");
@@ -70,21 +69,8 @@ public final class ModelRoutes {
 
     private void add(Context ctx) {
         Access.requireAdmin(ctx);
-        AddModel.Added added = AddModel.read(BodyReader.of(Requests.jsonObject(ctx)), models.testModels(),
-                downloads, endpoints);
-        // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
-        var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
-                added.model().engine()));
-        boolean archive = added.model().source().equals("url");
-        long archiveSize = archive ? downloads.planArchive(URI.create(added.model().uri())) : 0;
-        Model model = models.add(added.model(), added.apiKey());
-        if (added.repository().isPresent()) {
-            downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
-                    files.orElseThrow());
-        } else if (archive) {
-            downloads.startArchive(model, URI.create(model.uri()), archiveSize,
-                    Optional.ofNullable(model.options().get("sha256")));
-        }
+        ModelOperations.Added added = operations.add(Requests.jsonObject(ctx));
+        Model model = added.model();
         if (!model.downloaded()) {
             model = downloads.await(model.id(), added.maxWait());
         }
@@ -123,12 +109,7 @@ public final class ModelRoutes {
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        models.remove(model);
-        downloads.cancel(model.id());
-        runtime.eject(model.id());
-        if (model.source().equals("model_hub")) {
-            downloads.deleteFiles(model.id());
-        }
+        operations.delete(model.id());
         Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true));
     }
 

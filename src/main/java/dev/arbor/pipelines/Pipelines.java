@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.credentials.Credentials;
+import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
@@ -34,13 +36,15 @@ public final class Pipelines implements AutoCloseable {
     private final RunRoutes runRoutes;
     private final ScheduleRoutes scheduleRoutes;
 
-    public Pipelines(Database database, Clock clock, OutboundClient outbound, Notifications notifications) {
+    public Pipelines(Database database, Clock clock, OutboundClient outbound, Notifications notifications,
+                     ModelOperations models, Credentials credentials) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         this.runs = new RunStore(database, clock);
         var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
         this.engine = new RunEngine(database, runs, store, schedules, catalog, expressions,
-                new StepActions(expressions, new HttpRequestAction(outbound), notifications), clock);
+                new StepActions(expressions, new HttpRequestAction(outbound), notifications,
+                        new ModelActions(models, credentials)), clock);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog);
         this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
     }

@@ -29,6 +29,7 @@ final class StepActions {
     private final Expressions expressions;
     private final HttpRequestAction http;
     private final Notifications notifications;
+    private final ModelActions models;
 
     /**
      * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
@@ -44,10 +45,11 @@ final class StepActions {
         }
     }
 
-    StepActions(Expressions expressions, HttpRequestAction http, Notifications notifications) {
+    StepActions(Expressions expressions, HttpRequestAction http, Notifications notifications, ModelActions models) {
         this.expressions = requireNonNull(expressions, "expressions");
         this.http = requireNonNull(http, "http");
         this.notifications = requireNonNull(notifications, "notifications");
+        this.models = requireNonNull(models, "models");
     }
 
     Outcome run(StepCall call) throws InterruptedException {
@@ -64,6 +66,10 @@ final class StepActions {
                         text(call.params().path("message")), false);
                 case "http_request" -> http.run(call.params());
                 case "send_notification" -> notify(call.params());
+                case "add_model" -> models.add(call.params());
+                case "add_cloud_model" -> models.addCloud(call.params());
+                case "delete_model" -> models.delete(call.params());
+                case "model_benchmark" -> models.benchmark(call.params());
                 default -> new Outcome.Failed("action_unavailable", "The action " + call.step().action()
                         + " needs deployments and clusters, which this server does not manage yet.", false);
             };
