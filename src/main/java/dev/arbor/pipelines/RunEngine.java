@@ -265,7 +265,6 @@ final class RunEngine implements AutoCloseable {
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
     Run cancel(String runId) {
-        Run before = store.find(runId).orElseThrow();
         Optional<RunStatus> refused = store.locked(runId, tx -> {
             Run run = tx.run();
             if (!run.status().active()) {
@@ -279,7 +278,7 @@ final class RunEngine implements AutoCloseable {
         if (refused.isPresent()) {
             throw new RunStateException(refused.get());
         }
-        ended(before);
+        ended(runId);
         return store.find(runId).orElseThrow();
     }
 
@@ -289,7 +288,6 @@ final class RunEngine implements AutoCloseable {
      */
     Run retry(String runId) {
         var ready = new ArrayList<String>();
-        Run before = store.find(runId).orElseThrow();
         Optional<RunStatus> refused = store.locked(runId, tx -> {
             Run run = tx.run();
             if (run.status() != RunStatus.FAILED) {
@@ -489,7 +487,6 @@ final class RunEngine implements AutoCloseable {
      */
     private void end(StepTask task, PipelineDefinition definition, StepStatus status, Optional<JsonNode> outputs,
                      Optional<JsonNode> error, Set<String> skipped, String message) {
-        Run before = store.find(task.runId()).orElseThrow();
         List<String> ready = store.whileActive(task.runId(), task.generation(), tx -> {
             if (!tx.endStep(task.stepId(), status, outputs, error)) {
                 return List.<String>of();
@@ -510,7 +507,9 @@ final class RunEngine implements AutoCloseable {
             return advance(tx, definition);
         }).orElse(List.of());
         schedule(task.runId(), task.generation(), ready);
-        ended(before);
+        if (ready.isEmpty()) {
+            ended(task.runId()); // nothing follows this step now: the run may have ended with it
+        }
     }
 
     /**
@@ -565,10 +564,6 @@ final class RunEngine implements AutoCloseable {
     }
 
     private void timeOut(String runId, int generation) {
-        Run before = store.find(runId).orElse(null);
-        if (before == null) {
-            return;
-        }
         boolean timedOut = store.whileActive(runId, generation, tx -> {
             Run run = tx.run();
             if (tx.now() < run.deadlineAt()) {
@@ -579,14 +574,16 @@ final class RunEngine implements AutoCloseable {
             return true;
         }).orElse(false);
         if (timedOut) {
-            ended(before);
-            signal();
+            ended(runId);
         }
     }
 
-    /** After a run may have ended: interrupts its steps running here and drops its engine work. */
-    private void ended(Run before) {
-        Run after = store.find(before.id()).orElseThrow();
+    /**
+     * After a run may have ended: interrupts its steps running here and drops its engine work (the steps it
+     * cancelled may have been parked, waiting or retrying, in the engine).
+     */
+    private void ended(String runId) {
+        Run after = store.find(runId).orElseThrow();
         if (after.status().active()) {
             return;
         }
@@ -594,8 +591,8 @@ final class RunEngine implements AutoCloseable {
         if (running != null) {
             running.forEach(future -> future.cancel(true));
         }
-        for (StepRun step : before.steps()) {
-            if (step.status() == StepStatus.WAITING || step.status() == StepStatus.RETRYING) {
+        for (StepRun step : after.steps()) {
+            if (step.status() == StepStatus.CANCELLED) {
                 cancelQuietly(stepTask.instanceId(new StepTask(after.id(), step.id(), after.generation()).instance()));
             }
         }

@@ -1,0 +1,176 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.arbor.Application;
+import dev.arbor.platform.config.Config;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * The pipeline engine's speed: step transitions per second (a step going pending → running → completed is two) for
+ * a 100-step linear pipeline and a 100-wide fan-out of set_output steps, beside the raw commit rate of the same
+ * database measured in the same run (one-row transactions, one after another: the limit a step's own commits run
+ * against); then 1,000 runs parked in wait_until, with the server's threads and heap before and after. Run with the
+ * Arbor jar: java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/pipelines/PipelineBench.java
+ * [runs of each shape, default 5] [jdbc:postgresql://... for PostgreSQL]
+ */
+public class PipelineBench {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final int STEPS = 100;
+    static final int PARKED = 1_000;
+
+    public static void main(String[] args) throws Exception {
+        int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        String postgres = args.length > 1 ? args[1] : null;
+        Path data = Files.createTempDirectory("arbor-pipeline-bench-");
+        var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_LOG_LEVEL", "WARN"));
+        if (postgres != null) {
+            env.put("ARBOR_DATABASE_URL", postgres);
+        }
+        String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
+        try (var app = Application.start(Config.load(env, List.of()))) {
+            String base = "http://127.0.0.1:" + app.port();
+            String linear = create(base, "linear", IntStream.range(0, STEPS).mapToObj(i -> step(i,
+                    i == 0 ? "[]" : "[\"s" + (i - 1) + "\"]")).toList());
+            var fan = new ArrayList<String>();
+            fan.add(step(0, "[]"));
+            IntStream.range(1, STEPS + 1).forEach(i -> fan.add(step(i, "[\"s0\"]")));
+            String fanOut = create(base, "fan-out", fan);
+            run(base, linear); // warm-up of both shapes: class loading, JIT, the engine's first polls
+            run(base, fanOut);
+            System.out.printf("database: %s, %d runs of each shape%n", postgres != null ? "PostgreSQL" : "SQLite",
+                    runs);
+            for (int round = 0; round < runs; round++) {
+                double commits = commitRate(jdbc);
+                double linearRate = transitions(base, linear, STEPS);
+                double fanRate = transitions(base, fanOut, STEPS + 1);
+                System.out.printf("round %d: raw commits %,.0f/s | linear %,.0f transitions/s (%.3f of commits) | "
+                                + "fan-out %,.0f transitions/s (%.3f of commits)%n", round + 1, commits, linearRate,
+                        linearRate / commits, fanRate, fanRate / commits);
+            }
+            parked(base);
+        }
+    }
+
+    static String step(int i, String dependsOn) {
+        return "{\"id\": \"s" + i + "\", \"action\": \"set_output\", \"depends_on\": " + dependsOn
+                + ", \"params\": {\"key\": \"v\", \"value\": " + i + "}}";
+    }
+
+    /** Transitions per second of one run: two per step, from the POST to the run's end. */
+    static double transitions(String base, String pipeline, int steps) throws Exception {
+        long start = System.nanoTime();
+        run(base, pipeline);
+        return 2.0 * steps / ((System.nanoTime() - start) / 1e9);
+    }
+
+    static void run(String base, String pipeline) throws Exception {
+        String id = send("POST", base + "/pipelines/" + pipeline + "/runs", "{}").path("id").asText();
+        while (true) {
+            String status = send("GET", base + "/runs/" + id, null).path("status").asText();
+            if (!status.equals("queued") && !status.equals("running")) {
+                if (!status.equals("completed")) {
+                    throw new IllegalStateException("run " + id + " ended " + status);
+                }
+                return;
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** One-row transactions committed one after another for a second and a half: what the database allows. */
+    static double commitRate(String jdbc) throws Exception {
+        try (Connection db = DriverManager.getConnection(jdbc)) {
+            try (var statement = db.createStatement()) {
+                statement.execute("CREATE TABLE IF NOT EXISTS bench_commits (id INTEGER, at BIGINT)");
+            }
+            db.setAutoCommit(false);
+            int count = 0;
+            long start = System.nanoTime();
+            try (PreparedStatement insert = db.prepareStatement("INSERT INTO bench_commits VALUES (?, ?)")) {
+                while (System.nanoTime() - start < 1_500_000_000L) {
+                    insert.setInt(1, count);
+                    insert.setLong(2, System.currentTimeMillis());
+                    insert.executeUpdate();
+                    db.commit();
+                    count++;
+                }
+            }
+            double rate = count / ((System.nanoTime() - start) / 1e9);
+            try (var statement = db.createStatement()) {
+                statement.execute("DELETE FROM bench_commits");
+            }
+            db.commit();
+            return rate;
+        }
+    }
+
+    /** 1,000 runs waiting for a condition an hour away: threads and heap before they start and once all wait. */
+    static void parked(String base) throws Exception {
+        String pipeline = create(base, "parked", List.of("{\"id\": \"wait\", \"action\": \"wait_until\", \"params\": "
+                + "{\"condition\": \"now > params.at\", \"poll_interval_seconds\": 600, \"timeout_seconds\": 3600}}"),
+                "[{\"name\": \"at\", \"type\": \"integer\", \"required\": true}]");
+        var threads = ManagementFactory.getThreadMXBean();
+        System.gc();
+        long heapBefore = heapUsed();
+        int threadsBefore = threads.getThreadCount();
+        long at = System.currentTimeMillis() / 1000 + 3600;
+        var ids = new ArrayList<String>();
+        long start = System.nanoTime();
+        for (int i = 0; i < PARKED; i++) {
+            ids.add(send("POST", base + "/pipelines/" + pipeline + "/runs", "{\"params\": {\"at\": " + at + "}}")
+                    .path("id").asText());
+        }
+        for (String id : ids) {
+            while (!send("GET", base + "/runs/" + id, null).at("/steps/0/status").asText().equals("waiting")) {
+                Thread.sleep(20);
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.gc();
+        Thread.sleep(500);
+        System.gc();
+        System.out.printf("parked %,d runs in wait_until in %.1f s: threads %d before, %d after; heap after GC "
+                        + "%.1f MB before, %.1f MB after (%.1f KB a parked run)%n", PARKED, seconds, threadsBefore,
+                threads.getThreadCount(), heapBefore / 1e6, heapUsed() / 1e6,
+                (heapUsed() - heapBefore) / 1e3 / PARKED);
+    }
+
+    static long heapUsed() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    static String create(String base, String name, List<String> steps) throws Exception {
+        return create(base, name, steps, "[]");
+    }
+
+    static String create(String base, String name, List<String> steps, String parameters) throws Exception {
+        String body = "{\"name\": \"" + name + "-" + System.nanoTime() + "\", \"parameters\": " + parameters
+                + ", \"steps\": [" + String.join(",", steps) + "]}";
+        JsonNode created = send("POST", base + "/pipelines", body);
+        if (!created.has("id")) {
+            throw new IllegalStateException(created.toString());
+        }
+        return created.path("id").asText();
+    }
+
+    static JsonNode send(String method, String url, String body) throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(url)).header("content-type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body)).build();
+        return JSON.readTree(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
+    }
+}
