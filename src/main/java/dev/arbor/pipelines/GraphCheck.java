@@ -163,7 +163,7 @@ final class GraphCheck {
         if (step.action().equals("conditional_branch")) {
             for (var branch : step.params().path("branches").properties()) {
                 JsonNode targets = branch.getValue().path("steps");
-                for (int t = 0; t < targets.size(); t++) {
+                for (int t = 0; targets.isArray() && t < targets.size(); t++) {
                     String target = targets.get(t).asText();
                     String param = ParamPath.index(ParamPath.key(at + ".params.branches", branch.getKey())
                             + ".steps", t);
@@ -175,8 +175,8 @@ final class GraphCheck {
                 }
             }
         }
-        if (step.action().equals("aggregate")) {
-            JsonNode sources = step.params().path("sources");
+        JsonNode sources = step.params().path("sources");
+        if (step.action().equals("aggregate") && sources.isArray()) { // not a list: the params' check says so
             for (int s = 0; s < sources.size(); s++) {
                 if (!Templates.hasReference(sources.get(s)) && !before.contains(sources.get(s).asText())) {
                     problem(ParamPath.index(at + ".params.sources", s), "must name a step that runs before this "

@@ -194,7 +194,7 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             if (!depends.isMissingNode() && !depends.isNull() && !depends.isArray()) {
                 invalid(problems, at + ".depends_on", "must be an array of step ids");
             }
-            for (int d = 0; d < depends.size(); d++) {
+            for (int d = 0; depends.isArray() && d < depends.size(); d++) {
                 if (!depends.get(d).isTextual()) {
                     invalid(problems, ParamPath.index(at + ".depends_on", d), "must be a step id");
                 } else {
