@@ -113,6 +113,61 @@ abstract class RunContract {
     }
 
     @Test
+    void independentStepsRunAtTheSameTime() {
+        String held = "/held-" + NAMES.incrementAndGet();
+        receiver.hold(held);
+        String pipeline = create("""
+                {"steps": [{"id": "one", "action": "http_request", "params": {"url": "%1$s?n=1"}},
+                           {"id": "two", "action": "http_request", "params": {"url": "%1$s?n=2"}},
+                           {"id": "three", "action": "http_request", "params": {"url": "%1$s?n=3"}}]}"""
+                .formatted(receiver.url(held)));
+        String id = start(pipeline, "{}");
+        // all three are in flight together: none of them can finish before the receiver lets them go
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.received(held).size() == 3);
+        assertThat(statuses(http.get("/runs/" + id).json()).values()).containsOnly("running");
+        receiver.release(held);
+        assertThat(finished(id).path("status").asText()).isEqualTo("completed");
+    }
+
+    @Test
+    void everyTransformOperationAndAggregateStrategyGivesWhatItSays() {
+        String pipeline = create("""
+                {"steps": [
+                   {"id": "a", "action": "set_output", "params": {"key": "x", "value": {"b": 2, "a": 1}}},
+                   {"id": "b", "action": "set_output", "params": {"key": "x", "value": {"a": 9, "c": 3}}},
+                   {"id": "up", "action": "transform", "params": {"operation": "uppercase", "input": "MiXed"}},
+                   {"id": "low", "action": "transform", "params": {"operation": "lowercase", "input": "MiXed"}},
+                   {"id": "keys", "action": "transform", "depends_on": ["a"],
+                    "params": {"operation": "keys", "input": "{{ steps.a.outputs.x }}"}},
+                   {"id": "values", "action": "transform", "depends_on": ["a"],
+                    "params": {"operation": "values", "input": "{{ steps.a.outputs.x }}"}},
+                   {"id": "count", "action": "transform", "params": {"operation": "count", "input": [1, 2, 3]}},
+                   {"id": "flat", "action": "transform", "params": {"operation": "flatten", "input": [[1, 2], 3, [4]]}},
+                   {"id": "uniq", "action": "transform", "params": {"operation": "unique", "input": [1, 2, 1, "1"]}},
+                   {"id": "rev", "action": "transform", "params": {"operation": "reverse", "input": "abc"}},
+                   {"id": "pass", "action": "transform", "params": {"operation": "passthrough", "input": {"k": [1]}}},
+                   {"id": "bad", "action": "transform", "on_failure": "continue",
+                    "params": {"operation": "sort", "input": [1, "a"]}},
+                   {"id": "merged", "action": "aggregate", "depends_on": ["a", "b"],
+                    "params": {"sources": ["a", "b"], "strategy": "merge"}},
+                   {"id": "first", "action": "aggregate", "depends_on": ["bad", "b"],
+                    "params": {"sources": ["bad", "b"], "strategy": "first"}}]}""");
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        Map<String, String> results = new HashMap<>();
+        run.path("steps").forEach(step -> results.put(step.path("id").asText(),
+                step.at("/outputs/result").toString()));
+        assertThat(results).containsEntry("up", "\"MIXED\"").containsEntry("low", "\"mixed\"")
+                .containsEntry("keys", "[\"b\",\"a\"]").containsEntry("values", "[2,1]")
+                .containsEntry("count", "3").containsEntry("flat", "[1,2,3,4]")
+                .containsEntry("uniq", "[1,2,\"1\"]").containsEntry("rev", "\"cba\"")
+                .containsEntry("pass", "{\"k\":[1]}")
+                .containsEntry("merged", "{\"x\":{\"a\":9,\"c\":3}}")
+                .containsEntry("first", "{\"x\":{\"a\":9,\"c\":3}}");
+        assertThat(step(run, "bad").at("/error/code").asText()).isEqualTo("invalid_input");
+    }
+
+    @Test
     void aBranchSkipsTheStepsItDoesNotTakeAndAFalseConditionSkipsItsStep() {
         String pipeline = create("""
                 {"parameters": [{"name": "env", "type": "string", "required": true}],
