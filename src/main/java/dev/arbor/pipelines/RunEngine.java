@@ -120,6 +120,7 @@ final class RunEngine implements AutoCloseable {
             });
     private final Database database;
     private final Object signal = new Object();
+    private volatile boolean started;
 
     RunEngine(Database database, RunStore store, PipelineStore pipelines, ScheduleStore schedules,
               ActionCatalog catalog, Expressions expressions, StepActions actions, Clock clock) {
@@ -162,8 +163,16 @@ final class RunEngine implements AutoCloseable {
         this.scheduler = builder.build();
     }
 
-    /** Starts executing, and picks up the runs a stopped server left unfinished. */
+    /**
+     * Starts executing, and picks up the runs a stopped server left unfinished. A database a newer release has
+     * migrated is read-only here: its runs can be read, and nothing runs.
+     */
     void start() {
+        if (database.readOnly()) {
+            LOG.warn("the database is read-only for this release: pipelines do not run");
+            return;
+        }
+        started = true;
         if (database.dialect().singleNode()) {
             // one process per SQLite database: whatever is marked picked was picked by a process that is gone
             database.update(handle -> handle.createUpdate("UPDATE scheduled_tasks SET picked = :no, picked_by = NULL, "
@@ -435,8 +444,11 @@ final class RunEngine implements AutoCloseable {
                 }));
         int timeout = step.timeoutSeconds().orElse(DEFAULT_STEP_TIMEOUT_SECONDS);
         Future<Outcome> future = attempts.submit(() -> actions.run(call));
-        Set<Future<?>> running = inFlight.computeIfAbsent(task.runId(), id -> ConcurrentHashMap.newKeySet());
-        running.add(future);
+        inFlight.compute(task.runId(), (id, running) -> {
+            Set<Future<?>> all = running == null ? ConcurrentHashMap.newKeySet() : running;
+            all.add(future);
+            return all;
+        });
         try {
             return future.get(timeout, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
@@ -454,8 +466,10 @@ final class RunEngine implements AutoCloseable {
             // the server is stopping: the step's execution stays in the engine and runs again after the restart
             throw new IllegalStateException("interrupted while step " + step.id() + " ran", e);
         } finally {
-            running.remove(future);
-            inFlight.computeIfPresent(task.runId(), (id, set) -> set.isEmpty() ? null : set);
+            inFlight.computeIfPresent(task.runId(), (id, running) -> {
+                running.remove(future);
+                return running.isEmpty() ? null : running;
+            });
         }
     }
 
@@ -672,7 +686,9 @@ final class RunEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        scheduler.stop();
+        if (started) {
+            scheduler.stop();
+        }
         attempts.shutdownNow();
     }
 }

@@ -267,7 +267,8 @@ final class RunRoutes {
         return json;
     }
 
-    private static Long seconds(java.util.OptionalLong millis) {
+    /** Milliseconds as the API's whole seconds; null when there is no time. */
+    static Long seconds(java.util.OptionalLong millis) {
         return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

@@ -316,7 +316,8 @@ final class RunStore {
         return text == null ? Optional.empty() : Optional.of(Json.read(text));
     }
 
-    private static OptionalLong millis(ResultSet rs, String column) throws SQLException {
+    /** A nullable whole-number column, such as a time that has not come yet. */
+    static OptionalLong millis(ResultSet rs, String column) throws SQLException {
         long value = rs.getLong(column);
         return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
     }

@@ -276,8 +276,8 @@ final class ScheduleRoutes {
         json.put("timezone", schedule.timezone());
         json.put("params", schedule.params());
         json.put("status", schedule.status().json());
-        json.put("next_run_at", seconds(schedule.nextRunAt()));
-        json.put("last_run_at", seconds(schedule.lastRunAt()));
+        json.put("next_run_at", RunRoutes.seconds(schedule.nextRunAt()));
+        json.put("last_run_at", RunRoutes.seconds(schedule.lastRunAt()));
         json.put("last_run_id", schedule.lastRunId().orElse(null));
         json.put("last_error", schedule.lastError().orElse(null));
         json.put("run_count", schedule.runCount());
@@ -289,9 +289,5 @@ final class ScheduleRoutes {
         json.put("created_at", schedule.createdAt() / 1000);
         json.put("updated_at", schedule.updatedAt() / 1000);
         return json;
-    }
-
-    private static Long seconds(OptionalLong millis) {
-        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

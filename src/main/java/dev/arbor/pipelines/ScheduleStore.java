@@ -127,13 +127,8 @@ final class ScheduleStore {
         return new Schedule(rs.getString("id"), rs.getString("pipeline_id"), rs.getString("name"),
                 rs.getString("cron"), rs.getString("timezone"), (ObjectNode) Json.read(rs.getString("params")),
                 Status.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("generation"),
-                optional(rs, "next_run_at"), optional(rs, "last_run_at"),
+                RunStore.millis(rs, "next_run_at"), RunStore.millis(rs, "last_run_at"),
                 Optional.ofNullable(rs.getString("last_run_id")), Optional.ofNullable(rs.getString("last_error")),
                 rs.getInt("run_count"), rs.getLong("created_at"), rs.getLong("updated_at"));
-    }
-
-    private static OptionalLong optional(ResultSet rs, String column) throws SQLException {
-        long value = rs.getLong(column);
-        return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
     }
 }
