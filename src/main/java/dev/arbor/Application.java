@@ -3,6 +3,7 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
@@ -67,6 +68,7 @@ public final class Application implements AutoCloseable {
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
+            new Connectors(database, clock).addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
             this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,
