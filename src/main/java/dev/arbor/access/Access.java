@@ -25,6 +25,11 @@ public final class Access {
         this.authenticator = new AdminAuthenticator(tokens, adminToken);
     }
 
+    /** Of these project ids, those that name no project. */
+    public java.util.List<String> unknownProjects(java.util.Collection<String> ids) {
+        return ids.stream().filter(id -> projects.find(id).isEmpty()).toList();
+    }
+
     /** The guard that resolves the caller of every admin route. */
     public Handler authenticator() {
         return authenticator;

@@ -6,6 +6,8 @@ import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.List;
@@ -14,13 +16,15 @@ import java.util.Optional;
 
 /**
  * MCP connectors: the registry of MCP servers (a curated catalog plus admins' own entries), each with the credential
- * schema its gateways take. Admin routes.
+ * schema its gateways take, and the gateways configured from it or to servers of one's own. Admin routes.
  */
 public final class Connectors {
     private final ConnectorRegistry registry;
+    private final GatewayRoutes gateways;
 
-    public Connectors(Database database, Clock clock) {
+    public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy, Clock clock) {
         this.registry = new ConnectorRegistry(database, clock);
+        this.gateways = new GatewayRoutes(registry, new GatewayStore(database, secrets, clock), access, policy, clock);
     }
 
     public void addRoutes(Routes routes) {
@@ -31,6 +35,7 @@ public final class Connectors {
                         this::get)
                 .post("/connectors/registry", "Add an MCP server of your own to the registry", this::add)
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove);
+        gateways.addTo(routes);
     }
 
     private void list(Context ctx) {

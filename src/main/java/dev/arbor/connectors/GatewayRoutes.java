@@ -1,0 +1,335 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.GatewayStore.Scope;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundRefusedException;
+import io.javalin.http.Context;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Gateways: MCP servers configured here, from the registry or custom, with sealed credentials, a scope (enabled,
+ * global, projects) and the client surfaces that may use them; and which of them an agent of a project may use.
+ */
+final class GatewayRoutes {
+    private static final Set<String> CLIENTS = Set.of("studio", "prompt");
+    private static final Set<String> CONFIGURE_FIELDS = Set.of("connector_id", "name", "credentials", "scope",
+            "clients");
+    private static final Set<String> CUSTOM_FIELDS = Set.of("name", "url", "transport", "auth_type", "description",
+            "credentials", "scope", "clients");
+    /** Unless a create says otherwise: enabled, and shared with no project until an admin says which. */
+    private static final Scope CLOSED = new Scope(true, false, List.of());
+
+    private final ConnectorRegistry registry;
+    private final GatewayStore gateways;
+    private final Access access;
+    private final OutboundPolicy policy;
+    private final Clock clock;
+
+    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, Access access, OutboundPolicy policy,
+                  Clock clock) {
+        this.registry = requireNonNull(registry, "registry");
+        this.gateways = requireNonNull(gateways, "gateways");
+        this.access = requireNonNull(access, "access");
+        this.policy = requireNonNull(policy, "policy");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("connectors")
+                .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
+                .post("/connectors/custom", "Configure a gateway to an MCP server of your own", this::custom)
+                .get("/connectors/configured", "List configured gateways (include_disabled=true for all)",
+                        this::configured)
+                .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
+                .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients and scope", this::update)
+                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway", this::delete)
+                .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
+                        this::available);
+    }
+
+    private void configure(Context ctx) {
+        Access.requireAdmin(ctx);
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        unknownFields(body, CONFIGURE_FIELDS, problems);
+        JsonNode connectorId = body.path("connector_id");
+        if (!connectorId.isTextual()) {
+            throw ApiException.of(ErrorCode.MISSING_FIELD, "connector_id", "`connector_id` is required: a registry "
+                    + "connector's id.");
+        }
+        Connector connector = registry.require(connectorId.textValue());
+        boolean registers = connector.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false);
+        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
+                connector.authType(), registers, problems);
+        String name = text(body, "name", 200, false, problems).orElse(connector.name());
+        Scope scope = scope(body.path("scope"), CLOSED, problems);
+        List<String> clients = clients(body.path("clients"), List.copyOf(CLIENTS.stream().sorted().toList()),
+                problems);
+        problems.throwIfAny();
+        ObjectNode settings = credentials.settings();
+        if (!settings.has("scopes")) {
+            connector.oauth().filter(o -> !o.scopes().isEmpty())
+                    .ifPresent(o -> o.scopes().forEach(settings.putArray("scopes")::add));
+        }
+        create(ctx, new Gateway(Ids.next("gw"), name, Optional.of(connector.id()), connector.url(),
+                connector.transport(), connector.authType(), connector.description(), settings, credentials.secret(),
+                scope, clients, clock.millis(), clock.millis()));
+    }
+
+    private void custom(Context ctx) {
+        Access.requireAdmin(ctx);
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        unknownFields(body, CUSTOM_FIELDS, problems);
+        Optional<String> name = text(body, "name", 200, true, problems);
+        Optional<String> url = text(body, "url", 2048, true, problems);
+        url.ifPresent(u -> {
+            try {
+                policy.check(URI.create(u));
+            } catch (IllegalArgumentException | OutboundRefusedException e) {
+                problems.add(ErrorCode.INVALID_FIELD, "url", "`url` cannot be used: " + e.getMessage());
+            }
+        });
+        Optional<Connector.Transport> transport = text(body, "transport", 20, false, problems)
+                .map(t -> Connector.Transport.of(t).orElseGet(() -> {
+                    problems.add(ErrorCode.INVALID_FIELD, "transport", "`transport` must be streamable_http or sse.");
+                    return null;
+                }));
+        Optional<Connector.AuthType> auth = text(body, "auth_type", 20, true, problems)
+                .flatMap(a -> Connector.AuthType.of(a).or(() -> {
+                    problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none, headers or oauth.");
+                    return Optional.empty();
+                }));
+        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
+                auth.orElse(Connector.AuthType.NONE), true, problems);
+        String description = text(body, "description", 2000, false, problems).orElse("");
+        Scope scope = scope(body.path("scope"), CLOSED, problems);
+        List<String> clients = clients(body.path("clients"), CLIENTS.stream().sorted().toList(), problems);
+        problems.throwIfAny();
+        create(ctx, new Gateway(Ids.next("gw"), name.orElseThrow(), Optional.empty(), url.orElseThrow(),
+                transport.orElse(Connector.Transport.detect(url.get())), auth.orElseThrow(), description,
+                credentials.settings(), credentials.secret(), scope, clients, clock.millis(), clock.millis()));
+    }
+
+    private void create(Context ctx, Gateway gateway) {
+        gateways.create(gateway);
+        Responses.created(ctx, "/connectors/configured/" + gateway.id(), json(gateway));
+    }
+
+    private void configured(Context ctx) {
+        Access.requireAdmin(ctx);
+        boolean all = "true".equals(ctx.queryParam("include_disabled"));
+        Responses.ok(ctx, Responses.page(gateways.list(Page.from(ctx), all), Gateway::id, GatewayRoutes::json));
+    }
+
+    private void toggle(Context ctx) {
+        Access.requireAdmin(ctx);
+        Gateway gateway = find(ctx.pathParam("gateway_id"));
+        boolean enabled = !gateway.scope().enabled();
+        if (Requests.body(ctx).length > 0) {
+            JsonNode given = Requests.jsonObject(ctx).path("enabled");
+            if (!given.isMissingNode() && !given.isBoolean()) {
+                throw ApiException.of(ErrorCode.INVALID_FIELD, "enabled", "`enabled` must be true or false.");
+            }
+            enabled = given.asBoolean(enabled);
+        }
+        Gateway changed = gateway.with(new Scope(enabled, gateway.scope().global(), gateway.scope().projects()),
+                gateway.clients());
+        gateways.update(changed);
+        Responses.ok(ctx, json(find(gateway.id())));
+    }
+
+    private void update(Context ctx) {
+        Access.requireAdmin(ctx);
+        Gateway gateway = find(ctx.pathParam("gateway_id"));
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        unknownFields(body, Set.of("clients", "scope"), problems);
+        Scope scope = scope(body.path("scope"), gateway.scope(), problems);
+        List<String> clients = clients(body.path("clients"), gateway.clients(), problems);
+        problems.throwIfAny();
+        gateways.update(gateway.with(scope, clients));
+        Responses.ok(ctx, json(find(gateway.id())));
+    }
+
+    private void delete(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("gateway_id");
+        if (!gateways.delete(id)) {
+            throw notFound(id);
+        }
+        Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true));
+    }
+
+    private void available(Context ctx) {
+        Access.requireAdmin(ctx);
+        Optional<String> project = Optional.ofNullable(ctx.queryParam("project_id")).filter(p -> !p.isBlank());
+        project.filter(p -> !access.unknownProjects(List.of(p)).isEmpty()).ifPresent(p -> {
+            throw ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + p + "'.");
+        });
+        List<Gateway> available = gateways.available(project);
+        Responses.ok(ctx, Responses.list(available.stream().map(GatewayRoutes::json).toList(),
+                available.stream().map(Gateway::id).toList(), false));
+    }
+
+    private Gateway find(String id) {
+        return gateways.find(id).orElseThrow(() -> notFound(id));
+    }
+
+    private static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.GATEWAY_NOT_FOUND, "gateway_id", "There is no gateway '" + id + "'.");
+    }
+
+    /** Contract 2.1's scope: {@code enabled}, {@code global}, {@code projects}; fields left out keep their value. */
+    private Scope scope(JsonNode json, Scope current, Problems problems) {
+        if (json.isMissingNode() || json.isNull()) {
+            return current;
+        }
+        if (!json.isObject()) {
+            problems.add(ErrorCode.INVALID_FIELD, "scope", "`scope` must be {enabled, global, projects}.");
+            return current;
+        }
+        unknownFields((ObjectNode) json, Set.of("enabled", "global", "projects"), "scope", problems);
+        boolean enabled = flag(json, "enabled", current.enabled(), problems);
+        boolean global = flag(json, "global", current.global(), problems);
+        var projects = new LinkedHashSet<>(json.has("projects") ? List.of() : current.projects());
+        JsonNode given = json.path("projects");
+        if (!given.isMissingNode() && !given.isArray()) {
+            problems.add(ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be a list of project "
+                    + "ids.");
+        }
+        for (int i = 0; given.isArray() && i < given.size(); i++) {
+            if (!given.get(i).isTextual()) {
+                String at = ParamPath.index("scope.projects", i);
+                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` must be a project id.");
+            } else {
+                projects.add(given.get(i).textValue());
+            }
+        }
+        var ordered = new ArrayList<>(projects);
+        for (String unknown : access.unknownProjects(ordered)) {
+            String at = ParamPath.index("scope.projects", ordered.indexOf(unknown));
+            problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` names no project ('" + unknown + "').");
+        }
+        if (global && !projects.isEmpty()) {
+            problems.add(ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be empty for a global "
+                    + "scope: a global gateway is shared with every project.");
+        }
+        return new Scope(enabled, global, ordered);
+    }
+
+    private static boolean flag(JsonNode json, String field, boolean current, Problems problems) {
+        JsonNode value = json.path(field);
+        if (value.isMissingNode()) {
+            return current;
+        }
+        if (!value.isBoolean()) {
+            problems.add(ErrorCode.INVALID_FIELD, "scope." + field, "`scope." + field + "` must be true or false.");
+            return current;
+        }
+        return value.booleanValue();
+    }
+
+    private static List<String> clients(JsonNode json, List<String> current, Problems problems) {
+        if (json.isMissingNode() || json.isNull()) {
+            return current;
+        }
+        var clients = new LinkedHashSet<String>();
+        boolean ok = json.isArray();
+        for (JsonNode client : json) {
+            ok &= client.isTextual() && CLIENTS.contains(client.textValue());
+            clients.add(client.asText());
+        }
+        if (!ok) {
+            problems.add(ErrorCode.INVALID_FIELD, "clients", "`clients` must list the surfaces that may use the "
+                    + "gateway: studio, prompt.");
+            return current;
+        }
+        return List.copyOf(clients);
+    }
+
+    private static Optional<String> text(ObjectNode body, String field, int maxLength, boolean required,
+                                         Problems problems) {
+        JsonNode value = body.path(field);
+        if (value.isMissingNode() || value.isNull()) {
+            if (required) {
+                problems.add(ErrorCode.MISSING_FIELD, field, "`" + field + "` is required.");
+            }
+            return Optional.empty();
+        }
+        if (!value.isTextual() || value.textValue().isBlank() || value.textValue().length() > maxLength) {
+            problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string of at most "
+                    + maxLength + " characters.");
+            return Optional.empty();
+        }
+        return Optional.of(value.textValue());
+    }
+
+    private static void unknownFields(ObjectNode body, Set<String> known, Problems problems) {
+        unknownFields(body, known, null, problems);
+    }
+
+    private static void unknownFields(ObjectNode body, Set<String> known, String at, Problems problems) {
+        body.fieldNames().forEachRemaining(field -> {
+            if (!known.contains(field)) {
+                String param = ParamPath.key(at, field);
+                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field here (the fields: "
+                        + String.join(", ", known.stream().sorted().toList()) + ").");
+            }
+        });
+    }
+
+    /** A gateway as the API shows it: its credentials' plain parts, and of the sealed ones only that they are set. */
+    static Map<String, Object> json(Gateway gateway) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", gateway.id());
+        json.put("object", "connector.gateway");
+        json.put("name", gateway.name());
+        json.put("connector_id", gateway.connectorId().orElse(null));
+        json.put("source", gateway.connectorId().isPresent() ? "registry" : "custom");
+        json.put("url", gateway.url());
+        json.put("transport", gateway.transport().wire());
+        json.put("auth_type", gateway.authType().wire());
+        json.put("description", gateway.description());
+        ObjectNode credentials = gateway.settings().deepCopy();
+        credentials.remove("auth_header_keys");
+        if (gateway.authType() == Connector.AuthType.HEADERS) {
+            var headers = credentials.putArray("auth_headers");
+            gateway.settings().path("auth_header_keys").forEach(key -> headers.addObject().put("key", key.asText())
+                    .put("value_set", true));
+        }
+        if (gateway.authType() == Connector.AuthType.OAUTH) {
+            credentials.put("client_secret_set", gateway.secret().map(s -> s.has("client_secret")).orElse(false));
+        }
+        json.put("credentials", credentials);
+        json.put("scope", Map.of("enabled", gateway.scope().enabled(), "global", gateway.scope().global(),
+                "projects", gateway.scope().projects()));
+        json.put("clients", gateway.clients());
+        json.put("created_at", gateway.createdAt() / 1000);
+        json.put("updated_at", gateway.updatedAt() / 1000);
+        return json;
+    }
+}
