@@ -68,7 +68,7 @@ public final class Application implements AutoCloseable {
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
-            new Connectors(database, secrets, access, outbound, clock).addRoutes(routes);
+            new Connectors(database, secrets, access, outbound, config.mcpTimeout(), clock).addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
             this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,

@@ -10,6 +10,7 @@ import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,10 +22,16 @@ import java.util.Optional;
 public final class Connectors {
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
+    private final ToolRoutes tools;
 
-    public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy, Clock clock) {
+    /** @param upstreamTimeout how long an MCP server may take to answer */
+    public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
+                      Duration upstreamTimeout, Clock clock) {
         this.registry = new ConnectorRegistry(database, clock);
-        this.gateways = new GatewayRoutes(registry, new GatewayStore(database, secrets, clock), access, policy, clock);
+        var gatewayStore = new GatewayStore(database, secrets, clock);
+        var toolStore = new ToolStore(database, clock);
+        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, access, policy, clock);
+        this.tools = new ToolRoutes(gatewayStore, toolStore, new McpUpstream(policy, upstreamTimeout));
     }
 
     public void addRoutes(Routes routes) {
@@ -36,6 +43,7 @@ public final class Connectors {
                 .post("/connectors/registry", "Add an MCP server of your own to the registry", this::add)
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove);
         gateways.addTo(routes);
+        tools.addTo(routes);
     }
 
     private void list(Context ctx) {

@@ -44,14 +44,16 @@ final class GatewayRoutes {
 
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
+    private final ToolStore tools;
     private final Access access;
     private final OutboundPolicy policy;
     private final Clock clock;
 
-    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, Access access, OutboundPolicy policy,
-                  Clock clock) {
+    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, Access access,
+                  OutboundPolicy policy, Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
+        this.tools = requireNonNull(tools, "tools");
         this.access = requireNonNull(access, "access");
         this.policy = requireNonNull(policy, "policy");
         this.clock = requireNonNull(clock, "clock");
@@ -65,7 +67,7 @@ final class GatewayRoutes {
                         this::configured)
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
                 .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients and scope", this::update)
-                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway", this::delete)
+                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools", this::delete)
                 .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
                         this::available);
     }
@@ -177,11 +179,13 @@ final class GatewayRoutes {
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
-        String id = ctx.pathParam("gateway_id");
+        String id = find(ctx.pathParam("gateway_id")).id();
+        int toolCount = tools.count(id);
         if (!gateways.delete(id)) {
             throw notFound(id);
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true));
+        Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true,
+                "tools_removed", toolCount));
     }
 
     private void available(Context ctx) {
@@ -196,6 +200,10 @@ final class GatewayRoutes {
     }
 
     private Gateway find(String id) {
+        return find(gateways, id);
+    }
+
+    static Gateway find(GatewayStore gateways, String id) {
         return gateways.find(id).orElseThrow(() -> notFound(id));
     }
 

@@ -26,6 +26,7 @@ import java.util.Optional;
  * @param autoLoad whether a decision may start loading its model ({@code ARBOR_AUTO_LOAD}, on by default); when
  *     off, a decision on a model that is not loaded is {@code model_not_loaded}
  * @param modelTimeout how long a model may take to answer before {@code model_timeout}
+ * @param mcpTimeout how long a gateway's MCP server may take to answer before {@code upstream_timeout}
  *     ({@code ARBOR_MODEL_TIMEOUT_SECONDS}, 600 by default)
  * @param modelLoadTimeout how long a decision waits for its model to load before {@code model_load_timeout}
  *     ({@code ARBOR_MODEL_LOAD_TIMEOUT_SECONDS}, 900 by default: the contract's 15 minutes)
@@ -42,7 +43,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                      Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
                      java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
-                     boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb) {
+                     boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb,
+                     java.time.Duration mcpTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -118,7 +120,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 !flag(values, "ARBOR_NO_DOWNLOADS", false),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_IDLE_SECONDS")
                         .map(v -> whole("ARBOR_MODEL_IDLE_SECONDS", v, 0, "seconds")).orElse(1800L)),
-                text(values, "ARBOR_MODEL_MEMORY_MB").map(v -> whole("ARBOR_MODEL_MEMORY_MB", v, 1, "megabytes")));
+                text(values, "ARBOR_MODEL_MEMORY_MB").map(v -> whole("ARBOR_MODEL_MEMORY_MB", v, 1, "megabytes")),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_MCP_TIMEOUT_SECONDS")
+                        .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)));
     }
 
     private static String hubUrl(String value) {

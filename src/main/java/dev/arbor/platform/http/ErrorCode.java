@@ -98,6 +98,7 @@ public enum ErrorCode {
     CREDENTIAL_EXISTS(409),
     CONNECTOR_EXISTS(409),
     CONNECTOR_BUILT_IN(409),
+    GATEWAY_DISABLED(409),
     MODEL_BUILT_IN(409),
     DOWNLOADS_DISABLED(409),
     VERSION_CONFLICT(412),
@@ -108,12 +109,14 @@ public enum ErrorCode {
 
     // 5xx: retry after a pause
     INTERNAL_ERROR(500),
+    UPSTREAM_UNAVAILABLE(502),
     MODEL_LOAD_FAILED(503),
     MODEL_EJECTED(503),
     MODEL_CRASHED(503),
     MODEL_HUB_UNAVAILABLE(503),
     HISTORY_UNAVAILABLE(503),
     STORE_FAILED(503),
+    UPSTREAM_TIMEOUT(504),
     MODEL_LOAD_TIMEOUT(504),
     MODEL_TIMEOUT(504);
 
@@ -144,7 +147,8 @@ public enum ErrorCode {
             case 404, 405 -> "not_found_error";
             case 409, 412 -> "conflict_error";
             case 429 -> "rate_limit_error";
-            case 504 -> "model_error";
+            case 502 -> "upstream_error";
+            case 504 -> code.startsWith("model_") ? "model_error" : "upstream_error";
             case 503 -> code.startsWith("model_") ? "model_error" : "api_error";
             default -> "api_error";
         };

@@ -1,0 +1,110 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundRefusedException;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Talks to a gateway's MCP server with the MCP Java SDK, over Streamable HTTP or SSE, with the gateway's credentials
+ * as headers. The address is checked by the outbound policy first. A server that cannot be reached or answers
+ * nonsense is 502 {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
+ */
+final class McpUpstream {
+    private static final int MAX_PAGES = 100;
+
+    private final OutboundPolicy policy;
+    private final Duration timeout;
+
+    McpUpstream(OutboundPolicy policy, Duration timeout) {
+        this.policy = requireNonNull(policy, "policy");
+        this.timeout = requireNonNull(timeout, "timeout");
+    }
+
+    /** Every tool the server lists, through all its pages. */
+    List<McpSchema.Tool> tools(Gateway gateway) {
+        URI uri = URI.create(gateway.url());
+        try {
+            policy.check(uri);
+        } catch (OutboundRefusedException e) {
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
+                    + "called: " + e.getMessage());
+        }
+        try (McpSyncClient client = McpClient.sync(transport(gateway, uri)).requestTimeout(timeout)
+                .initializationTimeout(timeout)
+                .clientInfo(new McpSchema.Implementation("arbor", "1")).build()) {
+            client.initialize();
+            var tools = new ArrayList<McpSchema.Tool>();
+            String cursor = null;
+            for (int page = 0; page < MAX_PAGES; page++) {
+                McpSchema.ListToolsResult result = cursor == null ? client.listTools() : client.listTools(cursor);
+                tools.addAll(result.tools());
+                cursor = result.nextCursor();
+                if (cursor == null || cursor.isEmpty()) {
+                    break;
+                }
+            }
+            return tools;
+        } catch (ApiException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(gateway, e);
+        }
+    }
+
+    private McpClientTransport transport(Gateway gateway, URI uri) {
+        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
+                gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
+                        request.header(header.path("key").asText(), header.path("value").asText())));
+        String base = uri.getScheme() + "://" + uri.getRawAuthority();
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        if (uri.getRawQuery() != null) {
+            path += "?" + uri.getRawQuery();
+        }
+        var mapper = new JacksonMcpJsonMapper(Json.mapper());
+        if (gateway.transport() == Connector.Transport.SSE) {
+            return HttpClientSseClientTransport.builder(base).sseEndpoint(path).jsonMapper(mapper)
+                    .connectTimeout(timeout).httpRequestCustomizer(headers).build();
+        }
+        return HttpClientStreamableHttpTransport.builder(base).endpoint(path).jsonMapper(mapper)
+                .connectTimeout(timeout).httpRequestCustomizer(headers).build();
+    }
+
+    private ApiException failure(Gateway gateway, RuntimeException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TimeoutException || cause instanceof java.net.http.HttpTimeoutException) {
+                return ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The MCP server at "
+                        + host(gateway) + " did not answer within " + timeout.toSeconds() + " s.");
+            }
+        }
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The MCP server at " + host(gateway)
+                + " could not be used: " + root.getClass().getSimpleName()
+                + (root.getMessage() == null ? "" : ": " + root.getMessage()));
+    }
+
+    private static String host(Gateway gateway) {
+        URI uri = URI.create(gateway.url());
+        return uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "");
+    }
+}

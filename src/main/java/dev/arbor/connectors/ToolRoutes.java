@@ -1,0 +1,76 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.access.Access;
+import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** A gateway's tools: fetched from its MCP server on demand (what changed is reported), and listed. */
+final class ToolRoutes {
+    private final GatewayStore gateways;
+    private final ToolStore tools;
+    private final McpUpstream upstream;
+
+    ToolRoutes(GatewayStore gateways, ToolStore tools, McpUpstream upstream) {
+        this.gateways = requireNonNull(gateways, "gateways");
+        this.tools = requireNonNull(tools, "tools");
+        this.upstream = requireNonNull(upstream, "upstream");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("connectors")
+                .action("/connectors/{gateway_id}/fetch-tools", "Fetch a gateway's tools from its MCP server and "
+                        + "say what changed", this::fetch)
+                .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list);
+    }
+
+    /** A server that fails leaves the tools as they were. */
+    private void fetch(Context ctx) {
+        Access.requireAdmin(ctx);
+        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        if (!gateway.scope().enabled()) {
+            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
+                    + "disabled; enable it to fetch its tools.");
+        }
+        ToolStore.Changes changes = tools.replace(gateway.id(), upstream.tools(gateway));
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "connector.tools.fetch");
+        json.put("gateway_id", gateway.id());
+        json.put("added", changes.added());
+        json.put("changed", changes.changed());
+        json.put("removed", changes.removed());
+        json.put("unchanged", changes.unchanged());
+        json.put("total", tools.count(gateway.id()));
+        Responses.ok(ctx, json);
+    }
+
+    private void list(Context ctx) {
+        Access.requireAdmin(ctx);
+        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        Responses.ok(ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id,
+                ToolRoutes::json));
+    }
+
+    private static Map<String, Object> json(ToolStore.Tool tool) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", tool.id());
+        json.put("object", "connector.tool");
+        json.put("gateway_id", tool.gatewayId());
+        json.put("name", tool.name());
+        json.put("title", tool.title().orElse(null));
+        json.put("description", tool.description());
+        json.put("input_schema", tool.inputSchema());
+        json.put("annotations", tool.annotations().orElse(null));
+        json.put("created_at", tool.createdAt() / 1000);
+        json.put("updated_at", tool.updatedAt() / 1000);
+        return json;
+    }
+}
