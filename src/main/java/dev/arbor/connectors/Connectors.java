@@ -23,6 +23,7 @@ public final class Connectors {
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
     private final ToolRoutes tools;
+    private final AgentRoutes agents;
 
     /** @param upstreamTimeout how long an MCP server may take to answer */
     public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
@@ -30,8 +31,10 @@ public final class Connectors {
         this.registry = new ConnectorRegistry(database, clock);
         var gatewayStore = new GatewayStore(database, secrets, clock);
         var toolStore = new ToolStore(database, clock);
-        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, access, policy, clock);
+        var bindingStore = new BindingStore(database, clock);
+        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, access, policy, clock);
         this.tools = new ToolRoutes(gatewayStore, toolStore, new McpUpstream(policy, upstreamTimeout));
+        this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
     }
 
     public void addRoutes(Routes routes) {
@@ -44,6 +47,7 @@ public final class Connectors {
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove);
         gateways.addTo(routes);
         tools.addTo(routes);
+        agents.addTo(routes);
     }
 
     private void list(Context ctx) {

@@ -45,15 +45,17 @@ final class GatewayRoutes {
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
     private final ToolStore tools;
+    private final BindingStore bindings;
     private final Access access;
     private final OutboundPolicy policy;
     private final Clock clock;
 
-    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, Access access,
-                  OutboundPolicy policy, Clock clock) {
+    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, BindingStore bindings,
+                  Access access, OutboundPolicy policy, Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
+        this.bindings = requireNonNull(bindings, "bindings");
         this.access = requireNonNull(access, "access");
         this.policy = requireNonNull(policy, "policy");
         this.clock = requireNonNull(clock, "clock");
@@ -67,7 +69,8 @@ final class GatewayRoutes {
                         this::configured)
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
                 .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients and scope", this::update)
-                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools", this::delete)
+                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools and every agent's "
+                        + "attachment to it", this::delete)
                 .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
                         this::available);
     }
@@ -181,11 +184,12 @@ final class GatewayRoutes {
         Access.requireAdmin(ctx);
         String id = find(ctx.pathParam("gateway_id")).id();
         int toolCount = tools.count(id);
+        int prompts = bindings.promptsUsing(id);
         if (!gateways.delete(id)) {
             throw notFound(id);
         }
         Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true,
-                "tools_removed", toolCount));
+                "tools_removed", toolCount, "agents_detached", prompts));
     }
 
     private void available(Context ctx) {

@@ -92,6 +92,12 @@ final class ToolStore {
                         .mapTo(Integer.class).one() > 0, query -> query.bind("g", gatewayId)));
     }
 
+    /** The ids of a gateway's tools. */
+    java.util.Set<String> ids(String gatewayId) {
+        return java.util.Set.copyOf(database.read(handle -> handle.createQuery("SELECT id FROM connector_tools "
+                + "WHERE gateway_id = :g").bind("g", gatewayId).mapTo(String.class).list()));
+    }
+
     int count(String gatewayId) {
         return database.read(handle -> handle.createQuery("SELECT count(*) FROM connector_tools WHERE gateway_id = :g")
                 .bind("g", gatewayId).mapTo(Integer.class).one());

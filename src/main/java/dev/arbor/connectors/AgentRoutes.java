@@ -1,0 +1,150 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Agents' (prompts') connections: the tools of a gateway an agent uses, attached as a whole set per gateway, in the
+ * agent's project; detached per gateway, leaving the gateway and other agents alone.
+ */
+final class AgentRoutes {
+    private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+
+    private final GatewayStore gateways;
+    private final ToolStore tools;
+    private final BindingStore bindings;
+    private final Access access;
+
+    AgentRoutes(GatewayStore gateways, ToolStore tools, BindingStore bindings, Access access) {
+        this.gateways = requireNonNull(gateways, "gateways");
+        this.tools = requireNonNull(tools, "tools");
+        this.bindings = requireNonNull(bindings, "bindings");
+        this.access = requireNonNull(access, "access");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("connectors")
+                .post("/prompts/{prompt_id}/connections/{gateway_id}/attach-tools", "Make these tools of a gateway "
+                        + "the agent's set there (tool_ids, project_id)", this::attach)
+                .delete("/prompts/{prompt_id}/connections/{gateway_id}/detach", "Remove a gateway from one agent",
+                        this::detach)
+                .get("/prompts/{prompt_id}/connections", "An agent's gateways and the tools it uses in each",
+                        this::list);
+    }
+
+    private void attach(Context ctx) {
+        Access.requireAdmin(ctx);
+        String prompt = promptId(ctx);
+        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        body.fieldNames().forEachRemaining(field -> {
+            if (!Set.of("tool_ids", "project_id").contains(field)) {
+                problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` is not a field here (the fields: "
+                        + "project_id, tool_ids).");
+            }
+        });
+        Optional<String> known = bindings.projectOf(prompt);
+        JsonNode projectJson = body.path("project_id");
+        String project = projectJson.isTextual() ? projectJson.textValue() : known.orElse(null);
+        if (project == null) {
+            problems.add(ErrorCode.MISSING_FIELD, "project_id", "`project_id` is required: the agent's project.");
+        } else if (known.isPresent() && !known.get().equals(project)) {
+            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` is " + project + ", but agent " + prompt
+                    + " belongs to project " + known.get() + ".");
+        } else if (!access.unknownProjects(List.of(project)).isEmpty()) {
+            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` names no project ('" + project
+                    + "').");
+        }
+        JsonNode given = body.path("tool_ids");
+        var toolIds = new LinkedHashSet<String>();
+        if (!given.isArray()) {
+            problems.add(given.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD, "tool_ids",
+                    "`tool_ids` must list the ids of the gateway's tools the agent uses.");
+        } else {
+            Set<String> offered = tools.ids(gateway.id());
+            for (int i = 0; i < given.size(); i++) {
+                String id = given.get(i).asText("");
+                if (!offered.contains(id)) {
+                    String at = ParamPath.index("tool_ids", i);
+                    problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` is '" + id + "', which is not a tool of "
+                            + "gateway " + gateway.id() + ".");
+                } else {
+                    toolIds.add(id);
+                }
+            }
+        }
+        problems.throwIfAny();
+        if (!gateway.scope().enabled()) {
+            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id()
+                    + " is disabled.");
+        }
+        if (!gateway.scope().global() && !gateway.scope().projects().contains(project)) {
+            throw ApiException.of(ErrorCode.GATEWAY_OUT_OF_SCOPE, "gateway_id", "Gateway " + gateway.id() + " is not "
+                    + "shared with project " + project + ".");
+        }
+        bindings.replace(prompt, project, gateway.id(), List.copyOf(toolIds));
+        Responses.ok(ctx, bindings.connections(prompt).stream().filter(c -> c.gatewayId().equals(gateway.id()))
+                .findFirst().map(AgentRoutes::json).orElse(Map.of("prompt_id", prompt, "gateway_id", gateway.id(),
+                        "object", "prompt.connection", "tools", List.of())));
+    }
+
+    private void detach(Context ctx) {
+        Access.requireAdmin(ctx);
+        String prompt = promptId(ctx);
+        String gateway = ctx.pathParam("gateway_id");
+        int removed = bindings.detach(prompt, gateway);
+        if (removed == 0) {
+            throw ApiException.of(ErrorCode.CONNECTION_NOT_FOUND, "gateway_id", "Agent " + prompt + " has no tools "
+                    + "of gateway " + gateway + ".");
+        }
+        Responses.ok(ctx, Map.of("prompt_id", prompt, "gateway_id", gateway, "object", "prompt.connection.deleted",
+                "detached", true, "tools_removed", removed));
+    }
+
+    private void list(Context ctx) {
+        Access.requireAdmin(ctx);
+        List<BindingStore.Connection> connections = bindings.connections(promptId(ctx));
+        Responses.ok(ctx, Responses.list(connections.stream().map(AgentRoutes::json).toList(),
+                connections.stream().map(BindingStore.Connection::gatewayId).toList(), false));
+    }
+
+    private static String promptId(Context ctx) {
+        String id = ctx.pathParam("prompt_id");
+        if (!PROMPT_ID.matcher(id).matches()) {
+            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "prompt_id", "`prompt_id` must be 1 to 128 letters, "
+                    + "digits, '.', '_', ':' and '-'.");
+        }
+        return id;
+    }
+
+    private static Map<String, Object> json(BindingStore.Connection connection) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "prompt.connection");
+        json.put("prompt_id", connection.promptId());
+        json.put("project_id", connection.projectId());
+        json.put("gateway_id", connection.gatewayId());
+        json.put("gateway_name", connection.gatewayName());
+        json.put("tools", connection.tools().stream().map(t -> Map.of("id", t.id(), "name", t.name())).toList());
+        return json;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.db.Database;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Optional;
+
+/** The SQL of agents' tool bindings: which tools of which gateway a prompt uses, in its project. */
+final class BindingStore {
+    /** One tool bound to a prompt. */
+    record BoundTool(String id, String name) {}
+
+    /** A prompt's connection to one gateway: the tools it uses there. */
+    record Connection(String promptId, String projectId, String gatewayId, String gatewayName,
+                      List<BoundTool> tools) {
+        Connection {
+            tools = List.copyOf(tools);
+        }
+    }
+
+    private final Database database;
+    private final Clock clock;
+
+    BindingStore(Database database, Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /** The project a prompt's bindings are in, when it has any. */
+    Optional<String> projectOf(String promptId) {
+        return database.read(handle -> handle.createQuery("SELECT project_id FROM prompt_tool_bindings "
+                + "WHERE prompt_id = :p LIMIT 1").bind("p", promptId).mapTo(String.class).findOne());
+    }
+
+    /** Makes these tools the prompt's whole set for the gateway. */
+    void replace(String promptId, String projectId, String gatewayId, List<String> toolIds) {
+        long now = clock.millis();
+        database.update(handle -> {
+            handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
+                    .bind("p", promptId).bind("g", gatewayId).execute();
+            for (String tool : toolIds) {
+                handle.createUpdate("INSERT INTO prompt_tool_bindings (prompt_id, project_id, gateway_id, tool_id, "
+                                + "created_at) VALUES (:p, :project, :g, :t, :now)")
+                        .bind("p", promptId).bind("project", projectId).bind("g", gatewayId).bind("t", tool)
+                        .bind("now", now).execute();
+            }
+        });
+    }
+
+    /** Removes the prompt's bindings to one gateway; how many tools it had there. */
+    int detach(String promptId, String gatewayId) {
+        return database.write(handle -> handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p "
+                + "AND gateway_id = :g").bind("p", promptId).bind("g", gatewayId).execute());
+    }
+
+    List<Connection> connections(String promptId) {
+        record Row(String projectId, String gatewayId, String gatewayName, BoundTool tool) {}
+        List<Row> rows = database.read(handle -> handle.createQuery("SELECT b.project_id, b.gateway_id, "
+                        + "g.name AS gateway_name, t.id AS tool_id, t.name AS tool_name FROM prompt_tool_bindings b "
+                        + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
+                        + "WHERE b.prompt_id = :p ORDER BY b.gateway_id, t.name").bind("p", promptId)
+                .map((rs, ctx) -> new Row(rs.getString("project_id"), rs.getString("gateway_id"),
+                        rs.getString("gateway_name"), new BoundTool(rs.getString("tool_id"),
+                        rs.getString("tool_name")))).list());
+        var byGateway = new LinkedHashMap<String, List<Row>>();
+        rows.forEach(row -> byGateway.computeIfAbsent(row.gatewayId(), g -> new ArrayList<>()).add(row));
+        return byGateway.values().stream().map(group -> new Connection(promptId, group.getFirst().projectId(),
+                group.getFirst().gatewayId(), group.getFirst().gatewayName(),
+                group.stream().map(Row::tool).toList())).toList();
+    }
+
+    /** How many prompts use a gateway. */
+    int promptsUsing(String gatewayId) {
+        return database.read(handle -> handle.createQuery("SELECT count(DISTINCT prompt_id) FROM "
+                + "prompt_tool_bindings WHERE gateway_id = :g").bind("g", gatewayId).mapTo(Integer.class).one());
+    }
+}
