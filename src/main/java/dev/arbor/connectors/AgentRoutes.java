@@ -57,12 +57,7 @@ final class AgentRoutes {
         Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        body.fieldNames().forEachRemaining(field -> {
-            if (!Set.of("tool_ids", "project_id").contains(field)) {
-                problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` is not a field here (the fields: "
-                        + "project_id, tool_ids).");
-            }
-        });
+        problems.unknownFields(body, Set.of("tool_ids", "project_id"), null, "an attachment");
         Optional<String> known = bindings.projectOf(prompt);
         JsonNode projectJson = body.path("project_id");
         String project = projectJson.isTextual() ? projectJson.textValue() : known.orElse(null);

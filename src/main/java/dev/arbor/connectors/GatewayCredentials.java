@@ -42,14 +42,8 @@ final class GatewayCredentials {
             problems.add(ErrorCode.INVALID_FIELD, "credentials", "`credentials` must be an object.");
             return new Split(settings, Optional.empty());
         }
-        for (var field : credentials.properties()) {
-            if (!FIELDS.get(auth).contains(field.getKey())) {
-                String at = ParamPath.key("credentials", field.getKey());
-                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` is not a credential of a connector with "
-                        + "auth_type " + auth.wire() + " (its credentials: " + String.join(", ", FIELDS.get(auth)
-                        .stream().sorted().toList()) + ").");
-            }
-        }
+        problems.unknownFields(credentials, FIELDS.get(auth), "credentials", "the credentials of auth_type "
+                + auth.wire());
         headerNames(credentials.path("passthrough_headers"), "credentials.passthrough_headers", problems)
                 .ifPresent(names -> settings.set("passthrough_headers", names));
         switch (auth) {

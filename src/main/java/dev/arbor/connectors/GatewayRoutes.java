@@ -79,7 +79,7 @@ final class GatewayRoutes {
         Access.requireAdmin(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        unknownFields(body, CONFIGURE_FIELDS, problems);
+        problems.unknownFields(body, CONFIGURE_FIELDS, null, "a gateway from the registry");
         JsonNode connectorId = body.path("connector_id");
         if (!connectorId.isTextual()) {
             throw ApiException.of(ErrorCode.MISSING_FIELD, "connector_id", "`connector_id` is required: a registry "
@@ -108,7 +108,7 @@ final class GatewayRoutes {
         Access.requireAdmin(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        unknownFields(body, CUSTOM_FIELDS, problems);
+        problems.unknownFields(body, CUSTOM_FIELDS, null, "a custom gateway");
         Optional<String> name = text(body, "name", 200, true, problems);
         Optional<String> url = text(body, "url", 2048, true, problems);
         url.ifPresent(u -> {
@@ -172,7 +172,7 @@ final class GatewayRoutes {
         Gateway gateway = find(ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        unknownFields(body, Set.of("clients", "scope"), problems);
+        problems.unknownFields(body, Set.of("clients", "scope"), null, "a gateway's update");
         Scope scope = scope(body.path("scope"), gateway.scope(), problems);
         List<String> clients = clients(body.path("clients"), gateway.clients(), problems);
         problems.throwIfAny();
@@ -224,7 +224,7 @@ final class GatewayRoutes {
             problems.add(ErrorCode.INVALID_FIELD, "scope", "`scope` must be {enabled, global, projects}.");
             return current;
         }
-        unknownFields((ObjectNode) json, Set.of("enabled", "global", "projects"), "scope", problems);
+        problems.unknownFields(json, Set.of("enabled", "global", "projects"), "scope", "a scope");
         boolean enabled = flag(json, "enabled", current.enabled(), problems);
         boolean global = flag(json, "global", current.global(), problems);
         var projects = new LinkedHashSet<>(json.has("projects") ? List.of() : current.projects());
@@ -298,20 +298,6 @@ final class GatewayRoutes {
             return Optional.empty();
         }
         return Optional.of(value.textValue());
-    }
-
-    private static void unknownFields(ObjectNode body, Set<String> known, Problems problems) {
-        unknownFields(body, known, null, problems);
-    }
-
-    private static void unknownFields(ObjectNode body, Set<String> known, String at, Problems problems) {
-        body.fieldNames().forEachRemaining(field -> {
-            if (!known.contains(field)) {
-                String param = ParamPath.key(at, field);
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field here (the fields: "
-                        + String.join(", ", known.stream().sorted().toList()) + ").");
-            }
-        });
     }
 
     /** A gateway as the API shows it: its credentials' plain parts, and of the sealed ones only that they are set. */

@@ -131,13 +131,7 @@ public final class Notifications {
         Optional<ChannelStore.Configured> current = store.find(channel);
         var problems = new Problems();
         Set<String> fields = channel == Channel.EMAIL ? EMAIL_FIELDS : CHAT_FIELDS;
-        body.fieldNames().forEachRemaining(field -> {
-            if (!fields.contains(field)) {
-                problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` is not a setting of the "
-                        + channel.wire() + " channel (its settings: " + String.join(", ", fields.stream().sorted()
-                        .toList()) + ").");
-            }
-        });
+        problems.unknownFields(body, fields, null, "the " + channel.wire() + " channel's settings");
         Optional<String> secret = secret(channel, body, current, problems);
         ObjectNode settings = channel == Channel.EMAIL ? email(body, problems) : chat(body, secret, problems);
         problems.throwIfAny();

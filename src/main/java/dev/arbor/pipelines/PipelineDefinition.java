@@ -92,7 +92,7 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             problems.add(ErrorCode.INVALID_JSON, null, "A pipeline is a JSON object.");
             return Optional.empty();
         }
-        unknownFields(body, FIELDS, null, "a pipeline", problems);
+        problems.unknownFields(body, FIELDS, null, "a pipeline");
         String name = text(body, "name", null, true, 200, problems).orElse("");
         String description = text(body, "description", null, false, 2000, problems).orElse("");
         List<Parameter> parameters = parameters(body.path("parameters"), problems);
@@ -138,8 +138,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 invalid(problems, at, "must be an object {name, type, required, default, description}");
                 continue;
             }
-            unknownFields(entry, Set.of("name", "type", "required", "default", "description"), at, "a parameter",
-                    problems);
+            problems.unknownFields(entry, Set.of("name", "type", "required", "default", "description"), at,
+                    "a parameter");
             Optional<String> name = text(entry, "name", at, true, 64, problems);
             name.filter(n -> !IDENTIFIER.matcher(n).matches()).ifPresent(n -> invalid(problems, at + ".name",
                     "must start with a letter or _ and hold letters, digits and _"));
@@ -179,7 +179,7 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 invalid(problems, at, "must be an object {id, action, params, depends_on, ...}");
                 continue;
             }
-            unknownFields(entry, STEP_FIELDS, at, "a step", problems);
+            problems.unknownFields(entry, STEP_FIELDS, at, "a step");
             Optional<String> id = text(entry, "id", at, true, 64, problems);
             id.filter(s -> !IDENTIFIER.matcher(s).matches()).ifPresent(s -> invalid(problems, at + ".id",
                     "must start with a letter or _ and hold letters, digits and _ (templates read steps.<id>)"));
@@ -233,8 +233,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                     + "max_backoff_seconds}");
             return Optional.empty();
         }
-        unknownFields(json, Set.of("max_attempts", "backoff_seconds", "backoff_multiplier", "max_backoff_seconds"),
-                at, "a retry", problems);
+        problems.unknownFields(json, Set.of("max_attempts", "backoff_seconds", "backoff_multiplier",
+                "max_backoff_seconds"), at, "a retry");
         int attempts = whole(json, "max_attempts", at, 1, 10, 3, problems);
         int backoff = whole(json, "backoff_seconds", at, 0, 86_400, 10, problems);
         int maxBackoff = whole(json, "max_backoff_seconds", at, 0, 86_400, 3_600, problems);
@@ -336,16 +336,6 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         outputs.forEach(outputsJson::put);
         json.put("timeout_seconds", timeoutSeconds);
         return json;
-    }
-
-    private static void unknownFields(JsonNode json, Set<String> known, String at, String what, Problems problems) {
-        for (var names = json.fieldNames(); names.hasNext(); ) {
-            String field = names.next();
-            if (!known.contains(field)) {
-                String param = ParamPath.key(at, field);
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field of " + what + ".");
-            }
-        }
     }
 
     private static Optional<String> text(JsonNode json, String field, String at, boolean required, int maxLength,

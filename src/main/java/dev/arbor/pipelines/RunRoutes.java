@@ -68,12 +68,7 @@ final class RunRoutes {
         PipelineStore.Stored pipeline = pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         var problems = new Problems();
-        body.fieldNames().forEachRemaining(field -> {
-            if (!START_FIELDS.contains(field)) {
-                PipelineDefinition.invalid(problems, field, "is not a field of a run (its fields: params, "
-                        + "timeout_seconds)");
-            }
-        });
+        problems.unknownFields(body, START_FIELDS, null, "a run");
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         ObjectNode params = definition.runParams(body.path("params"), problems);
         int timeout = PipelineDefinition.timeoutSeconds(body.path("timeout_seconds"), "timeout_seconds", problems)

@@ -73,7 +73,7 @@ final class ScheduleRoutes {
                 .orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        unknownFields(body, problems);
+        problems.unknownFields(body, FIELDS, null, "a schedule");
         if (!body.has("cron")) {
             problems.add(ErrorCode.MISSING_FIELD, "cron", "`cron` is required: five fields, minute hour "
                     + "day-of-month month day-of-week, such as \"30 2 * * *\".");
@@ -127,7 +127,7 @@ final class ScheduleRoutes {
         Schedule current = find(ctx.pathParam("schedule_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        unknownFields(body, problems);
+        problems.unknownFields(body, FIELDS, null, "a schedule");
         if (body.has("enabled")) {
             problems.add(ErrorCode.READ_ONLY_FIELD, "enabled", "`enabled` changes with pause and resume.");
         }
@@ -199,15 +199,6 @@ final class ScheduleRoutes {
 
     private static ApiException notFound(String id) {
         return ApiException.of(ErrorCode.SCHEDULE_NOT_FOUND, "schedule_id", "There is no schedule '" + id + "'.");
-    }
-
-    private static void unknownFields(ObjectNode body, Problems problems) {
-        body.fieldNames().forEachRemaining(field -> {
-            if (!FIELDS.contains(field)) {
-                PipelineDefinition.invalid(problems, field, "is not a field of a schedule (its fields: name, cron, "
-                        + "timezone, params, enabled)");
-            }
-        });
     }
 
     private static Optional<CronSchedule> cron(JsonNode cron, JsonNode timezone, Problems problems) {

@@ -1,7 +1,9 @@
 package dev.arbor.platform.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** Collects every problem of one validation pass, so that one response lists them all. */
 public final class Problems {
@@ -9,6 +11,21 @@ public final class Problems {
 
     public Problems add(ErrorCode code, String param, String message) {
         found.add(new Problem(code, param, message));
+        return this;
+    }
+
+    /**
+     * Adds {@code invalid_field} for each field of an object that is not one of {@code known}, at
+     * {@code <at>.<field>}, naming the fields {@code what} has.
+     */
+    public Problems unknownFields(JsonNode json, Set<String> known, String at, String what) {
+        json.fieldNames().forEachRemaining(field -> {
+            if (!known.contains(field)) {
+                String param = ParamPath.key(at, field);
+                add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field of " + what + " (its fields: "
+                        + String.join(", ", known.stream().sorted().toList()) + ").");
+            }
+        });
         return this;
     }
 
