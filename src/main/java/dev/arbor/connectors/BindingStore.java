@@ -73,6 +73,27 @@ final class BindingStore {
                 group.stream().map(Row::tool).toList())).toList();
     }
 
+    /** An agent (prompt) in its project. */
+    record Agent(String promptId, String projectId) {}
+
+    /** Detaches a gateway from the agents of projects its scope no longer covers; returns those agents. */
+    List<Agent> detachOutside(String gatewayId, GatewayStore.Scope scope) {
+        if (scope.global()) {
+            return List.of();
+        }
+        return database.write(handle -> {
+            List<Agent> outside = handle.createQuery("SELECT DISTINCT prompt_id, project_id FROM "
+                            + "prompt_tool_bindings WHERE gateway_id = :g ORDER BY prompt_id").bind("g", gatewayId)
+                    .map((rs, ctx) -> new Agent(rs.getString("prompt_id"), rs.getString("project_id"))).list()
+                    .stream().filter(agent -> !scope.projects().contains(agent.projectId())).toList();
+            for (Agent agent : outside) {
+                handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE gateway_id = :g AND prompt_id = :p")
+                        .bind("g", gatewayId).bind("p", agent.promptId()).execute();
+            }
+            return outside;
+        });
+    }
+
     /** How many prompts use a gateway. */
     int promptsUsing(String gatewayId) {
         return database.read(handle -> handle.createQuery("SELECT count(DISTINCT prompt_id) FROM "

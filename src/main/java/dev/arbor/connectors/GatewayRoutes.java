@@ -177,7 +177,15 @@ final class GatewayRoutes {
         List<String> clients = clients(body.path("clients"), gateway.clients(), problems);
         problems.throwIfAny();
         gateways.update(gateway.with(scope, clients));
-        Responses.ok(ctx, json(find(gateway.id())));
+        // an agent whose project the narrowed scope leaves out loses the gateway, and the answer says which
+        Map<String, Object> json = json(find(gateway.id()));
+        json.put("detached_agents", bindings.detachOutside(gateway.id(), scope).stream().map(agent -> {
+            var detached = new LinkedHashMap<String, Object>();
+            detached.put("prompt_id", agent.promptId());
+            detached.put("project_id", agent.projectId());
+            return detached;
+        }).toList());
+        Responses.ok(ctx, json);
     }
 
     private void delete(Context ctx) {

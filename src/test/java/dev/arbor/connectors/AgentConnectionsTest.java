@@ -66,6 +66,15 @@ class AgentConnectionsTest {
             assertThat(http.get("/prompts/agent-1/connections").json().path("data").findValuesAsText("gateway_id"))
                     .containsExactly(global);
 
+            // narrowing a scope detaches the agents of the projects it leaves out, and says so
+            http.post(attach, "{\"tool_ids\": [\"" + echo + "\"]}");
+            JsonNode narrowed = http.patch("/connectors/configured/" + scoped, "{\"scope\": {\"projects\": [\""
+                    + blue + "\"]}}").json();
+            assertThat(narrowed.path("detached_agents").toString())
+                    .isEqualTo("[{\"prompt_id\":\"agent-1\",\"project_id\":\"" + red + "\"}]");
+            assertThat(http.get("/prompts/agent-1/connections").json().path("data").findValuesAsText("gateway_id"))
+                    .containsExactly(global);
+            http.patch("/connectors/configured/" + scoped, "{\"scope\": {\"projects\": [\"" + red + "\"]}}");
             http.patch("/connectors/configured/" + scoped + "/toggle", "{\"enabled\": false}");
             http.post(attach, "{\"tool_ids\": [\"" + echo + "\"]}").assertError(409, "gateway_disabled", "gateway_id");
 
