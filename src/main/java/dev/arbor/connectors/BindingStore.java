@@ -2,7 +2,9 @@ package dev.arbor.connectors;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,6 +73,22 @@ final class BindingStore {
         return byGateway.values().stream().map(group -> new Connection(promptId, group.getFirst().projectId(),
                 group.getFirst().gatewayId(), group.getFirst().gatewayName(),
                 group.stream().map(Row::tool).toList())).toList();
+    }
+
+    /** A tool an agent's MCP endpoint offers: one bound to it, of an enabled gateway. */
+    record ServedTool(String gatewayId, String gatewayName, String name, Optional<String> title, String description,
+                      JsonNode inputSchema, Optional<JsonNode> annotations) {}
+
+    /** The tools an agent's endpoint offers, by gateway and name. */
+    List<ServedTool> served(String promptId) {
+        return database.read(handle -> handle.createQuery("SELECT g.id AS gateway_id, g.name AS gateway_name, t.name, "
+                        + "t.title, t.description, t.input_schema, t.annotations FROM prompt_tool_bindings b "
+                        + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
+                        + "WHERE b.prompt_id = :p AND g.enabled = 1 ORDER BY g.id, t.name").bind("p", promptId)
+                .map((rs, ctx) -> new ServedTool(rs.getString("gateway_id"), rs.getString("gateway_name"),
+                        rs.getString("name"), Optional.ofNullable(rs.getString("title")), rs.getString("description"),
+                        Json.read(rs.getString("input_schema")),
+                        Optional.ofNullable(rs.getString("annotations")).map(Json::read))).list());
     }
 
     /** An agent (prompt) in its project. */

@@ -24,6 +24,7 @@ public final class Connectors {
     private final GatewayRoutes gateways;
     private final ToolRoutes tools;
     private final AgentRoutes agents;
+    private final AgentEndpoint endpoint;
 
     /** @param upstreamTimeout how long an MCP server may take to answer */
     public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
@@ -33,8 +34,10 @@ public final class Connectors {
         var toolStore = new ToolStore(database, clock);
         var bindingStore = new BindingStore(database, clock);
         this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, access, policy, clock);
-        this.tools = new ToolRoutes(gatewayStore, toolStore, new McpUpstream(policy, upstreamTimeout));
+        var upstream = new McpUpstream(policy, upstreamTimeout);
+        this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
+        this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream);
     }
 
     public void addRoutes(Routes routes) {
@@ -48,6 +51,7 @@ public final class Connectors {
         gateways.addTo(routes);
         tools.addTo(routes);
         agents.addTo(routes);
+        endpoint.addTo(routes);
     }
 
     private void list(Context ctx) {

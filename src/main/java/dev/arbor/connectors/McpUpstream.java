@@ -40,17 +40,7 @@ final class McpUpstream {
 
     /** Every tool the server lists, through all its pages. */
     List<McpSchema.Tool> tools(Gateway gateway) {
-        URI uri = URI.create(gateway.url());
-        try {
-            policy.check(uri);
-        } catch (OutboundRefusedException e) {
-            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
-                    + "called: " + e.getMessage());
-        }
-        try (McpSyncClient client = McpClient.sync(transport(gateway, uri)).requestTimeout(timeout)
-                .initializationTimeout(timeout)
-                .clientInfo(new McpSchema.Implementation("arbor", "1")).build()) {
-            client.initialize();
+        try (McpSyncClient client = connect(gateway)) {
             var tools = new ArrayList<McpSchema.Tool>();
             String cursor = null;
             for (int page = 0; page < MAX_PAGES; page++) {
@@ -69,6 +59,37 @@ final class McpUpstream {
         }
     }
 
+    /** Calls one tool of the gateway's server with the arguments an agent gave; the server's result as it is. */
+    McpSchema.CallToolResult call(Gateway gateway, String tool, java.util.Map<String, Object> arguments) {
+        try (McpSyncClient client = connect(gateway)) {
+            return client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());
+        } catch (ApiException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(gateway, e);
+        }
+    }
+
+    /** A client initialized with the gateway's server; its address checked by the outbound policy first. */
+    private McpSyncClient connect(Gateway gateway) {
+        URI uri = URI.create(gateway.url());
+        try {
+            policy.check(uri);
+        } catch (OutboundRefusedException e) {
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
+                    + "called: " + e.getMessage());
+        }
+        McpSyncClient client = McpClient.sync(transport(gateway, uri)).requestTimeout(timeout)
+                .initializationTimeout(timeout).clientInfo(McpSchema.Implementation.builder("arbor", "1").build()).build();
+        try {
+            client.initialize();
+            return client;
+        } catch (RuntimeException e) {
+            client.close();
+            throw failure(gateway, e);
+        }
+    }
+
     private McpClientTransport transport(Gateway gateway, URI uri) {
         McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
                 gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
@@ -81,10 +102,10 @@ final class McpUpstream {
         var mapper = new JacksonMcpJsonMapper(Json.mapper());
         if (gateway.transport() == Connector.Transport.SSE) {
             return HttpClientSseClientTransport.builder(base).sseEndpoint(path).jsonMapper(mapper)
-                    .connectTimeout(timeout).httpRequestCustomizer(headers).build();
+                    .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
         }
         return HttpClientStreamableHttpTransport.builder(base).endpoint(path).jsonMapper(mapper)
-                .connectTimeout(timeout).httpRequestCustomizer(headers).build();
+                .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
     }
 
     private ApiException failure(Gateway gateway, RuntimeException e) {

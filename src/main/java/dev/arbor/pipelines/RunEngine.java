@@ -133,13 +133,9 @@ final class RunEngine implements AutoCloseable {
         this.actions = requireNonNull(actions, "actions");
         this.clock = requireNonNull(clock, "clock");
         this.stepTask = Tasks.custom(STEP_TASK, StepTask.class)
-                .onFailure(new FailureHandler.MaxRetriesFailureHandler<>(8,
-                        new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(1), 2),
-                        (complete, operations) -> {
-                            LOG.error("pipeline step {} failed in the engine 8 times; it is given up",
-                                    complete.getExecution().taskInstance.getId());
-                            operations.remove();
-                        }))
+                .onFailure(FailureHandler.<StepTask>maxRetries(8).withBackoff(Duration.ofSeconds(1), 2)
+                        .thenRemove(complete -> LOG.error("pipeline step {} failed in the engine 8 times; it is "
+                                + "given up", complete.getExecution().taskInstance.getId())))
                 .execute(this::executeStep);
         this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
                 .execute((instance, context) -> timeOut(instance.getData().runId(), instance.getData().generation()));

@@ -56,6 +56,7 @@ public enum ErrorCode {
     HOST_NOT_ALLOWED(403),
     TEMPLATE_READ_ONLY(403),
     ADMIN_REQUIRED(403),
+    PROJECT_FORBIDDEN(403),
 
     // 404, 405
     NOT_FOUND(404),

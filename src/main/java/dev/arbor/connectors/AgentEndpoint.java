@@ -1,0 +1,174 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An MCP server per agent, {@code /mcp/prompts/{prompt_id}} (Streamable HTTP, answered as JSON): it lists exactly the
+ * tools attached to the agent from enabled gateways, named {@code <gateway>__<tool>} so that two gateways' tools
+ * never clash, and forwards each call to the right server with that gateway's credentials. A token may use it when
+ * it may act in the agent's project. An agent framework connects to one URL and gets its tools.
+ */
+final class AgentEndpoint {
+    private static final Set<String> PROTOCOLS = Set.of("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05");
+    private static final String LATEST = "2025-06-18";
+
+    private final GatewayStore gateways;
+    private final BindingStore bindings;
+    private final McpUpstream upstream;
+    private final JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(Json.mapper());
+
+    AgentEndpoint(GatewayStore gateways, BindingStore bindings, McpUpstream upstream) {
+        this.gateways = requireNonNull(gateways, "gateways");
+        this.bindings = requireNonNull(bindings, "bindings");
+        this.upstream = requireNonNull(upstream, "upstream");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("connectors").post("/mcp/prompts/{prompt_id}", "The agent's MCP server (Streamable HTTP): its "
+                + "attached tools, each call forwarded to its gateway", this::handle);
+    }
+
+    private void handle(Context ctx) throws IOException {
+        String prompt = ctx.pathParam("prompt_id");
+        Principal principal = Access.principal(ctx);
+        Optional<String> project = bindings.projectOf(prompt);
+        if (!principal.isAdmin() && project.map(p -> !principal.mayActIn(p)).orElse(true)) {
+            throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "prompt_id", "This token may not act in the project "
+                    + "of agent " + prompt + ".");
+        }
+        JsonNode message;
+        try {
+            message = Json.read(new String(Requests.body(ctx), java.nio.charset.StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            reply(ctx, 400, error(null, -32700, "The body is not JSON."));
+            return;
+        }
+        if (message == null || !message.isObject() || !message.path("method").isTextual()) {
+            reply(ctx, 400, error(message == null ? null : message.get("id"), -32600, "Send one JSON-RPC request."));
+            return;
+        }
+        JsonNode id = message.get("id");
+        if (id == null) {
+            ctx.status(202); // a notification: nothing to answer
+            return;
+        }
+        String method = message.path("method").textValue();
+        JsonNode params = message.path("params");
+        Object result = switch (method) {
+            case "initialize" -> initialize(params, prompt);
+            case "ping" -> Map.of();
+            case "tools/list" -> Map.of("tools", tools(prompt).entrySet().stream()
+                    .map(e -> toolJson(e.getKey(), e.getValue())).toList());
+            case "tools/call" -> call(prompt, params);
+            default -> null;
+        };
+        if (result == null) {
+            reply(ctx, 200, error(id, -32601, "There is no method '" + method + "' here."));
+        } else if (result instanceof JsonRpcError rpcError) {
+            reply(ctx, 200, error(id, rpcError.code(), rpcError.message()));
+        } else {
+            var response = new LinkedHashMap<String, Object>();
+            response.put("jsonrpc", "2.0");
+            response.put("id", id);
+            response.put("result", result);
+            reply(ctx, 200, response);
+        }
+    }
+
+    private record JsonRpcError(int code, String message) {}
+
+    private static Map<String, Object> initialize(JsonNode params, String prompt) {
+        String asked = params.path("protocolVersion").asText("");
+        return Map.of("protocolVersion", PROTOCOLS.contains(asked) ? asked : LATEST,
+                "capabilities", Map.of("tools", Map.of("listChanged", false)),
+                "serverInfo", Map.of("name", "arbor-agent-" + prompt, "version", "1"));
+    }
+
+    /** The agent's tools by the name it sees them under. */
+    private Map<String, BindingStore.ServedTool> tools(String prompt) {
+        List<BindingStore.ServedTool> served = bindings.served(prompt);
+        Map<String, Long> gatewaysPerName = new LinkedHashMap<>();
+        served.stream().map(BindingStore.ServedTool::gatewayId).distinct().forEach(gateway -> gatewaysPerName
+                .merge(slug(served.stream().filter(t -> t.gatewayId().equals(gateway)).findFirst().orElseThrow()
+                        .gatewayName()), 1L, Long::sum));
+        var byName = new LinkedHashMap<String, BindingStore.ServedTool>();
+        for (BindingStore.ServedTool tool : served) {
+            String prefix = slug(tool.gatewayName());
+            if (gatewaysPerName.get(prefix) > 1) { // two gateways of one name: their ids tell them apart
+                prefix += "-" + tool.gatewayId().substring(tool.gatewayId().length() - 6).toLowerCase(Locale.ROOT);
+            }
+            String name = prefix + "__" + tool.name();
+            byName.put(name.length() > 128 ? name.substring(0, 128) : name, tool);
+        }
+        return byName;
+    }
+
+    private Object call(String prompt, JsonNode params) {
+        String name = params.path("name").asText("");
+        BindingStore.ServedTool tool = tools(prompt).get(name);
+        if (tool == null) {
+            return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
+        }
+        GatewayStore.Gateway gateway = gateways.find(tool.gatewayId()).orElseThrow();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> arguments = params.path("arguments").isObject()
+                ? Json.mapper().convertValue(params.path("arguments"), Map.class) : Map.of();
+        try {
+            var result = upstream.call(gateway, tool.name(), arguments);
+            return Json.read(mapper.writeValueAsString(result));
+        } catch (ApiException e) {
+            // the server could not be used: a tool error the agent can read, not a protocol error
+            return Map.of("content", List.of(Map.of("type", "text", "text", e.problems().getFirst().message())),
+                    "isError", true);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Map<String, Object> toolJson(String name, BindingStore.ServedTool tool) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("name", name);
+        tool.title().ifPresent(title -> json.put("title", title));
+        json.put("description", tool.description());
+        json.put("inputSchema", tool.inputSchema());
+        tool.annotations().ifPresent(annotations -> json.put("annotations", annotations));
+        return json;
+    }
+
+    private static String slug(String name) {
+        String slug = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+        return slug.isEmpty() ? "gateway" : slug;
+    }
+
+    private static Map<String, Object> error(JsonNode id, int code, String message) {
+        var response = new LinkedHashMap<String, Object>();
+        response.put("jsonrpc", "2.0");
+        response.put("id", id);
+        response.put("error", Map.of("code", code, "message", message));
+        return response;
+    }
+
+    private static void reply(Context ctx, int status, Object body) {
+        Responses.json(ctx, status, body);
+    }
+}

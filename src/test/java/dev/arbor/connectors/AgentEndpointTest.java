@@ -1,0 +1,82 @@
+package dev.arbor.connectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.ArborServer;
+import dev.arbor.testing.EverythingServer;
+import dev.arbor.testing.TestServer;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An agent's own MCP endpoint, used by a real MCP client (the Java SDK): it lists exactly the agent's tools, named
+ * by gateway, calls them through to server-everything, and lets in only tokens of the agent's project.
+ */
+class AgentEndpointTest {
+    private static final String[] ADMIN = {"Authorization", "Bearer admin-secret-1"};
+
+    @Test
+    void aRealMcpClientListsAndCallsTheAgentsToolsWithATokenOfItsProject() throws Exception {
+        try (var everything = EverythingServer.start("streamableHttp");
+             var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
+                     "ARBOR_ADMIN_TOKEN", "admin-secret-1"))) {
+            TestServer http = server.http();
+            String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN).json().path("id").asText();
+            String blue = http.post("/projects", "{\"name\": \"blue\"}", ADMIN).json().path("id").asText();
+            String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \""
+                    + everything.url("/mcp") + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN)
+                    .json().path("id").asText();
+            http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
+            var ids = new java.util.HashMap<String, String>();
+            http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
+                    .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
+            http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + red
+                    + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+            String redToken = token(http, red);
+            String blueToken = token(http, blue);
+
+            try (McpSyncClient client = client(http, redToken)) {
+                client.initialize();
+                assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name)
+                        .containsExactly("everything__echo", "everything__get-sum");
+                McpSchema.CallToolResult echoed = client.callTool(call("everything__echo",
+                        Map.of("message", "hello agent")));
+                assertThat(((McpSchema.TextContent) echoed.content().getFirst()).text()).contains("hello agent");
+                McpSchema.CallToolResult sum = client.callTool(call("everything__get-sum", Map.of("a", 2, "b", 40)));
+                assertThat(((McpSchema.TextContent) sum.content().getFirst()).text()).contains("42");
+                assertThatThrownBy(() -> client.callTool(call("everything__get-env", Map.of())))
+                        .hasMessageContaining("has no tool");
+            }
+            try (McpSyncClient outsider = client(http, blueToken)) {
+                assertThatThrownBy(outsider::initialize).isNotNull();
+            }
+            http.get("/mcp/prompts/agent-1", ADMIN).assertError(405, "method_not_allowed", null);
+            JsonNode garbage = http.post("/mcp/prompts/agent-1", "{\"no\": \"method\"}", ADMIN).json();
+            assertThat(garbage.at("/error/code").asInt()).isEqualTo(-32600);
+        }
+    }
+
+    private static McpSchema.CallToolRequest call(String tool, Map<String, Object> arguments) {
+        return McpSchema.CallToolRequest.builder(tool).arguments(arguments).build();
+    }
+
+    private static String token(TestServer http, String project) {
+        return http.post("/auth/tokens", "{\"name\": \"agent\", \"role\": \"member\", \"projects\": [\"" + project
+                + "\"]}", ADMIN).json().path("token").asText();
+    }
+
+    private static McpSyncClient client(TestServer http, String token) {
+        var transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
+                .endpoint("/mcp/prompts/agent-1")
+                .addHttpRequestCustomizer((request, method, uri, body, context) ->
+                        request.header("Authorization", "Bearer " + token)).build();
+        return McpClient.sync(transport).requestTimeout(Duration.ofSeconds(20)).build();
+    }
+}
