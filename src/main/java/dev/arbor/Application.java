@@ -35,6 +35,7 @@ public final class Application implements AutoCloseable {
     private final Downloads downloads;
     private final Decisions decisions;
     private final Pipelines pipelines;
+    private final Connectors connectors;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
@@ -68,7 +69,8 @@ public final class Application implements AutoCloseable {
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
-            new Connectors(database, secrets, access, outbound, config.mcpTimeout(), clock).addRoutes(routes);
+            this.connectors = new Connectors(database, secrets, access, outbound, config.mcpTimeout(), clock);
+            connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
             this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,
@@ -129,6 +131,7 @@ public final class Application implements AutoCloseable {
         pipelines.stopStreams();
         server.stop();
         pipelines.close();
+        connectors.close();
         downloads.close();
         decisions.close();
         runtime.close();

@@ -19,12 +19,13 @@ import java.util.Optional;
  * MCP connectors: the registry of MCP servers (a curated catalog plus admins' own entries), each with the credential
  * schema its gateways take, and the gateways configured from it or to servers of one's own. Admin routes.
  */
-public final class Connectors {
+public final class Connectors implements AutoCloseable {
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
     private final ToolRoutes tools;
     private final AgentRoutes agents;
     private final AgentEndpoint endpoint;
+    private final McpUpstream upstream;
 
     /** @param upstreamTimeout how long an MCP server may take to answer */
     public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
@@ -34,7 +35,7 @@ public final class Connectors {
         var toolStore = new ToolStore(database, clock);
         var bindingStore = new BindingStore(database, clock);
         this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, access, policy, clock);
-        var upstream = new McpUpstream(policy, upstreamTimeout);
+        this.upstream = new McpUpstream(policy, upstreamTimeout);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
         this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream);
@@ -100,5 +101,11 @@ public final class Connectors {
         String id = ctx.pathParam("connector_id");
         registry.remove(id);
         Responses.ok(ctx, Map.of("id", id, "object", "connector.deleted", "deleted", true));
+    }
+
+    /** Closes the connections kept to gateways' servers. */
+    @Override
+    public void close() {
+        upstream.close();
     }
 }

@@ -20,6 +20,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -32,6 +34,7 @@ final class McpUpstream {
 
     private final OutboundPolicy policy;
     private final Duration timeout;
+    private final Map<String, McpSyncClient> clients = new ConcurrentHashMap<>();
 
     McpUpstream(OutboundPolicy policy, Duration timeout) {
         this.policy = requireNonNull(policy, "policy");
@@ -59,15 +62,59 @@ final class McpUpstream {
         }
     }
 
-    /** Calls one tool of the gateway's server with the arguments an agent gave; the server's result as it is. */
-    McpSchema.CallToolResult call(Gateway gateway, String tool, java.util.Map<String, Object> arguments) {
-        try (McpSyncClient client = connect(gateway)) {
-            return client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(arguments).build());
-        } catch (ApiException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failure(gateway, e);
+    /**
+     * Calls one tool of the gateway's server with the arguments an agent gave; the server's result as it is. Calls
+     * share one initialized client per gateway (as the gateway is now); a client that fails is dropped and the call
+     * tried once more on a new one, as a server may have forgotten its session.
+     */
+    McpSchema.CallToolResult call(Gateway gateway, String tool, Map<String, Object> arguments) {
+        var request = McpSchema.CallToolRequest.builder(tool).arguments(arguments).build();
+        String key = gateway.id() + "@" + gateway.updatedAt();
+        McpSyncClient client = client(key, gateway);
+        try {
+            return client.callTool(request);
+        } catch (RuntimeException first) {
+            drop(key, client);
+            if (timedOut(first)) {
+                throw failure(gateway, first);
+            }
+            McpSyncClient again = client(key, gateway);
+            try {
+                return again.callTool(request);
+            } catch (RuntimeException e) {
+                drop(key, again);
+                throw failure(gateway, e);
+            }
         }
+    }
+
+    private McpSyncClient client(String key, Gateway gateway) {
+        McpSyncClient client = clients.computeIfAbsent(key, k -> connect(gateway));
+        // a client of the gateway as it was before a change goes
+        clients.entrySet().removeIf(entry -> entry.getKey().startsWith(gateway.id() + "@")
+                && !entry.getKey().equals(key) && close(entry.getValue()));
+        return client;
+    }
+
+    private void drop(String key, McpSyncClient client) {
+        if (clients.remove(key, client)) {
+            close(client);
+        }
+    }
+
+    private static boolean close(McpSyncClient client) {
+        try {
+            client.close();
+        } catch (RuntimeException e) {
+            // it was failing anyway
+        }
+        return true;
+    }
+
+    /** Closes the clients kept for calls. */
+    void close() {
+        clients.values().forEach(McpUpstream::close);
+        clients.clear();
     }
 
     /** A client initialized with the gateway's server; its address checked by the outbound policy first. */
@@ -108,12 +155,19 @@ final class McpUpstream {
                 .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
     }
 
-    private ApiException failure(Gateway gateway, RuntimeException e) {
+    private static boolean timedOut(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof TimeoutException || cause instanceof java.net.http.HttpTimeoutException) {
-                return ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The MCP server at "
-                        + host(gateway) + " did not answer within " + timeout.toSeconds() + " s.");
+                return true;
             }
+        }
+        return false;
+    }
+
+    private ApiException failure(Gateway gateway, RuntimeException e) {
+        if (timedOut(e)) {
+            return ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The MCP server at " + host(gateway)
+                    + " did not answer within " + timeout.toSeconds() + " s.");
         }
         Throwable root = e;
         while (root.getCause() != null) {
