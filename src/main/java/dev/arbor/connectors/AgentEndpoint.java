@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * An MCP server per agent, {@code /mcp/prompts/{prompt_id}} (Streamable HTTP, answered as JSON): it lists exactly the
@@ -107,10 +108,10 @@ final class AgentEndpoint {
     /** The agent's tools by the name it sees them under. */
     private Map<String, BindingStore.ServedTool> tools(String prompt) {
         List<BindingStore.ServedTool> served = bindings.served(prompt);
-        Map<String, Long> gatewaysPerName = new LinkedHashMap<>();
-        served.stream().map(BindingStore.ServedTool::gatewayId).distinct().forEach(gateway -> gatewaysPerName
-                .merge(slug(served.stream().filter(t -> t.gatewayId().equals(gateway)).findFirst().orElseThrow()
-                        .gatewayName()), 1L, Long::sum));
+        var gatewayNames = new LinkedHashMap<String, String>();
+        served.forEach(tool -> gatewayNames.putIfAbsent(tool.gatewayId(), tool.gatewayName()));
+        Map<String, Long> gatewaysPerName = gatewayNames.values().stream()
+                .collect(Collectors.groupingBy(AgentEndpoint::slug, Collectors.counting()));
         var byName = new LinkedHashMap<String, BindingStore.ServedTool>();
         for (BindingStore.ServedTool tool : served) {
             String prefix = slug(tool.gatewayName());

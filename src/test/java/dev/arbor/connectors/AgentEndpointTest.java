@@ -60,6 +60,14 @@ class AgentEndpointTest {
             http.get("/mcp/prompts/agent-1", ADMIN).assertError(405, "method_not_allowed", null);
             JsonNode garbage = http.post("/mcp/prompts/agent-1", "{\"no\": \"method\"}", ADMIN).json();
             assertThat(garbage.at("/error/code").asInt()).isEqualTo(-32600);
+            assertThat(http.post("/mcp/prompts/agent-1", "not json", ADMIN).json().at("/error/code").asInt())
+                    .isEqualTo(-32700);
+            assertThat(http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": "
+                    + "\"resources/list\"}", ADMIN).json().at("/error/code").asInt()).isEqualTo(-32601);
+            assertThat(http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"method\": "
+                    + "\"notifications/initialized\"}", ADMIN).status()).isEqualTo(202);
+            http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}",
+                    "Authorization", "Bearer " + blueToken).assertError(403, "project_forbidden", "prompt_id");
         }
     }
 
