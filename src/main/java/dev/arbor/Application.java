@@ -69,7 +69,8 @@ public final class Application implements AutoCloseable {
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
-            this.connectors = new Connectors(database, secrets, access, outbound, config.mcpTimeout(), clock);
+            this.connectors = new Connectors(database, secrets, access, outbound, outboundClient, config.mcpTimeout(),
+                    config.oauthReturnHosts(), clock);
             connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
@@ -78,6 +79,7 @@ public final class Application implements AutoCloseable {
             pipelines.addRoutes(routes);
             decisions.start();
             pipelines.start();
+            connectors.start();
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),
@@ -120,6 +122,11 @@ public final class Application implements AutoCloseable {
     /** Runs the history sweep now, as the hourly timer would. */
     void sweepHistory() {
         decisions.sweep();
+    }
+
+    /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
+    void refreshOAuthTokens() {
+        connectors.refreshOAuthTokens();
     }
 
     /**

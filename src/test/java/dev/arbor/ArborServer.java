@@ -64,6 +64,11 @@ public final class ArborServer implements AutoCloseable {
         application.sweepHistory();
     }
 
+    /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
+    public void refreshOAuthTokens() {
+        application.refreshOAuthTokens();
+    }
+
     public Path dataDir() {
         return dataDir;
     }

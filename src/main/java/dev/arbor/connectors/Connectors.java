@@ -6,6 +6,7 @@ import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
@@ -14,31 +15,64 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * MCP connectors: the registry of MCP servers (a curated catalog plus admins' own entries), each with the credential
- * schema its gateways take, and the gateways configured from it or to servers of one's own. Admin routes.
+ * schema its gateways take; the gateways configured from it or to servers of one's own, with their OAuth, tools and
+ * agents' attachments; and an MCP endpoint per agent.
  */
 public final class Connectors implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Connectors.class);
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
     private final ToolRoutes tools;
     private final AgentRoutes agents;
     private final AgentEndpoint endpoint;
     private final McpUpstream upstream;
+    private final GatewayStore gatewayStore;
+    private final GatewayOAuth oauth;
+    private final OAuthRoutes oauthRoutes;
+    private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofVirtual().name("oauth-refresh").factory());
 
-    /** @param upstreamTimeout how long an MCP server may take to answer */
+    /**
+     * @param upstreamTimeout how long an MCP server (or an authorization server) may take to answer
+     * @param oauthReturnHosts the hosts an authorization may send the browser back to
+     */
     public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
-                      Duration upstreamTimeout, Clock clock) {
+                      OutboundClient outbound, Duration upstreamTimeout, List<String> oauthReturnHosts, Clock clock) {
         this.registry = new ConnectorRegistry(database, clock);
-        var gatewayStore = new GatewayStore(database, secrets, clock);
+        this.gatewayStore = new GatewayStore(database, secrets, clock);
         var toolStore = new ToolStore(database, clock);
         var bindingStore = new BindingStore(database, clock);
-        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, access, policy, clock);
-        this.upstream = new McpUpstream(policy, upstreamTimeout);
+        this.oauth = new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout),
+                clock);
+        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, oauth, access, policy,
+                clock);
+        this.upstream = new McpUpstream(policy, oauth, upstreamTimeout);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
+        this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, oauthReturnHosts, clock);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
         this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream);
+    }
+
+    /** Refreshes, every minute, the OAuth tokens that expire within five. */
+    public void start() {
+        refresher.scheduleWithFixedDelay(this::refreshOAuthTokens, 1, 1, TimeUnit.MINUTES);
+    }
+
+    /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
+    public void refreshOAuthTokens() {
+        try {
+            oauth.refreshDue(gatewayStore::find);
+        } catch (RuntimeException e) {
+            LOG.warn("The OAuth refresh sweep failed: {}", e.getMessage());
+        }
     }
 
     public void addRoutes(Routes routes) {
@@ -51,6 +85,7 @@ public final class Connectors implements AutoCloseable {
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove);
         gateways.addTo(routes);
         tools.addTo(routes);
+        oauthRoutes.addTo(routes);
         agents.addTo(routes);
         endpoint.addTo(routes);
     }
@@ -103,9 +138,10 @@ public final class Connectors implements AutoCloseable {
         Responses.ok(ctx, Map.of("id", id, "object", "connector.deleted", "deleted", true));
     }
 
-    /** Closes the connections kept to gateways' servers. */
+    /** Stops the refresh sweep and closes the connections kept to gateways' servers. */
     @Override
     public void close() {
+        refresher.shutdownNow();
         upstream.close();
     }
 }

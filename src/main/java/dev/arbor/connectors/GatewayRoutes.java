@@ -46,16 +46,18 @@ final class GatewayRoutes {
     private final GatewayStore gateways;
     private final ToolStore tools;
     private final BindingStore bindings;
+    private final GatewayOAuth oauth;
     private final Access access;
     private final OutboundPolicy policy;
     private final Clock clock;
 
     GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, BindingStore bindings,
-                  Access access, OutboundPolicy policy, Clock clock) {
+                  GatewayOAuth oauth, Access access, OutboundPolicy policy, Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
         this.bindings = requireNonNull(bindings, "bindings");
+        this.oauth = requireNonNull(oauth, "oauth");
         this.access = requireNonNull(access, "access");
         this.policy = requireNonNull(policy, "policy");
         this.clock = requireNonNull(clock, "clock");
@@ -147,7 +149,7 @@ final class GatewayRoutes {
     private void configured(Context ctx) {
         Access.requireAdmin(ctx);
         boolean all = "true".equals(ctx.queryParam("include_disabled"));
-        Responses.ok(ctx, Responses.page(gateways.list(Page.from(ctx), all), Gateway::id, GatewayRoutes::json));
+        Responses.ok(ctx, Responses.page(gateways.list(Page.from(ctx), all), Gateway::id, this::json));
     }
 
     private void toggle(Context ctx) {
@@ -207,7 +209,7 @@ final class GatewayRoutes {
             throw ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + p + "'.");
         });
         List<Gateway> available = gateways.available(project);
-        Responses.ok(ctx, Responses.list(available.stream().map(GatewayRoutes::json).toList(),
+        Responses.ok(ctx, Responses.list(available.stream().map(this::json).toList(),
                 available.stream().map(Gateway::id).toList(), false));
     }
 
@@ -308,8 +310,11 @@ final class GatewayRoutes {
         return Optional.of(value.textValue());
     }
 
-    /** A gateway as the API shows it: its credentials' plain parts, and of the sealed ones only that they are set. */
-    static Map<String, Object> json(Gateway gateway) {
+    /**
+     * A gateway as the API shows it: its credentials' plain parts, of the sealed ones only that they are set, and
+     * whether it is authorized (configured and authorized are two things).
+     */
+    private Map<String, Object> json(Gateway gateway) {
         var json = new LinkedHashMap<String, Object>();
         json.put("id", gateway.id());
         json.put("object", "connector.gateway");
@@ -331,6 +336,7 @@ final class GatewayRoutes {
             credentials.put("client_secret_set", gateway.secret().map(s -> s.has("client_secret")).orElse(false));
         }
         json.put("credentials", credentials);
+        json.put("authorization", oauth.statusOf(gateway).wire());
         json.put("scope", Map.of("enabled", gateway.scope().enabled(), "global", gateway.scope().global(),
                 "projects", gateway.scope().projects()));
         json.put("clients", gateway.clients());

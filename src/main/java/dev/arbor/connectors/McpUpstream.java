@@ -10,6 +10,7 @@ import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer;
@@ -26,23 +27,39 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Talks to a gateway's MCP server with the MCP Java SDK, over Streamable HTTP or SSE, with the gateway's credentials
- * as headers. The address is checked by the outbound policy first. A server that cannot be reached or answers
- * nonsense is 502 {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
+ * as headers, or its OAuth access token (refreshed before it expires, and once more when the server refuses it). The
+ * address is checked by the outbound policy first. A server that cannot be reached or answers nonsense is 502
+ * {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
  */
 final class McpUpstream {
     private static final int MAX_PAGES = 100;
 
     private final OutboundPolicy policy;
+    private final GatewayOAuth oauth;
     private final Duration timeout;
     private final Map<String, McpSyncClient> clients = new ConcurrentHashMap<>();
 
-    McpUpstream(OutboundPolicy policy, Duration timeout) {
+    McpUpstream(OutboundPolicy policy, GatewayOAuth oauth, Duration timeout) {
         this.policy = requireNonNull(policy, "policy");
+        this.oauth = requireNonNull(oauth, "oauth");
         this.timeout = requireNonNull(timeout, "timeout");
     }
 
     /** Every tool the server lists, through all its pages. */
     List<McpSchema.Tool> tools(Gateway gateway) {
+        try {
+            return listTools(gateway);
+        } catch (ApiException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (refreshedAfterRefusal(gateway, e)) {
+                return listTools(gateway);
+            }
+            throw failure(gateway, e);
+        }
+    }
+
+    private List<McpSchema.Tool> listTools(Gateway gateway) {
         try (McpSyncClient client = connect(gateway)) {
             var tools = new ArrayList<McpSchema.Tool>();
             String cursor = null;
@@ -55,10 +72,6 @@ final class McpUpstream {
                 }
             }
             return tools;
-        } catch (ApiException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failure(gateway, e);
         }
     }
 
@@ -78,6 +91,7 @@ final class McpUpstream {
             if (timedOut(first)) {
                 throw failure(gateway, first);
             }
+            refreshedAfterRefusal(gateway, first);
             McpSyncClient again = client(key, gateway);
             try {
                 return again.callTool(request);
@@ -117,9 +131,37 @@ final class McpUpstream {
         clients.clear();
     }
 
-    /** A client initialized with the gateway's server; its address checked by the outbound policy first. */
+    /**
+     * When the server refused an OAuth gateway's token, a new token (refreshed, or made by another refresh in the
+     * meantime); true when there is one to try again with.
+     */
+    private boolean refreshedAfterRefusal(Gateway gateway, RuntimeException failure) {
+        if (gateway.authType() != Connector.AuthType.OAUTH || !refused(failure)) {
+            return false;
+        }
+        oauth.rejected(gateway, oauth.accessToken(gateway));
+        return true;
+    }
+
+    private static boolean refused(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof McpHttpClientTransportAuthorizationException
+                    || (cause.getMessage() != null && cause.getMessage().matches("(?s).*\\b401\\b.*"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A client initialized with the gateway's server; its address checked by the outbound policy first, and an OAuth
+     * gateway's token at hand (or 409 {@code oauth_required}).
+     */
     private McpSyncClient connect(Gateway gateway) {
         URI uri = URI.create(gateway.url());
+        if (gateway.authType() == Connector.AuthType.OAUTH) {
+            oauth.accessToken(gateway);
+        }
         try {
             policy.check(uri);
         } catch (OutboundRefusedException e) {
@@ -138,9 +180,13 @@ final class McpUpstream {
     }
 
     private McpClientTransport transport(Gateway gateway, URI uri) {
-        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
-                gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
-                        request.header(header.path("key").asText(), header.path("value").asText())));
+        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) -> {
+            gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
+                    request.header(header.path("key").asText(), header.path("value").asText())));
+            if (gateway.authType() == Connector.AuthType.OAUTH) {
+                request.header("Authorization", "Bearer " + oauth.accessToken(gateway));
+            }
+        };
         String base = uri.getScheme() + "://" + uri.getRawAuthority();
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {

@@ -32,10 +32,13 @@ final class ToolRoutes {
                 .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list);
     }
 
-    /** A server that fails leaves the tools as they were. */
     private void fetch(Context ctx) {
         Access.requireAdmin(ctx);
-        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        Responses.ok(ctx, refetch(GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"))));
+    }
+
+    /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
+    Map<String, Object> refetch(Gateway gateway) {
         if (!gateway.scope().enabled()) {
             throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
                     + "disabled; enable it to fetch its tools.");
@@ -49,7 +52,7 @@ final class ToolRoutes {
         json.put("removed", changes.removed());
         json.put("unchanged", changes.unchanged());
         json.put("total", tools.count(gateway.id()));
-        Responses.ok(ctx, json);
+        return json;
     }
 
     private void list(Context ctx) {

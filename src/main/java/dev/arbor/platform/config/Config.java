@@ -26,7 +26,6 @@ import java.util.Optional;
  * @param autoLoad whether a decision may start loading its model ({@code ARBOR_AUTO_LOAD}, on by default); when
  *     off, a decision on a model that is not loaded is {@code model_not_loaded}
  * @param modelTimeout how long a model may take to answer before {@code model_timeout}
- * @param mcpTimeout how long a gateway's MCP server may take to answer before {@code upstream_timeout}
  *     ({@code ARBOR_MODEL_TIMEOUT_SECONDS}, 600 by default)
  * @param modelLoadTimeout how long a decision waits for its model to load before {@code model_load_timeout}
  *     ({@code ARBOR_MODEL_LOAD_TIMEOUT_SECONDS}, 900 by default: the contract's 15 minutes)
@@ -37,6 +36,10 @@ import java.util.Optional;
  *     1800 by default, 0 for never)
  * @param modelMemoryMb how much memory the model workers may hold together before the least recently used go
  *     ({@code ARBOR_MODEL_MEMORY_MB}; by default three quarters of the machine's)
+ * @param mcpTimeout how long a gateway's MCP server may take to answer before {@code upstream_timeout}
+ *     ({@code ARBOR_MCP_TIMEOUT_SECONDS}, 30 by default)
+ * @param oauthReturnHosts the hosts a gateway's OAuth authorization may return the browser to
+ *     ({@code ARBOR_OAUTH_RETURN_HOSTS}; {@code localhost} and {@code 127.0.0.1} by default)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
@@ -44,7 +47,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
                      java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
                      boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb,
-                     java.time.Duration mcpTimeout) {
+                     java.time.Duration mcpTimeout, List<String> oauthReturnHosts) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -59,6 +62,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         requireNonNull(secretKey, "secretKey");
         outboundAllow = List.copyOf(outboundAllow);
         trustedProxies = List.copyOf(trustedProxies);
+        oauthReturnHosts = List.copyOf(oauthReturnHosts);
         if (port < 0 || port > 65535) {
             throw new ConfigException("port must be between 0 and 65535, not " + port);
         }
@@ -122,7 +126,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                         .map(v -> whole("ARBOR_MODEL_IDLE_SECONDS", v, 0, "seconds")).orElse(1800L)),
                 text(values, "ARBOR_MODEL_MEMORY_MB").map(v -> whole("ARBOR_MODEL_MEMORY_MB", v, 1, "megabytes")),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MCP_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)));
+                        .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)),
+                values.containsKey("ARBOR_OAUTH_RETURN_HOSTS") ? list(values, "ARBOR_OAUTH_RETURN_HOSTS")
+                        : List.of("localhost", "127.0.0.1"));
     }
 
     private static String hubUrl(String value) {

@@ -1,0 +1,403 @@
+package dev.arbor.connectors;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.access.Principal;
+import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.OAuthClient.Client;
+import dev.arbor.connectors.OAuthClient.OAuthException;
+import dev.arbor.connectors.OAuthClient.Server;
+import dev.arbor.connectors.OAuthClient.Tokens;
+import dev.arbor.connectors.OAuthStore.Connection;
+import dev.arbor.connectors.OAuthStore.Grant;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OAuth of gateways: one shared connection per gateway, authorized once by an admin or a member whose project the
+ * gateway serves, used by every agent. Authorization is started (initiate: discovery, a client, PKCE, a state bound
+ * to the principal), finished (callback: the state used up, the code exchanged, the tokens sealed), and its tokens
+ * refreshed before they expire, on use and by a periodic sweep, one server at a time.
+ */
+final class GatewayOAuth {
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayOAuth.class);
+    static final Duration STATE_LIFETIME = Duration.ofMinutes(10);
+    /** A token this close to expiry is refreshed before it is used. */
+    private static final Duration REFRESH_ON_USE = Duration.ofSeconds(60);
+    /** The sweep refreshes tokens this close to expiry, so that calls seldom wait for a refresh. */
+    static final Duration REFRESH_AHEAD = Duration.ofMinutes(5);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    /** The values of {@code status}. */
+    enum Status {
+        NOT_REQUIRED, UNAUTHORIZED, PENDING, AUTHORIZED, EXPIRED, FAILED;
+
+        String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** An authorization started: where to send the browser. */
+    record Initiation(String authorizationUrl, String state, long expiresAt) {
+        @Override
+        public String toString() {
+            return "Initiation[expires " + expiresAt + "]";
+        }
+    }
+
+    private record Cached(String accessToken, OptionalLong expiresAt) {}
+
+    private final OAuthStore store;
+    private final OAuthClient client;
+    private final Clock clock;
+    private final Map<String, Cached> tokens = new ConcurrentHashMap<>();
+    private final Map<String, Object> refreshLocks = new ConcurrentHashMap<>();
+
+    GatewayOAuth(OAuthStore store, OAuthClient client, Clock clock) {
+        this.store = requireNonNull(store, "store");
+        this.client = requireNonNull(client, "client");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Starts an authorization: finds the authorization server, the client (the gateway's own, or one registered now
+     * for this redirect URI), and records a state bound to the principal.
+     */
+    Initiation initiate(Gateway gateway, Principal principal, String redirectUri) {
+        requireOAuth(gateway);
+        Server server = translated(gateway, () -> client.discover(gateway));
+        Optional<Connection> connection = store.find(gateway.id());
+        Optional<Client> registered = Optional.empty();
+        List<String> redirects = List.of();
+        Client oauthClient;
+        Optional<Client> given = givenClient(gateway);
+        if (given.isPresent()) {
+            oauthClient = given.get();
+        } else {
+            var known = connection.filter(c -> c.registered().isPresent() && c.server()
+                    .map(s -> s.issuer().equals(server.issuer())).orElse(false));
+            var uris = new ArrayList<String>(known.map(Connection::registeredRedirects).orElse(List.of()));
+            if (known.isPresent() && uris.contains(redirectUri)) {
+                oauthClient = known.get().registered().get();
+            } else if (server.registrationEndpoint().isPresent()) {
+                uris.add(redirectUri);
+                oauthClient = translated(gateway, () -> client.register(server, uris));
+            } else {
+                throw ApiException.of(ErrorCode.OAUTH_CLIENT_REQUIRED, "gateway_id", "The authorization server "
+                        + server.issuer() + " does not let clients register themselves: give the gateway an OAuth "
+                        + "client (credentials.client_id, and client_secret if it has one).");
+            }
+            registered = Optional.of(oauthClient);
+            redirects = uris;
+        }
+        List<String> scopes = new ArrayList<>();
+        gateway.settings().path("scopes").forEach(scope -> scopes.add(scope.asText()));
+        if (scopes.isEmpty()) {
+            scopes.addAll(server.suggestedScopes());
+        }
+        String state = OAuthClient.randomToken();
+        String verifier = OAuthClient.randomToken();
+        long now = clock.millis();
+        long expiresAt = now + STATE_LIFETIME.toMillis();
+        store.start(state, new OAuthStore.State(gateway.id(), principal.tokenId(), redirectUri, verifier, scopes,
+                now, expiresAt, OptionalLong.empty()), server, registered, redirects, now);
+        return new Initiation(OAuthClient.authorizationUrl(server, oauthClient, redirectUri, state, verifier,
+                scopes), state, expiresAt);
+    }
+
+    /**
+     * The gateway of a state that this principal started, is unused and unexpired; anything else is
+     * {@code invalid_oauth_state} and changes nothing.
+     */
+    OAuthStore.State checkState(String state, Principal principal) {
+        OAuthStore.State pending = store.state(state).orElseThrow(() -> invalidState("This state was not issued "
+                + "here (or is long gone)."));
+        if (!pending.principal().equals(principal.tokenId())) {
+            throw invalidState("This state was issued to someone else: the authorization must be finished by the "
+                    + "token that started it.");
+        }
+        if (pending.usedAt().isPresent()) {
+            throw invalidState("This state was used already: each authorization finishes once.");
+        }
+        if (pending.expiresAt() <= clock.millis()) {
+            throw invalidState("This state expired: an authorization must be finished within "
+                    + STATE_LIFETIME.toMinutes() + " minutes of starting it.");
+        }
+        return pending;
+    }
+
+    /**
+     * Finishes an authorization the principal started: uses the state up (once), then exchanges the code. An
+     * {@code iss} that names another authorization server (RFC 9207: a mix-up) changes nothing; the authorization
+     * server's refusal is recorded (the status says {@code failed}) and is 400 {@code oauth_rejected}.
+     */
+    void finish(Gateway gateway, String state, OAuthStore.State pending, Principal principal, Optional<String> code,
+                Optional<String> issuer, Optional<String> denial) {
+        Connection connection = store.find(gateway.id()).orElseThrow();
+        Server server = connection.server().orElseThrow();
+        if (issuer.isPresent() && !trimmed(issuer.get()).equals(trimmed(server.issuer()))) {
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "iss", "`iss` is " + issuer.get() + ", but this "
+                    + "authorization was started with " + server.issuer() + ".");
+        }
+        long now = clock.millis();
+        if (!store.use(state, principal.tokenId(), now)) {
+            throw invalidState("This state was used already: each authorization finishes once.");
+        }
+        if (denial.isPresent()) {
+            store.fail(gateway.id(), "oauth_rejected", denial.get(), false, now);
+            throw ApiException.of(ErrorCode.OAUTH_REJECTED, "error", "The authorization was not granted: "
+                    + denial.get());
+        }
+        Client oauthClient = clientOf(gateway, connection);
+        Tokens granted;
+        try {
+            granted = client.exchange(server, oauthClient, code.orElseThrow(), pending.verifier(),
+                    pending.redirectUri());
+        } catch (OAuthException e) {
+            store.fail(gateway.id(), e.refused() ? "oauth_rejected" : "upstream_unavailable", e.getMessage(), false,
+                    clock.millis());
+            throw translate(e, "code");
+        }
+        long at = clock.millis();
+        store.grant(gateway.id(), grant(granted, Optional.empty(), pending.scopes(), at, principal.tokenId(),
+                OptionalLong.empty()), at);
+        tokens.remove(gateway.id());
+    }
+
+    /**
+     * The access token to call the gateway's server with, refreshed first when it is about to expire; 409
+     * {@code oauth_required} when there is none that works.
+     */
+    String accessToken(Gateway gateway) {
+        Cached cached = tokens.get(gateway.id());
+        if (cached != null && fresh(cached.expiresAt(), REFRESH_ON_USE)) {
+            return cached.accessToken();
+        }
+        Grant grant = store.find(gateway.id()).flatMap(Connection::grant).orElseThrow(() -> required(gateway,
+                "is not authorized"));
+        if (fresh(grant.expiresAt(), REFRESH_ON_USE)) {
+            tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
+            return grant.accessToken();
+        }
+        return refresh(gateway, grant.accessToken(), false);
+    }
+
+    /** The server refused this token: a newer one if another refresh made one, else a refresh now. */
+    void rejected(Gateway gateway, String token) {
+        tokens.remove(gateway.id());
+        refresh(gateway, token, true);
+    }
+
+    /**
+     * Refreshes the token unless someone already replaced {@code stale}: one thread per gateway here, and one server
+     * of those sharing the database (a lease), since a refresh token may work once only. A token without a refresh
+     * token is used until it expires, unless the server {@code rejected} it.
+     */
+    private String refresh(Gateway gateway, String stale, boolean rejected) {
+        synchronized (refreshLocks.computeIfAbsent(gateway.id(), id -> new Object())) {
+            for (int attempt = 0; attempt < 50; attempt++) {
+                Connection connection = store.find(gateway.id()).orElseThrow(() -> required(gateway,
+                        "is not authorized"));
+                Grant grant = connection.grant().orElseThrow(() -> required(gateway, "is not authorized"));
+                if (!grant.accessToken().equals(stale) && fresh(grant.expiresAt(), Duration.ZERO)) {
+                    tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
+                    return grant.accessToken();
+                }
+                if (grant.refreshToken().isEmpty()) {
+                    if (!rejected && fresh(grant.expiresAt(), Duration.ZERO)) {
+                        return grant.accessToken();
+                    }
+                    throw required(gateway, rejected ? "has a token its server refused and no refresh token"
+                            : "has an expired token and no refresh token");
+                }
+                long now = clock.millis();
+                if (store.lease(gateway.id(), now, now + LEASE.toMillis())) {
+                    return refreshLeased(gateway, connection, grant);
+                }
+                sleep(); // another server is refreshing it
+            }
+            throw ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The token of gateway " + gateway.id()
+                    + " is being refreshed by another server and was not ready in time.");
+        }
+    }
+
+    private String refreshLeased(Gateway gateway, Connection connection, Grant grant) {
+        try {
+            Tokens refreshed = client.refresh(connection.server().orElseThrow(), clientOf(gateway, connection),
+                    grant.refreshToken().orElseThrow());
+            long at = clock.millis();
+            // a server that does not rotate refresh tokens keeps the one it gave
+            Grant next = grant(refreshed, grant.refreshToken(), grant.scopes(), grant.authorizedAt(),
+                    grant.authorizedBy(), OptionalLong.of(at));
+            store.grant(gateway.id(), next, at);
+            tokens.put(gateway.id(), new Cached(next.accessToken(), next.expiresAt()));
+            return next.accessToken();
+        } catch (OAuthException e) {
+            if (e.refused()) {
+                store.fail(gateway.id(), "oauth_rejected", e.getMessage(), true, clock.millis());
+                tokens.remove(gateway.id());
+                throw required(gateway, "lost its authorization (" + e.getMessage() + ")");
+            }
+            store.release(gateway.id());
+            throw translate(e, "gateway_id");
+        } catch (RuntimeException e) {
+            store.release(gateway.id());
+            throw e;
+        }
+    }
+
+    /** Refreshes every token about to expire; what fails is recorded and the status shows it. */
+    void refreshDue(java.util.function.Function<String, Optional<Gateway>> gateways) {
+        long now = clock.millis();
+        for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
+            gateways.apply(id).ifPresent(gateway -> {
+                try {
+                    String current = store.find(id).flatMap(Connection::grant).map(Grant::accessToken).orElse("");
+                    refresh(gateway, current, false);
+                } catch (RuntimeException e) {
+                    LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", id, e.getMessage());
+                }
+            });
+        }
+        store.sweep(now - Duration.ofDays(1).toMillis());
+    }
+
+    /** Forgets the gateway's tokens; agents lose its tools until someone authorizes it again. */
+    boolean disconnect(Gateway gateway) {
+        requireOAuth(gateway);
+        tokens.remove(gateway.id());
+        return store.forget(gateway.id(), clock.millis());
+    }
+
+    /** The status of a gateway's authorization, separating configured from authorized. */
+    Map<String, Object> status(Gateway gateway) {
+        Optional<Connection> connection = gateway.authType() == Connector.AuthType.OAUTH
+                ? store.find(gateway.id()) : Optional.empty();
+        Optional<Grant> grant = connection.flatMap(Connection::grant);
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "connector.oauth.status");
+        json.put("gateway_id", gateway.id());
+        json.put("status", statusOf(gateway, connection).wire());
+        json.put("configured", gateway.authType() == Connector.AuthType.OAUTH);
+        json.put("authorization_server", connection.flatMap(Connection::server).map(Server::issuer).orElse(null));
+        json.put("client", gateway.authType() != Connector.AuthType.OAUTH ? null
+                : givenClient(gateway).isPresent() ? "configured"
+                : connection.flatMap(Connection::registered).isPresent() ? "registered" : null);
+        json.put("scopes", grant.map(Grant::scopes).orElse(List.of()));
+        json.put("expires_at", grant.flatMap(g -> g.expiresAt().isPresent()
+                ? Optional.of(g.expiresAt().getAsLong() / 1000) : Optional.empty()).orElse(null));
+        json.put("refreshable", grant.map(g -> g.refreshToken().isPresent()).orElse(false));
+        json.put("authorized_at", grant.map(g -> g.authorizedAt() / 1000).orElse(null));
+        json.put("authorized_by", grant.map(Grant::authorizedBy).orElse(null));
+        json.put("refreshed_at", grant.flatMap(g -> g.refreshedAt().isPresent()
+                ? Optional.of(g.refreshedAt().getAsLong() / 1000) : Optional.empty()).orElse(null));
+        json.put("error", connection.flatMap(Connection::failure).map(f -> Map.of("code", f.code(), "message",
+                f.message(), "at", f.at() / 1000)).orElse(null));
+        return json;
+    }
+
+    Status statusOf(Gateway gateway) {
+        return statusOf(gateway, gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id())
+                : Optional.empty());
+    }
+
+    private Status statusOf(Gateway gateway, Optional<Connection> connection) {
+        if (gateway.authType() != Connector.AuthType.OAUTH) {
+            return Status.NOT_REQUIRED;
+        }
+        long now = clock.millis();
+        Optional<Grant> grant = connection.flatMap(Connection::grant);
+        if (grant.isPresent()) {
+            OptionalLong expiresAt = grant.get().expiresAt();
+            return expiresAt.isPresent() && expiresAt.getAsLong() <= now ? Status.EXPIRED : Status.AUTHORIZED;
+        }
+        long failedAt = connection.flatMap(Connection::failure).map(OAuthStore.Failure::at).orElse(0L);
+        if (store.pending(gateway.id(), failedAt, now)) {
+            return Status.PENDING;
+        }
+        return failedAt > 0 ? Status.FAILED : Status.UNAUTHORIZED;
+    }
+
+    private boolean fresh(OptionalLong expiresAt, Duration margin) {
+        return expiresAt.isEmpty() || expiresAt.getAsLong() - margin.toMillis() > clock.millis();
+    }
+
+    private static Grant grant(Tokens tokens, Optional<String> previousRefresh, List<String> asked, long authorizedAt,
+                               String authorizedBy, OptionalLong refreshedAt) {
+        long at = refreshedAt.isPresent() ? refreshedAt.getAsLong() : authorizedAt;
+        List<String> scopes = tokens.scope().map(s -> List.of(s.trim().split("\\s+")))
+                .filter(s -> !s.getFirst().isEmpty()).orElse(asked);
+        return new Grant(tokens.accessToken(), tokens.refreshToken().or(() -> previousRefresh), tokens.tokenType(),
+                scopes, tokens.expiresIn().isPresent() ? OptionalLong.of(at + tokens.expiresIn().getAsLong() * 1000)
+                : OptionalLong.empty(), authorizedAt, authorizedBy, refreshedAt);
+    }
+
+    private static String trimmed(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    private static Optional<Client> givenClient(Gateway gateway) {
+        JsonNode id = gateway.settings().path("client_id");
+        return id.isTextual() ? Optional.of(new Client(id.textValue(), gateway.secret()
+                .map(s -> s.path("client_secret")).filter(JsonNode::isTextual).map(JsonNode::textValue)))
+                : Optional.empty();
+    }
+
+    private static Client clientOf(Gateway gateway, Connection connection) {
+        return givenClient(gateway).or(connection::registered).orElseThrow(() -> required(gateway,
+                "has no OAuth client"));
+    }
+
+    private static void requireOAuth(Gateway gateway) {
+        if (gateway.authType() != Connector.AuthType.OAUTH) {
+            throw ApiException.of(ErrorCode.OAUTH_NOT_REQUIRED, "gateway_id", "Gateway " + gateway.id() + " uses "
+                    + "auth_type " + gateway.authType().wire() + ", not oauth: there is nothing to authorize.");
+        }
+    }
+
+    private static <T> T translated(Gateway gateway, java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (OAuthException e) {
+            throw translate(e, "gateway_id");
+        }
+    }
+
+    private static ApiException translate(OAuthException e, String param) {
+        if (e.refused()) {
+            return ApiException.of(ErrorCode.OAUTH_REJECTED, param, e.getMessage());
+        }
+        return ApiException.of(e.error().equals("timeout") ? ErrorCode.UPSTREAM_TIMEOUT
+                : ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", e.getMessage());
+    }
+
+    private static ApiException required(Gateway gateway, String what) {
+        return ApiException.of(ErrorCode.OAUTH_REQUIRED, "gateway_id", "Gateway " + gateway.id() + " " + what
+                + ": authorize it with POST /connectors/" + gateway.id() + "/oauth/initiate.");
+    }
+
+    private static ApiException invalidState(String message) {
+        return ApiException.of(ErrorCode.INVALID_OAUTH_STATE, "state", message);
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for a token refresh", e);
+        }
+    }
+}
