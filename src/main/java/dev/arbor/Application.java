@@ -70,7 +70,7 @@ public final class Application implements AutoCloseable {
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
             notifications.addRoutes(routes);
             this.connectors = new Connectors(database, secrets, access, outbound, outboundClient, config.mcpTimeout(),
-                    config.oauthReturnHosts(), clock);
+                    config.oauthReturnHosts(), config.mcpStdioCommands(), clock);
             connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);

@@ -19,9 +19,12 @@ record Connector(String id, String name, String provider, String category, Strin
         requireNonNull(url, "url");
     }
 
-    /** How the server is reached: the MCP transports a shared gateway can use. */
+    /**
+     * How the server is reached: the MCP transports a shared gateway can use. Registry servers are remote; a custom
+     * gateway may also run a local command ({@code stdio}).
+     */
     enum Transport {
-        STREAMABLE_HTTP, SSE;
+        STREAMABLE_HTTP, SSE, STDIO;
 
         String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -29,6 +32,10 @@ record Connector(String id, String name, String provider, String category, Strin
 
         static Optional<Transport> of(String wire) {
             return Arrays.stream(values()).filter(t -> t.wire().equals(wire)).findFirst();
+        }
+
+        static Optional<Transport> remote(String wire) {
+            return of(wire).filter(t -> t != STDIO);
         }
 
         /** A URL ending in {@code /sse} is an SSE endpoint; anything else speaks Streamable HTTP. */

@@ -101,7 +101,7 @@ final class ConnectorRegistry {
                 "must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit"));
         auth.filter(a -> Connector.AuthType.of(a).isEmpty()).ifPresent(a -> reader.reject("auth_type",
                 ErrorCode.INVALID_FIELD, "must be none, headers or oauth"));
-        transport.filter(t -> Connector.Transport.of(t).isEmpty()).ifPresent(t -> reader.reject("transport",
+        transport.filter(t -> Connector.Transport.remote(t).isEmpty()).ifPresent(t -> reader.reject("transport",
                 ErrorCode.INVALID_FIELD, "must be streamable_http or sse"));
         // syntax only: the outbound policy judges the address when a gateway connects, as it may resolve otherwise
         url.ifPresent(u -> checkHttp(u, "url", reader));
@@ -120,7 +120,7 @@ final class ConnectorRegistry {
                     + "' already.");
         }
         var connector = new Connector(id.get(), name.get(), provider.orElse(name.get()), category.orElse("custom"),
-                description.orElse(""), url.get(), transport.flatMap(Connector.Transport::of)
+                description.orElse(""), url.get(), transport.flatMap(Connector.Transport::remote)
                 .orElse(Connector.Transport.detect(url.get())), Connector.AuthType.of(auth.get()).orElseThrow(),
                 documentation, icon, oauth ? Optional.of(new Connector.OAuthHints(scopes.orElse(List.of()),
                 dcr.map(JsonNode::asBoolean).orElse(false))) : Optional.empty(), false);

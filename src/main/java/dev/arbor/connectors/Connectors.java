@@ -43,18 +43,20 @@ public final class Connectors implements AutoCloseable {
     /**
      * @param upstreamTimeout how long an MCP server (or an authorization server) may take to answer
      * @param oauthReturnHosts the hosts an authorization may send the browser back to
+     * @param stdioCommands the commands a stdio gateway may run
      */
     public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
-                      OutboundClient outbound, Duration upstreamTimeout, List<String> oauthReturnHosts, Clock clock) {
+                      OutboundClient outbound, Duration upstreamTimeout, List<String> oauthReturnHosts,
+                      List<String> stdioCommands, Clock clock) {
         this.registry = new ConnectorRegistry(database, clock);
         this.gatewayStore = new GatewayStore(database, secrets, clock);
         var toolStore = new ToolStore(database, clock);
         var bindingStore = new BindingStore(database, clock);
         this.oauth = new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout),
                 clock);
-        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, oauth, access, policy,
-                clock);
-        this.upstream = new McpUpstream(policy, oauth, upstreamTimeout);
+        this.upstream = new McpUpstream(policy, oauth, stdioCommands, upstreamTimeout);
+        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access,
+                policy, stdioCommands, clock);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
         this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, oauthReturnHosts, clock);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);

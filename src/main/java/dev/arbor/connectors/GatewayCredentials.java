@@ -14,10 +14,12 @@ import java.util.regex.Pattern;
 
 /**
  * A gateway's {@code credentials}, checked against its auth type's schema ({@link Connector#credentialSchema}) and
- * split into what may be shown (client id, scopes, header names) and what is sealed (header values, client secret).
+ * split into what may be shown (client id, scopes, header and variable names) and what is sealed (header values,
+ * client secret, a local server's environment variables).
  */
 final class GatewayCredentials {
     private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
+    private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,99}");
     private static final Map<Connector.AuthType, Set<String>> FIELDS = Map.of(
             Connector.AuthType.NONE, Set.of("passthrough_headers"),
             Connector.AuthType.HEADERS, Set.of("auth_headers", "passthrough_headers"),
@@ -31,8 +33,10 @@ final class GatewayCredentials {
 
     /**
      * @param clientRegisters whether the server registers OAuth clients itself, so that a client id may be left out
+     * @param local whether the server is a local command ({@code stdio}), whose credentials are its environment
      */
-    static Split read(JsonNode credentials, Connector.AuthType auth, boolean clientRegisters, Problems problems) {
+    static Split read(JsonNode credentials, Connector.AuthType auth, boolean clientRegisters, boolean local,
+                      Problems problems) {
         ObjectNode settings = Json.object();
         ObjectNode secret = Json.object();
         if (credentials.isMissingNode() || credentials.isNull()) {
@@ -41,6 +45,14 @@ final class GatewayCredentials {
         if (!credentials.isObject()) {
             problems.add(ErrorCode.INVALID_FIELD, "credentials", "`credentials` must be an object.");
             return new Split(settings, Optional.empty());
+        }
+        if (local) {
+            problems.unknownFields(credentials, Set.of("env"), "credentials", "the credentials of a stdio server");
+            if (!credentials.path("env").isMissingNode() && !credentials.path("env").isNull()) {
+                keyValues(credentials.path("env"), "credentials.env", VARIABLE, "an environment variable name",
+                        "env", "env_keys", settings, secret, problems);
+            }
+            return new Split(settings, secret.isEmpty() ? Optional.empty() : Optional.of(secret));
         }
         problems.unknownFields(credentials, FIELDS.get(auth), "credentials", "the credentials of auth_type "
                 + auth.wire());
@@ -61,24 +73,31 @@ final class GatewayCredentials {
                     + "as [{\"key\": \"Authorization\", \"value\": \"Bearer ...\"}].");
             return;
         }
-        if (!headers.isArray() || headers.isEmpty() || headers.size() > 20) {
-            problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` must be a list of 1 to 20 {key, value}.");
+        keyValues(headers, at, HEADER, "a header name", "auth_headers", "auth_header_keys", settings, secret,
+                problems);
+    }
+
+    /** A list of {key, value}: the keys shown (in {@code shownField}), the pairs sealed (in {@code field}). */
+    private static void keyValues(JsonNode pairs, String at, Pattern keys, String keyIs, String field,
+                                  String shownField, ObjectNode settings, ObjectNode secret, Problems problems) {
+        if (!pairs.isArray() || pairs.isEmpty() || pairs.size() > 50) {
+            problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` must be a list of 1 to 50 {key, value}.");
             return;
         }
-        ArrayNode keys = settings.putArray("auth_header_keys");
-        ArrayNode all = secret.putArray("auth_headers");
-        for (int i = 0; i < headers.size(); i++) {
-            JsonNode header = headers.get(i);
-            String key = header.path("key").asText("");
-            JsonNode value = header.path("value");
-            if (!HEADER.matcher(key).matches() || !value.isTextual() || value.textValue().isEmpty()
+        ArrayNode shown = settings.putArray(shownField);
+        ArrayNode all = secret.putArray(field);
+        for (int i = 0; i < pairs.size(); i++) {
+            JsonNode pair = pairs.get(i);
+            String key = pair.path("key").asText("");
+            JsonNode value = pair.path("value");
+            if (!keys.matcher(key).matches() || !value.isTextual() || value.textValue().isEmpty()
                     || value.textValue().length() > 8192) {
                 String item = ParamPath.index(at, i);
-                problems.add(ErrorCode.INVALID_FIELD, item, "`" + item + "` must be {key: a header name, value: a "
+                problems.add(ErrorCode.INVALID_FIELD, item, "`" + item + "` must be {key: " + keyIs + ", value: a "
                         + "non-empty string}.");
                 continue;
             }
-            keys.add(key);
+            shown.add(key);
             all.addObject().put("key", key).put("value", value.textValue());
         }
     }

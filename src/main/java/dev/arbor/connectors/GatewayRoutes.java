@@ -3,12 +3,14 @@ package dev.arbor.connectors;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.connectors.GatewayStore.Scope;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
@@ -38,7 +40,7 @@ final class GatewayRoutes {
     private static final Set<String> CONFIGURE_FIELDS = Set.of("connector_id", "name", "credentials", "scope",
             "clients");
     private static final Set<String> CUSTOM_FIELDS = Set.of("name", "url", "transport", "auth_type", "description",
-            "credentials", "scope", "clients");
+            "credentials", "scope", "clients", "command", "args");
     /** Unless a create says otherwise: enabled, and shared with no project until an admin says which. */
     private static final Scope CLOSED = new Scope(true, false, List.of());
 
@@ -47,19 +49,25 @@ final class GatewayRoutes {
     private final ToolStore tools;
     private final BindingStore bindings;
     private final GatewayOAuth oauth;
+    private final McpUpstream upstream;
     private final Access access;
     private final OutboundPolicy policy;
+    private final List<String> stdioCommands;
     private final Clock clock;
 
+    /** @param stdioCommands the commands a stdio gateway may run */
     GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, BindingStore bindings,
-                  GatewayOAuth oauth, Access access, OutboundPolicy policy, Clock clock) {
+                  GatewayOAuth oauth, McpUpstream upstream, Access access, OutboundPolicy policy,
+                  List<String> stdioCommands, Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
         this.bindings = requireNonNull(bindings, "bindings");
         this.oauth = requireNonNull(oauth, "oauth");
+        this.upstream = requireNonNull(upstream, "upstream");
         this.access = requireNonNull(access, "access");
         this.policy = requireNonNull(policy, "policy");
+        this.stdioCommands = List.copyOf(stdioCommands);
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -90,7 +98,7 @@ final class GatewayRoutes {
         Connector connector = registry.require(connectorId.textValue());
         boolean registers = connector.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false);
         GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
-                connector.authType(), registers, problems);
+                connector.authType(), registers, false, problems);
         String name = text(body, "name", 200, false, problems).orElse(connector.name());
         Scope scope = scope(body.path("scope"), CLOSED, problems);
         List<String> clients = clients(body.path("clients"), List.copyOf(CLIENTS.stream().sorted().toList()),
@@ -112,6 +120,42 @@ final class GatewayRoutes {
         var problems = new Problems();
         problems.unknownFields(body, CUSTOM_FIELDS, null, "a custom gateway");
         Optional<String> name = text(body, "name", 200, true, problems);
+        Optional<Connector.Transport> transport = text(body, "transport", 20, false, problems)
+                .map(t -> Connector.Transport.of(t).orElseGet(() -> {
+                    problems.add(ErrorCode.INVALID_FIELD, "transport", "`transport` must be streamable_http, sse or "
+                            + "stdio.");
+                    return null;
+                }));
+        boolean local = transport.orElse(null) == Connector.Transport.STDIO;
+        ObjectNode launch = Json.object();
+        Optional<String> url = local ? command(body, launch, problems) : remoteUrl(body, problems);
+        Optional<Connector.AuthType> auth = text(body, "auth_type", 20, !local, problems)
+                .flatMap(a -> Connector.AuthType.of(a).or(() -> {
+                    problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none, headers or oauth.");
+                    return Optional.empty();
+                }));
+        if (local && auth.filter(a -> a != Connector.AuthType.NONE).isPresent()) {
+            problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none for a stdio server: its "
+                    + "secrets go in credentials.env.");
+        }
+        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
+                auth.orElse(Connector.AuthType.NONE), true, local, problems);
+        String description = text(body, "description", 2000, false, problems).orElse("");
+        Scope scope = scope(body.path("scope"), CLOSED, problems);
+        List<String> clients = clients(body.path("clients"), CLIENTS.stream().sorted().toList(), problems);
+        problems.throwIfAny();
+        ObjectNode settings = credentials.settings().setAll(launch);
+        create(ctx, new Gateway(Ids.next("gw"), name.orElseThrow(), Optional.empty(), url.orElseThrow(),
+                transport.orElse(Connector.Transport.detect(url.get())), auth.orElse(Connector.AuthType.NONE),
+                description, settings, credentials.secret(), scope, clients, clock.millis(), clock.millis()));
+    }
+
+    private Optional<String> remoteUrl(ObjectNode body, Problems problems) {
+        for (String field : new String[] {"command", "args"}) {
+            if (body.has(field)) {
+                problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` is for stdio servers only.");
+            }
+        }
         Optional<String> url = text(body, "url", 2048, true, problems);
         url.ifPresent(u -> {
             try {
@@ -120,25 +164,40 @@ final class GatewayRoutes {
                 problems.add(ErrorCode.INVALID_FIELD, "url", "`url` cannot be used: " + e.getMessage());
             }
         });
-        Optional<Connector.Transport> transport = text(body, "transport", 20, false, problems)
-                .map(t -> Connector.Transport.of(t).orElseGet(() -> {
-                    problems.add(ErrorCode.INVALID_FIELD, "transport", "`transport` must be streamable_http or sse.");
-                    return null;
-                }));
-        Optional<Connector.AuthType> auth = text(body, "auth_type", 20, true, problems)
-                .flatMap(a -> Connector.AuthType.of(a).or(() -> {
-                    problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none, headers or oauth.");
-                    return Optional.empty();
-                }));
-        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
-                auth.orElse(Connector.AuthType.NONE), true, problems);
-        String description = text(body, "description", 2000, false, problems).orElse("");
-        Scope scope = scope(body.path("scope"), CLOSED, problems);
-        List<String> clients = clients(body.path("clients"), CLIENTS.stream().sorted().toList(), problems);
-        problems.throwIfAny();
-        create(ctx, new Gateway(Ids.next("gw"), name.orElseThrow(), Optional.empty(), url.orElseThrow(),
-                transport.orElse(Connector.Transport.detect(url.get())), auth.orElseThrow(), description,
-                credentials.settings(), credentials.secret(), scope, clients, clock.millis(), clock.millis()));
+        return url;
+    }
+
+    /**
+     * A stdio server: a command this installation allows ({@code ARBOR_MCP_STDIO_COMMANDS}) and its arguments, kept
+     * in {@code launch}; its address reads {@code stdio:<command>}.
+     */
+    private Optional<String> command(ObjectNode body, ObjectNode launch, Problems problems) {
+        if (body.has("url")) {
+            problems.add(ErrorCode.INVALID_FIELD, "url", "`url` is for remote servers: a stdio server has a "
+                    + "command.");
+        }
+        Optional<String> command = text(body, "command", 1024, true, problems);
+        if (command.isPresent() && !stdioCommands.contains(command.get())) {
+            problems.add(ErrorCode.INVALID_FIELD, "command", stdioCommands.isEmpty()
+                    ? "This installation runs no stdio servers: list the commands it may run in "
+                    + "ARBOR_MCP_STDIO_COMMANDS."
+                    : "`command` must be one ARBOR_MCP_STDIO_COMMANDS lists: " + String.join(", ", stdioCommands)
+                    + ".");
+        }
+        JsonNode args = body.path("args");
+        ArrayNode kept = launch.putArray("args");
+        if (!args.isMissingNode() && !args.isNull()) {
+            boolean ok = args.isArray() && args.size() <= 100;
+            for (JsonNode arg : args) {
+                ok &= arg.isTextual() && arg.textValue().length() <= 4096;
+                kept.add(arg.asText());
+            }
+            if (!ok) {
+                problems.add(ErrorCode.INVALID_FIELD, "args", "`args` must be a list of at most 100 strings.");
+            }
+        }
+        command.ifPresent(c -> launch.put("command", c));
+        return command.map(c -> "stdio:" + c);
     }
 
     private void create(Context ctx, Gateway gateway) {
@@ -166,6 +225,9 @@ final class GatewayRoutes {
         Gateway changed = gateway.with(new Scope(enabled, gateway.scope().global(), gateway.scope().projects()),
                 gateway.clients());
         gateways.update(changed);
+        if (!enabled) {
+            upstream.forget(gateway.id());
+        }
         Responses.ok(ctx, json(find(gateway.id())));
     }
 
@@ -198,6 +260,7 @@ final class GatewayRoutes {
         if (!gateways.delete(id)) {
             throw notFound(id);
         }
+        upstream.forget(id);
         Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true,
                 "tools_removed", toolCount, "agents_detached", prompts));
     }
@@ -293,6 +356,15 @@ final class GatewayRoutes {
         return List.copyOf(clients);
     }
 
+    /** A sealed list of {key, value} as shown: its keys, each with {@code value_set}. */
+    private static void shownKeys(Gateway gateway, String keysField, ObjectNode credentials, String field) {
+        if (gateway.settings().has(keysField)) {
+            var shown = credentials.putArray(field);
+            gateway.settings().path(keysField).forEach(key -> shown.addObject().put("key", key.asText())
+                    .put("value_set", true));
+        }
+    }
+
     private static Optional<String> text(ObjectNode body, String field, int maxLength, boolean required,
                                          Problems problems) {
         JsonNode value = body.path(field);
@@ -321,17 +393,19 @@ final class GatewayRoutes {
         json.put("name", gateway.name());
         json.put("connector_id", gateway.connectorId().orElse(null));
         json.put("source", gateway.connectorId().isPresent() ? "registry" : "custom");
-        json.put("url", gateway.url());
+        boolean local = gateway.transport() == Connector.Transport.STDIO;
+        json.put("url", local ? null : gateway.url());
         json.put("transport", gateway.transport().wire());
+        if (local) {
+            json.put("command", gateway.settings().path("command").asText());
+            json.put("args", gateway.settings().path("args"));
+        }
         json.put("auth_type", gateway.authType().wire());
         json.put("description", gateway.description());
         ObjectNode credentials = gateway.settings().deepCopy();
-        credentials.remove("auth_header_keys");
-        if (gateway.authType() == Connector.AuthType.HEADERS) {
-            var headers = credentials.putArray("auth_headers");
-            gateway.settings().path("auth_header_keys").forEach(key -> headers.addObject().put("key", key.asText())
-                    .put("value_set", true));
-        }
+        credentials.remove(List.of("auth_header_keys", "env_keys", "command", "args"));
+        shownKeys(gateway, "auth_header_keys", credentials, "auth_headers");
+        shownKeys(gateway, "env_keys", credentials, "env");
         if (gateway.authType() == Connector.AuthType.OAUTH) {
             credentials.put("client_secret_set", gateway.secret().map(s -> s.has("client_secret")).orElse(false));
         }

@@ -11,6 +11,8 @@ import dev.arbor.platform.outbound.OutboundRefusedException;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer;
@@ -24,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Talks to a gateway's MCP server with the MCP Java SDK, over Streamable HTTP or SSE, with the gateway's credentials
@@ -32,16 +36,23 @@ import java.util.concurrent.TimeoutException;
  * {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
  */
 final class McpUpstream {
+    private static final Logger LOG = LoggerFactory.getLogger(McpUpstream.class);
     private static final int MAX_PAGES = 100;
+
+    /** What a stdio server inherits of this process's environment: nothing secret, only what finding things needs. */
+    private static final List<String> INHERITED = List.of("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG",
+            "LC_ALL", "TMPDIR", "TZ");
 
     private final OutboundPolicy policy;
     private final GatewayOAuth oauth;
+    private final List<String> stdioCommands;
     private final Duration timeout;
     private final Map<String, McpSyncClient> clients = new ConcurrentHashMap<>();
 
-    McpUpstream(OutboundPolicy policy, GatewayOAuth oauth, Duration timeout) {
+    McpUpstream(OutboundPolicy policy, GatewayOAuth oauth, List<String> stdioCommands, Duration timeout) {
         this.policy = requireNonNull(policy, "policy");
         this.oauth = requireNonNull(oauth, "oauth");
+        this.stdioCommands = List.copyOf(stdioCommands);
         this.timeout = requireNonNull(timeout, "timeout");
     }
 
@@ -105,9 +116,18 @@ final class McpUpstream {
     private McpSyncClient client(String key, Gateway gateway) {
         McpSyncClient client = clients.computeIfAbsent(key, k -> connect(gateway));
         // a client of the gateway as it was before a change goes
-        clients.entrySet().removeIf(entry -> entry.getKey().startsWith(gateway.id() + "@")
-                && !entry.getKey().equals(key) && close(entry.getValue()));
+        closeClients(gateway.id(), key);
         return client;
+    }
+
+    /** Closes the clients kept for a gateway that is gone or disabled (a stdio server's process ends with it). */
+    void forget(String gatewayId) {
+        closeClients(gatewayId, "");
+    }
+
+    private void closeClients(String gatewayId, String except) {
+        clients.entrySet().removeIf(entry -> entry.getKey().startsWith(gatewayId + "@")
+                && !entry.getKey().equals(except) && close(entry.getValue()));
     }
 
     private void drop(String key, McpSyncClient client) {
@@ -158,17 +178,10 @@ final class McpUpstream {
      * gateway's token at hand (or 409 {@code oauth_required}).
      */
     private McpSyncClient connect(Gateway gateway) {
-        URI uri = URI.create(gateway.url());
         if (gateway.authType() == Connector.AuthType.OAUTH) {
             oauth.accessToken(gateway);
         }
-        try {
-            policy.check(uri);
-        } catch (OutboundRefusedException e) {
-            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
-                    + "called: " + e.getMessage());
-        }
-        McpSyncClient client = McpClient.sync(transport(gateway, uri)).requestTimeout(timeout)
+        McpSyncClient client = McpClient.sync(transport(gateway)).requestTimeout(timeout)
                 .initializationTimeout(timeout).clientInfo(McpSchema.Implementation.builder("arbor", "1").build()).build();
         try {
             client.initialize();
@@ -179,7 +192,18 @@ final class McpUpstream {
         }
     }
 
-    private McpClientTransport transport(Gateway gateway, URI uri) {
+    private McpClientTransport transport(Gateway gateway) {
+        var mapper = new JacksonMcpJsonMapper(Json.mapper());
+        if (gateway.transport() == Connector.Transport.STDIO) {
+            return local(gateway, mapper);
+        }
+        URI uri = URI.create(gateway.url());
+        try {
+            policy.check(uri);
+        } catch (OutboundRefusedException e) {
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
+                    + "called: " + e.getMessage());
+        }
         McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) -> {
             gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
                     request.header(header.path("key").asText(), header.path("value").asText())));
@@ -192,13 +216,47 @@ final class McpUpstream {
         if (uri.getRawQuery() != null) {
             path += "?" + uri.getRawQuery();
         }
-        var mapper = new JacksonMcpJsonMapper(Json.mapper());
         if (gateway.transport() == Connector.Transport.SSE) {
             return HttpClientSseClientTransport.builder(base).sseEndpoint(path).jsonMapper(mapper)
                     .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
         }
         return HttpClientStreamableHttpTransport.builder(base).endpoint(path).jsonMapper(mapper)
                 .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
+    }
+
+    /**
+     * A stdio server: the command (still one {@code ARBOR_MCP_STDIO_COMMANDS} allows) run with its arguments and its
+     * sealed environment, and of this process's environment only {@link #INHERITED}, so that no secret of this
+     * server reaches it.
+     */
+    private McpClientTransport local(Gateway gateway, JacksonMcpJsonMapper mapper) {
+        String command = gateway.settings().path("command").asText();
+        if (!stdioCommands.contains(command)) {
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The command '" + command + "' is no "
+                    + "longer one ARBOR_MCP_STDIO_COMMANDS allows.");
+        }
+        var args = new ArrayList<String>();
+        gateway.settings().path("args").forEach(arg -> args.add(arg.asText()));
+        var env = new java.util.HashMap<String, String>();
+        gateway.secret().ifPresent(secret -> secret.path("env").forEach(pair ->
+                env.put(pair.path("key").asText(), pair.path("value").asText())));
+        var parameters = ServerParameters.builder(command).args(args).env(env).build();
+        var transport = new StdioClientTransport(parameters, mapper) {
+            @Override
+            protected ProcessBuilder getProcessBuilder() {
+                var builder = new ProcessBuilder();
+                builder.environment().clear();
+                INHERITED.forEach(name -> {
+                    String value = System.getenv(name);
+                    if (value != null) {
+                        builder.environment().put(name, value);
+                    }
+                });
+                return builder;
+            }
+        };
+        transport.setStdErrorHandler(line -> LOG.debug("stdio server of gateway {}: {}", gateway.id(), line));
+        return transport;
     }
 
     private static boolean timedOut(Throwable e) {
@@ -225,6 +283,9 @@ final class McpUpstream {
     }
 
     private static String host(Gateway gateway) {
+        if (gateway.transport() == Connector.Transport.STDIO) {
+            return "'" + gateway.settings().path("command").asText() + "' (stdio)";
+        }
         URI uri = URI.create(gateway.url());
         return uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "");
     }

@@ -25,12 +25,18 @@ public final class EverythingServer implements AutoCloseable {
         this.port = port;
     }
 
-    /** @param transport {@code streamableHttp} (endpoint /mcp) or {@code sse} (endpoint /sse) */
-    public static EverythingServer start(String transport) throws IOException {
+    /** The server's script, for node: {@code node <script> stdio} speaks MCP on its standard streams. */
+    public static Path script() {
         Path script = FIXTURE.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         if (!Files.isRegularFile(script)) {
             throw new IllegalStateException(script + " is missing: the build installs it (npm ci in src/test/mcp)");
         }
+        return script;
+    }
+
+    /** @param transport {@code streamableHttp} (endpoint /mcp) or {@code sse} (endpoint /sse) */
+    public static EverythingServer start(String transport) throws IOException {
+        Path script = script();
         int port;
         try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();

@@ -40,6 +40,7 @@ import java.util.Optional;
  *     ({@code ARBOR_MCP_TIMEOUT_SECONDS}, 30 by default)
  * @param oauthReturnHosts the hosts a gateway's OAuth authorization may return the browser to
  *     ({@code ARBOR_OAUTH_RETURN_HOSTS}; {@code localhost} and {@code 127.0.0.1} by default)
+ * @param mcpStdioCommands the commands a stdio gateway may run ({@code ARBOR_MCP_STDIO_COMMANDS}; none by default)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
@@ -47,7 +48,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                      long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
                      java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
                      boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb,
-                     java.time.Duration mcpTimeout, List<String> oauthReturnHosts) {
+                     java.time.Duration mcpTimeout, List<String> oauthReturnHosts,
+                     List<String> mcpStdioCommands) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -63,6 +65,7 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         outboundAllow = List.copyOf(outboundAllow);
         trustedProxies = List.copyOf(trustedProxies);
         oauthReturnHosts = List.copyOf(oauthReturnHosts);
+        mcpStdioCommands = List.copyOf(mcpStdioCommands);
         if (port < 0 || port > 65535) {
             throw new ConfigException("port must be between 0 and 65535, not " + port);
         }
@@ -128,7 +131,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MCP_TIMEOUT_SECONDS")
                         .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)),
                 values.containsKey("ARBOR_OAUTH_RETURN_HOSTS") ? list(values, "ARBOR_OAUTH_RETURN_HOSTS")
-                        : List.of("localhost", "127.0.0.1"));
+                        : List.of("localhost", "127.0.0.1"),
+                list(values, "ARBOR_MCP_STDIO_COMMANDS"));
     }
 
     private static String hubUrl(String value) {
