@@ -64,16 +64,22 @@ public class AgentEndpointBench {
                 agent.initialize();
                 double[] directMillis = new double[calls];
                 double[] agentMillis = new double[calls];
+                double[] pingMillis = new double[calls];
                 for (int i = 0; i < calls / 10; i++) { // warm-up
                     time(direct, "echo");
                     time(agent, "everything__echo");
+                    ping(agent);
                 }
                 for (int i = 0; i < calls; i++) {
                     directMillis[i] = time(direct, "echo");
                     agentMillis[i] = time(agent, "everything__echo");
+                    pingMillis[i] = ping(agent);
                 }
                 Arrays.sort(directMillis);
                 Arrays.sort(agentMillis);
+                Arrays.sort(pingMillis);
+                System.out.printf("ping of the agent endpoint (no tool call): p50 %.2f ms p99 %.2f ms%n",
+                        p(pingMillis, 0.5), p(pingMillis, 0.99));
                 System.out.printf("%d calls each, alternating: direct p50 %.2f ms p99 %.2f ms | through the agent "
                                 + "endpoint p50 %.2f ms p99 %.2f ms | added p50 %.2f ms p99 %.2f ms%n", calls,
                         p(directMillis, 0.5), p(directMillis, 0.99), p(agentMillis, 0.5), p(agentMillis, 0.99),
@@ -87,6 +93,12 @@ public class AgentEndpointBench {
     static double time(McpSyncClient client, String tool) {
         long start = System.nanoTime();
         client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(Map.of("message", "hi")).build());
+        return (System.nanoTime() - start) / 1e6;
+    }
+
+    static double ping(McpSyncClient client) {
+        long start = System.nanoTime();
+        client.ping();
         return (System.nanoTime() - start) / 1e6;
     }
 

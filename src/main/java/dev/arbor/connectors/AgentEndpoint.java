@@ -3,7 +3,6 @@ package dev.arbor.connectors;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
 import dev.arbor.platform.http.ApiException;
@@ -12,7 +11,6 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -21,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -36,12 +35,15 @@ final class AgentEndpoint {
     private final GatewayStore gateways;
     private final BindingStore bindings;
     private final McpUpstream upstream;
-    private final JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(Json.mapper());
+    private final ConnectorChanges changes;
+    private final Map<String, Served> served = new ConcurrentHashMap<>();
+    private volatile long servedVersion = -1;
 
-    AgentEndpoint(GatewayStore gateways, BindingStore bindings, McpUpstream upstream) {
+    AgentEndpoint(GatewayStore gateways, BindingStore bindings, McpUpstream upstream, ConnectorChanges changes) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
+        this.changes = requireNonNull(changes, "changes");
     }
 
     void addTo(Routes routes) {
@@ -49,10 +51,37 @@ final class AgentEndpoint {
                 + "attached tools, each call forwarded to its gateway", this::handle);
     }
 
+    /** What an agent's endpoint serves, as the database had it at {@code version}. */
+    private record Served(long version, Optional<String> project, Map<String, BindingStore.ServedTool> tools,
+                          Map<String, GatewayStore.Gateway> gateways) {}
+
+    /**
+     * The agent's project, tools and their gateways: kept while nothing about gateways, tools or bindings changed
+     * (every change moves the counter), read again otherwise.
+     */
+    private Served served(String prompt) {
+        long version = changes.version();
+        if (version != servedVersion) {
+            served.clear(); // one change makes every agent's copy old
+            servedVersion = version;
+        }
+        Served kept = served.get(prompt);
+        if (kept != null && kept.version() == version) {
+            return kept;
+        }
+        Map<String, BindingStore.ServedTool> tools = tools(prompt);
+        var byId = new LinkedHashMap<String, GatewayStore.Gateway>();
+        tools.values().forEach(tool -> byId.computeIfAbsent(tool.gatewayId(), id -> gateways.find(id).orElseThrow()));
+        var fresh = new Served(version, bindings.projectOf(prompt), tools, byId);
+        served.put(prompt, fresh);
+        return fresh;
+    }
+
     private void handle(Context ctx) throws IOException {
         String prompt = ctx.pathParam("prompt_id");
         Principal principal = Access.principal(ctx);
-        Optional<String> project = bindings.projectOf(prompt);
+        Served agent = served(prompt);
+        Optional<String> project = agent.project();
         if (!principal.isAdmin() && project.map(p -> !principal.mayActIn(p)).orElse(true)) {
             throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "prompt_id", "This token may not act in the project "
                     + "of agent " + prompt + ".");
@@ -78,9 +107,9 @@ final class AgentEndpoint {
         Object result = switch (method) {
             case "initialize" -> initialize(params, prompt);
             case "ping" -> Map.of();
-            case "tools/list" -> Map.of("tools", tools(prompt).entrySet().stream()
+            case "tools/list" -> Map.of("tools", agent.tools().entrySet().stream()
                     .map(e -> toolJson(e.getKey(), e.getValue())).toList());
-            case "tools/call" -> call(prompt, params);
+            case "tools/call" -> call(prompt, agent, params);
             default -> null;
         };
         if (result == null) {
@@ -124,25 +153,20 @@ final class AgentEndpoint {
         return byName;
     }
 
-    private Object call(String prompt, JsonNode params) {
+    private Object call(String prompt, Served agent, JsonNode params) {
         String name = params.path("name").asText("");
-        BindingStore.ServedTool tool = tools(prompt).get(name);
+        BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
-        GatewayStore.Gateway gateway = gateways.find(tool.gatewayId()).orElseThrow();
-        @SuppressWarnings("unchecked")
-        Map<String, Object> arguments = params.path("arguments").isObject()
-                ? Json.mapper().convertValue(params.path("arguments"), Map.class) : Map.of();
+        GatewayStore.Gateway gateway = agent.gateways().get(tool.gatewayId());
+        JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         try {
-            var result = upstream.call(gateway, tool.name(), arguments);
-            return Json.read(mapper.writeValueAsString(result));
+            return upstream.call(gateway, tool.name(), arguments);
         } catch (ApiException e) {
             // the server could not be used: a tool error the agent can read, not a protocol error
             return Map.of("content", List.of(Map.of("type", "text", "text", e.problems().getFirst().message())),
                     "isError", true);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

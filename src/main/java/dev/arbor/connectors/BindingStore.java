@@ -42,6 +42,7 @@ final class BindingStore {
     void replace(String promptId, String projectId, String gatewayId, List<String> toolIds) {
         long now = clock.millis();
         database.update(handle -> {
+            ConnectorChanges.record(handle);
             handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
                     .bind("p", promptId).bind("g", gatewayId).execute();
             for (String tool : toolIds) {
@@ -55,8 +56,11 @@ final class BindingStore {
 
     /** Removes the prompt's bindings to one gateway; how many tools it had there. */
     int detach(String promptId, String gatewayId) {
-        return database.write(handle -> handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p "
-                + "AND gateway_id = :g").bind("p", promptId).bind("g", gatewayId).execute());
+        return database.write(handle -> {
+            ConnectorChanges.record(handle);
+            return handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
+                    .bind("p", promptId).bind("g", gatewayId).execute();
+        });
     }
 
     List<Connection> connections(String promptId) {
@@ -100,6 +104,7 @@ final class BindingStore {
             return List.of();
         }
         return database.write(handle -> {
+            ConnectorChanges.record(handle);
             List<Agent> outside = handle.createQuery("SELECT DISTINCT prompt_id, project_id FROM "
                             + "prompt_tool_bindings WHERE gateway_id = :g ORDER BY prompt_id").bind("g", gatewayId)
                     .map((rs, ctx) -> new Agent(rs.getString("prompt_id"), rs.getString("project_id"))).list()

@@ -60,7 +60,7 @@ public final class Connectors implements AutoCloseable {
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
         this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, oauthReturnHosts, clock);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
-        this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream);
+        this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream, new ConnectorChanges(database));
     }
 
     /** Refreshes, every minute, the OAuth tokens that expire within five. */

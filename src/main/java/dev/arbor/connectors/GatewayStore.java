@@ -73,6 +73,7 @@ final class GatewayStore {
                     .bind("enabled", gateway.scope().enabled() ? 1 : 0).bind("global", gateway.scope().global() ? 1 : 0)
                     .bind("clients", Json.writeString(gateway.clients())).bind("now", gateway.createdAt()).execute();
             projects(handle, gateway.id(), gateway.scope().projects());
+            ConnectorChanges.record(handle);
         });
     }
 
@@ -108,12 +109,15 @@ final class GatewayStore {
             handle.createUpdate("DELETE FROM connector_gateway_projects WHERE gateway_id = :id")
                     .bind("id", gateway.id()).execute();
             projects(handle, gateway.id(), gateway.scope().projects());
+            ConnectorChanges.record(handle);
         });
     }
 
     boolean delete(String id) {
-        return database.write(handle -> handle.createUpdate("DELETE FROM connector_gateways WHERE id = :id")
-                .bind("id", id).execute() == 1);
+        return database.write(handle -> {
+            ConnectorChanges.record(handle);
+            return handle.createUpdate("DELETE FROM connector_gateways WHERE id = :id").bind("id", id).execute() == 1;
+        });
     }
 
     private static void projects(Handle handle, String gatewayId, List<String> projects) {

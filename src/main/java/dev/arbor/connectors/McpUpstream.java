@@ -2,6 +2,7 @@ package dev.arbor.connectors;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -19,6 +20,7 @@ import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequ
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,12 +50,15 @@ final class McpUpstream {
     private final List<String> stdioCommands;
     private final Duration timeout;
     private final Map<String, McpSyncClient> clients = new ConcurrentHashMap<>();
+    private final StreamableCalls streamable;
+    private final JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(Json.mapper());
 
     McpUpstream(OutboundPolicy policy, GatewayOAuth oauth, List<String> stdioCommands, Duration timeout) {
         this.policy = requireNonNull(policy, "policy");
         this.oauth = requireNonNull(oauth, "oauth");
         this.stdioCommands = List.copyOf(stdioCommands);
         this.timeout = requireNonNull(timeout, "timeout");
+        this.streamable = new StreamableCalls(policy, timeout);
     }
 
     /** Every tool the server lists, through all its pages. */
@@ -87,16 +92,23 @@ final class McpUpstream {
     }
 
     /**
-     * Calls one tool of the gateway's server with the arguments an agent gave; the server's result as it is. Calls
-     * share one initialized client per gateway (as the gateway is now); a client that fails is dropped and the call
-     * tried once more on a new one, as a server may have forgotten its session.
+     * Calls one tool of the gateway's server with the arguments an agent gave; the server's result as it is (an
+     * error the server answered with is 502 {@code upstream_unavailable} with its message). Streamable HTTP servers
+     * are called on a kept session ({@link StreamableCalls}); SSE and stdio servers share one initialized SDK client
+     * per gateway (as the gateway is now). A call that fails is tried once more on a new session or client, as a
+     * server may have forgotten its session, and after a refused token on a new one.
      */
-    McpSchema.CallToolResult call(Gateway gateway, String tool, Map<String, Object> arguments) {
-        var request = McpSchema.CallToolRequest.builder(tool).arguments(arguments).build();
+    JsonNode call(Gateway gateway, String tool, JsonNode arguments) {
+        if (gateway.transport() == Connector.Transport.STREAMABLE_HTTP) {
+            return callStreamable(gateway, tool, arguments);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> map = Json.mapper().convertValue(arguments, Map.class);
+        var request = McpSchema.CallToolRequest.builder(tool).arguments(map).build();
         String key = gateway.id() + "@" + gateway.updatedAt();
         McpSyncClient client = client(key, gateway);
         try {
-            return client.callTool(request);
+            return json(client.callTool(request));
         } catch (RuntimeException first) {
             drop(key, client);
             if (timedOut(first)) {
@@ -105,11 +117,57 @@ final class McpUpstream {
             refreshedAfterRefusal(gateway, first);
             McpSyncClient again = client(key, gateway);
             try {
-                return again.callTool(request);
+                return json(again.callTool(request));
             } catch (RuntimeException e) {
                 drop(key, again);
                 throw failure(gateway, e);
             }
+        }
+    }
+
+    private JsonNode callStreamable(Gateway gateway, String tool, JsonNode arguments) {
+        for (int attempt = 0; ; attempt++) {
+            StreamableCalls.Answer answer;
+            try {
+                answer = streamable.call(gateway, headers(gateway), tool, arguments);
+            } catch (StreamableCalls.Unauthorized e) {
+                if (attempt > 0 || gateway.authType() != Connector.AuthType.OAUTH) {
+                    throw failure(gateway, e);
+                }
+                oauth.rejected(gateway, oauth.accessToken(gateway));
+                continue;
+            } catch (IOException | RuntimeException e) {
+                streamable.forget(gateway.id());
+                if (attempt > 0 || timedOut(e) || e instanceof ApiException) {
+                    throw e instanceof ApiException api ? api : failure(gateway, e);
+                }
+                continue;
+            }
+            if (answer.error().isPresent()) {
+                throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The MCP server at "
+                        + host(gateway) + " refused the call: " + answer.error().get().path("message").asText(
+                        answer.error().get().toString()));
+            }
+            return answer.result().orElseThrow();
+        }
+    }
+
+    /** The headers a gateway's requests carry: its auth headers, or an OAuth gateway's current token. */
+    private Map<String, String> headers(Gateway gateway) {
+        var headers = new java.util.LinkedHashMap<String, String>();
+        gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
+                headers.put(header.path("key").asText(), header.path("value").asText())));
+        if (gateway.authType() == Connector.AuthType.OAUTH) {
+            headers.put("Authorization", "Bearer " + oauth.accessToken(gateway));
+        }
+        return headers;
+    }
+
+    private JsonNode json(McpSchema.CallToolResult result) {
+        try {
+            return Json.read(mapper.writeValueAsString(result));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -123,6 +181,7 @@ final class McpUpstream {
     /** Closes the clients kept for a gateway that is gone or disabled (a stdio server's process ends with it). */
     void forget(String gatewayId) {
         closeClients(gatewayId, "");
+        streamable.forget(gatewayId);
     }
 
     private void closeClients(String gatewayId, String except) {
@@ -147,6 +206,7 @@ final class McpUpstream {
 
     /** Closes the clients kept for calls. */
     void close() {
+        streamable.close();
         clients.values().forEach(McpUpstream::close);
         clients.clear();
     }
@@ -204,13 +264,8 @@ final class McpUpstream {
             throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
                     + "called: " + e.getMessage());
         }
-        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) -> {
-            gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
-                    request.header(header.path("key").asText(), header.path("value").asText())));
-            if (gateway.authType() == Connector.AuthType.OAUTH) {
-                request.header("Authorization", "Bearer " + oauth.accessToken(gateway));
-            }
-        };
+        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
+                headers(gateway).forEach(request::header);
         String base = uri.getScheme() + "://" + uri.getRawAuthority();
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {
@@ -268,7 +323,7 @@ final class McpUpstream {
         return false;
     }
 
-    private ApiException failure(Gateway gateway, RuntimeException e) {
+    private ApiException failure(Gateway gateway, Exception e) {
         if (timedOut(e)) {
             return ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The MCP server at " + host(gateway)
                     + " did not answer within " + timeout.toSeconds() + " s.");

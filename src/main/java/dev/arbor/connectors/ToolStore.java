@@ -41,6 +41,7 @@ final class ToolStore {
     /** Makes the stored tools of a gateway those fetched: new ones added, changed ones updated, gone ones removed. */
     Changes replace(String gatewayId, List<McpSchema.Tool> fetched) {
         return database.write(handle -> {
+            ConnectorChanges.record(handle);
             Map<String, Tool> stored = new HashMap<>();
             handle.createQuery("SELECT " + COLUMNS + " FROM connector_tools WHERE gateway_id = :g")
                     .bind("g", gatewayId).map(ToolStore::row).forEach(t -> stored.put(t.name(), t));

@@ -54,6 +54,14 @@ class AgentEndpointTest {
                 assertThatThrownBy(() -> client.callTool(call("everything__get-env", Map.of())))
                         .hasMessageContaining("has no tool");
             }
+            // what the endpoint serves follows every change at once: a disabled gateway, a detached agent
+            http.patch("/connectors/configured/" + gateway + "/toggle", "{\"enabled\": false}", ADMIN);
+            assertThat(listed(http, redToken)).isEmpty();
+            http.patch("/connectors/configured/" + gateway + "/toggle", "{\"enabled\": true}", ADMIN);
+            assertThat(listed(http, redToken)).containsExactly("everything__echo", "everything__get-sum");
+            http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"tool_ids\": [\""
+                    + ids.get("echo") + "\"]}", ADMIN);
+            assertThat(listed(http, redToken)).containsExactly("everything__echo");
             try (McpSyncClient outsider = client(http, blueToken)) {
                 assertThatThrownBy(outsider::initialize).isNotNull();
             }
@@ -69,6 +77,63 @@ class AgentEndpointTest {
             http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}",
                     "Authorization", "Bearer " + blueToken).assertError(403, "project_forbidden", "prompt_id");
         }
+    }
+
+    @Test
+    void aRestartedServerGetsANewSessionAndErrorsReachTheAgentAsToolErrors() throws Exception {
+        EverythingServer everything = EverythingServer.start("streamableHttp");
+        try (var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
+                "ARBOR_ADMIN_TOKEN", "admin-secret-1"))) {
+            TestServer http = server.http();
+            String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN).json().path("id").asText();
+            String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \""
+                    + everything.url("/mcp") + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN)
+                    .json().path("id").asText();
+            http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
+            var ids = new java.util.HashMap<String, String>();
+            http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
+                    .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
+            http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + red
+                    + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+            assertThat(callText(http, "everything__echo", "{\"message\": \"one\"}")).contains("one");
+
+            // the server restarts and has forgotten the session: a new one, and the call goes through
+            everything.close();
+            everything = EverythingServer.start("streamableHttp", everything.port());
+            assertThat(callText(http, "everything__echo", "{\"message\": \"two\"}")).contains("two");
+
+            // arguments the server refuses: its error, as a tool error the agent can read
+            JsonNode refused = callResult(http, "everything__get-sum", "{\"a\": \"not a number\"}");
+            assertThat(refused.path("isError").asBoolean()).isTrue();
+
+            // the server is gone: a tool error that says so
+            everything.close();
+            JsonNode gone = callResult(http, "everything__echo", "{\"message\": \"three\"}");
+            assertThat(gone.path("isError").asBoolean()).isTrue();
+            assertThat(gone.at("/content/0/text").asText()).contains("could not be used");
+        } finally {
+            everything.close();
+        }
+    }
+
+    private static JsonNode callResult(TestServer http, String tool, String arguments) {
+        return http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \"tools/call\", "
+                + "\"params\": {\"name\": \"" + tool + "\", \"arguments\": " + arguments + "}}", ADMIN).json()
+                .path("result");
+    }
+
+    private static String callText(TestServer http, String tool, String arguments) {
+        JsonNode result = callResult(http, tool, arguments);
+        assertThat(result.path("isError").asBoolean()).as(result.toString()).isFalse();
+        return result.at("/content/0/text").asText();
+    }
+
+    private static java.util.List<String> listed(TestServer http, String token) {
+        var names = new java.util.ArrayList<String>();
+        http.post("/mcp/prompts/agent-1", "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"tools/list\"}",
+                "Authorization", "Bearer " + token).json().at("/result/tools").forEach(t -> names.add(t.path("name")
+                .asText()));
+        return names;
     }
 
     private static McpSchema.CallToolRequest call(String tool, Map<String, Object> arguments) {

@@ -36,11 +36,16 @@ public final class EverythingServer implements AutoCloseable {
 
     /** @param transport {@code streamableHttp} (endpoint /mcp) or {@code sse} (endpoint /sse) */
     public static EverythingServer start(String transport) throws IOException {
-        Path script = script();
         int port;
         try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = socket.getLocalPort();
         }
+        return start(transport, port);
+    }
+
+    /** A server on a given port: a restart where the last one was, which knows none of its sessions. */
+    public static EverythingServer start(String transport, int port) throws IOException {
+        Path script = script();
         var builder = new ProcessBuilder("node", "--require", FIXTURE.resolve("loopback.cjs").toString(),
                 script.toString(), transport).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
@@ -53,6 +58,10 @@ public final class EverythingServer implements AutoCloseable {
             }
         });
         return server;
+    }
+
+    public int port() {
+        return port;
     }
 
     public String url(String path) {
