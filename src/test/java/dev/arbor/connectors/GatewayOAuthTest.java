@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.SecuredMcpServer;
+import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -24,6 +26,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * OAuth of gateways end to end: a real MCP server (the Java SDK's, in-process) that takes only tokens of a real
@@ -134,12 +138,17 @@ class GatewayOAuthTest {
         }
     }
 
-    @Test
-    void aServerThatLetsClientsRegisterGetsOneClientPerReturnAddressAndARefusedRefreshNeedsANewAuthorization()
-            throws Exception {
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void aServerThatLetsClientsRegisterGetsOneClientPerReturnAddressAndARefusedRefreshNeedsANewAuthorization(
+            Dialect dialect) throws Exception {
         var clock = new MovableClock();
+        var env = new HashMap<>(env());
+        if (dialect == Dialect.POSTGRESQL) {
+            env.put("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
+        }
         try (var secured = SecuredMcpServer.startWithRegistration(600);
-             var server = ArborServer.start(env(), clock)) {
+             var server = ArborServer.start(env, clock)) {
             TestServer http = server.http();
             String gateway = gateway(http, secured, "{}", "{\"global\": true}");
 
