@@ -274,6 +274,12 @@ final class GatewayOAuth {
         store.sweep(now - Duration.ofDays(1).toMillis());
     }
 
+    /** New credentials: the tokens got with the old ones are forgotten (nothing when the gateway has none). */
+    void credentialsChanged(Gateway gateway) {
+        tokens.remove(gateway.id());
+        store.forget(gateway.id(), clock.millis());
+    }
+
     /** Forgets the gateway's tokens; agents lose its tools until someone authorizes it again. */
     boolean disconnect(Gateway gateway) {
         requireOAuth(gateway);

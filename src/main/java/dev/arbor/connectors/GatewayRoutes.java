@@ -78,7 +78,8 @@ final class GatewayRoutes {
                 .get("/connectors/configured", "List configured gateways (include_disabled=true for all)",
                         this::configured)
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
-                .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients and scope", this::update)
+                .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients, scope or credentials",
+                        this::update)
                 .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools and every agent's "
                         + "attachment to it", this::delete)
                 .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
@@ -105,10 +106,7 @@ final class GatewayRoutes {
                 problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings();
-        if (!settings.has("scopes")) {
-            connector.oauth().filter(o -> !o.scopes().isEmpty())
-                    .ifPresent(o -> o.scopes().forEach(settings.putArray("scopes")::add));
-        }
+        defaultScopes(settings, connector);
         create(ctx, new Gateway(Ids.next("gw"), name, Optional.of(connector.id()), connector.url(),
                 connector.transport(), connector.authType(), connector.description(), settings, credentials.secret(),
                 scope, clients, clock.millis(), clock.millis()));
@@ -236,11 +234,20 @@ final class GatewayRoutes {
         Gateway gateway = find(ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        problems.unknownFields(body, Set.of("clients", "scope"), null, "a gateway's update");
+        problems.unknownFields(body, Set.of("clients", "scope", "credentials"), null, "a gateway's update");
         Scope scope = scope(body.path("scope"), gateway.scope(), problems);
         List<String> clients = clients(body.path("clients"), gateway.clients(), problems);
+        Gateway changed = gateway.with(scope, clients);
+        if (body.has("credentials")) {
+            changed = newCredentials(changed, body.path("credentials"), problems);
+        }
         problems.throwIfAny();
-        gateways.update(gateway.with(scope, clients));
+        gateways.update(changed);
+        if (body.has("credentials")) {
+            // tokens got with other credentials (another client, other scopes) are not these credentials' tokens
+            oauth.credentialsChanged(gateway);
+            upstream.forget(gateway.id());
+        }
         // an agent whose project the narrowed scope leaves out loses the gateway, and the answer says which
         Map<String, Object> json = json(find(gateway.id()));
         json.put("detached_agents", bindings.detachOutside(gateway.id(), scope).stream().map(agent -> {
@@ -250,6 +257,35 @@ final class GatewayRoutes {
             return detached;
         }).toList());
         Responses.ok(ctx, json);
+    }
+
+    /**
+     * The gateway with these credentials instead of its own: checked as at creation, and whole (secrets left out
+     * are gone, not kept), so that what is stored is exactly what was given.
+     */
+    private Gateway newCredentials(Gateway gateway, JsonNode credentials, Problems problems) {
+        Optional<Connector> connector = gateway.connectorId().flatMap(registry::find);
+        // an entry gone from the registry leaves it to the authorization server whether clients may register
+        boolean registers = connector.map(c -> c.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false))
+                .orElse(true);
+        boolean local = gateway.transport() == Connector.Transport.STDIO;
+        GatewayCredentials.Split split = GatewayCredentials.read(credentials, gateway.authType(), registers, local,
+                problems);
+        ObjectNode settings = split.settings();
+        connector.ifPresent(c -> defaultScopes(settings, c));
+        if (local) {
+            settings.set("command", gateway.settings().path("command"));
+            settings.set("args", gateway.settings().path("args"));
+        }
+        return gateway.withCredentials(settings, split.secret());
+    }
+
+    /** A registry connector's scopes, when the credentials name none. */
+    private static void defaultScopes(ObjectNode settings, Connector connector) {
+        if (!settings.has("scopes")) {
+            connector.oauth().filter(o -> !o.scopes().isEmpty())
+                    .ifPresent(o -> o.scopes().forEach(settings.putArray("scopes")::add));
+        }
     }
 
     private void delete(Context ctx) {

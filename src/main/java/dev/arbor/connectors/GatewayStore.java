@@ -42,6 +42,11 @@ final class GatewayStore {
                     newScope, newClients, createdAt, updatedAt);
         }
 
+        Gateway withCredentials(ObjectNode newSettings, Optional<ObjectNode> newSecret) {
+            return new Gateway(id, name, connectorId, url, transport, authType, description, newSettings, newSecret,
+                    scope, clients, createdAt, updatedAt);
+        }
+
         @Override
         public String toString() {
             return "Gateway[" + id + ", " + name + ", " + url + ", secret " + (secret.isPresent() ? "set" : "none")
@@ -98,11 +103,15 @@ final class GatewayStore {
                 .bind("project", projectId.orElse(null)).map((rs, ctx) -> row(rs, handle)).list());
     }
 
-    /** Stores a gateway's new scope and clients. */
+    /** Stores a gateway's new scope, clients and credentials. */
     void update(Gateway gateway) {
         database.update(handle -> {
             handle.createUpdate("UPDATE connector_gateways SET enabled = :enabled, global = :global, "
-                            + "clients = :clients, updated_at = :now WHERE id = :id")
+                            + "clients = :clients, settings = :settings, secret = :secret, updated_at = :now "
+                            + "WHERE id = :id")
+                    .bind("settings", Json.writeString(gateway.settings()))
+                    .bind("secret", gateway.secret().map(s -> secrets.seal(Json.writeString(s),
+                            context(gateway.id()))).orElse(null))
                     .bind("enabled", gateway.scope().enabled() ? 1 : 0).bind("global", gateway.scope().global() ? 1 : 0)
                     .bind("clients", Json.writeString(gateway.clients())).bind("now", clock.millis())
                     .bind("id", gateway.id()).execute();

@@ -234,6 +234,12 @@ class GatewayOAuthTest {
             JsonNode failed = http.get("/connectors/" + gateway + "/oauth/status", ADMIN).json();
             assertThat(failed.at("/error/code").asText()).isEqualTo("oauth_rejected");
 
+            // new credentials: the tokens got with the old ones are forgotten
+            assertThat(status(http, gateway)).isEqualTo("authorized");
+            http.patch("/connectors/configured/" + gateway, "{\"credentials\": {\"client_id\": \"arbor-2\"}}",
+                    ADMIN);
+            assertThat(status(http, gateway)).isEqualTo("unauthorized");
+
             http.post("/connectors/oauth/callback", "{\"code\": \"c\"}", ADMIN).assertError(400, "missing_field",
                     "state");
             http.post("/connectors/oauth/callback", "{\"state\": \"s\"}", ADMIN).assertError(400, "missing_field",
@@ -258,6 +264,10 @@ class GatewayOAuthTest {
             // the mock lets no client register: without a client id there is nothing to authorize with
             http.post(path, "{\"return_url\": \"" + RETURN + "\"}", ADMIN).assertError(409, "oauth_client_required",
                     "gateway_id");
+            http.patch("/connectors/configured/" + gateway, "{\"credentials\": {\"client_id\": \"arbor-console\"}}",
+                    ADMIN);
+            assertThat(http.post(path, "{\"return_url\": \"" + RETURN + "\"}", ADMIN).json()
+                    .path("authorization_url").asText()).contains("client_id=arbor-console");
             http.post(path, "{}", ADMIN).assertError(400, "missing_field", "return_url");
             for (String bad : new String[] {"https://evil.example/cb", "http://admin.example.com/cb",
                     "javascript:alert(1)", "ftp://localhost/cb", "not a url", "http://localhost:5173/cb#frag"}) {

@@ -63,6 +63,17 @@ class GatewayTest {
                     + "{\"client_id\": \"abc\", \"client_secret\": \"s3\"}, \"scope\": {\"global\": true}}").json();
             assertThat(github.at("/credentials/scopes").toString()).isEqualTo("[\"repo\",\"read:org\"]");
             assertThat(github.at("/credentials/client_secret_set").asBoolean()).isTrue();
+            // credentials are replaced whole, checked as at creation; a bad set changes nothing
+            String gh = github.path("id").asText();
+            http.patch("/connectors/configured/" + gh, "{\"credentials\": {\"client_secret\": \"s4\"}}")
+                    .assertError(400, "missing_field", "credentials.client_id");
+            assertThat(http.get("/connectors/configured?limit=100").json().toString()).contains("\"abc\"");
+            JsonNode rotated = http.patch("/connectors/configured/" + gh, "{\"credentials\": {\"client_id\": "
+                    + "\"def\", \"scopes\": [\"repo\"]}}").json();
+            assertThat(rotated.at("/credentials/client_id").asText()).isEqualTo("def");
+            assertThat(rotated.at("/credentials/scopes").toString()).isEqualTo("[\"repo\"]");
+            assertThat(rotated.at("/credentials/client_secret_set").asBoolean()).isFalse();
+            assertThat(rotated.at("/scope/global").asBoolean()).isTrue();
             JsonNode closed = http.post("/connectors/gateways", "{\"connector_id\": \"deepwiki\"}").json();
             assertThat(closed.at("/scope/global").asBoolean()).isFalse();
 
@@ -85,7 +96,6 @@ class GatewayTest {
             http.get("/connectors/available?project_id=proj_nope").assertError(404, "project_not_found",
                     "project_id");
 
-            String gh = github.path("id").asText();
             assertThat(http.patch("/connectors/configured/" + gh + "/toggle", "").json().at("/scope/enabled")
                     .asBoolean()).isFalse();
             assertThat(ids(http, "/connectors/available?project_id=" + red)).containsExactly(hub.path("id").asText());
