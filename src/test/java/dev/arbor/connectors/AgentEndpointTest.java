@@ -30,15 +30,9 @@ class AgentEndpointTest {
             TestServer http = server.http();
             String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN).json().path("id").asText();
             String blue = http.post("/projects", "{\"name\": \"blue\"}", ADMIN).json().path("id").asText();
-            String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \""
-                    + everything.url("/mcp") + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN)
-                    .json().path("id").asText();
-            http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
-            var ids = new java.util.HashMap<String, String>();
-            http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
-                    .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
-            http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + red
-                    + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+            Attached attached = attachEchoAndSum(http, everything.url("/mcp"), red);
+            String gateway = attached.gateway();
+            Map<String, String> ids = attached.toolIds();
             String redToken = token(http, red);
             String blueToken = token(http, blue);
 
@@ -86,15 +80,7 @@ class AgentEndpointTest {
                 "ARBOR_ADMIN_TOKEN", "admin-secret-1"))) {
             TestServer http = server.http();
             String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN).json().path("id").asText();
-            String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \""
-                    + everything.url("/mcp") + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN)
-                    .json().path("id").asText();
-            http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
-            var ids = new java.util.HashMap<String, String>();
-            http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
-                    .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
-            http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + red
-                    + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+            attachEchoAndSum(http, everything.url("/mcp"), red);
             assertThat(callText(http, "everything__echo", "{\"message\": \"one\"}")).contains("one");
 
             // the server restarts and has forgotten the session: a new one, and the call goes through
@@ -114,6 +100,21 @@ class AgentEndpointTest {
         } finally {
             everything.close();
         }
+    }
+
+    private record Attached(String gateway, Map<String, String> toolIds) {}
+
+    /** A gateway to the server whose echo and get-sum tools agent-1 of the project uses. */
+    private static Attached attachEchoAndSum(TestServer http, String url, String project) {
+        String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \"" + url
+                + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN).json().path("id").asText();
+        http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
+        var ids = new java.util.HashMap<String, String>();
+        http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
+                .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
+        http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + project
+                + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+        return new Attached(gateway, ids);
     }
 
     private static JsonNode callResult(TestServer http, String tool, String arguments) {
