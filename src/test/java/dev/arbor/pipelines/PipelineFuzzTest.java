@@ -4,17 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.JsonMutator;
 import dev.arbor.testing.TestServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +50,7 @@ class PipelineFuzzTest {
     void anyMutationOfADefinitionGetsAClearAnswerAndRunsEnd() throws Exception {
         System.out.println("PipelineFuzzTest seed: " + SEED + " (replay with -Dfuzz.seed=" + SEED + ")");
         var random = new Random(SEED);
+        var mutator = new JsonMutator(random, STRINGS);
         int created = 0;
         var runs = new ArrayList<String>();
         try (var server = ArborServer.start(Map.of())) {
@@ -59,7 +59,7 @@ class PipelineFuzzTest {
                 ObjectNode definition = (ObjectNode) JSON.readTree(VALID);
                 definition.put("name", "fuzz-" + i);
                 for (int m = 1 + random.nextInt(3); m > 0; m--) {
-                    mutate(definition, random);
+                    mutator.mutate(definition);
                 }
                 String body = definition.toString();
                 HttpReply checked = http.post("/pipelines/validate", body);
@@ -74,7 +74,7 @@ class PipelineFuzzTest {
                     created++;
                     ObjectNode params = NODES.objectNode();
                     if (random.nextBoolean()) {
-                        params.set(random.nextBoolean() ? "n" : "s", value(random, 0));
+                        params.set(random.nextBoolean() ? "n" : "s", mutator.value(0));
                     }
                     HttpReply started = http.post("/pipelines/" + saved.json().path("id").asText() + "/runs",
                             NODES.objectNode().set("params", params).toString());
@@ -101,61 +101,5 @@ class PipelineFuzzTest {
             more += page.path("data").size();
         }
         return more;
-    }
-
-    /** Replaces, drops or adds one thing somewhere in the definition. */
-    private static void mutate(JsonNode root, Random random) {
-        List<JsonNode> containers = new ArrayList<>();
-        collect(root, containers);
-        JsonNode target = containers.get(random.nextInt(containers.size()));
-        if (target instanceof ObjectNode object && !object.isEmpty()) {
-            List<String> names = new ArrayList<>();
-            object.fieldNames().forEachRemaining(names::add);
-            String name = names.get(random.nextInt(names.size()));
-            switch (random.nextInt(4)) {
-                case 0 -> object.remove(name);
-                case 1 -> object.set(random.nextBoolean() ? name : "x" + random.nextInt(9), value(random, 0));
-                default -> object.set(name, value(random, 0));
-            }
-        } else if (target instanceof ArrayNode array && !array.isEmpty()) {
-            int index = random.nextInt(array.size());
-            if (random.nextBoolean()) {
-                array.remove(index);
-            } else {
-                array.set(index, value(random, 0));
-            }
-        }
-    }
-
-    private static void collect(JsonNode node, List<JsonNode> into) {
-        if (node.isContainerNode()) {
-            into.add(node);
-            node.forEach(child -> collect(child, into));
-        }
-    }
-
-    private static JsonNode value(Random random, int depth) {
-        return switch (random.nextInt(depth > 2 ? 5 : 7)) {
-            case 0 -> NODES.textNode(STRINGS.get(random.nextInt(STRINGS.size())));
-            case 1 -> NODES.numberNode(Set.of(0, -1, 1, 7, Integer.MAX_VALUE).stream().skip(random.nextInt(5))
-                    .findFirst().orElse(0));
-            case 2 -> NODES.booleanNode(random.nextBoolean());
-            case 3 -> NODES.nullNode();
-            case 4 -> NODES.numberNode(random.nextDouble() * 1e300);
-            case 5 -> {
-                ArrayNode array = NODES.arrayNode();
-                for (int i = random.nextInt(4); i > 0; i--) {
-                    array.add(value(random, depth + 1));
-                }
-                yield array;
-            }
-            default -> {
-                ObjectNode object = NODES.objectNode();
-                for (int i = random.nextInt(4); i > 0; i--) {
-                    object.set(STRINGS.get(random.nextInt(STRINGS.size())), value(random, depth + 1));
-                }
-                yield object;
-            }
-        };
     }
 }
