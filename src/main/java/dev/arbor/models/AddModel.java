@@ -125,6 +125,7 @@ final class AddModel {
         return switch (EngineKind.of(engine).orElseThrow()) {
             case EMBEDDING -> 256;
             case ONNX_CLASSIFIER -> 512;
+            case CAUSAL_LM -> 2048;
             case REMOTE -> 8192;
             case HASH -> 100_000;
         };

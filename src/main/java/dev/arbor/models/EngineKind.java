@@ -14,6 +14,9 @@ enum EngineKind {
     EMBEDDING("embedding", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER))),
     ONNX_CLASSIFIER("onnx-classifier", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER),
             List.of(ClassifierEngine.CONFIG))),
+    /** A generative model in the Hugging Face layout, run by Jlama. */
+    CAUSAL_LM("causal-lm", List.of(List.of(CausalLmEngine.CONFIG), List.of(CausalLmEngine.TOKENIZER),
+            List.of(CausalLmEngine.WEIGHTS))),
     /** A model behind an OpenAI-compatible endpoint: no files, added from source {@code cloud}. */
     REMOTE("remote", List.of()),
     HASH("hash", List.of());

@@ -70,19 +70,24 @@ public final class ModelOperations {
 
     /**
      * The request a pipeline's Add Model step makes: models from a hub or a URL run on the embedding engine; a local
-     * folder holding a sequence classifier's config runs on the classifier engine.
+     * folder runs on the engine its config names: a sequence classifier on the classifier engine, a generative model
+     * on the causal-lm engine.
      */
     public static ObjectNode addRequest(String uri, String name, String source) {
         ObjectNode request = Json.object().put("model_uri", uri).put("model_name", name)
                 .put("model_source", source);
-        boolean classifier;
+        EngineKind engine = EngineKind.EMBEDDING;
         try {
-            classifier = source.equals("local") && ClassifierEngine.classifies(Path.of(
-                    uri.startsWith("file://") ? uri.substring("file://".length()) : uri));
+            Path folder = Path.of(uri.startsWith("file://") ? uri.substring("file://".length()) : uri);
+            if (source.equals("local") && ClassifierEngine.classifies(folder)) {
+                engine = EngineKind.ONNX_CLASSIFIER;
+            } else if (source.equals("local") && CausalLmEngine.generates(folder)) {
+                engine = EngineKind.CAUSAL_LM;
+            }
         } catch (java.nio.file.InvalidPathException e) {
-            classifier = false; // AddModel says what is wrong with the path
+            // AddModel says what is wrong with the path
         }
-        return request.put("engine", classifier ? EngineKind.ONNX_CLASSIFIER.wire() : EngineKind.EMBEDDING.wire());
+        return request.put("engine", engine.wire());
     }
 
     /** The request of an Add Cloud Model step: a provider by name or API URL, its model id, and the key. */

@@ -408,6 +408,7 @@ public final class ModelRuntime implements AutoCloseable {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("--enable-native-access=ALL-UNNAMED");
+            command.add("--add-modules=jdk.incubator.vector"); // the causal-lm engine's vector arithmetic
             command.add("-XX:+ExitOnOutOfMemoryError");
             // without it the JDK server holds the body of each answer back until the headers are acknowledged
             command.add("-Dsun.net.httpserver.nodelay=true");
