@@ -69,9 +69,12 @@ final class AgentEndpoint {
         if (kept != null && kept.version() == version) {
             return kept;
         }
-        Map<String, BindingStore.ServedTool> tools = tools(prompt);
+        Map<String, BindingStore.ServedTool> tools = new LinkedHashMap<>(tools(prompt));
         var byId = new LinkedHashMap<String, GatewayStore.Gateway>();
-        tools.values().forEach(tool -> byId.computeIfAbsent(tool.gatewayId(), id -> gateways.find(id).orElseThrow()));
+        tools.values().stream().map(BindingStore.ServedTool::gatewayId).distinct()
+                .forEach(id -> gateways.find(id).ifPresent(gateway -> byId.put(id, gateway)));
+        // a gateway deleted since its tools were read is gone with them (the next call reads everything again)
+        tools.values().removeIf(tool -> !byId.containsKey(tool.gatewayId()));
         var fresh = new Served(version, bindings.projectOf(prompt), tools, byId);
         served.put(prompt, fresh);
         return fresh;

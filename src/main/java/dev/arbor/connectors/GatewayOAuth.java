@@ -33,11 +33,11 @@ import org.slf4j.LoggerFactory;
  */
 final class GatewayOAuth {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayOAuth.class);
-    static final Duration STATE_LIFETIME = Duration.ofMinutes(10);
+    private static final Duration STATE_LIFETIME = Duration.ofMinutes(10);
     /** A token this close to expiry is refreshed before it is used. */
     private static final Duration REFRESH_ON_USE = Duration.ofSeconds(60);
     /** The sweep refreshes tokens this close to expiry, so that calls seldom wait for a refresh. */
-    static final Duration REFRESH_AHEAD = Duration.ofMinutes(5);
+    private static final Duration REFRESH_AHEAD = Duration.ofMinutes(5);
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     /** The values of {@code status}. */
