@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -169,14 +170,16 @@ final class StreamableCalls implements AutoCloseable {
 
     /** Reads an answer, closing its stream at the deadline if the server hangs in the middle of it. */
     private JsonNode withDeadline(InputStream body, Reading reading) throws IOException {
+        var reached = new AtomicBoolean();
         ScheduledFuture<?> deadline = deadlines.schedule(() -> {
+            reached.set(true); // before closing: the reader's failure may come before this task ends
             body.close();
             return null;
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         try {
             return reading.read();
         } catch (IOException e) {
-            if (deadline.isDone()) {
+            if (reached.get()) {
                 throw new HttpTimeoutException("the server did not answer within " + timeout.toSeconds() + " s");
             }
             throw e;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.http.Json;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.TestServer;
 import io.modelcontextprotocol.client.McpClient;
@@ -12,6 +13,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -77,10 +79,10 @@ class AgentEndpointTest {
     void aRestartedServerGetsANewSessionAndErrorsReachTheAgentAsToolErrors() throws Exception {
         EverythingServer everything = EverythingServer.start("streamableHttp");
         try (var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                "ARBOR_ADMIN_TOKEN", "admin-secret-1"))) {
+                "ARBOR_ADMIN_TOKEN", "admin-secret-1", "ARBOR_MCP_TIMEOUT_SECONDS", "2"))) {
             TestServer http = server.http();
             String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN).json().path("id").asText();
-            attachEchoAndSum(http, everything.url("/mcp"), red);
+            attachEchoAndSum(http, everything.url("/mcp"), red, "trigger-long-running-operation");
             assertThat(callText(http, "everything__echo", "{\"message\": \"one\"}")).contains("one");
 
             // the server restarts and has forgotten the session: a new one, and the call goes through
@@ -91,6 +93,13 @@ class AgentEndpointTest {
             // arguments the server refuses: its error, as a tool error the agent can read
             JsonNode refused = callResult(http, "everything__get-sum", "{\"a\": \"not a number\"}");
             assertThat(refused.path("isError").asBoolean()).isTrue();
+
+            // a call slower than ARBOR_MCP_TIMEOUT_SECONDS: a tool error that says so, and the next call works
+            JsonNode slow = callResult(http, "everything__trigger-long-running-operation",
+                    "{\"duration\": 6, \"steps\": 2}");
+            assertThat(slow.path("isError").asBoolean()).isTrue();
+            assertThat(slow.at("/content/0/text").asText()).contains("did not answer within 2 s");
+            assertThat(callText(http, "everything__echo", "{\"message\": \"after\"}")).contains("after");
 
             // the server is gone: a tool error that says so
             everything.close();
@@ -104,16 +113,20 @@ class AgentEndpointTest {
 
     private record Attached(String gateway, Map<String, String> toolIds) {}
 
-    /** A gateway to the server whose echo and get-sum tools agent-1 of the project uses. */
-    private static Attached attachEchoAndSum(TestServer http, String url, String project) {
+    /** A gateway to the server whose echo and get-sum tools (and any others named) agent-1 of the project uses. */
+    private static Attached attachEchoAndSum(TestServer http, String url, String project, String... more) {
         String gateway = http.post("/connectors/custom", "{\"name\": \"Everything\", \"url\": \"" + url
                 + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN).json().path("id").asText();
         http.action("/connectors/" + gateway + "/fetch-tools", ADMIN);
         var ids = new java.util.HashMap<String, String>();
         http.get("/connectors/" + gateway + "/tools?limit=100", ADMIN).json().path("data")
                 .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
+        var attached = new java.util.ArrayList<>(List.of(ids.get("echo"), ids.get("get-sum")));
+        for (String name : more) {
+            attached.add(ids.get(name));
+        }
         http.post("/prompts/agent-1/connections/" + gateway + "/attach-tools", "{\"project_id\": \"" + project
-                + "\", \"tool_ids\": [\"" + ids.get("echo") + "\", \"" + ids.get("get-sum") + "\"]}", ADMIN);
+                + "\", \"tool_ids\": " + Json.writeString(attached) + "}", ADMIN);
         return new Attached(gateway, ids);
     }
 
