@@ -269,10 +269,10 @@ final class OAuthClient {
         if (json.map(j -> j.path("error").isTextual()).orElse(false)) {
             String error = json.get().path("error").textValue();
             String description = json.get().path("error_description").asText("");
-            throw new OAuthException(true, error, what.substring(0, 1).toUpperCase() + what.substring(1)
+            throw new OAuthException(true, error, capitalized(what)
                     + " refused: " + error + (description.isEmpty() ? "" : " (" + description + ")"));
         }
-        throw unreachable(what.substring(0, 1).toUpperCase() + what.substring(1) + " answered " + answer.status()
+        throw unreachable(capitalized(what) + " answered " + answer.status()
                 + " without an OAuth answer.");
     }
 
@@ -385,10 +385,10 @@ final class OAuthClient {
         } catch (OutboundRefusedException e) {
             throw unreachable("Calling " + what + " is refused: " + e.getMessage());
         } catch (java.net.http.HttpTimeoutException e) {
-            throw new OAuthException(false, "timeout", what.substring(0, 1).toUpperCase() + what.substring(1)
+            throw new OAuthException(false, "timeout", capitalized(what)
                     + " did not answer within " + timeout.toSeconds() + " s.");
         } catch (IOException e) {
-            throw unreachable(what.substring(0, 1).toUpperCase() + what.substring(1) + " cannot be reached: "
+            throw unreachable(capitalized(what) + " cannot be reached: "
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -446,6 +446,10 @@ final class OAuthClient {
     private static Optional<String> match(Pattern pattern, String text) {
         Matcher matcher = pattern.matcher(text);
         return matcher.find() ? Optional.of(matcher.group(1)) : Optional.empty();
+    }
+
+    private static String capitalized(String what) {
+        return what.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + what.substring(1);
     }
 
     private static String origin(URI uri) {
