@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.connectors.GatewayStore.Scope;
 import dev.arbor.platform.http.ApiException;
@@ -318,6 +319,21 @@ final class GatewayRoutes {
 
     static Gateway find(GatewayStore gateways, String id) {
         return gateways.find(id).orElseThrow(() -> notFound(id));
+    }
+
+    /**
+     * A gateway the principal may use for agents (authorize it, fetch and list its tools): any for admins, an enabled
+     * one shared with one of a member's projects otherwise (403 {@code project_forbidden}).
+     */
+    static Gateway usable(GatewayStore gateways, String id, Principal principal) {
+        Gateway gateway = find(gateways, id);
+        boolean shared = gateway.scope().enabled() && (gateway.scope().global()
+                || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
+        if (!principal.isAdmin() && !shared) {
+            throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "gateway_id", "Gateway " + gateway.id() + " is not "
+                    + "shared with a project this token may act in.");
+        }
+        return gateway;
     }
 
     private static ApiException notFound(String id) {

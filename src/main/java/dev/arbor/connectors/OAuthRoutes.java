@@ -133,16 +133,8 @@ final class OAuthRoutes {
         Responses.ok(ctx, json);
     }
 
-    /** A gateway the principal may authorize: any for admins, one shared with a member's project otherwise. */
     private Gateway usable(String gatewayId, Principal principal) {
-        Gateway gateway = GatewayRoutes.find(gateways, gatewayId);
-        boolean shared = gateway.scope().enabled() && (gateway.scope().global()
-                || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
-        if (!principal.isAdmin() && !shared) {
-            throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "gateway_id", "Gateway " + gateway.id() + " is not "
-                    + "shared with a project this token may act in.");
-        }
-        return gateway;
+        return GatewayRoutes.usable(gateways, gatewayId, principal);
     }
 
     /**

@@ -13,7 +13,10 @@ import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A gateway's tools: fetched from its MCP server on demand (what changed is reported), and listed. */
+/**
+ * A gateway's tools: fetched from its MCP server on demand (what changed is reported), and listed; by admins, or by
+ * members of a project the gateway is shared with. A disabled gateway's tools are neither fetched nor listed.
+ */
 final class ToolRoutes {
     private final GatewayStore gateways;
     private final ToolStore tools;
@@ -33,16 +36,13 @@ final class ToolRoutes {
     }
 
     private void fetch(Context ctx) {
-        Access.requireAdmin(ctx);
-        Responses.ok(ctx, refetch(GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"))));
+        Responses.ok(ctx, refetch(GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"),
+                Access.principal(ctx))));
     }
 
     /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
     Map<String, Object> refetch(Gateway gateway) {
-        if (!gateway.scope().enabled()) {
-            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
-                    + "disabled; enable it to fetch its tools.");
-        }
+        requireEnabled(gateway);
         ToolStore.Changes changes = tools.replace(gateway.id(), upstream.tools(gateway));
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "connector.tools.fetch");
@@ -56,10 +56,17 @@ final class ToolRoutes {
     }
 
     private void list(Context ctx) {
-        Access.requireAdmin(ctx);
-        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        Gateway gateway = GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"), Access.principal(ctx));
+        requireEnabled(gateway);
         Responses.ok(ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id,
                 ToolRoutes::json));
+    }
+
+    private static void requireEnabled(Gateway gateway) {
+        if (!gateway.scope().enabled()) {
+            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
+                    + "disabled; enable it to use its tools.");
+        }
     }
 
     private static Map<String, Object> json(ToolStore.Tool tool) {

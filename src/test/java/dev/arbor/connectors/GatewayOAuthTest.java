@@ -286,6 +286,16 @@ class GatewayOAuthTest {
                     "gateway_id");
             http.get("/connectors/" + gateway + "/oauth/status", outsider).assertError(403, "project_forbidden",
                     "gateway_id");
+            // the tools too: a member of the gateway's project may fetch and list them, another may not
+            http.get("/connectors/" + gateway + "/tools", outsider).assertError(403, "project_forbidden",
+                    "gateway_id");
+            http.action("/connectors/" + gateway + "/fetch-tools", outsider).assertError(403, "project_forbidden",
+                    "gateway_id");
+            String[] member = {"Authorization", "Bearer " + http.post("/auth/tokens", "{\"name\": \"r\", "
+                    + "\"role\": \"member\", \"projects\": [\"" + red + "\"]}", ADMIN).json().path("token").asText()};
+            assertThat(http.get("/connectors/" + gateway + "/tools", member).json().path("data")).isEmpty();
+            http.action("/connectors/" + gateway + "/fetch-tools", member).assertError(409, "oauth_required",
+                    "gateway_id");
 
             String open = http.post("/connectors/custom", "{\"name\": \"Open\", \"url\": \"" + secured.mcpUrl()
                     + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}", ADMIN).json().path("id").asText();

@@ -68,6 +68,7 @@ class ToolFetchTest {
 
             http.patch("/connectors/configured/" + overSse + "/toggle", "{\"enabled\": false}");
             http.action("/connectors/" + overSse + "/fetch-tools").assertError(409, "gateway_disabled", "gateway_id");
+            http.get("/connectors/" + overSse + "/tools").assertError(409, "gateway_disabled", "gateway_id");
             http.action("/connectors/gw_nope/fetch-tools").assertError(404, "gateway_not_found", "gateway_id");
             http.get("/connectors/gw_nope/tools").assertError(404, "gateway_not_found", "gateway_id");
 
