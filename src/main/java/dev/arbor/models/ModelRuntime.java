@@ -8,17 +8,13 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.HttpURLConnection;
-import java.net.Proxy;
 import java.net.SocketTimeoutException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,13 +28,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each loaded model in its own worker process on loopback, so that a crash is an answer ({@code model_crashed})
+ * Runs each loaded model in its own worker process, reached over a Unix socket, so that a crash is an answer ({@code model_crashed})
  * rather than a dead server, and ejecting a model gives its memory back. Decisions wait for a model that is loading
  * (auto-load starts it), up to the load timeout.
  */
@@ -79,6 +76,9 @@ public final class ModelRuntime implements AutoCloseable {
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-housekeeping").factory());
+    /** Ends waits for answers that take too long; apart from housekeeping, which may wait on a stopping worker. */
+    private final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1,
+            Thread.ofPlatform().daemon().name("arbor-model-deadlines").factory());
 
     /** @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go */
     public ModelRuntime(Models models, Path dataDir, Settings settings) {
@@ -86,6 +86,7 @@ public final class ModelRuntime implements AutoCloseable {
         this.logDir = dataDir.resolve("logs");
         this.cacheDir = dataDir.resolve("cache");
         this.settings = requireNonNull(settings, "settings");
+        deadlines.setRemoveOnCancelPolicy(true);
         long every = settings.idleEject().isZero() ? 30_000
                 : Math.max(200, Math.min(30_000, settings.idleEject().toMillis() / 2));
         housekeeping.scheduleWithFixedDelay(this::ejectIdleAndOverBudget, every, every, TimeUnit.MILLISECONDS);
@@ -99,7 +100,7 @@ public final class ModelRuntime implements AutoCloseable {
         try {
             long now = System.currentTimeMillis();
             var loaded = workers.entrySet().stream()
-                    .filter(e -> e.getValue().port.isDone() && !e.getValue().failed())
+                    .filter(e -> e.getValue().link.isDone() && !e.getValue().failed())
                     .sorted(Comparator.comparingLong(e -> e.getValue().lastUsedMillis))
                     .toList();
             var kept = new ArrayList<Map.Entry<String, WorkerHandle>>();
@@ -142,7 +143,7 @@ public final class ModelRuntime implements AutoCloseable {
     /** One worker process and what it said about its load. */
     private static final class WorkerHandle {
         final Process process;
-        final CompletableFuture<Integer> port = new CompletableFuture<>();
+        final CompletableFuture<WorkerLink> link = new CompletableFuture<>();
         final long startedAtMillis = System.currentTimeMillis();
         volatile long loadedAtMillis;
         volatile long lastUsedMillis = System.currentTimeMillis();
@@ -152,8 +153,13 @@ public final class ModelRuntime implements AutoCloseable {
             this.process = process;
         }
 
+        /** Lets go of the worker's socket once the worker is gone or going. */
+        void closeLink() {
+            link.thenAccept(WorkerLink::close);
+        }
+
         boolean failed() {
-            return port.isCompletedExceptionally() && !ejected;
+            return link.isCompletedExceptionally() && !ejected;
         }
     }
 
@@ -166,7 +172,7 @@ public final class ModelRuntime implements AutoCloseable {
         if (handle.failed()) {
             return "failed";
         }
-        return handle.port.isDone() && handle.process.isAlive() ? "loaded" : "loading";
+        return handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading";
     }
 
     /** Starts loading a model unless it is loaded or loading; returns at once. */
@@ -176,7 +182,7 @@ public final class ModelRuntime implements AutoCloseable {
             if (existing != null && !existing.failed() && existing.process.isAlive()) {
                 return existing;
             }
-            return start(model, options);
+            return replace(existing, model, options);
         });
     }
 
@@ -187,7 +193,7 @@ public final class ModelRuntime implements AutoCloseable {
             return false;
         }
         handle.ejected = true;
-        handle.port.completeExceptionally(new IllegalStateException("ejected"));
+        handle.link.completeExceptionally(new IllegalStateException("ejected"));
         handle.process.destroy();
         try {
             if (!handle.process.waitFor(5, TimeUnit.SECONDS)) {
@@ -197,6 +203,7 @@ public final class ModelRuntime implements AutoCloseable {
             handle.process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        handle.closeLink();
         return true;
     }
 
@@ -236,9 +243,9 @@ public final class ModelRuntime implements AutoCloseable {
     public Scoring.Answer score(String modelId, Scoring.Request request, Runnable atModel) {
         Model model = downloaded(models.require(modelId, "model"), "model");
         WorkerHandle handle = ready(model);
-        int port = awaitPort(model, handle);
+        WorkerLink link = awaitLink(model, handle);
         atModel.run();
-        return ask(model, handle, port, request);
+        return ask(model, handle, link, request);
     }
 
     /** The model when its files are all here; 409 {@code model_not_downloaded} otherwise. */
@@ -271,7 +278,7 @@ public final class ModelRuntime implements AutoCloseable {
                 && System.currentTimeMillis() - handle.startedAtMillis < RETRY_FAILED_LOAD_AFTER.toMillis()) {
             return handle;
         }
-        if (handle != null && !handle.failed() && (handle.process.isAlive() || !handle.port.isDone())) {
+        if (handle != null && !handle.failed() && (handle.process.isAlive() || !handle.link.isDone())) {
             return handle;
         }
         if (!settings.autoLoad()) {
@@ -279,14 +286,23 @@ public final class ModelRuntime implements AutoCloseable {
                     + "auto-load is off; load it first (POST /models/" + model.id() + "/load).");
         }
         return workers.compute(model.id(), (id, existing) -> existing == null || existing.failed()
-                || (existing.port.isDone() && !existing.process.isAlive()) ? start(model, Map.of()) : existing);
+                || (existing.link.isDone() && !existing.process.isAlive()) ? replace(existing, model, Map.of())
+                : existing);
     }
 
-    private int awaitPort(Model model, WorkerHandle handle) {
+    /** Starts a worker in place of one that failed or ended (or of none). */
+    private WorkerHandle replace(WorkerHandle ended, Model model, Map<String, String> options) {
+        if (ended != null) {
+            ended.closeLink();
+        }
+        return start(model, options);
+    }
+
+    private WorkerLink awaitLink(Model model, WorkerHandle handle) {
         long waitedMillis = System.currentTimeMillis() - handle.startedAtMillis;
         long left = Math.max(1, settings.loadTimeout().toMillis() - waitedMillis);
         try {
-            return handle.port.get(left, TimeUnit.MILLISECONDS);
+            return handle.link.get(left, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw ApiException.of(ErrorCode.MODEL_LOAD_TIMEOUT, "model", "Model " + model.id() + " is still loading "
                     + "after " + settings.loadTimeout().toMinutes() + " minutes; try again later.");
@@ -303,70 +319,32 @@ public final class ModelRuntime implements AutoCloseable {
         }
     }
 
-    private Scoring.Answer ask(Model model, WorkerHandle handle, int port, Scoring.Request request) {
+    private Scoring.Answer ask(Model model, WorkerHandle handle, WorkerLink link, Scoring.Request request) {
         handle.lastUsedMillis = System.currentTimeMillis();
         var body = new LinkedHashMap<String, Object>();
         body.put("state", request.state());
         body.put("media", request.media());
         body.put("questions", request.questions());
-        byte[] payload = Json.write(body);
-        Reply reply;
+        JsonNode reply;
         try {
-            try {
-                reply = post(port, payload);
-            } catch (SocketTimeoutException e) {
-                throw e;
-            } catch (IOException e) {
-                if (!handle.process.isAlive() || handle.ejected) {
-                    throw e;
-                }
-                // a kept-alive connection the worker had just closed: scoring has no side effects, so ask again
-                reply = post(port, payload);
-            }
+            reply = Json.read(new String(link.call(Json.write(body), settings.answerTimeout()),
+                    StandardCharsets.UTF_8));
         } catch (SocketTimeoutException e) {
             throw ApiException.of(ErrorCode.MODEL_TIMEOUT, "model", "Model " + model.id() + " took longer than "
                     + settings.answerTimeout().toSeconds() + " seconds to answer.");
         } catch (IOException e) {
             throw crashed(model, handle);
-        }
-        JsonNode json;
-        try {
-            json = Json.read(new String(reply.body(), StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
             throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id() + " answered something "
-                    + "that is not JSON (status " + reply.status() + ").");
+                    + "that is not JSON.");
         }
-        return switch (reply.status()) {
-            case 200 -> answer(json);
-            case 422 -> throw ApiException.of(ErrorCode.MODEL_REJECTED_INPUT, null, "Model " + model.id()
-                    + " refused the input: " + json.path("error").asText());
+        return switch (reply.path("outcome").asText()) {
+            case "answered" -> answer(reply);
+            case "refused" -> throw ApiException.of(ErrorCode.MODEL_REJECTED_INPUT, null, "Model " + model.id()
+                    + " refused the input: " + reply.path("error").asText());
             default -> throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id()
-                    + " failed while answering: " + json.path("error").asText());
+                    + " failed while answering: " + reply.path("error").asText());
         };
-    }
-
-    private record Reply(int status, byte[] body) {}
-
-    /**
-     * One scoring call. HttpURLConnection rather than HttpClient: on loopback its blocking calls are a millisecond
-     * or two faster per answer than the client's selector hand-offs, and it keeps connections alive the same way.
-     */
-    private Reply post(int port, byte[] payload) throws IOException {
-        var connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/score").toURL()
-                .openConnection(Proxy.NO_PROXY);
-        connection.setConnectTimeout(5_000);
-        connection.setReadTimeout((int) Math.min(Integer.MAX_VALUE, settings.answerTimeout().toMillis()));
-        connection.setRequestMethod("POST");
-        connection.setDoOutput(true);
-        connection.setFixedLengthStreamingMode(payload.length);
-        connection.setRequestProperty("content-type", "application/json");
-        try (OutputStream out = connection.getOutputStream()) {
-            out.write(payload);
-        }
-        int status = connection.getResponseCode();
-        try (InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream()) {
-            return new Reply(status, in == null ? new byte[0] : in.readAllBytes());
-        }
     }
 
     private ApiException crashed(Model model, WorkerHandle handle) {
@@ -379,7 +357,9 @@ public final class ModelRuntime implements AutoCloseable {
             return ApiException.of(ErrorCode.MODEL_EJECTED, "model", "Model " + model.id()
                     + " was ejected while it answered.");
         }
-        workers.remove(model.id(), handle);
+        if (workers.remove(model.id(), handle)) {
+            handle.closeLink();
+        }
         String how = handle.process.isAlive() ? "stopped answering"
                 : "stopped while answering (" + exitReason(handle.process.exitValue()) + ")";
         LOG.warn("worker for {} {}", model.id(), how);
@@ -410,8 +390,6 @@ public final class ModelRuntime implements AutoCloseable {
             command.add("--enable-native-access=ALL-UNNAMED");
             command.add("--add-modules=jdk.incubator.vector"); // the causal-lm engine's vector arithmetic
             command.add("-XX:+ExitOnOutOfMemoryError");
-            // without it the JDK server holds the body of each answer back until the headers are acknowledged
-            command.add("-Dsun.net.httpserver.nodelay=true");
             // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
             command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));
             command.add("-Dai.djl.offline=true");
@@ -453,21 +431,22 @@ public final class ModelRuntime implements AutoCloseable {
             if (line != null && line.startsWith(Worker.READY)) {
                 handle.loadedAtMillis = System.currentTimeMillis();
                 handle.lastUsedMillis = handle.loadedAtMillis;
-                handle.port.complete(Integer.parseInt(line.substring(Worker.READY.length()).trim()));
+                handle.link.complete(new WorkerLink(Path.of(line.substring(Worker.READY.length()).trim()),
+                        deadlines));
                 LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
             } else if (line != null && line.startsWith(Worker.FAILED)) {
-                handle.port.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));
+                handle.link.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));
             } else {
                 handle.process.waitFor(5, TimeUnit.SECONDS);
-                handle.port.completeExceptionally(new IllegalStateException("the worker exited while loading ("
+                handle.link.completeExceptionally(new IllegalStateException("the worker exited while loading ("
                         + (handle.process.isAlive() ? "no answer" : exitReason(handle.process.exitValue()))
                         + "); see GET /models/" + model.id() + "/logs"));
             }
             while (out.readLine() != null) {
                 // drain, so that the worker never blocks on a full pipe
             }
-        } catch (IOException | InterruptedException | NumberFormatException e) {
-            handle.port.completeExceptionally(new IllegalStateException("lost contact with the worker: "
+        } catch (IOException | InterruptedException | InvalidPathException e) {
+            handle.link.completeExceptionally(new IllegalStateException("lost contact with the worker: "
                     + e.getMessage()));
         }
     }
@@ -492,6 +471,7 @@ public final class ModelRuntime implements AutoCloseable {
     @Override
     public void close() {
         housekeeping.shutdownNow();
+        deadlines.shutdownNow();
         List.copyOf(workers.keySet()).forEach(this::eject);
     }
 }

@@ -1,26 +1,27 @@
 package dev.arbor.models;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The worker process, {@code arbor.jar worker --model ID --engine E [--option k=v ...]}: loads one model, then
- * answers scoring requests on a loopback port. It tells the server {@code ready <port>} or {@code failed <why>} on
- * its first line of output, and stops when the server closes its standard input, so it never outlives the server.
+ * answers scoring requests on a Unix socket ({@link WorkerWire}). It tells the server {@code ready <socket path>} or
+ * {@code failed <why>} on its first line of output, and stops when the server closes its standard input, so it never outlives the server.
  */
 public final class Worker {
     static final String READY = "ready ";
@@ -28,23 +29,23 @@ public final class Worker {
     /** Where a remote model's key reaches the worker: its environment, which other users cannot read. */
     static final String API_KEY_ENV = "ARBOR_WORKER_API_KEY";
 
-    private final Engine engine;
-    private final String model;
-    private final AtomicLong requests = new AtomicLong();
+    private static final int WARM_UP_MESSAGES = 5_000;
 
-    private Worker(String model, Engine engine) {
-        this.model = model;
+    private final Engine engine;
+
+    private Worker(Engine engine) {
         this.engine = engine;
     }
 
     public static void main(List<String> args) {
         PrintStream out = System.out;
-        String model = null;
         String engineName = null;
         Map<String, String> options = new LinkedHashMap<>();
         for (int i = 0; i + 1 < args.size(); i += 2) {
             switch (args.get(i)) {
-                case "--model" -> model = args.get(i + 1);
+                case "--model" -> {
+                    // only named so that a process list shows which model a worker holds
+                }
                 case "--engine" -> engineName = args.get(i + 1);
                 case "--option" -> {
                     String[] pair = args.get(i + 1).split("=", 2);
@@ -67,43 +68,80 @@ public final class Worker {
             System.exit(3);
             return;
         }
+        warmUpMessages();
         try {
-            int port = new Worker(model, engine).serve();
-            out.println(READY + port);
+            Path socket = new Worker(engine).serve();
+            out.println(READY + socket);
             out.flush();
         } catch (IOException e) {
-            out.println(FAILED + "cannot listen on loopback: " + oneLine(e));
+            out.println(FAILED + "cannot listen on a Unix socket: " + oneLine(e));
             System.exit(4);
         }
     }
 
-    private int serve() throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-        server.createContext("/score", this::score);
-        server.createContext("/health", exchange -> reply(exchange, 200, Json.write(Map.of("status", "ready",
-                "model", model, "pid", ProcessHandle.current().pid(), "requests", requests.get()))));
-        server.createContext("/shutdown", exchange -> {
-            reply(exchange, 200, Json.write(Map.of("stopping", true)));
-            System.exit(0);
+    /**
+     * Listens on a Unix socket in a folder of its own that only this user may enter: other users of the machine
+     * cannot reach the model, as they could a loopback port. Each connection gets a thread that reads a request,
+     * answers it and waits for the next.
+     */
+    private Path serve() throws IOException {
+        Path folder = privateFolder();
+        Path socket = folder.resolve("w.sock");
+        var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        server.bind(UnixDomainSocketAddress.of(socket));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                Files.deleteIfExists(socket);
+                Files.deleteIfExists(folder);
+            } catch (IOException ignored) {
+                // the server removes them too once this process is gone
+            }
+        }));
+        // not a daemon: this thread keeps the process alive until the server closes our standard input
+        Thread.ofPlatform().name("arbor-worker-accept").start(() -> {
+            try {
+                while (true) {
+                    SocketChannel connection = server.accept();
+                    Thread.ofPlatform().daemon().name("arbor-worker-answer").start(() -> answer(connection));
+                }
+            } catch (IOException e) {
+                System.err.println("the worker stopped accepting connections: " + oneLine(e));
+                System.exit(5);
+            }
         });
-        server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
-        server.start();
-        return server.getAddress().getPort();
+        return socket;
     }
 
-    private void score(HttpExchange exchange) throws IOException {
-        Scoring.Request request;
-        try (InputStream in = exchange.getRequestBody()) {
-            request = parse(Json.read(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
-        } catch (RuntimeException e) {
-            reply(exchange, 422, Json.write(Map.of("error", "the request is not a scoring request: " + oneLine(e))));
-            return;
+    private static Path privateFolder() throws IOException {
+        try {
+            return Files.createTempDirectory("arbor-worker-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (UnsupportedOperationException e) { // Windows: the temp directory is the user's own already
+            return Files.createTempDirectory("arbor-worker-");
         }
-        requests.incrementAndGet();
+    }
+
+    private void answer(SocketChannel connection) {
+        try (connection) {
+            while (true) {
+                WorkerWire.write(connection, Json.write(score(WorkerWire.read(connection))));
+            }
+        } catch (IOException e) {
+            // the server closed this connection (or gave up waiting on it)
+        }
+    }
+
+    /** A reply: {@code answered} with probabilities, {@code refused} (the input), or {@code failed} (the engine). */
+    private Map<String, Object> score(byte[] message) {
+        Scoring.Request request;
+        try {
+            request = decode(message);
+        } catch (RuntimeException e) {
+            return Map.of("outcome", "refused", "error", "the request is not a scoring request: " + oneLine(e));
+        }
         List<String> refused = refusals(request);
         if (!refused.isEmpty()) {
-            reply(exchange, 422, Json.write(Map.of("error", String.join("; ", refused))));
-            return;
+            return Map.of("outcome", "refused", "error", String.join("; ", refused));
         }
         try {
             Scoring.Answer answer;
@@ -114,12 +152,43 @@ public final class Worker {
                     answer = engine.score(request);
                 }
             }
-            reply(exchange, 200, Json.write(Map.of("probabilities", answer.probabilities(),
-                    "usage", Map.of("input_tokens", answer.inputTokens()))));
+            return answered(answer);
         } catch (IllegalArgumentException e) {
-            reply(exchange, 422, Json.write(Map.of("error", oneLine(e))));
+            return Map.of("outcome", "refused", "error", oneLine(e));
         } catch (Exception e) {
-            reply(exchange, 500, Json.write(Map.of("error", oneLine(e))));
+            return Map.of("outcome", "failed", "error", oneLine(e));
+        }
+    }
+
+    private static Scoring.Request decode(byte[] message) {
+        return parse(Json.read(new String(message, StandardCharsets.UTF_8)));
+    }
+
+    private static Map<String, Object> answered(Scoring.Answer answer) {
+        return Map.of("outcome", "answered", "probabilities", answer.probabilities(),
+                "usage", Map.of("input_tokens", answer.inputTokens()));
+    }
+
+    /**
+     * Runs the reading and writing of messages until the JIT has compiled them. A worker answers a few hundred
+     * requests a second at most, so without this its first minute of answers would pay for cold JSON code (measured:
+     * up to a millisecond a request, against 0.1 ms once compiled).
+     */
+    private static void warmUpMessages() {
+        var options = new ArrayList<Scoring.Option>();
+        var probabilities = new ArrayList<Double>();
+        for (int i = 0; i < 20; i++) {
+            options.add(new Scoring.Option("option_" + i, "Option " + i, "what option " + i + " stands for"));
+            probabilities.add(0.05);
+        }
+        var question = new Scoring.Question("warm_up", "choice", "Which option fits?", options);
+        var answer = new Scoring.Answer(Map.of("warm_up", probabilities), 20);
+        for (int i = 0; i < WARM_UP_MESSAGES; i++) {
+            byte[] message = Json.write(Map.of("state", "A message to warm up with, number " + i + ".",
+                    "media", List.of(), "questions", List.of(question)));
+            if (refusals(decode(message)).isEmpty()) {
+                Json.write(answered(answer));
+            }
         }
     }
 
@@ -154,13 +223,6 @@ public final class Worker {
         var media = new ArrayList<String>();
         json.path("media").forEach(m -> media.add(m.asText()));
         return new Scoring.Request(json.path("state").asText(), media, questions);
-    }
-
-    private static void reply(HttpExchange exchange, int status, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("content-type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        exchange.getResponseBody().write(body);
-        exchange.close();
     }
 
     /** Ends this process when the server that started it goes away (its end of our standard input closes). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.arbor.platform.http.ApiException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -172,6 +173,70 @@ class ModelRuntimeTest {
             }
             Thread.sleep(100);
         }
+    }
+
+    @Test
+    void answersToCallersAtOnceEachReachTheirOwnCaller() throws Exception {
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        var expected = new java.util.ArrayList<Scoring.Answer>();
+        for (int i = 0; i < 24; i++) {
+            expected.add(runtime.score("hash-decider", request(i)));
+        }
+        assertThat(expected.stream().distinct()).as("each situation gets its own answer").hasSizeGreaterThan(20);
+        try (var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            var answers = new java.util.ArrayList<java.util.concurrent.Future<Scoring.Answer>>();
+            for (int round = 0; round < 5; round++) {
+                for (int i = 0; i < 24; i++) {
+                    int n = i;
+                    answers.add(callers.submit(() -> runtime.score("hash-decider", request(n))));
+                }
+            }
+            for (int i = 0; i < answers.size(); i++) {
+                assertThat(answers.get(i).get(30, TimeUnit.SECONDS)).isEqualTo(expected.get(i % 24));
+            }
+        }
+    }
+
+    private static Scoring.Request request(int n) {
+        return new Scoring.Request("Situation number " + n, List.of(), REQUEST.questions());
+    }
+
+    @Test
+    void aWorkerListensOnlyOnASocketInAFolderOfItsOwnerAlone() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc");
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT);
+        runtime.score("hash-decider", REQUEST);
+        long pid = runtime.workerPid("hash-decider").orElseThrow();
+        var inodes = new java.util.HashSet<String>();
+        try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            for (Path fd : fds.toList()) {
+                String target = Files.readSymbolicLink(fd).toString();
+                if (target.startsWith("socket:[")) {
+                    inodes.add(target.substring(8, target.length() - 1));
+                }
+            }
+        }
+        for (String table : List.of("tcp", "tcp6")) {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table)).stream()
+                    .skip(1).toList()) {
+                String[] columns = line.trim().split("\\s+");
+                assertThat(columns[3].equals("0A") && inodes.contains(columns[9]))
+                        .as("the worker listens on no TCP port: " + line).isFalse();
+            }
+        }
+        List<Path> sockets = Files.readAllLines(Path.of("/proc/net/unix")).stream().skip(1)
+                .map(line -> line.trim().split("\\s+"))
+                .filter(columns -> columns.length > 7 && inodes.contains(columns[6]))
+                .map(columns -> Path.of(columns[7]))
+                .distinct()
+                .toList();
+        assertThat(sockets).as("one socket path (listening and its connection)").hasSize(1);
+        Path folder = sockets.getFirst().getParent();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(folder)))
+                .isEqualTo("rwx------");
+
+        runtime.eject("hash-decider");
+        assertThat(folder).doesNotExist();
     }
 
     @Test
