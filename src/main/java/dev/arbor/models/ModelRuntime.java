@@ -26,9 +26,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -43,6 +43,8 @@ public final class ModelRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRuntime.class);
     /** A load that failed this recently is reported again rather than retried on every request. */
     private static final Duration RETRY_FAILED_LOAD_AFTER = Duration.ofSeconds(60);
+    /** How often answers past their time are looked for: a timeout fires up to this late. */
+    private static final long LATE_CHECK_MILLIS = 100;
 
     /**
      * How long things may take, whether decisions may start a model themselves, when an unused model goes
@@ -77,7 +79,7 @@ public final class ModelRuntime implements AutoCloseable {
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-housekeeping").factory());
     /** Ends waits for answers that take too long; apart from housekeeping, which may wait on a stopping worker. */
-    private final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1,
+    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-deadlines").factory());
 
     /** @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go */
@@ -86,10 +88,20 @@ public final class ModelRuntime implements AutoCloseable {
         this.logDir = dataDir.resolve("logs");
         this.cacheDir = dataDir.resolve("cache");
         this.settings = requireNonNull(settings, "settings");
-        deadlines.setRemoveOnCancelPolicy(true);
+        deadlines.scheduleWithFixedDelay(this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS,
+                TimeUnit.MILLISECONDS);
         long every = settings.idleEject().isZero() ? 30_000
                 : Math.max(200, Math.min(30_000, settings.idleEject().toMillis() / 2));
         housekeeping.scheduleWithFixedDelay(this::ejectIdleAndOverBudget, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void endLateAnswers() {
+        long now = System.nanoTime();
+        for (WorkerHandle handle : workers.values()) {
+            if (handle.link.state() == Future.State.SUCCESS) {
+                handle.link.resultNow().closeLate(now);
+            }
+        }
     }
 
     /**
@@ -431,8 +443,7 @@ public final class ModelRuntime implements AutoCloseable {
             if (line != null && line.startsWith(Worker.READY)) {
                 handle.loadedAtMillis = System.currentTimeMillis();
                 handle.lastUsedMillis = handle.loadedAtMillis;
-                handle.link.complete(new WorkerLink(Path.of(line.substring(Worker.READY.length()).trim()),
-                        deadlines));
+                handle.link.complete(new WorkerLink(Path.of(line.substring(Worker.READY.length()).trim())));
                 LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
             } else if (line != null && line.startsWith(Worker.FAILED)) {
                 handle.link.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));

@@ -10,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The server's end of one worker's socket: connections kept between calls (the most recently used first, so a
@@ -23,48 +21,69 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class WorkerLink implements AutoCloseable {
     private final Path socket;
     private final UnixDomainSocketAddress address;
-    private final ScheduledExecutorService deadlines;
     private final Deque<SocketChannel> idle = new ConcurrentLinkedDeque<>();
+    private final Set<Call> calls = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /** @param deadlines closes a connection whose answer is late, which ends the wait with a timeout */
-    WorkerLink(Path socket, ScheduledExecutorService deadlines) {
+    WorkerLink(Path socket) {
         this.socket = requireNonNull(socket, "socket");
         this.address = UnixDomainSocketAddress.of(socket);
-        this.deadlines = requireNonNull(deadlines, "deadlines");
     }
 
     /**
-     * Sends one request and waits for its reply; {@link SocketTimeoutException} when none came in time, another
-     * {@link IOException} when the worker went away.
+     * Sends one request and waits for its reply; {@link SocketTimeoutException} when none came in time (see
+     * {@link #closeLate}), another {@link IOException} when the worker went away.
      */
     byte[] call(byte[] request, Duration timeout) throws IOException {
         SocketChannel channel = idle.pollFirst();
         if (channel == null) {
             channel = SocketChannel.open(address);
         }
-        SocketChannel used = channel;
-        var late = new AtomicBoolean();
-        ScheduledFuture<?> deadline = deadlines.schedule(() -> {
-            late.set(true);
-            closeQuietly(used);
-        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        var call = new Call(channel, System.nanoTime() + timeout.toNanos());
+        calls.add(call);
         try {
             WorkerWire.write(channel, request);
             byte[] reply = WorkerWire.read(channel);
-            if (deadline.cancel(false)) {
+            calls.remove(call);
+            if (!call.late) {
                 release(channel);
             }
             return reply;
         } catch (IOException e) {
-            deadline.cancel(false);
+            calls.remove(call);
             closeQuietly(channel);
-            if (late.get()) {
+            if (call.late) {
                 var timedOut = new SocketTimeoutException("no answer in " + timeout.toMillis() + " ms");
                 timedOut.initCause(e);
                 throw timedOut;
             }
             throw e;
+        }
+    }
+
+    /**
+     * Ends the calls whose time is up by closing their connections (their readers then fail and report a timeout).
+     * The runtime runs this a few times a second for every link, rather than arming a timer for each call: a timer
+     * wakes a thread on every call, which costs more on two shared cores than the few milliseconds of precision
+     * that a timeout measured in seconds gives up.
+     */
+    void closeLate(long nowNanos) {
+        for (Call call : calls) {
+            if (nowNanos - call.deadlineNanos > 0) {
+                call.late = true;
+                closeQuietly(call.channel);
+            }
+        }
+    }
+
+    private static final class Call {
+        final SocketChannel channel;
+        final long deadlineNanos;
+        volatile boolean late;
+
+        Call(SocketChannel channel, long deadlineNanos) {
+            this.channel = channel;
+            this.deadlineNanos = deadlineNanos;
         }
     }
 
