@@ -8,20 +8,24 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /** The real server on a free port with a temporary data folder, for tests. */
 public final class ArborServer implements AutoCloseable {
     private final Application application;
     private final TestServer client;
     private final Path dataDir;
+    private final Path madeDir;
 
-    private ArborServer(Application application, Path dataDir) {
+    private ArborServer(Application application, Path dataDir, Path madeDir) {
         this.application = application;
         this.dataDir = dataDir;
+        this.madeDir = madeDir;
         this.client = new TestServer(application.port());
     }
 
@@ -45,7 +49,8 @@ public final class ArborServer implements AutoCloseable {
             all.put("ARBOR_DATA", data.toString());
             all.put("ARBOR_PORT", "0");
             all.putAll(env);
-            return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes, clock), data);
+            return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes, clock),
+                    Path.of(all.get("ARBOR_DATA")), data);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -73,8 +78,14 @@ public final class ArborServer implements AutoCloseable {
         return dataDir;
     }
 
+    /** Stops the server and removes the data folder made for it (one a test named is the test's to remove). */
     @Override
     public void close() {
         application.close();
+        try (Stream<Path> paths = Files.walk(madeDir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // best effort: what is left stays in the temporary directory
+        }
     }
 }
