@@ -12,6 +12,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -19,13 +21,21 @@ import java.util.stream.Stream;
 public final class ArborServer implements AutoCloseable {
     private final Application application;
     private final TestServer client;
-    private final Path dataDir;
-    private final Path madeDir;
+    /**
+     * The data folders made for test servers, removed when the test run ends rather than when a server closes: tests
+     * start a second server on the first one's folder to see what survives a restart.
+     */
+    private static final Set<Path> MADE = ConcurrentHashMap.newKeySet();
 
-    private ArborServer(Application application, Path dataDir, Path madeDir) {
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(ArborServer::deleteQuietly)));
+    }
+
+    private final Path dataDir;
+
+    private ArborServer(Application application, Path dataDir) {
         this.application = application;
         this.dataDir = dataDir;
-        this.madeDir = madeDir;
         this.client = new TestServer(application.port());
     }
 
@@ -45,12 +55,13 @@ public final class ArborServer implements AutoCloseable {
     private static ArborServer start(Map<String, String> env, Consumer<Routes> extraRoutes, Clock clock) {
         try {
             Path data = Files.createTempDirectory("arbor-test-");
+            MADE.add(data);
             var all = new HashMap<String, String>();
             all.put("ARBOR_DATA", data.toString());
             all.put("ARBOR_PORT", "0");
             all.putAll(env);
             return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes, clock),
-                    Path.of(all.get("ARBOR_DATA")), data);
+                    Path.of(all.get("ARBOR_DATA")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -78,11 +89,13 @@ public final class ArborServer implements AutoCloseable {
         return dataDir;
     }
 
-    /** Stops the server and removes the data folder made for it (one a test named is the test's to remove). */
     @Override
     public void close() {
         application.close();
-        try (Stream<Path> paths = Files.walk(madeDir)) {
+    }
+
+    private static void deleteQuietly(Path folder) {
+        try (Stream<Path> paths = Files.walk(folder)) {
             paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException | UncheckedIOException e) {
             // best effort: what is left stays in the temporary directory

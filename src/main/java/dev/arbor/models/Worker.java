@@ -88,7 +88,7 @@ public final class Worker {
         Path folder = privateFolder();
         Path socket = folder.resolve("w.sock");
         var server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        server.bind(UnixDomainSocketAddress.of(socket));
+        server.bind(UnixDomainSocketAddress.of(socket), 2 * WorkerLink.MAX_CONNECTIONS);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 Files.deleteIfExists(socket);

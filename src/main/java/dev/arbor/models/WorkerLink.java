@@ -3,6 +3,7 @@ package dev.arbor.models;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -13,16 +14,23 @@ import java.util.Deque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server's end of one worker's socket: connections kept between calls (the most recently used first, so a
  * quiet server keeps one warm), each carrying one call at a time, as many as calls run at once.
  */
 final class WorkerLink implements AutoCloseable {
+    /** More than the cores, for engines that wait on others (remote); within the worker's accept queue. */
+    static final int MAX_CONNECTIONS = 64;
     private final Path socket;
     private final UnixDomainSocketAddress address;
     private final Deque<SocketChannel> idle = new ConcurrentLinkedDeque<>();
     private final Set<Call> calls = ConcurrentHashMap.newKeySet();
+    /** Calls beyond this many wait here for a connection rather than crowd the worker's queue of new ones. */
+    private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
     private volatile boolean closed;
 
     WorkerLink(Path socket) {
@@ -35,25 +43,43 @@ final class WorkerLink implements AutoCloseable {
      * {@link #closeLate}), another {@link IOException} when the worker went away.
      */
     byte[] call(byte[] request, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            if (!connections.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new SocketTimeoutException("no connection to the worker came free in " + timeout.toMillis()
+                        + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a connection to the worker");
+        }
+        try {
+            return callOn(request, deadline);
+        } finally {
+            connections.release();
+        }
+    }
+
+    private byte[] callOn(byte[] request, long deadlineNanos) throws IOException {
         SocketChannel channel = idle.pollFirst();
         if (channel == null) {
             channel = SocketChannel.open(address);
         }
-        var call = new Call(channel, System.nanoTime() + timeout.toNanos());
+        var call = new Call(channel, deadlineNanos);
         calls.add(call);
         try {
             WorkerWire.write(channel, request);
             byte[] reply = WorkerWire.read(channel);
             calls.remove(call);
-            if (!call.late) {
+            if (call.endedInTime()) {
                 release(channel);
             }
             return reply;
         } catch (IOException e) {
             calls.remove(call);
             closeQuietly(channel);
-            if (call.late) {
-                var timedOut = new SocketTimeoutException("no answer in " + timeout.toMillis() + " ms");
+            if (!call.endedInTime()) {
+                var timedOut = new SocketTimeoutException("no answer in time");
                 timedOut.initCause(e);
                 throw timedOut;
             }
@@ -64,26 +90,36 @@ final class WorkerLink implements AutoCloseable {
     /**
      * Ends the calls whose time is up by closing their connections (their readers then fail and report a timeout).
      * The runtime runs this a few times a second for every link, rather than arming a timer for each call: a timer
-     * wakes a thread on every call, which costs more on two shared cores than the few milliseconds of precision
+     * wakes a thread on every call, which costs more on two shared cores than the tenth of a second of precision
      * that a timeout measured in seconds gives up.
      */
     void closeLate(long nowNanos) {
         for (Call call : calls) {
-            if (nowNanos - call.deadlineNanos > 0) {
-                call.late = true;
+            if (nowNanos - call.deadlineNanos > 0 && call.markLate()) {
                 closeQuietly(call.channel);
             }
         }
     }
 
+    /** A call under way; it ends either in time or late, once, so a sweep never closes a connection in reuse. */
     private static final class Call {
         final SocketChannel channel;
         final long deadlineNanos;
-        volatile boolean late;
+        private final AtomicReference<Boolean> inTime = new AtomicReference<>();
 
         Call(SocketChannel channel, long deadlineNanos) {
             this.channel = channel;
             this.deadlineNanos = deadlineNanos;
+        }
+
+        /** Marks the call ended in time unless it was found late first; returns whether it was in time. */
+        boolean endedInTime() {
+            return inTime.compareAndSet(null, true) || inTime.get();
+        }
+
+        /** Marks the call late unless it ended first; returns whether it is late. */
+        boolean markLate() {
+            return inTime.compareAndSet(null, false) || !inTime.get();
         }
     }
 
