@@ -18,7 +18,8 @@ import java.util.Map;
  * The bundled embedding model, two ways in one run: the raw ONNX session in this process (the limit: one state
  * embedding per decision, option embeddings cached as the engine caches them), and a decision through Arbor's worker
  * process (the same work plus the round trip over its Unix socket and JSON). Run with the Arbor jar on the class path:
- * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/models/EmbeddingBench.java [seconds a turn] [warm-up seconds]
+ * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/models/EmbeddingBench.java [seconds a turn]
+ * [warm-up seconds]
  */
 public class EmbeddingBench {
     /** Turns of raw and worker calls per row: a shared machine's slow moments then fall on both. */

@@ -26,8 +26,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -35,9 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each loaded model in its own worker process, reached over a Unix socket, so that a crash is an answer ({@code model_crashed})
- * rather than a dead server, and ejecting a model gives its memory back. Decisions wait for a model that is loading
- * (auto-load starts it), up to the load timeout.
+ * Runs each loaded model in its own worker process, reached over a Unix socket, so that a crash is an answer
+ * ({@code model_crashed}) rather than a dead server, and ejecting a model gives its memory back. Decisions wait for
+ * a model that is loading (auto-load starts it), up to the load timeout.
  */
 public final class ModelRuntime implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ModelRuntime.class);

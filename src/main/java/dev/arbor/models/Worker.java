@@ -21,7 +21,8 @@ import java.util.Optional;
 /**
  * The worker process, {@code arbor.jar worker --model ID --engine E [--option k=v ...]}: loads one model, then
  * answers scoring requests on a Unix socket ({@link WorkerWire}). It tells the server {@code ready <socket path>} or
- * {@code failed <why>} on its first line of output, and stops when the server closes its standard input, so it never outlives the server.
+ * {@code failed <why>} on its first line of output, and stops when the server closes its standard input, so it
+ * never outlives the server.
  */
 public final class Worker {
     static final String READY = "ready ";
