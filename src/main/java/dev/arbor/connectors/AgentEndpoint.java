@@ -91,7 +91,7 @@ final class AgentEndpoint {
         }
         JsonNode message;
         try {
-            message = Json.read(new String(Requests.body(ctx), java.nio.charset.StandardCharsets.UTF_8));
+            message = Json.read(Requests.body(ctx));
         } catch (RuntimeException e) {
             reply(ctx, 400, error(null, -32700, "The body is not JSON."));
             return;

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,7 +47,7 @@ final class ConnectorRegistry {
     private static Map<String, Connector> load() {
         JsonNode json;
         try (InputStream in = requireNonNull(ConnectorRegistry.class.getResourceAsStream(CATALOG), CATALOG)) {
-            json = Json.read(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            json = Json.read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

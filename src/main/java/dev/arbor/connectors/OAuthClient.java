@@ -369,7 +369,7 @@ final class OAuthClient {
             }
             Optional<JsonNode> json;
             try {
-                json = Optional.ofNullable(Json.read(new String(bytes, UTF_8)));
+                json = Optional.ofNullable(Json.read(bytes));
             } catch (RuntimeException e) {
                 json = Optional.empty();
             }

@@ -339,8 +339,7 @@ public final class ModelRuntime implements AutoCloseable {
         body.put("questions", request.questions());
         JsonNode reply;
         try {
-            reply = Json.read(new String(link.call(Json.write(body), settings.answerTimeout()),
-                    StandardCharsets.UTF_8));
+            reply = Json.read(link.call(Json.write(body), settings.answerTimeout()));
         } catch (SocketTimeoutException e) {
             throw ApiException.of(ErrorCode.MODEL_TIMEOUT, "model", "Model " + model.id() + " took longer than "
                     + settings.answerTimeout().toSeconds() + " seconds to answer.");

@@ -11,7 +11,6 @@ import dev.arbor.platform.secrets.SecretBox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.HashSet;
@@ -172,7 +171,7 @@ public final class Models {
 
     private static JsonNode readCatalog() {
         try (InputStream in = requireNonNull(Models.class.getResourceAsStream(CATALOG), CATALOG)) {
-            return Json.read(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return Json.read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

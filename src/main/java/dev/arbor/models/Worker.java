@@ -8,7 +8,6 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -162,7 +161,7 @@ public final class Worker {
     }
 
     private static Scoring.Request decode(byte[] message) {
-        return parse(Json.read(new String(message, StandardCharsets.UTF_8)));
+        return parse(Json.read(message));
     }
 
     private static Map<String, Object> answered(Scoring.Answer answer) {

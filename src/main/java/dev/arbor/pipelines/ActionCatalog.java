@@ -60,7 +60,7 @@ final class ActionCatalog {
     static ActionCatalog load() {
         JsonNode json;
         try (InputStream in = requireNonNull(ActionCatalog.class.getResourceAsStream(RESOURCE), RESOURCE)) {
-            json = Json.read(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            json = Json.read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -68,6 +68,15 @@ public final class Json {
         }
     }
 
+    /** {@link #read(String)} for UTF-8 bytes, without decoding them to a string first. */
+    public static JsonNode read(byte[] json) {
+        try {
+            return MAPPER.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /**
      * Parses a request body that must be a JSON object. Anything else is 400 {@code invalid_json} with a message that
      * says what was wrong and where.

@@ -84,7 +84,7 @@ final class StarterTemplates {
 
     private static JsonNode read() {
         try (InputStream in = requireNonNull(StarterTemplates.class.getResourceAsStream(CATALOG), CATALOG)) {
-            return Json.read(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            return Json.read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
