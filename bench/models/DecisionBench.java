@@ -66,10 +66,13 @@ public class DecisionBench {
                     Load.Result none = null;
                     Load.Result full = null;
                     var ratios = new ArrayList<Double>();
+                    var byRound = new ArrayList<String>();
                     for (int round = 0; round < rounds; round++) {
                         none = Load.run(callers, seconds, warmSeconds, i -> post(decisions, body(model, i, "none")));
                         full = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
                         ratios.add(full.perSecond() / none.perSecond());
+                        byRound.add(String.format("%.2f (%.0f / %.0f)", full.perSecond() / none.perSecond(),
+                                full.perSecond(), none.perSecond()));
                     }
                     double[] pipeline = overheads.stream().mapToDouble(Double::doubleValue).sorted().toArray();
                     System.out.printf("| %s | %d | %.0f | %.3f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f"
@@ -78,8 +81,7 @@ public class DecisionBench {
                             full.p50(), full.p99(), pipeline[pipeline.length / 2], pipeline[(int) (pipeline.length * 0.99)],
                             median(ratios));
                     if (rounds > 1) {
-                        System.out.println("|   | full/none by round: " + ratios.stream()
-                                .map(r -> String.format("%.2f", r)).toList() + " |");
+                        System.out.println("|   | full/none by round (full/s / none/s): " + byRound + " |");
                     }
                 }
             }

@@ -15,15 +15,20 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +40,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
 import org.sqlite.SQLiteConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +59,8 @@ import org.sqlite.SQLiteException;
 public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
     private static final int SQLITE_READERS = 4;
+    /** The write-ahead log's length, in pages, past which the writer checkpoints it itself. */
+    private static final int WAL_PAGES_MAX = 10_000;
     /** SQLite's primary result codes for a file it cannot use: read-only, I/O error, corrupt, full, cannot open. */
     private static final Set<Integer> SQLITE_UNAVAILABLE = Set.of(8, 10, 11, 13, 14, 26);
     private static final long CONNECT_TIMEOUT_MILLIS = 5_000;
@@ -64,11 +72,16 @@ public final class Database implements AutoCloseable {
     private final Jdbi writer;
     private final Jdbi reader;
     private final ReentrantLock writeLock = new ReentrantLock(true);
+    /** SQLite's writer connection and the statements prepared on it, used under the write lock only. */
+    private Connection keptOn;
+    private final Map<String, PreparedStatement> kept = new HashMap<>();
     private final Optional<String> newerSchema;
+    private final Optional<WalCheckpoints> checkpoints;
 
     private Database(Dialect dialect, HikariDataSource writerPool, HikariDataSource readerPool,
-                     Optional<String> newerSchema) {
+                     Optional<String> newerSchema, Optional<WalCheckpoints> checkpoints) {
         this.dialect = dialect;
+        this.checkpoints = checkpoints;
         this.newerSchema = newerSchema;
         this.writerPool = writerPool;
         this.readerPool = readerPool;
@@ -91,9 +104,12 @@ public final class Database implements AutoCloseable {
         }
         String url = "jdbc:sqlite:" + file.toAbsolutePath();
         Optional<String> newer = migrate(Dialect.SQLITE, sqlite(url));
-        var writer = pool("arbor-sqlite-writer", sqlite(url), 1);
+        SQLiteDataSource writerSource = sqlite(url);
+        // the writer leaves checkpoints to a thread of their own (see checkpointSoon), unless the WAL grows far
+        writerSource.getConfig().setPragma(SQLiteConfig.Pragma.WAL_AUTOCHECKPOINT, Integer.toString(WAL_PAGES_MAX));
+        var writer = pool("arbor-sqlite-writer", writerSource, 1);
         var readers = pool("arbor-sqlite-reader", sqlite(url), SQLITE_READERS);
-        return new Database(Dialect.SQLITE, writer, readers, newer);
+        return new Database(Dialect.SQLITE, writer, readers, newer, Optional.of(new WalCheckpoints(readers)));
     }
 
     public static Database openPostgres(String url) {
@@ -104,7 +120,7 @@ public final class Database implements AutoCloseable {
         config.setConnectionTimeout(CONNECT_TIMEOUT_MILLIS);
         var pool = new HikariDataSource(config);
         try {
-            return new Database(Dialect.POSTGRESQL, pool, pool, migrate(Dialect.POSTGRESQL, pool));
+            return new Database(Dialect.POSTGRESQL, pool, pool, migrate(Dialect.POSTGRESQL, pool), Optional.empty());
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -167,6 +183,7 @@ public final class Database implements AutoCloseable {
             return inTransaction(work);
         } finally {
             writeLock.unlock();
+            checkpoints.ifPresent(WalCheckpoints::soon);
         }
     }
 
@@ -204,6 +221,73 @@ public final class Database implements AutoCloseable {
         return e instanceof SQLiteException sqlite && SQLITE_UNAVAILABLE.contains(sqlite.getResultCode().code & 0xff);
     }
 
+    /** Plain JDBC work inside a {@link #write}. */
+    @FunctionalInterface
+    public interface JdbcWork {
+        void run(Statements statements) throws SQLException;
+    }
+
+    /** The statements of a {@link JdbcWork}, which belong to the write: never close one. */
+    @FunctionalInterface
+    public interface Statements {
+        PreparedStatement prepare(String sql) throws SQLException;
+    }
+
+    /**
+     * Runs plain JDBC inside a {@link #write}, for the hottest writes, where binding through JDBI costs as much as
+     * the database's own insert. On SQLite its statements are prepared once and kept on the one writer connection
+     * (SQLite compiles a statement each time it is prepared, which costs as much as a small insert); on PostgreSQL
+     * they are closed after the work (its driver keeps prepared statements itself). SQL errors end the
+     * transaction as the handle's own would.
+     */
+    public void jdbc(Handle handle, JdbcWork work) {
+        var opened = new ArrayList<PreparedStatement>();
+        try {
+            Connection connection = handle.getConnection();
+            if (dialect.serializesWrites()) {
+                if (!writeLock.isHeldByCurrentThread()) {
+                    throw new IllegalStateException("plain JDBC writes run inside write()");
+                }
+                work.run(keptStatements(connection.unwrap(Connection.class)));
+            } else {
+                work.run(sql -> {
+                    PreparedStatement statement = connection.prepareStatement(sql);
+                    opened.add(statement);
+                    return statement;
+                });
+            }
+        } catch (SQLException e) {
+            throw new UnableToExecuteStatementException(e.getMessage(), e, null);
+        } finally {
+            for (PreparedStatement statement : opened) {
+                try {
+                    statement.close();
+                } catch (SQLException e) {
+                    LOG.debug("closing a statement failed", e);
+                }
+            }
+        }
+    }
+
+    /** The statements kept on the writer connection; a connection the pool replaced took its own with it. */
+    private Statements keptStatements(Connection connection) {
+        if (keptOn != connection) {
+            keptOn = connection;
+            kept.clear();
+        }
+        return sql -> {
+            PreparedStatement statement = kept.get(sql);
+            if (statement == null) {
+                statement = connection.prepareStatement(sql);
+                kept.put(sql, statement);
+            } else {
+                statement.clearBatch(); // what a failed write left behind
+                statement.clearParameters();
+            }
+            return statement;
+        };
+    }
+
     /** {@link #write} for work that returns nothing. */
     public void update(java.util.function.Consumer<Handle> work) {
         write(handle -> {
@@ -214,6 +298,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        checkpoints.ifPresent(WalCheckpoints::close);
         if (readerPool != writerPool) {
             readerPool.close();
         }

@@ -86,13 +86,15 @@ final class DecisionService implements AutoCloseable {
         if (plan.background()) {
             return queue(plan, source, id, created, input);
         }
-        Ran ran;
-        try {
-            ran = ask(plan, 0, receivedNanos, () -> {});
-        } catch (ApiException failure) {
-            throw failed(plan, source, id, created, input, failure);
+        try (var inFlight = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
+            Ran ran;
+            try {
+                ran = ask(plan, 0, receivedNanos, () -> {});
+            } catch (ApiException failure) {
+                throw failed(plan, source, id, created, input, failure);
+            }
+            return complete(plan, source, id, created, input, ran);
         }
-        return complete(plan, source, id, created, input, ran);
     }
 
     /**

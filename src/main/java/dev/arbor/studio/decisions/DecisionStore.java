@@ -9,12 +9,13 @@ import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.studio.templates.Templates;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +27,6 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.EmptyHandling;
-import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,24 +83,16 @@ final class DecisionStore {
     }
 
     /**
-     * A decision with its column values, its JSON written out beforehand: the caller's thread does that work, and
-     * the one writer only writes.
+     * A decision with its JSON written out beforehand: the caller's thread does that work, and the one writer only
+     * writes.
      */
-    record Prepared(StoredDecision decision, Map<String, Object> columns) {}
+    record Prepared(StoredDecision decision, String body, Optional<String> input, String metadata, long storedBytes) {}
 
     static Prepared prepare(StoredDecision decision) {
-        Map<String, Object> columns = outcome(decision);
-        columns.put("id", decision.id());
-        columns.put("surface", decision.surface());
-        columns.put("endpoint", decision.endpoint());
-        columns.put("request_id", decision.requestId());
-        columns.put("template_id", decision.templateId().orElse(null));
-        columns.put("template_version", decision.templateVersion().orElse(null));
-        columns.put("pinned", decision.pinned());
-        columns.put("metadata", Json.writeString(decision.metadata()));
-        columns.put("rerun_of", decision.rerunOf().orElse(null));
-        columns.put("created_at", decision.createdAtMillis());
-        return new Prepared(decision, Collections.unmodifiableMap(columns));
+        String body = Json.writeString(decision.body());
+        Optional<String> input = decision.input().map(Json::writeString);
+        String metadata = Json.writeString(decision.metadata());
+        return new Prepared(decision, body, input, metadata, storedBytes(body, decision.input(), input, metadata));
     }
 
     void insert(StoredDecision decision) {
@@ -113,22 +105,14 @@ final class DecisionStore {
      */
     void insertAll(List<Prepared> decisions) {
         database.update(handle -> {
-            PreparedBatch rows = handle.prepareBatch("""
-                    INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
-                        template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of,
-                        created_at, completed_at, total_ms, body, input, search_text, stored_bytes)
-                    VALUES (:id, :status, :storage, :surface, :endpoint, :request_id, :template_id,
-                        :template_version, :model, :act, :min_certainty, :error_code, :pinned, :metadata,
-                        :rerun_of, :created_at, :completed_at, :total_ms, :body, :input, :search_text,
-                        :stored_bytes)""");
-            decisions.forEach(decision -> rows.bindMap(decision.columns()).add());
-            rows.execute();
-            List<StoredDecision> inserted = decisions.stream().map(Prepared::decision).toList();
-            insertDetails(handle, inserted);
+            database.jdbc(handle, statements -> {
+                insertRows(statements, decisions);
+                insertDetails(statements, decisions.stream().map(Prepared::decision).toList());
+            });
             // counted once for the whole batch: the totals cost two statements per commit, not per decision
-            if (inserted.stream().anyMatch(decision -> decision.templateId().isPresent())) {
+            if (decisions.stream().anyMatch(p -> p.decision().templateId().isPresent())) {
                 StatsRollup.count(handle, "d.id IN (<ids>)",
-                        q -> q.bindList("ids", inserted.stream().map(StoredDecision::id).toList()), 1);
+                        q -> q.bindList("ids", decisions.stream().map(p -> p.decision().id()).toList()), 1);
             }
             if (searchable && database.dialect().indexesTextInBatches()
                     && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
@@ -136,6 +120,41 @@ final class DecisionStore {
                 indexText(handle);
             }
         });
+    }
+
+    private static void insertRows(Database.Statements statements, List<Prepared> decisions) throws SQLException {
+        PreparedStatement rows = statements.prepare("""
+                INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
+                    template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at,
+                    completed_at, total_ms, body, input, search_text, stored_bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
+        for (Prepared prepared : decisions) {
+            StoredDecision decision = prepared.decision();
+            rows.setString(1, decision.id());
+            rows.setString(2, decision.status());
+            rows.setString(3, decision.storage().wire());
+            rows.setString(4, decision.surface());
+            rows.setString(5, decision.endpoint());
+            rows.setString(6, decision.requestId());
+            rows.setString(7, decision.templateId().orElse(null));
+            rows.setObject(8, decision.templateVersion().orElse(null), Types.INTEGER);
+            rows.setString(9, decision.model().orElse(null));
+            rows.setObject(10, decision.act().orElse(null), Types.BOOLEAN);
+            rows.setObject(11, decision.minCertainty().orElse(null), Types.DOUBLE);
+            rows.setString(12, decision.errorCode().orElse(null));
+            rows.setBoolean(13, decision.pinned());
+            rows.setString(14, prepared.metadata());
+            rows.setString(15, decision.rerunOf().orElse(null));
+            rows.setLong(16, decision.createdAtMillis());
+            rows.setObject(17, decision.completedAtMillis().orElse(null), Types.BIGINT);
+            rows.setObject(18, decision.totalMs().orElse(null), Types.DOUBLE);
+            rows.setString(19, prepared.body());
+            rows.setString(20, prepared.input().orElse(null));
+            rows.setString(21, decision.searchText().orElse(null));
+            rows.setLong(22, prepared.storedBytes());
+            rows.addBatch();
+        }
+        rows.executeBatch();
     }
 
     /**
@@ -169,8 +188,9 @@ final class DecisionStore {
         lastIndexedNanos = System.nanoTime();
     }
 
-    /** The columns a finished run sets, shared by an insert and the update of a queued decision. */
-    private static Map<String, Object> outcome(StoredDecision decision) {
+    /** The columns a finished run sets, when a queued decision is updated with its outcome. */
+    private static Map<String, Object> outcome(Prepared prepared) {
+        StoredDecision decision = prepared.decision();
         var values = new HashMap<String, Object>();
         values.put("status", decision.status());
         values.put("storage", decision.storage().wire());
@@ -180,24 +200,23 @@ final class DecisionStore {
         values.put("error_code", decision.errorCode().orElse(null));
         values.put("completed_at", decision.completedAtMillis().orElse(null));
         values.put("total_ms", decision.totalMs().orElse(null));
-        values.put("body", Json.writeString(decision.body()));
-        values.put("input", decision.input().map(Json::writeString).orElse(null));
+        values.put("body", prepared.body());
+        values.put("input", prepared.input().orElse(null));
         values.put("search_text", decision.searchText().orElse(null));
-        values.put("stored_bytes", storedBytes((String) values.get("body"), decision.input(),
-                (String) values.get("input"), decision.metadata()));
+        values.put("stored_bytes", prepared.storedBytes());
         return values;
     }
 
     /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
-    private static long storedBytes(String body, Optional<ObjectNode> input, String inputJson, ObjectNode metadata) {
+    private static long storedBytes(String body, Optional<ObjectNode> input, Optional<String> inputJson,
+                                    String metadata) {
         long media = 0;
         if (input.isPresent()) {
             for (JsonNode item : input.get().path("media")) {
                 media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
             }
         }
-        return utf8Length(body) + (inputJson == null ? 0 : utf8Length(inputJson))
-                + utf8Length(Json.writeString(metadata)) + media;
+        return utf8Length(body) + inputJson.map(DecisionStore::utf8Length).orElse(0L) + utf8Length(metadata) + media;
     }
 
     /** The length of a text in UTF-8, counted without encoding it. */
@@ -213,37 +232,60 @@ final class DecisionStore {
     }
 
     /** The answers, kept files and secret hashes of decisions whose rows are written. */
-    private static void insertDetails(Handle handle, List<StoredDecision> decisions) {
-        PreparedBatch answers = handle.prepareBatch("""
+    private static void insertDetails(Database.Statements statements, List<StoredDecision> decisions)
+            throws SQLException {
+        PreparedStatement answers = statements.prepare("""
                 INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
                     value, certainty, act, origin)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :key, :ordinal, :position, :type, :answer,
-                    :value, :certainty, :act, :origin)""");
-        PreparedBatch files = handle.prepareBatch("""
-                INSERT INTO studio_decision_files (decision_seq, file_id)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :file)
-                ON CONFLICT DO NOTHING""");
-        PreparedBatch secrets = handle.prepareBatch("""
-                INSERT INTO studio_decision_secrets (decision_seq, variable, hmac)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = :id), :variable, :hmac)""");
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
         for (StoredDecision decision : decisions) {
             for (Answers.Row row : decision.rows()) {
+                answers.setString(1, decision.id());
+                answers.setString(2, row.questionKey());
+                answers.setInt(3, row.ordinal());
+                answers.setInt(4, row.position());
+                answers.setString(5, row.type());
+                answers.setString(6, row.answer());
+                answers.setDouble(7, row.value());
                 // certainty as the decision shows it, so that sums over rows equal sums over what readers see
-                answers.bind("id", decision.id()).bind("key", row.questionKey()).bind("ordinal", row.ordinal())
-                        .bind("position", row.position()).bind("type", row.type()).bind("answer", row.answer())
-                        .bind("value", row.value()).bind("certainty", Answers.round(row.certainty(), 4))
-                        .bind("act", row.act()).bind("origin", row.origin()).add();
+                answers.setDouble(8, Answers.round(row.certainty(), 4));
+                answers.setBoolean(9, row.act());
+                answers.setString(10, row.origin());
+                answers.addBatch();
             }
+        }
+        answers.executeBatch();
+        var files = new ArrayList<List<String>>();
+        var secrets = new ArrayList<List<String>>();
+        for (StoredDecision decision : decisions) {
             decision.input().ifPresent(input -> keptFiles(input)
-                    .forEach(fileId -> files.bind("id", decision.id()).bind("file", fileId).add()));
-            decision.secrets().properties().forEach(e -> secrets.bind("id", decision.id())
-                    .bind("variable", e.getKey()).bind("hmac", e.getValue().asText()).add());
+                    .forEach(fileId -> files.add(List.of(decision.id(), fileId))));
+            decision.secrets().properties()
+                    .forEach(e -> secrets.add(List.of(decision.id(), e.getKey(), e.getValue().asText())));
         }
-        for (PreparedBatch batch : List.of(answers, files, secrets)) {
-            if (batch.size() > 0) {
-                batch.execute();
+        insertEach(statements, """
+                INSERT INTO studio_decision_files (decision_seq, file_id)
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?)
+                ON CONFLICT DO NOTHING""", files);
+        insertEach(statements, """
+                INSERT INTO studio_decision_secrets (decision_seq, variable, hmac)
+                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?, ?)""", secrets);
+    }
+
+    /** Runs an insert once for each row of text values, in one batch; nothing when there are none. */
+    private static void insertEach(Database.Statements statements, String sql, List<List<String>> rows)
+            throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        PreparedStatement insert = statements.prepare(sql);
+        for (List<String> row : rows) {
+            for (int i = 0; i < row.size(); i++) {
+                insert.setString(i + 1, row.get(i));
             }
+            insert.addBatch();
         }
+        insert.executeBatch();
     }
 
     /**
@@ -265,8 +307,8 @@ final class DecisionStore {
                                 total_ms = :total_ms, body = :body, input = :input, search_text = :search_text,
                                 stored_bytes = :stored_bytes
                             WHERE seq = :seq""")
-                    .bindMap(outcome(decision)).bind("seq", seq.get()).execute();
-            insertDetails(handle, List.of(decision));
+                    .bindMap(outcome(prepare(decision))).bind("seq", seq.get()).execute();
+            database.jdbc(handle, statements -> insertDetails(statements, List.of(decision)));
             StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), 1);
             return true;
         });
@@ -496,7 +538,8 @@ final class DecisionStore {
      * input is no longer searched.
      */
     void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
-        String inputJson = input.map(Json::writeString).orElse(null);
+        Optional<String> inputJson = input.map(Json::writeString);
+        String metadataJson = Json.writeString(metadata);
         database.update(handle -> {
             handle.createUpdate("""
                             UPDATE studio_decisions SET input = :input, metadata = :metadata,
@@ -504,11 +547,11 @@ final class DecisionStore {
                                 stored_bytes = :record + :inputBytes
                             WHERE id = :id""")
                     .bind("changed", inputChanged)
-                    .bind("input", inputJson)
-                    .bind("metadata", Json.writeString(metadata))
+                    .bind("input", inputJson.orElse(null))
+                    .bind("metadata", metadataJson)
                     .bind("record", handle.createQuery("SELECT body FROM studio_decisions WHERE id = :id")
                             .bind("id", id).mapTo(String.class).findOne().map(DecisionStore::utf8Length).orElse(0L))
-                    .bind("inputBytes", storedBytes("", input, inputJson, metadata))
+                    .bind("inputBytes", storedBytes("", input, inputJson, metadataJson))
                     .bind("id", id).execute();
             Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
             handle.createQuery("""

@@ -54,4 +54,25 @@ class GroupCommitTest {
             assertThat(answers).isEqualTo(200);
         }
     }
+
+    @Test
+    void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
+        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+            var commit = new GroupCommit(new DecisionStore(database, file -> false));
+            // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
+            // for company and then writes alone, and once they are given up it waits for nothing
+            var inFlight = new ArrayList<GroupCommit.InFlight>();
+            for (int i = 0; i < 64; i++) {
+                inFlight.add(commit.announce());
+            }
+            try (var announced = commit.announce()) {
+                commit.write(decision("dec_alone"));
+            }
+            inFlight.forEach(GroupCommit.InFlight::close);
+            commit.write(decision("dec_after"));
+            List<String> written = database.read(h -> h.createQuery("SELECT id FROM studio_decisions ORDER BY seq")
+                    .mapTo(String.class).list());
+            assertThat(written).containsExactly("dec_alone", "dec_after");
+        }
+    }
 }
