@@ -95,13 +95,10 @@ final class DecisionStore {
         return new Prepared(decision, body, input, metadata, storedBytes(body, decision.input(), input, metadata));
     }
 
-    void insert(StoredDecision decision) {
-        insertAll(List.of(prepare(decision)));
-    }
-
     /**
-     * Several decisions in one transaction: all of them are stored, or none. Each statement is prepared once for the
-     * whole batch, and the rows that belong to a decision find it by its id, so no generated key is read back.
+     * Several decisions in one transaction: all of them are stored, or none. The rows go through plain JDBC, one
+     * batch per statement (see {@link Database#jdbc}), and the rows that belong to a decision find it by its id, so
+     * no generated key is read back.
      */
     void insertAll(List<Prepared> decisions) {
         database.update(handle -> {

@@ -67,22 +67,17 @@ final class GroupCommit {
         if (writer != null) {
             LockSupport.unpark(writer);
         }
-        while (!pending.done().isDone()) {
-            if (writing.compareAndSet(false, true)) {
-                // after letting go, look once more: a decision queued while this one wrote would otherwise wait
-                // for its own caller's next try
-                do {
-                    try {
-                        awaitCompany();
-                        writeBatch();
-                    } finally {
-                        writing.set(false);
-                    }
-                } while (!queue.isEmpty() && writing.compareAndSet(false, true));
-            } else {
-                // the writer takes it: one that lets go looks at the queue once more before leaving
-                break;
-            }
+        // with no one writing, this caller writes; otherwise the one writing takes this decision too, since a writer
+        // that lets go looks at the queue once more before leaving
+        if (writing.compareAndSet(false, true)) {
+            do {
+                try {
+                    awaitCompany();
+                    writeBatch();
+                } finally {
+                    writing.set(false);
+                }
+            } while (!queue.isEmpty() && writing.compareAndSet(false, true));
         }
         try {
             pending.done().get();
