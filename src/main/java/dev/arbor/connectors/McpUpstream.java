@@ -252,6 +252,8 @@ final class McpUpstream {
         }
     }
 
+    // the SDK deprecates its SSE transport, as the MCP spec did in 2025; servers that speak only SSE remain common
+    @SuppressWarnings("deprecation")
     private McpClientTransport transport(Gateway gateway) {
         var mapper = new JacksonMcpJsonMapper(Json.mapper());
         if (gateway.transport() == Connector.Transport.STDIO) {

@@ -290,7 +290,7 @@ final class OAuthClient {
                     + "\"clientInfo\":{\"name\":\"arbor\",\"version\":\"1\"}}}"));
         }
         HttpResponse<InputStream> response = open(request.build(), "the MCP server at " + host(mcp));
-        try (InputStream ignored = response.body()) {
+        try (InputStream _ = response.body()) {
             String header = response.statusCode() == 401 || response.statusCode() == 403
                     ? response.headers().allValues("www-authenticate").stream().collect(Collectors.joining(", "))
                     : "";

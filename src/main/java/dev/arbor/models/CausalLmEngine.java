@@ -117,7 +117,7 @@ final class CausalLmEngine implements Engine {
         try (KvBufferCache.KvBuffer kv = cache.getEphemeralKvBuffer()) {
             for (int start = 0; start < all.length - 1; start += BATCH) {
                 int end = Math.min(all.length - 1, start + BATCH);
-                AbstractTensor hidden = model.batchForward(Arrays.copyOfRange(all, start, end), start, kv);
+                AbstractTensor<?, ?> hidden = model.batchForward(Arrays.copyOfRange(all, start, end), start, kv);
                 // position p predicts the token at p + 1; the continuation's tokens are predicted from prefix - 1 on
                 for (int position = Math.max(start, prefix.length - 1); position < end; position++) {
                     float[] next = model.getLogits(hidden.slice(position - start)); // a distribution, softmaxed

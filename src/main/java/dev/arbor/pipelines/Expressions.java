@@ -106,7 +106,7 @@ final class Expressions {
         requireDefined(expression, scope);
         JinjavaInterpreter interpreter = jinjava.newInterpreter();
         interpreter.getContext().putAll(scope);
-        try (var ignored = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
+        try (var _ = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
             Object value = interpreter.resolveELExpression(expression, 1);
             failOnErrors(interpreter.getErrors(), expression);
             return value;

@@ -53,7 +53,7 @@ public final class EverythingServer implements AutoCloseable {
         Process process = builder.start();
         var server = new EverythingServer(process, port);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-            try (var socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try (var _ = new Socket(InetAddress.getLoopbackAddress(), port)) {
                 return true;
             }
         });

@@ -25,7 +25,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
-import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -88,13 +87,13 @@ public final class SecuredMcpServer implements AutoCloseable {
                 .build();
         this.mcp = McpServer.sync(provider).serverInfo("secured", "1.0.0")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                .toolCall(McpSchema.Tool.builder().name("whoami").description("Who the token is for")
-                        .inputSchema(Map.of("type", "object", "properties", Map.of())).build(),
+                .toolCall(McpSchema.Tool.builder("whoami", Map.of("type", "object", "properties", Map.of()))
+                        .description("Who the token is for").build(),
                         (exchange, request) -> McpSchema.CallToolResult.builder().addTextContent("subject="
                                 + exchange.transportContext().get("subject")).build())
-                .toolCall(McpSchema.Tool.builder().name("add").description("Adds two numbers")
-                        .inputSchema(Map.of("type", "object", "properties", Map.of("a", Map.of("type", "number"),
-                                "b", Map.of("type", "number")), "required", List.of("a", "b"))).build(),
+                .toolCall(McpSchema.Tool.builder("add", Map.of("type", "object", "properties", Map.of("a",
+                                Map.of("type", "number"), "b", Map.of("type", "number")), "required", List.of("a", "b")))
+                        .description("Adds two numbers").build(),
                         (exchange, request) -> McpSchema.CallToolResult.builder().addTextContent(String.valueOf(
                                 ((Number) request.arguments().get("a")).doubleValue()
                                         + ((Number) request.arguments().get("b")).doubleValue())).build())
@@ -129,7 +128,7 @@ public final class SecuredMcpServer implements AutoCloseable {
         jetty.start();
         this.base = "http://127.0.0.1:" + connector.getLocalPort();
         verifier.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.RS256,
-                JWKSourceBuilder.create(new URL(authorization.jwksUrl(ISSUER_ID).toString())).build()));
+                JWKSourceBuilder.create(authorization.jwksUrl(ISSUER_ID).url()).build()));
         verifier.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(mcpUrl(),
                 new JWTClaimsSet.Builder().issuer(authorization.issuerUrl(ISSUER_ID).toString()).build(),
                 Set.of("sub", "exp")));

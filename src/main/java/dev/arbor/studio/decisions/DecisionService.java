@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
 final class DecisionService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecisionService.class);
 
-    /** What a call produced and what history kept of it. */
-    /** @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it */
+    /**
+     * What a call produced and what history kept of it.
+     *
+     * @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it
+     */
     record Outcome(ObjectNode decision, String stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
 
     /** How far a background decision has gone: it may be cancelled until it reaches the model. */
@@ -86,7 +89,7 @@ final class DecisionService implements AutoCloseable {
         if (plan.background()) {
             return queue(plan, source, id, created, input);
         }
-        try (var inFlight = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
+        try (var _ = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
             Ran ran;
             try {
                 ran = ask(plan, 0, receivedNanos, () -> {});

@@ -393,7 +393,6 @@ final class DecisionStore {
         });
     }
 
-    /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
     // ---- statistics of one template: running totals (StatsRollup) and latency by position
 
     /** A version's decisions of one status: how many, how many acted, how many have a total time. */
@@ -517,6 +516,7 @@ final class DecisionStore {
 
     private record Sized(long seq, String id, long bytes) {}
 
+    /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
     int deleteAll(List<String> ids) {
         int deleted = 0;
         for (int from = 0; from < ids.size(); from += 500) {

@@ -157,9 +157,9 @@ final class Stats {
         groupBy.forEach(json.putArray("group_by")::add);
         if (whatIf.any()) {
             ObjectNode what = json.putObject("what_if");
-            what.set("temperature", whatIf.temperature().map(t -> (JsonNode) Json.mapper().valueToTree(t))
+            what.set("temperature", whatIf.temperature().map(t -> Json.mapper().<JsonNode>valueToTree(t))
                     .orElse(null));
-            what.set("act_threshold", whatIf.actThreshold().map(t -> (JsonNode) Json.mapper().valueToTree(t))
+            what.set("act_threshold", whatIf.actThreshold().map(t -> Json.mapper().<JsonNode>valueToTree(t))
                     .orElse(null));
         } else {
             json.putNull("what_if");

@@ -65,7 +65,7 @@ class GroupCommitTest {
             for (int i = 0; i < 64; i++) {
                 inFlight.add(commit.announce());
             }
-            try (var announced = commit.announce()) {
+            try (var _ = commit.announce()) {
                 commit.write(decision("dec_alone"));
             }
             inFlight.forEach(GroupCommit.InFlight::close);
