@@ -78,11 +78,8 @@ final class CausalLmEngine implements Engine {
             int[] prefix = prefix(request.state(), question, model.getConfig().contextLength - CONTEXT_MARGIN
                     - longest);
             read = Math.max(read, prefix.length);
-            double[] scores = new double[continuations.length];
-            for (int i = 0; i < continuations.length; i++) {
-                scores[i] = meanLogProbability(prefix, continuations[i]);
-            }
-            probabilities.put(question.key(), EmbeddingEngine.softmax(scores, temperature));
+            probabilities.put(question.key(), EmbeddingEngine.softmax(meanLogProbabilities(prefix, continuations),
+                    temperature));
         }
         return new Scoring.Answer(probabilities, read);
     }
@@ -104,28 +101,41 @@ final class CausalLmEngine implements Engine {
     }
 
     /**
-     * The mean log-probability of the continuation's tokens, each given everything before it. The text goes through
-     * the model in batches of at most {@link #BATCH} positions (Jlama's one pass holds no more).
+     * The mean log-probability of each continuation's tokens, each given everything before it. The prefix goes through
+     * the model once: every continuation then starts from its cache, at the prefix's last position, and overwrites
+     * what the one before it left beyond (a position attends only to those before it, so nothing of an earlier
+     * option is read). Text goes through in passes of at most {@link #BATCH} positions (Jlama's one pass holds no
+     * more).
      */
-    private double meanLogProbability(int[] prefix, int[] continuation) {
-        if (continuation.length == 0) {
-            return Double.NEGATIVE_INFINITY;
-        }
-        int[] all = Arrays.copyOf(prefix, prefix.length + continuation.length);
-        System.arraycopy(continuation, 0, all, prefix.length, continuation.length);
-        double total = 0;
+    double[] meanLogProbabilities(int[] prefix, int[][] continuations) {
+        double[] scores = new double[continuations.length];
+        int shared = prefix.length - 1;
         try (KvBufferCache.KvBuffer kv = cache.getEphemeralKvBuffer()) {
-            for (int start = 0; start < all.length - 1; start += BATCH) {
-                int end = Math.min(all.length - 1, start + BATCH);
-                AbstractTensor<?, ?> hidden = model.batchForward(Arrays.copyOfRange(all, start, end), start, kv);
-                // position p predicts the token at p + 1; the continuation's tokens are predicted from prefix - 1 on
-                for (int position = Math.max(start, prefix.length - 1); position < end; position++) {
-                    float[] next = model.getLogits(hidden.slice(position - start)); // a distribution, softmaxed
-                    total += Math.log(Math.max(next[all[position + 1]], Float.MIN_VALUE));
+            for (int start = 0; start < shared; start += BATCH) {
+                model.batchForward(Arrays.copyOfRange(prefix, start, Math.min(shared, start + BATCH)), start, kv);
+            }
+            for (int i = 0; i < continuations.length; i++) {
+                int[] continuation = continuations[i];
+                // the prefix's last token and the continuation but its last: position shared + j predicts token j
+                int[] fed = new int[continuation.length];
+                if (fed.length > 0) {
+                    fed[0] = prefix[shared];
+                    System.arraycopy(continuation, 0, fed, 1, continuation.length - 1);
                 }
+                double total = 0;
+                for (int start = 0; start < fed.length; start += BATCH) {
+                    int end = Math.min(fed.length, start + BATCH);
+                    AbstractTensor<?, ?> hidden = model.batchForward(Arrays.copyOfRange(fed, start, end),
+                            shared + start, kv);
+                    for (int j = start; j < end; j++) {
+                        float[] next = model.getLogits(hidden.slice(j - start)); // a distribution, softmaxed
+                        total += Math.log(Math.max(next[continuation[j]], Float.MIN_VALUE));
+                    }
+                }
+                scores[i] = continuation.length == 0 ? Double.NEGATIVE_INFINITY : total / continuation.length;
             }
         }
-        return total / continuation.length;
+        return scores;
     }
 
     private int[] tokens(String text) {

@@ -10,8 +10,11 @@ import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyLlama;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,6 +65,37 @@ class CausalLmEngineTest {
         // a situation longer than the model's context is cut to fit, not refused
         Scoring.Answer cut = engine.score(new Scoring.Request("x".repeat(5000), List.of(), List.of(URGENT)));
         assertThat(cut.inputTokens()).isLessThanOrEqualTo(512);
+    }
+
+    /**
+     * A question's options share one pass over the beginning: each must still be scored as if it came alone, and as
+     * if the text had been split anywhere else (a long option first, whose positions the next ones overwrite; a
+     * beginning longer than one pass of the model).
+     */
+    @Test
+    void optionsAfterOneSharedBeginningAreScoredAsIfEachCameAlone() throws Exception {
+        Path folder = Files.createTempDirectory("arbor-llama-");
+        TinyLlama.write(folder, 7);
+        var engine = (CausalLmEngine) Engine.load("causal-lm", Map.of("path", folder.toString()));
+        var random = new Random(3);
+        int[] beginning = random.ints(300, 3, 259).toArray();
+        int[][] options = {random.ints(40, 3, 259).toArray(), random.ints(2, 3, 259).toArray(),
+            random.ints(7, 3, 259).toArray(), random.ints(1, 3, 259).toArray()};
+
+        double[] together = engine.meanLogProbabilities(beginning, options);
+        for (int i = 0; i < options.length; i++) {
+            int[] option = options[i];
+            assertThat(together[i]).isCloseTo(engine.meanLogProbabilities(beginning, new int[][] {option})[0],
+                    within(1e-4));
+            // the same option's tokens, each read after a beginning that already holds the ones before it
+            double mean = 0;
+            for (int k = 0; k < option.length; k++) {
+                int[] longer = IntStream.concat(Arrays.stream(beginning), Arrays.stream(option, 0, k)).toArray();
+                mean += engine.meanLogProbabilities(longer, new int[][] {{option[k]}})[0] / option.length;
+            }
+            assertThat(together[i]).isCloseTo(mean, within(1e-4));
+        }
+        assertThat(engine.meanLogProbabilities(beginning, new int[][] {{}})[0]).isEqualTo(Double.NEGATIVE_INFINITY);
     }
 
     @Test
