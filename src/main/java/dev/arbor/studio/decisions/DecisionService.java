@@ -89,6 +89,7 @@ final class DecisionService implements AutoCloseable {
         if (plan.background()) {
             return queue(plan, source, id, created, input);
         }
+        // counted in flight from here to the end, so that history's writer knows when waiting for company pays
         try (var _ = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
             Ran ran;
             try {
