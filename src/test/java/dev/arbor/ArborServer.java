@@ -2,20 +2,19 @@ package dev.arbor;
 
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /** The real server on a free port with a temporary data folder, for tests. */
 public final class ArborServer implements AutoCloseable {
@@ -28,7 +27,7 @@ public final class ArborServer implements AutoCloseable {
     private static final Set<Path> MADE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(ArborServer::deleteQuietly)));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(TempFolders::deleteQuietly)));
     }
 
     private final Path dataDir;
@@ -92,13 +91,5 @@ public final class ArborServer implements AutoCloseable {
     @Override
     public void close() {
         application.close();
-    }
-
-    private static void deleteQuietly(Path folder) {
-        try (Stream<Path> paths = Files.walk(folder)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // best effort: what is left stays in the temporary directory
-        }
     }
 }
