@@ -39,6 +39,7 @@ public final class Application implements AutoCloseable {
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
+        HttpServer.checkCanListen(config);
         this.database = Database.open(config);
         try {
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
@@ -105,7 +106,8 @@ public final class Application implements AutoCloseable {
         try {
             application.server.start();
         } catch (RuntimeException e) {
-            application.database.close();
+            // the timers, workers and schedulers started above would keep the process alive
+            application.close();
             throw e;
         }
         return application;

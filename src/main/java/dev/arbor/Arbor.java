@@ -20,6 +20,17 @@ public final class Arbor {
                         each flag mirrors ARBOR_HOST, ARBOR_PORT, ARBOR_DATA, ARBOR_DATABASE_URL
               worker    (started by the server) run one model in its own process
               version   print the version
+              help      print this
+            """;
+    private static final String SERVE_USAGE = """
+            usage: arbor serve [--host H] [--port P] [--data DIR] [--database-url URL]
+
+            Starts the server. Each flag mirrors an environment variable; a flag wins over the variable.
+              --host H              ARBOR_HOST          address to listen on (default 127.0.0.1)
+              --port P              ARBOR_PORT          port to listen on (default 8420; 0 picks a free one)
+              --data DIR            ARBOR_DATA          data folder: SQLite database, secret key, logs (default ./data)
+              --database-url URL    ARBOR_DATABASE_URL  PostgreSQL instead of SQLite (postgresql://user:pw@host/db)
+            Every other setting is an environment variable; the README's Configuration table lists them all.
             """;
 
     private Arbor() {}
@@ -46,6 +57,10 @@ public final class Arbor {
     }
 
     private static void serve(List<String> flags) {
+        if (flags.contains("--help") || flags.contains("-h")) {
+            System.out.print(SERVE_USAGE);
+            return;
+        }
         Config config;
         try {
             config = Config.load(System.getenv(), flags);

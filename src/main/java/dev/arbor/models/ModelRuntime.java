@@ -399,7 +399,10 @@ public final class ModelRuntime implements AutoCloseable {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("--enable-native-access=ALL-UNNAMED");
-            command.add("--add-modules=jdk.incubator.vector"); // the causal-lm engine's vector arithmetic
+            if (EngineKind.of(model.engine()).filter(kind -> kind == EngineKind.CAUSAL_LM).isPresent()) {
+                // Jlama's vector arithmetic; other workers go without, and without the JVM's warning about it
+                command.add("--add-modules=jdk.incubator.vector");
+            }
             command.add("-XX:+ExitOnOutOfMemoryError");
             // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
             command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));

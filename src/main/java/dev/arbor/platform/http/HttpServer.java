@@ -3,6 +3,7 @@ package dev.arbor.platform.http;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.config.Config;
+import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.net.AddressRange;
@@ -11,7 +12,11 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import io.javalin.router.Endpoint;
+import io.javalin.util.JavalinException;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -123,8 +128,38 @@ public final class HttpServer {
                         "The server failed unexpectedly; the request id identifies it in the server log."));
             });
         });
-        app.start(config.host(), config.port());
+        try {
+            app.start(config.host(), config.port());
+        } catch (JavalinException e) {
+            app.stop();
+            throw cannotListen(config, e);
+        }
         return this;
+    }
+
+    /**
+     * Fails now when the configured address cannot be listened on (a port in use, an address not of this machine),
+     * so that the server stops before it opens its database or starts anything that would keep it running.
+     */
+    public static void checkCanListen(Config config) {
+        if (config.port() == 0) {
+            return;
+        }
+        try (var socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress(config.host(), config.port()));
+        } catch (IOException e) {
+            throw cannotListen(config, e);
+        }
+    }
+
+    private static ConfigException cannotListen(Config config, Exception e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        return new ConfigException("cannot listen on " + config.host() + ":" + config.port() + ": " + reason
+                + " (choose another address or port with --host/--port, ARBOR_HOST/ARBOR_PORT)");
     }
 
     public int port() {
