@@ -13,6 +13,7 @@ import dev.arbor.models.Models;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.config.Config;
+import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.HttpServer;
 import dev.arbor.platform.http.Idempotency;
@@ -40,6 +41,7 @@ public final class Application implements AutoCloseable {
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
         HttpServer.checkCanListen(config);
+        OwnerOnly.folder(config.dataDir());
         this.database = Database.open(config);
         try {
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
@@ -84,7 +86,7 @@ public final class Application implements AutoCloseable {
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),
-                    new Idempotency(database, clock), new HttpMetrics(), Arbor.version());
+                    new Idempotency(database, secrets, clock), new HttpMetrics(), Arbor.version());
         } catch (RuntimeException e) {
             database.close();
             throw e;

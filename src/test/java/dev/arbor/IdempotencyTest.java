@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,6 +49,55 @@ class IdempotencyTest {
         assertThat(first.header("idempotent-replayed")).isNull();
         assertThat(second.header("x-request-id")).isNotEqualTo(first.header("x-request-id"));
         assertThat(http.get("/projects").json().path("data")).hasSize(1);
+    }
+
+    @Test
+    void aTokensAnswerIsKeptForRetriesButNotReadableOnDisk() throws Exception {
+        String admin = "arb_bootstrap-admin-token-for-this-test";
+        try (var withAdmin = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", admin))) {
+            String body = "{\"name\":\"ops\",\"role\":\"admin\"}";
+            HttpReply first = withAdmin.http().post("/auth/tokens", body, "Authorization", "Bearer " + admin,
+                    "Idempotency-Key", "k-token");
+            HttpReply retried = withAdmin.http().post("/auth/tokens", body, "Authorization", "Bearer " + admin,
+                    "Idempotency-Key", "k-token");
+
+            String secret = first.json().path("token").asText();
+            assertThat(secret).startsWith("arb_");
+            assertThat(retried.header("idempotent-replayed")).isEqualTo("true");
+            assertThat(retried.body()).isEqualTo(first.body());
+            byte[] marker = secret.getBytes(StandardCharsets.UTF_8);
+            try (Stream<Path> files = Files.list(withAdmin.dataDir())) {
+                for (Path file : files.filter(Files::isRegularFile).toList()) {
+                    assertThat(indexOf(Files.readAllBytes(file), marker)).as("where %s holds the token", file)
+                            .isEqualTo(-1);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theDataFolderAndTheDatabaseAreTheOwnersOnly() throws Exception {
+        http.post("/projects", "{\"name\":\"alpha\"}");
+
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.dataDir())))
+                .isEqualTo("rwx------");
+        for (String file : List.of("arbor.db", "arbor.db-wal", "arbor.db-shm", "secret.key")) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.dataDir().resolve(file))))
+                    .as(file).isEqualTo("rw-------");
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     @Test

@@ -6,14 +6,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -97,11 +95,8 @@ public final class Database implements AutoCloseable {
     }
 
     public static Database openSqlite(Path file) {
-        try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the data folder for " + file, e);
-        }
+        OwnerOnly.folder(file.toAbsolutePath().getParent());
+        OwnerOnly.file(file); // SQLite gives its log and shared-memory files the database's permissions
         String url = "jdbc:sqlite:" + file.toAbsolutePath();
         Optional<String> newer = migrate(Dialect.SQLITE, sqlite(url));
         SQLiteDataSource writerSource = sqlite(url);

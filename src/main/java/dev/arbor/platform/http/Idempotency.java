@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +27,8 @@ import org.jdbi.v3.core.Handle;
 /**
  * {@code Idempotency-Key} for every write: the first request with a key runs and, when it succeeds, its status,
  * headers and body are kept for a day; a retry with the same key and the same request gets them back without running
- * again. Keys are scoped to the caller's credentials, so one caller can never replay another's answer.
+ * again. Keys are scoped to the caller's credentials, so one caller can never replay another's answer. Kept bodies are
+ * sealed like every secret: an answer may carry one shown only once, such as a new token.
  */
 public final class Idempotency {
     public static final String HEADER = "Idempotency-Key";
@@ -45,12 +48,14 @@ public final class Idempotency {
     private static final String MEMORY_ONLY = "arbor.idempotency.memory_only";
 
     private final Database database;
+    private final SecretBox secrets;
     private final Clock clock;
     private final AtomicLong purgedAt;
     private final InMemory memory = new InMemory();
 
-    public Idempotency(Database database, Clock clock) {
+    public Idempotency(Database database, SecretBox secrets, Clock clock) {
         this.database = requireNonNull(database, "database");
+        this.secrets = requireNonNull(secrets, "secrets");
         this.clock = requireNonNull(clock, "clock");
         this.purgedAt = new AtomicLong(clock.millis());
         if (database.readOnly()) {
@@ -167,7 +172,7 @@ public final class Idempotency {
                 throw inProgress();
             }
             return Optional.of(new StoredResponse(existing.status(), readHeaders(existing.headers()),
-                    existing.body()));
+                    open(existing.body(), scope, key)));
         });
     }
 
@@ -195,9 +200,24 @@ public final class Idempotency {
                         WHERE scope = :scope AND idempotency_key = :key""")
                 .bind("status", ctx.statusCode())
                 .bind("headers", Json.writeString(headers))
-                .bind("body", body)
+                .bind("body", seal(body, scope, key))
                 .bind("scope", scope).bind("key", key)
                 .execute());
+    }
+
+    private byte[] seal(byte[] body, String scope, String key) {
+        return secrets.seal(Base64.getEncoder().encodeToString(body), context(scope, key))
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private byte[] open(byte[] sealed, String scope, String key) {
+        return Base64.getDecoder().decode(secrets.open(new String(sealed, StandardCharsets.UTF_8),
+                context(scope, key)));
+    }
+
+    /** Binds a kept body to its row: one copied under another key does not open. */
+    private static String context(String scope, String key) {
+        return "idempotency:" + scope + ":" + key;
     }
 
     private void release(String scope, String key) {
