@@ -1,6 +1,8 @@
 package dev.arbor.notifications;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundRefusedException;
 import jakarta.mail.Authenticator;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
@@ -21,8 +23,15 @@ final class Mail {
 
     private Mail() {}
 
-    static void send(ObjectNode settings, Optional<String> password, String text, List<String> recipients,
-                     String priority) throws NotificationException {
+    /** Sends one message; the mail server must pass {@code policy}, as every outbound call does. */
+    static void send(OutboundPolicy policy, ObjectNode settings, Optional<String> password, String text,
+                     List<String> recipients, String priority) throws NotificationException {
+        try {
+            policy.checkHost(settings.path("smtp_host").asText());
+        } catch (OutboundRefusedException e) {
+            throw new NotificationException("host_not_allowed", "The mail server cannot be used: " + e.getMessage(),
+                    false);
+        }
         if (recipients.isEmpty()) {
             throw new NotificationException("invalid_recipients", "An email needs at least one recipient.", false);
         }

@@ -77,7 +77,7 @@ public final class Notifications {
                 "channel_not_configured", "The " + channel + " channel is not set up: PUT /notification-channels/"
                 + channel + " first.", false));
         if (to == Channel.EMAIL) {
-            Mail.send(configured.settings(), configured.secret(), message, recipients, priority);
+            Mail.send(policy, configured.settings(), configured.secret(), message, recipients, priority);
         } else {
             post(configured.secret().orElseThrow(), message, priority);
         }
@@ -194,14 +194,19 @@ public final class Notifications {
         return Optional.of(given.textValue());
     }
 
-    private static ObjectNode email(ObjectNode body, Problems problems) {
+    private ObjectNode email(ObjectNode body, Problems problems) {
         ObjectNode settings = Json.object();
         JsonNode host = body.path("smtp_host");
         if (!host.isTextual() || host.textValue().isBlank() || host.textValue().length() > 255) {
             problems.add(host.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD, "smtp_host",
                     "`smtp_host` is required: the mail server's host name.");
         } else {
-            settings.put("smtp_host", host.textValue().strip());
+            try {
+                policy.checkHost(host.textValue().strip());
+                settings.put("smtp_host", host.textValue().strip());
+            } catch (OutboundRefusedException e) {
+                problems.add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: " + e.getMessage());
+            }
         }
         JsonNode port = body.path("smtp_port");
         if (!port.isMissingNode() && (!port.isIntegralNumber() || port.asInt() < 1 || port.asInt() > 65_535)) {

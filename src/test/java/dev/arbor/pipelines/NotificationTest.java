@@ -61,8 +61,11 @@ class NotificationTest {
                 .assertError(400, "missing_field", "smtp_host");
         assertThat(error.path("details").findValuesAsText("param"))
                 .containsExactlyInAnyOrder("smtp_host", "smtp_port", "security", "from");
-        http.put("/notification-channels/email", "{\"smtp_host\": \"h\", \"from\": \"not an address\"}")
+        http.put("/notification-channels/email", "{\"smtp_host\": \"127.0.0.1\", \"from\": \"not an address\"}")
                 .assertError(400, "invalid_field", "from");
+        // the mail server passes the outbound policy like any URL: no internal host by way of SMTP
+        http.put("/notification-channels/email", "{\"smtp_host\": \"10.0.0.5\", \"from\": \"bot@arbor.test\"}")
+                .assertError(400, "invalid_field", "smtp_host");
         http.put("/notification-channels/team_chat_2", "{\"name\": \"ops\"}")
                 .assertError(400, "missing_field", "webhook_url");
         http.put("/notification-channels/team_chat_2", "{\"webhook_url\": \"http://10.0.0.5/hook\"}")
@@ -133,6 +136,26 @@ class NotificationTest {
         assertThat(receiver.received(one)).singleElement().satisfies(r ->
                 assertThat(r.body()).isEqualTo("{\"text\":\"Deploy to prod done\"}"));
         assertThat(receiver.received(two)).hasSize(2);
+    }
+
+    @Test
+    void aMailServerTheOutboundPolicyNoLongerAllowsIsNotContacted() {
+        int received = mail.getReceivedMessages().length;
+        Path data;
+        try (var allowing = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
+            data = allowing.dataDir();
+            assertThat(allowing.http().put("/notification-channels/email", emailSettings("")).status())
+                    .isEqualTo(200);
+        }
+        try (var restricted = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
+            JsonNode test = restricted.http().post("/notification-channels/email/test",
+                    "{\"recipients\": [\"ops@arbor.test\"]}").json();
+
+            assertThat(test.path("delivered").asBoolean()).isFalse();
+            assertThat(test.at("/error/code").asText()).isEqualTo("host_not_allowed");
+            assertThat(test.at("/error/message").asText()).contains("127.0.0.1", "ARBOR_OUTBOUND_ALLOW");
+        }
+        assertThat(mail.getReceivedMessages()).hasSize(received);
     }
 
     @Test

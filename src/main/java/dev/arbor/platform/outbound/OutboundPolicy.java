@@ -44,6 +44,11 @@ public final class OutboundPolicy {
         if (host == null || host.isEmpty()) {
             throw new OutboundRefusedException("the URL has no host: " + uri);
         }
+        checkHost(host);
+    }
+
+    /** Resolves a host name or address (an IPv6 one in brackets or not) and refuses it as {@link #check} does. */
+    public void checkHost(String host) {
         String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
         if (allowedHosts.contains(bare.toLowerCase(Locale.ROOT))) {
             return;
