@@ -15,10 +15,12 @@ import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.HttpServer;
 import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.metrics.HttpMetrics;
+import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
@@ -37,13 +39,18 @@ public final class Application implements AutoCloseable {
     private final Decisions decisions;
     private final Pipelines pipelines;
     private final Connectors connectors;
+    private final EventStreams streams = new EventStreams();
+    private final Metrics metrics;
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
         HttpServer.checkCanListen(config);
         OwnerOnly.folder(config.dataDir());
         this.database = Database.open(config);
+        this.metrics = new Metrics();
         try {
+            var meters = metrics.registry();
+            database.recordMetrics(meters);
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
             var secrets = SecretBox.fromConfig(config);
             var access = new Access(database, clock, config.adminToken());
@@ -53,11 +60,11 @@ public final class Application implements AutoCloseable {
             this.runtime = new ModelRuntime(models, config.dataDir(), defaults
                     .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
                     .withEjection(config.modelIdle(), config.modelMemoryMb().map(mb -> mb << 20)
-                            .orElse(defaults.memoryBudget())));
+                            .orElse(defaults.memoryBudget())), meters);
             var templates = new Templates(database, clock, models, Decisions.history(database));
             var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
             this.decisions = new Decisions(database, clock, templates, models, runtime, files,
-                    secrets.derive("studio-hmac"));
+                    secrets.derive("studio-hmac"), meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
@@ -66,11 +73,11 @@ public final class Application implements AutoCloseable {
             this.downloads = new Downloads(models, outboundClient, config.dataDir(),
                     config.modelHubUrl(), config.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
-            new ModelRoutes(models, runtime, downloads, modelOperations).addTo(routes);
+            new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             templates.addRoutes(routes);
             files.addRoutes(routes);
             decisions.addRoutes(routes);
-            var notifications = new Notifications(database, secrets, outboundClient, outbound, clock);
+            var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors = new Connectors(database, secrets, access, outbound, outboundClient, config.mcpTimeout(),
                     config.oauthReturnHosts(), config.mcpStdioCommands(), clock);
@@ -78,7 +85,7 @@ public final class Application implements AutoCloseable {
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
             this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,
-                    credentials);
+                    credentials, streams, meters);
             pipelines.addRoutes(routes);
             decisions.start();
             pipelines.start();
@@ -86,9 +93,10 @@ public final class Application implements AutoCloseable {
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(config, routes, List.of(access.authenticator()),
-                    new Idempotency(database, secrets, clock), new HttpMetrics(), Arbor.version());
+                    new Idempotency(database, secrets, clock), new HttpMetrics(metrics), Arbor.version());
         } catch (RuntimeException e) {
             database.close();
+            metrics.close();
             throw e;
         }
     }
@@ -134,12 +142,12 @@ public final class Application implements AutoCloseable {
     }
 
     /**
-     * Drains requests in flight, stops pipeline runs (they go on after a restart), downloads, background decisions and
-     * model workers, then the database.
+     * Ends event streams, drains requests in flight, stops pipeline runs (they go on after a restart), downloads,
+     * background decisions and model workers, then the database.
      */
     @Override
     public void close() {
-        pipelines.stopStreams();
+        streams.stop();
         server.stop();
         pipelines.close();
         connectors.close();
@@ -147,5 +155,6 @@ public final class Application implements AutoCloseable {
         decisions.close();
         runtime.close();
         database.close();
+        metrics.close();
     }
 }

@@ -6,10 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.EventStream;
+import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import io.javalin.http.Context;
+import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,16 +21,22 @@ import java.util.Optional;
 
 /** The registry's routes: {@code /v1/studio/models} for the studio, {@code /models} for admins (load, eject, logs). */
 public final class ModelRoutes {
+    /** How often a model's event stream looks for news: downloads report bytes about this often. */
+    private static final long EVENTS_EVERY_MILLIS = 200;
+
     private final Models models;
     private final ModelRuntime runtime;
     private final Downloads downloads;
     private final ModelOperations operations;
+    private final EventStreams streams;
 
-    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, ModelOperations operations) {
+    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, ModelOperations operations,
+                       EventStreams streams) {
         this.operations = requireNonNull(operations, "operations");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.downloads = requireNonNull(downloads, "downloads");
+        this.streams = requireNonNull(streams, "streams");
     }
 
     public void addTo(Routes routes) {
@@ -48,7 +57,9 @@ public final class ModelRoutes {
                 .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
                         this::load)
                 .action("/models/{model_id}/eject", "Stop a model's worker and free its memory", this::eject)
-                .get("/models/{model_id}/logs", "The last lines of a model's worker log", this::logs);
+                .get("/models/{model_id}/logs", "The last lines of a model's worker log", this::logs)
+                .get("/models/{model_id}/events", "A model's download and load as they happen (server-sent "
+                        + "events): its state first, then each change, until the work it saw ends", this::events);
     }
 
     private void list(Context ctx) {
@@ -141,6 +152,83 @@ public final class ModelRoutes {
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         boolean ejected = runtime.eject(model.id());
         Responses.ok(ctx, Map.of("id", model.id(), "object", "model.ejected", "ejected", ejected));
+    }
+
+    /**
+     * Follows a model: {@code model} (as {@code GET /models/{id}} shows it) first, then {@code download} and
+     * {@code load} as they change, and {@code end} once a download or load it saw under way has ended. On a model
+     * with nothing under way it waits for work to start (a comment every 15 s keeps the connection).
+     */
+    private void events(Context ctx) throws IOException {
+        Access.requireAdmin(ctx);
+        Model model = models.require(ctx.pathParam("model_id"), "model_id");
+        EventStream stream = streams.open(ctx);
+        stream.send("model", json(model));
+        stream.flush();
+        Map<String, Object> download = downloadJson(model);
+        Map<String, Object> load = loadJson(model.id());
+        boolean sawWork = false;
+        try {
+            while (stream.open()) {
+                Optional<Model> now = models.find(model.id());
+                if (now.isEmpty()) { // deleted meanwhile
+                    stream.end();
+                    return;
+                }
+                Map<String, Object> downloadNow = downloadJson(now.get());
+                Map<String, Object> loadNow = loadJson(model.id());
+                boolean changed = !downloadNow.equals(download) || !loadNow.equals(load);
+                if (!downloadNow.equals(download)) {
+                    stream.send("download", downloadNow);
+                    download = downloadNow;
+                }
+                if (!loadNow.equals(load)) {
+                    stream.send("load", loadNow);
+                    load = loadNow;
+                }
+                boolean working = download.get("status").equals("downloading") || load.get("status").equals("loading");
+                if (sawWork && !working) {
+                    stream.end();
+                    return;
+                }
+                sawWork |= working;
+                if (changed) {
+                    stream.flush();
+                } else {
+                    stream.keepAlive();
+                }
+                Thread.sleep(EVENTS_EVERY_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    /** A model's files: their status (and why it failed), with the bytes and files done while they download. */
+    private Map<String, Object> downloadJson(Model model) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("status", model.status());
+        json.put("error", model.error().orElse(null));
+        downloads.progress(model.id()).ifPresent(progress -> {
+            json.put("bytes_done", progress.bytesDone());
+            json.put("bytes_total", progress.bytesTotal());
+            json.put("files_done", progress.filesDone());
+            json.put("files_total", progress.filesTotal());
+        });
+        return json;
+    }
+
+    /** A model's worker: its status, process id while it runs, and the error a decision would get when it failed. */
+    private Map<String, Object> loadJson(String modelId) {
+        ModelRuntime.WorkerState state = runtime.workerState(modelId);
+        var json = new LinkedHashMap<String, Object>();
+        json.put("status", state.status());
+        json.put("worker_pid", state.workerPid().orElse(null));
+        json.put("error", state.error().map(message -> Map.of("code", ErrorCode.MODEL_LOAD_FAILED.code(),
+                "message", message)).orElse(null));
+        return json;
     }
 
     private void logs(Context ctx) {

@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -75,6 +79,8 @@ public final class ModelRuntime implements AutoCloseable {
     private final Path logDir;
     private final Path cacheDir;
     private final Settings settings;
+    private final MeterRegistry meters;
+    private final Meter.MeterProvider<Timer> loads;
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-housekeeping").factory());
@@ -82,12 +88,22 @@ public final class ModelRuntime implements AutoCloseable {
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-deadlines").factory());
 
-    /** @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go */
-    public ModelRuntime(Models models, Path dataDir, Settings settings) {
+    /**
+     * @param dataDir where worker logs ({@code logs/}) and native-library caches ({@code cache/}) go
+     * @param meters where loads are counted and timed ({@code arbor_model_loads_seconds}, by model and outcome) and
+     *               each loaded model's worker memory is shown ({@code arbor_model_worker_resident_bytes})
+     */
+    public ModelRuntime(Models models, Path dataDir, Settings settings, MeterRegistry meters) {
         this.models = requireNonNull(models, "models");
         this.logDir = dataDir.resolve("logs");
         this.cacheDir = dataDir.resolve("cache");
         this.settings = requireNonNull(settings, "settings");
+        this.meters = requireNonNull(meters, "meters");
+        this.loads = Timer.builder("arbor.model.loads")
+                .description("Model loads by model and outcome (loaded, failed, ejected), with their time")
+                .serviceLevelObjectives(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15),
+                        Duration.ofSeconds(60), Duration.ofMinutes(5))
+                .withRegistry(meters);
         deadlines.scheduleWithFixedDelay(this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS,
                 TimeUnit.MILLISECONDS);
         long every = settings.idleEject().isZero() ? 30_000
@@ -160,14 +176,11 @@ public final class ModelRuntime implements AutoCloseable {
         volatile long loadedAtMillis;
         volatile long lastUsedMillis = System.currentTimeMillis();
         volatile boolean ejected;
+        /** The worker's resident memory as a gauge, from its load until it goes. */
+        volatile Optional<Gauge> memory = Optional.empty();
 
         WorkerHandle(Process process) {
             this.process = process;
-        }
-
-        /** Lets go of the worker's socket once the worker is gone or going. */
-        void closeLink() {
-            link.thenAccept(WorkerLink::close);
         }
 
         boolean failed() {
@@ -175,16 +188,35 @@ public final class ModelRuntime implements AutoCloseable {
         }
     }
 
+    /** Lets go of a worker that is gone or going: its socket, and its memory gauge. */
+    private void forget(WorkerHandle handle) {
+        handle.link.thenAccept(WorkerLink::close);
+        handle.memory.ifPresent(meters::remove);
+    }
+
+    /**
+     * Where a model's worker stands: {@code status} is {@code not_loaded}, {@code loading}, {@code loaded} or
+     * {@code failed} (with why, in {@code error}); {@code workerPid} while its process runs.
+     */
+    public record WorkerState(String status, Optional<Long> workerPid, Optional<String> error) {}
+
+    public WorkerState workerState(String modelId) {
+        WorkerHandle handle = workers.get(modelId);
+        if (handle == null) {
+            return new WorkerState("not_loaded", Optional.empty(), Optional.empty());
+        }
+        Optional<Long> pid = handle.process.isAlive() ? Optional.of(handle.process.pid()) : Optional.empty();
+        if (handle.failed()) {
+            return new WorkerState("failed", pid, Optional.of(handle.link.exceptionNow().getMessage()));
+        }
+        return new WorkerState(handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading", pid,
+                Optional.empty());
+    }
+
     /** Where a model stands at run time: {@code loaded}, {@code loading}, {@code failed}, or its files' status. */
     public String status(Model model) {
-        WorkerHandle handle = workers.get(model.id());
-        if (handle == null) {
-            return model.status();
-        }
-        if (handle.failed()) {
-            return "failed";
-        }
-        return handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading";
+        String worker = workerState(model.id()).status();
+        return worker.equals("not_loaded") ? model.status() : worker;
     }
 
     /** Starts loading a model unless it is loaded or loading; returns at once. */
@@ -215,7 +247,7 @@ public final class ModelRuntime implements AutoCloseable {
             handle.process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
-        handle.closeLink();
+        forget(handle);
         return true;
     }
 
@@ -305,7 +337,7 @@ public final class ModelRuntime implements AutoCloseable {
     /** Starts a worker in place of one that failed or ended (or of none). */
     private WorkerHandle replace(WorkerHandle ended, Model model, Map<String, String> options) {
         if (ended != null) {
-            ended.closeLink();
+            forget(ended);
         }
         return start(model, options);
     }
@@ -369,7 +401,7 @@ public final class ModelRuntime implements AutoCloseable {
                     + " was ejected while it answered.");
         }
         if (workers.remove(model.id(), handle)) {
-            handle.closeLink();
+            forget(handle);
         }
         String how = handle.process.isAlive() ? "stopped answering"
                 : "stopped while answering (" + exitReason(handle.process.exitValue()) + ")";
@@ -445,7 +477,14 @@ public final class ModelRuntime implements AutoCloseable {
             if (line != null && line.startsWith(Worker.READY)) {
                 handle.loadedAtMillis = System.currentTimeMillis();
                 handle.lastUsedMillis = handle.loadedAtMillis;
+                handle.memory = Optional.of(Gauge.builder("arbor.model.worker.resident", handle,
+                                h -> residentBytes(h.process))
+                        .description("The resident memory of a loaded model's worker process")
+                        .baseUnit("bytes").tag("model", model.id()).register(meters));
                 handle.link.complete(new WorkerLink(Path.of(line.substring(Worker.READY.length()).trim())));
+                if (handle.ejected) {
+                    forget(handle); // ejected as it became ready: the eject let go before the gauge was there
+                }
                 LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
             } else if (line != null && line.startsWith(Worker.FAILED)) {
                 handle.link.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));
@@ -455,13 +494,22 @@ public final class ModelRuntime implements AutoCloseable {
                         + (handle.process.isAlive() ? "no answer" : exitReason(handle.process.exitValue()))
                         + "); see GET /models/" + model.id() + "/logs"));
             }
+            recordLoad(model, handle);
             while (out.readLine() != null) {
                 // drain, so that the worker never blocks on a full pipe
             }
         } catch (IOException | InterruptedException | InvalidPathException e) {
-            handle.link.completeExceptionally(new IllegalStateException("lost contact with the worker: "
-                    + e.getMessage()));
+            if (handle.link.completeExceptionally(new IllegalStateException("lost contact with the worker: "
+                    + e.getMessage()))) {
+                recordLoad(model, handle);
+            }
         }
+    }
+
+    private void recordLoad(Model model, WorkerHandle handle) {
+        String outcome = handle.ejected ? "ejected" : handle.link.isCompletedExceptionally() ? "failed" : "loaded";
+        loads.withTags("model", model.id(), "outcome", outcome)
+                .record(System.currentTimeMillis() - handle.startedAtMillis, TimeUnit.MILLISECONDS);
     }
 
     /**

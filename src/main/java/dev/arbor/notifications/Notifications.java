@@ -13,11 +13,13 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.metrics.Deliveries;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -45,12 +47,15 @@ public final class Notifications {
     private final ChannelStore store;
     private final OutboundClient outbound;
     private final OutboundPolicy policy;
+    private final Deliveries deliveries;
 
+    /** @param meters where deliveries are counted and timed ({@code arbor_deliveries_seconds}) */
     public Notifications(Database database, SecretBox secrets, OutboundClient outbound, OutboundPolicy policy,
-                         Clock clock) {
+                         Clock clock, MeterRegistry meters) {
         this.store = new ChannelStore(database, secrets, clock);
         this.outbound = requireNonNull(outbound, "outbound");
         this.policy = requireNonNull(policy, "policy");
+        this.deliveries = new Deliveries(meters, "notifications");
     }
 
     public void addRoutes(Routes routes) {
@@ -73,13 +78,21 @@ public final class Notifications {
             throws NotificationException, InterruptedException {
         Channel to = Channel.of(channel).orElseThrow(() -> new NotificationException("invalid_channel",
                 "There is no channel '" + channel + "'.", false));
-        ChannelStore.Configured configured = store.find(to).orElseThrow(() -> new NotificationException(
-                "channel_not_configured", "The " + channel + " channel is not set up: PUT /notification-channels/"
-                + channel + " first.", false));
-        if (to == Channel.EMAIL) {
-            Mail.send(policy, configured.settings(), configured.secret(), message, recipients, priority);
-        } else {
-            post(configured.secret().orElseThrow(), message, priority);
+        String kind = to == Channel.EMAIL ? "email" : "webhook";
+        long started = System.nanoTime();
+        try {
+            ChannelStore.Configured configured = store.find(to).orElseThrow(() -> new NotificationException(
+                    "channel_not_configured", "The " + channel + " channel is not set up: PUT "
+                    + "/notification-channels/" + channel + " first.", false));
+            if (to == Channel.EMAIL) {
+                Mail.send(policy, configured.settings(), configured.secret(), message, recipients, priority);
+            } else {
+                post(configured.secret().orElseThrow(), message, priority);
+            }
+            deliveries.delivered(kind, started);
+        } catch (NotificationException e) {
+            deliveries.failed(kind, e.code(), started);
+            throw e;
         }
     }
 

@@ -10,6 +10,7 @@ import dev.arbor.notifications.Notifications;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problem;
@@ -19,6 +20,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,27 +38,27 @@ public final class Pipelines implements AutoCloseable {
     private final RunRoutes runRoutes;
     private final ScheduleRoutes scheduleRoutes;
 
+    /**
+     * @param streams where runs' event streams open
+     * @param meters where runs and steps are counted as they end
+     */
     public Pipelines(Database database, Clock clock, OutboundClient outbound, Notifications notifications,
-                     ModelOperations models, Credentials credentials) {
+                     ModelOperations models, Credentials credentials, EventStreams streams, MeterRegistry meters) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
-        this.runs = new RunStore(database, clock);
+        var metrics = new RunMetrics(meters);
+        this.runs = new RunStore(database, clock, metrics);
         var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
         this.engine = new RunEngine(database, runs, store, schedules, catalog, expressions,
                 new StepActions(expressions, new HttpRequestAction(outbound), notifications,
-                        new ModelActions(models, credentials)), clock);
-        this.runRoutes = new RunRoutes(store, runs, engine, catalog);
+                        new ModelActions(models, credentials)), clock, metrics);
+        this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
         this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
     }
 
     /** Starts running pipelines, going on with the runs a stopped server left unfinished. */
     public void start() {
         engine.start();
-    }
-
-    /** Ends open event streams, so that the server can stop; runs go on until {@link #close}. */
-    public void stopStreams() {
-        runRoutes.stopStreams();
     }
 
     @Override

@@ -123,7 +123,7 @@ final class RunEngine implements AutoCloseable {
     private volatile boolean started;
 
     RunEngine(Database database, RunStore store, PipelineStore pipelines, ScheduleStore schedules,
-              ActionCatalog catalog, Expressions expressions, StepActions actions, Clock clock) {
+              ActionCatalog catalog, Expressions expressions, StepActions actions, Clock clock, RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.store = requireNonNull(store, "store");
         this.pipelines = requireNonNull(pipelines, "pipelines");
@@ -132,6 +132,7 @@ final class RunEngine implements AutoCloseable {
         this.expressions = requireNonNull(expressions, "expressions");
         this.actions = requireNonNull(actions, "actions");
         this.clock = requireNonNull(clock, "clock");
+        metrics.watchExecuting(inFlight);
         this.stepTask = Tasks.custom(STEP_TASK, StepTask.class)
                 .onFailure(FailureHandler.<StepTask>maxRetries(8).withBackoff(Duration.ofSeconds(1), 2)
                         .thenRemove(complete -> LOG.error("pipeline step {} failed in the engine 8 times; it is "

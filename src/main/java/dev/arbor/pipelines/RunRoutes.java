@@ -9,6 +9,8 @@ import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.EventStream;
+import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
@@ -17,8 +19,6 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,19 +30,20 @@ import java.util.Set;
 final class RunRoutes {
     private static final Set<String> START_FIELDS = Set.of("params", "timeout_seconds");
     private static final int STREAM_BATCH = 500;
-    private static final long KEEP_ALIVE_MILLIS = 15_000;
 
     private final PipelineStore pipelines;
     private final RunStore runs;
     private final RunEngine engine;
     private final ActionCatalog catalog;
-    private volatile boolean streaming = true;
+    private final EventStreams streams;
 
-    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog) {
+    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog,
+              EventStreams streams) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
         this.engine = requireNonNull(engine, "engine");
         this.catalog = requireNonNull(catalog, "catalog");
+        this.streams = requireNonNull(streams, "streams");
     }
 
     void addTo(Routes routes) {
@@ -55,11 +56,6 @@ final class RunRoutes {
                 .action("/runs/{run_id}/retry", "Run a failed run again from the steps that failed", this::retry)
                 .get("/runs/{run_id}/events", "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
                         this::events);
-    }
-
-    /** Ends the event streams open now, so that a stopping server is not held by them. */
-    void stopStreams() {
-        streaming = false;
     }
 
     private void start(Context ctx) {
@@ -157,34 +153,24 @@ final class RunRoutes {
     }
 
     private void stream(Context ctx, String runId, long from) throws IOException {
-        var response = ctx.res();
-        response.setStatus(200);
-        response.setContentType("text/event-stream; charset=utf-8");
-        response.setHeader("cache-control", "no-store");
-        OutputStream out = response.getOutputStream();
+        EventStream stream = streams.open(ctx);
         long after = from;
-        long lastWrite = System.currentTimeMillis();
         try {
-            while (streaming) {
+            while (stream.open()) {
                 boolean finished = !runs.find(runId).map(r -> r.status().active()).orElse(false);
                 List<RunStore.Event> events = runs.events(runId, after, STREAM_BATCH);
                 for (RunStore.Event event : events) {
-                    out.write(("id: " + event.id() + "\nevent: " + event.kind() + "\ndata: "
-                            + Json.writeString(json(event)) + "\n\n").getBytes(StandardCharsets.UTF_8));
+                    stream.send(event.id(), event.kind(), json(event));
                     after = event.id();
                 }
                 if (finished && events.size() < STREAM_BATCH) {
-                    out.write("event: end\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
+                    stream.end();
                     return;
                 }
                 if (!events.isEmpty()) {
-                    out.flush();
-                    lastWrite = System.currentTimeMillis();
-                } else if (System.currentTimeMillis() - lastWrite > KEEP_ALIVE_MILLIS) {
-                    out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    lastWrite = System.currentTimeMillis();
+                    stream.flush();
+                } else {
+                    stream.keepAlive();
                 }
                 if (events.size() < STREAM_BATCH) {
                     engine.awaitChange(1_000);

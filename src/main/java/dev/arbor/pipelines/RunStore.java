@@ -11,10 +11,12 @@ import dev.arbor.platform.http.Page;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
@@ -77,10 +79,12 @@ final class RunStore {
 
     private final Database database;
     private final Clock clock;
+    private final RunMetrics metrics;
 
-    RunStore(Database database, Clock clock) {
+    RunStore(Database database, Clock clock, RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
+        this.metrics = requireNonNull(metrics, "metrics");
     }
 
     /** A schedule's firing that starts a run: it starts one run, however often it is delivered. */
@@ -170,7 +174,8 @@ final class RunStore {
      * done, when it is not (finished, cancelled, retried since, or gone).
      */
     <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
-        return database.write(handle -> {
+        var committed = new AtomicReference<Transition>();
+        Optional<T> result = database.write(handle -> {
             long now = clock.millis();
             int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id "
                             + "AND generation = :generation AND status IN ('queued', 'running')")
@@ -178,18 +183,42 @@ final class RunStore {
             if (locked == 0) {
                 return Optional.empty();
             }
-            return Optional.ofNullable(work.apply(new Transition(handle, runId, now)));
+            var transition = new Transition(handle, runId, now);
+            committed.set(transition);
+            return Optional.ofNullable(work.apply(transition));
         });
+        counted(committed);
+        return result;
     }
 
     /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
     <T> Optional<T> locked(String runId, Function<Transition, T> work) {
-        return database.write(handle -> {
+        var committed = new AtomicReference<Transition>();
+        Optional<T> result = database.write(handle -> {
             long now = clock.millis();
             int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
                     .bind("now", now).bind("id", runId).execute();
-            return locked == 0 ? Optional.empty() : Optional.ofNullable(work.apply(new Transition(handle, runId, now)));
+            if (locked == 0) {
+                return Optional.empty();
+            }
+            var transition = new Transition(handle, runId, now);
+            committed.set(transition);
+            return Optional.ofNullable(work.apply(transition));
         });
+        counted(committed);
+        return result;
+    }
+
+    /**
+     * Counts what a transition ended once its transaction committed (a transaction tried again makes a new
+     * transition, and one that failed threw before this).
+     */
+    private void counted(AtomicReference<Transition> committed) {
+        Transition transition = committed.get();
+        if (transition != null) {
+            transition.stepsEnded.forEach(metrics::stepEnded);
+            transition.runEnded.ifPresent(metrics::runEnded);
+        }
     }
 
     /** Changes to one run inside its transaction. */
@@ -197,6 +226,8 @@ final class RunStore {
         private final Handle handle;
         private final String runId;
         private final long now;
+        private final List<StepStatus> stepsEnded = new ArrayList<>();
+        private Optional<RunStatus> runEnded = Optional.empty();
 
         private Transition(Handle handle, String runId, long now) {
             this.handle = handle;
@@ -234,12 +265,16 @@ final class RunStore {
 
         /** Ends a step that has not ended yet; false when it had. */
         boolean endStep(String stepId, StepStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
-            return handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, outputs = :outputs, "
+            boolean ended = handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, outputs = :outputs, "
                             + "error = :error, finished_at = :now, due_at = NULL WHERE run_id = :run AND step_id = :step "
                             + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled')")
                     .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
                     .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now)
                     .bind("run", runId).bind("step", stepId).execute() == 1;
+            if (ended) {
+                stepsEnded.add(status);
+            }
+            return ended;
         }
 
         /** Ends every step not ended yet with {@code status}; returns their ids. */
@@ -266,6 +301,7 @@ final class RunStore {
                     .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
                     .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now).bind("id", runId)
                     .execute();
+            runEnded = Optional.of(status);
         }
 
         /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Json;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,8 @@ class EmbeddingCalibrationTest {
     @Test
     void accuracyPerTypeAndTheBestTemperature() throws IOException {
         var scored = new ArrayList<Scored>();
-        try (var runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT)) {
+        try (var runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT,
+                new SimpleMeterRegistry())) {
             for (JsonNode example : examples()) {
                 Scoring.Question question = QUESTIONS.get(example.path("question").asText());
                 var answer = runtime.score("minilm-decider", new Scoring.Request(example.path("state").asText(),

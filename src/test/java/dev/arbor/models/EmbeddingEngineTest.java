@@ -3,6 +3,7 @@ package dev.arbor.models;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -19,7 +20,8 @@ class EmbeddingEngineTest {
 
     @BeforeAll
     static void start() {
-        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT);
+        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT,
+                new SimpleMeterRegistry());
     }
 
     @AfterAll

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.arbor.platform.http.ApiException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +33,7 @@ class ModelRuntimeTest {
     private final Models models = new Models(true);
 
     private ModelRuntime runtime(ModelRuntime.Settings settings) {
-        runtime = new ModelRuntime(models, data, settings);
+        runtime = new ModelRuntime(models, data, settings, new SimpleMeterRegistry());
         return runtime;
     }
 

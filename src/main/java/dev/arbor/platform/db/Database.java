@@ -4,11 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -124,6 +126,18 @@ public final class Database implements AutoCloseable {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /**
+     * Shows the connection pools' gauges and timers ({@code hikaricp_connections_active}, {@code _pending},
+     * {@code _acquire}, ... by pool) in {@code registry}; once per database.
+     */
+    public void recordMetrics(MeterRegistry registry) {
+        var factory = new MicrometerMetricsTrackerFactory(registry);
+        writerPool.setMetricsTrackerFactory(factory);
+        if (readerPool != writerPool) {
+            readerPool.setMetricsTrackerFactory(factory);
+        }
     }
 
     /** Runs read-only work on a reader connection. */

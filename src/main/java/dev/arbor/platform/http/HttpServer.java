@@ -81,7 +81,7 @@ public final class HttpServer {
         var platform = new Routes();
         platform.group("platform")
                 .get("/health", "Whether the server is ready to serve", this::health)
-                .get("/metrics", "Request counts and latencies in Prometheus text format", this::metrics)
+                .get("/metrics", "The server's metrics in Prometheus text format", this::metrics)
                 .get("/openapi.json", "This OpenAPI document", this::openApi);
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());

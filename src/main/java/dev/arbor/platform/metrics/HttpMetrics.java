@@ -1,29 +1,22 @@
 package dev.arbor.platform.metrics;
 
+import static java.util.Objects.requireNonNull;
+
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-/** Request counts and latency histograms by route, plus the JVM's own gauges, in Prometheus text format. */
+/** Request counts and latency histograms by route, among the server's other {@link Metrics}. */
 public final class HttpMetrics {
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Metrics metrics;
     private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
 
     private record Series(String method, String route, int status) {}
 
-    public HttpMetrics() {
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
+    public HttpMetrics(Metrics metrics) {
+        this.metrics = requireNonNull(metrics, "metrics");
     }
 
     /**
@@ -42,10 +35,11 @@ public final class HttpMetrics {
                 .tag("status", Integer.toString(series.status()))
                 .publishPercentileHistogram()
                 .serviceLevelObjectives(Duration.ofMillis(5), Duration.ofMillis(50), Duration.ofMillis(500))
-                .register(registry);
+                .register(metrics.registry());
     }
 
+    /** Every meter of the server, not only these. */
     public String scrape() {
-        return registry.scrape();
+        return metrics.scrape();
     }
 }

@@ -48,7 +48,9 @@ final class DecisionService implements AutoCloseable {
     /** How far a background decision has gone: it may be cancelled until it reaches the model. */
     private enum Phase { WAITING, AT_MODEL, CANCELLED }
 
-    private record Running(AtomicReference<Thread> thread, AtomicReference<Phase> phase) {}
+    /** A background decision on its way; {@code queuedNanos} is when it was queued, which its time counts from. */
+    private record Running(Plan plan, long queuedNanos, AtomicReference<Thread> thread,
+                           AtomicReference<Phase> phase) {}
 
     private final DecisionStore store;
     private final GroupCommit history;
@@ -56,19 +58,22 @@ final class DecisionService implements AutoCloseable {
     private final ModelRuntime runtime;
     private final StudioFiles files;
     private final Clock clock;
+    private final DecisionMetrics metrics;
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("arbor-decision-", 0).factory());
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     /** Set while the server stops: work cut short then is left as it stands, for the next start to recover. */
     private volatile boolean closing;
 
-    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, StudioFiles files, Clock clock) {
+    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, StudioFiles files, Clock clock,
+                    DecisionMetrics metrics) {
         this.store = requireNonNull(store, "store");
         this.history = new GroupCommit(store);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
         this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
+        this.metrics = requireNonNull(metrics, "metrics");
     }
 
     Plan plan(DecisionRequest request, boolean preview) {
@@ -95,8 +100,10 @@ final class DecisionService implements AutoCloseable {
             try {
                 ran = ask(plan, 0, receivedNanos, () -> {});
             } catch (ApiException failure) {
+                metrics.failed(plan, failure.code(), receivedNanos);
                 throw failed(plan, source, id, created, input, failure);
             }
+            metrics.completed(plan, receivedNanos);
             return complete(plan, source, id, created, input, ran);
         }
     }
@@ -201,12 +208,12 @@ final class DecisionService implements AutoCloseable {
                 Optional.empty());
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
         history.write(record(plan, source, id, "queued", created, 0, body, input, Optional.empty()));
-        var run = new Running(new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
+        var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
         background.submit(() -> {
             run.thread().set(Thread.currentThread());
             try {
-                runInBackground(plan, source, body, created, input, run.phase());
+                runInBackground(plan, source, body, created, input, run);
             } catch (RuntimeException e) {
                 LOG.error("background decision {} could not be recorded", id, e);
             } finally {
@@ -217,7 +224,8 @@ final class DecisionService implements AutoCloseable {
     }
 
     private void runInBackground(Plan plan, Source source, ObjectNode queued, long created,
-                                 Optional<ObjectNode> input, AtomicReference<Phase> phase) {
+                                 Optional<ObjectNode> input, Running run) {
+        AtomicReference<Phase> phase = run.phase();
         String id = queued.path("id").asText();
         ObjectNode inProgress = queued.deepCopy().put("status", "in_progress");
         if (phase.get() == Phase.CANCELLED || !store.transition(id, List.of("queued"), "in_progress",
@@ -236,11 +244,13 @@ final class DecisionService implements AutoCloseable {
                     Optional.empty());
             body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
             store.finish(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
+            metrics.completed(plan, run.queuedNanos());
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it
         } catch (ApiException failure) {
             if (phase.get() != Phase.CANCELLED && !closing) {
                 finishFailed(plan, source, id, created, input, failure);
+                metrics.failed(plan, failure.code(), run.queuedNanos());
             }
         } catch (RuntimeException e) {
             if (phase.get() != Phase.CANCELLED && !closing) {
@@ -248,6 +258,7 @@ final class DecisionService implements AutoCloseable {
                 finishFailed(plan, source, id, created, input, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
                         "The decision failed unexpectedly (" + e.getClass().getSimpleName() + "); the server log "
                         + "has the details."));
+                metrics.failed(plan, ErrorCode.INTERNAL_ERROR, run.queuedNanos());
             }
         }
     }
@@ -288,8 +299,11 @@ final class DecisionService implements AutoCloseable {
         if (!store.transition(id, List.of("queued", "in_progress"), "cancelled", body, now)) {
             throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
         }
-        if (run != null && run.thread().get() != null) {
-            run.thread().get().interrupt();
+        if (run != null) {
+            metrics.cancelled(run.plan(), run.queuedNanos());
+            if (run.thread().get() != null) {
+                run.thread().get().interrupt();
+            }
         }
         return store.find(id).orElseThrow(() -> notFound(id));
     }

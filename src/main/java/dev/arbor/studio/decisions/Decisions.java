@@ -13,6 +13,7 @@ import dev.arbor.studio.files.FileUsers;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.TemplateHistory;
 import dev.arbor.studio.templates.Templates;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.HashSet;
 import org.slf4j.Logger;
@@ -38,9 +39,10 @@ public final class Decisions implements AutoCloseable {
      * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
      *
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
+     * @param meters where decisions are counted and timed ({@code arbor_decisions_seconds})
      */
     public Decisions(Database database, Clock clock, Templates templates, Models models, ModelRuntime runtime,
-                     StudioFiles files, byte[] hmacKey) {
+                     StudioFiles files, byte[] hmacKey, MeterRegistry meters) {
         this.store = new DecisionStore(database, files::available);
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
@@ -52,7 +54,7 @@ public final class Decisions implements AutoCloseable {
         this.runtime = requireNonNull(runtime, "runtime");
         this.retention = new Retention(store, settings, templates, files, clock);
         this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings, files),
-                runtime, files, clock);
+                runtime, files, clock, new DecisionMetrics(meters));
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());

@@ -1,0 +1,49 @@
+package dev.arbor.studio.decisions;
+
+import dev.arbor.platform.http.ErrorCode;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code arbor_decisions_seconds}: every decision that reached its run (not those refused as invalid), by model,
+ * template ({@code adhoc} without one; template ids are bounded by the templates stored), outcome
+ * ({@code completed}, {@code failed}, {@code cancelled}) and error code ({@code none} unless failed), with the
+ * time from arrival (or from the queue, in the background) to its end.
+ */
+final class DecisionMetrics {
+    private static final String ADHOC = "adhoc";
+    private static final String NO_ERROR = "none";
+
+    private final Meter.MeterProvider<Timer> decisions;
+
+    DecisionMetrics(MeterRegistry registry) {
+        this.decisions = Timer.builder("arbor.decisions")
+                .description("Decisions by model, template and outcome, with their time")
+                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100),
+                        Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5),
+                        Duration.ofSeconds(30))
+                .withRegistry(registry);
+    }
+
+    void completed(Plan plan, long sinceNanos) {
+        record(plan, "completed", NO_ERROR, sinceNanos);
+    }
+
+    void failed(Plan plan, ErrorCode code, long sinceNanos) {
+        record(plan, "failed", code.code(), sinceNanos);
+    }
+
+    void cancelled(Plan plan, long sinceNanos) {
+        record(plan, "cancelled", NO_ERROR, sinceNanos);
+    }
+
+    private void record(Plan plan, String outcome, String error, long sinceNanos) {
+        decisions.withTags("model", plan.model().orElse("none"),
+                        "template", plan.template().map(t -> t.id()).orElse(ADHOC),
+                        "outcome", outcome, "error", error)
+                .record(System.nanoTime() - sinceNanos, TimeUnit.NANOSECONDS);
+    }
+}
