@@ -63,6 +63,29 @@ class ErrorEnvelopeTest {
     }
 
     @Test
+    void overlongUtf8IsInvalidJson() {
+        // C0 AF is an overlong '/': a lenient decoder reads it as one, and a check made on the text misses it
+        byte[] body = {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', '.', '.', (byte) 0xC0, (byte) 0xAF, '"', '}'};
+        JsonNode error = http.sendBytes("POST", "/projects", body).assertError(400, "invalid_json", null);
+        assertThat(error.path("message").asText()).contains("UTF-8");
+        assertThat(http.get("/projects").json().path("data").findValuesAsText("name")).doesNotContain("../");
+    }
+
+    @Test
+    void aBodyCutShortIsIncompleteBodyNotAServerFailure() throws Exception {
+        try (var socket = new java.net.Socket("127.0.0.1", http.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("POST /projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":\"x")
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.shutdownOutput();
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+
+            assertThat(response).startsWith("HTTP/1.1 400").contains("\"code\":\"incomplete_body\"");
+        }
+    }
+
+    @Test
     void everyProblemOfOnePassIsListed() {
         HttpReply reply = http.post("/auth/tokens", "{\"name\": 7, \"role\": \"owner\", \"projects\": [\"\"]}");
         JsonNode error = reply.assertError(400, "invalid_field", "name");

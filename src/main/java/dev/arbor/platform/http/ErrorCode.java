@@ -49,6 +49,7 @@ public enum ErrorCode {
     INVALID_DEFINITION(400),
     INVALID_OAUTH_STATE(400),
     OAUTH_REJECTED(400),
+    INCOMPLETE_BODY(400),
 
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),

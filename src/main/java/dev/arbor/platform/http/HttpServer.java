@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,6 +124,13 @@ public final class HttpServer {
             cfg.routes.exception(ApiException.class, (e, ctx) -> Responses.error(ctx, e));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> Responses.error(ctx, fromJavalin(e, ctx)));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
+                if (endedEarly(e)) {
+                    // the client's connection ended inside the body: its fault, not worth a stack trace
+                    ctx.header("Connection", "close");
+                    Responses.error(ctx, ApiException.of(ErrorCode.INCOMPLETE_BODY, null, "The request body "
+                            + "ended before all of it arrived (its Content-Length or last chunk); send it whole."));
+                    return;
+                }
                 LOG.error("unexpected failure in {} {} (request {})", ctx.method(), ctx.path(), Requests.id(ctx), e);
                 Responses.error(ctx, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
                         "The server failed unexpectedly; the request id identifies it in the server log."));
@@ -234,6 +242,15 @@ public final class HttpServer {
         } catch (java.io.IOException e) {
             LOG.warn("could not report the failure of request {}", requestId);
         }
+    }
+
+    private static boolean endedEarly(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof EofException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static ApiException fromJavalin(HttpResponseException e, Context ctx) {

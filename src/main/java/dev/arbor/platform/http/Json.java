@@ -13,6 +13,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 
 /** The one JSON configuration of the server: strict on input, plain on output. */
 public final class Json {
@@ -85,6 +88,10 @@ public final class Json {
         if (body.length == 0 || isBlank(body)) {
             throw ApiException.of(ErrorCode.INVALID_JSON, null, "The request needs a JSON object body; none was sent.");
         }
+        if (!isUtf8(body)) {
+            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body is not valid UTF-8: it holds a malformed "
+                    + "or overlong byte sequence.");
+        }
         JsonNode node;
         try {
             node = MAPPER.readTree(body);
@@ -97,6 +104,27 @@ public final class Json {
             throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind(node) + ".");
         }
         return (ObjectNode) node;
+    }
+
+    /**
+     * Whether the bytes are well-formed UTF-8 in the strict sense (shortest forms, no surrogates): the JSON parser
+     * decodes an overlong form such as {@code C0 AF} to {@code /}, which checks made on the text could then miss.
+     */
+    private static boolean isUtf8(byte[] body) {
+        int firstNonAscii = 0;
+        while (firstNonAscii < body.length && body[firstNonAscii] >= 0) {
+            firstNonAscii++;
+        }
+        if (firstNonAscii == body.length) {
+            return true;
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .decode(ByteBuffer.wrap(body, firstNonAscii, body.length - firstNonAscii));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     private static String kind(JsonNode node) {
