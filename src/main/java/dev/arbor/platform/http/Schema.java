@@ -173,6 +173,17 @@ public sealed interface Schema {
         return object().required("id", string()).required("object", oneOf(objectName));
     }
 
+    /** What a delete answers: {@code {object: "<name>.deleted", deleted: true, id}}. */
+    static Schema deleted(String objectName) {
+        return object().required("object", oneOf(objectName + ".deleted")).required("deleted", bool())
+                .required("id", string());
+    }
+
+    /** A time as whole seconds since 1970 (UTC). */
+    static Schema timestamp() {
+        return integer(0, Long.MAX_VALUE);
+    }
+
     /** The contract's list shape, {@code {object: "list", data, first_id, last_id, has_more}}, of these items. */
     static Schema list(Schema item) {
         Schema list = object().required("object", oneOf("list")).required("data", arrayOf(item))
