@@ -30,7 +30,8 @@ class OpenApiTest {
 
     @BeforeAll
     static void start() {
-        server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_ADMIN_TOKEN", ADMIN_TOKEN));
+        server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_ADMIN_TOKEN", ADMIN_TOKEN,
+                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
         api = new OpenApiConformance(server.http(), "Authorization", "Bearer " + ADMIN_TOKEN);
     }
 
@@ -241,7 +242,7 @@ class OpenApiTest {
                 {"name": "docs-nightly", "parameters": [{"name": "env", "type": "string", "required": true}],
                  "steps": [{"id": "say", "action": "log", "params": {"message": "{{ params.env }}"}}]}""";
         api.get("/pipelines/actions");
-        api.post("/pipelines/actions/validate", "{\"action\": \"log\", \"params\": {\"message\": \"hi\"}}");
+        api.post("/pipelines/actions/validate", "{\"action_type\": \"log\", \"params\": {\"message\": \"hi\"}}");
         api.post("/pipelines/validate", pipelineBody);
         String pipeline = api.post("/pipelines", pipelineBody).json().path("id").asText();
         api.get("/pipelines");
@@ -276,7 +277,8 @@ class OpenApiTest {
         api.put("/credentials/" + credential, "{\"value\": \"w\"}");
         api.delete("/credentials/" + credential);
         api.get("/notification-channels");
-        api.put("/notification-channels/team_chat_1", "{\"webhook_url\": \"https://chat.example.com/hook\"}");
+        api.put("/notification-channels/team_chat_1", "{\"webhook_url\": \"http://127.0.0.1:9/hook\"}");
+        api.post("/notification-channels/team_chat_1/test", "{\"message\": \"hi\"}");
         api.get("/notification-channels/team_chat_1");
         api.delete("/notification-channels/team_chat_1");
     }
@@ -286,8 +288,8 @@ class OpenApiTest {
         api.get("/connectors/registry?q=git");
         JsonNode entry = api.get("/connectors/registry").json().path("data").path(0);
         api.get("/connectors/registry/" + entry.path("id").asText());
-        String added = api.post("/connectors/registry", "{\"name\": \"Docs MCP\", \"url\": "
-                + "\"https://mcp.example.com/mcp\"}").json().path("id").asText();
+        String added = api.post("/connectors/registry", "{\"id\": \"docs-mcp\", \"name\": \"Docs MCP\", "
+                + "\"url\": \"https://mcp.example.com/mcp\", \"auth_type\": \"none\"}").json().path("id").asText();
         api.delete("/connectors/registry/" + added);
         String gateway = api.post("/connectors/custom", "{\"name\": \"Docs\", \"url\": "
                 + "\"http://127.0.0.1:9/mcp\"}").json().path("id").asText();

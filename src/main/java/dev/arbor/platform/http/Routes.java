@@ -116,6 +116,11 @@ public final class Routes {
             return reply(Route.Reply.json(202, schema));
         }
 
+        /** The last operation answers 202 with no body (a message taken, with nothing to answer). */
+        public Group acceptedWithoutBody() {
+            return reply(new Route.Reply(202, Map.of()));
+        }
+
         /** The last operation answers 204 with no body. */
         public Group noContent() {
             return reply(new Route.Reply(204, Map.of()));
