@@ -52,7 +52,7 @@ final class ApiShapes {
     static final Schema CONFIGURE = object().required("connector_id", string()).optional("name", string())
             .optional("credentials", mapOf(any())).optional("scope", SCOPE_IN).optional("clients", arrayOf(string()));
     static final Schema CUSTOM = object().required("name", string()).optional("url", string())
-            .optional("transport", TRANSPORT).optional("auth_type", string()).optional("description", string())
+            .optional("transport", TRANSPORT).required("auth_type", string()).optional("description", string())
             .optional("command", string()).optional("args", arrayOf(string()))
             .optional("credentials", mapOf(any())).optional("scope", SCOPE_IN).optional("clients", arrayOf(string()));
     static final Schema TOGGLE = object().required("enabled", bool());

@@ -112,10 +112,9 @@ public final class OpenApiConformance {
                 : op.path("responses").path("default");
         String what = method + " " + operation.template() + " " + status;
         seen.add(what);
-        if (System.getenv("OPENAPI_DUMP") != null) {
-            System.err.println("DUMP " + what + " <" + body + "> " + reply.header("content-type") + " "
-                    + reply.body().substring(0, Math.min(reply.body().length(), 3000)));
-            return;
+        boolean described = op.path("responses").properties().stream().anyMatch(r -> r.getKey().startsWith("2"));
+        if (!described) {
+            return; // an operation not described yet: OpenApiTest lists those and keeps the list from growing
         }
         if (reply.status() >= 200 && reply.status() < 300) {
             assertThat(op.path("responses").has(status)).as("%s is documented (%s)", what, reply.body()).isTrue();
@@ -127,7 +126,9 @@ public final class OpenApiConformance {
         String type = Optional.ofNullable(reply.header("content-type")).orElse("");
         if (!type.startsWith("application/json")) {
             String mediaType = type.split(";")[0].trim();
-            assertThat(response.path("content").has(mediaType)).as("%s documents %s", what, mediaType).isTrue();
+            String range = mediaType.replaceAll("/.*", "/*");
+            assertThat(response.path("content").has(mediaType) || response.path("content").has(range))
+                    .as("%s documents %s", what, mediaType).isTrue();
             return;
         }
         JsonNode schema = response.path("content").path("application/json").path("schema");
