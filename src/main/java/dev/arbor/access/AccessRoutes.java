@@ -6,9 +6,11 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.Set;
 
 /** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
 final class AccessRoutes {
+    private static final QueryParam INCLUDE_REVOKED = new QueryParam("include_revoked", Schema.oneOf("true", "false"),
+            "true lists revoked tokens too.");
     private static final int MAX_NAME = 100;
     private static final int MAX_DESCRIPTION = 2000;
 
@@ -32,15 +36,21 @@ final class AccessRoutes {
     void addTo(Routes routes) {
         routes.group("auth")
                 .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
+                .body(ApiShapes.NEW_TOKEN).created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
-                .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken)
-                .get("/auth/me", "Who the caller is", this::me);
+                .query(Page.PARAMETERS).query(INCLUDE_REVOKED).ok(Schema.list(ApiShapes.TOKEN))
+                .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken).ok(ApiShapes.TOKEN)
+                .get("/auth/me", "Who the caller is", this::me).ok(ApiShapes.PRINCIPAL);
         routes.group("projects")
                 .post("/projects", "Create a project", this::createProject)
+                .body(ApiShapes.NEW_PROJECT).created(ApiShapes.PROJECT)
                 .get("/projects", "List the projects the caller may use", this::listProjects)
-                .get("/projects/{project_id}", "Get a project", this::getProject)
+                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.PROJECT))
+                .get("/projects/{project_id}", "Get a project", this::getProject).ok(ApiShapes.PROJECT)
                 .patch("/projects/{project_id}", "Rename or describe a project", this::updateProject)
-                .delete("/projects/{project_id}", "Delete a project", this::deleteProject);
+                .body(ApiShapes.PROJECT_CHANGE).ok(ApiShapes.PROJECT)
+                .delete("/projects/{project_id}", "Delete a project", this::deleteProject)
+                .ok(Schema.deleted("project"));
     }
 
     private void createToken(Context ctx) {
@@ -81,7 +91,7 @@ final class AccessRoutes {
     private void listTokens(Context ctx) {
         Access.requireAdmin(ctx);
         Page page = Page.from(ctx);
-        boolean includeRevoked = "true".equals(ctx.queryParam("include_revoked"));
+        boolean includeRevoked = INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
         Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
     }
 

@@ -2,6 +2,7 @@ package dev.arbor.access;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
@@ -11,7 +12,6 @@ import io.javalin.http.HandlerType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Decides who calls the admin API (everything outside the studio and the platform's public routes): a bearer token,
@@ -19,7 +19,6 @@ import java.util.Set;
  */
 final class AdminAuthenticator implements Handler {
     static final String PRINCIPAL = "arbor.principal";
-    private static final Set<String> PUBLIC = Set.of("/health", "/metrics", "/openapi.json");
 
     private final TokenStore tokens;
     private final Optional<byte[]> adminToken;
@@ -31,9 +30,7 @@ final class AdminAuthenticator implements Handler {
 
     @Override
     public void handle(Context ctx) {
-        String path = ctx.path();
-        if (PUBLIC.contains(path) || path.equals("/v1/studio") || path.startsWith("/v1/studio/")
-                || path.equals("/v1/decide") || ctx.method().equals(HandlerType.OPTIONS)) {
+        if (Access.of(ctx.path()) != Access.ADMIN || ctx.method().equals(HandlerType.OPTIONS)) {
             return;
         }
         ctx.attribute(PRINCIPAL, authenticate(ctx));

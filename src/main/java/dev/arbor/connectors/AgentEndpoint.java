@@ -48,7 +48,8 @@ final class AgentEndpoint {
 
     void addTo(Routes routes) {
         routes.group("connectors").post("/mcp/prompts/{prompt_id}", "The agent's MCP server (Streamable HTTP): its "
-                + "attached tools, each call forwarded to its gateway", this::handle);
+                + "attached tools, each call forwarded to its gateway", this::handle)
+                .body(ApiShapes.MCP_MESSAGE).ok(ApiShapes.MCP_MESSAGE).acceptedWithoutBody();
     }
 
     /** What an agent's endpoint serves, as the database had it at {@code version}. */

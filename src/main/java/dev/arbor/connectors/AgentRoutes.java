@@ -13,6 +13,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -45,10 +46,13 @@ final class AgentRoutes {
         routes.group("connectors")
                 .post("/prompts/{prompt_id}/connections/{gateway_id}/attach-tools", "Make these tools of a gateway "
                         + "the agent's set there (tool_ids, project_id)", this::attach)
+                .body(ApiShapes.ATTACH).ok(ApiShapes.CONNECTION)
                 .delete("/prompts/{prompt_id}/connections/{gateway_id}/detach", "Remove a gateway from one agent",
                         this::detach)
+                .ok(ApiShapes.DETACHED)
                 .get("/prompts/{prompt_id}/connections", "An agent's gateways and the tools it uses in each",
-                        this::list);
+                        this::list)
+                .ok(Schema.list(ApiShapes.CONNECTION));
     }
 
     private void attach(Context ctx) {

@@ -3,9 +3,11 @@ package dev.arbor.connectors;
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Connectors implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Connectors.class);
+    private static final QueryParam SEARCH = new QueryParam("q", Schema.string(), "Words the names contain.");
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
     private final ToolRoutes tools;
@@ -81,10 +84,14 @@ public final class Connectors implements AutoCloseable {
         routes.group("connectors")
                 .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)",
                         this::list)
+                .query(Page.PARAMETERS).query(SEARCH).ok(Schema.list(ApiShapes.CONNECTOR))
                 .get("/connectors/registry/{connector_id}", "Get a registry entry with its credential schema",
                         this::get)
+                .ok(ApiShapes.CONNECTOR)
                 .post("/connectors/registry", "Add an MCP server of your own to the registry", this::add)
-                .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove);
+                .body(ApiShapes.NEW_CONNECTOR).created(ApiShapes.CONNECTOR)
+                .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove)
+                .ok(Schema.deleted("connector"));
         gateways.addTo(routes);
         tools.addTo(routes);
         oauthRoutes.addTo(routes);
@@ -95,7 +102,7 @@ public final class Connectors implements AutoCloseable {
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         Page page = Page.from(ctx);
-        List<Connector> all = registry.list(Optional.ofNullable(ctx.queryParam("q")).filter(q -> !q.isBlank()));
+        List<Connector> all = registry.list(SEARCH.read(ctx).filter(q -> !q.isBlank()));
         int from = 0;
         int to = all.size();
         if (page.after().isPresent()) {

@@ -15,9 +15,11 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
@@ -45,6 +47,10 @@ final class GatewayRoutes {
     /** Unless a create says otherwise: enabled, and shared with no project until an admin says which. */
     private static final Scope CLOSED = new Scope(true, false, List.of());
 
+    private static final QueryParam INCLUDE_DISABLED = new QueryParam("include_disabled",
+            Schema.oneOf("true", "false"), "true lists disabled gateways too.");
+    private static final QueryParam PROJECT_ID = new QueryParam("project_id", Schema.string(),
+            "The project whose agents would use the gateways.");
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
     private final ToolStore tools;
@@ -75,16 +81,23 @@ final class GatewayRoutes {
     void addTo(Routes routes) {
         routes.group("connectors")
                 .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
+                .body(ApiShapes.CONFIGURE).created(ApiShapes.GATEWAY)
                 .post("/connectors/custom", "Configure a gateway to an MCP server of your own", this::custom)
+                .body(ApiShapes.CUSTOM).created(ApiShapes.GATEWAY)
                 .get("/connectors/configured", "List configured gateways (include_disabled=true for all)",
                         this::configured)
+                .query(Page.PARAMETERS).query(INCLUDE_DISABLED).ok(Schema.list(ApiShapes.GATEWAY))
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
+                .body(ApiShapes.TOGGLE).ok(ApiShapes.GATEWAY)
                 .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients, scope or credentials",
                         this::update)
+                .body(ApiShapes.CHANGE).ok(ApiShapes.GATEWAY)
                 .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools and every agent's "
                         + "attachment to it", this::delete)
+                .ok(ApiShapes.GATEWAY_DELETED)
                 .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
-                        this::available);
+                        this::available)
+                .query(PROJECT_ID).ok(Schema.list(ApiShapes.GATEWAY));
     }
 
     private void configure(Context ctx) {
@@ -206,7 +219,7 @@ final class GatewayRoutes {
 
     private void configured(Context ctx) {
         Access.requireAdmin(ctx);
-        boolean all = "true".equals(ctx.queryParam("include_disabled"));
+        boolean all = INCLUDE_DISABLED.read(ctx).filter("true"::equals).isPresent();
         Responses.ok(ctx, Responses.page(gateways.list(Page.from(ctx), all), Gateway::id, this::json));
     }
 
@@ -304,7 +317,7 @@ final class GatewayRoutes {
 
     private void available(Context ctx) {
         Access.requireAdmin(ctx);
-        Optional<String> project = Optional.ofNullable(ctx.queryParam("project_id")).filter(p -> !p.isBlank());
+        Optional<String> project = PROJECT_ID.read(ctx).filter(p -> !p.isBlank());
         project.filter(p -> !access.unknownProjects(List.of(p)).isEmpty()).ifPresent(p -> {
             throw ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + p + "'.");
         });

@@ -52,11 +52,15 @@ final class OAuthRoutes {
         routes.group("connectors")
                 .post("/connectors/{gateway_id}/oauth/initiate", "Start authorizing a gateway: the address to send "
                         + "the browser to, coming back to return_url", this::initiate)
+                .body(ApiShapes.INITIATE).ok(ApiShapes.AUTHORIZATION)
                 .post("/connectors/oauth/callback", "Finish an authorization with the code and state the browser "
                         + "came back with; the tools are fetched at once", this::callback)
+                .body(ApiShapes.CALLBACK).ok(ApiShapes.ANY_OBJECT)
                 .get("/connectors/{gateway_id}/oauth/status", "A gateway's authorization: configured, authorized, "
                         + "expiry, scopes", this::status)
-                .delete("/connectors/{gateway_id}/oauth", "Forget a gateway's tokens", this::disconnect);
+                .ok(ApiShapes.OAUTH_STATUS)
+                .delete("/connectors/{gateway_id}/oauth", "Forget a gateway's tokens", this::disconnect)
+                .ok(ApiShapes.ANY_OBJECT);
     }
 
     private void initiate(Context ctx) {

@@ -9,6 +9,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -32,7 +33,9 @@ final class ToolRoutes {
         routes.group("connectors")
                 .action("/connectors/{gateway_id}/fetch-tools", "Fetch a gateway's tools from its MCP server and "
                         + "say what changed", this::fetch)
-                .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list);
+                .ok(ApiShapes.FETCHED)
+                .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list)
+                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.TOOL));
     }
 
     private void fetch(Context ctx) {

@@ -13,6 +13,7 @@ import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
@@ -49,10 +50,15 @@ public final class Credentials {
     public void addRoutes(Routes routes) {
         routes.group("credentials")
                 .post("/credentials", "Store a secret under a name, for steps to refer to", this::create)
+                .body(ApiShapes.NEW_CREDENTIAL).created(ApiShapes.CREDENTIAL)
                 .get("/credentials", "List credentials (names only; values are never shown)", this::list)
+                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.CREDENTIAL))
                 .get("/credentials/{credential_id}", "Get a credential's name and dates", this::get)
+                .ok(ApiShapes.CREDENTIAL)
                 .put("/credentials/{credential_id}", "Replace a credential's value", this::replace)
-                .delete("/credentials/{credential_id}", "Delete a credential", this::delete);
+                .body(ApiShapes.NEW_VALUE).ok(ApiShapes.CREDENTIAL)
+                .delete("/credentials/{credential_id}", "Delete a credential", this::delete)
+                .ok(Schema.deleted("credential"));
     }
 
     /** The value of a credential named by id or name; empty when there is none. */

@@ -8,9 +8,11 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.EventStream;
 import dev.arbor.platform.http.EventStreams;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.net.URI;
@@ -23,6 +25,9 @@ import java.util.Optional;
 public final class ModelRoutes {
     /** How often a model's event stream looks for news: downloads report bytes about this often. */
     private static final long EVENTS_EVERY_MILLIS = 200;
+
+    private static final QueryParam LINES = new QueryParam("lines", Schema.integer(1, 10_000),
+            "How many of the last lines (default 200).");
 
     private final Models models;
     private final ModelRuntime runtime;
@@ -42,24 +47,33 @@ public final class ModelRoutes {
     public void addTo(Routes routes) {
         routes.group("studio.models")
                 .get("/v1/studio/models", "List the models decisions can run on", this::list)
-                .get("/v1/studio/models/{model_id}", "Get a model", this::get);
+                .ok(Schema.list(ApiShapes.MODEL))
+                .get("/v1/studio/models/{model_id}", "Get a model", this::get).ok(ApiShapes.MODEL);
         routes.group("models")
-                .get("/models", "List the model registry", this::list)
+                .get("/models", "List the model registry", this::list).ok(Schema.list(ApiShapes.MODEL))
                 .post("/models", "Add a model to the registry: a local folder, or a model hub repository to "
                         + "download (returns at once)", this::add)
+                .body(ApiShapes.NEW_MODEL).created(ApiShapes.MODEL).accepted(ApiShapes.MODEL)
                 .action("/models/{model_id}/download", "Download (or resume downloading) a model's files",
                         this::download)
+                .accepted(ApiShapes.MODEL)
                 .action("/models/{model_id}/download/cancel", "Stop a model's download (its partial files stay)",
                         this::cancel)
+                .ok(ApiShapes.DOWNLOAD_CANCELLED)
                 .delete("/models/{model_id}", "Remove an added model from the registry (ejects it; downloaded "
                         + "files go, a local folder stays)", this::delete)
-                .get("/models/{model_id}", "Get a model of the registry", this::get)
+                .ok(ApiShapes.DELETED)
+                .get("/models/{model_id}", "Get a model of the registry", this::get).ok(ApiShapes.MODEL)
                 .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
                         this::load)
+                .accepted(ApiShapes.MODEL)
                 .action("/models/{model_id}/eject", "Stop a model's worker and free its memory", this::eject)
+                .ok(ApiShapes.EJECTED)
                 .get("/models/{model_id}/logs", "The last lines of a model's worker log", this::logs)
+                .query(LINES).ok(ApiShapes.LOGS)
                 .get("/models/{model_id}/events", "A model's download and load as they happen (server-sent "
-                        + "events): its state first, then each change, until the work it saw ends", this::events);
+                        + "events): its state first, then each change, until the work it saw ends", this::events)
+                .answers(200, "text/event-stream", Schema.string());
     }
 
     private void list(Context ctx) {
@@ -235,7 +249,7 @@ public final class ModelRoutes {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         int lines = 200;
-        String sent = ctx.queryParam("lines");
+        String sent = LINES.read(ctx).orElse(null);
         if (sent != null) {
             try {
                 lines = Integer.parseInt(sent);

@@ -61,12 +61,17 @@ public final class Notifications {
     public void addRoutes(Routes routes) {
         routes.group("notifications")
                 .get("/notification-channels", "The notification channels and whether each is set up", this::list)
+                .ok(ApiShapes.CHANNELS)
                 .get("/notification-channels/{channel}", "A channel's settings (its secret never shown)", this::get)
+                .ok(ApiShapes.CHANNEL)
                 .put("/notification-channels/{channel}", "Set up a channel: SMTP for email, an incoming webhook for "
                         + "a team chat", this::put)
+                .body(ApiShapes.SETTINGS).ok(ApiShapes.CHANNEL)
                 .delete("/notification-channels/{channel}", "Remove a channel's settings", this::delete)
+                .ok(ApiShapes.DELETED)
                 .post("/notification-channels/{channel}/test", "Send a test notification through a channel",
-                        this::test);
+                        this::test)
+                .body(ApiShapes.TEST).ok(ApiShapes.TEST_RESULT);
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.outbound.OutboundClient;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,15 +71,22 @@ public final class Pipelines implements AutoCloseable {
         routes.group("pipelines")
                 .get("/pipelines/actions", "The actions pipeline steps may use, by category, with their parameters",
                         this::actions)
+                .ok(ApiShapes.CATALOG)
                 .post("/pipelines/actions/validate", "Check params for one action", this::validateAction)
+                .body(ApiShapes.ACTION_CHECK).ok(ApiShapes.ACTION_VALIDATION)
                 .post("/pipelines/validate", "Check a pipeline definition and list every problem", this::validate)
+                .body(ApiShapes.DEFINITION).ok(ApiShapes.PIPELINE_VALIDATION)
                 .post("/pipelines", "Create a pipeline", this::create)
+                .body(ApiShapes.DEFINITION).created(ApiShapes.PIPELINE)
                 .get("/pipelines", "List pipelines, newest first", this::list)
-                .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
+                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.PIPELINE))
+                .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get).ok(ApiShapes.PIPELINE)
                 .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
+                .body(ApiShapes.DEFINITION).ok(ApiShapes.PIPELINE)
                 .delete("/pipelines/{pipeline_id}", "Delete a pipeline and its schedules; its unfinished runs are "
                         + "cancelled",
-                        this::delete);
+                        this::delete)
+                .ok(Schema.deleted("pipeline"));
         runRoutes.addTo(routes);
         scheduleRoutes.addTo(routes);
     }

@@ -14,9 +14,11 @@ import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -31,6 +33,7 @@ final class RunRoutes {
     private static final Set<String> START_FIELDS = Set.of("params", "timeout_seconds");
     private static final int STREAM_BATCH = 500;
 
+    private static final QueryParam STATUS = new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
     private final PipelineStore pipelines;
     private final RunStore runs;
     private final RunEngine engine;
@@ -50,12 +53,18 @@ final class RunRoutes {
         routes.group("pipelines")
                 .post("/pipelines/{pipeline_id}/runs", "Start a run; it is queued at once and runs in the background",
                         this::start)
+                .body(ApiShapes.START).accepted(ApiShapes.RUN)
                 .get("/pipelines/{pipeline_id}/runs", "List a pipeline's runs, newest first", this::list)
+                .query(Page.PARAMETERS).query(STATUS).ok(Schema.list(ApiShapes.RUN))
                 .get("/runs/{run_id}", "Get a run with each step's status, attempts, outputs and error", this::get)
+                .ok(ApiShapes.RUN)
                 .action("/runs/{run_id}/cancel", "Cancel a run that has not finished", this::cancel)
+                .ok(ApiShapes.RUN)
                 .action("/runs/{run_id}/retry", "Run a failed run again from the steps that failed", this::retry)
+                .ok(ApiShapes.RUN)
                 .get("/runs/{run_id}/events", "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
-                        this::events);
+                        this::events)
+                .query(Page.LIMIT, Page.AFTER).ok(ApiShapes.EVENTS).answers(200, "text/event-stream", Schema.string());
     }
 
     private void start(Context ctx) {
@@ -81,7 +90,7 @@ final class RunRoutes {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
         pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
-        Optional<RunStatus> status = Optional.ofNullable(ctx.queryParam("status")).map(text -> {
+        Optional<RunStatus> status = STATUS.read(ctx).map(text -> {
             try {
                 return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
@@ -130,7 +139,7 @@ final class RunRoutes {
     private void events(Context ctx) throws IOException {
         Access.requireAdmin(ctx);
         Run run = find(ctx.pathParam("run_id"));
-        String cursor = Optional.ofNullable(ctx.header("last-event-id")).orElse(ctx.queryParam("after"));
+        String cursor = Optional.ofNullable(ctx.header("last-event-id")).orElse(Page.AFTER.read(ctx).orElse(null));
         long after = 0;
         if (cursor != null) {
             try {

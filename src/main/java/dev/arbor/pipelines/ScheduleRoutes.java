@@ -12,9 +12,11 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -35,6 +37,8 @@ final class ScheduleRoutes {
     private static final Set<String> FIELDS = Set.of("name", "cron", "timezone", "params", "enabled");
     private static final int DEFAULT_NEXT_RUNS = 5;
 
+    private static final QueryParam COUNT = new QueryParam("count", Schema.integer(1, 100),
+            "How many next firing times to list.");
     private final PipelineStore pipelines;
     private final ScheduleStore schedules;
     private final RunEngine engine;
@@ -54,16 +58,24 @@ final class ScheduleRoutes {
         routes.group("pipelines")
                 .post("/pipelines/{pipeline_id}/schedules", "Schedule runs of a pipeline with cron in a time zone",
                         this::create)
+                .body(ApiShapes.NEW_SCHEDULE).created(ApiShapes.SCHEDULE)
                 .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
+                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.SCHEDULE))
                 .get("/schedules/{schedule_id}", "Get a schedule with its next firing times (count=N, at most 100)",
                         this::get)
+                .query(COUNT).ok(ApiShapes.SCHEDULE)
                 .patch("/schedules/{schedule_id}", "Change a schedule's name, cron, time zone or params", this::patch)
+                .body(ApiShapes.SCHEDULE_CHANGE).ok(ApiShapes.SCHEDULE)
                 .delete("/schedules/{schedule_id}", "Delete a schedule", this::delete)
+                .ok(Schema.deleted("pipeline.schedule"))
                 .action("/schedules/{schedule_id}/pause", "Pause a schedule: it fires no more until resumed",
                         this::pause)
+                .ok(ApiShapes.SCHEDULE)
                 .action("/schedules/{schedule_id}/resume", "Resume a paused schedule from now", this::resume)
+                .ok(ApiShapes.SCHEDULE)
                 .action("/schedules/{schedule_id}/run", "Start a run with the schedule's params now; its firing "
-                        + "times stay as they are", this::runNow);
+                        + "times stay as they are", this::runNow)
+                .accepted(ApiShapes.STARTED);
     }
 
     private void create(Context ctx) {
@@ -107,7 +119,7 @@ final class ScheduleRoutes {
     private void get(Context ctx) {
         Access.requireAdmin(ctx);
         int count = DEFAULT_NEXT_RUNS;
-        String text = ctx.queryParam("count");
+        String text = COUNT.read(ctx).orElse(null);
         if (text != null) {
             try {
                 count = Integer.parseInt(text.trim());

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP server: Javalin on virtual threads, the error envelope for every failure, request ids, guards, body
  * limits, idempotency for writes, one log line and one metric per request, and the platform's own routes
- * ({@code /health}, {@code /metrics}, {@code /openapi.json}).
+ * ({@code /health}, {@code /metrics}, {@code /openapi.json} and the page over it, {@code /docs}).
  */
 public final class HttpServer {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
@@ -79,11 +79,23 @@ public final class HttpServer {
         this.studioKey = new StudioKeyGuard(config.studioApiKey());
         this.trustedProxies = config.trustedProxies().stream().map(AddressRange::parse)
                 .flatMap(Optional::stream).toList();
+        var docs = new ApiDocs();
         var platform = new Routes();
         platform.group("platform")
                 .get("/health", "Whether the server is ready to serve", this::health)
+                .ok(Schema.object().required("status", Schema.oneOf("ok")).required("version", Schema.string())
+                        .required("uptime_seconds", Schema.integer(0, Long.MAX_VALUE)))
                 .get("/metrics", "The server's metrics in Prometheus text format", this::metrics)
-                .get("/openapi.json", "This OpenAPI document", this::openApi);
+                .answers(200, "text/plain", Schema.string())
+                .get("/openapi.json", "This OpenAPI document", this::openApi)
+                .ok(Schema.object().required("openapi", Schema.string()).required("paths", Schema.mapOf(Schema.any()))
+                        .required("components", Schema.mapOf(Schema.any())))
+                .get("/docs", "A browsable page of this document (Swagger UI)", docs::page)
+                .answers(200, "text/html", Schema.string())
+                .get("/docs/{asset}", "A file of the browsable page", docs::asset)
+                .answers(200, "text/javascript", Schema.string())
+                .answers(200, "text/css", Schema.string())
+                .answers(200, "image/png", Schema.string());
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());
         this.routes = List.copyOf(all);

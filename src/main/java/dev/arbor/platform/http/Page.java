@@ -1,6 +1,7 @@
 package dev.arbor.platform.http;
 
 import io.javalin.http.Context;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -10,11 +11,19 @@ import java.util.Optional;
 public record Page(int limit, Optional<String> after, Optional<String> before) {
     public static final int MAX_LIMIT = 100;
     public static final int DEFAULT_LIMIT = 20;
+    public static final QueryParam LIMIT = new QueryParam("limit", Schema.integer(1, MAX_LIMIT),
+            "How many items a page holds (default " + DEFAULT_LIMIT + ").");
+    public static final QueryParam AFTER = new QueryParam("after", Schema.string(),
+            "The page after this id (an id seen on a page).");
+    public static final QueryParam BEFORE = new QueryParam("before", Schema.string(),
+            "The page before this id (an id seen on a page); not with `after`.");
+    /** The parameters {@link #from} reads, for the OpenAPI document. */
+    public static final List<QueryParam> PARAMETERS = List.of(LIMIT, AFTER, BEFORE);
 
     public static Page from(Context ctx) {
         var problems = new Problems();
         int limit = DEFAULT_LIMIT;
-        String text = ctx.queryParam("limit");
+        String text = LIMIT.read(ctx).orElse(null);
         if (text != null) {
             try {
                 limit = Integer.parseInt(text.trim());
@@ -26,8 +35,8 @@ public record Page(int limit, Optional<String> after, Optional<String> before) {
                         "`limit` must be a whole number from 1 to " + MAX_LIMIT + ", not '" + text + "'.");
             }
         }
-        Optional<String> after = Optional.ofNullable(ctx.queryParam("after")).filter(s -> !s.isBlank());
-        Optional<String> before = Optional.ofNullable(ctx.queryParam("before")).filter(s -> !s.isBlank());
+        Optional<String> after = AFTER.read(ctx).filter(s -> !s.isBlank());
+        Optional<String> before = BEFORE.read(ctx).filter(s -> !s.isBlank());
         if (after.isPresent() && before.isPresent()) {
             problems.add(ErrorCode.INVALID_PARAMETER, "before", "Send `after` or `before`, not both.");
         }

@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -11,8 +14,11 @@ import java.util.OptionalLong;
  *
  * @param tag the feature it belongs to, which groups it in the OpenAPI document
  * @param body what the operation takes as its body
+ * @param query the query parameters it reads
+ * @param replies what it answers when it succeeds (a failure is always the error envelope)
  */
-public record Route(HandlerType method, String path, String tag, String summary, Body body, Handler handler) {
+public record Route(HandlerType method, String path, String tag, String summary, Body body, List<QueryParam> query,
+                    List<Reply> replies, Handler handler) {
     /** What an operation reads from its request body. */
     public sealed interface Body {
         /** No body; whatever is sent is ignored. */
@@ -22,9 +28,10 @@ public record Route(HandlerType method, String path, String tag, String summary,
          * A JSON object, at most the server's body limit or, where an operation takes media inline, at most
          * {@code maxBytes} when that is larger.
          */
-        record Json(OptionalLong maxBytes) implements Body {
+        record Json(OptionalLong maxBytes, Optional<Schema> schema) implements Body {
             public Json {
                 requireNonNull(maxBytes, "maxBytes");
+                requireNonNull(schema, "schema");
             }
         }
 
@@ -35,8 +42,25 @@ public record Route(HandlerType method, String path, String tag, String summary,
         record Upload(long maxBytes) implements Body {}
     }
 
+    /**
+     * One successful answer: its status and its body by media type (none for 204).
+     *
+     * @param content the body's shape by media type, such as {@code application/json}
+     */
+    public record Reply(int status, Map<String, Schema> content) {
+        public Reply {
+            content = Map.copyOf(content);
+        }
+
+        public static Reply json(int status, Schema schema) {
+            return new Reply(status, Map.of("application/json", schema));
+        }
+    }
+
     public Route {
         requireNonNull(body, "body");
+        query = List.copyOf(query);
+        replies = List.copyOf(replies);
         requireNonNull(method, "method");
         requireNonNull(path, "path");
         requireNonNull(tag, "tag");
@@ -45,6 +69,11 @@ public record Route(HandlerType method, String path, String tag, String summary,
         if (!path.startsWith("/")) {
             throw new IllegalArgumentException("path must start with /: " + path);
         }
+    }
+
+    /** Who may call it, as the guards decide. */
+    public Access access() {
+        return Access.of(path);
     }
 
     public boolean isUpload() {

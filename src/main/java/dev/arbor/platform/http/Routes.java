@@ -3,13 +3,21 @@ package dev.arbor.platform.http;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
-/** The routes of one feature, registered with its tag. Features add to it; the server reads it once at start. */
+/**
+ * The routes of one feature, registered with its tag. Features add to it; the server reads it once at start. Each
+ * operation is followed by what describes it in the OpenAPI document: its body's shape, its query parameters and
+ * its answers ({@code .body(...)}, {@code .query(...)}, {@code .ok(...)}, {@code .created(...)}, ...), which apply
+ * to the operation added last.
+ */
 public final class Routes {
     private static final Route.Body NONE = new Route.Body.None();
-    private static final Route.Body JSON = new Route.Body.Json(OptionalLong.empty());
+    private static final Route.Body JSON = new Route.Body.Json(OptionalLong.empty(), Optional.empty());
 
     private final List<Route> all = new ArrayList<>();
 
@@ -24,6 +32,7 @@ public final class Routes {
     /** Routes of one feature. */
     public final class Group {
         private final String tag;
+        private int last = -1;
 
         private Group(String tag) {
             this.tag = tag;
@@ -46,7 +55,8 @@ public final class Routes {
          * {@code maxBytes}.
          */
         public Group postWithFiles(String path, String summary, long maxBytes, Handler handler) {
-            return add(HandlerType.POST, path, summary, new Route.Body.Json(OptionalLong.of(maxBytes)), handler);
+            return add(HandlerType.POST, path, summary, new Route.Body.Json(OptionalLong.of(maxBytes),
+                    Optional.empty()), handler);
         }
 
         /** A POST that takes no body, such as an action on a resource. */
@@ -67,8 +77,90 @@ public final class Routes {
             return add(HandlerType.PATCH, path, summary, JSON, handler);
         }
 
+        /** The shape of the last operation's JSON body. */
+        public Group body(Schema schema) {
+            Route route = lastRoute();
+            if (!(route.body() instanceof Route.Body.Json json)) {
+                throw new IllegalStateException(route.method() + " " + route.path() + " takes no JSON body");
+            }
+            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(),
+                    new Route.Body.Json(json.maxBytes(), Optional.of(schema)), route.query(), route.replies(),
+                    route.handler()));
+        }
+
+        /** Query parameters the last operation reads. */
+        public Group query(QueryParam... params) {
+            return query(List.of(params));
+        }
+
+        public Group query(List<QueryParam> params) {
+            Route route = lastRoute();
+            var query = new ArrayList<>(route.query());
+            query.addAll(params);
+            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(), route.body(), query,
+                    route.replies(), route.handler()));
+        }
+
+        /** The last operation answers 200 with this JSON. */
+        public Group ok(Schema schema) {
+            return reply(Route.Reply.json(200, schema));
+        }
+
+        /** The last operation answers 201 with the created resource. */
+        public Group created(Schema schema) {
+            return reply(Route.Reply.json(201, schema));
+        }
+
+        /** The last operation answers 202: the work goes on in the background. */
+        public Group accepted(Schema schema) {
+            return reply(Route.Reply.json(202, schema));
+        }
+
+        /** The last operation answers 202 with no body (a message taken, with nothing to answer). */
+        public Group acceptedWithoutBody() {
+            return reply(new Route.Reply(202, Map.of()));
+        }
+
+        /** The last operation answers 204 with no body. */
+        public Group noContent() {
+            return reply(new Route.Reply(204, Map.of()));
+        }
+
+        /** The last operation answers {@code status} with a body of another media type than JSON. */
+        public Group answers(int status, String mediaType, Schema schema) {
+            return reply(new Route.Reply(status, Map.of(mediaType, schema)));
+        }
+
+        private Group reply(Route.Reply reply) {
+            Route route = lastRoute();
+            var replies = new ArrayList<>(route.replies());
+            var merged = replies.stream().filter(r -> r.status() == reply.status()).findFirst();
+            if (merged.isPresent()) {
+                var content = new LinkedHashMap<>(merged.get().content());
+                content.putAll(reply.content());
+                replies.set(replies.indexOf(merged.get()), new Route.Reply(reply.status(), content));
+            } else {
+                replies.add(reply);
+            }
+            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(), route.body(),
+                    route.query(), replies, route.handler()));
+        }
+
+        private Route lastRoute() {
+            if (last < 0) {
+                throw new IllegalStateException("describe an operation after adding it");
+            }
+            return all.get(last);
+        }
+
+        private Group replace(Route route) {
+            all.set(last, route);
+            return this;
+        }
+
         private Group add(HandlerType method, String path, String summary, Route.Body body, Handler handler) {
-            all.add(new Route(method, path, tag, summary, body, handler));
+            all.add(new Route(method, path, tag, summary, body, List.of(), List.of(), handler));
+            last = all.size() - 1;
             return this;
         }
     }

@@ -17,12 +17,8 @@ final class StudioKeyGuard {
         this.key = apiKey.map(k -> k.getBytes(StandardCharsets.UTF_8));
     }
 
-    static boolean isStudioPath(String path) {
-        return path.equals("/v1/studio") || path.startsWith("/v1/studio/") || path.equals("/v1/decide");
-    }
-
     void check(Context ctx) {
-        if (!isStudioPath(ctx.path())) {
+        if (Access.of(ctx.path()) != Access.STUDIO) {
             return;
         }
         if (key.isPresent()) {

@@ -6,6 +6,7 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import jakarta.servlet.MultipartConfigElement;
 import jakarta.servlet.ServletException;
@@ -29,6 +30,11 @@ final class FileRoutes {
     private static final int IN_MEMORY_PART = 1024 * 1024;
     private static final long DRAIN_BYTES = 4L * 1024 * 1024;
 
+    private static final Schema FILE = Schema.named("File", Schema.resource("file").required("purpose", Schema.string())
+            .required("type", Schema.oneOf("image", "audio", "video")).required("content_type", Schema.string())
+            .required("name", Schema.nullable(Schema.string())).required("bytes", Schema.integer(0, Long.MAX_VALUE))
+            .required("sha256", Schema.string()).required("created_at", Schema.timestamp())
+            .required("expires_at", Schema.nullable(Schema.timestamp())).required("available", Schema.bool()));
     private final StudioFiles files;
     private final BlobStore blobs;
 
@@ -41,9 +47,13 @@ final class FileRoutes {
         routes.group("studio.files")
                 .upload(FILES, "Upload an image, audio or video file (multipart field `file`, or the raw bytes)",
                         StudioFiles.MAX_BYTES + IN_MEMORY_PART, this::upload)
-                .get(FILES + "/{file_id}", "What a file is", this::get)
+                .created(FILE)
+                .get(FILES + "/{file_id}", "What a file is", this::get).ok(FILE)
                 .get(FILES + "/{file_id}/content", "A file's bytes", this::content)
-                .delete(FILES + "/{file_id}", "Delete a file (decisions that used it keep its hash)", this::delete);
+                .answers(200, "image/*", Schema.string()).answers(200, "audio/*", Schema.string())
+                .answers(200, "video/*", Schema.string())
+                .delete(FILES + "/{file_id}", "Delete a file (decisions that used it keep its hash)", this::delete)
+                .ok(Schema.deleted("file"));
     }
 
     /**

@@ -15,6 +15,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import io.javalin.http.Context;
@@ -81,24 +82,41 @@ final class TemplateRoutes {
     void addTo(Routes routes) {
         var group = routes.group("studio.templates")
                 .post(BASE, "Create a template (or clone one with `from`)", this::create)
-                .get(BASE, "List templates", this::list);
+                .body(ApiShapes.DEFINITION).created(ApiShapes.TEMPLATE)
+                .get(BASE, "List templates", this::list)
+                .query(Page.PARAMETERS).query(ApiShapes.ORIGIN, ApiShapes.INCLUDE, ApiShapes.SEARCH)
+                .ok(Schema.list(ApiShapes.TEMPLATE));
         // Starter templates have two-segment ids (builtin/<name>): each route is there for them too, first.
         for (String one : List.of(BASE + "/builtin/{builtin_name}", BASE + "/{template_id}")) {
             group.get(one, "Get a template (latest version, or ?version=)", this::get)
+                    .query(ApiShapes.VERSION_PARAM, ApiShapes.INCLUDE).ok(ApiShapes.TEMPLATE)
                     .put(one, "Create or replace a template; a new definition makes a new version", this::put)
+                    .body(ApiShapes.DEFINITION).ok(ApiShapes.TEMPLATE).created(ApiShapes.TEMPLATE)
                     .patch(one, "Merge-patch a template; a changed definition makes a new version", this::patch)
+                    .body(ApiShapes.DEFINITION).ok(ApiShapes.TEMPLATE)
                     .delete(one, "Delete a template (needs ?confirm=<id>)", this::delete)
+                    .query(ApiShapes.CONFIRM, ApiShapes.HISTORY).ok(ApiShapes.DELETED)
                     .action(one + "/archive", "Archive a template (it still works)", ctx -> archive(ctx, true))
+                    .ok(ApiShapes.TEMPLATE)
                     .action(one + "/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
+                    .ok(ApiShapes.TEMPLATE)
                     .get(one + "/versions", "List a template's versions", this::versions)
+                    .query(Page.PARAMETERS).query(ApiShapes.INCLUDE).ok(ApiShapes.VERSIONS)
                     .get(one + "/versions/{version}", "Get a version by number, alias or latest", this::version)
+                    .ok(ApiShapes.VERSION)
                     .get(one + "/versions/{version}/diff", "What changed between two versions", this::diff)
+                    .query(ApiShapes.AGAINST).ok(ApiShapes.DIFF)
                     .action(one + "/versions/{version}/restore", "Make an older version's definition the latest again",
                             this::restore)
+                    .ok(ApiShapes.TEMPLATE)
                     .get(one + "/schema", "JSON Schema of a version's variables", this::schema)
+                    .query(ApiShapes.VERSION_PARAM).answers(200, "application/schema+json", ApiShapes.VARIABLES_SCHEMA)
                     .get(one + "/compatibility", "Which models can run a version", this::compatibilityRoute)
+                    .query(ApiShapes.VERSION_PARAM).ok(ApiShapes.COMPATIBILITY)
                     .put(one + "/aliases/{alias}", "Point an alias at a version", this::setAlias)
-                    .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias);
+                    .body(ApiShapes.ALIAS_IN).ok(ApiShapes.ALIAS)
+                    .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias)
+                    .ok(ApiShapes.ALIAS_DELETED);
         }
     }
 

@@ -1,0 +1,42 @@
+package dev.arbor.models;
+
+import static dev.arbor.platform.http.Schema.any;
+import static dev.arbor.platform.http.Schema.arrayOf;
+import static dev.arbor.platform.http.Schema.bool;
+import static dev.arbor.platform.http.Schema.integer;
+import static dev.arbor.platform.http.Schema.mapOf;
+import static dev.arbor.platform.http.Schema.named;
+import static dev.arbor.platform.http.Schema.nullable;
+import static dev.arbor.platform.http.Schema.object;
+import static dev.arbor.platform.http.Schema.oneOf;
+import static dev.arbor.platform.http.Schema.resource;
+import static dev.arbor.platform.http.Schema.string;
+
+import dev.arbor.platform.http.Schema;
+
+/** The shapes of the model registry, for the OpenAPI document. */
+final class ApiShapes {
+    private ApiShapes() {}
+
+    static final Schema MODEL = named("Model", resource("model").required("name", string())
+            .required("source", string()).required("uri", nullable(string())).required("engine", string())
+            .required("options", mapOf(any())).required("modalities", arrayOf(string()))
+            .required("types", arrayOf(string())).required("max_options", integer())
+            .required("max_questions", integer()).required("context_tokens", integer())
+            .required("notes", arrayOf(string())).required("size_bytes", integer())
+            .required("status", string()).required("error", nullable(any("What went wrong, when it did."))));
+    /** The limits are those {@link AddModel} checks. */
+    static final Schema NEW_MODEL = object().required("model_uri", string(2048)).required("model_name", string(200))
+            .required("model_source", oneOf("local", "model_hub")).required("engine", string(40))
+            .optional("id", string(64)).optional("modalities", arrayOf(string(10), 4))
+            .optional("types", arrayOf(string(10), 3)).optional("max_options", integer(2, 100_000))
+            .optional("max_questions", integer(1, 10_000)).optional("context_tokens", integer(1, 10_000_000));
+    static final Schema DOWNLOAD_CANCELLED = object().required("id", string())
+            .required("object", oneOf("model.download")).required("cancelled", bool());
+    static final Schema DELETED = object().required("id", string()).required("object", oneOf("model.deleted"))
+            .required("deleted", bool());
+    static final Schema EJECTED = object().required("id", string()).required("object", oneOf("model.ejected"))
+            .required("ejected", bool());
+    static final Schema LOGS = object().required("id", string()).required("object", oneOf("model.logs"))
+            .required("lines", arrayOf(string()));
+}

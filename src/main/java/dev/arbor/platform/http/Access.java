@@ -1,0 +1,28 @@
+package dev.arbor.platform.http;
+
+import java.util.Set;
+
+/**
+ * Who may call a path: the guards decide from this, and the OpenAPI document states it from the same answer, so the
+ * two cannot disagree.
+ */
+public enum Access {
+    /** Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page. */
+    PUBLIC,
+    /** The studio ({@code /v1/studio}, {@code /v1/decide}): {@code STUDIO_API_KEY} as a bearer token when set. */
+    STUDIO,
+    /** The admin API: an admin or member bearer token. */
+    ADMIN;
+
+    private static final Set<String> PUBLIC_PATHS = Set.of("/health", "/metrics", "/openapi.json", "/docs");
+
+    public static Access of(String path) {
+        if (PUBLIC_PATHS.contains(path) || path.startsWith("/docs/")) {
+            return PUBLIC;
+        }
+        if (path.equals("/v1/studio") || path.startsWith("/v1/studio/") || path.equals("/v1/decide")) {
+            return STUDIO;
+        }
+        return ADMIN;
+    }
+}
