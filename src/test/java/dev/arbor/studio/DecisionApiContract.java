@@ -134,6 +134,18 @@ abstract class DecisionApiContract extends ServerContract {
     }
 
     @Test
+    void problemsOfTheBodyAndOfItsQuestionsAreReportedTogether() {
+        JsonNode error = http.post(D, """
+                {"state": 3, "model": 5,
+                 "questions": {"q": {"type": "maybe"}, "team": {"type": "choice"}}}""")
+                .assertError(400, "invalid_field", "state");
+        var codes = new ArrayList<String>();
+        error.path("details").forEach(d -> codes.add(d.path("code").asText() + "@" + d.path("param").asText()));
+        assertThat(codes).containsExactlyInAnyOrder("invalid_field@state", "invalid_field@model",
+                "invalid_field@questions.q.type", "missing_field@questions.team.criteria");
+    }
+
+    @Test
     void unknownFieldsAreWarnedAboutNotRefused() {
         JsonNode decision = http.post(D, adHoc("x").replace("{\"model\"", "{\"temprature\": 2, \"model\"")).json();
         assertThat(decision.path("warnings").toString()).contains("unknown_field_ignored").contains("temprature");

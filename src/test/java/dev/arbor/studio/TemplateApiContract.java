@@ -59,6 +59,16 @@ abstract class TemplateApiContract extends ServerContract {
     }
 
     @Test
+    void settingsRangesAndQuestionsAreReportedTogether() {
+        JsonNode error = http.post(T, """
+                {"id": "ranges", "settings": {"temperature": 50},
+                 "questions": {"bad key": {"type": "noul"}, "q": {"type": "maybe"}}}""")
+                .assertError(400, "invalid_field", "questions[\"bad key\"]");
+        assertThat(error.path("details").findValuesAsText("param"))
+                .containsExactlyInAnyOrder("settings.temperature", "questions[\"bad key\"]", "questions.q.type");
+    }
+
+    @Test
     void putMakesVersionsOnlyForNewDefinitions() {
         http.post(T, triage("tri-2", "[\"billing\", \"tech\"]"));
         HttpReply v2 = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]"));

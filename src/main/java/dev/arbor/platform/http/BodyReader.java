@@ -138,7 +138,11 @@ public final class BodyReader {
         return unknownFields();
     }
 
-    private List<Warning> unknownFields() {
+    /**
+     * A warning for each field nobody asked for, without throwing: for a caller that reports this reader's problems
+     * together with those of a later check.
+     */
+    public List<Warning> unknownFields() {
         var warnings = new ArrayList<Warning>();
         for (var names = body.fieldNames(); names.hasNext(); ) {
             String name = names.next();

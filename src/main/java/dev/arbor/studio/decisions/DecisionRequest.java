@@ -8,6 +8,7 @@ import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
@@ -20,18 +21,20 @@ import java.util.Set;
 /**
  * The body of {@code POST /v1/studio/decisions}, read field by field with every problem of the pass collected.
  * What depends on the template (variables, questions, skips, added options, settings) is checked later, once the
- * template is known.
+ * template is known; the problems found here are reported then, with those ({@code problems}), so that one response
+ * lists them all.
  *
  * @param extras extra questions (with a template) or the whole question set (without one), with the field that
  *     held them
  * @param actThreshold the top-level {@code act_threshold}, a shorthand for {@code settings.act_threshold}
+ * @param problems what was wrong with the fields read here; a field at fault is absent from the record
  */
 record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, Optional<JsonNode> state,
                        Optional<Field> extras, Optional<Field> skip, Optional<Field> addOptions,
                        Optional<JsonNode> settings, List<MediaInput> media, ObjectNode metadata,
                        Optional<StoreLevel> store, boolean background, Optional<String> model,
                        Optional<Double> actThreshold, Optional<Boolean> failOnStoreError, Set<String> include,
-                       List<Warning> warnings) {
+                       List<Warning> warnings, List<Problem> problems) {
     static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
 
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
@@ -43,6 +46,12 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         requireNonNull(metadata, "metadata");
         include = Set.copyOf(include);
         warnings = List.copyOf(warnings);
+        problems = List.copyOf(problems);
+    }
+
+    /** Whether the field at {@code param} was sent but refused here (so later checks do not call it missing). */
+    boolean rejected(String param) {
+        return problems.stream().anyMatch(p -> param.equals(p.param()));
     }
 
     static DecisionRequest parse(ObjectNode body) {
@@ -116,9 +125,9 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         if (actThreshold.isPresent() && settings.map(s -> s.has("act_threshold")).orElse(false)) {
             reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "is also set in `settings`; send one of them");
         }
-        List<Warning> warnings = reader.finish();
         return new DecisionRequest(template, variables, state, extras, skip, addOptions, settings, media, metadata,
-                store, background, model, actThreshold, failOnStoreError, include, warnings);
+                store, background, model, actThreshold, failOnStoreError, include, reader.unknownFields(),
+                problems.list());
     }
 
     /** {@code include}, as a list or a comma-separated string of the allowed values. */
