@@ -151,6 +151,9 @@ public final class HttpServer {
                 .filter(o -> o.method.equals(ctx.method().name()) && o.path.matcher(path).matches()).findFirst();
         long limit = own.map(OwnLimit::maxBytes).orElse(config.maxBodyBytes());
         ctx.attribute(Requests.BODY_LIMIT, limit);
+        if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes()) {
+            ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA, config.maxBodyBytes());
+        }
         String length = ctx.header("Content-Length");
         if (length != null && parseLong(length) > limit) {
             throw Requests.tooLarge(limit);

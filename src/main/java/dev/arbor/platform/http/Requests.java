@@ -1,5 +1,6 @@
 package dev.arbor.platform.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -15,6 +16,8 @@ public final class Requests {
     static final String CLIENT = "arbor.client_address";
     static final String BODY = "arbor.body";
     static final String BODY_LIMIT = "arbor.body_limit";
+    /** The server's body limit, set where an operation's own limit is higher only for the media it takes inline. */
+    static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
 
     private Requests() {}
 
@@ -62,9 +65,31 @@ public final class Requests {
         return bytes;
     }
 
-    /** The body as a JSON object, or 400 {@code invalid_json}. */
+    /**
+     * The body as a JSON object, or 400 {@code invalid_json}. An operation that takes media inline may exceed the
+     * server's body limit only by its {@code data:} URLs: 413 {@code payload_too_large} when the rest exceeds it.
+     */
     public static ObjectNode jsonObject(Context ctx) {
-        return Json.parseObject(body(ctx));
+        byte[] body = body(ctx);
+        ObjectNode json = Json.parseObject(body);
+        Long limit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
+        if (limit != null && body.length > limit && body.length - inlineMediaLength(json) > limit) {
+            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit
+                    + " bytes without its inline media (data: URLs).");
+        }
+        return json;
+    }
+
+    /** The characters of every {@code data:} URL in a JSON value (base64, so one byte each in the body). */
+    private static long inlineMediaLength(JsonNode node) {
+        if (node.isTextual()) {
+            return node.textValue().startsWith("data:") ? node.textValue().length() : 0;
+        }
+        long total = 0;
+        for (JsonNode child : node) {
+            total += inlineMediaLength(child);
+        }
+        return total;
     }
 
     private static byte[] readBounded(Context ctx, long limit) {

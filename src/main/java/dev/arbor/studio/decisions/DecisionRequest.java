@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The body of {@code POST /v1/studio/decisions}, read field by field with every problem of the pass collected.
@@ -36,6 +37,10 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
                        Optional<Double> actThreshold, Optional<Boolean> failOnStoreError, Set<String> include,
                        List<Warning> warnings, List<Problem> problems) {
     static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
+    /** The most a string variable may hold, and more than any model reads; a situation is kept whole in history. */
+    static final int MAX_STATE_CHARACTERS = 200_000;
+    /** Room for several variables at their longest; media sent inline as data URLs do not count. */
+    static final int MAX_VARIABLES_CHARACTERS = 1_000_000;
 
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
     record Field(String param, JsonNode value) {}
@@ -65,13 +70,25 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
             return Optional.of(node.textValue());
         });
-        Optional<JsonNode> variables = reader.node("variables", false);
-        Optional<JsonNode> state = reader.node("state", false).filter(node -> {
-            boolean ok = node.isTextual() || node.isObject() || node.isArray();
+        Optional<JsonNode> variables = reader.node("variables", false).filter(node -> {
+            boolean ok = characters(node, text -> text.startsWith("data:")) <= MAX_VARIABLES_CHARACTERS;
             if (!ok) {
-                reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
+                reader.reject("variables", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_VARIABLES_CHARACTERS
+                        + " characters of text in all (inline media aside)");
             }
             return ok;
+        });
+        Optional<JsonNode> state = reader.node("state", false).filter(node -> {
+            if (!(node.isTextual() || node.isObject() || node.isArray())) {
+                reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
+                return false;
+            }
+            if (characters(node, text -> false) > MAX_STATE_CHARACTERS) {
+                reader.reject("state", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_STATE_CHARACTERS
+                        + " characters (of text, or of an object's or a list's keys and values)");
+                return false;
+            }
+            return true;
         });
         Optional<BodyReader> extensions = reader.object("extensions", false);
         Optional<Field> extras = field(reader, extensions, "questions", "questions", problems);
@@ -155,6 +172,24 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
         }
         return kept;
+    }
+
+    /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
+    private static long characters(JsonNode node, Predicate<String> skipped) {
+        if (node.isTextual()) {
+            return skipped.test(node.textValue()) ? 0 : node.textValue().length();
+        }
+        if (!node.isContainerNode()) {
+            return node.asText().length();
+        }
+        long total = 0;
+        for (var entries = node.properties().iterator(); entries.hasNext(); ) {
+            total += entries.next().getKey().length();
+        }
+        for (JsonNode child : node) {
+            total += characters(child, skipped);
+        }
+        return total;
     }
 
     private static boolean flag(BodyReader reader, String name) {

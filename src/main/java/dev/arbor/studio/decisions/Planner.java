@@ -68,7 +68,13 @@ final class Planner {
             problems.throwIfAny(); // what else to check depends on the template
         }
         var warnings = new ArrayList<>(request.warnings());
-        Optional<Templates.Resolved> template = request.template().map(templates::resolve);
+        Optional<Templates.Resolved> template;
+        try {
+            template = request.template().map(templates::resolve);
+        } catch (ApiException e) {
+            problems.throwIfAny(); // the body's own problems come before a template that cannot be found
+            throw e;
+        }
         template.filter(Templates.Resolved::archived).ifPresent(t -> warnings.add(new Warning(
                 WarningCode.TEMPLATE_ARCHIVED, "Template '" + t.id() + "' is archived; it still works, but "
                 + "consider moving callers to another template.", "template")));
