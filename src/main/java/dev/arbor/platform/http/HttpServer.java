@@ -106,6 +106,7 @@ public final class HttpServer {
             cfg.jetty.modifyServer(server -> {
                 server.setStopTimeout(DRAIN.toMillis());
                 server.setStopAtShutdown(false);
+                server.setErrorHandler(new BadMessageHandler());
             });
             cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
             cfg.routes.before(this::beforeEveryRequest);
