@@ -37,6 +37,8 @@ class AdminAccessTest {
             http.get("/projects", "Authorization", "Bearer arb_not-a-real-token")
                     .assertError(401, "invalid_api_key", null);
             assertThat(http.get("/projects", "Authorization", "Bearer " + secret).status()).isEqualTo(200);
+            http.get("/no-such-path").assertError(404, "not_found", null);
+            http.delete("/projects").assertError(405, "method_not_allowed", null);
             assertThat(http.get("/health").status()).isEqualTo(200);
             assertThat(http.get("/openapi.json").status()).isEqualTo(200);
         }

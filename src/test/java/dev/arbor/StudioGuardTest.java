@@ -19,6 +19,8 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
                 TestServer http = server.http();
                 http.get("/v1/studio/templates").assertError(401, "missing_api_key", null);
+                http.get("/v1/studio/no-such-path").assertError(404, "not_found", null);
+                http.delete("/v1/studio/models").assertError(405, "method_not_allowed", null);
                 http.get("/v1/studio/templates", "Authorization", "Bearer sk-wrong")
                         .assertError(401, "invalid_api_key", null);
                 http.get("/v1/studio/templates", "Authorization", "Bearer sk-right-but-longer")
