@@ -45,6 +45,21 @@ class AdminAccessTest {
     }
 
     @Test
+    void theTokenMustComeAsABearerToken() {
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json().path("token")
+                    .asText();
+            JsonNode bare = http.get("/projects", "Authorization", secret).assertError(401, "invalid_api_key", null);
+            assertThat(bare.path("message").asText()).contains("Authorization: Bearer <token>").doesNotContain(secret);
+            JsonNode basic = http.get("/projects", "Authorization", "Basic b3BzOnNlY3JldA==")
+                    .assertError(401, "invalid_api_key", null);
+            assertThat(basic.path("message").asText()).contains("Authorization: Bearer <token>").contains("Basic");
+            assertThat(http.get("/projects", "Authorization", "bearer " + secret).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void theSecretIsShownOnceAndStoredOnlyAsAHash() throws Exception {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();

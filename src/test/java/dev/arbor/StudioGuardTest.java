@@ -35,6 +35,18 @@ class StudioGuardTest {
         }
 
         @Test
+        void theKeyMustComeAsABearerToken() {
+            try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
+                TestServer http = server.http();
+                String bare = http.get("/v1/studio/templates", "Authorization", "sk-right")
+                        .assertError(401, "invalid_api_key", null).path("message").asText();
+                assertThat(bare).contains("Authorization: Bearer <token>").doesNotContain("sk-right");
+                http.get("/v1/studio/templates", "Authorization", "Basic c2stcmlnaHQ=")
+                        .assertError(401, "invalid_api_key", null);
+            }
+        }
+
+        @Test
         void theKeyIsCheckedBeforeTheBody() {
             try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
                 server.http().post("/v1/studio/probe/echo", "not json").assertError(401, "missing_api_key", null);

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.util.regex.Pattern;
 
 /** What the platform learned about a request before its handler runs, kept on the request's context. */
 public final class Requests {
@@ -18,6 +19,8 @@ public final class Requests {
     static final String BODY_LIMIT = "arbor.body_limit";
     /** The server's body limit, set where an operation's own limit is higher only for the media it takes inline. */
     static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
+
+    private static final Pattern AUTH_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,19}");
 
     private Requests() {}
 
@@ -47,10 +50,21 @@ public final class Requests {
                 || method.equals(HandlerType.DELETE);
     }
 
-    /** The credential of an {@code Authorization} header: what follows {@code Bearer }, or the whole value. */
+    /**
+     * The credential of an {@code Authorization} header: what follows {@code Bearer}. Another scheme, or a bare
+     * credential, is 401 {@code invalid_api_key} saying that {@code Authorization: Bearer <token>} is expected.
+     */
     public static String bearer(String authorization) {
         String value = authorization.trim();
-        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
+        int space = value.indexOf(' ');
+        String scheme = space < 0 ? "" : value.substring(0, space);
+        if (scheme.equalsIgnoreCase("Bearer")) {
+            return value.substring(space + 1).trim();
+        }
+        // the scheme is named back only when it looks like one, so that a bare secret is never repeated
+        String sent = AUTH_SCHEME.matcher(scheme).matches() ? "the " + scheme + " scheme" : "no scheme";
+        throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "Send the token as `Authorization: Bearer <token>`; "
+                + "this Authorization header has " + sent + ".");
     }
 
     /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
