@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -120,6 +121,11 @@ class AdminAccessTest {
 
             http.post("/auth/tokens", "{\"name\":\"old\",\"role\":\"admin\",\"expires_at\":1000}", admin)
                     .assertError(400, "invalid_field", "expires_at");
+            for (String far : List.of("99999999999999999999999", "253402300800", "1e30")) {
+                JsonNode error = http.post("/auth/tokens", "{\"name\":\"far\",\"role\":\"admin\",\"expires_at\":"
+                        + far + "}", admin).assertError(400, "invalid_field", "expires_at");
+                assertThat(error.path("message").asText()).as(far).contains("between 0 and 253402300799");
+            }
         }
     }
 

@@ -60,11 +60,11 @@ public final class BodyReader {
         if (value == null) {
             return Optional.empty();
         }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            return invalid(name, "must be an integer");
+        if (!value.isIntegralNumber()) {
+            return invalid(name, "must be an integer between " + min + " and " + max);
         }
         long number = value.longValue();
-        if (number < min || number > max) {
+        if (!value.canConvertToLong() || number < min || number > max) {
             return invalid(name, "must be between " + min + " and " + max);
         }
         return Optional.of(number);
