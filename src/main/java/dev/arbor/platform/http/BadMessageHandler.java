@@ -17,17 +17,15 @@ final class BadMessageHandler extends ErrorHandler {
     @Override
     protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
                                     Callback callback) throws IOException {
-        ApiException error = switch (code) {
-            case 414 -> ApiException.of(ErrorCode.URI_TOO_LONG, null, "The request's URI is longer than the server "
-                    + "reads; send long values in a JSON body instead of the query string.");
-            case 431 -> ApiException.of(ErrorCode.HEADERS_TOO_LARGE, null, "The request's headers are larger than "
-                    + "the server reads.");
-            default -> null;
-        };
-        if (error == null) {
+        if (code != 414 && code != 431) {
             super.generateResponse(request, response, code, message, cause, callback);
             return;
         }
+        ApiException error = code == 414
+                ? ApiException.of(ErrorCode.URI_TOO_LONG, null, "The request's URI is longer than the server reads; "
+                        + "send long values in a JSON body instead of the query string.")
+                : ApiException.of(ErrorCode.HEADERS_TOO_LARGE, null, "The request's headers are larger than the "
+                        + "server reads.");
         String requestId = Ids.requestId();
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put("x-request-id", requestId);
