@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +38,25 @@ class AdminAccessTest {
             http.get("/projects", "Authorization", "Bearer arb_not-a-real-token")
                     .assertError(401, "invalid_api_key", null);
             assertThat(http.get("/projects", "Authorization", "Bearer " + secret).status()).isEqualTo(200);
+            http.get("/no-such-path").assertError(404, "not_found", null);
+            http.delete("/projects").assertError(405, "method_not_allowed", null);
             assertThat(http.get("/health").status()).isEqualTo(200);
             assertThat(http.get("/openapi.json").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void theTokenMustComeAsABearerToken() {
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json().path("token")
+                    .asText();
+            JsonNode bare = http.get("/projects", "Authorization", secret).assertError(401, "invalid_api_key", null);
+            assertThat(bare.path("message").asText()).contains("Authorization: Bearer <token>").doesNotContain(secret);
+            JsonNode basic = http.get("/projects", "Authorization", "Basic b3BzOnNlY3JldA==")
+                    .assertError(401, "invalid_api_key", null);
+            assertThat(basic.path("message").asText()).contains("Authorization: Bearer <token>").contains("Basic");
+            assertThat(http.get("/projects", "Authorization", "bearer " + secret).status()).isEqualTo(200);
         }
     }
 
@@ -103,6 +121,11 @@ class AdminAccessTest {
 
             http.post("/auth/tokens", "{\"name\":\"old\",\"role\":\"admin\",\"expires_at\":1000}", admin)
                     .assertError(400, "invalid_field", "expires_at");
+            for (String far : List.of("99999999999999999999999", "253402300800", "1e30")) {
+                JsonNode error = http.post("/auth/tokens", "{\"name\":\"far\",\"role\":\"admin\",\"expires_at\":"
+                        + far + "}", admin).assertError(400, "invalid_field", "expires_at");
+                assertThat(error.path("message").asText()).as(far).contains("between 0 and 253402300799");
+            }
         }
     }
 

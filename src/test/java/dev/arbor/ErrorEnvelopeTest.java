@@ -142,6 +142,21 @@ class ErrorEnvelopeTest {
     }
 
     @Test
+    void uriOverTheLimitIsUriTooLongInTheEnvelope() {
+        String response = http.raw(("GET /projects?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        assertThat(response).startsWith("HTTP/1.1 414").contains("\"code\":\"uri_too_long\"")
+                .contains("\"type\":\"invalid_request_error\"").containsIgnoringCase("x-request-id: req_");
+    }
+
+    @Test
+    void headersOverTheLimitAreHeadersTooLargeInTheEnvelope() {
+        String response = http.raw(("GET /projects HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + "y".repeat(20_000)
+                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        assertThat(response).startsWith("HTTP/1.1 431").contains("\"code\":\"headers_too_large\"");
+    }
+
+    @Test
     void browserWriteThatIsNotJsonIsUnsupportedMediaType() {
         String own = "http://127.0.0.1:" + http.port();
         http.post("/projects", "{\"name\":\"m\"}", headers("Origin", own, "Content-Type", "text/plain"))

@@ -19,6 +19,8 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
                 TestServer http = server.http();
                 http.get("/v1/studio/templates").assertError(401, "missing_api_key", null);
+                http.get("/v1/studio/no-such-path").assertError(404, "not_found", null);
+                http.delete("/v1/studio/models").assertError(405, "method_not_allowed", null);
                 http.get("/v1/studio/templates", "Authorization", "Bearer sk-wrong")
                         .assertError(401, "invalid_api_key", null);
                 http.get("/v1/studio/templates", "Authorization", "Bearer sk-right-but-longer")
@@ -29,6 +31,18 @@ class StudioGuardTest {
                         .isEqualTo(200);
                 assertThat(http.post("/v1/studio/probe/echo", "{\"a\":1}", "Authorization", "Bearer sk-right")
                         .json().path("a").asInt()).isEqualTo(1);
+            }
+        }
+
+        @Test
+        void theKeyMustComeAsABearerToken() {
+            try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
+                TestServer http = server.http();
+                String bare = http.get("/v1/studio/templates", "Authorization", "sk-right")
+                        .assertError(401, "invalid_api_key", null).path("message").asText();
+                assertThat(bare).contains("Authorization: Bearer <token>").doesNotContain("sk-right");
+                http.get("/v1/studio/templates", "Authorization", "Basic c2stcmlnaHQ=")
+                        .assertError(401, "invalid_api_key", null);
             }
         }
 

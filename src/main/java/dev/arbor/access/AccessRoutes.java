@@ -24,6 +24,8 @@ final class AccessRoutes {
             "true lists revoked tokens too.");
     private static final int MAX_NAME = 100;
     private static final int MAX_DESCRIPTION = 2000;
+    /** The last second of the year 9999 (Unix seconds): the latest {@code expires_at} a token may have. */
+    private static final long LAST_SECOND = 253_402_300_799L;
 
     private final ProjectStore projects;
     private final TokenStore tokens;
@@ -74,7 +76,7 @@ final class AccessRoutes {
         if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
             body.reject("projects", ErrorCode.INVALID_FIELD, "must be empty for an admin, who may use every project");
         }
-        Optional<Long> expiresAt = body.integer("expires_at", false, 0, Long.MAX_VALUE / 1000);
+        Optional<Long> expiresAt = body.integer("expires_at", false, 0, LAST_SECOND);
         long now = System.currentTimeMillis() / 1000;
         if (expiresAt.isPresent() && expiresAt.get() <= now) {
             body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -32,7 +33,7 @@ public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptio
         }
     }
 
-    /** One reason a model cannot run a decision, with the contract's detail code. */
+    /** One reason a model cannot run a decision, with the contract's detail code (the input's length is none). */
     public record Problem(String code, String message) {}
 
     public List<Problem> problems(Needs needs) {
@@ -55,10 +56,15 @@ public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptio
                 problems.add(new Problem("modality_not_supported", "It does not read " + modality + "."));
             }
         }
-        if (needs.contextTokens() > contextTokens) {
-            problems.add(new Problem("context_too_small", "The input may be about " + needs.contextTokens()
-                    + " tokens; it reads " + contextTokens + "."));
-        }
         return List.copyOf(problems);
+    }
+
+    /**
+     * Says when the longest input {@code needs} allows is more than the model reads. That is never a reason the model
+     * cannot run it: a decision on it runs, reading the start, with a {@code state_may_be_truncated} warning.
+     */
+    public Optional<String> truncation(Needs needs) {
+        return needs.contextTokens() > contextTokens ? Optional.of("The input may be about " + needs.contextTokens()
+                + " tokens; it reads " + contextTokens + ", so the end of a long one is cut.") : Optional.empty();
     }
 }

@@ -100,6 +100,12 @@ class PipelineDefinitionTest {
             assertThat(errors(http, "aggregate", "{\"sources\": []}")).containsExactly("invalid_field params.sources");
             assertThat(errors(http, "model_benchmark", "{\"model_id\": \"m\", \"metrics\": [\"latency\", \"cost\"]}"))
                     .containsExactly("invalid_field params.metrics[1]");
+            assertThat(errors(http, "fail", "{\"message\": \"over quota\", \"error_code\": \"E_QUOTA\"}"))
+                    .as("an error code is any string").isEmpty();
+            assertThat(errors(http, "fail", "{\"message\": \"x\", \"error_code\": \"\"}"))
+                    .containsExactly("invalid_field params.error_code");
+            assertThat(errors(http, "fail", "{\"message\": \"x\", \"error_code\": \"" + "E".repeat(129) + "\"}"))
+                    .containsExactly("invalid_field params.error_code");
             assertThat(errors(http, "scale_deployment", "{\"deployment_id\": \"{{ params.d }}\", \"replicas\": "
                     + "\"{{ params.n }}\"}")).as("references are checked when they are known").isEmpty();
             JsonNode unknown = http.post("/pipelines/actions/validate", "{\"action_type\": \"teleport\"}").json();

@@ -9,6 +9,8 @@ import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Decisions over HTTP on the deterministic hash model; run once on SQLite and once on PostgreSQL. */
 abstract class DecisionApiContract extends ServerContract {
@@ -131,6 +133,18 @@ abstract class DecisionApiContract extends ServerContract {
         http.post(D, adHoc("x").replace("{\"model\"", "{\"metadata\": {\"k\": \"" + "v".repeat(513) + "\"}, "
                 + "\"model\"")).assertError(400, "invalid_metadata", "metadata.k");
         http.post(D, "[1]").assertError(400, "invalid_json", null);
+    }
+
+    @Test
+    void problemsOfTheBodyAndOfItsQuestionsAreReportedTogether() {
+        JsonNode error = http.post(D, """
+                {"state": 3, "model": 5,
+                 "questions": {"q": {"type": "maybe"}, "team": {"type": "choice"}}}""")
+                .assertError(400, "invalid_field", "state");
+        var codes = new ArrayList<String>();
+        error.path("details").forEach(d -> codes.add(d.path("code").asText() + "@" + d.path("param").asText()));
+        assertThat(codes).containsExactlyInAnyOrder("invalid_field@state", "invalid_field@model",
+                "invalid_field@questions.q.type", "missing_field@questions.team.criteria");
     }
 
     @Test
@@ -888,10 +902,16 @@ abstract class DecisionApiContract extends ServerContract {
         http.delete(D + "/" + id).assertError(404, "decision_not_found", "decision_id");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"soon", "61", "1e20", "-1", "NaN", "Infinity"})
+    void waitIsZeroToSixtySeconds(String wait) {
+        String id = http.post(D, adHoc("read back")).json().path("id").asText();
+        http.get(D + "/" + id + "?wait=" + wait).assertError(400, "invalid_parameter", "wait");
+    }
+
     @Test
     void readBackParametersAreChecked() {
         String id = http.post(D, adHoc("read back")).json().path("id").asText();
-        http.get(D + "/" + id + "?wait=soon").assertError(400, "invalid_parameter", "wait");
         http.get(D + "/" + id + "?format=xml").assertError(400, "invalid_parameter", "format");
         JsonNode input = http.get(D + "/" + id + "/input").json();
         assertThat(input.path("object").asText()).isEqualTo("decision.input");

@@ -88,7 +88,8 @@ abstract class FilesApiContract extends ServerContract {
         JsonNode video = upload("talk.webm", "video/webm", new byte[] {0x1a, 0x45, (byte) 0xdf, (byte) 0xa3})
                 .json();
         assertThat(video.path("type").asText()).isEqualTo("video");
-        JsonNode byName = upload("voice.webm", "application/octet-stream", new byte[] {1, 2}).json();
+        JsonNode byName = upload("voice.webm", "application/octet-stream",
+                new byte[] {0x1a, 0x45, (byte) 0xdf, (byte) 0xa3, 1, 2}).json();
         assertThat(byName.path("type").asText()).isEqualTo("audio");
         assertThat(byName.path("content_type").asText()).isEqualTo("audio/webm");
     }
@@ -140,6 +141,13 @@ abstract class FilesApiContract extends ServerContract {
                 .assertError(400, "missing_field", "file");
         upload("notes.txt", "text/plain", "hello".getBytes(StandardCharsets.UTF_8))
                 .assertError(415, "unsupported_media_type", "file");
+        JsonNode notPng = upload("a.png", "image/png", "hello, I am text".getBytes(StandardCharsets.UTF_8))
+                .assertError(400, "invalid_field", "file");
+        assertThat(notPng.path("message").asText()).contains("'a.png'").contains("not image/png");
+        http.sendBytes("POST", F + "?name=clip.mp3", "hello".getBytes(StandardCharsets.UTF_8), "Content-Type",
+                "audio/mpeg").assertError(400, "invalid_field", "file");
+        http.sendBytes("POST", F + "?name=clip.mp4", PNG, "Content-Type", "video/mp4")
+                .assertError(400, "invalid_field", "file");
         http.sendBytes("POST", F, "<html></html>".getBytes(StandardCharsets.UTF_8), "Content-Type", "text/html")
                 .assertError(415, "unsupported_media_type", "file");
         http.sendBytes("POST", F, new Multipart().file("file", "a.png", "image/png", PNG).field("purpose", "batch")
@@ -229,7 +237,8 @@ abstract class FilesApiContract extends ServerContract {
     @Test
     void decisionsUseUploadsByIdAndKeepInlineMediaAsFiles() throws Exception {
         String photo = upload("shelf.png", "image/png", PNG).json().path("id").asText();
-        String clip = http.sendBytes("POST", F + "?name=c.wav", new byte[] {'R', 'I', 'F', 'F'}, "Content-Type",
+        byte[] wave = {'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'A', 'V', 'E'};
+        String clip = http.sendBytes("POST", F + "?name=c.wav", wave, "Content-Type",
                 "audio/wav").json().path("id").asText();
         String question = "\"questions\": {\"ok\": {\"type\": \"noul\"}}";
         JsonNode adHoc = http.post(D, "{\"model\": \"hash-decider\", \"state\": \"x\", " + question + ", "

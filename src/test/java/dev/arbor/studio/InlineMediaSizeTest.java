@@ -51,6 +51,40 @@ class InlineMediaSizeTest {
         }
     }
 
+    @Test
+    void theRestOfTheBodyIsHeldToTheServersLimit() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
+            TestServer http = server.http();
+            String longText = "{\"model\": \"hash-decider\", \"state\": \"" + "a".repeat(100_000) + "\", "
+                    + "\"questions\": {\"ok\": {\"type\": \"noul\"}}}";
+            http.post(D, longText).assertError(413, "payload_too_large", null);
+            http.post("/v1/decide", longText).assertError(413, "payload_too_large", null);
+
+            HttpReply picture = http.sendStream("POST", D, () -> decisionWithImage(100_000),
+                    "Content-Type", "application/json");
+            assertThat(picture.status()).as(picture.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void stateAndVariablesHaveTheirOwnLimits() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            String decision = "{\"model\": \"hash-decider\", \"state\": %s, \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}}";
+            http.post(D, decision.formatted("\"" + "a".repeat(200_001) + "\""))
+                    .assertError(400, "invalid_field", "state");
+            http.post(D, decision.formatted("{\"a\": \"" + "a".repeat(200_000) + "\"}"))
+                    .assertError(400, "invalid_field", "state");
+            assertThat(http.post(D, decision.formatted("\"" + "a".repeat(200_000) + "\"")).status()).isEqualTo(200);
+
+            String variables = "{\"template\": \"t\", \"variables\": {\"a\": \"" + "a".repeat(600_000) + "\", "
+                    + "\"b\": \"" + "b".repeat(600_000) + "\"}}";
+            JsonNode error = http.post(D, variables).assertError(400, "invalid_field", "variables");
+            assertThat(error.path("message").asText()).contains("1000000 characters");
+        }
+    }
+
     /** A decision whose one image is {@code bytes} of zeros, written as base64 while it is sent. */
     private static InputStream decisionWithImage(long bytes) {
         byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "

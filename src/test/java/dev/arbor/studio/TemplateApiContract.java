@@ -59,6 +59,16 @@ abstract class TemplateApiContract extends ServerContract {
     }
 
     @Test
+    void settingsRangesAndQuestionsAreReportedTogether() {
+        JsonNode error = http.post(T, """
+                {"id": "ranges", "settings": {"temperature": 50},
+                 "questions": {"bad key": {"type": "noul"}, "q": {"type": "maybe"}}}""")
+                .assertError(400, "invalid_field", "questions[\"bad key\"]");
+        assertThat(error.path("details").findValuesAsText("param"))
+                .containsExactlyInAnyOrder("settings.temperature", "questions[\"bad key\"]", "questions.q.type");
+    }
+
+    @Test
     void putMakesVersionsOnlyForNewDefinitions() {
         http.post(T, triage("tri-2", "[\"billing\", \"tech\"]"));
         HttpReply v2 = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]"));
@@ -272,6 +282,16 @@ abstract class TemplateApiContract extends ServerContract {
     }
 
     @Test
+    void inputLongerThanAModelReadsIsANoteNotAnIncompatibility() {
+        http.post(T, triage("long-input", "[\"billing\", \"tech\"]"));
+        JsonNode minilm = http.get(T + "/long-input/compatibility").json().path("models").findParents("model")
+                .stream().filter(m -> m.path("model").asText().equals("minilm-decider")).findFirst().orElseThrow();
+        assertThat(minilm.path("ok").asBoolean()).isTrue();
+        assertThat(minilm.path("problems").size()).isZero();
+        assertThat(minilm.path("notes").toString()).contains("1250 tokens; it reads 256");
+    }
+
+    @Test
     void compatibilityWithEveryModel() {
         String template = """
                 {"id": "photo-check", "modalities": ["text", "image"],
@@ -290,7 +310,8 @@ abstract class TemplateApiContract extends ServerContract {
                 .filter(m -> m.path("model").asText().equals("hash-small")).findFirst().orElseThrow();
         assertThat(small.path("ok").asBoolean()).isFalse();
         assertThat(small.path("problems").findValuesAsText("code")).containsExactly("type_not_supported",
-                "too_many_options", "modality_not_supported", "context_too_small");
+                "too_many_options", "modality_not_supported");
+        assertThat(small.path("notes").toString()).contains("tokens; it reads 512");
         JsonNode big = report.path("models").findParents("model").stream()
                 .filter(m -> m.path("model").asText().equals("hash-decider")).findFirst().orElseThrow();
         assertThat(big.path("ok").asBoolean()).isTrue();

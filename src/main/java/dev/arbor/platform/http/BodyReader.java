@@ -60,11 +60,11 @@ public final class BodyReader {
         if (value == null) {
             return Optional.empty();
         }
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            return invalid(name, "must be an integer");
+        if (!value.isIntegralNumber()) {
+            return invalid(name, "must be an integer between " + min + " and " + max);
         }
         long number = value.longValue();
-        if (number < min || number > max) {
+        if (!value.canConvertToLong() || number < min || number > max) {
             return invalid(name, "must be between " + min + " and " + max);
         }
         return Optional.of(number);
@@ -138,7 +138,11 @@ public final class BodyReader {
         return unknownFields();
     }
 
-    private List<Warning> unknownFields() {
+    /**
+     * A warning for each field nobody asked for, without throwing: for a caller that reports this reader's problems
+     * together with those of a later check.
+     */
+    public List<Warning> unknownFields() {
         var warnings = new ArrayList<Warning>();
         for (var names = body.fieldNames(); names.hasNext(); ) {
             String name = names.next();

@@ -112,9 +112,11 @@ public enum ErrorCode {
     DOWNLOADS_DISABLED(409),
     VERSION_CONFLICT(412),
 
-    // 413, 415
+    // 413, 414, 415, 431: send less, or another kind
     PAYLOAD_TOO_LARGE(413),
+    URI_TOO_LONG(414),
     UNSUPPORTED_MEDIA_TYPE(415),
+    HEADERS_TOO_LARGE(431),
 
     // 5xx: retry after a pause
     INTERNAL_ERROR(500),
@@ -150,7 +152,7 @@ public enum ErrorCode {
     /** The envelope's {@code type}: derived from the status; model failures say so. */
     public String type() {
         return switch (status) {
-            case 400, 413, 415 -> "invalid_request_error";
+            case 400, 413, 414, 415, 431 -> "invalid_request_error";
             case 401 -> "authentication_error";
             case 403 -> "permission_error";
             case 404, 405 -> "not_found_error";

@@ -65,7 +65,8 @@ public final class HttpServer {
 
     /**
      * @param routes every feature's routes
-     * @param guards checks that run before every route, after the platform's own (admin authentication)
+     * @param guards checks that run before the handler of every route a request matches, after the platform's own
+     *     (admin authentication)
      */
     public HttpServer(Config config, Routes routes, List<Handler> guards, Idempotency idempotency,
                       HttpMetrics metrics, String version) {
@@ -124,13 +125,14 @@ public final class HttpServer {
             cfg.jetty.modifyServer(server -> {
                 server.setStopTimeout(DRAIN.toMillis());
                 server.setStopAtShutdown(false);
+                server.setErrorHandler(new BadMessageHandler());
             });
             cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method())
                         ? idempotency.wrap(route.handler(), route.isUpload()) : route.handler();
-                cfg.routes.addHttpHandler(route.method(), route.path(), handler);
+                cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler));
             }
             cfg.routes.after(this::afterEveryRequest);
             cfg.routes.exception(ApiException.class, (e, ctx) -> Responses.error(ctx, e));
@@ -206,23 +208,36 @@ public final class HttpServer {
                 .filter(o -> o.method.equals(ctx.method().name()) && o.path.matcher(path).matches()).findFirst();
         long limit = own.map(OwnLimit::maxBytes).orElse(config.maxBodyBytes());
         ctx.attribute(Requests.BODY_LIMIT, limit);
+        if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes()) {
+            ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA, config.maxBodyBytes());
+        }
         String length = ctx.header("Content-Length");
         if (length != null && parseLong(length) > limit) {
             throw Requests.tooLarge(limit);
         }
         if (crossSite.check(ctx, own.map(OwnLimit::upload).orElse(false))) {
             ctx.skipRemainingHandlers();
-            return;
         }
-        studioKey.check(ctx);
-        for (Handler guard : guards) {
-            guard.handle(ctx);
-        }
-        boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
-        if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes() && mayBeLarge) {
-            largeBodies.acquire();
-            ctx.attribute(HOLDS_LARGE_BODY, true);
-        }
+    }
+
+    /**
+     * The route's handler behind the key and token guards: they run only for a request that matched a route, so an
+     * unknown path is 404 and a wrong method 405 whoever asks.
+     */
+    private Handler guarded(Handler handler) {
+        return ctx -> {
+            studioKey.check(ctx);
+            for (Handler guard : guards) {
+                guard.handle(ctx);
+            }
+            String length = ctx.header("Content-Length");
+            boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
+            if (ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA) != null && mayBeLarge) {
+                largeBodies.acquire();
+                ctx.attribute(HOLDS_LARGE_BODY, true);
+            }
+            handler.handle(ctx);
+        };
     }
 
     private void afterEveryRequest(Context ctx) {

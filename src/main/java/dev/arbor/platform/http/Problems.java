@@ -14,6 +14,12 @@ public final class Problems {
         return this;
     }
 
+    /** Adds the problems of an earlier pass, so that they are reported with this one's. */
+    public Problems addAll(List<Problem> earlier) {
+        found.addAll(earlier);
+        return this;
+    }
+
     /**
      * Adds {@code invalid_field} for each field of an object that is not one of {@code known}, at
      * {@code <at>.<field>}, naming the fields {@code what} has.

@@ -1,5 +1,6 @@
 package dev.arbor.platform.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.util.regex.Pattern;
 
 /** What the platform learned about a request before its handler runs, kept on the request's context. */
 public final class Requests {
@@ -15,6 +17,10 @@ public final class Requests {
     static final String CLIENT = "arbor.client_address";
     static final String BODY = "arbor.body";
     static final String BODY_LIMIT = "arbor.body_limit";
+    /** The server's body limit, set where an operation's own limit is higher only for the media it takes inline. */
+    static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
+
+    private static final Pattern AUTH_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,19}");
 
     private Requests() {}
 
@@ -44,10 +50,21 @@ public final class Requests {
                 || method.equals(HandlerType.DELETE);
     }
 
-    /** The credential of an {@code Authorization} header: what follows {@code Bearer }, or the whole value. */
+    /**
+     * The credential of an {@code Authorization} header: what follows {@code Bearer}. Another scheme, or a bare
+     * credential, is 401 {@code invalid_api_key} saying that {@code Authorization: Bearer <token>} is expected.
+     */
     public static String bearer(String authorization) {
         String value = authorization.trim();
-        return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
+        int space = value.indexOf(' ');
+        String scheme = space < 0 ? "" : value.substring(0, space);
+        if (scheme.equalsIgnoreCase("Bearer")) {
+            return value.substring(space + 1).trim();
+        }
+        // the scheme is named back only when it looks like one, so that a bare secret is never repeated
+        String sent = AUTH_SCHEME.matcher(scheme).matches() ? "the " + scheme + " scheme" : "no scheme";
+        throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "Send the token as `Authorization: Bearer <token>`; "
+                + "this Authorization header has " + sent + ".");
     }
 
     /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
@@ -62,9 +79,31 @@ public final class Requests {
         return bytes;
     }
 
-    /** The body as a JSON object, or 400 {@code invalid_json}. */
+    /**
+     * The body as a JSON object, or 400 {@code invalid_json}. An operation that takes media inline may exceed the
+     * server's body limit only by its {@code data:} URLs: 413 {@code payload_too_large} when the rest exceeds it.
+     */
     public static ObjectNode jsonObject(Context ctx) {
-        return Json.parseObject(body(ctx));
+        byte[] body = body(ctx);
+        ObjectNode json = Json.parseObject(body);
+        Long limit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
+        if (limit != null && body.length > limit && body.length - inlineMediaLength(json) > limit) {
+            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit
+                    + " bytes without its inline media (data: URLs).");
+        }
+        return json;
+    }
+
+    /** The characters of every {@code data:} URL in a JSON value (base64, so one byte each in the body). */
+    private static long inlineMediaLength(JsonNode node) {
+        if (node.isTextual()) {
+            return node.textValue().startsWith("data:") ? node.textValue().length() : 0;
+        }
+        long total = 0;
+        for (JsonNode child : node) {
+            total += inlineMediaLength(child);
+        }
+        return total;
     }
 
     private static byte[] readBounded(Context ctx, long limit) {

@@ -8,6 +8,7 @@ import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
@@ -16,23 +17,30 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The body of {@code POST /v1/studio/decisions}, read field by field with every problem of the pass collected.
  * What depends on the template (variables, questions, skips, added options, settings) is checked later, once the
- * template is known.
+ * template is known; the problems found here are reported then, with those ({@code problems}), so that one response
+ * lists them all.
  *
  * @param extras extra questions (with a template) or the whole question set (without one), with the field that
  *     held them
  * @param actThreshold the top-level {@code act_threshold}, a shorthand for {@code settings.act_threshold}
+ * @param problems what was wrong with the fields read here; a field at fault is absent from the record
  */
 record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, Optional<JsonNode> state,
                        Optional<Field> extras, Optional<Field> skip, Optional<Field> addOptions,
                        Optional<JsonNode> settings, List<MediaInput> media, ObjectNode metadata,
                        Optional<StoreLevel> store, boolean background, Optional<String> model,
                        Optional<Double> actThreshold, Optional<Boolean> failOnStoreError, Set<String> include,
-                       List<Warning> warnings) {
+                       List<Warning> warnings, List<Problem> problems) {
     static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
+    /** The most a string variable may hold, and more than any model reads; a situation is kept whole in history. */
+    static final int MAX_STATE_CHARACTERS = 200_000;
+    /** Room for several variables at their longest; media sent inline as data URLs do not count. */
+    static final int MAX_VARIABLES_CHARACTERS = 1_000_000;
 
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
     record Field(String param, JsonNode value) {}
@@ -43,6 +51,12 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         requireNonNull(metadata, "metadata");
         include = Set.copyOf(include);
         warnings = List.copyOf(warnings);
+        problems = List.copyOf(problems);
+    }
+
+    /** Whether the field at {@code param} was sent but refused here (so later checks do not call it missing). */
+    boolean rejected(String param) {
+        return problems.stream().anyMatch(p -> param.equals(p.param()));
     }
 
     static DecisionRequest parse(ObjectNode body) {
@@ -56,13 +70,25 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
             return Optional.of(node.textValue());
         });
-        Optional<JsonNode> variables = reader.node("variables", false);
-        Optional<JsonNode> state = reader.node("state", false).filter(node -> {
-            boolean ok = node.isTextual() || node.isObject() || node.isArray();
+        Optional<JsonNode> variables = reader.node("variables", false).filter(node -> {
+            boolean ok = characters(node, text -> text.startsWith("data:")) <= MAX_VARIABLES_CHARACTERS;
             if (!ok) {
-                reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
+                reader.reject("variables", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_VARIABLES_CHARACTERS
+                        + " characters of text in all (inline media aside)");
             }
             return ok;
+        });
+        Optional<JsonNode> state = reader.node("state", false).filter(node -> {
+            if (!(node.isTextual() || node.isObject() || node.isArray())) {
+                reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
+                return false;
+            }
+            if (characters(node, text -> false) > MAX_STATE_CHARACTERS) {
+                reader.reject("state", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_STATE_CHARACTERS
+                        + " characters (of text, or of an object's or a list's keys and values)");
+                return false;
+            }
+            return true;
         });
         Optional<BodyReader> extensions = reader.object("extensions", false);
         Optional<Field> extras = field(reader, extensions, "questions", "questions", problems);
@@ -116,9 +142,9 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         if (actThreshold.isPresent() && settings.map(s -> s.has("act_threshold")).orElse(false)) {
             reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "is also set in `settings`; send one of them");
         }
-        List<Warning> warnings = reader.finish();
         return new DecisionRequest(template, variables, state, extras, skip, addOptions, settings, media, metadata,
-                store, background, model, actThreshold, failOnStoreError, include, warnings);
+                store, background, model, actThreshold, failOnStoreError, include, reader.unknownFields(),
+                problems.list());
     }
 
     /** {@code include}, as a list or a comma-separated string of the allowed values. */
@@ -146,6 +172,24 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
         }
         return kept;
+    }
+
+    /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
+    private static long characters(JsonNode node, Predicate<String> skipped) {
+        if (node.isTextual()) {
+            return skipped.test(node.textValue()) ? 0 : node.textValue().length();
+        }
+        if (!node.isContainerNode()) {
+            return node.asText().length();
+        }
+        long total = 0;
+        for (var entries = node.properties().iterator(); entries.hasNext(); ) {
+            total += entries.next().getKey().length();
+        }
+        for (JsonNode child : node) {
+            total += characters(child, skipped);
+        }
+        return total;
     }
 
     private static boolean flag(BodyReader reader, String name) {

@@ -356,10 +356,10 @@ final class DecisionRoutes {
         }
         try {
             double seconds = Double.parseDouble(sent);
-            if (!Double.isFinite(seconds) || seconds < 0) {
+            if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
                 throw new NumberFormatException();
             }
-            return (int) Math.min(MAX_WAIT_SECONDS, Math.ceil(seconds));
+            return (int) Math.ceil(seconds);
         } catch (NumberFormatException e) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "wait", "`wait` is a number of seconds from 0 to "
                     + MAX_WAIT_SECONDS + ", not '" + sent + "'.");

@@ -63,9 +63,18 @@ final class Planner {
     /** @param preview whether a missing model is a warning (preview) rather than an error found later (run) */
     Plan plan(DecisionRequest request, boolean preview) {
         StudioSettings.Values defaults = studio.current();
-        var problems = new Problems();
+        var problems = new Problems().addAll(request.problems());
+        if (request.rejected("template")) {
+            problems.throwIfAny(); // what else to check depends on the template
+        }
         var warnings = new ArrayList<>(request.warnings());
-        Optional<Templates.Resolved> template = request.template().map(templates::resolve);
+        Optional<Templates.Resolved> template;
+        try {
+            template = request.template().map(templates::resolve);
+        } catch (ApiException e) {
+            problems.throwIfAny(); // the body's own problems come before a template that cannot be found
+            throw e;
+        }
         template.filter(Templates.Resolved::archived).ifPresent(t -> warnings.add(new Warning(
                 WarningCode.TEMPLATE_ARCHIVED, "Template '" + t.id() + "' is archived; it still works, but "
                 + "consider moving callers to another template.", "template")));
@@ -133,7 +142,9 @@ final class Planner {
         JsonNode state = requireState(request, problems);
         var questions = new ArrayList<Question>();
         if (request.extras().isEmpty()) {
-            problems.add(ErrorCode.MISSING_FIELD, "questions", "`questions` is required without a template.");
+            if (!request.rejected("extensions") && !request.rejected("extensions.questions")) {
+                problems.add(ErrorCode.MISSING_FIELD, "questions", "`questions` is required without a template.");
+            }
         } else {
             var field = request.extras().get();
             Templates.checkQuestions(field.value(), field.param(), Optional.empty(), problems).properties()
@@ -146,7 +157,10 @@ final class Planner {
 
     private static JsonNode requireState(DecisionRequest request, Problems problems) {
         if (request.state().isEmpty()) {
-            problems.add(ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide about.");
+            if (!request.rejected("state")) {
+                problems.add(ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide "
+                        + "about.");
+            }
             return NullNode.getInstance();
         }
         JsonNode state = request.state().get();

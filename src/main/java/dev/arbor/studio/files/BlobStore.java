@@ -27,7 +27,14 @@ import java.util.stream.Stream;
  */
 final class BlobStore {
     /** Bytes written to a temporary file, hashed on the way, not yet under their name. */
-    record Spooled(Path file, String sha256, long bytes) {}
+    record Spooled(Path file, String sha256, long bytes) {
+        /** The first {@code count} bytes (fewer when there are fewer). */
+        byte[] head(int count) throws IOException {
+            try (InputStream in = Files.newInputStream(file)) {
+                return in.readNBytes(count);
+            }
+        }
+    }
 
     private final Path root;
     private final Path tmp;

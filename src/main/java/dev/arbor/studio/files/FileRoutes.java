@@ -117,6 +117,12 @@ final class FileRoutes {
             blobs.discard(spooled);
             throw ApiException.of(ErrorCode.MISSING_FIELD, "file", "The file is empty.");
         }
+        if (!MediaKinds.contentMatches(kind.contentType(), spooled.head(MediaKinds.HEAD_BYTES))) {
+            blobs.discard(spooled);
+            throw ApiException.of(ErrorCode.INVALID_FIELD, "file", name.map(n -> "'" + n + "'").orElse("The file")
+                    + " is sent as " + kind.contentType() + ", but its content is not " + kind.contentType()
+                    + " (its first bytes are not that format's); send the file with its own type or extension.");
+        }
         return files.store(spooled, kind, name, purpose);
     }
 

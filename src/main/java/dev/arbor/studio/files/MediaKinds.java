@@ -1,5 +1,6 @@
 package dev.arbor.studio.files;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +35,52 @@ final class MediaKinds {
             "audio/flac", "audio/webm", "video/mp4", "video/ogg", "video/webm", "video/quicktime",
             "video/x-matroska", "video/x-msvideo");
 
+    /** How many first bytes {@link #contentMatches} looks at. */
+    static final int HEAD_BYTES = 12;
+
     private MediaKinds() {}
+
+    /**
+     * Whether a file's first bytes are those of its content type's format; a type whose signature is not known here
+     * matches anything.
+     */
+    static boolean contentMatches(String contentType, byte[] head) {
+        return switch (contentType) {
+            case "image/png" -> startsWith(head, 0, 0x89, 'P', 'N', 'G');
+            case "image/jpeg" -> startsWith(head, 0, 0xFF, 0xD8, 0xFF);
+            case "image/gif" -> startsWith(head, 0, 'G', 'I', 'F', '8');
+            case "image/bmp" -> startsWith(head, 0, 'B', 'M');
+            case "image/webp" -> riff(head, "WEBP");
+            case "audio/wav", "audio/x-wav", "audio/wave" -> riff(head, "WAVE");
+            case "video/x-msvideo" -> riff(head, "AVI ");
+            case "audio/mpeg" -> startsWith(head, 0, 'I', 'D', '3')
+                    || head.length > 1 && (head[0] & 0xFF) == 0xFF && (head[1] & 0xE0) == 0xE0;
+            case "audio/ogg", "video/ogg" -> startsWith(head, 0, 'O', 'g', 'g', 'S');
+            case "audio/flac" -> startsWith(head, 0, 'f', 'L', 'a', 'C');
+            case "audio/webm", "video/webm", "video/x-matroska" -> startsWith(head, 0, 0x1A, 0x45, 0xDF, 0xA3);
+            case "audio/mp4", "video/mp4" -> startsWith(head, 4, 'f', 't', 'y', 'p');
+            // QuickTime files may open with any of their atoms
+            case "video/quicktime" -> List.of("ftyp", "moov", "mdat", "wide", "free", "skip", "pnot").stream()
+                    .anyMatch(atom -> startsWith(head, 4, atom.chars().toArray()));
+            default -> true;
+        };
+    }
+
+    private static boolean riff(byte[] head, String format) {
+        return startsWith(head, 0, 'R', 'I', 'F', 'F') && startsWith(head, 8, format.chars().toArray());
+    }
+
+    private static boolean startsWith(byte[] head, int offset, int... expected) {
+        if (head.length < offset + expected.length) {
+            return false;
+        }
+        for (int i = 0; i < expected.length; i++) {
+            if ((head[offset + i] & 0xFF) != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /**
      * The kind by the name's extension ({@code .webm} is video when the content type says so), else by the content

@@ -58,9 +58,13 @@ final class TemplateNeeds {
         return new ModelFacts.Needs(types, largest, count, modalities, longestText / 4);
     }
 
-    /** What a caller should know although nothing stops the model: media it cannot read, options set per call. */
+    /**
+     * What a caller should know although nothing stops the model: media it cannot read, options set per call, input
+     * it may cut.
+     */
     static List<String> notes(JsonNode definition, ModelFacts facts) {
         var notes = new ArrayList<String>();
+        facts.truncation(of(definition)).ifPresent(notes::add);
         definition.path("variables").properties().forEach(e -> {
             String type = e.getValue().path("type").asText();
             if ((type.equals("image") || type.equals("audio") || type.equals("video"))

@@ -24,7 +24,8 @@ class ErrorCodeTest {
                 Map.entry("not_found", 404), Map.entry("method_not_allowed", 405),
                 Map.entry("template_version_not_found", 404), Map.entry("idempotency_in_progress", 409),
                 Map.entry("version_conflict", 412), Map.entry("payload_too_large", 413),
-                Map.entry("unsupported_media_type", 415), Map.entry("background_requires_store", 400),
+                Map.entry("unsupported_media_type", 415), Map.entry("uri_too_long", 414),
+                Map.entry("headers_too_large", 431), Map.entry("background_requires_store", 400),
                 Map.entry("untrusted_variable_in_question", 400), Map.entry("model_crashed", 503),
                 Map.entry("store_failed", 503), Map.entry("model_timeout", 504), Map.entry("internal_error", 500));
         expected.forEach((code, status) -> assertThat(ErrorCode.valueOf(code.toUpperCase()).status())
@@ -36,6 +37,8 @@ class ErrorCodeTest {
     void typeFollowsTheStatusAndModelFailuresSaySo() {
         assertThat(ErrorCode.INVALID_JSON.type()).isEqualTo("invalid_request_error");
         assertThat(ErrorCode.PAYLOAD_TOO_LARGE.type()).isEqualTo("invalid_request_error");
+        assertThat(ErrorCode.URI_TOO_LONG.type()).isEqualTo("invalid_request_error");
+        assertThat(ErrorCode.HEADERS_TOO_LARGE.type()).isEqualTo("invalid_request_error");
         assertThat(ErrorCode.INVALID_API_KEY.type()).isEqualTo("authentication_error");
         assertThat(ErrorCode.CROSS_SITE_REQUEST.type()).isEqualTo("permission_error");
         assertThat(ErrorCode.NOT_FOUND.type()).isEqualTo("not_found_error");

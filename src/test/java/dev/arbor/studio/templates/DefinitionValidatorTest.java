@@ -7,6 +7,8 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Save-time checks of contract 7.3, each with its param, and the normal form. */
 class DefinitionValidatorTest {
@@ -197,6 +199,24 @@ class DefinitionValidatorTest {
         assertThat(outcome.codes()).containsExactly("invalid_field", "unknown_question", "invalid_field",
                 "invalid_field", "options_not_extensible", "unknown_question", "invalid_field");
         assertThat(outcome.problems().get(1).message()).contains("Did you mean `urgency`?");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"temperature, 50", "temperature, 20.5", "temperature, 0", "act_threshold, 0", "act_threshold, 1.01",
+            "multi_threshold, 1"})
+    void settingsOutsideTheirRangesAreInvalid(String setting, String value) {
+        Outcome outcome = check("{\"questions\": {\"q\": {\"type\": \"noul\"}}, \"settings\": {\"" + setting
+                + "\": " + value + "}}");
+        assertThat(outcome.codes()).containsExactly("invalid_field");
+        assertThat(outcome.params()).containsExactly("settings." + setting);
+    }
+
+    @Test
+    void settingsAtTheEdgesOfTheirRangesAreKept() {
+        ObjectNode definition = check("""
+                {"questions": {"q": {"type": "noul"}}, "settings": {"temperature": 20, "act_threshold": 1}}""")
+                .definition();
+        assertThat(definition.at("/settings/temperature").asDouble()).isEqualTo(20);
     }
 
     @Test
