@@ -1,7 +1,12 @@
 package dev.arbor;
 
+import dev.arbor.access.Access;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.db.Database;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +23,9 @@ public final class Arbor {
               serve [--host H] [--port P] [--data DIR] [--database-url URL]
                         start the server (defaults: 127.0.0.1, 8420, ./data, SQLite in the data folder);
                         each flag mirrors ARBOR_HOST, ARBOR_PORT, ARBOR_DATA, ARBOR_DATABASE_URL
+              token create [--name N] [--data DIR] [--database-url URL]
+                        make an admin token on this machine and print its secret: for an operator with no token
+                        left (revoked or expired), with or without the server running
               worker    (started by the server) run one model in its own process
               version   print the version
               help      print this
@@ -41,6 +49,7 @@ public final class Arbor {
         switch (command) {
             case "serve" -> serve(rest);
             case "worker" -> dev.arbor.models.Worker.main(rest);
+            case "token" -> token(rest);
             case "version", "--version" -> System.out.println("arbor " + version());
             case "help", "--help", "-h" -> System.out.print(USAGE);
             default -> {
@@ -48,6 +57,38 @@ public final class Arbor {
                 System.err.print(USAGE);
                 System.exit(2);
             }
+        }
+    }
+
+    private static void token(List<String> arguments) {
+        if (arguments.isEmpty() || !arguments.getFirst().equals("create")) {
+            System.err.println("arbor: usage: arbor token create [--name N] [--data DIR] [--database-url URL]");
+            System.exit(2);
+            return;
+        }
+        var flags = new ArrayList<>(arguments.subList(1, arguments.size()));
+        String name = "restored admin";
+        int at = flags.indexOf("--name");
+        if (at >= 0) {
+            if (at + 1 >= flags.size() || flags.get(at + 1).isBlank()) {
+                System.err.println("arbor: --name needs a value");
+                System.exit(2);
+                return;
+            }
+            name = flags.remove(at + 1);
+            flags.remove(at);
+        }
+        try {
+            Config config = Config.load(System.getenv(), flags);
+            OwnerOnly.folder(config.dataDir());
+            try (Database database = Database.open(config)) {
+                String secret = Access.createAdminToken(database, Clock.systemUTC(), name);
+                System.err.println("arbor: made the admin token '" + name + "'; its secret is shown once:");
+                System.out.println(secret);
+            }
+        } catch (ConfigException e) {
+            System.err.println("arbor: " + e.getMessage());
+            System.exit(2);
         }
     }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,6 +44,33 @@ class AdminAccessTest {
             http.delete("/projects").assertError(405, "method_not_allowed", null);
             assertThat(http.get("/health").status()).isEqualTo(200);
             assertThat(http.get("/openapi.json").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void revokingTheLastTokenLocksTheApiUntilAnOperatorMakesANewOne() throws Exception {
+        Path data;
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            JsonNode created = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json();
+            String[] auth = {"Authorization", "Bearer " + created.path("token").asText()};
+            assertThat(http.delete("/auth/tokens/" + created.path("id").asText(), auth).status()).isEqualTo(200);
+
+            JsonNode locked = http.get("/projects").assertError(401, "missing_api_key", null);
+            assertThat(locked.path("message").asText()).contains("arbor token create");
+            data = server.dataDir();
+        }
+        // the operator's way back: a token made on the server's machine, straight into its database
+        Process command = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.arbor.Arbor",
+                "token", "create", "--name", "restored", "--data", data.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String secret = new String(command.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(command.waitFor()).isZero();
+        try (var server = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
+            JsonNode me = server.http().get("/auth/me", "Authorization", "Bearer " + secret).json();
+            assertThat(me.path("role").asText()).isEqualTo("admin");
+            server.http().get("/projects").assertError(401, "missing_api_key", null);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.arbor.platform.http.Routes;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -23,6 +24,14 @@ public final class Access {
         this.projects = new ProjectStore(database, clock);
         this.tokens = new TokenStore(database, clock);
         this.authenticator = new AdminAuthenticator(tokens, adminToken);
+    }
+
+    /**
+     * Makes an admin token outside the API and returns its secret: for an operator on the server's machine who has
+     * no token left (the command line's {@code token create}).
+     */
+    public static String createAdminToken(Database database, Clock clock, String name) {
+        return new TokenStore(database, clock).create(name, Role.ADMIN, List.of(), Optional.empty()).secret();
     }
 
     /** Of these project ids, those that name no project. */

@@ -15,7 +15,7 @@ import java.util.Optional;
 
 /**
  * Decides who calls the admin API (everything outside the studio and the platform's public routes): a bearer token,
- * {@code ARBOR_ADMIN_TOKEN}, or, while no token exists at all, any caller on this computer as a local admin.
+ * {@code ARBOR_ADMIN_TOKEN}, or, until the first token is made, any caller on this computer as a local admin.
  */
 final class AdminAuthenticator implements Handler {
     static final String PRINCIPAL = "arbor.principal";
@@ -39,9 +39,10 @@ final class AdminAuthenticator implements Handler {
     private Principal authenticate(Context ctx) {
         String authorization = ctx.header("Authorization");
         if (authorization == null || authorization.isBlank()) {
-            if (adminToken.isPresent() || tokens.anyActive()) {
-                throw ApiException.of(ErrorCode.MISSING_API_KEY, null,
-                        "Send an admin API token: Authorization: Bearer <token>.");
+            if (adminToken.isPresent() || tokens.anyEverMade()) {
+                throw ApiException.of(ErrorCode.MISSING_API_KEY, null, "Send an admin API token: Authorization: "
+                        + "Bearer <token>. Lost them all? On the server's machine, `arbor token create` makes a new "
+                        + "admin token.");
             }
             if (!Requests.isLocalCaller(ctx)) {
                 throw ApiException.of(ErrorCode.REMOTE_ACCESS_REQUIRES_KEY, null,

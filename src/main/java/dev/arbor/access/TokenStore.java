@@ -74,12 +74,13 @@ final class TokenStore {
         return token;
     }
 
-    /** Whether any token could still be used; with none, callers on this computer act as a local admin. */
-    boolean anyActive() {
-        return database.read(handle -> handle.createQuery("""
-                        SELECT 1 FROM api_tokens
-                        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > :now) LIMIT 1""")
-                .bind("now", clock.millis())
+    /**
+     * Whether a token was ever made, revoked and expired ones included (tokens are never deleted). Until then callers
+     * on this computer act as a local admin; after, only a token does, so revoking the last one locks the API rather
+     * than opening it to every local process.
+     */
+    boolean anyEverMade() {
+        return database.read(handle -> handle.createQuery("SELECT 1 FROM api_tokens LIMIT 1")
                 .mapTo(Integer.class).findOne().isPresent());
     }
 
