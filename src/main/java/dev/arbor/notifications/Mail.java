@@ -27,7 +27,7 @@ final class Mail {
     static void send(OutboundPolicy policy, ObjectNode settings, Optional<String> password, String text,
                      List<String> recipients, String priority) throws NotificationException {
         try {
-            policy.checkHost(settings.path("smtp_host").asText());
+            policy.checkHost(settings.path("smtp_host").asText(), settings.path("smtp_port").asInt(DEFAULT_PORT));
         } catch (OutboundRefusedException e) {
             throw new NotificationException("host_not_allowed", "The mail server cannot be used: " + e.getMessage(),
                     false);

@@ -214,19 +214,19 @@ public final class Notifications {
 
     private ObjectNode email(ObjectNode body, Problems problems) {
         ObjectNode settings = Json.object();
+        JsonNode port = body.path("smtp_port");
         JsonNode host = body.path("smtp_host");
         if (!host.isTextual() || host.textValue().isBlank() || host.textValue().length() > 255) {
             problems.add(host.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD, "smtp_host",
                     "`smtp_host` is required: the mail server's host name.");
         } else {
             try {
-                policy.checkHost(host.textValue().strip());
+                policy.checkHost(host.textValue().strip(), port.asInt(Mail.DEFAULT_PORT));
                 settings.put("smtp_host", host.textValue().strip());
             } catch (OutboundRefusedException e) {
                 problems.add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: " + e.getMessage());
             }
         }
-        JsonNode port = body.path("smtp_port");
         if (!port.isMissingNode() && (!port.isIntegralNumber() || port.asInt() < 1 || port.asInt() > 65_535)) {
             problems.add(ErrorCode.INVALID_FIELD, "smtp_port", "`smtp_port` must be a port number, 1 to 65535.");
         }

@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -20,6 +21,9 @@ import java.util.Set;
 public final class OutboundClient {
     static final int MAX_REDIRECTS = 5;
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
+    /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
+    private static final Set<String> CROSS_ORIGIN_HEADERS = Set.of("accept", "accept-language", "content-type",
+            "content-language", "user-agent");
 
     private final OutboundPolicy policy;
     private final HttpClient client;
@@ -55,9 +59,11 @@ public final class OutboundClient {
                 || previous.method().equals("GET") || previous.method().equals("HEAD");
         var builder = HttpRequest.newBuilder(target);
         previous.timeout().ifPresent(builder::timeout);
+        boolean sameOrigin = sameOrigin(previous.uri(), target);
         previous.headers().map().forEach((name, values) -> {
-            // credentials meant for one host never follow a redirect to another
-            if (!name.equalsIgnoreCase("authorization") || sameOrigin(previous.uri(), target)) {
+            // what was meant for one origin never follows a redirect to another, whatever a header is called
+            // (Authorization, Cookie, X-Api-Key, X-Whatever-Token): only headers that carry no credential do
+            if (sameOrigin || CROSS_ORIGIN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
                 values.forEach(value -> builder.header(name, value));
             }
         });

@@ -7,34 +7,65 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
- * Decides which addresses outbound calls may reach. Loopback, private, link-local, shared, multicast and cloud
- * metadata addresses are refused unless {@code ARBOR_OUTBOUND_ALLOW} lists the host name, the address or a range
- * holding it. A name is refused when any address it resolves to is refused, so a name cannot smuggle in one
- * private address among public ones.
+ * Decides which addresses outbound calls may reach. Loopback, private, link-local, shared, multicast, documentation,
+ * cloud metadata and the IPv6 forms that carry an IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo)
+ * are refused unless {@code ARBOR_OUTBOUND_ALLOW} lists the host name, the address or a range holding it, with or
+ * without a port ({@code 10.0.0.5:9000}, {@code [fd00::1]:443}, {@code mail.internal:25}). A name is refused when any
+ * address it resolves to is refused, so a name cannot smuggle in one private address among public ones.
  */
 public final class OutboundPolicy {
     private static final List<AddressRange> REFUSED = ranges(
             "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-            "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-            "::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96");
+            "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
+            "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+            "::/96", "::ffff:0:0:0/96", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48",
+            "2001::/32", "2001:db8::/32", "2002::/16");
 
-    private final Set<String> allowedHosts = new HashSet<>();
-    private final List<AddressRange> allowedRanges = new ArrayList<>();
-
-    public OutboundPolicy(List<String> allow) {
-        for (String entry : allow) {
-            AddressRange.parse(entry).ifPresentOrElse(allowedRanges::add,
-                    () -> allowedHosts.add(entry.trim().toLowerCase(Locale.ROOT)));
+    /** One entry of the allow-list: a host name or an address range, on any port or on one. */
+    private record Allowed(Optional<String> host, Optional<AddressRange> range, OptionalInt port) {
+        boolean allowsPort(int wanted) {
+            return port.isEmpty() || port.getAsInt() == wanted;
         }
     }
 
-    /** Resolves the URL's host and refuses it unless every address may be reached. */
+    private final List<Allowed> allowed = new ArrayList<>();
+
+    public OutboundPolicy(List<String> allow) {
+        for (String entry : allow) {
+            allowed.add(parse(entry.trim()));
+        }
+    }
+
+    /**
+     * An entry as written: a range or address (IPv6 bare or in brackets), or a host name, each with an optional
+     * {@code :port}. A bare IPv6 address has colons of its own, so only a bracketed one takes a port.
+     */
+    private static Allowed parse(String entry) {
+        String target = entry;
+        OptionalInt port = OptionalInt.empty();
+        int colon = entry.lastIndexOf(':');
+        boolean bracketed = entry.startsWith("[");
+        boolean oneColon = colon > 0 && entry.indexOf(':') == colon;
+        if ((bracketed && entry.lastIndexOf(']') == colon - 1) || (!bracketed && oneColon)) {
+            try {
+                port = OptionalInt.of(Integer.parseInt(entry.substring(colon + 1)));
+                target = entry.substring(0, colon);
+            } catch (NumberFormatException e) {
+                // not a port: the whole entry is the target
+            }
+        }
+        Optional<AddressRange> range = AddressRange.parse(target);
+        return new Allowed(range.isPresent() ? Optional.empty() : Optional.of(target.toLowerCase(Locale.ROOT)),
+                range, port);
+    }
+
+    /** Resolves the URL's host and refuses it unless every address may be reached on the URL's port. */
     public void check(URI uri) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
@@ -44,13 +75,17 @@ public final class OutboundPolicy {
         if (host == null || host.isEmpty()) {
             throw new OutboundRefusedException("the URL has no host: " + uri);
         }
-        checkHost(host);
+        checkHost(host, uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
     }
 
-    /** Resolves a host name or address (an IPv6 one in brackets or not) and refuses it as {@link #check} does. */
-    public void checkHost(String host) {
+    /**
+     * Resolves a host name or address (an IPv6 one in brackets or not) and refuses it as {@link #check} does, for a
+     * connection to {@code port}.
+     */
+    public void checkHost(String host, int port) {
         String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
-        if (allowedHosts.contains(bare.toLowerCase(Locale.ROOT))) {
+        String name = bare.toLowerCase(Locale.ROOT);
+        if (allowed.stream().anyMatch(a -> a.host().filter(name::equals).isPresent() && a.allowsPort(port))) {
             return;
         }
         InetAddress[] addresses;
@@ -60,16 +95,17 @@ public final class OutboundPolicy {
             throw new OutboundRefusedException("the host '" + bare + "' does not resolve");
         }
         for (InetAddress address : addresses) {
-            if (isRefused(address)) {
+            if (isRefused(address, port)) {
                 throw new OutboundRefusedException("'" + bare + "' resolves to " + address.getHostAddress()
                         + ", a loopback, private or internal address; list it in ARBOR_OUTBOUND_ALLOW to allow it");
             }
         }
     }
 
-    boolean isRefused(InetAddress address) {
+    boolean isRefused(InetAddress address, int port) {
         InetAddress effective = unmapped(address);
-        if (allowedRanges.stream().anyMatch(r -> r.contains(effective) || r.contains(address))) {
+        if (allowed.stream().anyMatch(a -> a.allowsPort(port)
+                && a.range().filter(r -> r.contains(effective) || r.contains(address)).isPresent())) {
             return false;
         }
         return effective.isAnyLocalAddress() || effective.isLoopbackAddress() || effective.isLinkLocalAddress()

@@ -57,7 +57,10 @@ class OutboundClientTest {
     @ValueSource(strings = {"http://127.0.0.1/", "http://localhost/", "http://[::1]/", "http://10.1.2.3/",
             "http://172.16.0.1/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/",
             "http://100.64.0.1/", "http://0.0.0.0/", "http://[::ffff:127.0.0.1]/", "http://[fd00::1]/",
-            "http://[fe80::1]/", "http://224.0.0.1/"})
+            "http://[fe80::1]/", "http://224.0.0.1/", "http://192.0.2.7/", "http://198.51.100.7/",
+            "http://203.0.113.7/", "http://[2001:db8::7]/", "http://[64:ff9b::a00:1]/", "http://[64:ff9b:1::a00:1]/",
+            "http://[2002:a00:1::1]/", "http://[2001:0:a00:1::1]/", "http://[::10.0.0.1]/", "http://[::7f00:1]/",
+            "http://[::ffff:0:10.0.0.1]/", "http://192.88.99.1/"})
     void internalAddressesAreRefusedByDefault(String url) {
         var policy = new OutboundPolicy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create(url)))
@@ -87,6 +90,55 @@ class OutboundClientTest {
         new OutboundPolicy(List.of("localhost")).check(URI.create("http://localhost:9/"));
         assertThatThrownBy(() -> new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
                 .isInstanceOf(OutboundRefusedException.class);
+    }
+
+    @Test
+    void anAllowedEntryWithAPortAllowsThatPortOnly() {
+        var policy = new OutboundPolicy(List.of("127.0.0.1:8080", "[::1]:9000", "localhost:25", "10.0.0.0/8"));
+        policy.check(URI.create("http://127.0.0.1:8080/"));
+        policy.check(URI.create("http://[::1]:9000/"));
+        policy.checkHost("localhost", 25);
+        policy.check(URI.create("http://10.1.2.3:1234/"));
+        assertThatThrownBy(() -> policy.check(URI.create("http://127.0.0.1:8081/")))
+                .isInstanceOf(OutboundRefusedException.class);
+        assertThatThrownBy(() -> policy.check(URI.create("http://127.0.0.1/")))
+                .isInstanceOf(OutboundRefusedException.class);
+        assertThatThrownBy(() -> policy.check(URI.create("http://[::1]:9001/")))
+                .isInstanceOf(OutboundRefusedException.class);
+        assertThatThrownBy(() -> policy.checkHost("localhost", 587)).isInstanceOf(OutboundRefusedException.class);
+    }
+
+    @Test
+    void aRedirectToAnotherOriginCarriesNoCredentialOfAnyName() throws Exception {
+        var other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        var seen = new java.util.concurrent.ConcurrentHashMap<String, List<String>>();
+        other.createContext("/echo", exchange -> {
+            exchange.getRequestHeaders().forEach((name, values) -> seen.put(name.toLowerCase(), values));
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        other.start();
+        try {
+            local.createContext("/to-other", exchange -> {
+                exchange.getResponseHeaders().add("Location", "http://127.0.0.1:" + other.getAddress().getPort()
+                        + "/echo");
+                exchange.sendResponseHeaders(307, -1);
+                exchange.close();
+            });
+            var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-other"))
+                    .header("Authorization", "Bearer secret-1").header("Cookie", "session=secret-2")
+                    .header("X-Api-Key", "secret-3").header("X-Custom-Token", "secret-4")
+                    .header("Accept", "application/json").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+
+            var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+            assertThat(client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(204);
+
+            assertThat(seen).containsKeys("accept", "content-type")
+                    .doesNotContainKeys("authorization", "cookie", "x-api-key", "x-custom-token");
+        } finally {
+            other.stop(0);
+        }
     }
 
     @Test
