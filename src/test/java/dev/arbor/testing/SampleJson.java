@@ -141,43 +141,32 @@ public sealed interface SampleJson {
         }
 
         private SampleJson object() {
-            at++;
             var members = new LinkedHashMap<String, SampleJson>();
-            boolean open = false;
-            skipSpace();
-            if (text.charAt(at) == '}') {
-                at++;
-                return new Obj(members, false);
-            }
-            while (true) {
-                skipSpace();
-                if (text.startsWith("...", at)) {
-                    at += 3;
-                    open = true;
-                } else {
-                    String name = ((Text) string()).text();
-                    expect(':');
-                    members.put(name, value());
-                }
-                skipSpace();
-                char next = text.charAt(at++);
-                if (next == '}') {
-                    return new Obj(members, open);
-                }
-                if (next != ',') {
-                    throw new IllegalArgumentException("expected , or } at " + (at - 1) + ": " + text);
-                }
-            }
+            boolean open = sequence('}', () -> {
+                String name = ((Text) string()).text();
+                expect(':');
+                members.put(name, value());
+            });
+            return new Obj(members, open);
         }
 
         private SampleJson array() {
-            at++;
             var elements = new ArrayList<SampleJson>();
+            boolean open = sequence(']', () -> elements.add(value()));
+            return new Array(elements, open);
+        }
+
+        /**
+         * Reads the elements of an object or array up to {@code close}, each with {@code element} unless it is
+         * {@code ...}; whether one was.
+         */
+        private boolean sequence(char close, Runnable element) {
+            at++;
             boolean open = false;
             skipSpace();
-            if (text.charAt(at) == ']') {
+            if (text.charAt(at) == close) {
                 at++;
-                return new Array(elements, false);
+                return false;
             }
             while (true) {
                 skipSpace();
@@ -185,15 +174,15 @@ public sealed interface SampleJson {
                     at += 3;
                     open = true;
                 } else {
-                    elements.add(value());
+                    element.run();
                 }
                 skipSpace();
                 char next = text.charAt(at++);
-                if (next == ']') {
-                    return new Array(elements, open);
+                if (next == close) {
+                    return open;
                 }
                 if (next != ',') {
-                    throw new IllegalArgumentException("expected , or ] at " + (at - 1) + ": " + text);
+                    throw new IllegalArgumentException("expected , or " + close + " at " + (at - 1) + ": " + text);
                 }
             }
         }
