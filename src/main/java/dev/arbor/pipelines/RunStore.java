@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
@@ -174,31 +175,26 @@ final class RunStore {
      * done, when it is not (finished, cancelled, retried since, or gone).
      */
     <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
-        var committed = new AtomicReference<Transition>();
-        Optional<T> result = database.write(handle -> {
-            long now = clock.millis();
-            int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id "
-                            + "AND generation = :generation AND status IN ('queued', 'running')")
-                    .bind("now", now).bind("id", runId).bind("generation", generation).execute();
-            if (locked == 0) {
-                return Optional.empty();
-            }
-            var transition = new Transition(handle, runId, now);
-            committed.set(transition);
-            return Optional.ofNullable(work.apply(transition));
-        });
-        counted(committed);
-        return result;
+        return inTransition(runId, work, (handle, now) -> handle.createUpdate("UPDATE pipeline_runs "
+                        + "SET updated_at = :now WHERE id = :id AND generation = :generation "
+                        + "AND status IN ('queued', 'running')")
+                .bind("now", now).bind("id", runId).bind("generation", generation).execute());
     }
 
     /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
     <T> Optional<T> locked(String runId, Function<Transition, T> work) {
+        return inTransition(runId, work, (handle, now) -> handle.createUpdate(
+                        "UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
+                .bind("now", now).bind("id", runId).execute());
+    }
+
+    /** {@code work} in one transaction once {@code lock} has touched the run's row; empty when it touched none. */
+    private <T> Optional<T> inTransition(String runId, Function<Transition, T> work,
+                                         BiFunction<Handle, Long, Integer> lock) {
         var committed = new AtomicReference<Transition>();
         Optional<T> result = database.write(handle -> {
             long now = clock.millis();
-            int locked = handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
-                    .bind("now", now).bind("id", runId).execute();
-            if (locked == 0) {
+            if (lock.apply(handle, now) == 0) {
                 return Optional.empty();
             }
             var transition = new Transition(handle, runId, now);
