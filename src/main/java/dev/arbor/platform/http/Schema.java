@@ -17,7 +17,16 @@ public sealed interface Schema {
     /** Any JSON value. */
     record Any(String description) implements Schema {}
 
-    record Str(int maxLength, String format) implements Schema {}
+    /**
+     * A string of {@code minLength} to {@code maxLength} characters (0: no bound), in a JSON Schema {@code format} and
+     * matching an ECMA-262 {@code pattern} (unanchored, as JSON Schema reads it) where those are not empty.
+     */
+    record Str(int minLength, int maxLength, String format, String pattern) implements Schema {
+        public Str {
+            requireNonNull(format, "format");
+            requireNonNull(pattern, "pattern");
+        }
+    }
 
     record Int(long min, long max) implements Schema {}
 
@@ -108,16 +117,16 @@ public sealed interface Schema {
     }
 
     static Schema string() {
-        return new Str(0, "");
+        return new Str(0, 0, "", "");
     }
 
     static Schema string(int maxLength) {
-        return new Str(maxLength, "");
+        return new Str(0, maxLength, "", "");
     }
 
     /** A string in a JSON Schema format, such as {@code uri} or {@code date-time}. */
     static Schema formatted(String format) {
-        return new Str(0, format);
+        return new Str(0, 0, format, "");
     }
 
     static Schema integer() {
@@ -203,11 +212,17 @@ public sealed interface Schema {
             }
             case Str str -> {
                 out.put("type", "string");
+                if (str.minLength() > 0) {
+                    out.put("minLength", str.minLength());
+                }
                 if (str.maxLength() > 0) {
                     out.put("maxLength", str.maxLength());
                 }
                 if (!str.format().isEmpty()) {
                     out.put("format", str.format());
+                }
+                if (!str.pattern().isEmpty()) {
+                    out.put("pattern", str.pattern());
                 }
             }
             case Int number -> {
