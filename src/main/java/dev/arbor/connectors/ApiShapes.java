@@ -34,10 +34,6 @@ final class ApiShapes {
             .required("built_in", bool())
             .optional("credential_schema", arrayOf(object().required("field", string()).required("type", string())
                     .required("required", bool()).required("secret", bool()).required("description", string()))));
-    static final Schema NEW_CONNECTOR = object().required("id", string()).required("name", string())
-            .required("url", string()).required("auth_type", string()).optional("transport", TRANSPORT)
-            .optional("provider", string()).optional("category", string()).optional("description", string())
-            .optional("icon", string()).optional("documentation_url", string()).optional("oauth", mapOf(any()));
 
     static final Schema GATEWAY = named("Gateway", resource("connector.gateway").required("name", string())
             .required("connector_id", nullable(string())).required("source", oneOf("registry", "custom"))
