@@ -55,12 +55,18 @@ public sealed interface Schema {
     }
 
     /**
-     * An object with known properties. Others may appear too: a request's unknown fields are ignored with a warning,
-     * and a response may gain fields.
+     * An object with known properties. Others may appear too (a request's unknown fields are ignored with a warning,
+     * and a response may gain fields) unless it {@code refusesOthers}: a request body that refuses fields it does not
+     * know.
      */
-    record Obj(List<Property> properties) implements Schema {
+    record Obj(List<Property> properties, boolean refusesOthers) implements Schema {
         public Obj {
             properties = List.copyOf(properties);
+        }
+
+        /** This object, refusing properties it does not list. */
+        public Obj closed() {
+            return new Obj(properties, true);
         }
 
         public Obj required(String name, Schema schema) {
@@ -74,7 +80,7 @@ public sealed interface Schema {
         private Obj with(Property property) {
             var all = new ArrayList<>(properties);
             all.add(property);
-            return new Obj(all);
+            return new Obj(all, refusesOthers);
         }
     }
 
@@ -162,7 +168,7 @@ public sealed interface Schema {
     }
 
     static Obj object() {
-        return new Obj(List.of());
+        return new Obj(List.of(), false);
     }
 
     static Schema nullable(Schema schema) {
@@ -268,6 +274,9 @@ public sealed interface Schema {
                 out.put("properties", properties);
                 if (!required.isEmpty()) {
                     out.put("required", required);
+                }
+                if (object.refusesOthers()) {
+                    out.put("additionalProperties", false);
                 }
             }
             case Nullable nullable -> {

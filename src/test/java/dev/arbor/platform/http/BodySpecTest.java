@@ -91,6 +91,17 @@ class BodySpecTest {
     }
 
     @Test
+    void aClosedBodyRefusesWhatItDoesNotDeclareAndSaysSo() {
+        BodySpec closed = BodySpec.closed("a probe", NOTE, COUNT);
+        var problems = new Problems();
+        closed.refuseUndeclared((ObjectNode) Json.read("{\"note\": \"a\", \"other\": 1}"), problems);
+        assertThat(problems.list()).extracting(Problem::param).containsExactly("other");
+        assertThat(problems.list().getFirst().message()).contains("a probe", "count, note");
+        assertThat(closed.schema().json()).containsEntry("additionalProperties", false);
+        assertThat(SPEC.schema().json()).doesNotContainKey("additionalProperties");
+    }
+
+    @Test
     void aBodyDeclaresEachNameOnce() {
         assertThatThrownBy(() -> BodySpec.of(NOTE, BodyField.text(REQUIRED, "note", 9)))
                 .isInstanceOf(IllegalArgumentException.class);
