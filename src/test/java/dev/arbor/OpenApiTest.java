@@ -96,6 +96,22 @@ class OpenApiTest {
     }
 
     @Test
+    void aRequestSchemaCarriesTheLimitsTheServerEnforces() {
+        JsonNode name = api.document().at("/paths/~1auth~1tokens/post/requestBody/content/application~1json/schema"
+                + "/properties/name");
+        int maxLength = name.path("maxLength").asInt();
+        assertThat(maxLength).isPositive();
+        String longest = "n".repeat(maxLength);
+        assertThat(api.post("/auth/tokens", "{\"name\": \"" + longest + "\", \"role\": \"admin\"}")
+                .status()).isEqualTo(201);
+        api.post("/auth/tokens", "{\"name\": \"" + longest + "n\", \"role\": \"admin\"}")
+                .assertError(400, "invalid_field", "name");
+        JsonNode role = api.document().at("/paths/~1auth~1tokens/post/requestBody/content/application~1json/schema"
+                + "/properties/role/enum");
+        assertThat(role.toString()).isEqualTo("[\"admin\",\"member\"]");
+    }
+
+    @Test
     void projectsAndTokensAnswerAsDocumented() {
         String project = api.post("/projects", "{\"name\": \"docs\", \"description\": \"d\"}").json()
                 .path("id").asText();

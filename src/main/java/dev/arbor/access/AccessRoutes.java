@@ -1,9 +1,12 @@
 package dev.arbor.access;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.QueryParam;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
 final class AccessRoutes {
@@ -26,6 +30,19 @@ final class AccessRoutes {
     private static final int MAX_DESCRIPTION = 2000;
     /** The last second of the year 9999 (Unix seconds): the latest {@code expires_at} a token may have. */
     private static final long LAST_SECOND = 253_402_300_799L;
+
+    private static final BodyField.Text TOKEN_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
+    private static final BodyField.Choice ROLE = BodyField.choice(REQUIRED, "role",
+            Stream.of(Role.values()).map(Role::wire).toList(), "must be 'admin' or 'member'");
+    private static final BodyField.Texts PROJECTS = BodyField.texts(OPTIONAL, "projects", 1000, 100);
+    private static final BodyField.Whole EXPIRES_AT = BodyField.integer(OPTIONAL, "expires_at", 0, LAST_SECOND);
+    private static final BodySpec NEW_TOKEN = BodySpec.of(TOKEN_NAME, ROLE, PROJECTS, EXPIRES_AT);
+
+    private static final BodyField.Text PROJECT_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
+    private static final BodyField.Text NEW_NAME = BodyField.text(OPTIONAL, "name", MAX_NAME);
+    private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", MAX_DESCRIPTION);
+    private static final BodySpec NEW_PROJECT = BodySpec.of(PROJECT_NAME, DESCRIPTION);
+    private static final BodySpec PROJECT_CHANGE = BodySpec.of(NEW_NAME, DESCRIPTION);
 
     private final ProjectStore projects;
     private final TokenStore tokens;
@@ -38,35 +55,29 @@ final class AccessRoutes {
     void addTo(Routes routes) {
         routes.group("auth")
                 .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
-                .body(ApiShapes.NEW_TOKEN).created(ApiShapes.TOKEN)
+                .body(NEW_TOKEN.schema()).created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
                 .query(Page.PARAMETERS).query(INCLUDE_REVOKED).ok(Schema.list(ApiShapes.TOKEN))
                 .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken).ok(ApiShapes.TOKEN)
                 .get("/auth/me", "Who the caller is", this::me).ok(ApiShapes.PRINCIPAL);
         routes.group("projects")
                 .post("/projects", "Create a project", this::createProject)
-                .body(ApiShapes.NEW_PROJECT).created(ApiShapes.PROJECT)
+                .body(NEW_PROJECT.schema()).created(ApiShapes.PROJECT)
                 .get("/projects", "List the projects the caller may use", this::listProjects)
                 .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.PROJECT))
                 .get("/projects/{project_id}", "Get a project", this::getProject).ok(ApiShapes.PROJECT)
                 .patch("/projects/{project_id}", "Rename or describe a project", this::updateProject)
-                .body(ApiShapes.PROJECT_CHANGE).ok(ApiShapes.PROJECT)
+                .body(PROJECT_CHANGE.schema()).ok(ApiShapes.PROJECT)
                 .delete("/projects/{project_id}", "Delete a project", this::deleteProject)
                 .ok(Schema.deleted("project"));
     }
 
     private void createToken(Context ctx) {
         Access.requireAdmin(ctx);
-        var body = BodyReader.of(Requests.jsonObject(ctx));
-        Optional<String> name = body.string("name", true, MAX_NAME);
-        Optional<Role> role = body.string("role", true, 20).flatMap(text -> {
-            Optional<Role> parsed = Role.parse(text);
-            if (parsed.isEmpty()) {
-                body.reject("role", ErrorCode.INVALID_FIELD, "must be 'admin' or 'member'");
-            }
-            return parsed;
-        });
-        List<String> projectIds = body.strings("projects", false, 1000, 100).orElse(List.of());
+        var body = NEW_TOKEN.reader(Requests.jsonObject(ctx));
+        Optional<String> name = TOKEN_NAME.read(body);
+        Optional<Role> role = ROLE.read(body).map(text -> Role.parse(text).orElseThrow());
+        List<String> projectIds = PROJECTS.read(body).orElse(List.of());
         for (int i = 0; i < projectIds.size(); i++) {
             if (projects.find(projectIds.get(i)).isEmpty()) {
                 body.rejectItem("projects", i, ErrorCode.INVALID_FIELD,
@@ -76,7 +87,7 @@ final class AccessRoutes {
         if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
             body.reject("projects", ErrorCode.INVALID_FIELD, "must be empty for an admin, who may use every project");
         }
-        Optional<Long> expiresAt = body.integer("expires_at", false, 0, LAST_SECOND);
+        Optional<Long> expiresAt = EXPIRES_AT.read(body);
         long now = System.currentTimeMillis() / 1000;
         if (expiresAt.isPresent() && expiresAt.get() <= now) {
             body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");
@@ -117,9 +128,9 @@ final class AccessRoutes {
 
     private void createProject(Context ctx) {
         Access.requireAdmin(ctx);
-        var body = BodyReader.of(Requests.jsonObject(ctx));
-        Optional<String> name = body.string("name", true, MAX_NAME);
-        String description = body.string("description", false, MAX_DESCRIPTION).orElse("");
+        var body = NEW_PROJECT.reader(Requests.jsonObject(ctx));
+        Optional<String> name = PROJECT_NAME.read(body);
+        String description = DESCRIPTION.read(body).orElse("");
         var warnings = body.finish();
         Project project = projects.create(name.orElseThrow().trim(), description);
         var json = project.toJson();
@@ -141,12 +152,12 @@ final class AccessRoutes {
     private void updateProject(Context ctx) {
         Access.requireAdmin(ctx);
         String id = visibleProject(ctx).id();
-        var body = BodyReader.of(Requests.jsonObject(ctx));
-        Optional<String> name = body.string("name", false, MAX_NAME).map(String::trim);
+        var body = PROJECT_CHANGE.reader(Requests.jsonObject(ctx));
+        Optional<String> name = NEW_NAME.read(body).map(String::trim);
         if (name.isPresent() && name.get().isEmpty()) {
             body.reject("name", ErrorCode.INVALID_FIELD, "must not be empty");
         }
-        Optional<String> description = body.string("description", false, MAX_DESCRIPTION);
+        Optional<String> description = DESCRIPTION.read(body);
         var warnings = body.finish();
         Project project = projects.update(id, name, description).orElseThrow(() -> notFound(id));
         var json = project.toJson();

@@ -21,16 +21,12 @@ final class ApiShapes {
 
     static final Schema PROJECT = named("Project", resource("project").required("name", string())
             .required("description", string()).required("created_at", timestamp()).optional("warnings", WARNINGS));
-    static final Schema NEW_PROJECT = object().required("name", string()).optional("description", string());
-    static final Schema PROJECT_CHANGE = object().optional("name", string()).optional("description", string());
 
     static final Schema TOKEN = named("Token", resource("token").required("name", string()).required("role", ROLE)
             .required("projects", arrayOf(string())).required("hint", string()).required("created_at", timestamp())
             .required("expires_at", nullable(timestamp())).required("last_used_at", nullable(timestamp()))
             .required("revoked_at", nullable(timestamp()))
             .optional("token", string()).optional("warnings", WARNINGS));
-    static final Schema NEW_TOKEN = object().required("name", string()).required("role", ROLE)
-            .optional("projects", arrayOf(string())).optional("expires_at", timestamp());
     static final Schema PRINCIPAL = object().required("object", oneOf("principal")).required("token_id", string())
             .required("role", ROLE).required("projects", arrayOf(string()));
 }

@@ -1,5 +1,7 @@
 package dev.arbor.connectors;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
@@ -28,6 +32,10 @@ import java.util.regex.Pattern;
  * agent's project; detached per gateway, leaving the gateway and other agents alone.
  */
 final class AgentRoutes {
+    /** The tools must be the gateway's; the project, the agent's (it defaults to the one the agent is bound to). */
+    private static final BodySpec ATTACH = BodySpec.closed("an attachment",
+            BodyField.value(REQUIRED, "tool_ids", Schema.arrayOf(Schema.string())),
+            BodyField.value(OPTIONAL, "project_id", Schema.string()));
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
     private final GatewayStore gateways;
@@ -46,7 +54,7 @@ final class AgentRoutes {
         routes.group("connectors")
                 .post("/prompts/{prompt_id}/connections/{gateway_id}/attach-tools", "Make these tools of a gateway "
                         + "the agent's set there (tool_ids, project_id)", this::attach)
-                .body(ApiShapes.ATTACH).ok(ApiShapes.CONNECTION)
+                .body(ATTACH.schema()).ok(ApiShapes.CONNECTION)
                 .delete("/prompts/{prompt_id}/connections/{gateway_id}/detach", "Remove a gateway from one agent",
                         this::detach)
                 .ok(ApiShapes.DETACHED)
@@ -61,7 +69,7 @@ final class AgentRoutes {
         Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        problems.unknownFields(body, Set.of("tool_ids", "project_id"), null, "an attachment");
+        ATTACH.refuseUndeclared(body, problems);
         Optional<String> known = bindings.projectOf(prompt);
         JsonNode projectJson = body.path("project_id");
         String project = projectJson.isTextual() ? projectJson.textValue() : known.orElse(null);

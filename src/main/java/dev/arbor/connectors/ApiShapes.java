@@ -34,10 +34,6 @@ final class ApiShapes {
             .required("built_in", bool())
             .optional("credential_schema", arrayOf(object().required("field", string()).required("type", string())
                     .required("required", bool()).required("secret", bool()).required("description", string()))));
-    static final Schema NEW_CONNECTOR = object().required("id", string()).required("name", string())
-            .required("url", string()).required("auth_type", string()).optional("transport", TRANSPORT)
-            .optional("provider", string()).optional("category", string()).optional("description", string())
-            .optional("icon", string()).optional("documentation_url", string()).optional("oauth", mapOf(any()));
 
     static final Schema GATEWAY = named("Gateway", resource("connector.gateway").required("name", string())
             .required("connector_id", nullable(string())).required("source", oneOf("registry", "custom"))
@@ -68,11 +64,9 @@ final class ApiShapes {
             .required("gateway_id", string()).required("added", any()).required("changed", any())
             .required("removed", any());
 
-    static final Schema INITIATE = object().required("return_url", string()).optional("project_id", string());
     static final Schema AUTHORIZATION = object().required("object", oneOf("connector.oauth.authorization"))
             .required("gateway_id", string()).required("authorization_url", string()).required("state", string())
             .required("expires_in", integer()).required("expires_at", timestamp());
-    static final Schema CALLBACK = object().required("code", string()).required("state", string());
     static final Schema OAUTH_STATUS = named("OAuthStatus", object()
             .required("object", oneOf("connector.oauth.status")).required("gateway_id", string())
             .required("status", string()).required("configured", bool())
@@ -87,7 +81,6 @@ final class ApiShapes {
             .required("project_id", nullable(string())).required("gateway_id", string())
             .optional("gateway_name", string())
             .required("tools", arrayOf(object().required("id", string()).required("name", string()))));
-    static final Schema ATTACH = object().required("tool_ids", arrayOf(string())).optional("project_id", string());
     static final Schema DETACHED = object().required("object", oneOf("prompt.connection.deleted"))
             .required("prompt_id", string()).required("gateway_id", string()).required("detached", bool())
             .required("tools_removed", integer(0, Long.MAX_VALUE));

@@ -1,12 +1,16 @@
 package dev.arbor.connectors;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
@@ -23,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The registry of MCP servers: the curated catalog shipped in {@code catalog/mcp-connectors.json} (read-only, checked
@@ -30,7 +35,28 @@ import java.util.regex.Pattern;
  */
 final class ConnectorRegistry {
     private static final String CATALOG = "/catalog/mcp-connectors.json";
-    private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final Pattern ID_PATTERN = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 200);
+    private static final BodyField.Text URL = BodyField.text(REQUIRED, "url", 2048);
+    private static final BodyField.Text ID = BodyField.text(REQUIRED, "id", 64).matching(ID_PATTERN,
+            "must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit");
+    private static final BodyField.Choice AUTH_TYPE = BodyField.choice(REQUIRED, "auth_type",
+            Stream.of(Connector.AuthType.values()).map(Connector.AuthType::wire).toList(),
+            "must be none, headers or oauth");
+    private static final BodyField.Choice TRANSPORT = BodyField.choice(OPTIONAL, "transport",
+            Stream.of(Connector.Transport.values()).map(Connector.Transport::wire)
+                    .filter(t -> Connector.Transport.remote(t).isPresent()).toList(),
+            "must be streamable_http or sse");
+    private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", 2000);
+    private static final BodyField.Text PROVIDER = BodyField.text(OPTIONAL, "provider", 200);
+    private static final BodyField.Text CATEGORY = BodyField.text(OPTIONAL, "category", 50);
+    private static final BodyField.Text DOCUMENTATION = BodyField.text(OPTIONAL, "documentation_url", 2048);
+    private static final BodyField.Text ICON = BodyField.text(OPTIONAL, "icon", 2048);
+    private static final BodyField.Texts SCOPES = BodyField.texts(OPTIONAL, "oauth_scopes", 50, 200);
+    private static final BodyField.Flag DCR = BodyField.flag(OPTIONAL, "oauth_supports_dcr");
+    /** An admin's own entry ({@code POST /connectors/registry}); the URLs are checked as code after. */
+    static final BodySpec NEW_CONNECTOR = BodySpec.of(NAME, URL, ID, AUTH_TYPE, TRANSPORT, DESCRIPTION, PROVIDER,
+            CATEGORY, DOCUMENTATION, ICON, SCOPES, DCR);
     private static final Comparator<Connector> BY_NAME = Comparator.comparing(
             (Connector c) -> c.name().toLowerCase(Locale.ROOT)).thenComparing(Connector::id);
 
@@ -54,7 +80,7 @@ final class ConnectorRegistry {
         var connectors = new LinkedHashMap<String, Connector>();
         for (JsonNode entry : json.path("connectors")) {
             Connector connector = fromJson(entry, true);
-            if (!ID.matcher(connector.id()).matches() || connectors.put(connector.id(), connector) != null) {
+            if (!ID_PATTERN.matcher(connector.id()).matches() || connectors.put(connector.id(), connector) != null) {
                 throw new IllegalStateException("connector '" + connector.id() + "' of the catalog is invalid");
             }
         }
@@ -83,31 +109,23 @@ final class ConnectorRegistry {
 
     /** Adds an admin's own entry, checked as the catalog's are. */
     Connector add(ObjectNode body) {
-        BodyReader reader = BodyReader.of(body);
-        Optional<String> id = reader.string("id", true, 64);
-        Optional<String> name = reader.string("name", true, 200);
-        Optional<String> url = reader.string("url", true, 2048);
-        Optional<String> auth = reader.string("auth_type", true, 20);
-        Optional<String> transport = reader.string("transport", false, 20);
-        Optional<String> description = reader.string("description", false, 2000);
-        Optional<String> provider = reader.string("provider", false, 200);
-        Optional<String> category = reader.string("category", false, 50);
-        Optional<String> documentation = reader.string("documentation_url", false, 2048);
-        Optional<String> icon = reader.string("icon", false, 2048);
-        Optional<List<String>> scopes = reader.strings("oauth_scopes", false, 50, 200);
-        Optional<JsonNode> dcr = reader.node("oauth_supports_dcr", false);
-        id.filter(i -> !ID.matcher(i).matches()).ifPresent(i -> reader.reject("id", ErrorCode.INVALID_FIELD,
-                "must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit"));
-        auth.filter(a -> Connector.AuthType.of(a).isEmpty()).ifPresent(a -> reader.reject("auth_type",
-                ErrorCode.INVALID_FIELD, "must be none, headers or oauth"));
-        transport.filter(t -> Connector.Transport.remote(t).isEmpty()).ifPresent(t -> reader.reject("transport",
-                ErrorCode.INVALID_FIELD, "must be streamable_http or sse"));
+        BodyReader reader = NEW_CONNECTOR.reader(body);
+        Optional<String> name = NAME.read(reader);
+        Optional<String> url = URL.read(reader);
+        Optional<String> id = ID.read(reader);
+        Optional<String> auth = AUTH_TYPE.read(reader);
+        Optional<String> transport = TRANSPORT.read(reader);
+        Optional<String> description = DESCRIPTION.read(reader);
+        Optional<String> provider = PROVIDER.read(reader);
+        Optional<String> category = CATEGORY.read(reader);
+        Optional<String> documentation = DOCUMENTATION.read(reader);
+        Optional<String> icon = ICON.read(reader);
+        Optional<List<String>> scopes = SCOPES.read(reader);
+        Optional<Boolean> dcr = DCR.read(reader);
         // syntax only: the outbound policy judges the address when a gateway connects, as it may resolve otherwise
         url.ifPresent(u -> checkHttp(u, "url", reader));
         documentation.ifPresent(u -> checkHttp(u, "documentation_url", reader));
         icon.ifPresent(u -> checkHttp(u, "icon", reader));
-        dcr.filter(d -> !d.isBoolean()).ifPresent(d -> reader.reject("oauth_supports_dcr", ErrorCode.INVALID_FIELD,
-                "must be true or false"));
         boolean oauth = auth.orElse("").equals("oauth");
         if (!oauth && (scopes.isPresent() || dcr.isPresent())) {
             reader.reject(scopes.isPresent() ? "oauth_scopes" : "oauth_supports_dcr", ErrorCode.INVALID_FIELD,
@@ -122,7 +140,7 @@ final class ConnectorRegistry {
                 description.orElse(""), url.get(), transport.flatMap(Connector.Transport::remote)
                 .orElse(Connector.Transport.detect(url.get())), Connector.AuthType.of(auth.get()).orElseThrow(),
                 documentation, icon, oauth ? Optional.of(new Connector.OAuthHints(scopes.orElse(List.of()),
-                dcr.map(JsonNode::asBoolean).orElse(false))) : Optional.empty(), false);
+                dcr.orElse(false))) : Optional.empty(), false);
         database.update(handle -> handle.createUpdate("INSERT INTO connector_registry (id, name, entry, created_at) "
                         + "VALUES (:id, :name, :entry, :now)").bind("id", connector.id()).bind("name", connector.name())
                 .bind("entry", Json.writeString(toEntry(connector))).bind("now", clock.millis()).execute());

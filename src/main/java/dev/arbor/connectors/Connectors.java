@@ -89,7 +89,7 @@ public final class Connectors implements AutoCloseable {
                         this::get)
                 .ok(ApiShapes.CONNECTOR)
                 .post("/connectors/registry", "Add an MCP server of your own to the registry", this::add)
-                .body(ApiShapes.NEW_CONNECTOR).created(ApiShapes.CONNECTOR)
+                .body(ConnectorRegistry.NEW_CONNECTOR.schema()).created(ApiShapes.CONNECTOR)
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove)
                 .ok(Schema.deleted("connector"));
         gateways.addTo(routes);

@@ -1,5 +1,7 @@
 package dev.arbor.connectors;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,11 +10,14 @@ import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -22,7 +27,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * OAuth of gateways over HTTP: start an authorization (the browser goes to the returned address, and the
@@ -31,8 +35,18 @@ import java.util.Set;
  * Admins may authorize any gateway; a member may authorize an enabled gateway shared with one of its projects.
  */
 final class OAuthRoutes {
-    private static final Set<String> CALLBACK_FIELDS = Set.of("code", "state", "error", "error_description",
-            "error_uri", "iss", "scope", "session_state");
+    private static final int MAX_TEXT = 4096;
+    private static final Schema TEXT = new Schema.Str(1, MAX_TEXT, "", "");
+    /** Its {@code return_url} is checked against the hosts allowed to receive the browser. */
+    private static final BodySpec INITIATE = BodySpec.closed("the start of an authorization",
+            BodyField.value(REQUIRED, "return_url", Schema.formatted("uri")));
+    /** What the authorization server sent the browser back with: {@code state}, and {@code code} or {@code error}. */
+    private static final BodySpec CALLBACK = BodySpec.closed("an authorization's callback",
+            BodyField.value(REQUIRED, "state", TEXT), BodyField.value(OPTIONAL, "code", TEXT),
+            BodyField.value(OPTIONAL, "error", TEXT), BodyField.value(OPTIONAL, "error_description", Schema.string()),
+            BodyField.value(OPTIONAL, "error_uri", Schema.string()), BodyField.value(OPTIONAL, "iss", Schema.string()),
+            BodyField.value(OPTIONAL, "scope", Schema.string()),
+            BodyField.value(OPTIONAL, "session_state", Schema.string()));
 
     private final GatewayStore gateways;
     private final GatewayOAuth oauth;
@@ -52,10 +66,10 @@ final class OAuthRoutes {
         routes.group("connectors")
                 .post("/connectors/{gateway_id}/oauth/initiate", "Start authorizing a gateway: the address to send "
                         + "the browser to, coming back to return_url", this::initiate)
-                .body(ApiShapes.INITIATE).ok(ApiShapes.AUTHORIZATION)
+                .body(INITIATE.schema()).ok(ApiShapes.AUTHORIZATION)
                 .post("/connectors/oauth/callback", "Finish an authorization with the code and state the browser "
                         + "came back with; the tools are fetched at once", this::callback)
-                .body(ApiShapes.CALLBACK).ok(ApiShapes.ANY_OBJECT)
+                .body(CALLBACK.schema()).ok(ApiShapes.ANY_OBJECT)
                 .get("/connectors/{gateway_id}/oauth/status", "A gateway's authorization: configured, authorized, "
                         + "expiry, scopes", this::status)
                 .ok(ApiShapes.OAUTH_STATUS)
@@ -69,7 +83,7 @@ final class OAuthRoutes {
         ObjectNode body = Requests.body(ctx).length == 0 ? dev.arbor.platform.http.Json.object()
                 : Requests.jsonObject(ctx);
         var problems = new Problems();
-        problems.unknownFields(body, Set.of("return_url"), null, "the start of an authorization");
+        INITIATE.refuseUndeclared(body, problems);
         String returnUrl = returnUrl(body.path("return_url"), problems);
         problems.throwIfAny();
         if (!gateway.scope().enabled()) {
@@ -92,7 +106,7 @@ final class OAuthRoutes {
         Principal principal = Access.principal(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        problems.unknownFields(body, CALLBACK_FIELDS, null, "an authorization's callback");
+        CALLBACK.refuseUndeclared(body, problems);
         Optional<String> state = text(body, "state", problems);
         Optional<String> code = text(body, "code", problems);
         Optional<String> error = text(body, "error", problems);
@@ -182,7 +196,7 @@ final class OAuthRoutes {
         if (value.isMissingNode() || value.isNull()) {
             return Optional.empty();
         }
-        if (!value.isTextual() || value.textValue().isEmpty() || value.textValue().length() > 4096) {
+        if (!value.isTextual() || value.textValue().isEmpty() || value.textValue().length() > MAX_TEXT) {
             problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string.");
             return Optional.empty();
         }

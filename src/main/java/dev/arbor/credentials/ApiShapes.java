@@ -1,7 +1,6 @@
 package dev.arbor.credentials;
 
 import static dev.arbor.platform.http.Schema.named;
-import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.resource;
 import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
@@ -15,7 +14,4 @@ final class ApiShapes {
     static final Schema CREDENTIAL = named("Credential", resource("credential").required("name", string())
             .required("description", string()).required("created_at", timestamp())
             .required("updated_at", timestamp()));
-    static final Schema NEW_CREDENTIAL = object().required("name", string(100)).required("value", string(16_384))
-            .optional("description", string(500));
-    static final Schema NEW_VALUE = object().required("value", string(16_384)).optional("description", string(500));
 }

@@ -1,13 +1,16 @@
 package dev.arbor.credentials;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
@@ -32,7 +35,13 @@ import org.jdbi.v3.core.statement.StatementContext;
  * {@link #open} when a step needs one.
  */
 public final class Credentials {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 100).matching(
+            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}"),
+            "must be letters, digits, '.', '_' and '-', starting with a letter or digit");
+    private static final BodyField.Text VALUE = BodyField.text(REQUIRED, "value", 16_384);
+    private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", 500);
+    private static final BodySpec NEW_CREDENTIAL = BodySpec.of(NAME, VALUE, DESCRIPTION);
+    private static final BodySpec NEW_VALUE = BodySpec.of(VALUE, DESCRIPTION);
     private static final String COLUMNS = "id, name, description, created_at, updated_at";
 
     private record Stored(String id, String name, String description, long createdAt, long updatedAt) {}
@@ -50,13 +59,13 @@ public final class Credentials {
     public void addRoutes(Routes routes) {
         routes.group("credentials")
                 .post("/credentials", "Store a secret under a name, for steps to refer to", this::create)
-                .body(ApiShapes.NEW_CREDENTIAL).created(ApiShapes.CREDENTIAL)
+                .body(NEW_CREDENTIAL.schema()).created(ApiShapes.CREDENTIAL)
                 .get("/credentials", "List credentials (names only; values are never shown)", this::list)
                 .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.CREDENTIAL))
                 .get("/credentials/{credential_id}", "Get a credential's name and dates", this::get)
                 .ok(ApiShapes.CREDENTIAL)
                 .put("/credentials/{credential_id}", "Replace a credential's value", this::replace)
-                .body(ApiShapes.NEW_VALUE).ok(ApiShapes.CREDENTIAL)
+                .body(NEW_VALUE.schema()).ok(ApiShapes.CREDENTIAL)
                 .delete("/credentials/{credential_id}", "Delete a credential", this::delete)
                 .ok(Schema.deleted("credential"));
     }
@@ -70,12 +79,10 @@ public final class Credentials {
 
     private void create(Context ctx) {
         Access.requireAdmin(ctx);
-        BodyReader body = BodyReader.of(Requests.jsonObject(ctx));
-        Optional<String> name = body.string("name", true, 100);
-        Optional<String> value = body.string("value", true, 16_384);
-        Optional<String> description = body.string("description", false, 500);
-        name.filter(n -> !NAME.matcher(n).matches()).ifPresent(n -> body.reject("name", ErrorCode.INVALID_FIELD,
-                "must be letters, digits, '.', '_' and '-', starting with a letter or digit"));
+        BodyReader body = NEW_CREDENTIAL.reader(Requests.jsonObject(ctx));
+        Optional<String> name = NAME.read(body);
+        Optional<String> value = VALUE.read(body);
+        Optional<String> description = DESCRIPTION.read(body);
         body.finish();
         String id = Ids.next("cred");
         long now = clock.millis();
@@ -110,10 +117,9 @@ public final class Credentials {
     private void replace(Context ctx) {
         Access.requireAdmin(ctx);
         Stored stored = find(ctx.pathParam("credential_id"));
-        ObjectNode json = Requests.jsonObject(ctx);
-        BodyReader body = BodyReader.of(json);
-        Optional<String> value = body.string("value", true, 16_384);
-        Optional<String> description = body.string("description", false, 500);
+        BodyReader body = NEW_VALUE.reader(Requests.jsonObject(ctx));
+        Optional<String> value = VALUE.read(body);
+        Optional<String> description = DESCRIPTION.read(body);
         body.finish();
         database.update(handle -> handle.createUpdate("UPDATE credentials SET sealed = :sealed, "
                         + "description = :description, updated_at = :now WHERE id = :id")

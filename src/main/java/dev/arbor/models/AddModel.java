@@ -1,6 +1,12 @@
 package dev.arbor.models;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.outbound.OutboundPolicy;
@@ -27,12 +33,32 @@ import java.util.stream.Stream;
  */
 final class AddModel {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
-    private static final Set<String> SOURCES = Set.of("model_hub", "url", "local", "cloud");
     private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
     private static final Set<String> TYPES = Set.of("choice", "score", "noul");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
     private static final Pattern REPOSITORY = Pattern.compile(
             "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
+
+    private static final BodyField.Text URI_FIELD = BodyField.text(REQUIRED, "model_uri", 2048);
+    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "model_name", 200);
+    private static final BodyField.Choice SOURCE = BodyField.choice(REQUIRED, "model_source",
+            List.of("model_hub", "url", "local", "cloud"), "must be model_hub, url, local or cloud");
+    private static final BodyField.Text ENGINE = BodyField.text(REQUIRED, "engine", 40);
+    private static final BodyField.Text ID_FIELD = BodyField.text(OPTIONAL, "id", 64).matching(ID,
+            "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
+    private static final BodyField.Texts MODALITIES_FIELD = BodyField.texts(OPTIONAL, "modalities", 4, 10);
+    private static final BodyField.Texts TYPES_FIELD = BodyField.texts(OPTIONAL, "types", 3, 10);
+    private static final BodyField.Whole MAX_OPTIONS = BodyField.integer(OPTIONAL, "max_options", 2, 100_000);
+    private static final BodyField.Whole MAX_QUESTIONS = BodyField.integer(OPTIONAL, "max_questions", 1, 10_000);
+    private static final BodyField.Whole CONTEXT_TOKENS = BodyField.integer(OPTIONAL, "context_tokens", 1,
+            10_000_000);
+    private static final BodyField.Whole MAX_WAIT = BodyField.integer(OPTIONAL, "max_wait_seconds", 0, 3_600);
+    private static final BodyField.Text REMOTE_MODEL = BodyField.text(OPTIONAL, "remote_model", 200);
+    private static final BodyField.Text API_KEY = BodyField.text(OPTIONAL, "api_key", 4096);
+    private static final BodyField.Text SHA256_FIELD = BodyField.text(OPTIONAL, "sha256", 64);
+    /** {@code POST /models}. */
+    static final BodySpec BODY = BodySpec.of(URI_FIELD, NAME, SOURCE, ENGINE, ID_FIELD, MODALITIES_FIELD,
+            TYPES_FIELD, MAX_OPTIONS, MAX_QUESTIONS, CONTEXT_TOKENS, MAX_WAIT, REMOTE_MODEL, API_KEY, SHA256_FIELD);
 
     /** A repository of a model hub, at a revision (a branch, tag or commit). */
     record Repository(String name, String revision) {}
@@ -50,23 +76,22 @@ final class AddModel {
      * @param downloads where a model from a hub goes, and whether downloads are allowed
      * @param endpoints which addresses a remote model's endpoint may have
      */
-    static Added read(BodyReader body, boolean testModels, Downloads downloads, OutboundPolicy endpoints) {
-        Optional<String> uri = body.string("model_uri", true, 2048);
-        Optional<String> name = body.string("model_name", true, 200);
-        Optional<String> source = body.string("model_source", true, 20);
-        Optional<String> engine = body.string("engine", true, 40);
-        Optional<String> id = body.string("id", false, 64);
-        Optional<List<String>> modalities = body.strings("modalities", false, 4, 10);
-        Optional<List<String>> types = body.strings("types", false, 3, 10);
-        Optional<Long> maxOptions = body.integer("max_options", false, 2, 100_000);
-        Optional<Long> maxQuestions = body.integer("max_questions", false, 1, 10_000);
-        Optional<Long> contextTokens = body.integer("context_tokens", false, 1, 10_000_000);
-        Optional<Long> maxWait = body.integer("max_wait_seconds", false, 0, 3_600);
-        Optional<String> remoteModel = body.string("remote_model", false, 200);
-        Optional<String> apiKey = body.string("api_key", false, 4096);
-        Optional<String> sha256 = body.string("sha256", false, 64);
-        source.filter(s -> !SOURCES.contains(s)).ifPresent(s -> body.reject("model_source", ErrorCode.INVALID_FIELD,
-                "must be model_hub, url, local or cloud"));
+    static Added read(ObjectNode request, boolean testModels, Downloads downloads, OutboundPolicy endpoints) {
+        BodyReader body = BODY.reader(request);
+        Optional<String> uri = URI_FIELD.read(body);
+        Optional<String> name = NAME.read(body);
+        Optional<String> source = SOURCE.read(body);
+        Optional<String> engine = ENGINE.read(body);
+        Optional<String> id = ID_FIELD.read(body);
+        Optional<List<String>> modalities = MODALITIES_FIELD.read(body);
+        Optional<List<String>> types = TYPES_FIELD.read(body);
+        Optional<Long> maxOptions = MAX_OPTIONS.read(body);
+        Optional<Long> maxQuestions = MAX_QUESTIONS.read(body);
+        Optional<Long> contextTokens = CONTEXT_TOKENS.read(body);
+        Optional<Long> maxWait = MAX_WAIT.read(body);
+        Optional<String> remoteModel = REMOTE_MODEL.read(body);
+        Optional<String> apiKey = API_KEY.read(body);
+        Optional<String> sha256 = SHA256_FIELD.read(body);
         boolean cloud = source.orElse("").equals("cloud");
         boolean remote = engine.orElse("").equals("remote");
         if (source.isPresent() && engine.isPresent() && cloud != remote) {
@@ -91,10 +116,8 @@ final class AddModel {
                 body.reject("engine", ErrorCode.INVALID_FIELD, "is '" + e + "'; this release runs added models on "
                         + String.join(", ", EngineKind.available(testModels))));
         String modelId = id.or(() -> name.map(AddModel::slug)).orElse("");
-        if (id.isPresent() && !ID.matcher(id.get()).matches()) {
-            body.reject("id", ErrorCode.INVALID_FIELD, "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with "
-                    + "a letter or digit");
-        } else if (id.isEmpty() && name.isPresent() && !ID.matcher(modelId).matches()) {
+        // an id that was sent but refused already has its problem: the name needs no usable id then
+        if (!request.hasNonNull("id") && name.isPresent() && !ID.matcher(modelId).matches()) {
             body.reject("model_name", ErrorCode.INVALID_FIELD, "gives no usable id; send an `id`");
         }
         modalities.filter(m -> !MODALITIES.containsAll(m) || !m.contains("text")).ifPresent(m -> body.reject(

@@ -25,12 +25,6 @@ final class ApiShapes {
             .required("max_questions", integer()).required("context_tokens", integer())
             .required("notes", arrayOf(string())).required("size_bytes", integer())
             .required("status", string()).required("error", nullable(any("What went wrong, when it did."))));
-    /** The limits are those {@link AddModel} checks. */
-    static final Schema NEW_MODEL = object().required("model_uri", string(2048)).required("model_name", string(200))
-            .required("model_source", oneOf("local", "model_hub")).required("engine", string(40))
-            .optional("id", string(64)).optional("modalities", arrayOf(string(10), 4))
-            .optional("types", arrayOf(string(10), 3)).optional("max_options", integer(2, 100_000))
-            .optional("max_questions", integer(1, 10_000)).optional("context_tokens", integer(1, 10_000_000));
     static final Schema DOWNLOAD_CANCELLED = object().required("id", string())
             .required("object", oneOf("model.download")).required("cancelled", bool());
     static final Schema DELETED = object().required("id", string()).required("object", oneOf("model.deleted"))

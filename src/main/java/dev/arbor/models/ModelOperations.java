@@ -3,7 +3,6 @@ package dev.arbor.models;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.outbound.OutboundPolicy;
@@ -51,7 +50,7 @@ public final class ModelOperations {
 
     /** Adds a model as {@code POST /models} describes it; its download, if any, runs in the background. */
     public Added add(ObjectNode request) {
-        AddModel.Added added = AddModel.read(BodyReader.of(request), models.testModels(), downloads, endpoints);
+        AddModel.Added added = AddModel.read(request, models.testModels(), downloads, endpoints);
         // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
         var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
                 added.model().engine()));

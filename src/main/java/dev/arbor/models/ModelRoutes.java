@@ -53,7 +53,7 @@ public final class ModelRoutes {
                 .get("/models", "List the model registry", this::list).ok(Schema.list(ApiShapes.MODEL))
                 .post("/models", "Add a model to the registry: a local folder, or a model hub repository to "
                         + "download (returns at once)", this::add)
-                .body(ApiShapes.NEW_MODEL).created(ApiShapes.MODEL).accepted(ApiShapes.MODEL)
+                .body(AddModel.BODY.schema()).created(ApiShapes.MODEL).accepted(ApiShapes.MODEL)
                 .action("/models/{model_id}/download", "Download (or resume downloading) a model's files",
                         this::download)
                 .accepted(ApiShapes.MODEL)

@@ -20,17 +20,31 @@ public final class BodyReader {
     private final ObjectNode body;
     private final String prefix;
     private final Problems problems;
+    private final Optional<BodySpec> spec;
     private final Set<String> known = new HashSet<>();
     private final List<BodyReader> children = new ArrayList<>();
 
-    private BodyReader(ObjectNode body, String prefix, Problems problems) {
+    private BodyReader(ObjectNode body, String prefix, Problems problems, Optional<BodySpec> spec) {
         this.body = requireNonNull(body, "body");
         this.prefix = prefix;
         this.problems = problems;
+        this.spec = spec;
     }
 
     public static BodyReader of(ObjectNode body) {
-        return new BodyReader(body, null, new Problems());
+        return new BodyReader(body, null, new Problems(), Optional.empty());
+    }
+
+    /** A reader of a body declared by {@code spec}: see {@link BodySpec#reader}. */
+    static BodyReader of(ObjectNode body, BodySpec spec) {
+        return new BodyReader(body, null, new Problems(), Optional.of(requireNonNull(spec, "spec")));
+    }
+
+    /** Refuses, as a programming error, to read a field the body's declaration does not list. */
+    void requireDeclared(BodyField<?> field) {
+        if (spec.isPresent() && !spec.get().fields().contains(field)) {
+            throw new IllegalStateException("'" + field.name() + "' is not declared by this body's BodySpec");
+        }
     }
 
     public Problems problems() {
@@ -101,6 +115,18 @@ public final class BodyReader {
         return ok ? Optional.of(List.copyOf(items)) : Optional.empty();
     }
 
+    /** Reached through {@link BodyField.Flag}. */
+    Optional<Boolean> bool(String name, boolean required) {
+        JsonNode value = field(name, required);
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (!value.isBoolean()) {
+            return invalid(name, "must be true or false");
+        }
+        return Optional.of(value.booleanValue());
+    }
+
     /** Any JSON value, checked by the caller. */
     public Optional<JsonNode> node(String name, boolean required) {
         return Optional.ofNullable(field(name, required));
@@ -115,7 +141,7 @@ public final class BodyReader {
         if (!value.isObject()) {
             return invalid(name, "must be an object");
         }
-        var child = new BodyReader((ObjectNode) value, path(name), problems);
+        var child = new BodyReader((ObjectNode) value, path(name), problems, Optional.empty());
         children.add(child);
         return Optional.of(child);
     }

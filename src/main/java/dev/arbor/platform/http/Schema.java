@@ -17,7 +17,16 @@ public sealed interface Schema {
     /** Any JSON value. */
     record Any(String description) implements Schema {}
 
-    record Str(int maxLength, String format) implements Schema {}
+    /**
+     * A string of {@code minLength} to {@code maxLength} characters (0: no bound), in a JSON Schema {@code format} and
+     * matching an ECMA-262 {@code pattern} (unanchored, as JSON Schema reads it) where those are not empty.
+     */
+    record Str(int minLength, int maxLength, String format, String pattern) implements Schema {
+        public Str {
+            requireNonNull(format, "format");
+            requireNonNull(pattern, "pattern");
+        }
+    }
 
     record Int(long min, long max) implements Schema {}
 
@@ -46,12 +55,18 @@ public sealed interface Schema {
     }
 
     /**
-     * An object with known properties. Others may appear too: a request's unknown fields are ignored with a warning,
-     * and a response may gain fields.
+     * An object with known properties. Others may appear too (a request's unknown fields are ignored with a warning,
+     * and a response may gain fields) unless it {@code refusesOthers}: a request body that refuses fields it does not
+     * know.
      */
-    record Obj(List<Property> properties) implements Schema {
+    record Obj(List<Property> properties, boolean refusesOthers) implements Schema {
         public Obj {
             properties = List.copyOf(properties);
+        }
+
+        /** This object, refusing properties it does not list. */
+        public Obj closed() {
+            return new Obj(properties, true);
         }
 
         public Obj required(String name, Schema schema) {
@@ -65,7 +80,7 @@ public sealed interface Schema {
         private Obj with(Property property) {
             var all = new ArrayList<>(properties);
             all.add(property);
-            return new Obj(all);
+            return new Obj(all, refusesOthers);
         }
     }
 
@@ -108,16 +123,16 @@ public sealed interface Schema {
     }
 
     static Schema string() {
-        return new Str(0, "");
+        return new Str(0, 0, "", "");
     }
 
     static Schema string(int maxLength) {
-        return new Str(maxLength, "");
+        return new Str(0, maxLength, "", "");
     }
 
     /** A string in a JSON Schema format, such as {@code uri} or {@code date-time}. */
     static Schema formatted(String format) {
-        return new Str(0, format);
+        return new Str(0, 0, format, "");
     }
 
     static Schema integer() {
@@ -153,7 +168,7 @@ public sealed interface Schema {
     }
 
     static Obj object() {
-        return new Obj(List.of());
+        return new Obj(List.of(), false);
     }
 
     static Schema nullable(Schema schema) {
@@ -203,11 +218,17 @@ public sealed interface Schema {
             }
             case Str str -> {
                 out.put("type", "string");
+                if (str.minLength() > 0) {
+                    out.put("minLength", str.minLength());
+                }
                 if (str.maxLength() > 0) {
                     out.put("maxLength", str.maxLength());
                 }
                 if (!str.format().isEmpty()) {
                     out.put("format", str.format());
+                }
+                if (!str.pattern().isEmpty()) {
+                    out.put("pattern", str.pattern());
                 }
             }
             case Int number -> {
@@ -253,6 +274,9 @@ public sealed interface Schema {
                 out.put("properties", properties);
                 if (!required.isEmpty()) {
                     out.put("required", required);
+                }
+                if (object.refusesOthers()) {
+                    out.put("additionalProperties", false);
                 }
             }
             case Nullable nullable -> {

@@ -1,0 +1,211 @@
+package dev.arbor.platform.http;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * One field of a JSON request body, declared once: a handler reads the field through it (with {@link BodyReader}'s
+ * rules and messages) and the OpenAPI document describes the field from it, so that the two cannot drift. A
+ * {@link BodySpec} lists a body's fields. Checks that are not about one field alone (one field's value depends on
+ * another's, a URL the outbound policy must allow) stay in the handler, after the fields are read.
+ *
+ * @param <T> what the field reads as
+ */
+public sealed interface BodyField<T> {
+    /** Whether a body must carry the field ({@code null} counts as absent). */
+    enum Presence { REQUIRED, OPTIONAL }
+
+    String name();
+
+    Presence presence();
+
+    /** The field's value, or empty when it is absent or refused; a refusal joins {@code body}'s problems. */
+    Optional<T> read(BodyReader body);
+
+    /** The field's shape, as the document shows it. */
+    Schema schema();
+
+    default boolean required() {
+        return presence() == Presence.REQUIRED;
+    }
+
+    /**
+     * A string of at most {@code maxLength} characters; a required one must not be blank. With a {@code pattern}
+     * the whole text must match it, or the field is refused with {@code why}.
+     */
+    record Text(String name, Presence presence, int maxLength, Optional<Pattern> pattern, String why)
+            implements BodyField<String> {
+        public Text {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            requireNonNull(pattern, "pattern");
+            requireNonNull(why, "why");
+            if (maxLength < 1) {
+                throw new IllegalArgumentException("maxLength must be positive: " + maxLength);
+            }
+        }
+
+        /** This field, refused with {@code why} unless its whole text matches {@code regex}. */
+        public Text matching(Pattern regex, String why) {
+            return new Text(name, presence, maxLength, Optional.of(regex), why);
+        }
+
+        @Override
+        public Optional<String> read(BodyReader body) {
+            body.requireDeclared(this);
+            Optional<String> text = body.string(name, required(), maxLength);
+            if (pattern.isPresent() && text.isPresent() && !pattern.get().matcher(text.get()).matches()) {
+                body.reject(name, ErrorCode.INVALID_FIELD, why);
+                return Optional.empty();
+            }
+            return text;
+        }
+
+        @Override
+        public Schema schema() {
+            // JSON Schema patterns are unanchored: anchor ours as Matcher.matches reads them; "\S" says "not blank"
+            String regex = pattern.map(p -> "^(?:" + p.pattern() + ")$").orElse(required() ? "\\S" : "");
+            return new Schema.Str(required() ? 1 : 0, maxLength, "", regex);
+        }
+    }
+
+    /** One of a fixed set of strings, refused with {@code why} when it is another. */
+    record Choice(String name, Presence presence, List<String> values, String why) implements BodyField<String> {
+        public Choice {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            values = List.copyOf(values);
+            requireNonNull(why, "why");
+            if (values.isEmpty()) {
+                throw new IllegalArgumentException("a choice needs values: " + name);
+            }
+        }
+
+        @Override
+        public Optional<String> read(BodyReader body) {
+            body.requireDeclared(this);
+            Optional<String> text = body.string(name, required(), Integer.MAX_VALUE);
+            if (text.isPresent() && !values.contains(text.get())) {
+                body.reject(name, ErrorCode.INVALID_FIELD, why);
+                return Optional.empty();
+            }
+            return text;
+        }
+
+        @Override
+        public Schema schema() {
+            return new Schema.Enum(values);
+        }
+    }
+
+    /** A whole number from {@code min} to {@code max}. */
+    record Whole(String name, Presence presence, long min, long max) implements BodyField<Long> {
+        public Whole {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            if (min > max) {
+                throw new IllegalArgumentException("min " + min + " is above max " + max);
+            }
+        }
+
+        @Override
+        public Optional<Long> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.integer(name, required(), min, max);
+        }
+
+        @Override
+        public Schema schema() {
+            return Schema.integer(min, max);
+        }
+    }
+
+    /** A list of at most {@code maxItems} non-blank strings of at most {@code maxLength}; duplicates are dropped. */
+    record Texts(String name, Presence presence, int maxItems, int maxLength) implements BodyField<List<String>> {
+        public Texts {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            if (maxItems < 1 || maxLength < 1) {
+                throw new IllegalArgumentException("maxItems and maxLength must be positive");
+            }
+        }
+
+        @Override
+        public Optional<List<String>> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.strings(name, required(), maxItems, maxLength);
+        }
+
+        @Override
+        public Schema schema() {
+            return Schema.arrayOf(new Schema.Str(1, maxLength, "", "\\S"), maxItems);
+        }
+    }
+
+    /** {@code true} or {@code false}. */
+    record Flag(String name, Presence presence) implements BodyField<Boolean> {
+        public Flag {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+        }
+
+        @Override
+        public Optional<Boolean> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.bool(name, required());
+        }
+
+        @Override
+        public Schema schema() {
+            return Schema.bool();
+        }
+    }
+
+    /** Any JSON value, which the handler checks itself; {@code shape} is what it accepts. */
+    record Value(String name, Presence presence, Schema shape) implements BodyField<JsonNode> {
+        public Value {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            requireNonNull(shape, "shape");
+        }
+
+        @Override
+        public Optional<JsonNode> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.node(name, required());
+        }
+
+        @Override
+        public Schema schema() {
+            return shape;
+        }
+    }
+
+    static Text text(Presence presence, String name, int maxLength) {
+        return new Text(name, presence, maxLength, Optional.empty(), "");
+    }
+
+    static Choice choice(Presence presence, String name, List<String> values, String why) {
+        return new Choice(name, presence, values, why);
+    }
+
+    static Whole integer(Presence presence, String name, long min, long max) {
+        return new Whole(name, presence, min, max);
+    }
+
+    static Texts texts(Presence presence, String name, int maxItems, int maxLength) {
+        return new Texts(name, presence, maxItems, maxLength);
+    }
+
+    static Flag flag(Presence presence, String name) {
+        return new Flag(name, presence);
+    }
+
+    static Value value(Presence presence, String name, Schema shape) {
+        return new Value(name, presence, shape);
+    }
+}

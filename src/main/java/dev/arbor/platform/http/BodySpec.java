@@ -1,0 +1,61 @@
+package dev.arbor.platform.http;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * A JSON request body declared once, as the list of its fields: its handler reads the body with {@link #reader} and
+ * each field's {@link BodyField#read}, and the route gives {@link #schema} to the OpenAPI document. A field the body
+ * does not declare is ignored with a warning, as {@link BodyReader} does, so the document leaves the object open;
+ * a {@link #closed} body refuses it instead.
+ *
+ * @param closedAs for a body that refuses undeclared fields, what the refusal calls it (such as "a schedule")
+ */
+public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
+    public BodySpec {
+        fields = List.copyOf(fields);
+        requireNonNull(closedAs, "closedAs");
+        var names = new HashSet<String>();
+        for (BodyField<?> field : fields) {
+            if (!names.add(field.name())) {
+                throw new IllegalArgumentException("a body declares '" + field.name() + "' twice");
+            }
+        }
+    }
+
+    public static BodySpec of(BodyField<?>... fields) {
+        return new BodySpec(List.of(fields), Optional.empty());
+    }
+
+    /** A body that refuses fields it does not declare, calling itself {@code what} in the refusal. */
+    public static BodySpec closed(String what, BodyField<?>... fields) {
+        return new BodySpec(List.of(fields), Optional.of(what));
+    }
+
+    /** Adds {@code invalid_field} for each field of {@code body} this closed body does not declare. */
+    public void refuseUndeclared(ObjectNode body, Problems problems) {
+        String what = closedAs.orElseThrow(() -> new IllegalStateException("this body ignores undeclared fields"));
+        problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), null, what);
+    }
+
+    /** A reader of {@code body} that reads only the fields declared here. */
+    public BodyReader reader(ObjectNode body) {
+        return BodyReader.of(body, this);
+    }
+
+    /** The body's shape for the OpenAPI document. */
+    public Schema.Obj schema() {
+        Schema.Obj object = Schema.object();
+        for (BodyField<?> field : fields) {
+            // a JSON null counts as absent, so an optional field may be sent as null
+            object = field.required() ? object.required(field.name(), field.schema())
+                    : object.optional(field.name(), Schema.nullable(field.schema()));
+        }
+        return closedAs.isPresent() ? object.closed() : object;
+    }
+}

@@ -1,0 +1,115 @@
+package dev.arbor.platform.http;
+
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A declared body refuses exactly what the schema it renders refuses: each case is checked by the server's reader
+ * and by a real JSON Schema validator against the rendered schema, and the two must agree.
+ */
+class BodySpecTest {
+    private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
+
+    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 5)
+            .matching(Pattern.compile("[a-z][a-z0-9-]*"), "must be a-z, 0-9 and '-', starting with a letter");
+    private static final BodyField.Text NOTE = BodyField.text(OPTIONAL, "note", 3);
+    private static final BodyField.Choice KIND = BodyField.choice(OPTIONAL, "kind", List.of("a", "b"),
+            "must be a or b");
+    private static final BodyField.Whole COUNT = BodyField.integer(OPTIONAL, "count", 1, 10);
+    private static final BodyField.Texts TAGS = BodyField.texts(OPTIONAL, "tags", 2, 3);
+    private static final BodyField.Flag ON = BodyField.flag(OPTIONAL, "on");
+    private static final BodySpec SPEC = BodySpec.of(NAME, NOTE, KIND, COUNT, TAGS, ON);
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            {"name": "ab"}                                | ''
+            {"name": "ab", "note": "", "kind": "b"}       | ''
+            {"name": "ab", "count": 10, "tags": ["x"]}    | ''
+            {"name": "ab", "on": false, "extra": 1}       | ''
+            {"name": "ab", "note": null}                  | ''
+            {}                                            | missing_field name
+            {"name": "   "}                               | invalid_field name
+            {"name": "abcdef"}                            | invalid_field name
+            {"name": "1ab"}                               | invalid_field name
+            {"name": 7}                                   | invalid_field name
+            {"name": "ab", "note": "four"}                | invalid_field note
+            {"name": "ab", "kind": "c"}                   | invalid_field kind
+            {"name": "ab", "count": 0}                    | invalid_field count
+            {"name": "ab", "count": 11}                   | invalid_field count
+            {"name": "ab", "count": 1.5}                  | invalid_field count
+            {"name": "ab", "tags": ["x", "y", "z"]}       | invalid_field tags
+            {"name": "ab", "tags": ["long"]}              | invalid_field tags[0]
+            {"name": "ab", "tags": [" "]}                 | invalid_field tags[0]
+            {"name": "ab", "on": "yes"}                   | invalid_field on
+            """)
+    void theReaderAndTheSchemaRefuseTheSameBodies(String body, String refusal) {
+        JsonNode json = Json.read(body);
+        var reader = SPEC.reader((ObjectNode) json);
+        SPEC.fields().forEach(field -> field.read(reader));
+        List<String> problems = reader.problems().list().stream().map(p -> p.code().code() + " " + p.param())
+                .toList();
+        assertThat(problems).as(body).isEqualTo(refusal.isEmpty() ? List.of() : List.of(refusal));
+        assertThat(schemaErrors(json)).as("the schema's verdict on %s", body).isEqualTo(!refusal.isEmpty());
+    }
+
+    @Test
+    void theSchemaCarriesTheDeclaredLimits() {
+        JsonNode schema = Json.mapper().valueToTree(SPEC.schema().json());
+        assertThat(schema.path("required").toString()).isEqualTo("[\"name\"]");
+        var names = new ArrayList<String>();
+        schema.path("properties").fieldNames().forEachRemaining(names::add);
+        assertThat(names).containsExactly("name", "note", "kind", "count", "tags",
+                "on");
+        assertThat(schema.at("/properties/name/maxLength").asInt()).isEqualTo(5);
+        assertThat(schema.at("/properties/name/minLength").asInt()).isEqualTo(1);
+        assertThat(schema.at("/properties/name/pattern").asText()).isEqualTo("^(?:[a-z][a-z0-9-]*)$");
+        assertThat(schema.at("/properties/kind/enum").toString()).isEqualTo("[\"a\",\"b\",null]");
+        assertThat(schema.at("/properties/count/minimum").asLong()).isEqualTo(1);
+        assertThat(schema.at("/properties/count/maximum").asLong()).isEqualTo(10);
+        assertThat(schema.at("/properties/tags/maxItems").asInt()).isEqualTo(2);
+        assertThat(schema.at("/properties/tags/items/maxLength").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    void aFieldTheBodyDoesNotDeclareCannotBeRead() {
+        var reader = BodySpec.of(NOTE).reader(Json.object());
+        assertThatThrownBy(() -> COUNT.read(reader)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("count");
+    }
+
+    @Test
+    void aClosedBodyRefusesWhatItDoesNotDeclareAndSaysSo() {
+        BodySpec closed = BodySpec.closed("a probe", NOTE, COUNT);
+        var problems = new Problems();
+        closed.refuseUndeclared((ObjectNode) Json.read("{\"note\": \"a\", \"other\": 1}"), problems);
+        assertThat(problems.list()).extracting(Problem::param).containsExactly("other");
+        assertThat(problems.list().getFirst().message()).contains("a probe", "count, note");
+        assertThat(closed.schema().json()).containsEntry("additionalProperties", false);
+        assertThat(SPEC.schema().json()).doesNotContainKey("additionalProperties");
+    }
+
+    @Test
+    void aBodyDeclaresEachNameOnce() {
+        assertThatThrownBy(() -> BodySpec.of(NOTE, BodyField.text(REQUIRED, "note", 9)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static boolean schemaErrors(JsonNode value) {
+        ObjectNode root = Json.mapper().valueToTree(SPEC.schema().json());
+        root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+        return !SCHEMAS.getSchema(root).validate(value).isEmpty();
+    }
+}
