@@ -38,7 +38,7 @@ final class ApiShapes {
     // ---- what a decision asks
 
     static final Schema QUESTION = named("Question", object()
-            .optional("type", oneOf("choice", "multi", "rank", "score", "number", "noul"))
+            .required("type", oneOf("choice", "multi", "rank", "score", "number", "noul"))
             .optional("instructions", any("Text, or any JSON the model reads"))
             .optional("criteria", anyOf(mapOf(any()), arrayOf(any())))
             .optional("threshold", number()).optional("unit", string()));
@@ -52,6 +52,10 @@ final class ApiShapes {
     private static final Schema SETTINGS_IN = object().optional("act_threshold", number())
             .optional("temperature", number()).optional("multi_threshold", number())
             .optional("questions", mapOf(QUESTION_SETTINGS));
+    /** The settings a decision ran with, and which layer each came from. */
+    private static final Schema EFFECTIVE_SETTINGS = object().required("act_threshold", number())
+            .required("temperature", number()).required("questions", mapOf(QUESTION_SETTINGS))
+            .required("sources", mapOf(string()));
     private static final Schema ADD_OPTIONS = mapOf(anyOf(mapOf(any()), arrayOf(any())));
     private static final Schema INCLUDE = anyOf(string(), arrayOf(oneOf(DecisionRequest.INCLUDES.stream().sorted()
             .toArray(String[]::new))));
@@ -131,7 +135,7 @@ final class ApiShapes {
             .required("model_requested", nullable(string())).optional("input", nullable(INPUT_FIELDS))
             .required("extensions", EXTENSIONS).required("answers", nullable(mapOf(ANSWER)))
             .required("act", nullable(bool())).required("needs_review", arrayOf(string()))
-            .required("settings", mapOf(any()))
+            .required("settings", EFFECTIVE_SETTINGS)
             .required("usage", object().required("input_tokens", COUNT).required("output_tokens", COUNT))
             .required("timing", object().required("queue_ms", number()).required("load_ms", number())
                     .required("model_ms", number()).required("total_ms", number()))
@@ -163,7 +167,7 @@ final class ApiShapes {
             .required("template", nullable(TEMPLATE_REF)).required("model", nullable(string()))
             .required("state", any()).required("rendered_state", string()).required("questions", mapOf(QUESTION))
             .required("extensions", EXTENSIONS).required("media", arrayOf(MEDIA_KEPT))
-            .required("settings", mapOf(any())).required("usage", object().required("input_tokens", COUNT))
+            .required("settings", EFFECTIVE_SETTINGS).required("usage", object().required("input_tokens", COUNT))
             .required("decide_request", object().required("model", nullable(string())).required("state", any())
                     .required("questions", mapOf(QUESTION))
                     .optional("settings", object().required("temperature", number())))
