@@ -92,6 +92,19 @@ class OpenApiTest {
     }
 
     @Test
+    void theHistoryListDeclaresItsFiltersAndTheNamedOnesAsFreeForm() {
+        JsonNode parameters = api.document().at("/paths/~1v1~1studio~1decisions/get/parameters");
+        assertThat(parameters.findValuesAsText("name")).contains("limit", "view", "include", "template",
+                "created_after", "labelled", "q", "filters");
+        JsonNode named = parameters.findParents("name").stream().filter(p -> p.path("name").asText().equals("filters"))
+                .findFirst().orElseThrow();
+        assertThat(named.at("/schema/type").asText()).isEqualTo("object");
+        assertThat(named.at("/schema/additionalProperties/type").asText()).isEqualTo("string");
+        assertThat(api.document().at("/paths/~1v1~1studio~1decisions~1export/get/responses/200/content")
+                .has("text/csv")).isTrue();
+    }
+
+    @Test
     void projectsAndTokensAnswerAsDocumented() {
         String project = api.post("/projects", "{\"name\": \"docs\", \"description\": \"d\"}").json()
                 .path("id").asText();
@@ -145,6 +158,9 @@ class OpenApiTest {
         api.post(base, "{\"id\": \"docs-clone\", \"from\": {\"template\": \"builtin/support\"}}");
         api.get(base + "?limit=5");
         api.get(base + "?origin=builtin&include=definition&limit=2");
+        succeeds(api.get(base + "?origin=user&include_archived=true&q=docs"));
+        succeeds(api.get(base + "?archived=false"));
+        succeeds(api.get(base + "/docs-triage?version=1&include=compatibility"));
         api.get(base + "/docs-triage");
         api.get(base + "/builtin/support");
         api.patch(base + "/docs-triage", "{\"questions\": {\"team\": {\"criteria\": {\"legal\": \"contracts\"}}}}",
@@ -155,14 +171,18 @@ class OpenApiTest {
         api.get(base + "/docs-triage/versions");
         api.get(base + "/docs-triage/versions/1");
         api.get(base + "/docs-triage/versions/2/diff");
+        succeeds(api.get(base + "/docs-triage/versions/2/diff?against=1"));
+        succeeds(api.get(base + "/docs-triage/versions?include=definition&limit=1"));
         api.action(base + "/docs-triage/versions/1/restore");
         api.get(base + "/docs-triage/schema");
+        succeeds(api.get(base + "/docs-triage/schema?version=1"));
         api.get(base + "/docs-triage/compatibility");
+        succeeds(api.get(base + "/docs-triage/compatibility?version=latest"));
         api.put(base + "/docs-triage/aliases/prod", "{\"version\": 1}");
         api.delete(base + "/docs-triage/aliases/prod");
         api.action(base + "/docs-triage/archive");
         api.action(base + "/docs-triage/unarchive");
-        api.delete(base + "/docs-clone?confirm=docs-clone");
+        succeeds(api.delete(base + "/docs-clone?confirm=docs-clone&history=delete"));
         api.get(base + "/nope");
     }
 

@@ -15,7 +15,6 @@ import static dev.arbor.platform.http.Schema.resource;
 import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
 
-import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
 import java.util.ArrayList;
