@@ -31,6 +31,7 @@ final class ApiShapes {
     private static final Schema COUNT = integer(0, Long.MAX_VALUE);
     private static final Schema PROBABILITY = number();
     private static final Schema STORE_LEVEL = oneOf("full", "answers_only", "none");
+    private static final Schema SURFACE = oneOf("api", "wire", "rerun");
     static final Schema WARNING = object().required("code", string()).required("message", string())
             .required("param", nullable(string()));
 
@@ -113,7 +114,7 @@ final class ApiShapes {
     private static final Schema TEMPLATE_REF = object().required("id", string())
             .required("version", integer(1, Long.MAX_VALUE)).required("ref", string())
             .required("resolved_from", oneOf("latest", "pinned", "alias"))
-            .required("attribution", oneOf("explicit", "header", "inferred", "draft"));
+            .required("attribution", oneOf("explicit", "header"));
     private static final Schema EXTENSIONS = object().required("questions", arrayOf(string()))
             .required("options", mapOf(arrayOf(string()))).required("skipped", arrayOf(string()));
     private static final Schema MEDIA_KEPT = object().required("type", oneOf("image", "audio", "video"))
@@ -139,7 +140,7 @@ final class ApiShapes {
             .required("timing", object().required("queue_ms", number()).required("load_ms", number())
                     .required("model_ms", number()).required("total_ms", number()))
             .required("warnings", arrayOf(WARNING))
-            .required("source", object().required("surface", string()).required("endpoint", string())
+            .required("source", object().required("surface", SURFACE).required("endpoint", string())
                     .required("request_id", string()))
             .required("rerun_of", nullable(string())).required("store", STORE_LEVEL)
             .required("error", nullable(ERROR)).required("metadata", mapOf(string())).required("pinned", bool())
@@ -150,7 +151,7 @@ final class ApiShapes {
             .required("status", oneOf("queued", "in_progress", "completed", "failed", "cancelled"))
             .required("created_at", timestamp())
             .required("template", nullable(object().required("id", string()).required("version", integer())))
-            .required("model", nullable(string())).required("source", object().required("surface", string()))
+            .required("model", nullable(string())).required("source", object().required("surface", SURFACE))
             .required("extended", bool()).required("act", nullable(bool())).required("needs_review", arrayOf(string()))
             .required("answers", mapOf(object().required("type", string())
                     .required("decision", anyOf(string(), arrayOf(string()))).required("certainty", PROBABILITY)

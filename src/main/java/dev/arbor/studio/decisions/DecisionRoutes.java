@@ -100,7 +100,7 @@ final class DecisionRoutes {
 
     private void list(Context ctx) {
         Page page = Page.from(ctx);
-        var params = HistoryQuery.params(ctx, Set.of());
+        var params = HistoryQuery.params(ctx, List.of());
         String view = ApiShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view
@@ -122,7 +122,7 @@ final class DecisionRoutes {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
                     + "'.");
         }
-        var query = store.query(HistoryQuery.params(ctx, Set.of(ApiShapes.EXPORT_FORMAT.name())), templates,
+        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates,
                 clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
@@ -239,11 +239,11 @@ final class DecisionRoutes {
             }
             decision = find(id);
         }
-        String format = ApiShapes.RENDER.read(ctx).orElse(null);
-        if (format != null) {
-            if (!format.equals("decide")) {
+        Optional<String> format = ApiShapes.RENDER.read(ctx);
+        if (format.isPresent()) {
+            if (!format.get().equals("decide")) {
                 throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` may be decide (the body "
-                        + "POST /v1/decide answers), not '" + format + "'.");
+                        + "POST /v1/decide answers), not '" + format.get() + "'.");
             }
             if (!decision.body().path("answers").isObject()) {
                 throw ApiException.of(ErrorCode.DECISION_FINISHED, "format", "Decision " + id + " is "

@@ -70,10 +70,11 @@ final class HistoryQuery {
      * declared filter ({@link ApiShapes#FILTERS}) read through its declaration, any other name as sent (the named
      * filters such as {@code metadata.<key>}; one that is no filter is refused by {@link #parse}).
      */
-    static Map<String, String> params(Context ctx, Set<String> except) {
+    static Map<String, String> params(Context ctx, List<QueryParam> except) {
+        Set<String> own = except.stream().map(QueryParam::name).collect(Collectors.toSet());
         var params = new LinkedHashMap<String, String>();
         for (String name : ctx.queryParamMap().keySet()) {
-            if (!except.contains(name)) {
+            if (!own.contains(name)) {
                 Optional.ofNullable(DECLARED.get(name)).map(param -> param.read(ctx))
                         .orElseGet(() -> Optional.ofNullable(ctx.queryParam(name)))
                         .ifPresent(value -> params.put(name, value));

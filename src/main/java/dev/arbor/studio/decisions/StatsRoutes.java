@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * {@code GET /v1/studio/decisions/stats} and the same per template: the list's filters, plus {@code group_by},
@@ -24,6 +23,9 @@ import java.util.stream.Collectors;
 final class StatsRoutes {
     private static final List<QueryParam> OWN = List.of(ApiShapes.GROUP_BY, ApiShapes.INCLUDE_EXTENDED,
             ApiShapes.WHAT_IF_TEMPERATURE, ApiShapes.WHAT_IF_ACT_THRESHOLD);
+    /** A template's statistics take the list's filters but {@code template}, which its path sets. */
+    private static final List<QueryParam> TEMPLATE_FILTERS = ApiShapes.FILTERS.stream()
+            .filter(param -> !param.name().equals("template")).toList();
 
     private final DecisionStore decisions;
     private final FeedbackStore feedback;
@@ -45,15 +47,14 @@ final class StatsRoutes {
                 .query(OWN).query(ApiShapes.FILTERS).ok(ApiShapes.STATS)
                 .get("/v1/studio/templates/builtin/{builtin_name}/stats", "Statistics of a starter template's "
                         + "decisions", ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
-                .query(OWN).query(ApiShapes.FILTERS).ok(ApiShapes.STATS)
+                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS)
                 .get("/v1/studio/templates/{template_id}/stats", "Statistics of a template's decisions", ctx ->
                         stats(ctx, Optional.of(ctx.pathParam("template_id"))))
-                .query(OWN).query(ApiShapes.FILTERS).ok(ApiShapes.STATS);
+                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS);
     }
 
     private void stats(Context ctx, Optional<String> template) {
-        var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN.stream().map(QueryParam::name)
-                .collect(Collectors.toSet())));
+        var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
         var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, 100),
                 number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, 1));
