@@ -1,6 +1,7 @@
 package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Route;
@@ -10,18 +11,24 @@ import dev.arbor.testing.OpenApiConformance;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code /openapi.json} describes every route well enough for a client generator: a real OpenAPI validator accepts
  * it, every operation is typed, and real answers of every feature match the shapes it gives; {@code /docs} shows it.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenApiTest {
     private static final byte[] PNG = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D',
         'R'};
@@ -51,22 +58,11 @@ class OpenApiTest {
         assertThat(node.waitFor()).as(output).isZero();
     }
 
-    /**
-     * Features whose operations are not described yet (their bodies are the big studio ones another change reshapes);
-     * every other operation must be, and these may not gain company.
-     */
-    private static final Set<String> NOT_YET_DESCRIBED = Set.of("studio.decisions", "studio.examples",
-            "studio.feedback", "studio.history", "studio.compare", "studio.settings", "studio.stats", "studio.wire");
-
     @Test
     void everyOperationIsTypedAndSecured() {
         JsonNode paths = api.document().path("paths");
         for (Route route : server.application().server().routes()) {
             String what = route.method() + " " + route.path();
-            if (NOT_YET_DESCRIBED.contains(route.tag()) || route.path().equals("/v1/studio/models/compatibility")) {
-                assertThat(paths.path(route.path()).has(route.method().name().toLowerCase(Locale.ROOT))).isTrue();
-                continue;
-            }
             JsonNode op = paths.path(route.path()).path(route.method().name().toLowerCase(Locale.ROOT));
             if (route.body() instanceof Route.Body.Json json) {
                 assertThat(json.schema()).as("%s declares its body", what).isPresent();
@@ -109,6 +105,19 @@ class OpenApiTest {
         JsonNode role = api.document().at("/paths/~1auth~1tokens/post/requestBody/content/application~1json/schema"
                 + "/properties/role/enum");
         assertThat(role.toString()).isEqualTo("[\"admin\",\"member\"]");
+    }
+
+    @Test
+    void theHistoryListDeclaresItsFiltersAndTheNamedOnesAsFreeForm() {
+        JsonNode parameters = api.document().at("/paths/~1v1~1studio~1decisions/get/parameters");
+        assertThat(parameters.findValuesAsText("name")).contains("limit", "view", "include", "template",
+                "created_after", "labelled", "q", "filters");
+        JsonNode named = parameters.findParents("name").stream().filter(p -> p.path("name").asText().equals("filters"))
+                .findFirst().orElseThrow();
+        assertThat(named.at("/schema/type").asText()).isEqualTo("object");
+        assertThat(named.at("/schema/additionalProperties/type").asText()).isEqualTo("string");
+        assertThat(api.document().at("/paths/~1v1~1studio~1decisions~1export/get/responses/200/content")
+                .has("text/csv")).isTrue();
     }
 
     @Test
@@ -165,6 +174,9 @@ class OpenApiTest {
         api.post(base, "{\"id\": \"docs-clone\", \"from\": {\"template\": \"builtin/support\"}}");
         api.get(base + "?limit=5");
         api.get(base + "?origin=builtin&include=definition&limit=2");
+        succeeds(api.get(base + "?origin=user&include_archived=true&q=docs"));
+        succeeds(api.get(base + "?archived=false"));
+        succeeds(api.get(base + "/docs-triage?version=1&include=compatibility"));
         api.get(base + "/docs-triage");
         api.get(base + "/builtin/support");
         api.patch(base + "/docs-triage", "{\"questions\": {\"team\": {\"criteria\": {\"legal\": \"contracts\"}}}}",
@@ -175,72 +187,154 @@ class OpenApiTest {
         api.get(base + "/docs-triage/versions");
         api.get(base + "/docs-triage/versions/1");
         api.get(base + "/docs-triage/versions/2/diff");
+        succeeds(api.get(base + "/docs-triage/versions/2/diff?against=1"));
+        succeeds(api.get(base + "/docs-triage/versions?include=definition&limit=1"));
         api.action(base + "/docs-triage/versions/1/restore");
         api.get(base + "/docs-triage/schema");
+        succeeds(api.get(base + "/docs-triage/schema?version=1"));
         api.get(base + "/docs-triage/compatibility");
+        succeeds(api.get(base + "/docs-triage/compatibility?version=latest"));
         api.put(base + "/docs-triage/aliases/prod", "{\"version\": 1}");
         api.delete(base + "/docs-triage/aliases/prod");
         api.action(base + "/docs-triage/archive");
         api.action(base + "/docs-triage/unarchive");
-        api.delete(base + "/docs-clone?confirm=docs-clone");
+        succeeds(api.delete(base + "/docs-clone?confirm=docs-clone&history=delete"));
         api.get(base + "/nope");
     }
 
+    /** Questions of every type, for the deterministic test model. */
+    private static final String ALL_TYPES = """
+            {"team": {"type": "choice", "criteria": {"billing": "charges", "tech": "errors"}},
+             "urgent": {"type": "noul", "instructions": "Today?"},
+             "level": {"type": "score", "criteria": ["low", "mid", "high"]},
+             "tags": {"type": "multi", "criteria": ["refund", "angry", "legal"], "threshold": 0.4},
+             "order": {"type": "rank", "criteria": ["a", "b", "c"]},
+             "days": {"type": "number", "criteria": [1, 2, 5, 10], "unit": "days"}}""";
+
+    /** The studio operations the decision side serves, which the drives below must each see succeed. */
+    private static final Set<String> DECISION_SIDE = Set.of("studio.decisions", "studio.examples", "studio.feedback",
+            "studio.history", "studio.compare", "studio.settings", "studio.stats", "studio.wire");
+
+    /** A drive's request that must succeed, so that its answer was checked against a documented 2xx shape. */
+    private static HttpReply succeeds(HttpReply reply) {
+        assertThat(reply.status()).as(reply.body()).isBetween(200, 299);
+        return reply;
+    }
+
     @Test
-    void decisionsAndTheirHistoryAnswerAsDocumented() {
+    void decisionsOfEveryTypeAndTheirHistoryAnswerAsDocumented() {
         String base = "/v1/studio/decisions";
-        String decision = """
-                {"model": "hash-decider", "state": "I was charged twice.",
-                 "questions": {"team": {"type": "choice", "criteria": {"billing": "charges", "tech": "errors"}},
-                               "urgent": {"type": "noul", "instructions": "Today?"}}}""";
-        String id = api.post(base, decision).json().path("id").asText();
-        api.post(base + "/preview", decision);
-        String queued = api.post(base, decision.replace("{\"model\"", "{\"background\": true, \"model\"")).json()
-                .path("id").asText();
-        api.get(base + "/" + queued + "?wait=30");
-        api.get(base + "/" + id);
-        api.get(base + "/" + id + "?format=decide");
-        api.get(base + "/" + id + "/input");
-        api.get(base + "?limit=5");
-        api.get(base + "/export?format=jsonl");
-        api.get(base + "/export?format=csv");
-        api.get(base + "/stats");
-        api.patch(base + "/" + id, "{\"metadata\": {\"ticket\": \"T-1\"}, \"pinned\": true}");
-        api.action(base + "/" + id + "/rerun");
-        api.post(base + "/" + id + "/feedback", "{\"expected\": {\"team\": \"billing\"}, \"rating\": 1, "
-                + "\"note\": \"ok\"}");
-        JsonNode feedback = api.get(base + "/" + id + "/feedback").json();
-        api.post(base + "/" + id + "/redact", "{\"fields\": [\"metadata\"]}");
-        api.post("/v1/decide", decision);
-        api.post("/v1/studio/models/compatibility", "{\"questions\": {\"ok\": {\"type\": \"noul\"}}}");
-        api.get("/v1/studio/settings");
-        api.patch("/v1/studio/settings", "{}");
-        api.delete("/v1/studio/feedback/" + feedback.path("data").path(0).path("id").asText());
-        api.action(base + "/" + queued + "/cancel");
-        api.delete(base + "/" + id);
-        api.post(base + "/redact", "{\"filter\": {\"model\": \"hash-decider\"}, \"fields\": [\"state\"]}");
-        api.post(base + "/delete", "{\"filter\": {\"model\": \"hash-decider\"}}");
+        String decision = "{\"model\": \"hash-decider\", \"state\": \"I was charged twice.\", \"questions\": "
+                + ALL_TYPES + "}";
+        String id = succeeds(api.post(base, decision.replace("{\"model\"", "{\"metadata\": {\"ticket\": \"T-1\", "
+                + "\"team\": \"ops\"}, \"include\": [\"input\", \"answers.raw_probabilities\"], \"settings\": "
+                + "{\"temperature\": 1.2, \"questions\": {\"urgent\": {\"act_threshold\": 0.6}}}, \"store\": \"full\", "
+                + "\"model\""))).json().path("id").asText();
+        succeeds(api.post(base + "/preview", decision.replace("{\"model\"", "{\"settings\": {\"questions\": "
+                + "{\"team\": {\"temperature\": 2}}}, \"model\"")));
+        String queued = succeeds(api.post(base, decision.replace("{\"model\"", "{\"background\": true, \"model\"")))
+                .json().path("id").asText();
+        succeeds(api.get(base + "/" + queued + "?wait=30"));
+        succeeds(api.get(base + "/" + id));
+        succeeds(api.get(base + "/" + id + "?include=input.rendered_state,answers.raw_probabilities"));
+        succeeds(api.get(base + "/" + id + "?format=decide"));
+        succeeds(api.get(base + "/" + id + "/input"));
+        succeeds(api.get(base + "?limit=5"));
+        succeeds(api.get(base + "?view=full&include=input&limit=2"));
+        succeeds(api.get(base + "?template=none&model=hash-decider&status=completed&surface=api&pinned=false"
+                + "&labelled=false&created_after=-1d&metadata.ticket=T-1&answer.team=billing,tech"
+                + "&certainty_below.team=1&q=charged"));
+        succeeds(api.get(base + "/export?format=jsonl&model=hash-decider"));
+        succeeds(api.get(base + "/export?format=csv"));
+        succeeds(api.get(base + "/stats"));
+        succeeds(api.get(base + "/stats?group_by=model,day&include_extended=true&what_if.temperature=1.5"
+                + "&what_if.act_threshold=0.5&model=hash-decider"));
+        succeeds(api.patch(base + "/" + id, "{\"metadata\": {\"ticket\": \"T-2\", \"team\": null}, "
+                + "\"pinned\": true}"));
+        succeeds(api.action(base + "/" + id + "/rerun"));
+        succeeds(api.post(base + "/" + id + "/feedback", """
+                {"expected": {"team": "billing", "urgent": true, "level": 2, "tags": ["refund"], "order": ["b", "a"],
+                              "days": 5},
+                 "rating": 1, "note": "ok"}"""));
+        succeeds(api.post(base + "/" + queued + "/feedback", "{\"expected\": {}, \"rating\": -1}"));
+        JsonNode feedback = succeeds(api.get(base + "/" + id + "/feedback")).json();
+        succeeds(api.get(base + "/" + id));
+        succeeds(api.get(base + "?labelled=true&correct=false&act=false"));
+        succeeds(api.post("/v1/decide", decision));
+        succeeds(api.post("/v1/decide", "{\"model\": \"hash-decider\", \"state\": {\"note\": \"hi\"}, "
+                + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, \"settings\": {\"temperature\": 1.5}, "
+                + "\"store\": \"answers_only\", \"metadata\": {\"k\": \"v\"}}"));
+        succeeds(api.post("/v1/studio/models/compatibility", "{\"questions\": " + ALL_TYPES
+                + ", \"media_types\": [\"image\"]}"));
+        succeeds(api.get("/v1/studio/settings"));
+        succeeds(api.patch("/v1/studio/settings", """
+                {"history": {"store": "full", "store_media": true, "on_store_error": "serve", "retention_days": 30,
+                             "keep_labelled": true, "max_storage_gb": 20},
+                 "decisions": {"default_act_threshold": 0.9}}"""));
+        succeeds(api.delete("/v1/studio/feedback/" + feedback.path("data").path(0).path("id").asText()));
+        succeeds(api.post(base + "/" + id + "/redact", "{\"fields\": [\"metadata.ticket\", \"input.state\"]}"));
+        succeeds(api.delete(base + "/" + id));
+        succeeds(api.post(base + "/redact", "{\"filter\": {\"model\": \"hash-decider\", \"status\": "
+                + "[\"completed\"]}, \"fields\": [\"input.variables\"], \"dry_run\": true}"));
+        succeeds(api.post(base + "/redact", "{\"all\": true, \"fields\": [\"input.state\"]}"));
+        succeeds(api.post(base + "/delete", "{\"filter\": {\"model\": \"hash-decider\"}, \"include_pinned\": true}"));
         api.get(base + "/dec_nope");
     }
 
     @Test
+    void aBackgroundDecisionCancelledAnswersAsDocumented() {
+        server.http().post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"20000\"}}");
+        String waiting = succeeds(api.post("/v1/studio/decisions", "{\"background\": true, \"model\": "
+                + "\"hash-small\", \"state\": \"slow\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}"))
+                .json().path("id").asText();
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.http().get("/v1/studio/decisions/" + waiting)
+                .json().path("status").asText().equals("in_progress"));
+        assertThat(succeeds(api.action("/v1/studio/decisions/" + waiting + "/cancel")).json().path("status")
+                .asText()).isEqualTo("cancelled");
+    }
+
+    @Test
     void examplesAndComparisonsAnswerAsDocumented() {
-        api.post("/v1/studio/templates", """
+        String template = "/v1/studio/templates/docs-ex";
+        succeeds(api.post("/v1/studio/templates", """
                 {"id": "docs-ex", "model": "hash-decider", "state": "{{m}}", "variables": {"m": {"type": "string"}},
-                 "questions": {"ok": {"type": "noul"}}}""");
-        String base = "/v1/studio/templates/docs-ex/examples";
-        String example = api.post(base, "{\"variables\": {\"m\": \"hi\"}, \"expected\": {\"ok\": \"yes\"}, "
-                + "\"tags\": [\"a\"]}").json().path("id").asText();
-        api.get(base);
-        api.get(base + "/" + example);
-        api.patch(base + "/" + example, "{\"tags\": [\"b\"]}");
-        api.post(base + "/import", "{\"examples\": [{\"variables\": {\"m\": \"yo\"}, \"expected\": {\"ok\": \"no\"}}]}");
-        api.get(base + "/export");
-        api.delete(base + "/" + example);
-        api.post("/v1/studio/decisions", "{\"template\": \"docs-ex\", \"variables\": {\"m\": \"x\"}}");
-        api.get("/v1/studio/templates/docs-ex/stats");
-        api.get("/v1/studio/templates/builtin/support/stats");
-        api.get("/v1/studio/templates/docs-ex/compare?versions=1,1");
+                 "questions": {"ok": {"type": "noul"},
+                               "team": {"type": "choice", "criteria": ["billing", "tech"]}}}"""));
+        String base = template + "/examples";
+        String example = succeeds(api.post(base, """
+                {"variables": {"m": "hi"}, "expected": {"ok": "yes", "team": "tech"}, "tags": ["a"],
+                 "split": "test", "note": "first"}""")).json().path("id").asText();
+        succeeds(api.get(base));
+        succeeds(api.get(base + "?revision=1&limit=10&split=test&labelled=true&tag=a&q=hi"));
+        succeeds(api.get(base + "/" + example));
+        succeeds(api.get(base + "/" + example + "?revision=1"));
+        succeeds(api.patch(base + "/" + example, "{\"tags\": [\"b\"], \"expected\": {\"team\": null}}"));
+        succeeds(api.post(base + "/import", "{\"examples\": [{\"variables\": {\"m\": \"yo\"}, "
+                + "\"expected\": {\"ok\": \"no\"}}, {\"variables\": {\"m\": \"hi\"}}]}"));
+        succeeds(api.get(base + "/export"));
+        succeeds(api.delete(base + "/" + example));
+        String decision = succeeds(api.post("/v1/studio/decisions", "{\"template\": \"docs-ex\", \"variables\": "
+                + "{\"m\": \"x\"}}")).json().path("id").asText();
+        succeeds(api.post(base, "{\"from_decision\": \"" + decision + "\"}"));
+        succeeds(api.patch(template, "{\"questions\": {\"team\": {\"instructions\": \"Which team?\"}}}"));
+        succeeds(api.post("/v1/studio/decisions", "{\"template\": \"docs-ex\", \"variables\": {\"m\": \"x\"}}"));
+        succeeds(api.get(template + "/stats"));
+        succeeds(api.get(template + "/stats?group_by=version"));
+        succeeds(api.get("/v1/studio/templates/builtin/support/stats?group_by=status"));
+        succeeds(api.get(template + "/compare?versions=1,2"));
+        succeeds(api.get(template + "/compare"));
+    }
+
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void everyOperationOfTheDecisionSideWasSeenSucceeding() {
+        var succeeded = api.seen().stream().filter(seen -> seen.matches(".* 2\\d\\d")).map(seen -> seen
+                .substring(0, seen.lastIndexOf(' '))).collect(Collectors.toSet());
+        for (Route route : server.application().server().routes()) {
+            if (DECISION_SIDE.contains(route.tag()) || route.path().equals("/v1/studio/models/compatibility")) {
+                assertThat(succeeded).contains(route.method() + " " + route.path());
+            }
+        }
     }
 
     @Test

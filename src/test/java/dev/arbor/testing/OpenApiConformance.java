@@ -112,10 +112,6 @@ public final class OpenApiConformance {
                 : op.path("responses").path("default");
         String what = method + " " + operation.template() + " " + status;
         seen.add(what);
-        boolean described = op.path("responses").properties().stream().anyMatch(r -> r.getKey().startsWith("2"));
-        if (!described) {
-            return; // an operation not described yet: OpenApiTest lists those and keeps the list from growing
-        }
         if (reply.status() >= 200 && reply.status() < 300) {
             assertThat(op.path("responses").has(status)).as("%s is documented (%s)", what, reply.body()).isTrue();
         }

@@ -49,7 +49,8 @@ final class CompareRoutes {
     void addTo(Routes routes) {
         routes.group("studio.compare")
                 .get("/v1/studio/templates/{template_id}/compare", "Compare how two versions of a template answered",
-                        this::compare);
+                        this::compare)
+                .query(ApiShapes.VERSIONS).ok(ApiShapes.COMPARISON);
     }
 
     /** One version's latest completed decision per input, with the labels of each. */
@@ -99,7 +100,7 @@ final class CompareRoutes {
     }
 
     private String[] versions(Context ctx, String id) {
-        String sent = ctx.queryParam("versions");
+        String sent = ApiShapes.VERSIONS.read(ctx).orElse(null);
         if (sent == null) {
             int latest = templates.latestVersion(id);
             if (latest < 2) {

@@ -40,7 +40,8 @@ final class CompatibilityRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.models")
-                .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check);
+                .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
+                .body(ApiShapes.COMPATIBILITY_IN).ok(ApiShapes.COMPATIBILITY);
     }
 
     private void check(Context ctx) {

@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
@@ -58,21 +59,36 @@ final class DecisionRoutes {
     void addTo(Routes routes) {
         String one = BASE + "/{decision_id}";
         routes.group("studio.decisions")
-                .postWithFiles(BASE, "Make a decision", MediaInput.MAX_BODY_BYTES, this::create)
+                .postWithFiles(BASE, "Make a decision (with background: true it answers at once, queued)",
+                        MediaInput.MAX_BODY_BYTES, this::create)
+                .body(ApiShapes.DECISION_REQUEST).ok(ApiShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
+                .query(Page.PARAMETERS).query(ApiShapes.VIEW, ApiShapes.INCLUDE_PARAM).query(ApiShapes.FILTERS)
+                .ok(Schema.list(ApiShapes.LISTED))
                 .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed",
                         this::export)
+                .query(ApiShapes.EXPORT_FORMAT).query(ApiShapes.FILTERS)
+                .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
+                .answers(200, "text/csv", Schema.any("A header row, then one row per answer"))
                 .postWithFiles(BASE + "/preview",
                         "Check a decision and show what the model would read, without running it",
                         MediaInput.MAX_BODY_BYTES, this::preview)
+                .body(ApiShapes.DECISION_REQUEST).ok(ApiShapes.PREVIEW)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
                         this::get)
+                .query(ApiShapes.WAIT, ApiShapes.INCLUDE_PARAM, ApiShapes.RENDER)
+                .ok(Schema.anyOf(ApiShapes.DECISION, ApiShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", this::input)
+                .ok(ApiShapes.INPUT)
                 .patch(one, "Change a decision's metadata or pin", this::patch)
+                .body(ApiShapes.DECISION_PATCH).ok(ApiShapes.DECISION)
                 .delete(one, "Delete a decision from history", this::delete)
+                .ok(ApiShapes.DELETED)
                 .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
+                .ok(ApiShapes.DECISION)
                 .action(one + "/rerun", "Run a stored decision again (optionally on another model or version)",
-                        this::rerun);
+                        this::rerun)
+                .ok(ApiShapes.DECISION);
     }
 
     private void create(Context ctx) {
@@ -84,8 +100,8 @@ final class DecisionRoutes {
 
     private void list(Context ctx) {
         Page page = Page.from(ctx);
-        var params = HistoryQuery.params(ctx.queryParamMap(), Set.of());
-        String view = params.getOrDefault("view", "summary");
+        var params = HistoryQuery.params(ctx, List.of());
+        String view = ApiShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view
                     + "'.");
@@ -101,12 +117,12 @@ final class DecisionRoutes {
     }
 
     private void export(Context ctx) {
-        String format = Optional.ofNullable(ctx.queryParam("format")).orElse("jsonl");
+        String format = ApiShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
         if (!format.equals("jsonl") && !format.equals("csv")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
                     + "'.");
         }
-        var query = store.query(HistoryQuery.params(ctx.queryParamMap(), Set.of("format")), templates,
+        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates,
                 clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
@@ -223,11 +239,11 @@ final class DecisionRoutes {
             }
             decision = find(id);
         }
-        String format = ctx.queryParam("format");
-        if (format != null) {
-            if (!format.equals("decide")) {
+        Optional<String> format = ApiShapes.RENDER.read(ctx);
+        if (format.isPresent()) {
+            if (!format.get().equals("decide")) {
                 throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` may be decide (the body "
-                        + "POST /v1/decide answers), not '" + format + "'.");
+                        + "POST /v1/decide answers), not '" + format.get() + "'.");
             }
             if (!decision.body().path("answers").isObject()) {
                 throw ApiException.of(ErrorCode.DECISION_FINISHED, "format", "Decision " + id + " is "
@@ -350,7 +366,7 @@ final class DecisionRoutes {
     }
 
     private static int waitSeconds(Context ctx) {
-        String sent = ctx.queryParam("wait");
+        String sent = ApiShapes.WAIT.read(ctx).orElse(null);
         if (sent == null) {
             return 0;
         }
@@ -367,7 +383,7 @@ final class DecisionRoutes {
     }
 
     private static Set<String> includeParameter(Context ctx) {
-        List<String> values = ctx.queryParams("include");
+        List<String> values = ctx.queryParams(ApiShapes.INCLUDE_PARAM.name());
         if (values.isEmpty()) {
             return Set.of();
         }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
@@ -68,14 +69,23 @@ final class ExampleRoutes {
         String base = "/v1/studio/templates/{template_id}/examples";
         routes.group("studio.examples")
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
+                .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
                 .post(base + "/import", "Add up to 5,000 test examples at once, each checked on its own",
                         this::importAll)
+                .body(ApiShapes.IMPORT).ok(ApiShapes.IMPORTED)
                 .postWithFiles(base, "Add a test example (input and expected answers, or from a decision)",
                         MediaInput.MAX_BODY_BYTES, this::create)
+                .body(ApiShapes.EXAMPLE_IN).created(ApiShapes.EXAMPLE)
                 .get(base, "A template's test examples (?revision= reads a past set)", this::list)
+                .query(ApiShapes.REVISION, ApiShapes.EXAMPLE_LIMIT, Page.AFTER, ApiShapes.SPLIT, ApiShapes.LABELLED,
+                        ApiShapes.TAG, ApiShapes.SEARCH)
+                .ok(ApiShapes.EXAMPLES)
                 .get(base + "/{example_id}", "One test example (?revision=)", this::get)
+                .query(ApiShapes.REVISION).ok(ApiShapes.EXAMPLE)
                 .patch(base + "/{example_id}", "Change a test example (a new revision, the same id)", this::patch)
-                .delete(base + "/{example_id}", "Delete a test example (a new revision)", this::delete);
+                .body(ApiShapes.EXAMPLE_PATCH).ok(ApiShapes.EXAMPLE)
+                .delete(base + "/{example_id}", "Delete a test example (a new revision)", this::delete)
+                .ok(ApiShapes.EXAMPLE_DELETED);
     }
 
     /** A checked example, ready to store. */
@@ -175,7 +185,7 @@ final class ExampleRoutes {
         Templates.Resolved template = template(ctx);
         int revision = revision(ctx, template.id());
         int limit = 100;
-        String sent = ctx.queryParam("limit");
+        String sent = ApiShapes.EXAMPLE_LIMIT.read(ctx).orElse(null);
         if (sent != null) {
             try {
                 limit = Integer.parseInt(sent);
@@ -186,18 +196,18 @@ final class ExampleRoutes {
                 throw ApiException.of(ErrorCode.INVALID_PARAMETER, "limit", "`limit` is a whole number from 1 to 1000.");
             }
         }
-        Optional<String> after = Optional.ofNullable(ctx.queryParam("after"));
-        Optional<String> split = Optional.ofNullable(ctx.queryParam("split"));
+        Optional<String> after = Page.AFTER.read(ctx);
+        Optional<String> split = ApiShapes.SPLIT.read(ctx);
         if (split.isPresent() && !split.get().equals("test") && !split.get().equals("calibration")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "split", "`split` is test or calibration.");
         }
-        Optional<Boolean> labelled = Optional.ofNullable(ctx.queryParam("labelled")).map(value -> switch (value) {
+        Optional<Boolean> labelled = ApiShapes.LABELLED.read(ctx).map(value -> switch (value) {
             case "true" -> true;
             case "false" -> false;
             default -> throw ApiException.of(ErrorCode.INVALID_PARAMETER, "labelled", "`labelled` is true or false.");
         });
-        var filter = new ExampleStore.Filter(Optional.ofNullable(ctx.queryParam("tag")), split, labelled,
-                Optional.ofNullable(ctx.queryParam("q")).filter(q -> !q.isBlank()));
+        var filter = new ExampleStore.Filter(ApiShapes.TAG.read(ctx), split, labelled,
+                ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
         List<ExampleStore.Row> rows = new ArrayList<>(store.list(template.id(), revision, after, limit, filter));
         boolean more = rows.size() > limit;
         if (more) {
@@ -495,7 +505,7 @@ final class ExampleRoutes {
 
     private int revision(Context ctx, String templateId) {
         int current = store.revision(templateId);
-        String sent = ctx.queryParam("revision");
+        String sent = ApiShapes.REVISION.read(ctx).orElse(null);
         if (sent == null) {
             return current;
         }

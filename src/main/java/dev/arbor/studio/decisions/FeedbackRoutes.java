@@ -11,6 +11,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -42,8 +43,11 @@ final class FeedbackRoutes {
         routes.group("studio.feedback")
                 .post("/v1/studio/decisions/{decision_id}/feedback", "Label a decision: expected answers and a rating",
                         this::post)
+                .body(ApiShapes.FEEDBACK_IN).ok(Schema.list(ApiShapes.FEEDBACK))
                 .get("/v1/studio/decisions/{decision_id}/feedback", "A decision's feedback", this::list)
-                .delete("/v1/studio/feedback/{feedback_id}", "Delete one feedback entry", this::delete);
+                .ok(Schema.list(ApiShapes.FEEDBACK))
+                .delete("/v1/studio/feedback/{feedback_id}", "Delete one feedback entry", this::delete)
+                .ok(ApiShapes.FEEDBACK_DELETED);
     }
 
     /** One question's label, its canonical form, the decision's answer, and whether that was right. */

@@ -47,9 +47,12 @@ final class HistoryEditRoutes {
     void addTo(Routes routes) {
         routes.group("studio.history")
                 .post(BASE + "/delete", "Delete every decision a filter matches (or all)", this::bulkDelete)
+                .body(ApiShapes.BULK_DELETE).ok(ApiShapes.BULK_DELETED)
                 .post(BASE + "/redact", "Redact every decision a filter matches (or all)", this::bulkRedact)
+                .body(ApiShapes.BULK_REDACT).ok(ApiShapes.BULK_REDACTED)
                 .post(BASE + "/{decision_id}/redact", "Redact parts of one decision's input or metadata",
-                        this::redactOne);
+                        this::redactOne)
+                .body(ApiShapes.REDACT).ok(ApiShapes.DECISION);
     }
 
     /** A bulk request: what it matches and how. */

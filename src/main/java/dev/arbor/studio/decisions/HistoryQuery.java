@@ -6,7 +6,9 @@ import dev.arbor.platform.db.Dialect;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.studio.templates.Templates;
+import io.javalin.http.Context;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -22,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
@@ -35,6 +38,8 @@ final class HistoryQuery {
     private static final Pattern RELATIVE = Pattern.compile("-(\\d+(?:\\.\\d+)?)([smhdw])");
     private static final Map<String, String> LISTS = Map.of("model", "model", "status", "status",
             "surface", "surface", "endpoint", "endpoint", "request_id", "request_id", "rerun_of", "rerun_of");
+    private static final Map<String, QueryParam> DECLARED = ApiShapes.FILTERS.stream()
+            .collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
 
     /** A condition and the values it binds. */
     record Condition(String sql, Map<String, Object> binds) {}
@@ -60,14 +65,21 @@ final class HistoryQuery {
         conditions.forEach(c -> statement.bindMap(c.binds()));
     }
 
-    /** The query parameters of a request, each with its first value, less the ones an endpoint reads itself. */
-    static Map<String, String> params(Map<String, List<String>> query, Set<String> except) {
+    /**
+     * The query parameters of a request, each with its first value, less the ones an endpoint reads itself: a
+     * declared filter ({@link ApiShapes#FILTERS}) read through its declaration, any other name as sent (the named
+     * filters such as {@code metadata.<key>}; one that is no filter is refused by {@link #parse}).
+     */
+    static Map<String, String> params(Context ctx, List<QueryParam> except) {
+        Set<String> own = except.stream().map(QueryParam::name).collect(Collectors.toSet());
         var params = new LinkedHashMap<String, String>();
-        query.forEach((name, values) -> {
-            if (!except.contains(name) && !values.isEmpty()) {
-                params.put(name, values.getFirst());
+        for (String name : ctx.queryParamMap().keySet()) {
+            if (!own.contains(name)) {
+                Optional.ofNullable(DECLARED.get(name)).map(param -> param.read(ctx))
+                        .orElseGet(() -> Optional.ofNullable(ctx.queryParam(name)))
+                        .ifPresent(value -> params.put(name, value));
             }
-        });
+        }
         return params;
     }
 

@@ -24,7 +24,9 @@ final class SettingsRoutes {
     void addTo(Routes routes) {
         routes.group("studio.settings")
                 .get("/v1/studio/settings", "The studio's settings and what history holds", this::get)
-                .patch("/v1/studio/settings", "Change the studio's settings (a merge patch)", this::patch);
+                .ok(ApiShapes.SETTINGS)
+                .patch("/v1/studio/settings", "Change the studio's settings (a merge patch)", this::patch)
+                .body(ApiShapes.SETTINGS_PATCH).ok(ApiShapes.SETTINGS);
     }
 
     private void get(Context ctx) {

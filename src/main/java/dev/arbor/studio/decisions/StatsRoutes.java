@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.templates.Templates;
@@ -14,15 +15,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@code GET /v1/studio/decisions/stats} and the same per template: the list's filters, plus {@code group_by},
  * {@code include_extended} and a what-if ({@code what_if.temperature}, {@code what_if.act_threshold}).
  */
 final class StatsRoutes {
-    private static final Set<String> OWN = Set.of("group_by", "include_extended", "what_if.temperature",
-            "what_if.act_threshold");
+    private static final List<QueryParam> OWN = List.of(ApiShapes.GROUP_BY, ApiShapes.INCLUDE_EXTENDED,
+            ApiShapes.WHAT_IF_TEMPERATURE, ApiShapes.WHAT_IF_ACT_THRESHOLD);
+    /** A template's statistics take the list's filters but {@code template}, which its path sets. */
+    private static final List<QueryParam> TEMPLATE_FILTERS = ApiShapes.FILTERS.stream()
+            .filter(param -> !param.name().equals("template")).toList();
 
     private final DecisionStore decisions;
     private final FeedbackStore feedback;
@@ -41,19 +44,22 @@ final class StatsRoutes {
         routes.group("studio.stats")
                 .get("/v1/studio/decisions/stats", "Statistics over the decisions a filter matches", ctx ->
                         stats(ctx, Optional.empty()))
+                .query(OWN).query(ApiShapes.FILTERS).ok(ApiShapes.STATS)
                 .get("/v1/studio/templates/builtin/{builtin_name}/stats", "Statistics of a starter template's "
                         + "decisions", ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
+                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS)
                 .get("/v1/studio/templates/{template_id}/stats", "Statistics of a template's decisions", ctx ->
-                        stats(ctx, Optional.of(ctx.pathParam("template_id"))));
+                        stats(ctx, Optional.of(ctx.pathParam("template_id"))))
+                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS);
     }
 
     private void stats(Context ctx, Optional<String> template) {
-        var params = new LinkedHashMap<>(HistoryQuery.params(ctx.queryParamMap(), OWN));
+        var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
-        var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", 100), number(ctx, "what_if.act_threshold",
-                1));
-        boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
-        List<String> groupBy = Stats.groupBy(ctx.queryParam("group_by"));
+        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, 100),
+                number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, 1));
+        boolean includeExtended = ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
+        List<String> groupBy = Stats.groupBy(ApiShapes.GROUP_BY.read(ctx).orElse(null));
         var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = decisions.query(params, templates, clock.instant());
         if (TemplateStats.applies(params, groupBy, whatIf)) {
@@ -67,7 +73,7 @@ final class StatsRoutes {
         }
         var json = stats.json();
         String one = params.getOrDefault("template", "");
-        if (Stats.groupBy(ctx.queryParam("group_by")).equals(List.of("version")) && !one.isEmpty()
+        if (groupBy.equals(List.of("version")) && !one.isEmpty()
                 && !one.contains(",") && !one.contains("@") && !one.equals("none")) {
             comparability(one, json);
         }
@@ -99,8 +105,9 @@ final class StatsRoutes {
     }
 
     /** A what-if value in (0, max], or empty when not sent. */
-    private static Optional<Double> number(Context ctx, String name, double max) {
-        String text = ctx.queryParam(name);
+    private static Optional<Double> number(Context ctx, QueryParam param, double max) {
+        String name = param.name();
+        String text = param.read(ctx).orElse(null);
         if (text == null) {
             return Optional.empty();
         }

@@ -44,7 +44,7 @@ final class WireRoutes {
     void addTo(Routes routes) {
         routes.group("studio.wire").postWithFiles(PATH,
                 "Decide in one request: {model, state, questions} in, answers out", MediaInput.MAX_BODY_BYTES,
-                this::decide);
+                this::decide).body(ApiShapes.DECIDE_REQUEST).ok(ApiShapes.DECIDE_ANSWER);
     }
 
     private void decide(Context ctx) {

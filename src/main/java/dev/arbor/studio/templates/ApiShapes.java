@@ -78,5 +78,9 @@ final class ApiShapes {
     static final QueryParam CONFIRM = new QueryParam("confirm", string(), "The template's id, to confirm.");
     static final QueryParam HISTORY = new QueryParam("history", oneOf("keep", "delete"),
             "What happens to the template's decisions (default keep).");
+    static final QueryParam ARCHIVED = new QueryParam("archived", bool(), "Only archived (true) or unarchived "
+            + "(false) templates.");
+    static final QueryParam INCLUDE_ARCHIVED = new QueryParam("include_archived", bool(),
+            "List archived templates too (without it, only unarchived ones).");
     static final QueryParam AGAINST = new QueryParam("against", string(), "The version to compare with.");
 }

@@ -12,6 +12,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -84,7 +85,8 @@ final class TemplateRoutes {
                 .post(BASE, "Create a template (or clone one with `from`)", this::create)
                 .body(ApiShapes.DEFINITION).created(ApiShapes.TEMPLATE)
                 .get(BASE, "List templates", this::list)
-                .query(Page.PARAMETERS).query(ApiShapes.ORIGIN, ApiShapes.INCLUDE, ApiShapes.SEARCH)
+                .query(Page.PARAMETERS).query(ApiShapes.ORIGIN, ApiShapes.INCLUDE, ApiShapes.SEARCH, ApiShapes.ARCHIVED,
+                        ApiShapes.INCLUDE_ARCHIVED)
                 .ok(Schema.list(ApiShapes.TEMPLATE));
         // Starter templates have two-segment ids (builtin/<name>): each route is there for them too, first.
         for (String one : List.of(BASE + "/builtin/{builtin_name}", BASE + "/{template_id}")) {
@@ -195,10 +197,10 @@ final class TemplateRoutes {
     }
 
     private void get(Context ctx) {
-        var loaded = templates.load(templateId(ctx), Optional.ofNullable(ctx.queryParam("version")));
+        var loaded = templates.load(templateId(ctx), ApiShapes.VERSION_PARAM.read(ctx));
         ctx.header("etag", etag(loaded.head()));
         ObjectNode body = view(loaded.head(), loaded.version(), loaded.aliases(), true);
-        if ("compatibility".equals(ctx.queryParam("include"))) {
+        if (ApiShapes.INCLUDE.read(ctx).filter("compatibility"::equals).isPresent()) {
             body.set("compatibility", compatibility(loaded.version()));
         }
         Responses.ok(ctx, body);
@@ -206,7 +208,7 @@ final class TemplateRoutes {
 
     private void compatibilityRoute(Context ctx) {
         String id = templateId(ctx);
-        var loaded = templates.load(id, Optional.ofNullable(ctx.queryParam("version")));
+        var loaded = templates.load(id, ApiShapes.VERSION_PARAM.read(ctx));
         ObjectNode body = Json.object();
         body.put("object", "template.compatibility");
         body.put("template", id);
@@ -218,16 +220,16 @@ final class TemplateRoutes {
     private void list(Context ctx) {
         Page page = Page.from(ctx);
         var problems = new Problems();
-        Optional<String> origin = Optional.ofNullable(ctx.queryParam("origin"));
+        Optional<String> origin = ApiShapes.ORIGIN.read(ctx);
         origin.filter(o -> !o.equals("user") && !o.equals("builtin")).ifPresent(o -> problems.add(
                 ErrorCode.INVALID_PARAMETER, "origin", "`origin` must be user or builtin, not '" + o + "'."));
-        Optional<Boolean> archived = booleanParam(ctx, "archived", problems);
-        boolean includeArchived = booleanParam(ctx, "include_archived", problems).orElse(false);
-        boolean withDefinition = "definition".equals(ctx.queryParam("include"));
+        Optional<Boolean> archived = booleanParam(ctx, ApiShapes.ARCHIVED, problems);
+        boolean includeArchived = booleanParam(ctx, ApiShapes.INCLUDE_ARCHIVED, problems).orElse(false);
+        boolean withDefinition = ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
         problems.throwIfAny();
         var filter = new TemplateStore.ListFilter(origin,
                 archived.isPresent() ? archived : includeArchived ? Optional.empty() : Optional.of(false),
-                Optional.ofNullable(ctx.queryParam("q")).filter(q -> !q.isBlank()));
+                ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
         Map<String, Object> body = store.database().read(handle -> {
             List<TemplateHead> heads = store.list(handle, filter, page);
             boolean more = heads.size() > page.limit();
@@ -245,12 +247,12 @@ final class TemplateRoutes {
 
     private void delete(Context ctx) {
         String id = templateId(ctx);
-        String confirm = ctx.queryParam("confirm");
+        String confirm = ApiShapes.CONFIRM.read(ctx).orElse(null);
         if (confirm == null || !confirm.equals(id)) {
             throw ApiException.of(ErrorCode.CONFIRMATION_REQUIRED, "confirm", "Deleting a template needs "
                     + "?confirm=" + id + " to say that this is the template meant.");
         }
-        String history = Optional.ofNullable(ctx.queryParam("history")).orElse("keep");
+        String history = ApiShapes.HISTORY.read(ctx).orElse("keep");
         if (!history.equals("keep") && !history.equals("delete")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "history", "`history` must be keep or delete.");
         }
@@ -273,7 +275,7 @@ final class TemplateRoutes {
         Page page = Page.from(ctx);
         Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
         Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
-        boolean withDefinition = "definition".equals(ctx.queryParam("include"));
+        boolean withDefinition = ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
         Map<String, Object> body = store.database().read(handle -> {
             TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
             Map<String, Integer> aliases = store.aliases(handle, head);
@@ -317,7 +319,7 @@ final class TemplateRoutes {
     private void diff(Context ctx) {
         String id = templateId(ctx);
         var to = templates.load(id, Optional.of(ctx.pathParam("version")));
-        String against = ctx.queryParam("against");
+        String against = ApiShapes.AGAINST.read(ctx).orElse(null);
         if (against == null && to.version().version() == 1) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "against", "Version 1 has no version before it; "
                     + "name one with ?against=.");
@@ -354,7 +356,7 @@ final class TemplateRoutes {
 
     private void schema(Context ctx) {
         String id = templateId(ctx);
-        var loaded = templates.load(id, Optional.ofNullable(ctx.queryParam("version")));
+        var loaded = templates.load(id, ApiShapes.VERSION_PARAM.read(ctx));
         ctx.contentType("application/schema+json");
         ctx.result(Json.write(VariableSchema.of(id, loaded.version())));
     }
@@ -425,8 +427,9 @@ final class TemplateRoutes {
         return Optional.of(Integer.parseInt(matcher.group(1)));
     }
 
-    private static Optional<Boolean> booleanParam(Context ctx, String name, Problems problems) {
-        String value = ctx.queryParam(name);
+    private static Optional<Boolean> booleanParam(Context ctx, QueryParam param, Problems problems) {
+        String name = param.name();
+        String value = param.read(ctx).orElse(null);
         if (value == null) {
             return Optional.empty();
         }
