@@ -19,12 +19,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -41,6 +43,8 @@ public final class HttpServer {
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     private static final Duration DRAIN = Duration.ofSeconds(30);
     private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
+    /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
+    private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
 
     private final Config config;
     private final List<Route> routes;
@@ -294,40 +298,47 @@ public final class HttpServer {
         };
     }
 
-    private InetAddress clientAddress(Context ctx) {
-        InetAddress peer = literal(ctx.req().getRemoteAddr());
-        if (peer == null || trustedProxies.isEmpty() || !isTrusted(peer)) {
+    /**
+     * The socket peer, or, when the peer is a trusted proxy, the last hop of {@code X-Forwarded-For} (all its
+     * headers, in order) that is not a trusted proxy; the first hop when every one is. Fails closed: a forwarded
+     * request whose header is missing or holds a hop that is not an address ({@code unknown}, RFC 7239's
+     * {@code for=}) has no known client, which never counts as this computer.
+     */
+    private Optional<InetAddress> clientAddress(Context ctx) {
+        Optional<InetAddress> peer = hop(ctx.req().getRemoteAddr());
+        if (peer.isEmpty() || !isTrusted(peer.get())) {
             return peer;
         }
-        String forwarded = ctx.header("X-Forwarded-For");
-        if (forwarded == null) {
-            return peer;
+        var hops = new ArrayList<String>();
+        for (String header : Collections.list(ctx.req().getHeaders("X-Forwarded-For"))) {
+            hops.addAll(List.of(header.split(",", -1)));
         }
-        String[] hops = forwarded.split(",");
-        for (int i = hops.length - 1; i >= 0; i--) {
-            InetAddress hop = literal(hops[i].trim());
-            if (hop == null) {
-                return peer;
-            }
-            if (!isTrusted(hop)) {
-                return hop;
+        Optional<InetAddress> client = Optional.empty();
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            client = hop(hops.get(i).trim());
+            if (client.isEmpty() || !isTrusted(client.get())) {
+                return client;
             }
         }
-        return peer;
+        return client;
     }
 
     private boolean isTrusted(InetAddress address) {
         return trustedProxies.stream().anyMatch(range -> range.contains(address));
     }
 
-    private static InetAddress literal(String text) {
+    /** An address as proxies write a hop: {@code v4}, {@code v4:port}, {@code v6}, {@code [v6]}, {@code [v6]:port}. */
+    private static Optional<InetAddress> hop(String text) {
         if (text == null) {
-            return null;
+            return Optional.empty();
         }
+        Matcher withPort = HOP_WITH_PORT.matcher(text);
+        String address = !withPort.matches() ? text
+                : withPort.group(1) != null ? withPort.group(1) : withPort.group(2);
         try {
-            return InetAddress.ofLiteral(text.startsWith("[") ? text.substring(1, text.length() - 1) : text);
+            return Optional.of(InetAddress.ofLiteral(address));
         } catch (IllegalArgumentException e) {
-            return null;
+            return Optional.empty();
         }
     }
 
