@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -51,7 +52,8 @@ public final class HttpServer {
     private final List<OwnLimit> ownLimits;
     /**
      * JSON bodies over the server's limit (media inline) are held whole while parsed, several times their size;
-     * this many at once fit in the heap, and the rest wait their turn with their bytes still in the network.
+     * this many at once fit in the heap, and the rest wait their turn with their bytes still in the network, for a
+     * while: then 503 {@code server_busy}, so that a few slow senders cannot hold everyone else forever.
      */
     private final Semaphore largeBodies;
     private final List<Handler> guards;
@@ -109,7 +111,8 @@ public final class HttpServer {
                         Math.max(route.bodyLimit().getAsLong(), config.maxBodyBytes()), route.isUpload()))
                 .toList();
         long largest = ownLimits.stream().filter(o -> !o.upload()).mapToLong(OwnLimit::maxBytes).max().orElse(1);
-        this.largeBodies = new Semaphore((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest)), true);
+        this.largeBodies = new Semaphore(config.largeBodyPermits()
+                .orElse((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest))), true);
         this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
     }
 
@@ -131,7 +134,10 @@ public final class HttpServer {
                 server.setStopAtShutdown(false);
                 server.setErrorHandler(new BadMessageHandler());
             });
-            cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
+            cfg.jetty.modifyServletContextHandler(context -> {
+                context.insertHandler(new GracefulHandler());
+                context.insertHandler(new ConnectionGuard(config.headerTimeout(), config.maxConnectionsPerAddress()));
+            });
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method())
@@ -237,7 +243,12 @@ public final class HttpServer {
             String length = ctx.header("Content-Length");
             boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
             if (ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA) != null && mayBeLarge) {
-                largeBodies.acquire();
+                if (!largeBodies.tryAcquire(config.largeBodyWait().toMillis(), TimeUnit.MILLISECONDS)) {
+                    // its body is still in the network: the connection cannot carry another request
+                    throw ApiException.of(ErrorCode.SERVER_BUSY, null, "The server is reading as many requests "
+                            + "with inline media as it can hold at once; retry in a few seconds.")
+                            .withHeader("retry-after", "5").withHeader("Connection", "close");
+                }
                 ctx.attribute(HOLDS_LARGE_BODY, true);
             }
             handler.handle(ctx);
