@@ -337,6 +337,9 @@ final class ExampleRoutes {
             } else if ((state.isTextual() && state.textValue().isBlank()) || (state.isContainerNode()
                     && state.isEmpty())) {
                 problems.add(ErrorCode.EMPTY_STATE, "state", "`state` is empty; describe the situation.");
+            } else {
+                DecisionRequest.stateTooLarge(state).ifPresent(why -> problems.add(ErrorCode.INVALID_FIELD, "state",
+                        "`state` " + why + "."));
             }
             input.putNull("variables");
             input.set("state", state.isMissingNode() ? null : state);

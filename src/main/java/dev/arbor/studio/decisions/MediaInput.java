@@ -7,6 +7,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.files.StudioFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -162,8 +163,15 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             return Optional.empty();
         }
         var item = new MediaInput(family, reference, name, variable, param);
-        if (item.decode().length == 0) {
+        byte[] decoded = item.decode();
+        if (decoded.length == 0) {
             problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds no bytes, or its base64 is damaged.");
+            return Optional.empty();
+        }
+        if (!StudioFiles.contentMatches(item.contentType(), decoded)) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is sent as " + item.contentType()
+                    + ", but its content is not " + item.contentType() + " (its first bytes are not that format's); "
+                    + "send the file with its own type.");
             return Optional.empty();
         }
         return Optional.of(item);

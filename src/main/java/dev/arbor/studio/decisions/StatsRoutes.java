@@ -50,8 +50,8 @@ final class StatsRoutes {
     private void stats(Context ctx, Optional<String> template) {
         var params = new LinkedHashMap<>(HistoryQuery.params(ctx.queryParamMap(), OWN));
         template.ifPresent(id -> params.put("template", id));
-        var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", 100), number(ctx, "what_if.act_threshold",
-                1));
+        var whatIf = new Stats.WhatIf(number(ctx, "what_if.temperature", Templates.MAX_TEMPERATURE),
+                number(ctx, "what_if.act_threshold", 1));
         boolean includeExtended = "true".equals(ctx.queryParam("include_extended"));
         List<String> groupBy = Stats.groupBy(ctx.queryParam("group_by"));
         var stats = new Stats(groupBy, includeExtended, whatIf);
@@ -113,6 +113,6 @@ final class StatsRoutes {
             // reported below
         }
         throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is a number above 0 and at most "
-                + (max == 1 ? "1" : "100") + ", not '" + text + "'.");
+                + (int) max + ", not '" + text + "'.");
     }
 }
