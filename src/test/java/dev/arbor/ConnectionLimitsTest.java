@@ -14,12 +14,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** What one client may hold of the server's connections: slow headers are cut, and one address has a limit. */
 class ConnectionLimitsTest {
     private static final byte[] HEALTH = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
+    private static final Pattern CONTENT_LENGTH = Pattern.compile("(?i)content-length: *(\\d+)");
 
     @Test
     void headersSentALineAtATimeAreCutAfterTheHeaderTimeout() throws IOException {
@@ -46,6 +49,24 @@ class ConnectionLimitsTest {
                     socket.close();
                 }
             }
+        }
+    }
+
+    @Test
+    void aKeptAliveConnectionHasTheSameTimeForItsNextRequestsHeaders() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "1"));
+             Socket socket = new Socket("127.0.0.1", server.http().port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(HEALTH);
+            assertThat(wholeResponse(socket.getInputStream())).startsWith("HTTP/1.1 200");
+            socket.setSoTimeout(200);
+            socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            boolean closed = false;
+            for (int line = 0; line < 300 && !closed; line++) {
+                closed = closedAfterOneMoreLine(socket, line);
+            }
+            assertThat(closed).as("closed while sending its second request's headers").isTrue();
         }
     }
 
@@ -90,6 +111,21 @@ class ConnectionLimitsTest {
         } catch (IOException e) {
             return true;
         }
+    }
+
+    /** One response read to its end (its Content-Length), so that the connection can carry the next. */
+    private static String wholeResponse(InputStream in) throws IOException {
+        var head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int next = in.read();
+            if (next < 0) {
+                throw new IOException("closed before the response's headers ended: " + head);
+            }
+            head.append((char) next);
+        }
+        Matcher length = CONTENT_LENGTH.matcher(head);
+        assertThat(length.find()).as("a Content-Length in " + head).isTrue();
+        return head + new String(in.readNBytes(Integer.parseInt(length.group(1))), StandardCharsets.UTF_8);
     }
 
     private static Socket from(String localAddress, int port) throws IOException {

@@ -105,6 +105,9 @@ final class ConnectionGuard extends Handler.Wrapper implements Connection.Listen
     }
 
     private void awaitHeaders(Connection connection) {
+        if (!connection.getEndPoint().isOpen()) {
+            return;
+        }
         var deadline = new Deadline(connection);
         Deadline earlier = awaitingHeaders.put(connection, deadline);
         if (earlier != null && earlier.task != null) {
