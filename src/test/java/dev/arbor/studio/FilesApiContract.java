@@ -192,6 +192,8 @@ abstract class FilesApiContract extends ServerContract {
         http.post("/v1/studio/templates/look/examples", "{\"variables\": {\"note\": \"x\", \"photo\": \"" + png
                 + "\"}, \"media\": [{\"data\": \"data:image/png;base64," + text + "\"}]}")
                 .assertError(400, "invalid_field", "media[0].data");
+        http.post("/v1/studio/templates/look/examples", "{\"variables\": {\"note\": \"x\", \"photo\": "
+                + "\"data:image/png;base64," + text + "\"}}").assertError(400, "invalid_field", "variables.photo");
     }
 
     @Test

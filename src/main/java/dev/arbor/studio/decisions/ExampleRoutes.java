@@ -321,7 +321,8 @@ final class ExampleRoutes {
                         + "situation from its variables; send `variables`.");
             }
             Substitution.check(definition, source.path("variables").isMissingNode() ? null : source.get("variables"),
-                    hmacKey, problems);
+                    hmacKey, problems).ifPresent(filled -> filled.media()
+                            .forEach(item -> MediaInput.fromVariable(item, problems)));
             input.set("variables", source.path("variables").isObject() ? source.get("variables") : Json.object());
             input.putNull("state");
         } else {

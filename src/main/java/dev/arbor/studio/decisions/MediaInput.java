@@ -8,6 +8,7 @@ import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.templates.Substitution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -131,6 +132,12 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
                     .ifPresent(items::add);
         }
         return List.copyOf(items);
+    }
+
+    /** The media a template's media variable supplied, checked as if sent in {@code media}, at the variable. */
+    static Optional<MediaInput> fromVariable(Substitution.Media item, Problems problems) {
+        return checked(Optional.of(item.type()), item.reference(), Optional.empty(), Optional.of(item.variable()),
+                ParamPath.key("variables", item.variable()), problems);
     }
 
     /** An item whose type is known or read from its data URL, or the problem with it. */
