@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** DESIGN section 4: bearer tokens with roles and projects, the bootstrap token, and the local-admin rule. */
 class AdminAccessTest {
@@ -18,12 +20,21 @@ class AdminAccessTest {
     void withNoTokenCallersOnThisComputerAreLocalAdmins() {
         try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1"))) {
             TestServer http = server.http();
-            JsonNode me = http.get("/auth/me").json();
+            JsonNode me = http.get("/auth/me", "X-Forwarded-For", "127.0.0.1").json();
             assertThat(me.path("role").asText()).isEqualTo("admin");
             assertThat(me.path("token_id").asText()).isEqualTo("local");
 
             http.get("/projects", "X-Forwarded-For", "198.51.100.4")
                     .assertError(403, "remote_access_requires_key", null);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "unknown", "for=127.0.0.1", "_hidden", "127.0.0.1, unknown", "localhost"})
+    void aProxyThatNamesNoClientAddressForwardsARemoteCaller(String forwarded) {
+        try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1"))) {
+            String[] headers = forwarded.isEmpty() ? new String[0] : new String[] {"X-Forwarded-For", forwarded};
+            server.http().get("/projects", headers).assertError(403, "remote_access_requires_key", null);
         }
     }
 

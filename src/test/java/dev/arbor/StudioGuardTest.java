@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Contract section 5: the studio's API key, the keyless-remote rule, and the cross-site guards. */
 class StudioGuardTest {
@@ -73,7 +75,46 @@ class StudioGuardTest {
                 assertThat(refused.json().path("error").path("type").asText()).isEqualTo("permission_error");
                 http.post("/v1/studio/decisions", "{}", remote).assertError(400, "state_required", "state");
                 http.post("/v1/studio/probe/echo", "{}", remote).assertError(403, "remote_access_requires_key", null);
-                assertThat(http.get("/v1/studio/templates").status()).isEqualTo(200);
+                assertThat(http.get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1").status()).isEqualTo(200);
+            }
+        }
+
+        @ParameterizedTest
+        @CsvSource(delimiter = '|', textBlock = """
+                127.0.0.1:8080                   | 200
+                [::1]                            | 200
+                [::1]:8080                       | 200
+                ::1                              | 200
+                203.0.113.7:443                  | 403
+                [2001:db8::7]:443                | 403
+                203.0.113.7, 127.0.0.1           | 403
+                ::1, 127.0.0.1                   | 200
+                127.0.0.1, 203.0.113.7           | 403
+                for=127.0.0.1                    | 403
+                for="[::1]:8080"                 | 403
+                unknown                          | 403
+                127.0.0.1:port                   | 403
+                127.0.0.1,                       | 403
+                """)
+        void aForwardedHopCountsOnlyWhenItIsAnAddressWithOrWithoutAPort(String forwarded, int status) {
+            try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1,::1"), new ProbeRoutes())) {
+                assertThat(server.http().get("/v1/studio/templates", "X-Forwarded-For", forwarded).status())
+                        .isEqualTo(status);
+            }
+        }
+
+        @Test
+        void aForwardedRequestWithoutTheHeaderIsRemote() {
+            try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1"), new ProbeRoutes())) {
+                server.http().get("/v1/studio/templates").assertError(403, "remote_access_requires_key", null);
+            }
+        }
+
+        @Test
+        void everyForwardedForHeaderCounts() {
+            try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1"), new ProbeRoutes())) {
+                server.http().get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1", "X-Forwarded-For",
+                        "203.0.113.7").assertError(403, "remote_access_requires_key", null);
             }
         }
 

@@ -720,10 +720,10 @@ abstract class DecisionApiContract extends ServerContract {
         assertThat(lenient.at("/groups/0/what_if/act_rate").asDouble()).isEqualTo(1.0);
         assertThat(lenient.at("/groups/0/what_if/labelled_acting").asInt()).isEqualTo(1);
         assertThat(lenient.at("/groups/0/what_if/accuracy_when_acting").asDouble()).isEqualTo(1.0);
-        JsonNode strict = http.get("/v1/studio/templates/stats-t/stats?what_if.act_threshold=1&what_if.temperature=50")
+        JsonNode strict = http.get("/v1/studio/templates/stats-t/stats?what_if.act_threshold=1&what_if.temperature=20")
                 .json();
         assertThat(strict.at("/groups/0/what_if/act_rate").asDouble()).isZero();
-        assertThat(strict.at("/what_if/temperature").asDouble()).isEqualTo(50);
+        assertThat(strict.at("/what_if/temperature").asDouble()).isEqualTo(20);
 
         JsonNode overall = http.get(D + "/stats?template=stats-t&group_by=model,status,day").json();
         assertThat(overall.at("/groups/0/key/model").asText()).isEqualTo("hash-decider");
@@ -732,6 +732,10 @@ abstract class DecisionApiContract extends ServerContract {
 
         http.get(D + "/stats?group_by=colour").assertError(400, "invalid_parameter", "group_by");
         http.get(D + "/stats?what_if.temperature=hot").assertError(400, "invalid_parameter", "what_if.temperature");
+        JsonNode tooHot = http.get(D + "/stats?what_if.temperature=21")
+                .assertError(400, "invalid_parameter", "what_if.temperature");
+        assertThat(tooHot.path("message").asText()).contains("at most 20");
+        assertThat(http.get(D + "/stats?what_if.temperature=20").status()).isEqualTo(200);
         http.get(D + "/stats?what_if.act_threshold=2").assertError(400, "invalid_parameter",
                 "what_if.act_threshold");
         assertThat(http.get("/v1/studio/templates/nope/stats").json().path("groups").size()).isZero();
@@ -765,6 +769,13 @@ abstract class DecisionApiContract extends ServerContract {
                 .assertError(400, "state_not_allowed", "state");
         http.post(e, "{\"variables\": {\"message\": \"x\"}, \"split\": \"train\"}")
                 .assertError(400, "invalid_field", "split");
+        String tooLongState = "\"" + "a".repeat(200_001) + "\"";
+        http.post("/v1/studio/templates/plain/examples", "{\"state\": " + tooLongState + "}")
+                .assertError(400, "invalid_field", "state");
+        http.post("/v1/studio/templates/plain/examples", "{\"state\": {\"a\": \"" + "a".repeat(200_000) + "\"}}")
+                .assertError(400, "invalid_field", "state");
+        assertThat(http.post("/v1/studio/templates/plain/examples/import", "{\"examples\": [{\"state\": "
+                + tooLongState + "}]}").json().at("/failed/0/error/param").asText()).isEqualTo("examples[0].state");
 
         JsonNode edited = http.patch(e + "/" + id, "{\"expected\": {\"team\": \"tech\"}}").json();
         assertThat(edited.path("id").asText()).isEqualTo(id);

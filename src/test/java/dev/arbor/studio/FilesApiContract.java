@@ -119,7 +119,7 @@ abstract class FilesApiContract extends ServerContract {
         String photo = upload("e.png", "image/png", PNG).json().path("id").asText();
         JsonNode example = http.post("/v1/studio/templates/pics/examples", "{\"state\": \"a shelf\", "
                 + "\"media\": [{\"file_id\": \"" + photo + "\"}, {\"data\": \"data:image/png;base64,"
-                + Base64.getEncoder().encodeToString(new byte[] {(byte) 0x89, 'P', 5}) + "\"}], "
+                + Base64.getEncoder().encodeToString(new byte[] {(byte) 0x89, 'P', 'N', 'G', 5}) + "\"}], "
                 + "\"expected\": {\"ok\": \"yes\"}}").json();
         assertThat(example.at("/media/0/file_id").asText()).as(example.toString()).isEqualTo(photo);
         String inline = example.at("/media/1/file_id").asText();
@@ -176,6 +176,24 @@ abstract class FilesApiContract extends ServerContract {
             assertThat(left.filter(p -> p.getFileName().toString().startsWith("upload-"))).isEmpty();
         }
         assertThat(Files.exists(blob(sha256(new byte[0])))).isFalse();
+    }
+
+    @Test
+    void inlineMediaIsHeldToTheFirstBytesOfItsTypeAsUploadsAre() {
+        String text = Base64.getEncoder().encodeToString("hello, I am text".getBytes(StandardCharsets.UTF_8));
+        String question = "\"questions\": {\"ok\": {\"type\": \"noul\"}}";
+        JsonNode notPng = http.post(D, "{\"model\": \"hash-decider\", \"state\": \"x\", " + question + ", "
+                + "\"media\": [{\"data\": \"data:image/png;base64," + text + "\"}]}")
+                .assertError(400, "invalid_field", "media[0].data");
+        assertThat(notPng.path("message").asText()).contains("not image/png");
+        String png = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG);
+        http.post(D, "{\"template\": \"look\", \"variables\": {\"note\": \"x\", \"photo\": \""
+                + png.replace("image/png", "image/jpeg") + "\"}}").assertError(400, "invalid_field", "variables.photo");
+        http.post("/v1/studio/templates/look/examples", "{\"variables\": {\"note\": \"x\", \"photo\": \"" + png
+                + "\"}, \"media\": [{\"data\": \"data:image/png;base64," + text + "\"}]}")
+                .assertError(400, "invalid_field", "media[0].data");
+        http.post("/v1/studio/templates/look/examples", "{\"variables\": {\"note\": \"x\", \"photo\": "
+                + "\"data:image/png;base64," + text + "\"}}").assertError(400, "invalid_field", "variables.photo");
     }
 
     @Test

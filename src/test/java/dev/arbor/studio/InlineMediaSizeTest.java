@@ -1,6 +1,7 @@
 package dev.arbor.studio;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
@@ -9,10 +10,16 @@ import dev.arbor.testing.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +29,9 @@ import org.junit.jupiter.api.Test;
 class InlineMediaSizeTest {
     private static final String D = "/v1/studio/decisions";
     private static final long MB = 1024 * 1024;
+    /** A PNG's signature and its IHDR chunk (1 x 1, 8-bit RGB): 33 bytes, so its base64 needs no padding. */
+    private static final byte[] PNG_HEAD = HexFormat.of().parseHex("89504e470d0a1a0a" + "0000000d49484452"
+            + "00000001000000010802000000" + "907753de");
 
     @Test
     void aDataUrlMayHoldUpTo200MegabytesAndNoMore() {
@@ -85,14 +95,46 @@ class InlineMediaSizeTest {
         }
     }
 
-    /** A decision whose one image is {@code bytes} of zeros, written as base64 while it is sent. */
+    @Test
+    void slowSendersHoldingEveryLargeBodyTurnMakeOthersBusyNotWaitForever() throws Exception {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_LARGE_BODY_PERMITS", "1",
+                "ARBOR_LARGE_BODY_WAIT_SECONDS", "1"))) {
+            TestServer http = server.http();
+            String tiny = "{\"model\": \"hash-decider\", \"state\": \"s\", \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}}";
+            Supplier<HttpReply> chunked = () -> http.sendStream("POST", D,
+                    () -> new ByteArrayInputStream(tiny.getBytes(StandardCharsets.UTF_8)),
+                    "Content-Type", "application/json");
+            try (Socket slow = new Socket("127.0.0.1", http.port())) {
+                slow.getOutputStream().write(("POST " + D + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                        + "application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"sta\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                // the slow sender takes the one turn as soon as its headers are in; until then others may pass
+                var busy = new AtomicReference<HttpReply>();
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    busy.set(chunked.get());
+                    return busy.get().status() == 503;
+                });
+                busy.get().assertError(503, "server_busy", null);
+                assertThat(busy.get().header("retry-after")).isEqualTo("5");
+                assertThat(http.post(D, tiny).status()).as("a body within the server's limit").isEqualTo(200);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> chunked.get().status() == 200);
+        }
+    }
+
+    /**
+     * A decision whose one image is {@code bytes} long (for a multiple of 3): a PNG's signature and header chunk, then
+     * zeros, written as base64 while it is sent.
+     */
     private static InputStream decisionWithImage(long bytes) {
         byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "
                 + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "
-                + "\"media\": [{\"data\": \"data:image/png;base64,").getBytes(StandardCharsets.US_ASCII);
+                + "\"media\": [{\"data\": \"data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD))
+                .getBytes(StandardCharsets.US_ASCII);
         byte[] tail = "\"}]}".getBytes(StandardCharsets.US_ASCII);
         return new SequenceInputStream(Collections.enumeration(List.of(new ByteArrayInputStream(head),
-                repeated((byte) 'A', bytes / 3 * 4), new ByteArrayInputStream(tail))));
+                repeated((byte) 'A', (bytes - PNG_HEAD.length) / 3 * 4), new ByteArrayInputStream(tail))));
     }
 
     private static InputStream repeated(byte value, long count) {

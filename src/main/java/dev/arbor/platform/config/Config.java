@@ -41,6 +41,14 @@ import java.util.Optional;
  * @param oauthReturnHosts the hosts a gateway's OAuth authorization may return the browser to
  *     ({@code ARBOR_OAUTH_RETURN_HOSTS}; {@code localhost} and {@code 127.0.0.1} by default)
  * @param mcpStdioCommands the commands a stdio gateway may run ({@code ARBOR_MCP_STDIO_COMMANDS}; none by default)
+ * @param headerTimeout how long a request's headers may take to arrive, from the connection's opening or the previous
+ *     response ({@code ARBOR_HEADER_TIMEOUT_SECONDS}, 20 by default)
+ * @param maxConnectionsPerAddress how many connections one address may hold open at once
+ *     ({@code ARBOR_MAX_CONNECTIONS_PER_ADDRESS}, 256 by default)
+ * @param largeBodyPermits how many bodies over {@code maxBodyBytes} (media inline) are read at once
+ *     ({@code ARBOR_LARGE_BODY_PERMITS}; by default as many as fit in a quarter of the heap)
+ * @param largeBodyWait how long such a body waits for its turn before {@code server_busy}
+ *     ({@code ARBOR_LARGE_BODY_WAIT_SECONDS}, 30 by default)
  */
 public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
                      Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
@@ -49,7 +57,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                      java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
                      boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb,
                      java.time.Duration mcpTimeout, List<String> oauthReturnHosts,
-                     List<String> mcpStdioCommands) {
+                     List<String> mcpStdioCommands, java.time.Duration headerTimeout,
+                     int maxConnectionsPerAddress, Optional<Integer> largeBodyPermits,
+                     java.time.Duration largeBodyWait) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -75,6 +85,12 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         requireNonNull(modelHubUrl, "modelHubUrl");
         requireNonNull(modelIdle, "modelIdle");
         requireNonNull(modelMemoryMb, "modelMemoryMb");
+        requireNonNull(headerTimeout, "headerTimeout");
+        requireNonNull(largeBodyPermits, "largeBodyPermits");
+        requireNonNull(largeBodyWait, "largeBodyWait");
+        if (maxConnectionsPerAddress < 1) {
+            throw new ConfigException("an address must be allowed at least 1 connection");
+        }
         if (maxBodyBytes < 1024) {
             throw new ConfigException("the body limit must be at least 1024 bytes");
         }
@@ -132,7 +148,14 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                         .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)),
                 values.containsKey("ARBOR_OAUTH_RETURN_HOSTS") ? list(values, "ARBOR_OAUTH_RETURN_HOSTS")
                         : List.of("localhost", "127.0.0.1"),
-                list(values, "ARBOR_MCP_STDIO_COMMANDS"));
+                list(values, "ARBOR_MCP_STDIO_COMMANDS"),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_HEADER_TIMEOUT_SECONDS")
+                        .map(v -> seconds("ARBOR_HEADER_TIMEOUT_SECONDS", v)).orElse(20L)),
+                text(values, "ARBOR_MAX_CONNECTIONS_PER_ADDRESS")
+                        .map(v -> count("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", v, "connections")).orElse(256),
+                text(values, "ARBOR_LARGE_BODY_PERMITS").map(v -> count("ARBOR_LARGE_BODY_PERMITS", v, "requests")),
+                java.time.Duration.ofSeconds(text(values, "ARBOR_LARGE_BODY_WAIT_SECONDS")
+                        .map(v -> seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", v)).orElse(30L)));
     }
 
     private static String hubUrl(String value) {
@@ -172,6 +195,10 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
 
     private static long seconds(String name, String value) {
         return whole(name, value, 1, "seconds");
+    }
+
+    private static int count(String name, String value, String unit) {
+        return (int) Math.min(whole(name, value, 1, unit), Integer.MAX_VALUE);
     }
 
     private static long whole(String name, String value, long least, String unit) {

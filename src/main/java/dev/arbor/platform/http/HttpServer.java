@@ -19,12 +19,15 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -41,13 +44,16 @@ public final class HttpServer {
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     private static final Duration DRAIN = Duration.ofSeconds(30);
     private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
+    /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
+    private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
 
     private final Config config;
     private final List<Route> routes;
     private final List<OwnLimit> ownLimits;
     /**
      * JSON bodies over the server's limit (media inline) are held whole while parsed, several times their size;
-     * this many at once fit in the heap, and the rest wait their turn with their bytes still in the network.
+     * this many at once fit in the heap, and the rest wait their turn with their bytes still in the network, for a
+     * while: then 503 {@code server_busy}, so that a few slow senders cannot hold everyone else forever.
      */
     private final Semaphore largeBodies;
     private final List<Handler> guards;
@@ -105,7 +111,8 @@ public final class HttpServer {
                         Math.max(route.bodyLimit().getAsLong(), config.maxBodyBytes()), route.isUpload()))
                 .toList();
         long largest = ownLimits.stream().filter(o -> !o.upload()).mapToLong(OwnLimit::maxBytes).max().orElse(1);
-        this.largeBodies = new Semaphore((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest)), true);
+        this.largeBodies = new Semaphore(config.largeBodyPermits()
+                .orElse((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest))), true);
         this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
     }
 
@@ -127,7 +134,10 @@ public final class HttpServer {
                 server.setStopAtShutdown(false);
                 server.setErrorHandler(new BadMessageHandler());
             });
-            cfg.jetty.modifyServletContextHandler(context -> context.insertHandler(new GracefulHandler()));
+            cfg.jetty.modifyServletContextHandler(context -> {
+                context.insertHandler(new GracefulHandler());
+                context.insertHandler(new ConnectionGuard(config.headerTimeout(), config.maxConnectionsPerAddress()));
+            });
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method())
@@ -233,7 +243,12 @@ public final class HttpServer {
             String length = ctx.header("Content-Length");
             boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
             if (ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA) != null && mayBeLarge) {
-                largeBodies.acquire();
+                if (!largeBodies.tryAcquire(config.largeBodyWait().toMillis(), TimeUnit.MILLISECONDS)) {
+                    // its body is still in the network: the connection cannot carry another request
+                    throw ApiException.of(ErrorCode.SERVER_BUSY, null, "The server is reading as many requests "
+                            + "with inline media as it can hold at once; retry in a few seconds.")
+                            .withHeader("retry-after", "5").withHeader("Connection", "close");
+                }
                 ctx.attribute(HOLDS_LARGE_BODY, true);
             }
             handler.handle(ctx);
@@ -294,40 +309,47 @@ public final class HttpServer {
         };
     }
 
-    private InetAddress clientAddress(Context ctx) {
-        InetAddress peer = literal(ctx.req().getRemoteAddr());
-        if (peer == null || trustedProxies.isEmpty() || !isTrusted(peer)) {
+    /**
+     * The socket peer, or, when the peer is a trusted proxy, the last hop of {@code X-Forwarded-For} (all its
+     * headers, in order) that is not a trusted proxy; the first hop when every one is. Fails closed: a forwarded
+     * request whose header is missing or holds a hop that is not an address ({@code unknown}, RFC 7239's
+     * {@code for=}) has no known client, which never counts as this computer.
+     */
+    private Optional<InetAddress> clientAddress(Context ctx) {
+        Optional<InetAddress> peer = hop(ctx.req().getRemoteAddr());
+        if (peer.isEmpty() || !isTrusted(peer.get())) {
             return peer;
         }
-        String forwarded = ctx.header("X-Forwarded-For");
-        if (forwarded == null) {
-            return peer;
+        var hops = new ArrayList<String>();
+        for (String header : Collections.list(ctx.req().getHeaders("X-Forwarded-For"))) {
+            hops.addAll(List.of(header.split(",", -1)));
         }
-        String[] hops = forwarded.split(",");
-        for (int i = hops.length - 1; i >= 0; i--) {
-            InetAddress hop = literal(hops[i].trim());
-            if (hop == null) {
-                return peer;
-            }
-            if (!isTrusted(hop)) {
-                return hop;
+        Optional<InetAddress> client = Optional.empty();
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            client = hop(hops.get(i).trim());
+            if (client.isEmpty() || !isTrusted(client.get())) {
+                return client;
             }
         }
-        return peer;
+        return client;
     }
 
     private boolean isTrusted(InetAddress address) {
         return trustedProxies.stream().anyMatch(range -> range.contains(address));
     }
 
-    private static InetAddress literal(String text) {
+    /** An address as proxies write a hop: {@code v4}, {@code v4:port}, {@code v6}, {@code [v6]}, {@code [v6]:port}. */
+    private static Optional<InetAddress> hop(String text) {
         if (text == null) {
-            return null;
+            return Optional.empty();
         }
+        Matcher withPort = HOP_WITH_PORT.matcher(text);
+        String address = !withPort.matches() ? text
+                : withPort.group(1) != null ? withPort.group(1) : withPort.group(2);
         try {
-            return InetAddress.ofLiteral(text.startsWith("[") ? text.substring(1, text.length() - 1) : text);
+            return Optional.of(InetAddress.ofLiteral(address));
         } catch (IllegalArgumentException e) {
-            return null;
+            return Optional.empty();
         }
     }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /** What the platform learned about a request before its handler runs, kept on the request's context. */
@@ -35,14 +36,17 @@ public final class Requests {
         return started == null ? System.nanoTime() : started;
     }
 
-    /** The caller's address: the socket peer, or the forwarded client when the peer is a trusted proxy. */
-    public static InetAddress clientAddress(Context ctx) {
-        return ctx.attribute(CLIENT);
+    /**
+     * The caller's address: the socket peer, or the forwarded client when the peer is a trusted proxy; empty when a
+     * trusted proxy named no client that is an address.
+     */
+    public static Optional<InetAddress> clientAddress(Context ctx) {
+        Optional<InetAddress> address = ctx.attribute(CLIENT);
+        return address == null ? Optional.empty() : address;
     }
 
     public static boolean isLocalCaller(Context ctx) {
-        InetAddress address = clientAddress(ctx);
-        return address != null && address.isLoopbackAddress();
+        return clientAddress(ctx).map(InetAddress::isLoopbackAddress).orElse(false);
     }
 
     public static boolean isWrite(HandlerType method) {

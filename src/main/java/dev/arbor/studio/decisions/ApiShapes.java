@@ -341,7 +341,7 @@ final class ApiShapes {
     static final QueryParam INCLUDE_EXTENDED = new QueryParam("include_extended", bool(),
             "Count the questions and options callers added too.");
     static final QueryParam WHAT_IF_TEMPERATURE = new QueryParam("what_if.temperature", number(),
-            "Recompute the gate under this temperature (above 0).");
+            "Recompute the gate under this temperature (above 0, at most 20).");
     static final QueryParam WHAT_IF_ACT_THRESHOLD = new QueryParam("what_if.act_threshold", number(),
             "Recompute the gate under this act threshold (above 0, at most 1).");
     static final QueryParam VERSIONS = new QueryParam("versions", string(), "The two versions, such as 1,2 or "

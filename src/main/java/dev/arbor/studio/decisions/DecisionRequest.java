@@ -83,12 +83,9 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
                 reader.reject("state", ErrorCode.INVALID_FIELD, "must be text, an object or a list");
                 return false;
             }
-            if (characters(node, text -> false) > MAX_STATE_CHARACTERS) {
-                reader.reject("state", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_STATE_CHARACTERS
-                        + " characters (of text, or of an object's or a list's keys and values)");
-                return false;
-            }
-            return true;
+            Optional<String> tooLarge = stateTooLarge(node);
+            tooLarge.ifPresent(why -> reader.reject("state", ErrorCode.INVALID_FIELD, why));
+            return tooLarge.isEmpty();
         });
         Optional<BodyReader> extensions = reader.object("extensions", false);
         Optional<Field> extras = field(reader, extensions, "questions", "questions", problems);
@@ -172,6 +169,14 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
         }
         return kept;
+    }
+
+    /** Why a state is too large, when it is: the one limit wherever a state is sent (decisions, test examples). */
+    static Optional<String> stateTooLarge(JsonNode state) {
+        return characters(state, text -> false) > MAX_STATE_CHARACTERS
+                ? Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
+                        + "or a list's keys and values)")
+                : Optional.empty();
     }
 
     /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */

@@ -331,7 +331,8 @@ final class ExampleRoutes {
                         + "situation from its variables; send `variables`.");
             }
             Substitution.check(definition, source.path("variables").isMissingNode() ? null : source.get("variables"),
-                    hmacKey, problems);
+                    hmacKey, problems).ifPresent(filled -> filled.media()
+                            .forEach(item -> MediaInput.fromVariable(item, problems)));
             input.set("variables", source.path("variables").isObject() ? source.get("variables") : Json.object());
             input.putNull("state");
         } else {
@@ -347,6 +348,9 @@ final class ExampleRoutes {
             } else if ((state.isTextual() && state.textValue().isBlank()) || (state.isContainerNode()
                     && state.isEmpty())) {
                 problems.add(ErrorCode.EMPTY_STATE, "state", "`state` is empty; describe the situation.");
+            } else {
+                DecisionRequest.stateTooLarge(state).ifPresent(why -> problems.add(ErrorCode.INVALID_FIELD, "state",
+                        "`state` " + why + "."));
             }
             input.putNull("variables");
             input.set("state", state.isMissingNode() ? null : state);

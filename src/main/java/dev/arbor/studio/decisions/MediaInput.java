@@ -7,6 +7,8 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.templates.Substitution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -132,6 +134,12 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
         return List.copyOf(items);
     }
 
+    /** The media a template's media variable supplied, checked as if sent in {@code media}, at the variable. */
+    static Optional<MediaInput> fromVariable(Substitution.Media item, Problems problems) {
+        return checked(Optional.of(item.type()), item.reference(), Optional.empty(), Optional.of(item.variable()),
+                ParamPath.key("variables", item.variable()), problems);
+    }
+
     /** An item whose type is known or read from its data URL, or the problem with it. */
     static Optional<MediaInput> checked(Optional<String> declared, String reference, Optional<String> name,
                                         Optional<String> variable, String param, Problems problems) {
@@ -162,8 +170,15 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             return Optional.empty();
         }
         var item = new MediaInput(family, reference, name, variable, param);
-        if (item.decode().length == 0) {
+        byte[] decoded = item.decode();
+        if (decoded.length == 0) {
             problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds no bytes, or its base64 is damaged.");
+            return Optional.empty();
+        }
+        if (!StudioFiles.contentMatches(item.contentType(), decoded)) {
+            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is sent as " + item.contentType()
+                    + ", but its content is not " + item.contentType() + " (its first bytes are not that format's); "
+                    + "send the file with its own type.");
             return Optional.empty();
         }
         return Optional.of(item);

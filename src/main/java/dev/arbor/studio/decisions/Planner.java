@@ -199,9 +199,7 @@ final class Planner {
                 filled.get().secrets().forEach(secrets::put);
                 questionDefinitions = filled.get().questions();
                 for (Substitution.Media item : filled.get().media()) {
-                    MediaInput.checked(Optional.of(item.type()), item.reference(), Optional.empty(),
-                            Optional.of(item.variable()), ParamPath.key("variables", item.variable()), problems)
-                            .ifPresent(media::add);
+                    MediaInput.fromVariable(item, problems).ifPresent(media::add);
                 }
             }
         } else {

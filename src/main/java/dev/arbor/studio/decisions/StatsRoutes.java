@@ -56,7 +56,7 @@ final class StatsRoutes {
     private void stats(Context ctx, Optional<String> template) {
         var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
-        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, 100),
+        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, Templates.MAX_TEMPERATURE),
                 number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, 1));
         boolean includeExtended = ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
         List<String> groupBy = Stats.groupBy(ApiShapes.GROUP_BY.read(ctx).orElse(null));
@@ -120,6 +120,6 @@ final class StatsRoutes {
             // reported below
         }
         throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is a number above 0 and at most "
-                + (max == 1 ? "1" : "100") + ", not '" + text + "'.");
+                + (int) max + ", not '" + text + "'.");
     }
 }

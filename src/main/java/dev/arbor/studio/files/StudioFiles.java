@@ -61,6 +61,14 @@ public final class StudioFiles {
         return find(id).map(this::available).orElse(false);
     }
 
+    /**
+     * Whether bytes begin as their content type's format does: the check an upload gets, for media sent another way
+     * (inline as data URLs). A type whose signature is not known here matches anything.
+     */
+    public static boolean contentMatches(String contentType, byte[] bytes) {
+        return MediaKinds.contentMatches(MediaKinds.baseType(contentType), bytes);
+    }
+
     /** Keeps bytes a decision or an example sent inline, as a new file. */
     public StudioFile keep(byte[] bytes, String type, String contentType, Optional<String> name) {
         return store(blobs.spool(bytes), new MediaKinds.Kind(type, contentType), name, "media");

@@ -68,4 +68,23 @@ class ConfigTest {
         assertThat(set.modelHubUrl()).isEqualTo("http://hub.local:8080");
         assertThat(set.downloads()).isFalse();
     }
+
+    @Test
+    void connectionLimitsHaveDefaultsAndTakeTheirVariables() {
+        Config defaults = Config.load(Map.of(), List.of());
+        assertThat(defaults.headerTimeout()).hasSeconds(20);
+        assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(256);
+        assertThat(defaults.largeBodyPermits()).isEmpty();
+        assertThat(defaults.largeBodyWait()).hasSeconds(30);
+        Config set = Config.load(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "5", "ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "8",
+                "ARBOR_LARGE_BODY_PERMITS", "2", "ARBOR_LARGE_BODY_WAIT_SECONDS", "3"), List.of());
+        assertThat(set.headerTimeout()).hasSeconds(5);
+        assertThat(set.maxConnectionsPerAddress()).isEqualTo(8);
+        assertThat(set.largeBodyPermits()).contains(2);
+        assertThat(set.largeBodyWait()).hasSeconds(3);
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "0"), List.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_MAX_CONNECTIONS_PER_ADDRESS");
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "soon"), List.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_HEADER_TIMEOUT_SECONDS");
+    }
 }

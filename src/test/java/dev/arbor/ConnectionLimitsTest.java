@@ -1,0 +1,159 @@
+package dev.arbor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** What one client may hold of the server's connections: slow headers are cut, and one address has a limit. */
+class ConnectionLimitsTest {
+    private static final byte[] HEALTH = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            .getBytes(StandardCharsets.US_ASCII);
+    private static final Pattern CONTENT_LENGTH = Pattern.compile("(?i)content-length: *(\\d+)");
+
+    @Test
+    void headersSentALineAtATimeAreCutAfterTheHeaderTimeout() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "1"))) {
+            List<Socket> open = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    Socket socket = new Socket("127.0.0.1", server.http().port());
+                    socket.setSoTimeout(200);
+                    socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    open.add(socket);
+                }
+                var slow = new ArrayList<>(open);
+                // a header line every 600 ms at most keeps Jetty's 30 s idle timeout from ever ending them
+                for (int line = 0; line < 300 && !slow.isEmpty(); line++) {
+                    int number = line;
+                    slow.removeIf(socket -> closedAfterOneMoreLine(socket, number));
+                }
+                assertThat(slow).as("connections still sending headers").isEmpty();
+                assertThat(server.http().get("/health").status()).isEqualTo(200);
+            } finally {
+                for (Socket socket : open) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aKeptAliveConnectionHasTheSameTimeForItsNextRequestsHeaders() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "1"));
+             Socket socket = new Socket("127.0.0.1", server.http().port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(HEALTH);
+            assertThat(wholeResponse(socket.getInputStream())).startsWith("HTTP/1.1 200");
+            socket.setSoTimeout(200);
+            socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            boolean closed = false;
+            for (int line = 0; line < 300 && !closed; line++) {
+                closed = closedAfterOneMoreLine(socket, line);
+            }
+            assertThat(closed).as("closed while sending its second request's headers").isTrue();
+        }
+    }
+
+    @Test
+    void anAddressOverItsConnectionLimitIsClosedWhileOthersAreServed() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "3"))) {
+            int port = server.http().port();
+            List<Socket> held = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    Socket socket = from("127.0.0.2", port);
+                    held.add(socket);
+                    assertThat(healthOn(socket)).startsWith("HTTP/1.1 200");
+                }
+                try (Socket oneTooMany = from("127.0.0.2", port)) {
+                    assertThat(healthOn(oneTooMany)).as("answer over the limit").isEmpty();
+                }
+                assertThat(server.http().get("/health").status()).isEqualTo(200);
+
+                held.removeFirst().close();
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                    try (Socket again = from("127.0.0.2", port)) {
+                        assertThat(healthOn(again)).startsWith("HTTP/1.1 200");
+                    }
+                });
+            } finally {
+                for (Socket socket : held) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    /** Sends one more header line; whether the server has closed the connection, without an answer. */
+    private static boolean closedAfterOneMoreLine(Socket socket, int line) {
+        try {
+            socket.getOutputStream().write(("X-Line-" + line + ": slow\r\n").getBytes(StandardCharsets.US_ASCII));
+            assertThat(socket.getInputStream().read()).as("what the server sent back").isEqualTo(-1);
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /** One response read to its end (its Content-Length), so that the connection can carry the next. */
+    private static String wholeResponse(InputStream in) throws IOException {
+        var head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int next = in.read();
+            if (next < 0) {
+                throw new IOException("closed before the response's headers ended: " + head);
+            }
+            head.append((char) next);
+        }
+        Matcher length = CONTENT_LENGTH.matcher(head);
+        assertThat(length.find()).as("a Content-Length in " + head).isTrue();
+        return head + new String(in.readNBytes(Integer.parseInt(length.group(1))), StandardCharsets.UTF_8);
+    }
+
+    private static Socket from(String localAddress, int port) throws IOException {
+        var socket = new Socket();
+        socket.bind(new InetSocketAddress(localAddress, 0));
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    /** The first bytes of the answer to a GET /health on this connection; empty when it was closed without one. */
+    private static String healthOn(Socket socket) {
+        try {
+            socket.getOutputStream().write(HEALTH);
+            InputStream in = socket.getInputStream();
+            var answer = new StringBuilder();
+            while (answer.length() < 12) {
+                int next = in.read();
+                if (next < 0) {
+                    break;
+                }
+                answer.append((char) next);
+            }
+            return answer.toString();
+        } catch (SocketTimeoutException e) {
+            throw new UncheckedIOException(e);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}
