@@ -29,7 +29,7 @@ class PipelineModelActionsTest {
             assertThat(credential.toString()).doesNotContain("sk-cloud-123");
             http.post("/credentials", "{\"name\": \"cloud-key\", \"value\": \"x\"}")
                     .assertError(409, "credential_exists", "name");
-            http.post("/credentials", "{\"name\": \"no value\"}").assertError(400, "missing_field", "value");
+            http.post("/credentials", "{\"name\": \"no-value\"}").assertError(400, "missing_field", "value");
             assertThat(http.get("/credentials").json().toString()).doesNotContain("sk-cloud-123");
 
             String pipeline = http.post("/pipelines", """
