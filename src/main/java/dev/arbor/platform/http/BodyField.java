@@ -34,6 +34,14 @@ public sealed interface BodyField<T> {
     }
 
     /**
+     * This field, refused with its own words: every problem its reading raises about the field itself (missing or
+     * invalid, with the same code and param) says "`name` {@code refusal}." instead of the reader's default message.
+     */
+    default Worded<T> refusedAs(String refusal) {
+        return new Worded<>(this, refusal);
+    }
+
+    /**
      * A string of at most {@code maxLength} characters; a required one must not be blank. With a {@code pattern}
      * the whole text must match it, or the field is refused with {@code why}.
      */
@@ -182,6 +190,41 @@ public sealed interface BodyField<T> {
         @Override
         public Schema schema() {
             return shape;
+        }
+    }
+
+    /** A field whose refusals say {@code refusal}: see {@link #refusedAs}. */
+    record Worded<T>(BodyField<T> field, String refusal) implements BodyField<T> {
+        public Worded {
+            requireNonNull(field, "field");
+            requireNonNull(refusal, "refusal");
+            if (field instanceof Worded<?>) {
+                throw new IllegalArgumentException("'" + field.name() + "' already has its own refusal");
+            }
+            if (refusal.isBlank()) {
+                throw new IllegalArgumentException("a refusal needs words: " + field.name());
+            }
+        }
+
+        @Override
+        public String name() {
+            return field.name();
+        }
+
+        @Override
+        public Presence presence() {
+            return field.presence();
+        }
+
+        @Override
+        public Optional<T> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.reworded(field, refusal);
+        }
+
+        @Override
+        public Schema schema() {
+            return field.schema();
         }
     }
 

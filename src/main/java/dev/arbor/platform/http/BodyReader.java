@@ -42,9 +42,18 @@ public final class BodyReader {
 
     /** Refuses, as a programming error, to read a field the body's declaration does not list. */
     void requireDeclared(BodyField<?> field) {
-        if (spec.isPresent() && !spec.get().fields().contains(field)) {
+        if (spec.isPresent() && !spec.get().declares(field)) {
             throw new IllegalStateException("'" + field.name() + "' is not declared by this body's BodySpec");
         }
+    }
+
+    /** Reads {@code field}, its own problems saying {@code refusal} instead of the default message. */
+    <T> Optional<T> reworded(BodyField<T> field, String refusal) {
+        int before = problems.size();
+        Optional<T> value = field.read(this);
+        String param = path(field.name());
+        problems.rewordSince(before, param, "`" + param + "` " + refusal + ".");
+        return value;
     }
 
     public Problems problems() {

@@ -35,6 +35,20 @@ public final class Problems {
         return this;
     }
 
+    int size() {
+        return found.size();
+    }
+
+    /** Gives the problems at {@code param} found since the first {@code from} a field's own {@code message}. */
+    void rewordSince(int from, String param, String message) {
+        for (int i = from; i < found.size(); i++) {
+            Problem problem = found.get(i);
+            if (problem.param().equals(param)) {
+                found.set(i, new Problem(problem.code(), param, message));
+            }
+        }
+    }
+
     public boolean isEmpty() {
         return found.isEmpty();
     }
