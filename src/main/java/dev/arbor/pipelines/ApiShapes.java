@@ -81,10 +81,6 @@ final class ApiShapes {
             .required("run_count", integer(0, Long.MAX_VALUE))
             .required("next_runs", arrayOf(object().required("local", string()).required("at", timestamp())))
             .required("created_at", timestamp()).required("updated_at", timestamp()));
-    static final Schema NEW_SCHEDULE = object().required("cron", string()).optional("timezone", string())
-            .optional("name", string()).optional("params", mapOf(any()));
-    static final Schema SCHEDULE_CHANGE = object().optional("cron", string()).optional("timezone", string())
-            .optional("name", string()).optional("params", mapOf(any()));
     static final Schema STARTED = object().required("id", string()).required("object", oneOf("pipeline.run"))
             .required("status", RUN_STATUS).required("schedule_id", string());
 }

@@ -38,7 +38,7 @@ public sealed interface BodyField<T> {
      * invalid, with the same code and param) says "`name` {@code refusal}." instead of the reader's default message.
      */
     default Worded<T> refusedAs(String refusal) {
-        return new Worded<>(this, refusal);
+        return new Worded<>(this, refusal, Optional.empty());
     }
 
     /**
@@ -193,17 +193,26 @@ public sealed interface BodyField<T> {
         }
     }
 
-    /** A field whose refusals say {@code refusal}: see {@link #refusedAs}. */
-    record Worded<T>(BodyField<T> field, String refusal) implements BodyField<T> {
+    /**
+     * A field whose refusals say {@code refusal}, see {@link #refusedAs}; {@code whenMissing}, if any, is what it says
+     * when a required field is missing.
+     */
+    record Worded<T>(BodyField<T> field, String refusal, Optional<String> whenMissing) implements BodyField<T> {
         public Worded {
             requireNonNull(field, "field");
             requireNonNull(refusal, "refusal");
+            requireNonNull(whenMissing, "whenMissing");
             if (field instanceof Worded<?>) {
                 throw new IllegalArgumentException("'" + field.name() + "' already has its own refusal");
             }
-            if (refusal.isBlank()) {
+            if (refusal.isBlank() || whenMissing.filter(String::isBlank).isPresent()) {
                 throw new IllegalArgumentException("a refusal needs words: " + field.name());
             }
+        }
+
+        /** This field, saying "`name` {@code missing}." when it is required and missing. */
+        public Worded<T> missingAs(String missing) {
+            return new Worded<>(field, refusal, Optional.of(missing));
         }
 
         @Override
@@ -219,7 +228,7 @@ public sealed interface BodyField<T> {
         @Override
         public Optional<T> read(BodyReader body) {
             body.requireDeclared(this);
-            return body.reworded(field, refusal);
+            return body.reworded(field, refusal, whenMissing.orElse(refusal));
         }
 
         @Override

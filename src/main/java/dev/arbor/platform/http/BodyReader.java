@@ -47,12 +47,16 @@ public final class BodyReader {
         }
     }
 
-    /** Reads {@code field}, its own problems saying {@code refusal} instead of the default message. */
-    <T> Optional<T> reworded(BodyField<T> field, String refusal) {
+    /**
+     * Reads {@code field}, its own problems saying {@code refusal} (or, for a missing field, {@code missing}) instead
+     * of the default message.
+     */
+    <T> Optional<T> reworded(BodyField<T> field, String refusal, String missing) {
         int before = problems.size();
         Optional<T> value = field.read(this);
         String param = path(field.name());
-        problems.rewordSince(before, param, "`" + param + "` " + refusal + ".");
+        problems.rewordSince(before, param, code -> "`" + param + "` "
+                + (code == ErrorCode.MISSING_FIELD ? missing : refusal) + ".");
         return value;
     }
 

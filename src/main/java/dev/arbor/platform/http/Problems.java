@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /** Collects every problem of one validation pass, so that one response lists them all. */
 public final class Problems {
@@ -39,12 +40,12 @@ public final class Problems {
         return found.size();
     }
 
-    /** Gives the problems at {@code param} found since the first {@code from} a field's own {@code message}. */
-    void rewordSince(int from, String param, String message) {
+    /** Gives the problems at {@code param} found since the first {@code from} a field's own message for their code. */
+    void rewordSince(int from, String param, Function<ErrorCode, String> message) {
         for (int i = from; i < found.size(); i++) {
             Problem problem = found.get(i);
             if (problem.param().equals(param)) {
-                found.set(i, new Problem(problem.code(), param, message));
+                found.set(i, new Problem(problem.code(), param, message.apply(problem.code())));
             }
         }
     }

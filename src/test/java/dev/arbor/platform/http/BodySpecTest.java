@@ -103,14 +103,15 @@ class BodySpecTest {
     }
 
     private static final BodySpec WORDED = BodySpec.of(
-            BodyField.text(REQUIRED, "host", 5).refusedAs("is required: the server's host name"),
+            BodyField.text(REQUIRED, "host", 5).refusedAs("must be a host name").missingAs("is required: the server's "
+                    + "host name"),
             BodyField.integer(OPTIONAL, "port", 1, 65_535).refusedAs("must be a port number, 1 to 65535"));
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', textBlock = """
             {"port": 25}                        | missing_field host | `host` is required: the server's host name.
-            {"host": " "}                       | invalid_field host | `host` is required: the server's host name.
-            {"host": "abcdef"}                  | invalid_field host | `host` is required: the server's host name.
+            {"host": " "}                       | invalid_field host | `host` must be a host name.
+            {"host": "abcdef"}                  | invalid_field host | `host` must be a host name.
             {"host": "a", "port": 0}            | invalid_field port | `port` must be a port number, 1 to 65535.
             {"host": "a", "port": "25"}         | invalid_field port | `port` must be a port number, 1 to 65535.
             """)
