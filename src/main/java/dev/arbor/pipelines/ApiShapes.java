@@ -64,7 +64,6 @@ final class ApiShapes {
             .required("deadline_at", nullable(timestamp()))
             .optional("progress", object().required("total_steps", integer()).required("finished_steps", integer()))
             .optional("steps", arrayOf(STEP)));
-    static final Schema START = object().optional("params", mapOf(any()));
     static final Schema EVENT = named("RunEvent", object().required("id", integer())
             .required("object", oneOf("pipeline.run.event")).required("run_id", string()).required("kind", string())
             .required("step_id", nullable(string())).required("status", nullable(string()))

@@ -51,13 +51,12 @@ final class ScheduleRoutes {
     private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
             .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), "must not be blank")
             .refusedAs("must be a non-empty string of at most 200 characters");
-    private static final BodyField.Value PARAMS = BodyField.value(OPTIONAL, "params", Schema.mapOf(Schema.any()));
     private static final BodyField.Flag ENABLED = BodyField.flag(OPTIONAL, "enabled");
-    private static final BodySpec NEW_SCHEDULE = BodySpec.closed("a schedule", NAME, CRON, TIMEZONE, PARAMS,
-            ENABLED);
+    private static final BodySpec NEW_SCHEDULE = BodySpec.closed("a schedule", NAME, CRON, TIMEZONE,
+            RunRoutes.PARAMS, ENABLED);
     /** {@code enabled} is the schedule's, refused here: it changes with pause and resume. */
-    private static final BodySpec SCHEDULE_CHANGE = BodySpec.closed("a schedule", NAME, NEW_CRON, TIMEZONE, PARAMS,
-            ENABLED);
+    private static final BodySpec SCHEDULE_CHANGE = BodySpec.closed("a schedule", NAME, NEW_CRON, TIMEZONE,
+            RunRoutes.PARAMS, ENABLED);
     private static final int DEFAULT_NEXT_RUNS = 5;
 
     private static final QueryParam COUNT = new QueryParam("count", Schema.integer(1, 100),
@@ -113,7 +112,7 @@ final class ScheduleRoutes {
         Optional<String> expression = CRON.read(reader);
         Optional<CronSchedule> cron = cron(expression, TIMEZONE.read(reader).orElse("UTC"), problems);
         String name = NAME.read(reader).orElse(expression.orElse(""));
-        ObjectNode params = params(pipeline, PARAMS.read(reader), problems);
+        ObjectNode params = params(pipeline, RunRoutes.PARAMS.read(reader), problems);
         boolean enabled = ENABLED.read(reader).orElse(true);
         problems.throwIfAny();
         long now = clock.millis();
@@ -167,7 +166,7 @@ final class ScheduleRoutes {
         // a null time zone is UTC again; a time zone left out stays as it is
         String zone = TIMEZONE.read(reader).orElse(body.has(TIMEZONE.name()) ? "UTC" : current.timezone());
         Optional<CronSchedule> cron = cron(expression, zone, problems);
-        Optional<JsonNode> given = PARAMS.read(reader);
+        Optional<JsonNode> given = RunRoutes.PARAMS.read(reader);
         ObjectNode params = given.isPresent() ? params(pipelines.find(current.pipelineId()).orElseThrow(), given,
                 problems) : current.params();
         problems.throwIfAny();
