@@ -45,8 +45,9 @@ import java.util.regex.Pattern;
  */
 public final class Notifications {
     private static final String NOT_EMPTY = "must be a non-empty string";
+    private static final String HOST_REFUSAL = "is required: the mail server's host name";
     private static final BodyField.Worded<String> SMTP_HOST = BodyField.text(REQUIRED, "smtp_host", 255)
-            .refusedAs("is required: the mail server's host name");
+            .refusedAs(HOST_REFUSAL).missingAs(HOST_REFUSAL);
     private static final BodyField.Worded<Long> SMTP_PORT = BodyField.integer(OPTIONAL, "smtp_port", 1, 65_535)
             .refusedAs("must be a port number, 1 to 65535");
     private static final BodyField.Worded<String> SECURITY = BodyField.choice(OPTIONAL, "security",
@@ -54,8 +55,9 @@ public final class Notifications {
             .refusedAs("must be starttls, tls or none");
     private static final BodyField.Worded<String> USERNAME = BodyField.text(OPTIONAL, "username", 2000)
             .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NOT_EMPTY).refusedAs(NOT_EMPTY);
+    private static final String FROM_REFUSAL = "is required: the sender's email address";
     private static final BodyField.Worded<String> FROM = BodyField.text(REQUIRED, "from", 320)
-            .refusedAs("is required: the sender's email address");
+            .refusedAs(FROM_REFUSAL).missingAs(FROM_REFUSAL);
     private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
             .refusedAs("must be a string of at most 200 characters");
     private static final BodyField.Worded<String> PASSWORD = secret(Channel.EMAIL.secretField());

@@ -34,8 +34,9 @@ public sealed interface BodyField<T> {
     }
 
     /**
-     * This field, refused with its own words: every problem its reading raises about the field itself (missing or
-     * invalid, with the same code and param) says "`name` {@code refusal}." instead of the reader's default message.
+     * This field, refused with its own words: a value its reading refuses (same code and param) says
+     * "`name` {@code refusal}." instead of the reader's default message. A missing field keeps the default unless
+     * {@link Worded#missingAs} words it too.
      */
     default Worded<T> refusedAs(String refusal) {
         return new Worded<>(this, refusal, Optional.empty());
@@ -195,7 +196,7 @@ public sealed interface BodyField<T> {
 
     /**
      * A field whose refusals say {@code refusal}, see {@link #refusedAs}; {@code whenMissing}, if any, is what it says
-     * when a required field is missing.
+     * when it is required and missing.
      */
     record Worded<T>(BodyField<T> field, String refusal, Optional<String> whenMissing) implements BodyField<T> {
         public Worded {
@@ -228,7 +229,7 @@ public sealed interface BodyField<T> {
         @Override
         public Optional<T> read(BodyReader body) {
             body.requireDeclared(this);
-            return body.reworded(field, refusal, whenMissing.orElse(refusal));
+            return body.reworded(field, refusal, whenMissing);
         }
 
         @Override

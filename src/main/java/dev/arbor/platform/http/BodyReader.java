@@ -48,15 +48,16 @@ public final class BodyReader {
     }
 
     /**
-     * Reads {@code field}, its own problems saying {@code refusal} (or, for a missing field, {@code missing}) instead
-     * of the default message.
+     * Reads {@code field}, a refused value saying {@code refusal} and, when {@code missing} is given, a missing field
+     * saying that, instead of the default messages.
      */
-    <T> Optional<T> reworded(BodyField<T> field, String refusal, String missing) {
+    <T> Optional<T> reworded(BodyField<T> field, String refusal, Optional<String> missing) {
         int before = problems.size();
         Optional<T> value = field.read(this);
         String param = path(field.name());
-        problems.rewordSince(before, param, code -> "`" + param + "` "
-                + (code == ErrorCode.MISSING_FIELD ? missing : refusal) + ".");
+        problems.rewordSince(before, param, problem -> problem.code() == ErrorCode.MISSING_FIELD
+                ? missing.map(words -> "`" + param + "` " + words + ".").orElse(problem.message())
+                : "`" + param + "` " + refusal + ".");
         return value;
     }
 

@@ -40,12 +40,12 @@ public final class Problems {
         return found.size();
     }
 
-    /** Gives the problems at {@code param} found since the first {@code from} a field's own message for their code. */
-    void rewordSince(int from, String param, Function<ErrorCode, String> message) {
+    /** Gives the problems at {@code param} found since the first {@code from} the message a field has for them. */
+    void rewordSince(int from, String param, Function<Problem, String> message) {
         for (int i = from; i < found.size(); i++) {
             Problem problem = found.get(i);
             if (problem.param().equals(param)) {
-                found.set(i, new Problem(problem.code(), param, message.apply(problem.code())));
+                found.set(i, new Problem(problem.code(), param, message.apply(problem)));
             }
         }
     }

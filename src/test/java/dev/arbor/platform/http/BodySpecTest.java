@@ -105,15 +105,20 @@ class BodySpecTest {
     private static final BodySpec WORDED = BodySpec.of(
             BodyField.text(REQUIRED, "host", 5).refusedAs("must be a host name").missingAs("is required: the server's "
                     + "host name"),
-            BodyField.integer(OPTIONAL, "port", 1, 65_535).refusedAs("must be a port number, 1 to 65535"));
+            BodyField.integer(OPTIONAL, "port", 1, 65_535).refusedAs("must be a port number, 1 to 65535"),
+            BodyField.flag(OPTIONAL, "tls").refusedAs("must be on or off"),
+            BodyField.text(REQUIRED, "user", 9).refusedAs("must be a user name"));
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', textBlock = """
-            {"port": 25}                        | missing_field host | `host` is required: the server's host name.
-            {"host": " "}                       | invalid_field host | `host` must be a host name.
-            {"host": "abcdef"}                  | invalid_field host | `host` must be a host name.
-            {"host": "a", "port": 0}            | invalid_field port | `port` must be a port number, 1 to 65535.
-            {"host": "a", "port": "25"}         | invalid_field port | `port` must be a port number, 1 to 65535.
+            {"port": 25, "user": "u"}           | missing_field host | `host` is required: the server's host name.
+            {"host": " ", "user": "u"}          | invalid_field host | `host` must be a host name.
+            {"host": "abcdef", "user": "u"}     | invalid_field host | `host` must be a host name.
+            {"host": "a", "port": 0, "user": "u"} | invalid_field port | `port` must be a port number, 1 to 65535.
+            {"host": "a", "port": "25", "user": "u"} | invalid_field port | `port` must be a port number, 1 to 65535.
+            {"host": "a", "tls": 1, "user": "u"} | invalid_field tls  | `tls` must be on or off.
+            {"host": "a", "user": 1}            | invalid_field user | `user` must be a user name.
+            {"host": "a", "tls": true}          | missing_field user | `user` is required.
             """)
     void aWordedFieldKeepsItsCodeAndParamAndSaysItsOwnRefusal(String body, String refusal, String message) {
         var reader = WORDED.reader((ObjectNode) Json.read(body));
@@ -124,7 +129,7 @@ class BodySpecTest {
 
     @Test
     void aWordedFieldLeavesTheHandlersLaterChecksTheirOwnWords() {
-        var reader = WORDED.reader((ObjectNode) Json.read("{\"host\": \"a\", \"port\": 0}"));
+        var reader = WORDED.reader((ObjectNode) Json.read("{\"host\": \"a\", \"port\": 0, \"user\": \"u\"}"));
         WORDED.fields().forEach(field -> field.read(reader));
         reader.reject("host", ErrorCode.INVALID_FIELD, "cannot be used: private address");
         assertThat(reader.problems().list()).extracting(Problem::message).containsExactly(
@@ -134,7 +139,7 @@ class BodySpecTest {
     @Test
     void aWordedFieldDescribesItselfAsTheFieldItWords() {
         JsonNode schema = Json.mapper().valueToTree(WORDED.schema().json());
-        assertThat(schema.path("required").toString()).isEqualTo("[\"host\"]");
+        assertThat(schema.path("required").toString()).isEqualTo("[\"host\",\"user\"]");
         assertThat(schema.at("/properties/port/maximum").asLong()).isEqualTo(65_535);
         assertThat(schema.at("/properties/host/maxLength").asInt()).isEqualTo(5);
     }
