@@ -45,15 +45,6 @@ final class ApiShapes {
             .required("updated_at", timestamp())
             .optional("detached_agents", arrayOf(object().required("prompt_id", string())
                     .required("project_id", nullable(string())))));
-    static final Schema CONFIGURE = object().required("connector_id", string()).optional("name", string())
-            .optional("credentials", mapOf(any())).optional("scope", SCOPE_IN).optional("clients", arrayOf(string()));
-    static final Schema CUSTOM = object().required("name", string()).optional("url", string())
-            .optional("transport", TRANSPORT).required("auth_type", string()).optional("description", string())
-            .optional("command", string()).optional("args", arrayOf(string()))
-            .optional("credentials", mapOf(any())).optional("scope", SCOPE_IN).optional("clients", arrayOf(string()));
-    static final Schema TOGGLE = object().required("enabled", bool());
-    static final Schema CHANGE = object().optional("scope", SCOPE_IN).optional("clients", arrayOf(string()))
-            .optional("credentials", mapOf(any()));
     static final Schema GATEWAY_DELETED = object().required("id", string())
             .required("object", oneOf("connector.gateway.deleted")).required("deleted", bool());
 

@@ -1,15 +1,21 @@
 package dev.arbor.connectors;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.connectors.GatewayStore.Scope;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -33,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Gateways: MCP servers configured here, from the registry or custom, with sealed credentials, a scope (enabled,
@@ -40,10 +47,31 @@ import java.util.Set;
  */
 final class GatewayRoutes {
     private static final Set<String> CLIENTS = Set.of("studio", "prompt");
-    private static final Set<String> CONFIGURE_FIELDS = Set.of("connector_id", "name", "credentials", "scope",
-            "clients");
-    private static final Set<String> CUSTOM_FIELDS = Set.of("name", "url", "transport", "auth_type", "description",
-            "credentials", "scope", "clients", "command", "args");
+    private static final Pattern NOT_BLANK = Pattern.compile("[\\s\\S]*\\S[\\s\\S]*");
+    private static final BodyField.Value CONNECTOR_ID = BodyField.value(REQUIRED, "connector_id", Schema.string());
+    private static final BodyField.Worded<String> NAME = text(OPTIONAL, "name", 200);
+    private static final BodyField.Worded<String> CUSTOM_NAME = text(REQUIRED, "name", 200);
+    private static final BodyField.Worded<String> URL = text(OPTIONAL, "url", 2048);
+    private static final BodyField.Worded<String> TRANSPORT = text(OPTIONAL, "transport", 20);
+    private static final BodyField.Worded<String> AUTH_TYPE = text(OPTIONAL, "auth_type", 20);
+    private static final BodyField.Worded<String> DESCRIPTION = text(OPTIONAL, "description", 2000);
+    private static final BodyField.Worded<String> COMMAND = text(OPTIONAL, "command", 1024);
+    private static final BodyField.Value ARGS = BodyField.value(OPTIONAL, "args",
+            Schema.arrayOf(Schema.string(4096), 100));
+    private static final BodyField.Value CREDENTIALS = BodyField.value(OPTIONAL, "credentials",
+            Schema.mapOf(Schema.any()));
+    private static final BodyField.Value SCOPE = BodyField.value(OPTIONAL, "scope", ApiShapes.SCOPE_IN);
+    private static final BodyField.Value CLIENTS_FIELD = BodyField.value(OPTIONAL, "clients",
+            Schema.arrayOf(Schema.oneOf(CLIENTS.stream().sorted().toArray(String[]::new))));
+    private static final BodyField.Flag ENABLED = BodyField.flag(OPTIONAL, "enabled");
+    private static final BodySpec CONFIGURE = BodySpec.closed("a gateway from the registry", CONNECTOR_ID, NAME,
+            CREDENTIALS, SCOPE, CLIENTS_FIELD);
+    /** A remote server's url and auth_type, or a stdio server's command and args: required as the transport says. */
+    private static final BodySpec CUSTOM = BodySpec.closed("a custom gateway", CUSTOM_NAME, URL, TRANSPORT,
+            AUTH_TYPE, DESCRIPTION, CREDENTIALS, SCOPE, CLIENTS_FIELD, COMMAND, ARGS);
+    /** Left out, the gateway's state flips. */
+    private static final BodySpec TOGGLE = BodySpec.of(ENABLED);
+    private static final BodySpec CHANGE = BodySpec.closed("a gateway's update", CLIENTS_FIELD, SCOPE, CREDENTIALS);
     /** Unless a create says otherwise: enabled, and shared with no project until an admin says which. */
     private static final Scope CLOSED = new Scope(true, false, List.of());
 
@@ -81,17 +109,17 @@ final class GatewayRoutes {
     void addTo(Routes routes) {
         routes.group("connectors")
                 .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
-                .body(ApiShapes.CONFIGURE).created(ApiShapes.GATEWAY)
+                .body(CONFIGURE.schema()).created(ApiShapes.GATEWAY)
                 .post("/connectors/custom", "Configure a gateway to an MCP server of your own", this::custom)
-                .body(ApiShapes.CUSTOM).created(ApiShapes.GATEWAY)
+                .body(CUSTOM.schema()).created(ApiShapes.GATEWAY)
                 .get("/connectors/configured", "List configured gateways (include_disabled=true for all)",
                         this::configured)
                 .query(Page.PARAMETERS).query(INCLUDE_DISABLED).ok(Schema.list(ApiShapes.GATEWAY))
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
-                .body(ApiShapes.TOGGLE).ok(ApiShapes.GATEWAY)
+                .body(TOGGLE.schema()).ok(ApiShapes.GATEWAY)
                 .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients, scope or credentials",
                         this::update)
-                .body(ApiShapes.CHANGE).ok(ApiShapes.GATEWAY)
+                .body(CHANGE.schema()).ok(ApiShapes.GATEWAY)
                 .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools and every agent's "
                         + "attachment to it", this::delete)
                 .ok(ApiShapes.GATEWAY_DELETED)
@@ -103,20 +131,22 @@ final class GatewayRoutes {
     private void configure(Context ctx) {
         Access.requireAdmin(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, CONFIGURE_FIELDS, null, "a gateway from the registry");
-        JsonNode connectorId = body.path("connector_id");
+        BodyReader reader = CONFIGURE.reader(body);
+        Problems problems = reader.problems();
+        CONFIGURE.refuseUndeclared(body, problems);
+        JsonNode connectorId = CONNECTOR_ID.read(reader).orElse(MissingNode.getInstance());
         if (!connectorId.isTextual()) {
+            // nothing else is checked without knowing the connector: this is the one problem reported
             throw ApiException.of(ErrorCode.MISSING_FIELD, "connector_id", "`connector_id` is required: a registry "
                     + "connector's id.");
         }
         Connector connector = registry.require(connectorId.textValue());
         boolean registers = connector.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false);
-        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
+        GatewayCredentials.Split credentials = GatewayCredentials.read(value(CREDENTIALS, reader),
                 connector.authType(), registers, false, problems);
-        String name = text(body, "name", 200, false, problems).orElse(connector.name());
-        Scope scope = scope(body.path("scope"), CLOSED, problems);
-        List<String> clients = clients(body.path("clients"), List.copyOf(CLIENTS.stream().sorted().toList()),
+        String name = NAME.read(reader).orElse(connector.name());
+        Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
+        List<String> clients = clients(value(CLIENTS_FIELD, reader), List.copyOf(CLIENTS.stream().sorted().toList()),
                 problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings();
@@ -129,10 +159,11 @@ final class GatewayRoutes {
     private void custom(Context ctx) {
         Access.requireAdmin(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, CUSTOM_FIELDS, null, "a custom gateway");
-        Optional<String> name = text(body, "name", 200, true, problems);
-        Optional<Connector.Transport> transport = text(body, "transport", 20, false, problems)
+        BodyReader reader = CUSTOM.reader(body);
+        Problems problems = reader.problems();
+        CUSTOM.refuseUndeclared(body, problems);
+        Optional<String> name = CUSTOM_NAME.read(reader);
+        Optional<Connector.Transport> transport = TRANSPORT.read(reader)
                 .map(t -> Connector.Transport.of(t).orElseGet(() -> {
                     problems.add(ErrorCode.INVALID_FIELD, "transport", "`transport` must be streamable_http, sse or "
                             + "stdio.");
@@ -140,8 +171,8 @@ final class GatewayRoutes {
                 }));
         boolean local = transport.orElse(null) == Connector.Transport.STDIO;
         ObjectNode launch = Json.object();
-        Optional<String> url = local ? command(body, launch, problems) : remoteUrl(body, problems);
-        Optional<Connector.AuthType> auth = text(body, "auth_type", 20, !local, problems)
+        Optional<String> url = local ? command(body, reader, launch) : remoteUrl(body, reader);
+        Optional<Connector.AuthType> auth = (local ? AUTH_TYPE.read(reader) : requiredHere(AUTH_TYPE, reader, body))
                 .flatMap(a -> Connector.AuthType.of(a).or(() -> {
                     problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none, headers or oauth.");
                     return Optional.empty();
@@ -150,11 +181,11 @@ final class GatewayRoutes {
             problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none for a stdio server: its "
                     + "secrets go in credentials.env.");
         }
-        GatewayCredentials.Split credentials = GatewayCredentials.read(body.path("credentials"),
+        GatewayCredentials.Split credentials = GatewayCredentials.read(value(CREDENTIALS, reader),
                 auth.orElse(Connector.AuthType.NONE), true, local, problems);
-        String description = text(body, "description", 2000, false, problems).orElse("");
-        Scope scope = scope(body.path("scope"), CLOSED, problems);
-        List<String> clients = clients(body.path("clients"), CLIENTS.stream().sorted().toList(), problems);
+        String description = DESCRIPTION.read(reader).orElse("");
+        Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
+        List<String> clients = clients(value(CLIENTS_FIELD, reader), CLIENTS.stream().sorted().toList(), problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings().setAll(launch);
         create(ctx, new Gateway(Ids.next("gw"), name.orElseThrow(), Optional.empty(), url.orElseThrow(),
@@ -162,13 +193,14 @@ final class GatewayRoutes {
                 description, settings, credentials.secret(), scope, clients, clock.millis(), clock.millis()));
     }
 
-    private Optional<String> remoteUrl(ObjectNode body, Problems problems) {
+    private Optional<String> remoteUrl(ObjectNode body, BodyReader reader) {
+        Problems problems = reader.problems();
         for (String field : new String[] {"command", "args"}) {
             if (body.has(field)) {
                 problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` is for stdio servers only.");
             }
         }
-        Optional<String> url = text(body, "url", 2048, true, problems);
+        Optional<String> url = requiredHere(URL, reader, body);
         url.ifPresent(u -> {
             try {
                 policy.check(URI.create(u));
@@ -183,12 +215,13 @@ final class GatewayRoutes {
      * A stdio server: a command this installation allows ({@code ARBOR_MCP_STDIO_COMMANDS}) and its arguments, kept
      * in {@code launch}; its address reads {@code stdio:<command>}.
      */
-    private Optional<String> command(ObjectNode body, ObjectNode launch, Problems problems) {
+    private Optional<String> command(ObjectNode body, BodyReader reader, ObjectNode launch) {
+        Problems problems = reader.problems();
         if (body.has("url")) {
             problems.add(ErrorCode.INVALID_FIELD, "url", "`url` is for remote servers: a stdio server has a "
                     + "command.");
         }
-        Optional<String> command = text(body, "command", 1024, true, problems);
+        Optional<String> command = requiredHere(COMMAND, reader, body);
         if (command.isPresent() && !stdioCommands.contains(command.get())) {
             problems.add(ErrorCode.INVALID_FIELD, "command", stdioCommands.isEmpty()
                     ? "This installation runs no stdio servers: list the commands it may run in "
@@ -196,7 +229,7 @@ final class GatewayRoutes {
                     : "`command` must be one ARBOR_MCP_STDIO_COMMANDS lists: " + String.join(", ", stdioCommands)
                     + ".");
         }
-        JsonNode args = body.path("args");
+        JsonNode args = value(ARGS, reader);
         ArrayNode kept = launch.putArray("args");
         if (!args.isMissingNode() && !args.isNull()) {
             boolean ok = args.isArray() && args.size() <= 100;
@@ -228,11 +261,9 @@ final class GatewayRoutes {
         Gateway gateway = find(ctx.pathParam("gateway_id"));
         boolean enabled = !gateway.scope().enabled();
         if (Requests.body(ctx).length > 0) {
-            JsonNode given = Requests.jsonObject(ctx).path("enabled");
-            if (!given.isMissingNode() && !given.isBoolean()) {
-                throw ApiException.of(ErrorCode.INVALID_FIELD, "enabled", "`enabled` must be true or false.");
-            }
-            enabled = given.asBoolean(enabled);
+            BodyReader body = TOGGLE.reader(Requests.jsonObject(ctx));
+            enabled = ENABLED.read(body).orElse(enabled);
+            body.finish();
         }
         Gateway changed = gateway.with(new Scope(enabled, gateway.scope().global(), gateway.scope().projects()),
                 gateway.clients());
@@ -247,13 +278,15 @@ final class GatewayRoutes {
         Access.requireAdmin(ctx);
         Gateway gateway = find(ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, Set.of("clients", "scope", "credentials"), null, "a gateway's update");
-        Scope scope = scope(body.path("scope"), gateway.scope(), problems);
-        List<String> clients = clients(body.path("clients"), gateway.clients(), problems);
+        BodyReader reader = CHANGE.reader(body);
+        Problems problems = reader.problems();
+        CHANGE.refuseUndeclared(body, problems);
+        Scope scope = scope(value(SCOPE, reader), gateway.scope(), problems);
+        List<String> clients = clients(value(CLIENTS_FIELD, reader), gateway.clients(), problems);
         Gateway changed = gateway.with(scope, clients);
+        JsonNode credentials = value(CREDENTIALS, reader);
         if (body.has("credentials")) {
-            changed = newCredentials(changed, body.path("credentials"), problems);
+            changed = newCredentials(changed, credentials, problems);
         }
         problems.throwIfAny();
         gateways.update(changed);
@@ -430,21 +463,25 @@ final class GatewayRoutes {
         }
     }
 
-    private static Optional<String> text(ObjectNode body, String field, int maxLength, boolean required,
-                                         Problems problems) {
-        JsonNode value = body.path(field);
-        if (value.isMissingNode() || value.isNull()) {
-            if (required) {
-                problems.add(ErrorCode.MISSING_FIELD, field, "`" + field + "` is required.");
-            }
-            return Optional.empty();
+    /** A text field: a non-empty string of at most {@code maxLength} characters. */
+    private static BodyField.Worded<String> text(BodyField.Presence presence, String name, int maxLength) {
+        String refusal = "must be a non-empty string of at most " + maxLength + " characters";
+        return BodyField.text(presence, name, maxLength).matching(NOT_BLANK, refusal).refusedAs(refusal);
+    }
+
+    /** A field this body requires only for one kind of server (a remote one's url, a stdio one's command). */
+    private static Optional<String> requiredHere(BodyField.Worded<String> field, BodyReader reader, ObjectNode body) {
+        Optional<String> value = field.read(reader);
+        JsonNode given = body.path(field.name());
+        if (given.isMissingNode() || given.isNull()) {
+            reader.problems().add(ErrorCode.MISSING_FIELD, field.name(), "`" + field.name() + "` is required.");
         }
-        if (!value.isTextual() || value.textValue().isBlank() || value.textValue().length() > maxLength) {
-            problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string of at most "
-                    + maxLength + " characters.");
-            return Optional.empty();
-        }
-        return Optional.of(value.textValue());
+        return value;
+    }
+
+    /** A field its handler checks itself, as JSON; left out (or null), a missing node. */
+    private static JsonNode value(BodyField.Value field, BodyReader reader) {
+        return field.read(reader).orElse(MissingNode.getInstance());
     }
 
     /**

@@ -3,7 +3,6 @@ package dev.arbor.notifications;
 import static dev.arbor.platform.http.Schema.any;
 import static dev.arbor.platform.http.Schema.arrayOf;
 import static dev.arbor.platform.http.Schema.bool;
-import static dev.arbor.platform.http.Schema.integer;
 import static dev.arbor.platform.http.Schema.named;
 import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.oneOf;
@@ -20,15 +19,8 @@ final class ApiShapes {
             .required("object", oneOf("notification_channel")).required("configured", bool())
             .optional("settings", Schema.mapOf(any())));
     static final Schema CHANNELS = object().required("object", oneOf("list")).required("data", arrayOf(CHANNEL));
-    /** Email takes the SMTP fields, a team chat {@code webhook_url} (and a name). */
-    static final Schema SETTINGS = object()
-            .optional("smtp_host", string()).optional("smtp_port", integer(1, 65_535))
-            .optional("security", oneOf("none", "starttls", "tls")).optional("username", string())
-            .optional("password", string()).optional("from", string())
-            .optional("webhook_url", Schema.formatted("uri")).optional("name", string());
     static final Schema DELETED = object().required("object", oneOf("notification_channel.deleted"))
             .required("channel", string()).required("deleted", bool());
-    static final Schema TEST = object().optional("message", string()).optional("recipients", arrayOf(string()));
     static final Schema TEST_RESULT = object().required("object", oneOf("notification_channel.test"))
             .required("channel", string()).required("delivered", bool())
             .optional("error", object().required("code", string()).required("message", string()));

@@ -1,18 +1,22 @@
 package dev.arbor.notifications;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.metrics.Deliveries;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
@@ -26,13 +30,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Notifications: the channels they go to (admin settings, each channel's secret sealed and never shown) and
@@ -40,9 +44,29 @@ import java.util.Set;
  * {@code {"text": ...}} at their incoming webhook, through the SSRF-checked outbound client.
  */
 public final class Notifications {
-    private static final Set<String> EMAIL_FIELDS = Set.of("smtp_host", "smtp_port", "security", "username",
-            "password", "from");
-    private static final Set<String> CHAT_FIELDS = Set.of("webhook_url", "name");
+    private static final String NOT_EMPTY = "must be a non-empty string";
+    private static final String HOST_REFUSAL = "is required: the mail server's host name";
+    private static final BodyField.Worded<String> SMTP_HOST = BodyField.text(REQUIRED, "smtp_host", 255)
+            .refusedAs(HOST_REFUSAL).missingAs(HOST_REFUSAL);
+    private static final BodyField.Worded<Long> SMTP_PORT = BodyField.integer(OPTIONAL, "smtp_port", 1, 65_535)
+            .refusedAs("must be a port number, 1 to 65535");
+    private static final BodyField.Worded<String> SECURITY = BodyField.choice(OPTIONAL, "security",
+            List.of("starttls", "tls", "none"), "must be starttls, tls or none")
+            .refusedAs("must be starttls, tls or none");
+    private static final BodyField.Worded<String> USERNAME = BodyField.text(OPTIONAL, "username", 2000)
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NOT_EMPTY).refusedAs(NOT_EMPTY);
+    private static final String FROM_REFUSAL = "is required: the sender's email address";
+    private static final BodyField.Worded<String> FROM = BodyField.text(REQUIRED, "from", 320)
+            .refusedAs(FROM_REFUSAL).missingAs(FROM_REFUSAL);
+    private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
+            .refusedAs("must be a string of at most 200 characters");
+    private static final BodyField.Worded<String> PASSWORD = secret(Channel.EMAIL.secretField());
+    private static final BodyField.Worded<String> WEBHOOK_URL = secret(Channel.TEAM_CHAT_1.secretField());
+    /** Each channel's settings; the secret among them is write-only: left out it stays, null removes it. */
+    private static final Map<Channel, BodySpec> SETTINGS = settings();
+    private static final BodyField.Text TEST_MESSAGE = BodyField.text(OPTIONAL, "message", 10_000);
+    private static final BodyField.Texts TEST_RECIPIENTS = BodyField.texts(OPTIONAL, "recipients", 50, 320);
+    private static final BodySpec TEST = BodySpec.of(TEST_MESSAGE, TEST_RECIPIENTS);
 
     private final ChannelStore store;
     private final OutboundClient outbound;
@@ -66,12 +90,14 @@ public final class Notifications {
                 .ok(ApiShapes.CHANNEL)
                 .put("/notification-channels/{channel}", "Set up a channel: SMTP for email, an incoming webhook for "
                         + "a team chat", this::put)
-                .body(ApiShapes.SETTINGS).ok(ApiShapes.CHANNEL)
+                .body(Schema.anyOf(Schema.named("NotificationEmailSettings", SETTINGS.get(Channel.EMAIL).schema()),
+                        Schema.named("NotificationChatSettings", SETTINGS.get(Channel.TEAM_CHAT_1).schema())))
+                .ok(ApiShapes.CHANNEL)
                 .delete("/notification-channels/{channel}", "Remove a channel's settings", this::delete)
                 .ok(ApiShapes.DELETED)
                 .post("/notification-channels/{channel}/test", "Send a test notification through a channel",
                         this::test)
-                .body(ApiShapes.TEST).ok(ApiShapes.TEST_RESULT);
+                .body(TEST.schema()).ok(ApiShapes.TEST_RESULT);
     }
 
     /**
@@ -147,12 +173,12 @@ public final class Notifications {
         Channel channel = channel(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
         Optional<ChannelStore.Configured> current = store.find(channel);
-        var problems = new Problems();
-        Set<String> fields = channel == Channel.EMAIL ? EMAIL_FIELDS : CHAT_FIELDS;
-        problems.unknownFields(body, fields, null, "the " + channel.wire() + " channel's settings");
-        Optional<String> secret = secret(channel, body, current, problems);
-        ObjectNode settings = channel == Channel.EMAIL ? email(body, problems) : chat(body, secret, problems);
-        problems.throwIfAny();
+        BodySpec spec = SETTINGS.get(channel);
+        BodyReader reader = spec.reader(body);
+        spec.refuseUndeclared(body, reader.problems());
+        Optional<String> secret = secret(secretField(channel), reader, body, current);
+        ObjectNode settings = channel == Channel.EMAIL ? email(reader) : chat(reader, secret);
+        reader.problems().throwIfAny();
         store.save(channel, settings, secret);
         Responses.ok(ctx, json(channel, store.find(channel)));
     }
@@ -172,15 +198,15 @@ public final class Notifications {
             throw ApiException.of(ErrorCode.CHANNEL_NOT_CONFIGURED, "channel", "The " + channel.wire()
                     + " channel is not set up.");
         }
-        ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
-        var recipients = new ArrayList<String>();
-        body.path("recipients").forEach(r -> recipients.add(r.asText()));
+        BodyReader body = TEST.reader(Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx));
+        Optional<String> message = TEST_MESSAGE.read(body);
+        List<String> recipients = TEST_RECIPIENTS.read(body).orElse(List.of());
+        body.finish();
         var result = new LinkedHashMap<String, Object>();
         result.put("object", "notification_channel.test");
         result.put("channel", channel.wire());
         try {
-            send(channel.wire(), body.path("message").asText("A test notification from Arbor."), recipients,
-                    "normal");
+            send(channel.wire(), message.orElse("A test notification from Arbor."), recipients, "normal");
             result.put("delivered", true);
         } catch (NotificationException e) {
             result.put("delivered", false);
@@ -195,88 +221,86 @@ public final class Notifications {
                 "There is no channel '" + wire + "'; the channels are email, team_chat_1 and team_chat_2."));
     }
 
-    private static Optional<String> secret(Channel channel, ObjectNode body, Optional<ChannelStore.Configured> current,
-                                           Problems problems) {
-        String field = channel.secretField();
-        JsonNode given = body.get(field);
-        if (given == null) {
-            return current.flatMap(ChannelStore.Configured::secret);
+    private static Map<Channel, BodySpec> settings() {
+        var specs = new EnumMap<Channel, BodySpec>(Channel.class);
+        for (Channel channel : Channel.values()) {
+            String what = "the " + channel.wire() + " channel's settings";
+            specs.put(channel, channel == Channel.EMAIL
+                    ? BodySpec.closed(what, SMTP_HOST, SMTP_PORT, SECURITY, USERNAME, secretField(channel), FROM)
+                    : BodySpec.closed(what, secretField(channel), NAME));
         }
-        if (given.isNull()) {
-            return Optional.empty();
-        }
-        if (!given.isTextual() || given.textValue().isEmpty() || given.textValue().length() > 2000) {
-            problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string.");
-            return Optional.empty();
-        }
-        return Optional.of(given.textValue());
+        return Map.copyOf(specs);
     }
 
-    private ObjectNode email(ObjectNode body, Problems problems) {
+    private static BodyField.Worded<String> secretField(Channel channel) {
+        return channel == Channel.EMAIL ? PASSWORD : WEBHOOK_URL;
+    }
+
+    /** A channel's secret, declared as the non-empty string it must be when it is given. */
+    private static BodyField.Worded<String> secret(String name) {
+        return BodyField.text(OPTIONAL, name, 2000).matching(Pattern.compile("[\\s\\S]+"), NOT_EMPTY)
+                .refusedAs(NOT_EMPTY);
+    }
+
+    /** The secret given, else (left out) the one stored; a null removes it. */
+    private static Optional<String> secret(BodyField.Worded<String> field, BodyReader reader, ObjectNode body,
+                                           Optional<ChannelStore.Configured> current) {
+        Optional<String> given = field.read(reader);
+        if (given.isPresent() || body.has(field.name())) {
+            return given;
+        }
+        return current.flatMap(ChannelStore.Configured::secret);
+    }
+
+    /** The email settings; the host's outbound check and the sender's address follow the fields' own checks. */
+    private ObjectNode email(BodyReader reader) {
         ObjectNode settings = Json.object();
-        JsonNode port = body.path("smtp_port");
-        JsonNode host = body.path("smtp_host");
-        if (!host.isTextual() || host.textValue().isBlank() || host.textValue().length() > 255) {
-            problems.add(host.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD, "smtp_host",
-                    "`smtp_host` is required: the mail server's host name.");
-        } else {
+        Optional<String> host = SMTP_HOST.read(reader).map(String::strip);
+        long port = SMTP_PORT.read(reader).orElse((long) Mail.DEFAULT_PORT);
+        String security = SECURITY.read(reader).orElse("starttls");
+        Optional<String> username = USERNAME.read(reader);
+        Optional<String> from = FROM.read(reader);
+        if (host.isPresent()) {
             try {
-                policy.checkHost(host.textValue().strip(), port.asInt(Mail.DEFAULT_PORT));
-                settings.put("smtp_host", host.textValue().strip());
+                policy.checkHost(host.get(), (int) port);
+                settings.put("smtp_host", host.get());
             } catch (OutboundRefusedException e) {
-                problems.add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: " + e.getMessage());
+                reader.problems().add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: "
+                        + e.getMessage());
             }
         }
-        if (!port.isMissingNode() && (!port.isIntegralNumber() || port.asInt() < 1 || port.asInt() > 65_535)) {
-            problems.add(ErrorCode.INVALID_FIELD, "smtp_port", "`smtp_port` must be a port number, 1 to 65535.");
-        }
-        settings.put("smtp_port", port.asInt(Mail.DEFAULT_PORT));
-        String security = body.path("security").asText("starttls");
-        if (!Set.of("starttls", "tls", "none").contains(security)) {
-            problems.add(ErrorCode.INVALID_FIELD, "security", "`security` must be starttls, tls or none.");
-        }
+        settings.put("smtp_port", port);
         settings.put("security", security);
-        JsonNode username = body.path("username");
-        if (username.isTextual() && !username.textValue().isBlank()) {
-            settings.put("username", username.textValue());
-        } else if (!username.isMissingNode() && !username.isNull()) {
-            problems.add(ErrorCode.INVALID_FIELD, "username", "`username` must be a non-empty string.");
-        }
-        JsonNode from = body.path("from");
-        if (!from.isTextual()) {
-            problems.add(ErrorCode.MISSING_FIELD, "from", "`from` is required: the sender's email address.");
-        } else {
+        username.ifPresent(name -> settings.put("username", name));
+        if (from.isPresent()) {
             try {
-                Mail.address(from.textValue(), "sender");
-                settings.put("from", from.textValue());
+                Mail.address(from.get(), "sender");
+                settings.put("from", from.get());
             } catch (NotificationException e) {
-                problems.add(ErrorCode.INVALID_FIELD, "from", "`from` " + e.getMessage());
+                reader.problems().add(ErrorCode.INVALID_FIELD, "from", "`from` " + e.getMessage());
             }
         }
         return settings;
     }
 
-    private ObjectNode chat(ObjectNode body, Optional<String> webhook, Problems problems) {
+    /** A chat's settings; its webhook, given now or stored before, must be one the outbound policy allows. */
+    private ObjectNode chat(BodyReader reader, Optional<String> webhook) {
         ObjectNode settings = Json.object();
+        Optional<String> name = NAME.read(reader);
         if (webhook.isEmpty()) {
-            problems.add(ErrorCode.MISSING_FIELD, "webhook_url", "`webhook_url` is required: the chat's incoming "
-                    + "webhook URL.");
+            reader.problems().add(ErrorCode.MISSING_FIELD, "webhook_url", "`webhook_url` is required: the chat's "
+                    + "incoming webhook URL.");
         } else {
             try {
                 URI uri = URI.create(webhook.get());
                 policy.check(uri);
                 settings.put("webhook_host", uri.getHost());
             } catch (IllegalArgumentException | OutboundRefusedException e) {
-                problems.add(ErrorCode.INVALID_FIELD, "webhook_url", "`webhook_url` cannot be used: "
+                reader.problems().add(ErrorCode.INVALID_FIELD, "webhook_url", "`webhook_url` cannot be used: "
                         + e.getMessage());
             }
         }
-        JsonNode name = body.path("name");
-        if (name.isTextual() && name.textValue().length() <= 200) {
-            settings.put("name", name.textValue());
-        } else if (!name.isMissingNode()) {
-            problems.add(ErrorCode.INVALID_FIELD, "name", "`name` must be a string of at most 200 characters.");
-        }
+        name.ifPresent(text -> settings.put("name", text));
         return settings;
     }
 

@@ -64,7 +64,6 @@ final class ApiShapes {
             .required("deadline_at", nullable(timestamp()))
             .optional("progress", object().required("total_steps", integer()).required("finished_steps", integer()))
             .optional("steps", arrayOf(STEP)));
-    static final Schema START = object().optional("params", mapOf(any()));
     static final Schema EVENT = named("RunEvent", object().required("id", integer())
             .required("object", oneOf("pipeline.run.event")).required("run_id", string()).required("kind", string())
             .required("step_id", nullable(string())).required("status", nullable(string()))
@@ -81,10 +80,6 @@ final class ApiShapes {
             .required("run_count", integer(0, Long.MAX_VALUE))
             .required("next_runs", arrayOf(object().required("local", string()).required("at", timestamp())))
             .required("created_at", timestamp()).required("updated_at", timestamp()));
-    static final Schema NEW_SCHEDULE = object().required("cron", string()).optional("timezone", string())
-            .optional("name", string()).optional("params", mapOf(any()));
-    static final Schema SCHEDULE_CHANGE = object().optional("cron", string()).optional("timezone", string())
-            .optional("name", string()).optional("params", mapOf(any()));
     static final Schema STARTED = object().required("id", string()).required("object", oneOf("pipeline.run"))
             .required("status", RUN_STATUS).required("schedule_id", string());
 }

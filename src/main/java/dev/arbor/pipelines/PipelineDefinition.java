@@ -28,6 +28,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
     /** How long a run may take unless its definition says otherwise: a day. */
     static final int DEFAULT_TIMEOUT_SECONDS = 86_400;
     static final int MAX_TIMEOUT_SECONDS = 30 * 86_400;
+    /** How a time limit out of range is refused, in a definition and when a run starts. */
+    static final String TIMEOUT_REFUSAL = "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)";
     private static final Set<String> FIELDS = Set.of("name", "description", "parameters", "steps", "outputs",
             "timeout_seconds");
     private static final Set<String> STEP_FIELDS = Set.of("id", "name", "action", "params", "depends_on",
@@ -80,7 +82,7 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         }
         if (!json.isIntegralNumber() || !json.canConvertToInt() || json.asInt() < 1
                 || json.asInt() > MAX_TIMEOUT_SECONDS) {
-            invalid(problems, param, "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)");
+            invalid(problems, param, TIMEOUT_REFUSAL);
             return OptionalInt.empty();
         }
         return OptionalInt.of(json.asInt());

@@ -1,13 +1,18 @@
 package dev.arbor.pipelines;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.EventStream;
 import dev.arbor.platform.http.EventStreams;
@@ -26,11 +31,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** The routes of runs: start one, read it and its events (also as a stream), cancel it, retry it. */
 final class RunRoutes {
-    private static final Set<String> START_FIELDS = Set.of("params", "timeout_seconds");
+    /** A run's params, checked against the pipeline's parameters by {@link PipelineDefinition#runParams}. */
+    static final BodyField.Value PARAMS = BodyField.value(OPTIONAL, "params", Schema.mapOf(Schema.any()));
+    private static final BodyField.Worded<Long> TIMEOUT_SECONDS = BodyField.integer(OPTIONAL, "timeout_seconds", 1,
+            PipelineDefinition.MAX_TIMEOUT_SECONDS).refusedAs(PipelineDefinition.TIMEOUT_REFUSAL);
+    private static final BodySpec START = BodySpec.closed("a run", PARAMS, TIMEOUT_SECONDS);
     private static final int STREAM_BATCH = 500;
 
     private static final QueryParam STATUS = new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
@@ -53,7 +61,7 @@ final class RunRoutes {
         routes.group("pipelines")
                 .post("/pipelines/{pipeline_id}/runs", "Start a run; it is queued at once and runs in the background",
                         this::start)
-                .body(ApiShapes.START).accepted(ApiShapes.RUN)
+                .body(START.schema()).accepted(ApiShapes.RUN)
                 .get("/pipelines/{pipeline_id}/runs", "List a pipeline's runs, newest first", this::list)
                 .query(Page.PARAMETERS).query(STATUS).ok(Schema.list(ApiShapes.RUN))
                 .get("/runs/{run_id}", "Get a run with each step's status, attempts, outputs and error", this::get)
@@ -72,12 +80,12 @@ final class RunRoutes {
         String pipelineId = ctx.pathParam("pipeline_id");
         PipelineStore.Stored pipeline = pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, START_FIELDS, null, "a run");
+        BodyReader reader = START.reader(body);
+        Problems problems = reader.problems();
+        START.refuseUndeclared(body, problems);
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
-        ObjectNode params = definition.runParams(body.path("params"), problems);
-        int timeout = PipelineDefinition.timeoutSeconds(body.path("timeout_seconds"), "timeout_seconds", problems)
-                .orElse(definition.timeoutSeconds());
+        ObjectNode params = definition.runParams(PARAMS.read(reader).orElse(MissingNode.getInstance()), problems);
+        int timeout = TIMEOUT_SECONDS.read(reader).map(Long::intValue).orElse(definition.timeoutSeconds());
         problems.throwIfAny();
         ObjectNode trigger = Json.object().put("type", "manual");
         trigger.putObject("event").put("type", "manual");

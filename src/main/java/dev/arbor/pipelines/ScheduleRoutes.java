@@ -1,13 +1,19 @@
 package dev.arbor.pipelines;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.ScheduleStore.Schedule;
 import dev.arbor.pipelines.ScheduleStore.Status;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -27,14 +33,30 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Schedules of a pipeline: a cron expression in a time zone and the params its runs get; pause, resume, run now, and
  * the next firing times (with their local times, to see what a daylight-saving change does).
  */
 final class ScheduleRoutes {
-    private static final Set<String> FIELDS = Set.of("name", "cron", "timezone", "params", "enabled");
+    private static final String CRON_REFUSAL = "must be a cron expression of five fields";
+    private static final BodyField.Worded<String> CRON = BodyField.text(REQUIRED, "cron", 200)
+            .refusedAs(CRON_REFUSAL).missingAs("is required: five fields, minute hour day-of-month month day-of-week, "
+                    + "such as \"30 2 * * *\"");
+    private static final BodyField.Worded<String> NEW_CRON = BodyField.text(OPTIONAL, "cron", 200)
+            .refusedAs(CRON_REFUSAL);
+    private static final BodyField.Worded<String> TIMEZONE = BodyField.text(OPTIONAL, "timezone", 100)
+            .refusedAs("must be an IANA time zone such as Europe/Berlin or UTC");
+    private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), "must not be blank")
+            .refusedAs("must be a non-empty string of at most 200 characters");
+    private static final BodyField.Flag ENABLED = BodyField.flag(OPTIONAL, "enabled");
+    private static final BodySpec NEW_SCHEDULE = BodySpec.closed("a schedule", NAME, CRON, TIMEZONE,
+            RunRoutes.PARAMS, ENABLED);
+    /** {@code enabled} is the schedule's, refused here: it changes with pause and resume. */
+    private static final BodySpec SCHEDULE_CHANGE = BodySpec.closed("a schedule", NAME, NEW_CRON, TIMEZONE,
+            RunRoutes.PARAMS, ENABLED);
     private static final int DEFAULT_NEXT_RUNS = 5;
 
     private static final QueryParam COUNT = new QueryParam("count", Schema.integer(1, 100),
@@ -58,14 +80,14 @@ final class ScheduleRoutes {
         routes.group("pipelines")
                 .post("/pipelines/{pipeline_id}/schedules", "Schedule runs of a pipeline with cron in a time zone",
                         this::create)
-                .body(ApiShapes.NEW_SCHEDULE).created(ApiShapes.SCHEDULE)
+                .body(NEW_SCHEDULE.schema()).created(ApiShapes.SCHEDULE)
                 .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
                 .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.SCHEDULE))
                 .get("/schedules/{schedule_id}", "Get a schedule with its next firing times (count=N, at most 100)",
                         this::get)
                 .query(COUNT).ok(ApiShapes.SCHEDULE)
                 .patch("/schedules/{schedule_id}", "Change a schedule's name, cron, time zone or params", this::patch)
-                .body(ApiShapes.SCHEDULE_CHANGE).ok(ApiShapes.SCHEDULE)
+                .body(SCHEDULE_CHANGE.schema()).ok(ApiShapes.SCHEDULE)
                 .delete("/schedules/{schedule_id}", "Delete a schedule", this::delete)
                 .ok(Schema.deleted("pipeline.schedule"))
                 .action("/schedules/{schedule_id}/pause", "Pause a schedule: it fires no more until resumed",
@@ -84,22 +106,17 @@ final class ScheduleRoutes {
         PipelineStore.Stored pipeline = pipelines.find(pipelineId)
                 .orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, FIELDS, null, "a schedule");
-        if (!body.has("cron")) {
-            problems.add(ErrorCode.MISSING_FIELD, "cron", "`cron` is required: five fields, minute hour "
-                    + "day-of-month month day-of-week, such as \"30 2 * * *\".");
-        }
-        Optional<CronSchedule> cron = cron(body.path("cron"), body.path("timezone"), problems);
-        String name = name(body.path("name"), problems).orElse(body.path("cron").asText(""));
-        ObjectNode params = params(pipeline, body.path("params"), problems);
-        JsonNode enabled = body.path("enabled");
-        if (!enabled.isMissingNode() && !enabled.isBoolean()) {
-            PipelineDefinition.invalid(problems, "enabled", "must be true or false");
-        }
+        BodyReader reader = NEW_SCHEDULE.reader(body);
+        Problems problems = reader.problems();
+        NEW_SCHEDULE.refuseUndeclared(body, problems);
+        Optional<String> expression = CRON.read(reader);
+        Optional<CronSchedule> cron = cron(expression, TIMEZONE.read(reader).orElse("UTC"), problems);
+        String name = NAME.read(reader).orElse(expression.orElse(""));
+        ObjectNode params = params(pipeline, RunRoutes.PARAMS.read(reader), problems);
+        boolean enabled = ENABLED.read(reader).orElse(true);
         problems.throwIfAny();
         long now = clock.millis();
-        Status status = enabled.asBoolean(true) ? Status.ACTIVE : Status.PAUSED;
+        Status status = enabled ? Status.ACTIVE : Status.PAUSED;
         var schedule = new Schedule(Ids.next("sch"), pipelineId, name, cron.orElseThrow().expression(),
                 cron.get().zone().getId(), params, status, 1, next(cron.get(), status, now), OptionalLong.empty(),
                 Optional.empty(), Optional.empty(), 0, now, now);
@@ -138,17 +155,20 @@ final class ScheduleRoutes {
         Access.requireAdmin(ctx);
         Schedule current = find(ctx.pathParam("schedule_id"));
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        problems.unknownFields(body, FIELDS, null, "a schedule");
-        if (body.has("enabled")) {
+        BodyReader reader = SCHEDULE_CHANGE.reader(body);
+        Problems problems = reader.problems();
+        SCHEDULE_CHANGE.refuseUndeclared(body, problems);
+        if (body.has(ENABLED.name())) {
             problems.add(ErrorCode.READ_ONLY_FIELD, "enabled", "`enabled` changes with pause and resume.");
         }
-        Optional<String> name = name(body.path("name"), problems);
-        Optional<CronSchedule> cron = cron(body.has("cron") ? body.get("cron") : Json.mapper().valueToTree(
-                current.cron()), body.has("timezone") ? body.get("timezone") : Json.mapper().valueToTree(
-                current.timezone()), problems);
-        ObjectNode params = body.has("params") ? params(pipelines.find(current.pipelineId()).orElseThrow(),
-                body.get("params"), problems) : current.params();
+        Optional<String> name = NAME.read(reader);
+        Optional<String> expression = NEW_CRON.read(reader).or(() -> Optional.of(current.cron()));
+        // a null time zone is UTC again; a time zone left out stays as it is
+        String zone = TIMEZONE.read(reader).orElse(body.has(TIMEZONE.name()) ? "UTC" : current.timezone());
+        Optional<CronSchedule> cron = cron(expression, zone, problems);
+        Optional<JsonNode> given = RunRoutes.PARAMS.read(reader);
+        ObjectNode params = given.isPresent() ? params(pipelines.find(current.pipelineId()).orElseThrow(), given,
+                problems) : current.params();
         problems.throwIfAny();
         Schedule changed = change(current, s -> s.with(name.orElse(s.name()), cron.orElseThrow().expression(),
                 cron.get().zone().getId(), params, s.status(), next(cron.get(), s.status(), clock.millis())));
@@ -213,26 +233,21 @@ final class ScheduleRoutes {
         return ApiException.of(ErrorCode.SCHEDULE_NOT_FOUND, "schedule_id", "There is no schedule '" + id + "'.");
     }
 
-    private static Optional<CronSchedule> cron(JsonNode cron, JsonNode timezone, Problems problems) {
-        ZoneId zone = ZoneId.of("UTC");
-        if (!timezone.isMissingNode() && !timezone.isNull()) {
-            try {
-                zone = ZoneId.of(timezone.asText(""));
-            } catch (DateTimeException e) {
-                PipelineDefinition.invalid(problems, "timezone", "must be an IANA time zone such as Europe/Berlin "
-                        + "or UTC ('" + timezone.asText() + "' is not one)");
-                return Optional.empty();
-            }
-        }
-        if (cron.isMissingNode()) {
+    /** The cron expression in its time zone, when both are given and valid. */
+    private static Optional<CronSchedule> cron(Optional<String> expression, String timezone, Problems problems) {
+        ZoneId zone;
+        try {
+            zone = ZoneId.of(timezone);
+        } catch (DateTimeException e) {
+            PipelineDefinition.invalid(problems, "timezone", "must be an IANA time zone such as Europe/Berlin "
+                    + "or UTC ('" + timezone + "' is not one)");
             return Optional.empty();
         }
-        if (!cron.isTextual() || cron.textValue().length() > 200) {
-            PipelineDefinition.invalid(problems, "cron", "must be a cron expression of five fields");
+        if (expression.isEmpty()) {
             return Optional.empty();
         }
         try {
-            return Optional.of(CronSchedule.parse(cron.textValue(), zone));
+            return Optional.of(CronSchedule.parse(expression.get(), zone));
         } catch (IllegalArgumentException e) {
             PipelineDefinition.invalid(problems, "cron", "is not a cron expression of five fields (minute hour "
                     + "day-of-month month day-of-week): " + e.getMessage());
@@ -240,21 +255,11 @@ final class ScheduleRoutes {
         }
     }
 
-    private static Optional<String> name(JsonNode name, Problems problems) {
-        if (name.isMissingNode()) {
-            return Optional.empty();
-        }
-        if (!name.isTextual() || name.textValue().isBlank() || name.textValue().length() > 200) {
-            PipelineDefinition.invalid(problems, "name", "must be a non-empty string of at most 200 characters");
-            return Optional.empty();
-        }
-        return Optional.of(name.textValue());
-    }
-
     /** Params checked against the pipeline's parameters now; they are checked again at every firing. */
-    private ObjectNode params(PipelineStore.Stored pipeline, JsonNode given, Problems problems) {
-        PipelineDefinition.stored(pipeline.definition(), catalog).runParams(given, problems);
-        return given.isObject() ? (ObjectNode) given : Json.object();
+    private ObjectNode params(PipelineStore.Stored pipeline, Optional<JsonNode> given, Problems problems) {
+        PipelineDefinition.stored(pipeline.definition(), catalog)
+                .runParams(given.orElse(MissingNode.getInstance()), problems);
+        return given.filter(JsonNode::isObject).map(ObjectNode.class::cast).orElse(Json.object());
     }
 
     private static CronSchedule cronOf(Schedule schedule) {

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,6 +22,23 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class GatewayTest {
     private static final String SECRET = "hf_secret_value_42";
+
+    @Test
+    void aCustomGatewaySaysWhatEachFieldMustBe() {
+        try (var server = ArborServer.start(Map.of())) {
+            JsonNode error = server.http().post("/connectors/custom", """
+                    {"every": 1, "name": " ", "transport": 5, "url": "", "description": ""}""")
+                    .assertError(400, "invalid_field", "every");
+            assertThat(error.path("details").findValuesAsText("message")).containsExactly(
+                    "`every` is not a field of a custom gateway (its fields: args, auth_type, clients, command, "
+                            + "credentials, description, name, scope, transport, url).",
+                    "`name` must be a non-empty string of at most 200 characters.",
+                    "`transport` must be a non-empty string of at most 20 characters.",
+                    "`url` must be a non-empty string of at most 2048 characters.",
+                    "`auth_type` is required.",
+                    "`description` must be a non-empty string of at most 2000 characters.");
+        }
+    }
 
     @ParameterizedTest
     @EnumSource(Dialect.class)

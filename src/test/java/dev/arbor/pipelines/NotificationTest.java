@@ -53,6 +53,25 @@ class NotificationTest {
     }
 
     @Test
+    void eachSettingSaysWhatItMustBe() {
+        JsonNode error = http.put("/notification-channels/email", """
+                {"smtp_port": "25", "security": 3, "username": " ", "password": "", "from": 7, "name": "x"}""")
+                .assertError(400, "invalid_field", "name");
+        assertThat(error.path("details").findValuesAsText("message")).containsExactly(
+                "`name` is not a field of the email channel's settings (its fields: from, password, security, "
+                        + "smtp_host, smtp_port, username).",
+                "`password` must be a non-empty string.",
+                "`smtp_host` is required: the mail server's host name.",
+                "`smtp_port` must be a port number, 1 to 65535.",
+                "`security` must be starttls, tls or none.",
+                "`username` must be a non-empty string.",
+                "`from` is required: the sender's email address.");
+        assertThat(http.put("/notification-channels/team_chat_1", "{\"name\": 5}").json()
+                .path("error").path("details").findValuesAsText("message"))
+                .contains("`name` must be a string of at most 200 characters.");
+    }
+
+    @Test
     void channelsAreCheckedAndTheirSecretsAreNeverShownNorStoredInTheClear() throws Exception {
         assertThat(http.get("/notification-channels").json().path("data").findValuesAsText("channel"))
                 .containsExactly("email", "team_chat_1", "team_chat_2");

@@ -80,6 +80,27 @@ class ScheduleTest {
     }
 
     @Test
+    void aScheduleSaysWhatEachFieldMustBe() {
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            String schedules = "/pipelines/" + http.post("/pipelines", PIPELINE).json().path("id").asText()
+                    + "/schedules";
+            assertThat(http.post(schedules, "{}").assertError(400, "missing_field", "cron").path("details")
+                    .findValuesAsText("message")).contains("`cron` is required: five fields, minute hour "
+                    + "day-of-month month day-of-week, such as \"30 2 * * *\".");
+            JsonNode error = http.post(schedules, """
+                    {"every": 1, "name": " ", "cron": 5, "timezone": "Mars/Olympus", "enabled": "yes"}""")
+                    .assertError(400, "invalid_field", "every");
+            assertThat(error.path("details").findValuesAsText("message")).contains(
+                    "`every` is not a field of a schedule (its fields: cron, enabled, name, params, timezone).",
+                    "`name` must be a non-empty string of at most 200 characters.",
+                    "`cron` must be a cron expression of five fields.",
+                    "`timezone` must be an IANA time zone such as Europe/Berlin or UTC ('Mars/Olympus' is not one).",
+                    "`enabled` must be true or false.");
+        }
+    }
+
+    @Test
     void schedulesPauseResumeRunNowAndAreCheckedAndDeletedWithTheirPipeline() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();

@@ -34,6 +34,15 @@ public sealed interface BodyField<T> {
     }
 
     /**
+     * This field, refused with its own words: a value its reading refuses (same code and param) says
+     * "`name` {@code refusal}." instead of the reader's default message. A missing field keeps the default unless
+     * {@link Worded#missingAs} words it too.
+     */
+    default Worded<T> refusedAs(String refusal) {
+        return new Worded<>(this, refusal, Optional.empty());
+    }
+
+    /**
      * A string of at most {@code maxLength} characters; a required one must not be blank. With a {@code pattern}
      * the whole text must match it, or the field is refused with {@code why}.
      */
@@ -182,6 +191,50 @@ public sealed interface BodyField<T> {
         @Override
         public Schema schema() {
             return shape;
+        }
+    }
+
+    /**
+     * A field whose refusals say {@code refusal}, see {@link #refusedAs}; {@code whenMissing}, if any, is what it says
+     * when it is required and missing.
+     */
+    record Worded<T>(BodyField<T> field, String refusal, Optional<String> whenMissing) implements BodyField<T> {
+        public Worded {
+            requireNonNull(field, "field");
+            requireNonNull(refusal, "refusal");
+            requireNonNull(whenMissing, "whenMissing");
+            if (field instanceof Worded<?>) {
+                throw new IllegalArgumentException("'" + field.name() + "' already has its own refusal");
+            }
+            if (refusal.isBlank() || whenMissing.filter(String::isBlank).isPresent()) {
+                throw new IllegalArgumentException("a refusal needs words: " + field.name());
+            }
+        }
+
+        /** This field, saying "`name` {@code missing}." when it is required and missing. */
+        public Worded<T> missingAs(String missing) {
+            return new Worded<>(field, refusal, Optional.of(missing));
+        }
+
+        @Override
+        public String name() {
+            return field.name();
+        }
+
+        @Override
+        public Presence presence() {
+            return field.presence();
+        }
+
+        @Override
+        public Optional<T> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.reworded(field, refusal, whenMissing);
+        }
+
+        @Override
+        public Schema schema() {
+            return field.schema();
         }
     }
 

@@ -42,9 +42,23 @@ public final class BodyReader {
 
     /** Refuses, as a programming error, to read a field the body's declaration does not list. */
     void requireDeclared(BodyField<?> field) {
-        if (spec.isPresent() && !spec.get().fields().contains(field)) {
+        if (spec.isPresent() && !spec.get().declares(field)) {
             throw new IllegalStateException("'" + field.name() + "' is not declared by this body's BodySpec");
         }
+    }
+
+    /**
+     * Reads {@code field}, a refused value saying {@code refusal} and, when {@code missing} is given, a missing field
+     * saying that, instead of the default messages.
+     */
+    <T> Optional<T> reworded(BodyField<T> field, String refusal, Optional<String> missing) {
+        int before = problems.size();
+        Optional<T> value = field.read(this);
+        String param = path(field.name());
+        problems.rewordSince(before, param, problem -> problem.code() == ErrorCode.MISSING_FIELD
+                ? missing.map(words -> "`" + param + "` " + words + ".").orElse(problem.message())
+                : "`" + param + "` " + refusal + ".");
+        return value;
     }
 
     public Problems problems() {

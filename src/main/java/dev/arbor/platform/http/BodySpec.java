@@ -43,6 +43,12 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
         problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), null, what);
     }
 
+    /** Whether {@code field} is one of this body's fields, or the field a declared {@link BodyField.Worded} words. */
+    boolean declares(BodyField<?> field) {
+        return fields.contains(field) || fields.stream()
+                .anyMatch(declared -> declared instanceof BodyField.Worded<?> worded && worded.field().equals(field));
+    }
+
     /** A reader of {@code body} that reads only the fields declared here. */
     public BodyReader reader(ObjectNode body) {
         return BodyReader.of(body, this);

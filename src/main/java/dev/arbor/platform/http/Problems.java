@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /** Collects every problem of one validation pass, so that one response lists them all. */
 public final class Problems {
@@ -33,6 +34,20 @@ public final class Problems {
             }
         });
         return this;
+    }
+
+    int size() {
+        return found.size();
+    }
+
+    /** Gives the problems at {@code param} found since the first {@code from} the message a field has for them. */
+    void rewordSince(int from, String param, Function<Problem, String> message) {
+        for (int i = from; i < found.size(); i++) {
+            Problem problem = found.get(i);
+            if (problem.param().equals(param)) {
+                found.set(i, new Problem(problem.code(), param, message.apply(problem)));
+            }
+        }
     }
 
     public boolean isEmpty() {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -30,7 +31,37 @@ public sealed interface Schema {
 
     record Int(long min, long max) implements Schema {}
 
-    record Num() implements Schema {}
+    /** A number, with each end of its range where it has one. */
+    record Num(Optional<Bound> lower, Optional<Bound> upper) implements Schema {
+        public Num {
+            requireNonNull(lower, "lower");
+            requireNonNull(upper, "upper");
+            if (lower.isPresent() && upper.isPresent() && lower.get().value() > upper.get().value()) {
+                throw new IllegalArgumentException("lower bound " + lower.get() + " is above " + upper.get());
+            }
+        }
+    }
+
+    /** Whether a bound's value itself is in the range. */
+    enum Inclusion { INCLUSIVE, EXCLUSIVE }
+
+    /** One end of a number's range. */
+    record Bound(double value, Inclusion inclusion) {
+        public Bound {
+            requireNonNull(inclusion, "inclusion");
+            if (!Double.isFinite(value)) {
+                throw new IllegalArgumentException("a bound must be finite: " + value);
+            }
+        }
+
+        public static Bound inclusive(double value) {
+            return new Bound(value, Inclusion.INCLUSIVE);
+        }
+
+        public static Bound exclusive(double value) {
+            return new Bound(value, Inclusion.EXCLUSIVE);
+        }
+    }
 
     record Bool() implements Schema {}
 
@@ -144,7 +175,12 @@ public sealed interface Schema {
     }
 
     static Schema number() {
-        return new Num();
+        return new Num(Optional.empty(), Optional.empty());
+    }
+
+    /** A number from {@code lower} to {@code upper}, each end in the range or not as it says. */
+    static Schema number(Bound lower, Bound upper) {
+        return new Num(Optional.of(lower), Optional.of(upper));
     }
 
     static Schema bool() {
@@ -240,7 +276,13 @@ public sealed interface Schema {
                     out.put("maximum", number.max());
                 }
             }
-            case Num _ -> out.put("type", "number");
+            case Num number -> {
+                out.put("type", "number");
+                number.lower().ifPresent(bound -> out.put(bound.inclusion() == Inclusion.INCLUSIVE ? "minimum"
+                        : "exclusiveMinimum", bound.value()));
+                number.upper().ifPresent(bound -> out.put(bound.inclusion() == Inclusion.INCLUSIVE ? "maximum"
+                        : "exclusiveMaximum", bound.value()));
+            }
             case Bool _ -> out.put("type", "boolean");
             case Enum values -> {
                 out.put("type", "string");

@@ -17,6 +17,7 @@ import static dev.arbor.platform.http.Schema.timestamp;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.templates.SettingRange;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -47,10 +48,13 @@ final class ApiShapes {
     private static final Schema MEDIA_IN = object().optional("type", oneOf("image", "audio", "video"))
             .optional("file_id", string()).optional("data", string()).optional("path", string())
             .optional("name", string());
-    private static final Schema QUESTION_SETTINGS = object().optional("act_threshold", number())
-            .optional("temperature", number()).optional("multi_threshold", number());
-    private static final Schema SETTINGS_IN = object().optional("act_threshold", number())
-            .optional("temperature", number()).optional("multi_threshold", number())
+    private static final Schema QUESTION_SETTINGS = object()
+            .optional("act_threshold", SettingRange.ACT_THRESHOLD.schema())
+            .optional("temperature", SettingRange.TEMPERATURE.schema())
+            .optional("multi_threshold", SettingRange.MULTI_THRESHOLD.schema());
+    private static final Schema SETTINGS_IN = object().optional("act_threshold", SettingRange.ACT_THRESHOLD.schema())
+            .optional("temperature", SettingRange.TEMPERATURE.schema())
+            .optional("multi_threshold", SettingRange.MULTI_THRESHOLD.schema())
             .optional("questions", mapOf(QUESTION_SETTINGS));
     /** The settings a decision ran with, and which layer each came from. */
     private static final Schema EFFECTIVE_SETTINGS = object().required("act_threshold", number())
@@ -69,7 +73,8 @@ final class ApiShapes {
             .optional("metadata", mapOf(string()))
             .optional("store", anyOf(oneOf("full", "answers_only", "none", "true", "false", "1", "0"), bool()))
             .optional("background", bool()).optional("stream", bool()).optional("model", string(200))
-            .optional("act_threshold", number()).optional("on_store_error", oneOf("serve", "fail"))
+            .optional("act_threshold", SettingRange.ACT_THRESHOLD.schema())
+            .optional("on_store_error", oneOf("serve", "fail"))
             .optional("include", INCLUDE));
 
     // ---- what a decision answers

@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.templates.SettingRange;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -121,8 +122,8 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
                 + "built; send \"background\": true and read GET /v1/studio/decisions/{id}?wait=30 instead"));
         Optional<String> model = reader.string("model", false, 200);
         Optional<Double> actThreshold = reader.node("act_threshold", false).flatMap(node -> {
-            if (!node.isNumber() || node.doubleValue() <= 0 || node.doubleValue() > 1) {
-                reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "must be a number above 0 and at most 1");
+            if (!SettingRange.ACT_THRESHOLD.contains(node)) {
+                reader.reject("act_threshold", ErrorCode.INVALID_FIELD, SettingRange.ACT_THRESHOLD.refusal());
                 return Optional.empty();
             }
             return Optional.of(node.doubleValue());

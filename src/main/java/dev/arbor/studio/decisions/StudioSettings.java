@@ -9,6 +9,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.templates.SettingRange;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -165,10 +166,10 @@ final class StudioSettings {
                         }
                     }
                     case "decisions.default_act_threshold" -> {
-                        if (value.isNumber() && value.doubleValue() > 0 && value.doubleValue() <= 1) {
+                        if (SettingRange.ACT_THRESHOLD.contains(value)) {
                             act = value.doubleValue();
                         } else {
-                            invalid(problems, param, "must be a number above 0 and at most 1");
+                            invalid(problems, param, SettingRange.ACT_THRESHOLD.refusal());
                         }
                     }
                     default -> invalid(problems, param, "is not a setting (history.store, history.store_media, "

@@ -35,8 +35,6 @@ final class DefinitionValidator {
     static final int MAX_QUESTIONS = 128;
     static final int MAX_OPTION_NAME = 200;
     static final int DEFAULT_MAX_EXTRA_QUESTIONS = 16;
-    /** Past 20 a softmax is all but flat: every option looks alike, whatever the model read. */
-    static final double MAX_TEMPERATURE = 20;
     static final List<String> MODALITIES = List.of("text", "image", "audio", "video");
     private static final Set<String> SETTINGS_KEYS = Set.of("act_threshold", "temperature", "multi_threshold");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -691,18 +689,9 @@ final class DefinitionValidator {
         if (value.isNull()) {
             return Optional.empty();
         }
-        double number = value.isNumber() ? value.doubleValue() : Double.NaN;
-        boolean ok = switch (key) {
-            case "act_threshold" -> number > 0 && number <= 1;
-            case "temperature" -> number > 0 && number <= MAX_TEMPERATURE;
-            default -> number > 0 && number < 1;
-        };
-        if (!ok) {
-            invalid(param, switch (key) {
-                case "act_threshold" -> "must be a number above 0 and at most 1";
-                case "temperature" -> "must be a number above 0 and at most " + (int) MAX_TEMPERATURE;
-                default -> "must be a number between 0 and 1 (exclusive)";
-            });
+        SettingRange range = SettingRange.of(key).orElseThrow();
+        if (!range.contains(value)) {
+            invalid(param, range.refusal());
             return Optional.empty();
         }
         if (key.equals("multi_threshold") && questionType != null && questionType != QuestionType.MULTI) {

@@ -12,6 +12,7 @@ import com.networknt.schema.SpecificationVersion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -99,6 +100,48 @@ class BodySpecTest {
         assertThat(problems.list().getFirst().message()).contains("a probe", "count, note");
         assertThat(closed.schema().json()).containsEntry("additionalProperties", false);
         assertThat(SPEC.schema().json()).doesNotContainKey("additionalProperties");
+    }
+
+    private static final BodySpec WORDED = BodySpec.of(
+            BodyField.text(REQUIRED, "host", 5).refusedAs("must be a host name").missingAs("is required: the server's "
+                    + "host name"),
+            BodyField.integer(OPTIONAL, "port", 1, 65_535).refusedAs("must be a port number, 1 to 65535"),
+            BodyField.flag(OPTIONAL, "tls").refusedAs("must be on or off"),
+            BodyField.text(REQUIRED, "user", 9).refusedAs("must be a user name"));
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            {"port": 25, "user": "u"}           | missing_field host | `host` is required: the server's host name.
+            {"host": " ", "user": "u"}          | invalid_field host | `host` must be a host name.
+            {"host": "abcdef", "user": "u"}     | invalid_field host | `host` must be a host name.
+            {"host": "a", "port": 0, "user": "u"} | invalid_field port | `port` must be a port number, 1 to 65535.
+            {"host": "a", "port": "25", "user": "u"} | invalid_field port | `port` must be a port number, 1 to 65535.
+            {"host": "a", "tls": 1, "user": "u"} | invalid_field tls  | `tls` must be on or off.
+            {"host": "a", "user": 1}            | invalid_field user | `user` must be a user name.
+            {"host": "a", "tls": true}          | missing_field user | `user` is required.
+            """)
+    void aWordedFieldKeepsItsCodeAndParamAndSaysItsOwnRefusal(String body, String refusal, String message) {
+        var reader = WORDED.reader((ObjectNode) Json.read(body));
+        WORDED.fields().forEach(field -> field.read(reader));
+        assertThat(reader.problems().list()).extracting(p -> p.code().code() + " " + p.param(), Problem::message)
+                .containsExactly(Tuple.tuple(refusal, message));
+    }
+
+    @Test
+    void aWordedFieldLeavesTheHandlersLaterChecksTheirOwnWords() {
+        var reader = WORDED.reader((ObjectNode) Json.read("{\"host\": \"a\", \"port\": 0, \"user\": \"u\"}"));
+        WORDED.fields().forEach(field -> field.read(reader));
+        reader.reject("host", ErrorCode.INVALID_FIELD, "cannot be used: private address");
+        assertThat(reader.problems().list()).extracting(Problem::message).containsExactly(
+                "`port` must be a port number, 1 to 65535.", "`host` cannot be used: private address.");
+    }
+
+    @Test
+    void aWordedFieldDescribesItselfAsTheFieldItWords() {
+        JsonNode schema = Json.mapper().valueToTree(WORDED.schema().json());
+        assertThat(schema.path("required").toString()).isEqualTo("[\"host\",\"user\"]");
+        assertThat(schema.at("/properties/port/maximum").asLong()).isEqualTo(65_535);
+        assertThat(schema.at("/properties/host/maxLength").asInt()).isEqualTo(5);
     }
 
     @Test

@@ -1,0 +1,61 @@
+package dev.arbor.studio.templates;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Schema.Bound;
+import dev.arbor.platform.http.Schema.Inclusion;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The range of each decision setting, as one rule: a template's settings, a decision request's, the studio's default
+ * act threshold and the API document's schemas of them all read it here.
+ */
+public enum SettingRange {
+    ACT_THRESHOLD("act_threshold", Bound.exclusive(0), Bound.inclusive(1), "must be a number above 0 and at most 1"),
+    /** Past 20 a softmax is all but flat: every option looks alike, whatever the model read. */
+    TEMPERATURE("temperature", Bound.exclusive(0), Bound.inclusive(20), "must be a number above 0 and at most 20"),
+    MULTI_THRESHOLD("multi_threshold", Bound.exclusive(0), Bound.exclusive(1),
+            "must be a number between 0 and 1 (exclusive)");
+
+    private final String key;
+    private final Bound lower;
+    private final Bound upper;
+    private final String refusal;
+
+    SettingRange(String key, Bound lower, Bound upper, String refusal) {
+        this.key = key;
+        this.lower = lower;
+        this.upper = upper;
+        this.refusal = refusal;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    /** What a value out of range is told, after its field's name. */
+    public String refusal() {
+        return refusal;
+    }
+
+    /** Whether {@code value} is a number in this range. */
+    public boolean contains(JsonNode value) {
+        if (!value.isNumber()) {
+            return false;
+        }
+        double number = value.doubleValue();
+        boolean aboveLower = lower.inclusion() == Inclusion.INCLUSIVE ? number >= lower.value() : number > lower.value();
+        boolean belowUpper = upper.inclusion() == Inclusion.INCLUSIVE ? number <= upper.value() : number < upper.value();
+        return aboveLower && belowUpper;
+    }
+
+    /** The setting's number, with its range, for the API document. */
+    public Schema schema() {
+        return Schema.number(lower, upper);
+    }
+
+    public static Optional<SettingRange> of(String key) {
+        return Arrays.stream(values()).filter(range -> range.key.equals(key)).findFirst();
+    }
+}
