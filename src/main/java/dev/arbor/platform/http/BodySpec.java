@@ -43,10 +43,14 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
         problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), null, what);
     }
 
-    /** Whether {@code field} is one of this body's fields, or the field a declared {@link BodyField.Worded} words. */
+    /**
+     * Whether {@code field} is one of this body's fields, or the field a declared {@link BodyField.Worded} words: the
+     * same name with the same documented rules, so that an equal field made again (a pattern compiled anew is not
+     * equal to the first) is still the declared one.
+     */
     boolean declares(BodyField<?> field) {
-        return fields.contains(field) || fields.stream()
-                .anyMatch(declared -> declared instanceof BodyField.Worded<?> worded && worded.field().equals(field));
+        return fields.stream().map(declared -> declared instanceof BodyField.Worded<?> worded ? worded.field() : declared)
+                .anyMatch(declared -> declared.name().equals(field.name()) && declared.schema().equals(field.schema()));
     }
 
     /** A reader of {@code body} that reads only the fields declared here. */

@@ -345,10 +345,10 @@ final class ApiShapes {
             + String.join(", ", Stats.GROUPS.stream().sorted().toList()) + ".");
     static final QueryParam INCLUDE_EXTENDED = new QueryParam("include_extended", bool(),
             "Count the questions and options callers added too.");
-    static final QueryParam WHAT_IF_TEMPERATURE = new QueryParam("what_if.temperature", number(),
-            "Recompute the gate under this temperature (above 0, at most 20).");
-    static final QueryParam WHAT_IF_ACT_THRESHOLD = new QueryParam("what_if.act_threshold", number(),
-            "Recompute the gate under this act threshold (above 0, at most 1).");
+    static final QueryParam WHAT_IF_TEMPERATURE = new QueryParam("what_if.temperature",
+            SettingRange.TEMPERATURE.schema(), "Recompute the gate under this temperature.");
+    static final QueryParam WHAT_IF_ACT_THRESHOLD = new QueryParam("what_if.act_threshold",
+            SettingRange.ACT_THRESHOLD.schema(), "Recompute the gate under this act threshold.");
     static final QueryParam VERSIONS = new QueryParam("versions", string(), "The two versions, such as 1,2 or "
             + "stable,latest (default: the latest two).");
 

@@ -8,6 +8,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.templates.SettingRange;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -56,8 +57,8 @@ final class StatsRoutes {
     private void stats(Context ctx, Optional<String> template) {
         var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
-        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, Templates.MAX_TEMPERATURE),
-                number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, 1));
+        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, SettingRange.TEMPERATURE),
+                number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, SettingRange.ACT_THRESHOLD));
         boolean includeExtended = ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
         List<String> groupBy = Stats.groupBy(ApiShapes.GROUP_BY.read(ctx).orElse(null));
         var stats = new Stats(groupBy, includeExtended, whatIf);
@@ -104,8 +105,8 @@ final class StatsRoutes {
         }
     }
 
-    /** A what-if value in (0, max], or empty when not sent. */
-    private static Optional<Double> number(Context ctx, QueryParam param, double max) {
+    /** A what-if value in the setting's own range, or empty when not sent. */
+    private static Optional<Double> number(Context ctx, QueryParam param, SettingRange range) {
         String name = param.name();
         String text = param.read(ctx).orElse(null);
         if (text == null) {
@@ -113,13 +114,13 @@ final class StatsRoutes {
         }
         try {
             double value = Double.parseDouble(text);
-            if (value > 0 && value <= max) {
+            if (range.contains(value)) {
                 return Optional.of(value);
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is a number above 0 and at most "
-                + (int) max + ", not '" + text + "'.");
+        throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` " + range.refusal() + ", not '"
+                + text + "'.");
     }
 }

@@ -41,10 +41,11 @@ public enum SettingRange {
 
     /** Whether {@code value} is a number in this range. */
     public boolean contains(JsonNode value) {
-        if (!value.isNumber()) {
-            return false;
-        }
-        double number = value.doubleValue();
+        return value.isNumber() && contains(value.doubleValue());
+    }
+
+    /** Whether {@code number} is in this range. */
+    public boolean contains(double number) {
         boolean aboveLower = lower.inclusion() == Inclusion.INCLUSIVE ? number >= lower.value() : number > lower.value();
         boolean belowUpper = upper.inclusion() == Inclusion.INCLUSIVE ? number <= upper.value() : number < upper.value();
         return aboveLower && belowUpper;

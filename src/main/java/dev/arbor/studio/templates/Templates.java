@@ -14,9 +14,6 @@ import java.util.Optional;
 
 /** The studio's templates: versioned decision definitions. Other features use this, never the template tables. */
 public final class Templates {
-    /** The highest temperature anything may set (decisions, templates, what-ifs); the lowest is above 0. */
-    public static final double MAX_TEMPERATURE = DefinitionValidator.MAX_TEMPERATURE;
-
     private final TemplateStore store;
     private final TemplateService service;
     private final Models models;

@@ -92,6 +92,18 @@ class BodySpecTest {
     }
 
     @Test
+    void aFieldMadeAgainWithTheSameRulesIsTheDeclaredOneAndOneWithOtherRulesIsNot() {
+        var declared = BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
+        var reader = BodySpec.of(declared).reader((ObjectNode) Json.read("{\"id\": \"abc\"}"));
+
+        // a pattern compiled anew is not equal to the first, yet it is the same rule
+        var again = BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
+        assertThat(again.read(reader)).contains("abc");
+        assertThatThrownBy(() -> BodyField.text(REQUIRED, "id", 11).read(reader))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("id");
+    }
+
+    @Test
     void aClosedBodyRefusesWhatItDoesNotDeclareAndSaysSo() {
         BodySpec closed = BodySpec.closed("a probe", NOTE, COUNT);
         var problems = new Problems();
