@@ -5,6 +5,10 @@ import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.db.Database;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +30,11 @@ public final class Arbor {
               token create [--name N] [--data DIR] [--database-url URL]
                         make an admin token on this machine and print its secret: for an operator with no token
                         left (revoked or expired), with or without the server running
+              backup DEST [--data DIR]
+                        copy the SQLite database and the secret key file into the new folder DEST, consistently,
+                        while the server serves; start a server with --data DEST to use the copy
+              migrate [--data DIR] [--database-url URL]
+                        bring the database's schema up to this release and print its version
               worker    (started by the server) run one model in its own process
               version   print the version
               help      print this
@@ -50,6 +59,8 @@ public final class Arbor {
             case "serve" -> serve(rest);
             case "worker" -> dev.arbor.models.Worker.main(rest);
             case "token" -> token(rest);
+            case "backup" -> backup(rest);
+            case "migrate" -> migrate(rest);
             case "version", "--version" -> System.out.println("arbor " + version());
             case "help", "--help", "-h" -> System.out.print(USAGE);
             default -> {
@@ -62,8 +73,7 @@ public final class Arbor {
 
     private static void token(List<String> arguments) {
         if (arguments.isEmpty() || !arguments.getFirst().equals("create")) {
-            System.err.println("arbor: usage: arbor token create [--name N] [--data DIR] [--database-url URL]");
-            System.exit(2);
+            fail("usage: arbor token create [--name N] [--data DIR] [--database-url URL]");
             return;
         }
         var flags = new ArrayList<>(arguments.subList(1, arguments.size()));
@@ -71,8 +81,7 @@ public final class Arbor {
         int at = flags.indexOf("--name");
         if (at >= 0) {
             if (at + 1 >= flags.size() || flags.get(at + 1).isBlank()) {
-                System.err.println("arbor: --name needs a value");
-                System.exit(2);
+                fail("--name needs a value");
                 return;
             }
             name = flags.remove(at + 1);
@@ -87,9 +96,63 @@ public final class Arbor {
                 System.out.println(secret);
             }
         } catch (ConfigException e) {
-            System.err.println("arbor: " + e.getMessage());
-            System.exit(2);
+            fail(e.getMessage());
         }
+    }
+
+    private static void backup(List<String> arguments) {
+        if (arguments.isEmpty() || arguments.getFirst().startsWith("--")) {
+            fail("usage: arbor backup DEST [--data DIR]");
+            return;
+        }
+        Path target = Path.of(arguments.getFirst());
+        try {
+            Config config = Config.load(System.getenv(), arguments.subList(1, arguments.size()));
+            if (config.databaseUrl().isPresent()) {
+                fail("the database is PostgreSQL: back it up with pg_dump (and keep ARBOR_SECRET_KEY with it)");
+                return;
+            }
+            if (Files.exists(target)) {
+                fail(target + " exists already; name a new folder");
+                return;
+            }
+            if (!Files.exists(config.dataDir().resolve("arbor.db"))) {
+                fail("there is no database in " + config.dataDir());
+                return;
+            }
+            OwnerOnly.folder(target);
+            try (Database database = Database.open(config)) {
+                database.backupTo(target.resolve("arbor.db"));
+            }
+            Path key = config.dataDir().resolve("secret.key");
+            if (config.secretKey().isEmpty() && Files.exists(key)) {
+                Files.copy(key, target.resolve("secret.key"), StandardCopyOption.COPY_ATTRIBUTES);
+            }
+            System.err.println("arbor: backed up " + config.dataDir() + " into " + target
+                    + (config.secretKey().isPresent() ? " (the key is ARBOR_SECRET_KEY: keep it with the copy)" : ""));
+        } catch (ConfigException e) {
+            fail(e.getMessage());
+        } catch (IOException e) {
+            fail("cannot write " + target + ": " + e.getMessage());
+        }
+    }
+
+    private static void migrate(List<String> flags) {
+        try {
+            Config config = Config.load(System.getenv(), flags);
+            OwnerOnly.folder(config.dataDir());
+            try (Database database = Database.open(config)) {
+                System.out.println(database.readOnly() ? "the schema is newer than this release: left as it is"
+                        : "the schema is up to date for arbor " + version());
+            }
+        } catch (ConfigException e) {
+            fail(e.getMessage());
+        }
+    }
+
+    private static void fail(String message) {
+        System.err.println("arbor: " + message);
+        System.exit(2);
     }
 
     static String version() {

@@ -169,6 +169,17 @@ public final class Database implements AutoCloseable {
         return writerPool;
     }
 
+    /**
+     * Writes a consistent copy of this SQLite database to {@code target} (a file that must not exist yet), while the
+     * server may be serving: one read transaction sees one moment, and the copy is compacted as it is written.
+     */
+    public void backupTo(Path target) {
+        if (dialect != Dialect.SQLITE) {
+            throw new IllegalStateException("only a SQLite database is backed up here; use pg_dump for PostgreSQL");
+        }
+        reader.useHandle(handle -> handle.execute("VACUUM INTO ?", target.toAbsolutePath().toString()));
+    }
+
     /** Whether writes are refused: the schema is newer than this release knows. */
     public boolean readOnly() {
         return newerSchema.isPresent();
