@@ -49,7 +49,9 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
      * equal to the first) is still the declared one.
      */
     boolean declares(BodyField<?> field) {
-        return fields.stream().map(declared -> declared instanceof BodyField.Worded<?> worded ? worded.field() : declared)
+        // the declared constant itself, most often: no schema is rendered for it
+        return fields.contains(field) || fields.stream()
+                .map(declared -> declared instanceof BodyField.Worded<?> worded ? worded.field() : declared)
                 .anyMatch(declared -> declared.name().equals(field.name()) && declared.schema().equals(field.schema()));
     }
 
