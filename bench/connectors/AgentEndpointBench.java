@@ -29,7 +29,8 @@ import java.util.Map;
  */
 public class AgentEndpointBench {
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     public static void main(String[] args) throws Exception {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
@@ -38,28 +39,52 @@ public class AgentEndpointBench {
             port = socket.getLocalPort();
         }
         Path fixture = Path.of("src/test/mcp").toAbsolutePath();
-        var node = new ProcessBuilder("node", "--require", fixture.resolve("loopback.cjs").toString(),
-                fixture.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js").toString(),
-                "streamableHttp").redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true);
+        var node = new ProcessBuilder(
+                        "node",
+                        "--require",
+                        fixture.resolve("loopback.cjs").toString(),
+                        fixture.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+                                .toString(),
+                        "streamableHttp")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectErrorStream(true);
         node.environment().put("PORT", Integer.toString(port));
         Process everything = node.start();
         Path data = Files.createTempDirectory("arbor-agent-bench-");
-        try (var app = Application.start(Config.load(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0",
-                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_LOG_LEVEL", "WARN"), List.of()))) {
+        try (var app = Application.start(Config.load(
+                Map.of(
+                        "ARBOR_DATA",
+                        data.toString(),
+                        "ARBOR_PORT",
+                        "0",
+                        "ARBOR_OUTBOUND_ALLOW",
+                        "127.0.0.1",
+                        "ARBOR_LOG_LEVEL",
+                        "WARN"),
+                List.of()))) {
             waitFor(port);
             String base = "http://127.0.0.1:" + app.port();
-            String project = send("POST", base + "/projects", "{\"name\": \"bench\"}").path("id").asText();
-            String gateway = send("POST", base + "/connectors/custom", "{\"name\": \"Everything\", \"url\": "
-                    + "\"http://127.0.0.1:" + port + "/mcp\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}")
-                    .path("id").asText();
+            String project = send("POST", base + "/projects", "{\"name\": \"bench\"}")
+                    .path("id")
+                    .asText();
+            String gateway = send(
+                            "POST",
+                            base + "/connectors/custom",
+                            "{\"name\": \"Everything\", \"url\": " + "\"http://127.0.0.1:" + port
+                                    + "/mcp\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}")
+                    .path("id")
+                    .asText();
             send("POST", base + "/connectors/" + gateway + "/fetch-tools", null);
             var ids = new HashMap<String, String>();
-            send("GET", base + "/connectors/" + gateway + "/tools?limit=100", null).path("data")
+            send("GET", base + "/connectors/" + gateway + "/tools?limit=100", null)
+                    .path("data")
                     .forEach(t -> ids.put(t.path("name").asText(), t.path("id").asText()));
-            send("POST", base + "/prompts/bench/connections/" + gateway + "/attach-tools", "{\"project_id\": \""
-                    + project + "\", \"tool_ids\": [\"" + ids.get("echo") + "\"]}");
+            send(
+                    "POST",
+                    base + "/prompts/bench/connections/" + gateway + "/attach-tools",
+                    "{\"project_id\": \"" + project + "\", \"tool_ids\": [\"" + ids.get("echo") + "\"]}");
             try (McpSyncClient direct = client("http://127.0.0.1:" + port, "/mcp");
-                 McpSyncClient agent = client(base, "/mcp/prompts/bench")) {
+                    McpSyncClient agent = client(base, "/mcp/prompts/bench")) {
                 direct.initialize();
                 agent.initialize();
                 double[] directMillis = new double[calls];
@@ -78,12 +103,19 @@ public class AgentEndpointBench {
                 Arrays.sort(directMillis);
                 Arrays.sort(agentMillis);
                 Arrays.sort(pingMillis);
-                System.out.printf("ping of the agent endpoint (no tool call): p50 %.2f ms p99 %.2f ms%n",
+                System.out.printf(
+                        "ping of the agent endpoint (no tool call): p50 %.2f ms p99 %.2f ms%n",
                         p(pingMillis, 0.5), p(pingMillis, 0.99));
-                System.out.printf("%d calls each, alternating: direct p50 %.2f ms p99 %.2f ms | through the agent "
-                                + "endpoint p50 %.2f ms p99 %.2f ms | added p50 %.2f ms p99 %.2f ms%n", calls,
-                        p(directMillis, 0.5), p(directMillis, 0.99), p(agentMillis, 0.5), p(agentMillis, 0.99),
-                        p(agentMillis, 0.5) - p(directMillis, 0.5), p(agentMillis, 0.99) - p(directMillis, 0.99));
+                System.out.printf(
+                        "%d calls each, alternating: direct p50 %.2f ms p99 %.2f ms | through the agent "
+                                + "endpoint p50 %.2f ms p99 %.2f ms | added p50 %.2f ms p99 %.2f ms%n",
+                        calls,
+                        p(directMillis, 0.5),
+                        p(directMillis, 0.99),
+                        p(agentMillis, 0.5),
+                        p(agentMillis, 0.99),
+                        p(agentMillis, 0.5) - p(directMillis, 0.5),
+                        p(agentMillis, 0.99) - p(directMillis, 0.99));
             }
         } finally {
             everything.destroy();
@@ -92,7 +124,9 @@ public class AgentEndpointBench {
 
     static double time(McpSyncClient client, String tool) {
         long start = System.nanoTime();
-        client.callTool(McpSchema.CallToolRequest.builder(tool).arguments(Map.of("message", "hi")).build());
+        client.callTool(McpSchema.CallToolRequest.builder(tool)
+                .arguments(Map.of("message", "hi"))
+                .build());
         return (System.nanoTime() - start) / 1e6;
     }
 
@@ -107,8 +141,11 @@ public class AgentEndpointBench {
     }
 
     static McpSyncClient client(String base, String endpoint) {
-        return McpClient.sync(HttpClientStreamableHttpTransport.builder(base).endpoint(endpoint).build())
-                .requestTimeout(Duration.ofSeconds(30)).build();
+        return McpClient.sync(HttpClientStreamableHttpTransport.builder(base)
+                        .endpoint(endpoint)
+                        .build())
+                .requestTimeout(Duration.ofSeconds(30))
+                .build();
     }
 
     static void waitFor(int port) throws InterruptedException {
@@ -123,9 +160,13 @@ public class AgentEndpointBench {
     }
 
     static JsonNode send(String method, String url, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url)).header("content-type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body)).build();
-        return JSON.readTree(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
+        var request = HttpRequest.newBuilder(URI.create(url))
+                .header("content-type", "application/json")
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return JSON.readTree(
+                HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 }

@@ -31,19 +31,21 @@ import java.util.function.IntFunction;
  */
 public class HistoryBench {
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final int SEEDS = 1000;
     static final String[] WORDS = ("invoice refund charge card payment login password reset error outage dashboard "
-            + "report export quote plan enterprise seat upgrade downgrade cancel renewal discount tax receipt address "
-            + "shipping delivery parcel damaged missing late order return exchange warranty broken screen battery "
-            + "update install crash slow timeout email notification account locked security phone verify").split(" ");
+                    + "report export quote plan enterprise seat upgrade downgrade cancel renewal discount tax receipt address "
+                    + "shipping delivery parcel damaged missing late order return exchange warranty broken screen battery "
+                    + "update install crash slow timeout email notification account locked security phone verify")
+            .split(" ");
 
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         String postgres = args.length > 1 ? args[1] : null;
         Path data = Files.createTempDirectory("arbor-history-bench-");
-        var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_TEST_MODELS", "1",
-                "ARBOR_LOG_LEVEL", "WARN"));
+        var env = new HashMap<>(Map.of(
+                "ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_TEST_MODELS", "1", "ARBOR_LOG_LEVEL", "WARN"));
         if (postgres != null) {
             env.put("ARBOR_DATABASE_URL", postgres);
         }
@@ -55,8 +57,9 @@ public class HistoryBench {
             try (Connection db = DriverManager.getConnection(jdbc)) {
                 copy(db, postgres != null, rows / SEEDS - 1);
             }
-            System.out.printf("filled %,d decisions in %.0f s (%s)%n", rows, (System.nanoTime() - started) / 1e9,
-                    postgres != null ? "PostgreSQL" : "SQLite");
+            System.out.printf(
+                    "filled %,d decisions in %.0f s (%s)%n",
+                    rows, (System.nanoTime() - started) / 1e9, postgres != null ? "PostgreSQL" : "SQLite");
             List<String> ids = sampleIds(jdbc);
             var random = new Random(7);
             String list = base + "/v1/studio/decisions";
@@ -64,13 +67,24 @@ public class HistoryBench {
             System.out.println("|---|---|---|---|");
             double health = report("GET /health (floor)", 300, i -> base + "/health", 0);
             report("first page, no filter", 300, i -> list + "?limit=20", health);
-            report("filtered page (template, answer, act)", 300,
+            report(
+                    "filtered page (template, answer, act)",
+                    300,
                     i -> list + "?template=support&answer.team=" + (i % 2 == 0 ? "billing" : "technical")
-                            + "&act=true&limit=20", health);
-            report("cursor page deep in the list", 300,
-                    i -> list + "?limit=20&after=" + ids.get(random.nextInt(ids.size())), health);
-            report("full-text query (two words)", 300, i -> list + "?limit=20&q=" + URLEncoder.encode(
-                    WORDS[random.nextInt(WORDS.length)] + " " + (1000 + random.nextInt(9000)), StandardCharsets.UTF_8),
+                            + "&act=true&limit=20",
+                    health);
+            report(
+                    "cursor page deep in the list",
+                    300,
+                    i -> list + "?limit=20&after=" + ids.get(random.nextInt(ids.size())),
+                    health);
+            report(
+                    "full-text query (two words)",
+                    300,
+                    i -> list + "?limit=20&q="
+                            + URLEncoder.encode(
+                                    WORDS[random.nextInt(WORDS.length)] + " " + (1000 + random.nextInt(9000)),
+                                    StandardCharsets.UTF_8),
                     health);
             report("stats of one template", 3, i -> base + "/v1/studio/templates/support/stats", health);
         }
@@ -90,9 +104,12 @@ public class HistoryBench {
             for (int w = 0; w < 40; w++) {
                 message.append(' ').append(WORDS[random.nextInt(WORDS.length)]);
             }
-            post(base + "/v1/studio/decisions", "{\"template\": \"support\", \"variables\": {\"message\": "
-                    + JSON.writeValueAsString(message.toString()) + "}, \"metadata\": {\"customer\": \"c" + (i % 50)
-                    + "\"}}");
+            post(
+                    base + "/v1/studio/decisions",
+                    "{\"template\": \"support\", \"variables\": {\"message\": "
+                            + JSON.writeValueAsString(message.toString()) + "}, \"metadata\": {\"customer\": \"c"
+                            + (i % 50)
+                            + "\"}}");
         }
     }
 
@@ -102,7 +119,8 @@ public class HistoryBench {
      */
     static void copy(Connection db, boolean postgres, int rounds) throws Exception {
         db.setAutoCommit(false);
-        String prefix = postgres ? "'dec_00' || lpad((999 - ?)::text, 3, '0') || substr(%s, 10)"
+        String prefix = postgres
+                ? "'dec_00' || lpad((999 - ?)::text, 3, '0') || substr(%s, 10)"
                 : "'dec_00' || printf('%%03d', 999 - ?) || substr(%s, 10)";
         String columns = "status, storage, surface, endpoint, request_id, template_id, template_version, model, act, "
                 + "min_certainty, error_code, pinned, metadata, rerun_of, completed_at, total_ms, body, input, "
@@ -115,7 +133,8 @@ public class HistoryBench {
                 + "a.answer, a.value, a.certainty, a.act, a.origin FROM studio_decision_answers a "
                 + "JOIN studio_decisions d ON d.seq = a.decision_seq "
                 + "JOIN studio_decisions c ON c.id = " + prefix.formatted("d.id") + " WHERE d.seq <= " + SEEDS;
-        try (var copyDecisions = db.prepareStatement(decisions); var copyAnswers = db.prepareStatement(answers)) {
+        try (var copyDecisions = db.prepareStatement(decisions);
+                var copyAnswers = db.prepareStatement(answers)) {
             for (int k = 1; k <= rounds; k++) {
                 copyDecisions.setInt(1, k);
                 copyDecisions.setInt(2, k);
@@ -135,16 +154,17 @@ public class HistoryBench {
             int factor = rounds + 1;
             statement.executeUpdate("UPDATE studio_stats_decisions SET n = n * " + factor + ", acted = acted * "
                     + factor + ", timed = timed * " + factor);
-            statement.executeUpdate("UPDATE studio_stats_answers SET n = n * " + factor + ", acted = acted * "
-                    + factor + ", certainty_e4 = certainty_e4 * " + factor);
+            statement.executeUpdate("UPDATE studio_stats_answers SET n = n * " + factor + ", acted = acted * " + factor
+                    + ", certainty_e4 = certainty_e4 * " + factor);
             statement.execute(postgres ? "VACUUM ANALYZE" : "ANALYZE");
         }
     }
 
     static List<String> sampleIds(String jdbc) throws Exception {
         var ids = new ArrayList<String>();
-        try (Connection db = DriverManager.getConnection(jdbc); Statement statement = db.createStatement();
-             ResultSet rs = statement.executeQuery("SELECT id FROM studio_decisions WHERE seq % 997 = 0")) {
+        try (Connection db = DriverManager.getConnection(jdbc);
+                Statement statement = db.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT id FROM studio_decisions WHERE seq % 997 = 0")) {
             while (rs.next()) {
                 ids.add(rs.getString(1));
             }
@@ -168,14 +188,14 @@ public class HistoryBench {
         }
         Arrays.sort(millis);
         double p99 = millis[Math.min(count - 1, (int) Math.ceil(count * 0.99) - 1)];
-        System.out.printf("| %s | %.2f | %.2f | %.1f |%n", name, millis[count / 2], p99,
-                healthP99 == 0 ? 1.0 : p99 / healthP99);
+        System.out.printf(
+                "| %s | %.2f | %.2f | %.1f |%n", name, millis[count / 2], p99, healthP99 == 0 ? 1.0 : p99 / healthP99);
         return p99;
     }
 
     static JsonNode get(String url) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IllegalStateException(url + " answered " + response.statusCode() + ": " + response.body());
         }
@@ -183,9 +203,12 @@ public class HistoryBench {
     }
 
     static void post(String url, String body) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() >= 300) {
             throw new IllegalStateException(url + " answered " + response.statusCode() + ": " + response.body());
         }

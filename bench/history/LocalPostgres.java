@@ -9,8 +9,10 @@ import java.nio.file.Files;
  */
 public class LocalPostgres {
     public static void main(String[] args) throws Exception {
-        try (var server = EmbeddedPostgres.builder().setDataDirectory(Files.createTempDirectory("arbor-bench-pg-"))
-                .setCleanDataDirectory(true).start()) {
+        try (var server = EmbeddedPostgres.builder()
+                .setDataDirectory(Files.createTempDirectory("arbor-bench-pg-"))
+                .setCleanDataDirectory(true)
+                .start()) {
             try (var connection = server.getPostgresDatabase().getConnection()) {
                 connection.createStatement().execute("CREATE DATABASE arbor_bench");
             }

@@ -9,13 +9,14 @@ public class BareJavalin {
     public static void main(String[] args) {
         long started = System.currentTimeMillis();
         Javalin.create(config -> {
-            config.startup.showJavalinBanner = false;
-            config.concurrency.useVirtualThreads = true;
-            config.routes.get("/health", ctx -> {
-                ctx.contentType("application/json");
-                ctx.result("{\"status\":\"ok\",\"version\":\"bare\",\"uptime_seconds\":"
-                        + (System.currentTimeMillis() - started) / 1000 + "}");
-            });
-        }).start("127.0.0.1", Integer.parseInt(args[0]));
+                    config.startup.showJavalinBanner = false;
+                    config.concurrency.useVirtualThreads = true;
+                    config.routes.get("/health", ctx -> {
+                        ctx.contentType("application/json");
+                        ctx.result("{\"status\":\"ok\",\"version\":\"bare\",\"uptime_seconds\":"
+                                + (System.currentTimeMillis() - started) / 1000 + "}");
+                    });
+                })
+                .start("127.0.0.1", Integer.parseInt(args[0]));
     }
 }

@@ -34,7 +34,8 @@ public class DecisionBench {
         "I was charged twice for my subscription this month and need one of the payments refunded.",
         "The dashboard shows a 500 error whenever I open the reports page since this morning.",
         "We are a 400-person company interested in the enterprise plan. Can we get a quote and a demo?",
-        "I can't log in: the password reset email never arrives and my account seems locked."};
+        "I can't log in: the password reset email never arrives and my account seems locked."
+    };
     static final String QUESTIONS = "{\"team\": {\"type\": \"choice\", \"instructions\": \"Which team should handle "
             + "this message?\", \"criteria\": {\"billing\": \"charges and refunds\", \"technical\": \"errors and "
             + "outages\", \"sales\": \"quotes and plans\", \"account\": \"logins and users\"}}, \"urgent\": "
@@ -45,18 +46,29 @@ public class DecisionBench {
         warmSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         Path data = Files.createTempDirectory("arbor-bench-");
-        var config = Config.load(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_TEST_MODELS", "1",
-                "ARBOR_LOG_LEVEL", "WARN"), List.of());
+        var config = Config.load(
+                Map.of(
+                        "ARBOR_DATA",
+                        data.toString(),
+                        "ARBOR_PORT",
+                        "0",
+                        "ARBOR_TEST_MODELS",
+                        "1",
+                        "ARBOR_LOG_LEVEL",
+                        "WARN"),
+                List.of());
         try (var app = Application.start(config);
-             var runtime = new ModelRuntime(new Models(true), Files.createTempDirectory("arbor-bench-rt-"),
-                     ModelRuntime.Settings.DEFAULT)) {
+                var runtime = new ModelRuntime(
+                        new Models(true),
+                        Files.createTempDirectory("arbor-bench-rt-"),
+                        ModelRuntime.Settings.DEFAULT)) {
             URI decisions = URI.create("http://127.0.0.1:" + app.port() + "/v1/studio/decisions");
             System.out.println("| model | callers | in-process /s | in-process p50 | worker /s | worker p50 | none /s"
                     + " | none p50 | none p99 | full /s | full p50 | full p99 | pipeline p50 | pipeline p99"
                     + " | full/none throughput |");
             System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-            for (String model : args.length > 2 ? List.of(args[2].split(","))
-                    : List.of("hash-decider", "minilm-decider")) {
+            for (String model :
+                    args.length > 2 ? List.of(args[2].split(",")) : List.of("hash-decider", "minilm-decider")) {
                 Engine engine = Engine.load(model.equals("hash-decider") ? "hash" : "embedding", Map.of());
                 for (int callers : new int[] {1, 8, 64}) {
                     Load.Result raw = Load.run(callers, seconds, warmSeconds, i -> engine.score(request(i)));
@@ -69,16 +81,37 @@ public class DecisionBench {
                     var byRound = new ArrayList<String>();
                     for (int round = 0; round < rounds; round++) {
                         none = Load.run(callers, seconds, warmSeconds, i -> post(decisions, body(model, i, "none")));
-                        full = Load.run(callers, seconds, warmSeconds, i -> overheads.add(post(decisions, body(model, i, "full"))));
+                        full = Load.run(
+                                callers,
+                                seconds,
+                                warmSeconds,
+                                i -> overheads.add(post(decisions, body(model, i, "full"))));
                         ratios.add(full.perSecond() / none.perSecond());
-                        byRound.add(String.format("%.2f (%.0f / %.0f)", full.perSecond() / none.perSecond(),
-                                full.perSecond(), none.perSecond()));
+                        byRound.add(String.format(
+                                "%.2f (%.0f / %.0f)",
+                                full.perSecond() / none.perSecond(), full.perSecond(), none.perSecond()));
                     }
-                    double[] pipeline = overheads.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-                    System.out.printf("| %s | %d | %.0f | %.3f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f"
-                                    + " | %.3f | %.3f | %.2f |%n", model, callers, raw.perSecond(), raw.p50(),
-                            worker.perSecond(), worker.p50(), none.perSecond(), none.p50(), none.p99(), full.perSecond(),
-                            full.p50(), full.p99(), pipeline[pipeline.length / 2], pipeline[(int) (pipeline.length * 0.99)],
+                    double[] pipeline = overheads.stream()
+                            .mapToDouble(Double::doubleValue)
+                            .sorted()
+                            .toArray();
+                    System.out.printf(
+                            "| %s | %d | %.0f | %.3f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f"
+                                    + " | %.3f | %.3f | %.2f |%n",
+                            model,
+                            callers,
+                            raw.perSecond(),
+                            raw.p50(),
+                            worker.perSecond(),
+                            worker.p50(),
+                            none.perSecond(),
+                            none.p50(),
+                            none.p99(),
+                            full.perSecond(),
+                            full.p50(),
+                            full.p99(),
+                            pipeline[pipeline.length / 2],
+                            pipeline[(int) (pipeline.length * 0.99)],
                             median(ratios));
                     if (rounds > 1) {
                         System.out.println("|   | full/none by round (full/s / none/s): " + byRound + " |");
@@ -89,8 +122,10 @@ public class DecisionBench {
     }
 
     static double median(List<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+        double[] sorted =
+                values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
                 : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 
@@ -99,10 +134,18 @@ public class DecisionBench {
         for (String name : List.of("billing", "technical", "sales", "account")) {
             options.add(new Scoring.Option(name, name, null));
         }
-        return new Scoring.Request(STATES[i % STATES.length], List.of(), List.of(
-                new Scoring.Question("team", "choice", "Which team should handle this message?", options),
-                new Scoring.Question("urgent", "noul", "Does this need an answer today?", List.of(
-                        new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null)))));
+        return new Scoring.Request(
+                STATES[i % STATES.length],
+                List.of(),
+                List.of(
+                        new Scoring.Question("team", "choice", "Which team should handle this message?", options),
+                        new Scoring.Question(
+                                "urgent",
+                                "noul",
+                                "Does this need an answer today?",
+                                List.of(
+                                        new Scoring.Option("false", "no", null),
+                                        new Scoring.Option("true", "yes", null)))));
     }
 
     static String body(String model, int i, String store) {
@@ -127,7 +170,8 @@ public class DecisionBench {
         try (var in = connection.getInputStream()) {
             timing = JSON.readTree(in).path("timing");
         }
-        return timing.path("total_ms").asDouble() - timing.path("load_ms").asDouble()
+        return timing.path("total_ms").asDouble()
+                - timing.path("load_ms").asDouble()
                 - timing.path("model_ms").asDouble();
     }
 }

@@ -10,7 +10,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -24,11 +23,13 @@ import java.util.Map;
 public class EmbeddingBench {
     /** Turns of raw and worker calls per row: a shared machine's slow moments then fall on both. */
     static final int ROUNDS = 4;
+
     static final String[] STATES = {
         "I was charged twice for my subscription this month and need one of the payments refunded.",
         "The dashboard shows a 500 error whenever I open the reports page since this morning.",
         "We are a 400-person company interested in the enterprise plan. Can we get a quote and a demo?",
-        "I can't log in: the password reset email never arrives and my account seems locked."};
+        "I can't log in: the password reset email never arrives and my account seems locked."
+    };
 
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
@@ -44,19 +45,33 @@ public class EmbeddingBench {
                 Scoring.Question question = question(options);
                 raw.cacheOptions(question);
                 for (int callers : new int[] {1, 8}) {
-                    Load.Result[] both = Load.alternate(callers, seconds, ROUNDS, warmSeconds,
+                    Load.Result[] both = Load.alternate(
+                            callers,
+                            seconds,
+                            ROUNDS,
+                            warmSeconds,
                             i -> raw.decide(STATES[i % STATES.length], question),
-                            i -> runtime.score("minilm-decider", new Scoring.Request(STATES[i % STATES.length],
-                                    List.of(), List.of(question))));
+                            i -> runtime.score(
+                                    "minilm-decider",
+                                    new Scoring.Request(STATES[i % STATES.length], List.of(), List.of(question))));
                     Load.Result r = both[0];
                     Load.Result a = both[1];
                     // with more callers than cores the raw p50 leaves out the wait for a core (a call holds its
                     // thread through the native session), while a worker's callers wait in its queue: compare the
                     // rates there
                     String overhead = callers == 1 ? "%.0f%%".formatted(100 * (a.p50() - r.p50()) / r.p50()) : "—";
-                    System.out.printf("| %d | %d | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %s | %.2f |%n",
-                            options, callers, r.perSecond(), r.p50(), r.p99(), a.perSecond(), a.p50(), a.p99(),
-                            overhead, a.perSecond() / r.perSecond());
+                    System.out.printf(
+                            "| %d | %d | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f | %s | %.2f |%n",
+                            options,
+                            callers,
+                            r.perSecond(),
+                            r.p50(),
+                            r.p99(),
+                            a.perSecond(),
+                            a.p50(),
+                            a.p99(),
+                            overhead,
+                            a.perSecond() / r.perSecond());
                 }
             }
         }
@@ -64,9 +79,28 @@ public class EmbeddingBench {
 
     static Scoring.Question question(int options) {
         var list = new ArrayList<Scoring.Option>();
-        String[] names = {"billing", "technical", "sales", "account", "legal", "security", "shipping", "returns",
-            "privacy", "partnerships", "hiring", "press", "investors", "facilities", "training", "marketing",
-            "design", "research", "procurement", "compliance"};
+        String[] names = {
+            "billing",
+            "technical",
+            "sales",
+            "account",
+            "legal",
+            "security",
+            "shipping",
+            "returns",
+            "privacy",
+            "partnerships",
+            "hiring",
+            "press",
+            "investors",
+            "facilities",
+            "training",
+            "marketing",
+            "design",
+            "research",
+            "procurement",
+            "compliance"
+        };
         for (int i = 0; i < options; i++) {
             list.add(new Scoring.Option(names[i], names[i], "questions about " + names[i]));
         }
@@ -82,12 +116,13 @@ public class EmbeddingBench {
 
         Raw() throws Exception {
             try (InputStream graph = Raw.class.getResourceAsStream("/all-minilm-l6-v2-q.onnx");
-                 InputStream json = Raw.class.getResourceAsStream("/all-minilm-l6-v2-q-tokenizer.json")) {
+                    InputStream json = Raw.class.getResourceAsStream("/all-minilm-l6-v2-q-tokenizer.json")) {
                 var sessionOptions = new OrtSession.SessionOptions();
-                sessionOptions.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
+                sessionOptions.setIntraOpNumThreads(
+                        Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
                 session = env.createSession(graph.readAllBytes(), sessionOptions);
-                tokenizer = HuggingFaceTokenizer.newInstance(json, Map.of("maxLength", "256", "truncation", "true",
-                        "padding", "false"));
+                tokenizer = HuggingFaceTokenizer.newInstance(
+                        json, Map.of("maxLength", "256", "truncation", "true", "padding", "false"));
             }
         }
 
@@ -126,10 +161,10 @@ public class EmbeddingBench {
             Encoding e = tokenizer.encode(text);
             long[] mask = e.getAttentionMask();
             try (var ids = OnnxTensor.createTensor(env, new long[][] {e.getIds()});
-                 var attention = OnnxTensor.createTensor(env, new long[][] {mask});
-                 var types = OnnxTensor.createTensor(env, new long[][] {e.getTypeIds()});
-                 var result = session.run(Map.of("input_ids", ids, "attention_mask", attention,
-                         "token_type_ids", types))) {
+                    var attention = OnnxTensor.createTensor(env, new long[][] {mask});
+                    var types = OnnxTensor.createTensor(env, new long[][] {e.getTypeIds()});
+                    var result = session.run(
+                            Map.of("input_ids", ids, "attention_mask", attention, "token_type_ids", types))) {
                 float[][] hidden = ((float[][][]) result.get(0).getValue())[0];
                 float[] pooled = new float[hidden[0].length];
                 int count = 0;

@@ -39,7 +39,9 @@ final class Load {
 
     private static Result result(List<Long> latencies, int seconds) {
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-        return new Result(sorted.length / (double) seconds, sorted[sorted.length / 2] / 1e6,
+        return new Result(
+                sorted.length / (double) seconds,
+                sorted[sorted.length / 2] / 1e6,
                 sorted[(int) (sorted.length * 0.99)] / 1e6);
     }
 

@@ -28,7 +28,8 @@ import java.util.stream.IntStream;
  */
 public class PipelineBench {
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final int STEPS = 100;
     static final int PARKED = 1_000;
 
@@ -43,23 +44,28 @@ public class PipelineBench {
         String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
         try (var app = Application.start(Config.load(env, List.of()))) {
             String base = "http://127.0.0.1:" + app.port();
-            String linear = create(base, "linear", IntStream.range(0, STEPS).mapToObj(i -> step(i,
-                    i == 0 ? "[]" : "[\"s" + (i - 1) + "\"]")).toList());
+            String linear = create(
+                    base,
+                    "linear",
+                    IntStream.range(0, STEPS)
+                            .mapToObj(i -> step(i, i == 0 ? "[]" : "[\"s" + (i - 1) + "\"]"))
+                            .toList());
             var fan = new ArrayList<String>();
             fan.add(step(0, "[]"));
             IntStream.range(1, STEPS + 1).forEach(i -> fan.add(step(i, "[\"s0\"]")));
             String fanOut = create(base, "fan-out", fan);
             run(base, linear); // warm-up of both shapes: class loading, JIT, the engine's first polls
             run(base, fanOut);
-            System.out.printf("database: %s, %d runs of each shape%n", postgres != null ? "PostgreSQL" : "SQLite",
-                    runs);
+            System.out.printf(
+                    "database: %s, %d runs of each shape%n", postgres != null ? "PostgreSQL" : "SQLite", runs);
             for (int round = 0; round < runs; round++) {
                 double commits = commitRate(jdbc);
                 double linearRate = transitions(base, linear, STEPS);
                 double fanRate = transitions(base, fanOut, STEPS + 1);
-                System.out.printf("round %d: raw commits %,.0f/s | linear %,.0f transitions/s (%.3f of commits) | "
-                                + "fan-out %,.0f transitions/s (%.3f of commits)%n", round + 1, commits, linearRate,
-                        linearRate / commits, fanRate, fanRate / commits);
+                System.out.printf(
+                        "round %d: raw commits %,.0f/s | linear %,.0f transitions/s (%.3f of commits) | "
+                                + "fan-out %,.0f transitions/s (%.3f of commits)%n",
+                        round + 1, commits, linearRate, linearRate / commits, fanRate, fanRate / commits);
             }
             parked(base);
         }
@@ -78,9 +84,12 @@ public class PipelineBench {
     }
 
     static void run(String base, String pipeline) throws Exception {
-        String id = send("POST", base + "/pipelines/" + pipeline + "/runs", "{}").path("id").asText();
+        String id = send("POST", base + "/pipelines/" + pipeline + "/runs", "{}")
+                .path("id")
+                .asText();
         while (true) {
-            String status = send("GET", base + "/runs/" + id, null).path("status").asText();
+            String status =
+                    send("GET", base + "/runs/" + id, null).path("status").asText();
             if (!status.equals("queued") && !status.equals("running")) {
                 if (!status.equals("completed")) {
                     throw new IllegalStateException("run " + id + " ended " + status);
@@ -120,8 +129,12 @@ public class PipelineBench {
 
     /** 1,000 runs waiting for a condition an hour away: threads and heap before they start and once all wait. */
     static void parked(String base) throws Exception {
-        String pipeline = create(base, "parked", List.of("{\"id\": \"wait\", \"action\": \"wait_until\", \"params\": "
-                + "{\"condition\": \"now > params.at\", \"poll_interval_seconds\": 600, \"timeout_seconds\": 3600}}"),
+        String pipeline = create(
+                base,
+                "parked",
+                List.of(
+                        "{\"id\": \"wait\", \"action\": \"wait_until\", \"params\": "
+                                + "{\"condition\": \"now > params.at\", \"poll_interval_seconds\": 600, \"timeout_seconds\": 3600}}"),
                 "[{\"name\": \"at\", \"type\": \"integer\", \"required\": true}]");
         var threads = ManagementFactory.getThreadMXBean();
         System.gc();
@@ -132,10 +145,14 @@ public class PipelineBench {
         long start = System.nanoTime();
         for (int i = 0; i < PARKED; i++) {
             ids.add(send("POST", base + "/pipelines/" + pipeline + "/runs", "{\"params\": {\"at\": " + at + "}}")
-                    .path("id").asText());
+                    .path("id")
+                    .asText());
         }
         for (String id : ids) {
-            while (!send("GET", base + "/runs/" + id, null).at("/steps/0/status").asText().equals("waiting")) {
+            while (!send("GET", base + "/runs/" + id, null)
+                    .at("/steps/0/status")
+                    .asText()
+                    .equals("waiting")) {
                 Thread.sleep(20);
             }
         }
@@ -143,9 +160,15 @@ public class PipelineBench {
         System.gc();
         Thread.sleep(500);
         System.gc();
-        System.out.printf("parked %,d runs in wait_until in %.1f s: threads %d before, %d after; heap after GC "
-                        + "%.1f MB before, %.1f MB after (%.1f KB a parked run)%n", PARKED, seconds, threadsBefore,
-                threads.getThreadCount(), heapBefore / 1e6, heapUsed() / 1e6,
+        System.out.printf(
+                "parked %,d runs in wait_until in %.1f s: threads %d before, %d after; heap after GC "
+                        + "%.1f MB before, %.1f MB after (%.1f KB a parked run)%n",
+                PARKED,
+                seconds,
+                threadsBefore,
+                threads.getThreadCount(),
+                heapBefore / 1e6,
+                heapUsed() / 1e6,
                 (heapUsed() - heapBefore) / 1e3 / PARKED);
     }
 
@@ -168,9 +191,13 @@ public class PipelineBench {
     }
 
     static JsonNode send(String method, String url, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url)).header("content-type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body)).build();
-        return JSON.readTree(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
+        var request = HttpRequest.newBuilder(URI.create(url))
+                .header("content-type", "application/json")
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return JSON.readTree(
+                HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 }

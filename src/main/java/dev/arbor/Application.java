@@ -57,21 +57,25 @@ public final class Application implements AutoCloseable {
 
             var models = new Models(config.testModels(), database, secrets, clock);
             ModelRuntime.Settings defaults = ModelRuntime.Settings.DEFAULT;
-            this.runtime = new ModelRuntime(models, config.dataDir(), defaults
-                    .with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
-                    .withEjection(config.modelIdle(), config.modelMemoryMb().map(mb -> mb << 20)
-                            .orElse(defaults.memoryBudget())), meters);
+            this.runtime = new ModelRuntime(
+                    models,
+                    config.dataDir(),
+                    defaults.with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
+                            .withEjection(
+                                    config.modelIdle(),
+                                    config.modelMemoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
+                    meters);
             var templates = new Templates(database, clock, models, Decisions.history(database));
             var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
-            this.decisions = new Decisions(database, clock, templates, models, runtime, files,
-                    secrets.derive("studio-hmac"), meters);
+            this.decisions = new Decisions(
+                    database, clock, templates, models, runtime, files, secrets.derive("studio-hmac"), meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
             var outbound = new OutboundPolicy(config.outboundAllow());
             var outboundClient = new OutboundClient(outbound);
-            this.downloads = new Downloads(models, outboundClient, config.dataDir(),
-                    config.modelHubUrl(), config.downloads());
+            this.downloads =
+                    new Downloads(models, outboundClient, config.dataDir(), config.modelHubUrl(), config.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             templates.addRoutes(routes);
@@ -79,21 +83,34 @@ public final class Application implements AutoCloseable {
             decisions.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
-            this.connectors = new Connectors(database, secrets, access, outbound, outboundClient, config.mcpTimeout(),
-                    config.oauthReturnHosts(), config.mcpStdioCommands(), clock);
+            this.connectors = new Connectors(
+                    database,
+                    secrets,
+                    access,
+                    outbound,
+                    outboundClient,
+                    config.mcpTimeout(),
+                    config.oauthReturnHosts(),
+                    config.mcpStdioCommands(),
+                    clock);
             connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
-            this.pipelines = new Pipelines(database, clock, outboundClient, notifications, modelOperations,
-                    credentials, streams, meters);
+            this.pipelines = new Pipelines(
+                    database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
             decisions.start();
             pipelines.start();
             connectors.start();
             extraRoutes.accept(routes);
 
-            this.server = new HttpServer(config, routes, List.of(access.authenticator()),
-                    new Idempotency(database, secrets, clock), new HttpMetrics(metrics), Arbor.version());
+            this.server = new HttpServer(
+                    config,
+                    routes,
+                    List.of(access.authenticator()),
+                    new Idempotency(database, secrets, clock),
+                    new HttpMetrics(metrics),
+                    Arbor.version());
         } catch (RuntimeException e) {
             database.close();
             metrics.close();
@@ -111,8 +128,8 @@ public final class Application implements AutoCloseable {
      * of what time does (retention, expiry).
      */
     static Application start(Config config, Consumer<Routes> extraRoutes, Clock clock) {
-        var application = new Application(requireNonNull(config, "config"), extraRoutes, requireNonNull(clock,
-                "clock"));
+        var application =
+                new Application(requireNonNull(config, "config"), extraRoutes, requireNonNull(clock, "clock"));
         try {
             application.server.start();
         } catch (RuntimeException e) {

@@ -142,8 +142,10 @@ public final class Arbor {
             Config config = Config.load(System.getenv(), flags);
             OwnerOnly.folder(config.dataDir());
             try (Database database = Database.open(config)) {
-                System.out.println(database.readOnly() ? "the schema is newer than this release: left as it is"
-                        : "the schema is up to date for arbor " + version());
+                System.out.println(
+                        database.readOnly()
+                                ? "the schema is newer than this release: left as it is"
+                                : "the schema is up to date for arbor " + version());
             }
         } catch (ConfigException e) {
             fail(e.getMessage());
@@ -182,14 +184,21 @@ public final class Arbor {
             return;
         }
         var stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("stopping: letting requests in flight finish");
-            application.close();
-            LOG.info("stopped");
-            stopped.countDown();
-        }, "arbor-shutdown"));
-        LOG.info("Arbor {} serving on http://{}:{} (data: {}, database: {})", version(), config.host(),
-                application.port(), config.dataDir(),
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            LOG.info("stopping: letting requests in flight finish");
+                            application.close();
+                            LOG.info("stopped");
+                            stopped.countDown();
+                        },
+                        "arbor-shutdown"));
+        LOG.info(
+                "Arbor {} serving on http://{}:{} (data: {}, database: {})",
+                version(),
+                config.host(),
+                application.port(),
+                config.dataDir(),
                 config.databaseUrl().isPresent() ? "postgresql" : "sqlite");
     }
 }

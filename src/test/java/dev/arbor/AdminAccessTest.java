@@ -50,7 +50,9 @@ class AdminAccessTest {
             http.get("/projects").assertError(401, "missing_api_key", null);
             http.get("/projects", "Authorization", "Bearer arb_not-a-real-token")
                     .assertError(401, "invalid_api_key", null);
-            assertThat(http.get("/projects", "Authorization", "Bearer " + secret).status()).isEqualTo(200);
+            assertThat(http.get("/projects", "Authorization", "Bearer " + secret)
+                            .status())
+                    .isEqualTo(200);
             http.get("/no-such-path").assertError(404, "not_found", null);
             http.delete("/projects").assertError(405, "method_not_allowed", null);
             assertThat(http.get("/health").status()).isEqualTo(200);
@@ -63,23 +65,38 @@ class AdminAccessTest {
         Path data;
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            JsonNode created = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json();
+            JsonNode created = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
+                    .json();
             String[] auth = {"Authorization", "Bearer " + created.path("token").asText()};
-            assertThat(http.delete("/auth/tokens/" + created.path("id").asText(), auth).status()).isEqualTo(200);
+            assertThat(http.delete("/auth/tokens/" + created.path("id").asText(), auth)
+                            .status())
+                    .isEqualTo(200);
 
             JsonNode locked = http.get("/projects").assertError(401, "missing_api_key", null);
             assertThat(locked.path("message").asText()).contains("arbor token create");
             data = server.dataDir();
         }
         // the operator's way back: a token made on the server's machine, straight into its database
-        Process command = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.arbor.Arbor",
-                "token", "create", "--name", "restored", "--data", data.toString())
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process command = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "dev.arbor.Arbor",
+                        "token",
+                        "create",
+                        "--name",
+                        "restored",
+                        "--data",
+                        data.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         String secret = new String(command.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertThat(command.waitFor()).isZero();
         try (var server = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
-            JsonNode me = server.http().get("/auth/me", "Authorization", "Bearer " + secret).json();
+            JsonNode me = server.http()
+                    .get("/auth/me", "Authorization", "Bearer " + secret)
+                    .json();
             assertThat(me.path("role").asText()).isEqualTo("admin");
             server.http().get("/projects").assertError(401, "missing_api_key", null);
         }
@@ -89,14 +106,22 @@ class AdminAccessTest {
     void theTokenMustComeAsABearerToken() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json().path("token")
+            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
+                    .json()
+                    .path("token")
                     .asText();
             JsonNode bare = http.get("/projects", "Authorization", secret).assertError(401, "invalid_api_key", null);
-            assertThat(bare.path("message").asText()).contains("Authorization: Bearer <token>").doesNotContain(secret);
+            assertThat(bare.path("message").asText())
+                    .contains("Authorization: Bearer <token>")
+                    .doesNotContain(secret);
             JsonNode basic = http.get("/projects", "Authorization", "Basic b3BzOnNlY3JldA==")
                     .assertError(401, "invalid_api_key", null);
-            assertThat(basic.path("message").asText()).contains("Authorization: Bearer <token>").contains("Basic");
-            assertThat(http.get("/projects", "Authorization", "bearer " + secret).status()).isEqualTo(200);
+            assertThat(basic.path("message").asText())
+                    .contains("Authorization: Bearer <token>")
+                    .contains("Basic");
+            assertThat(http.get("/projects", "Authorization", "bearer " + secret)
+                            .status())
+                    .isEqualTo(200);
         }
     }
 
@@ -104,14 +129,17 @@ class AdminAccessTest {
     void theSecretIsShownOnceAndStoredOnlyAsAHash() throws Exception {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json()
-                    .path("token").asText();
+            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
+                    .json()
+                    .path("token")
+                    .asText();
             String[] auth = {"Authorization", "Bearer " + secret};
             HttpReply list = http.get("/auth/tokens", auth);
             assertThat(list.body()).doesNotContain(secret);
             assertThat(list.json().path("data").path(0).path("hint").asText()).isEqualTo(secret.substring(0, 8));
             byte[] database = java.nio.file.Files.readAllBytes(server.dataDir().resolve("arbor.db"));
-            assertThat(new String(database, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain(secret);
+            assertThat(new String(database, java.nio.charset.StandardCharsets.ISO_8859_1))
+                    .doesNotContain(secret);
         }
     }
 
@@ -120,12 +148,20 @@ class AdminAccessTest {
         try (var server = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", "boot-admin-secret"))) {
             TestServer http = server.http();
             String[] admin = {"Authorization", "Bearer boot-admin-secret"};
-            String mine = http.post("/projects", "{\"name\":\"mine\"}", admin).json().path("id").asText();
-            String theirs = http.post("/projects", "{\"name\":\"theirs\"}", admin).json().path("id").asText();
-            HttpReply token = http.post("/auth/tokens",
-                    "{\"name\":\"dev\",\"role\":\"member\",\"projects\":[\"" + mine + "\"]}", admin);
+            String mine = http.post("/projects", "{\"name\":\"mine\"}", admin)
+                    .json()
+                    .path("id")
+                    .asText();
+            String theirs = http.post("/projects", "{\"name\":\"theirs\"}", admin)
+                    .json()
+                    .path("id")
+                    .asText();
+            HttpReply token = http.post(
+                    "/auth/tokens", "{\"name\":\"dev\",\"role\":\"member\",\"projects\":[\"" + mine + "\"]}", admin);
             assertThat(token.json().path("projects").get(0).asText()).isEqualTo(mine);
-            String[] member = {"Authorization", "Bearer " + token.json().path("token").asText()};
+            String[] member = {
+                "Authorization", "Bearer " + token.json().path("token").asText()
+            };
 
             JsonNode visible = http.get("/projects", member).json().path("data");
             assertThat(visible).hasSize(1);
@@ -133,8 +169,8 @@ class AdminAccessTest {
             assertThat(http.get("/projects/" + mine, member).status()).isEqualTo(200);
             http.get("/projects/" + theirs, member).assertError(404, "project_not_found", "project_id");
 
-            JsonNode denied = http.post("/projects", "{\"name\":\"more\"}", member)
-                    .assertError(403, "admin_required", null);
+            JsonNode denied =
+                    http.post("/projects", "{\"name\":\"more\"}", member).assertError(403, "admin_required", null);
             assertThat(denied.path("type").asText()).isEqualTo("permission_error");
             http.post("/auth/tokens", "{\"name\":\"x\",\"role\":\"admin\"}", member)
                     .assertError(403, "admin_required", null);
@@ -147,7 +183,8 @@ class AdminAccessTest {
         try (var server = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", "boot"))) {
             TestServer http = server.http();
             String[] admin = {"Authorization", "Bearer boot"};
-            JsonNode created = http.post("/auth/tokens", "{\"name\":\"temp\",\"role\":\"admin\"}", admin).json();
+            JsonNode created = http.post("/auth/tokens", "{\"name\":\"temp\",\"role\":\"admin\"}", admin)
+                    .json();
             String[] temp = {"Authorization", "Bearer " + created.path("token").asText()};
             assertThat(http.get("/auth/me", temp).json().path("token_id").asText())
                     .isEqualTo(created.path("id").asText());
@@ -156,14 +193,20 @@ class AdminAccessTest {
             assertThat(revoked.json().path("revoked_at").isNumber()).isTrue();
             http.get("/auth/me", temp).assertError(401, "invalid_api_key", null);
             assertThat(http.get("/auth/tokens", admin).json().path("data")).isEmpty();
-            assertThat(http.get("/auth/tokens?include_revoked=true", admin).json().path("data")).hasSize(1);
+            assertThat(http.get("/auth/tokens?include_revoked=true", admin)
+                            .json()
+                            .path("data"))
+                    .hasSize(1);
             http.delete("/auth/tokens/tok_missing", admin).assertError(404, "token_not_found", "token_id");
 
             http.post("/auth/tokens", "{\"name\":\"old\",\"role\":\"admin\",\"expires_at\":1000}", admin)
                     .assertError(400, "invalid_field", "expires_at");
             for (String far : List.of("99999999999999999999999", "253402300800", "1e30")) {
-                JsonNode error = http.post("/auth/tokens", "{\"name\":\"far\",\"role\":\"admin\",\"expires_at\":"
-                        + far + "}", admin).assertError(400, "invalid_field", "expires_at");
+                JsonNode error = http.post(
+                                "/auth/tokens",
+                                "{\"name\":\"far\",\"role\":\"admin\",\"expires_at\":" + far + "}",
+                                admin)
+                        .assertError(400, "invalid_field", "expires_at");
                 assertThat(error.path("message").asText()).as(far).contains("between 0 and 253402300799");
             }
         }
@@ -180,7 +223,8 @@ class AdminAccessTest {
             HttpReply warned = http.post("/projects", "{\"name\":\"p\",\"colour\":\"red\"}");
             assertThat(warned.json().path("warnings").path(0).path("code").asText())
                     .isEqualTo("unknown_field_ignored");
-            assertThat(warned.json().path("warnings").path(0).path("param").asText()).isEqualTo("colour");
+            assertThat(warned.json().path("warnings").path(0).path("param").asText())
+                    .isEqualTo("colour");
         }
     }
 
@@ -194,9 +238,13 @@ class AdminAccessTest {
             JsonNode first = http.get("/projects?limit=2").json();
             assertThat(first.path("data").findValuesAsText("name")).containsExactly("p4", "p3");
             assertThat(first.path("has_more").asBoolean()).isTrue();
-            JsonNode second = http.get("/projects?limit=2&after=" + first.path("last_id").asText()).json();
+            JsonNode second = http.get(
+                            "/projects?limit=2&after=" + first.path("last_id").asText())
+                    .json();
             assertThat(second.path("data").findValuesAsText("name")).containsExactly("p2", "p1");
-            JsonNode back = http.get("/projects?limit=2&before=" + second.path("first_id").asText()).json();
+            JsonNode back = http.get("/projects?limit=2&before="
+                            + second.path("first_id").asText())
+                    .json();
             assertThat(back.path("data").findValuesAsText("name")).containsExactly("p4", "p3");
 
             http.get("/projects?limit=101").assertError(400, "invalid_parameter", "limit");
@@ -204,10 +252,12 @@ class AdminAccessTest {
             http.get("/projects?after=prj_nothing").assertError(400, "invalid_parameter", "after");
 
             String id = first.path("first_id").asText();
-            JsonNode renamed = http.patch("/projects/" + id, "{\"name\":\"renamed\"}").json();
+            JsonNode renamed =
+                    http.patch("/projects/" + id, "{\"name\":\"renamed\"}").json();
             assertThat(renamed.path("name").asText()).isEqualTo("renamed");
             http.patch("/projects/" + id, "{\"name\":\"p0\"}").assertError(409, "project_exists", "name");
-            assertThat(http.delete("/projects/" + id).json().path("deleted").asBoolean()).isTrue();
+            assertThat(http.delete("/projects/" + id).json().path("deleted").asBoolean())
+                    .isTrue();
             http.get("/projects/" + id).assertError(404, "project_not_found", "project_id");
         }
     }

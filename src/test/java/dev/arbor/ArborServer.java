@@ -59,8 +59,8 @@ public final class ArborServer implements AutoCloseable {
             all.put("ARBOR_DATA", data.toString());
             all.put("ARBOR_PORT", "0");
             all.putAll(env);
-            return new ArborServer(Application.start(Config.load(all, List.of()), extraRoutes, clock),
-                    Path.of(all.get("ARBOR_DATA")));
+            return new ArborServer(
+                    Application.start(Config.load(all, List.of()), extraRoutes, clock), Path.of(all.get("ARBOR_DATA")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 class ArborTourTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** {@code TOKEN=arb_...   # the "token" of the answer above: yours differs} */
-    private static final Pattern ASSIGNMENT = Pattern.compile("([A-Z_]+)=\\S+\\s+# the \"(\\w+)\" of the answer above.*");
+    private static final Pattern ASSIGNMENT =
+            Pattern.compile("([A-Z_]+)=\\S+\\s+# the \"(\\w+)\" of the answer above.*");
 
     sealed interface Line {}
 
@@ -48,15 +49,25 @@ class ArborTourTest {
             for (Line line : tour) {
                 switch (line) {
                     case Assignment assignment -> {
-                        assertThat(lastAnswer).as("an answer before %s", assignment.variable()).isNotNull();
+                        assertThat(lastAnswer)
+                                .as("an answer before %s", assignment.variable())
+                                .isNotNull();
                         JsonNode value = lastAnswer.path(assignment.field());
-                        assertThat(value.isTextual()).as("the answer before %s has a \"%s\": %s",
-                                assignment.variable(), assignment.field(), lastAnswer).isTrue();
+                        assertThat(value.isTextual())
+                                .as(
+                                        "the answer before %s has a \"%s\": %s",
+                                        assignment.variable(), assignment.field(), lastAnswer)
+                                .isTrue();
                         variables.put(assignment.variable(), value.textValue());
                     }
                     case Command command -> {
-                        String output = run(command.text().replace("localhost:8420", "localhost:"
-                                + server.application().port()), variables);
+                        String output = run(
+                                command.text()
+                                        .replace(
+                                                "localhost:8420",
+                                                "localhost:"
+                                                        + server.application().port()),
+                                variables);
                         lastAnswer = check(command, output);
                     }
                 }
@@ -108,7 +119,8 @@ class ArborTourTest {
         String text = Files.readString(readme);
         int heading = text.indexOf("## A short tour");
         int start = text.indexOf("```sh\n", heading) + "```sh\n".length();
-        List<String> lines = text.substring(start, text.indexOf("```", start)).lines().toList();
+        List<String> lines =
+                text.substring(start, text.indexOf("```", start)).lines().toList();
         var tour = new ArrayList<Line>();
         int i = 0;
         while (i < lines.size()) {
@@ -127,14 +139,16 @@ class ArborTourTest {
                 }
                 i++;
                 var sample = new StringBuilder();
-                if (i < lines.size() && (lines.get(i).startsWith("# {") || lines.get(i).startsWith("# ["))) {
+                if (i < lines.size()
+                        && (lines.get(i).startsWith("# {") || lines.get(i).startsWith("# ["))) {
                     sample.append(lines.get(i++).substring(2));
                     while (i < lines.size() && lines.get(i).startsWith("#  ")) {
                         sample.append(lines.get(i++).substring(1).strip());
                     }
                 }
-                tour.add(new Command(command.toString(), sample.isEmpty() ? Optional.empty()
-                        : Optional.of(SampleJson.parse(sample.toString()))));
+                tour.add(new Command(
+                        command.toString(),
+                        sample.isEmpty() ? Optional.empty() : Optional.of(SampleJson.parse(sample.toString()))));
             }
         }
         return tour;
@@ -142,7 +156,7 @@ class ArborTourTest {
 
     private static boolean onPath(String program) {
         String path = System.getenv("PATH");
-        return path != null && List.of(path.split(":")).stream().anyMatch(dir -> Files.isExecutable(
-                Path.of(dir, program)));
+        return path != null
+                && List.of(path.split(":")).stream().anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
     }
 }

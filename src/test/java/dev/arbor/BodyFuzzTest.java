@@ -50,9 +50,13 @@ class BodyFuzzTest {
             byte[] body = generate(random);
             for (String path : List.of("/projects", "/v1/studio/probe/echo", "/auth/tokens")) {
                 HttpReply reply = http.sendBytes("POST", path, body, "Idempotency-Key", "fuzz-" + i);
-                assertThat(reply.status()).as("case %d on %s: %s", i, path, preview(body)).isLessThan(500);
+                assertThat(reply.status())
+                        .as("case %d on %s: %s", i, path, preview(body))
+                        .isLessThan(500);
                 if (reply.status() >= 400) {
-                    assertThat(CLEAR_REFUSALS).as("case %d: %s", i, reply.body()).contains(reply.status());
+                    assertThat(CLEAR_REFUSALS)
+                            .as("case %d: %s", i, reply.body())
+                            .contains(reply.status());
                     JsonNode error = reply.json().path("error");
                     assertThat(error.path("code").asText()).isNotBlank();
                     assertThat(error.path("request_id").asText()).isEqualTo(reply.header("x-request-id"));
@@ -75,7 +79,9 @@ class BodyFuzzTest {
         for (String body : bodies) {
             long started = System.nanoTime();
             HttpReply reply = http.post("/projects", body);
-            assertThat(reply.status()).as(preview(body.getBytes(StandardCharsets.UTF_8))).isBetween(200, 499);
+            assertThat(reply.status())
+                    .as(preview(body.getBytes(StandardCharsets.UTF_8)))
+                    .isBetween(200, 499);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
         }
     }
@@ -86,12 +92,14 @@ class BodyFuzzTest {
         for (int i = 0; i < CASES * 10; i++) {
             byte[] body = generate(random);
             assertThatCode(() -> {
-                try {
-                    dev.arbor.platform.http.Json.parseObject(body);
-                } catch (ApiException expected) {
-                    assertThat(expected.code().code()).isEqualTo("invalid_json");
-                }
-            }).as(preview(body)).doesNotThrowAnyException();
+                        try {
+                            dev.arbor.platform.http.Json.parseObject(body);
+                        } catch (ApiException expected) {
+                            assertThat(expected.code().code()).isEqualTo("invalid_json");
+                        }
+                    })
+                    .as(preview(body))
+                    .doesNotThrowAnyException();
         }
     }
 
@@ -140,7 +148,8 @@ class BodyFuzzTest {
         for (int i = random.nextInt(4) + 1; i > 0 && copy.length > 0; i--) {
             copy[random.nextInt(copy.length)] = (byte) random.nextInt(256);
         }
-        return random.nextBoolean() || copy.length == 0 ? copy
+        return random.nextBoolean() || copy.length == 0
+                ? copy
                 : java.util.Arrays.copyOf(copy, random.nextInt(copy.length));
     }
 
@@ -158,8 +167,13 @@ class BodyFuzzTest {
     }
 
     private static byte[] invalidUtf8(Random random) {
-        byte[][] bad = {{(byte) 0xC3, 0x28}, {(byte) 0xE2, (byte) 0x82}, {(byte) 0xF0, (byte) 0x28, (byte) 0x8C},
-                {(byte) 0xFF}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80}};
+        byte[][] bad = {
+            {(byte) 0xC3, 0x28},
+            {(byte) 0xE2, (byte) 0x82},
+            {(byte) 0xF0, (byte) 0x28, (byte) 0x8C},
+            {(byte) 0xFF},
+            {(byte) 0xED, (byte) 0xA0, (byte) 0x80}
+        };
         byte[] prefix = "{\"name\":\"".getBytes(StandardCharsets.UTF_8);
         byte[] middle = bad[random.nextInt(bad.length)];
         byte[] suffix = "\"}".getBytes(StandardCharsets.UTF_8);

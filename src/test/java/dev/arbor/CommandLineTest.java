@@ -30,9 +30,10 @@ class CommandLineTest {
             Exit exit = arbor("serve", "--port", Integer.toString(port), "--data", data.toString());
 
             assertThat(exit.status()).isEqualTo(2);
-            assertThat(exit.lines()).containsExactly("arbor: cannot listen on 127.0.0.1:" + port
-                    + ": Address already in use (choose another address or port with --host/--port,"
-                    + " ARBOR_HOST/ARBOR_PORT)");
+            assertThat(exit.lines())
+                    .containsExactly("arbor: cannot listen on 127.0.0.1:" + port
+                            + ": Address already in use (choose another address or port with --host/--port,"
+                            + " ARBOR_HOST/ARBOR_PORT)");
             assertThat(data).isEmptyDirectory(); // no database, no key: nothing was started
         }
     }
@@ -49,29 +50,40 @@ class CommandLineTest {
     @Test
     void aBackupTakenWhileServingHoldsTheDataAndItsKey() throws Exception {
         Path copy = data.resolveSibling(data.getFileName() + "-copy");
-        try (var server = ArborServer.start(Map.of("ARBOR_DATA", data.toString(), "ARBOR_OUTBOUND_ALLOW",
-                "127.0.0.1"))) {
+        try (var server =
+                ArborServer.start(Map.of("ARBOR_DATA", data.toString(), "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             server.http().post("/projects", "{\"name\": \"kept\"}");
-            server.http().put("/notification-channels/team_chat_1",
-                    "{\"webhook_url\": \"http://127.0.0.1:9/hooks/secret-token\"}");
+            server.http()
+                    .put(
+                            "/notification-channels/team_chat_1",
+                            "{\"webhook_url\": \"http://127.0.0.1:9/hooks/secret-token\"}");
 
             Exit exit = arbor("backup", copy.toString(), "--data", data.toString());
 
             assertThat(exit.status()).as(String.join("\n", exit.lines())).isZero();
         }
-        try (var restored = ArborServer.start(Map.of("ARBOR_DATA", copy.toString(), "ARBOR_OUTBOUND_ALLOW",
-                "127.0.0.1"))) {
+        try (var restored =
+                ArborServer.start(Map.of("ARBOR_DATA", copy.toString(), "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             assertThat(restored.http().get("/projects").json().path("data").findValuesAsText("name"))
                     .containsExactly("kept");
             // the sealed secret opens with the copied key
-            assertThat(restored.http().get("/notification-channels/team_chat_1").json().path("configured")
-                    .asBoolean()).isTrue();
-            assertThat(restored.http().post("/notification-channels/team_chat_1/test", "{}").json()
-                    .at("/error/code").asText()).isEqualTo("delivery_failed");
+            assertThat(restored.http()
+                            .get("/notification-channels/team_chat_1")
+                            .json()
+                            .path("configured")
+                            .asBoolean())
+                    .isTrue();
+            assertThat(restored.http()
+                            .post("/notification-channels/team_chat_1/test", "{}")
+                            .json()
+                            .at("/error/code")
+                            .asText())
+                    .isEqualTo("delivery_failed");
         } finally {
             TempFolders.deleteQuietly(copy);
         }
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data)))
+                .isEqualTo("rwx------");
     }
 
     @Test
@@ -102,14 +114,23 @@ class CommandLineTest {
 
     private Exit arbor(String... arguments) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        var command = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), "dev.arbor.Arbor"));
+        var command = new java.util.ArrayList<>(List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.arbor.Arbor"));
         command.addAll(List.of(arguments));
         Path output = Files.createTempFile("arbor-cli-", ".txt");
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
-            assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("the command ended").isTrue();
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .start();
+            assertThat(process.waitFor(2, TimeUnit.MINUTES))
+                    .as("the command ended")
+                    .isTrue();
             return new Exit(process.exitValue(), Files.readAllLines(output, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(output);

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /** What one client may hold of the server's connections: slow headers are cut, and one address has a limit. */
 class ConnectionLimitsTest {
-    private static final byte[] HEALTH = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-            .getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HEALTH =
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern CONTENT_LENGTH = Pattern.compile("(?i)content-length: *(\\d+)");
 
     @Test
@@ -32,8 +32,8 @@ class ConnectionLimitsTest {
                 for (int i = 0; i < 3; i++) {
                     Socket socket = new Socket("127.0.0.1", server.http().port());
                     socket.setSoTimeout(200);
-                    socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                            .getBytes(StandardCharsets.US_ASCII));
+                    socket.getOutputStream()
+                            .write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
                     open.add(socket);
                 }
                 var slow = new ArrayList<>(open);
@@ -55,18 +55,20 @@ class ConnectionLimitsTest {
     @Test
     void aKeptAliveConnectionHasTheSameTimeForItsNextRequestsHeaders() throws IOException {
         try (var server = ArborServer.start(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "1"));
-             Socket socket = new Socket("127.0.0.1", server.http().port())) {
+                Socket socket = new Socket("127.0.0.1", server.http().port())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(HEALTH);
             assertThat(wholeResponse(socket.getInputStream())).startsWith("HTTP/1.1 200");
             socket.setSoTimeout(200);
-            socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
             boolean closed = false;
             for (int line = 0; line < 300 && !closed; line++) {
                 closed = closedAfterOneMoreLine(socket, line);
             }
-            assertThat(closed).as("closed while sending its second request's headers").isTrue();
+            assertThat(closed)
+                    .as("closed while sending its second request's headers")
+                    .isTrue();
         }
     }
 
@@ -104,7 +106,9 @@ class ConnectionLimitsTest {
     private static boolean closedAfterOneMoreLine(Socket socket, int line) {
         try {
             socket.getOutputStream().write(("X-Line-" + line + ": slow\r\n").getBytes(StandardCharsets.US_ASCII));
-            assertThat(socket.getInputStream().read()).as("what the server sent back").isEqualTo(-1);
+            assertThat(socket.getInputStream().read())
+                    .as("what the server sent back")
+                    .isEqualTo(-1);
             return true;
         } catch (SocketTimeoutException e) {
             return false;

@@ -25,7 +25,8 @@ class DatabaseTest {
     Path temp;
 
     Database open(Dialect dialect) {
-        return dialect == Dialect.SQLITE ? Database.openSqlite(temp.resolve("arbor.db"))
+        return dialect == Dialect.SQLITE
+                ? Database.openSqlite(temp.resolve("arbor.db"))
                 : Database.openPostgres(TestPostgres.newDatabaseUrl());
     }
 
@@ -34,18 +35,20 @@ class DatabaseTest {
     void migrationsCreateTheSchemaOnceAndReopenAsANoOp(Dialect dialect) throws Exception {
         String url = dialect == Dialect.POSTGRESQL ? TestPostgres.newDatabaseUrl() : null;
         for (int open = 0; open < 2; open++) {
-            try (Database db = url == null ? Database.openSqlite(temp.resolve("arbor.db")) : Database.openPostgres(url)) {
+            try (Database db =
+                    url == null ? Database.openSqlite(temp.resolve("arbor.db")) : Database.openPostgres(url)) {
                 assertThat(db.dialect()).isEqualTo(dialect);
                 List<String> applied = db.read(h -> h.createQuery(
                                 "SELECT version FROM flyway_schema_history WHERE success ORDER BY installed_rank")
-                        .mapTo(String.class).list());
+                        .mapTo(String.class)
+                        .list());
                 assertThat(applied).startsWith("1");
-                assertThat(count(db, "SELECT COUNT(*) FROM projects"))
-                        .isZero();
+                assertThat(count(db, "SELECT COUNT(*) FROM projects")).isZero();
             }
         }
         if (url == null) {
-            assertThat(Files.exists(temp.resolve("arbor.db-wal")) || Files.exists(temp.resolve("arbor.db"))).isTrue();
+            assertThat(Files.exists(temp.resolve("arbor.db-wal")) || Files.exists(temp.resolve("arbor.db")))
+                    .isTrue();
         }
     }
 
@@ -54,7 +57,7 @@ class DatabaseTest {
     void foreignKeysAreEnforced(Dialect dialect) {
         try (Database db = open(dialect)) {
             assertThatThrownBy(() -> db.update(h -> h.execute(
-                    "INSERT INTO api_token_projects (token_id, project_id) VALUES ('tok_x', 'prj_x')")))
+                            "INSERT INTO api_token_projects (token_id, project_id) VALUES ('tok_x', 'prj_x')")))
                     .isInstanceOf(UnableToExecuteStatementException.class);
         }
     }
@@ -64,27 +67,39 @@ class DatabaseTest {
     void aFailedTransactionLeavesNothingBehind(Dialect dialect) {
         try (Database db = open(dialect)) {
             assertThatThrownBy(() -> db.update(h -> {
-                h.execute("INSERT INTO projects (id, name, description, created_at) VALUES ('prj_1', 'a', '', 1)");
-                h.execute("INSERT INTO projects (id, name, description, created_at) VALUES ('prj_2', 'a', '', 1)");
-            })).isInstanceOf(UnableToExecuteStatementException.class);
-            assertThat(count(db, "SELECT COUNT(*) FROM projects"))
-                    .isZero();
+                        h.execute(
+                                "INSERT INTO projects (id, name, description, created_at) VALUES ('prj_1', 'a', '', 1)");
+                        h.execute(
+                                "INSERT INTO projects (id, name, description, created_at) VALUES ('prj_2', 'a', '', 1)");
+                    }))
+                    .isInstanceOf(UnableToExecuteStatementException.class);
+            assertThat(count(db, "SELECT COUNT(*) FROM projects")).isZero();
         }
     }
 
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void concurrentWritersAllLand(Dialect dialect) throws Exception {
-        try (Database db = open(dialect); var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            var writes = IntStream.range(0, 200).mapToObj(i -> CompletableFuture.runAsync(() -> db.update(h ->
-                    h.createUpdate("INSERT INTO projects (id, name, description, created_at) "
-                                    + "VALUES (:id, :name, '', 1)")
-                            .bind("id", "prj_" + i).bind("name", "n" + i).execute()), pool));
-            var reads = IntStream.range(0, 200).mapToObj(i -> CompletableFuture.runAsync(() -> db.read(h ->
-                    h.createQuery("SELECT COUNT(*) FROM projects").mapTo(Integer.class).one()), pool));
-            CompletableFuture.allOf(Stream.concat(writes, reads).toArray(CompletableFuture[]::new)).get();
-            assertThat(count(db, "SELECT COUNT(*) FROM projects"))
-                    .isEqualTo(200);
+        try (Database db = open(dialect);
+                var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            var writes = IntStream.range(0, 200)
+                    .mapToObj(i -> CompletableFuture.runAsync(
+                            () -> db.update(
+                                    h -> h.createUpdate("INSERT INTO projects (id, name, description, created_at) "
+                                                    + "VALUES (:id, :name, '', 1)")
+                                            .bind("id", "prj_" + i)
+                                            .bind("name", "n" + i)
+                                            .execute()),
+                            pool));
+            var reads = IntStream.range(0, 200)
+                    .mapToObj(i -> CompletableFuture.runAsync(
+                            () -> db.read(h -> h.createQuery("SELECT COUNT(*) FROM projects")
+                                    .mapTo(Integer.class)
+                                    .one()),
+                            pool));
+            CompletableFuture.allOf(Stream.concat(writes, reads).toArray(CompletableFuture[]::new))
+                    .get();
+            assertThat(count(db, "SELECT COUNT(*) FROM projects")).isEqualTo(200);
         }
     }
 

@@ -19,8 +19,9 @@ class ErrorEnvelopeTest {
 
     @BeforeAll
     static void start() {
-        server = ArborServer.start(Map.of("ARBOR_MAX_BODY_BYTES", "4096", "STUDIO_CORS_ORIGINS",
-                "https://app.example"), new ProbeRoutes());
+        server = ArborServer.start(
+                Map.of("ARBOR_MAX_BODY_BYTES", "4096", "STUDIO_CORS_ORIGINS", "https://app.example"),
+                new ProbeRoutes());
         http = server.http();
     }
 
@@ -46,7 +47,11 @@ class ErrorEnvelopeTest {
         for (String body : new String[] {"[1,2]", "\"text\"", "42", "null", "true"}) {
             http.post("/projects", body).assertError(400, "invalid_json", null);
         }
-        assertThat(http.post("/projects", "[1]").json().path("error").path("message").asText())
+        assertThat(http.post("/projects", "[1]")
+                        .json()
+                        .path("error")
+                        .path("message")
+                        .asText())
                 .isEqualTo("The body must be a JSON object, not an array.");
     }
 
@@ -68,16 +73,18 @@ class ErrorEnvelopeTest {
         byte[] body = {'{', '"', 'n', 'a', 'm', 'e', '"', ':', '"', '.', '.', (byte) 0xC0, (byte) 0xAF, '"', '}'};
         JsonNode error = http.sendBytes("POST", "/projects", body).assertError(400, "invalid_json", null);
         assertThat(error.path("message").asText()).contains("UTF-8");
-        assertThat(http.get("/projects").json().path("data").findValuesAsText("name")).doesNotContain("../");
+        assertThat(http.get("/projects").json().path("data").findValuesAsText("name"))
+                .doesNotContain("../");
     }
 
     @Test
     void aBodyCutShortIsIncompleteBodyNotAServerFailure() throws Exception {
         try (var socket = new java.net.Socket("127.0.0.1", http.port())) {
             socket.setSoTimeout(30_000);
-            socket.getOutputStream().write(("POST /projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":\"x")
-                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write(("POST /projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":\"x")
+                            .getBytes(StandardCharsets.US_ASCII));
             socket.shutdownOutput();
             String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
 
@@ -135,24 +142,31 @@ class ErrorEnvelopeTest {
         String body = Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n"
                 + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n0\r\n\r\n";
         String response = http.raw(("POST /probe/count HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+                        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
                 .getBytes(StandardCharsets.US_ASCII));
-        assertThat(response).startsWith("HTTP/1.1 413").contains("\"code\":\"payload_too_large\"")
+        assertThat(response)
+                .startsWith("HTTP/1.1 413")
+                .contains("\"code\":\"payload_too_large\"")
                 .containsIgnoringCase("x-request-id: req_");
     }
 
     @Test
     void uriOverTheLimitIsUriTooLongInTheEnvelope() {
         String response = http.raw(("GET /projects?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        assertThat(response).startsWith("HTTP/1.1 414").contains("\"code\":\"uri_too_long\"")
-                .contains("\"type\":\"invalid_request_error\"").containsIgnoringCase("x-request-id: req_");
+                        + "Connection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        assertThat(response)
+                .startsWith("HTTP/1.1 414")
+                .contains("\"code\":\"uri_too_long\"")
+                .contains("\"type\":\"invalid_request_error\"")
+                .containsIgnoringCase("x-request-id: req_");
     }
 
     @Test
     void headersOverTheLimitAreHeadersTooLargeInTheEnvelope() {
         String response = http.raw(("GET /projects HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + "y".repeat(20_000)
-                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                        + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
         assertThat(response).startsWith("HTTP/1.1 431").contains("\"code\":\"headers_too_large\"");
     }
 
@@ -188,8 +202,10 @@ class ErrorEnvelopeTest {
 
     @Test
     void requestIdsAreUniqueAndAClientIdIsKept() {
-        assertThat(http.get("/health").header("x-request-id")).isNotEqualTo(http.get("/health").header("x-request-id"));
-        assertThat(http.get("/health", "x-request-id", "trace-42").header("x-request-id")).isEqualTo("trace-42");
+        assertThat(http.get("/health").header("x-request-id"))
+                .isNotEqualTo(http.get("/health").header("x-request-id"));
+        assertThat(http.get("/health", "x-request-id", "trace-42").header("x-request-id"))
+                .isEqualTo("trace-42");
         assertThat(http.get("/health", "x-request-id", "bad id with spaces").header("x-request-id"))
                 .matches("req_[0-9a-f]{32}");
     }

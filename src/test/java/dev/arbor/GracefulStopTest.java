@@ -15,8 +15,8 @@ class GracefulStopTest {
     void requestsInFlightFinishDuringStop() throws Exception {
         var probe = new ProbeRoutes();
         var server = ArborServer.start(Map.of(), probe);
-        CompletableFuture<HttpReply> inFlight = CompletableFuture.supplyAsync(
-                () -> server.http().post("/probe/slow", "{}"));
+        CompletableFuture<HttpReply> inFlight =
+                CompletableFuture.supplyAsync(() -> server.http().post("/probe/slow", "{}"));
         assertThat(probe.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
         CompletableFuture<Void> stopping = CompletableFuture.runAsync(server::close);

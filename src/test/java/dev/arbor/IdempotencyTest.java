@@ -56,10 +56,12 @@ class IdempotencyTest {
         String admin = "arb_bootstrap-admin-token-for-this-test";
         try (var withAdmin = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", admin))) {
             String body = "{\"name\":\"ops\",\"role\":\"admin\"}";
-            HttpReply first = withAdmin.http().post("/auth/tokens", body, "Authorization", "Bearer " + admin,
-                    "Idempotency-Key", "k-token");
-            HttpReply retried = withAdmin.http().post("/auth/tokens", body, "Authorization", "Bearer " + admin,
-                    "Idempotency-Key", "k-token");
+            HttpReply first = withAdmin
+                    .http()
+                    .post("/auth/tokens", body, "Authorization", "Bearer " + admin, "Idempotency-Key", "k-token");
+            HttpReply retried = withAdmin
+                    .http()
+                    .post("/auth/tokens", body, "Authorization", "Bearer " + admin, "Idempotency-Key", "k-token");
 
             String secret = first.json().path("token").asText();
             assertThat(secret).startsWith("arb_");
@@ -68,7 +70,8 @@ class IdempotencyTest {
             byte[] marker = secret.getBytes(StandardCharsets.UTF_8);
             try (Stream<Path> files = Files.list(withAdmin.dataDir())) {
                 for (Path file : files.filter(Files::isRegularFile).toList()) {
-                    assertThat(indexOf(Files.readAllBytes(file), marker)).as("where %s holds the token", file)
+                    assertThat(indexOf(Files.readAllBytes(file), marker))
+                            .as("where %s holds the token", file)
                             .isEqualTo(-1);
                 }
             }
@@ -82,8 +85,10 @@ class IdempotencyTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.dataDir())))
                 .isEqualTo("rwx------");
         for (String file : List.of("arbor.db", "arbor.db-wal", "arbor.db-shm", "secret.key")) {
-            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(server.dataDir().resolve(file))))
-                    .as(file).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(
+                            Files.getPosixFilePermissions(server.dataDir().resolve(file))))
+                    .as(file)
+                    .isEqualTo("rw-------");
         }
     }
 
@@ -110,8 +115,8 @@ class IdempotencyTest {
 
     @Test
     void keyStillRunningGivesInProgressWithRetryAfter() throws Exception {
-        CompletableFuture<HttpReply> running = CompletableFuture.supplyAsync(
-                () -> http.post("/probe/slow", "{}", "Idempotency-Key", "k-3"));
+        CompletableFuture<HttpReply> running =
+                CompletableFuture.supplyAsync(() -> http.post("/probe/slow", "{}", "Idempotency-Key", "k-3"));
         assertThat(probe.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
         HttpReply busy = http.post("/probe/slow", "{}", "Idempotency-Key", "k-3");
@@ -127,16 +132,20 @@ class IdempotencyTest {
 
     @Test
     void failedRequestReleasesItsKey() {
-        http.post("/probe/count", "{\"fail\": true}", "Idempotency-Key", "k-4").assertError(400, "invalid_field", "fail");
+        http.post("/probe/count", "{\"fail\": true}", "Idempotency-Key", "k-4")
+                .assertError(400, "invalid_field", "fail");
         HttpReply retried = http.post("/probe/count", "{\"fail\": true}", "Idempotency-Key", "k-4");
         retried.assertError(400, "invalid_field", "fail");
         assertThat(retried.header("idempotent-replayed")).isNull();
 
         http.post("/projects", "{\"name\":\"taken\"}");
-        http.post("/projects", "{\"name\":\"taken\"}", "Idempotency-Key", "k-5").assertError(409, "project_exists", "name");
+        http.post("/projects", "{\"name\":\"taken\"}", "Idempotency-Key", "k-5")
+                .assertError(409, "project_exists", "name");
         String id = http.get("/projects").json().path("data").path(0).path("id").asText();
         http.delete("/projects/" + id);
-        assertThat(http.post("/projects", "{\"name\":\"taken\"}", "Idempotency-Key", "k-5").status()).isEqualTo(201);
+        assertThat(http.post("/projects", "{\"name\":\"taken\"}", "Idempotency-Key", "k-5")
+                        .status())
+                .isEqualTo(201);
     }
 
     @Test
@@ -144,7 +153,9 @@ class IdempotencyTest {
         JsonNode error = http.post("/probe/count", "{}", "Idempotency-Key", "k".repeat(256))
                 .assertError(400, "invalid_parameter", "Idempotency-Key");
         assertThat(error.path("message").asText()).contains("255");
-        assertThat(http.post("/probe/count", "{}", "Idempotency-Key", "k".repeat(255)).status()).isEqualTo(200);
+        assertThat(http.post("/probe/count", "{}", "Idempotency-Key", "k".repeat(255))
+                        .status())
+                .isEqualTo(200);
         assertThat(probe.runs.get()).isEqualTo(1);
     }
 
@@ -154,14 +165,15 @@ class IdempotencyTest {
         String token = admin.json().path("token").asText();
 
         http.post("/probe/count", "{}", "Idempotency-Key", "shared", "Authorization", "Bearer " + token);
-        HttpReply other = http.post("/probe/count", "{}", "Idempotency-Key", "shared",
-                "Authorization", "Bearer " + token);
+        HttpReply other =
+                http.post("/probe/count", "{}", "Idempotency-Key", "shared", "Authorization", "Bearer " + token);
         assertThat(other.header("idempotent-replayed")).isEqualTo("true");
         assertThat(probe.runs.get()).isEqualTo(1);
     }
 
     @Test
     void readsIgnoreTheKey() {
-        assertThat(http.get("/projects", "Idempotency-Key", "k".repeat(300)).status()).isEqualTo(200);
+        assertThat(http.get("/projects", "Idempotency-Key", "k".repeat(300)).status())
+                .isEqualTo(200);
     }
 }

@@ -49,23 +49,32 @@ class MetricsTest {
                 + "template=\"adhoc\"}";
         String templated = "arbor_decisions_seconds_count{error=\"none\",model=\"hash-decider\",outcome=\"completed\","
                 + "template=\"metered\"}";
-        assertThat(http.post("/v1/studio/templates", "{\"id\": \"metered\", \"model\": \"hash-decider\", "
-                + "\"state\": \"{{message}}\", \"variables\": {\"message\": {\"type\": \"string\"}}, "
-                + QUESTIONS + "}").status()).isEqualTo(201);
+        assertThat(http.post(
+                                "/v1/studio/templates",
+                                "{\"id\": \"metered\", \"model\": \"hash-decider\", "
+                                        + "\"state\": \"{{message}}\", \"variables\": {\"message\": {\"type\": \"string\"}}, "
+                                        + QUESTIONS + "}")
+                        .status())
+                .isEqualTo(201);
         double adhocBefore = value(adhoc);
         double templatedBefore = value(templated);
 
-        HttpReply made = http.post("/v1/studio/decisions", "{\"model\": \"hash-decider\", \"state\": \"refund\", "
-                + QUESTIONS + "}");
+        HttpReply made = http.post(
+                "/v1/studio/decisions", "{\"model\": \"hash-decider\", \"state\": \"refund\", " + QUESTIONS + "}");
         assertThat(made.status()).as(made.body()).isEqualTo(200);
-        assertThat(http.post("/v1/studio/decisions", "{\"template\": \"metered\", \"variables\": {\"message\": "
-                + "\"refund\"}}").status()).isEqualTo(200);
+        assertThat(http.post(
+                                "/v1/studio/decisions",
+                                "{\"template\": \"metered\", \"variables\": {\"message\": " + "\"refund\"}}")
+                        .status())
+                .isEqualTo(200);
         http.post("/v1/studio/decisions", "{\"state\": 7}").assertError(400, "invalid_field", "state");
 
         assertThat(value(adhoc)).isEqualTo(adhocBefore + 1);
         assertThat(value(templated)).isEqualTo(templatedBefore + 1);
-        assertThat(scrape()).as("a histogram of their time").contains("arbor_decisions_seconds_bucket{error=\"none\","
-                + "model=\"hash-decider\",outcome=\"completed\",template=\"adhoc\",le=\"0.1\"}");
+        assertThat(scrape())
+                .as("a histogram of their time")
+                .contains("arbor_decisions_seconds_bucket{error=\"none\","
+                        + "model=\"hash-decider\",outcome=\"completed\",template=\"adhoc\",le=\"0.1\"}");
     }
 
     @Test
@@ -76,10 +85,15 @@ class MetricsTest {
         double before = value(failed);
         double loadsBefore = value(loadFailed);
         http.action("/models/hash-small/eject");
-        assertThat(http.post("/models/hash-small/load", "{\"options\": {\"fail_load\": \"true\"}}").status())
+        assertThat(http.post("/models/hash-small/load", "{\"options\": {\"fail_load\": \"true\"}}")
+                        .status())
                 .isEqualTo(202);
-        await().atMost(LOAD).until(() -> http.get("/models/hash-small").json().path("status").asText()
-                .equals("failed"));
+        await().atMost(LOAD)
+                .until(() -> http.get("/models/hash-small")
+                        .json()
+                        .path("status")
+                        .asText()
+                        .equals("failed"));
 
         http.post("/v1/studio/decisions", "{\"model\": \"hash-small\", \"state\": \"refund\", " + QUESTIONS + "}")
                 .assertError(503, "model_load_failed", "model");
@@ -98,8 +112,12 @@ class MetricsTest {
         double before = value(loaded);
 
         http.action("/models/hash-decider/load");
-        await().atMost(LOAD).until(() -> http.get("/models/hash-decider").json().path("status").asText()
-                .equals("loaded"));
+        await().atMost(LOAD)
+                .until(() -> http.get("/models/hash-decider")
+                        .json()
+                        .path("status")
+                        .asText()
+                        .equals("loaded"));
 
         assertThat(value(loaded)).isEqualTo(before + 1);
         assertThat(value(memory)).as("the worker's resident memory").isGreaterThan(1 << 20);
@@ -117,14 +135,19 @@ class MetricsTest {
         double failedBefore = value(failedRuns);
         double stepsBefore = value(completedSteps);
         double failedStepsBefore = value(failedSteps);
-        String ok = pipeline("metered-ok", "[{\"id\": \"a\", \"action\": \"set_output\", \"params\": {\"key\": "
-                + "\"v\", \"value\": 1}}, {\"id\": \"b\", \"action\": \"log\", \"depends_on\": [\"a\"], \"params\": "
-                + "{\"message\": \"hi\"}}]");
-        String failing = pipeline("metered-fail", "[{\"id\": \"a\", \"action\": \"fail\", \"params\": "
-                + "{\"message\": \"no\"}}]");
+        String ok = pipeline(
+                "metered-ok",
+                "[{\"id\": \"a\", \"action\": \"set_output\", \"params\": {\"key\": "
+                        + "\"v\", \"value\": 1}}, {\"id\": \"b\", \"action\": \"log\", \"depends_on\": [\"a\"], \"params\": "
+                        + "{\"message\": \"hi\"}}]");
+        String failing = pipeline(
+                "metered-fail", "[{\"id\": \"a\", \"action\": \"fail\", \"params\": " + "{\"message\": \"no\"}}]");
 
         finished(http.post("/pipelines/" + ok + "/runs", "{}").json().path("id").asText());
-        finished(http.post("/pipelines/" + failing + "/runs", "{}").json().path("id").asText());
+        finished(http.post("/pipelines/" + failing + "/runs", "{}")
+                .json()
+                .path("id")
+                .asText());
 
         assertThat(value(completedRuns)).isEqualTo(runsBefore + 1);
         assertThat(value(failedRuns)).isEqualTo(failedBefore + 1);
@@ -145,9 +168,15 @@ class MetricsTest {
         http.put("/notification-channels/team_chat_1", "{\"webhook_url\": \"" + receiver.url("/hook") + "\"}");
         http.put("/notification-channels/team_chat_2", "{\"webhook_url\": \"" + receiver.url("/refusing") + "\"}");
 
-        assertThat(http.post("/notification-channels/team_chat_1/test", "{}").json().path("delivered").asBoolean())
+        assertThat(http.post("/notification-channels/team_chat_1/test", "{}")
+                        .json()
+                        .path("delivered")
+                        .asBoolean())
                 .isTrue();
-        assertThat(http.post("/notification-channels/team_chat_2/test", "{}").json().path("delivered").asBoolean())
+        assertThat(http.post("/notification-channels/team_chat_2/test", "{}")
+                        .json()
+                        .path("delivered")
+                        .asBoolean())
                 .isFalse();
 
         assertThat(value(delivered)).isEqualTo(deliveredBefore + 1);
@@ -158,10 +187,17 @@ class MetricsTest {
     void theConnectionPoolsAndTheJvmAreShown() {
         http.get("/v1/studio/decisions");
         String scrape = scrape();
-        assertThat(value("hikaricp_connections_max{pool=\"arbor-sqlite-writer\"}")).isEqualTo(1);
-        assertThat(value("hikaricp_connections_max{pool=\"arbor-sqlite-reader\"}")).isEqualTo(4);
-        assertThat(scrape).contains("hikaricp_connections_acquire_seconds_count{pool=\"arbor-sqlite-reader\"}")
-                .contains("jvm_gc_", "jvm_memory_used_bytes{", "jvm_threads_live_threads ", "process_cpu_usage ",
+        assertThat(value("hikaricp_connections_max{pool=\"arbor-sqlite-writer\"}"))
+                .isEqualTo(1);
+        assertThat(value("hikaricp_connections_max{pool=\"arbor-sqlite-reader\"}"))
+                .isEqualTo(4);
+        assertThat(scrape)
+                .contains("hikaricp_connections_acquire_seconds_count{pool=\"arbor-sqlite-reader\"}")
+                .contains(
+                        "jvm_gc_",
+                        "jvm_memory_used_bytes{",
+                        "jvm_threads_live_threads ",
+                        "process_cpu_usage ",
                         "http_server_requests_seconds_count{");
     }
 
@@ -172,8 +208,10 @@ class MetricsTest {
     }
 
     private void finished(String runId) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> Pattern.matches("completed|failed|cancelled",
-                http.get("/runs/" + runId).json().path("status").asText()));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Pattern.matches(
+                        "completed|failed|cancelled",
+                        http.get("/runs/" + runId).json().path("status").asText()));
     }
 
     private String scrape() {
@@ -188,7 +226,9 @@ class MetricsTest {
     }
 
     private OptionalDouble find(String series) {
-        return scrape().lines().filter(line -> line.startsWith(series + " "))
-                .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1))).findFirst();
+        return scrape().lines()
+                .filter(line -> line.startsWith(series + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(series.length() + 1)))
+                .findFirst();
     }
 }

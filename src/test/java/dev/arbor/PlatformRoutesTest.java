@@ -40,7 +40,8 @@ class PlatformRoutesTest {
         http.get("/projects/prj_two");
         http.get("/no/such/route");
         String metrics = http.get("/metrics").body();
-        assertThat(metrics).contains("http_server_requests_seconds_bucket")
+        assertThat(metrics)
+                .contains("http_server_requests_seconds_bucket")
                 .containsPattern("http_server_requests_seconds_count\\{[^}]*route=\"/projects/\\{project_id}\""
                         + "[^}]*status=\"404\"[^}]*} 2")
                 .doesNotContain("prj_one")
@@ -53,18 +54,31 @@ class PlatformRoutesTest {
         JsonNode doc = http.get("/openapi.json").json();
         assertThat(doc.path("openapi").asText()).isEqualTo("3.1.0");
         for (Route route : server.application().server().routes()) {
-            JsonNode operation = doc.path("paths").path(route.path()).path(route.method().name().toLowerCase(Locale.ROOT));
-            assertThat(operation.isObject()).as("%s %s is documented", route.method(), route.path()).isTrue();
+            JsonNode operation = doc.path("paths")
+                    .path(route.path())
+                    .path(route.method().name().toLowerCase(Locale.ROOT));
+            assertThat(operation.isObject())
+                    .as("%s %s is documented", route.method(), route.path())
+                    .isTrue();
             assertThat(operation.path("summary").asText()).isEqualTo(route.summary());
         }
-        assertThat(doc.path("paths").path("/projects/{project_id}").path("get").path("parameters").get(0)
-                .path("name").asText()).isEqualTo("project_id");
-        assertThat(doc.path("components").path("schemas").path("Error").isObject()).isTrue();
+        assertThat(doc.path("paths")
+                        .path("/projects/{project_id}")
+                        .path("get")
+                        .path("parameters")
+                        .get(0)
+                        .path("name")
+                        .asText())
+                .isEqualTo("project_id");
+        assertThat(doc.path("components").path("schemas").path("Error").isObject())
+                .isTrue();
     }
 
     @Test
     void operationIdsAreUnique() {
-        var ids = server.application().server().routes().stream().map(Route::operationId).toList();
+        var ids = server.application().server().routes().stream()
+                .map(Route::operationId)
+                .toList();
         assertThat(ids).doesNotHaveDuplicates();
     }
 }

@@ -24,11 +24,16 @@ final class ProbeRoutes implements Consumer<Routes> {
     @Override
     public void accept(Routes routes) {
         routes.group("probe")
-                .post("/v1/studio/probe/echo", "probe: a studio write echoing its body",
+                .post(
+                        "/v1/studio/probe/echo",
+                        "probe: a studio write echoing its body",
                         ctx -> Responses.ok(ctx, Requests.jsonObject(ctx)))
                 .post("/v1/studio/conflict", "probe: a conflict with an extra field", ctx -> {
-                    throw ApiException.of(ErrorCode.VERSION_CONFLICT, "base_version",
-                            "Version 2 is older than the latest, 3.").withField("current_version", 3);
+                    throw ApiException.of(
+                                    ErrorCode.VERSION_CONFLICT,
+                                    "base_version",
+                                    "Version 2 is older than the latest, 3.")
+                            .withField("current_version", 3);
                 })
                 .post("/probe/count", "probe: counts its runs; fails when asked", ctx -> {
                     var body = Requests.jsonObject(ctx);

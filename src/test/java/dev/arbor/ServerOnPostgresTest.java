@@ -23,10 +23,15 @@ class ServerOnPostgresTest {
             http.post("/projects", "{\"name\":\"other\"}", "Idempotency-Key", "pg-1")
                     .assertError(409, "idempotency_key_reused", "Idempotency-Key");
 
-            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}").json()
-                    .path("token").asText();
+            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
+                    .json()
+                    .path("token")
+                    .asText();
             http.get("/projects").assertError(401, "missing_api_key", null);
-            assertThat(http.get("/projects", "Authorization", "Bearer " + secret).json().path("data")).hasSize(1);
+            assertThat(http.get("/projects", "Authorization", "Bearer " + secret)
+                            .json()
+                            .path("data"))
+                    .hasSize(1);
         }
     }
 
@@ -36,7 +41,8 @@ class ServerOnPostgresTest {
         var uri = java.net.URI.create(jdbc.substring("jdbc:".length()));
         String plain = "postgresql://postgres@" + uri.getHost() + ":" + uri.getPort() + uri.getPath();
         try (var server = ArborServer.start(Map.of("ARBOR_DATABASE_URL", plain))) {
-            assertThat(server.http().post("/projects", "{\"name\":\"x\"}").status()).isEqualTo(201);
+            assertThat(server.http().post("/projects", "{\"name\":\"x\"}").status())
+                    .isEqualTo(201);
         }
     }
 }

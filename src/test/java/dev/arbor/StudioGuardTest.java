@@ -29,10 +29,14 @@ class StudioGuardTest {
                         .assertError(401, "invalid_api_key", null);
                 HttpReply error = http.get("/v1/studio/templates", "Authorization", "Bearer sk-wrong");
                 assertThat(error.json().path("error").path("type").asText()).isEqualTo("authentication_error");
-                assertThat(http.get("/v1/studio/templates", "Authorization", "Bearer sk-right").status())
+                assertThat(http.get("/v1/studio/templates", "Authorization", "Bearer sk-right")
+                                .status())
                         .isEqualTo(200);
                 assertThat(http.post("/v1/studio/probe/echo", "{\"a\":1}", "Authorization", "Bearer sk-right")
-                        .json().path("a").asInt()).isEqualTo(1);
+                                .json()
+                                .path("a")
+                                .asInt())
+                        .isEqualTo(1);
             }
         }
 
@@ -41,7 +45,9 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-right"), new ProbeRoutes())) {
                 TestServer http = server.http();
                 String bare = http.get("/v1/studio/templates", "Authorization", "sk-right")
-                        .assertError(401, "invalid_api_key", null).path("message").asText();
+                        .assertError(401, "invalid_api_key", null)
+                        .path("message")
+                        .asText();
                 assertThat(bare).contains("Authorization: Bearer <token>").doesNotContain("sk-right");
                 http.get("/v1/studio/templates", "Authorization", "Basic c2stcmlnaHQ=")
                         .assertError(401, "invalid_api_key", null);
@@ -75,7 +81,9 @@ class StudioGuardTest {
                 assertThat(refused.json().path("error").path("type").asText()).isEqualTo("permission_error");
                 http.post("/v1/studio/decisions", "{}", remote).assertError(400, "state_required", "state");
                 http.post("/v1/studio/probe/echo", "{}", remote).assertError(403, "remote_access_requires_key", null);
-                assertThat(http.get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1").status()).isEqualTo(200);
+                assertThat(http.get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1")
+                                .status())
+                        .isEqualTo(200);
             }
         }
 
@@ -98,7 +106,9 @@ class StudioGuardTest {
                 """)
         void aForwardedHopCountsOnlyWhenItIsAnAddressWithOrWithoutAPort(String forwarded, int status) {
             try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1,::1"), new ProbeRoutes())) {
-                assertThat(server.http().get("/v1/studio/templates", "X-Forwarded-For", forwarded).status())
+                assertThat(server.http()
+                                .get("/v1/studio/templates", "X-Forwarded-For", forwarded)
+                                .status())
                         .isEqualTo(status);
             }
         }
@@ -113,15 +123,18 @@ class StudioGuardTest {
         @Test
         void everyForwardedForHeaderCounts() {
             try (var server = ArborServer.start(Map.of("ARBOR_TRUSTED_PROXIES", "127.0.0.1"), new ProbeRoutes())) {
-                server.http().get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1", "X-Forwarded-For",
-                        "203.0.113.7").assertError(403, "remote_access_requires_key", null);
+                server.http()
+                        .get("/v1/studio/templates", "X-Forwarded-For", "127.0.0.1", "X-Forwarded-For", "203.0.113.7")
+                        .assertError(403, "remote_access_requires_key", null);
             }
         }
 
         @Test
         void forwardedAddressesCountOnlyFromTrustedProxies() {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
-                assertThat(server.http().get("/v1/studio/templates", "X-Forwarded-For", "203.0.113.7").status())
+                assertThat(server.http()
+                                .get("/v1/studio/templates", "X-Forwarded-For", "203.0.113.7")
+                                .status())
                         .isEqualTo(200);
             }
         }
@@ -161,15 +174,34 @@ class StudioGuardTest {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
                 TestServer http = server.http();
                 for (String own : new String[] {"http://127.0.0.1:" + http.port(), "http://localhost:" + http.port()}) {
-                    assertThat(http.post("/v1/studio/probe/echo", "{}", "Origin", own,
-                            "Content-Type", "application/json").status()).isEqualTo(200);
+                    assertThat(http.post(
+                                            "/v1/studio/probe/echo",
+                                            "{}",
+                                            "Origin",
+                                            own,
+                                            "Content-Type",
+                                            "application/json")
+                                    .status())
+                            .isEqualTo(200);
                     http.post("/v1/studio/probe/echo", "{}", "Origin", own, "Content-Type", "text/plain")
                             .assertError(415, "unsupported_media_type", null);
                 }
-                assertThat(http.post("/v1/studio/probe/echo", "{}", "Sec-Fetch-Site", "same-origin",
-                        "Content-Type", "application/json; charset=utf-8").status()).isEqualTo(200);
-                http.post("/v1/studio/probe/echo", "{}", "Sec-Fetch-Site", "same-origin",
-                        "Content-Type", "application/x-www-form-urlencoded")
+                assertThat(http.post(
+                                        "/v1/studio/probe/echo",
+                                        "{}",
+                                        "Sec-Fetch-Site",
+                                        "same-origin",
+                                        "Content-Type",
+                                        "application/json; charset=utf-8")
+                                .status())
+                        .isEqualTo(200);
+                http.post(
+                                "/v1/studio/probe/echo",
+                                "{}",
+                                "Sec-Fetch-Site",
+                                "same-origin",
+                                "Content-Type",
+                                "application/x-www-form-urlencoded")
                         .assertError(415, "unsupported_media_type", null);
             }
         }
@@ -177,8 +209,12 @@ class StudioGuardTest {
         @Test
         void nonBrowserClientsMaySendJsonWithAnyContentType() {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
-                HttpReply reply = server.http().post("/v1/studio/probe/echo", "{\"q\":2}",
-                        "Content-Type", "application/x-www-form-urlencoded");
+                HttpReply reply = server.http()
+                        .post(
+                                "/v1/studio/probe/echo",
+                                "{\"q\":2}",
+                                "Content-Type",
+                                "application/x-www-form-urlencoded");
                 assertThat(reply.status()).isEqualTo(200);
                 assertThat(reply.json().path("q").asInt()).isEqualTo(2);
             }
@@ -186,34 +222,55 @@ class StudioGuardTest {
 
         @Test
         void listedOriginsGetCorsHeadersAndMayWrite() {
-            try (var server = ArborServer.start(Map.of("STUDIO_CORS_ORIGINS", "https://app.example/"),
-                    new ProbeRoutes())) {
+            try (var server =
+                    ArborServer.start(Map.of("STUDIO_CORS_ORIGINS", "https://app.example/"), new ProbeRoutes())) {
                 TestServer http = server.http();
-                HttpReply write = http.post("/v1/studio/probe/echo", "{}", "Origin", "https://app.example",
-                        "Content-Type", "application/json");
+                HttpReply write = http.post(
+                        "/v1/studio/probe/echo",
+                        "{}",
+                        "Origin",
+                        "https://app.example",
+                        "Content-Type",
+                        "application/json");
                 assertThat(write.status()).isEqualTo(200);
                 assertThat(write.header("access-control-allow-origin")).isEqualTo("https://app.example");
                 assertThat(write.header("access-control-expose-headers")).contains("x-request-id");
 
-                HttpReply preflight = http.send("OPTIONS", "/v1/studio/probe/echo", null,
-                        "Origin", "https://app.example", "Access-Control-Request-Method", "POST");
+                HttpReply preflight = http.send(
+                        "OPTIONS",
+                        "/v1/studio/probe/echo",
+                        null,
+                        "Origin",
+                        "https://app.example",
+                        "Access-Control-Request-Method",
+                        "POST");
                 assertThat(preflight.status()).isEqualTo(204);
                 assertThat(preflight.header("access-control-allow-methods")).contains("POST");
                 assertThat(preflight.header("access-control-allow-headers")).contains("idempotency-key");
 
-                http.send("OPTIONS", "/v1/studio/probe/echo", null, "Origin", "https://evil.example",
-                        "Access-Control-Request-Method", "POST").assertError(403, "cross_site_request", null);
+                http.send(
+                                "OPTIONS",
+                                "/v1/studio/probe/echo",
+                                null,
+                                "Origin",
+                                "https://evil.example",
+                                "Access-Control-Request-Method",
+                                "POST")
+                        .assertError(403, "cross_site_request", null);
             }
         }
 
         @Test
         void foreignHostNamesAreRefusedOnLoopback() {
             try (var server = ArborServer.start(Map.of(), new ProbeRoutes())) {
-                String response = server.http().raw(("GET /health HTTP/1.1\r\nHost: rebound.evil.example\r\n"
-                        + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                String response = server.http()
+                        .raw(("GET /health HTTP/1.1\r\nHost: rebound.evil.example\r\n" + "Connection: close\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
                 assertThat(response).startsWith("HTTP/1.1 403").contains("\"code\":\"host_not_allowed\"");
-                String ok = server.http().raw(("GET /health HTTP/1.1\r\nHost: localhost:" + server.http().port()
-                        + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                String ok = server.http()
+                        .raw(("GET /health HTTP/1.1\r\nHost: localhost:"
+                                        + server.http().port() + "\r\nConnection: close\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
                 assertThat(ok).startsWith("HTTP/1.1 200");
             }
         }

@@ -31,7 +31,9 @@ public final class Access {
      * no token left (the command line's {@code token create}).
      */
     public static String createAdminToken(Database database, Clock clock, String name) {
-        return new TokenStore(database, clock).create(name, Role.ADMIN, List.of(), Optional.empty()).secret();
+        return new TokenStore(database, clock)
+                .create(name, Role.ADMIN, List.of(), Optional.empty())
+                .secret();
     }
 
     /** Of these project ids, those that name no project. */

@@ -24,16 +24,16 @@ import java.util.stream.Stream;
 
 /** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
 final class AccessRoutes {
-    private static final QueryParam INCLUDE_REVOKED = new QueryParam("include_revoked", Schema.oneOf("true", "false"),
-            "true lists revoked tokens too.");
+    private static final QueryParam INCLUDE_REVOKED =
+            new QueryParam("include_revoked", Schema.oneOf("true", "false"), "true lists revoked tokens too.");
     private static final int MAX_NAME = 100;
     private static final int MAX_DESCRIPTION = 2000;
     /** The last second of the year 9999 (Unix seconds): the latest {@code expires_at} a token may have. */
     private static final long LAST_SECOND = 253_402_300_799L;
 
     private static final BodyField.Text TOKEN_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
-    private static final BodyField.Choice ROLE = BodyField.choice(REQUIRED, "role",
-            Stream.of(Role.values()).map(Role::wire).toList(), "must be 'admin' or 'member'");
+    private static final BodyField.Choice ROLE = BodyField.choice(
+            REQUIRED, "role", Stream.of(Role.values()).map(Role::wire).toList(), "must be 'admin' or 'member'");
     private static final BodyField.Texts PROJECTS = BodyField.texts(OPTIONAL, "projects", 1000, 100);
     private static final BodyField.Whole EXPIRES_AT = BodyField.integer(OPTIONAL, "expires_at", 0, LAST_SECOND);
     private static final BodySpec NEW_TOKEN = BodySpec.of(TOKEN_NAME, ROLE, PROJECTS, EXPIRES_AT);
@@ -55,19 +55,28 @@ final class AccessRoutes {
     void addTo(Routes routes) {
         routes.group("auth")
                 .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
-                .body(NEW_TOKEN.schema()).created(ApiShapes.TOKEN)
+                .body(NEW_TOKEN.schema())
+                .created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
-                .query(Page.PARAMETERS).query(INCLUDE_REVOKED).ok(Schema.list(ApiShapes.TOKEN))
-                .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken).ok(ApiShapes.TOKEN)
-                .get("/auth/me", "Who the caller is", this::me).ok(ApiShapes.PRINCIPAL);
+                .query(Page.PARAMETERS)
+                .query(INCLUDE_REVOKED)
+                .ok(Schema.list(ApiShapes.TOKEN))
+                .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken)
+                .ok(ApiShapes.TOKEN)
+                .get("/auth/me", "Who the caller is", this::me)
+                .ok(ApiShapes.PRINCIPAL);
         routes.group("projects")
                 .post("/projects", "Create a project", this::createProject)
-                .body(NEW_PROJECT.schema()).created(ApiShapes.PROJECT)
+                .body(NEW_PROJECT.schema())
+                .created(ApiShapes.PROJECT)
                 .get("/projects", "List the projects the caller may use", this::listProjects)
-                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.PROJECT))
-                .get("/projects/{project_id}", "Get a project", this::getProject).ok(ApiShapes.PROJECT)
+                .query(Page.PARAMETERS)
+                .ok(Schema.list(ApiShapes.PROJECT))
+                .get("/projects/{project_id}", "Get a project", this::getProject)
+                .ok(ApiShapes.PROJECT)
                 .patch("/projects/{project_id}", "Rename or describe a project", this::updateProject)
-                .body(PROJECT_CHANGE.schema()).ok(ApiShapes.PROJECT)
+                .body(PROJECT_CHANGE.schema())
+                .ok(ApiShapes.PROJECT)
                 .delete("/projects/{project_id}", "Delete a project", this::deleteProject)
                 .ok(Schema.deleted("project"));
     }
@@ -80,8 +89,8 @@ final class AccessRoutes {
         List<String> projectIds = PROJECTS.read(body).orElse(List.of());
         for (int i = 0; i < projectIds.size(); i++) {
             if (projects.find(projectIds.get(i)).isEmpty()) {
-                body.rejectItem("projects", i, ErrorCode.INVALID_FIELD,
-                        "names no project ('" + projectIds.get(i) + "')");
+                body.rejectItem(
+                        "projects", i, ErrorCode.INVALID_FIELD, "names no project ('" + projectIds.get(i) + "')");
             }
         }
         if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
@@ -93,8 +102,8 @@ final class AccessRoutes {
             body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");
         }
         var warnings = body.finish();
-        var created = tokens.create(name.orElseThrow(), role.orElseThrow(), projectIds,
-                expiresAt.map(seconds -> seconds * 1000));
+        var created = tokens.create(
+                name.orElseThrow(), role.orElseThrow(), projectIds, expiresAt.map(seconds -> seconds * 1000));
         var json = created.token().toJson();
         json.put("token", created.secret());
         json.put("warnings", warnings);
@@ -104,15 +113,17 @@ final class AccessRoutes {
     private void listTokens(Context ctx) {
         Access.requireAdmin(ctx);
         Page page = Page.from(ctx);
-        boolean includeRevoked = INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
+        boolean includeRevoked =
+                INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
         Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
     }
 
     private void revokeToken(Context ctx) {
         Access.requireAdmin(ctx);
         String id = ctx.pathParam("token_id");
-        ApiToken token = tokens.revoke(id).orElseThrow(() -> ApiException.of(ErrorCode.TOKEN_NOT_FOUND,
-                "token_id", "There is no token '" + id + "'."));
+        ApiToken token = tokens.revoke(id)
+                .orElseThrow(() ->
+                        ApiException.of(ErrorCode.TOKEN_NOT_FOUND, "token_id", "There is no token '" + id + "'."));
         Responses.ok(ctx, token.toJson());
     }
 

@@ -40,12 +40,17 @@ final class AdminAuthenticator implements Handler {
         String authorization = ctx.header("Authorization");
         if (authorization == null || authorization.isBlank()) {
             if (adminToken.isPresent() || tokens.anyEverMade()) {
-                throw ApiException.of(ErrorCode.MISSING_API_KEY, null, "Send an admin API token: Authorization: "
-                        + "Bearer <token>. Lost them all? On the server's machine, `arbor token create` makes a new "
-                        + "admin token.");
+                throw ApiException.of(
+                        ErrorCode.MISSING_API_KEY,
+                        null,
+                        "Send an admin API token: Authorization: "
+                                + "Bearer <token>. Lost them all? On the server's machine, `arbor token create` makes a new "
+                                + "admin token.");
             }
             if (!Requests.isLocalCaller(ctx)) {
-                throw ApiException.of(ErrorCode.REMOTE_ACCESS_REQUIRES_KEY, null,
+                throw ApiException.of(
+                        ErrorCode.REMOTE_ACCESS_REQUIRES_KEY,
+                        null,
                         "No API token exists yet, so only callers on this computer may use the admin API; "
                                 + "create a token (POST /auth/tokens) or set ARBOR_ADMIN_TOKEN.");
             }
@@ -56,7 +61,9 @@ final class AdminAuthenticator implements Handler {
                 && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8), adminToken.get())) {
             return Principal.ENV_ADMIN;
         }
-        return tokens.findActive(secret).map(ApiToken::principal).orElseThrow(() -> ApiException.of(
-                ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
+        return tokens.findActive(secret)
+                .map(ApiToken::principal)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
     }
 }

@@ -8,8 +8,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /** A stored admin API token: never its secret, only a hint of it (the first characters). */
-record ApiToken(String id, String name, Role role, List<String> projects, String hint, long createdAtMillis,
-                Optional<Long> expiresAtMillis, Optional<Long> lastUsedAtMillis, Optional<Long> revokedAtMillis) {
+record ApiToken(
+        String id,
+        String name,
+        Role role,
+        List<String> projects,
+        String hint,
+        long createdAtMillis,
+        Optional<Long> expiresAtMillis,
+        Optional<Long> lastUsedAtMillis,
+        Optional<Long> revokedAtMillis) {
     ApiToken {
         requireNonNull(id, "id");
         requireNonNull(name, "name");

@@ -36,7 +36,9 @@ final class ProjectStore {
             handle.createUpdate("""
                             INSERT INTO projects (id, name, description, created_at)
                             VALUES (:id, :name, :description, :created_at)""")
-                    .bind("id", project.id()).bind("name", name).bind("description", description)
+                    .bind("id", project.id())
+                    .bind("name", name)
+                    .bind("description", description)
                     .bind("created_at", project.createdAtMillis())
                     .execute();
             return project;
@@ -57,7 +59,12 @@ final class ProjectStore {
                 return new Paging.Result<Project>(List.of(), false);
             }
             String from = visible.isPresent() ? "projects WHERE id IN (<visible>)" : "projects WHERE 1 = 1";
-            return Paging.newestFirst(handle, COLUMNS, from, page, ProjectStore::project,
+            return Paging.newestFirst(
+                    handle,
+                    COLUMNS,
+                    from,
+                    page,
+                    ProjectStore::project,
                     cursor -> visible.map(v -> v.contains(cursor)).orElse(true) && exists(handle, cursor),
                     query -> visible.ifPresent(v -> query.bindList("visible", List.copyOf(v))));
         });
@@ -71,37 +78,52 @@ final class ProjectStore {
             if (name.isPresent()) {
                 requireFreeName(handle, name.get(), id);
                 handle.createUpdate("UPDATE projects SET name = :name WHERE id = :id")
-                        .bind("name", name.get()).bind("id", id).execute();
+                        .bind("name", name.get())
+                        .bind("id", id)
+                        .execute();
             }
-            description.ifPresent(text -> handle.createUpdate(
-                            "UPDATE projects SET description = :description WHERE id = :id")
-                    .bind("description", text).bind("id", id).execute());
+            description.ifPresent(
+                    text -> handle.createUpdate("UPDATE projects SET description = :description WHERE id = :id")
+                            .bind("description", text)
+                            .bind("id", id)
+                            .execute());
             return handle.createQuery("SELECT " + COLUMNS + " FROM projects WHERE id = :id")
-                    .bind("id", id).map(ProjectStore::project).findOne();
+                    .bind("id", id)
+                    .map(ProjectStore::project)
+                    .findOne();
         });
     }
 
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM projects WHERE id = :id")
-                .bind("id", id).execute() == 1);
+                        .bind("id", id)
+                        .execute()
+                == 1);
     }
 
     private static boolean exists(Handle handle, String id) {
-        return handle.createQuery("SELECT 1 FROM projects WHERE id = :id").bind("id", id)
-                .mapTo(Integer.class).findOne().isPresent();
+        return handle.createQuery("SELECT 1 FROM projects WHERE id = :id")
+                .bind("id", id)
+                .mapTo(Integer.class)
+                .findOne()
+                .isPresent();
     }
 
     private static void requireFreeName(Handle handle, String name, String except) {
         var owner = handle.createQuery("SELECT id FROM projects WHERE name = :name")
-                .bind("name", name).mapTo(String.class).findOne();
+                .bind("name", name)
+                .mapTo(String.class)
+                .findOne();
         if (owner.isPresent() && !owner.get().equals(except)) {
-            throw ApiException.of(ErrorCode.PROJECT_EXISTS, "name",
+            throw ApiException.of(
+                    ErrorCode.PROJECT_EXISTS,
+                    "name",
                     "A project named '" + name + "' exists already (" + owner.get() + ").");
         }
     }
 
     private static Project project(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Project(rs.getString("id"), rs.getString("name"), rs.getString("description"),
-                rs.getLong("created_at"));
+        return new Project(
+                rs.getString("id"), rs.getString("name"), rs.getString("description"), rs.getLong("created_at"));
     }
 }

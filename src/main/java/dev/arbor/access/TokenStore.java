@@ -44,13 +44,19 @@ final class TokenStore {
             handle.createUpdate("""
                             INSERT INTO api_tokens (id, name, role, secret_hash, hint, created_at, expires_at)
                             VALUES (:id, :name, :role, :hash, :hint, :now, :expires)""")
-                    .bind("id", id).bind("name", name).bind("role", role.wire())
-                    .bind("hash", Digests.sha256Hex(secret)).bind("hint", secret.substring(0, 8))
-                    .bind("now", now).bind("expires", expiresAtMillis.orElse(null))
+                    .bind("id", id)
+                    .bind("name", name)
+                    .bind("role", role.wire())
+                    .bind("hash", Digests.sha256Hex(secret))
+                    .bind("hint", secret.substring(0, 8))
+                    .bind("now", now)
+                    .bind("expires", expiresAtMillis.orElse(null))
                     .execute();
             for (String project : projects) {
                 handle.createUpdate("INSERT INTO api_token_projects (token_id, project_id) VALUES (:t, :p)")
-                        .bind("t", id).bind("p", project).execute();
+                        .bind("t", id)
+                        .bind("p", project)
+                        .execute();
             }
             return new Created(load(handle, id).orElseThrow(), secret);
         });
@@ -63,14 +69,17 @@ final class TokenStore {
                          FROM api_tokens
                         WHERE secret_hash = :hash AND revoked_at IS NULL
                           AND (expires_at IS NULL OR expires_at > :now)""")
-                .bind("hash", Digests.sha256Hex(secret)).bind("now", now)
+                .bind("hash", Digests.sha256Hex(secret))
+                .bind("now", now)
                 .map((rs, ctx) -> row(rs))
                 .findOne()
                 .map(found -> withProjects(handle, found)));
         token.filter(t -> !database.readOnly() && t.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis())
-                .ifPresent(t -> database.update(handle -> handle.createUpdate(
-                                "UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
-                        .bind("now", now).bind("id", t.id()).execute()));
+                .ifPresent(t -> database.update(
+                        handle -> handle.createUpdate("UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
+                                .bind("now", now)
+                                .bind("id", t.id())
+                                .execute()));
         return token;
     }
 
@@ -81,14 +90,22 @@ final class TokenStore {
      */
     boolean anyEverMade() {
         return database.read(handle -> handle.createQuery("SELECT 1 FROM api_tokens LIMIT 1")
-                .mapTo(Integer.class).findOne().isPresent());
+                .mapTo(Integer.class)
+                .findOne()
+                .isPresent());
     }
 
     Paging.Result<ApiToken> list(Page page, boolean includeRevoked) {
         return database.read(handle -> {
             String from = includeRevoked ? "api_tokens WHERE 1 = 1" : "api_tokens WHERE revoked_at IS NULL";
-            var result = Paging.newestFirst(handle, COLUMNS, from, page, (rs, ctx) -> row(rs),
-                    cursor -> load(handle, cursor).isPresent(), query -> {});
+            var result = Paging.newestFirst(
+                    handle,
+                    COLUMNS,
+                    from,
+                    page,
+                    (rs, ctx) -> row(rs),
+                    cursor -> load(handle, cursor).isPresent(),
+                    query -> {});
             var withProjects = new ArrayList<ApiToken>();
             result.items().forEach(t -> withProjects.add(withProjects(handle, t)));
             return new Paging.Result<>(withProjects, result.hasMore());
@@ -98,7 +115,9 @@ final class TokenStore {
     Optional<ApiToken> revoke(String id) {
         return database.write(handle -> {
             handle.createUpdate("UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
-                    .bind("now", clock.millis()).bind("id", id).execute();
+                    .bind("now", clock.millis())
+                    .bind("id", id)
+                    .execute();
             return load(handle, id);
         });
     }
@@ -114,15 +133,31 @@ final class TokenStore {
     private static ApiToken withProjects(Handle handle, ApiToken token) {
         List<String> projects = handle.createQuery(
                         "SELECT project_id FROM api_token_projects WHERE token_id = :id ORDER BY project_id")
-                .bind("id", token.id()).mapTo(String.class).list();
-        return new ApiToken(token.id(), token.name(), token.role(), projects, token.hint(),
-                token.createdAtMillis(), token.expiresAtMillis(), token.lastUsedAtMillis(), token.revokedAtMillis());
+                .bind("id", token.id())
+                .mapTo(String.class)
+                .list();
+        return new ApiToken(
+                token.id(),
+                token.name(),
+                token.role(),
+                projects,
+                token.hint(),
+                token.createdAtMillis(),
+                token.expiresAtMillis(),
+                token.lastUsedAtMillis(),
+                token.revokedAtMillis());
     }
 
     private static ApiToken row(ResultSet rs) throws SQLException {
-        return new ApiToken(rs.getString("id"), rs.getString("name"),
-                Role.parse(rs.getString("role")).orElseThrow(), List.of(), rs.getString("hint"),
-                rs.getLong("created_at"), optionalLong(rs, "expires_at"), optionalLong(rs, "last_used_at"),
+        return new ApiToken(
+                rs.getString("id"),
+                rs.getString("name"),
+                Role.parse(rs.getString("role")).orElseThrow(),
+                List.of(),
+                rs.getString("hint"),
+                rs.getLong("created_at"),
+                optionalLong(rs, "expires_at"),
+                optionalLong(rs, "last_used_at"),
                 optionalLong(rs, "revoked_at"));
     }
 

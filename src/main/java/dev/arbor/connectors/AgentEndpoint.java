@@ -47,14 +47,23 @@ final class AgentEndpoint {
     }
 
     void addTo(Routes routes) {
-        routes.group("connectors").post("/mcp/prompts/{prompt_id}", "The agent's MCP server (Streamable HTTP): its "
-                + "attached tools, each call forwarded to its gateway", this::handle)
-                .body(ApiShapes.MCP_MESSAGE).ok(ApiShapes.MCP_MESSAGE).acceptedWithoutBody();
+        routes.group("connectors")
+                .post(
+                        "/mcp/prompts/{prompt_id}",
+                        "The agent's MCP server (Streamable HTTP): its "
+                                + "attached tools, each call forwarded to its gateway",
+                        this::handle)
+                .body(ApiShapes.MCP_MESSAGE)
+                .ok(ApiShapes.MCP_MESSAGE)
+                .acceptedWithoutBody();
     }
 
     /** What an agent's endpoint serves, as the database had it at {@code version}. */
-    private record Served(long version, Optional<String> project, Map<String, BindingStore.ServedTool> tools,
-                          Map<String, GatewayStore.Gateway> gateways) {}
+    private record Served(
+            long version,
+            Optional<String> project,
+            Map<String, BindingStore.ServedTool> tools,
+            Map<String, GatewayStore.Gateway> gateways) {}
 
     /**
      * The agent's project, tools and their gateways: kept while nothing about gateways, tools or bindings changed
@@ -72,7 +81,9 @@ final class AgentEndpoint {
         }
         Map<String, BindingStore.ServedTool> tools = new LinkedHashMap<>(tools(prompt));
         var byId = new LinkedHashMap<String, GatewayStore.Gateway>();
-        tools.values().stream().map(BindingStore.ServedTool::gatewayId).distinct()
+        tools.values().stream()
+                .map(BindingStore.ServedTool::gatewayId)
+                .distinct()
                 .forEach(id -> gateways.find(id).ifPresent(gateway -> byId.put(id, gateway)));
         // a gateway deleted since its tools were read is gone with them (the next call reads everything again)
         tools.values().removeIf(tool -> !byId.containsKey(tool.gatewayId()));
@@ -87,8 +98,10 @@ final class AgentEndpoint {
         Served agent = served(prompt);
         Optional<String> project = agent.project();
         if (!principal.isAdmin() && project.map(p -> !principal.mayActIn(p)).orElse(true)) {
-            throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "prompt_id", "This token may not act in the project "
-                    + "of agent " + prompt + ".");
+            throw ApiException.of(
+                    ErrorCode.PROJECT_FORBIDDEN,
+                    "prompt_id",
+                    "This token may not act in the project " + "of agent " + prompt + ".");
         }
         JsonNode message;
         try {
@@ -111,8 +124,12 @@ final class AgentEndpoint {
         Object result = switch (method) {
             case "initialize" -> initialize(params, prompt);
             case "ping" -> Map.of();
-            case "tools/list" -> Map.of("tools", agent.tools().entrySet().stream()
-                    .map(e -> toolJson(e.getKey(), e.getValue())).toList());
+            case "tools/list" ->
+                Map.of(
+                        "tools",
+                        agent.tools().entrySet().stream()
+                                .map(e -> toolJson(e.getKey(), e.getValue()))
+                                .toList());
             case "tools/call" -> call(prompt, agent, params);
             default -> null;
         };
@@ -133,9 +150,13 @@ final class AgentEndpoint {
 
     private static Map<String, Object> initialize(JsonNode params, String prompt) {
         String asked = params.path("protocolVersion").asText("");
-        return Map.of("protocolVersion", PROTOCOLS.contains(asked) ? asked : LATEST,
-                "capabilities", Map.of("tools", Map.of("listChanged", false)),
-                "serverInfo", Map.of("name", "arbor-agent-" + prompt, "version", "1"));
+        return Map.of(
+                "protocolVersion",
+                PROTOCOLS.contains(asked) ? asked : LATEST,
+                "capabilities",
+                Map.of("tools", Map.of("listChanged", false)),
+                "serverInfo",
+                Map.of("name", "arbor-agent-" + prompt, "version", "1"));
     }
 
     /** The agent's tools by the name it sees them under. */
@@ -149,7 +170,10 @@ final class AgentEndpoint {
         for (BindingStore.ServedTool tool : served) {
             String prefix = slug(tool.gatewayName());
             if (gatewaysPerName.get(prefix) > 1) { // two gateways of one name: their ids tell them apart
-                prefix += "-" + tool.gatewayId().substring(tool.gatewayId().length() - 6).toLowerCase(Locale.ROOT);
+                prefix += "-"
+                        + tool.gatewayId()
+                                .substring(tool.gatewayId().length() - 6)
+                                .toLowerCase(Locale.ROOT);
             }
             String name = prefix + "__" + tool.name();
             byName.put(name.length() > 128 ? name.substring(0, 128) : name, tool);
@@ -169,8 +193,12 @@ final class AgentEndpoint {
             return upstream.call(gateway, tool.name(), arguments);
         } catch (ApiException e) {
             // the server could not be used: a tool error the agent can read, not a protocol error
-            return Map.of("content", List.of(Map.of("type", "text", "text", e.problems().getFirst().message())),
-                    "isError", true);
+            return Map.of(
+                    "content",
+                    List.of(Map.of(
+                            "type", "text", "text", e.problems().getFirst().message())),
+                    "isError",
+                    true);
         }
     }
 
@@ -185,7 +213,8 @@ final class AgentEndpoint {
     }
 
     private static String slug(String name) {
-        String slug = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+        String slug =
+                name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
         return slug.isEmpty() ? "gateway" : slug;
     }
 

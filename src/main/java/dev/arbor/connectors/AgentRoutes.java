@@ -33,9 +33,11 @@ import java.util.regex.Pattern;
  */
 final class AgentRoutes {
     /** The tools must be the gateway's; the project, the agent's (it defaults to the one the agent is bound to). */
-    private static final BodySpec ATTACH = BodySpec.closed("an attachment",
+    private static final BodySpec ATTACH = BodySpec.closed(
+            "an attachment",
             BodyField.value(REQUIRED, "tool_ids", Schema.arrayOf(Schema.string())),
             BodyField.value(OPTIONAL, "project_id", Schema.string()));
+
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
     private final GatewayStore gateways;
@@ -52,13 +54,20 @@ final class AgentRoutes {
 
     void addTo(Routes routes) {
         routes.group("connectors")
-                .post("/prompts/{prompt_id}/connections/{gateway_id}/attach-tools", "Make these tools of a gateway "
-                        + "the agent's set there (tool_ids, project_id)", this::attach)
-                .body(ATTACH.schema()).ok(ApiShapes.CONNECTION)
-                .delete("/prompts/{prompt_id}/connections/{gateway_id}/detach", "Remove a gateway from one agent",
+                .post(
+                        "/prompts/{prompt_id}/connections/{gateway_id}/attach-tools",
+                        "Make these tools of a gateway " + "the agent's set there (tool_ids, project_id)",
+                        this::attach)
+                .body(ATTACH.schema())
+                .ok(ApiShapes.CONNECTION)
+                .delete(
+                        "/prompts/{prompt_id}/connections/{gateway_id}/detach",
+                        "Remove a gateway from one agent",
                         this::detach)
                 .ok(ApiShapes.DETACHED)
-                .get("/prompts/{prompt_id}/connections", "An agent's gateways and the tools it uses in each",
+                .get(
+                        "/prompts/{prompt_id}/connections",
+                        "An agent's gateways and the tools it uses in each",
                         this::list)
                 .ok(Schema.list(ApiShapes.CONNECTION));
     }
@@ -76,16 +85,20 @@ final class AgentRoutes {
         if (project == null) {
             problems.add(ErrorCode.MISSING_FIELD, "project_id", "`project_id` is required: the agent's project.");
         } else if (known.isPresent() && !known.get().equals(project)) {
-            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` is " + project + ", but agent " + prompt
-                    + " belongs to project " + known.get() + ".");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "project_id",
+                    "`project_id` is " + project + ", but agent " + prompt + " belongs to project " + known.get()
+                            + ".");
         } else if (!access.unknownProjects(List.of(project)).isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` names no project ('" + project
-                    + "').");
+            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` names no project ('" + project + "').");
         }
         JsonNode given = body.path("tool_ids");
         var toolIds = new LinkedHashSet<String>();
         if (!given.isArray()) {
-            problems.add(given.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD, "tool_ids",
+            problems.add(
+                    given.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD,
+                    "tool_ids",
                     "`tool_ids` must list the ids of the gateway's tools the agent uses.");
         } else {
             Set<String> offered = tools.ids(gateway.id());
@@ -93,8 +106,10 @@ final class AgentRoutes {
                 String id = given.get(i).asText("");
                 if (!offered.contains(id)) {
                     String at = ParamPath.index("tool_ids", i);
-                    problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` is '" + id + "', which is not a tool of "
-                            + "gateway " + gateway.id() + ".");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            at,
+                            "`" + at + "` is '" + id + "', which is not a tool of " + "gateway " + gateway.id() + ".");
                 } else {
                     toolIds.add(id);
                 }
@@ -102,17 +117,31 @@ final class AgentRoutes {
         }
         problems.throwIfAny();
         if (!gateway.scope().enabled()) {
-            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id()
-                    + " is disabled.");
+            throw ApiException.of(
+                    ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is disabled.");
         }
         if (!gateway.scope().global() && !gateway.scope().projects().contains(project)) {
-            throw ApiException.of(ErrorCode.GATEWAY_OUT_OF_SCOPE, "gateway_id", "Gateway " + gateway.id() + " is not "
-                    + "shared with project " + project + ".");
+            throw ApiException.of(
+                    ErrorCode.GATEWAY_OUT_OF_SCOPE,
+                    "gateway_id",
+                    "Gateway " + gateway.id() + " is not " + "shared with project " + project + ".");
         }
         bindings.replace(prompt, project, gateway.id(), List.copyOf(toolIds));
-        Responses.ok(ctx, bindings.connections(prompt).stream().filter(c -> c.gatewayId().equals(gateway.id()))
-                .findFirst().map(AgentRoutes::json).orElse(Map.of("prompt_id", prompt, "gateway_id", gateway.id(),
-                        "object", "prompt.connection", "tools", List.of())));
+        Responses.ok(
+                ctx,
+                bindings.connections(prompt).stream()
+                        .filter(c -> c.gatewayId().equals(gateway.id()))
+                        .findFirst()
+                        .map(AgentRoutes::json)
+                        .orElse(Map.of(
+                                "prompt_id",
+                                prompt,
+                                "gateway_id",
+                                gateway.id(),
+                                "object",
+                                "prompt.connection",
+                                "tools",
+                                List.of())));
     }
 
     private void detach(Context ctx) {
@@ -121,25 +150,46 @@ final class AgentRoutes {
         String gateway = ctx.pathParam("gateway_id");
         int removed = bindings.detach(prompt, gateway);
         if (removed == 0) {
-            throw ApiException.of(ErrorCode.CONNECTION_NOT_FOUND, "gateway_id", "Agent " + prompt + " has no tools "
-                    + "of gateway " + gateway + ".");
+            throw ApiException.of(
+                    ErrorCode.CONNECTION_NOT_FOUND,
+                    "gateway_id",
+                    "Agent " + prompt + " has no tools " + "of gateway " + gateway + ".");
         }
-        Responses.ok(ctx, Map.of("prompt_id", prompt, "gateway_id", gateway, "object", "prompt.connection.deleted",
-                "detached", true, "tools_removed", removed));
+        Responses.ok(
+                ctx,
+                Map.of(
+                        "prompt_id",
+                        prompt,
+                        "gateway_id",
+                        gateway,
+                        "object",
+                        "prompt.connection.deleted",
+                        "detached",
+                        true,
+                        "tools_removed",
+                        removed));
     }
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         List<BindingStore.Connection> connections = bindings.connections(promptId(ctx));
-        Responses.ok(ctx, Responses.list(connections.stream().map(AgentRoutes::json).toList(),
-                connections.stream().map(BindingStore.Connection::gatewayId).toList(), false));
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        connections.stream().map(AgentRoutes::json).toList(),
+                        connections.stream()
+                                .map(BindingStore.Connection::gatewayId)
+                                .toList(),
+                        false));
     }
 
     private static String promptId(Context ctx) {
         String id = ctx.pathParam("prompt_id");
         if (!PROMPT_ID.matcher(id).matches()) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "prompt_id", "`prompt_id` must be 1 to 128 letters, "
-                    + "digits, '.', '_', ':' and '-'.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "prompt_id",
+                    "`prompt_id` must be 1 to 128 letters, " + "digits, '.', '_', ':' and '-'.");
         }
         return id;
     }
@@ -151,7 +201,11 @@ final class AgentRoutes {
         json.put("project_id", connection.projectId());
         json.put("gateway_id", connection.gatewayId());
         json.put("gateway_name", connection.gatewayName());
-        json.put("tools", connection.tools().stream().map(t -> Map.of("id", t.id(), "name", t.name())).toList());
+        json.put(
+                "tools",
+                connection.tools().stream()
+                        .map(t -> Map.of("id", t.id(), "name", t.name()))
+                        .toList());
         return json;
     }
 }

@@ -17,8 +17,7 @@ final class BindingStore {
     record BoundTool(String id, String name) {}
 
     /** A prompt's connection to one gateway: the tools it uses there. */
-    record Connection(String promptId, String projectId, String gatewayId, String gatewayName,
-                      List<BoundTool> tools) {
+    record Connection(String promptId, String projectId, String gatewayId, String gatewayName, List<BoundTool> tools) {
         Connection {
             tools = List.copyOf(tools);
         }
@@ -34,8 +33,11 @@ final class BindingStore {
 
     /** The project a prompt's bindings are in, when it has any. */
     Optional<String> projectOf(String promptId) {
-        return database.read(handle -> handle.createQuery("SELECT project_id FROM prompt_tool_bindings "
-                + "WHERE prompt_id = :p LIMIT 1").bind("p", promptId).mapTo(String.class).findOne());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT project_id FROM prompt_tool_bindings " + "WHERE prompt_id = :p LIMIT 1")
+                .bind("p", promptId)
+                .mapTo(String.class)
+                .findOne());
     }
 
     /** Makes these tools the prompt's whole set for the gateway. */
@@ -44,12 +46,18 @@ final class BindingStore {
         database.update(handle -> {
             ConnectorChanges.record(handle);
             handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
-                    .bind("p", promptId).bind("g", gatewayId).execute();
+                    .bind("p", promptId)
+                    .bind("g", gatewayId)
+                    .execute();
             for (String tool : toolIds) {
                 handle.createUpdate("INSERT INTO prompt_tool_bindings (prompt_id, project_id, gateway_id, tool_id, "
                                 + "created_at) VALUES (:p, :project, :g, :t, :now)")
-                        .bind("p", promptId).bind("project", projectId).bind("g", gatewayId).bind("t", tool)
-                        .bind("now", now).execute();
+                        .bind("p", promptId)
+                        .bind("project", projectId)
+                        .bind("g", gatewayId)
+                        .bind("t", tool)
+                        .bind("now", now)
+                        .execute();
             }
         });
     }
@@ -59,7 +67,9 @@ final class BindingStore {
         return database.write(handle -> {
             ConnectorChanges.record(handle);
             return handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
-                    .bind("p", promptId).bind("g", gatewayId).execute();
+                    .bind("p", promptId)
+                    .bind("g", gatewayId)
+                    .execute();
         });
     }
 
@@ -68,31 +78,54 @@ final class BindingStore {
         List<Row> rows = database.read(handle -> handle.createQuery("SELECT b.project_id, b.gateway_id, "
                         + "g.name AS gateway_name, t.id AS tool_id, t.name AS tool_name FROM prompt_tool_bindings b "
                         + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
-                        + "WHERE b.prompt_id = :p ORDER BY b.gateway_id, t.name").bind("p", promptId)
-                .map((rs, ctx) -> new Row(rs.getString("project_id"), rs.getString("gateway_id"),
-                        rs.getString("gateway_name"), new BoundTool(rs.getString("tool_id"),
-                        rs.getString("tool_name")))).list());
+                        + "WHERE b.prompt_id = :p ORDER BY b.gateway_id, t.name")
+                .bind("p", promptId)
+                .map((rs, ctx) -> new Row(
+                        rs.getString("project_id"),
+                        rs.getString("gateway_id"),
+                        rs.getString("gateway_name"),
+                        new BoundTool(rs.getString("tool_id"), rs.getString("tool_name"))))
+                .list());
         var byGateway = new LinkedHashMap<String, List<Row>>();
-        rows.forEach(row -> byGateway.computeIfAbsent(row.gatewayId(), g -> new ArrayList<>()).add(row));
-        return byGateway.values().stream().map(group -> new Connection(promptId, group.getFirst().projectId(),
-                group.getFirst().gatewayId(), group.getFirst().gatewayName(),
-                group.stream().map(Row::tool).toList())).toList();
+        rows.forEach(row -> byGateway
+                .computeIfAbsent(row.gatewayId(), g -> new ArrayList<>())
+                .add(row));
+        return byGateway.values().stream()
+                .map(group -> new Connection(
+                        promptId,
+                        group.getFirst().projectId(),
+                        group.getFirst().gatewayId(),
+                        group.getFirst().gatewayName(),
+                        group.stream().map(Row::tool).toList()))
+                .toList();
     }
 
     /** A tool an agent's MCP endpoint offers: one bound to it, of an enabled gateway. */
-    record ServedTool(String gatewayId, String gatewayName, String name, Optional<String> title, String description,
-                      JsonNode inputSchema, Optional<JsonNode> annotations) {}
+    record ServedTool(
+            String gatewayId,
+            String gatewayName,
+            String name,
+            Optional<String> title,
+            String description,
+            JsonNode inputSchema,
+            Optional<JsonNode> annotations) {}
 
     /** The tools an agent's endpoint offers, by gateway and name. */
     List<ServedTool> served(String promptId) {
         return database.read(handle -> handle.createQuery("SELECT g.id AS gateway_id, g.name AS gateway_name, t.name, "
                         + "t.title, t.description, t.input_schema, t.annotations FROM prompt_tool_bindings b "
                         + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
-                        + "WHERE b.prompt_id = :p AND g.enabled = 1 ORDER BY g.id, t.name").bind("p", promptId)
-                .map((rs, ctx) -> new ServedTool(rs.getString("gateway_id"), rs.getString("gateway_name"),
-                        rs.getString("name"), Optional.ofNullable(rs.getString("title")), rs.getString("description"),
+                        + "WHERE b.prompt_id = :p AND g.enabled = 1 ORDER BY g.id, t.name")
+                .bind("p", promptId)
+                .map((rs, ctx) -> new ServedTool(
+                        rs.getString("gateway_id"),
+                        rs.getString("gateway_name"),
+                        rs.getString("name"),
+                        Optional.ofNullable(rs.getString("title")),
+                        rs.getString("description"),
                         Json.read(rs.getString("input_schema")),
-                        Optional.ofNullable(rs.getString("annotations")).map(Json::read))).list());
+                        Optional.ofNullable(rs.getString("annotations")).map(Json::read)))
+                .list());
     }
 
     /** An agent (prompt) in its project. */
@@ -105,13 +138,20 @@ final class BindingStore {
         }
         return database.write(handle -> {
             ConnectorChanges.record(handle);
-            List<Agent> outside = handle.createQuery("SELECT DISTINCT prompt_id, project_id FROM "
-                            + "prompt_tool_bindings WHERE gateway_id = :g ORDER BY prompt_id").bind("g", gatewayId)
-                    .map((rs, ctx) -> new Agent(rs.getString("prompt_id"), rs.getString("project_id"))).list()
-                    .stream().filter(agent -> !scope.projects().contains(agent.projectId())).toList();
+            List<Agent> outside = handle
+                    .createQuery("SELECT DISTINCT prompt_id, project_id FROM "
+                            + "prompt_tool_bindings WHERE gateway_id = :g ORDER BY prompt_id")
+                    .bind("g", gatewayId)
+                    .map((rs, ctx) -> new Agent(rs.getString("prompt_id"), rs.getString("project_id")))
+                    .list()
+                    .stream()
+                    .filter(agent -> !scope.projects().contains(agent.projectId()))
+                    .toList();
             for (Agent agent : outside) {
                 handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE gateway_id = :g AND prompt_id = :p")
-                        .bind("g", gatewayId).bind("p", agent.promptId()).execute();
+                        .bind("g", gatewayId)
+                        .bind("p", agent.promptId())
+                        .execute();
             }
             return outside;
         });
@@ -119,7 +159,10 @@ final class BindingStore {
 
     /** How many prompts use a gateway. */
     int promptsUsing(String gatewayId) {
-        return database.read(handle -> handle.createQuery("SELECT count(DISTINCT prompt_id) FROM "
-                + "prompt_tool_bindings WHERE gateway_id = :g").bind("g", gatewayId).mapTo(Integer.class).one());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT count(DISTINCT prompt_id) FROM " + "prompt_tool_bindings WHERE gateway_id = :g")
+                .bind("g", gatewayId)
+                .mapTo(Integer.class)
+                .one());
     }
 }

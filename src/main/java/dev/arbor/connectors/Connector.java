@@ -10,9 +10,19 @@ import java.util.Map;
 import java.util.Optional;
 
 /** An MCP server of the registry: where it is, how it is reached, and how it is authorized. */
-record Connector(String id, String name, String provider, String category, String description, String url,
-                 Transport transport, AuthType authType, Optional<String> documentationUrl, Optional<String> icon,
-                 Optional<OAuthHints> oauth, boolean builtIn) {
+record Connector(
+        String id,
+        String name,
+        String provider,
+        String category,
+        String description,
+        String url,
+        Transport transport,
+        AuthType authType,
+        Optional<String> documentationUrl,
+        Optional<String> icon,
+        Optional<OAuthHints> oauth,
+        boolean builtIn) {
     Connector {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
@@ -24,7 +34,9 @@ record Connector(String id, String name, String provider, String category, Strin
      * gateway may also run a local command ({@code stdio}).
      */
     enum Transport {
-        STREAMABLE_HTTP, SSE, STDIO;
+        STREAMABLE_HTTP,
+        SSE,
+        STDIO;
 
         String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -47,7 +59,9 @@ record Connector(String id, String name, String provider, String category, Strin
 
     /** How a gateway to the server is authorized: not at all, by headers it sends, or by OAuth. */
     enum AuthType {
-        NONE, HEADERS, OAUTH;
+        NONE,
+        HEADERS,
+        OAUTH;
 
         String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -72,31 +86,53 @@ record Connector(String id, String name, String provider, String category, Strin
     List<Map<String, Object>> credentialSchema() {
         var fields = new java.util.ArrayList<Map<String, Object>>();
         switch (authType) {
-            case HEADERS -> fields.add(field("auth_headers", "key_value_list", true, true,
-                    "Headers sent with every request to the server, such as Authorization: Bearer <token>."));
+            case HEADERS ->
+                fields.add(field(
+                        "auth_headers",
+                        "key_value_list",
+                        true,
+                        true,
+                        "Headers sent with every request to the server, such as Authorization: Bearer <token>."));
             case OAUTH -> {
                 boolean register = oauth.map(OAuthHints::supportsDcr).orElse(false);
                 String registered = register ? " Leave it out: the server registers a client itself." : "";
                 fields.add(field("client_id", "string", !register, false, "The OAuth client's id." + registered));
-                fields.add(field("client_secret", "string", false, true, "The OAuth client's secret, when it "
-                        + "has one." + registered));
+                fields.add(field(
+                        "client_secret",
+                        "string",
+                        false,
+                        true,
+                        "The OAuth client's secret, when it " + "has one." + registered));
                 var scopes = field("scopes", "string_list", false, false, "The scopes to ask for.");
                 oauth.filter(o -> !o.scopes().isEmpty()).ifPresent(o -> scopes.put("default", o.scopes()));
                 fields.add(scopes);
-                fields.add(field("authorization_url", "url", false, false, "The authorization endpoint; found "
-                        + "from the server's protected-resource metadata when left out."));
-                fields.add(field("token_url", "url", false, false, "The token endpoint; found from the server's "
-                        + "metadata when left out."));
+                fields.add(field(
+                        "authorization_url",
+                        "url",
+                        false,
+                        false,
+                        "The authorization endpoint; found "
+                                + "from the server's protected-resource metadata when left out."));
+                fields.add(field(
+                        "token_url",
+                        "url",
+                        false,
+                        false,
+                        "The token endpoint; found from the server's " + "metadata when left out."));
             }
-            case NONE -> { }
+            case NONE -> {}
         }
-        fields.add(field("passthrough_headers", "string_list", false, false, "Names of headers of an agent's "
-                + "request that are passed on to the server."));
+        fields.add(field(
+                "passthrough_headers",
+                "string_list",
+                false,
+                false,
+                "Names of headers of an agent's " + "request that are passed on to the server."));
         return fields;
     }
 
-    private static Map<String, Object> field(String name, String type, boolean required, boolean secret,
-                                             String description) {
+    private static Map<String, Object> field(
+            String name, String type, boolean required, boolean secret, String description) {
         var field = new LinkedHashMap<String, Object>();
         field.put("field", name);
         field.put("type", type);
@@ -119,8 +155,10 @@ record Connector(String id, String name, String provider, String category, Strin
         json.put("transport", transport.wire());
         json.put("auth_type", authType.wire());
         json.put("documentation_url", documentationUrl.orElse(null));
-        json.put("oauth", oauth.map(o -> Map.of("scopes", o.scopes(), "supports_dcr", o.supportsDcr()))
-                .orElse(null));
+        json.put(
+                "oauth",
+                oauth.map(o -> Map.of("scopes", o.scopes(), "supports_dcr", o.supportsDcr()))
+                        .orElse(null));
         json.put("built_in", builtIn);
         if (withSchema) {
             json.put("credential_schema", credentialSchema());

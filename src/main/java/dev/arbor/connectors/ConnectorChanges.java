@@ -18,11 +18,13 @@ final class ConnectorChanges {
 
     /** Called inside the transaction of a change. */
     static void record(Handle handle) {
-        handle.createUpdate("UPDATE connector_changes SET version = version + 1 WHERE id = 1").execute();
+        handle.createUpdate("UPDATE connector_changes SET version = version + 1 WHERE id = 1")
+                .execute();
     }
 
     long version() {
         return database.read(handle -> handle.createQuery("SELECT version FROM connector_changes WHERE id = 1")
-                .mapTo(Long.class).one());
+                .mapTo(Long.class)
+                .one());
     }
 }

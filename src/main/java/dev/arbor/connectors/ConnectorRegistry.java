@@ -38,14 +38,20 @@ final class ConnectorRegistry {
     private static final Pattern ID_PATTERN = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
     private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 200);
     private static final BodyField.Text URL = BodyField.text(REQUIRED, "url", 2048);
-    private static final BodyField.Text ID = BodyField.text(REQUIRED, "id", 64).matching(ID_PATTERN,
-            "must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit");
-    private static final BodyField.Choice AUTH_TYPE = BodyField.choice(REQUIRED, "auth_type",
+    private static final BodyField.Text ID = BodyField.text(REQUIRED, "id", 64)
+            .matching(ID_PATTERN, "must be 1 to 64 of a-z, 0-9 and '-', starting with a letter or digit");
+    private static final BodyField.Choice AUTH_TYPE = BodyField.choice(
+            REQUIRED,
+            "auth_type",
             Stream.of(Connector.AuthType.values()).map(Connector.AuthType::wire).toList(),
             "must be none, headers or oauth");
-    private static final BodyField.Choice TRANSPORT = BodyField.choice(OPTIONAL, "transport",
-            Stream.of(Connector.Transport.values()).map(Connector.Transport::wire)
-                    .filter(t -> Connector.Transport.remote(t).isPresent()).toList(),
+    private static final BodyField.Choice TRANSPORT = BodyField.choice(
+            OPTIONAL,
+            "transport",
+            Stream.of(Connector.Transport.values())
+                    .map(Connector.Transport::wire)
+                    .filter(t -> Connector.Transport.remote(t).isPresent())
+                    .toList(),
             "must be streamable_http or sse");
     private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", 2000);
     private static final BodyField.Text PROVIDER = BodyField.text(OPTIONAL, "provider", 200);
@@ -55,10 +61,12 @@ final class ConnectorRegistry {
     private static final BodyField.Texts SCOPES = BodyField.texts(OPTIONAL, "oauth_scopes", 50, 200);
     private static final BodyField.Flag DCR = BodyField.flag(OPTIONAL, "oauth_supports_dcr");
     /** An admin's own entry ({@code POST /connectors/registry}); the URLs are checked as code after. */
-    static final BodySpec NEW_CONNECTOR = BodySpec.of(NAME, URL, ID, AUTH_TYPE, TRANSPORT, DESCRIPTION, PROVIDER,
-            CATEGORY, DOCUMENTATION, ICON, SCOPES, DCR);
+    static final BodySpec NEW_CONNECTOR = BodySpec.of(
+            NAME, URL, ID, AUTH_TYPE, TRANSPORT, DESCRIPTION, PROVIDER, CATEGORY, DOCUMENTATION, ICON, SCOPES, DCR);
+
     private static final Comparator<Connector> BY_NAME = Comparator.comparing(
-            (Connector c) -> c.name().toLowerCase(Locale.ROOT)).thenComparing(Connector::id);
+                    (Connector c) -> c.name().toLowerCase(Locale.ROOT))
+            .thenComparing(Connector::id);
 
     private final Map<String, Connector> catalog;
     private final Database database;
@@ -92,19 +100,27 @@ final class ConnectorRegistry {
         var all = new ArrayList<>(catalog.values());
         all.addAll(added());
         String needle = query.map(q -> q.strip().toLowerCase(Locale.ROOT)).orElse("");
-        return all.stream().filter(c -> needle.isEmpty() || c.name().toLowerCase(Locale.ROOT).contains(needle)
-                || c.provider().toLowerCase(Locale.ROOT).contains(needle)).sorted(BY_NAME).toList();
+        return all.stream()
+                .filter(c -> needle.isEmpty()
+                        || c.name().toLowerCase(Locale.ROOT).contains(needle)
+                        || c.provider().toLowerCase(Locale.ROOT).contains(needle))
+                .sorted(BY_NAME)
+                .toList();
     }
 
     Optional<Connector> find(String id) {
-        return Optional.ofNullable(catalog.get(id)).or(() -> database.read(handle -> handle.createQuery(
-                        "SELECT entry FROM connector_registry WHERE id = :id").bind("id", id).mapTo(String.class)
-                .findOne()).map(entry -> fromJson(Json.read(entry), false)));
+        return Optional.ofNullable(catalog.get(id))
+                .or(() -> database.read(
+                                handle -> handle.createQuery("SELECT entry FROM connector_registry WHERE id = :id")
+                                        .bind("id", id)
+                                        .mapTo(String.class)
+                                        .findOne())
+                        .map(entry -> fromJson(Json.read(entry), false)));
     }
 
     Connector require(String id) {
-        return find(id).orElseThrow(() -> ApiException.of(ErrorCode.CONNECTOR_NOT_FOUND, "connector_id",
-                "There is no connector '" + id + "' in the registry."));
+        return find(id).orElseThrow(() -> ApiException.of(
+                ErrorCode.CONNECTOR_NOT_FOUND, "connector_id", "There is no connector '" + id + "' in the registry."));
     }
 
     /** Adds an admin's own entry, checked as the catalog's are. */
@@ -128,22 +144,38 @@ final class ConnectorRegistry {
         icon.ifPresent(u -> checkHttp(u, "icon", reader));
         boolean oauth = auth.orElse("").equals("oauth");
         if (!oauth && (scopes.isPresent() || dcr.isPresent())) {
-            reader.reject(scopes.isPresent() ? "oauth_scopes" : "oauth_supports_dcr", ErrorCode.INVALID_FIELD,
+            reader.reject(
+                    scopes.isPresent() ? "oauth_scopes" : "oauth_supports_dcr",
+                    ErrorCode.INVALID_FIELD,
                     "is for connectors with auth_type oauth only");
         }
         reader.finish();
         if (find(id.get()).isPresent()) {
-            throw ApiException.of(ErrorCode.CONNECTOR_EXISTS, "id", "The registry has a connector '" + id.get()
-                    + "' already.");
+            throw ApiException.of(
+                    ErrorCode.CONNECTOR_EXISTS, "id", "The registry has a connector '" + id.get() + "' already.");
         }
-        var connector = new Connector(id.get(), name.get(), provider.orElse(name.get()), category.orElse("custom"),
-                description.orElse(""), url.get(), transport.flatMap(Connector.Transport::remote)
-                .orElse(Connector.Transport.detect(url.get())), Connector.AuthType.of(auth.get()).orElseThrow(),
-                documentation, icon, oauth ? Optional.of(new Connector.OAuthHints(scopes.orElse(List.of()),
-                dcr.orElse(false))) : Optional.empty(), false);
+        var connector = new Connector(
+                id.get(),
+                name.get(),
+                provider.orElse(name.get()),
+                category.orElse("custom"),
+                description.orElse(""),
+                url.get(),
+                transport.flatMap(Connector.Transport::remote).orElse(Connector.Transport.detect(url.get())),
+                Connector.AuthType.of(auth.get()).orElseThrow(),
+                documentation,
+                icon,
+                oauth
+                        ? Optional.of(new Connector.OAuthHints(scopes.orElse(List.of()), dcr.orElse(false)))
+                        : Optional.empty(),
+                false);
         database.update(handle -> handle.createUpdate("INSERT INTO connector_registry (id, name, entry, created_at) "
-                        + "VALUES (:id, :name, :entry, :now)").bind("id", connector.id()).bind("name", connector.name())
-                .bind("entry", Json.writeString(toEntry(connector))).bind("now", clock.millis()).execute());
+                        + "VALUES (:id, :name, :entry, :now)")
+                .bind("id", connector.id())
+                .bind("name", connector.name())
+                .bind("entry", Json.writeString(toEntry(connector)))
+                .bind("now", clock.millis())
+                .execute());
         return connector;
     }
 
@@ -151,23 +183,33 @@ final class ConnectorRegistry {
     void remove(String id) {
         Connector connector = require(id);
         if (connector.builtIn()) {
-            throw ApiException.of(ErrorCode.CONNECTOR_BUILT_IN, "connector_id", "Connector '" + id + "' is part "
-                    + "of the shipped catalog; only entries added here can be removed.");
+            throw ApiException.of(
+                    ErrorCode.CONNECTOR_BUILT_IN,
+                    "connector_id",
+                    "Connector '" + id + "' is part "
+                            + "of the shipped catalog; only entries added here can be removed.");
         }
         database.update(handle -> handle.createUpdate("DELETE FROM connector_registry WHERE id = :id")
-                .bind("id", id).execute());
+                .bind("id", id)
+                .execute());
     }
 
     private List<Connector> added() {
-        return database.read(handle -> handle.createQuery("SELECT entry FROM connector_registry").mapTo(String.class)
-                .list()).stream().map(entry -> fromJson(Json.read(entry), false)).toList();
+        return database
+                .read(handle -> handle.createQuery("SELECT entry FROM connector_registry")
+                        .mapTo(String.class)
+                        .list())
+                .stream()
+                .map(entry -> fromJson(Json.read(entry), false))
+                .toList();
     }
 
     private static void checkHttp(String url, String param, BodyReader reader) {
         try {
             URI uri = URI.create(url);
-            if (uri.getHost() == null || !Set.of("http", "https").contains(String.valueOf(uri.getScheme())
-                    .toLowerCase(Locale.ROOT))) {
+            if (uri.getHost() == null
+                    || !Set.of("http", "https")
+                            .contains(String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT))) {
                 reader.reject(param, ErrorCode.INVALID_FIELD, "must be an http(s) URL with a host");
             }
         } catch (IllegalArgumentException e) {
@@ -179,21 +221,34 @@ final class ConnectorRegistry {
         JsonNode oauth = entry.path("oauth");
         var scopes = new ArrayList<String>();
         oauth.path("scopes").forEach(s -> scopes.add(s.asText()));
-        return new Connector(entry.path("id").asText(), entry.path("name").asText(),
-                entry.path("provider").asText(), entry.path("category").asText(), entry.path("description").asText(),
-                entry.path("url").asText(), Connector.Transport.of(entry.path("transport").asText()).orElseThrow(),
+        return new Connector(
+                entry.path("id").asText(),
+                entry.path("name").asText(),
+                entry.path("provider").asText(),
+                entry.path("category").asText(),
+                entry.path("description").asText(),
+                entry.path("url").asText(),
+                Connector.Transport.of(entry.path("transport").asText()).orElseThrow(),
                 Connector.AuthType.of(entry.path("auth_type").asText()).orElseThrow(),
                 Optional.ofNullable(entry.path("documentation_url").textValue()),
                 Optional.ofNullable(entry.path("icon").textValue()),
-                oauth.isObject() ? Optional.of(new Connector.OAuthHints(scopes, oauth.path("supports_dcr")
-                        .asBoolean())) : Optional.empty(), builtIn);
+                oauth.isObject()
+                        ? Optional.of(new Connector.OAuthHints(
+                                scopes, oauth.path("supports_dcr").asBoolean()))
+                        : Optional.empty(),
+                builtIn);
     }
 
     private static ObjectNode toEntry(Connector connector) {
-        ObjectNode entry = Json.object().put("id", connector.id()).put("name", connector.name())
-                .put("provider", connector.provider()).put("category", connector.category())
-                .put("description", connector.description()).put("url", connector.url())
-                .put("transport", connector.transport().wire()).put("auth_type", connector.authType().wire());
+        ObjectNode entry = Json.object()
+                .put("id", connector.id())
+                .put("name", connector.name())
+                .put("provider", connector.provider())
+                .put("category", connector.category())
+                .put("description", connector.description())
+                .put("url", connector.url())
+                .put("transport", connector.transport().wire())
+                .put("auth_type", connector.authType().wire());
         connector.documentationUrl().ifPresent(d -> entry.put("documentation_url", d));
         connector.icon().ifPresent(i -> entry.put("icon", i));
         connector.oauth().ifPresent(o -> {

@@ -16,7 +16,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,18 +47,25 @@ public final class Connectors implements AutoCloseable {
      * @param oauthReturnHosts the hosts an authorization may send the browser back to
      * @param stdioCommands the commands a stdio gateway may run
      */
-    public Connectors(Database database, SecretBox secrets, Access access, OutboundPolicy policy,
-                      OutboundClient outbound, Duration upstreamTimeout, List<String> oauthReturnHosts,
-                      List<String> stdioCommands, Clock clock) {
+    public Connectors(
+            Database database,
+            SecretBox secrets,
+            Access access,
+            OutboundPolicy policy,
+            OutboundClient outbound,
+            Duration upstreamTimeout,
+            List<String> oauthReturnHosts,
+            List<String> stdioCommands,
+            Clock clock) {
         this.registry = new ConnectorRegistry(database, clock);
         this.gatewayStore = new GatewayStore(database, secrets, clock);
         var toolStore = new ToolStore(database, clock);
         var bindingStore = new BindingStore(database, clock);
-        this.oauth = new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout),
-                clock);
+        this.oauth =
+                new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout), clock);
         this.upstream = new McpUpstream(policy, oauth, stdioCommands, upstreamTimeout);
-        this.gateways = new GatewayRoutes(registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access,
-                policy, stdioCommands, clock);
+        this.gateways = new GatewayRoutes(
+                registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access, policy, stdioCommands, clock);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
         this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, oauthReturnHosts, clock);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
@@ -82,14 +88,18 @@ public final class Connectors implements AutoCloseable {
 
     public void addRoutes(Routes routes) {
         routes.group("connectors")
-                .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)",
-                        this::list)
-                .query(Page.PARAMETERS).query(SEARCH).ok(Schema.list(ApiShapes.CONNECTOR))
-                .get("/connectors/registry/{connector_id}", "Get a registry entry with its credential schema",
+                .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)", this::list)
+                .query(Page.PARAMETERS)
+                .query(SEARCH)
+                .ok(Schema.list(ApiShapes.CONNECTOR))
+                .get(
+                        "/connectors/registry/{connector_id}",
+                        "Get a registry entry with its credential schema",
                         this::get)
                 .ok(ApiShapes.CONNECTOR)
                 .post("/connectors/registry", "Add an MCP server of your own to the registry", this::add)
-                .body(ConnectorRegistry.NEW_CONNECTOR.schema()).created(ApiShapes.CONNECTOR)
+                .body(ConnectorRegistry.NEW_CONNECTOR.schema())
+                .created(ApiShapes.CONNECTOR)
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove)
                 .ok(Schema.deleted("connector"));
         gateways.addTo(routes);
@@ -116,8 +126,12 @@ public final class Connectors implements AutoCloseable {
         }
         List<Connector> shown = all.subList(from, to);
         boolean more = page.before().isPresent() ? from > 0 : to < all.size();
-        Responses.ok(ctx, Responses.list(shown.stream().map(c -> c.toJson(false)).toList(),
-                shown.stream().map(Connector::id).toList(), more));
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        shown.stream().map(c -> c.toJson(false)).toList(),
+                        shown.stream().map(Connector::id).toList(),
+                        more));
     }
 
     private static int position(List<Connector> all, String cursor, Page page) {

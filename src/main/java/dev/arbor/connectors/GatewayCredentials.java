@@ -23,8 +23,14 @@ final class GatewayCredentials {
     private static final Map<Connector.AuthType, Set<String>> FIELDS = Map.of(
             Connector.AuthType.NONE, Set.of("passthrough_headers"),
             Connector.AuthType.HEADERS, Set.of("auth_headers", "passthrough_headers"),
-            Connector.AuthType.OAUTH, Set.of("client_id", "client_secret", "scopes", "authorization_url",
-                    "token_url", "passthrough_headers"));
+            Connector.AuthType.OAUTH,
+                    Set.of(
+                            "client_id",
+                            "client_secret",
+                            "scopes",
+                            "authorization_url",
+                            "token_url",
+                            "passthrough_headers"));
 
     /** The shown part and the sealed part. */
     record Split(ObjectNode settings, Optional<ObjectNode> secret) {}
@@ -35,8 +41,8 @@ final class GatewayCredentials {
      * @param clientRegisters whether the server registers OAuth clients itself, so that a client id may be left out
      * @param local whether the server is a local command ({@code stdio}), whose credentials are its environment
      */
-    static Split read(JsonNode credentials, Connector.AuthType auth, boolean clientRegisters, boolean local,
-                      Problems problems) {
+    static Split read(
+            JsonNode credentials, Connector.AuthType auth, boolean clientRegisters, boolean local, Problems problems) {
         ObjectNode settings = Json.object();
         ObjectNode secret = Json.object();
         if (credentials.isMissingNode() || credentials.isNull()) {
@@ -48,20 +54,29 @@ final class GatewayCredentials {
         }
         if (local) {
             problems.unknownFields(credentials, Set.of("env"), "credentials", "the credentials of a stdio server");
-            if (!credentials.path("env").isMissingNode() && !credentials.path("env").isNull()) {
-                keyValues(credentials.path("env"), "credentials.env", VARIABLE, "an environment variable name",
-                        "env", "env_keys", settings, secret, problems);
+            if (!credentials.path("env").isMissingNode()
+                    && !credentials.path("env").isNull()) {
+                keyValues(
+                        credentials.path("env"),
+                        "credentials.env",
+                        VARIABLE,
+                        "an environment variable name",
+                        "env",
+                        "env_keys",
+                        settings,
+                        secret,
+                        problems);
             }
             return new Split(settings, secret.isEmpty() ? Optional.empty() : Optional.of(secret));
         }
-        problems.unknownFields(credentials, FIELDS.get(auth), "credentials", "the credentials of auth_type "
-                + auth.wire());
+        problems.unknownFields(
+                credentials, FIELDS.get(auth), "credentials", "the credentials of auth_type " + auth.wire());
         headerNames(credentials.path("passthrough_headers"), "credentials.passthrough_headers", problems)
                 .ifPresent(names -> settings.set("passthrough_headers", names));
         switch (auth) {
             case HEADERS -> authHeaders(credentials.path("auth_headers"), settings, secret, problems);
             case OAUTH -> oauth(credentials, clientRegisters, settings, secret, problems);
-            case NONE -> { }
+            case NONE -> {}
         }
         return new Split(settings, secret.isEmpty() ? Optional.empty() : Optional.of(secret));
     }
@@ -69,17 +84,27 @@ final class GatewayCredentials {
     private static void authHeaders(JsonNode headers, ObjectNode settings, ObjectNode secret, Problems problems) {
         String at = "credentials.auth_headers";
         if (headers.isMissingNode() || headers.isNull()) {
-            problems.add(ErrorCode.MISSING_FIELD, at, "`" + at + "` is required: the headers sent to the server, "
-                    + "as [{\"key\": \"Authorization\", \"value\": \"Bearer ...\"}].");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    at,
+                    "`" + at + "` is required: the headers sent to the server, "
+                            + "as [{\"key\": \"Authorization\", \"value\": \"Bearer ...\"}].");
             return;
         }
-        keyValues(headers, at, HEADER, "a header name", "auth_headers", "auth_header_keys", settings, secret,
-                problems);
+        keyValues(headers, at, HEADER, "a header name", "auth_headers", "auth_header_keys", settings, secret, problems);
     }
 
     /** A list of {key, value}: the keys shown (in {@code shownField}), the pairs sealed (in {@code field}). */
-    private static void keyValues(JsonNode pairs, String at, Pattern keys, String keyIs, String field,
-                                  String shownField, ObjectNode settings, ObjectNode secret, Problems problems) {
+    private static void keyValues(
+            JsonNode pairs,
+            String at,
+            Pattern keys,
+            String keyIs,
+            String field,
+            String shownField,
+            ObjectNode settings,
+            ObjectNode secret,
+            Problems problems) {
         if (!pairs.isArray() || pairs.isEmpty() || pairs.size() > 50) {
             problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` must be a list of 1 to 50 {key, value}.");
             return;
@@ -90,11 +115,15 @@ final class GatewayCredentials {
             JsonNode pair = pairs.get(i);
             String key = pair.path("key").asText("");
             JsonNode value = pair.path("value");
-            if (!keys.matcher(key).matches() || !value.isTextual() || value.textValue().isEmpty()
+            if (!keys.matcher(key).matches()
+                    || !value.isTextual()
+                    || value.textValue().isEmpty()
                     || value.textValue().length() > 8192) {
                 String item = ParamPath.index(at, i);
-                problems.add(ErrorCode.INVALID_FIELD, item, "`" + item + "` must be {key: " + keyIs + ", value: a "
-                        + "non-empty string}.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        item,
+                        "`" + item + "` must be {key: " + keyIs + ", value: a " + "non-empty string}.");
                 continue;
             }
             shown.add(key);
@@ -102,17 +131,21 @@ final class GatewayCredentials {
         }
     }
 
-    private static void oauth(JsonNode credentials, boolean clientRegisters, ObjectNode settings, ObjectNode secret,
-                              Problems problems) {
+    private static void oauth(
+            JsonNode credentials, boolean clientRegisters, ObjectNode settings, ObjectNode secret, Problems problems) {
         Optional<String> clientId = text(credentials, "client_id", problems);
         Optional<String> clientSecret = text(credentials, "client_secret", problems);
         if (clientId.isEmpty() && !clientRegisters) {
-            problems.add(ErrorCode.MISSING_FIELD, "credentials.client_id", "`credentials.client_id` is required: "
-                    + "this server does not register clients itself.");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    "credentials.client_id",
+                    "`credentials.client_id` is required: " + "this server does not register clients itself.");
         }
         if (clientSecret.isPresent() && clientId.isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, "credentials.client_secret", "`credentials.client_secret` comes "
-                    + "with a client_id.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "credentials.client_secret",
+                    "`credentials.client_secret` comes " + "with a client_id.");
         }
         clientId.ifPresent(id -> settings.put("client_id", id));
         clientSecret.ifPresent(s -> secret.put("client_secret", s));
@@ -120,13 +153,17 @@ final class GatewayCredentials {
         if (!scopes.isMissingNode() && !scopes.isNull()) {
             boolean ok = scopes.isArray() && scopes.size() <= 50;
             for (JsonNode scope : scopes) {
-                ok &= scope.isTextual() && !scope.textValue().isBlank() && !scope.textValue().contains(" ");
+                ok &= scope.isTextual()
+                        && !scope.textValue().isBlank()
+                        && !scope.textValue().contains(" ");
             }
             if (ok) {
                 settings.set("scopes", scopes);
             } else {
-                problems.add(ErrorCode.INVALID_FIELD, "credentials.scopes", "`credentials.scopes` must be a list "
-                        + "of scopes, each without spaces.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        "credentials.scopes",
+                        "`credentials.scopes` must be a list " + "of scopes, each without spaces.");
             }
         }
         for (String url : new String[] {"authorization_url", "token_url"}) {
@@ -134,8 +171,10 @@ final class GatewayCredentials {
                 if (value.startsWith("https://") || value.startsWith("http://")) {
                     settings.put(url, value);
                 } else {
-                    problems.add(ErrorCode.INVALID_FIELD, "credentials." + url, "`credentials." + url
-                            + "` must be an http(s) URL.");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            "credentials." + url,
+                            "`credentials." + url + "` must be an http(s) URL.");
                 }
             });
         }
@@ -158,12 +197,16 @@ final class GatewayCredentials {
 
     private static Optional<String> text(JsonNode credentials, String field, Problems problems) {
         JsonNode value = credentials.path(field);
-        if (value.isMissingNode() || value.isNull() || (value.isTextual() && value.textValue().isBlank())) {
+        if (value.isMissingNode()
+                || value.isNull()
+                || (value.isTextual() && value.textValue().isBlank())) {
             return Optional.empty();
         }
         if (!value.isTextual() || value.textValue().length() > 2048) {
-            problems.add(ErrorCode.INVALID_FIELD, "credentials." + field, "`credentials." + field + "` must be a "
-                    + "string.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "credentials." + field,
+                    "`credentials." + field + "` must be a " + "string.");
             return Optional.empty();
         }
         return Optional.of(value.textValue());

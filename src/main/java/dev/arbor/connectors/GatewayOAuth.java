@@ -38,11 +38,17 @@ final class GatewayOAuth {
     private static final Duration REFRESH_ON_USE = Duration.ofSeconds(60);
     /** The sweep refreshes tokens this close to expiry, so that calls seldom wait for a refresh. */
     private static final Duration REFRESH_AHEAD = Duration.ofMinutes(5);
+
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     /** The values of {@code status}. */
     enum Status {
-        NOT_REQUIRED, UNAUTHORIZED, PENDING, AUTHORIZED, EXPIRED, FAILED;
+        NOT_REQUIRED,
+        UNAUTHORIZED,
+        PENDING,
+        AUTHORIZED,
+        EXPIRED,
+        FAILED;
 
         String wire() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -86,18 +92,23 @@ final class GatewayOAuth {
         if (given.isPresent()) {
             oauthClient = given.get();
         } else {
-            var known = connection.filter(c -> c.registered().isPresent() && c.server()
-                    .map(s -> s.issuer().equals(server.issuer())).orElse(false));
-            var uris = new ArrayList<String>(known.map(Connection::registeredRedirects).orElse(List.of()));
+            var known = connection.filter(c -> c.registered().isPresent()
+                    && c.server().map(s -> s.issuer().equals(server.issuer())).orElse(false));
+            var uris = new ArrayList<String>(
+                    known.map(Connection::registeredRedirects).orElse(List.of()));
             if (known.isPresent() && uris.contains(redirectUri)) {
                 oauthClient = known.get().registered().get();
             } else if (server.registrationEndpoint().isPresent()) {
                 uris.add(redirectUri);
                 oauthClient = translated(gateway, () -> client.register(server, uris));
             } else {
-                throw ApiException.of(ErrorCode.OAUTH_CLIENT_REQUIRED, "gateway_id", "The authorization server "
-                        + server.issuer() + " does not let clients register themselves: give the gateway an OAuth "
-                        + "client (credentials.client_id, and client_secret if it has one).");
+                throw ApiException.of(
+                        ErrorCode.OAUTH_CLIENT_REQUIRED,
+                        "gateway_id",
+                        "The authorization server "
+                                + server.issuer()
+                                + " does not let clients register themselves: give the gateway an OAuth "
+                                + "client (credentials.client_id, and client_secret if it has one).");
             }
             registered = Optional.of(oauthClient);
             redirects = uris;
@@ -111,10 +122,25 @@ final class GatewayOAuth {
         String verifier = OAuthClient.randomToken();
         long now = clock.millis();
         long expiresAt = now + STATE_LIFETIME.toMillis();
-        store.start(state, new OAuthStore.State(gateway.id(), principal.tokenId(), redirectUri, verifier, scopes,
-                now, expiresAt, OptionalLong.empty()), server, registered, redirects, now);
-        return new Initiation(OAuthClient.authorizationUrl(server, oauthClient, redirectUri, state, verifier,
-                scopes), state, expiresAt);
+        store.start(
+                state,
+                new OAuthStore.State(
+                        gateway.id(),
+                        principal.tokenId(),
+                        redirectUri,
+                        verifier,
+                        scopes,
+                        now,
+                        expiresAt,
+                        OptionalLong.empty()),
+                server,
+                registered,
+                redirects,
+                now);
+        return new Initiation(
+                OAuthClient.authorizationUrl(server, oauthClient, redirectUri, state, verifier, scopes),
+                state,
+                expiresAt);
     }
 
     /**
@@ -122,8 +148,8 @@ final class GatewayOAuth {
      * {@code invalid_oauth_state} and changes nothing.
      */
     OAuthStore.State checkState(String state, Principal principal) {
-        OAuthStore.State pending = store.state(state).orElseThrow(() -> invalidState("This state was not issued "
-                + "here (or is long gone)."));
+        OAuthStore.State pending = store.state(state)
+                .orElseThrow(() -> invalidState("This state was not issued " + "here (or is long gone)."));
         if (!pending.principal().equals(principal.tokenId())) {
             throw invalidState("This state was issued to someone else: the authorization must be finished by the "
                     + "token that started it.");
@@ -143,13 +169,22 @@ final class GatewayOAuth {
      * {@code iss} that names another authorization server (RFC 9207: a mix-up) changes nothing; the authorization
      * server's refusal is recorded (the status says {@code failed}) and is 400 {@code oauth_rejected}.
      */
-    void finish(Gateway gateway, String state, OAuthStore.State pending, Principal principal, Optional<String> code,
-                Optional<String> issuer, Optional<String> denial) {
+    void finish(
+            Gateway gateway,
+            String state,
+            OAuthStore.State pending,
+            Principal principal,
+            Optional<String> code,
+            Optional<String> issuer,
+            Optional<String> denial) {
         Connection connection = store.find(gateway.id()).orElseThrow();
         Server server = connection.server().orElseThrow();
         if (issuer.isPresent() && !trimmed(issuer.get()).equals(trimmed(server.issuer()))) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "iss", "`iss` is " + issuer.get() + ", but this "
-                    + "authorization was started with " + server.issuer() + ".");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "iss",
+                    "`iss` is " + issuer.get() + ", but this " + "authorization was started with " + server.issuer()
+                            + ".");
         }
         long now = clock.millis();
         if (!store.use(state, principal.tokenId(), now)) {
@@ -157,22 +192,28 @@ final class GatewayOAuth {
         }
         if (denial.isPresent()) {
             store.fail(gateway.id(), "oauth_rejected", denial.get(), false, now);
-            throw ApiException.of(ErrorCode.OAUTH_REJECTED, "error", "The authorization was not granted: "
-                    + denial.get());
+            throw ApiException.of(
+                    ErrorCode.OAUTH_REJECTED, "error", "The authorization was not granted: " + denial.get());
         }
         Client oauthClient = clientOf(gateway, connection);
         Tokens granted;
         try {
-            granted = client.exchange(server, oauthClient, code.orElseThrow(), pending.verifier(),
-                    pending.redirectUri());
+            granted =
+                    client.exchange(server, oauthClient, code.orElseThrow(), pending.verifier(), pending.redirectUri());
         } catch (OAuthException e) {
-            store.fail(gateway.id(), e.refused() ? "oauth_rejected" : "upstream_unavailable", e.getMessage(), false,
+            store.fail(
+                    gateway.id(),
+                    e.refused() ? "oauth_rejected" : "upstream_unavailable",
+                    e.getMessage(),
+                    false,
                     clock.millis());
             throw translate(e, "code");
         }
         long at = clock.millis();
-        store.grant(gateway.id(), grant(granted, Optional.empty(), pending.scopes(), at, principal.tokenId(),
-                OptionalLong.empty()), at);
+        store.grant(
+                gateway.id(),
+                grant(granted, Optional.empty(), pending.scopes(), at, principal.tokenId(), OptionalLong.empty()),
+                at);
         tokens.remove(gateway.id());
     }
 
@@ -185,8 +226,9 @@ final class GatewayOAuth {
         if (cached != null && fresh(cached.expiresAt(), REFRESH_ON_USE)) {
             return cached.accessToken();
         }
-        Grant grant = store.find(gateway.id()).flatMap(Connection::grant).orElseThrow(() -> required(gateway,
-                "is not authorized"));
+        Grant grant = store.find(gateway.id())
+                .flatMap(Connection::grant)
+                .orElseThrow(() -> required(gateway, "is not authorized"));
         if (fresh(grant.expiresAt(), REFRESH_ON_USE)) {
             tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
             return grant.accessToken();
@@ -208,8 +250,8 @@ final class GatewayOAuth {
     private String refresh(Gateway gateway, String stale, boolean rejected) {
         synchronized (refreshLocks.computeIfAbsent(gateway.id(), id -> new Object())) {
             for (int attempt = 0; attempt < 50; attempt++) {
-                Connection connection = store.find(gateway.id()).orElseThrow(() -> required(gateway,
-                        "is not authorized"));
+                Connection connection =
+                        store.find(gateway.id()).orElseThrow(() -> required(gateway, "is not authorized"));
                 Grant grant = connection.grant().orElseThrow(() -> required(gateway, "is not authorized"));
                 if (!grant.accessToken().equals(stale) && fresh(grant.expiresAt(), Duration.ZERO)) {
                     tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
@@ -219,8 +261,11 @@ final class GatewayOAuth {
                     if (!rejected && fresh(grant.expiresAt(), Duration.ZERO)) {
                         return grant.accessToken();
                     }
-                    throw required(gateway, rejected ? "has a token its server refused and no refresh token"
-                            : "has an expired token and no refresh token");
+                    throw required(
+                            gateway,
+                            rejected
+                                    ? "has a token its server refused and no refresh token"
+                                    : "has an expired token and no refresh token");
                 }
                 long now = clock.millis();
                 if (store.lease(gateway.id(), now, now + LEASE.toMillis())) {
@@ -228,19 +273,29 @@ final class GatewayOAuth {
                 }
                 sleep(); // another server is refreshing it
             }
-            throw ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The token of gateway " + gateway.id()
-                    + " is being refreshed by another server and was not ready in time.");
+            throw ApiException.of(
+                    ErrorCode.UPSTREAM_TIMEOUT,
+                    "gateway_id",
+                    "The token of gateway " + gateway.id()
+                            + " is being refreshed by another server and was not ready in time.");
         }
     }
 
     private String refreshLeased(Gateway gateway, Connection connection, Grant grant) {
         try {
-            Tokens refreshed = client.refresh(connection.server().orElseThrow(), clientOf(gateway, connection),
+            Tokens refreshed = client.refresh(
+                    connection.server().orElseThrow(),
+                    clientOf(gateway, connection),
                     grant.refreshToken().orElseThrow());
             long at = clock.millis();
             // a server that does not rotate refresh tokens keeps the one it gave
-            Grant next = grant(refreshed, grant.refreshToken(), grant.scopes(), grant.authorizedAt(),
-                    grant.authorizedBy(), OptionalLong.of(at));
+            Grant next = grant(
+                    refreshed,
+                    grant.refreshToken(),
+                    grant.scopes(),
+                    grant.authorizedAt(),
+                    grant.authorizedBy(),
+                    OptionalLong.of(at));
             store.grant(gateway.id(), next, at);
             tokens.put(gateway.id(), new Cached(next.accessToken(), next.expiresAt()));
             return next.accessToken();
@@ -264,7 +319,10 @@ final class GatewayOAuth {
         for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
             gateways.apply(id).ifPresent(gateway -> {
                 try {
-                    String current = store.find(id).flatMap(Connection::grant).map(Grant::accessToken).orElse("");
+                    String current = store.find(id)
+                            .flatMap(Connection::grant)
+                            .map(Grant::accessToken)
+                            .orElse("");
                     refresh(gateway, current, false);
                 } catch (RuntimeException e) {
                     LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", id, e.getMessage());
@@ -289,34 +347,52 @@ final class GatewayOAuth {
 
     /** The status of a gateway's authorization, separating configured from authorized. */
     Map<String, Object> status(Gateway gateway) {
-        Optional<Connection> connection = gateway.authType() == Connector.AuthType.OAUTH
-                ? store.find(gateway.id()) : Optional.empty();
+        Optional<Connection> connection =
+                gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty();
         Optional<Grant> grant = connection.flatMap(Connection::grant);
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "connector.oauth.status");
         json.put("gateway_id", gateway.id());
         json.put("status", statusOf(gateway, connection).wire());
         json.put("configured", gateway.authType() == Connector.AuthType.OAUTH);
-        json.put("authorization_server", connection.flatMap(Connection::server).map(Server::issuer).orElse(null));
-        json.put("client", gateway.authType() != Connector.AuthType.OAUTH ? null
-                : givenClient(gateway).isPresent() ? "configured"
-                : connection.flatMap(Connection::registered).isPresent() ? "registered" : null);
+        json.put(
+                "authorization_server",
+                connection.flatMap(Connection::server).map(Server::issuer).orElse(null));
+        json.put(
+                "client",
+                gateway.authType() != Connector.AuthType.OAUTH
+                        ? null
+                        : givenClient(gateway).isPresent()
+                                ? "configured"
+                                : connection.flatMap(Connection::registered).isPresent() ? "registered" : null);
         json.put("scopes", grant.map(Grant::scopes).orElse(List.of()));
-        json.put("expires_at", grant.flatMap(g -> g.expiresAt().isPresent()
-                ? Optional.of(g.expiresAt().getAsLong() / 1000) : Optional.empty()).orElse(null));
+        json.put(
+                "expires_at",
+                grant.flatMap(g -> g.expiresAt().isPresent()
+                                ? Optional.of(g.expiresAt().getAsLong() / 1000)
+                                : Optional.empty())
+                        .orElse(null));
         json.put("refreshable", grant.map(g -> g.refreshToken().isPresent()).orElse(false));
         json.put("authorized_at", grant.map(g -> g.authorizedAt() / 1000).orElse(null));
         json.put("authorized_by", grant.map(Grant::authorizedBy).orElse(null));
-        json.put("refreshed_at", grant.flatMap(g -> g.refreshedAt().isPresent()
-                ? Optional.of(g.refreshedAt().getAsLong() / 1000) : Optional.empty()).orElse(null));
-        json.put("error", connection.flatMap(Connection::failure).map(f -> Map.of("code", f.code(), "message",
-                f.message(), "at", f.at() / 1000)).orElse(null));
+        json.put(
+                "refreshed_at",
+                grant.flatMap(g -> g.refreshedAt().isPresent()
+                                ? Optional.of(g.refreshedAt().getAsLong() / 1000)
+                                : Optional.empty())
+                        .orElse(null));
+        json.put(
+                "error",
+                connection
+                        .flatMap(Connection::failure)
+                        .map(f -> Map.of("code", f.code(), "message", f.message(), "at", f.at() / 1000))
+                        .orElse(null));
         return json;
     }
 
     Status statusOf(Gateway gateway) {
-        return statusOf(gateway, gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id())
-                : Optional.empty());
+        return statusOf(
+                gateway, gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty());
     }
 
     private Status statusOf(Gateway gateway, Optional<Connection> connection) {
@@ -329,7 +405,10 @@ final class GatewayOAuth {
             OptionalLong expiresAt = grant.get().expiresAt();
             return expiresAt.isPresent() && expiresAt.getAsLong() <= now ? Status.EXPIRED : Status.AUTHORIZED;
         }
-        long failedAt = connection.flatMap(Connection::failure).map(OAuthStore.Failure::at).orElse(0L);
+        long failedAt = connection
+                .flatMap(Connection::failure)
+                .map(OAuthStore.Failure::at)
+                .orElse(0L);
         if (store.pending(gateway.id(), failedAt, now)) {
             return Status.PENDING;
         }
@@ -340,14 +419,29 @@ final class GatewayOAuth {
         return expiresAt.isEmpty() || expiresAt.getAsLong() - margin.toMillis() > clock.millis();
     }
 
-    private static Grant grant(Tokens tokens, Optional<String> previousRefresh, List<String> asked, long authorizedAt,
-                               String authorizedBy, OptionalLong refreshedAt) {
+    private static Grant grant(
+            Tokens tokens,
+            Optional<String> previousRefresh,
+            List<String> asked,
+            long authorizedAt,
+            String authorizedBy,
+            OptionalLong refreshedAt) {
         long at = refreshedAt.isPresent() ? refreshedAt.getAsLong() : authorizedAt;
-        List<String> scopes = tokens.scope().map(s -> List.of(s.trim().split("\\s+")))
-                .filter(s -> !s.getFirst().isEmpty()).orElse(asked);
-        return new Grant(tokens.accessToken(), tokens.refreshToken().or(() -> previousRefresh), tokens.tokenType(),
-                scopes, tokens.expiresIn().isPresent() ? OptionalLong.of(at + tokens.expiresIn().getAsLong() * 1000)
-                : OptionalLong.empty(), authorizedAt, authorizedBy, refreshedAt);
+        List<String> scopes = tokens.scope()
+                .map(s -> List.of(s.trim().split("\\s+")))
+                .filter(s -> !s.getFirst().isEmpty())
+                .orElse(asked);
+        return new Grant(
+                tokens.accessToken(),
+                tokens.refreshToken().or(() -> previousRefresh),
+                tokens.tokenType(),
+                scopes,
+                tokens.expiresIn().isPresent()
+                        ? OptionalLong.of(at + tokens.expiresIn().getAsLong() * 1000)
+                        : OptionalLong.empty(),
+                authorizedAt,
+                authorizedBy,
+                refreshedAt);
     }
 
     private static String trimmed(String url) {
@@ -356,20 +450,29 @@ final class GatewayOAuth {
 
     private static Optional<Client> givenClient(Gateway gateway) {
         JsonNode id = gateway.settings().path("client_id");
-        return id.isTextual() ? Optional.of(new Client(id.textValue(), gateway.secret()
-                .map(s -> s.path("client_secret")).filter(JsonNode::isTextual).map(JsonNode::textValue)))
+        return id.isTextual()
+                ? Optional.of(new Client(
+                        id.textValue(),
+                        gateway.secret()
+                                .map(s -> s.path("client_secret"))
+                                .filter(JsonNode::isTextual)
+                                .map(JsonNode::textValue)))
                 : Optional.empty();
     }
 
     private static Client clientOf(Gateway gateway, Connection connection) {
-        return givenClient(gateway).or(connection::registered).orElseThrow(() -> required(gateway,
-                "has no OAuth client"));
+        return givenClient(gateway)
+                .or(connection::registered)
+                .orElseThrow(() -> required(gateway, "has no OAuth client"));
     }
 
     private static void requireOAuth(Gateway gateway) {
         if (gateway.authType() != Connector.AuthType.OAUTH) {
-            throw ApiException.of(ErrorCode.OAUTH_NOT_REQUIRED, "gateway_id", "Gateway " + gateway.id() + " uses "
-                    + "auth_type " + gateway.authType().wire() + ", not oauth: there is nothing to authorize.");
+            throw ApiException.of(
+                    ErrorCode.OAUTH_NOT_REQUIRED,
+                    "gateway_id",
+                    "Gateway " + gateway.id() + " uses " + "auth_type "
+                            + gateway.authType().wire() + ", not oauth: there is nothing to authorize.");
         }
     }
 
@@ -385,13 +488,18 @@ final class GatewayOAuth {
         if (e.refused()) {
             return ApiException.of(ErrorCode.OAUTH_REJECTED, param, e.getMessage());
         }
-        return ApiException.of(e.error().equals("timeout") ? ErrorCode.UPSTREAM_TIMEOUT
-                : ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", e.getMessage());
+        return ApiException.of(
+                e.error().equals("timeout") ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE,
+                "gateway_id",
+                e.getMessage());
     }
 
     private static ApiException required(Gateway gateway, String what) {
-        return ApiException.of(ErrorCode.OAUTH_REQUIRED, "gateway_id", "Gateway " + gateway.id() + " " + what
-                + ": authorize it with POST /connectors/" + gateway.id() + "/oauth/initiate.");
+        return ApiException.of(
+                ErrorCode.OAUTH_REQUIRED,
+                "gateway_id",
+                "Gateway " + gateway.id() + " " + what + ": authorize it with POST /connectors/" + gateway.id()
+                        + "/oauth/initiate.");
     }
 
     private static ApiException invalidState(String message) {

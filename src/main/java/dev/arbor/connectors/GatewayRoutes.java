@@ -56,29 +56,42 @@ final class GatewayRoutes {
     private static final BodyField.Worded<String> AUTH_TYPE = text(OPTIONAL, "auth_type", 20);
     private static final BodyField.Worded<String> DESCRIPTION = text(OPTIONAL, "description", 2000);
     private static final BodyField.Worded<String> COMMAND = text(OPTIONAL, "command", 1024);
-    private static final BodyField.Value ARGS = BodyField.value(OPTIONAL, "args",
-            Schema.arrayOf(Schema.string(4096), 100));
-    private static final BodyField.Value CREDENTIALS = BodyField.value(OPTIONAL, "credentials",
-            Schema.mapOf(Schema.any()));
+    private static final BodyField.Value ARGS =
+            BodyField.value(OPTIONAL, "args", Schema.arrayOf(Schema.string(4096), 100));
+    private static final BodyField.Value CREDENTIALS =
+            BodyField.value(OPTIONAL, "credentials", Schema.mapOf(Schema.any()));
     private static final BodyField.Value SCOPE = BodyField.value(OPTIONAL, "scope", ApiShapes.SCOPE_IN);
-    private static final BodyField.Value CLIENTS_FIELD = BodyField.value(OPTIONAL, "clients",
+    private static final BodyField.Value CLIENTS_FIELD = BodyField.value(
+            OPTIONAL,
+            "clients",
             Schema.arrayOf(Schema.oneOf(CLIENTS.stream().sorted().toArray(String[]::new))));
     private static final BodyField.Flag ENABLED = BodyField.flag(OPTIONAL, "enabled");
-    private static final BodySpec CONFIGURE = BodySpec.closed("a gateway from the registry", CONNECTOR_ID, NAME,
-            CREDENTIALS, SCOPE, CLIENTS_FIELD);
+    private static final BodySpec CONFIGURE =
+            BodySpec.closed("a gateway from the registry", CONNECTOR_ID, NAME, CREDENTIALS, SCOPE, CLIENTS_FIELD);
     /** A remote server's url and auth_type, or a stdio server's command and args: required as the transport says. */
-    private static final BodySpec CUSTOM = BodySpec.closed("a custom gateway", CUSTOM_NAME, URL, TRANSPORT,
-            AUTH_TYPE, DESCRIPTION, CREDENTIALS, SCOPE, CLIENTS_FIELD, COMMAND, ARGS);
+    private static final BodySpec CUSTOM = BodySpec.closed(
+            "a custom gateway",
+            CUSTOM_NAME,
+            URL,
+            TRANSPORT,
+            AUTH_TYPE,
+            DESCRIPTION,
+            CREDENTIALS,
+            SCOPE,
+            CLIENTS_FIELD,
+            COMMAND,
+            ARGS);
     /** Left out, the gateway's state flips. */
     private static final BodySpec TOGGLE = BodySpec.of(ENABLED);
+
     private static final BodySpec CHANGE = BodySpec.closed("a gateway's update", CLIENTS_FIELD, SCOPE, CREDENTIALS);
     /** Unless a create says otherwise: enabled, and shared with no project until an admin says which. */
     private static final Scope CLOSED = new Scope(true, false, List.of());
 
-    private static final QueryParam INCLUDE_DISABLED = new QueryParam("include_disabled",
-            Schema.oneOf("true", "false"), "true lists disabled gateways too.");
-    private static final QueryParam PROJECT_ID = new QueryParam("project_id", Schema.string(),
-            "The project whose agents would use the gateways.");
+    private static final QueryParam INCLUDE_DISABLED =
+            new QueryParam("include_disabled", Schema.oneOf("true", "false"), "true lists disabled gateways too.");
+    private static final QueryParam PROJECT_ID =
+            new QueryParam("project_id", Schema.string(), "The project whose agents would use the gateways.");
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
     private final ToolStore tools;
@@ -91,9 +104,17 @@ final class GatewayRoutes {
     private final Clock clock;
 
     /** @param stdioCommands the commands a stdio gateway may run */
-    GatewayRoutes(ConnectorRegistry registry, GatewayStore gateways, ToolStore tools, BindingStore bindings,
-                  GatewayOAuth oauth, McpUpstream upstream, Access access, OutboundPolicy policy,
-                  List<String> stdioCommands, Clock clock) {
+    GatewayRoutes(
+            ConnectorRegistry registry,
+            GatewayStore gateways,
+            ToolStore tools,
+            BindingStore bindings,
+            GatewayOAuth oauth,
+            McpUpstream upstream,
+            Access access,
+            OutboundPolicy policy,
+            List<String> stdioCommands,
+            Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
@@ -109,23 +130,38 @@ final class GatewayRoutes {
     void addTo(Routes routes) {
         routes.group("connectors")
                 .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
-                .body(CONFIGURE.schema()).created(ApiShapes.GATEWAY)
+                .body(CONFIGURE.schema())
+                .created(ApiShapes.GATEWAY)
                 .post("/connectors/custom", "Configure a gateway to an MCP server of your own", this::custom)
-                .body(CUSTOM.schema()).created(ApiShapes.GATEWAY)
-                .get("/connectors/configured", "List configured gateways (include_disabled=true for all)",
+                .body(CUSTOM.schema())
+                .created(ApiShapes.GATEWAY)
+                .get(
+                        "/connectors/configured",
+                        "List configured gateways (include_disabled=true for all)",
                         this::configured)
-                .query(Page.PARAMETERS).query(INCLUDE_DISABLED).ok(Schema.list(ApiShapes.GATEWAY))
+                .query(Page.PARAMETERS)
+                .query(INCLUDE_DISABLED)
+                .ok(Schema.list(ApiShapes.GATEWAY))
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
-                .body(TOGGLE.schema()).ok(ApiShapes.GATEWAY)
-                .patch("/connectors/configured/{gateway_id}", "Change a gateway's clients, scope or credentials",
+                .body(TOGGLE.schema())
+                .ok(ApiShapes.GATEWAY)
+                .patch(
+                        "/connectors/configured/{gateway_id}",
+                        "Change a gateway's clients, scope or credentials",
                         this::update)
-                .body(CHANGE.schema()).ok(ApiShapes.GATEWAY)
-                .delete("/connectors/gateways/{gateway_id}", "Delete a gateway with its tools and every agent's "
-                        + "attachment to it", this::delete)
+                .body(CHANGE.schema())
+                .ok(ApiShapes.GATEWAY)
+                .delete(
+                        "/connectors/gateways/{gateway_id}",
+                        "Delete a gateway with its tools and every agent's " + "attachment to it",
+                        this::delete)
                 .ok(ApiShapes.GATEWAY_DELETED)
-                .get("/connectors/available", "The enabled gateways an agent of a project may use (project_id)",
+                .get(
+                        "/connectors/available",
+                        "The enabled gateways an agent of a project may use (project_id)",
                         this::available)
-                .query(PROJECT_ID).ok(Schema.list(ApiShapes.GATEWAY));
+                .query(PROJECT_ID)
+                .ok(Schema.list(ApiShapes.GATEWAY));
     }
 
     private void configure(Context ctx) {
@@ -137,23 +173,41 @@ final class GatewayRoutes {
         JsonNode connectorId = CONNECTOR_ID.read(reader).orElse(MissingNode.getInstance());
         if (!connectorId.isTextual()) {
             // nothing else is checked without knowing the connector: this is the one problem reported
-            throw ApiException.of(ErrorCode.MISSING_FIELD, "connector_id", "`connector_id` is required: a registry "
-                    + "connector's id.");
+            throw ApiException.of(
+                    ErrorCode.MISSING_FIELD,
+                    "connector_id",
+                    "`connector_id` is required: a registry " + "connector's id.");
         }
         Connector connector = registry.require(connectorId.textValue());
-        boolean registers = connector.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false);
-        GatewayCredentials.Split credentials = GatewayCredentials.read(value(CREDENTIALS, reader),
-                connector.authType(), registers, false, problems);
+        boolean registers =
+                connector.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false);
+        GatewayCredentials.Split credentials =
+                GatewayCredentials.read(value(CREDENTIALS, reader), connector.authType(), registers, false, problems);
         String name = NAME.read(reader).orElse(connector.name());
         Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
-        List<String> clients = clients(value(CLIENTS_FIELD, reader), List.copyOf(CLIENTS.stream().sorted().toList()),
+        List<String> clients = clients(
+                value(CLIENTS_FIELD, reader),
+                List.copyOf(CLIENTS.stream().sorted().toList()),
                 problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings();
         defaultScopes(settings, connector);
-        create(ctx, new Gateway(Ids.next("gw"), name, Optional.of(connector.id()), connector.url(),
-                connector.transport(), connector.authType(), connector.description(), settings, credentials.secret(),
-                scope, clients, clock.millis(), clock.millis()));
+        create(
+                ctx,
+                new Gateway(
+                        Ids.next("gw"),
+                        name,
+                        Optional.of(connector.id()),
+                        connector.url(),
+                        connector.transport(),
+                        connector.authType(),
+                        connector.description(),
+                        settings,
+                        credentials.secret(),
+                        scope,
+                        clients,
+                        clock.millis(),
+                        clock.millis()));
     }
 
     private void custom(Context ctx) {
@@ -163,10 +217,13 @@ final class GatewayRoutes {
         Problems problems = reader.problems();
         CUSTOM.refuseUndeclared(body, problems);
         Optional<String> name = CUSTOM_NAME.read(reader);
-        Optional<Connector.Transport> transport = TRANSPORT.read(reader)
+        Optional<Connector.Transport> transport = TRANSPORT
+                .read(reader)
                 .map(t -> Connector.Transport.of(t).orElseGet(() -> {
-                    problems.add(ErrorCode.INVALID_FIELD, "transport", "`transport` must be streamable_http, sse or "
-                            + "stdio.");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            "transport",
+                            "`transport` must be streamable_http, sse or " + "stdio.");
                     return null;
                 }));
         boolean local = transport.orElse(null) == Connector.Transport.STDIO;
@@ -178,19 +235,35 @@ final class GatewayRoutes {
                     return Optional.empty();
                 }));
         if (local && auth.filter(a -> a != Connector.AuthType.NONE).isPresent()) {
-            problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none for a stdio server: its "
-                    + "secrets go in credentials.env.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "auth_type",
+                    "`auth_type` must be none for a stdio server: its " + "secrets go in credentials.env.");
         }
-        GatewayCredentials.Split credentials = GatewayCredentials.read(value(CREDENTIALS, reader),
-                auth.orElse(Connector.AuthType.NONE), true, local, problems);
+        GatewayCredentials.Split credentials = GatewayCredentials.read(
+                value(CREDENTIALS, reader), auth.orElse(Connector.AuthType.NONE), true, local, problems);
         String description = DESCRIPTION.read(reader).orElse("");
         Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
-        List<String> clients = clients(value(CLIENTS_FIELD, reader), CLIENTS.stream().sorted().toList(), problems);
+        List<String> clients =
+                clients(value(CLIENTS_FIELD, reader), CLIENTS.stream().sorted().toList(), problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings().setAll(launch);
-        create(ctx, new Gateway(Ids.next("gw"), name.orElseThrow(), Optional.empty(), url.orElseThrow(),
-                transport.orElse(Connector.Transport.detect(url.get())), auth.orElse(Connector.AuthType.NONE),
-                description, settings, credentials.secret(), scope, clients, clock.millis(), clock.millis()));
+        create(
+                ctx,
+                new Gateway(
+                        Ids.next("gw"),
+                        name.orElseThrow(),
+                        Optional.empty(),
+                        url.orElseThrow(),
+                        transport.orElse(Connector.Transport.detect(url.get())),
+                        auth.orElse(Connector.AuthType.NONE),
+                        description,
+                        settings,
+                        credentials.secret(),
+                        scope,
+                        clients,
+                        clock.millis(),
+                        clock.millis()));
     }
 
     private Optional<String> remoteUrl(ObjectNode body, BodyReader reader) {
@@ -218,16 +291,19 @@ final class GatewayRoutes {
     private Optional<String> command(ObjectNode body, BodyReader reader, ObjectNode launch) {
         Problems problems = reader.problems();
         if (body.has("url")) {
-            problems.add(ErrorCode.INVALID_FIELD, "url", "`url` is for remote servers: a stdio server has a "
-                    + "command.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD, "url", "`url` is for remote servers: a stdio server has a " + "command.");
         }
         Optional<String> command = requiredHere(COMMAND, reader, body);
         if (command.isPresent() && !stdioCommands.contains(command.get())) {
-            problems.add(ErrorCode.INVALID_FIELD, "command", stdioCommands.isEmpty()
-                    ? "This installation runs no stdio servers: list the commands it may run in "
-                    + "ARBOR_MCP_STDIO_COMMANDS."
-                    : "`command` must be one ARBOR_MCP_STDIO_COMMANDS lists: " + String.join(", ", stdioCommands)
-                    + ".");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "command",
+                    stdioCommands.isEmpty()
+                            ? "This installation runs no stdio servers: list the commands it may run in "
+                                    + "ARBOR_MCP_STDIO_COMMANDS."
+                            : "`command` must be one ARBOR_MCP_STDIO_COMMANDS lists: "
+                                    + String.join(", ", stdioCommands) + ".");
         }
         JsonNode args = value(ARGS, reader);
         ArrayNode kept = launch.putArray("args");
@@ -265,8 +341,8 @@ final class GatewayRoutes {
             enabled = ENABLED.read(body).orElse(enabled);
             body.finish();
         }
-        Gateway changed = gateway.with(new Scope(enabled, gateway.scope().global(), gateway.scope().projects()),
-                gateway.clients());
+        Gateway changed = gateway.with(
+                new Scope(enabled, gateway.scope().global(), gateway.scope().projects()), gateway.clients());
         gateways.update(changed);
         if (!enabled) {
             upstream.forget(gateway.id());
@@ -297,12 +373,16 @@ final class GatewayRoutes {
         }
         // an agent whose project the narrowed scope leaves out loses the gateway, and the answer says which
         Map<String, Object> json = json(find(gateway.id()));
-        json.put("detached_agents", bindings.detachOutside(gateway.id(), scope).stream().map(agent -> {
-            var detached = new LinkedHashMap<String, Object>();
-            detached.put("prompt_id", agent.promptId());
-            detached.put("project_id", agent.projectId());
-            return detached;
-        }).toList());
+        json.put(
+                "detached_agents",
+                bindings.detachOutside(gateway.id(), scope).stream()
+                        .map(agent -> {
+                            var detached = new LinkedHashMap<String, Object>();
+                            detached.put("prompt_id", agent.promptId());
+                            detached.put("project_id", agent.projectId());
+                            return detached;
+                        })
+                        .toList());
         Responses.ok(ctx, json);
     }
 
@@ -313,11 +393,12 @@ final class GatewayRoutes {
     private Gateway newCredentials(Gateway gateway, JsonNode credentials, Problems problems) {
         Optional<Connector> connector = gateway.connectorId().flatMap(registry::find);
         // an entry gone from the registry leaves it to the authorization server whether clients may register
-        boolean registers = connector.map(c -> c.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false))
+        boolean registers = connector
+                .map(c -> c.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false))
                 .orElse(true);
         boolean local = gateway.transport() == Connector.Transport.STDIO;
-        GatewayCredentials.Split split = GatewayCredentials.read(credentials, gateway.authType(), registers, local,
-                problems);
+        GatewayCredentials.Split split =
+                GatewayCredentials.read(credentials, gateway.authType(), registers, local, problems);
         ObjectNode settings = split.settings();
         connector.ifPresent(c -> defaultScopes(settings, c));
         if (local) {
@@ -330,7 +411,9 @@ final class GatewayRoutes {
     /** A registry connector's scopes, when the credentials name none. */
     private static void defaultScopes(ObjectNode settings, Connector connector) {
         if (!settings.has("scopes")) {
-            connector.oauth().filter(o -> !o.scopes().isEmpty())
+            connector
+                    .oauth()
+                    .filter(o -> !o.scopes().isEmpty())
                     .ifPresent(o -> o.scopes().forEach(settings.putArray("scopes")::add));
         }
     }
@@ -344,8 +427,19 @@ final class GatewayRoutes {
             throw notFound(id);
         }
         upstream.forget(id);
-        Responses.ok(ctx, Map.of("id", id, "object", "connector.gateway.deleted", "deleted", true,
-                "tools_removed", toolCount, "agents_detached", prompts));
+        Responses.ok(
+                ctx,
+                Map.of(
+                        "id",
+                        id,
+                        "object",
+                        "connector.gateway.deleted",
+                        "deleted",
+                        true,
+                        "tools_removed",
+                        toolCount,
+                        "agents_detached",
+                        prompts));
     }
 
     private void available(Context ctx) {
@@ -355,8 +449,12 @@ final class GatewayRoutes {
             throw ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + p + "'.");
         });
         List<Gateway> available = gateways.available(project);
-        Responses.ok(ctx, Responses.list(available.stream().map(this::json).toList(),
-                available.stream().map(Gateway::id).toList(), false));
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        available.stream().map(this::json).toList(),
+                        available.stream().map(Gateway::id).toList(),
+                        false));
     }
 
     private Gateway find(String id) {
@@ -373,11 +471,14 @@ final class GatewayRoutes {
      */
     static Gateway usable(GatewayStore gateways, String id, Principal principal) {
         Gateway gateway = find(gateways, id);
-        boolean shared = gateway.scope().enabled() && (gateway.scope().global()
-                || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
+        boolean shared = gateway.scope().enabled()
+                && (gateway.scope().global()
+                        || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
         if (!principal.isAdmin() && !shared) {
-            throw ApiException.of(ErrorCode.PROJECT_FORBIDDEN, "gateway_id", "Gateway " + gateway.id() + " is not "
-                    + "shared with a project this token may act in.");
+            throw ApiException.of(
+                    ErrorCode.PROJECT_FORBIDDEN,
+                    "gateway_id",
+                    "Gateway " + gateway.id() + " is not " + "shared with a project this token may act in.");
         }
         return gateway;
     }
@@ -401,8 +502,8 @@ final class GatewayRoutes {
         var projects = new LinkedHashSet<>(json.has("projects") ? List.of() : current.projects());
         JsonNode given = json.path("projects");
         if (!given.isMissingNode() && !given.isArray()) {
-            problems.add(ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be a list of project "
-                    + "ids.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be a list of project " + "ids.");
         }
         for (int i = 0; given.isArray() && i < given.size(); i++) {
             if (!given.get(i).isTextual()) {
@@ -418,8 +519,11 @@ final class GatewayRoutes {
             problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` names no project ('" + unknown + "').");
         }
         if (global && !projects.isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be empty for a global "
-                    + "scope: a global gateway is shared with every project.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "scope.projects",
+                    "`scope.projects` must be empty for a global "
+                            + "scope: a global gateway is shared with every project.");
         }
         return new Scope(enabled, global, ordered);
     }
@@ -447,8 +551,10 @@ final class GatewayRoutes {
             clients.add(client.asText());
         }
         if (!ok) {
-            problems.add(ErrorCode.INVALID_FIELD, "clients", "`clients` must list the surfaces that may use the "
-                    + "gateway: studio, prompt.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "clients",
+                    "`clients` must list the surfaces that may use the " + "gateway: studio, prompt.");
             return current;
         }
         return List.copyOf(clients);
@@ -458,15 +564,18 @@ final class GatewayRoutes {
     private static void shownKeys(Gateway gateway, String keysField, ObjectNode credentials, String field) {
         if (gateway.settings().has(keysField)) {
             var shown = credentials.putArray(field);
-            gateway.settings().path(keysField).forEach(key -> shown.addObject().put("key", key.asText())
-                    .put("value_set", true));
+            gateway.settings()
+                    .path(keysField)
+                    .forEach(key -> shown.addObject().put("key", key.asText()).put("value_set", true));
         }
     }
 
     /** A text field: a non-empty string of at most {@code maxLength} characters. */
     private static BodyField.Worded<String> text(BodyField.Presence presence, String name, int maxLength) {
         String refusal = "must be a non-empty string of at most " + maxLength + " characters";
-        return BodyField.text(presence, name, maxLength).matching(NOT_BLANK, refusal).refusedAs(refusal);
+        return BodyField.text(presence, name, maxLength)
+                .matching(NOT_BLANK, refusal)
+                .refusedAs(refusal);
     }
 
     /** A field this body requires only for one kind of server (a remote one's url, a stdio one's command). */
@@ -509,12 +618,21 @@ final class GatewayRoutes {
         shownKeys(gateway, "auth_header_keys", credentials, "auth_headers");
         shownKeys(gateway, "env_keys", credentials, "env");
         if (gateway.authType() == Connector.AuthType.OAUTH) {
-            credentials.put("client_secret_set", gateway.secret().map(s -> s.has("client_secret")).orElse(false));
+            credentials.put(
+                    "client_secret_set",
+                    gateway.secret().map(s -> s.has("client_secret")).orElse(false));
         }
         json.put("credentials", credentials);
         json.put("authorization", oauth.statusOf(gateway).wire());
-        json.put("scope", Map.of("enabled", gateway.scope().enabled(), "global", gateway.scope().global(),
-                "projects", gateway.scope().projects()));
+        json.put(
+                "scope",
+                Map.of(
+                        "enabled",
+                        gateway.scope().enabled(),
+                        "global",
+                        gateway.scope().global(),
+                        "projects",
+                        gateway.scope().projects()));
         json.put("clients", gateway.clients());
         json.put("created_at", gateway.createdAt() / 1000);
         json.put("updated_at", gateway.updatedAt() / 1000);

@@ -29,22 +29,57 @@ final class GatewayStore {
     }
 
     /** A configured gateway; {@code secret} is opened (header values, client secret). */
-    record Gateway(String id, String name, Optional<String> connectorId, String url, Connector.Transport transport,
-                   Connector.AuthType authType, String description, ObjectNode settings, Optional<ObjectNode> secret,
-                   Scope scope, List<String> clients, long createdAt, long updatedAt) {
+    record Gateway(
+            String id,
+            String name,
+            Optional<String> connectorId,
+            String url,
+            Connector.Transport transport,
+            Connector.AuthType authType,
+            String description,
+            ObjectNode settings,
+            Optional<ObjectNode> secret,
+            Scope scope,
+            List<String> clients,
+            long createdAt,
+            long updatedAt) {
         Gateway {
             requireNonNull(id, "id");
             clients = List.copyOf(clients);
         }
 
         Gateway with(Scope newScope, List<String> newClients) {
-            return new Gateway(id, name, connectorId, url, transport, authType, description, settings, secret,
-                    newScope, newClients, createdAt, updatedAt);
+            return new Gateway(
+                    id,
+                    name,
+                    connectorId,
+                    url,
+                    transport,
+                    authType,
+                    description,
+                    settings,
+                    secret,
+                    newScope,
+                    newClients,
+                    createdAt,
+                    updatedAt);
         }
 
         Gateway withCredentials(ObjectNode newSettings, Optional<ObjectNode> newSecret) {
-            return new Gateway(id, name, connectorId, url, transport, authType, description, newSettings, newSecret,
-                    scope, clients, createdAt, updatedAt);
+            return new Gateway(
+                    id,
+                    name,
+                    connectorId,
+                    url,
+                    transport,
+                    authType,
+                    description,
+                    newSettings,
+                    newSecret,
+                    scope,
+                    clients,
+                    createdAt,
+                    updatedAt);
         }
 
         @Override
@@ -69,30 +104,52 @@ final class GatewayStore {
             handle.createUpdate("INSERT INTO connector_gateways (" + COLUMNS + ") VALUES (:id, :name, :connector, "
                             + ":url, :transport, :auth, :description, :settings, :secret, :enabled, :global, :clients, "
                             + ":now, :now)")
-                    .bind("id", gateway.id()).bind("name", gateway.name())
-                    .bind("connector", gateway.connectorId().orElse(null)).bind("url", gateway.url())
-                    .bind("transport", gateway.transport().wire()).bind("auth", gateway.authType().wire())
-                    .bind("description", gateway.description()).bind("settings", Json.writeString(gateway.settings()))
-                    .bind("secret", gateway.secret().map(s -> secrets.seal(Json.writeString(s),
-                            context(gateway.id()))).orElse(null))
-                    .bind("enabled", gateway.scope().enabled() ? 1 : 0).bind("global", gateway.scope().global() ? 1 : 0)
-                    .bind("clients", Json.writeString(gateway.clients())).bind("now", gateway.createdAt()).execute();
+                    .bind("id", gateway.id())
+                    .bind("name", gateway.name())
+                    .bind("connector", gateway.connectorId().orElse(null))
+                    .bind("url", gateway.url())
+                    .bind("transport", gateway.transport().wire())
+                    .bind("auth", gateway.authType().wire())
+                    .bind("description", gateway.description())
+                    .bind("settings", Json.writeString(gateway.settings()))
+                    .bind(
+                            "secret",
+                            gateway.secret()
+                                    .map(s -> secrets.seal(Json.writeString(s), context(gateway.id())))
+                                    .orElse(null))
+                    .bind("enabled", gateway.scope().enabled() ? 1 : 0)
+                    .bind("global", gateway.scope().global() ? 1 : 0)
+                    .bind("clients", Json.writeString(gateway.clients()))
+                    .bind("now", gateway.createdAt())
+                    .execute();
             projects(handle, gateway.id(), gateway.scope().projects());
             ConnectorChanges.record(handle);
         });
     }
 
     Optional<Gateway> find(String id) {
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM connector_gateways "
-                + "WHERE id = :id").bind("id", id).map((rs, ctx) -> row(rs, handle)).findOne());
+        return database.read(
+                handle -> handle.createQuery("SELECT " + COLUMNS + " FROM connector_gateways " + "WHERE id = :id")
+                        .bind("id", id)
+                        .map((rs, ctx) -> row(rs, handle))
+                        .findOne());
     }
 
     /** Gateways newest first; disabled ones only when asked. */
     Paging.Result<Gateway> list(Page page, boolean includeDisabled) {
         String from = "connector_gateways WHERE " + (includeDisabled ? "1 = 1" : "enabled = 1");
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, from, page, (rs, ctx) -> row(rs, handle),
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                COLUMNS,
+                from,
+                page,
+                (rs, ctx) -> row(rs, handle),
                 cursor -> handle.createQuery("SELECT count(*) FROM connector_gateways WHERE id = :id")
-                        .bind("id", cursor).mapTo(Integer.class).one() > 0, query -> { }));
+                                .bind("id", cursor)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0,
+                query -> {}));
     }
 
     /** Enabled gateways an agent of this project may use (global or shared with it), newest first. */
@@ -100,7 +157,9 @@ final class GatewayStore {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM connector_gateways g "
                         + "WHERE enabled = 1 AND (global = 1 OR EXISTS (SELECT 1 FROM connector_gateway_projects p "
                         + "WHERE p.gateway_id = g.id AND p.project_id = :project)) ORDER BY id DESC")
-                .bind("project", projectId.orElse(null)).map((rs, ctx) -> row(rs, handle)).list());
+                .bind("project", projectId.orElse(null))
+                .map((rs, ctx) -> row(rs, handle))
+                .list());
     }
 
     /** Stores a gateway's new scope, clients and credentials. */
@@ -110,13 +169,20 @@ final class GatewayStore {
                             + "clients = :clients, settings = :settings, secret = :secret, updated_at = :now "
                             + "WHERE id = :id")
                     .bind("settings", Json.writeString(gateway.settings()))
-                    .bind("secret", gateway.secret().map(s -> secrets.seal(Json.writeString(s),
-                            context(gateway.id()))).orElse(null))
-                    .bind("enabled", gateway.scope().enabled() ? 1 : 0).bind("global", gateway.scope().global() ? 1 : 0)
-                    .bind("clients", Json.writeString(gateway.clients())).bind("now", clock.millis())
-                    .bind("id", gateway.id()).execute();
+                    .bind(
+                            "secret",
+                            gateway.secret()
+                                    .map(s -> secrets.seal(Json.writeString(s), context(gateway.id())))
+                                    .orElse(null))
+                    .bind("enabled", gateway.scope().enabled() ? 1 : 0)
+                    .bind("global", gateway.scope().global() ? 1 : 0)
+                    .bind("clients", Json.writeString(gateway.clients()))
+                    .bind("now", clock.millis())
+                    .bind("id", gateway.id())
+                    .execute();
             handle.createUpdate("DELETE FROM connector_gateway_projects WHERE gateway_id = :id")
-                    .bind("id", gateway.id()).execute();
+                    .bind("id", gateway.id())
+                    .execute();
             projects(handle, gateway.id(), gateway.scope().projects());
             ConnectorChanges.record(handle);
         });
@@ -125,14 +191,19 @@ final class GatewayStore {
     boolean delete(String id) {
         return database.write(handle -> {
             ConnectorChanges.record(handle);
-            return handle.createUpdate("DELETE FROM connector_gateways WHERE id = :id").bind("id", id).execute() == 1;
+            return handle.createUpdate("DELETE FROM connector_gateways WHERE id = :id")
+                            .bind("id", id)
+                            .execute()
+                    == 1;
         });
     }
 
     private static void projects(Handle handle, String gatewayId, List<String> projects) {
         for (String project : projects) {
             handle.createUpdate("INSERT INTO connector_gateway_projects (gateway_id, project_id) VALUES (:g, :p)")
-                    .bind("g", gatewayId).bind("p", project).execute();
+                    .bind("g", gatewayId)
+                    .bind("p", project)
+                    .execute();
         }
     }
 
@@ -144,16 +215,26 @@ final class GatewayStore {
     private Gateway row(ResultSet rs, Handle handle) throws SQLException {
         String id = rs.getString("id");
         List<String> projects = handle.createQuery("SELECT project_id FROM connector_gateway_projects "
-                + "WHERE gateway_id = :id ORDER BY project_id").bind("id", id).mapTo(String.class).list();
+                        + "WHERE gateway_id = :id ORDER BY project_id")
+                .bind("id", id)
+                .mapTo(String.class)
+                .list();
         var clients = new ArrayList<String>();
         Json.read(rs.getString("clients")).forEach(c -> clients.add(c.asText()));
         String sealed = rs.getString("secret");
-        return new Gateway(id, rs.getString("name"), Optional.ofNullable(rs.getString("connector_id")),
-                rs.getString("url"), Connector.Transport.of(rs.getString("transport")).orElseThrow(),
-                Connector.AuthType.of(rs.getString("auth_type")).orElseThrow(), rs.getString("description"),
+        return new Gateway(
+                id,
+                rs.getString("name"),
+                Optional.ofNullable(rs.getString("connector_id")),
+                rs.getString("url"),
+                Connector.Transport.of(rs.getString("transport")).orElseThrow(),
+                Connector.AuthType.of(rs.getString("auth_type")).orElseThrow(),
+                rs.getString("description"),
                 (ObjectNode) Json.read(rs.getString("settings")),
                 Optional.ofNullable(sealed).map(s -> (ObjectNode) Json.read(secrets.open(s, context(id)))),
-                new Scope(rs.getInt("enabled") == 1, rs.getInt("global") == 1, projects), clients,
-                rs.getLong("created_at"), rs.getLong("updated_at"));
+                new Scope(rs.getInt("enabled") == 1, rs.getInt("global") == 1, projects),
+                clients,
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 }

@@ -11,11 +11,11 @@ import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
@@ -42,8 +42,8 @@ final class McpUpstream {
     private static final int MAX_PAGES = 100;
 
     /** What a stdio server inherits of this process's environment: nothing secret, only what finding things needs. */
-    private static final List<String> INHERITED = List.of("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG",
-            "LC_ALL", "TMPDIR", "TZ");
+    private static final List<String> INHERITED =
+            List.of("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "TMPDIR", "TZ");
 
     private final OutboundPolicy policy;
     private final GatewayOAuth oauth;
@@ -144,9 +144,15 @@ final class McpUpstream {
                 continue;
             }
             if (answer.error().isPresent()) {
-                throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The MCP server at "
-                        + host(gateway) + " refused the call: " + answer.error().get().path("message").asText(
-                        answer.error().get().toString()));
+                throw ApiException.of(
+                        ErrorCode.UPSTREAM_UNAVAILABLE,
+                        "gateway_id",
+                        "The MCP server at "
+                                + host(gateway) + " refused the call: "
+                                + answer.error()
+                                        .get()
+                                        .path("message")
+                                        .asText(answer.error().get().toString()));
             }
             return answer.result().orElseThrow();
         }
@@ -155,8 +161,11 @@ final class McpUpstream {
     /** The headers a gateway's requests carry: its auth headers, or an OAuth gateway's current token. */
     private Map<String, String> headers(Gateway gateway) {
         var headers = new java.util.LinkedHashMap<String, String>();
-        gateway.secret().ifPresent(secret -> secret.path("auth_headers").forEach(header ->
-                headers.put(header.path("key").asText(), header.path("value").asText())));
+        gateway.secret()
+                .ifPresent(secret -> secret.path("auth_headers")
+                        .forEach(header -> headers.put(
+                                header.path("key").asText(),
+                                header.path("value").asText())));
         if (gateway.authType() == Connector.AuthType.OAUTH) {
             headers.put("Authorization", "Bearer " + oauth.accessToken(gateway));
         }
@@ -185,8 +194,10 @@ final class McpUpstream {
     }
 
     private void closeClients(String gatewayId, String except) {
-        clients.entrySet().removeIf(entry -> entry.getKey().startsWith(gatewayId + "@")
-                && !entry.getKey().equals(except) && close(entry.getValue()));
+        clients.entrySet()
+                .removeIf(entry -> entry.getKey().startsWith(gatewayId + "@")
+                        && !entry.getKey().equals(except)
+                        && close(entry.getValue()));
     }
 
     private void drop(String key, McpSyncClient client) {
@@ -241,8 +252,11 @@ final class McpUpstream {
         if (gateway.authType() == Connector.AuthType.OAUTH) {
             oauth.accessToken(gateway);
         }
-        McpSyncClient client = McpClient.sync(transport(gateway)).requestTimeout(timeout)
-                .initializationTimeout(timeout).clientInfo(McpSchema.Implementation.builder("arbor", "1").build()).build();
+        McpSyncClient client = McpClient.sync(transport(gateway))
+                .requestTimeout(timeout)
+                .initializationTimeout(timeout)
+                .clientInfo(McpSchema.Implementation.builder("arbor", "1").build())
+                .build();
         try {
             client.initialize();
             return client;
@@ -263,22 +277,32 @@ final class McpUpstream {
         try {
             policy.check(uri);
         } catch (OutboundRefusedException e) {
-            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The gateway's server cannot be "
-                    + "called: " + e.getMessage());
+            throw ApiException.of(
+                    ErrorCode.UPSTREAM_UNAVAILABLE,
+                    "gateway_id",
+                    "The gateway's server cannot be " + "called: " + e.getMessage());
         }
-        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
-                headers(gateway).forEach(request::header);
+        McpSyncHttpClientRequestCustomizer headers =
+                (request, method, endpoint, body, context) -> headers(gateway).forEach(request::header);
         String base = uri.getScheme() + "://" + uri.getRawAuthority();
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {
             path += "?" + uri.getRawQuery();
         }
         if (gateway.transport() == Connector.Transport.SSE) {
-            return HttpClientSseClientTransport.builder(base).sseEndpoint(path).jsonMapper(mapper)
-                    .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
+            return HttpClientSseClientTransport.builder(base)
+                    .sseEndpoint(path)
+                    .jsonMapper(mapper)
+                    .connectTimeout(timeout)
+                    .addHttpRequestCustomizer(headers)
+                    .build();
         }
-        return HttpClientStreamableHttpTransport.builder(base).endpoint(path).jsonMapper(mapper)
-                .connectTimeout(timeout).addHttpRequestCustomizer(headers).build();
+        return HttpClientStreamableHttpTransport.builder(base)
+                .endpoint(path)
+                .jsonMapper(mapper)
+                .connectTimeout(timeout)
+                .addHttpRequestCustomizer(headers)
+                .build();
     }
 
     /**
@@ -289,14 +313,18 @@ final class McpUpstream {
     private McpClientTransport local(Gateway gateway, JacksonMcpJsonMapper mapper) {
         String command = gateway.settings().path("command").asText();
         if (!stdioCommands.contains(command)) {
-            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The command '" + command + "' is no "
-                    + "longer one ARBOR_MCP_STDIO_COMMANDS allows.");
+            throw ApiException.of(
+                    ErrorCode.UPSTREAM_UNAVAILABLE,
+                    "gateway_id",
+                    "The command '" + command + "' is no " + "longer one ARBOR_MCP_STDIO_COMMANDS allows.");
         }
         var args = new ArrayList<String>();
         gateway.settings().path("args").forEach(arg -> args.add(arg.asText()));
         var env = new java.util.HashMap<String, String>();
-        gateway.secret().ifPresent(secret -> secret.path("env").forEach(pair ->
-                env.put(pair.path("key").asText(), pair.path("value").asText())));
+        gateway.secret()
+                .ifPresent(secret -> secret.path("env")
+                        .forEach(pair -> env.put(
+                                pair.path("key").asText(), pair.path("value").asText())));
         var parameters = ServerParameters.builder(command).args(args).env(env).build();
         var transport = new StdioClientTransport(parameters, mapper) {
             @Override
@@ -327,16 +355,21 @@ final class McpUpstream {
 
     private ApiException failure(Gateway gateway, Exception e) {
         if (timedOut(e)) {
-            return ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, "gateway_id", "The MCP server at " + host(gateway)
-                    + " did not answer within " + timeout.toSeconds() + " s.");
+            return ApiException.of(
+                    ErrorCode.UPSTREAM_TIMEOUT,
+                    "gateway_id",
+                    "The MCP server at " + host(gateway) + " did not answer within " + timeout.toSeconds() + " s.");
         }
         Throwable root = e;
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, "gateway_id", "The MCP server at " + host(gateway)
-                + " could not be used: " + root.getClass().getSimpleName()
-                + (root.getMessage() == null ? "" : ": " + root.getMessage()));
+        return ApiException.of(
+                ErrorCode.UPSTREAM_UNAVAILABLE,
+                "gateway_id",
+                "The MCP server at " + host(gateway)
+                        + " could not be used: " + root.getClass().getSimpleName()
+                        + (root.getMessage() == null ? "" : ": " + root.getMessage()));
     }
 
     private static String host(Gateway gateway) {

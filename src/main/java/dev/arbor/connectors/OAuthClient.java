@@ -45,8 +45,14 @@ final class OAuthClient {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Where and how a gateway's server is authorized. */
-    record Server(String resource, String issuer, String authorizationEndpoint, String tokenEndpoint,
-                  Optional<String> registrationEndpoint, Set<String> authMethods, List<String> suggestedScopes) {
+    record Server(
+            String resource,
+            String issuer,
+            String authorizationEndpoint,
+            String tokenEndpoint,
+            Optional<String> registrationEndpoint,
+            Set<String> authMethods,
+            List<String> suggestedScopes) {
         Server {
             requireNonNull(resource, "resource");
             requireNonNull(issuer, "issuer");
@@ -69,8 +75,12 @@ final class OAuthClient {
     }
 
     /** What a token endpoint gave. */
-    record Tokens(String accessToken, String tokenType, Optional<String> refreshToken, OptionalLong expiresIn,
-                  Optional<String> scope) {
+    record Tokens(
+            String accessToken,
+            String tokenType,
+            Optional<String> refreshToken,
+            OptionalLong expiresIn,
+            Optional<String> scope) {
         @Override
         public String toString() {
             return "Tokens[" + tokenType + ", expires in " + expiresIn + "]";
@@ -119,8 +129,14 @@ final class OAuthClient {
         Optional<String> givenAuthorize = setting(gateway, "authorization_url");
         Optional<String> givenToken = setting(gateway, "token_url");
         if (givenAuthorize.isPresent() && givenToken.isPresent()) {
-            return new Server(gateway.url(), origin(URI.create(givenToken.get())), givenAuthorize.get(),
-                    givenToken.get(), Optional.empty(), Set.of(), List.of());
+            return new Server(
+                    gateway.url(),
+                    origin(URI.create(givenToken.get())),
+                    givenAuthorize.get(),
+                    givenToken.get(),
+                    Optional.empty(),
+                    Set.of(),
+                    List.of());
         }
         Challenge challenge = challenge(gateway, mcp);
         String resource = gateway.url();
@@ -132,8 +148,8 @@ final class OAuthClient {
             resource = checkedResource(prm.path("resource").asText(""), mcp);
             JsonNode servers = prm.path("authorization_servers");
             if (!servers.isArray() || servers.isEmpty() || !servers.get(0).isTextual()) {
-                throw unreachable("The protected-resource metadata of " + host(mcp) + " names no authorization "
-                        + "server.");
+                throw unreachable(
+                        "The protected-resource metadata of " + host(mcp) + " names no authorization " + "server.");
             }
             issuer = servers.get(0).textValue();
             if (scopes.isEmpty()) {
@@ -143,8 +159,12 @@ final class OAuthClient {
         return server(issuer, resource, scopes, givenAuthorize, givenToken);
     }
 
-    private Server server(String issuer, String resource, List<String> scopes, Optional<String> givenAuthorize,
-                          Optional<String> givenToken) {
+    private Server server(
+            String issuer,
+            String resource,
+            List<String> scopes,
+            Optional<String> givenAuthorize,
+            Optional<String> givenToken) {
         JsonNode metadata = authorizationServer(issuer);
         JsonNode challenges = metadata.path("code_challenge_methods_supported");
         if (!texts(challenges).contains("S256")) {
@@ -154,9 +174,16 @@ final class OAuthClient {
         String authorize = givenAuthorize.orElseGet(() -> endpoint(metadata, "authorization_endpoint", issuer));
         String token = givenToken.orElseGet(() -> endpoint(metadata, "token_endpoint", issuer));
         Optional<String> registration = Optional.of(metadata.path("registration_endpoint"))
-                .filter(JsonNode::isTextual).map(JsonNode::textValue);
-        return new Server(resource, issuer, authorize, token, registration,
-                new LinkedHashSet<>(texts(metadata.path("token_endpoint_auth_methods_supported"))), scopes);
+                .filter(JsonNode::isTextual)
+                .map(JsonNode::textValue);
+        return new Server(
+                resource,
+                issuer,
+                authorize,
+                token,
+                registration,
+                new LinkedHashSet<>(texts(metadata.path("token_endpoint_auth_methods_supported"))),
+                scopes);
     }
 
     /** Registers a public client (PKCE, no secret) for the redirect URI (RFC 7591). */
@@ -168,20 +195,27 @@ final class OAuthClient {
         body.put("grant_types", List.of("authorization_code", "refresh_token"));
         body.put("response_types", List.of("code"));
         body.put("token_endpoint_auth_method", "none");
-        HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint)).timeout(timeout)
-                .header("Content-Type", "application/json").header("Accept", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(body))).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint))
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(body)))
+                .build();
         JsonNode answer = exchange(request, "the client registration at " + host(URI.create(endpoint)));
-        if (!answer.path("client_id").isTextual() || answer.path("client_id").textValue().isBlank()) {
+        if (!answer.path("client_id").isTextual()
+                || answer.path("client_id").textValue().isBlank()) {
             throw unreachable("The client registration at " + endpoint + " gave no client_id.");
         }
-        return new Client(answer.path("client_id").textValue(), Optional.of(answer.path("client_secret"))
-                .filter(JsonNode::isTextual).map(JsonNode::textValue));
+        return new Client(
+                answer.path("client_id").textValue(),
+                Optional.of(answer.path("client_secret"))
+                        .filter(JsonNode::isTextual)
+                        .map(JsonNode::textValue));
     }
 
     /** The address the browser goes to: the authorization endpoint with PKCE's challenge and the resource. */
-    static String authorizationUrl(Server server, Client client, String redirectUri, String state, String verifier,
-                                   List<String> scopes) {
+    static String authorizationUrl(
+            Server server, Client client, String redirectUri, String state, String verifier, List<String> scopes) {
         var query = new LinkedHashMap<String, String>();
         query.put("response_type", "code");
         query.put("client_id", client.id());
@@ -234,8 +268,10 @@ final class OAuthClient {
     }
 
     private Tokens tokens(Server server, Client client, Map<String, String> form) {
-        var request = HttpRequest.newBuilder(URI.create(server.tokenEndpoint())).timeout(timeout)
-                .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json");
+        var request = HttpRequest.newBuilder(URI.create(server.tokenEndpoint()))
+                .timeout(timeout)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header("Accept", "application/json");
         // client_secret_basic unless the server lists only client_secret_post (RFC 8414's default is basic)
         boolean post = server.authMethods().contains("client_secret_post")
                 && !server.authMethods().contains("client_secret_basic");
@@ -248,13 +284,19 @@ final class OAuthClient {
         }
         request.POST(HttpRequest.BodyPublishers.ofString(form(form)));
         JsonNode answer = exchange(request.build(), "the token endpoint of " + server.issuer());
-        if (!answer.path("access_token").isTextual() || answer.path("access_token").textValue().isEmpty()) {
+        if (!answer.path("access_token").isTextual()
+                || answer.path("access_token").textValue().isEmpty()) {
             throw unreachable("The token endpoint of " + server.issuer() + " gave no access_token.");
         }
         JsonNode expiresIn = answer.path("expires_in");
-        return new Tokens(answer.path("access_token").textValue(), answer.path("token_type").asText("Bearer"),
-                Optional.of(answer.path("refresh_token")).filter(JsonNode::isTextual).map(JsonNode::textValue),
-                expiresIn.canConvertToLong() && expiresIn.asLong() > 0 ? OptionalLong.of(expiresIn.asLong())
+        return new Tokens(
+                answer.path("access_token").textValue(),
+                answer.path("token_type").asText("Bearer"),
+                Optional.of(answer.path("refresh_token"))
+                        .filter(JsonNode::isTextual)
+                        .map(JsonNode::textValue),
+                expiresIn.canConvertToLong() && expiresIn.asLong() > 0
+                        ? OptionalLong.of(expiresIn.asLong())
                         : OptionalLong.empty(),
                 Optional.of(answer.path("scope")).filter(JsonNode::isTextual).map(JsonNode::textValue));
     }
@@ -269,11 +311,12 @@ final class OAuthClient {
         if (json.map(j -> j.path("error").isTextual()).orElse(false)) {
             String error = json.get().path("error").textValue();
             String description = json.get().path("error_description").asText("");
-            throw new OAuthException(true, error, capitalized(what)
-                    + " refused: " + error + (description.isEmpty() ? "" : " (" + description + ")"));
+            throw new OAuthException(
+                    true,
+                    error,
+                    capitalized(what) + " refused: " + error + (description.isEmpty() ? "" : " (" + description + ")"));
         }
-        throw unreachable(capitalized(what) + " answered " + answer.status()
-                + " without an OAuth answer.");
+        throw unreachable(capitalized(what) + " answered " + answer.status() + " without an OAuth answer.");
     }
 
     /** What an MCP server says when asked without a token: where its metadata is, and the scopes it wants. */
@@ -284,10 +327,11 @@ final class OAuthClient {
         if (gateway.transport() == Connector.Transport.SSE) {
             request.header("Accept", "text/event-stream").GET();
         } else {
-            request.header("Accept", "application/json, text/event-stream").header("Content-Type",
-                    "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,"
-                    + "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-                    + "\"clientInfo\":{\"name\":\"arbor\",\"version\":\"1\"}}}"));
+            request.header("Accept", "application/json, text/event-stream")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,"
+                            + "\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                            + "\"clientInfo\":{\"name\":\"arbor\",\"version\":\"1\"}}}"));
         }
         HttpResponse<InputStream> response = open(request.build(), "the MCP server at " + host(mcp));
         try (InputStream _ = response.body()) {
@@ -295,8 +339,10 @@ final class OAuthClient {
                     ? response.headers().allValues("www-authenticate").stream().collect(Collectors.joining(", "))
                     : "";
             Optional<String> metadata = match(RESOURCE_METADATA, header);
-            List<String> scopes = match(SCOPE, header).map(s -> List.of(s.trim().split("\\s+")))
-                    .filter(s -> !s.getFirst().isEmpty()).orElse(List.of());
+            List<String> scopes = match(SCOPE, header)
+                    .map(s -> List.of(s.trim().split("\\s+")))
+                    .filter(s -> !s.getFirst().isEmpty())
+                    .orElse(List.of());
             return new Challenge(metadata, scopes);
         } catch (IOException e) {
             return new Challenge(Optional.empty(), List.of());
@@ -336,8 +382,8 @@ final class OAuthClient {
             if (document.isPresent()) {
                 String declared = document.get().path("issuer").asText("");
                 if (!trimmed(declared).equals(trimmed(issuer))) {
-                    throw unreachable("The metadata at " + candidate + " is for issuer '" + declared + "', not "
-                            + issuer + ".");
+                    throw unreachable(
+                            "The metadata at " + candidate + " is for issuer '" + declared + "', not " + issuer + ".");
                 }
                 return document.get();
             }
@@ -349,8 +395,11 @@ final class OAuthClient {
     private Optional<JsonNode> document(String url) {
         HttpRequest request;
         try {
-            request = HttpRequest.newBuilder(URI.create(url)).timeout(timeout).header("Accept", "application/json")
-                    .GET().build();
+            request = HttpRequest.newBuilder(URI.create(url))
+                    .timeout(timeout)
+                    .header("Accept", "application/json")
+                    .GET()
+                    .build();
         } catch (IllegalArgumentException e) {
             throw unreachable("'" + url + "' is not a URL.");
         }
@@ -385,8 +434,8 @@ final class OAuthClient {
         } catch (OutboundRefusedException e) {
             throw unreachable("Calling " + what + " is refused: " + e.getMessage());
         } catch (java.net.http.HttpTimeoutException e) {
-            throw new OAuthException(false, "timeout", capitalized(what)
-                    + " did not answer within " + timeout.toSeconds() + " s.");
+            throw new OAuthException(
+                    false, "timeout", capitalized(what) + " did not answer within " + timeout.toSeconds() + " s.");
         } catch (IOException e) {
             throw unreachable(capitalized(what) + " cannot be reached: "
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
@@ -412,7 +461,9 @@ final class OAuthClient {
         }
         String path = given.getRawPath() == null ? "" : trimmed(given.getRawPath());
         String mcpPath = mcp.getRawPath() == null ? "" : mcp.getRawPath();
-        if (given.getScheme() == null || given.getHost() == null || !origin(given).equalsIgnoreCase(origin(mcp))
+        if (given.getScheme() == null
+                || given.getHost() == null
+                || !origin(given).equalsIgnoreCase(origin(mcp))
                 || !(mcpPath.equals(path) || mcpPath.startsWith(path + "/") || path.isEmpty())) {
             throw unreachable("The protected-resource metadata is for " + resource + ", not for the gateway's "
                     + "server " + mcp + ".");
@@ -422,15 +473,18 @@ final class OAuthClient {
 
     private static String endpoint(JsonNode metadata, String field, String issuer) {
         JsonNode value = metadata.path(field);
-        if (!value.isTextual() || !(value.textValue().startsWith("https://")
-                || value.textValue().startsWith("http://"))) {
+        if (!value.isTextual()
+                || !(value.textValue().startsWith("https://")
+                        || value.textValue().startsWith("http://"))) {
             throw unreachable("The metadata of " + issuer + " has no " + field + ".");
         }
         return value.textValue();
     }
 
     private static Optional<String> setting(Gateway gateway, String field) {
-        return Optional.of(gateway.settings().path(field)).filter(JsonNode::isTextual).map(JsonNode::textValue);
+        return Optional.of(gateway.settings().path(field))
+                .filter(JsonNode::isTextual)
+                .map(JsonNode::textValue);
     }
 
     private static List<String> texts(JsonNode array) {
@@ -465,7 +519,8 @@ final class OAuthClient {
     }
 
     private static String form(Map<String, String> values) {
-        return values.entrySet().stream().map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
+        return values.entrySet().stream()
+                .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
                 .collect(Collectors.joining("&"));
     }
 

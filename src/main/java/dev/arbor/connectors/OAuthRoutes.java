@@ -38,13 +38,17 @@ final class OAuthRoutes {
     private static final int MAX_TEXT = 4096;
     private static final Schema TEXT = new Schema.Str(1, MAX_TEXT, "", "");
     /** Its {@code return_url} is checked against the hosts allowed to receive the browser. */
-    private static final BodySpec INITIATE = BodySpec.closed("the start of an authorization",
-            BodyField.value(REQUIRED, "return_url", Schema.formatted("uri")));
+    private static final BodySpec INITIATE = BodySpec.closed(
+            "the start of an authorization", BodyField.value(REQUIRED, "return_url", Schema.formatted("uri")));
     /** What the authorization server sent the browser back with: {@code state}, and {@code code} or {@code error}. */
-    private static final BodySpec CALLBACK = BodySpec.closed("an authorization's callback",
-            BodyField.value(REQUIRED, "state", TEXT), BodyField.value(OPTIONAL, "code", TEXT),
-            BodyField.value(OPTIONAL, "error", TEXT), BodyField.value(OPTIONAL, "error_description", Schema.string()),
-            BodyField.value(OPTIONAL, "error_uri", Schema.string()), BodyField.value(OPTIONAL, "iss", Schema.string()),
+    private static final BodySpec CALLBACK = BodySpec.closed(
+            "an authorization's callback",
+            BodyField.value(REQUIRED, "state", TEXT),
+            BodyField.value(OPTIONAL, "code", TEXT),
+            BodyField.value(OPTIONAL, "error", TEXT),
+            BodyField.value(OPTIONAL, "error_description", Schema.string()),
+            BodyField.value(OPTIONAL, "error_uri", Schema.string()),
+            BodyField.value(OPTIONAL, "iss", Schema.string()),
             BodyField.value(OPTIONAL, "scope", Schema.string()),
             BodyField.value(OPTIONAL, "session_state", Schema.string()));
 
@@ -58,20 +62,31 @@ final class OAuthRoutes {
         this.gateways = requireNonNull(gateways, "gateways");
         this.oauth = requireNonNull(oauth, "oauth");
         this.tools = requireNonNull(tools, "tools");
-        this.returnHosts = returnHosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+        this.returnHosts =
+                returnHosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
         this.clock = requireNonNull(clock, "clock");
     }
 
     void addTo(Routes routes) {
         routes.group("connectors")
-                .post("/connectors/{gateway_id}/oauth/initiate", "Start authorizing a gateway: the address to send "
-                        + "the browser to, coming back to return_url", this::initiate)
-                .body(INITIATE.schema()).ok(ApiShapes.AUTHORIZATION)
-                .post("/connectors/oauth/callback", "Finish an authorization with the code and state the browser "
-                        + "came back with; the tools are fetched at once", this::callback)
-                .body(CALLBACK.schema()).ok(ApiShapes.ANY_OBJECT)
-                .get("/connectors/{gateway_id}/oauth/status", "A gateway's authorization: configured, authorized, "
-                        + "expiry, scopes", this::status)
+                .post(
+                        "/connectors/{gateway_id}/oauth/initiate",
+                        "Start authorizing a gateway: the address to send "
+                                + "the browser to, coming back to return_url",
+                        this::initiate)
+                .body(INITIATE.schema())
+                .ok(ApiShapes.AUTHORIZATION)
+                .post(
+                        "/connectors/oauth/callback",
+                        "Finish an authorization with the code and state the browser "
+                                + "came back with; the tools are fetched at once",
+                        this::callback)
+                .body(CALLBACK.schema())
+                .ok(ApiShapes.ANY_OBJECT)
+                .get(
+                        "/connectors/{gateway_id}/oauth/status",
+                        "A gateway's authorization: configured, authorized, " + "expiry, scopes",
+                        this::status)
                 .ok(ApiShapes.OAUTH_STATUS)
                 .delete("/connectors/{gateway_id}/oauth", "Forget a gateway's tokens", this::disconnect)
                 .ok(ApiShapes.ANY_OBJECT);
@@ -80,15 +95,17 @@ final class OAuthRoutes {
     private void initiate(Context ctx) {
         Principal principal = Access.principal(ctx);
         Gateway gateway = usable(ctx.pathParam("gateway_id"), principal);
-        ObjectNode body = Requests.body(ctx).length == 0 ? dev.arbor.platform.http.Json.object()
-                : Requests.jsonObject(ctx);
+        ObjectNode body =
+                Requests.body(ctx).length == 0 ? dev.arbor.platform.http.Json.object() : Requests.jsonObject(ctx);
         var problems = new Problems();
         INITIATE.refuseUndeclared(body, problems);
         String returnUrl = returnUrl(body.path("return_url"), problems);
         problems.throwIfAny();
         if (!gateway.scope().enabled()) {
-            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
-                    + "disabled; enable it to authorize it.");
+            throw ApiException.of(
+                    ErrorCode.GATEWAY_DISABLED,
+                    "gateway_id",
+                    "Gateway " + gateway.id() + " is " + "disabled; enable it to authorize it.");
         }
         GatewayOAuth.Initiation started = oauth.initiate(gateway, principal, returnUrl);
         var json = new LinkedHashMap<String, Object>();
@@ -111,28 +128,50 @@ final class OAuthRoutes {
         Optional<String> code = text(body, "code", problems);
         Optional<String> error = text(body, "error", problems);
         if (state.isEmpty() && problems.isEmpty()) {
-            problems.add(ErrorCode.MISSING_FIELD, "state", "`state` is required: the state the browser came back "
-                    + "with.");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    "state",
+                    "`state` is required: the state the browser came back " + "with.");
         }
         if (code.isEmpty() && error.isEmpty() && problems.isEmpty()) {
-            problems.add(ErrorCode.MISSING_FIELD, "code", "`code` is required: the authorization code the browser "
-                    + "came back with (or `error` when the authorization was refused).");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    "code",
+                    "`code` is required: the authorization code the browser "
+                            + "came back with (or `error` when the authorization was refused).");
         }
         problems.throwIfAny();
         OAuthStore.State pending = oauth.checkState(state.get(), principal);
-        Gateway gateway = gateways.find(pending.gatewayId()).orElseThrow(() -> ApiException.of(
-                ErrorCode.INVALID_OAUTH_STATE, "state", "The gateway of this state is gone."));
-        Optional<String> denial = error.map(e -> e + Optional.of(body.path("error_description"))
-                .filter(JsonNode::isTextual).map(d -> " (" + d.textValue() + ")").orElse(""));
-        oauth.finish(gateway, state.get(), pending, principal, code, body.path("iss").isTextual()
-                ? Optional.of(body.path("iss").textValue()) : Optional.empty(), denial);
+        Gateway gateway = gateways.find(pending.gatewayId())
+                .orElseThrow(() ->
+                        ApiException.of(ErrorCode.INVALID_OAUTH_STATE, "state", "The gateway of this state is gone."));
+        Optional<String> denial = error.map(e -> e
+                + Optional.of(body.path("error_description"))
+                        .filter(JsonNode::isTextual)
+                        .map(d -> " (" + d.textValue() + ")")
+                        .orElse(""));
+        oauth.finish(
+                gateway,
+                state.get(),
+                pending,
+                principal,
+                code,
+                body.path("iss").isTextual() ? Optional.of(body.path("iss").textValue()) : Optional.empty(),
+                denial);
         Map<String, Object> json = oauth.status(gateway);
         try {
             json.put("tools", tools.refetch(gateway));
         } catch (ApiException e) {
             // authorized all the same; the tools can be fetched again later
-            json.put("tools", Map.of("error", Map.of("code", e.code().code(), "message",
-                    e.problems().getFirst().message())));
+            json.put(
+                    "tools",
+                    Map.of(
+                            "error",
+                            Map.of(
+                                    "code",
+                                    e.code().code(),
+                                    "message",
+                                    e.problems().getFirst().message())));
         }
         Responses.ok(ctx, json);
     }
@@ -161,9 +200,12 @@ final class OAuthRoutes {
      */
     private String returnUrl(JsonNode value, Problems problems) {
         if (value.isMissingNode() || value.isNull()) {
-            problems.add(ErrorCode.MISSING_FIELD, "return_url", "`return_url` is required: the page the "
-                    + "authorization server sends the browser back to, with the code and state to post to "
-                    + "/connectors/oauth/callback.");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    "return_url",
+                    "`return_url` is required: the page the "
+                            + "authorization server sends the browser back to, with the code and state to post to "
+                            + "/connectors/oauth/callback.");
             return "";
         }
         String text = value.isTextual() ? value.textValue() : "";
@@ -185,8 +227,10 @@ final class OAuthRoutes {
             problem = "is not a URL";
         }
         if (problem != null || text.length() > 2048) {
-            problems.add(ErrorCode.INVALID_FIELD, "return_url", "`return_url` " + (problem == null ? "is too long"
-                    : problem) + ".");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "return_url",
+                    "`return_url` " + (problem == null ? "is too long" : problem) + ".");
         }
         return text;
     }
@@ -196,7 +240,9 @@ final class OAuthRoutes {
         if (value.isMissingNode() || value.isNull()) {
             return Optional.empty();
         }
-        if (!value.isTextual() || value.textValue().isEmpty() || value.textValue().length() > MAX_TEXT) {
+        if (!value.isTextual()
+                || value.textValue().isEmpty()
+                || value.textValue().length() > MAX_TEXT) {
             problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string.");
             return Optional.empty();
         }

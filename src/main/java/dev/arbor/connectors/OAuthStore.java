@@ -28,8 +28,15 @@ import java.util.OptionalLong;
  */
 final class OAuthStore {
     /** An authorization started and not yet finished. */
-    record State(String gatewayId, String principal, String redirectUri, String verifier, List<String> scopes,
-                 long createdAt, long expiresAt, OptionalLong usedAt) {
+    record State(
+            String gatewayId,
+            String principal,
+            String redirectUri,
+            String verifier,
+            List<String> scopes,
+            long createdAt,
+            long expiresAt,
+            OptionalLong usedAt) {
         State {
             scopes = List.copyOf(scopes);
         }
@@ -41,8 +48,15 @@ final class OAuthStore {
     }
 
     /** Tokens granted to a gateway, and what is known of them. */
-    record Grant(String accessToken, Optional<String> refreshToken, String tokenType, List<String> scopes,
-                 OptionalLong expiresAt, long authorizedAt, String authorizedBy, OptionalLong refreshedAt) {
+    record Grant(
+            String accessToken,
+            Optional<String> refreshToken,
+            String tokenType,
+            List<String> scopes,
+            OptionalLong expiresAt,
+            long authorizedAt,
+            String authorizedBy,
+            OptionalLong refreshedAt) {
         Grant {
             scopes = List.copyOf(scopes);
         }
@@ -57,8 +71,13 @@ final class OAuthStore {
     record Failure(String code, String message, long at) {}
 
     /** A gateway's shared OAuth connection. */
-    record Connection(String gatewayId, Optional<Server> server, Optional<Client> registered,
-                      List<String> registeredRedirects, Optional<Grant> grant, Optional<Failure> failure) {
+    record Connection(
+            String gatewayId,
+            Optional<Server> server,
+            Optional<Client> registered,
+            List<String> registeredRedirects,
+            Optional<Grant> grant,
+            Optional<Failure> failure) {
         Connection {
             registeredRedirects = List.copyOf(registeredRedirects);
         }
@@ -74,8 +93,8 @@ final class OAuthStore {
 
     static String hash(String state) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(state.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(state.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -85,8 +104,8 @@ final class OAuthStore {
      * Records an authorization started: the server it goes to (and the client registered there, if any) on the
      * gateway's connection, the state as its hash.
      */
-    void start(String state, State pending, Server server, Optional<Client> registered, List<String> redirects,
-               long now) {
+    void start(
+            String state, State pending, Server server, Optional<Client> registered, List<String> redirects, long now) {
         database.update(handle -> {
             ensureRow(handle, pending.gatewayId(), now);
             handle.createUpdate("UPDATE connector_oauth SET server = :server, client_id = :client, "
@@ -94,54 +113,86 @@ final class OAuthStore {
                             + "WHERE gateway_id = :gateway")
                     .bind("server", Json.writeString(serverJson(server)))
                     .bind("client", registered.map(Client::id).orElse(null))
-                    .bind("secret", registered.flatMap(Client::secret)
-                            .map(s -> secrets.seal(s, context(pending.gatewayId()))).orElse(null))
+                    .bind(
+                            "secret",
+                            registered
+                                    .flatMap(Client::secret)
+                                    .map(s -> secrets.seal(s, context(pending.gatewayId())))
+                                    .orElse(null))
                     .bind("redirects", registered.isPresent() ? Json.writeString(redirects) : null)
-                    .bind("now", now).bind("gateway", pending.gatewayId()).execute();
+                    .bind("now", now)
+                    .bind("gateway", pending.gatewayId())
+                    .execute();
             ObjectNode secret = Json.object().put("verifier", pending.verifier());
             pending.scopes().forEach(secret.putArray("scopes")::add);
             String hash = hash(state);
             handle.createUpdate("INSERT INTO connector_oauth_states (state_hash, gateway_id, principal, redirect_uri, "
                             + "secret, created_at, expires_at) VALUES (:hash, :gateway, :principal, :redirect, "
                             + ":secret, :created, :expires)")
-                    .bind("hash", hash).bind("gateway", pending.gatewayId()).bind("principal", pending.principal())
+                    .bind("hash", hash)
+                    .bind("gateway", pending.gatewayId())
+                    .bind("principal", pending.principal())
                     .bind("redirect", pending.redirectUri())
                     .bind("secret", secrets.seal(Json.writeString(secret), stateContext(hash)))
-                    .bind("created", pending.createdAt()).bind("expires", pending.expiresAt()).execute();
+                    .bind("created", pending.createdAt())
+                    .bind("expires", pending.expiresAt())
+                    .execute();
         });
     }
 
     /** A state as it was recorded, used or not. */
     Optional<State> state(String state) {
         String hash = hash(state);
-        return database.read(handle -> handle.createQuery("SELECT * FROM connector_oauth_states "
-                + "WHERE state_hash = :hash").bind("hash", hash).map((rs, ctx) -> {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT * FROM connector_oauth_states " + "WHERE state_hash = :hash")
+                .bind("hash", hash)
+                .map((rs, ctx) -> {
                     JsonNode secret = Json.read(secrets.open(rs.getString("secret"), stateContext(hash)));
                     var scopes = new ArrayList<String>();
                     secret.path("scopes").forEach(s -> scopes.add(s.asText()));
-                    return new State(rs.getString("gateway_id"), rs.getString("principal"),
-                            rs.getString("redirect_uri"), secret.path("verifier").asText(), scopes,
-                            rs.getLong("created_at"), rs.getLong("expires_at"), optionalLong(rs, "used_at"));
-                }).findOne());
+                    return new State(
+                            rs.getString("gateway_id"),
+                            rs.getString("principal"),
+                            rs.getString("redirect_uri"),
+                            secret.path("verifier").asText(),
+                            scopes,
+                            rs.getLong("created_at"),
+                            rs.getLong("expires_at"),
+                            optionalLong(rs, "used_at"));
+                })
+                .findOne());
     }
 
     /** Uses a state up, once: false when it was used already, has expired or is another principal's. */
     boolean use(String state, String principal, long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE connector_oauth_states SET used_at = :now "
-                        + "WHERE state_hash = :hash AND used_at IS NULL AND expires_at > :now AND principal = :who")
-                .bind("now", now).bind("hash", hash(state)).bind("who", principal).execute() == 1);
+        return database.write(handle -> handle.createUpdate(
+                                "UPDATE connector_oauth_states SET used_at = :now "
+                                        + "WHERE state_hash = :hash AND used_at IS NULL AND expires_at > :now AND principal = :who")
+                        .bind("now", now)
+                        .bind("hash", hash(state))
+                        .bind("who", principal)
+                        .execute()
+                == 1);
     }
 
     /** Whether an authorization of the gateway was started after {@code since} and can still be finished. */
     boolean pending(String gatewayId, long since, long now) {
-        return database.read(handle -> handle.createQuery("SELECT count(*) FROM connector_oauth_states "
-                        + "WHERE gateway_id = :gateway AND used_at IS NULL AND expires_at > :now AND created_at > :since")
-                .bind("gateway", gatewayId).bind("now", now).bind("since", since).mapTo(Integer.class).one() > 0);
+        return database.read(handle -> handle.createQuery(
+                                "SELECT count(*) FROM connector_oauth_states "
+                                        + "WHERE gateway_id = :gateway AND used_at IS NULL AND expires_at > :now AND created_at > :since")
+                        .bind("gateway", gatewayId)
+                        .bind("now", now)
+                        .bind("since", since)
+                        .mapTo(Integer.class)
+                        .one()
+                > 0);
     }
 
     Optional<Connection> find(String gatewayId) {
         return database.read(handle -> handle.createQuery("SELECT * FROM connector_oauth WHERE gateway_id = :gateway")
-                .bind("gateway", gatewayId).map((rs, ctx) -> connection(rs)).findOne());
+                .bind("gateway", gatewayId)
+                .map((rs, ctx) -> connection(rs))
+                .findOne());
     }
 
     /** Stores tokens: a new authorization, or a refresh (which keeps who authorized and when). */
@@ -155,11 +206,21 @@ final class OAuthStore {
                             + "refreshed_at = :refreshed, error_code = NULL, error_message = NULL, failed_at = NULL, "
                             + "refresh_lease = NULL, updated_at = :now WHERE gateway_id = :gateway")
                     .bind("tokens", secrets.seal(Json.writeString(tokens), context(gatewayId)))
-                    .bind("type", grant.tokenType()).bind("scopes", String.join(" ", grant.scopes()))
-                    .bind("expires", grant.expiresAt().isPresent() ? grant.expiresAt().getAsLong() : null)
-                    .bind("authorized", grant.authorizedAt()).bind("by", grant.authorizedBy())
-                    .bind("refreshed", grant.refreshedAt().isPresent() ? grant.refreshedAt().getAsLong() : null)
-                    .bind("now", now).bind("gateway", gatewayId).execute();
+                    .bind("type", grant.tokenType())
+                    .bind("scopes", String.join(" ", grant.scopes()))
+                    .bind(
+                            "expires",
+                            grant.expiresAt().isPresent() ? grant.expiresAt().getAsLong() : null)
+                    .bind("authorized", grant.authorizedAt())
+                    .bind("by", grant.authorizedBy())
+                    .bind(
+                            "refreshed",
+                            grant.refreshedAt().isPresent()
+                                    ? grant.refreshedAt().getAsLong()
+                                    : null)
+                    .bind("now", now)
+                    .bind("gateway", gatewayId)
+                    .execute();
         });
     }
 
@@ -170,7 +231,10 @@ final class OAuthStore {
             handle.createUpdate("UPDATE connector_oauth SET error_code = :code, error_message = :message, "
                             + "failed_at = :now, refresh_lease = NULL, updated_at = :now"
                             + (dropTokens ? ", tokens = NULL, expires_at = NULL" : "") + " WHERE gateway_id = :gateway")
-                    .bind("code", code).bind("message", message).bind("now", now).bind("gateway", gatewayId)
+                    .bind("code", code)
+                    .bind("message", message)
+                    .bind("now", now)
+                    .bind("gateway", gatewayId)
                     .execute();
         });
     }
@@ -178,68 +242,94 @@ final class OAuthStore {
     /** Forgets the gateway's tokens and failures; the server and a registered client stay for the next time. */
     boolean forget(String gatewayId, long now) {
         return database.write(handle -> handle.createUpdate("UPDATE connector_oauth SET tokens = NULL, "
-                        + "token_type = NULL, scopes = NULL, expires_at = NULL, authorized_at = NULL, "
-                        + "authorized_by = NULL, refreshed_at = NULL, error_code = NULL, error_message = NULL, "
-                        + "failed_at = NULL, refresh_lease = NULL, updated_at = :now "
-                        + "WHERE gateway_id = :gateway AND tokens IS NOT NULL")
-                .bind("now", now).bind("gateway", gatewayId).execute() == 1);
+                                + "token_type = NULL, scopes = NULL, expires_at = NULL, authorized_at = NULL, "
+                                + "authorized_by = NULL, refreshed_at = NULL, error_code = NULL, error_message = NULL, "
+                                + "failed_at = NULL, refresh_lease = NULL, updated_at = :now "
+                                + "WHERE gateway_id = :gateway AND tokens IS NOT NULL")
+                        .bind("now", now)
+                        .bind("gateway", gatewayId)
+                        .execute()
+                == 1);
     }
 
     /** Takes the right to refresh the gateway's token until {@code until}; false while another server has it. */
     boolean lease(String gatewayId, long now, long until) {
         return database.write(handle -> handle.createUpdate("UPDATE connector_oauth SET refresh_lease = :until "
-                        + "WHERE gateway_id = :gateway AND (refresh_lease IS NULL OR refresh_lease < :now)")
-                .bind("until", until).bind("gateway", gatewayId).bind("now", now).execute() == 1);
+                                + "WHERE gateway_id = :gateway AND (refresh_lease IS NULL OR refresh_lease < :now)")
+                        .bind("until", until)
+                        .bind("gateway", gatewayId)
+                        .bind("now", now)
+                        .execute()
+                == 1);
     }
 
     void release(String gatewayId) {
-        database.update(handle -> handle.createUpdate("UPDATE connector_oauth SET refresh_lease = NULL "
-                + "WHERE gateway_id = :gateway").bind("gateway", gatewayId).execute());
+        database.update(handle -> handle.createUpdate(
+                        "UPDATE connector_oauth SET refresh_lease = NULL " + "WHERE gateway_id = :gateway")
+                .bind("gateway", gatewayId)
+                .execute());
     }
 
     /** Gateways whose tokens expire before {@code before} and can be refreshed. */
     List<String> expiring(long before) {
-        return database.read(handle -> handle.createQuery("SELECT gateway_id, tokens FROM connector_oauth "
+        return database.read(handle -> handle
+                .createQuery("SELECT gateway_id, tokens FROM connector_oauth "
                         + "WHERE tokens IS NOT NULL AND expires_at IS NOT NULL AND expires_at < :before "
                         + "ORDER BY expires_at")
-                .bind("before", before).map((rs, ctx) -> {
+                .bind("before", before)
+                .map((rs, ctx) -> {
                     String gateway = rs.getString("gateway_id");
-                    return Json.read(secrets.open(rs.getString("tokens"), context(gateway))).has("refresh_token")
-                            ? gateway : null;
-                }).list().stream().filter(java.util.Objects::nonNull).toList());
+                    return Json.read(secrets.open(rs.getString("tokens"), context(gateway)))
+                                    .has("refresh_token")
+                            ? gateway
+                            : null;
+                })
+                .list()
+                .stream()
+                .filter(java.util.Objects::nonNull)
+                .toList());
     }
 
     /** States finished or expired before {@code before} go: they only served to tell a reused state. */
     void sweep(long before) {
         database.update(handle -> handle.createUpdate("DELETE FROM connector_oauth_states WHERE expires_at < :before")
-                .bind("before", before).execute());
+                .bind("before", before)
+                .execute());
     }
 
     private static void ensureRow(org.jdbi.v3.core.Handle handle, String gatewayId, long now) {
         handle.createUpdate("INSERT INTO connector_oauth (gateway_id, updated_at) SELECT :gateway, :now "
                         + "WHERE NOT EXISTS (SELECT 1 FROM connector_oauth WHERE gateway_id = :gateway)")
-                .bind("gateway", gatewayId).bind("now", now).execute();
+                .bind("gateway", gatewayId)
+                .bind("now", now)
+                .execute();
     }
 
     private Connection connection(ResultSet rs) throws SQLException {
         String gatewayId = rs.getString("gateway_id");
-        Optional<Server> server = Optional.ofNullable(rs.getString("server")).map(Json::read)
-                .map(OAuthStore::server);
-        Optional<Client> registered = Optional.ofNullable(rs.getString("client_id")).map(id -> new Client(id,
-                Optional.ofNullable(text(rs, "client_secret")).map(s -> secrets.open(s, context(gatewayId)))));
+        Optional<Server> server =
+                Optional.ofNullable(rs.getString("server")).map(Json::read).map(OAuthStore::server);
+        Optional<Client> registered = Optional.ofNullable(rs.getString("client_id"))
+                .map(id -> new Client(
+                        id,
+                        Optional.ofNullable(text(rs, "client_secret")).map(s -> secrets.open(s, context(gatewayId)))));
         var redirects = new ArrayList<String>();
-        Optional.ofNullable(text(rs, "client_redirect_uris")).map(Json::read)
+        Optional.ofNullable(text(rs, "client_redirect_uris"))
+                .map(Json::read)
                 .ifPresent(list -> list.forEach(uri -> redirects.add(uri.asText())));
         Optional<Grant> grant = Optional.empty();
         String tokens = rs.getString("tokens");
         if (tokens != null) {
             JsonNode opened = Json.read(secrets.open(tokens, context(gatewayId)));
             String scopes = rs.getString("scopes");
-            grant = Optional.of(new Grant(opened.path("access_token").asText(),
+            grant = Optional.of(new Grant(
+                    opened.path("access_token").asText(),
                     Optional.ofNullable(opened.get("refresh_token")).map(JsonNode::asText),
                     rs.getString("token_type"),
                     scopes == null || scopes.isBlank() ? List.of() : List.of(scopes.split(" ")),
-                    optionalLong(rs, "expires_at"), rs.getLong("authorized_at"), rs.getString("authorized_by"),
+                    optionalLong(rs, "expires_at"),
+                    rs.getLong("authorized_at"),
+                    rs.getString("authorized_by"),
                     optionalLong(rs, "refreshed_at")));
         }
         Optional<Failure> failure = Optional.ofNullable(rs.getString("error_code"))
@@ -248,7 +338,9 @@ final class OAuthStore {
     }
 
     private static ObjectNode serverJson(Server server) {
-        ObjectNode json = Json.object().put("resource", server.resource()).put("issuer", server.issuer())
+        ObjectNode json = Json.object()
+                .put("resource", server.resource())
+                .put("issuer", server.issuer())
                 .put("authorization_endpoint", server.authorizationEndpoint())
                 .put("token_endpoint", server.tokenEndpoint());
         server.registrationEndpoint().ifPresent(endpoint -> json.put("registration_endpoint", endpoint));
@@ -259,9 +351,14 @@ final class OAuthStore {
     private static Server server(JsonNode json) {
         var methods = new LinkedHashSet<String>();
         json.path("auth_methods").forEach(m -> methods.add(m.asText()));
-        return new Server(json.path("resource").asText(), json.path("issuer").asText(),
-                json.path("authorization_endpoint").asText(), json.path("token_endpoint").asText(),
-                Optional.ofNullable(json.get("registration_endpoint")).map(JsonNode::asText), methods, List.of());
+        return new Server(
+                json.path("resource").asText(),
+                json.path("issuer").asText(),
+                json.path("authorization_endpoint").asText(),
+                json.path("token_endpoint").asText(),
+                Optional.ofNullable(json.get("registration_endpoint")).map(JsonNode::asText),
+                methods,
+                List.of());
     }
 
     /** A column read in a row mapper, whose checked exception is not wanted in a lambda. */

@@ -63,13 +63,16 @@ final class StreamableCalls implements AutoCloseable {
         this.policy = requireNonNull(policy, "policy");
         this.timeout = requireNonNull(timeout, "timeout");
         // its own work run where it arises, not handed to a pool: each hand-off costs more than a call's parsing
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(timeout).executor(Runnable::run).build();
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .connectTimeout(timeout)
+                .executor(Runnable::run)
+                .build();
     }
 
     /** Calls a tool; {@code headers} carry the gateway's credentials. */
-    Answer call(Gateway gateway, Map<String, String> headers, String tool, JsonNode arguments)
-            throws IOException {
+    Answer call(Gateway gateway, Map<String, String> headers, String tool, JsonNode arguments) throws IOException {
         String key = gateway.id() + "@" + gateway.updatedAt();
         ObjectNode params = Json.object().put("name", tool);
         params.set("arguments", arguments);
@@ -81,8 +84,8 @@ final class StreamableCalls implements AutoCloseable {
             exchange = post(gateway, headers, Optional.of(session(key, gateway, headers)), "tools/call", params);
         }
         int status = exchange.status();
-        return exchange.answer().orElseThrow(() -> new IOException("the server answered " + status
-                + " without a JSON-RPC answer"));
+        return exchange.answer()
+                .orElseThrow(() -> new IOException("the server answered " + status + " without a JSON-RPC answer"));
     }
 
     /** Forgets the sessions of a gateway that changed, went or was disabled. */
@@ -90,8 +93,7 @@ final class StreamableCalls implements AutoCloseable {
         sessions.keySet().removeIf(key -> key.startsWith(gatewayId + "@"));
     }
 
-    private Session session(String key, Gateway gateway, Map<String, String> headers)
-            throws IOException {
+    private Session session(String key, Gateway gateway, Map<String, String> headers) throws IOException {
         Session known = sessions.get(key);
         if (known != null) {
             return known;
@@ -102,9 +104,13 @@ final class StreamableCalls implements AutoCloseable {
         params.putObject("capabilities");
         params.putObject("clientInfo").put("name", "arbor").put("version", "1");
         Exchange initialized = post(gateway, headers, Optional.empty(), "initialize", params);
-        JsonNode result = initialized.answer().flatMap(Answer::result).orElseThrow(() -> new IOException(
-                "the server did not initialize a session (" + initialized.status() + ")"));
-        var session = new Session(initialized.sessionId(), result.path("protocolVersion").asText(PROTOCOL));
+        JsonNode result = initialized
+                .answer()
+                .flatMap(Answer::result)
+                .orElseThrow(() ->
+                        new IOException("the server did not initialize a session (" + initialized.status() + ")"));
+        var session = new Session(
+                initialized.sessionId(), result.path("protocolVersion").asText(PROTOCOL));
         notifyInitialized(gateway, headers, session);
         sessions.put(key, session);
         return session;
@@ -112,8 +118,9 @@ final class StreamableCalls implements AutoCloseable {
 
     private record Exchange(int status, Optional<String> sessionId, Optional<Answer> answer) {}
 
-    private Exchange post(Gateway gateway, Map<String, String> headers, Optional<Session> session, String method,
-                          JsonNode params) throws IOException {
+    private Exchange post(
+            Gateway gateway, Map<String, String> headers, Optional<Session> session, String method, JsonNode params)
+            throws IOException {
         long id = ids.incrementAndGet();
         ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", id).put("method", method);
         message.set("params", params);
@@ -122,17 +129,21 @@ final class StreamableCalls implements AutoCloseable {
 
     private void notifyInitialized(Gateway gateway, Map<String, String> headers, Session session) throws IOException {
         ObjectNode message = Json.object().put("jsonrpc", "2.0").put("method", "notifications/initialized");
-        int status = exchange(gateway, headers, Optional.of(session), message, OptionalLong.empty()).status();
+        int status = exchange(gateway, headers, Optional.of(session), message, OptionalLong.empty())
+                .status();
         if (status / 100 != 2) {
             throw new IOException("the server refused the initialized notification (" + status + ")");
         }
     }
 
     /** One POST; the answer to {@code id} when one is awaited, read within the deadline. */
-    private Exchange exchange(Gateway gateway, Map<String, String> headers, Optional<Session> session,
-                              JsonNode message, OptionalLong id) throws IOException {
-        var request = HttpRequest.newBuilder(URI.create(gateway.url())).timeout(timeout)
-                .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+    private Exchange exchange(
+            Gateway gateway, Map<String, String> headers, Optional<Session> session, JsonNode message, OptionalLong id)
+            throws IOException {
+        var request = HttpRequest.newBuilder(URI.create(gateway.url()))
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(message)));
         headers.forEach(request::header);
         session.ifPresent(s -> {
@@ -155,12 +166,15 @@ final class StreamableCalls implements AutoCloseable {
             if (status / 100 != 2 || id.isEmpty() || status == 202) {
                 return new Exchange(status, sessionId, Optional.empty());
             }
-            boolean events = response.headers().firstValue("content-type").orElse("")
-                    .startsWith("text/event-stream");
-            JsonNode answer = withDeadline(body, () -> events ? fromEvents(body, id.getAsLong())
-                    : Json.read(read(body)));
-            return new Exchange(status, sessionId, Optional.of(new Answer(
-                    Optional.ofNullable(answer.get("result")), Optional.ofNullable(answer.get("error")))));
+            boolean events =
+                    response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream");
+            JsonNode answer =
+                    withDeadline(body, () -> events ? fromEvents(body, id.getAsLong()) : Json.read(read(body)));
+            return new Exchange(
+                    status,
+                    sessionId,
+                    Optional.of(new Answer(
+                            Optional.ofNullable(answer.get("result")), Optional.ofNullable(answer.get("error")))));
         }
     }
 
@@ -171,11 +185,14 @@ final class StreamableCalls implements AutoCloseable {
     /** Reads an answer, closing its stream at the deadline if the server hangs in the middle of it. */
     private JsonNode withDeadline(InputStream body, Reading reading) throws IOException {
         var reached = new AtomicBoolean();
-        ScheduledFuture<?> deadline = deadlines.schedule(() -> {
-            reached.set(true); // before closing: the reader's failure may come before this task ends
-            body.close();
-            return null;
-        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> deadline = deadlines.schedule(
+                () -> {
+                    reached.set(true); // before closing: the reader's failure may come before this task ends
+                    body.close();
+                    return null;
+                },
+                timeout.toMillis(),
+                TimeUnit.MILLISECONDS);
         try {
             return reading.read();
         } catch (IOException e) {
@@ -201,8 +218,7 @@ final class StreamableCalls implements AutoCloseable {
             } else if (line.isEmpty() && !data.isEmpty()) {
                 JsonNode event = Json.read(data.toString());
                 data.setLength(0);
-                if (event != null && event.path("id").asLong(-1) == id
-                        && (event.has("result") || event.has("error"))) {
+                if (event != null && event.path("id").asLong(-1) == id && (event.has("result") || event.has("error"))) {
                     return event;
                 }
             }

@@ -31,16 +31,18 @@ final class ToolRoutes {
 
     void addTo(Routes routes) {
         routes.group("connectors")
-                .action("/connectors/{gateway_id}/fetch-tools", "Fetch a gateway's tools from its MCP server and "
-                        + "say what changed", this::fetch)
+                .action(
+                        "/connectors/{gateway_id}/fetch-tools",
+                        "Fetch a gateway's tools from its MCP server and " + "say what changed",
+                        this::fetch)
                 .ok(ApiShapes.FETCHED)
                 .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list)
-                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.TOOL));
+                .query(Page.PARAMETERS)
+                .ok(Schema.list(ApiShapes.TOOL));
     }
 
     private void fetch(Context ctx) {
-        Responses.ok(ctx, refetch(GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"),
-                Access.principal(ctx))));
+        Responses.ok(ctx, refetch(GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"), Access.principal(ctx))));
     }
 
     /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
@@ -61,14 +63,16 @@ final class ToolRoutes {
     private void list(Context ctx) {
         Gateway gateway = GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"), Access.principal(ctx));
         requireEnabled(gateway);
-        Responses.ok(ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id,
-                ToolRoutes::json));
+        Responses.ok(
+                ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id, ToolRoutes::json));
     }
 
     private static void requireEnabled(Gateway gateway) {
         if (!gateway.scope().enabled()) {
-            throw ApiException.of(ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is "
-                    + "disabled; enable it to use its tools.");
+            throw ApiException.of(
+                    ErrorCode.GATEWAY_DISABLED,
+                    "gateway_id",
+                    "Gateway " + gateway.id() + " is " + "disabled; enable it to use its tools.");
         }
     }
 

@@ -21,11 +21,19 @@ import org.jdbi.v3.core.statement.StatementContext;
 
 /** The SQL of the tools fetched from gateways. */
 final class ToolStore {
-    private static final String COLUMNS = "id, gateway_id, name, title, description, input_schema, annotations, "
-            + "created_at, updated_at";
+    private static final String COLUMNS =
+            "id, gateway_id, name, title, description, input_schema, annotations, " + "created_at, updated_at";
 
-    record Tool(String id, String gatewayId, String name, Optional<String> title, String description,
-                JsonNode inputSchema, Optional<JsonNode> annotations, long createdAt, long updatedAt) {}
+    record Tool(
+            String id,
+            String gatewayId,
+            String name,
+            Optional<String> title,
+            String description,
+            JsonNode inputSchema,
+            Optional<JsonNode> annotations,
+            long createdAt,
+            long updatedAt) {}
 
     /** What a fetch changed, by tool name. */
     record Changes(List<String> added, List<String> changed, List<String> removed, int unchanged) {}
@@ -44,7 +52,9 @@ final class ToolStore {
             ConnectorChanges.record(handle);
             Map<String, Tool> stored = new HashMap<>();
             handle.createQuery("SELECT " + COLUMNS + " FROM connector_tools WHERE gateway_id = :g")
-                    .bind("g", gatewayId).map(ToolStore::row).forEach(t -> stored.put(t.name(), t));
+                    .bind("g", gatewayId)
+                    .map(ToolStore::row)
+                    .forEach(t -> stored.put(t.name(), t));
             var added = new ArrayList<String>();
             var changed = new ArrayList<String>();
             int unchanged = 0;
@@ -58,57 +68,92 @@ final class ToolStore {
                 if (before == null) {
                     handle.createUpdate("INSERT INTO connector_tools (" + COLUMNS + ") VALUES (:id, :g, :name, "
                                     + ":title, :description, :schema, :annotations, :now, :now)")
-                            .bind("id", Ids.next("tool")).bind("g", gatewayId).bind("name", tool.name())
-                            .bind("title", tool.title()).bind("description", description)
+                            .bind("id", Ids.next("tool"))
+                            .bind("g", gatewayId)
+                            .bind("name", tool.name())
+                            .bind("title", tool.title())
+                            .bind("description", description)
                             .bind("schema", Json.writeString(schema))
-                            .bind("annotations", annotations.map(Json::writeString).orElse(null))
-                            .bind("now", now).execute();
+                            .bind(
+                                    "annotations",
+                                    annotations.map(Json::writeString).orElse(null))
+                            .bind("now", now)
+                            .execute();
                     added.add(tool.name());
-                } else if (!before.description().equals(description) || !before.inputSchema().equals(schema)
+                } else if (!before.description().equals(description)
+                        || !before.inputSchema().equals(schema)
                         || !before.title().equals(Optional.ofNullable(tool.title()))
                         || !before.annotations().equals(annotations)) {
                     handle.createUpdate("UPDATE connector_tools SET title = :title, description = :description, "
                                     + "input_schema = :schema, annotations = :annotations, updated_at = :now "
                                     + "WHERE id = :id")
-                            .bind("title", tool.title()).bind("description", description)
+                            .bind("title", tool.title())
+                            .bind("description", description)
                             .bind("schema", Json.writeString(schema))
-                            .bind("annotations", annotations.map(Json::writeString).orElse(null))
-                            .bind("now", now).bind("id", before.id()).execute();
+                            .bind(
+                                    "annotations",
+                                    annotations.map(Json::writeString).orElse(null))
+                            .bind("now", now)
+                            .bind("id", before.id())
+                            .execute();
                     changed.add(tool.name());
                 } else {
                     unchanged++;
                 }
             }
             for (Tool gone : stored.values()) {
-                handle.createUpdate("DELETE FROM connector_tools WHERE id = :id").bind("id", gone.id()).execute();
+                handle.createUpdate("DELETE FROM connector_tools WHERE id = :id")
+                        .bind("id", gone.id())
+                        .execute();
             }
             return new Changes(added, changed, stored.keySet().stream().sorted().toList(), unchanged);
         });
     }
 
     Paging.Result<Tool> list(String gatewayId, Page page) {
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "connector_tools WHERE gateway_id = :g",
-                page, ToolStore::row, cursor -> handle.createQuery("SELECT count(*) FROM connector_tools "
-                        + "WHERE id = :id AND gateway_id = :g").bind("id", cursor).bind("g", gatewayId)
-                        .mapTo(Integer.class).one() > 0, query -> query.bind("g", gatewayId)));
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                COLUMNS,
+                "connector_tools WHERE gateway_id = :g",
+                page,
+                ToolStore::row,
+                cursor -> handle.createQuery(
+                                        "SELECT count(*) FROM connector_tools " + "WHERE id = :id AND gateway_id = :g")
+                                .bind("id", cursor)
+                                .bind("g", gatewayId)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0,
+                query -> query.bind("g", gatewayId)));
     }
 
     /** The ids of a gateway's tools. */
     java.util.Set<String> ids(String gatewayId) {
-        return java.util.Set.copyOf(database.read(handle -> handle.createQuery("SELECT id FROM connector_tools "
-                + "WHERE gateway_id = :g").bind("g", gatewayId).mapTo(String.class).list()));
+        return java.util.Set.copyOf(
+                database.read(handle -> handle.createQuery("SELECT id FROM connector_tools " + "WHERE gateway_id = :g")
+                        .bind("g", gatewayId)
+                        .mapTo(String.class)
+                        .list()));
     }
 
     int count(String gatewayId) {
         return database.read(handle -> handle.createQuery("SELECT count(*) FROM connector_tools WHERE gateway_id = :g")
-                .bind("g", gatewayId).mapTo(Integer.class).one());
+                .bind("g", gatewayId)
+                .mapTo(Integer.class)
+                .one());
     }
 
     private static Tool row(ResultSet rs, StatementContext ctx) throws SQLException {
         String annotations = rs.getString("annotations");
-        return new Tool(rs.getString("id"), rs.getString("gateway_id"), rs.getString("name"),
-                Optional.ofNullable(rs.getString("title")), rs.getString("description"),
+        return new Tool(
+                rs.getString("id"),
+                rs.getString("gateway_id"),
+                rs.getString("name"),
+                Optional.ofNullable(rs.getString("title")),
+                rs.getString("description"),
                 Json.read(rs.getString("input_schema")),
-                Optional.ofNullable(annotations).map(Json::read), rs.getLong("created_at"), rs.getLong("updated_at"));
+                Optional.ofNullable(annotations).map(Json::read),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 }

@@ -11,7 +11,11 @@ import dev.arbor.platform.http.Schema;
 final class ApiShapes {
     private ApiShapes() {}
 
-    static final Schema CREDENTIAL = named("Credential", resource("credential").required("name", string())
-            .required("description", string()).required("created_at", timestamp())
-            .required("updated_at", timestamp()));
+    static final Schema CREDENTIAL = named(
+            "Credential",
+            resource("credential")
+                    .required("name", string())
+                    .required("description", string())
+                    .required("created_at", timestamp())
+                    .required("updated_at", timestamp()));
 }

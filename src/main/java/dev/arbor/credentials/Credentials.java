@@ -35,9 +35,10 @@ import org.jdbi.v3.core.statement.StatementContext;
  * {@link #open} when a step needs one.
  */
 public final class Credentials {
-    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 100).matching(
-            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}"),
-            "must be letters, digits, '.', '_' and '-', starting with a letter or digit");
+    private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 100)
+            .matching(
+                    Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}"),
+                    "must be letters, digits, '.', '_' and '-', starting with a letter or digit");
     private static final BodyField.Text VALUE = BodyField.text(REQUIRED, "value", 16_384);
     private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", 500);
     private static final BodySpec NEW_CREDENTIAL = BodySpec.of(NAME, VALUE, DESCRIPTION);
@@ -59,22 +60,27 @@ public final class Credentials {
     public void addRoutes(Routes routes) {
         routes.group("credentials")
                 .post("/credentials", "Store a secret under a name, for steps to refer to", this::create)
-                .body(NEW_CREDENTIAL.schema()).created(ApiShapes.CREDENTIAL)
+                .body(NEW_CREDENTIAL.schema())
+                .created(ApiShapes.CREDENTIAL)
                 .get("/credentials", "List credentials (names only; values are never shown)", this::list)
-                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.CREDENTIAL))
+                .query(Page.PARAMETERS)
+                .ok(Schema.list(ApiShapes.CREDENTIAL))
                 .get("/credentials/{credential_id}", "Get a credential's name and dates", this::get)
                 .ok(ApiShapes.CREDENTIAL)
                 .put("/credentials/{credential_id}", "Replace a credential's value", this::replace)
-                .body(NEW_VALUE.schema()).ok(ApiShapes.CREDENTIAL)
+                .body(NEW_VALUE.schema())
+                .ok(ApiShapes.CREDENTIAL)
                 .delete("/credentials/{credential_id}", "Delete a credential", this::delete)
                 .ok(Schema.deleted("credential"));
     }
 
     /** The value of a credential named by id or name; empty when there is none. */
     public Optional<String> open(String reference) {
-        return database.read(handle -> handle.createQuery("SELECT id, sealed FROM credentials WHERE id = :ref "
-                        + "OR name = :ref").bind("ref", reference)
-                .map((rs, ctx) -> secrets.open(rs.getString("sealed"), context(rs.getString("id")))).findFirst());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT id, sealed FROM credentials WHERE id = :ref " + "OR name = :ref")
+                .bind("ref", reference)
+                .map((rs, ctx) -> secrets.open(rs.getString("sealed"), context(rs.getString("id"))))
+                .findFirst());
     }
 
     private void create(Context ctx) {
@@ -87,15 +93,24 @@ public final class Credentials {
         String id = Ids.next("cred");
         long now = clock.millis();
         database.update(handle -> {
-            if (handle.createQuery("SELECT count(*) FROM credentials WHERE name = :name").bind("name", name.get())
-                    .mapTo(Integer.class).one() > 0) {
-                throw ApiException.of(ErrorCode.CREDENTIAL_EXISTS, "name", "A credential is named '" + name.get()
-                        + "' already; names are unique.");
+            if (handle.createQuery("SELECT count(*) FROM credentials WHERE name = :name")
+                            .bind("name", name.get())
+                            .mapTo(Integer.class)
+                            .one()
+                    > 0) {
+                throw ApiException.of(
+                        ErrorCode.CREDENTIAL_EXISTS,
+                        "name",
+                        "A credential is named '" + name.get() + "' already; names are unique.");
             }
             handle.createUpdate("INSERT INTO credentials (id, name, description, sealed, created_at, updated_at) "
                             + "VALUES (:id, :name, :description, :sealed, :now, :now)")
-                    .bind("id", id).bind("name", name.get()).bind("description", description.orElse(""))
-                    .bind("sealed", secrets.seal(value.get(), context(id))).bind("now", now).execute();
+                    .bind("id", id)
+                    .bind("name", name.get())
+                    .bind("description", description.orElse(""))
+                    .bind("sealed", secrets.seal(value.get(), context(id)))
+                    .bind("now", now)
+                    .execute();
         });
         Responses.created(ctx, "/credentials/" + id, json(find(id)));
     }
@@ -103,10 +118,23 @@ public final class Credentials {
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         Page page = Page.from(ctx);
-        Responses.ok(ctx, Responses.page(database.read(handle -> Paging.newestFirst(handle, COLUMNS,
-                "credentials WHERE 1 = 1", page, Credentials::row, cursor -> handle.createQuery(
-                        "SELECT count(*) FROM credentials WHERE id = :id").bind("id", cursor).mapTo(Integer.class)
-                        .one() > 0, query -> { })), Stored::id, Credentials::json));
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        database.read(handle -> Paging.newestFirst(
+                                handle,
+                                COLUMNS,
+                                "credentials WHERE 1 = 1",
+                                page,
+                                Credentials::row,
+                                cursor -> handle.createQuery("SELECT count(*) FROM credentials WHERE id = :id")
+                                                .bind("id", cursor)
+                                                .mapTo(Integer.class)
+                                                .one()
+                                        > 0,
+                                query -> {})),
+                        Stored::id,
+                        Credentials::json));
     }
 
     private void get(Context ctx) {
@@ -124,8 +152,10 @@ public final class Credentials {
         database.update(handle -> handle.createUpdate("UPDATE credentials SET sealed = :sealed, "
                         + "description = :description, updated_at = :now WHERE id = :id")
                 .bind("sealed", secrets.seal(value.get(), context(stored.id())))
-                .bind("description", description.orElse(stored.description())).bind("now", clock.millis())
-                .bind("id", stored.id()).execute());
+                .bind("description", description.orElse(stored.description()))
+                .bind("now", clock.millis())
+                .bind("id", stored.id())
+                .execute());
         Responses.ok(ctx, json(find(stored.id())));
     }
 
@@ -133,14 +163,18 @@ public final class Credentials {
         Access.requireAdmin(ctx);
         Stored stored = find(ctx.pathParam("credential_id"));
         database.update(handle -> handle.createUpdate("DELETE FROM credentials WHERE id = :id")
-                .bind("id", stored.id()).execute());
+                .bind("id", stored.id())
+                .execute());
         Responses.ok(ctx, Map.of("id", stored.id(), "object", "credential.deleted", "deleted", true));
     }
 
     private Stored find(String id) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM credentials WHERE id = :id")
-                .bind("id", id).map(Credentials::row).findOne()).orElseThrow(() -> ApiException.of(
-                ErrorCode.CREDENTIAL_NOT_FOUND, "credential_id", "There is no credential '" + id + "'."));
+                        .bind("id", id)
+                        .map(Credentials::row)
+                        .findOne())
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.CREDENTIAL_NOT_FOUND, "credential_id", "There is no credential '" + id + "'."));
     }
 
     private static String context(String id) {
@@ -148,8 +182,12 @@ public final class Credentials {
     }
 
     private static Stored row(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Stored(rs.getString("id"), rs.getString("name"), rs.getString("description"),
-                rs.getLong("created_at"), rs.getLong("updated_at"));
+        return new Stored(
+                rs.getString("id"),
+                rs.getString("name"),
+                rs.getString("description"),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 
     private static Map<String, Object> json(Stored stored) {

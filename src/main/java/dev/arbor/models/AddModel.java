@@ -41,24 +41,39 @@ final class AddModel {
 
     private static final BodyField.Text URI_FIELD = BodyField.text(REQUIRED, "model_uri", 2048);
     private static final BodyField.Text NAME = BodyField.text(REQUIRED, "model_name", 200);
-    private static final BodyField.Choice SOURCE = BodyField.choice(REQUIRED, "model_source",
-            List.of("model_hub", "url", "local", "cloud"), "must be model_hub, url, local or cloud");
+    private static final BodyField.Choice SOURCE = BodyField.choice(
+            REQUIRED,
+            "model_source",
+            List.of("model_hub", "url", "local", "cloud"),
+            "must be model_hub, url, local or cloud");
     private static final BodyField.Text ENGINE = BodyField.text(REQUIRED, "engine", 40);
-    private static final BodyField.Text ID_FIELD = BodyField.text(OPTIONAL, "id", 64).matching(ID,
-            "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
+    private static final BodyField.Text ID_FIELD = BodyField.text(OPTIONAL, "id", 64)
+            .matching(ID, "must be 1 to 64 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
     private static final BodyField.Texts MODALITIES_FIELD = BodyField.texts(OPTIONAL, "modalities", 4, 10);
     private static final BodyField.Texts TYPES_FIELD = BodyField.texts(OPTIONAL, "types", 3, 10);
     private static final BodyField.Whole MAX_OPTIONS = BodyField.integer(OPTIONAL, "max_options", 2, 100_000);
     private static final BodyField.Whole MAX_QUESTIONS = BodyField.integer(OPTIONAL, "max_questions", 1, 10_000);
-    private static final BodyField.Whole CONTEXT_TOKENS = BodyField.integer(OPTIONAL, "context_tokens", 1,
-            10_000_000);
+    private static final BodyField.Whole CONTEXT_TOKENS = BodyField.integer(OPTIONAL, "context_tokens", 1, 10_000_000);
     private static final BodyField.Whole MAX_WAIT = BodyField.integer(OPTIONAL, "max_wait_seconds", 0, 3_600);
     private static final BodyField.Text REMOTE_MODEL = BodyField.text(OPTIONAL, "remote_model", 200);
     private static final BodyField.Text API_KEY = BodyField.text(OPTIONAL, "api_key", 4096);
     private static final BodyField.Text SHA256_FIELD = BodyField.text(OPTIONAL, "sha256", 64);
     /** {@code POST /models}. */
-    static final BodySpec BODY = BodySpec.of(URI_FIELD, NAME, SOURCE, ENGINE, ID_FIELD, MODALITIES_FIELD,
-            TYPES_FIELD, MAX_OPTIONS, MAX_QUESTIONS, CONTEXT_TOKENS, MAX_WAIT, REMOTE_MODEL, API_KEY, SHA256_FIELD);
+    static final BodySpec BODY = BodySpec.of(
+            URI_FIELD,
+            NAME,
+            SOURCE,
+            ENGINE,
+            ID_FIELD,
+            MODALITIES_FIELD,
+            TYPES_FIELD,
+            MAX_OPTIONS,
+            MAX_QUESTIONS,
+            CONTEXT_TOKENS,
+            MAX_WAIT,
+            REMOTE_MODEL,
+            API_KEY,
+            SHA256_FIELD);
 
     /** A repository of a model hub, at a revision (a branch, tag or commit). */
     record Repository(String name, String revision) {}
@@ -67,8 +82,12 @@ final class AddModel {
      * A checked request: the model, the repository to download it from, how long the caller waits for the download
      * ({@code max_wait_seconds}, 0 when not sent), and warnings about unread fields.
      */
-    record Added(Model model, Optional<Repository> repository, Duration maxWait, List<Warning> warnings,
-                 Optional<String> apiKey) {}
+    record Added(
+            Model model,
+            Optional<Repository> repository,
+            Duration maxWait,
+            List<Warning> warnings,
+            Optional<String> apiKey) {}
 
     private AddModel() {}
 
@@ -95,52 +114,86 @@ final class AddModel {
         boolean cloud = source.orElse("").equals("cloud");
         boolean remote = engine.orElse("").equals("remote");
         if (source.isPresent() && engine.isPresent() && cloud != remote) {
-            body.reject("engine", ErrorCode.INVALID_FIELD, cloud ? "must be remote for a model from the cloud"
-                    : "is remote, which runs models from source cloud only");
+            body.reject(
+                    "engine",
+                    ErrorCode.INVALID_FIELD,
+                    cloud
+                            ? "must be remote for a model from the cloud"
+                            : "is remote, which runs models from source cloud only");
         }
         if (!remote) {
-            remoteModel.ifPresent(m -> body.reject("remote_model", ErrorCode.INVALID_FIELD,
-                    "is for remote models only"));
+            remoteModel.ifPresent(
+                    m -> body.reject("remote_model", ErrorCode.INVALID_FIELD, "is for remote models only"));
             apiKey.ifPresent(k -> body.reject("api_key", ErrorCode.INVALID_FIELD, "is for remote models only"));
         }
         boolean fromUrl = source.orElse("").equals("url");
         uri.filter(u -> cloud || fromUrl).ifPresent(u -> endpoint(u, body, endpoints));
-        sha256.filter(sha -> !fromUrl || !SHA256.matcher(sha).matches()).ifPresent(sha -> body.reject("sha256",
-                ErrorCode.INVALID_FIELD, fromUrl ? "must be 64 hexadecimal digits" : "is for models from a url only"));
+        sha256.filter(sha -> !fromUrl || !SHA256.matcher(sha).matches())
+                .ifPresent(sha -> body.reject(
+                        "sha256",
+                        ErrorCode.INVALID_FIELD,
+                        fromUrl ? "must be 64 hexadecimal digits" : "is for models from a url only"));
         boolean fromHub = source.orElse("").equals("model_hub");
         if (fromHub || fromUrl) {
             downloads.requireAllowed();
         }
         Optional<Repository> repository = uri.filter(u -> fromHub).flatMap(u -> repository(u, body));
-        engine.filter(e -> !EngineKind.available(testModels).contains(e)).ifPresent(e ->
-                body.reject("engine", ErrorCode.INVALID_FIELD, "is '" + e + "'; this release runs added models on "
-                        + String.join(", ", EngineKind.available(testModels))));
+        engine.filter(e -> !EngineKind.available(testModels).contains(e))
+                .ifPresent(e -> body.reject(
+                        "engine",
+                        ErrorCode.INVALID_FIELD,
+                        "is '" + e + "'; this release runs added models on "
+                                + String.join(", ", EngineKind.available(testModels))));
         String modelId = id.or(() -> name.map(AddModel::slug)).orElse("");
         // an id that was sent but refused already has its problem: the name needs no usable id then
-        if (!request.hasNonNull("id") && name.isPresent() && !ID.matcher(modelId).matches()) {
+        if (!request.hasNonNull("id")
+                && name.isPresent()
+                && !ID.matcher(modelId).matches()) {
             body.reject("model_name", ErrorCode.INVALID_FIELD, "gives no usable id; send an `id`");
         }
-        modalities.filter(m -> !MODALITIES.containsAll(m) || !m.contains("text")).ifPresent(m -> body.reject(
-                "modalities", ErrorCode.INVALID_FIELD, "must include text, and only text, image, audio, video"));
-        types.filter(t -> !TYPES.containsAll(t) || t.isEmpty()).ifPresent(t -> body.reject("types",
-                ErrorCode.INVALID_FIELD, "must be among choice, score, noul"));
-        Optional<Path> folder = uri.filter(u -> source.orElse("").equals("local")).flatMap(u -> folder(u, body,
-                engine.orElse("")));
+        modalities
+                .filter(m -> !MODALITIES.containsAll(m) || !m.contains("text"))
+                .ifPresent(m -> body.reject(
+                        "modalities",
+                        ErrorCode.INVALID_FIELD,
+                        "must include text, and only text, image, audio, video"));
+        types.filter(t -> !TYPES.containsAll(t) || t.isEmpty())
+                .ifPresent(t -> body.reject("types", ErrorCode.INVALID_FIELD, "must be among choice, score, noul"));
+        Optional<Path> folder =
+                uri.filter(u -> source.orElse("").equals("local")).flatMap(u -> folder(u, body, engine.orElse("")));
         List<Warning> warnings = body.finish();
         boolean hash = engine.orElseThrow().equals("hash");
         Path files = folder.orElseGet(() -> downloads.folder(modelId));
-        var facts = new ModelFacts(Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
+        var facts = new ModelFacts(
+                Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
                 Set.copyOf(types.orElse(List.copyOf(TYPES))),
                 maxOptions.orElse(remote ? RemoteEngine.MAX_OPTIONS : 1000L).intValue(),
-                maxQuestions.orElse(64L).intValue(), contextTokens.orElse(defaultContext(engine.get())).intValue(),
+                maxQuestions.orElse(64L).intValue(),
+                contextTokens.orElse(defaultContext(engine.get())).intValue(),
                 List.of("Added from " + uri.orElseThrow() + "."));
-        Map<String, String> options = remote ? Map.of("model", remoteModel.orElse(name.orElseThrow()))
-                : sha256.map(sha -> Map.of("sha256", sha.toLowerCase(Locale.ROOT))).orElse(Map.of());
+        Map<String, String> options = remote
+                ? Map.of("model", remoteModel.orElse(name.orElseThrow()))
+                : sha256.map(sha -> Map.of("sha256", sha.toLowerCase(Locale.ROOT)))
+                        .orElse(Map.of());
         boolean downloaded = !fromHub && !fromUrl;
-        return new Added(new Model(modelId, name.orElseThrow(), source.orElseThrow(), uri.get(), engine.get(),
-                facts, options, remote ? Optional.empty() : Optional.of(files), downloaded && !remote ? size(files) : 0,
-                downloaded ? "downloaded" : "not_downloaded", Optional.empty(), Optional.empty()), repository,
-                Duration.ofSeconds(maxWait.orElse(0L)), warnings, apiKey);
+        return new Added(
+                new Model(
+                        modelId,
+                        name.orElseThrow(),
+                        source.orElseThrow(),
+                        uri.get(),
+                        engine.get(),
+                        facts,
+                        options,
+                        remote ? Optional.empty() : Optional.of(files),
+                        downloaded && !remote ? size(files) : 0,
+                        downloaded ? "downloaded" : "not_downloaded",
+                        Optional.empty(),
+                        Optional.empty()),
+                repository,
+                Duration.ofSeconds(maxWait.orElse(0L)),
+                warnings,
+                apiKey);
     }
 
     /** How much of the situation an engine reads unless the caller says otherwise. */
@@ -159,8 +212,10 @@ final class AddModel {
         try {
             endpoints.check(URI.create(uri));
         } catch (IllegalArgumentException e) {
-            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must be the URL of an OpenAI-compatible API, such "
-                    + "as https://api.example.com/v1");
+            body.reject(
+                    "model_uri",
+                    ErrorCode.INVALID_FIELD,
+                    "must be the URL of an OpenAI-compatible API, such " + "as https://api.example.com/v1");
         } catch (OutboundRefusedException e) {
             body.reject("model_uri", ErrorCode.INVALID_FIELD, "cannot be called: " + e.getMessage());
         }
@@ -172,15 +227,18 @@ final class AddModel {
         if (!matcher.matches()) {
             throw new IllegalStateException("not a repository: " + uri);
         }
-        return new Repository(matcher.group(1), Optional.ofNullable(matcher.group(2)).orElse("main"));
+        return new Repository(
+                matcher.group(1), Optional.ofNullable(matcher.group(2)).orElse("main"));
     }
 
     /** {@code owner/name} or {@code owner/name@revision} ({@code main} by default). */
     private static Optional<Repository> repository(String uri, BodyReader body) {
         var matcher = REPOSITORY.matcher(uri);
         if (!matcher.matches()) {
-            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must name a repository of the model hub, as "
-                    + "owner/name or owner/name@revision");
+            body.reject(
+                    "model_uri",
+                    ErrorCode.INVALID_FIELD,
+                    "must name a repository of the model hub, as " + "owner/name or owner/name@revision");
             return Optional.empty();
         }
         return Optional.of(repository(uri));
@@ -196,14 +254,18 @@ final class AddModel {
             return Optional.empty();
         }
         if (!path.isAbsolute() || !Files.isDirectory(path) || !Files.isReadable(path)) {
-            body.reject("model_uri", ErrorCode.INVALID_FIELD, "must be the absolute path of a folder this server "
-                    + "can read");
+            body.reject(
+                    "model_uri",
+                    ErrorCode.INVALID_FIELD,
+                    "must be the absolute path of a folder this server " + "can read");
             return Optional.empty();
         }
         Optional<EngineKind> kind = EngineKind.of(engine);
         if (kind.isPresent() && !kind.get().foundIn(path)) {
-            body.reject("model_uri", ErrorCode.INVALID_FIELD, "holds no " + engine + " model: it needs "
-                    + kind.get().needs());
+            body.reject(
+                    "model_uri",
+                    ErrorCode.INVALID_FIELD,
+                    "holds no " + engine + " model: it needs " + kind.get().needs());
             return Optional.empty();
         }
         return Optional.of(path.normalize());
@@ -211,13 +273,15 @@ final class AddModel {
 
     private static long size(Path folder) {
         try (Stream<Path> files = Files.walk(folder)) {
-            return files.filter(Files::isRegularFile).mapToLong(file -> {
-                try {
-                    return Files.size(file);
-                } catch (IOException e) {
-                    return 0;
-                }
-            }).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(file -> {
+                        try {
+                            return Files.size(file);
+                        } catch (IOException e) {
+                            return 0;
+                        }
+                    })
+                    .sum();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + folder, e);
         }
@@ -225,7 +289,8 @@ final class AddModel {
 
     /** An id from a name: lower case, runs of other characters as one '-'. */
     static String slug(String name) {
-        String slug = name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9._-]+", "-").replaceAll("^[-._]+|-+$", "");
+        String slug =
+                name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9._-]+", "-").replaceAll("^[-._]+|-+$", "");
         return slug.length() > 64 ? slug.substring(0, 64) : slug;
     }
 }

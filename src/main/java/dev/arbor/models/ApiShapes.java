@@ -18,19 +18,33 @@ import dev.arbor.platform.http.Schema;
 final class ApiShapes {
     private ApiShapes() {}
 
-    static final Schema MODEL = named("Model", resource("model").required("name", string())
-            .required("source", string()).required("uri", nullable(string())).required("engine", string())
-            .required("options", mapOf(any())).required("modalities", arrayOf(string()))
-            .required("types", arrayOf(string())).required("max_options", integer())
-            .required("max_questions", integer()).required("context_tokens", integer())
-            .required("notes", arrayOf(string())).required("size_bytes", integer())
-            .required("status", string()).required("error", nullable(any("What went wrong, when it did."))));
+    static final Schema MODEL = named(
+            "Model",
+            resource("model")
+                    .required("name", string())
+                    .required("source", string())
+                    .required("uri", nullable(string()))
+                    .required("engine", string())
+                    .required("options", mapOf(any()))
+                    .required("modalities", arrayOf(string()))
+                    .required("types", arrayOf(string()))
+                    .required("max_options", integer())
+                    .required("max_questions", integer())
+                    .required("context_tokens", integer())
+                    .required("notes", arrayOf(string()))
+                    .required("size_bytes", integer())
+                    .required("status", string())
+                    .required("error", nullable(any("What went wrong, when it did."))));
     static final Schema DOWNLOAD_CANCELLED = object().required("id", string())
-            .required("object", oneOf("model.download")).required("cancelled", bool());
-    static final Schema DELETED = object().required("id", string()).required("object", oneOf("model.deleted"))
+            .required("object", oneOf("model.download"))
+            .required("cancelled", bool());
+    static final Schema DELETED = object().required("id", string())
+            .required("object", oneOf("model.deleted"))
             .required("deleted", bool());
-    static final Schema EJECTED = object().required("id", string()).required("object", oneOf("model.ejected"))
+    static final Schema EJECTED = object().required("id", string())
+            .required("object", oneOf("model.ejected"))
             .required("ejected", bool());
-    static final Schema LOGS = object().required("id", string()).required("object", oneOf("model.logs"))
+    static final Schema LOGS = object().required("id", string())
+            .required("object", oneOf("model.logs"))
             .required("lines", arrayOf(string()));
 }

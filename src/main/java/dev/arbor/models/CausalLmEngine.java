@@ -49,7 +49,8 @@ final class CausalLmEngine implements Engine {
             return false;
         }
         try {
-            for (var architecture : Json.read(Files.readString(folder.resolve(CONFIG))).path("architectures")) {
+            for (var architecture :
+                    Json.read(Files.readString(folder.resolve(CONFIG))).path("architectures")) {
                 String name = architecture.asText();
                 if (name.endsWith("ForCausalLM") || name.endsWith("LMHeadModel")) {
                     return true;
@@ -72,14 +73,16 @@ final class CausalLmEngine implements Engine {
         var probabilities = new LinkedHashMap<String, List<Double>>();
         int read = 0;
         for (Scoring.Question question : request.questions()) {
-            int[][] continuations = question.options().stream().map(option -> tokens(" " + option.label()))
+            int[][] continuations = question.options().stream()
+                    .map(option -> tokens(" " + option.label()))
                     .toArray(int[][]::new);
-            int longest = Arrays.stream(continuations).mapToInt(c -> c.length).max().orElse(0);
-            int[] prefix = prefix(request.state(), question, model.getConfig().contextLength - CONTEXT_MARGIN
-                    - longest);
+            int longest =
+                    Arrays.stream(continuations).mapToInt(c -> c.length).max().orElse(0);
+            int[] prefix =
+                    prefix(request.state(), question, model.getConfig().contextLength - CONTEXT_MARGIN - longest);
             read = Math.max(read, prefix.length);
-            probabilities.put(question.key(), EmbeddingEngine.softmax(meanLogProbabilities(prefix, continuations),
-                    temperature));
+            probabilities.put(
+                    question.key(), EmbeddingEngine.softmax(meanLogProbabilities(prefix, continuations), temperature));
         }
         return new Scoring.Answer(probabilities, read);
     }
@@ -125,8 +128,8 @@ final class CausalLmEngine implements Engine {
                 double total = 0;
                 for (int start = 0; start < fed.length; start += BATCH) {
                     int end = Math.min(fed.length, start + BATCH);
-                    AbstractTensor<?, ?> hidden = model.batchForward(Arrays.copyOfRange(fed, start, end),
-                            shared + start, kv);
+                    AbstractTensor<?, ?> hidden =
+                            model.batchForward(Arrays.copyOfRange(fed, start, end), shared + start, kv);
                     for (int j = start; j < end; j++) {
                         float[] next = model.getLogits(hidden.slice(j - start)); // a distribution, softmaxed
                         total += Math.log(Math.max(next[continuation[j]], Float.MIN_VALUE));
@@ -139,6 +142,8 @@ final class CausalLmEngine implements Engine {
     }
 
     private int[] tokens(String text) {
-        return Arrays.stream(model.getTokenizer().encode(text)).mapToInt(Math::toIntExact).toArray();
+        return Arrays.stream(model.getTokenizer().encode(text))
+                .mapToInt(Math::toIntExact)
+                .toArray();
     }
 }

@@ -39,7 +39,11 @@ final class ClassifierEngine implements Engine {
     private static final int MAX_TOKENS = 512;
 
     /** How the model's head is read. */
-    enum Head { ENTAILMENT, RELEVANCE, LABELS }
+    enum Head {
+        ENTAILMENT,
+        RELEVANCE,
+        LABELS
+    }
 
     private final OrtEnvironment environment;
     private final OrtSession session;
@@ -50,8 +54,12 @@ final class ClassifierEngine implements Engine {
     private final double temperature;
     private final Set<String> inputs;
 
-    private ClassifierEngine(OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer,
-                             List<String> labels, double temperature) {
+    private ClassifierEngine(
+            OrtEnvironment environment,
+            OrtSession session,
+            HuggingFaceTokenizer tokenizer,
+            List<String> labels,
+            double temperature) {
         this.environment = environment;
         this.session = session;
         this.tokenizer = tokenizer;
@@ -72,7 +80,8 @@ final class ClassifierEngine implements Engine {
             return false;
         }
         try {
-            var architectures = dev.arbor.platform.http.Json.read(Files.readString(config)).path("architectures");
+            var architectures =
+                    dev.arbor.platform.http.Json.read(Files.readString(config)).path("architectures");
             for (var architecture : architectures) {
                 if (architecture.asText().endsWith("ForSequenceClassification")) {
                     return true;
@@ -88,8 +97,9 @@ final class ClassifierEngine implements Engine {
     static ClassifierEngine load(Map<String, String> options) throws OrtException, IOException {
         Path folder = Path.of(Optional.ofNullable(options.get("path"))
                 .orElseThrow(() -> new IOException("an onnx-classifier model needs the folder of its files")));
-        Path graph = EmbeddingEngine.graph(folder).orElseThrow(() -> new IOException("no ONNX graph in " + folder
-                + " (looked for " + String.join(", ", EmbeddingEngine.GRAPHS) + ")"));
+        Path graph = EmbeddingEngine.graph(folder)
+                .orElseThrow(() -> new IOException("no ONNX graph in " + folder + " (looked for "
+                        + String.join(", ", EmbeddingEngine.GRAPHS) + ")"));
         List<String> labels = labels(folder.resolve(CONFIG));
         HuggingFaceTokenizer tokenizer;
         try (var json = Files.newInputStream(folder.resolve(EmbeddingEngine.TOKENIZER))) {

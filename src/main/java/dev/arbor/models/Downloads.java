@@ -55,8 +55,13 @@ public final class Downloads implements AutoCloseable {
     /** How far a download has come. */
     record Progress(long bytesDone, long bytesTotal, int filesDone, int filesTotal) {}
 
-    private record Running(AtomicLong done, long total, int files, AtomicLong filesDone, AtomicBoolean cancelled,
-                           CountDownLatch finished) {}
+    private record Running(
+            AtomicLong done,
+            long total,
+            int files,
+            AtomicLong filesDone,
+            AtomicBoolean cancelled,
+            CountDownLatch finished) {}
 
     private final Models models;
     private final OutboundClient client;
@@ -85,8 +90,11 @@ public final class Downloads implements AutoCloseable {
     /** 409 {@code downloads_disabled} while ARBOR_NO_DOWNLOADS is set. */
     void requireAllowed() {
         if (!allowed) {
-            throw ApiException.of(ErrorCode.DOWNLOADS_DISABLED, null, "Downloads are turned off on this server "
-                    + "(ARBOR_NO_DOWNLOADS=1); add a model from a local folder instead (model_source local).");
+            throw ApiException.of(
+                    ErrorCode.DOWNLOADS_DISABLED,
+                    null,
+                    "Downloads are turned off on this server "
+                            + "(ARBOR_NO_DOWNLOADS=1); add a model from a local folder instead (model_source local).");
         }
     }
 
@@ -99,8 +107,10 @@ public final class Downloads implements AutoCloseable {
         URI tree = URI.create(hub + "/api/models/" + repository + "/tree/" + encode(revision) + "?recursive=true");
         HttpResponse<String> response = get(tree, Optional.empty(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 404 || response.statusCode() == 401) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "The model hub has no repository "
-                    + repository + " at " + revision + " (or it is private).");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "model_uri",
+                    "The model hub has no repository " + repository + " at " + revision + " (or it is private).");
         }
         if (response.statusCode() != 200) {
             throw unreachable(tree, "it answered " + response.statusCode());
@@ -109,7 +119,9 @@ public final class Downloads implements AutoCloseable {
         for (JsonNode entry : Json.read(response.body())) {
             if (entry.path("type").asText().equals("file")) {
                 JsonNode lfs = entry.path("lfs");
-                files.add(new RemoteFile(entry.path("path").asText(), entry.path("size").asLong(),
+                files.add(new RemoteFile(
+                        entry.path("path").asText(),
+                        entry.path("size").asLong(),
                         Optional.ofNullable(lfs.path("oid").textValue())));
             }
         }
@@ -122,8 +134,10 @@ public final class Downloads implements AutoCloseable {
             return files; // the test engine reads nothing: it takes the repository as it is
         }
         List<String> paths = kind.pick(files.stream().map(RemoteFile::path).collect(Collectors.toSet()))
-                .orElseThrow(() -> ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "Repository " + repository
-                        + " holds no " + engine + " model: it needs " + kind.needs() + "."));
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.INVALID_FIELD,
+                        "model_uri",
+                        "Repository " + repository + " holds no " + engine + " model: it needs " + kind.needs() + "."));
         return files.stream().filter(file -> paths.contains(file.path())).toList();
     }
 
@@ -136,8 +150,12 @@ public final class Downloads implements AutoCloseable {
                 if (!target.startsWith(folder)) {
                     throw new IOException("the hub names a file outside the model's folder: " + file.path());
                 }
-                fetch(URI.create(hub + "/" + repository + "/resolve/" + encode(revision) + "/" + file.path()),
-                        target, file.size(), file.sha256(), run);
+                fetch(
+                        URI.create(hub + "/" + repository + "/resolve/" + encode(revision) + "/" + file.path()),
+                        target,
+                        file.size(),
+                        file.sha256(),
+                        run);
                 run.filesDone().incrementAndGet();
             }
         });
@@ -151,12 +169,18 @@ public final class Downloads implements AutoCloseable {
         requireAllowed();
         HttpResponse<Void> response = get(uri, Optional.of("bytes=0-0"), HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() == 404 || response.statusCode() == 410) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "model_uri", "There is nothing at " + uri + " ("
-                    + response.statusCode() + ").");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "model_uri",
+                    "There is nothing at " + uri + " (" + response.statusCode() + ").");
         }
         if (response.statusCode() == 206) {
-            return response.headers().firstValue("content-range").map(range -> range.replaceAll(".*/", ""))
-                    .filter(total -> total.matches("\\d+")).map(Long::parseLong).orElse(0L);
+            return response.headers()
+                    .firstValue("content-range")
+                    .map(range -> range.replaceAll(".*/", ""))
+                    .filter(total -> total.matches("\\d+"))
+                    .map(Long::parseLong)
+                    .orElse(0L);
         }
         if (response.statusCode() != 200) {
             throw unreachable(uri, "it answered " + response.statusCode());
@@ -177,8 +201,7 @@ public final class Downloads implements AutoCloseable {
             ModelArchive.unpack(archive, folder);
             Files.delete(archive);
             if (kind.readsFiles() && !kind.foundIn(folder)) {
-                throw new IOException("the archive holds no " + model.engine() + " model: it needs "
-                        + kind.needs());
+                throw new IOException("the archive holds no " + model.engine() + " model: it needs " + kind.needs());
             }
             run.filesDone().incrementAndGet();
         });
@@ -190,8 +213,8 @@ public final class Downloads implements AutoCloseable {
     }
 
     private void run(Model model, long total, int files, Work work) {
-        var run = new Running(new AtomicLong(), total, files, new AtomicLong(), new AtomicBoolean(),
-                new CountDownLatch(1));
+        var run = new Running(
+                new AtomicLong(), total, files, new AtomicLong(), new AtomicBoolean(), new CountDownLatch(1));
         if (running.putIfAbsent(model.id(), run) != null) {
             return; // already on its way
         }
@@ -206,8 +229,11 @@ public final class Downloads implements AutoCloseable {
                 models.status(downloading, "not_downloaded", Optional.empty(), total);
             } catch (IOException | RuntimeException e) {
                 LOG.warn("the download of model {} failed: {}", model.id(), e.getMessage());
-                models.status(downloading, "failed", Optional.of(e.getMessage() == null ? e.toString()
-                        : e.getMessage()), total);
+                models.status(
+                        downloading,
+                        "failed",
+                        Optional.of(e.getMessage() == null ? e.toString() : e.getMessage()),
+                        total);
             } finally {
                 running.remove(model.id());
                 run.finished().countDown();
@@ -229,8 +255,9 @@ public final class Downloads implements AutoCloseable {
     }
 
     Optional<Progress> progress(String modelId) {
-        return Optional.ofNullable(running.get(modelId)).map(r -> new Progress(r.done().get(), r.total(),
-                (int) r.filesDone().get(), r.files()));
+        return Optional.ofNullable(running.get(modelId))
+                .map(r -> new Progress(
+                        r.done().get(), r.total(), (int) r.filesDone().get(), r.files()));
     }
 
     /** Stops a download; its partial files stay, so that the next start resumes. Returns whether one ran. */
@@ -261,8 +288,10 @@ public final class Downloads implements AutoCloseable {
             Files.delete(partial);
             have = 0;
         }
-        HttpResponse<InputStream> response = get(uri, have > 0 ? Optional.of("bytes=" + have + "-")
-                : Optional.empty(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = get(
+                uri,
+                have > 0 ? Optional.of("bytes=" + have + "-") : Optional.empty(),
+                HttpResponse.BodyHandlers.ofInputStream());
         boolean resumed = response.statusCode() == 206;
         if (!resumed && response.statusCode() != 200) {
             response.body().close();
@@ -275,9 +304,11 @@ public final class Downloads implements AutoCloseable {
             run.done().addAndGet(have);
         }
         try (InputStream in = response.body();
-             OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE,
-                     resumed ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING,
-                     StandardOpenOption.WRITE)) {
+                OutputStream out = Files.newOutputStream(
+                        partial,
+                        StandardOpenOption.CREATE,
+                        resumed ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.WRITE)) {
             byte[] buffer = new byte[256 * 1024];
             for (int read; (read = in.read(buffer)) >= 0; ) {
                 if (run.cancelled().get()) {
@@ -318,8 +349,7 @@ public final class Downloads implements AutoCloseable {
 
     private ApiException unreachable(URI uri, String why) {
         String where = uri.toString().startsWith(hub) ? "The model hub at " + hub : uri.toString();
-        return ApiException.of(ErrorCode.MODEL_HUB_UNAVAILABLE, "model_uri", where + " cannot be used: " + why
-                + ".");
+        return ApiException.of(ErrorCode.MODEL_HUB_UNAVAILABLE, "model_uri", where + " cannot be used: " + why + ".");
     }
 
     private static void digestAll(InputStream in, MessageDigest digest) throws IOException {

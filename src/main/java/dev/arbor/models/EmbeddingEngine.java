@@ -32,6 +32,7 @@ final class EmbeddingEngine implements Engine {
     static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
     /** Where a model folder may keep its graph, in the order looked at. */
     static final List<String> GRAPHS = List.of("onnx/model_quantized.onnx", "onnx/model.onnx", "model.onnx");
+
     static final String TOKENIZER = "tokenizer.json";
     private static final int MAX_TOKENS = 256;
     private static final int CACHED_OPTIONS = 20_000;
@@ -49,8 +50,8 @@ final class EmbeddingEngine implements Engine {
     /** Option text to embedding; emptied when full, which a working set of options never reaches. */
     private final Map<String, float[]> optionCache = new ConcurrentHashMap<>();
 
-    private EmbeddingEngine(OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer,
-                            double temperature) {
+    private EmbeddingEngine(
+            OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer, double temperature) {
         this.environment = environment;
         this.session = session;
         this.tokenizer = tokenizer;
@@ -63,11 +64,14 @@ final class EmbeddingEngine implements Engine {
      */
     static EmbeddingEngine load(Map<String, String> options) throws OrtException, IOException {
         Optional<Path> folder = Optional.ofNullable(options.get("path")).map(Path::of);
-        byte[] graph = folder.isPresent() ? Files.readAllBytes(graph(folder.get()).orElseThrow(() ->
-                new IOException("no ONNX graph in " + folder.get() + " (looked for " + String.join(", ", GRAPHS)
-                        + ")"))) : resource(BUNDLED_GRAPH);
+        byte[] graph = folder.isPresent()
+                ? Files.readAllBytes(graph(folder.get())
+                        .orElseThrow(() -> new IOException("no ONNX graph in " + folder.get() + " (looked for "
+                                + String.join(", ", GRAPHS) + ")")))
+                : resource(BUNDLED_GRAPH);
         HuggingFaceTokenizer tokenizer;
-        try (InputStream json = folder.isPresent() ? Files.newInputStream(folder.get().resolve(TOKENIZER))
+        try (InputStream json = folder.isPresent()
+                ? Files.newInputStream(folder.get().resolve(TOKENIZER))
                 : EmbeddingEngine.class.getResourceAsStream(BUNDLED_TOKENIZER)) {
             if (json == null) {
                 throw new IOException("the bundled tokenizer " + BUNDLED_TOKENIZER + " is missing");
@@ -76,8 +80,8 @@ final class EmbeddingEngine implements Engine {
         }
         OrtEnvironment environment = OrtEnvironment.getEnvironment();
         OrtSession session = environment.createSession(graph, Onnx.sessionOptions());
-        double temperature = Double.parseDouble(options.getOrDefault("temperature",
-                Double.toString(DEFAULT_TEMPERATURE)));
+        double temperature =
+                Double.parseDouble(options.getOrDefault("temperature", Double.toString(DEFAULT_TEMPERATURE)));
         var engine = new EmbeddingEngine(environment, session, tokenizer, temperature);
         engine.warmUp();
         return engine;
@@ -90,11 +94,14 @@ final class EmbeddingEngine implements Engine {
 
     /** Runs the embedding path until the JIT has compiled it, so that the first decisions are not the slow ones. */
     private void warmUp() throws OrtException {
-        var question = new Scoring.Question("warm_up", "choice", "Which fits?", List.of(
-                new Scoring.Option("a", "a", null), new Scoring.Option("b", "b", null)));
+        var question = new Scoring.Question(
+                "warm_up",
+                "choice",
+                "Which fits?",
+                List.of(new Scoring.Option("a", "a", null), new Scoring.Option("b", "b", null)));
         for (int i = 0; i < WARM_UP_CALLS; i++) {
-            score(new Scoring.Request("A short message to warm the model up, number " + i + ".", List.of(),
-                    List.of(question)));
+            score(new Scoring.Request(
+                    "A short message to warm the model up, number " + i + ".", List.of(), List.of(question)));
         }
         optionCache.clear();
     }
@@ -140,8 +147,8 @@ final class EmbeddingEngine implements Engine {
     static String optionText(Scoring.Question question, Scoring.Option option) {
         String description = option.description();
         if (question.type().equals("noul") && (description == null || description.isBlank())) {
-            description = option.key().equals("true") ? "yes, this is clearly the case"
-                    : "no, nothing here suggests this";
+            description =
+                    option.key().equals("true") ? "yes, this is clearly the case" : "no, nothing here suggests this";
         }
         String text = question.instructions() + " " + option.label();
         return description == null || description.isBlank() ? text : text + ": " + description;
@@ -152,10 +159,10 @@ final class EmbeddingEngine implements Engine {
         long[] mask = encoding.getAttentionMask();
         long[] types = encoding.getTypeIds();
         try (OnnxTensor inputIds = OnnxTensor.createTensor(environment, new long[][] {ids});
-             OnnxTensor attention = OnnxTensor.createTensor(environment, new long[][] {mask});
-             OnnxTensor typeIds = OnnxTensor.createTensor(environment, new long[][] {types});
-             OrtSession.Result result = session.run(Map.of("input_ids", inputIds, "attention_mask", attention,
-                     "token_type_ids", typeIds))) {
+                OnnxTensor attention = OnnxTensor.createTensor(environment, new long[][] {mask});
+                OnnxTensor typeIds = OnnxTensor.createTensor(environment, new long[][] {types});
+                OrtSession.Result result = session.run(
+                        Map.of("input_ids", inputIds, "attention_mask", attention, "token_type_ids", typeIds))) {
             float[][] hidden = ((float[][][]) result.get(0).getValue())[0];
             return normalised(meanPool(hidden, mask));
         }

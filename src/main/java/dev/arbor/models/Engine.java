@@ -6,8 +6,7 @@ import java.util.Map;
  * A loaded model inside a worker process: it scores every option of every question. Public so that benchmarks can
  * call an engine in their own process, the baseline a decision through the server is measured against.
  */
-public sealed interface Engine permits CausalLmEngine, ClassifierEngine, EmbeddingEngine, HashEngine,
-        RemoteEngine {
+public sealed interface Engine permits CausalLmEngine, ClassifierEngine, EmbeddingEngine, HashEngine, RemoteEngine {
     Scoring.Answer score(Scoring.Request request) throws Exception;
 
     /** Whether answers may run at the same time; otherwise the worker answers one request at a time. */

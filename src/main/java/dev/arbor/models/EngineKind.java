@@ -12,11 +12,16 @@ import java.util.function.Predicate;
 /** The engines an added model may name, and the files each needs in the model's folder. */
 enum EngineKind {
     EMBEDDING("embedding", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER))),
-    ONNX_CLASSIFIER("onnx-classifier", List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER),
-            List.of(ClassifierEngine.CONFIG))),
+    ONNX_CLASSIFIER(
+            "onnx-classifier",
+            List.of(EmbeddingEngine.GRAPHS, List.of(EmbeddingEngine.TOKENIZER), List.of(ClassifierEngine.CONFIG))),
     /** A generative model in the Hugging Face layout, run by Jlama. */
-    CAUSAL_LM("causal-lm", List.of(List.of(CausalLmEngine.CONFIG), List.of(CausalLmEngine.TOKENIZER),
-            List.of(CausalLmEngine.WEIGHTS))),
+    CAUSAL_LM(
+            "causal-lm",
+            List.of(
+                    List.of(CausalLmEngine.CONFIG),
+                    List.of(CausalLmEngine.TOKENIZER),
+                    List.of(CausalLmEngine.WEIGHTS))),
     /** A model behind an OpenAI-compatible endpoint: no files, added from source {@code cloud}. */
     REMOTE("remote", List.of()),
     HASH("hash", List.of());
@@ -40,7 +45,10 @@ enum EngineKind {
 
     /** The engines a model may be added with: the test engine only where test models are on. */
     static List<String> available(boolean testModels) {
-        return Arrays.stream(values()).filter(kind -> kind != HASH || testModels).map(EngineKind::wire).toList();
+        return Arrays.stream(values())
+                .filter(kind -> kind != HASH || testModels)
+                .map(EngineKind::wire)
+                .toList();
     }
 
     boolean readsFiles() {

@@ -33,8 +33,10 @@ final class HashEngine implements Engine {
         if (Boolean.parseBoolean(options.getOrDefault("fail_load", "false"))) {
             throw new IllegalStateException("the model files are damaged (fail_load was set)");
         }
-        return new HashEngine(Long.parseLong(options.getOrDefault("score_delay_ms", "0")),
-                options.getOrDefault("reject_marker", ""), options.getOrDefault("crash_marker", ""));
+        return new HashEngine(
+                Long.parseLong(options.getOrDefault("score_delay_ms", "0")),
+                options.getOrDefault("reject_marker", ""),
+                options.getOrDefault("crash_marker", ""));
     }
 
     @Override
@@ -55,8 +57,13 @@ final class HashEngine implements Engine {
             var weights = new ArrayList<Double>();
             double total = 0;
             for (Scoring.Option option : question.options()) {
-                String text = String.join(String.valueOf(SEPARATOR), request.state(), media, question.instructions(),
-                        option.key(), option.label());
+                String text = String.join(
+                        String.valueOf(SEPARATOR),
+                        request.state(),
+                        media,
+                        question.instructions(),
+                        option.key(),
+                        option.label());
                 byte[] digest = sha.digest(text.getBytes(StandardCharsets.UTF_8));
                 double fraction = (ByteBuffer.wrap(digest, 0, 4).getInt() & 0xFFFFFFFFL) / 4294967296.0;
                 double weight = Math.pow(0.05 + fraction, 3);

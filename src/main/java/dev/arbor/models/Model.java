@@ -21,9 +21,19 @@ import java.util.Optional;
  *     that failed, with its {@code error}), before the runtime's own ({@code loading}, {@code loaded})
  * @param apiKey the key of a remote endpoint, sealed (never shown; the worker gets it opened, in its environment)
  */
-public record Model(String id, String name, String source, String uri, String engine, ModelFacts facts,
-                    Map<String, String> options, Optional<Path> path, long sizeBytes, String status,
-                    Optional<String> error, Optional<String> apiKey) {
+public record Model(
+        String id,
+        String name,
+        String source,
+        String uri,
+        String engine,
+        ModelFacts facts,
+        Map<String, String> options,
+        Optional<Path> path,
+        long sizeBytes,
+        String status,
+        Optional<String> error,
+        Optional<String> apiKey) {
     public Model {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
@@ -72,7 +82,9 @@ public record Model(String id, String name, String source, String uri, String en
         if (engine.equals("remote")) {
             json.put("api_key_set", apiKey.isPresent());
         }
-        json.put("modalities", facts.modalities().stream().sorted(Models::modalityOrder).toList());
+        json.put(
+                "modalities",
+                facts.modalities().stream().sorted(Models::modalityOrder).toList());
         json.put("types", facts.types().stream().sorted().toList());
         json.put("max_options", facts.maxOptions());
         json.put("max_questions", facts.maxQuestions());

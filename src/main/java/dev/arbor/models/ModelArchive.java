@@ -46,12 +46,15 @@ final class ModelArchive {
                     continue;
                 }
                 Path target = folder.resolve(name).normalize();
-                if (name.startsWith("/") || name.contains("\\") || !target.startsWith(folder)
+                if (name.startsWith("/")
+                        || name.contains("\\")
+                        || !target.startsWith(folder)
                         || target.equals(folder)) {
                     throw new IOException("the archive names a file outside the model's folder: " + entry.getName());
                 }
                 Files.createDirectories(target.getParent());
-                try (InputStream in = zip.getInputStream(entry); OutputStream out = Files.newOutputStream(target)) {
+                try (InputStream in = zip.getInputStream(entry);
+                        OutputStream out = Files.newOutputStream(target)) {
                     byte[] buffer = new byte[256 * 1024];
                     for (int read; (read = in.read(buffer)) >= 0; ) {
                         written += read;

@@ -16,8 +16,13 @@ import java.util.Set;
  * @param maxQuestions most primitive questions in one decision (a multi question counts once per option)
  * @param contextTokens how much text the model reads
  */
-public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptions, int maxQuestions,
-                         int contextTokens, List<String> notes) {
+public record ModelFacts(
+        Set<String> modalities,
+        Set<String> types,
+        int maxOptions,
+        int maxQuestions,
+        int contextTokens,
+        List<String> notes) {
     public ModelFacts {
         modalities = Set.copyOf(requireNonNull(modalities, "modalities"));
         types = Set.copyOf(requireNonNull(types, "types"));
@@ -25,8 +30,8 @@ public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptio
     }
 
     /** What a question set asks of a model, as the studio works it out from a template or a request. */
-    public record Needs(Set<String> types, int largestOptions, int primitiveQuestions, Set<String> modalities,
-                        int contextTokens) {
+    public record Needs(
+            Set<String> types, int largestOptions, int primitiveQuestions, Set<String> modalities, int contextTokens) {
         public Needs {
             types = Set.copyOf(types);
             modalities = Set.copyOf(modalities);
@@ -44,12 +49,15 @@ public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptio
             }
         }
         if (needs.largestOptions() > maxOptions) {
-            problems.add(new Problem("too_many_options", "A question has " + needs.largestOptions()
-                    + " options; it reads at most " + maxOptions + "."));
+            problems.add(new Problem(
+                    "too_many_options",
+                    "A question has " + needs.largestOptions() + " options; it reads at most " + maxOptions + "."));
         }
         if (needs.primitiveQuestions() > maxQuestions) {
-            problems.add(new Problem("too_many_questions", "The decision has " + needs.primitiveQuestions()
-                    + " questions once multi questions are split; it answers at most " + maxQuestions + "."));
+            problems.add(new Problem(
+                    "too_many_questions",
+                    "The decision has " + needs.primitiveQuestions()
+                            + " questions once multi questions are split; it answers at most " + maxQuestions + "."));
         }
         for (String modality : needs.modalities().stream().sorted().toList()) {
             if (!modalities.contains(modality)) {
@@ -64,7 +72,9 @@ public record ModelFacts(Set<String> modalities, Set<String> types, int maxOptio
      * cannot run it: a decision on it runs, reading the start, with a {@code state_may_be_truncated} warning.
      */
     public Optional<String> truncation(Needs needs) {
-        return needs.contextTokens() > contextTokens ? Optional.of("The input may be about " + needs.contextTokens()
-                + " tokens; it reads " + contextTokens + ", so the end of a long one is cut.") : Optional.empty();
+        return needs.contextTokens() > contextTokens
+                ? Optional.of("The input may be about " + needs.contextTokens() + " tokens; it reads " + contextTokens
+                        + ", so the end of a long one is cut.")
+                : Optional.empty();
     }
 }

@@ -52,16 +52,24 @@ public final class ModelOperations {
     public Added add(ObjectNode request) {
         AddModel.Added added = AddModel.read(request, models.testModels(), downloads, endpoints);
         // the hub is asked before anything is registered, so that a wrong repository leaves nothing behind
-        var files = added.repository().map(repository -> downloads.plan(repository.name(), repository.revision(),
-                added.model().engine()));
+        var files = added.repository()
+                .map(repository -> downloads.plan(
+                        repository.name(), repository.revision(), added.model().engine()));
         boolean archive = added.model().source().equals("url");
-        long archiveSize = archive ? downloads.planArchive(URI.create(added.model().uri())) : 0;
+        long archiveSize =
+                archive ? downloads.planArchive(URI.create(added.model().uri())) : 0;
         Model model = models.add(added.model(), added.apiKey());
         if (added.repository().isPresent()) {
-            downloads.start(model, added.repository().get().name(), added.repository().get().revision(),
+            downloads.start(
+                    model,
+                    added.repository().get().name(),
+                    added.repository().get().revision(),
                     files.orElseThrow());
         } else if (archive) {
-            downloads.startArchive(model, URI.create(model.uri()), archiveSize,
+            downloads.startArchive(
+                    model,
+                    URI.create(model.uri()),
+                    archiveSize,
                     Optional.ofNullable(model.options().get("sha256")));
         }
         return new Added(model, added.warnings(), added.maxWait());
@@ -73,8 +81,8 @@ public final class ModelOperations {
      * on the causal-lm engine.
      */
     public static ObjectNode addRequest(String uri, String name, String source) {
-        ObjectNode request = Json.object().put("model_uri", uri).put("model_name", name)
-                .put("model_source", source);
+        ObjectNode request =
+                Json.object().put("model_uri", uri).put("model_name", name).put("model_source", source);
         EngineKind engine = EngineKind.EMBEDDING;
         try {
             Path folder = Path.of(uri.startsWith("file://") ? uri.substring("file://".length()) : uri);
@@ -93,7 +101,9 @@ public final class ModelOperations {
     public static ObjectNode cloudRequest(String provider, String remoteModel, Optional<String> apiKey) {
         ObjectNode request = Json.object()
                 .put("model_uri", PROVIDERS.getOrDefault(provider.toLowerCase(Locale.ROOT), provider))
-                .put("model_name", remoteModel).put("model_source", "cloud").put("engine", "remote")
+                .put("model_name", remoteModel)
+                .put("model_source", "cloud")
+                .put("engine", "remote")
                 .put("remote_model", remoteModel);
         apiKey.ifPresent(key -> request.put("api_key", key));
         return request;
@@ -129,21 +139,24 @@ public final class ModelOperations {
      */
     public Benchmark benchmark(String modelId, List<String> prompts, int calls) {
         models.require(modelId, "model_id");
-        List<String> situations = prompts.isEmpty() ? List.of("The service answers requests slowly today.")
-                : prompts;
-        var question = new Scoring.Question("relevant", "noul", "Does this need attention?",
+        List<String> situations = prompts.isEmpty() ? List.of("The service answers requests slowly today.") : prompts;
+        var question = new Scoring.Question(
+                "relevant",
+                "noul",
+                "Does this need attention?",
                 List.of(new Scoring.Option("yes", "yes", ""), new Scoring.Option("no", "no", "")));
         runtime.score(modelId, new Scoring.Request(situations.getFirst(), List.of(), List.of(question)));
         var millis = new ArrayList<Double>();
         long began = System.nanoTime();
         for (int i = 0; i < calls; i++) {
             long start = System.nanoTime();
-            runtime.score(modelId, new Scoring.Request(situations.get(i % situations.size()), List.of(),
-                    List.of(question)));
+            runtime.score(
+                    modelId, new Scoring.Request(situations.get(i % situations.size()), List.of(), List.of(question)));
             millis.add((System.nanoTime() - start) / 1e6);
         }
         double seconds = (System.nanoTime() - began) / 1e9;
-        double[] sorted = millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] sorted =
+                millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         return new Benchmark(percentile(sorted, 0.50), percentile(sorted, 0.99), calls / seconds, calls);
     }
 

@@ -26,8 +26,8 @@ public final class ModelRoutes {
     /** How often a model's event stream looks for news: downloads report bytes about this often. */
     private static final long EVENTS_EVERY_MILLIS = 200;
 
-    private static final QueryParam LINES = new QueryParam("lines", Schema.integer(1, 10_000),
-            "How many of the last lines (default 200).");
+    private static final QueryParam LINES =
+            new QueryParam("lines", Schema.integer(1, 10_000), "How many of the last lines (default 200).");
 
     private final Models models;
     private final ModelRuntime runtime;
@@ -35,8 +35,12 @@ public final class ModelRoutes {
     private final ModelOperations operations;
     private final EventStreams streams;
 
-    public ModelRoutes(Models models, ModelRuntime runtime, Downloads downloads, ModelOperations operations,
-                       EventStreams streams) {
+    public ModelRoutes(
+            Models models,
+            ModelRuntime runtime,
+            Downloads downloads,
+            ModelOperations operations,
+            EventStreams streams) {
         this.operations = requireNonNull(operations, "operations");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
@@ -48,31 +52,52 @@ public final class ModelRoutes {
         routes.group("studio.models")
                 .get("/v1/studio/models", "List the models decisions can run on", this::list)
                 .ok(Schema.list(ApiShapes.MODEL))
-                .get("/v1/studio/models/{model_id}", "Get a model", this::get).ok(ApiShapes.MODEL);
+                .get("/v1/studio/models/{model_id}", "Get a model", this::get)
+                .ok(ApiShapes.MODEL);
         routes.group("models")
-                .get("/models", "List the model registry", this::list).ok(Schema.list(ApiShapes.MODEL))
-                .post("/models", "Add a model to the registry: a local folder, or a model hub repository to "
-                        + "download (returns at once)", this::add)
-                .body(AddModel.BODY.schema()).created(ApiShapes.MODEL).accepted(ApiShapes.MODEL)
-                .action("/models/{model_id}/download", "Download (or resume downloading) a model's files",
+                .get("/models", "List the model registry", this::list)
+                .ok(Schema.list(ApiShapes.MODEL))
+                .post(
+                        "/models",
+                        "Add a model to the registry: a local folder, or a model hub repository to "
+                                + "download (returns at once)",
+                        this::add)
+                .body(AddModel.BODY.schema())
+                .created(ApiShapes.MODEL)
+                .accepted(ApiShapes.MODEL)
+                .action(
+                        "/models/{model_id}/download",
+                        "Download (or resume downloading) a model's files",
                         this::download)
                 .accepted(ApiShapes.MODEL)
-                .action("/models/{model_id}/download/cancel", "Stop a model's download (its partial files stay)",
+                .action(
+                        "/models/{model_id}/download/cancel",
+                        "Stop a model's download (its partial files stay)",
                         this::cancel)
                 .ok(ApiShapes.DOWNLOAD_CANCELLED)
-                .delete("/models/{model_id}", "Remove an added model from the registry (ejects it; downloaded "
-                        + "files go, a local folder stays)", this::delete)
+                .delete(
+                        "/models/{model_id}",
+                        "Remove an added model from the registry (ejects it; downloaded "
+                                + "files go, a local folder stays)",
+                        this::delete)
                 .ok(ApiShapes.DELETED)
-                .get("/models/{model_id}", "Get a model of the registry", this::get).ok(ApiShapes.MODEL)
-                .action("/models/{model_id}/load", "Load a model in its own worker process (returns at once)",
+                .get("/models/{model_id}", "Get a model of the registry", this::get)
+                .ok(ApiShapes.MODEL)
+                .action(
+                        "/models/{model_id}/load",
+                        "Load a model in its own worker process (returns at once)",
                         this::load)
                 .accepted(ApiShapes.MODEL)
                 .action("/models/{model_id}/eject", "Stop a model's worker and free its memory", this::eject)
                 .ok(ApiShapes.EJECTED)
                 .get("/models/{model_id}/logs", "The last lines of a model's worker log", this::logs)
-                .query(LINES).ok(ApiShapes.LOGS)
-                .get("/models/{model_id}/events", "A model's download and load as they happen (server-sent "
-                        + "events): its state first, then each change, until the work it saw ends", this::events)
+                .query(LINES)
+                .ok(ApiShapes.LOGS)
+                .get(
+                        "/models/{model_id}/events",
+                        "A model's download and load as they happen (server-sent "
+                                + "events): its state first, then each change, until the work it saw ends",
+                        this::events)
                 .answers(200, "text/event-stream", Schema.string());
     }
 
@@ -111,12 +136,18 @@ public final class ModelRoutes {
         if (!model.downloaded() && !model.status().equals("downloading")) {
             if (model.source().equals("url")) {
                 URI uri = URI.create(model.uri());
-                downloads.startArchive(model, uri, downloads.planArchive(uri),
+                downloads.startArchive(
+                        model,
+                        uri,
+                        downloads.planArchive(uri),
                         Optional.ofNullable(model.options().get("sha256")));
             } else {
                 var repository = AddModel.repository(model.uri());
-                downloads.start(model, repository.name(), repository.revision(), downloads.plan(repository.name(),
-                        repository.revision(), model.engine()));
+                downloads.start(
+                        model,
+                        repository.name(),
+                        repository.revision(),
+                        downloads.plan(repository.name(), repository.revision(), model.engine()));
             }
         }
         Responses.json(ctx, 202, json(models.require(model.id(), "model_id")));
@@ -125,8 +156,8 @@ public final class ModelRoutes {
     private void cancel(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.download", "cancelled",
-                downloads.cancel(model.id())));
+        Responses.ok(
+                ctx, Map.of("id", model.id(), "object", "model.download", "cancelled", downloads.cancel(model.id())));
     }
 
     private void delete(Context ctx) {
@@ -139,9 +170,19 @@ public final class ModelRoutes {
     /** A model as the API shows it, with its download's progress while it runs. */
     private Map<String, Object> json(Model model) {
         Map<String, Object> json = model.toJson(runtime.status(model));
-        downloads.progress(model.id()).ifPresent(progress -> json.put("download", Map.of(
-                "bytes_done", progress.bytesDone(), "bytes_total", progress.bytesTotal(),
-                "files_done", progress.filesDone(), "files_total", progress.filesTotal())));
+        downloads
+                .progress(model.id())
+                .ifPresent(progress -> json.put(
+                        "download",
+                        Map.of(
+                                "bytes_done",
+                                progress.bytesDone(),
+                                "bytes_total",
+                                progress.bytesTotal(),
+                                "files_done",
+                                progress.filesDone(),
+                                "files_total",
+                                progress.filesTotal())));
         return json;
     }
 
@@ -152,8 +193,8 @@ public final class ModelRoutes {
         if (Requests.body(ctx).length > 0) {
             JsonNode sent = Requests.jsonObject(ctx).path("options");
             if (!sent.isMissingNode() && !sent.isObject()) {
-                throw ApiException.of(ErrorCode.INVALID_FIELD, "options", "`options` must be an object of load "
-                        + "options.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_FIELD, "options", "`options` must be an object of load " + "options.");
             }
             sent.properties().forEach(e -> options.put(e.getKey(), e.getValue().asText()));
         }
@@ -200,7 +241,8 @@ public final class ModelRoutes {
                     stream.send("load", loadNow);
                     load = loadNow;
                 }
-                boolean working = download.get("status").equals("downloading") || load.get("status").equals("loading");
+                boolean working = download.get("status").equals("downloading")
+                        || load.get("status").equals("loading");
                 if (sawWork && !working) {
                     stream.end();
                     return;
@@ -240,8 +282,11 @@ public final class ModelRoutes {
         var json = new LinkedHashMap<String, Object>();
         json.put("status", state.status());
         json.put("worker_pid", state.workerPid().orElse(null));
-        json.put("error", state.error().map(message -> Map.of("code", ErrorCode.MODEL_LOAD_FAILED.code(),
-                "message", message)).orElse(null));
+        json.put(
+                "error",
+                state.error()
+                        .map(message -> Map.of("code", ErrorCode.MODEL_LOAD_FAILED.code(), "message", message))
+                        .orElse(null));
         return json;
     }
 

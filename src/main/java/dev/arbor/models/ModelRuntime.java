@@ -55,10 +55,10 @@ public final class ModelRuntime implements AutoCloseable {
      * ({@code idleEject}, zero for never), and how much memory the workers together may hold ({@code memoryBudget}
      * in bytes: past it the least recently used go, the last one always stays).
      */
-    public record Settings(Duration loadTimeout, Duration answerTimeout, boolean autoLoad, Duration idleEject,
-                           long memoryBudget) {
-        public static final Settings DEFAULT = new Settings(Duration.ofMinutes(15), Duration.ofMinutes(10), true,
-                Duration.ofMinutes(30), machineMemory() * 3 / 4);
+    public record Settings(
+            Duration loadTimeout, Duration answerTimeout, boolean autoLoad, Duration idleEject, long memoryBudget) {
+        public static final Settings DEFAULT = new Settings(
+                Duration.ofMinutes(15), Duration.ofMinutes(10), true, Duration.ofMinutes(30), machineMemory() * 3 / 4);
 
         public Settings with(boolean autoLoadOn, Duration loadTimeoutNow, Duration answerTimeoutNow) {
             return new Settings(loadTimeoutNow, answerTimeoutNow, autoLoadOn, idleEject, memoryBudget);
@@ -70,7 +70,8 @@ public final class ModelRuntime implements AutoCloseable {
 
         private static long machineMemory() {
             var os = ManagementFactory.getOperatingSystemMXBean();
-            return os instanceof com.sun.management.OperatingSystemMXBean machine ? machine.getTotalMemorySize()
+            return os instanceof com.sun.management.OperatingSystemMXBean machine
+                    ? machine.getTotalMemorySize()
                     : Runtime.getRuntime().maxMemory() * 4;
         }
     }
@@ -101,12 +102,17 @@ public final class ModelRuntime implements AutoCloseable {
         this.meters = requireNonNull(meters, "meters");
         this.loads = Timer.builder("arbor.model.loads")
                 .description("Model loads by model and outcome (loaded, failed, ejected), with their time")
-                .serviceLevelObjectives(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(15),
-                        Duration.ofSeconds(60), Duration.ofMinutes(5))
+                .serviceLevelObjectives(
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(5),
+                        Duration.ofSeconds(15),
+                        Duration.ofSeconds(60),
+                        Duration.ofMinutes(5))
                 .withRegistry(meters);
-        deadlines.scheduleWithFixedDelay(this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS,
-                TimeUnit.MILLISECONDS);
-        long every = settings.idleEject().isZero() ? 30_000
+        deadlines.scheduleWithFixedDelay(
+                this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        long every = settings.idleEject().isZero()
+                ? 30_000
                 : Math.max(200, Math.min(30_000, settings.idleEject().toMillis() / 2));
         housekeeping.scheduleWithFixedDelay(this::ejectIdleAndOverBudget, every, every, TimeUnit.MILLISECONDS);
     }
@@ -134,18 +140,27 @@ public final class ModelRuntime implements AutoCloseable {
             var kept = new ArrayList<Map.Entry<String, WorkerHandle>>();
             for (var entry : loaded) {
                 if (!settings.idleEject().isZero()
-                        && now - entry.getValue().lastUsedMillis > settings.idleEject().toMillis()) {
-                    LOG.info("ejecting {}: unused for {} s", entry.getKey(), settings.idleEject().toSeconds());
+                        && now - entry.getValue().lastUsedMillis
+                                > settings.idleEject().toMillis()) {
+                    LOG.info(
+                            "ejecting {}: unused for {} s",
+                            entry.getKey(),
+                            settings.idleEject().toSeconds());
                     eject(entry.getKey());
                 } else {
                     kept.add(entry);
                 }
             }
-            long held = kept.stream().mapToLong(e -> residentBytes(e.getValue().process)).sum();
+            long held = kept.stream()
+                    .mapToLong(e -> residentBytes(e.getValue().process))
+                    .sum();
             for (int i = 0; held > settings.memoryBudget() && i < kept.size() - 1; i++) {
                 long freed = residentBytes(kept.get(i).getValue().process);
-                LOG.info("ejecting {}: the workers hold {} MB, over the budget of {} MB", kept.get(i).getKey(),
-                        held >> 20, settings.memoryBudget() >> 20);
+                LOG.info(
+                        "ejecting {}: the workers hold {} MB, over the budget of {} MB",
+                        kept.get(i).getKey(),
+                        held >> 20,
+                        settings.memoryBudget() >> 20);
                 eject(kept.get(i).getKey());
                 held -= freed;
             }
@@ -207,10 +222,11 @@ public final class ModelRuntime implements AutoCloseable {
         }
         Optional<Long> pid = handle.process.isAlive() ? Optional.of(handle.process.pid()) : Optional.empty();
         if (handle.failed()) {
-            return new WorkerState("failed", pid, Optional.of(handle.link.exceptionNow().getMessage()));
+            return new WorkerState(
+                    "failed", pid, Optional.of(handle.link.exceptionNow().getMessage()));
         }
-        return new WorkerState(handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading", pid,
-                Optional.empty());
+        return new WorkerState(
+                handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading", pid, Optional.empty());
     }
 
     /** Where a model stands at run time: {@code loaded}, {@code loading}, {@code failed}, or its files' status. */
@@ -253,7 +269,9 @@ public final class ModelRuntime implements AutoCloseable {
 
     /** The process id of a model's worker, when one runs. */
     public Optional<Long> workerPid(String modelId) {
-        return Optional.ofNullable(workers.get(modelId)).filter(h -> h.process.isAlive()).map(h -> h.process.pid());
+        return Optional.ofNullable(workers.get(modelId))
+                .filter(h -> h.process.isAlive())
+                .map(h -> h.process.pid());
     }
 
     /** The last lines of a model's worker log. */
@@ -295,9 +313,13 @@ public final class ModelRuntime implements AutoCloseable {
     /** The model when its files are all here; 409 {@code model_not_downloaded} otherwise. */
     private static Model downloaded(Model model, String param) {
         if (!model.downloaded()) {
-            throw ApiException.of(ErrorCode.MODEL_NOT_DOWNLOADED, param, "Model " + model.id() + " is "
-                    + model.status().replace('_', ' ') + model.error().map(e -> " (" + e + ")").orElse("")
-                    + "; download it (POST /models/" + model.id() + "/download) before it can run.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_DOWNLOADED,
+                    param,
+                    "Model " + model.id() + " is "
+                            + model.status().replace('_', ' ')
+                            + model.error().map(e -> " (" + e + ")").orElse("")
+                            + "; download it (POST /models/" + model.id() + "/download) before it can run.");
         }
         return model;
     }
@@ -310,15 +332,16 @@ public final class ModelRuntime implements AutoCloseable {
     /** The model whose load finished last among those still loaded: the one a decision naming none runs on. */
     public Optional<String> lastLoaded() {
         return workers.entrySet().stream()
-                .filter(e -> e.getValue().loadedAtMillis > 0 && e.getValue().process.isAlive()
-                        && !e.getValue().ejected)
+                .filter(e ->
+                        e.getValue().loadedAtMillis > 0 && e.getValue().process.isAlive() && !e.getValue().ejected)
                 .max(Comparator.comparingLong(e -> e.getValue().loadedAtMillis))
                 .map(Map.Entry::getKey);
     }
 
     private WorkerHandle ready(Model model) {
         WorkerHandle handle = workers.get(model.id());
-        if (handle != null && handle.failed()
+        if (handle != null
+                && handle.failed()
                 && System.currentTimeMillis() - handle.startedAtMillis < RETRY_FAILED_LOAD_AFTER.toMillis()) {
             return handle;
         }
@@ -326,12 +349,18 @@ public final class ModelRuntime implements AutoCloseable {
             return handle;
         }
         if (!settings.autoLoad()) {
-            throw ApiException.of(ErrorCode.MODEL_NOT_LOADED, "model", "Model " + model.id() + " is not loaded and "
-                    + "auto-load is off; load it first (POST /models/" + model.id() + "/load).");
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_LOADED,
+                    "model",
+                    "Model " + model.id() + " is not loaded and " + "auto-load is off; load it first (POST /models/"
+                            + model.id() + "/load).");
         }
-        return workers.compute(model.id(), (id, existing) -> existing == null || existing.failed()
-                || (existing.link.isDone() && !existing.process.isAlive()) ? replace(existing, model, Map.of())
-                : existing);
+        return workers.compute(
+                model.id(),
+                (id, existing) ->
+                        existing == null || existing.failed() || (existing.link.isDone() && !existing.process.isAlive())
+                                ? replace(existing, model, Map.of())
+                                : existing);
     }
 
     /** Starts a worker in place of one that failed or ended (or of none). */
@@ -348,15 +377,22 @@ public final class ModelRuntime implements AutoCloseable {
         try {
             return handle.link.get(left, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw ApiException.of(ErrorCode.MODEL_LOAD_TIMEOUT, "model", "Model " + model.id() + " is still loading "
-                    + "after " + settings.loadTimeout().toMinutes() + " minutes; try again later.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_LOAD_TIMEOUT,
+                    "model",
+                    "Model " + model.id() + " is still loading " + "after "
+                            + settings.loadTimeout().toMinutes() + " minutes; try again later.");
         } catch (ExecutionException e) {
             if (handle.ejected) {
-                throw ApiException.of(ErrorCode.MODEL_EJECTED, "model", "Model " + model.id()
-                        + " was ejected while this request waited for it.");
+                throw ApiException.of(
+                        ErrorCode.MODEL_EJECTED,
+                        "model",
+                        "Model " + model.id() + " was ejected while this request waited for it.");
             }
-            throw ApiException.of(ErrorCode.MODEL_LOAD_FAILED, "model", "Model " + model.id() + " could not load: "
-                    + e.getCause().getMessage());
+            throw ApiException.of(
+                    ErrorCode.MODEL_LOAD_FAILED,
+                    "model",
+                    "Model " + model.id() + " could not load: " + e.getCause().getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a model", e);
@@ -373,20 +409,33 @@ public final class ModelRuntime implements AutoCloseable {
         try {
             reply = Json.read(link.call(Json.write(body), settings.answerTimeout()));
         } catch (SocketTimeoutException e) {
-            throw ApiException.of(ErrorCode.MODEL_TIMEOUT, "model", "Model " + model.id() + " took longer than "
-                    + settings.answerTimeout().toSeconds() + " seconds to answer.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_TIMEOUT,
+                    "model",
+                    "Model " + model.id() + " took longer than "
+                            + settings.answerTimeout().toSeconds() + " seconds to answer.");
         } catch (IOException e) {
             throw crashed(model, handle);
         } catch (RuntimeException e) {
-            throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id() + " answered something "
-                    + "that is not JSON.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_CRASHED,
+                    "model",
+                    "Model " + model.id() + " answered something " + "that is not JSON.");
         }
         return switch (reply.path("outcome").asText()) {
             case "answered" -> answer(reply);
-            case "refused" -> throw ApiException.of(ErrorCode.MODEL_REJECTED_INPUT, null, "Model " + model.id()
-                    + " refused the input: " + reply.path("error").asText());
-            default -> throw ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id()
-                    + " failed while answering: " + reply.path("error").asText());
+            case "refused" ->
+                throw ApiException.of(
+                        ErrorCode.MODEL_REJECTED_INPUT,
+                        null,
+                        "Model " + model.id() + " refused the input: "
+                                + reply.path("error").asText());
+            default ->
+                throw ApiException.of(
+                        ErrorCode.MODEL_CRASHED,
+                        "model",
+                        "Model " + model.id() + " failed while answering: "
+                                + reply.path("error").asText());
         };
     }
 
@@ -397,22 +446,26 @@ public final class ModelRuntime implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (handle.ejected) {
-            return ApiException.of(ErrorCode.MODEL_EJECTED, "model", "Model " + model.id()
-                    + " was ejected while it answered.");
+            return ApiException.of(
+                    ErrorCode.MODEL_EJECTED, "model", "Model " + model.id() + " was ejected while it answered.");
         }
         if (workers.remove(model.id(), handle)) {
             forget(handle);
         }
-        String how = handle.process.isAlive() ? "stopped answering"
+        String how = handle.process.isAlive()
+                ? "stopped answering"
                 : "stopped while answering (" + exitReason(handle.process.exitValue()) + ")";
         LOG.warn("worker for {} {}", model.id(), how);
-        return ApiException.of(ErrorCode.MODEL_CRASHED, "model", "Model " + model.id() + " " + how
-                + "; the next decision starts it again.");
+        return ApiException.of(
+                ErrorCode.MODEL_CRASHED,
+                "model",
+                "Model " + model.id() + " " + how + "; the next decision starts it again.");
     }
 
     private static String exitReason(int code) {
-        return code == 137 || code == 143 || code < 0 ? "killed, exit code " + code
-                + ", often for lack of memory" : "exit code " + code;
+        return code == 137 || code == 143 || code < 0
+                ? "killed, exit code " + code + ", often for lack of memory"
+                : "exit code " + code;
     }
 
     private static Scoring.Answer answer(JsonNode json) {
@@ -422,7 +475,8 @@ public final class ModelRuntime implements AutoCloseable {
             e.getValue().forEach(p -> values.add(p.asDouble()));
             probabilities.put(e.getKey(), values);
         });
-        return new Scoring.Answer(probabilities, json.path("usage").path("input_tokens").asInt());
+        return new Scoring.Answer(
+                probabilities, json.path("usage").path("input_tokens").asInt());
     }
 
     private WorkerHandle start(Model model, Map<String, String> options) {
@@ -431,7 +485,9 @@ public final class ModelRuntime implements AutoCloseable {
             var command = new ArrayList<String>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add("--enable-native-access=ALL-UNNAMED");
-            if (EngineKind.of(model.engine()).filter(kind -> kind == EngineKind.CAUSAL_LM).isPresent()) {
+            if (EngineKind.of(model.engine())
+                    .filter(kind -> kind == EngineKind.CAUSAL_LM)
+                    .isPresent()) {
                 // Jlama's vector arithmetic; other workers go without, and without the JVM's warning about it
                 command.add("--add-modules=jdk.incubator.vector");
             }
@@ -458,7 +514,8 @@ public final class ModelRuntime implements AutoCloseable {
             });
             Files.createDirectories(logDir);
             var builder = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()));
+                    .redirectError(
+                            ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()));
             builder.environment().putAll(models.workerEnvironment(model));
             process = builder.start();
         } catch (IOException e) {
@@ -471,17 +528,20 @@ public final class ModelRuntime implements AutoCloseable {
     }
 
     private void readFirstLine(Model model, WorkerHandle handle) {
-        try (var out = new BufferedReader(new InputStreamReader(handle.process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (var out =
+                new BufferedReader(new InputStreamReader(handle.process.getInputStream(), StandardCharsets.UTF_8))) {
             String line = out.readLine();
             if (line != null && line.startsWith(Worker.READY)) {
                 handle.loadedAtMillis = System.currentTimeMillis();
                 handle.lastUsedMillis = handle.loadedAtMillis;
-                handle.memory = Optional.of(Gauge.builder("arbor.model.worker.resident", handle,
-                                h -> residentBytes(h.process))
-                        .description("The resident memory of a loaded model's worker process")
-                        .baseUnit("bytes").tag("model", model.id()).register(meters));
-                handle.link.complete(new WorkerLink(Path.of(line.substring(Worker.READY.length()).trim())));
+                handle.memory =
+                        Optional.of(Gauge.builder("arbor.model.worker.resident", handle, h -> residentBytes(h.process))
+                                .description("The resident memory of a loaded model's worker process")
+                                .baseUnit("bytes")
+                                .tag("model", model.id())
+                                .register(meters));
+                handle.link.complete(new WorkerLink(
+                        Path.of(line.substring(Worker.READY.length()).trim())));
                 if (handle.ejected) {
                     forget(handle); // ejected as it became ready: the eject let go before the gauge was there
                 }
@@ -499,8 +559,8 @@ public final class ModelRuntime implements AutoCloseable {
                 // drain, so that the worker never blocks on a full pipe
             }
         } catch (IOException | InterruptedException | InvalidPathException e) {
-            if (handle.link.completeExceptionally(new IllegalStateException("lost contact with the worker: "
-                    + e.getMessage()))) {
+            if (handle.link.completeExceptionally(
+                    new IllegalStateException("lost contact with the worker: " + e.getMessage()))) {
                 recordLoad(model, handle);
             }
         }
@@ -519,7 +579,8 @@ public final class ModelRuntime implements AutoCloseable {
     private Path classPathFile() throws IOException {
         Files.createDirectories(cacheDir);
         Path file = cacheDir.resolve("worker-classpath.args");
-        String classPath = System.getProperty("java.class.path").replace("\\", "\\\\").replace("\"", "\\\"");
+        String classPath =
+                System.getProperty("java.class.path").replace("\\", "\\\\").replace("\"", "\\\"");
         Files.writeString(file, "-cp \"" + classPath + "\"\n", StandardCharsets.UTF_8);
         return file;
     }

@@ -27,7 +27,8 @@ final class ModelStore {
 
     List<Model> all() {
         return database.read(handle -> handle.createQuery("SELECT * FROM models ORDER BY created_at, id")
-                .map((rs, ctx) -> row(rs)).list());
+                .map((rs, ctx) -> row(rs))
+                .list());
     }
 
     void insert(Model model, long nowMillis) {
@@ -36,11 +37,18 @@ final class ModelStore {
                             api_key, created_at)
                         VALUES (:id, :name, :source, :uri, :engine, :facts, :options, :path, :size, :status,
                             :api_key, :now)""")
-                .bind("id", model.id()).bind("name", model.name()).bind("source", model.source())
-                .bind("uri", model.uri()).bind("engine", model.engine()).bind("facts", Json.writeString(facts(model)))
-                .bind("options", Json.writeString(model.options())).bind("api_key", model.apiKey().orElse(null))
-                .bind("path", model.path().map(Path::toString).orElse(null)).bind("size", model.sizeBytes())
-                .bind("status", model.status()).bind("now", nowMillis)
+                .bind("id", model.id())
+                .bind("name", model.name())
+                .bind("source", model.source())
+                .bind("uri", model.uri())
+                .bind("engine", model.engine())
+                .bind("facts", Json.writeString(facts(model)))
+                .bind("options", Json.writeString(model.options()))
+                .bind("api_key", model.apiKey().orElse(null))
+                .bind("path", model.path().map(Path::toString).orElse(null))
+                .bind("size", model.sizeBytes())
+                .bind("status", model.status())
+                .bind("now", nowMillis)
                 .execute());
     }
 
@@ -48,21 +56,26 @@ final class ModelStore {
     void status(String id, String status, Optional<String> error, long sizeBytes) {
         database.update(handle -> handle.createUpdate(
                         "UPDATE models SET status = :status, error = :error, size_bytes = :size WHERE id = :id")
-                .bind("status", status).bind("error", error.orElse(null)).bind("size", sizeBytes).bind("id", id)
+                .bind("status", status)
+                .bind("error", error.orElse(null))
+                .bind("size", sizeBytes)
+                .bind("id", id)
                 .execute());
     }
 
     /** Downloads a stopped server left running are stopped: their partial files wait for a resume. */
     void stopInterrupted() {
         if (!database.readOnly()) {
-            database.update(handle -> handle.execute(
-                    "UPDATE models SET status = 'not_downloaded' WHERE status = 'downloading'"));
+            database.update(handle ->
+                    handle.execute("UPDATE models SET status = 'not_downloaded' WHERE status = 'downloading'"));
         }
     }
 
     boolean delete(String id) {
-        return database.write(handle -> handle.createUpdate("DELETE FROM models WHERE id = :id").bind("id", id)
-                .execute() == 1);
+        return database.write(handle -> handle.createUpdate("DELETE FROM models WHERE id = :id")
+                        .bind("id", id)
+                        .execute()
+                == 1);
     }
 
     private static ObjectNode facts(Model model) {
@@ -80,12 +93,24 @@ final class ModelStore {
         JsonNode facts = Json.read(rs.getString("facts"));
         var notes = new ArrayList<String>();
         facts.path("notes").forEach(note -> notes.add(note.asText()));
-        return new Model(rs.getString("id"), rs.getString("name"), rs.getString("source"), rs.getString("uri"),
-                rs.getString("engine"), new ModelFacts(strings(facts.path("modalities")),
-                        strings(facts.path("types")), facts.path("max_options").asInt(),
-                        facts.path("max_questions").asInt(), facts.path("context_tokens").asInt(), notes),
-                options(Json.read(rs.getString("options"))), Optional.ofNullable(rs.getString("path")).map(Path::of),
-                rs.getLong("size_bytes"), rs.getString("status"), Optional.ofNullable(rs.getString("error")),
+        return new Model(
+                rs.getString("id"),
+                rs.getString("name"),
+                rs.getString("source"),
+                rs.getString("uri"),
+                rs.getString("engine"),
+                new ModelFacts(
+                        strings(facts.path("modalities")),
+                        strings(facts.path("types")),
+                        facts.path("max_options").asInt(),
+                        facts.path("max_questions").asInt(),
+                        facts.path("context_tokens").asInt(),
+                        notes),
+                options(Json.read(rs.getString("options"))),
+                Optional.ofNullable(rs.getString("path")).map(Path::of),
+                rs.getLong("size_bytes"),
+                rs.getString("status"),
+                Optional.ofNullable(rs.getString("error")),
                 Optional.ofNullable(rs.getString("api_key")));
     }
 

@@ -31,6 +31,7 @@ public final class Models {
 
     /** The registry as it stands: built-in models first, then added ones in the order they came. */
     private volatile Map<String, Model> models;
+
     private final Optional<ModelStore> store;
     private final Optional<SecretBox> secrets;
     private final Clock clock;
@@ -78,9 +79,12 @@ public final class Models {
     /** The model, or 404 {@code model_not_found} naming the models there are. */
     public Model require(String id, String param) {
         Map<String, Model> now = models;
-        return Optional.ofNullable(now.get(id)).orElseThrow(() -> ApiException.of(ErrorCode.MODEL_NOT_FOUND, param,
-                "There is no model '" + id + "'; the models are " + (now.isEmpty() ? "none"
-                        : String.join(", ", now.keySet())) + "."));
+        return Optional.ofNullable(now.get(id))
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.MODEL_NOT_FOUND,
+                        param,
+                        "There is no model '" + id + "'; the models are "
+                                + (now.isEmpty() ? "none" : String.join(", ", now.keySet())) + "."));
     }
 
     /**
@@ -88,11 +92,14 @@ public final class Models {
      * endpoint, sealed here); 409 {@code model_exists} when the id is taken.
      */
     synchronized Model add(Model unsealed, Optional<String> apiKey) {
-        Model model = unsealed.withApiKey(apiKey.map(key -> secrets.orElseThrow(() ->
-                new IllegalStateException("this registry keeps no secrets")).seal(key, keyContext(unsealed.id()))));
+        Model model = unsealed.withApiKey(
+                apiKey.map(key -> secrets.orElseThrow(() -> new IllegalStateException("this registry keeps no secrets"))
+                        .seal(key, keyContext(unsealed.id()))));
         if (models.containsKey(model.id())) {
-            throw ApiException.of(ErrorCode.MODEL_EXISTS, "id", "There is a model '" + model.id() + "' already; "
-                    + "send another `id`, or delete that one first.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_EXISTS,
+                    "id",
+                    "There is a model '" + model.id() + "' already; " + "send another `id`, or delete that one first.");
         }
         store.orElseThrow(() -> new IllegalStateException("this registry keeps no added models"))
                 .insert(model, clock.millis());
@@ -104,8 +111,10 @@ public final class Models {
 
     /** What a model's worker finds in its environment: the opened key of a remote endpoint, never on its command line. */
     Map<String, String> workerEnvironment(Model model) {
-        return model.apiKey().flatMap(sealed -> secrets.map(box -> box.open(sealed, keyContext(model.id()))))
-                .map(key -> Map.of(Worker.API_KEY_ENV, key)).orElse(Map.of());
+        return model.apiKey()
+                .flatMap(sealedKey -> secrets.map(box -> box.open(sealedKey, keyContext(model.id()))))
+                .map(key -> Map.of(Worker.API_KEY_ENV, key))
+                .orElse(Map.of());
     }
 
     private static String keyContext(String modelId) {
@@ -115,8 +124,10 @@ public final class Models {
     /** Removes an added model from the registry (its files stay where they are); built-in ones cannot go. */
     synchronized void remove(Model model) {
         if (model.builtIn()) {
-            throw ApiException.of(ErrorCode.MODEL_BUILT_IN, "model_id", "Model '" + model.id() + "' is built in; "
-                    + "it can be ejected but not deleted.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_BUILT_IN,
+                    "model_id",
+                    "Model '" + model.id() + "' is built in; " + "it can be ejected but not deleted.");
         }
         store.ifPresent(added -> added.delete(model.id()));
         var all = new LinkedHashMap<>(models);
@@ -149,18 +160,38 @@ public final class Models {
         String id = entry.path("id").asText();
         Set<String> modalities = strings(entry.path("modalities"));
         Set<String> types = strings(entry.path("types"));
-        if (id.isBlank() || !MODALITIES.containsAll(modalities) || !modalities.contains("text")
-                || !PRIMITIVE_TYPES.containsAll(types) || types.isEmpty()
-                || entry.path("max_options").asInt() < 2 || entry.path("max_questions").asInt() < 1
+        if (id.isBlank()
+                || !MODALITIES.containsAll(modalities)
+                || !modalities.contains("text")
+                || !PRIMITIVE_TYPES.containsAll(types)
+                || types.isEmpty()
+                || entry.path("max_options").asInt() < 2
+                || entry.path("max_questions").asInt() < 1
                 || entry.path("context_tokens").asInt() < 1) {
             throw new IllegalStateException("model catalog entry '" + id + "' is invalid: " + entry);
         }
         var notes = new java.util.ArrayList<String>();
         entry.path("notes").forEach(note -> notes.add(note.asText()));
-        var facts = new ModelFacts(modalities, types, entry.path("max_options").asInt(),
-                entry.path("max_questions").asInt(), entry.path("context_tokens").asInt(), notes);
-        return new Model(id, entry.path("name").asText(id), "builtin", "", entry.path("engine").asText(), facts,
-                Map.of(), Optional.empty(), 0, "downloaded", Optional.empty(), Optional.empty());
+        var facts = new ModelFacts(
+                modalities,
+                types,
+                entry.path("max_options").asInt(),
+                entry.path("max_questions").asInt(),
+                entry.path("context_tokens").asInt(),
+                notes);
+        return new Model(
+                id,
+                entry.path("name").asText(id),
+                "builtin",
+                "",
+                entry.path("engine").asText(),
+                facts,
+                Map.of(),
+                Optional.empty(),
+                0,
+                "downloaded",
+                Optional.empty(),
+                Optional.empty());
     }
 
     private static Set<String> strings(JsonNode array) {

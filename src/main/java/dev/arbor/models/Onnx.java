@@ -13,8 +13,8 @@ final class Onnx {
 
     /** A tokenizer that cuts a text at {@code maxTokens} and pads nothing (batches pad themselves). */
     static HuggingFaceTokenizer tokenizer(InputStream json, int maxTokens) throws IOException {
-        return HuggingFaceTokenizer.newInstance(json, Map.of("maxLength", Integer.toString(maxTokens),
-                "truncation", "true", "padding", "false"));
+        return HuggingFaceTokenizer.newInstance(
+                json, Map.of("maxLength", Integer.toString(maxTokens), "truncation", "true", "padding", "false"));
     }
 
     /** Half the cores for one model's arithmetic, and no spinning between requests. */

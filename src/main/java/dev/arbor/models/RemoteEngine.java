@@ -26,6 +26,7 @@ import java.util.Optional;
 final class RemoteEngine implements Engine {
     /** OpenAI lists at most 20 alternatives per token, which bounds the options of a question. */
     static final int MAX_OPTIONS = 20;
+
     private static final String LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     private static final String INSTRUCTIONS = "You read a situation and answer a multiple-choice question about "
             + "it. Reply with the letter of the one best option and nothing else.";
@@ -37,8 +38,10 @@ final class RemoteEngine implements Engine {
     private final Duration timeout;
 
     private RemoteEngine(URI completions, String model, Optional<String> apiKey, Duration timeout) {
-        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .build();
         this.completions = completions;
         this.model = model;
         this.apiKey = apiKey;
@@ -54,14 +57,19 @@ final class RemoteEngine implements Engine {
     static RemoteEngine load(Map<String, String> options) throws IOException, InterruptedException {
         String base = Optional.ofNullable(options.get("url"))
                 .orElseThrow(() -> new IOException("a remote model needs the URL of its endpoint"));
-        var engine = new RemoteEngine(URI.create(base.replaceAll("/+$", "") + "/chat/completions"),
-                Optional.ofNullable(options.get("model")).orElseThrow(() -> new IOException(
-                        "a remote model needs the endpoint's name for it")),
+        var engine = new RemoteEngine(
+                URI.create(base.replaceAll("/+$", "") + "/chat/completions"),
+                Optional.ofNullable(options.get("model"))
+                        .orElseThrow(() -> new IOException("a remote model needs the endpoint's name for it")),
                 Optional.ofNullable(options.get("api_key")).filter(key -> !key.isBlank()),
                 Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout_seconds", "120"))));
-        engine.ask("Arbor checks that this model answers.", new Scoring.Question("check", "noul",
-                "Is this a check?", List.of(new Scoring.Option("false", "no", null),
-                        new Scoring.Option("true", "yes", null))));
+        engine.ask(
+                "Arbor checks that this model answers.",
+                new Scoring.Question(
+                        "check",
+                        "noul",
+                        "Is this a check?",
+                        List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null))));
         return engine;
     }
 
@@ -86,17 +94,18 @@ final class RemoteEngine implements Engine {
 
     private Asked ask(String state, Scoring.Question question) throws IOException, InterruptedException {
         if (question.options().size() > MAX_OPTIONS) {
-            throw new IllegalArgumentException("question '" + question.key() + "' has " + question.options().size()
-                    + " options; a remote model answers at most " + MAX_OPTIONS);
+            throw new IllegalArgumentException("question '" + question.key() + "' has "
+                    + question.options().size() + " options; a remote model answers at most " + MAX_OPTIONS);
         }
-        var builder = HttpRequest.newBuilder(completions).timeout(timeout)
+        var builder = HttpRequest.newBuilder(completions)
+                .timeout(timeout)
                 .header("content-type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(body(state, question))));
         apiKey.ifPresent(key -> builder.header("authorization", "Bearer " + key));
         HttpResponse<String> response = client.send(builder.build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 400 || response.statusCode() == 413 || response.statusCode() == 422) {
-            throw new IllegalArgumentException("the endpoint refused the question (" + response.statusCode() + "): "
-                    + excerpt(response.body()));
+            throw new IllegalArgumentException(
+                    "the endpoint refused the question (" + response.statusCode() + "): " + excerpt(response.body()));
         }
         if (response.statusCode() != 200) {
             throw new IOException("the endpoint answered " + response.statusCode() + ": " + excerpt(response.body()));
@@ -107,13 +116,17 @@ final class RemoteEngine implements Engine {
             throw new IOException("the endpoint gave no log-probabilities; it must support logprobs and "
                     + "top_logprobs on chat completions");
         }
-        return new Asked(probabilities(alternatives, question.options().size()),
+        return new Asked(
+                probabilities(alternatives, question.options().size()),
                 json.at("/usage/prompt_tokens").asInt(0));
     }
 
     private ObjectNode body(String state, Scoring.Question question) {
-        var prompt = new StringBuilder("Situation:\n").append(state).append("\n\nQuestion: ")
-                .append(question.instructions()).append("\nOptions:\n");
+        var prompt = new StringBuilder("Situation:\n")
+                .append(state)
+                .append("\n\nQuestion: ")
+                .append(question.instructions())
+                .append("\nOptions:\n");
         for (int i = 0; i < question.options().size(); i++) {
             Scoring.Option option = question.options().get(i);
             prompt.append(LETTERS.charAt(i)).append(") ").append(option.label());
@@ -140,7 +153,11 @@ final class RemoteEngine implements Engine {
         double[] mass = new double[options];
         double least = Double.MAX_VALUE;
         for (JsonNode alternative : alternatives) {
-            String token = alternative.path("token").asText().strip().replaceAll("[).:]$", "")
+            String token = alternative
+                    .path("token")
+                    .asText()
+                    .strip()
+                    .replaceAll("[).:]$", "")
                     .toUpperCase(Locale.ROOT);
             double probability = Math.exp(alternative.path("logprob").asDouble(Double.NEGATIVE_INFINITY));
             int letter = token.length() == 1 ? LETTERS.indexOf(token.charAt(0)) : -1;

@@ -114,7 +114,8 @@ public final class Worker {
 
     private static Path privateFolder() throws IOException {
         try {
-            return Files.createTempDirectory("arbor-worker-",
+            return Files.createTempDirectory(
+                    "arbor-worker-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (UnsupportedOperationException e) { // Windows: the temp directory is the user's own already
             return Files.createTempDirectory("arbor-worker-");
@@ -165,8 +166,13 @@ public final class Worker {
     }
 
     private static Map<String, Object> answered(Scoring.Answer answer) {
-        return Map.of("outcome", "answered", "probabilities", answer.probabilities(),
-                "usage", Map.of("input_tokens", answer.inputTokens()));
+        return Map.of(
+                "outcome",
+                "answered",
+                "probabilities",
+                answer.probabilities(),
+                "usage",
+                Map.of("input_tokens", answer.inputTokens()));
     }
 
     /**
@@ -184,8 +190,13 @@ public final class Worker {
         var question = new Scoring.Question("warm_up", "choice", "Which option fits?", options);
         var answer = new Scoring.Answer(Map.of("warm_up", probabilities), 20);
         for (int i = 0; i < WARM_UP_MESSAGES; i++) {
-            byte[] message = Json.write(Map.of("state", "A message to warm up with, number " + i + ".",
-                    "media", List.of(), "questions", List.of(question)));
+            byte[] message = Json.write(Map.of(
+                    "state",
+                    "A message to warm up with, number " + i + ".",
+                    "media",
+                    List.of(),
+                    "questions",
+                    List.of(question)));
             if (refusals(decode(message)).isEmpty()) {
                 Json.write(answered(answer));
             }
@@ -214,11 +225,18 @@ public final class Worker {
         for (JsonNode question : json.path("questions")) {
             var options = new ArrayList<Scoring.Option>();
             for (JsonNode option : question.path("options")) {
-                options.add(new Scoring.Option(option.path("key").asText(), option.path("label").asText(),
-                        option.path("description").isNull() ? null : option.path("description").asText(null)));
+                options.add(new Scoring.Option(
+                        option.path("key").asText(),
+                        option.path("label").asText(),
+                        option.path("description").isNull()
+                                ? null
+                                : option.path("description").asText(null)));
             }
-            questions.add(new Scoring.Question(question.path("key").asText(), question.path("type").asText(),
-                    question.path("instructions").asText(), options));
+            questions.add(new Scoring.Question(
+                    question.path("key").asText(),
+                    question.path("type").asText(),
+                    question.path("instructions").asText(),
+                    options));
         }
         var media = new ArrayList<String>();
         json.path("media").forEach(m -> media.add(m.asText()));

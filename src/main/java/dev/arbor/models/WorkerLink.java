@@ -25,12 +25,14 @@ import java.util.concurrent.atomic.AtomicReference;
 final class WorkerLink implements AutoCloseable {
     /** More than the cores, for engines that wait on others (remote); within the worker's accept queue. */
     static final int MAX_CONNECTIONS = 64;
+
     private final Path socket;
     private final UnixDomainSocketAddress address;
     private final Deque<SocketChannel> idle = new ConcurrentLinkedDeque<>();
     private final Set<Call> calls = ConcurrentHashMap.newKeySet();
     /** Calls beyond this many wait here for a connection rather than crowd the worker's queue of new ones. */
     private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
+
     private volatile boolean closed;
 
     WorkerLink(Path socket) {
@@ -46,8 +48,8 @@ final class WorkerLink implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             if (!connections.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new SocketTimeoutException("no connection to the worker came free in " + timeout.toMillis()
-                        + " ms");
+                throw new SocketTimeoutException(
+                        "no connection to the worker came free in " + timeout.toMillis() + " ms");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -17,7 +17,10 @@ final class WorkerWire {
     private WorkerWire() {}
 
     static void write(SocketChannel channel, byte[] message) throws IOException {
-        ByteBuffer frame = ByteBuffer.allocate(4 + message.length).putInt(message.length).put(message).flip();
+        ByteBuffer frame = ByteBuffer.allocate(4 + message.length)
+                .putInt(message.length)
+                .put(message)
+                .flip();
         while (frame.hasRemaining()) {
             channel.write(frame);
         }

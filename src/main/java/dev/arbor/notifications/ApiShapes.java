@@ -14,14 +14,18 @@ import dev.arbor.platform.http.Schema;
 final class ApiShapes {
     private ApiShapes() {}
 
-    static final Schema CHANNEL = named("NotificationChannel", object()
-            .required("channel", oneOf("email", "team_chat_1", "team_chat_2"))
-            .required("object", oneOf("notification_channel")).required("configured", bool())
-            .optional("settings", Schema.mapOf(any())));
+    static final Schema CHANNEL = named(
+            "NotificationChannel",
+            object().required("channel", oneOf("email", "team_chat_1", "team_chat_2"))
+                    .required("object", oneOf("notification_channel"))
+                    .required("configured", bool())
+                    .optional("settings", Schema.mapOf(any())));
     static final Schema CHANNELS = object().required("object", oneOf("list")).required("data", arrayOf(CHANNEL));
     static final Schema DELETED = object().required("object", oneOf("notification_channel.deleted"))
-            .required("channel", string()).required("deleted", bool());
+            .required("channel", string())
+            .required("deleted", bool());
     static final Schema TEST_RESULT = object().required("object", oneOf("notification_channel.test"))
-            .required("channel", string()).required("delivered", bool())
+            .required("channel", string())
+            .required("delivered", bool())
             .optional("error", object().required("code", string()).required("message", string()));
 }

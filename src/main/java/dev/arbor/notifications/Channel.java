@@ -6,7 +6,9 @@ import java.util.Optional;
 
 /** Where a notification can go: email over SMTP, or one of two team chats by incoming webhook. */
 enum Channel {
-    EMAIL, TEAM_CHAT_1, TEAM_CHAT_2;
+    EMAIL,
+    TEAM_CHAT_1,
+    TEAM_CHAT_2;
 
     String wire() {
         return name().toLowerCase(Locale.ROOT);

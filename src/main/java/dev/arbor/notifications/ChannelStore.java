@@ -31,11 +31,15 @@ final class ChannelStore {
     }
 
     Optional<Configured> find(Channel channel) {
-        return database.read(handle -> handle.createQuery("SELECT settings, secret, updated_at FROM "
-                        + "notification_channels WHERE channel = :channel").bind("channel", channel.wire())
-                .map((rs, ctx) -> new Configured(channel, (ObjectNode) Json.read(rs.getString("settings")),
+        return database.read(handle -> handle.createQuery(
+                        "SELECT settings, secret, updated_at FROM " + "notification_channels WHERE channel = :channel")
+                .bind("channel", channel.wire())
+                .map((rs, ctx) -> new Configured(
+                        channel,
+                        (ObjectNode) Json.read(rs.getString("settings")),
                         Optional.ofNullable(rs.getString("secret")).map(s -> secrets.open(s, context(channel))),
-                        rs.getLong("updated_at"))).findOne());
+                        rs.getLong("updated_at")))
+                .findOne());
     }
 
     void save(Channel channel, ObjectNode settings, Optional<String> secret) {
@@ -44,20 +48,28 @@ final class ChannelStore {
         database.update(handle -> {
             int updated = handle.createUpdate("UPDATE notification_channels SET settings = :settings, "
                             + "secret = :secret, updated_at = :now WHERE channel = :channel")
-                    .bind("settings", Json.writeString(settings)).bind("secret", sealed).bind("now", now)
-                    .bind("channel", channel.wire()).execute();
+                    .bind("settings", Json.writeString(settings))
+                    .bind("secret", sealed)
+                    .bind("now", now)
+                    .bind("channel", channel.wire())
+                    .execute();
             if (updated == 0) {
                 handle.createUpdate("INSERT INTO notification_channels (channel, settings, secret, updated_at) "
                                 + "VALUES (:channel, :settings, :secret, :now)")
-                        .bind("settings", Json.writeString(settings)).bind("secret", sealed).bind("now", now)
-                        .bind("channel", channel.wire()).execute();
+                        .bind("settings", Json.writeString(settings))
+                        .bind("secret", sealed)
+                        .bind("now", now)
+                        .bind("channel", channel.wire())
+                        .execute();
             }
         });
     }
 
     boolean delete(Channel channel) {
         return database.write(handle -> handle.createUpdate("DELETE FROM notification_channels WHERE channel = :c")
-                .bind("c", channel.wire()).execute() == 1);
+                        .bind("c", channel.wire())
+                        .execute()
+                == 1);
     }
 
     /** Binds a sealed secret to its channel: one copied to another row does not open. */

@@ -24,13 +24,21 @@ final class Mail {
     private Mail() {}
 
     /** Sends one message; the mail server must pass {@code policy}, as every outbound call does. */
-    static void send(OutboundPolicy policy, ObjectNode settings, Optional<String> password, String text,
-                     List<String> recipients, String priority) throws NotificationException {
+    static void send(
+            OutboundPolicy policy,
+            ObjectNode settings,
+            Optional<String> password,
+            String text,
+            List<String> recipients,
+            String priority)
+            throws NotificationException {
         try {
-            policy.checkHost(settings.path("smtp_host").asText(), settings.path("smtp_port").asInt(DEFAULT_PORT));
+            policy.checkHost(
+                    settings.path("smtp_host").asText(),
+                    settings.path("smtp_port").asInt(DEFAULT_PORT));
         } catch (OutboundRefusedException e) {
-            throw new NotificationException("host_not_allowed", "The mail server cannot be used: " + e.getMessage(),
-                    false);
+            throw new NotificationException(
+                    "host_not_allowed", "The mail server cannot be used: " + e.getMessage(), false);
         }
         if (recipients.isEmpty()) {
             throw new NotificationException("invalid_recipients", "An email needs at least one recipient.", false);
@@ -42,21 +50,26 @@ final class Mail {
         String security = settings.path("security").asText("starttls");
         var properties = new Properties();
         properties.put("mail.smtp.host", settings.path("smtp_host").asText());
-        properties.put("mail.smtp.port", Integer.toString(settings.path("smtp_port").asInt(DEFAULT_PORT)));
+        properties.put(
+                "mail.smtp.port", Integer.toString(settings.path("smtp_port").asInt(DEFAULT_PORT)));
         properties.put("mail.smtp.connectiontimeout", "10000");
         properties.put("mail.smtp.timeout", "30000");
         properties.put("mail.smtp.writetimeout", "30000");
         properties.put("mail.smtp.starttls.enable", Boolean.toString(security.equals("starttls")));
         properties.put("mail.smtp.starttls.required", Boolean.toString(security.equals("starttls")));
         properties.put("mail.smtp.ssl.enable", Boolean.toString(security.equals("tls")));
-        Optional<String> username = Optional.ofNullable(settings.path("username").textValue());
+        Optional<String> username =
+                Optional.ofNullable(settings.path("username").textValue());
         properties.put("mail.smtp.auth", Boolean.toString(username.isPresent()));
-        Session session = Session.getInstance(properties, username.map(user -> new Authenticator() {
-            @Override
-            protected PasswordAuthentication getPasswordAuthentication() {
-                return new PasswordAuthentication(user, password.orElse(""));
-            }
-        }).orElse(null));
+        Session session = Session.getInstance(
+                properties,
+                username.map(user -> new Authenticator() {
+                            @Override
+                            protected PasswordAuthentication getPasswordAuthentication() {
+                                return new PasswordAuthentication(user, password.orElse(""));
+                            }
+                        })
+                        .orElse(null));
         try {
             var message = new MimeMessage(session);
             message.setFrom(address(settings.path("from").asText(), "sender"));
@@ -72,12 +85,15 @@ final class Mail {
                     message.setHeader("X-Priority", "5");
                     message.setHeader("Importance", "low");
                 }
-                default -> { }
+                default -> {}
             }
             Transport.send(message);
         } catch (MessagingException e) {
-            throw new NotificationException("delivery_failed", "The mail server "
-                    + settings.path("smtp_host").asText() + " did not take the message: " + e.getMessage(), true);
+            throw new NotificationException(
+                    "delivery_failed",
+                    "The mail server " + settings.path("smtp_host").asText() + " did not take the message: "
+                            + e.getMessage(),
+                    true);
         }
     }
 
@@ -96,8 +112,10 @@ final class Mail {
             address.validate();
             return address;
         } catch (AddressException e) {
-            throw new NotificationException("invalid_recipients", "'" + text + "' is not an email address for the "
-                    + what + ": " + e.getMessage(), false);
+            throw new NotificationException(
+                    "invalid_recipients",
+                    "'" + text + "' is not an email address for the " + what + ": " + e.getMessage(),
+                    false);
         }
     }
 }

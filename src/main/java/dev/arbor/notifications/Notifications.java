@@ -46,24 +46,26 @@ import java.util.regex.Pattern;
 public final class Notifications {
     private static final String NOT_EMPTY = "must be a non-empty string";
     private static final String HOST_REFUSAL = "is required: the mail server's host name";
-    private static final BodyField.Worded<String> SMTP_HOST = BodyField.text(REQUIRED, "smtp_host", 255)
-            .refusedAs(HOST_REFUSAL).missingAs(HOST_REFUSAL);
-    private static final BodyField.Worded<Long> SMTP_PORT = BodyField.integer(OPTIONAL, "smtp_port", 1, 65_535)
-            .refusedAs("must be a port number, 1 to 65535");
-    private static final BodyField.Worded<String> SECURITY = BodyField.choice(OPTIONAL, "security",
-            List.of("starttls", "tls", "none"), "must be starttls, tls or none")
+    private static final BodyField.Worded<String> SMTP_HOST =
+            BodyField.text(REQUIRED, "smtp_host", 255).refusedAs(HOST_REFUSAL).missingAs(HOST_REFUSAL);
+    private static final BodyField.Worded<Long> SMTP_PORT =
+            BodyField.integer(OPTIONAL, "smtp_port", 1, 65_535).refusedAs("must be a port number, 1 to 65535");
+    private static final BodyField.Worded<String> SECURITY = BodyField.choice(
+                    OPTIONAL, "security", List.of("starttls", "tls", "none"), "must be starttls, tls or none")
             .refusedAs("must be starttls, tls or none");
     private static final BodyField.Worded<String> USERNAME = BodyField.text(OPTIONAL, "username", 2000)
-            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NOT_EMPTY).refusedAs(NOT_EMPTY);
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NOT_EMPTY)
+            .refusedAs(NOT_EMPTY);
     private static final String FROM_REFUSAL = "is required: the sender's email address";
-    private static final BodyField.Worded<String> FROM = BodyField.text(REQUIRED, "from", 320)
-            .refusedAs(FROM_REFUSAL).missingAs(FROM_REFUSAL);
-    private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
-            .refusedAs("must be a string of at most 200 characters");
+    private static final BodyField.Worded<String> FROM =
+            BodyField.text(REQUIRED, "from", 320).refusedAs(FROM_REFUSAL).missingAs(FROM_REFUSAL);
+    private static final BodyField.Worded<String> NAME =
+            BodyField.text(OPTIONAL, "name", 200).refusedAs("must be a string of at most 200 characters");
     private static final BodyField.Worded<String> PASSWORD = secret(Channel.EMAIL.secretField());
     private static final BodyField.Worded<String> WEBHOOK_URL = secret(Channel.TEAM_CHAT_1.secretField());
     /** Each channel's settings; the secret among them is write-only: left out it stays, null removes it. */
     private static final Map<Channel, BodySpec> SETTINGS = settings();
+
     private static final BodyField.Text TEST_MESSAGE = BodyField.text(OPTIONAL, "message", 10_000);
     private static final BodyField.Texts TEST_RECIPIENTS = BodyField.texts(OPTIONAL, "recipients", 50, 320);
     private static final BodySpec TEST = BodySpec.of(TEST_MESSAGE, TEST_RECIPIENTS);
@@ -74,8 +76,13 @@ public final class Notifications {
     private final Deliveries deliveries;
 
     /** @param meters where deliveries are counted and timed ({@code arbor_deliveries_seconds}) */
-    public Notifications(Database database, SecretBox secrets, OutboundClient outbound, OutboundPolicy policy,
-                         Clock clock, MeterRegistry meters) {
+    public Notifications(
+            Database database,
+            SecretBox secrets,
+            OutboundClient outbound,
+            OutboundPolicy policy,
+            Clock clock,
+            MeterRegistry meters) {
         this.store = new ChannelStore(database, secrets, clock);
         this.outbound = requireNonNull(outbound, "outbound");
         this.policy = requireNonNull(policy, "policy");
@@ -88,16 +95,23 @@ public final class Notifications {
                 .ok(ApiShapes.CHANNELS)
                 .get("/notification-channels/{channel}", "A channel's settings (its secret never shown)", this::get)
                 .ok(ApiShapes.CHANNEL)
-                .put("/notification-channels/{channel}", "Set up a channel: SMTP for email, an incoming webhook for "
-                        + "a team chat", this::put)
-                .body(Schema.anyOf(Schema.named("NotificationEmailSettings", SETTINGS.get(Channel.EMAIL).schema()),
-                        Schema.named("NotificationChatSettings", SETTINGS.get(Channel.TEAM_CHAT_1).schema())))
+                .put(
+                        "/notification-channels/{channel}",
+                        "Set up a channel: SMTP for email, an incoming webhook for " + "a team chat",
+                        this::put)
+                .body(Schema.anyOf(
+                        Schema.named(
+                                "NotificationEmailSettings",
+                                SETTINGS.get(Channel.EMAIL).schema()),
+                        Schema.named(
+                                "NotificationChatSettings",
+                                SETTINGS.get(Channel.TEAM_CHAT_1).schema())))
                 .ok(ApiShapes.CHANNEL)
                 .delete("/notification-channels/{channel}", "Remove a channel's settings", this::delete)
                 .ok(ApiShapes.DELETED)
-                .post("/notification-channels/{channel}/test", "Send a test notification through a channel",
-                        this::test)
-                .body(TEST.schema()).ok(ApiShapes.TEST_RESULT);
+                .post("/notification-channels/{channel}/test", "Send a test notification through a channel", this::test)
+                .body(TEST.schema())
+                .ok(ApiShapes.TEST_RESULT);
     }
 
     /**
@@ -107,14 +121,18 @@ public final class Notifications {
      */
     public void send(String channel, String message, List<String> recipients, String priority)
             throws NotificationException, InterruptedException {
-        Channel to = Channel.of(channel).orElseThrow(() -> new NotificationException("invalid_channel",
-                "There is no channel '" + channel + "'.", false));
+        Channel to = Channel.of(channel)
+                .orElseThrow(() ->
+                        new NotificationException("invalid_channel", "There is no channel '" + channel + "'.", false));
         String kind = to == Channel.EMAIL ? "email" : "webhook";
         long started = System.nanoTime();
         try {
-            ChannelStore.Configured configured = store.find(to).orElseThrow(() -> new NotificationException(
-                    "channel_not_configured", "The " + channel + " channel is not set up: PUT "
-                    + "/notification-channels/" + channel + " first.", false));
+            ChannelStore.Configured configured = store.find(to)
+                    .orElseThrow(() -> new NotificationException(
+                            "channel_not_configured",
+                            "The " + channel + " channel is not set up: PUT " + "/notification-channels/" + channel
+                                    + " first.",
+                            false));
             if (to == Channel.EMAIL) {
                 Mail.send(policy, configured.settings(), configured.secret(), message, recipients, priority);
             } else {
@@ -127,35 +145,43 @@ public final class Notifications {
         }
     }
 
-    private void post(String webhook, String message, String priority) throws NotificationException,
-            InterruptedException {
+    private void post(String webhook, String message, String priority)
+            throws NotificationException, InterruptedException {
         String text = (priority.equals("high") ? "[high] " : "") + message;
         URI uri = URI.create(webhook);
-        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        var request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(30))
                 .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(Map.of("text", text)))).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Json.write(Map.of("text", text))))
+                .build();
         HttpResponse<String> response;
         try {
             response = outbound.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (OutboundRefusedException e) {
             throw new NotificationException("url_not_allowed", e.getMessage(), false);
         } catch (IOException e) {
-            throw new NotificationException("delivery_failed", "The chat webhook at " + uri.getHost()
-                    + " could not be reached: " + e.getMessage(), true);
+            throw new NotificationException(
+                    "delivery_failed",
+                    "The chat webhook at " + uri.getHost() + " could not be reached: " + e.getMessage(),
+                    true);
         }
         int status = response.statusCode();
         if (status < 200 || status > 299) {
             // the body, not the URL: the URL carries the webhook's token
             String body = response.body();
-            throw new NotificationException("delivery_failed", "The chat webhook at " + uri.getHost()
-                    + " answered " + status + ": " + body.substring(0, Math.min(body.length(), 300)),
+            throw new NotificationException(
+                    "delivery_failed",
+                    "The chat webhook at " + uri.getHost() + " answered " + status + ": "
+                            + body.substring(0, Math.min(body.length(), 300)),
                     status == 429 || status >= 500);
         }
     }
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
-        var data = Arrays.stream(Channel.values()).map(channel -> json(channel, store.find(channel))).toList();
+        var data = Arrays.stream(Channel.values())
+                .map(channel -> json(channel, store.find(channel)))
+                .toList();
         Responses.ok(ctx, Map.of("object", "list", "data", data));
     }
 
@@ -187,16 +213,16 @@ public final class Notifications {
         Access.requireAdmin(ctx);
         Channel channel = channel(ctx);
         boolean deleted = store.delete(channel);
-        Responses.ok(ctx, Map.of("channel", channel.wire(), "object", "notification_channel.deleted",
-                "deleted", deleted));
+        Responses.ok(
+                ctx, Map.of("channel", channel.wire(), "object", "notification_channel.deleted", "deleted", deleted));
     }
 
     private void test(Context ctx) throws InterruptedException {
         Access.requireAdmin(ctx);
         Channel channel = channel(ctx);
         if (store.find(channel).isEmpty()) {
-            throw ApiException.of(ErrorCode.CHANNEL_NOT_CONFIGURED, "channel", "The " + channel.wire()
-                    + " channel is not set up.");
+            throw ApiException.of(
+                    ErrorCode.CHANNEL_NOT_CONFIGURED, "channel", "The " + channel.wire() + " channel is not set up.");
         }
         BodyReader body = TEST.reader(Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx));
         Optional<String> message = TEST_MESSAGE.read(body);
@@ -217,17 +243,23 @@ public final class Notifications {
 
     private static Channel channel(Context ctx) {
         String wire = ctx.pathParam("channel");
-        return Channel.of(wire).orElseThrow(() -> ApiException.of(ErrorCode.CHANNEL_NOT_FOUND, "channel",
-                "There is no channel '" + wire + "'; the channels are email, team_chat_1 and team_chat_2."));
+        return Channel.of(wire)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.CHANNEL_NOT_FOUND,
+                        "channel",
+                        "There is no channel '" + wire + "'; the channels are email, team_chat_1 and team_chat_2."));
     }
 
     private static Map<Channel, BodySpec> settings() {
         var specs = new EnumMap<Channel, BodySpec>(Channel.class);
         for (Channel channel : Channel.values()) {
             String what = "the " + channel.wire() + " channel's settings";
-            specs.put(channel, channel == Channel.EMAIL
-                    ? BodySpec.closed(what, SMTP_HOST, SMTP_PORT, SECURITY, USERNAME, secretField(channel), FROM)
-                    : BodySpec.closed(what, secretField(channel), NAME));
+            specs.put(
+                    channel,
+                    channel == Channel.EMAIL
+                            ? BodySpec.closed(
+                                    what, SMTP_HOST, SMTP_PORT, SECURITY, USERNAME, secretField(channel), FROM)
+                            : BodySpec.closed(what, secretField(channel), NAME));
         }
         return Map.copyOf(specs);
     }
@@ -238,13 +270,17 @@ public final class Notifications {
 
     /** A channel's secret, declared as the non-empty string it must be when it is given. */
     private static BodyField.Worded<String> secret(String name) {
-        return BodyField.text(OPTIONAL, name, 2000).matching(Pattern.compile("[\\s\\S]+"), NOT_EMPTY)
+        return BodyField.text(OPTIONAL, name, 2000)
+                .matching(Pattern.compile("[\\s\\S]+"), NOT_EMPTY)
                 .refusedAs(NOT_EMPTY);
     }
 
     /** The secret given, else (left out) the one stored; a null removes it. */
-    private static Optional<String> secret(BodyField.Worded<String> field, BodyReader reader, ObjectNode body,
-                                           Optional<ChannelStore.Configured> current) {
+    private static Optional<String> secret(
+            BodyField.Worded<String> field,
+            BodyReader reader,
+            ObjectNode body,
+            Optional<ChannelStore.Configured> current) {
         Optional<String> given = field.read(reader);
         if (given.isPresent() || body.has(field.name())) {
             return given;
@@ -265,8 +301,8 @@ public final class Notifications {
                 policy.checkHost(host.get(), (int) port);
                 settings.put("smtp_host", host.get());
             } catch (OutboundRefusedException e) {
-                reader.problems().add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: "
-                        + e.getMessage());
+                reader.problems()
+                        .add(ErrorCode.INVALID_FIELD, "smtp_host", "`smtp_host` cannot be used: " + e.getMessage());
             }
         }
         settings.put("smtp_port", port);
@@ -288,16 +324,19 @@ public final class Notifications {
         ObjectNode settings = Json.object();
         Optional<String> name = NAME.read(reader);
         if (webhook.isEmpty()) {
-            reader.problems().add(ErrorCode.MISSING_FIELD, "webhook_url", "`webhook_url` is required: the chat's "
-                    + "incoming webhook URL.");
+            reader.problems()
+                    .add(
+                            ErrorCode.MISSING_FIELD,
+                            "webhook_url",
+                            "`webhook_url` is required: the chat's " + "incoming webhook URL.");
         } else {
             try {
                 URI uri = URI.create(webhook.get());
                 policy.check(uri);
                 settings.put("webhook_host", uri.getHost());
             } catch (IllegalArgumentException | OutboundRefusedException e) {
-                reader.problems().add(ErrorCode.INVALID_FIELD, "webhook_url", "`webhook_url` cannot be used: "
-                        + e.getMessage());
+                reader.problems()
+                        .add(ErrorCode.INVALID_FIELD, "webhook_url", "`webhook_url` cannot be used: " + e.getMessage());
             }
         }
         name.ifPresent(text -> settings.put("name", text));

@@ -27,8 +27,16 @@ final class ActionCatalog {
     private static final String RESOURCE = "/catalog/pipeline-actions.json";
 
     /** One action: what it is for, how an editor shows it, its parameters, and its outputs. */
-    record Action(String type, String name, String category, String description, String icon, String color,
-                  List<ParamSpec> params, List<String> outputs, Optional<String> outputNamedBy) {
+    record Action(
+            String type,
+            String name,
+            String category,
+            String description,
+            String icon,
+            String color,
+            List<ParamSpec> params,
+            List<String> outputs,
+            Optional<String> outputNamedBy) {
         Action {
             requireNonNull(type, "type");
             params = List.copyOf(params);
@@ -41,8 +49,10 @@ final class ActionCatalog {
 
         /** Whether the action gives this output; a Set Output step gives the one its {@code key} names. */
         boolean gives(String output, JsonNode params) {
-            return outputs.contains(output) || outputNamedBy.map(p -> output.equals(params.path(p).asText(null)))
-                    .orElse(false);
+            return outputs.contains(output)
+                    || outputNamedBy
+                            .map(p -> output.equals(params.path(p).asText(null)))
+                            .orElse(false);
         }
     }
 
@@ -65,22 +75,33 @@ final class ActionCatalog {
             throw new UncheckedIOException(e);
         }
         var categories = new ArrayList<Category>();
-        json.path("categories").forEach(c -> categories.add(new Category(c.path("id").asText(),
-                c.path("name").asText())));
-        Set<String> categoryIds = Set.copyOf(categories.stream().map(Category::id).toList());
+        json.path("categories")
+                .forEach(c -> categories.add(
+                        new Category(c.path("id").asText(), c.path("name").asText())));
+        Set<String> categoryIds =
+                Set.copyOf(categories.stream().map(Category::id).toList());
         var actions = new LinkedHashMap<String, Action>();
         for (JsonNode entry : json.path("actions")) {
             var params = new ArrayList<ParamSpec>();
             entry.path("params").forEach(p -> params.add(ParamSpec.fromJson(p)));
             var outputs = new ArrayList<String>();
             entry.path("outputs").forEach(o -> outputs.add(o.asText()));
-            var action = new Action(entry.path("type").asText(), entry.path("name").asText(),
-                    entry.path("category").asText(), entry.path("description").asText(),
-                    entry.path("icon").asText(), entry.path("color").asText(), params, outputs,
+            var action = new Action(
+                    entry.path("type").asText(),
+                    entry.path("name").asText(),
+                    entry.path("category").asText(),
+                    entry.path("description").asText(),
+                    entry.path("icon").asText(),
+                    entry.path("color").asText(),
+                    params,
+                    outputs,
                     Optional.ofNullable(entry.path("output_named_by").textValue()));
-            if (!categoryIds.contains(action.category()) || actions.put(action.type(), action) != null
-                    || action.params().stream().anyMatch(p -> p.visibleWhen()
-                            .map(v -> action.param(v.param()).isEmpty()).orElse(false))) {
+            if (!categoryIds.contains(action.category())
+                    || actions.put(action.type(), action) != null
+                    || action.params().stream()
+                            .anyMatch(p -> p.visibleWhen()
+                                    .map(v -> action.param(v.param()).isEmpty())
+                                    .orElse(false))) {
                 throw new IllegalStateException("pipeline action '" + action.type() + "' is invalid: " + entry);
             }
         }
@@ -108,9 +129,16 @@ final class ActionCatalog {
         for (var given : params.properties()) {
             if (action.param(given.getKey()).isEmpty()) {
                 String at = ParamPath.key(prefix, given.getKey());
-                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` is not a parameter of " + action.type()
-                        + " (its parameters: " + String.join(", ", action.params().stream().map(ParamSpec::name)
-                        .toList()) + ").");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        at,
+                        "`" + at + "` is not a parameter of " + action.type()
+                                + " (its parameters: "
+                                + String.join(
+                                        ", ",
+                                        action.params().stream()
+                                                .map(ParamSpec::name)
+                                                .toList()) + ").");
             }
         }
         for (ParamSpec spec : action.params()) {
@@ -119,13 +147,21 @@ final class ActionCatalog {
             boolean present = value != null && !value.isNull();
             boolean applies = spec.visibleWhen().map(v -> v.holds(params)).orElse(true);
             if (present && !applies) {
-                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` applies only "
-                        + spec.visibleWhen().orElseThrow().describe() + ".");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        at,
+                        "`" + at + "` applies only "
+                                + spec.visibleWhen().orElseThrow().describe() + ".");
             } else if (present) {
                 spec.check(value, at, problems);
             } else if (spec.required() && applies) {
-                problems.add(ErrorCode.MISSING_FIELD, at, "`" + at + "` is required"
-                        + spec.visibleWhen().map(v -> " " + v.describe()).orElse("") + ".");
+                problems.add(
+                        ErrorCode.MISSING_FIELD,
+                        at,
+                        "`" + at + "` is required"
+                                + spec.visibleWhen()
+                                        .map(v -> " " + v.describe())
+                                        .orElse("") + ".");
             }
         }
     }
@@ -142,7 +178,8 @@ final class ActionCatalog {
             if (text && given != null && (given.isNumber() || given.isBoolean())) {
                 full.put(spec.name(), given.asText());
             }
-            if ((!full.has(spec.name()) || full.get(spec.name()).isNull()) && spec.defaultValue().isPresent()
+            if ((!full.has(spec.name()) || full.get(spec.name()).isNull())
+                    && spec.defaultValue().isPresent()
                     && spec.visibleWhen().map(v -> v.holds(full)).orElse(true)) {
                 full.set(spec.name(), spec.defaultValue().get());
             }
@@ -161,14 +198,25 @@ final class ActionCatalog {
             json.put("description", action.description());
             json.put("icon", action.icon());
             json.put("color", action.color());
-            json.put("params", action.params().stream().map(ActionCatalog::paramJson).toList());
+            json.put(
+                    "params",
+                    action.params().stream().map(ActionCatalog::paramJson).toList());
             json.put("outputs", action.outputs());
             action.outputNamedBy().ifPresent(p -> json.put("output_named_by", p));
             data.add(json);
         }
-        var categoryJson = categories.stream().map(c -> Map.<String, Object>of("id", c.id(), "name", c.name(),
-                "actions", actions.values().stream().filter(a -> a.category().equals(c.id())).map(Action::type)
-                        .toList())).toList();
+        var categoryJson = categories.stream()
+                .map(c -> Map.<String, Object>of(
+                        "id",
+                        c.id(),
+                        "name",
+                        c.name(),
+                        "actions",
+                        actions.values().stream()
+                                .filter(a -> a.category().equals(c.id()))
+                                .map(Action::type)
+                                .toList()))
+                .toList();
         return Map.of("object", "list", "categories", categoryJson, "data", data);
     }
 

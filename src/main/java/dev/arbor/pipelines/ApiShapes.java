@@ -19,67 +19,136 @@ import dev.arbor.platform.http.Schema;
 final class ApiShapes {
     private ApiShapes() {}
 
-    static final Schema PROBLEMS = arrayOf(object().required("code", string()).required("param", nullable(string()))
+    static final Schema PROBLEMS = arrayOf(object().required("code", string())
+            .required("param", nullable(string()))
             .required("message", string()));
     static final Schema ERROR = nullable(object().required("code", string()).required("message", string()));
 
-    static final Schema DEFINITION = named("PipelineDefinition", object()
-            .required("name", string()).optional("description", string())
-            .optional("parameters", arrayOf(object().required("name", string()).required("type", string())
-                    .optional("required", bool()).optional("description", string()).optional("default", any())))
-            .required("steps", arrayOf(object().required("id", string()).required("action", string())
-                    .optional("name", string()).optional("params", mapOf(any()))
-                    .optional("depends_on", arrayOf(string())).optional("on_failure", string())
-                    .optional("if", string()).optional("retry", mapOf(any()))
-                    .optional("timeout_seconds", integer(1, Long.MAX_VALUE))))
-            .optional("outputs", mapOf(any())).optional("timeout_seconds", integer(1, Long.MAX_VALUE)));
-    static final Schema PIPELINE = named("Pipeline", resource("pipeline").required("name", string())
-            .required("description", string()).required("version", integer(1, Long.MAX_VALUE))
-            .required("step_count", integer(0, Long.MAX_VALUE)).required("created_at", timestamp())
-            .required("updated_at", timestamp()).required("definition", DEFINITION));
+    static final Schema DEFINITION = named(
+            "PipelineDefinition",
+            object().required("name", string())
+                    .optional("description", string())
+                    .optional(
+                            "parameters",
+                            arrayOf(object().required("name", string())
+                                    .required("type", string())
+                                    .optional("required", bool())
+                                    .optional("description", string())
+                                    .optional("default", any())))
+                    .required(
+                            "steps",
+                            arrayOf(object().required("id", string())
+                                    .required("action", string())
+                                    .optional("name", string())
+                                    .optional("params", mapOf(any()))
+                                    .optional("depends_on", arrayOf(string()))
+                                    .optional("on_failure", string())
+                                    .optional("if", string())
+                                    .optional("retry", mapOf(any()))
+                                    .optional("timeout_seconds", integer(1, Long.MAX_VALUE))))
+                    .optional("outputs", mapOf(any()))
+                    .optional("timeout_seconds", integer(1, Long.MAX_VALUE)));
+    static final Schema PIPELINE = named(
+            "Pipeline",
+            resource("pipeline")
+                    .required("name", string())
+                    .required("description", string())
+                    .required("version", integer(1, Long.MAX_VALUE))
+                    .required("step_count", integer(0, Long.MAX_VALUE))
+                    .required("created_at", timestamp())
+                    .required("updated_at", timestamp())
+                    .required("definition", DEFINITION));
     static final Schema CATALOG = object().required("object", oneOf("list"))
-            .required("categories", arrayOf(object().required("id", string()).required("name", string())
-                    .required("actions", arrayOf(string()))))
-            .required("data", arrayOf(object().required("type", string()).required("name", string())
-                    .required("category", string()).optional("params", any()).optional("outputs", any())));
-    static final Schema ACTION_CHECK = object().required("action_type", string()).optional("params", mapOf(any()));
+            .required(
+                    "categories",
+                    arrayOf(object().required("id", string())
+                            .required("name", string())
+                            .required("actions", arrayOf(string()))))
+            .required(
+                    "data",
+                    arrayOf(object().required("type", string())
+                            .required("name", string())
+                            .required("category", string())
+                            .optional("params", any())
+                            .optional("outputs", any())));
+    static final Schema ACTION_CHECK =
+            object().required("action_type", string()).optional("params", mapOf(any()));
     static final Schema ACTION_VALIDATION = object().required("object", oneOf("action.validation"))
-            .required("valid", bool()).required("errors", PROBLEMS);
+            .required("valid", bool())
+            .required("errors", PROBLEMS);
     static final Schema PIPELINE_VALIDATION = object().required("object", oneOf("pipeline.validation"))
-            .required("valid", bool()).required("errors", PROBLEMS);
+            .required("valid", bool())
+            .required("errors", PROBLEMS);
 
     static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
-    static final Schema STEP = object().required("id", string()).required("name", string())
-            .required("action", string()).required("status", string()).required("attempts", integer(0, Long.MAX_VALUE))
-            .required("outputs", nullable(mapOf(any()))).required("error", ERROR)
-            .required("started_at", nullable(timestamp())).required("finished_at", nullable(timestamp()))
+    static final Schema STEP = object().required("id", string())
+            .required("name", string())
+            .required("action", string())
+            .required("status", string())
+            .required("attempts", integer(0, Long.MAX_VALUE))
+            .required("outputs", nullable(mapOf(any())))
+            .required("error", ERROR)
+            .required("started_at", nullable(timestamp()))
+            .required("finished_at", nullable(timestamp()))
             .required("duration_ms", nullable(integer(0, Long.MAX_VALUE)))
             .required("next_attempt_at", nullable(timestamp()));
-    static final Schema RUN = named("Run", resource("pipeline.run").required("pipeline_id", string())
-            .required("pipeline_version", integer(1, Long.MAX_VALUE)).required("status", RUN_STATUS)
-            .required("params", mapOf(any())).required("trigger", object().required("type", string()))
-            .required("outputs", nullable(mapOf(any()))).required("error", ERROR)
-            .required("timeout_seconds", integer()).required("created_at", timestamp())
-            .required("started_at", nullable(timestamp())).required("finished_at", nullable(timestamp()))
-            .required("deadline_at", nullable(timestamp()))
-            .optional("progress", object().required("total_steps", integer()).required("finished_steps", integer()))
-            .optional("steps", arrayOf(STEP)));
-    static final Schema EVENT = named("RunEvent", object().required("id", integer())
-            .required("object", oneOf("pipeline.run.event")).required("run_id", string()).required("kind", string())
-            .required("step_id", nullable(string())).required("status", nullable(string()))
-            .required("level", nullable(string())).required("message", string()).required("created_at", timestamp()));
-    static final Schema EVENTS = object().required("object", oneOf("list")).required("data", arrayOf(EVENT))
-            .required("first_id", nullable(string())).required("last_id", nullable(string()))
+    static final Schema RUN = named(
+            "Run",
+            resource("pipeline.run")
+                    .required("pipeline_id", string())
+                    .required("pipeline_version", integer(1, Long.MAX_VALUE))
+                    .required("status", RUN_STATUS)
+                    .required("params", mapOf(any()))
+                    .required("trigger", object().required("type", string()))
+                    .required("outputs", nullable(mapOf(any())))
+                    .required("error", ERROR)
+                    .required("timeout_seconds", integer())
+                    .required("created_at", timestamp())
+                    .required("started_at", nullable(timestamp()))
+                    .required("finished_at", nullable(timestamp()))
+                    .required("deadline_at", nullable(timestamp()))
+                    .optional(
+                            "progress",
+                            object().required("total_steps", integer()).required("finished_steps", integer()))
+                    .optional("steps", arrayOf(STEP)));
+    static final Schema EVENT = named(
+            "RunEvent",
+            object().required("id", integer())
+                    .required("object", oneOf("pipeline.run.event"))
+                    .required("run_id", string())
+                    .required("kind", string())
+                    .required("step_id", nullable(string()))
+                    .required("status", nullable(string()))
+                    .required("level", nullable(string()))
+                    .required("message", string())
+                    .required("created_at", timestamp()));
+    static final Schema EVENTS = object().required("object", oneOf("list"))
+            .required("data", arrayOf(EVENT))
+            .required("first_id", nullable(string()))
+            .required("last_id", nullable(string()))
             .required("has_more", bool());
 
-    static final Schema SCHEDULE = named("Schedule", resource("pipeline.schedule").required("pipeline_id", string())
-            .required("name", string()).required("cron", string()).required("timezone", string())
-            .required("params", mapOf(any())).required("status", oneOf("active", "paused"))
-            .required("next_run_at", nullable(timestamp())).required("last_run_at", nullable(timestamp()))
-            .required("last_run_id", nullable(string())).required("last_error", nullable(any()))
-            .required("run_count", integer(0, Long.MAX_VALUE))
-            .required("next_runs", arrayOf(object().required("local", string()).required("at", timestamp())))
-            .required("created_at", timestamp()).required("updated_at", timestamp()));
-    static final Schema STARTED = object().required("id", string()).required("object", oneOf("pipeline.run"))
-            .required("status", RUN_STATUS).required("schedule_id", string());
+    static final Schema SCHEDULE = named(
+            "Schedule",
+            resource("pipeline.schedule")
+                    .required("pipeline_id", string())
+                    .required("name", string())
+                    .required("cron", string())
+                    .required("timezone", string())
+                    .required("params", mapOf(any()))
+                    .required("status", oneOf("active", "paused"))
+                    .required("next_run_at", nullable(timestamp()))
+                    .required("last_run_at", nullable(timestamp()))
+                    .required("last_run_id", nullable(string()))
+                    .required("last_error", nullable(any()))
+                    .required("run_count", integer(0, Long.MAX_VALUE))
+                    .required(
+                            "next_runs",
+                            arrayOf(object().required("local", string()).required("at", timestamp())))
+                    .required("created_at", timestamp())
+                    .required("updated_at", timestamp()));
+    static final Schema STARTED = object().required("id", string())
+            .required("object", oneOf("pipeline.run"))
+            .required("status", RUN_STATUS)
+            .required("schedule_id", string());
 }

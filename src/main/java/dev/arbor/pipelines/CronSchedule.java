@@ -57,7 +57,8 @@ final class CronSchedule {
         ZonedDateTime from = after.atZone(zone);
         Optional<Instant> next = times.nextExecution(from).map(ZonedDateTime::toInstant);
         ZoneOffsetTransition transition = zone.getRules().nextTransition(after);
-        if (transition != null && transition.isGap()
+        if (transition != null
+                && transition.isGap()
                 && next.map(n -> transition.getInstant().isBefore(n)).orElse(true)
                 && matchesWithin(transition.getDateTimeBefore(), transition.getDateTimeAfter())) {
             return Optional.of(transition.getInstant());
@@ -82,8 +83,9 @@ final class CronSchedule {
 
     /** Whether a wall-clock minute in [from, to) matches: the minutes a spring-forward change skips. */
     private boolean matchesWithin(LocalDateTime from, LocalDateTime to) {
-        for (LocalDateTime minute = from.truncatedTo(ChronoUnit.MINUTES); minute.isBefore(to);
-             minute = minute.plusMinutes(1)) {
+        for (LocalDateTime minute = from.truncatedTo(ChronoUnit.MINUTES);
+                minute.isBefore(to);
+                minute = minute.plusMinutes(1)) {
             if (times.isMatch(minute.atZone(ZoneOffset.UTC))) {
                 return true;
             }

@@ -22,12 +22,13 @@ import java.util.regex.Pattern;
  * expression's type (a list stays a list); a rendered result is never rendered again.
  */
 final class Expressions {
-    private static final Pattern ONE_EXPRESSION = Pattern.compile("\\s*\\{\\{((?:(?!\\{\\{|}}).)*)}}\\s*",
-            Pattern.DOTALL);
+    private static final Pattern ONE_EXPRESSION =
+            Pattern.compile("\\s*\\{\\{((?:(?!\\{\\{|}}).)*)}}\\s*", Pattern.DOTALL);
     private static final Pattern EXPRESSION = Pattern.compile("\\{\\{(.*?)}}", Pattern.DOTALL);
     /** A path from a root, and whether a default or an {@code is defined} test guards it. */
     private static final Pattern PATH = Pattern.compile("(?<![A-Za-z0-9_.])((?:params|steps|event)"
             + "(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)(\\s*\\|\\s*default\\b|\\s+is\\s+(?:not\\s+)?defined\\b)?");
+
     private static final int MAX_TEXT = 1_000_000;
 
     private final Jinjava jinjava = new Jinjava(JinjavaConfig.newBuilder()
@@ -57,8 +58,10 @@ final class Expressions {
         }
         if (value.isObject()) {
             ObjectNode rendered = Json.object();
-            value.properties().forEach(field -> rendered.set(field.getKey(), field.getKey().equals("condition")
-                    ? field.getValue() : render(field.getValue(), scope)));
+            value.properties()
+                    .forEach(field -> rendered.set(
+                            field.getKey(),
+                            field.getKey().equals("condition") ? field.getValue() : render(field.getValue(), scope)));
             return rendered;
         }
         if (value.isArray()) {
@@ -111,8 +114,8 @@ final class Expressions {
             failOnErrors(interpreter.getErrors(), expression);
             return value;
         } catch (UnknownTokenException e) {
-            throw new ExpressionException("`" + expression.strip() + "` refers to " + e.getToken()
-                    + ", which is not defined here");
+            throw new ExpressionException(
+                    "`" + expression.strip() + "` refers to " + e.getToken() + ", which is not defined here");
         }
     }
 
@@ -133,8 +136,8 @@ final class Expressions {
                     break;
                 }
                 if (!object.containsKey(name)) {
-                    throw new ExpressionException("`" + expression.strip() + "` refers to " + path.group(1)
-                            + ", which is not defined here");
+                    throw new ExpressionException(
+                            "`" + expression.strip() + "` refers to " + path.group(1) + ", which is not defined here");
                 }
                 at = object.get(name);
             }
@@ -142,10 +145,11 @@ final class Expressions {
     }
 
     private static void failOnErrors(List<TemplateError> errors, String text) {
-        errors.stream().filter(error -> error.getSeverity() == TemplateError.ErrorType.FATAL).findFirst()
+        errors.stream()
+                .filter(error -> error.getSeverity() == TemplateError.ErrorType.FATAL)
+                .findFirst()
                 .ifPresent(error -> {
-                    throw new ExpressionException("`" + text.strip() + "` cannot be worked out: "
-                            + error.getMessage());
+                    throw new ExpressionException("`" + text.strip() + "` cannot be worked out: " + error.getMessage());
                 });
     }
 

@@ -37,8 +37,11 @@ final class GraphCheck {
         List<PipelineDefinition.Step> steps = definition.steps();
         for (int i = 0; i < steps.size(); i++) {
             if (index.putIfAbsent(steps.get(i).id(), i) != null) {
-                problem(ParamPath.index("steps", i) + ".id", "repeats the id '" + steps.get(i).id() + "' of "
-                        + ParamPath.index("steps", index.get(steps.get(i).id())));
+                problem(
+                        ParamPath.index("steps", i) + ".id",
+                        "repeats the id '" + steps.get(i).id() + "' of "
+                                + ParamPath.index(
+                                        "steps", index.get(steps.get(i).id())));
             }
         }
         if (dependencies()) {
@@ -50,8 +53,10 @@ final class GraphCheck {
             step(i, steps.get(i), ancestors.get(steps.get(i).id()));
         }
         Set<String> everyStep = index.keySet();
-        definition.outputs().forEach((name, template) -> references(Templates.inValue(TextNode.valueOf(template)),
-                ParamPath.key("outputs", name), everyStep));
+        definition
+                .outputs()
+                .forEach((name, template) -> references(
+                        Templates.inValue(TextNode.valueOf(template)), ParamPath.key("outputs", name), everyStep));
     }
 
     private boolean dependencies() {
@@ -76,7 +81,9 @@ final class GraphCheck {
     /** Reports a cycle with its path (Kahn's order finds that one exists; a walk finds which). */
     private void cycle() {
         var remaining = new HashMap<String, Integer>();
-        definition.steps().forEach(step -> remaining.put(step.id(), step.dependsOn().size()));
+        definition
+                .steps()
+                .forEach(step -> remaining.put(step.id(), step.dependsOn().size()));
         var ready = new ArrayDeque<String>();
         remaining.forEach((id, count) -> {
             if (count == 0) {
@@ -97,7 +104,8 @@ final class GraphCheck {
             return;
         }
         List<String> path = cyclePath(remaining);
-        problem(ParamPath.index("steps", index.get(path.getFirst())) + ".depends_on",
+        problem(
+                ParamPath.index("steps", index.get(path.getFirst())) + ".depends_on",
                 "makes a cycle: " + String.join(" → ", path) + " (→ reads \"depends on\")");
     }
 
@@ -106,13 +114,18 @@ final class GraphCheck {
      * comes back to a step already passed: that stretch is a cycle.
      */
     private List<String> cyclePath(Map<String, Integer> remaining) {
-        String at = definition.steps().stream().map(PipelineDefinition.Step::id)
-                .filter(id -> remaining.get(id) > 0).findFirst().orElseThrow();
+        String at = definition.steps().stream()
+                .map(PipelineDefinition.Step::id)
+                .filter(id -> remaining.get(id) > 0)
+                .findFirst()
+                .orElseThrow();
         var order = new ArrayList<String>();
         while (!order.contains(at)) {
             order.add(at);
             at = definition.steps().get(index.get(at)).dependsOn().stream()
-                    .filter(dependency -> remaining.get(dependency) > 0).findFirst().orElseThrow();
+                    .filter(dependency -> remaining.get(dependency) > 0)
+                    .findFirst()
+                    .orElseThrow();
         }
         var cycle = new ArrayList<>(order.subList(order.indexOf(at), order.size()));
         cycle.add(at);
@@ -141,8 +154,11 @@ final class GraphCheck {
         String at = ParamPath.index("steps", i);
         Optional<ActionCatalog.Action> action = catalog.find(step.action());
         if (action.isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, at + ".action", "`" + at + ".action` is '" + step.action()
-                    + "', which is not an action; the actions are " + String.join(", ", catalog.types()) + ".");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    at + ".action",
+                    "`" + at + ".action` is '" + step.action() + "', which is not an action; the actions are "
+                            + String.join(", ", catalog.types()) + ".");
         } else {
             catalog.check(action.get(), step.params(), at + ".params", problems);
         }
@@ -154,23 +170,30 @@ final class GraphCheck {
         for (var branch : step.params().path("branches").properties()) {
             JsonNode branchCondition = branch.getValue().path("condition");
             if (branchCondition.isTextual()) {
-                references(Templates.inExpression(branchCondition.textValue()),
-                        ParamPath.key(at + ".params.branches", branch.getKey()) + ".condition", before);
+                references(
+                        Templates.inExpression(branchCondition.textValue()),
+                        ParamPath.key(at + ".params.branches", branch.getKey()) + ".condition",
+                        before);
             }
         }
-        step.condition().ifPresent(condition -> references(Templates.inExpression(condition), at + ".condition",
-                before));
+        step.condition()
+                .ifPresent(condition -> references(Templates.inExpression(condition), at + ".condition", before));
         if (step.action().equals("conditional_branch")) {
             for (var branch : step.params().path("branches").properties()) {
                 JsonNode targets = branch.getValue().path("steps");
                 for (int t = 0; targets.isArray() && t < targets.size(); t++) {
                     String target = targets.get(t).asText();
-                    String param = ParamPath.index(ParamPath.key(at + ".params.branches", branch.getKey())
-                            + ".steps", t);
-                    if (!index.containsKey(target) || !definition.steps().get(index.get(target)).dependsOn()
-                            .contains(step.id())) {
-                        problem(param, "must name a step that depends on '" + step.id() + "' ('" + target
-                                + "' does not)");
+                    String param =
+                            ParamPath.index(ParamPath.key(at + ".params.branches", branch.getKey()) + ".steps", t);
+                    if (!index.containsKey(target)
+                            || !definition
+                                    .steps()
+                                    .get(index.get(target))
+                                    .dependsOn()
+                                    .contains(step.id())) {
+                        problem(
+                                param,
+                                "must name a step that depends on '" + step.id() + "' ('" + target + "' does not)");
                     }
                 }
             }
@@ -178,9 +201,12 @@ final class GraphCheck {
         JsonNode sources = step.params().path("sources");
         if (step.action().equals("aggregate") && sources.isArray()) { // not a list: the params' check says so
             for (int s = 0; s < sources.size(); s++) {
-                if (!Templates.hasReference(sources.get(s)) && !before.contains(sources.get(s).asText())) {
-                    problem(ParamPath.index(at + ".params.sources", s), "must name a step that runs before this "
-                            + "one ('" + sources.get(s).asText() + "' is not among its depends_on, directly or not)");
+                if (!Templates.hasReference(sources.get(s))
+                        && !before.contains(sources.get(s).asText())) {
+                    problem(
+                            ParamPath.index(at + ".params.sources", s),
+                            "must name a step that runs before this " + "one ('"
+                                    + sources.get(s).asText() + "' is not among its depends_on, directly or not)");
                 }
             }
         }
@@ -189,18 +215,29 @@ final class GraphCheck {
     /** Checks references against the declared parameters and the steps that may be read from {@code at}. */
     private void references(List<Templates.Reference> references, String at, Set<String> readable) {
         Set<String> parameters = new HashSet<>(definition.parameters().stream()
-                .map(PipelineDefinition.Parameter::name).toList());
+                .map(PipelineDefinition.Parameter::name)
+                .toList());
         for (Templates.Reference reference : references) {
             switch (reference.root()) {
                 case "params" -> {
-                    if (reference.name().isEmpty() || !parameters.contains(reference.name().get())) {
-                        problem(at, "refers to params." + reference.name().orElse("") + ", which is not a declared "
-                                + "parameter" + (parameters.isEmpty() ? "" : " (" + String.join(", ",
-                                parameters.stream().sorted().toList()) + ")"));
+                    if (reference.name().isEmpty()
+                            || !parameters.contains(reference.name().get())) {
+                        problem(
+                                at,
+                                "refers to params." + reference.name().orElse("") + ", which is not a declared "
+                                        + "parameter"
+                                        + (parameters.isEmpty()
+                                                ? ""
+                                                : " ("
+                                                        + String.join(
+                                                                ", ",
+                                                                parameters.stream()
+                                                                        .sorted()
+                                                                        .toList()) + ")"));
                     }
                 }
                 case "steps" -> stepReference(reference, at, readable);
-                default -> { } // event: the trigger's payload, known when it fires
+                default -> {} // event: the trigger's payload, known when it fires
             }
         }
     }
@@ -210,16 +247,23 @@ final class GraphCheck {
         if (!index.containsKey(id)) {
             problem(at, "refers to steps." + id + ", which is not a step of this pipeline");
         } else if (!readable.contains(id)) {
-            problem(at, "refers to steps." + id + ", which does not run before it: add '" + id + "' to "
-                    + "depends_on");
+            problem(
+                    at,
+                    "refers to steps." + id + ", which does not run before it: add '" + id + "' to " + "depends_on");
         } else if (reference.output().isEmpty()) {
             problem(at, "refers to steps." + id + " without an output: write steps." + id + ".outputs.<key>");
         } else {
             PipelineDefinition.Step step = definition.steps().get(index.get(id));
-            catalog.find(step.action()).filter(action -> !action.gives(reference.output().get(), step.params()))
-                    .ifPresent(action -> problem(at, "refers to steps." + id + ".outputs." + reference.output().get()
-                            + ", which " + action.type() + " does not give" + (action.outputs().isEmpty() ? ""
-                            : " (it gives " + String.join(", ", action.outputs()) + ")")));
+            catalog.find(step.action())
+                    .filter(action -> !action.gives(reference.output().get(), step.params()))
+                    .ifPresent(action -> problem(
+                            at,
+                            "refers to steps." + id + ".outputs."
+                                    + reference.output().get()
+                                    + ", which " + action.type() + " does not give"
+                                    + (action.outputs().isEmpty()
+                                            ? ""
+                                            : " (it gives " + String.join(", ", action.outputs()) + ")")));
         }
     }
 

@@ -26,8 +26,8 @@ import java.util.Set;
  */
 final class HttpRequestAction {
     static final int MAX_BODY_BYTES = 1 << 20;
-    private static final Set<String> UNSENDABLE_HEADERS = Set.of("host", "content-length", "connection", "upgrade",
-            "expect", "transfer-encoding");
+    private static final Set<String> UNSENDABLE_HEADERS =
+            Set.of("host", "content-length", "connection", "upgrade", "expect", "transfer-encoding");
 
     private final OutboundClient client;
 
@@ -43,26 +43,31 @@ final class HttpRequestAction {
         } catch (IllegalArgumentException e) {
             return new Outcome.Failed("invalid_params", "The url is not a URL: " + e.getMessage(), false);
         }
-        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(params.path("timeout_seconds")
-                .asLong(30)));
+        var request = HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(params.path("timeout_seconds").asLong(30)));
         for (var header : params.path("headers").properties()) {
             if (UNSENDABLE_HEADERS.contains(header.getKey().toLowerCase(Locale.ROOT))) {
-                return new Outcome.Failed("invalid_params", "The header " + header.getKey()
-                        + " is set by the client itself.", false);
+                return new Outcome.Failed(
+                        "invalid_params", "The header " + header.getKey() + " is set by the client itself.", false);
             }
-            request.header(header.getKey(), header.getValue().isTextual() ? header.getValue().textValue()
-                    : header.getValue().toString());
+            request.header(
+                    header.getKey(),
+                    header.getValue().isTextual()
+                            ? header.getValue().textValue()
+                            : header.getValue().toString());
         }
         JsonNode body = params.path("body");
         if (method.equals("GET") || body.isMissingNode() || body.isNull()) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {
-            if (params.path("headers").properties().stream().noneMatch(h -> h.getKey().equalsIgnoreCase(
-                    "content-type"))) {
+            if (params.path("headers").properties().stream()
+                    .noneMatch(h -> h.getKey().equalsIgnoreCase("content-type"))) {
                 request.header("content-type", "application/json");
             }
-            request.method(method, HttpRequest.BodyPublishers.ofByteArray(body.isTextual()
-                    ? body.textValue().getBytes(StandardCharsets.UTF_8) : Json.write(body)));
+            request.method(
+                    method,
+                    HttpRequest.BodyPublishers.ofByteArray(
+                            body.isTextual() ? body.textValue().getBytes(StandardCharsets.UTF_8) : Json.write(body)));
         }
         HttpResponse<InputStream> response;
         byte[] bytes;
@@ -77,14 +82,17 @@ final class HttpRequestAction {
             return new Outcome.Failed("http_failed", uri.getHost() + " could not be reached: " + e, true);
         }
         if (bytes.length > MAX_BODY_BYTES) {
-            return new Outcome.Failed("response_too_large", "The response body is larger than " + MAX_BODY_BYTES
-                    + " bytes.", false);
+            return new Outcome.Failed(
+                    "response_too_large", "The response body is larger than " + MAX_BODY_BYTES + " bytes.", false);
         }
         int status = response.statusCode();
-        JsonNode responseBody = body(bytes, response.headers().firstValue("content-type").orElse(""));
+        JsonNode responseBody =
+                body(bytes, response.headers().firstValue("content-type").orElse(""));
         if (status < 200 || status > 299) {
             String excerpt = new String(bytes, 0, Math.min(bytes.length, 500), StandardCharsets.UTF_8);
-            return new Outcome.Failed("http_status", method + " " + uri + " answered " + status + ": " + excerpt,
+            return new Outcome.Failed(
+                    "http_status",
+                    method + " " + uri + " answered " + status + ": " + excerpt,
                     status == 408 || status == 429 || status >= 500);
         }
         ObjectNode outputs = Json.object().put("status_code", status);

@@ -21,6 +21,7 @@ import java.util.Optional;
 final class ModelActions {
     /** Answers a benchmark measures, beside the one that warms the model up. */
     static final int BENCHMARK_CALLS = 50;
+
     private static final Duration WAIT_STEP = Duration.ofSeconds(30);
 
     private final ModelOperations models;
@@ -36,17 +37,24 @@ final class ModelActions {
         String source = params.path("model_source").asText();
         Model model;
         try {
-            model = models.add(ModelOperations.addRequest(uri, params.path("model_name").asText(), source)).model();
+            model = models.add(ModelOperations.addRequest(
+                            uri, params.path("model_name").asText(), source))
+                    .model();
         } catch (ApiException e) {
-            Optional<Model> same = models.list().stream().filter(m -> e.code() == ErrorCode.MODEL_EXISTS
-                    && m.uri().equals(uri) && m.source().equals(source)).findFirst();
+            Optional<Model> same = models.list().stream()
+                    .filter(m -> e.code() == ErrorCode.MODEL_EXISTS
+                            && m.uri().equals(uri)
+                            && m.source().equals(source))
+                    .findFirst();
             if (same.isEmpty()) {
                 return failed(e);
             }
             model = same.get();
         }
         if (params.has("max_wait_seconds")) {
-            model = models.awaitDownload(model.id(), Duration.ofSeconds(params.path("max_wait_seconds").asLong()));
+            model = models.awaitDownload(
+                    model.id(),
+                    Duration.ofSeconds(params.path("max_wait_seconds").asLong()));
         } else {
             while (model.status().equals("downloading") || model.status().equals("not_downloaded")) {
                 if (Thread.interrupted()) {
@@ -56,10 +64,14 @@ final class ModelActions {
             }
         }
         if (model.status().equals("failed")) {
-            return new Outcome.Failed("download_failed", "The model's download failed: "
-                    + model.error().orElse("no reason given"), true);
+            return new Outcome.Failed(
+                    "download_failed",
+                    "The model's download failed: " + model.error().orElse("no reason given"),
+                    true);
         }
-        return new Outcome.Done(Json.object().put("model_id", model.id()).put("model_name", model.name())
+        return new Outcome.Done(Json.object()
+                .put("model_id", model.id())
+                .put("model_name", model.name())
                 .put("size_bytes", model.sizeBytes()));
     }
 
@@ -69,13 +81,16 @@ final class ModelActions {
             String reference = params.path("api_key").asText();
             key = credentials.open(reference);
             if (key.isEmpty()) {
-                return new Outcome.Failed("credential_not_found", "There is no credential '" + reference
-                        + "': store the key with POST /credentials and name it in api_key.", false);
+                return new Outcome.Failed(
+                        "credential_not_found",
+                        "There is no credential '" + reference
+                                + "': store the key with POST /credentials and name it in api_key.",
+                        false);
             }
         }
         try {
-            models.add(ModelOperations.cloudRequest(params.path("provider").asText(),
-                    params.path("model_id").asText(), key));
+            models.add(ModelOperations.cloudRequest(
+                    params.path("provider").asText(), params.path("model_id").asText(), key));
         } catch (ApiException e) {
             if (e.code() != ErrorCode.MODEL_EXISTS) {
                 return failed(e);
@@ -106,15 +121,15 @@ final class ModelActions {
         boolean throughput = metrics.isEmpty() || metrics.contains("throughput");
         ModelOperations.Benchmark result;
         try {
-            result = models.benchmark(params.path("model_id").asText(), prompts,
-                    Math.max(BENCHMARK_CALLS, prompts.size()));
+            result = models.benchmark(
+                    params.path("model_id").asText(), prompts, Math.max(BENCHMARK_CALLS, prompts.size()));
         } catch (ApiException e) {
             return failed(e);
         }
         ObjectNode outputs = Json.object();
         if (latency) {
-            outputs.put("latency_p50", round(result.latencyP50Millis())).put("latency_p99",
-                    round(result.latencyP99Millis()));
+            outputs.put("latency_p50", round(result.latencyP50Millis()))
+                    .put("latency_p99", round(result.latencyP99Millis()));
         } else {
             outputs.putNull("latency_p50").putNull("latency_p99");
         }

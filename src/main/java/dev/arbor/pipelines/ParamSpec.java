@@ -19,16 +19,45 @@ import java.util.regex.Pattern;
  * patterns, options) and when it applies ({@code visible_when}). A value that holds a {@code {{ }}} reference is
  * checked at run time, once it is known; only its references are checked before.
  */
-record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> defaultValue, String description,
-                 List<String> options, OptionalDouble min, OptionalDouble max, boolean integer,
-                 OptionalInt minLength, OptionalInt maxLength, Optional<Pattern> pattern, OptionalInt maxItems,
-                 Optional<Visibility> visibleWhen) {
+record ParamSpec(
+        String name,
+        Type type,
+        boolean required,
+        Optional<JsonNode> defaultValue,
+        String description,
+        List<String> options,
+        OptionalDouble min,
+        OptionalDouble max,
+        boolean integer,
+        OptionalInt minLength,
+        OptionalInt maxLength,
+        Optional<Pattern> pattern,
+        OptionalInt maxItems,
+        Optional<Visibility> visibleWhen) {
 
     /** The contract's parameter types. */
     enum Type {
-        STRING, NUMBER, BOOLEAN, SELECT, MULTISELECT, JSON, TEMPLATE, RANGE, MODEL_REF, CLUSTER_REF, PROJECT_REF,
-        ENDPOINT_REF, ENDPOINT_REF_LIST, ENDPOINT_WEIGHTED_LIST, ENDPOINT_ORDERED_LIST, PROVIDER_REF, CREDENTIAL_REF,
-        CLOUD_MODEL_REF, BRANCHES, CONTENT_RULE_LIST, STRING_LIST;
+        STRING,
+        NUMBER,
+        BOOLEAN,
+        SELECT,
+        MULTISELECT,
+        JSON,
+        TEMPLATE,
+        RANGE,
+        MODEL_REF,
+        CLUSTER_REF,
+        PROJECT_REF,
+        ENDPOINT_REF,
+        ENDPOINT_REF_LIST,
+        ENDPOINT_WEIGHTED_LIST,
+        ENDPOINT_ORDERED_LIST,
+        PROVIDER_REF,
+        CREDENTIAL_REF,
+        CLOUD_MODEL_REF,
+        BRANCHES,
+        CONTENT_RULE_LIST,
+        STRING_LIST;
 
         String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -54,7 +83,8 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
         }
 
         String describe() {
-            return equalsValue.map(v -> "when `" + param + "` is " + v)
+            return equalsValue
+                    .map(v -> "when `" + param + "` is " + v)
                     .orElseGet(() -> "when `" + param + "` is not " + notEquals.orElse(""));
         }
     }
@@ -68,18 +98,31 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
     /** Reads one entry of the catalog's data; a malformed entry stops the start. */
     static ParamSpec fromJson(JsonNode json) {
         String name = json.path("name").asText();
-        Type type = Type.of(json.path("type").asText()).orElseThrow(() ->
-                new IllegalStateException("parameter " + name + " has an unknown type " + json.path("type")));
+        Type type = Type.of(json.path("type").asText())
+                .orElseThrow(() ->
+                        new IllegalStateException("parameter " + name + " has an unknown type " + json.path("type")));
         var options = new ArrayList<String>();
         json.path("options").forEach(option -> options.add(option.asText()));
         JsonNode visible = json.path("visible_when");
-        Optional<Visibility> visibleWhen = visible.isObject() ? Optional.of(new Visibility(
-                visible.path("param").asText(), text(visible, "equals"), text(visible, "not_equals")))
+        Optional<Visibility> visibleWhen = visible.isObject()
+                ? Optional.of(new Visibility(
+                        visible.path("param").asText(), text(visible, "equals"), text(visible, "not_equals")))
                 : Optional.empty();
-        return new ParamSpec(name, type, json.path("required").asBoolean(), Optional.ofNullable(json.get("default")),
-                json.path("description").asText(""), options, number(json, "min"), number(json, "max"),
-                json.path("integer").asBoolean(), whole(json, "min_length"), whole(json, "max_length"),
-                text(json, "pattern").map(Pattern::compile), whole(json, "max_items"), visibleWhen);
+        return new ParamSpec(
+                name,
+                type,
+                json.path("required").asBoolean(),
+                Optional.ofNullable(json.get("default")),
+                json.path("description").asText(""),
+                options,
+                number(json, "min"),
+                number(json, "max"),
+                json.path("integer").asBoolean(),
+                whole(json, "min_length"),
+                whole(json, "max_length"),
+                text(json, "pattern").map(Pattern::compile),
+                whole(json, "max_items"),
+                visibleWhen);
     }
 
     /** Checks a value given for this parameter, adding what is wrong at {@code param}. */
@@ -100,26 +143,51 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
                     invalid(problems, param, "must be one of " + String.join(", ", options));
                 }
             }
-            case MULTISELECT -> checkList(value, param, problems, item -> item.isTextual()
-                    && options.contains(item.textValue()), "one of " + String.join(", ", options));
-            case STRING_LIST, ENDPOINT_REF_LIST, ENDPOINT_ORDERED_LIST -> checkList(value, param, problems,
-                    item -> item.isTextual() && !item.textValue().isBlank(), "a non-empty string");
-            case ENDPOINT_WEIGHTED_LIST -> checkList(value, param, problems, item -> item.isObject()
-                    && item.path("endpoint").isTextual() && item.path("weight").isNumber()
-                    && item.path("weight").asDouble() > 0, "an object {endpoint, weight > 0}");
+            case MULTISELECT ->
+                checkList(
+                        value,
+                        param,
+                        problems,
+                        item -> item.isTextual() && options.contains(item.textValue()),
+                        "one of " + String.join(", ", options));
+            case STRING_LIST, ENDPOINT_REF_LIST, ENDPOINT_ORDERED_LIST ->
+                checkList(
+                        value,
+                        param,
+                        problems,
+                        item -> item.isTextual() && !item.textValue().isBlank(),
+                        "a non-empty string");
+            case ENDPOINT_WEIGHTED_LIST ->
+                checkList(
+                        value,
+                        param,
+                        problems,
+                        item -> item.isObject()
+                                && item.path("endpoint").isTextual()
+                                && item.path("weight").isNumber()
+                                && item.path("weight").asDouble() > 0,
+                        "an object {endpoint, weight > 0}");
             case CONTENT_RULE_LIST -> checkList(value, param, problems, JsonNode::isObject, "an object");
             case RANGE -> {
-                if (!value.isObject() || !value.path("min").isNumber() || !value.path("max").isNumber()
+                if (!value.isObject()
+                        || !value.path("min").isNumber()
+                        || !value.path("max").isNumber()
                         || value.path("min").asDouble() > value.path("max").asDouble()) {
                     invalid(problems, param, "must be an object {min, max} with min at most max");
                 }
             }
             case BRANCHES -> checkBranches(value, param, problems);
-            case JSON -> { }
+            case JSON -> {}
             default -> {
-                if (!value.isTextual() || value.textValue().isBlank() || value.textValue().length() > 200) {
-                    invalid(problems, param, "must be the id of a " + type.wire().replace("_ref", "").replace('_', ' ')
-                            + " (a non-empty string of at most 200 characters)");
+                if (!value.isTextual()
+                        || value.textValue().isBlank()
+                        || value.textValue().length() > 200) {
+                    invalid(
+                            problems,
+                            param,
+                            "must be the id of a "
+                                    + type.wire().replace("_ref", "").replace('_', ' ')
+                                    + " (a non-empty string of at most 200 characters)");
                 }
             }
         }
@@ -151,8 +219,8 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
         }
     }
 
-    private void checkList(JsonNode value, String param, Problems problems,
-                           java.util.function.Predicate<JsonNode> item, String what) {
+    private void checkList(
+            JsonNode value, String param, Problems problems, java.util.function.Predicate<JsonNode> item, String what) {
         if (!value.isArray()) {
             invalid(problems, param, "must be an array");
         } else if (required && value.isEmpty()) {
@@ -179,12 +247,16 @@ record ParamSpec(String name, Type type, boolean required, Optional<JsonNode> de
             JsonNode condition = branch.getValue().path("condition");
             JsonNode steps = branch.getValue().path("steps");
             if (!condition.isTextual() || condition.textValue().isBlank()) {
-                problems.add(ErrorCode.INVALID_FIELD, at + ".condition", "`" + at + ".condition` must be a boolean "
-                        + "expression.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        at + ".condition",
+                        "`" + at + ".condition` must be a boolean " + "expression.");
             }
             if (!steps.isArray() || steps.isEmpty()) {
-                problems.add(ErrorCode.INVALID_FIELD, at + ".steps", "`" + at + ".steps` must list the ids of the "
-                        + "steps this branch leads to.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        at + ".steps",
+                        "`" + at + ".steps` must list the ids of the " + "steps this branch leads to.");
             }
         }
     }

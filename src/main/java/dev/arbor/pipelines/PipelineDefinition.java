@@ -21,33 +21,60 @@ import java.util.regex.Pattern;
  * A pipeline as written: declared parameters, a directed acyclic graph of steps, and outputs worked out from them.
  * {@link #read} takes a request body and reports every problem of it at once (see {@link GraphCheck} for the graph).
  */
-record PipelineDefinition(String name, String description, List<Parameter> parameters, List<Step> steps,
-                          Map<String, String> outputs, int timeoutSeconds) {
+record PipelineDefinition(
+        String name,
+        String description,
+        List<Parameter> parameters,
+        List<Step> steps,
+        Map<String, String> outputs,
+        int timeoutSeconds) {
     static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
     static final int MAX_STEPS = 500;
     /** How long a run may take unless its definition says otherwise: a day. */
     static final int DEFAULT_TIMEOUT_SECONDS = 86_400;
+
     static final int MAX_TIMEOUT_SECONDS = 30 * 86_400;
     /** How a time limit out of range is refused, in a definition and when a run starts. */
     static final String TIMEOUT_REFUSAL = "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)";
-    private static final Set<String> FIELDS = Set.of("name", "description", "parameters", "steps", "outputs",
-            "timeout_seconds");
-    private static final Set<String> STEP_FIELDS = Set.of("id", "name", "action", "params", "depends_on",
-            "condition", "retry", "timeout_seconds", "on_failure");
-    private static final Set<String> PARAMETER_TYPES = Set.of("string", "number", "integer", "boolean", "array",
-            "object", "model_ref", "cluster_ref", "project_ref", "endpoint_ref", "credential_ref");
+
+    private static final Set<String> FIELDS =
+            Set.of("name", "description", "parameters", "steps", "outputs", "timeout_seconds");
+    private static final Set<String> STEP_FIELDS = Set.of(
+            "id", "name", "action", "params", "depends_on", "condition", "retry", "timeout_seconds", "on_failure");
+    private static final Set<String> PARAMETER_TYPES = Set.of(
+            "string",
+            "number",
+            "integer",
+            "boolean",
+            "array",
+            "object",
+            "model_ref",
+            "cluster_ref",
+            "project_ref",
+            "endpoint_ref",
+            "credential_ref");
 
     /** A run parameter: {@code {{ params.<name> }}} in templates. */
-    record Parameter(String name, String type, boolean required, Optional<JsonNode> defaultValue,
-                     String description) {}
+    record Parameter(String name, String type, boolean required, Optional<JsonNode> defaultValue, String description) {}
 
-    enum OnFailure { FAIL, CONTINUE }
+    enum OnFailure {
+        FAIL,
+        CONTINUE
+    }
 
     /** Attempts after a failure, waiting {@code backoffSeconds × multiplier^n}, at most {@code maxBackoffSeconds}. */
     record Retry(int maxAttempts, int backoffSeconds, double backoffMultiplier, int maxBackoffSeconds) {}
 
-    record Step(String id, String name, String action, ObjectNode params, List<String> dependsOn,
-                Optional<String> condition, Optional<Retry> retry, OptionalInt timeoutSeconds, OnFailure onFailure) {
+    record Step(
+            String id,
+            String name,
+            String action,
+            ObjectNode params,
+            List<String> dependsOn,
+            Optional<String> condition,
+            Optional<Retry> retry,
+            OptionalInt timeoutSeconds,
+            OnFailure onFailure) {
         Step {
             requireNonNull(id, "id");
             dependsOn = List.copyOf(dependsOn);
@@ -64,12 +91,15 @@ record PipelineDefinition(String name, String description, List<Parameter> param
     /** A definition stored after it was checked, such as a run's copy. */
     static PipelineDefinition stored(JsonNode json, ActionCatalog catalog) {
         var problems = new Problems();
-        return read(json, catalog, problems).orElseThrow(() -> new IllegalStateException(
-                "a stored pipeline definition no longer passes its checks: " + problems.list()));
+        return read(json, catalog, problems)
+                .orElseThrow(() -> new IllegalStateException(
+                        "a stored pipeline definition no longer passes its checks: " + problems.list()));
     }
 
     Step step(String id) {
-        return steps.stream().filter(step -> step.id().equals(id)).findFirst()
+        return steps.stream()
+                .filter(step -> step.id().equals(id))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no step " + id));
     }
 
@@ -80,7 +110,9 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         if (json.isMissingNode() || json.isNull()) {
             return OptionalInt.empty();
         }
-        if (!json.isIntegralNumber() || !json.canConvertToInt() || json.asInt() < 1
+        if (!json.isIntegralNumber()
+                || !json.canConvertToInt()
+                || json.asInt() < 1
                 || json.asInt() > MAX_TIMEOUT_SECONDS) {
             invalid(problems, param, TIMEOUT_REFUSAL);
             return OptionalInt.empty();
@@ -96,7 +128,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         }
         problems.unknownFields(body, FIELDS, null, "a pipeline");
         String name = text(body, "name", null, true, 200, problems).orElse("");
-        String description = text(body, "description", null, false, 2000, problems).orElse("");
+        String description =
+                text(body, "description", null, false, 2000, problems).orElse("");
         List<Parameter> parameters = parameters(body.path("parameters"), problems);
         List<Step> steps = steps(body.get("steps"), problems);
         var outputs = new LinkedHashMap<String, String>();
@@ -108,7 +141,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             String at = ParamPath.key("outputs", output.getKey());
             if (!IDENTIFIER.matcher(output.getKey()).matches()) {
                 invalid(problems, at, "must be named with letters, digits and _");
-            } else if (!output.getValue().isTextual() || output.getValue().textValue().length() > 10_000) {
+            } else if (!output.getValue().isTextual()
+                    || output.getValue().textValue().length() > 10_000) {
                 invalid(problems, at, "must be a template string of at most 10,000 characters");
             } else {
                 outputs.put(output.getKey(), output.getValue().textValue());
@@ -140,25 +174,36 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 invalid(problems, at, "must be an object {name, type, required, default, description}");
                 continue;
             }
-            problems.unknownFields(entry, Set.of("name", "type", "required", "default", "description"), at,
-                    "a parameter");
+            problems.unknownFields(
+                    entry, Set.of("name", "type", "required", "default", "description"), at, "a parameter");
             Optional<String> name = text(entry, "name", at, true, 64, problems);
-            name.filter(n -> !IDENTIFIER.matcher(n).matches()).ifPresent(n -> invalid(problems, at + ".name",
-                    "must start with a letter or _ and hold letters, digits and _"));
+            name.filter(n -> !IDENTIFIER.matcher(n).matches())
+                    .ifPresent(n -> invalid(
+                            problems, at + ".name", "must start with a letter or _ and hold letters, digits and _"));
             name.filter(n -> !seen.add(n)).ifPresent(n -> invalid(problems, at + ".name", "repeats '" + n + "'"));
             String type = text(entry, "type", at, false, 20, problems).orElse("string");
             if (!PARAMETER_TYPES.contains(type)) {
-                invalid(problems, at + ".type", "must be one of " + String.join(", ", PARAMETER_TYPES.stream()
-                        .sorted().toList()));
+                invalid(
+                        problems,
+                        at + ".type",
+                        "must be one of "
+                                + String.join(
+                                        ", ", PARAMETER_TYPES.stream().sorted().toList()));
             }
             JsonNode required = entry.path("required");
             if (!required.isMissingNode() && !required.isBoolean()) {
                 invalid(problems, at + ".required", "must be true or false");
             }
-            Optional<JsonNode> defaultValue = Optional.ofNullable(entry.get("default")).filter(d -> !d.isNull());
-            defaultValue.filter(d -> !fits(d, type)).ifPresent(d -> invalid(problems, at + ".default",
-                    "must be of the parameter's type, " + type));
-            parameters.add(new Parameter(name.orElse(""), type, required.asBoolean(false), defaultValue,
+            Optional<JsonNode> defaultValue =
+                    Optional.ofNullable(entry.get("default")).filter(d -> !d.isNull());
+            defaultValue
+                    .filter(d -> !fits(d, type))
+                    .ifPresent(d -> invalid(problems, at + ".default", "must be of the parameter's type, " + type));
+            parameters.add(new Parameter(
+                    name.orElse(""),
+                    type,
+                    required.asBoolean(false),
+                    defaultValue,
                     entry.path("description").asText("")));
         }
         return parameters;
@@ -183,8 +228,12 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             }
             problems.unknownFields(entry, STEP_FIELDS, at, "a step");
             Optional<String> id = text(entry, "id", at, true, 64, problems);
-            id.filter(s -> !IDENTIFIER.matcher(s).matches()).ifPresent(s -> invalid(problems, at + ".id",
-                    "must start with a letter or _ and hold letters, digits and _ (templates read steps.<id>)"));
+            id.filter(s -> !IDENTIFIER.matcher(s).matches())
+                    .ifPresent(
+                            s -> invalid(
+                                    problems,
+                                    at + ".id",
+                                    "must start with a letter or _ and hold letters, digits and _ (templates read steps.<id>)"));
             Optional<String> name = text(entry, "name", at, false, 200, problems);
             Optional<String> action = text(entry, "action", at, true, 64, problems);
             JsonNode params = entry.path("params");
@@ -208,19 +257,29 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             OptionalInt timeout = OptionalInt.empty();
             JsonNode timeoutJson = entry.path("timeout_seconds");
             if (!timeoutJson.isMissingNode() && !timeoutJson.isNull()) {
-                if (!timeoutJson.canConvertToInt() || !timeoutJson.isIntegralNumber() || timeoutJson.asInt() < 1
+                if (!timeoutJson.canConvertToInt()
+                        || !timeoutJson.isIntegralNumber()
+                        || timeoutJson.asInt() < 1
                         || timeoutJson.asInt() > 604_800) {
                     invalid(problems, at + ".timeout_seconds", "must be an integer from 1 to 604800 (a week)");
                 } else {
                     timeout = OptionalInt.of(timeoutJson.asInt());
                 }
             }
-            String onFailure = text(entry, "on_failure", at, false, 20, problems).orElse("fail");
+            String onFailure =
+                    text(entry, "on_failure", at, false, 20, problems).orElse("fail");
             if (!onFailure.equals("fail") && !onFailure.equals("continue")) {
                 invalid(problems, at + ".on_failure", "must be fail or continue");
             }
-            steps.add(new Step(id.orElse(""), name.orElse(id.orElse("")), action.orElse(""),
-                    params.isObject() ? (ObjectNode) params : Json.object(), dependsOn, condition, retry, timeout,
+            steps.add(new Step(
+                    id.orElse(""),
+                    name.orElse(id.orElse("")),
+                    action.orElse(""),
+                    params.isObject() ? (ObjectNode) params : Json.object(),
+                    dependsOn,
+                    condition,
+                    retry,
+                    timeout,
                     onFailure.equals("continue") ? OnFailure.CONTINUE : OnFailure.FAIL));
         }
         return steps;
@@ -231,12 +290,17 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             return Optional.empty();
         }
         if (!json.isObject()) {
-            invalid(problems, at, "must be an object {max_attempts, backoff_seconds, backoff_multiplier, "
-                    + "max_backoff_seconds}");
+            invalid(
+                    problems,
+                    at,
+                    "must be an object {max_attempts, backoff_seconds, backoff_multiplier, " + "max_backoff_seconds}");
             return Optional.empty();
         }
-        problems.unknownFields(json, Set.of("max_attempts", "backoff_seconds", "backoff_multiplier",
-                "max_backoff_seconds"), at, "a retry");
+        problems.unknownFields(
+                json,
+                Set.of("max_attempts", "backoff_seconds", "backoff_multiplier", "max_backoff_seconds"),
+                at,
+                "a retry");
         int attempts = whole(json, "max_attempts", at, 1, 10, 3, problems);
         int backoff = whole(json, "backoff_seconds", at, 0, 86_400, 10, problems);
         int maxBackoff = whole(json, "max_backoff_seconds", at, 0, 86_400, 3_600, problems);
@@ -265,12 +329,22 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             invalid(problems, "params", "must be an object of the pipeline's parameters");
             return params;
         }
-        Set<String> declared = new java.util.HashSet<>(parameters.stream().map(Parameter::name).toList());
+        Set<String> declared =
+                new java.util.HashSet<>(parameters.stream().map(Parameter::name).toList());
         for (var field : given.properties()) {
             if (!declared.contains(field.getKey())) {
-                invalid(problems, ParamPath.key("params", field.getKey()), "is not a parameter of this pipeline"
-                        + (declared.isEmpty() ? " (it has none)" : " (its parameters: " + String.join(", ",
-                        parameters.stream().map(Parameter::name).toList()) + ")"));
+                invalid(
+                        problems,
+                        ParamPath.key("params", field.getKey()),
+                        "is not a parameter of this pipeline"
+                                + (declared.isEmpty()
+                                        ? " (it has none)"
+                                        : " (its parameters: "
+                                                + String.join(
+                                                        ", ",
+                                                        parameters.stream()
+                                                                .map(Parameter::name)
+                                                                .toList()) + ")"));
             }
         }
         for (Parameter parameter : parameters) {
@@ -280,8 +354,12 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 if (parameter.defaultValue().isPresent()) {
                     params.set(parameter.name(), parameter.defaultValue().get());
                 } else if (parameter.required()) {
-                    problems.add(ErrorCode.MISSING_FIELD, at, "`" + at + "` is required: a " + parameter.type()
-                            + (parameter.description().isBlank() ? "" : " (" + parameter.description() + ")") + ".");
+                    problems.add(
+                            ErrorCode.MISSING_FIELD,
+                            at,
+                            "`" + at + "` is required: a " + parameter.type()
+                                    + (parameter.description().isBlank() ? "" : " (" + parameter.description() + ")")
+                                    + ".");
                 } else {
                     params.putNull(parameter.name());
                 }
@@ -313,14 +391,20 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         json.put("description", description);
         var parametersJson = json.putArray("parameters");
         for (Parameter parameter : parameters) {
-            ObjectNode p = parametersJson.addObject().put("name", parameter.name()).put("type", parameter.type())
+            ObjectNode p = parametersJson
+                    .addObject()
+                    .put("name", parameter.name())
+                    .put("type", parameter.type())
                     .put("required", parameter.required());
             parameter.defaultValue().ifPresent(d -> p.set("default", d));
             p.put("description", parameter.description());
         }
         var stepsJson = json.putArray("steps");
         for (Step step : steps) {
-            ObjectNode s = stepsJson.addObject().put("id", step.id()).put("name", step.name())
+            ObjectNode s = stepsJson
+                    .addObject()
+                    .put("id", step.id())
+                    .put("name", step.name())
                     .put("action", step.action());
             s.set("params", step.params());
             step.dependsOn().forEach(s.putArray("depends_on")::add);
@@ -328,9 +412,12 @@ record PipelineDefinition(String name, String description, List<Parameter> param
                 s.putArray("depends_on");
             }
             step.condition().ifPresent(c -> s.put("condition", c));
-            step.retry().ifPresent(r -> s.putObject("retry").put("max_attempts", r.maxAttempts())
-                    .put("backoff_seconds", r.backoffSeconds()).put("backoff_multiplier", r.backoffMultiplier())
-                    .put("max_backoff_seconds", r.maxBackoffSeconds()));
+            step.retry()
+                    .ifPresent(r -> s.putObject("retry")
+                            .put("max_attempts", r.maxAttempts())
+                            .put("backoff_seconds", r.backoffSeconds())
+                            .put("backoff_multiplier", r.backoffMultiplier())
+                            .put("max_backoff_seconds", r.maxBackoffSeconds()));
             step.timeoutSeconds().ifPresent(t -> s.put("timeout_seconds", t));
             s.put("on_failure", step.onFailure().name().toLowerCase(java.util.Locale.ROOT));
         }
@@ -340,8 +427,8 @@ record PipelineDefinition(String name, String description, List<Parameter> param
         return json;
     }
 
-    private static Optional<String> text(JsonNode json, String field, String at, boolean required, int maxLength,
-                                         Problems problems) {
+    private static Optional<String> text(
+            JsonNode json, String field, String at, boolean required, int maxLength, Problems problems) {
         JsonNode value = json.get(field);
         String param = ParamPath.key(at, field);
         if (value == null || value.isNull()) {
@@ -350,16 +437,20 @@ record PipelineDefinition(String name, String description, List<Parameter> param
             }
             return Optional.empty();
         }
-        if (!value.isTextual() || (required && value.textValue().isBlank()) || value.textValue().length() > maxLength) {
-            invalid(problems, param, "must be a" + (required ? " non-empty" : "") + " string of at most " + maxLength
-                    + " characters");
+        if (!value.isTextual()
+                || (required && value.textValue().isBlank())
+                || value.textValue().length() > maxLength) {
+            invalid(
+                    problems,
+                    param,
+                    "must be a" + (required ? " non-empty" : "") + " string of at most " + maxLength + " characters");
             return Optional.empty();
         }
         return Optional.of(value.textValue());
     }
 
-    private static int whole(JsonNode json, String field, String at, int min, int max, int fallback,
-                             Problems problems) {
+    private static int whole(
+            JsonNode json, String field, String at, int min, int max, int fallback, Problems problems) {
         JsonNode value = json.path(field);
         if (value.isMissingNode()) {
             return fallback;

@@ -21,8 +21,8 @@ final class PipelineStore {
     private static final String COLUMNS = "id, name, definition, step_count, version, created_at, updated_at";
 
     /** A stored pipeline: its definition as checked, at a version. */
-    record Stored(String id, ObjectNode definition, int stepCount, int version, long createdAtMillis,
-                  long updatedAtMillis) {}
+    record Stored(
+            String id, ObjectNode definition, int stepCount, int version, long createdAtMillis, long updatedAtMillis) {}
 
     private final Database database;
     private final Clock clock;
@@ -36,67 +36,105 @@ final class PipelineStore {
         return database.write(handle -> {
             requireFreeName(handle, definition.name(), Optional.empty());
             long now = clock.millis();
-            var stored = new Stored(Ids.next("pl"), definition.toJson(), definition.steps().size(), 1, now, now);
+            var stored = new Stored(
+                    Ids.next("pl"), definition.toJson(), definition.steps().size(), 1, now, now);
             handle.createUpdate("""
                             INSERT INTO pipelines (id, name, definition, step_count, version, created_at, updated_at)
                             VALUES (:id, :name, :definition, :steps, 1, :now, :now)""")
-                    .bind("id", stored.id()).bind("name", definition.name())
-                    .bind("definition", Json.writeString(stored.definition())).bind("steps", stored.stepCount())
-                    .bind("now", now).execute();
+                    .bind("id", stored.id())
+                    .bind("name", definition.name())
+                    .bind("definition", Json.writeString(stored.definition()))
+                    .bind("steps", stored.stepCount())
+                    .bind("now", now)
+                    .execute();
             return stored;
         });
     }
 
     Optional<Stored> find(String id) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM pipelines WHERE id = :id")
-                .bind("id", id).map(PipelineStore::row).findOne());
+                .bind("id", id)
+                .map(PipelineStore::row)
+                .findOne());
     }
 
     Paging.Result<Stored> list(Page page) {
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS, "pipelines WHERE 1 = 1", page,
-                PipelineStore::row, cursor -> handle.createQuery("SELECT count(*) FROM pipelines WHERE id = :id")
-                        .bind("id", cursor).mapTo(Integer.class).one() > 0, query -> { }));
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                COLUMNS,
+                "pipelines WHERE 1 = 1",
+                page,
+                PipelineStore::row,
+                cursor -> handle.createQuery("SELECT count(*) FROM pipelines WHERE id = :id")
+                                .bind("id", cursor)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0,
+                query -> {}));
     }
 
     /** Replaces a pipeline's definition with a new version; empty when there is no such pipeline. */
     Optional<Stored> replace(String id, PipelineDefinition definition) {
         return database.write(handle -> {
             Optional<Stored> current = handle.createQuery("SELECT " + COLUMNS + " FROM pipelines WHERE id = :id"
-                    + database.dialect().forUpdate()).bind("id", id).map(PipelineStore::row).findOne();
+                            + database.dialect().forUpdate())
+                    .bind("id", id)
+                    .map(PipelineStore::row)
+                    .findOne();
             if (current.isEmpty()) {
                 return Optional.empty();
             }
             requireFreeName(handle, definition.name(), Optional.of(id));
-            var stored = new Stored(id, definition.toJson(), definition.steps().size(), current.get().version() + 1,
-                    current.get().createdAtMillis(), clock.millis());
+            var stored = new Stored(
+                    id,
+                    definition.toJson(),
+                    definition.steps().size(),
+                    current.get().version() + 1,
+                    current.get().createdAtMillis(),
+                    clock.millis());
             handle.createUpdate("""
                             UPDATE pipelines SET name = :name, definition = :definition, step_count = :steps,
                                 version = :version, updated_at = :now
                             WHERE id = :id""")
-                    .bind("name", definition.name()).bind("definition", Json.writeString(stored.definition()))
-                    .bind("steps", stored.stepCount()).bind("version", stored.version())
-                    .bind("now", stored.updatedAtMillis()).bind("id", id).execute();
+                    .bind("name", definition.name())
+                    .bind("definition", Json.writeString(stored.definition()))
+                    .bind("steps", stored.stepCount())
+                    .bind("version", stored.version())
+                    .bind("now", stored.updatedAtMillis())
+                    .bind("id", id)
+                    .execute();
             return Optional.of(stored);
         });
     }
 
     boolean delete(String id) {
-        return database.write(handle -> handle.createUpdate("DELETE FROM pipelines WHERE id = :id").bind("id", id)
-                .execute() == 1);
+        return database.write(handle -> handle.createUpdate("DELETE FROM pipelines WHERE id = :id")
+                        .bind("id", id)
+                        .execute()
+                == 1);
     }
 
     private static void requireFreeName(Handle handle, String name, Optional<String> except) {
         Optional<String> holder = handle.createQuery("SELECT id FROM pipelines WHERE name = :name")
-                .bind("name", name).mapTo(String.class).findOne().filter(id -> except.map(e -> !e.equals(id))
-                        .orElse(true));
+                .bind("name", name)
+                .mapTo(String.class)
+                .findOne()
+                .filter(id -> except.map(e -> !e.equals(id)).orElse(true));
         if (holder.isPresent()) {
-            throw ApiException.of(ErrorCode.PIPELINE_EXISTS, "name", "Pipeline " + holder.get() + " is named '"
-                    + name + "' already; pipeline names are unique.");
+            throw ApiException.of(
+                    ErrorCode.PIPELINE_EXISTS,
+                    "name",
+                    "Pipeline " + holder.get() + " is named '" + name + "' already; pipeline names are unique.");
         }
     }
 
     private static Stored row(ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx) throws SQLException {
-        return new Stored(rs.getString("id"), (ObjectNode) Json.read(rs.getString("definition")),
-                rs.getInt("step_count"), rs.getInt("version"), rs.getLong("created_at"), rs.getLong("updated_at"));
+        return new Stored(
+                rs.getString("id"),
+                (ObjectNode) Json.read(rs.getString("definition")),
+                rs.getInt("step_count"),
+                rs.getInt("version"),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 }

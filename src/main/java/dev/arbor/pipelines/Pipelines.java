@@ -43,16 +43,34 @@ public final class Pipelines implements AutoCloseable {
      * @param streams where runs' event streams open
      * @param meters where runs and steps are counted as they end
      */
-    public Pipelines(Database database, Clock clock, OutboundClient outbound, Notifications notifications,
-                     ModelOperations models, Credentials credentials, EventStreams streams, MeterRegistry meters) {
+    public Pipelines(
+            Database database,
+            Clock clock,
+            OutboundClient outbound,
+            Notifications notifications,
+            ModelOperations models,
+            Credentials credentials,
+            EventStreams streams,
+            MeterRegistry meters) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         var metrics = new RunMetrics(meters);
         this.runs = new RunStore(database, clock, metrics);
         var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
-        this.engine = new RunEngine(database, runs, store, schedules, catalog, expressions,
-                new StepActions(expressions, new HttpRequestAction(outbound), notifications,
-                        new ModelActions(models, credentials)), clock, metrics);
+        this.engine = new RunEngine(
+                database,
+                runs,
+                store,
+                schedules,
+                catalog,
+                expressions,
+                new StepActions(
+                        expressions,
+                        new HttpRequestAction(outbound),
+                        notifications,
+                        new ModelActions(models, credentials)),
+                clock,
+                metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
         this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
     }
@@ -69,22 +87,31 @@ public final class Pipelines implements AutoCloseable {
 
     public void addRoutes(Routes routes) {
         routes.group("pipelines")
-                .get("/pipelines/actions", "The actions pipeline steps may use, by category, with their parameters",
+                .get(
+                        "/pipelines/actions",
+                        "The actions pipeline steps may use, by category, with their parameters",
                         this::actions)
                 .ok(ApiShapes.CATALOG)
                 .post("/pipelines/actions/validate", "Check params for one action", this::validateAction)
-                .body(ApiShapes.ACTION_CHECK).ok(ApiShapes.ACTION_VALIDATION)
+                .body(ApiShapes.ACTION_CHECK)
+                .ok(ApiShapes.ACTION_VALIDATION)
                 .post("/pipelines/validate", "Check a pipeline definition and list every problem", this::validate)
-                .body(ApiShapes.DEFINITION).ok(ApiShapes.PIPELINE_VALIDATION)
+                .body(ApiShapes.DEFINITION)
+                .ok(ApiShapes.PIPELINE_VALIDATION)
                 .post("/pipelines", "Create a pipeline", this::create)
-                .body(ApiShapes.DEFINITION).created(ApiShapes.PIPELINE)
+                .body(ApiShapes.DEFINITION)
+                .created(ApiShapes.PIPELINE)
                 .get("/pipelines", "List pipelines, newest first", this::list)
-                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.PIPELINE))
-                .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get).ok(ApiShapes.PIPELINE)
+                .query(Page.PARAMETERS)
+                .ok(Schema.list(ApiShapes.PIPELINE))
+                .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
+                .ok(ApiShapes.PIPELINE)
                 .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
-                .body(ApiShapes.DEFINITION).ok(ApiShapes.PIPELINE)
-                .delete("/pipelines/{pipeline_id}", "Delete a pipeline and its schedules; its unfinished runs are "
-                        + "cancelled",
+                .body(ApiShapes.DEFINITION)
+                .ok(ApiShapes.PIPELINE)
+                .delete(
+                        "/pipelines/{pipeline_id}",
+                        "Delete a pipeline and its schedules; its unfinished runs are " + "cancelled",
                         this::delete)
                 .ok(Schema.deleted("pipeline"));
         runRoutes.addTo(routes);
@@ -104,15 +131,29 @@ public final class Pipelines implements AutoCloseable {
         if (!type.isTextual()) {
             problems.add(ErrorCode.MISSING_FIELD, "action_type", "`action_type` is required: an action's type.");
         } else {
-            catalog.find(type.textValue()).ifPresentOrElse(
-                    action -> catalog.check(action, body.has("params") ? body.get("params") : Json.object(),
-                            "params", problems),
-                    () -> problems.add(ErrorCode.INVALID_FIELD, "action_type", "`action_type` is '"
-                            + type.textValue() + "', which is not an action; the actions are "
-                            + String.join(", ", catalog.types()) + "."));
+            catalog.find(type.textValue())
+                    .ifPresentOrElse(
+                            action -> catalog.check(
+                                    action,
+                                    body.has("params") ? body.get("params") : Json.object(),
+                                    "params",
+                                    problems),
+                            () -> problems.add(
+                                    ErrorCode.INVALID_FIELD,
+                                    "action_type",
+                                    "`action_type` is '"
+                                            + type.textValue() + "', which is not an action; the actions are "
+                                            + String.join(", ", catalog.types()) + "."));
         }
-        Responses.ok(ctx, Map.of("object", "action.validation", "valid", problems.isEmpty(),
-                "errors", problems.list().stream().map(Pipelines::problemJson).toList()));
+        Responses.ok(
+                ctx,
+                Map.of(
+                        "object",
+                        "action.validation",
+                        "valid",
+                        problems.isEmpty(),
+                        "errors",
+                        problems.list().stream().map(Pipelines::problemJson).toList()));
     }
 
     private void validate(Context ctx) {
@@ -120,9 +161,17 @@ public final class Pipelines implements AutoCloseable {
         JsonNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
         PipelineDefinition.read(body, catalog, problems);
-        Responses.ok(ctx, Map.of("object", "pipeline.validation", "valid", problems.isEmpty(),
-                "errors", problems.list().stream().map(Pipelines::problemJson).toList(),
-                "step_count", body.path("steps").size()));
+        Responses.ok(
+                ctx,
+                Map.of(
+                        "object",
+                        "pipeline.validation",
+                        "valid",
+                        problems.isEmpty(),
+                        "errors",
+                        problems.list().stream().map(Pipelines::problemJson).toList(),
+                        "step_count",
+                        body.path("steps").size()));
     }
 
     private void create(Context ctx) {

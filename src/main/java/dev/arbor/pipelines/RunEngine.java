@@ -111,8 +111,8 @@ final class RunEngine implements AutoCloseable {
     private final Scheduler scheduler;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
-    private final Map<String, PipelineDefinition> definitions = Collections.synchronizedMap(
-            new LinkedHashMap<>(64, 0.75f, true) {
+    private final Map<String, PipelineDefinition> definitions =
+            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<String, PipelineDefinition> eldest) {
                     return size() > 256;
@@ -122,8 +122,16 @@ final class RunEngine implements AutoCloseable {
     private final Object signal = new Object();
     private volatile boolean started;
 
-    RunEngine(Database database, RunStore store, PipelineStore pipelines, ScheduleStore schedules,
-              ActionCatalog catalog, Expressions expressions, StepActions actions, Clock clock, RunMetrics metrics) {
+    RunEngine(
+            Database database,
+            RunStore store,
+            PipelineStore pipelines,
+            ScheduleStore schedules,
+            ActionCatalog catalog,
+            Expressions expressions,
+            StepActions actions,
+            Clock clock,
+            RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.store = requireNonNull(store, "store");
         this.pipelines = requireNonNull(pipelines, "pipelines");
@@ -134,12 +142,15 @@ final class RunEngine implements AutoCloseable {
         this.clock = requireNonNull(clock, "clock");
         metrics.watchExecuting(inFlight);
         this.stepTask = Tasks.custom(STEP_TASK, StepTask.class)
-                .onFailure(FailureHandler.<StepTask>maxRetries(8).withBackoff(Duration.ofSeconds(1), 2)
-                        .thenRemove(complete -> LOG.error("pipeline step {} failed in the engine 8 times; it is "
-                                + "given up", complete.getExecution().taskInstance.getId())))
+                .onFailure(FailureHandler.<StepTask>maxRetries(8)
+                        .withBackoff(Duration.ofSeconds(1), 2)
+                        .thenRemove(complete -> LOG.error(
+                                "pipeline step {} failed in the engine 8 times; it is " + "given up",
+                                complete.getExecution().taskInstance.getId())))
                 .execute(this::executeStep);
         this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
-                .execute((instance, context) -> timeOut(instance.getData().runId(), instance.getData().generation()));
+                .execute((instance, context) ->
+                        timeOut(instance.getData().runId(), instance.getData().generation()));
         this.scheduleTask = Tasks.custom(SCHEDULE_TASK, ScheduleTask.class)
                 .onFailure(new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(5), 2))
                 .execute(this::fire);
@@ -173,8 +184,10 @@ final class RunEngine implements AutoCloseable {
         if (database.dialect().singleNode()) {
             // one process per SQLite database: whatever is marked picked was picked by a process that is gone
             database.update(handle -> handle.createUpdate("UPDATE scheduled_tasks SET picked = :no, picked_by = NULL, "
-                    + "last_heartbeat = NULL, version = version + 1 WHERE picked = :yes").bind("no", false)
-                    .bind("yes", true).execute());
+                            + "last_heartbeat = NULL, version = version + 1 WHERE picked = :yes")
+                    .bind("no", false)
+                    .bind("yes", true)
+                    .execute());
         }
         scheduler.start();
         for (String runId : store.activeRunIds()) {
@@ -190,36 +203,69 @@ final class RunEngine implements AutoCloseable {
      * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when the
      * firing it is for has started a run already.
      */
-    Optional<Run> start(PipelineStore.Stored pipeline, ObjectNode params, ObjectNode trigger, int timeoutSeconds,
-                        Optional<RunStore.Firing> firing) {
+    Optional<Run> start(
+            PipelineStore.Stored pipeline,
+            ObjectNode params,
+            ObjectNode trigger,
+            int timeoutSeconds,
+            Optional<RunStore.Firing> firing) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
         for (int i = 0; i < definition.steps().size(); i++) {
-            steps.add(new StepRun(definition.steps().get(i).id(), i, StepStatus.PENDING, 0, Optional.empty(),
-                    Optional.empty(), OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(),
+            steps.add(new StepRun(
+                    definition.steps().get(i).id(),
+                    i,
+                    StepStatus.PENDING,
+                    0,
+                    Optional.empty(),
+                    Optional.empty(),
+                    OptionalLong.empty(),
+                    OptionalLong.empty(),
+                    OptionalLong.empty(),
                     OptionalLong.empty()));
         }
-        var run = new Run(Ids.next("run"), pipeline.id(), pipeline.version(), pipeline.definition(), params, trigger,
-                RunStatus.QUEUED, 1, Optional.empty(), Optional.empty(), timeoutSeconds,
-                now + timeoutSeconds * 1000L, now, OptionalLong.empty(), OptionalLong.empty(), steps);
+        var run = new Run(
+                Ids.next("run"),
+                pipeline.id(),
+                pipeline.version(),
+                pipeline.definition(),
+                params,
+                trigger,
+                RunStatus.QUEUED,
+                1,
+                Optional.empty(),
+                Optional.empty(),
+                timeoutSeconds,
+                now + timeoutSeconds * 1000L,
+                now,
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                steps);
         if (!store.create(run, firing)) {
             return Optional.empty();
         }
         definitions.put(run.id(), definition);
         scheduleDeadline(run.id(), run.generation(), run.deadlineAt());
-        schedule(run.id(), run.generation(), definition.steps().stream()
-                .filter(step -> step.dependsOn().isEmpty()).map(PipelineDefinition.Step::id).toList());
+        schedule(
+                run.id(),
+                run.generation(),
+                definition.steps().stream()
+                        .filter(step -> step.dependsOn().isEmpty())
+                        .map(PipelineDefinition.Step::id)
+                        .toList());
         signal();
         return Optional.of(run);
     }
 
     /** Arms a schedule's next firing (a paused schedule, or one that never fires again, has none). */
     void arm(ScheduleStore.Schedule schedule) {
-        if (schedule.status() == ScheduleStore.Status.ACTIVE && schedule.nextRunAt().isPresent()) {
-            var data = new ScheduleTask(schedule.id(), schedule.generation(), schedule.nextRunAt().getAsLong());
-            scheduler.scheduleIfNotExists(scheduleTask.instance(data.instance(), data),
-                    Instant.ofEpochMilli(data.fireAt()));
+        if (schedule.status() == ScheduleStore.Status.ACTIVE
+                && schedule.nextRunAt().isPresent()) {
+            var data = new ScheduleTask(
+                    schedule.id(), schedule.generation(), schedule.nextRunAt().getAsLong());
+            scheduler.scheduleIfNotExists(
+                    scheduleTask.instance(data.instance(), data), Instant.ofEpochMilli(data.fireAt()));
         }
     }
 
@@ -234,7 +280,8 @@ final class RunEngine implements AutoCloseable {
      */
     private CompletionHandler<ScheduleTask> fire(TaskInstance<ScheduleTask> instance, ExecutionContext context) {
         ScheduleTask task = instance.getData();
-        Optional<ScheduleStore.Schedule> found = schedules.find(task.scheduleId())
+        Optional<ScheduleStore.Schedule> found = schedules
+                .find(task.scheduleId())
                 .filter(s -> s.generation() == task.generation() && s.status() == ScheduleStore.Status.ACTIVE);
         Optional<PipelineStore.Stored> pipeline = found.flatMap(s -> pipelines.find(s.pipelineId()));
         if (found.isEmpty() || pipeline.isEmpty()) {
@@ -247,12 +294,21 @@ final class RunEngine implements AutoCloseable {
         Optional<String> runId = Optional.empty();
         Optional<String> error = Optional.empty();
         if (problems.isEmpty()) {
-            ObjectNode trigger = Json.object().put("type", "schedule").put("schedule_id", schedule.id())
+            ObjectNode trigger = Json.object()
+                    .put("type", "schedule")
+                    .put("schedule_id", schedule.id())
                     .put("scheduled_for", task.fireAt() / 1000);
-            trigger.putObject("event").put("type", "schedule").put("schedule_id", schedule.id())
+            trigger.putObject("event")
+                    .put("type", "schedule")
+                    .put("schedule_id", schedule.id())
                     .put("scheduled_for", task.fireAt() / 1000);
-            runId = start(pipeline.get(), params, trigger, definition.timeoutSeconds(),
-                    Optional.of(new RunStore.Firing(schedule.id(), task.fireAt()))).map(Run::id);
+            runId = start(
+                            pipeline.get(),
+                            params,
+                            trigger,
+                            definition.timeoutSeconds(),
+                            Optional.of(new RunStore.Firing(schedule.id(), task.fireAt())))
+                    .map(Run::id);
         } else {
             error = Optional.of("No run started: the schedule's params no longer fit the pipeline. "
                     + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")));
@@ -260,27 +316,34 @@ final class RunEngine implements AutoCloseable {
         long now = clock.millis();
         Optional<Instant> next = CronSchedule.parse(schedule.cron(), java.time.ZoneId.of(schedule.timezone()))
                 .next(Instant.ofEpochMilli(Math.max(now, task.fireAt())));
-        schedules.fired(schedule.id(), schedule.generation(), now, runId, error,
+        schedules.fired(
+                schedule.id(),
+                schedule.generation(),
+                now,
+                runId,
+                error,
                 next.map(n -> OptionalLong.of(n.toEpochMilli())).orElse(OptionalLong.empty()));
         if (next.isEmpty()) {
             return new CompletionHandler.OnCompleteRemove<>();
         }
-        var again = new ScheduleTask(schedule.id(), schedule.generation(), next.get().toEpochMilli());
+        var again = new ScheduleTask(
+                schedule.id(), schedule.generation(), next.get().toEpochMilli());
         return (complete, operations) -> operations.reschedule(complete, next.get(), again);
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
     Run cancel(String runId) {
         Optional<RunStatus> refused = store.locked(runId, tx -> {
-            Run run = tx.run();
-            if (!run.status().active()) {
-                return Optional.of(run.status());
-            }
-            tx.endOpenSteps(StepStatus.CANCELLED, "The run was cancelled.");
-            tx.endRun(RunStatus.CANCELLED, Optional.empty(), Optional.empty());
-            tx.event("run", null, "cancelled", null, "The run was cancelled.");
-            return Optional.<RunStatus>empty();
-        }).orElseThrow();
+                    Run run = tx.run();
+                    if (!run.status().active()) {
+                        return Optional.of(run.status());
+                    }
+                    tx.endOpenSteps(StepStatus.CANCELLED, "The run was cancelled.");
+                    tx.endRun(RunStatus.CANCELLED, Optional.empty(), Optional.empty());
+                    tx.event("run", null, "cancelled", null, "The run was cancelled.");
+                    return Optional.<RunStatus>empty();
+                })
+                .orElseThrow();
         if (refused.isPresent()) {
             throw new RunStateException(refused.get());
         }
@@ -295,18 +358,26 @@ final class RunEngine implements AutoCloseable {
     Run retry(String runId) {
         var ready = new ArrayList<String>();
         Optional<RunStatus> refused = store.locked(runId, tx -> {
-            Run run = tx.run();
-            if (run.status() != RunStatus.FAILED) {
-                return Optional.of(run.status());
-            }
-            int generation = run.generation() + 1;
-            tx.reopen(generation, tx.now() + run.timeoutSeconds() * 1000L);
-            String again = run.steps().stream().filter(s -> s.status() == StepStatus.FAILED
-                    || s.status() == StepStatus.CANCELLED).map(StepRun::id).collect(Collectors.joining(", "));
-            tx.event("run", null, "running", null, "The run was retried; these steps start over: " + again + ".");
-            ready.addAll(advance(tx, definition(run)));
-            return Optional.<RunStatus>empty();
-        }).orElseThrow();
+                    Run run = tx.run();
+                    if (run.status() != RunStatus.FAILED) {
+                        return Optional.of(run.status());
+                    }
+                    int generation = run.generation() + 1;
+                    tx.reopen(generation, tx.now() + run.timeoutSeconds() * 1000L);
+                    String again = run.steps().stream()
+                            .filter(s -> s.status() == StepStatus.FAILED || s.status() == StepStatus.CANCELLED)
+                            .map(StepRun::id)
+                            .collect(Collectors.joining(", "));
+                    tx.event(
+                            "run",
+                            null,
+                            "running",
+                            null,
+                            "The run was retried; these steps start over: " + again + ".");
+                    ready.addAll(advance(tx, definition(run)));
+                    return Optional.<RunStatus>empty();
+                })
+                .orElseThrow();
         if (refused.isPresent()) {
             throw new RunStateException(refused.get());
         }
@@ -343,7 +414,9 @@ final class RunEngine implements AutoCloseable {
     /** One execution of a step; the time to be asked again when it parks (waiting or retrying). */
     private OptionalLong runStep(StepTask task) {
         Optional<Run> found = store.find(task.runId());
-        if (found.isEmpty() || found.get().generation() != task.generation() || !found.get().status().active()) {
+        if (found.isEmpty()
+                || found.get().generation() != task.generation()
+                || !found.get().status().active()) {
             return OptionalLong.empty();
         }
         Run run = found.get();
@@ -351,8 +424,11 @@ final class RunEngine implements AutoCloseable {
         PipelineDefinition definition = definition(run);
         if (state.status().finished()) {
             // a repeat of an execution that ended the step: what follows it may not have been scheduled
-            schedule(task.runId(), task.generation(), store.whileActive(task.runId(), task.generation(),
-                    tx -> advance(tx, definition)).orElse(List.of()));
+            schedule(
+                    task.runId(),
+                    task.generation(),
+                    store.whileActive(task.runId(), task.generation(), tx -> advance(tx, definition))
+                            .orElse(List.of()));
             return OptionalLong.empty();
         }
         long now = clock.millis();
@@ -365,7 +441,13 @@ final class RunEngine implements AutoCloseable {
         if (state.status() == StepStatus.PENDING && step.condition().isPresent()) {
             try {
                 if (!expressions.holds(step.condition().get(), scope)) {
-                    end(task, definition, StepStatus.SKIPPED, Optional.empty(), Optional.empty(), Set.of(),
+                    end(
+                            task,
+                            definition,
+                            StepStatus.SKIPPED,
+                            Optional.empty(),
+                            Optional.empty(),
+                            Set.of(),
                             "Skipped: its condition is false.");
                     return OptionalLong.empty();
                 }
@@ -375,20 +457,30 @@ final class RunEngine implements AutoCloseable {
         }
         int attempt = state.status() == StepStatus.WAITING ? Math.max(1, state.attempts()) : state.attempts() + 1;
         boolean began = store.whileActive(task.runId(), task.generation(), tx -> {
-            if (!tx.startStep(task.stepId(), attempt)) {
-                return false;
-            }
-            if (tx.runStarted()) {
-                tx.event("run", null, "running", null, "The run started.");
-            }
-            if (state.status() != StepStatus.WAITING) {
-                int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
-                tx.event("step", task.stepId(), "running", null, "Started" + (of > 1 ? ", attempt " + attempt
-                        + " of " + of : "") + (state.status() == StepStatus.RUNNING
-                        ? " (again: the attempt before was cut off when a server stopped)" : "") + ".");
-            }
-            return true;
-        }).orElse(false);
+                    if (!tx.startStep(task.stepId(), attempt)) {
+                        return false;
+                    }
+                    if (tx.runStarted()) {
+                        tx.event("run", null, "running", null, "The run started.");
+                    }
+                    if (state.status() != StepStatus.WAITING) {
+                        int of = step.retry()
+                                .map(PipelineDefinition.Retry::maxAttempts)
+                                .orElse(1);
+                        tx.event(
+                                "step",
+                                task.stepId(),
+                                "running",
+                                null,
+                                "Started" + (of > 1 ? ", attempt " + attempt + " of " + of : "")
+                                        + (state.status() == StepStatus.RUNNING
+                                                ? " (again: the attempt before was cut off when a server stopped)"
+                                                : "")
+                                        + ".");
+                    }
+                    return true;
+                })
+                .orElse(false);
         if (!began) {
             return OptionalLong.empty();
         }
@@ -396,8 +488,14 @@ final class RunEngine implements AutoCloseable {
         Outcome outcome = attempt(task, step, run, scope, now, startedAt, state.waitDeadlineAt());
         return switch (outcome) {
             case Outcome.Done done -> {
-                end(task, definition, StepStatus.COMPLETED, Optional.of(done.outputs()), Optional.empty(),
-                        done.skipped(), "Completed.");
+                end(
+                        task,
+                        definition,
+                        StepStatus.COMPLETED,
+                        Optional.of(done.outputs()),
+                        Optional.empty(),
+                        done.skipped(),
+                        "Completed.");
                 yield OptionalLong.empty();
             }
             case Outcome.Waiting waiting -> {
@@ -405,8 +503,12 @@ final class RunEngine implements AutoCloseable {
                     if (state.status() != StepStatus.WAITING) {
                         tx.event("step", task.stepId(), "waiting", null, "Waiting for its condition.");
                     }
-                    tx.parkStep(task.stepId(), StepStatus.WAITING, waiting.dueAt(),
-                            OptionalLong.of(waiting.deadlineAt()), Optional.empty());
+                    tx.parkStep(
+                            task.stepId(),
+                            StepStatus.WAITING,
+                            waiting.dueAt(),
+                            OptionalLong.of(waiting.deadlineAt()),
+                            Optional.empty());
                     return null;
                 });
                 yield OptionalLong.of(waiting.dueAt());
@@ -415,8 +517,14 @@ final class RunEngine implements AutoCloseable {
         };
     }
 
-    private Outcome attempt(StepTask task, PipelineDefinition.Step step, Run run, Map<String, Object> scope, long now,
-                            long startedAt, OptionalLong waitDeadline) {
+    private Outcome attempt(
+            StepTask task,
+            PipelineDefinition.Step step,
+            Run run,
+            Map<String, Object> scope,
+            long now,
+            long startedAt,
+            OptionalLong waitDeadline) {
         ActionCatalog.Action action = catalog.find(step.action()).orElseThrow();
         ObjectNode params;
         try {
@@ -427,13 +535,23 @@ final class RunEngine implements AutoCloseable {
         var problems = new Problems();
         catalog.check(action, params, "params", problems);
         if (!problems.isEmpty()) {
-            return new Outcome.Failed("invalid_params", "Once its templates were worked out, the step's params are "
-                    + "not valid: " + problems.list().stream().map(Problem::message)
-                    .collect(Collectors.joining(" ")), false);
+            return new Outcome.Failed(
+                    "invalid_params",
+                    "Once its templates were worked out, the step's params are "
+                            + "not valid: "
+                            + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")),
+                    false);
         }
         var steps = new HashMap<String, StepRun>();
         run.steps().forEach(s -> steps.put(s.id(), s));
-        var call = new StepActions.StepCall(task.runId(), step, params, scope, steps, now, startedAt,
+        var call = new StepActions.StepCall(
+                task.runId(),
+                step,
+                params,
+                scope,
+                steps,
+                now,
+                startedAt,
                 waitDeadline.isPresent() ? Optional.of(waitDeadline.getAsLong()) : Optional.empty(),
                 (level, message) -> store.whileActive(task.runId(), task.generation(), tx -> {
                     tx.event("log", task.stepId(), null, level, message);
@@ -450,8 +568,8 @@ final class RunEngine implements AutoCloseable {
             return future.get(timeout, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             future.cancel(true);
-            return new Outcome.Failed("step_timed_out", "The attempt took longer than its " + timeout
-                    + " seconds.", true);
+            return new Outcome.Failed(
+                    "step_timed_out", "The attempt took longer than its " + timeout + " seconds.", true);
         } catch (CancellationException e) {
             return new Outcome.Failed("cancelled", "The run ended while the step ran.", false);
         } catch (ExecutionException e) {
@@ -476,18 +594,30 @@ final class RunEngine implements AutoCloseable {
         int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
         if (failure.retryable() && attempt < of) {
             PipelineDefinition.Retry retry = step.retry().orElseThrow();
-            long delay = (long) Math.min(retry.maxBackoffSeconds() * 1000.0,
+            long delay = (long) Math.min(
+                    retry.maxBackoffSeconds() * 1000.0,
                     retry.backoffSeconds() * 1000.0 * Math.pow(retry.backoffMultiplier(), attempt - 1));
             long due = clock.millis() + delay;
             store.whileActive(task.runId(), task.generation(), tx -> {
                 tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
-                tx.event("step", task.stepId(), "retrying", null, "Attempt " + attempt + " of " + of + " failed ("
-                        + failure.code() + ": " + failure.message() + "); the next one in " + delay / 1000.0 + " s.");
+                tx.event(
+                        "step",
+                        task.stepId(),
+                        "retrying",
+                        null,
+                        "Attempt " + attempt + " of " + of + " failed (" + failure.code() + ": " + failure.message()
+                                + "); the next one in " + delay / 1000.0 + " s.");
                 return null;
             });
             return OptionalLong.of(due);
         }
-        end(task, definition, StepStatus.FAILED, Optional.empty(), Optional.of(error), Set.of(),
+        end(
+                task,
+                definition,
+                StepStatus.FAILED,
+                Optional.empty(),
+                Optional.of(error),
+                Set.of(),
                 "Failed: " + failure.code() + ": " + failure.message());
         return OptionalLong.empty();
     }
@@ -496,27 +626,39 @@ final class RunEngine implements AutoCloseable {
      * Ends a step and moves the run on in one transaction: a failure that does not continue fails the run; steps a
      * branch turned away from are skipped; the steps now ready are scheduled; the run ends when every step has.
      */
-    private void end(StepTask task, PipelineDefinition definition, StepStatus status, Optional<JsonNode> outputs,
-                     Optional<JsonNode> error, Set<String> skipped, String message) {
+    private void end(
+            StepTask task,
+            PipelineDefinition definition,
+            StepStatus status,
+            Optional<JsonNode> outputs,
+            Optional<JsonNode> error,
+            Set<String> skipped,
+            String message) {
         List<String> ready = store.whileActive(task.runId(), task.generation(), tx -> {
-            if (!tx.endStep(task.stepId(), status, outputs, error)) {
-                return List.<String>of();
-            }
-            tx.event("step", task.stepId(), status.json(), null, message);
-            if (status == StepStatus.FAILED
-                    && definition.step(task.stepId()).onFailure() == PipelineDefinition.OnFailure.FAIL) {
-                ObjectNode runError = ((ObjectNode) error.orElseThrow()).deepCopy().put("step_id", task.stepId());
-                failRun(tx, runError, "The run failed at step " + task.stepId() + ".");
-                return List.<String>of();
-            }
-            for (String target : skipped) {
-                if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
-                    tx.event("step", target, "skipped", null, "Skipped: branch step " + task.stepId()
-                            + " did not lead to it.");
-                }
-            }
-            return advance(tx, definition);
-        }).orElse(List.of());
+                    if (!tx.endStep(task.stepId(), status, outputs, error)) {
+                        return List.<String>of();
+                    }
+                    tx.event("step", task.stepId(), status.json(), null, message);
+                    if (status == StepStatus.FAILED
+                            && definition.step(task.stepId()).onFailure() == PipelineDefinition.OnFailure.FAIL) {
+                        ObjectNode runError =
+                                ((ObjectNode) error.orElseThrow()).deepCopy().put("step_id", task.stepId());
+                        failRun(tx, runError, "The run failed at step " + task.stepId() + ".");
+                        return List.<String>of();
+                    }
+                    for (String target : skipped) {
+                        if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
+                            tx.event(
+                                    "step",
+                                    target,
+                                    "skipped",
+                                    null,
+                                    "Skipped: branch step " + task.stepId() + " did not lead to it.");
+                        }
+                    }
+                    return advance(tx, definition);
+                })
+                .orElse(List.of());
         schedule(task.runId(), task.generation(), ready);
         if (ready.isEmpty()) {
             ended(task.runId()); // nothing follows this step now: the run may have ended with it
@@ -535,7 +677,8 @@ final class RunEngine implements AutoCloseable {
         while (changed) {
             changed = false;
             for (PipelineDefinition.Step step : definition.steps()) {
-                if (status.get(step.id()) == StepStatus.PENDING && !step.dependsOn().isEmpty()
+                if (status.get(step.id()) == StepStatus.PENDING
+                        && !step.dependsOn().isEmpty()
                         && step.dependsOn().stream().allMatch(d -> status.get(d) == StepStatus.SKIPPED)) {
                     tx.endStep(step.id(), StepStatus.SKIPPED, Optional.empty(), Optional.empty());
                     tx.event("step", step.id(), "skipped", null, "Skipped: every step it depends on was skipped.");
@@ -548,19 +691,25 @@ final class RunEngine implements AutoCloseable {
             complete(tx, definition);
             return List.of();
         }
-        return definition.steps().stream().filter(step -> status.get(step.id()) == StepStatus.PENDING
+        return definition.steps().stream()
+                .filter(step -> status.get(step.id()) == StepStatus.PENDING
                         && step.dependsOn().stream().allMatch(d -> status.get(d).finished()))
-                .map(PipelineDefinition.Step::id).toList();
+                .map(PipelineDefinition.Step::id)
+                .toList();
     }
 
     private void complete(RunStore.Transition tx, PipelineDefinition definition) {
         Map<String, Object> scope = scope(tx.run(), tx.now());
         ObjectNode outputs = Json.object();
         try {
-            definition.outputs().forEach((name, template) -> outputs.set(name,
-                    expressions.render(TextNode.valueOf(template), scope)));
+            definition
+                    .outputs()
+                    .forEach((name, template) ->
+                            outputs.set(name, expressions.render(TextNode.valueOf(template), scope)));
         } catch (Expressions.ExpressionException e) {
-            failRun(tx, Json.object().put("code", "output_error").put("message", e.getMessage()),
+            failRun(
+                    tx,
+                    Json.object().put("code", "output_error").put("message", e.getMessage()),
                     "The run's outputs could not be worked out.");
             return;
         }
@@ -571,19 +720,31 @@ final class RunEngine implements AutoCloseable {
     private static void failRun(RunStore.Transition tx, ObjectNode error, String message) {
         tx.endOpenSteps(StepStatus.CANCELLED, message);
         tx.endRun(RunStatus.FAILED, Optional.empty(), Optional.of(error));
-        tx.event("run", null, "failed", null, message + " " + error.path("message").asText());
+        tx.event(
+                "run",
+                null,
+                "failed",
+                null,
+                message + " " + error.path("message").asText());
     }
 
     private void timeOut(String runId, int generation) {
         boolean timedOut = store.whileActive(runId, generation, tx -> {
-            Run run = tx.run();
-            if (tx.now() < run.deadlineAt()) {
-                return false;
-            }
-            failRun(tx, Json.object().put("code", "run_timed_out").put("message", "The run took longer than its "
-                    + run.timeoutSeconds() + " seconds."), "The run timed out.");
-            return true;
-        }).orElse(false);
+                    Run run = tx.run();
+                    if (tx.now() < run.deadlineAt()) {
+                        return false;
+                    }
+                    failRun(
+                            tx,
+                            Json.object()
+                                    .put("code", "run_timed_out")
+                                    .put(
+                                            "message",
+                                            "The run took longer than its " + run.timeoutSeconds() + " seconds."),
+                            "The run timed out.");
+                    return true;
+                })
+                .orElse(false);
         if (timedOut) {
             ended(runId);
         }
@@ -628,10 +789,13 @@ final class RunEngine implements AutoCloseable {
                 .orElse(List.of());
         schedule(runId, run.generation(), ready);
         for (StepRun step : run.steps()) {
-            if (step.status() == StepStatus.RUNNING || step.status() == StepStatus.WAITING
+            if (step.status() == StepStatus.RUNNING
+                    || step.status() == StepStatus.WAITING
                     || step.status() == StepStatus.RETRYING) {
-                scheduler.scheduleIfNotExists(stepTask.instance(new StepTask(runId, step.id(), run.generation())
-                        .instance(), new StepTask(runId, step.id(), run.generation())),
+                scheduler.scheduleIfNotExists(
+                        stepTask.instance(
+                                new StepTask(runId, step.id(), run.generation()).instance(),
+                                new StepTask(runId, step.id(), run.generation())),
                         Instant.ofEpochMilli(step.dueAt().orElse(clock.millis())));
             }
         }
@@ -662,12 +826,24 @@ final class RunEngine implements AutoCloseable {
     private static Map<String, Object> scope(Run run, long now) {
         var steps = new HashMap<String, Object>();
         for (StepRun step : run.steps()) {
-            steps.put(step.id(), Map.of("status", step.status().json(),
-                    "outputs", step.outputs().map(Expressions::plain).orElse(Map.of())));
+            steps.put(
+                    step.id(),
+                    Map.of(
+                            "status",
+                            step.status().json(),
+                            "outputs",
+                            step.outputs().map(Expressions::plain).orElse(Map.of())));
         }
         JsonNode event = run.trigger().path("event");
-        return Map.of("params", Expressions.plain(run.params()), "steps", steps,
-                "event", event.isObject() ? Expressions.plain(event) : Map.of(), "now", now / 1000);
+        return Map.of(
+                "params",
+                Expressions.plain(run.params()),
+                "steps",
+                steps,
+                "event",
+                event.isObject() ? Expressions.plain(event) : Map.of(),
+                "now",
+                now / 1000);
     }
 
     private static String nodeName() {
@@ -678,7 +854,8 @@ final class RunEngine implements AutoCloseable {
             host = "arbor";
         }
         // two servers on one host (tests, a blue-green switch) must not share a name: a node's picks are its own
-        return (host.length() > 40 ? host.substring(0, 40) : host) + "-" + java.util.HexFormat.of().formatHex(Ids.randomBytes(4));
+        return (host.length() > 40 ? host.substring(0, 40) : host) + "-"
+                + java.util.HexFormat.of().formatHex(Ids.randomBytes(4));
     }
 
     @Override

@@ -22,9 +22,11 @@ final class RunMetrics {
     RunMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.runs = Counter.builder("arbor.pipeline.runs.finished")
-                .description("Pipeline runs that ended, by status").withRegistry(registry);
+                .description("Pipeline runs that ended, by status")
+                .withRegistry(registry);
         this.steps = Counter.builder("arbor.pipeline.steps.finished")
-                .description("Pipeline steps that ended, by status").withRegistry(registry);
+                .description("Pipeline steps that ended, by status")
+                .withRegistry(registry);
     }
 
     void runEnded(RunStatus status) {
@@ -37,8 +39,13 @@ final class RunMetrics {
 
     /** Shows how many steps execute here now: {@code inFlight} holds each run's steps executing on this server. */
     void watchExecuting(Map<String, ? extends Collection<?>> inFlight) {
-        Gauge.builder("arbor.pipeline.steps.executing", inFlight,
-                        running -> running.values().stream().mapToInt(Collection::size).sum())
-                .description("Pipeline steps executing on this server now").register(registry);
+        Gauge.builder(
+                        "arbor.pipeline.steps.executing",
+                        inFlight,
+                        running -> running.values().stream()
+                                .mapToInt(Collection::size)
+                                .sum())
+                .description("Pipeline steps executing on this server now")
+                .register(registry);
     }
 }

@@ -36,20 +36,22 @@ import java.util.Optional;
 final class RunRoutes {
     /** A run's params, checked against the pipeline's parameters by {@link PipelineDefinition#runParams}. */
     static final BodyField.Value PARAMS = BodyField.value(OPTIONAL, "params", Schema.mapOf(Schema.any()));
-    private static final BodyField.Worded<Long> TIMEOUT_SECONDS = BodyField.integer(OPTIONAL, "timeout_seconds", 1,
-            PipelineDefinition.MAX_TIMEOUT_SECONDS).refusedAs(PipelineDefinition.TIMEOUT_REFUSAL);
+
+    private static final BodyField.Worded<Long> TIMEOUT_SECONDS = BodyField.integer(
+                    OPTIONAL, "timeout_seconds", 1, PipelineDefinition.MAX_TIMEOUT_SECONDS)
+            .refusedAs(PipelineDefinition.TIMEOUT_REFUSAL);
     private static final BodySpec START = BodySpec.closed("a run", PARAMS, TIMEOUT_SECONDS);
     private static final int STREAM_BATCH = 500;
 
-    private static final QueryParam STATUS = new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
+    private static final QueryParam STATUS =
+            new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
     private final PipelineStore pipelines;
     private final RunStore runs;
     private final RunEngine engine;
     private final ActionCatalog catalog;
     private final EventStreams streams;
 
-    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog,
-              EventStreams streams) {
+    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
         this.engine = requireNonNull(engine, "engine");
@@ -59,20 +61,29 @@ final class RunRoutes {
 
     void addTo(Routes routes) {
         routes.group("pipelines")
-                .post("/pipelines/{pipeline_id}/runs", "Start a run; it is queued at once and runs in the background",
+                .post(
+                        "/pipelines/{pipeline_id}/runs",
+                        "Start a run; it is queued at once and runs in the background",
                         this::start)
-                .body(START.schema()).accepted(ApiShapes.RUN)
+                .body(START.schema())
+                .accepted(ApiShapes.RUN)
                 .get("/pipelines/{pipeline_id}/runs", "List a pipeline's runs, newest first", this::list)
-                .query(Page.PARAMETERS).query(STATUS).ok(Schema.list(ApiShapes.RUN))
+                .query(Page.PARAMETERS)
+                .query(STATUS)
+                .ok(Schema.list(ApiShapes.RUN))
                 .get("/runs/{run_id}", "Get a run with each step's status, attempts, outputs and error", this::get)
                 .ok(ApiShapes.RUN)
                 .action("/runs/{run_id}/cancel", "Cancel a run that has not finished", this::cancel)
                 .ok(ApiShapes.RUN)
                 .action("/runs/{run_id}/retry", "Run a failed run again from the steps that failed", this::retry)
                 .ok(ApiShapes.RUN)
-                .get("/runs/{run_id}/events", "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
+                .get(
+                        "/runs/{run_id}/events",
+                        "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
                         this::events)
-                .query(Page.LIMIT, Page.AFTER).ok(ApiShapes.EVENTS).answers(200, "text/event-stream", Schema.string());
+                .query(Page.LIMIT, Page.AFTER)
+                .ok(ApiShapes.EVENTS)
+                .answers(200, "text/event-stream", Schema.string());
     }
 
     private void start(Context ctx) {
@@ -89,7 +100,8 @@ final class RunRoutes {
         problems.throwIfAny();
         ObjectNode trigger = Json.object().put("type", "manual");
         trigger.putObject("event").put("type", "manual");
-        Run run = engine.start(pipeline, params, trigger, timeout, Optional.empty()).orElseThrow();
+        Run run = engine.start(pipeline, params, trigger, timeout, Optional.empty())
+                .orElseThrow();
         ctx.header("location", "/runs/" + run.id());
         Responses.json(ctx, 202, json(run, Optional.of(definition)));
     }
@@ -102,12 +114,16 @@ final class RunRoutes {
             try {
                 return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "status", "`status` must be one of queued, "
-                        + "running, completed, failed, cancelled.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER,
+                        "status",
+                        "`status` must be one of queued, " + "running, completed, failed, cancelled.");
             }
         });
-        Responses.ok(ctx, Responses.page(runs.list(pipelineId, Page.from(ctx), status), Run::id,
-                run -> json(run, Optional.empty())));
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        runs.list(pipelineId, Page.from(ctx), status), Run::id, run -> json(run, Optional.empty())));
     }
 
     private void get(Context ctx) {
@@ -122,8 +138,11 @@ final class RunRoutes {
         try {
             run = engine.cancel(run.id());
         } catch (RunEngine.RunStateException e) {
-            throw ApiException.of(ErrorCode.RUN_FINISHED, "run_id", "Run " + run.id() + " has finished ("
-                    + e.status.json() + "); only a queued or running run can be cancelled.");
+            throw ApiException.of(
+                    ErrorCode.RUN_FINISHED,
+                    "run_id",
+                    "Run " + run.id() + " has finished (" + e.status.json()
+                            + "); only a queued or running run can be cancelled.");
         }
         Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
     }
@@ -134,8 +153,10 @@ final class RunRoutes {
         try {
             run = engine.retry(run.id());
         } catch (RunEngine.RunStateException e) {
-            throw ApiException.of(ErrorCode.RUN_NOT_FAILED, "run_id", "Run " + run.id() + " is " + e.status.json()
-                    + "; only a failed run can be retried.");
+            throw ApiException.of(
+                    ErrorCode.RUN_NOT_FAILED,
+                    "run_id",
+                    "Run " + run.id() + " is " + e.status.json() + "; only a failed run can be retried.");
         }
         Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
     }
@@ -147,7 +168,8 @@ final class RunRoutes {
     private void events(Context ctx) throws IOException {
         Access.requireAdmin(ctx);
         Run run = find(ctx.pathParam("run_id"));
-        String cursor = Optional.ofNullable(ctx.header("last-event-id")).orElse(Page.AFTER.read(ctx).orElse(null));
+        String cursor = Optional.ofNullable(ctx.header("last-event-id"))
+                .orElse(Page.AFTER.read(ctx).orElse(null));
         long after = 0;
         if (cursor != null) {
             try {
@@ -162,8 +184,12 @@ final class RunRoutes {
             List<RunStore.Event> page = runs.events(run.id(), after, limit + 1);
             boolean more = page.size() > limit;
             List<RunStore.Event> shown = more ? page.subList(0, limit) : page;
-            Responses.ok(ctx, Responses.list(shown.stream().map(RunRoutes::json).toList(),
-                    shown.stream().map(e -> Long.toString(e.id())).toList(), more));
+            Responses.ok(
+                    ctx,
+                    Responses.list(
+                            shown.stream().map(RunRoutes::json).toList(),
+                            shown.stream().map(e -> Long.toString(e.id())).toList(),
+                            more));
             return;
         }
         stream(ctx, run.id(), after);
@@ -174,7 +200,8 @@ final class RunRoutes {
         long after = from;
         try {
             while (stream.open()) {
-                boolean finished = !runs.find(runId).map(r -> r.status().active()).orElse(false);
+                boolean finished =
+                        !runs.find(runId).map(r -> r.status().active()).orElse(false);
                 List<RunStore.Event> events = runs.events(runId, after, STREAM_BATCH);
                 for (RunStore.Event event : events) {
                     stream.send(event.id(), event.kind(), json(event));
@@ -201,8 +228,9 @@ final class RunRoutes {
     }
 
     private Run find(String runId) {
-        return runs.find(runId).orElseThrow(() -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id",
-                "There is no run '" + runId + "'."));
+        return runs.find(runId)
+                .orElseThrow(
+                        () -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id", "There is no run '" + runId + "'."));
     }
 
     static ApiException pipelineNotFound(String id) {
@@ -227,9 +255,20 @@ final class RunRoutes {
         json.put("finished_at", seconds(run.finishedAt()));
         json.put("deadline_at", run.deadlineAt() / 1000);
         definition.ifPresent(d -> {
-            long finished = run.steps().stream().filter(s -> s.status().finished()).count();
-            json.put("progress", Map.of("finished_steps", finished, "total_steps", run.steps().size()));
-            json.put("steps", run.steps().stream().map(step -> stepJson(step, d.step(step.id()))).toList());
+            long finished =
+                    run.steps().stream().filter(s -> s.status().finished()).count();
+            json.put(
+                    "progress",
+                    Map.of(
+                            "finished_steps",
+                            finished,
+                            "total_steps",
+                            run.steps().size()));
+            json.put(
+                    "steps",
+                    run.steps().stream()
+                            .map(step -> stepJson(step, d.step(step.id())))
+                            .toList());
         });
         return json;
     }
@@ -245,8 +284,11 @@ final class RunRoutes {
         json.put("error", step.error().orElse(null));
         json.put("started_at", seconds(step.startedAt()));
         json.put("finished_at", seconds(step.finishedAt()));
-        json.put("duration_ms", step.startedAt().isPresent() && step.finishedAt().isPresent()
-                ? step.finishedAt().getAsLong() - step.startedAt().getAsLong() : null);
+        json.put(
+                "duration_ms",
+                step.startedAt().isPresent() && step.finishedAt().isPresent()
+                        ? step.finishedAt().getAsLong() - step.startedAt().getAsLong()
+                        : null);
         json.put("next_attempt_at", seconds(step.dueAt()));
         return json;
     }

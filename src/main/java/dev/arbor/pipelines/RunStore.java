@@ -33,7 +33,11 @@ final class RunStore {
             + "finished_at, due_at, wait_deadline_at";
 
     enum RunStatus {
-        QUEUED, RUNNING, COMPLETED, FAILED, CANCELLED;
+        QUEUED,
+        RUNNING,
+        COMPLETED,
+        FAILED,
+        CANCELLED;
 
         boolean active() {
             return this == QUEUED || this == RUNNING;
@@ -45,7 +49,14 @@ final class RunStore {
     }
 
     enum StepStatus {
-        PENDING, RUNNING, WAITING, RETRYING, COMPLETED, FAILED, SKIPPED, CANCELLED;
+        PENDING,
+        RUNNING,
+        WAITING,
+        RETRYING,
+        COMPLETED,
+        FAILED,
+        SKIPPED,
+        CANCELLED;
 
         boolean finished() {
             return this == COMPLETED || this == FAILED || this == SKIPPED || this == CANCELLED;
@@ -57,10 +68,23 @@ final class RunStore {
     }
 
     /** A run as stored, with its steps in the definition's order. */
-    record Run(String id, String pipelineId, int pipelineVersion, ObjectNode definition, ObjectNode params,
-               ObjectNode trigger, RunStatus status, int generation, Optional<JsonNode> outputs,
-               Optional<JsonNode> error, int timeoutSeconds, long deadlineAt, long createdAt, OptionalLong startedAt,
-               OptionalLong finishedAt, List<StepRun> steps) {
+    record Run(
+            String id,
+            String pipelineId,
+            int pipelineVersion,
+            ObjectNode definition,
+            ObjectNode params,
+            ObjectNode trigger,
+            RunStatus status,
+            int generation,
+            Optional<JsonNode> outputs,
+            Optional<JsonNode> error,
+            int timeoutSeconds,
+            long deadlineAt,
+            long createdAt,
+            OptionalLong startedAt,
+            OptionalLong finishedAt,
+            List<StepRun> steps) {
         Run {
             steps = List.copyOf(steps);
         }
@@ -70,13 +94,28 @@ final class RunStore {
         }
     }
 
-    record StepRun(String id, int position, StepStatus status, int attempts, Optional<JsonNode> outputs,
-                   Optional<JsonNode> error, OptionalLong startedAt, OptionalLong finishedAt, OptionalLong dueAt,
-                   OptionalLong waitDeadlineAt) {}
+    record StepRun(
+            String id,
+            int position,
+            StepStatus status,
+            int attempts,
+            Optional<JsonNode> outputs,
+            Optional<JsonNode> error,
+            OptionalLong startedAt,
+            OptionalLong finishedAt,
+            OptionalLong dueAt,
+            OptionalLong waitDeadlineAt) {}
 
     /** One line of a run's history: a status change of the run or of a step, or a log line. */
-    record Event(long id, String runId, long at, String kind, Optional<String> stepId, Optional<String> status,
-                 Optional<String> level, String message) {}
+    record Event(
+            long id,
+            String runId,
+            long at,
+            String kind,
+            Optional<String> stepId,
+            Optional<String> status,
+            Optional<String> level,
+            String message) {}
 
     private final Database database;
     private final Clock clock;
@@ -97,9 +136,14 @@ final class RunStore {
      */
     boolean create(Run run, Optional<Firing> firing) {
         return database.write(handle -> {
-            if (firing.isPresent() && handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s "
-                            + "AND scheduled_for = :at").bind("s", firing.get().scheduleId())
-                    .bind("at", firing.get().scheduledFor()).mapTo(Integer.class).one() > 0) {
+            if (firing.isPresent()
+                    && handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s "
+                                            + "AND scheduled_for = :at")
+                                    .bind("s", firing.get().scheduleId())
+                                    .bind("at", firing.get().scheduledFor())
+                                    .mapTo(Integer.class)
+                                    .one()
+                            > 0) {
                 return false;
             }
             handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, schedule_id, "
@@ -108,15 +152,24 @@ final class RunStore {
                             + ":schedule, :scheduled)")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
-                    .bind("id", run.id()).bind("pipeline", run.pipelineId()).bind("version", run.pipelineVersion())
+                    .bind("id", run.id())
+                    .bind("pipeline", run.pipelineId())
+                    .bind("version", run.pipelineVersion())
                     .bind("definition", Json.writeString(run.definition()))
-                    .bind("params", Json.writeString(run.params())).bind("trigger", Json.writeString(run.trigger()))
-                    .bind("generation", run.generation()).bind("timeout", run.timeoutSeconds())
-                    .bind("deadline", run.deadlineAt()).bind("created", run.createdAt()).execute();
+                    .bind("params", Json.writeString(run.params()))
+                    .bind("trigger", Json.writeString(run.trigger()))
+                    .bind("generation", run.generation())
+                    .bind("timeout", run.timeoutSeconds())
+                    .bind("deadline", run.deadlineAt())
+                    .bind("created", run.createdAt())
+                    .execute();
             var insert = handle.prepareBatch("INSERT INTO pipeline_run_steps (run_id, step_id, position, status, "
                     + "attempts) VALUES (:run, :step, :position, 'pending', 0)");
             for (StepRun step : run.steps()) {
-                insert.bind("run", run.id()).bind("step", step.id()).bind("position", step.position()).add();
+                insert.bind("run", run.id())
+                        .bind("step", step.id())
+                        .bind("position", step.position())
+                        .add();
             }
             insert.execute();
             new Transition(handle, run.id(), run.createdAt()).event("run", null, "queued", null, "The run is queued.");
@@ -129,18 +182,28 @@ final class RunStore {
     }
 
     private static Optional<Run> find(Handle handle, String runId) {
-        return handle.createQuery("SELECT " + RUN_COLUMNS + " FROM pipeline_runs WHERE id = :id").bind("id", runId)
-                .map((rs, ctx) -> run(rs, steps(handle, runId))).findOne();
+        return handle.createQuery("SELECT " + RUN_COLUMNS + " FROM pipeline_runs WHERE id = :id")
+                .bind("id", runId)
+                .map((rs, ctx) -> run(rs, steps(handle, runId)))
+                .findOne();
     }
 
     /** A pipeline's runs, newest first, without their steps. */
     Paging.Result<Run> list(String pipelineId, Page page, Optional<RunStatus> status) {
         String filter = "pipeline_runs WHERE pipeline_id = :pipeline"
                 + status.map(s -> " AND status = :status").orElse("");
-        return database.read(handle -> Paging.newestFirst(handle, RUN_COLUMNS, filter, page,
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                RUN_COLUMNS,
+                filter,
+                page,
                 (rs, ctx) -> run(rs, List.of()),
                 cursor -> handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE id = :id AND pipeline_id = :p")
-                        .bind("id", cursor).bind("p", pipelineId).mapTo(Integer.class).one() > 0,
+                                .bind("id", cursor)
+                                .bind("p", pipelineId)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0,
                 query -> {
                     query.bind("pipeline", pipelineId);
                     status.ifPresent(s -> query.bind("status", s.json()));
@@ -151,23 +214,36 @@ final class RunStore {
     List<String> activeRunIds() {
         return database.read(handle -> handle.createQuery(
                         "SELECT id FROM pipeline_runs WHERE status IN ('queued', 'running') ORDER BY id")
-                .mapTo(String.class).list());
+                .mapTo(String.class)
+                .list());
     }
 
     List<String> activeRunsOf(String pipelineId) {
-        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE pipeline_id = :p "
-                + "AND status IN ('queued', 'running')").bind("p", pipelineId).mapTo(String.class).list());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT id FROM pipeline_runs WHERE pipeline_id = :p " + "AND status IN ('queued', 'running')")
+                .bind("p", pipelineId)
+                .mapTo(String.class)
+                .list());
     }
 
     /** Events of a run after the one with id {@code afterId}, oldest first. */
     List<Event> events(String runId, long afterId, int limit) {
-        return database.read(handle -> handle.createQuery("SELECT id, run_id, at, kind, step_id, status, level, "
-                        + "message FROM pipeline_run_events WHERE run_id = :run AND id > :after ORDER BY id LIMIT :limit")
-                .bind("run", runId).bind("after", afterId).bind("limit", limit)
-                .map((rs, ctx) -> new Event(rs.getLong("id"), rs.getString("run_id"), rs.getLong("at"),
-                        rs.getString("kind"), Optional.ofNullable(rs.getString("step_id")),
-                        Optional.ofNullable(rs.getString("status")), Optional.ofNullable(rs.getString("level")),
-                        rs.getString("message"))).list());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT id, run_id, at, kind, step_id, status, level, "
+                                + "message FROM pipeline_run_events WHERE run_id = :run AND id > :after ORDER BY id LIMIT :limit")
+                .bind("run", runId)
+                .bind("after", afterId)
+                .bind("limit", limit)
+                .map((rs, ctx) -> new Event(
+                        rs.getLong("id"),
+                        rs.getString("run_id"),
+                        rs.getLong("at"),
+                        rs.getString("kind"),
+                        Optional.ofNullable(rs.getString("step_id")),
+                        Optional.ofNullable(rs.getString("status")),
+                        Optional.ofNullable(rs.getString("level")),
+                        rs.getString("message")))
+                .list());
     }
 
     /**
@@ -175,22 +251,32 @@ final class RunStore {
      * done, when it is not (finished, cancelled, retried since, or gone).
      */
     <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
-        return inTransition(runId, work, (handle, now) -> handle.createUpdate("UPDATE pipeline_runs "
-                        + "SET updated_at = :now WHERE id = :id AND generation = :generation "
-                        + "AND status IN ('queued', 'running')")
-                .bind("now", now).bind("id", runId).bind("generation", generation).execute());
+        return inTransition(
+                runId,
+                work,
+                (handle, now) -> handle.createUpdate("UPDATE pipeline_runs "
+                                + "SET updated_at = :now WHERE id = :id AND generation = :generation "
+                                + "AND status IN ('queued', 'running')")
+                        .bind("now", now)
+                        .bind("id", runId)
+                        .bind("generation", generation)
+                        .execute());
     }
 
     /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
     <T> Optional<T> locked(String runId, Function<Transition, T> work) {
-        return inTransition(runId, work, (handle, now) -> handle.createUpdate(
-                        "UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
-                .bind("now", now).bind("id", runId).execute());
+        return inTransition(
+                runId,
+                work,
+                (handle, now) -> handle.createUpdate("UPDATE pipeline_runs SET updated_at = :now WHERE id = :id")
+                        .bind("now", now)
+                        .bind("id", runId)
+                        .execute());
     }
 
     /** {@code work} in one transaction once {@code lock} has touched the run's row; empty when it touched none. */
-    private <T> Optional<T> inTransition(String runId, Function<Transition, T> work,
-                                         BiFunction<Handle, Long, Integer> lock) {
+    private <T> Optional<T> inTransition(
+            String runId, Function<Transition, T> work, BiFunction<Handle, Long, Integer> lock) {
         var committed = new AtomicReference<Transition>();
         Optional<T> result = database.write(handle -> {
             long now = clock.millis();
@@ -242,31 +328,44 @@ final class RunStore {
         /** Marks a step running for an attempt; false when it has finished already. */
         boolean startStep(String stepId, int attempt) {
             return handle.createUpdate("UPDATE pipeline_run_steps SET status = 'running', attempts = :attempt, "
-                            + "started_at = COALESCE(started_at, :now), due_at = NULL, error = NULL WHERE run_id = :run "
-                            + "AND step_id = :step AND status IN ('pending', 'running', 'waiting', 'retrying')")
-                    .bind("attempt", attempt).bind("now", now).bind("run", runId).bind("step", stepId).execute() == 1;
+                                    + "started_at = COALESCE(started_at, :now), due_at = NULL, error = NULL WHERE run_id = :run "
+                                    + "AND step_id = :step AND status IN ('pending', 'running', 'waiting', 'retrying')")
+                            .bind("attempt", attempt)
+                            .bind("now", now)
+                            .bind("run", runId)
+                            .bind("step", stepId)
+                            .execute()
+                    == 1;
         }
 
         /** Parks a step until {@code dueAt}: waiting for a condition, or retrying after a failed attempt. */
-        void parkStep(String stepId, StepStatus status, long dueAt, OptionalLong waitDeadline,
-                      Optional<JsonNode> error) {
+        void parkStep(
+                String stepId, StepStatus status, long dueAt, OptionalLong waitDeadline, Optional<JsonNode> error) {
             handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, due_at = :due, "
                             + "wait_deadline_at = COALESCE(wait_deadline_at, :deadline), error = :error "
                             + "WHERE run_id = :run AND step_id = :step")
-                    .bind("status", status.json()).bind("due", dueAt)
+                    .bind("status", status.json())
+                    .bind("due", dueAt)
                     .bind("deadline", waitDeadline.isPresent() ? waitDeadline.getAsLong() : null)
                     .bind("error", error.map(Json::writeString).orElse(null))
-                    .bind("run", runId).bind("step", stepId).execute();
+                    .bind("run", runId)
+                    .bind("step", stepId)
+                    .execute();
         }
 
         /** Ends a step that has not ended yet; false when it had. */
         boolean endStep(String stepId, StepStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
             boolean ended = handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, outputs = :outputs, "
-                            + "error = :error, finished_at = :now, due_at = NULL WHERE run_id = :run AND step_id = :step "
-                            + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled')")
-                    .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
-                    .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now)
-                    .bind("run", runId).bind("step", stepId).execute() == 1;
+                                    + "error = :error, finished_at = :now, due_at = NULL WHERE run_id = :run AND step_id = :step "
+                                    + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled')")
+                            .bind("status", status.json())
+                            .bind("outputs", outputs.map(Json::writeString).orElse(null))
+                            .bind("error", error.map(Json::writeString).orElse(null))
+                            .bind("now", now)
+                            .bind("run", runId)
+                            .bind("step", stepId)
+                            .execute()
+                    == 1;
             if (ended) {
                 stepsEnded.add(status);
             }
@@ -277,7 +376,9 @@ final class RunStore {
         List<String> endOpenSteps(StepStatus status, String why) {
             List<String> open = handle.createQuery("SELECT step_id FROM pipeline_run_steps WHERE run_id = :run "
                             + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled') ORDER BY position")
-                    .bind("run", runId).mapTo(String.class).list();
+                    .bind("run", runId)
+                    .mapTo(String.class)
+                    .list();
             for (String stepId : open) {
                 endStep(stepId, status, Optional.empty(), Optional.empty());
                 event("step", stepId, status.json(), null, why);
@@ -288,14 +389,21 @@ final class RunStore {
         /** Marks a queued run running; false when it was running already. */
         boolean runStarted() {
             return handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
-                    + "AND status = 'queued'").bind("now", now).bind("id", runId).execute() == 1;
+                                    + "AND status = 'queued'")
+                            .bind("now", now)
+                            .bind("id", runId)
+                            .execute()
+                    == 1;
         }
 
         void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
             handle.createUpdate("UPDATE pipeline_runs SET status = :status, outputs = :outputs, error = :error, "
                             + "finished_at = :now WHERE id = :id")
-                    .bind("status", status.json()).bind("outputs", outputs.map(Json::writeString).orElse(null))
-                    .bind("error", error.map(Json::writeString).orElse(null)).bind("now", now).bind("id", runId)
+                    .bind("status", status.json())
+                    .bind("outputs", outputs.map(Json::writeString).orElse(null))
+                    .bind("error", error.map(Json::writeString).orElse(null))
+                    .bind("now", now)
+                    .bind("id", runId)
                     .execute();
             runEnded = Optional.of(status);
         }
@@ -305,42 +413,74 @@ final class RunStore {
          * it was, and a new deadline.
          */
         void reopen(int generation, long deadlineAt) {
-            handle.createUpdate("UPDATE pipeline_runs SET status = 'running', generation = :generation, "
-                            + "error = NULL, outputs = NULL, finished_at = NULL, deadline_at = :deadline WHERE id = :id")
-                    .bind("generation", generation).bind("deadline", deadlineAt).bind("id", runId).execute();
+            handle.createUpdate(
+                            "UPDATE pipeline_runs SET status = 'running', generation = :generation, "
+                                    + "error = NULL, outputs = NULL, finished_at = NULL, deadline_at = :deadline WHERE id = :id")
+                    .bind("generation", generation)
+                    .bind("deadline", deadlineAt)
+                    .bind("id", runId)
+                    .execute();
             handle.createUpdate("UPDATE pipeline_run_steps SET status = 'pending', attempts = 0, outputs = NULL, "
                             + "error = NULL, started_at = NULL, finished_at = NULL, due_at = NULL, "
                             + "wait_deadline_at = NULL WHERE run_id = :run AND status IN ('failed', 'cancelled')")
-                    .bind("run", runId).execute();
+                    .bind("run", runId)
+                    .execute();
         }
 
         void event(String kind, String stepId, String status, String level, String message) {
             handle.createUpdate("INSERT INTO pipeline_run_events (run_id, at, kind, step_id, status, level, message) "
                             + "VALUES (:run, :at, :kind, :step, :status, :level, :message)")
-                    .bind("run", runId).bind("at", now).bind("kind", kind).bind("step", stepId)
-                    .bind("status", status).bind("level", level).bind("message", message).execute();
+                    .bind("run", runId)
+                    .bind("at", now)
+                    .bind("kind", kind)
+                    .bind("step", stepId)
+                    .bind("status", status)
+                    .bind("level", level)
+                    .bind("message", message)
+                    .execute();
         }
     }
 
     private static List<StepRun> steps(Handle handle, String runId) {
         return handle.createQuery("SELECT " + STEP_COLUMNS + " FROM pipeline_run_steps WHERE run_id = :run "
-                + "ORDER BY position").bind("run", runId).map(RunStore::step).list();
+                        + "ORDER BY position")
+                .bind("run", runId)
+                .map(RunStore::step)
+                .list();
     }
 
     private static Run run(ResultSet rs, List<StepRun> steps) throws SQLException {
-        return new Run(rs.getString("id"), rs.getString("pipeline_id"), rs.getInt("pipeline_version"),
-                (ObjectNode) Json.read(rs.getString("definition")), (ObjectNode) Json.read(rs.getString("params")),
+        return new Run(
+                rs.getString("id"),
+                rs.getString("pipeline_id"),
+                rs.getInt("pipeline_version"),
+                (ObjectNode) Json.read(rs.getString("definition")),
+                (ObjectNode) Json.read(rs.getString("params")),
                 (ObjectNode) Json.read(rs.getString("triggered_by")),
-                RunStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("generation"),
-                json(rs, "outputs"), json(rs, "error"), rs.getInt("timeout_seconds"), rs.getLong("deadline_at"),
-                rs.getLong("created_at"), millis(rs, "started_at"), millis(rs, "finished_at"), steps);
+                RunStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)),
+                rs.getInt("generation"),
+                json(rs, "outputs"),
+                json(rs, "error"),
+                rs.getInt("timeout_seconds"),
+                rs.getLong("deadline_at"),
+                rs.getLong("created_at"),
+                millis(rs, "started_at"),
+                millis(rs, "finished_at"),
+                steps);
     }
 
     private static StepRun step(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new StepRun(rs.getString("step_id"), rs.getInt("position"),
-                StepStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("attempts"),
-                json(rs, "outputs"), json(rs, "error"), millis(rs, "started_at"), millis(rs, "finished_at"),
-                millis(rs, "due_at"), millis(rs, "wait_deadline_at"));
+        return new StepRun(
+                rs.getString("step_id"),
+                rs.getInt("position"),
+                StepStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)),
+                rs.getInt("attempts"),
+                json(rs, "outputs"),
+                json(rs, "error"),
+                millis(rs, "started_at"),
+                millis(rs, "finished_at"),
+                millis(rs, "due_at"),
+                millis(rs, "wait_deadline_at"));
     }
 
     private static Optional<JsonNode> json(ResultSet rs, String column) throws SQLException {

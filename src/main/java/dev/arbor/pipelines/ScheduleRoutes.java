@@ -42,33 +42,35 @@ import java.util.regex.Pattern;
 final class ScheduleRoutes {
     private static final String CRON_REFUSAL = "must be a cron expression of five fields";
     private static final BodyField.Worded<String> CRON = BodyField.text(REQUIRED, "cron", 200)
-            .refusedAs(CRON_REFUSAL).missingAs("is required: five fields, minute hour day-of-month month day-of-week, "
+            .refusedAs(CRON_REFUSAL)
+            .missingAs("is required: five fields, minute hour day-of-month month day-of-week, "
                     + "such as \"30 2 * * *\"");
-    private static final BodyField.Worded<String> NEW_CRON = BodyField.text(OPTIONAL, "cron", 200)
-            .refusedAs(CRON_REFUSAL);
+    private static final BodyField.Worded<String> NEW_CRON =
+            BodyField.text(OPTIONAL, "cron", 200).refusedAs(CRON_REFUSAL);
     private static final BodyField.Worded<String> TIMEZONE = BodyField.text(OPTIONAL, "timezone", 100)
             .refusedAs("must be an IANA time zone such as Europe/Berlin or UTC");
     private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
             .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), "must not be blank")
             .refusedAs("must be a non-empty string of at most 200 characters");
     private static final BodyField.Flag ENABLED = BodyField.flag(OPTIONAL, "enabled");
-    private static final BodySpec NEW_SCHEDULE = BodySpec.closed("a schedule", NAME, CRON, TIMEZONE,
-            RunRoutes.PARAMS, ENABLED);
+    private static final BodySpec NEW_SCHEDULE =
+            BodySpec.closed("a schedule", NAME, CRON, TIMEZONE, RunRoutes.PARAMS, ENABLED);
     /** {@code enabled} is the schedule's, refused here: it changes with pause and resume. */
-    private static final BodySpec SCHEDULE_CHANGE = BodySpec.closed("a schedule", NAME, NEW_CRON, TIMEZONE,
-            RunRoutes.PARAMS, ENABLED);
+    private static final BodySpec SCHEDULE_CHANGE =
+            BodySpec.closed("a schedule", NAME, NEW_CRON, TIMEZONE, RunRoutes.PARAMS, ENABLED);
+
     private static final int DEFAULT_NEXT_RUNS = 5;
 
-    private static final QueryParam COUNT = new QueryParam("count", Schema.integer(1, 100),
-            "How many next firing times to list.");
+    private static final QueryParam COUNT =
+            new QueryParam("count", Schema.integer(1, 100), "How many next firing times to list.");
     private final PipelineStore pipelines;
     private final ScheduleStore schedules;
     private final RunEngine engine;
     private final ActionCatalog catalog;
     private final Clock clock;
 
-    ScheduleRoutes(PipelineStore pipelines, ScheduleStore schedules, RunEngine engine, ActionCatalog catalog,
-                   Clock clock) {
+    ScheduleRoutes(
+            PipelineStore pipelines, ScheduleStore schedules, RunEngine engine, ActionCatalog catalog, Clock clock) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.schedules = requireNonNull(schedules, "schedules");
         this.engine = requireNonNull(engine, "engine");
@@ -78,33 +80,45 @@ final class ScheduleRoutes {
 
     void addTo(Routes routes) {
         routes.group("pipelines")
-                .post("/pipelines/{pipeline_id}/schedules", "Schedule runs of a pipeline with cron in a time zone",
+                .post(
+                        "/pipelines/{pipeline_id}/schedules",
+                        "Schedule runs of a pipeline with cron in a time zone",
                         this::create)
-                .body(NEW_SCHEDULE.schema()).created(ApiShapes.SCHEDULE)
+                .body(NEW_SCHEDULE.schema())
+                .created(ApiShapes.SCHEDULE)
                 .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
-                .query(Page.PARAMETERS).ok(Schema.list(ApiShapes.SCHEDULE))
-                .get("/schedules/{schedule_id}", "Get a schedule with its next firing times (count=N, at most 100)",
+                .query(Page.PARAMETERS)
+                .ok(Schema.list(ApiShapes.SCHEDULE))
+                .get(
+                        "/schedules/{schedule_id}",
+                        "Get a schedule with its next firing times (count=N, at most 100)",
                         this::get)
-                .query(COUNT).ok(ApiShapes.SCHEDULE)
+                .query(COUNT)
+                .ok(ApiShapes.SCHEDULE)
                 .patch("/schedules/{schedule_id}", "Change a schedule's name, cron, time zone or params", this::patch)
-                .body(SCHEDULE_CHANGE.schema()).ok(ApiShapes.SCHEDULE)
+                .body(SCHEDULE_CHANGE.schema())
+                .ok(ApiShapes.SCHEDULE)
                 .delete("/schedules/{schedule_id}", "Delete a schedule", this::delete)
                 .ok(Schema.deleted("pipeline.schedule"))
-                .action("/schedules/{schedule_id}/pause", "Pause a schedule: it fires no more until resumed",
+                .action(
+                        "/schedules/{schedule_id}/pause",
+                        "Pause a schedule: it fires no more until resumed",
                         this::pause)
                 .ok(ApiShapes.SCHEDULE)
                 .action("/schedules/{schedule_id}/resume", "Resume a paused schedule from now", this::resume)
                 .ok(ApiShapes.SCHEDULE)
-                .action("/schedules/{schedule_id}/run", "Start a run with the schedule's params now; its firing "
-                        + "times stay as they are", this::runNow)
+                .action(
+                        "/schedules/{schedule_id}/run",
+                        "Start a run with the schedule's params now; its firing " + "times stay as they are",
+                        this::runNow)
                 .accepted(ApiShapes.STARTED);
     }
 
     private void create(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        PipelineStore.Stored pipeline = pipelines.find(pipelineId)
-                .orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
+        PipelineStore.Stored pipeline =
+                pipelines.find(pipelineId).orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = NEW_SCHEDULE.reader(body);
         Problems problems = reader.problems();
@@ -117,9 +131,22 @@ final class ScheduleRoutes {
         problems.throwIfAny();
         long now = clock.millis();
         Status status = enabled ? Status.ACTIVE : Status.PAUSED;
-        var schedule = new Schedule(Ids.next("sch"), pipelineId, name, cron.orElseThrow().expression(),
-                cron.get().zone().getId(), params, status, 1, next(cron.get(), status, now), OptionalLong.empty(),
-                Optional.empty(), Optional.empty(), 0, now, now);
+        var schedule = new Schedule(
+                Ids.next("sch"),
+                pipelineId,
+                name,
+                cron.orElseThrow().expression(),
+                cron.get().zone().getId(),
+                params,
+                status,
+                1,
+                next(cron.get(), status, now),
+                OptionalLong.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                0,
+                now,
+                now);
         schedules.create(schedule);
         engine.arm(schedule);
         Responses.created(ctx, "/schedules/" + schedule.id(), json(schedule, DEFAULT_NEXT_RUNS));
@@ -129,8 +156,10 @@ final class ScheduleRoutes {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
         pipelines.find(pipelineId).orElseThrow(() -> RunRoutes.pipelineNotFound(pipelineId));
-        Responses.ok(ctx, Responses.page(schedules.list(pipelineId, Page.from(ctx)), Schedule::id,
-                schedule -> json(schedule, 1)));
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        schedules.list(pipelineId, Page.from(ctx)), Schedule::id, schedule -> json(schedule, 1)));
     }
 
     private void get(Context ctx) {
@@ -144,8 +173,8 @@ final class ScheduleRoutes {
                 count = -1;
             }
             if (count < 1 || count > 100) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "count", "`count` must be a whole number from 1 "
-                        + "to 100.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER, "count", "`count` must be a whole number from 1 " + "to 100.");
             }
         }
         Responses.ok(ctx, json(find(ctx.pathParam("schedule_id")), count));
@@ -167,11 +196,19 @@ final class ScheduleRoutes {
         String zone = TIMEZONE.read(reader).orElse(body.has(TIMEZONE.name()) ? "UTC" : current.timezone());
         Optional<CronSchedule> cron = cron(expression, zone, problems);
         Optional<JsonNode> given = RunRoutes.PARAMS.read(reader);
-        ObjectNode params = given.isPresent() ? params(pipelines.find(current.pipelineId()).orElseThrow(), given,
-                problems) : current.params();
+        ObjectNode params = given.isPresent()
+                ? params(pipelines.find(current.pipelineId()).orElseThrow(), given, problems)
+                : current.params();
         problems.throwIfAny();
-        Schedule changed = change(current, s -> s.with(name.orElse(s.name()), cron.orElseThrow().expression(),
-                cron.get().zone().getId(), params, s.status(), next(cron.get(), s.status(), clock.millis())));
+        Schedule changed = change(
+                current,
+                s -> s.with(
+                        name.orElse(s.name()),
+                        cron.orElseThrow().expression(),
+                        cron.get().zone().getId(),
+                        params,
+                        s.status(),
+                        next(cron.get(), s.status(), clock.millis())));
         Responses.ok(ctx, json(changed, DEFAULT_NEXT_RUNS));
     }
 
@@ -186,17 +223,41 @@ final class ScheduleRoutes {
     private void pause(Context ctx) {
         Access.requireAdmin(ctx);
         Schedule current = find(ctx.pathParam("schedule_id"));
-        Responses.ok(ctx, json(current.status() == Status.PAUSED ? current : change(current,
-                s -> s.with(s.name(), s.cron(), s.timezone(), s.params(), Status.PAUSED, OptionalLong.empty())),
-                DEFAULT_NEXT_RUNS));
+        Responses.ok(
+                ctx,
+                json(
+                        current.status() == Status.PAUSED
+                                ? current
+                                : change(
+                                        current,
+                                        s -> s.with(
+                                                s.name(),
+                                                s.cron(),
+                                                s.timezone(),
+                                                s.params(),
+                                                Status.PAUSED,
+                                                OptionalLong.empty())),
+                        DEFAULT_NEXT_RUNS));
     }
 
     private void resume(Context ctx) {
         Access.requireAdmin(ctx);
         Schedule current = find(ctx.pathParam("schedule_id"));
-        Responses.ok(ctx, json(current.status() == Status.ACTIVE ? current : change(current, s -> s.with(s.name(),
-                s.cron(), s.timezone(), s.params(), Status.ACTIVE, next(cronOf(s), Status.ACTIVE, clock.millis()))),
-                DEFAULT_NEXT_RUNS));
+        Responses.ok(
+                ctx,
+                json(
+                        current.status() == Status.ACTIVE
+                                ? current
+                                : change(
+                                        current,
+                                        s -> s.with(
+                                                s.name(),
+                                                s.cron(),
+                                                s.timezone(),
+                                                s.params(),
+                                                Status.ACTIVE,
+                                                next(cronOf(s), Status.ACTIVE, clock.millis()))),
+                        DEFAULT_NEXT_RUNS));
     }
 
     private void runNow(Context ctx) {
@@ -207,14 +268,29 @@ final class ScheduleRoutes {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         ObjectNode params = definition.runParams(schedule.params(), problems);
         problems.throwIfAny();
-        ObjectNode trigger = Json.object().put("type", "schedule").put("schedule_id", schedule.id())
+        ObjectNode trigger = Json.object()
+                .put("type", "schedule")
+                .put("schedule_id", schedule.id())
                 .put("manual", true);
-        trigger.putObject("event").put("type", "schedule").put("schedule_id", schedule.id()).put("manual", true);
+        trigger.putObject("event")
+                .put("type", "schedule")
+                .put("schedule_id", schedule.id())
+                .put("manual", true);
         RunStore.Run run = engine.start(pipeline, params, trigger, definition.timeoutSeconds(), Optional.empty())
                 .orElseThrow();
         ctx.header("location", "/runs/" + run.id());
-        Responses.json(ctx, 202, Map.of("id", run.id(), "object", "pipeline.run", "status", run.status().json(),
-                "schedule_id", schedule.id()));
+        Responses.json(
+                ctx,
+                202,
+                Map.of(
+                        "id",
+                        run.id(),
+                        "object",
+                        "pipeline.run",
+                        "status",
+                        run.status().json(),
+                        "schedule_id",
+                        schedule.id()));
     }
 
     /** Stores a change and moves the armed firing to the schedule as it now is. */
@@ -239,8 +315,10 @@ final class ScheduleRoutes {
         try {
             zone = ZoneId.of(timezone);
         } catch (DateTimeException e) {
-            PipelineDefinition.invalid(problems, "timezone", "must be an IANA time zone such as Europe/Berlin "
-                    + "or UTC ('" + timezone + "' is not one)");
+            PipelineDefinition.invalid(
+                    problems,
+                    "timezone",
+                    "must be an IANA time zone such as Europe/Berlin " + "or UTC ('" + timezone + "' is not one)");
             return Optional.empty();
         }
         if (expression.isEmpty()) {
@@ -249,8 +327,11 @@ final class ScheduleRoutes {
         try {
             return Optional.of(CronSchedule.parse(expression.get(), zone));
         } catch (IllegalArgumentException e) {
-            PipelineDefinition.invalid(problems, "cron", "is not a cron expression of five fields (minute hour "
-                    + "day-of-month month day-of-week): " + e.getMessage());
+            PipelineDefinition.invalid(
+                    problems,
+                    "cron",
+                    "is not a cron expression of five fields (minute hour " + "day-of-month month day-of-week): "
+                            + e.getMessage());
             return Optional.empty();
         }
     }
@@ -270,7 +351,8 @@ final class ScheduleRoutes {
         if (status == Status.PAUSED) {
             return OptionalLong.empty();
         }
-        return cron.next(Instant.ofEpochMilli(now)).map(i -> OptionalLong.of(i.toEpochMilli()))
+        return cron.next(Instant.ofEpochMilli(now))
+                .map(i -> OptionalLong.of(i.toEpochMilli()))
                 .orElse(OptionalLong.empty());
     }
 
@@ -290,10 +372,21 @@ final class ScheduleRoutes {
         json.put("last_error", schedule.lastError().orElse(null));
         json.put("run_count", schedule.runCount());
         CronSchedule cron = cronOf(schedule);
-        json.put("next_runs", schedule.status() == Status.PAUSED ? java.util.List.of()
-                : cron.next(Instant.ofEpochMilli(schedule.nextRunAt().orElse(clock.millis()) - 1), nextRuns)
-                .stream().map(at -> Map.of("at", at.getEpochSecond(), "local", at.atZone(cron.zone())
-                        .toOffsetDateTime().toString())).toList());
+        json.put(
+                "next_runs",
+                schedule.status() == Status.PAUSED
+                        ? java.util.List.of()
+                        : cron
+                                .next(Instant.ofEpochMilli(schedule.nextRunAt().orElse(clock.millis()) - 1), nextRuns)
+                                .stream()
+                                .map(at -> Map.of(
+                                        "at",
+                                        at.getEpochSecond(),
+                                        "local",
+                                        at.atZone(cron.zone())
+                                                .toOffsetDateTime()
+                                                .toString()))
+                                .toList());
         json.put("created_at", schedule.createdAt() / 1000);
         json.put("updated_at", schedule.updatedAt() / 1000);
         return json;

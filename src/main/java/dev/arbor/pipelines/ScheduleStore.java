@@ -22,26 +22,53 @@ final class ScheduleStore {
             + "next_run_at, last_run_at, last_run_id, last_error, run_count, created_at, updated_at";
 
     enum Status {
-        ACTIVE, PAUSED;
+        ACTIVE,
+        PAUSED;
 
         String json() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
 
-    record Schedule(String id, String pipelineId, String name, String cron, String timezone, ObjectNode params,
-                    Status status, int generation, OptionalLong nextRunAt, OptionalLong lastRunAt,
-                    Optional<String> lastRunId, Optional<String> lastError, int runCount, long createdAt,
-                    long updatedAt) {
+    record Schedule(
+            String id,
+            String pipelineId,
+            String name,
+            String cron,
+            String timezone,
+            ObjectNode params,
+            Status status,
+            int generation,
+            OptionalLong nextRunAt,
+            OptionalLong lastRunAt,
+            Optional<String> lastRunId,
+            Optional<String> lastError,
+            int runCount,
+            long createdAt,
+            long updatedAt) {
         Schedule {
             requireNonNull(id, "id");
             requireNonNull(params, "params");
         }
 
-        Schedule with(String name, String cron, String timezone, ObjectNode params, Status status,
-                      OptionalLong nextRunAt) {
-            return new Schedule(id, pipelineId, name, cron, timezone, params, status, generation, nextRunAt,
-                    lastRunAt, lastRunId, lastError, runCount, createdAt, updatedAt);
+        Schedule with(
+                String name, String cron, String timezone, ObjectNode params, Status status, OptionalLong nextRunAt) {
+            return new Schedule(
+                    id,
+                    pipelineId,
+                    name,
+                    cron,
+                    timezone,
+                    params,
+                    status,
+                    generation,
+                    nextRunAt,
+                    lastRunAt,
+                    lastRunId,
+                    lastError,
+                    runCount,
+                    createdAt,
+                    updatedAt);
         }
     }
 
@@ -57,24 +84,41 @@ final class ScheduleStore {
         database.update(handle -> handle.createUpdate("INSERT INTO pipeline_schedules (" + COLUMNS + ") VALUES "
                         + "(:id, :pipeline, :name, :cron, :zone, :params, :status, :generation, :next, NULL, NULL, "
                         + "NULL, 0, :now, :now)")
-                .bind("id", schedule.id()).bind("pipeline", schedule.pipelineId()).bind("name", schedule.name())
-                .bind("cron", schedule.cron()).bind("zone", schedule.timezone())
-                .bind("params", Json.writeString(schedule.params())).bind("status", schedule.status().json())
-                .bind("generation", schedule.generation()).bind("next", millis(schedule.nextRunAt()))
-                .bind("now", schedule.createdAt()).execute());
+                .bind("id", schedule.id())
+                .bind("pipeline", schedule.pipelineId())
+                .bind("name", schedule.name())
+                .bind("cron", schedule.cron())
+                .bind("zone", schedule.timezone())
+                .bind("params", Json.writeString(schedule.params()))
+                .bind("status", schedule.status().json())
+                .bind("generation", schedule.generation())
+                .bind("next", millis(schedule.nextRunAt()))
+                .bind("now", schedule.createdAt())
+                .execute());
     }
 
     Optional<Schedule> find(String id) {
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_schedules "
-                + "WHERE id = :id").bind("id", id).map(ScheduleStore::row).findOne());
+        return database.read(
+                handle -> handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_schedules " + "WHERE id = :id")
+                        .bind("id", id)
+                        .map(ScheduleStore::row)
+                        .findOne());
     }
 
     Paging.Result<Schedule> list(String pipelineId, Page page) {
-        return database.read(handle -> Paging.newestFirst(handle, COLUMNS,
-                "pipeline_schedules WHERE pipeline_id = :pipeline", page, ScheduleStore::row,
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                COLUMNS,
+                "pipeline_schedules WHERE pipeline_id = :pipeline",
+                page,
+                ScheduleStore::row,
                 cursor -> handle.createQuery("SELECT count(*) FROM pipeline_schedules WHERE id = :id "
-                        + "AND pipeline_id = :p").bind("id", cursor).bind("p", pipelineId).mapTo(Integer.class)
-                        .one() > 0,
+                                        + "AND pipeline_id = :p")
+                                .bind("id", cursor)
+                                .bind("p", pipelineId)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0,
                 query -> query.bind("pipeline", pipelineId)));
     }
 
@@ -82,7 +126,9 @@ final class ScheduleStore {
     Optional<Schedule> change(String id, UnaryOperator<Schedule> change) {
         return database.write(handle -> {
             Optional<Schedule> current = handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_schedules "
-                    + "WHERE id = :id" + database.dialect().forUpdate()).bind("id", id).map(ScheduleStore::row)
+                            + "WHERE id = :id" + database.dialect().forUpdate())
+                    .bind("id", id)
+                    .map(ScheduleStore::row)
                     .findOne();
             if (current.isEmpty()) {
                 return Optional.empty();
@@ -91,32 +137,54 @@ final class ScheduleStore {
             handle.createUpdate("UPDATE pipeline_schedules SET name = :name, cron = :cron, timezone = :zone, "
                             + "params = :params, status = :status, generation = generation + 1, next_run_at = :next, "
                             + "updated_at = :now WHERE id = :id")
-                    .bind("name", changed.name()).bind("cron", changed.cron()).bind("zone", changed.timezone())
-                    .bind("params", Json.writeString(changed.params())).bind("status", changed.status().json())
-                    .bind("next", millis(changed.nextRunAt())).bind("now", clock.millis()).bind("id", id).execute();
+                    .bind("name", changed.name())
+                    .bind("cron", changed.cron())
+                    .bind("zone", changed.timezone())
+                    .bind("params", Json.writeString(changed.params()))
+                    .bind("status", changed.status().json())
+                    .bind("next", millis(changed.nextRunAt()))
+                    .bind("now", clock.millis())
+                    .bind("id", id)
+                    .execute();
             return handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_schedules WHERE id = :id")
-                    .bind("id", id).map(ScheduleStore::row).findOne();
+                    .bind("id", id)
+                    .map(ScheduleStore::row)
+                    .findOne();
         });
     }
 
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM pipeline_schedules WHERE id = :id")
-                .bind("id", id).execute() == 1);
+                        .bind("id", id)
+                        .execute()
+                == 1);
     }
 
     /**
      * Records a firing of the schedule's current generation: the run it started (or why none started) and the
      * next firing; false when the schedule has changed or gone since it was armed.
      */
-    boolean fired(String id, int generation, long firedAt, Optional<String> runId, Optional<String> error,
-                  OptionalLong next) {
+    boolean fired(
+            String id,
+            int generation,
+            long firedAt,
+            Optional<String> runId,
+            Optional<String> error,
+            OptionalLong next) {
         return database.write(handle -> handle.createUpdate("UPDATE pipeline_schedules SET last_run_at = :at, "
-                        + "last_run_id = COALESCE(:run, last_run_id), last_error = :error, "
-                        + "run_count = run_count + :counted, next_run_at = :next, updated_at = :now "
-                        + "WHERE id = :id AND generation = :generation")
-                .bind("at", firedAt).bind("run", runId.orElse(null)).bind("error", error.orElse(null))
-                .bind("counted", runId.isPresent() ? 1 : 0).bind("next", millis(next)).bind("now", clock.millis())
-                .bind("id", id).bind("generation", generation).execute() == 1);
+                                + "last_run_id = COALESCE(:run, last_run_id), last_error = :error, "
+                                + "run_count = run_count + :counted, next_run_at = :next, updated_at = :now "
+                                + "WHERE id = :id AND generation = :generation")
+                        .bind("at", firedAt)
+                        .bind("run", runId.orElse(null))
+                        .bind("error", error.orElse(null))
+                        .bind("counted", runId.isPresent() ? 1 : 0)
+                        .bind("next", millis(next))
+                        .bind("now", clock.millis())
+                        .bind("id", id)
+                        .bind("generation", generation)
+                        .execute()
+                == 1);
     }
 
     private static Long millis(OptionalLong value) {
@@ -124,11 +192,21 @@ final class ScheduleStore {
     }
 
     private static Schedule row(ResultSet rs, StatementContext ctx) throws SQLException {
-        return new Schedule(rs.getString("id"), rs.getString("pipeline_id"), rs.getString("name"),
-                rs.getString("cron"), rs.getString("timezone"), (ObjectNode) Json.read(rs.getString("params")),
-                Status.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)), rs.getInt("generation"),
-                RunStore.millis(rs, "next_run_at"), RunStore.millis(rs, "last_run_at"),
-                Optional.ofNullable(rs.getString("last_run_id")), Optional.ofNullable(rs.getString("last_error")),
-                rs.getInt("run_count"), rs.getLong("created_at"), rs.getLong("updated_at"));
+        return new Schedule(
+                rs.getString("id"),
+                rs.getString("pipeline_id"),
+                rs.getString("name"),
+                rs.getString("cron"),
+                rs.getString("timezone"),
+                (ObjectNode) Json.read(rs.getString("params")),
+                Status.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)),
+                rs.getInt("generation"),
+                RunStore.millis(rs, "next_run_at"),
+                RunStore.millis(rs, "last_run_at"),
+                Optional.ofNullable(rs.getString("last_run_id")),
+                Optional.ofNullable(rs.getString("last_error")),
+                rs.getInt("run_count"),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 }

@@ -35,9 +35,16 @@ final class StepActions {
      * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
      * from there).
      */
-    record StepCall(String runId, PipelineDefinition.Step step, ObjectNode params, Map<String, Object> scope,
-                    Map<String, RunStore.StepRun> steps, long now, long firstStartedAt,
-                    Optional<Long> waitDeadline, BiConsumer<String, String> log) {
+    record StepCall(
+            String runId,
+            PipelineDefinition.Step step,
+            ObjectNode params,
+            Map<String, Object> scope,
+            Map<String, RunStore.StepRun> steps,
+            long now,
+            long firstStartedAt,
+            Optional<Long> waitDeadline,
+            BiConsumer<String, String> log) {
         StepCall {
             requireNonNull(params, "params");
             scope = Map.copyOf(scope);
@@ -59,19 +66,29 @@ final class StepActions {
                 case "conditional_branch" -> branch(call);
                 case "transform" -> transform(call);
                 case "aggregate" -> aggregate(call);
-                case "set_output" -> new Outcome.Done(Json.object().set(call.params().path("key").asText(),
-                        call.params().path("value")));
+                case "set_output" ->
+                    new Outcome.Done(Json.object()
+                            .set(
+                                    call.params().path("key").asText(),
+                                    call.params().path("value")));
                 case "wait_until" -> waitUntil(call);
-                case "fail" -> new Outcome.Failed(call.params().path("error_code").asText("pipeline_failed"),
-                        text(call.params().path("message")), false);
+                case "fail" ->
+                    new Outcome.Failed(
+                            call.params().path("error_code").asText("pipeline_failed"),
+                            text(call.params().path("message")),
+                            false);
                 case "http_request" -> http.run(call.params());
                 case "send_notification" -> notify(call.params());
                 case "add_model" -> models.add(call.params());
                 case "add_cloud_model" -> models.addCloud(call.params());
                 case "delete_model" -> models.delete(call.params());
                 case "model_benchmark" -> models.benchmark(call.params());
-                default -> new Outcome.Failed("action_unavailable", "The action " + call.step().action()
-                        + " needs deployments and clusters, which this server does not manage yet.", false);
+                default ->
+                    new Outcome.Failed(
+                            "action_unavailable",
+                            "The action " + call.step().action()
+                                    + " needs deployments and clusters, which this server does not manage yet.",
+                            false);
             };
         } catch (Expressions.ExpressionException e) {
             return new Outcome.Failed("condition_error", e.getMessage(), false);
@@ -82,7 +99,10 @@ final class StepActions {
         var recipients = new ArrayList<String>();
         params.path("recipients").forEach(r -> recipients.add(r.asText()));
         try {
-            notifications.send(params.path("channel").asText(), text(params.path("message")), recipients,
+            notifications.send(
+                    params.path("channel").asText(),
+                    text(params.path("message")),
+                    recipients,
                     params.path("priority").asText("normal"));
             return new Outcome.Done(Json.object());
         } catch (NotificationException e) {
@@ -131,23 +151,30 @@ final class StepActions {
         JsonNode input = call.params().path("input");
         return switch (operation) {
             case "passthrough" -> result(input);
-            case "uppercase", "lowercase" -> input.isTextual()
-                    ? result(TextNode.valueOf(operation.equals("uppercase")
-                            ? input.textValue().toUpperCase(Locale.ROOT) : input.textValue().toLowerCase(Locale.ROOT)))
-                    : wrongInput(operation, "text", input);
+            case "uppercase", "lowercase" ->
+                input.isTextual()
+                        ? result(TextNode.valueOf(
+                                operation.equals("uppercase")
+                                        ? input.textValue().toUpperCase(Locale.ROOT)
+                                        : input.textValue().toLowerCase(Locale.ROOT)))
+                        : wrongInput(operation, "text", input);
             case "keys", "values" -> {
                 if (!input.isObject()) {
                     yield wrongInput(operation, "an object", input);
                 }
                 ArrayNode out = Json.mapper().createArrayNode();
-                input.properties().forEach(f -> out.add(operation.equals("keys") ? TextNode.valueOf(f.getKey())
-                        : f.getValue()));
+                input.properties()
+                        .forEach(f -> out.add(operation.equals("keys") ? TextNode.valueOf(f.getKey()) : f.getValue()));
                 yield result(out);
             }
-            case "count" -> input.isTextual() ? result(Json.mapper().getNodeFactory()
-                    .numberNode(input.textValue().length()))
-                    : input.isContainerNode() ? result(Json.mapper().getNodeFactory().numberNode(input.size()))
-                    : wrongInput(operation, "a list, an object or text", input);
+            case "count" ->
+                input.isTextual()
+                        ? result(Json.mapper()
+                                .getNodeFactory()
+                                .numberNode(input.textValue().length()))
+                        : input.isContainerNode()
+                                ? result(Json.mapper().getNodeFactory().numberNode(input.size()))
+                                : wrongInput(operation, "a list, an object or text", input);
             case "flatten" -> {
                 if (!input.isArray()) {
                     yield wrongInput(operation, "a list", input);
@@ -162,12 +189,15 @@ final class StepActions {
                 });
                 yield result(out);
             }
-            case "unique" -> input.isArray() ? result(Json.mapper().valueToTree(new LinkedHashSet<>(list(input))))
-                    : wrongInput(operation, "a list", input);
+            case "unique" ->
+                input.isArray()
+                        ? result(Json.mapper().valueToTree(new LinkedHashSet<>(list(input))))
+                        : wrongInput(operation, "a list", input);
             case "sort" -> sort(input);
             case "reverse" -> {
                 if (input.isTextual()) {
-                    yield result(TextNode.valueOf(new StringBuilder(input.textValue()).reverse().toString()));
+                    yield result(TextNode.valueOf(
+                            new StringBuilder(input.textValue()).reverse().toString()));
                 }
                 if (!input.isArray()) {
                     yield wrongInput(operation, "a list or text", input);
@@ -224,17 +254,22 @@ final class StepActions {
      * timeout, when the step fails ({@code wait_timed_out}).
      */
     private Outcome waitUntil(StepCall call) {
-        long deadline = call.waitDeadline().orElse(call.firstStartedAt()
-                + call.params().path("timeout_seconds").asLong(3600) * 1000);
+        long deadline = call.waitDeadline()
+                .orElse(call.firstStartedAt()
+                        + call.params().path("timeout_seconds").asLong(3600) * 1000);
         if (expressions.holds(call.params().path("condition").asText(), call.scope())) {
-            return new Outcome.Done(Json.object().put("waited_seconds",
-                    Math.max(0, (call.now() - call.firstStartedAt()) / 1000)));
+            return new Outcome.Done(Json.object()
+                    .put("waited_seconds", Math.max(0, (call.now() - call.firstStartedAt()) / 1000)));
         }
         if (call.now() >= deadline) {
-            return new Outcome.Failed("wait_timed_out", "The condition did not hold within "
-                    + (deadline - call.firstStartedAt()) / 1000 + " seconds.", false);
+            return new Outcome.Failed(
+                    "wait_timed_out",
+                    "The condition did not hold within " + (deadline - call.firstStartedAt()) / 1000 + " seconds.",
+                    false);
         }
-        long due = Math.min(deadline, call.now() + call.params().path("poll_interval_seconds").asLong(30) * 1000);
+        long due = Math.min(
+                deadline,
+                call.now() + call.params().path("poll_interval_seconds").asLong(30) * 1000);
         return new Outcome.Waiting(due, deadline);
     }
 
@@ -245,8 +280,11 @@ final class StepActions {
     }
 
     private static Outcome wrongInput(String operation, String needs, JsonNode input) {
-        return new Outcome.Failed("invalid_input", operation + " takes " + needs + ", not "
-                + input.getNodeType().name().toLowerCase(Locale.ROOT) + ".", false);
+        return new Outcome.Failed(
+                "invalid_input",
+                operation + " takes " + needs + ", not "
+                        + input.getNodeType().name().toLowerCase(Locale.ROOT) + ".",
+                false);
     }
 
     private static List<JsonNode> list(JsonNode array) {

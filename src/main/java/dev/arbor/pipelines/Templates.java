@@ -54,7 +54,9 @@ final class Templates {
     private static void references(String expression, List<Reference> found) {
         Matcher reference = REFERENCE.matcher(withoutQuotedText(expression));
         while (reference.find()) {
-            found.add(new Reference(reference.group(1), Optional.ofNullable(reference.group(2)),
+            found.add(new Reference(
+                    reference.group(1),
+                    Optional.ofNullable(reference.group(2)),
                     Optional.ofNullable(reference.group(3))));
         }
     }

@@ -25,23 +25,29 @@ public final class Metadata {
         }
         boolean ok = true;
         if (node.size() > MAX_KEYS) {
-            problems.add(ErrorCode.INVALID_METADATA, param, "`" + param + "` has " + node.size() + " keys; at most "
-                    + MAX_KEYS + " are allowed.");
+            problems.add(
+                    ErrorCode.INVALID_METADATA,
+                    param,
+                    "`" + param + "` has " + node.size() + " keys; at most " + MAX_KEYS + " are allowed.");
             ok = false;
         }
         for (var entries = node.properties().iterator(); entries.hasNext(); ) {
             var entry = entries.next();
             String keyParam = ParamPath.key(param, entry.getKey());
             if (!KEY.matcher(entry.getKey()).matches()) {
-                problems.add(ErrorCode.INVALID_METADATA, keyParam, "Metadata keys are 1 to " + MAX_KEY_LENGTH
-                        + " characters of letters, digits and _ . : -.");
+                problems.add(
+                        ErrorCode.INVALID_METADATA,
+                        keyParam,
+                        "Metadata keys are 1 to " + MAX_KEY_LENGTH + " characters of letters, digits and _ . : -.");
                 ok = false;
             } else if (!entry.getValue().isTextual()) {
                 problems.add(ErrorCode.INVALID_METADATA, keyParam, "`" + keyParam + "` must be a string.");
                 ok = false;
             } else if (entry.getValue().textValue().length() > MAX_VALUE_LENGTH) {
-                problems.add(ErrorCode.INVALID_METADATA, keyParam, "`" + keyParam + "` is longer than "
-                        + MAX_VALUE_LENGTH + " characters.");
+                problems.add(
+                        ErrorCode.INVALID_METADATA,
+                        keyParam,
+                        "`" + keyParam + "` is longer than " + MAX_VALUE_LENGTH + " characters.");
                 ok = false;
             }
         }

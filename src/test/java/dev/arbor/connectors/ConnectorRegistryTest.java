@@ -34,17 +34,23 @@ class ConnectorRegistryTest {
 
             JsonNode first = http.get("/connectors/registry?limit=10").json();
             assertThat(first.path("has_more").asBoolean()).isTrue();
-            JsonNode second = http.get("/connectors/registry?limit=10&after=" + first.path("last_id").asText())
+            JsonNode second = http.get("/connectors/registry?limit=10&after="
+                            + first.path("last_id").asText())
                     .json();
             assertThat(second.path("data").get(0).path("name").asText()).isEqualTo(names.get(10));
-            JsonNode back = http.get("/connectors/registry?limit=10&before=" + second.path("first_id").asText())
+            JsonNode back = http.get("/connectors/registry?limit=10&before="
+                            + second.path("first_id").asText())
                     .json();
-            assertThat(back.path("data").toString()).isEqualTo(first.path("data").toString());
+            assertThat(back.path("data").toString())
+                    .isEqualTo(first.path("data").toString());
             http.get("/connectors/registry?after=nope").assertError(400, "invalid_parameter", "after");
 
             JsonNode cloudflare = http.get("/connectors/registry?q=CLOUDFLARE").json();
-            assertThat(cloudflare.path("data").findValuesAsText("provider")).hasSize(3).containsOnly("Cloudflare");
-            assertThat(http.get("/connectors/registry?q=zzzz").json().path("data")).isEmpty();
+            assertThat(cloudflare.path("data").findValuesAsText("provider"))
+                    .hasSize(3)
+                    .containsOnly("Cloudflare");
+            assertThat(http.get("/connectors/registry?q=zzzz").json().path("data"))
+                    .isEmpty();
         }
     }
 
@@ -53,15 +59,24 @@ class ConnectorRegistryTest {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
             JsonNode github = http.get("/connectors/registry/github").json();
-            assertThat(fields(github)).containsExactly("client_id", "client_secret", "scopes", "authorization_url",
-                    "token_url", "passthrough_headers");
+            assertThat(fields(github))
+                    .containsExactly(
+                            "client_id",
+                            "client_secret",
+                            "scopes",
+                            "authorization_url",
+                            "token_url",
+                            "passthrough_headers");
             assertThat(field(github, "client_id").path("required").asBoolean()).isTrue();
             assertThat(field(github, "scopes").path("type").asText()).isEqualTo("string_list");
             assertThat(field(github, "scopes").path("default").toString()).isEqualTo("[\"repo\",\"read:org\"]");
-            assertThat(field(github, "client_secret").path("secret").asBoolean()).isTrue();
+            assertThat(field(github, "client_secret").path("secret").asBoolean())
+                    .isTrue();
             // a server that registers clients itself needs no client id
-            assertThat(field(http.get("/connectors/registry/linear").json(), "client_id").path("required")
-                    .asBoolean()).isFalse();
+            assertThat(field(http.get("/connectors/registry/linear").json(), "client_id")
+                            .path("required")
+                            .asBoolean())
+                    .isFalse();
             JsonNode hub = http.get("/connectors/registry/huggingface").json();
             assertThat(fields(hub)).containsExactly("auth_headers", "passthrough_headers");
             assertThat(field(hub, "auth_headers").path("required").asBoolean()).isTrue();
@@ -78,11 +93,15 @@ class ConnectorRegistryTest {
                     .assertError(400, "missing_field", "name");
             assertThat(error.path("details").findValuesAsText("param"))
                     .containsExactlyInAnyOrder("name", "url", "id", "auth_type");
-            http.post("/connectors/registry", "{\"id\": \"internal\", \"name\": \"Internal\", "
-                    + "\"url\": \"ftp://files.example/mcp\", \"auth_type\": \"none\"}")
+            http.post(
+                            "/connectors/registry",
+                            "{\"id\": \"internal\", \"name\": \"Internal\", "
+                                    + "\"url\": \"ftp://files.example/mcp\", \"auth_type\": \"none\"}")
                     .assertError(400, "invalid_field", "url");
-            http.post("/connectors/registry", "{\"id\": \"docs\", \"name\": \"Docs\", \"url\": "
-                    + "\"https://mcp.example.com/mcp\", \"auth_type\": \"none\", \"oauth_scopes\": [\"a\"]}")
+            http.post(
+                            "/connectors/registry",
+                            "{\"id\": \"docs\", \"name\": \"Docs\", \"url\": "
+                                    + "\"https://mcp.example.com/mcp\", \"auth_type\": \"none\", \"oauth_scopes\": [\"a\"]}")
                     .assertError(400, "invalid_field", "oauth_scopes");
 
             JsonNode added = http.post("/connectors/registry", """
@@ -92,15 +111,24 @@ class ConnectorRegistryTest {
             assertThat(added.path("transport").asText()).isEqualTo("sse");
             assertThat(added.path("built_in").asBoolean()).isFalse();
             assertThat(field(added, "client_id").path("required").asBoolean()).isFalse();
-            assertThat(http.get("/connectors/registry?q=acme").json().path("data")).hasSize(1);
-            http.post("/connectors/registry", "{\"id\": \"acme-tickets\", \"name\": \"Again\", \"url\": "
-                    + "\"https://mcp.acme.example/mcp\", \"auth_type\": \"none\"}")
+            assertThat(http.get("/connectors/registry?q=acme").json().path("data"))
+                    .hasSize(1);
+            http.post(
+                            "/connectors/registry",
+                            "{\"id\": \"acme-tickets\", \"name\": \"Again\", \"url\": "
+                                    + "\"https://mcp.acme.example/mcp\", \"auth_type\": \"none\"}")
                     .assertError(409, "connector_exists", "id");
-            http.post("/connectors/registry", "{\"id\": \"github\", \"name\": \"Mine\", \"url\": "
-                    + "\"https://mcp.acme.example/mcp\", \"auth_type\": \"none\"}")
+            http.post(
+                            "/connectors/registry",
+                            "{\"id\": \"github\", \"name\": \"Mine\", \"url\": "
+                                    + "\"https://mcp.acme.example/mcp\", \"auth_type\": \"none\"}")
                     .assertError(409, "connector_exists", "id");
             http.delete("/connectors/registry/github").assertError(409, "connector_built_in", "connector_id");
-            assertThat(http.delete("/connectors/registry/acme-tickets").json().path("deleted").asBoolean()).isTrue();
+            assertThat(http.delete("/connectors/registry/acme-tickets")
+                            .json()
+                            .path("deleted")
+                            .asBoolean())
+                    .isTrue();
             http.get("/connectors/registry/acme-tickets").assertError(404, "connector_not_found", "connector_id");
             http.delete("/connectors/registry/acme-tickets").assertError(404, "connector_not_found", "connector_id");
         }

@@ -20,23 +20,27 @@ class ToolFetchTest {
     void toolsAreFetchedOverBothTransportsAndAFailingServerKeepsThePreviousList() throws Exception {
         EverythingServer streamable = EverythingServer.start("streamableHttp");
         try (var sse = EverythingServer.start("sse");
-             var receiver = new HttpReceiver();
-             var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                     "ARBOR_MCP_TIMEOUT_SECONDS", "2"))) {
+                var receiver = new HttpReceiver();
+                var server = ArborServer.start(
+                        Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MCP_TIMEOUT_SECONDS", "2"))) {
             TestServer http = server.http();
             String gateway = custom(http, "Everything", streamable.url("/mcp"));
-            JsonNode fetched = http.action("/connectors/" + gateway + "/fetch-tools").json();
+            JsonNode fetched =
+                    http.action("/connectors/" + gateway + "/fetch-tools").json();
             assertThat(fetched.path("added").size()).isGreaterThanOrEqualTo(10);
             assertThat(fetched.path("added").toString()).contains("\"echo\"", "\"get-sum\"");
             int total = fetched.path("total").asInt();
-            JsonNode again = http.action("/connectors/" + gateway + "/fetch-tools").json();
+            JsonNode again =
+                    http.action("/connectors/" + gateway + "/fetch-tools").json();
             assertThat(again.path("added")).isEmpty();
             assertThat(again.path("unchanged").asInt()).isEqualTo(total);
 
-            JsonNode page = http.get("/connectors/" + gateway + "/tools?limit=5").json();
+            JsonNode page =
+                    http.get("/connectors/" + gateway + "/tools?limit=5").json();
             assertThat(page.path("data")).hasSize(5);
             assertThat(page.path("has_more").asBoolean()).isTrue();
-            JsonNode all = http.get("/connectors/" + gateway + "/tools?limit=100").json();
+            JsonNode all =
+                    http.get("/connectors/" + gateway + "/tools?limit=100").json();
             JsonNode echo = null;
             for (JsonNode tool : all.path("data")) {
                 if (tool.path("name").asText().equals("echo")) {
@@ -44,24 +48,32 @@ class ToolFetchTest {
                 }
             }
             assertThat(echo).isNotNull();
-            assertThat(echo.at("/input_schema/properties/message/type").asText()).isEqualTo("string");
+            assertThat(echo.at("/input_schema/properties/message/type").asText())
+                    .isEqualTo("string");
 
             String overSse = custom(http, "Everything over SSE", sse.url("/sse"));
-            assertThat(http.get("/connectors/configured?limit=100").json().toString()).contains("\"sse\"");
-            assertThat(http.action("/connectors/" + overSse + "/fetch-tools").json().path("total").asInt())
+            assertThat(http.get("/connectors/configured?limit=100").json().toString())
+                    .contains("\"sse\"");
+            assertThat(http.action("/connectors/" + overSse + "/fetch-tools")
+                            .json()
+                            .path("total")
+                            .asInt())
                     .isEqualTo(total);
 
             // the same gateway, its server gone: 502, and the tools fetched before are still there
             streamable.close();
-            http.action("/connectors/" + gateway + "/fetch-tools").assertError(502, "upstream_unavailable",
-                    "gateway_id");
-            assertThat(http.get("/connectors/" + gateway + "/tools?limit=100").json().path("data").size())
+            http.action("/connectors/" + gateway + "/fetch-tools")
+                    .assertError(502, "upstream_unavailable", "gateway_id");
+            assertThat(http.get("/connectors/" + gateway + "/tools?limit=100")
+                            .json()
+                            .path("data")
+                            .size())
                     .isEqualTo(total);
 
             receiver.script("/garbage", Reply.json(200, "this is not JSON-RPC"));
             String garbage = custom(http, "Garbage", receiver.url("/garbage"));
-            http.action("/connectors/" + garbage + "/fetch-tools").assertError(502, "upstream_unavailable",
-                    "gateway_id");
+            http.action("/connectors/" + garbage + "/fetch-tools")
+                    .assertError(502, "upstream_unavailable", "gateway_id");
             receiver.script("/slow", Reply.slow(6_000));
             String slow = custom(http, "Slow", receiver.url("/slow"));
             http.action("/connectors/" + slow + "/fetch-tools").assertError(504, "upstream_timeout", "gateway_id");
@@ -80,8 +92,11 @@ class ToolFetchTest {
     }
 
     private static String custom(TestServer http, String name, String url) {
-        JsonNode created = http.post("/connectors/custom", "{\"name\": \"" + name + "\", \"url\": \"" + url
-                + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}").json();
+        JsonNode created = http.post(
+                        "/connectors/custom",
+                        "{\"name\": \"" + name + "\", \"url\": \"" + url
+                                + "\", \"auth_type\": \"none\", \"scope\": {\"global\": true}}")
+                .json();
         assertThat(created.has("id")).as(created.toString()).isTrue();
         return created.path("id").asText();
     }

@@ -24,10 +24,18 @@ import org.junit.jupiter.api.Test;
  */
 class CausalLmEngineTest {
     private static final String STATE = "I was charged twice for my subscription and want one payment back.";
-    private static final Scoring.Question TEAM = new Scoring.Question("team", "choice", "Which team handles this?",
-            List.of(new Scoring.Option("billing", "billing", null), new Scoring.Option("technical", "technical", null),
+    private static final Scoring.Question TEAM = new Scoring.Question(
+            "team",
+            "choice",
+            "Which team handles this?",
+            List.of(
+                    new Scoring.Option("billing", "billing", null),
+                    new Scoring.Option("technical", "technical", null),
                     new Scoring.Option("sales", "sales", null)));
-    private static final Scoring.Question URGENT = new Scoring.Question("urgent", "noul", "Is this urgent?",
+    private static final Scoring.Question URGENT = new Scoring.Question(
+            "urgent",
+            "noul",
+            "Is this urgent?",
             List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null)));
 
     @Test
@@ -38,28 +46,43 @@ class CausalLmEngineTest {
         Scoring.Answer answer = engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM, URGENT)));
         for (Scoring.Question question : List.of(TEAM, URGENT)) {
             List<Double> probabilities = answer.probabilities().get(question.key());
-            assertThat(probabilities).hasSize(question.options().size()).allMatch(p -> p > 0 && p < 1)
+            assertThat(probabilities)
+                    .hasSize(question.options().size())
+                    .allMatch(p -> p > 0 && p < 1)
                     .doesNotHaveDuplicates();
-            assertThat(probabilities.stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1, within(1e-9));
+            assertThat(probabilities.stream().mapToDouble(Double::doubleValue).sum())
+                    .isCloseTo(1, within(1e-9));
         }
         assertThat(answer.inputTokens()).isGreaterThan(STATE.length()); // one token per byte, and the question
         // not sampled (the same up to the rounding of parallel sums); each question on its own
-        List<Double> again = engine.score(new Scoring.Request(STATE, List.of(), List.of(URGENT))).probabilities()
+        List<Double> again = engine.score(new Scoring.Request(STATE, List.of(), List.of(URGENT)))
+                .probabilities()
                 .get("urgent");
         for (int i = 0; i < again.size(); i++) {
-            assertThat(again.get(i)).isCloseTo(answer.probabilities().get("urgent").get(i), within(1e-5));
+            assertThat(again.get(i))
+                    .isCloseTo(answer.probabilities().get("urgent").get(i), within(1e-5));
         }
         // another situation, other probabilities
-        assertThat(engine.score(new Scoring.Request("The login page shows an error since this morning.", List.of(),
-                List.of(TEAM))).probabilities().get("team")).isNotEqualTo(answer.probabilities().get("team"));
+        assertThat(engine.score(new Scoring.Request(
+                                "The login page shows an error since this morning.", List.of(), List.of(TEAM)))
+                        .probabilities()
+                        .get("team"))
+                .isNotEqualTo(answer.probabilities().get("team"));
 
         List<Double> flat = Engine.load("causal-lm", Map.of("path", folder.toString(), "temperature", "1000"))
-                .score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities().get("team");
+                .score(new Scoring.Request(STATE, List.of(), List.of(TEAM)))
+                .probabilities()
+                .get("team");
         assertThat(flat).allSatisfy(p -> assertThat(p).isCloseTo(1.0 / 3, within(0.01)));
         List<Double> sharp = Engine.load("causal-lm", Map.of("path", folder.toString(), "temperature", "0.001"))
-                .score(new Scoring.Request(STATE, List.of(), List.of(TEAM))).probabilities().get("team");
-        int best = answer.probabilities().get("team").indexOf(answer.probabilities().get("team").stream()
-                .max(Double::compare).orElseThrow());
+                .score(new Scoring.Request(STATE, List.of(), List.of(TEAM)))
+                .probabilities()
+                .get("team");
+        int best = answer.probabilities()
+                .get("team")
+                .indexOf(answer.probabilities().get("team").stream()
+                        .max(Double::compare)
+                        .orElseThrow());
         assertThat(sharp.get(best)).isGreaterThan(0.99);
 
         // a situation longer than the model's context is cut to fit, not refused
@@ -79,18 +102,23 @@ class CausalLmEngineTest {
         var engine = (CausalLmEngine) Engine.load("causal-lm", Map.of("path", folder.toString()));
         var random = new Random(3);
         int[] beginning = random.ints(300, 3, 259).toArray();
-        int[][] options = {random.ints(40, 3, 259).toArray(), random.ints(2, 3, 259).toArray(),
-            random.ints(7, 3, 259).toArray(), random.ints(1, 3, 259).toArray()};
+        int[][] options = {
+            random.ints(40, 3, 259).toArray(),
+            random.ints(2, 3, 259).toArray(),
+            random.ints(7, 3, 259).toArray(),
+            random.ints(1, 3, 259).toArray()
+        };
 
         double[] together = engine.meanLogProbabilities(beginning, options);
         for (int i = 0; i < options.length; i++) {
             int[] option = options[i];
-            assertThat(together[i]).isCloseTo(engine.meanLogProbabilities(beginning, new int[][] {option})[0],
-                    within(1e-4));
+            assertThat(together[i])
+                    .isCloseTo(engine.meanLogProbabilities(beginning, new int[][] {option})[0], within(1e-4));
             // the same option's tokens, each read after a beginning that already holds the ones before it
             double mean = 0;
             for (int k = 0; k < option.length; k++) {
-                int[] longer = IntStream.concat(Arrays.stream(beginning), Arrays.stream(option, 0, k)).toArray();
+                int[] longer = IntStream.concat(Arrays.stream(beginning), Arrays.stream(option, 0, k))
+                        .toArray();
                 mean += engine.meanLogProbabilities(longer, new int[][] {{option[k]}})[0] / option.length;
             }
             assertThat(together[i]).isCloseTo(mean, within(1e-4));
@@ -107,22 +135,31 @@ class CausalLmEngineTest {
         Files.delete(incomplete.resolve("model.safetensors"));
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            HttpReply added = http.post("/models", "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Tiny llama\","
-                    + " \"model_source\": \"local\", \"engine\": \"causal-lm\"}");
+            HttpReply added = http.post(
+                    "/models",
+                    "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Tiny llama\","
+                            + " \"model_source\": \"local\", \"engine\": \"causal-lm\"}");
             assertThat(added.status()).as(added.body()).isEqualTo(201);
             assertThat(added.json().path("engine").asText()).isEqualTo("causal-lm");
-            JsonNode decision = http.post("/v1/studio/decisions", "{\"model\": \"tiny-llama\", \"state\": \"" + STATE
-                    + "\", \"questions\": {\"team\": {\"type\": \"choice\", \"criteria\": [\"billing\", \"technical\","
-                    + " \"sales\"]}, \"urgent\": {\"type\": \"noul\"}}}").json();
+            JsonNode decision = http.post(
+                            "/v1/studio/decisions",
+                            "{\"model\": \"tiny-llama\", \"state\": \"" + STATE
+                                    + "\", \"questions\": {\"team\": {\"type\": \"choice\", \"criteria\": [\"billing\", \"technical\","
+                                    + " \"sales\"]}, \"urgent\": {\"type\": \"noul\"}}}")
+                    .json();
             assertThat(decision.path("status").asText()).as(decision.toString()).isEqualTo("completed");
             assertThat(decision.at("/answers/team/decision").asText()).isIn("billing", "technical", "sales");
             assertThat(decision.at("/answers/urgent/decision").asText()).isIn("yes", "no");
 
-            JsonNode refused = http.post("/models", "{\"model_uri\": \"" + incomplete + "\", \"model_name\": "
-                    + "\"Broken llama\", \"model_source\": \"local\", \"engine\": \"causal-lm\"}")
+            JsonNode refused = http.post(
+                            "/models",
+                            "{\"model_uri\": \"" + incomplete + "\", \"model_name\": "
+                                    + "\"Broken llama\", \"model_source\": \"local\", \"engine\": \"causal-lm\"}")
                     .assertError(400, "invalid_field", "model_uri");
             assertThat(refused.path("message").asText()).contains("model.safetensors");
-            assertThat(ModelOperations.addRequest(folder.toString(), "Tiny", "local").path("engine").asText())
+            assertThat(ModelOperations.addRequest(folder.toString(), "Tiny", "local")
+                            .path("engine")
+                            .asText())
                     .isEqualTo("causal-lm");
         }
     }

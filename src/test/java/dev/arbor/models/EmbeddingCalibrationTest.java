@@ -24,18 +24,36 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EmbeddingCalibrationTest {
     private static final Map<String, Scoring.Question> QUESTIONS = Map.of(
-            "team", new Scoring.Question("team", "choice", "Which team should handle this message?", List.of(
-                    new Scoring.Option("billing", "billing", "invoices, charges, refunds and payment methods"),
-                    new Scoring.Option("technical", "technical", "bugs, errors, crashes, outages and the API"),
-                    new Scoring.Option("sales", "sales", "pricing, quotes, upgrades, demos and new purchases"),
-                    new Scoring.Option("account", "account", "logins, passwords, users and permissions"))),
-            "refund", new Scoring.Question("refund", "noul", "Is the customer asking for money back?", List.of(
-                    new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null))),
-            "urgency", new Scoring.Question("urgency", "score", "How urgent is this message?", List.of(
-                    new Scoring.Option("0", "Can wait a week", null),
-                    new Scoring.Option("1", "Answer within two days", null),
-                    new Scoring.Option("2", "Answer today", null),
-                    new Scoring.Option("3", "Drop everything", null))));
+            "team",
+                    new Scoring.Question(
+                            "team",
+                            "choice",
+                            "Which team should handle this message?",
+                            List.of(
+                                    new Scoring.Option(
+                                            "billing", "billing", "invoices, charges, refunds and payment methods"),
+                                    new Scoring.Option(
+                                            "technical", "technical", "bugs, errors, crashes, outages and the API"),
+                                    new Scoring.Option(
+                                            "sales", "sales", "pricing, quotes, upgrades, demos and new purchases"),
+                                    new Scoring.Option(
+                                            "account", "account", "logins, passwords, users and permissions"))),
+            "refund",
+                    new Scoring.Question(
+                            "refund",
+                            "noul",
+                            "Is the customer asking for money back?",
+                            List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null))),
+            "urgency",
+                    new Scoring.Question(
+                            "urgency",
+                            "score",
+                            "How urgent is this message?",
+                            List.of(
+                                    new Scoring.Option("0", "Can wait a week", null),
+                                    new Scoring.Option("1", "Answer within two days", null),
+                                    new Scoring.Option("2", "Answer today", null),
+                                    new Scoring.Option("3", "Drop everything", null))));
     private static final double ENGINE_TEMPERATURE = EmbeddingEngine.DEFAULT_TEMPERATURE;
 
     @TempDir
@@ -46,29 +64,42 @@ class EmbeddingCalibrationTest {
     @Test
     void accuracyPerTypeAndTheBestTemperature() throws IOException {
         var scored = new ArrayList<Scored>();
-        try (var runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT,
-                new SimpleMeterRegistry())) {
+        try (var runtime =
+                new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry())) {
             for (JsonNode example : examples()) {
-                Scoring.Question question = QUESTIONS.get(example.path("question").asText());
-                var answer = runtime.score("minilm-decider", new Scoring.Request(example.path("state").asText(),
-                        List.of(), List.of(question)));
+                Scoring.Question question =
+                        QUESTIONS.get(example.path("question").asText());
+                var answer = runtime.score(
+                        "minilm-decider",
+                        new Scoring.Request(example.path("state").asText(), List.of(), List.of(question)));
                 int expected = indexOf(question, example.path("expected").asText());
-                scored.add(new Scored(question.type(), expected, answer.probabilities().get(question.key())));
+                scored.add(new Scored(
+                        question.type(), expected, answer.probabilities().get(question.key())));
             }
         }
         var accuracy = new LinkedHashMap<String, Double>();
         for (String type : List.of("choice", "noul", "score")) {
-            List<Scored> ofType = scored.stream().filter(s -> s.type().equals(type)).toList();
-            accuracy.put(type, ofType.stream().filter(s -> argmax(s.probabilities()) == s.expected()).count()
-                    / (double) ofType.size());
+            List<Scored> ofType =
+                    scored.stream().filter(s -> s.type().equals(type)).toList();
+            accuracy.put(
+                    type,
+                    ofType.stream()
+                                    .filter(s -> argmax(s.probabilities()) == s.expected())
+                                    .count()
+                            / (double) ofType.size());
         }
-        double best = bestTemperature(scored.stream().filter(s -> !s.type().equals("score")).toList());
-        System.out.printf("embedding calibration: accuracy %s, best temperature for topics %.3f (engine uses %.3f)%n",
+        double best = bestTemperature(
+                scored.stream().filter(s -> !s.type().equals("score")).toList());
+        System.out.printf(
+                "embedding calibration: accuracy %s, best temperature for topics %.3f (engine uses %.3f)%n",
                 accuracy, best, ENGINE_TEMPERATURE);
 
         assertThat(accuracy.get("choice")).as("topic routing, chance is 0.25").isGreaterThanOrEqualTo(0.75);
-        assertThat(accuracy.get("noul")).as("yes/no with written sides, chance is 0.5").isGreaterThan(0.5);
-        assertThat(best).as("the engine's temperature is within a factor 3 of the best fit")
+        assertThat(accuracy.get("noul"))
+                .as("yes/no with written sides, chance is 0.5")
+                .isGreaterThan(0.5);
+        assertThat(best)
+                .as("the engine's temperature is within a factor 3 of the best fit")
                 .isBetween(ENGINE_TEMPERATURE / 3, ENGINE_TEMPERATURE * 3);
     }
 
@@ -80,7 +111,8 @@ class EmbeddingCalibrationTest {
             double temperature = 0.002 * Math.pow(100, step / 60.0);
             double loss = 0;
             for (Scored s : scored) {
-                loss -= Math.log(Math.max(1e-12, retempered(s.probabilities(), temperature).get(s.expected())));
+                loss -= Math.log(Math.max(
+                        1e-12, retempered(s.probabilities(), temperature).get(s.expected())));
             }
             if (loss < bestLoss) {
                 bestLoss = loss;
@@ -92,7 +124,8 @@ class EmbeddingCalibrationTest {
 
     /** Probabilities made at the engine's temperature, as they would be at another: p^(T0/T), normalised. */
     private static List<Double> retempered(List<Double> probabilities, double temperature) {
-        double[] logits = probabilities.stream().mapToDouble(p -> Math.log(Math.max(p, 1e-300)) * ENGINE_TEMPERATURE)
+        double[] logits = probabilities.stream()
+                .mapToDouble(p -> Math.log(Math.max(p, 1e-300)) * ENGINE_TEMPERATURE)
                 .toArray();
         return EmbeddingEngine.softmax(logits, temperature);
     }
@@ -117,8 +150,8 @@ class EmbeddingCalibrationTest {
     }
 
     private static List<JsonNode> examples() throws IOException {
-        try (InputStream in = EmbeddingCalibrationTest.class.getResourceAsStream(
-                "/calibration/embedding-labelled.jsonl")) {
+        try (InputStream in =
+                EmbeddingCalibrationTest.class.getResourceAsStream("/calibration/embedding-labelled.jsonl")) {
             var examples = new ArrayList<JsonNode>();
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (!line.isBlank()) {

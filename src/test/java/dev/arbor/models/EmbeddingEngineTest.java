@@ -20,8 +20,7 @@ class EmbeddingEngineTest {
 
     @BeforeAll
     static void start() {
-        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT,
-                new SimpleMeterRegistry());
+        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry());
     }
 
     @AfterAll
@@ -29,11 +28,14 @@ class EmbeddingEngineTest {
         runtime.close();
     }
 
-    private static final Scoring.Question TEAM = new Scoring.Question("team", "choice",
-            "Which team should handle this message?", List.of(
-            new Scoring.Option("billing", "billing", "invoices, charges, refunds and payments"),
-            new Scoring.Option("technical", "technical", "bugs, errors, crashes and outages"),
-            new Scoring.Option("sales", "sales", "buying, upgrades, quotes and demos")));
+    private static final Scoring.Question TEAM = new Scoring.Question(
+            "team",
+            "choice",
+            "Which team should handle this message?",
+            List.of(
+                    new Scoring.Option("billing", "billing", "invoices, charges, refunds and payments"),
+                    new Scoring.Option("technical", "technical", "bugs, errors, crashes and outages"),
+                    new Scoring.Option("sales", "sales", "buying, upgrades, quotes and demos")));
 
     private static String winner(String state) {
         Scoring.Answer answer = runtime.score("minilm-decider", new Scoring.Request(state, List.of(), List.of(TEAM)));
@@ -63,7 +65,8 @@ class EmbeddingEngineTest {
         winner("My card was charged twice for the same invoice.");
 
         // a CUDA runtime without a driver on the machine once made every CPU worker's log open with two warnings
-        assertThat(runtime.logs("minilm-decider", 200)).isNotEmpty()
+        assertThat(runtime.logs("minilm-decider", 200))
+                .isNotEmpty()
                 .noneMatch(line -> line.contains(" WARN ") || line.startsWith("WARNING"));
     }
 
@@ -75,8 +78,11 @@ class EmbeddingEngineTest {
 
     @Test
     void yesNoSidesWithoutDescriptionsGetOnesFromTheQuestion() {
-        var question = new Scoring.Question("q", "noul", "Is it urgent?", List.of(
-                new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null)));
+        var question = new Scoring.Question(
+                "q",
+                "noul",
+                "Is it urgent?",
+                List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null)));
         assertThat(EmbeddingEngine.optionText(question, question.options().get(1)))
                 .isEqualTo("Is it urgent? yes: yes, this is clearly the case");
         assertThat(EmbeddingEngine.softmax(new double[] {0.5, 0.5}, 0.02)).containsExactly(0.5, 0.5);

@@ -42,9 +42,13 @@ class ModelEventsTest {
 
         EventReader(TestServer http, String path) {
             try {
-                HttpResponse<InputStream> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        http.uri(path)).header("accept", "text/event-stream").GET().build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
+                HttpResponse<InputStream> response = HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(http.uri(path))
+                                        .header("accept", "text/event-stream")
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofInputStream());
                 this.status = response.statusCode();
                 this.body = response.body();
             } catch (IOException e) {
@@ -96,28 +100,39 @@ class ModelEventsTest {
 
     @Test
     void aDownloadStreamsItsStateThenGrowingBytesThenItsEnd() throws Exception {
-        try (var hub = new TestHub().withMiniLm("test/minilm"); var server = server(ModelDownloadTest.env(hub))) {
+        try (var hub = new TestHub().withMiniLm("test/minilm");
+                var server = server(ModelDownloadTest.env(hub))) {
             TestServer http = server.http();
             hub.pauseMillisPerChunk = 5;
-            assertThat(http.post("/models", "{\"id\": \"streamed\", \"model_uri\": \"test/minilm\", \"model_name\": "
-                    + "\"m\", \"model_source\": \"model_hub\", \"engine\": \"embedding\"}").status()).isEqualTo(202);
+            assertThat(http.post(
+                                    "/models",
+                                    "{\"id\": \"streamed\", \"model_uri\": \"test/minilm\", \"model_name\": "
+                                            + "\"m\", \"model_source\": \"model_hub\", \"engine\": \"embedding\"}")
+                            .status())
+                    .isEqualTo(202);
 
             try (var stream = new EventReader(http, "/models/streamed/events")) {
                 List<Event> events = stream.untilEnd();
 
                 assertThat(events.getFirst().name()).isEqualTo("model");
                 assertThat(events.getFirst().data().path("status").asText()).isEqualTo("downloading");
-                List<JsonNode> downloads = stream.named("download").stream().map(Event::data).toList();
-                List<JsonNode> growing = downloads.stream().filter(d -> d.has("bytes_done")).toList();
+                List<JsonNode> downloads =
+                        stream.named("download").stream().map(Event::data).toList();
+                List<JsonNode> growing =
+                        downloads.stream().filter(d -> d.has("bytes_done")).toList();
                 assertThat(growing).as("bytes as they come").hasSizeGreaterThan(1);
                 for (int i = 1; i < growing.size(); i++) {
                     assertThat(growing.get(i).path("bytes_done").asLong())
                             .isGreaterThan(growing.get(i - 1).path("bytes_done").asLong());
                 }
                 long total = growing.getFirst().path("bytes_total").asLong();
-                assertThat(growing).allSatisfy(d -> assertThat(d.path("bytes_total").asLong()).isEqualTo(total));
+                assertThat(growing)
+                        .allSatisfy(
+                                d -> assertThat(d.path("bytes_total").asLong()).isEqualTo(total));
                 assertThat(downloads.getLast().path("status").asText()).isEqualTo("downloaded");
-                assertThat(downloads.getLast().has("bytes_done")).as("the download is over").isFalse();
+                assertThat(downloads.getLast().has("bytes_done"))
+                        .as("the download is over")
+                        .isFalse();
                 assertThat(events.getLast().name()).isEqualTo("end");
             }
         }
@@ -126,7 +141,7 @@ class ModelEventsTest {
     @Test
     void aLoadStartedWhileTheStreamIsOpenStreamsLoadingThenLoaded() throws Exception {
         try (var server = server(Map.of());
-             var stream = new EventReader(server.http(), "/models/hash-decider/events")) {
+                var stream = new EventReader(server.http(), "/models/hash-decider/events")) {
             await().atMost(WORK).until(() -> !stream.events.isEmpty());
             assertThat(stream.events.getFirst().data().path("status").asText()).isEqualTo("downloaded");
 
@@ -136,15 +151,19 @@ class ModelEventsTest {
             assertThat(events).extracting(Event::name).containsExactly("model", "load", "load", "end");
             JsonNode loading = events.get(1).data();
             assertThat(loading.path("status").asText()).isEqualTo("loading");
-            assertThat(loading.path("worker_pid").asLong()).as("the worker started").isPositive();
+            assertThat(loading.path("worker_pid").asLong())
+                    .as("the worker started")
+                    .isPositive();
             assertThat(events.get(2).data().path("status").asText()).isEqualTo("loaded");
-            assertThat(events.get(2).data().path("worker_pid").asLong()).isEqualTo(loading.path("worker_pid").asLong());
+            assertThat(events.get(2).data().path("worker_pid").asLong())
+                    .isEqualTo(loading.path("worker_pid").asLong());
         }
     }
 
     @Test
     void aLoadThatFailsEndsTheStreamWithItsErrorCode() throws Exception {
-        try (var server = server(Map.of()); var stream = new EventReader(server.http(), "/models/hash-small/events")) {
+        try (var server = server(Map.of());
+                var stream = new EventReader(server.http(), "/models/hash-small/events")) {
             await().atMost(WORK).until(() -> !stream.events.isEmpty());
 
             server.http().post("/models/hash-small/load", "{\"options\": {\"fail_load\": \"true\"}}");
@@ -160,7 +179,8 @@ class ModelEventsTest {
 
     @Test
     void aModelWithNothingUnderWaySendsItsStateAndWaits() throws Exception {
-        try (var server = server(Map.of()); var stream = new EventReader(server.http(), "/models/hash-small/events")) {
+        try (var server = server(Map.of());
+                var stream = new EventReader(server.http(), "/models/hash-small/events")) {
             assertThat(stream.status).isEqualTo(200);
             await().atMost(WORK).until(() -> !stream.events.isEmpty());
 
@@ -175,7 +195,8 @@ class ModelEventsTest {
     @Test
     void theStreamOfAnUnknownModelIsNotFound() {
         try (var server = server(Map.of())) {
-            server.http().get("/models/nope/events", "accept", "text/event-stream")
+            server.http()
+                    .get("/models/nope/events", "accept", "text/event-stream")
                     .assertError(404, "model_not_found", "model_id");
         }
     }

@@ -31,41 +31,55 @@ class ModelFromUrlTest {
     void aZippedModelDownloadsResumesUnpacksAndAnswers() throws Exception {
         Path minilm = ModelRegistryTest.miniLmFolder();
         var files = new LinkedHashMap<String, byte[]>();
-        files.put("all-minilm/onnx/model_quantized.onnx", Files.readAllBytes(minilm.resolve("onnx/model_quantized.onnx")));
+        files.put(
+                "all-minilm/onnx/model_quantized.onnx",
+                Files.readAllBytes(minilm.resolve("onnx/model_quantized.onnx")));
         files.put("all-minilm/tokenizer.json", Files.readAllBytes(minilm.resolve("tokenizer.json")));
         files.put("all-minilm/README.md", "# MiniLM".getBytes(StandardCharsets.UTF_8));
         byte[] archive = zip(files);
-        try (var hub = new TestHub(); var server = ArborServer.start(ModelDownloadTest.env(hub))) {
+        try (var hub = new TestHub();
+                var server = ArborServer.start(ModelDownloadTest.env(hub))) {
             TestServer http = server.http();
             String url = hub.withFile("minilm.zip", archive);
 
-            HttpReply waited = http.post("/models", ADD.formatted("zipped", url, ", \"sha256\": \""
-                    + TestHub.sha256(archive) + "\", \"max_wait_seconds\": 60"));
+            HttpReply waited = http.post(
+                    "/models",
+                    ADD.formatted(
+                            "zipped",
+                            url,
+                            ", \"sha256\": \"" + TestHub.sha256(archive) + "\", \"max_wait_seconds\": 60"));
             assertThat(waited.status()).as(waited.body()).isEqualTo(201);
             assertThat(waited.json().path("status").asText()).isEqualTo("downloaded");
             assertThat(waited.json().path("size_bytes").asLong()).isEqualTo(archive.length);
             Path folder = server.dataDir().resolve("models/zipped");
             assertThat(folder.resolve("onnx/model_quantized.onnx")).exists();
             assertThat(folder.resolve(".archive.zip")).doesNotExist();
-            assertThat(http.post("/v1/studio/decisions", DECISION.formatted("zipped")).json()
-                    .at("/answers/team/decision").asText()).isEqualTo("billing");
+            assertThat(http.post("/v1/studio/decisions", DECISION.formatted("zipped"))
+                            .json()
+                            .at("/answers/team/decision")
+                            .asText())
+                    .isEqualTo("billing");
 
             hub.pauseMillisPerChunk = 40;
             HttpReply started = http.post("/models", ADD.formatted("slow", url, ""));
             assertThat(started.status()).isEqualTo(202);
-            ModelDownloadTest.waitFor(http, "slow", m -> m.at("/download/bytes_done").asLong() > 256 * 1024);
+            ModelDownloadTest.waitFor(
+                    http, "slow", m -> m.at("/download/bytes_done").asLong() > 256 * 1024);
             http.action("/models/slow/download/cancel");
-            ModelDownloadTest.waitFor(http, "slow", m -> m.path("status").asText().equals("not_downloaded"));
+            ModelDownloadTest.waitFor(
+                    http, "slow", m -> m.path("status").asText().equals("not_downloaded"));
             hub.pauseMillisPerChunk = 0;
             http.action("/models/slow/download");
-            ModelDownloadTest.waitFor(http, "slow", m -> m.path("status").asText().equals("downloaded"));
+            ModelDownloadTest.waitFor(
+                    http, "slow", m -> m.path("status").asText().equals("downloaded"));
             assertThat(hub.ranges).anyMatch(range -> range.matches("bytes=[1-9]\\d*-"));
         }
     }
 
     @Test
     void aBadArchiveOrAWrongChecksumFailsTheModelAndNothingLeavesItsFolder() throws Exception {
-        try (var hub = new TestHub(); var server = ArborServer.start(ModelDownloadTest.env(hub))) {
+        try (var hub = new TestHub();
+                var server = ArborServer.start(ModelDownloadTest.env(hub))) {
             TestServer http = server.http();
             byte[] escaping = zip(Map.of("../../escape.txt", new byte[] {1}, "tokenizer.json", new byte[] {2}));
             byte[] incomplete = zip(Map.of("model.onnx", new byte[] {3}));
@@ -73,8 +87,12 @@ class ModelFromUrlTest {
             failsWith(http, "escape", hub.withFile("escape.zip", escaping), "", "outside the model's folder");
             assertThat(server.dataDir().resolve("escape.txt")).doesNotExist();
             failsWith(http, "incomplete", hub.withFile("incomplete.zip", incomplete), "", "tokenizer.json");
-            failsWith(http, "tampered", hub.withFile("tampered.zip", incomplete),
-                    ", \"sha256\": \"" + "ab".repeat(32) + "\"", "SHA-256");
+            failsWith(
+                    http,
+                    "tampered",
+                    hub.withFile("tampered.zip", incomplete),
+                    ", \"sha256\": \"" + "ab".repeat(32) + "\"",
+                    "SHA-256");
             failsWith(http, "not-a-zip", hub.withFile("not-a-zip.zip", new byte[] {1, 2, 3}), "", "zip");
 
             http.post("/models", ADD.formatted("missing", hub.url() + "/files/missing.zip", ""))
@@ -86,16 +104,17 @@ class ModelFromUrlTest {
             assertThat(http.get("/models/missing").status()).isEqualTo(404);
         }
         try (var server = ArborServer.start(Map.of("ARBOR_NO_DOWNLOADS", "1"))) {
-            server.http().post("/models", ADD.formatted("off", "https://models.example.com/m.zip", ""))
+            server.http()
+                    .post("/models", ADD.formatted("off", "https://models.example.com/m.zip", ""))
                     .assertError(409, "downloads_disabled", null);
         }
     }
 
-    private static void failsWith(TestServer http, String id, String url, String extra, String why)
-            throws Exception {
+    private static void failsWith(TestServer http, String id, String url, String extra, String why) throws Exception {
         HttpReply added = http.post("/models", ADD.formatted(id, url, extra));
         assertThat(added.status()).as(added.body()).isIn(201, 202);
-        JsonNode failed = ModelDownloadTest.waitFor(http, id, m -> m.path("status").asText().equals("failed"));
+        JsonNode failed = ModelDownloadTest.waitFor(
+                http, id, m -> m.path("status").asText().equals("failed"));
         assertThat(failed.path("error").asText()).contains(why);
     }
 

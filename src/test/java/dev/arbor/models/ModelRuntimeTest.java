@@ -20,11 +20,25 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Real worker processes running the hash engine: answers, and every failure the runtime turns into a code. */
 class ModelRuntimeTest {
-    private static final Scoring.Request REQUEST = new Scoring.Request("Billed twice for March", List.of(), List.of(
-            new Scoring.Question("team", "choice", "Which team?", List.of(new Scoring.Option("billing", "billing", null),
-                    new Scoring.Option("tech", "tech", "bugs"), new Scoring.Option("sales", "sales", null))),
-            new Scoring.Question("urgent", "noul", "Urgent?", List.of(new Scoring.Option("false", "no", null),
-                    new Scoring.Option("true", "yes", null)))));
+    private static final Scoring.Request REQUEST = new Scoring.Request(
+            "Billed twice for March",
+            List.of(),
+            List.of(
+                    new Scoring.Question(
+                            "team",
+                            "choice",
+                            "Which team?",
+                            List.of(
+                                    new Scoring.Option("billing", "billing", null),
+                                    new Scoring.Option("tech", "tech", "bugs"),
+                                    new Scoring.Option("sales", "sales", null))),
+                    new Scoring.Question(
+                            "urgent",
+                            "noul",
+                            "Urgent?",
+                            List.of(
+                                    new Scoring.Option("false", "no", null),
+                                    new Scoring.Option("true", "yes", null)))));
 
     @TempDir
     Path data;
@@ -57,7 +71,9 @@ class ModelRuntimeTest {
         Scoring.Answer first = runtime.score("hash-decider", REQUEST);
         assertThat(runtime.status(model)).isEqualTo("loaded");
         assertThat(first.probabilities().get("team")).hasSize(3);
-        assertThat(first.probabilities().get("team").stream().mapToDouble(Double::doubleValue).sum())
+        assertThat(first.probabilities().get("team").stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum())
                 .isCloseTo(1.0, within(1e-9));
         assertThat(first.probabilities().get("urgent")).hasSize(2);
         assertThat(runtime.score("hash-decider", REQUEST)).isEqualTo(first);
@@ -66,8 +82,7 @@ class ModelRuntimeTest {
 
     @Test
     void withoutAutoLoadAnUnloadedModelIsRefused() {
-        var runtime = runtime(ModelRuntime.Settings.DEFAULT
-                .with(false, Duration.ofMinutes(1), Duration.ofMinutes(1)));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT.with(false, Duration.ofMinutes(1), Duration.ofMinutes(1)));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_not_loaded"));
         runtime.load("hash-decider", Map.of());
@@ -78,21 +93,24 @@ class ModelRuntimeTest {
     void aWorkerKilledMidAnswerIsACrash() throws Exception {
         var runtime = runtime(ModelRuntime.Settings.DEFAULT);
         runtime.load("hash-decider", Map.of("score_delay_ms", "20000"));
-        Awaitility.await().atMost(Duration.ofSeconds(60))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
                 .until(() -> runtime.status(models.require("hash-decider", "m")).equals("loaded"));
-        CompletableFuture<Scoring.Answer> answering = CompletableFuture.supplyAsync(
-                () -> runtime.score("hash-decider", REQUEST));
+        CompletableFuture<Scoring.Answer> answering =
+                CompletableFuture.supplyAsync(() -> runtime.score("hash-decider", REQUEST));
         Thread.sleep(500);
-        ProcessHandle.of(runtime.workerPid("hash-decider").orElseThrow()).orElseThrow().destroyForcibly();
+        ProcessHandle.of(runtime.workerPid("hash-decider").orElseThrow())
+                .orElseThrow()
+                .destroyForcibly();
         assertThatThrownBy(() -> answering.get(30, TimeUnit.SECONDS))
-                .cause().satisfies(e -> assertThat(code(e)).isEqualTo("model_crashed"))
+                .cause()
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_crashed"))
                 .hasMessageContaining("killed");
     }
 
     @Test
     void aSlowAnswerTimesOut() {
-        var runtime = runtime(ModelRuntime.Settings.DEFAULT
-                .with(true, Duration.ofMinutes(1), Duration.ofSeconds(1)));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT.with(true, Duration.ofMinutes(1), Duration.ofSeconds(1)));
         runtime.load("hash-decider", Map.of("score_delay_ms", "5000"));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_timeout"));
@@ -111,8 +129,7 @@ class ModelRuntimeTest {
 
     @Test
     void aLoadLongerThanTheLimitTimesOut() {
-        var runtime = runtime(ModelRuntime.Settings.DEFAULT
-                .with(true, Duration.ofSeconds(1), Duration.ofMinutes(1)));
+        var runtime = runtime(ModelRuntime.Settings.DEFAULT.with(true, Duration.ofSeconds(1), Duration.ofMinutes(1)));
         runtime.load("hash-decider", Map.of("load_delay_ms", "20000"));
         assertThatThrownBy(() -> runtime.score("hash-decider", REQUEST))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_load_timeout"));
@@ -122,12 +139,13 @@ class ModelRuntimeTest {
     void ejectingWhileARequestWaitsAnswersEjected() throws Exception {
         var runtime = runtime(ModelRuntime.Settings.DEFAULT);
         runtime.load("hash-decider", Map.of("load_delay_ms", "20000"));
-        CompletableFuture<Scoring.Answer> waiting = CompletableFuture.supplyAsync(
-                () -> runtime.score("hash-decider", REQUEST));
+        CompletableFuture<Scoring.Answer> waiting =
+                CompletableFuture.supplyAsync(() -> runtime.score("hash-decider", REQUEST));
         Thread.sleep(300);
         assertThat(runtime.eject("hash-decider")).isTrue();
         assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS))
-                .cause().satisfies(e -> assertThat(code(e)).isEqualTo("model_ejected"));
+                .cause()
+                .satisfies(e -> assertThat(code(e)).isEqualTo("model_ejected"));
         assertThat(runtime.eject("hash-decider")).isFalse();
         assertThat(runtime.status(models.require("hash-decider", "m"))).isEqualTo("downloaded");
     }
@@ -135,8 +153,10 @@ class ModelRuntimeTest {
     @Test
     void theWorkerRefusesWhatItCannotAnswer() {
         var runtime = runtime(ModelRuntime.Settings.DEFAULT);
-        var rank = new Scoring.Request("state", List.of(), List.of(new Scoring.Question("order", "rank", "Order?",
-                List.of(new Scoring.Option("a", "a", null)))));
+        var rank = new Scoring.Request(
+                "state",
+                List.of(),
+                List.of(new Scoring.Question("order", "rank", "Order?", List.of(new Scoring.Option("a", "a", null)))));
         assertThatThrownBy(() -> runtime.score("hash-decider", rank))
                 .satisfies(e -> assertThat(code(e)).isEqualTo("model_rejected_input"))
                 .hasMessageContaining("engines answer choice, score and noul");
@@ -152,7 +172,9 @@ class ModelRuntimeTest {
         waitUntil(() -> runtime.workerPid("hash-decider").isEmpty());
         assertThat(runtime.status(models.require("hash-decider", "model"))).isEqualTo("downloaded");
         waitUntil(() -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
-        assertThat(runtime.score("hash-decider", REQUEST).probabilities()).as("loads again on demand").isNotEmpty();
+        assertThat(runtime.score("hash-decider", REQUEST).probabilities())
+                .as("loads again on demand")
+                .isNotEmpty();
     }
 
     @Test
@@ -161,9 +183,13 @@ class ModelRuntimeTest {
         runtime.score("hash-decider", REQUEST);
         runtime.score("hash-small", REQUEST);
         waitUntil(() -> runtime.workerPid("hash-decider").isEmpty());
-        assertThat(runtime.workerPid("hash-small")).as("the most recently used stays").isPresent();
+        assertThat(runtime.workerPid("hash-small"))
+                .as("the most recently used stays")
+                .isPresent();
         Thread.sleep(1500);
-        assertThat(runtime.workerPid("hash-small")).as("and is not ejected for being alone").isPresent();
+        assertThat(runtime.workerPid("hash-small"))
+                .as("and is not ejected for being alone")
+                .isPresent();
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier done) throws InterruptedException {
@@ -183,7 +209,9 @@ class ModelRuntimeTest {
         for (int i = 0; i < 24; i++) {
             expected.add(runtime.score("hash-decider", request(i)));
         }
-        assertThat(expected.stream().distinct()).as("each situation gets its own answer").hasSizeGreaterThan(20);
+        assertThat(expected.stream().distinct())
+                .as("each situation gets its own answer")
+                .hasSizeGreaterThan(20);
         try (var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             var answers = new java.util.ArrayList<java.util.concurrent.Future<Scoring.Answer>>();
             for (int round = 0; round < 5; round++) {
@@ -219,13 +247,16 @@ class ModelRuntimeTest {
         }
         for (String table : List.of("tcp", "tcp6")) {
             for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table)).stream()
-                    .skip(1).toList()) {
+                    .skip(1)
+                    .toList()) {
                 String[] columns = line.trim().split("\\s+");
                 assertThat(columns[3].equals("0A") && inodes.contains(columns[9]))
-                        .as("the worker listens on no TCP port: " + line).isFalse();
+                        .as("the worker listens on no TCP port: " + line)
+                        .isFalse();
             }
         }
-        List<Path> sockets = Files.readAllLines(Path.of("/proc/net/unix")).stream().skip(1)
+        List<Path> sockets = Files.readAllLines(Path.of("/proc/net/unix")).stream()
+                .skip(1)
                 .map(line -> line.trim().split("\\s+"))
                 .filter(columns -> columns.length > 7 && inodes.contains(columns[6]))
                 .map(columns -> Path.of(columns[7]))

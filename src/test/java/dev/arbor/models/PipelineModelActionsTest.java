@@ -20,9 +20,9 @@ class PipelineModelActionsTest {
     @Test
     void aPipelineAddsMeasuresAndDeletesModelsWithKeysFromCredentials() throws Exception {
         try (var hub = new TestHub().withMiniLm("test/minilm");
-             var cloud = new ChatCompletionsServer("sk-cloud-123", true);
-             var server = ArborServer.start(Map.of("ARBOR_MODEL_HUB_URL", hub.url(),
-                     "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
+                var cloud = new ChatCompletionsServer("sk-cloud-123", true);
+                var server = ArborServer.start(
+                        Map.of("ARBOR_MODEL_HUB_URL", hub.url(), "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             TestServer http = server.http();
             JsonNode credential = http.post("/credentials", "{\"name\": \"cloud-key\", \"value\": \"sk-cloud-123\"}")
                     .json();
@@ -42,11 +42,20 @@ class PipelineModelActionsTest {
                       {"id": "cloud", "action": "add_cloud_model", "params": {"provider": "%s",
                        "model_id": "tiny-chat", "api_key": "cloud-key"}},
                       {"id": "drop", "action": "delete_model", "depends_on": ["bench"],
-                       "params": {"model_id": "{{ steps.add.outputs.model_id }}"}}]}"""
-                    .formatted(cloud.url())).json().path("id").asText();
-            String runId = http.post("/pipelines/" + pipeline + "/runs", "{}").json().path("id").asText();
-            await().atMost(Duration.ofSeconds(120)).until(() -> !http.get("/runs/" + runId).json().path("status")
-                    .asText().matches("queued|running"));
+                       "params": {"model_id": "{{ steps.add.outputs.model_id }}"}}]}""".formatted(cloud.url()))
+                    .json()
+                    .path("id")
+                    .asText();
+            String runId = http.post("/pipelines/" + pipeline + "/runs", "{}")
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> !http.get("/runs/" + runId)
+                            .json()
+                            .path("status")
+                            .asText()
+                            .matches("queued|running"));
             JsonNode run = http.get("/runs/" + runId).json();
             assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
             JsonNode added = step(run, "add").path("outputs");
@@ -55,8 +64,8 @@ class PipelineModelActionsTest {
             assertThat(added.path("size_bytes").asLong()).isGreaterThan(1_000_000);
             JsonNode bench = step(run, "bench").path("outputs");
             assertThat(bench.path("latency_p50").asDouble()).isPositive();
-            assertThat(bench.path("latency_p99").asDouble()).isGreaterThanOrEqualTo(bench.path("latency_p50")
-                    .asDouble());
+            assertThat(bench.path("latency_p99").asDouble())
+                    .isGreaterThanOrEqualTo(bench.path("latency_p50").asDouble());
             assertThat(bench.path("throughput").isNull()).isTrue();
             http.get("/models/mini-lm").assertError(404, "model_not_found", "model_id");
 
@@ -72,11 +81,17 @@ class PipelineModelActionsTest {
 
             String noKey = http.post("/pipelines", """
                     {"name": "no key", "steps": [{"id": "cloud", "action": "add_cloud_model",
-                     "params": {"provider": "openai", "model_id": "x", "api_key": "missing-key"}}]}""")
-                    .json().path("id").asText();
-            String failedId = http.post("/pipelines/" + noKey + "/runs", "{}").json().path("id").asText();
-            await().atMost(Duration.ofSeconds(30)).until(() -> http.get("/runs/" + failedId).json().path("status")
-                    .asText().equals("failed"));
+                     "params": {"provider": "openai", "model_id": "x", "api_key": "missing-key"}}]}""").json().path("id").asText();
+            String failedId = http.post("/pipelines/" + noKey + "/runs", "{}")
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> http.get("/runs/" + failedId)
+                            .json()
+                            .path("status")
+                            .asText()
+                            .equals("failed"));
             assertThat(http.get("/runs/" + failedId).json().at("/error/code").asText())
                     .isEqualTo("credential_not_found");
         }

@@ -24,8 +24,12 @@ import org.junit.jupiter.api.Test;
  */
 class RemoteEngineTest {
     private static final String KEY = "sk-arbor-test-5f3c9a";
-    private static final Scoring.Question TEAM = new Scoring.Question("team", "choice", "Which team handles this?",
-            List.of(new Scoring.Option("billing", "billing", "charges and refunds"),
+    private static final Scoring.Question TEAM = new Scoring.Question(
+            "team",
+            "choice",
+            "Which team handles this?",
+            List.of(
+                    new Scoring.Option("billing", "billing", "charges and refunds"),
                     new Scoring.Option("technical", "technical", null),
                     new Scoring.Option("sales", "sales", null),
                     new Scoring.Option("legal", "legal", null),
@@ -34,10 +38,11 @@ class RemoteEngineTest {
     @Test
     void optionsAreLetteredAndTheirLettersLogProbabilitiesAreTheAnswer() throws Exception {
         try (var endpoint = new ChatCompletionsServer(KEY, true)) {
-            Engine engine = Engine.load("remote", Map.of("url", endpoint.url(), "model", "llama-3-8b",
-                    "api_key", KEY));
-            List<Double> got = engine.score(new Scoring.Request("A question about the technical side of my "
-                    + "account.", List.of(), List.of(TEAM))).probabilities().get("team");
+            Engine engine = Engine.load("remote", Map.of("url", endpoint.url(), "model", "llama-3-8b", "api_key", KEY));
+            List<Double> got = engine.score(new Scoring.Request(
+                            "A question about the technical side of my " + "account.", List.of(), List.of(TEAM)))
+                    .probabilities()
+                    .get("team");
             // "A" and " A" read as the same letter; "E" (-5.0) was not among the alternatives: a tenth of the least
             double[] mass = new double[5];
             double[] logprobs = {-3.0, -0.05, -4.0, -4.5};
@@ -54,7 +59,8 @@ class RemoteEngineTest {
             assertThat(sent.path("max_tokens").asInt()).isEqualTo(1);
             assertThat(sent.path("logprobs").asBoolean()).isTrue();
             assertThat(sent.path("top_logprobs").asInt()).isEqualTo(20);
-            assertThat(sent.at("/messages/1/content").asText()).contains("A) billing: charges and refunds\n")
+            assertThat(sent.at("/messages/1/content").asText())
+                    .contains("A) billing: charges and refunds\n")
                     .contains("E) security\n");
         }
     }
@@ -63,9 +69,12 @@ class RemoteEngineTest {
     void anEndpointWithoutLogProbabilitiesOrWithAnotherKeyFailsTheLoad() throws Exception {
         try (var plain = new ChatCompletionsServer(KEY, false)) {
             assertThatThrownBy(() -> Engine.load("remote", Map.of("url", plain.url(), "model", "m", "api_key", KEY)))
-                    .isInstanceOf(IOException.class).hasMessageContaining("log-probabilities");
-            assertThatThrownBy(() -> Engine.load("remote", Map.of("url", plain.url(), "model", "m",
-                    "api_key", "sk-wrong"))).isInstanceOf(IOException.class).hasMessageContaining("401")
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("log-probabilities");
+            assertThatThrownBy(() ->
+                            Engine.load("remote", Map.of("url", plain.url(), "model", "m", "api_key", "sk-wrong")))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("401")
                     .hasMessageNotContaining("sk-wrong");
         }
     }
@@ -73,7 +82,7 @@ class RemoteEngineTest {
     @Test
     void aCloudModelAnswersDecisionsWithItsKeySealedAndNeverShown() throws Exception {
         try (var endpoint = new ChatCompletionsServer(KEY, true);
-             var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
+                var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             TestServer http = server.http();
             String body = "{\"model_uri\": \"" + endpoint.url() + "\", \"model_name\": \"Local Llama\", "
                     + "\"model_source\": \"cloud\", \"engine\": \"remote\", \"remote_model\": \"llama-3-8b\", "
@@ -87,17 +96,25 @@ class RemoteEngineTest {
             assertThat(model.at("/options/model").asText()).isEqualTo("llama-3-8b");
             assertThat(model.toString()).doesNotContain(KEY);
 
-            JsonNode decision = http.post("/v1/studio/decisions", "{\"model\": \"local-llama\", \"state\": \"My card "
-                    + "was charged twice, this is a billing problem.\", \"questions\": {\"team\": {\"type\": "
-                    + "\"choice\", \"criteria\": [\"technical\", \"billing\", \"sales\"]}}}").json();
-            assertThat(decision.at("/answers/team/decision").asText()).as(decision.toString()).isEqualTo("billing");
+            JsonNode decision = http.post(
+                            "/v1/studio/decisions",
+                            "{\"model\": \"local-llama\", \"state\": \"My card "
+                                    + "was charged twice, this is a billing problem.\", \"questions\": {\"team\": {\"type\": "
+                                    + "\"choice\", \"criteria\": [\"technical\", \"billing\", \"sales\"]}}}")
+                    .json();
+            assertThat(decision.at("/answers/team/decision").asText())
+                    .as(decision.toString())
+                    .isEqualTo("billing");
             assertThat(endpoint.authorizations()).isNotEmpty().allMatch(("Bearer " + KEY)::equals);
             assertThat(workerCommandLines()).isNotEmpty().noneMatch(line -> line.contains(KEY));
             assertThat(filesContaining(server.dataDir(), KEY)).isEmpty();
 
             http.post("/models", body.replace("Local Llama", "Wrong key").replace(KEY, "sk-wrong"));
-            http.post("/v1/studio/decisions", "{\"model\": \"wrong-key\", \"state\": \"x\", \"questions\": "
-                    + "{\"ok\": {\"type\": \"noul\"}}}").assertError(503, "model_load_failed", "model");
+            http.post(
+                            "/v1/studio/decisions",
+                            "{\"model\": \"wrong-key\", \"state\": \"x\", \"questions\": "
+                                    + "{\"ok\": {\"type\": \"noul\"}}}")
+                    .assertError(503, "model_load_failed", "model");
         }
     }
 
@@ -105,36 +122,49 @@ class RemoteEngineTest {
     void aRemoteModelNeedsACloudSourceAndAnEndpointThisServerMayCall() throws Exception {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            http.post("/models", "{\"model_uri\": \"http://127.0.0.1:9/v1\", \"model_name\": \"Llama\", "
-                    + "\"model_source\": \"cloud\", \"engine\": \"remote\"}")
+            http.post(
+                            "/models",
+                            "{\"model_uri\": \"http://127.0.0.1:9/v1\", \"model_name\": \"Llama\", "
+                                    + "\"model_source\": \"cloud\", \"engine\": \"remote\"}")
                     .assertError(400, "invalid_field", "model_uri");
-            http.post("/models", "{\"model_uri\": \"ftp://models.example.com/v1\", \"model_name\": \"Llama\", "
-                    + "\"model_source\": \"cloud\", \"engine\": \"remote\"}")
+            http.post(
+                            "/models",
+                            "{\"model_uri\": \"ftp://models.example.com/v1\", \"model_name\": \"Llama\", "
+                                    + "\"model_source\": \"cloud\", \"engine\": \"remote\"}")
                     .assertError(400, "invalid_field", "model_uri");
-            http.post("/models", "{\"model_uri\": \"http://127.0.0.1:9/v1\", \"model_name\": \"Llama\", "
-                    + "\"model_source\": \"cloud\", \"engine\": \"embedding\"}")
+            http.post(
+                            "/models",
+                            "{\"model_uri\": \"http://127.0.0.1:9/v1\", \"model_name\": \"Llama\", "
+                                    + "\"model_source\": \"cloud\", \"engine\": \"embedding\"}")
                     .assertError(400, "invalid_field", "engine");
-            http.post("/models", "{\"model_uri\": \"/tmp\", \"model_name\": \"Llama\", \"model_source\": \"local\", "
-                    + "\"engine\": \"embedding\", \"api_key\": \"sk-1\"}")
+            http.post(
+                            "/models",
+                            "{\"model_uri\": \"/tmp\", \"model_name\": \"Llama\", \"model_source\": \"local\", "
+                                    + "\"engine\": \"embedding\", \"api_key\": \"sk-1\"}")
                     .assertError(400, "invalid_field", "api_key");
         }
     }
 
     private static List<String> workerCommandLines() {
-        return ProcessHandle.current().descendants().map(p -> p.info().commandLine().orElse(""))
-                .filter(line -> line.contains("worker")).toList();
+        return ProcessHandle.current()
+                .descendants()
+                .map(p -> p.info().commandLine().orElse(""))
+                .filter(line -> line.contains("worker"))
+                .toList();
     }
 
     private static List<Path> filesContaining(Path folder, String text) throws IOException {
         byte[] needle = text.getBytes(StandardCharsets.UTF_8);
         try (Stream<Path> files = Files.walk(folder)) {
-            return files.filter(Files::isRegularFile).filter(file -> {
-                try {
-                    return indexOf(Files.readAllBytes(file), needle) >= 0;
-                } catch (IOException e) {
-                    return false;
-                }
-            }).toList();
+            return files.filter(Files::isRegularFile)
+                    .filter(file -> {
+                        try {
+                            return indexOf(Files.readAllBytes(file), needle) >= 0;
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .toList();
         }
     }
 

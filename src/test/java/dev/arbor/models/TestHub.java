@@ -44,10 +44,12 @@ final class TestHub implements AutoCloseable {
     /** A repository with the bundled MiniLM as a hub holds it, among files an engine does not need. */
     TestHub withMiniLm(String repository) throws Exception {
         Path folder = ModelRegistryTest.miniLmFolder();
-        repositories.put(repository, Map.of(
-                "onnx/model_quantized.onnx", Files.readAllBytes(folder.resolve("onnx/model_quantized.onnx")),
-                "tokenizer.json", Files.readAllBytes(folder.resolve("tokenizer.json")),
-                "README.md", "# MiniLM".getBytes(StandardCharsets.UTF_8)));
+        repositories.put(
+                repository,
+                Map.of(
+                        "onnx/model_quantized.onnx", Files.readAllBytes(folder.resolve("onnx/model_quantized.onnx")),
+                        "tokenizer.json", Files.readAllBytes(folder.resolve("tokenizer.json")),
+                        "README.md", "# MiniLM".getBytes(StandardCharsets.UTF_8)));
         return this;
     }
 
@@ -112,9 +114,15 @@ final class TestHub implements AutoCloseable {
         var json = new StringBuilder("[{\"type\": \"directory\", \"path\": \"onnx\"}");
         for (var file : files.entrySet()) {
             String sha = wrongHashes.getOrDefault(repository + "/" + file.getKey(), sha256(file.getValue()));
-            json.append(", {\"type\": \"file\", \"path\": \"").append(file.getKey()).append("\", \"size\": ")
-                    .append(file.getValue().length).append(", \"lfs\": {\"oid\": \"").append(sha)
-                    .append("\", \"size\": ").append(file.getValue().length).append("}}");
+            json.append(", {\"type\": \"file\", \"path\": \"")
+                    .append(file.getKey())
+                    .append("\", \"size\": ")
+                    .append(file.getValue().length)
+                    .append(", \"lfs\": {\"oid\": \"")
+                    .append(sha)
+                    .append("\", \"size\": ")
+                    .append(file.getValue().length)
+                    .append("}}");
         }
         byte[] body = json.append("]").toString().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -128,8 +136,8 @@ final class TestHub implements AutoCloseable {
         if (range != null) {
             ranges.add(range);
             from = Integer.parseInt(range.substring("bytes=".length(), range.indexOf('-')));
-            exchange.getResponseHeaders().set("Content-Range", "bytes " + from + "-" + (bytes.length - 1) + "/"
-                    + bytes.length);
+            exchange.getResponseHeaders()
+                    .set("Content-Range", "bytes " + from + "-" + (bytes.length - 1) + "/" + bytes.length);
             exchange.sendResponseHeaders(206, bytes.length - from);
         } else {
             exchange.sendResponseHeaders(200, bytes.length);

@@ -55,19 +55,22 @@ class NotificationTest {
     @Test
     void eachSettingSaysWhatItMustBe() {
         JsonNode error = http.put("/notification-channels/email", """
-                {"smtp_port": "25", "security": 3, "username": " ", "password": "", "from": 7, "name": "x"}""")
-                .assertError(400, "invalid_field", "name");
-        assertThat(error.path("details").findValuesAsText("message")).containsExactly(
-                "`name` is not a field of the email channel's settings (its fields: from, password, security, "
-                        + "smtp_host, smtp_port, username).",
-                "`password` must be a non-empty string.",
-                "`smtp_host` is required: the mail server's host name.",
-                "`smtp_port` must be a port number, 1 to 65535.",
-                "`security` must be starttls, tls or none.",
-                "`username` must be a non-empty string.",
-                "`from` is required: the sender's email address.");
-        assertThat(http.put("/notification-channels/team_chat_1", "{\"name\": 5}").json()
-                .path("error").path("details").findValuesAsText("message"))
+                {"smtp_port": "25", "security": 3, "username": " ", "password": "", "from": 7, "name": "x"}""").assertError(400, "invalid_field", "name");
+        assertThat(error.path("details").findValuesAsText("message"))
+                .containsExactly(
+                        "`name` is not a field of the email channel's settings (its fields: from, password, security, "
+                                + "smtp_host, smtp_port, username).",
+                        "`password` must be a non-empty string.",
+                        "`smtp_host` is required: the mail server's host name.",
+                        "`smtp_port` must be a port number, 1 to 65535.",
+                        "`security` must be starttls, tls or none.",
+                        "`username` must be a non-empty string.",
+                        "`from` is required: the sender's email address.");
+        assertThat(http.put("/notification-channels/team_chat_1", "{\"name\": 5}")
+                        .json()
+                        .path("error")
+                        .path("details")
+                        .findValuesAsText("message"))
                 .contains("`name` must be a string of at most 200 characters.");
     }
 
@@ -99,12 +102,20 @@ class NotificationTest {
         assertThat(shown.toString()).doesNotContain(PASSWORD);
         // a PUT without the password keeps it
         http.put("/notification-channels/email", emailSettings(""));
-        assertThat(http.get("/notification-channels/email").json().path("password_set").asBoolean()).isTrue();
+        assertThat(http.get("/notification-channels/email")
+                        .json()
+                        .path("password_set")
+                        .asBoolean())
+                .isTrue();
         String hook = receiver.url("/hooks/secret-token-123");
-        assertThat(http.put("/notification-channels/team_chat_1", "{\"webhook_url\": \"" + hook + "\"}").json()
-                .toString()).doesNotContain("secret-token-123").contains("\"webhook_host\":\"127.0.0.1\"");
+        assertThat(http.put("/notification-channels/team_chat_1", "{\"webhook_url\": \"" + hook + "\"}")
+                        .json()
+                        .toString())
+                .doesNotContain("secret-token-123")
+                .contains("\"webhook_host\":\"127.0.0.1\"");
         try (Stream<Path> files = Files.list(server.dataDir())) {
-            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("arbor.db")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("arbor.db"))
+                    .toList()) {
                 String bytes = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
                 assertThat(bytes).doesNotContain(PASSWORD).doesNotContain("secret-token-123");
             }
@@ -134,26 +145,33 @@ class NotificationTest {
                    {"id": "chat2", "action": "send_notification", "retry": {"max_attempts": 2, "backoff_seconds": 1},
                     "params": {"channel": "team_chat_2", "message": "second chat"}},
                    {"id": "bad", "action": "send_notification", "on_failure": "continue",
-                    "params": {"channel": "email", "recipients": ["nobody@@x"], "message": "x"}}]}""")
-                .json().path("id").asText();
-        String runId = http.post("/pipelines/" + pipeline + "/runs", "{}").json().path("id").asText();
+                    "params": {"channel": "email", "recipients": ["nobody@@x"], "message": "x"}}]}""").json().path("id").asText();
+        String runId = http.post("/pipelines/" + pipeline + "/runs", "{}")
+                .json()
+                .path("id")
+                .asText();
         JsonNode run = RunContract.finished(http, runId);
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
         assertThat(RunContract.step(run, "chat2").path("attempts").asInt()).isEqualTo(2);
         assertThat(RunContract.step(run, "bad").at("/error/code").asText()).isEqualTo("invalid_recipients");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> Stream.of(mail.getReceivedMessages())
-                .anyMatch(m -> subject(m).startsWith("[high] Deploy")));
-        MimeMessage sent = Stream.of(mail.getReceivedMessages()).filter(m -> subject(m).startsWith("[high] Deploy"))
-                .findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Stream.of(mail.getReceivedMessages())
+                        .anyMatch(m -> subject(m).startsWith("[high] Deploy")));
+        MimeMessage sent = Stream.of(mail.getReceivedMessages())
+                .filter(m -> subject(m).startsWith("[high] Deploy"))
+                .findFirst()
+                .orElseThrow();
         assertThat(subject(sent)).isEqualTo("[high] Deploy to prod done");
         assertThat(sent.getHeader("X-Priority")[0]).isEqualTo("1");
-        assertThat(sent.getAllRecipients()).extracting(Object::toString)
+        assertThat(sent.getAllRecipients())
+                .extracting(Object::toString)
                 .containsExactly("ops@arbor.test", "lead@arbor.test");
         assertThat(((String) sent.getContent()).replace("\r\n", "\n").strip())
                 .isEqualTo("Deploy to prod done\nAll good.");
-        assertThat(receiver.received(one)).singleElement().satisfies(r ->
-                assertThat(r.body()).isEqualTo("{\"text\":\"Deploy to prod done\"}"));
+        assertThat(receiver.received(one))
+                .singleElement()
+                .satisfies(r -> assertThat(r.body()).isEqualTo("{\"text\":\"Deploy to prod done\"}"));
         assertThat(receiver.received(two)).hasSize(2);
     }
 
@@ -163,12 +181,16 @@ class NotificationTest {
         Path data;
         try (var allowing = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             data = allowing.dataDir();
-            assertThat(allowing.http().put("/notification-channels/email", emailSettings("")).status())
+            assertThat(allowing.http()
+                            .put("/notification-channels/email", emailSettings(""))
+                            .status())
                     .isEqualTo(200);
         }
         try (var restricted = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
-            JsonNode test = restricted.http().post("/notification-channels/email/test",
-                    "{\"recipients\": [\"ops@arbor.test\"]}").json();
+            JsonNode test = restricted
+                    .http()
+                    .post("/notification-channels/email/test", "{\"recipients\": [\"ops@arbor.test\"]}")
+                    .json();
 
             assertThat(test.path("delivered").asBoolean()).isFalse();
             assertThat(test.at("/error/code").asText()).isEqualTo("host_not_allowed");
@@ -184,15 +206,18 @@ class NotificationTest {
                 {"name": "unset", "steps": [{"id": "chat", "action": "send_notification",
                   "retry": {"max_attempts": 3, "backoff_seconds": 1},
                   "params": {"channel": "team_chat_2", "message": "hello"}}]}""").json().path("id").asText();
-        JsonNode run = RunContract.finished(http, http.post("/pipelines/" + pipeline + "/runs", "{}").json()
-                .path("id").asText());
+        JsonNode run = RunContract.finished(
+                http,
+                http.post("/pipelines/" + pipeline + "/runs", "{}")
+                        .json()
+                        .path("id")
+                        .asText());
         assertThat(run.at("/error/code").asText()).isEqualTo("channel_not_configured");
         assertThat(RunContract.step(run, "chat").path("attempts").asInt()).isEqualTo(1);
     }
 
     private void configureEmail() {
-        HttpReply put = http.put("/notification-channels/email", emailSettings(", \"password\": \"" + PASSWORD
-                + "\""));
+        HttpReply put = http.put("/notification-channels/email", emailSettings(", \"password\": \"" + PASSWORD + "\""));
         assertThat(put.status()).as(put.body()).isEqualTo(200);
     }
 

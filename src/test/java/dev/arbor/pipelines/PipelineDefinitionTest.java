@@ -53,10 +53,26 @@ class PipelineDefinitionTest {
                 types.add(action.path("type").asText());
                 actions.put(action.path("type").asText(), action);
             });
-            assertThat(types).containsExactlyInAnyOrder("log", "conditional_branch", "transform", "aggregate",
-                    "set_output", "wait_until", "fail", "deploy_model", "scale_deployment", "configure_rate_limiting",
-                    "delete_deployment", "add_model", "add_cloud_model", "model_benchmark", "delete_model",
-                    "cluster_health_check", "http_request", "send_notification");
+            assertThat(types)
+                    .containsExactlyInAnyOrder(
+                            "log",
+                            "conditional_branch",
+                            "transform",
+                            "aggregate",
+                            "set_output",
+                            "wait_until",
+                            "fail",
+                            "deploy_model",
+                            "scale_deployment",
+                            "configure_rate_limiting",
+                            "delete_deployment",
+                            "add_model",
+                            "add_cloud_model",
+                            "model_benchmark",
+                            "delete_model",
+                            "cluster_health_check",
+                            "http_request",
+                            "send_notification");
             assertThat(catalog.path("categories")).hasSize(5);
             assertThat(names(actions.get("deploy_model").path("params")))
                     .containsExactly("model_id", "cluster_id", "deployment_name", "replicas", "auto_scaling");
@@ -68,15 +84,40 @@ class PipelineDefinitionTest {
                     .isEqualTo("[\"latency_p50\",\"latency_p99\",\"throughput\"]");
             assertThat(names(actions.get("add_model").path("params")))
                     .containsExactly("model_uri", "model_name", "model_source", "max_wait_seconds");
-            assertThat(actions.get("wait_until").at("/params/1/validation/integer").asBoolean()).isTrue();
-            assertThat(actions.get("send_notification").at("/params/2/visible_when").toString())
+            assertThat(actions.get("wait_until")
+                            .at("/params/1/validation/integer")
+                            .asBoolean())
+                    .isTrue();
+            assertThat(actions.get("send_notification")
+                            .at("/params/2/visible_when")
+                            .toString())
                     .isEqualTo("{\"param\":\"channel\",\"equals\":\"email\"}");
-            var contractTypes = List.of("string", "number", "boolean", "select", "multiselect", "json", "template",
-                    "range", "model_ref", "cluster_ref", "project_ref", "endpoint_ref", "endpoint_ref_list",
-                    "endpoint_weighted_list", "endpoint_ordered_list", "provider_ref", "credential_ref",
-                    "cloud_model_ref", "branches", "content_rule_list", "string_list");
-            catalog.path("data").forEach(action -> action.path("params").forEach(param ->
-                    assertThat(contractTypes).contains(param.path("type").asText())));
+            var contractTypes = List.of(
+                    "string",
+                    "number",
+                    "boolean",
+                    "select",
+                    "multiselect",
+                    "json",
+                    "template",
+                    "range",
+                    "model_ref",
+                    "cluster_ref",
+                    "project_ref",
+                    "endpoint_ref",
+                    "endpoint_ref_list",
+                    "endpoint_weighted_list",
+                    "endpoint_ordered_list",
+                    "provider_ref",
+                    "credential_ref",
+                    "cloud_model_ref",
+                    "branches",
+                    "content_rule_list",
+                    "string_list");
+            catalog.path("data")
+                    .forEach(action -> action.path("params")
+                            .forEach(param -> assertThat(contractTypes)
+                                    .contains(param.path("type").asText())));
         }
     }
 
@@ -86,13 +127,22 @@ class PipelineDefinitionTest {
             TestServer http = server.http();
             assertThat(errors(http, "send_notification", "{\"message\": \"hi\", \"channel\": \"email\"}"))
                     .containsExactly("missing_field params.recipients");
-            assertThat(errors(http, "send_notification", "{\"message\": \"hi\", \"channel\": \"team_chat_2\", "
-                    + "\"recipients\": [\"ops@example.com\"]}")).containsExactly("invalid_field params.recipients");
+            assertThat(errors(
+                            http,
+                            "send_notification",
+                            "{\"message\": \"hi\", \"channel\": \"team_chat_2\", "
+                                    + "\"recipients\": [\"ops@example.com\"]}"))
+                    .containsExactly("invalid_field params.recipients");
             assertThat(errors(http, "scale_deployment", "{\"deployment_id\": \"dep_1\", \"replicas\": 2.5}"))
                     .containsExactly("invalid_field params.replicas");
-            assertThat(errors(http, "scale_deployment", "{\"deployment_id\": \"\", \"replicas\": -1, "
-                    + "\"colour\": 1}")).containsExactlyInAnyOrder("invalid_field params.colour",
-                    "invalid_field params.deployment_id", "invalid_field params.replicas");
+            assertThat(errors(
+                            http,
+                            "scale_deployment",
+                            "{\"deployment_id\": \"\", \"replicas\": -1, " + "\"colour\": 1}"))
+                    .containsExactlyInAnyOrder(
+                            "invalid_field params.colour",
+                            "invalid_field params.deployment_id",
+                            "invalid_field params.replicas");
             assertThat(errors(http, "http_request", "{\"url\": \"ftp://x\", \"method\": \"GET\", \"body\": {}}"))
                     .containsExactlyInAnyOrder("invalid_field params.url", "invalid_field params.body");
             assertThat(errors(http, "set_output", "{\"key\": \"9lives\", \"value\": 1}"))
@@ -101,14 +151,20 @@ class PipelineDefinitionTest {
             assertThat(errors(http, "model_benchmark", "{\"model_id\": \"m\", \"metrics\": [\"latency\", \"cost\"]}"))
                     .containsExactly("invalid_field params.metrics[1]");
             assertThat(errors(http, "fail", "{\"message\": \"over quota\", \"error_code\": \"E_QUOTA\"}"))
-                    .as("an error code is any string").isEmpty();
+                    .as("an error code is any string")
+                    .isEmpty();
             assertThat(errors(http, "fail", "{\"message\": \"x\", \"error_code\": \"\"}"))
                     .containsExactly("invalid_field params.error_code");
             assertThat(errors(http, "fail", "{\"message\": \"x\", \"error_code\": \"" + "E".repeat(129) + "\"}"))
                     .containsExactly("invalid_field params.error_code");
-            assertThat(errors(http, "scale_deployment", "{\"deployment_id\": \"{{ params.d }}\", \"replicas\": "
-                    + "\"{{ params.n }}\"}")).as("references are checked when they are known").isEmpty();
-            JsonNode unknown = http.post("/pipelines/actions/validate", "{\"action_type\": \"teleport\"}").json();
+            assertThat(errors(
+                            http,
+                            "scale_deployment",
+                            "{\"deployment_id\": \"{{ params.d }}\", \"replicas\": " + "\"{{ params.n }}\"}"))
+                    .as("references are checked when they are known")
+                    .isEmpty();
+            JsonNode unknown = http.post("/pipelines/actions/validate", "{\"action_type\": \"teleport\"}")
+                    .json();
             assertThat(unknown.path("valid").asBoolean()).isFalse();
             assertThat(unknown.at("/errors/0/param").asText()).isEqualTo("action_type");
         }
@@ -127,8 +183,8 @@ class PipelineDefinitionTest {
                      "colour": "red"}""";
             JsonNode shape = http.post("/pipelines/validate", broken).json();
             assertThat(shape.path("valid").asBoolean()).isFalse();
-            assertThat(problems(shape)).containsExactlyInAnyOrder("invalid_field colour",
-                    "invalid_field parameters[0].default");
+            assertThat(problems(shape))
+                    .containsExactlyInAnyOrder("invalid_field colour", "invalid_field parameters[0].default");
 
             String graph = """
                     {"name": "graph", "parameters": [{"name": "limit", "type": "integer"}],
@@ -136,10 +192,13 @@ class PipelineDefinitionTest {
                        {"id": "a", "action": "log", "params": {"message": "{{ params.nope }}"}},
                        {"id": "a", "action": "log", "params": {"message": "again"}},
                        {"id": "b", "action": "teleport", "depends_on": ["a", "zzz", "b"]}]}""";
-            assertThat(problems(http.post("/pipelines/validate", graph).json())).containsExactlyInAnyOrder(
-                    "invalid_definition steps[1].id", "invalid_definition steps[2].depends_on[1]",
-                    "invalid_definition steps[2].depends_on[2]", "invalid_definition steps[0].params",
-                    "invalid_field steps[2].action");
+            assertThat(problems(http.post("/pipelines/validate", graph).json()))
+                    .containsExactlyInAnyOrder(
+                            "invalid_definition steps[1].id",
+                            "invalid_definition steps[2].depends_on[1]",
+                            "invalid_definition steps[2].depends_on[2]",
+                            "invalid_definition steps[0].params",
+                            "invalid_field steps[2].action");
 
             String references = """
                     {"name": "references", "parameters": [{"name": "limit", "type": "integer"}],
@@ -155,16 +214,17 @@ class PipelineDefinitionTest {
                      "outputs": {"final": "{{ steps.f.outputs.result }} {{ steps.zz.outputs.x }}"}}""";
             JsonNode checked = http.post("/pipelines/validate", references).json();
             assertThat(checked.path("step_count").asInt()).isEqualTo(6);
-            assertThat(problems(checked)).containsExactlyInAnyOrder(
-                    "invalid_definition steps[1].params", // c does not run before b
-                    "invalid_definition steps[2].params", // a gives value, not other
-                    "invalid_definition steps[2].params", // params.nope is not declared
-                    "invalid_definition steps[2].condition", // steps.a without an output
-                    "invalid_field steps[3].action",
-                    "missing_field steps[4].params.deployment_id",
-                    "invalid_field steps[4].params.replicas",
-                    "invalid_definition steps[5].params.sources[1]",
-                    "invalid_definition outputs.final");
+            assertThat(problems(checked))
+                    .containsExactlyInAnyOrder(
+                            "invalid_definition steps[1].params", // c does not run before b
+                            "invalid_definition steps[2].params", // a gives value, not other
+                            "invalid_definition steps[2].params", // params.nope is not declared
+                            "invalid_definition steps[2].condition", // steps.a without an output
+                            "invalid_field steps[3].action",
+                            "missing_field steps[4].params.deployment_id",
+                            "invalid_field steps[4].params.replicas",
+                            "invalid_definition steps[5].params.sources[1]",
+                            "invalid_definition outputs.final");
 
             String cycle = """
                     {"name": "cycle", "steps": [
@@ -180,7 +240,8 @@ class PipelineDefinitionTest {
             JsonNode error = refused.assertError(400, "invalid_definition", "steps[1].params");
             assertThat(error.path("details")).hasSize(9);
             assertThat(http.get("/pipelines").json().path("data")).isEmpty();
-            assertThat(http.post("/pipelines/validate", NIGHTLY).json().path("errors")).isEmpty();
+            assertThat(http.post("/pipelines/validate", NIGHTLY).json().path("errors"))
+                    .isEmpty();
         }
     }
 
@@ -201,7 +262,9 @@ class PipelineDefinitionTest {
             assertThat(created.header("location")).isEqualTo("/pipelines/" + id);
             assertThat(pipeline.path("version").asInt()).isEqualTo(1);
             assertThat(pipeline.path("step_count").asInt()).isEqualTo(6);
-            assertThat(pipeline.at("/definition/steps/2/retry/backoff_multiplier").asDouble()).isEqualTo(2.0);
+            assertThat(pipeline.at("/definition/steps/2/retry/backoff_multiplier")
+                            .asDouble())
+                    .isEqualTo(2.0);
             assertThat(pipeline.at("/definition/steps/0/on_failure").asText()).isEqualTo("fail");
             assertThat(http.get("/pipelines/" + id).json()).isEqualTo(pipeline);
 
@@ -211,7 +274,8 @@ class PipelineDefinitionTest {
             assertThat(replaced.path("version").asInt()).isEqualTo(2);
             assertThat(replaced.path("name").asText()).isEqualTo("nightly check v2");
             http.put("/pipelines/" + id, "{\"name\": \"x\"}").assertError(400, "missing_field", "steps");
-            assertThat(http.get("/pipelines/" + id).json().path("version").asInt()).isEqualTo(2);
+            assertThat(http.get("/pipelines/" + id).json().path("version").asInt())
+                    .isEqualTo(2);
 
             String other = http.post("/pipelines", NIGHTLY).json().path("id").asText();
             JsonNode list = http.get("/pipelines?limit=1").json();
@@ -220,7 +284,8 @@ class PipelineDefinitionTest {
             http.put("/pipelines/" + other, NIGHTLY.replace("nightly check", "nightly check v2"))
                     .assertError(409, "pipeline_exists", "name");
 
-            assertThat(http.delete("/pipelines/" + id).json().path("deleted").asBoolean()).isTrue();
+            assertThat(http.delete("/pipelines/" + id).json().path("deleted").asBoolean())
+                    .isTrue();
             http.get("/pipelines/" + id).assertError(404, "pipeline_not_found", "pipeline_id");
             http.delete("/pipelines/" + id).assertError(404, "pipeline_not_found", "pipeline_id");
             http.put("/pipelines/" + id, NIGHTLY).assertError(404, "pipeline_not_found", "pipeline_id");
@@ -228,15 +293,20 @@ class PipelineDefinitionTest {
     }
 
     private static List<String> errors(TestServer http, String action, String params) {
-        JsonNode result = http.post("/pipelines/actions/validate", "{\"action_type\": \"" + action
-                + "\", \"params\": " + params + "}").json();
-        assertThat(result.path("valid").asBoolean()).isEqualTo(result.path("errors").isEmpty());
+        JsonNode result = http.post(
+                        "/pipelines/actions/validate",
+                        "{\"action_type\": \"" + action + "\", \"params\": " + params + "}")
+                .json();
+        assertThat(result.path("valid").asBoolean())
+                .isEqualTo(result.path("errors").isEmpty());
         return problems(result);
     }
 
     private static List<String> problems(JsonNode result) {
         var found = new ArrayList<String>();
-        result.path("errors").forEach(e -> found.add(e.path("code").asText() + " " + e.path("param").asText()));
+        result.path("errors")
+                .forEach(e -> found.add(
+                        e.path("code").asText() + " " + e.path("param").asText()));
         return found;
     }
 

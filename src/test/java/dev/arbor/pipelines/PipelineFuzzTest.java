@@ -42,9 +42,25 @@ class PipelineFuzzTest {
                {"id": "e", "action": "aggregate", "depends_on": ["d", "a"],
                 "params": {"sources": ["a", "d"], "strategy": "merge"}, "on_failure": "continue"}],
              "outputs": {"out": "{{ steps.e.outputs.result }}"}}""";
-    private static final List<String> STRINGS = List.of("", "{{", "}}", "{{ params.nope }}", "{{ steps.a.outputs.v",
-            "{% for x in y %}", "{{ 1/0 }}", "{{ params.n ** 99999 }}", "é\u0000\uFFFF", "a".repeat(5000),
-            "merge", "fail", "continue", "log", "{{ event.type }}", "{{ params.n | sort }}", "now", "steps");
+    private static final List<String> STRINGS = List.of(
+            "",
+            "{{",
+            "}}",
+            "{{ params.nope }}",
+            "{{ steps.a.outputs.v",
+            "{% for x in y %}",
+            "{{ 1/0 }}",
+            "{{ params.n ** 99999 }}",
+            "é\u0000\uFFFF",
+            "a".repeat(5000),
+            "merge",
+            "fail",
+            "continue",
+            "log",
+            "{{ event.type }}",
+            "{{ params.n | sort }}",
+            "now",
+            "steps");
 
     @Test
     void anyMutationOfADefinitionGetsAClearAnswerAndRunsEnd() throws Exception {
@@ -65,9 +81,12 @@ class PipelineFuzzTest {
                 HttpReply checked = http.post("/pipelines/validate", body);
                 assertThat(checked.status()).as("validate %s", body).isIn(200, 400);
                 HttpReply saved = http.post("/pipelines", body);
-                assertThat(saved.status()).as("create %s -> %s", body, saved.body()).isIn(201, 400, 409);
+                assertThat(saved.status())
+                        .as("create %s -> %s", body, saved.body())
+                        .isIn(201, 400, 409);
                 if (checked.status() == 200) {
-                    assertThat(saved.status() == 201).as("valid by validate, so saved: %s", saved.body())
+                    assertThat(saved.status() == 201)
+                            .as("valid by validate, so saved: %s", saved.body())
                             .isEqualTo(checked.json().path("valid").asBoolean() || saved.status() == 409);
                 }
                 if (saved.status() == 201) {
@@ -76,9 +95,12 @@ class PipelineFuzzTest {
                     if (random.nextBoolean()) {
                         params.set(random.nextBoolean() ? "n" : "s", mutator.value(0));
                     }
-                    HttpReply started = http.post("/pipelines/" + saved.json().path("id").asText() + "/runs",
+                    HttpReply started = http.post(
+                            "/pipelines/" + saved.json().path("id").asText() + "/runs",
                             NODES.objectNode().set("params", params).toString());
-                    assertThat(started.status()).as("run %s -> %s", params, started.body()).isIn(202, 400);
+                    assertThat(started.status())
+                            .as("run %s -> %s", params, started.body())
+                            .isIn(202, 400);
                     if (started.status() == 202) {
                         runs.add(started.json().path("id").asText());
                     }
@@ -97,7 +119,8 @@ class PipelineFuzzTest {
         int more = 0;
         JsonNode page = http.get("/pipelines?limit=100").json();
         while (page.path("has_more").asBoolean()) {
-            page = http.get("/pipelines?limit=100&after=" + page.path("last_id").asText()).json();
+            page = http.get("/pipelines?limit=100&after=" + page.path("last_id").asText())
+                    .json();
             more += page.path("data").size();
         }
         return more;

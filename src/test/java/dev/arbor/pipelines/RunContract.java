@@ -79,7 +79,8 @@ abstract class RunContract {
         HttpReply started = http.post("/pipelines/" + pipeline + "/runs", "{\"params\": {\"n\": 21}}");
         assertThat(started.status()).isEqualTo(202);
         assertThat(started.json().path("status").asText()).isEqualTo("queued");
-        assertThat(started.header("location")).isEqualTo("/runs/" + started.json().path("id").asText());
+        assertThat(started.header("location"))
+                .isEqualTo("/runs/" + started.json().path("id").asText());
         JsonNode run = finished(started.json().path("id").asText());
 
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
@@ -108,8 +109,11 @@ abstract class RunContract {
         });
         assertThat(events.getFirst().path("status").asText()).isEqualTo("queued");
         assertThat(events.getLast().path("status").asText()).isEqualTo("completed");
-        assertThat(events.stream().filter(e -> e.path("kind").asText().equals("step")
-                && e.path("status").asText().equals("completed")).count()).isEqualTo(6);
+        assertThat(events.stream()
+                        .filter(e -> e.path("kind").asText().equals("step")
+                                && e.path("status").asText().equals("completed"))
+                        .count())
+                .isEqualTo(6);
     }
 
     @Test
@@ -119,11 +123,11 @@ abstract class RunContract {
         String pipeline = create("""
                 {"steps": [{"id": "one", "action": "http_request", "params": {"url": "%1$s?n=1"}},
                            {"id": "two", "action": "http_request", "params": {"url": "%1$s?n=2"}},
-                           {"id": "three", "action": "http_request", "params": {"url": "%1$s?n=3"}}]}"""
-                .formatted(receiver.url(held)));
+                           {"id": "three", "action": "http_request", "params": {"url": "%1$s?n=3"}}]}""".formatted(receiver.url(held)));
         String id = start(pipeline, "{}");
         // all three are in flight together: none of them can finish before the receiver lets them go
-        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.received(held).size() == 3);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> receiver.received(held).size() == 3);
         assertThat(statuses(http.get("/runs/" + id).json()).values()).containsOnly("running");
         receiver.release(held);
         assertThat(finished(id).path("status").asText()).isEqualTo("completed");
@@ -155,12 +159,18 @@ abstract class RunContract {
         JsonNode run = finished(start(pipeline, "{}"));
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
         Map<String, String> results = new HashMap<>();
-        run.path("steps").forEach(step -> results.put(step.path("id").asText(),
-                step.at("/outputs/result").toString()));
-        assertThat(results).containsEntry("up", "\"MIXED\"").containsEntry("low", "\"mixed\"")
-                .containsEntry("keys", "[\"b\",\"a\"]").containsEntry("values", "[2,1]")
-                .containsEntry("count", "3").containsEntry("flat", "[1,2,3,4]")
-                .containsEntry("uniq", "[1,2,\"1\"]").containsEntry("rev", "\"cba\"")
+        run.path("steps")
+                .forEach(step -> results.put(
+                        step.path("id").asText(), step.at("/outputs/result").toString()));
+        assertThat(results)
+                .containsEntry("up", "\"MIXED\"")
+                .containsEntry("low", "\"mixed\"")
+                .containsEntry("keys", "[\"b\",\"a\"]")
+                .containsEntry("values", "[2,1]")
+                .containsEntry("count", "3")
+                .containsEntry("flat", "[1,2,3,4]")
+                .containsEntry("uniq", "[1,2,\"1\"]")
+                .containsEntry("rev", "\"cba\"")
                 .containsEntry("pass", "{\"k\":[1]}")
                 .containsEntry("merged", "{\"x\":{\"a\":9,\"c\":3}}")
                 .containsEntry("first", "{\"x\":{\"a\":9,\"c\":3}}");
@@ -186,14 +196,20 @@ abstract class RunContract {
         JsonNode prod = finished(start(pipeline, "{\"params\": {\"env\": \"prod\"}}"));
         assertThat(prod.path("status").asText()).as(prod.toString()).isEqualTo("completed");
         assertThat(step(prod, "route").at("/outputs/branch").asText()).isEqualTo("ok");
-        assertThat(statuses(prod)).containsEntry("scale", "completed").containsEntry("alert", "skipped")
-                .containsEntry("after_alert", "skipped").containsEntry("join", "completed")
+        assertThat(statuses(prod))
+                .containsEntry("scale", "completed")
+                .containsEntry("alert", "skipped")
+                .containsEntry("after_alert", "skipped")
+                .containsEntry("join", "completed")
                 .containsEntry("never", "skipped");
 
         JsonNode staging = finished(start(pipeline, "{\"params\": {\"env\": \"staging\"}}"));
         assertThat(step(staging, "route").at("/outputs/branch").asText()).isEqualTo("other");
-        assertThat(statuses(staging)).containsEntry("scale", "skipped").containsEntry("alert", "completed")
-                .containsEntry("after_alert", "completed").containsEntry("join", "completed");
+        assertThat(statuses(staging))
+                .containsEntry("scale", "skipped")
+                .containsEntry("alert", "completed")
+                .containsEntry("after_alert", "completed")
+                .containsEntry("join", "completed");
     }
 
     @Test
@@ -213,7 +229,10 @@ abstract class RunContract {
     @Test
     void failedAttemptsAreRetriedWithBackoffAndContinueLetsTheRunGoOn() {
         String flaky = "/flaky-" + NAMES.incrementAndGet();
-        receiver.script(flaky, Reply.json(503, "{\"busy\": true}"), Reply.json(500, "oops"),
+        receiver.script(
+                flaky,
+                Reply.json(503, "{\"busy\": true}"),
+                Reply.json(500, "oops"),
                 Reply.json(200, "{\"answer\": 42}"));
         String pipeline = create("""
                 {"steps": [
@@ -239,7 +258,8 @@ abstract class RunContract {
         assertThat(step(run, "stop").at("/error/code").asText()).isEqualTo("bad_answer");
         assertThat(step(run, "stop").at("/error/message").asText()).isEqualTo("answer was 42");
         assertThat(step(run, "after").path("status").asText()).isEqualTo("completed");
-        assertThat(events(run.path("id").asText())).filteredOn(e -> e.path("status").asText().equals("retrying"))
+        assertThat(events(run.path("id").asText()))
+                .filteredOn(e -> e.path("status").asText().equals("retrying"))
                 .hasSize(2);
     }
 
@@ -251,14 +271,15 @@ abstract class RunContract {
                 {"steps": [
                    {"id": "first", "action": "http_request", "params": {"url": "%s"}},
                    {"id": "second", "action": "http_request", "depends_on": ["first"], "params": {"url": "%s"}},
-                   {"id": "third", "action": "log", "depends_on": ["second"], "params": {"message": "done"}}]}"""
-                .formatted(receiver.url(path + "-first"), receiver.url(path)));
+                   {"id": "third", "action": "log", "depends_on": ["second"], "params": {"message": "done"}}]}""".formatted(receiver.url(path + "-first"), receiver.url(path)));
         String id = start(pipeline, "{}");
         JsonNode failed = finished(id);
         assertThat(failed.path("status").asText()).isEqualTo("failed");
         assertThat(failed.at("/error/code").asText()).isEqualTo("http_status");
         assertThat(failed.at("/error/step_id").asText()).isEqualTo("second");
-        assertThat(statuses(failed)).containsEntry("first", "completed").containsEntry("second", "failed")
+        assertThat(statuses(failed))
+                .containsEntry("first", "completed")
+                .containsEntry("second", "failed")
                 .containsEntry("third", "cancelled");
         http.action("/runs/" + id + "/cancel").assertError(409, "run_finished", "run_id");
 
@@ -301,8 +322,11 @@ abstract class RunContract {
                            {"id": "done", "action": "log", "depends_on": ["wait"], "params": {"message": "waited"}}]}""");
         long at = System.currentTimeMillis() / 1000 + 2;
         String id = start(pipeline, "{\"params\": {\"at\": " + at + "}}");
-        await().atMost(Duration.ofSeconds(10)).until(() -> step(http.get("/runs/" + id).json(), "wait")
-                .path("status").asText().equals("waiting"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> step(http.get("/runs/" + id).json(), "wait")
+                        .path("status")
+                        .asText()
+                        .equals("waiting"));
         JsonNode run = finished(id);
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
         assertThat(step(run, "wait").at("/outputs/waited_seconds").asInt()).isBetween(1, 10);
@@ -321,8 +345,9 @@ abstract class RunContract {
                             "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}},
                            {"id": "next", "action": "log", "depends_on": ["wait"], "params": {"message": "x"}}]}""");
         String id = start(pipeline, "{}");
-        await().atMost(Duration.ofSeconds(10)).until(() -> http.get("/runs/" + id).json().path("status").asText()
-                .equals("running"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        http.get("/runs/" + id).json().path("status").asText().equals("running"));
         JsonNode cancelled = http.action("/runs/" + id + "/cancel").json();
         assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
         assertThat(statuses(cancelled)).containsEntry("wait", "cancelled").containsEntry("next", "cancelled");
@@ -351,8 +376,14 @@ abstract class RunContract {
         JsonNode run = finished(start(pipeline, "{\"params\": {\"n\": 1}}"));
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
         assertThat(run.path("params").toString()).isEqualTo("{\"n\":1,\"tags\":null}");
-        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=completed").json().path("data")).hasSize(1);
-        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=failed").json().path("data")).isEmpty();
+        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=completed")
+                        .json()
+                        .path("data"))
+                .hasSize(1);
+        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=failed")
+                        .json()
+                        .path("data"))
+                .isEmpty();
         http.get("/pipelines/" + pipeline + "/runs?status=done").assertError(400, "invalid_parameter", "status");
     }
 
@@ -372,10 +403,13 @@ abstract class RunContract {
                            {"id": "say", "action": "log", "depends_on": ["wait"], "params": {"message": "hi"}}],
                  "parameters": [{"name": "at", "type": "integer", "required": true}]}""");
         String id = start(pipeline, "{\"params\": {\"at\": " + (System.currentTimeMillis() / 1000 + 1) + "}}");
-        var request = HttpRequest.newBuilder(URI.create(http.uri("/runs/" + id + "/events").toString()))
-                .header("accept", "text/event-stream").timeout(Duration.ofSeconds(30)).build();
-        HttpResponse<java.io.InputStream> response = HttpClient.newHttpClient().send(request,
-                HttpResponse.BodyHandlers.ofInputStream());
+        var request = HttpRequest.newBuilder(
+                        URI.create(http.uri("/runs/" + id + "/events").toString()))
+                .header("accept", "text/event-stream")
+                .timeout(Duration.ofSeconds(30))
+                .build();
+        HttpResponse<java.io.InputStream> response =
+                HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofInputStream());
         assertThat(response.headers().firstValue("content-type").orElse("")).startsWith("text/event-stream");
         var lines = new ArrayList<String>();
         try (var reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
@@ -384,8 +418,12 @@ abstract class RunContract {
             }
         }
         assertThat(lines).contains("event: step", "event: log", "event: end");
-        assertThat(lines.stream().filter(l -> l.startsWith("data: ") && l.contains("\"message\":\"hi\""))).hasSize(1);
-        String lastId = lines.stream().filter(l -> l.startsWith("id: ")).reduce((a, b) -> b).orElseThrow()
+        assertThat(lines.stream().filter(l -> l.startsWith("data: ") && l.contains("\"message\":\"hi\"")))
+                .hasSize(1);
+        String lastId = lines.stream()
+                .filter(l -> l.startsWith("id: "))
+                .reduce((a, b) -> b)
+                .orElseThrow()
                 .substring(4);
         // a stream picked up again after its last event sends only what came after: here, the end
         HttpReply again = http.get("/runs/" + id + "/events", "accept", "text/event-stream", "last-event-id", lastId);
@@ -417,10 +455,13 @@ abstract class RunContract {
 
     /** The run once it has ended (completed, failed or cancelled). */
     static JsonNode finished(TestServer http, String runId) {
-        await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            String status = http.get("/runs/" + runId).json().path("status").asText();
-            return !status.equals("queued") && !status.equals("running");
-        });
+        await().atMost(Duration.ofSeconds(45))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    String status =
+                            http.get("/runs/" + runId).json().path("status").asText();
+                    return !status.equals("queued") && !status.equals("running");
+                });
         return http.get("/runs/" + runId).json();
     }
 
@@ -441,7 +482,9 @@ abstract class RunContract {
 
     static Map<String, String> statuses(JsonNode run) {
         var statuses = new HashMap<String, String>();
-        run.path("steps").forEach(step -> statuses.put(step.path("id").asText(), step.path("status").asText()));
+        run.path("steps")
+                .forEach(step -> statuses.put(
+                        step.path("id").asText(), step.path("status").asText()));
         return statuses;
     }
 }

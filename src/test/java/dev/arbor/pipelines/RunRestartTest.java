@@ -39,18 +39,27 @@ class RunRestartTest {
                           {"id": "before", "action": "set_output", "params": {"key": "n", "value": 7}},
                           {"id": "call", "action": "http_request", "depends_on": ["before"],
                            "params": {"url": "%s", "method": "POST", "body": {"n": "{{ steps.before.outputs.n }}"}}},
-                          {"id": "after", "action": "log", "depends_on": ["call"], "params": {"message": "done"}}]}"""
-                        .formatted(receiver.url("/held"))).json().path("id").asText();
+                          {"id": "after", "action": "log", "depends_on": ["call"], "params": {"message": "done"}}]}""".formatted(receiver.url("/held")))
+                        .json()
+                        .path("id")
+                        .asText();
                 String waits = http.post("/pipelines", """
                         {"name": "waits", "parameters": [{"name": "at", "type": "integer", "required": true}],
                          "steps": [{"id": "wait", "action": "wait_until",
-                                    "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}}]}""")
-                        .json().path("id").asText();
-                running = http.post("/pipelines/" + pipeline + "/runs", "{}").json().path("id").asText();
-                waiting = http.post("/pipelines/" + waits + "/runs", "{\"params\": {\"at\": "
-                        + (System.currentTimeMillis() / 1000 + 6) + "}}").json().path("id").asText();
-                await().atMost(Duration.ofSeconds(30)).until(() -> receiver.received("/held").size() == 1
-                        && status(http, waiting).equals("running"));
+                                    "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}}]}""").json().path("id").asText();
+                running = http.post("/pipelines/" + pipeline + "/runs", "{}")
+                        .json()
+                        .path("id")
+                        .asText();
+                waiting = http.post(
+                                "/pipelines/" + waits + "/runs",
+                                "{\"params\": {\"at\": " + (System.currentTimeMillis() / 1000 + 6) + "}}")
+                        .json()
+                        .path("id")
+                        .asText();
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> receiver.received("/held").size() == 1
+                                && status(http, waiting).equals("running"));
             } finally {
                 first.destroyForcibly().waitFor();
             }
@@ -58,23 +67,34 @@ class RunRestartTest {
 
             Process second = serve(data, port);
             try {
-                await().atMost(Duration.ofSeconds(60)).until(() -> !status(http, running).equals("running")
-                        && !status(http, waiting).equals("running"));
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !status(http, running).equals("running")
+                                && !status(http, waiting).equals("running"));
                 JsonNode run = http.get("/runs/" + running).json();
                 assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
-                assertThat(RunContract.step(run, "before").path("attempts").asInt()).isEqualTo(1);
-                assertThat(RunContract.step(run, "call").path("attempts").asInt()).isEqualTo(2);
-                assertThat(receiver.received("/held")).hasSize(2)
+                assertThat(RunContract.step(run, "before").path("attempts").asInt())
+                        .isEqualTo(1);
+                assertThat(RunContract.step(run, "call").path("attempts").asInt())
+                        .isEqualTo(2);
+                assertThat(receiver.received("/held"))
+                        .hasSize(2)
                         .allSatisfy(r -> assertThat(r.body()).isEqualTo("{\"n\":7}"));
                 List<JsonNode> events = events(http, running);
-                assertThat(events).filteredOn(e -> e.path("step_id").asText().equals("before")
-                        && e.path("status").asText().equals("running")).hasSize(1);
-                assertThat(events).filteredOn(e -> e.path("step_id").asText().equals("call")
-                        && e.path("message").asText().contains("cut off")).hasSize(1);
+                assertThat(events)
+                        .filteredOn(e -> e.path("step_id").asText().equals("before")
+                                && e.path("status").asText().equals("running"))
+                        .hasSize(1);
+                assertThat(events)
+                        .filteredOn(e -> e.path("step_id").asText().equals("call")
+                                && e.path("message").asText().contains("cut off"))
+                        .hasSize(1);
 
                 JsonNode waited = http.get("/runs/" + waiting).json();
                 assertThat(waited.path("status").asText()).as(waited.toString()).isEqualTo("completed");
-                assertThat(RunContract.step(waited, "wait").at("/outputs/waited_seconds").asInt()).isBetween(4, 30);
+                assertThat(RunContract.step(waited, "wait")
+                                .at("/outputs/waited_seconds")
+                                .asInt())
+                        .isBetween(4, 30);
             } finally {
                 second.destroy();
                 second.waitFor();
@@ -95,15 +115,27 @@ class RunRestartTest {
     /** The server in a process of its own, ready to answer. */
     private static Process serve(Path data, int port) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        var builder = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-cp",
-                System.getProperty("java.class.path"), "dev.arbor.Arbor", "serve", "--port", Integer.toString(port),
-                "--data", data.toString());
+        var builder = new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.arbor.Arbor",
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data",
+                data.toString());
         builder.environment().put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
-                data.resolve("server.log").toFile()));
+        builder.redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        data.resolve("server.log").toFile()));
         Process process = builder.start();
         var http = new TestServer(port);
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.get("/health").status() == 200);
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> http.get("/health").status() == 200);
         return process;
     }
 }

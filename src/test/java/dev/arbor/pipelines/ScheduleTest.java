@@ -29,19 +29,27 @@ class ScheduleTest {
     @Test
     void aTimeThatHappensTwiceFiresOnceAndHourlyKeepsEveryRealHour() {
         var daily = CronSchedule.parse("30 2 * * *", BERLIN);
-        assertThat(daily.next(Instant.parse("2027-10-30T12:00:00Z"), 3)).containsExactly(
-                Instant.parse("2027-10-31T00:30:00Z"), Instant.parse("2027-11-01T01:30:00Z"),
-                Instant.parse("2027-11-02T01:30:00Z"));
+        assertThat(daily.next(Instant.parse("2027-10-30T12:00:00Z"), 3))
+                .containsExactly(
+                        Instant.parse("2027-10-31T00:30:00Z"),
+                        Instant.parse("2027-11-01T01:30:00Z"),
+                        Instant.parse("2027-11-02T01:30:00Z"));
         var hourly = CronSchedule.parse("0 * * * *", BERLIN);
-        assertThat(hourly.next(Instant.parse("2027-10-30T23:30:00Z"), 3)).containsExactly(
-                Instant.parse("2027-10-31T00:00:00Z"), Instant.parse("2027-10-31T01:00:00Z"),
-                Instant.parse("2027-10-31T02:00:00Z"));
+        assertThat(hourly.next(Instant.parse("2027-10-30T23:30:00Z"), 3))
+                .containsExactly(
+                        Instant.parse("2027-10-31T00:00:00Z"),
+                        Instant.parse("2027-10-31T01:00:00Z"),
+                        Instant.parse("2027-10-31T02:00:00Z"));
         // clocks go forward: 02:30 does not happen on 28 March, so that day's firing is when the clocks jump
-        assertThat(daily.next(Instant.parse("2027-03-26T12:00:00Z"), 3)).containsExactly(
-                Instant.parse("2027-03-27T01:30:00Z"), Instant.parse("2027-03-28T01:00:00Z"),
-                Instant.parse("2027-03-29T00:30:00Z"));
+        assertThat(daily.next(Instant.parse("2027-03-26T12:00:00Z"), 3))
+                .containsExactly(
+                        Instant.parse("2027-03-27T01:30:00Z"),
+                        Instant.parse("2027-03-28T01:00:00Z"),
+                        Instant.parse("2027-03-29T00:30:00Z"));
         assertThat(CronSchedule.parse("*/30 * * * *", BERLIN).next(Instant.parse("2027-03-28T00:15:00Z"), 3))
-                .containsExactly(Instant.parse("2027-03-28T00:30:00Z"), Instant.parse("2027-03-28T01:00:00Z"),
+                .containsExactly(
+                        Instant.parse("2027-03-28T00:30:00Z"),
+                        Instant.parse("2027-03-28T01:00:00Z"),
                         Instant.parse("2027-03-28T01:30:00Z"));
     }
 
@@ -52,7 +60,8 @@ class ScheduleTest {
             // twenty seconds before the clocks in Berlin jump from 02:00 to 03:00
             clock.advance(Duration.between(clock.instant(), Instant.parse("2027-03-28T00:59:40Z")));
             TestServer http = server.http();
-            String pipeline = http.post("/pipelines", PIPELINE).json().path("id").asText();
+            String pipeline =
+                    http.post("/pipelines", PIPELINE).json().path("id").asText();
             HttpReply created = http.post("/pipelines/" + pipeline + "/schedules", """
                     {"cron": "30 2 * * *", "timezone": "Europe/Berlin", "params": {"env": "prod"}}""");
             assertThat(created.status()).as(created.body()).isEqualTo(201);
@@ -60,12 +69,16 @@ class ScheduleTest {
             assertThat(schedule.path("status").asText()).isEqualTo("active");
             assertThat(schedule.path("next_run_at").asLong())
                     .isEqualTo(Instant.parse("2027-03-28T01:00:00Z").getEpochSecond());
-            assertThat(schedule.path("next_runs").findValuesAsText("local")).startsWith("2027-03-28T03:00+02:00",
-                    "2027-03-29T02:30+02:00", "2027-03-30T02:30+02:00");
+            assertThat(schedule.path("next_runs").findValuesAsText("local"))
+                    .startsWith("2027-03-28T03:00+02:00", "2027-03-29T02:30+02:00", "2027-03-30T02:30+02:00");
             String id = schedule.path("id").asText();
 
-            await().atMost(Duration.ofSeconds(40)).until(() -> http.get("/schedules/" + id).json()
-                    .path("run_count").asInt() == 1);
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> http.get("/schedules/" + id)
+                                    .json()
+                                    .path("run_count")
+                                    .asInt()
+                            == 1);
             JsonNode fired = http.get("/schedules/" + id).json();
             assertThat(fired.path("next_run_at").asLong())
                     .isEqualTo(Instant.parse("2027-03-29T00:30:00Z").getEpochSecond());
@@ -73,9 +86,13 @@ class ScheduleTest {
             assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
             assertThat(run.at("/trigger/scheduled_for").asLong())
                     .isEqualTo(Instant.parse("2027-03-28T01:00:00Z").getEpochSecond());
-            assertThat(http.get("/runs/" + run.path("id").asText() + "/events").json().path("data")
-                    .findValuesAsText("message")).contains("schedule prod");
-            assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data")).hasSize(1);
+            assertThat(http.get("/runs/" + run.path("id").asText() + "/events")
+                            .json()
+                            .path("data")
+                            .findValuesAsText("message"))
+                    .contains("schedule prod");
+            assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data"))
+                    .hasSize(1);
         }
     }
 
@@ -83,20 +100,23 @@ class ScheduleTest {
     void aScheduleSaysWhatEachFieldMustBe() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String schedules = "/pipelines/" + http.post("/pipelines", PIPELINE).json().path("id").asText()
-                    + "/schedules";
-            assertThat(http.post(schedules, "{}").assertError(400, "missing_field", "cron").path("details")
-                    .findValuesAsText("message")).contains("`cron` is required: five fields, minute hour "
-                    + "day-of-month month day-of-week, such as \"30 2 * * *\".");
+            String schedules = "/pipelines/"
+                    + http.post("/pipelines", PIPELINE).json().path("id").asText() + "/schedules";
+            assertThat(http.post(schedules, "{}")
+                            .assertError(400, "missing_field", "cron")
+                            .path("details")
+                            .findValuesAsText("message"))
+                    .contains("`cron` is required: five fields, minute hour "
+                            + "day-of-month month day-of-week, such as \"30 2 * * *\".");
             JsonNode error = http.post(schedules, """
-                    {"every": 1, "name": " ", "cron": 5, "timezone": "Mars/Olympus", "enabled": "yes"}""")
-                    .assertError(400, "invalid_field", "every");
-            assertThat(error.path("details").findValuesAsText("message")).contains(
-                    "`every` is not a field of a schedule (its fields: cron, enabled, name, params, timezone).",
-                    "`name` must be a non-empty string of at most 200 characters.",
-                    "`cron` must be a cron expression of five fields.",
-                    "`timezone` must be an IANA time zone such as Europe/Berlin or UTC ('Mars/Olympus' is not one).",
-                    "`enabled` must be true or false.");
+                    {"every": 1, "name": " ", "cron": 5, "timezone": "Mars/Olympus", "enabled": "yes"}""").assertError(400, "invalid_field", "every");
+            assertThat(error.path("details").findValuesAsText("message"))
+                    .contains(
+                            "`every` is not a field of a schedule (its fields: cron, enabled, name, params, timezone).",
+                            "`name` must be a non-empty string of at most 200 characters.",
+                            "`cron` must be a cron expression of five fields.",
+                            "`timezone` must be an IANA time zone such as Europe/Berlin or UTC ('Mars/Olympus' is not one).",
+                            "`enabled` must be true or false.");
         }
     }
 
@@ -104,7 +124,8 @@ class ScheduleTest {
     void schedulesPauseResumeRunNowAndAreCheckedAndDeletedWithTheirPipeline() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String pipeline = http.post("/pipelines", PIPELINE).json().path("id").asText();
+            String pipeline =
+                    http.post("/pipelines", PIPELINE).json().path("id").asText();
             String schedules = "/pipelines/" + pipeline + "/schedules";
             http.post(schedules, "{\"params\": {\"env\": \"x\"}}").assertError(400, "missing_field", "cron");
             http.post(schedules, "{\"cron\": \"61 * * * *\", \"params\": {\"env\": \"x\"}}")
@@ -120,7 +141,8 @@ class ScheduleTest {
             String id = created.path("id").asText();
             assertThat(created.path("timezone").asText()).isEqualTo("UTC");
             assertThat(created.path("next_runs")).hasSize(5);
-            assertThat(http.get("/schedules/" + id + "?count=12").json().path("next_runs")).hasSize(12);
+            assertThat(http.get("/schedules/" + id + "?count=12").json().path("next_runs"))
+                    .hasSize(12);
             http.get("/schedules/" + id + "?count=0").assertError(400, "invalid_parameter", "count");
 
             JsonNode paused = http.action("/schedules/" + id + "/pause").json();
@@ -131,8 +153,9 @@ class ScheduleTest {
             assertThat(resumed.path("status").asText()).isEqualTo("active");
             assertThat(resumed.path("next_run_at").asLong() % 3600).isZero();
 
-            JsonNode patched = http.patch("/schedules/" + id, "{\"cron\": \"15 6 * * 1\", \"timezone\": "
-                    + "\"America/New_York\"}").json();
+            JsonNode patched = http.patch(
+                            "/schedules/" + id, "{\"cron\": \"15 6 * * 1\", \"timezone\": " + "\"America/New_York\"}")
+                    .json();
             assertThat(patched.path("next_runs").findValuesAsText("local"))
                     .allSatisfy(local -> assertThat(local).contains("T06:15"));
             http.patch("/schedules/" + id, "{\"enabled\": false}").assertError(400, "read_only_field", "enabled");
@@ -142,7 +165,8 @@ class ScheduleTest {
             JsonNode run = RunContract.finished(http, now.json().path("id").asText());
             assertThat(run.at("/trigger/manual").asBoolean()).isTrue();
             assertThat(run.path("params").toString()).isEqualTo("{\"env\":\"staging\"}");
-            assertThat(http.get("/schedules/" + id).json().path("run_count").asInt()).isZero();
+            assertThat(http.get("/schedules/" + id).json().path("run_count").asInt())
+                    .isZero();
 
             assertThat(http.get(schedules).json().path("data")).hasSize(1);
             http.delete("/pipelines/" + pipeline);
@@ -159,31 +183,71 @@ class ScheduleTest {
         Instant minute = now.plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
         clock.advance(Duration.between(now, minute.minusSeconds(4)));
         var env = Map.of("ARBOR_DATABASE_URL", database);
-        try (var one = ArborServer.start(env, clock); var two = ArborServer.start(env, clock)) {
-            String pipeline = one.http().post("/pipelines", """
+        try (var one = ArborServer.start(env, clock);
+                var two = ArborServer.start(env, clock)) {
+            String pipeline = one.http()
+                    .post("/pipelines", """
                     {"name": "fan", "parameters": [{"name": "env", "type": "string", "required": true}],
-                     "steps": [%s]}""".formatted(String.join(",", java.util.stream.IntStream.range(0, 20)
-                    .mapToObj(i -> "{\"id\": \"s" + i + "\", \"action\": \"set_output\", \"params\": {\"key\": \"v\", "
-                            + "\"value\": " + i + "}}").toList()))).json().path("id").asText();
-            String id = two.http().post("/pipelines/" + pipeline + "/schedules", """
-                    {"cron": "* * * * *", "params": {"env": "prod"}}""").json().path("id").asText();
-            await().atMost(Duration.ofSeconds(20)).until(() -> one.http().get("/schedules/" + id).json()
-                    .path("run_count").asInt() == 1);
+                     "steps": [%s]}""".formatted(String.join(
+                            ",",
+                            java.util.stream.IntStream.range(0, 20)
+                                    .mapToObj(i -> "{\"id\": \"s" + i
+                                            + "\", \"action\": \"set_output\", \"params\": {\"key\": \"v\", "
+                                            + "\"value\": " + i + "}}")
+                                    .toList())))
+                    .json()
+                    .path("id")
+                    .asText();
+            String id = two.http()
+                    .post("/pipelines/" + pipeline + "/schedules", """
+                    {"cron": "* * * * *", "params": {"env": "prod"}}""")
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> one.http()
+                                    .get("/schedules/" + id)
+                                    .json()
+                                    .path("run_count")
+                                    .asInt()
+                            == 1);
             clock.advance(Duration.ofSeconds(60));
-            await().atMost(Duration.ofSeconds(20)).until(() -> two.http().get("/schedules/" + id).json()
-                    .path("run_count").asInt() == 2);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> two.http()
+                                    .get("/schedules/" + id)
+                                    .json()
+                                    .path("run_count")
+                                    .asInt()
+                            == 2);
             // a few polls more: a second firing of either minute would show up now
             await().pollDelay(Duration.ofSeconds(3)).until(() -> true);
             List<JsonNode> runs = new java.util.ArrayList<>();
-            one.http().get("/pipelines/" + pipeline + "/runs").json().path("data").forEach(runs::add);
+            one.http()
+                    .get("/pipelines/" + pipeline + "/runs")
+                    .json()
+                    .path("data")
+                    .forEach(runs::add);
             assertThat(runs).hasSize(2);
-            assertThat(runs.stream().map(r -> r.at("/trigger/scheduled_for").asLong()).distinct()).hasSize(2);
+            assertThat(runs.stream()
+                            .map(r -> r.at("/trigger/scheduled_for").asLong())
+                            .distinct())
+                    .hasSize(2);
             for (JsonNode listed : runs) {
-                JsonNode run = RunContract.finished(two.http(), listed.path("id").asText());
+                JsonNode run =
+                        RunContract.finished(two.http(), listed.path("id").asText());
                 assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
-                run.path("steps").forEach(step -> assertThat(step.path("attempts").asInt()).isEqualTo(1));
-                assertThat(one.http().get("/runs/" + run.path("id").asText() + "/events?limit=100").json()
-                        .path("data").findValuesAsText("status").stream().filter("running"::equals).count())
+                run.path("steps")
+                        .forEach(step ->
+                                assertThat(step.path("attempts").asInt()).isEqualTo(1));
+                assertThat(one
+                                .http()
+                                .get("/runs/" + run.path("id").asText() + "/events?limit=100")
+                                .json()
+                                .path("data")
+                                .findValuesAsText("status")
+                                .stream()
+                                .filter("running"::equals)
+                                .count())
                         .isEqualTo(21); // the run, and each step once
             }
         }

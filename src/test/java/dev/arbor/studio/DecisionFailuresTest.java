@@ -29,16 +29,21 @@ class DecisionFailuresTest {
     }
 
     private static void awaitStatus(TestServer http, String model, String status) {
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                http.get("/models/" + model).json().path("status").asText().equals(status));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> http.get("/models/" + model)
+                        .json()
+                        .path("status")
+                        .asText()
+                        .equals(status));
     }
 
     @Test
     void modelFailuresAreStoredAsFailedDecisionsAndTheErrorNamesThem() {
         try (var server = ArborServer.start(TEST_MODELS)) {
             TestServer http = server.http();
-            http.post("/models/hash-decider/load", "{\"options\": {\"reject_marker\": \"REJECT\", "
-                    + "\"crash_marker\": \"CRASH\"}}");
+            http.post(
+                    "/models/hash-decider/load",
+                    "{\"options\": {\"reject_marker\": \"REJECT\", " + "\"crash_marker\": \"CRASH\"}}");
             awaitStatus(http, "hash-decider", "loaded");
 
             JsonNode rejected = http.post(D, decision("hash-decider", "please REJECT this"))
@@ -51,22 +56,29 @@ class DecisionFailuresTest {
             assertThat(stored.path("answers").isNull()).isTrue();
             assertThat(stored.at("/input/state").asText()).isEqualTo("please REJECT this");
 
-            JsonNode unstored = http.post(D, decision("hash-decider", "REJECT").replace("{\"model\"",
-                    "{\"store\": \"none\", \"model\"")).assertError(400, "model_rejected_input", null);
+            JsonNode unstored = http.post(
+                            D,
+                            decision("hash-decider", "REJECT").replace("{\"model\"", "{\"store\": \"none\", \"model\""))
+                    .assertError(400, "model_rejected_input", null);
             assertThat(unstored.path("decision_id").isNull()).isTrue();
 
-            JsonNode crashed = http.post(D, decision("hash-decider", "CRASH now"))
-                    .assertError(503, "model_crashed", "model");
+            JsonNode crashed =
+                    http.post(D, decision("hash-decider", "CRASH now")).assertError(503, "model_crashed", "model");
             assertThat(crashed.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + crashed.path("decision_id").asText()).json().at("/error/code").asText())
+            assertThat(http.get(D + "/" + crashed.path("decision_id").asText())
+                            .json()
+                            .at("/error/code")
+                            .asText())
                     .isEqualTo("model_crashed");
             HttpReply after = http.post(D, decision("hash-decider", "fine again"));
-            assertThat(after.status()).as("the next decision starts the model again").isEqualTo(200);
+            assertThat(after.status())
+                    .as("the next decision starts the model again")
+                    .isEqualTo(200);
 
             http.post("/models/hash-small/load", "{\"options\": {\"fail_load\": \"true\"}}");
             awaitStatus(http, "hash-small", "failed");
-            JsonNode loadFailed = http.post(D, decision("hash-small", "x"))
-                    .assertError(503, "model_load_failed", "model");
+            JsonNode loadFailed =
+                    http.post(D, decision("hash-small", "x")).assertError(503, "model_load_failed", "model");
             assertThat(loadFailed.path("message").asText()).contains("damaged");
             assertThat(loadFailed.path("decision_id").asText()).startsWith("dec_");
         }
@@ -78,16 +90,28 @@ class DecisionFailuresTest {
             TestServer http = server.http();
             http.post("/models/hash-decider/load", "{\"options\": {\"score_delay_ms\": \"3000\"}}");
             awaitStatus(http, "hash-decider", "loaded");
-            JsonNode timedOut = http.post(D, decision("hash-decider", "slow")).assertError(504, "model_timeout", "model");
+            JsonNode timedOut =
+                    http.post(D, decision("hash-decider", "slow")).assertError(504, "model_timeout", "model");
             assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText()).json().at("/error/code").asText())
+            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText())
+                            .json()
+                            .at("/error/code")
+                            .asText())
                     .isEqualTo("model_timeout");
 
             http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
-            String waiting = http.post(D, decision("hash-small", "waits").replace("{\"model\"",
-                    "{\"background\": true, \"model\"")).json().path("id").asText();
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    http.get(D + "/" + waiting).json().path("status").asText().equals("in_progress"));
+            String waiting = http.post(
+                            D,
+                            decision("hash-small", "waits").replace("{\"model\"", "{\"background\": true, \"model\""))
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> http.get(D + "/" + waiting)
+                            .json()
+                            .path("status")
+                            .asText()
+                            .equals("in_progress"));
             http.action("/models/hash-small/eject");
             JsonNode ejected = http.get(D + "/" + waiting + "?wait=20").json();
             assertThat(ejected.path("status").asText()).isEqualTo("failed");
@@ -97,13 +121,17 @@ class DecisionFailuresTest {
 
     @Test
     void aModelThatLoadsTooLongEndsTheDecisionWaitingForIt() {
-        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", "1"))) {
+        try (var server =
+                ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", "1"))) {
             TestServer http = server.http();
             http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
-            JsonNode timedOut = http.post(D, decision("hash-small", "waits")).assertError(504, "model_load_timeout",
-                    "model");
+            JsonNode timedOut =
+                    http.post(D, decision("hash-small", "waits")).assertError(504, "model_load_timeout", "model");
             assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText()).json().at("/error/code").asText())
+            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText())
+                            .json()
+                            .at("/error/code")
+                            .asText())
                     .isEqualTo("model_load_timeout");
         }
     }
@@ -114,7 +142,10 @@ class DecisionFailuresTest {
             TestServer http = server.http();
             String anyModel = "{\"state\": \"x\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}";
             JsonNode none = http.post(D, anyModel).assertError(409, "model_not_loaded", "model");
-            assertThat(http.get(D + "/" + none.path("decision_id").asText()).json().path("status").asText())
+            assertThat(http.get(D + "/" + none.path("decision_id").asText())
+                            .json()
+                            .path("status")
+                            .asText())
                     .isEqualTo("failed");
             http.post(D, decision("hash-decider", "x")).assertError(409, "model_not_loaded", "model");
             JsonNode preview = http.post(D + "/preview", anyModel).json();
@@ -124,7 +155,9 @@ class DecisionFailuresTest {
             http.action("/models/hash-decider/load");
             awaitStatus(http, "hash-decider", "loaded");
             JsonNode decided = http.post(D, anyModel).json();
-            assertThat(decided.path("model").asText()).as("the loaded model answers").isEqualTo("hash-decider");
+            assertThat(decided.path("model").asText())
+                    .as("the loaded model answers")
+                    .isEqualTo("hash-decider");
         }
     }
 
@@ -136,14 +169,21 @@ class DecisionFailuresTest {
             data = server.dataDir();
             TestServer http = server.http();
             http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
-            String background = decision("hash-small", "slow").replace("{\"model\"", "{\"background\": true, "
-                    + "\"model\"");
+            String background =
+                    decision("hash-small", "slow").replace("{\"model\"", "{\"background\": true, " + "\"model\"");
             String waiting = http.post(D, background).json().path("id").asText();
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    http.get(D + "/" + waiting).json().path("status").asText().equals("in_progress"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> http.get(D + "/" + waiting)
+                            .json()
+                            .path("status")
+                            .asText()
+                            .equals("in_progress"));
             JsonNode cancelled = http.action(D + "/" + waiting + "/cancel").json();
             assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
-            assertThat(http.get(D + "/" + waiting + "?wait=1").json().path("status").asText())
+            assertThat(http.get(D + "/" + waiting + "?wait=1")
+                            .json()
+                            .path("status")
+                            .asText())
                     .isEqualTo("cancelled");
             http.action(D + "/" + waiting + "/cancel").assertError(409, "decision_finished", null);
             http.get(D + "/" + waiting + "?format=decide").assertError(409, "decision_finished", "format");
@@ -163,11 +203,16 @@ class DecisionFailuresTest {
     void aHistoryWriteFailureServesTheAnswerOrFailsAsAsked() throws SQLException {
         try (var server = ArborServer.start(TEST_MODELS)) {
             TestServer http = server.http();
-            String ok = http.post(D, decision("hash-decider", "before")).json().path("id").asText();
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+            String ok = http.post(D, decision("hash-decider", "before"))
+                    .json()
+                    .path("id")
+                    .asText();
+            try (Connection db = DriverManager.getConnection(
+                    "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
                 // the answers are written after the decision row: its failure must take the row with it
-                db.createStatement().execute("CREATE TRIGGER refuse_answers BEFORE INSERT ON studio_decision_answers "
-                        + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+                db.createStatement()
+                        .execute("CREATE TRIGGER refuse_answers BEFORE INSERT ON studio_decision_answers "
+                                + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
             }
             HttpReply served = http.post(D, decision("hash-decider", "during"));
             assertThat(served.status()).isEqualTo(200);
@@ -179,11 +224,15 @@ class DecisionFailuresTest {
             assertThat(body.path("answers").size()).isEqualTo(2);
             http.get(D + "/" + body.path("id").asText()).assertError(404, "decision_not_found", "decision_id");
 
-            JsonNode failed = http.post(D, decision("hash-decider", "strict").replace("{\"model\"",
-                    "{\"on_store_error\": \"fail\", \"model\"")).assertError(503, "store_failed", null);
+            JsonNode failed = http.post(
+                            D,
+                            decision("hash-decider", "strict")
+                                    .replace("{\"model\"", "{\"on_store_error\": \"fail\", \"model\""))
+                    .assertError(503, "store_failed", null);
             assertThat(failed.path("type").asText()).isEqualTo("api_error");
             assertThat(http.get(D + "/" + ok).status()).isEqualTo(200);
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+            try (Connection db = DriverManager.getConnection(
+                    "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
                 var rows = db.createStatement().executeQuery("SELECT count(*) FROM studio_decisions");
                 rows.next();
                 assertThat(rows.getInt(1)).as("nothing half-written").isEqualTo(1);

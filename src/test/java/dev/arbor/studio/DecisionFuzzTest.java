@@ -63,11 +63,15 @@ class DecisionFuzzTest {
                 String text = JSON.writeValueAsString(body);
                 for (String path : List.of("/v1/studio/decisions", "/v1/studio/decisions/preview", "/v1/decide")) {
                     HttpReply reply = http.post(path, text);
-                    assertThat(reply.status()).as("case %d on %s: %s\n%s", i, path, text, reply.body())
+                    assertThat(reply.status())
+                            .as("case %d on %s: %s\n%s", i, path, text, reply.body())
                             .isIn(200, 400, 404, 409, 413);
                     if (reply.status() >= 400) {
-                        assertThat(reply.json().path("error").path("code").asText()).as(reply.body()).isNotBlank();
-                        String failed = reply.json().path("error").path("decision_id").asText(null);
+                        assertThat(reply.json().path("error").path("code").asText())
+                                .as(reply.body())
+                                .isNotBlank();
+                        String failed =
+                                reply.json().path("error").path("decision_id").asText(null);
                         if (failed != null) {
                             stored.add(failed);
                         }
@@ -76,18 +80,23 @@ class DecisionFuzzTest {
                     }
                 }
             }
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+            try (Connection db = DriverManager.getConnection(
+                    "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
                 var ids = new HashSet<String>();
                 ResultSet rows = db.createStatement().executeQuery("SELECT id FROM studio_decisions");
                 while (rows.next()) {
                     ids.add(rows.getString(1));
                 }
-                assertThat(ids).as("history holds exactly what the responses said was stored").isEqualTo(stored);
+                assertThat(ids)
+                        .as("history holds exactly what the responses said was stored")
+                        .isEqualTo(stored);
                 ResultSet orphans = db.createStatement().executeQuery("""
                         SELECT count(*) FROM studio_decisions d WHERE d.status = 'completed'
                         AND NOT EXISTS (SELECT 1 FROM studio_decision_answers a WHERE a.decision_seq = d.seq)""");
                 orphans.next();
-                assertThat(orphans.getInt(1)).as("completed decisions without their answers").isZero();
+                assertThat(orphans.getInt(1))
+                        .as("completed decisions without their answers")
+                        .isZero();
             }
         }
     }
@@ -125,10 +134,38 @@ class DecisionFuzzTest {
     }
 
     private static String randomKey(Random random) {
-        String[] keys = {"template", "variables", "state", "questions", "skip", "add_options", "settings",
-                "extensions", "media", "metadata", "store", "background", "stream", "model", "act_threshold",
-                "on_store_error", "include", "type", "criteria", "instructions", "threshold", "unit", "temperature",
-                "data", "file_id", "questions", "a", "b", "x", "q"};
+        String[] keys = {
+            "template",
+            "variables",
+            "state",
+            "questions",
+            "skip",
+            "add_options",
+            "settings",
+            "extensions",
+            "media",
+            "metadata",
+            "store",
+            "background",
+            "stream",
+            "model",
+            "act_threshold",
+            "on_store_error",
+            "include",
+            "type",
+            "criteria",
+            "instructions",
+            "threshold",
+            "unit",
+            "temperature",
+            "data",
+            "file_id",
+            "questions",
+            "a",
+            "b",
+            "x",
+            "q"
+        };
         return keys[random.nextInt(keys.length)];
     }
 
@@ -139,9 +176,28 @@ class DecisionFuzzTest {
             case 2 -> NODES.numberNode(random.nextInt(2001) - 1000);
             case 3 -> NODES.numberNode(random.nextDouble() * (random.nextBoolean() ? 1 : 1e300));
             case 4 -> NODES.textNode("");
-            case 5 -> NODES.textNode(List.of("noul", "choice", "score", "multi", "rank", "number", "none", "full",
-                    "hash-decider", "hash-small", "fuzz", "fuzz@1", "fuzz@9", "{{message}}", "data:image/png;base64,",
-                    "file_x", "fail", "serve", "input").get(random.nextInt(19)));
+            case 5 ->
+                NODES.textNode(List.of(
+                                "noul",
+                                "choice",
+                                "score",
+                                "multi",
+                                "rank",
+                                "number",
+                                "none",
+                                "full",
+                                "hash-decider",
+                                "hash-small",
+                                "fuzz",
+                                "fuzz@1",
+                                "fuzz@9",
+                                "{{message}}",
+                                "data:image/png;base64,",
+                                "file_x",
+                                "fail",
+                                "serve",
+                                "input")
+                        .get(random.nextInt(19)));
             case 6 -> NODES.textNode("x".repeat(random.nextInt(3) == 0 ? 300 : 5));
             case 7 -> NODES.textNode("\u0000\uFFFF" + random.nextLong());
             case 8 -> NODES.numberNode(new java.math.BigDecimal("1e" + (random.nextInt(800) - 400)));

@@ -30,32 +30,39 @@ class InlineMediaSizeTest {
     private static final String D = "/v1/studio/decisions";
     private static final long MB = 1024 * 1024;
     /** A PNG's signature and its IHDR chunk (1 x 1, 8-bit RGB): 33 bytes, so its base64 needs no padding. */
-    private static final byte[] PNG_HEAD = HexFormat.of().parseHex("89504e470d0a1a0a" + "0000000d49484452"
-            + "00000001000000010802000000" + "907753de");
+    private static final byte[] PNG_HEAD = HexFormat.of()
+            .parseHex("89504e470d0a1a0a" + "0000000d49484452" + "00000001000000010802000000" + "907753de");
 
     @Test
     void aDataUrlMayHoldUpTo200MegabytesAndNoMore() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();
 
-            HttpReply large = http.sendStream("POST", D, () -> decisionWithImage(42 * MB),
-                    "Content-Type", "application/json");
+            HttpReply large =
+                    http.sendStream("POST", D, () -> decisionWithImage(42 * MB), "Content-Type", "application/json");
             assertThat(large.status()).as(large.body()).isEqualTo(200);
-            JsonNode kept = http.get(D + "/" + large.json().path("id").asText()).json().at("/input/media/0");
+            JsonNode kept =
+                    http.get(D + "/" + large.json().path("id").asText()).json().at("/input/media/0");
             assertThat(kept.path("bytes").asLong()).isEqualTo(42 * MB);
             assertThat(kept.path("available").asBoolean()).isTrue();
 
             http.sendStream("POST", D, () -> decisionWithImage(201 * MB), "Content-Type", "application/json")
                     .assertError(413, "payload_too_large", "media[0].data");
-            http.sendStream("POST", "/v1/decide", () -> decisionWithImage(201 * MB),
-                    "Content-Type", "application/json").assertError(413, "payload_too_large", "media[0].data");
+            http.sendStream("POST", "/v1/decide", () -> decisionWithImage(201 * MB), "Content-Type", "application/json")
+                    .assertError(413, "payload_too_large", "media[0].data");
 
             String overTheLimit = "POST " + D + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + (400 * MB) + "\r\nConnection: close\r\n\r\n";
             assertThat(http.raw(overTheLimit.getBytes(StandardCharsets.US_ASCII)))
-                    .startsWith("HTTP/1.1 413").contains("\"payload_too_large\"");
-            http.sendStream("PATCH", "/v1/studio/settings", () -> repeated((byte) ' ', 33 * MB),
-                    "Content-Type", "application/json").assertError(413, "payload_too_large", null);
+                    .startsWith("HTTP/1.1 413")
+                    .contains("\"payload_too_large\"");
+            http.sendStream(
+                            "PATCH",
+                            "/v1/studio/settings",
+                            () -> repeated((byte) ' ', 33 * MB),
+                            "Content-Type",
+                            "application/json")
+                    .assertError(413, "payload_too_large", null);
 
             assertThat(http.get(D).json().path("data")).hasSize(1);
         }
@@ -70,8 +77,8 @@ class InlineMediaSizeTest {
             http.post(D, longText).assertError(413, "payload_too_large", null);
             http.post("/v1/decide", longText).assertError(413, "payload_too_large", null);
 
-            HttpReply picture = http.sendStream("POST", D, () -> decisionWithImage(100_000),
-                    "Content-Type", "application/json");
+            HttpReply picture =
+                    http.sendStream("POST", D, () -> decisionWithImage(100_000), "Content-Type", "application/json");
             assertThat(picture.status()).as(picture.body()).isEqualTo(200);
         }
     }
@@ -80,13 +87,15 @@ class InlineMediaSizeTest {
     void stateAndVariablesHaveTheirOwnLimits() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();
-            String decision = "{\"model\": \"hash-decider\", \"state\": %s, \"questions\": {\"ok\": {\"type\": "
-                    + "\"noul\"}}}";
+            String decision =
+                    "{\"model\": \"hash-decider\", \"state\": %s, \"questions\": {\"ok\": {\"type\": " + "\"noul\"}}}";
             http.post(D, decision.formatted("\"" + "a".repeat(200_001) + "\""))
                     .assertError(400, "invalid_field", "state");
             http.post(D, decision.formatted("{\"a\": \"" + "a".repeat(200_000) + "\"}"))
                     .assertError(400, "invalid_field", "state");
-            assertThat(http.post(D, decision.formatted("\"" + "a".repeat(200_000) + "\"")).status()).isEqualTo(200);
+            assertThat(http.post(D, decision.formatted("\"" + "a".repeat(200_000) + "\""))
+                            .status())
+                    .isEqualTo(200);
 
             String variables = "{\"template\": \"t\", \"variables\": {\"a\": \"" + "a".repeat(600_000) + "\", "
                     + "\"b\": \"" + "b".repeat(600_000) + "\"}}";
@@ -97,18 +106,22 @@ class InlineMediaSizeTest {
 
     @Test
     void slowSendersHoldingEveryLargeBodyTurnMakeOthersBusyNotWaitForever() throws Exception {
-        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_LARGE_BODY_PERMITS", "1",
-                "ARBOR_LARGE_BODY_WAIT_SECONDS", "1"))) {
+        try (var server = ArborServer.start(Map.of(
+                "ARBOR_TEST_MODELS", "1", "ARBOR_LARGE_BODY_PERMITS", "1", "ARBOR_LARGE_BODY_WAIT_SECONDS", "1"))) {
             TestServer http = server.http();
             String tiny = "{\"model\": \"hash-decider\", \"state\": \"s\", \"questions\": {\"ok\": {\"type\": "
                     + "\"noul\"}}}";
-            Supplier<HttpReply> chunked = () -> http.sendStream("POST", D,
+            Supplier<HttpReply> chunked = () -> http.sendStream(
+                    "POST",
+                    D,
                     () -> new ByteArrayInputStream(tiny.getBytes(StandardCharsets.UTF_8)),
-                    "Content-Type", "application/json");
+                    "Content-Type",
+                    "application/json");
             try (Socket slow = new Socket("127.0.0.1", http.port())) {
-                slow.getOutputStream().write(("POST " + D + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                        + "application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"sta\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
+                slow.getOutputStream()
+                        .write(("POST " + D + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                        + "application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"sta\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
                 // the slow sender takes the one turn as soon as its headers are in; until then others may pass
                 var busy = new AtomicReference<HttpReply>();
                 await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -117,7 +130,9 @@ class InlineMediaSizeTest {
                 });
                 busy.get().assertError(503, "server_busy", null);
                 assertThat(busy.get().header("retry-after")).isEqualTo("5");
-                assertThat(http.post(D, tiny).status()).as("a body within the server's limit").isEqualTo(200);
+                assertThat(http.post(D, tiny).status())
+                        .as("a body within the server's limit")
+                        .isEqualTo(200);
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> chunked.get().status() == 200);
         }
@@ -129,12 +144,15 @@ class InlineMediaSizeTest {
      */
     private static InputStream decisionWithImage(long bytes) {
         byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "
-                + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "
-                + "\"media\": [{\"data\": \"data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD))
+                        + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "
+                        + "\"media\": [{\"data\": \"data:image/png;base64,"
+                        + Base64.getEncoder().encodeToString(PNG_HEAD))
                 .getBytes(StandardCharsets.US_ASCII);
         byte[] tail = "\"}]}".getBytes(StandardCharsets.US_ASCII);
-        return new SequenceInputStream(Collections.enumeration(List.of(new ByteArrayInputStream(head),
-                repeated((byte) 'A', (bytes - PNG_HEAD.length) / 3 * 4), new ByteArrayInputStream(tail))));
+        return new SequenceInputStream(Collections.enumeration(List.of(
+                new ByteArrayInputStream(head),
+                repeated((byte) 'A', (bytes - PNG_HEAD.length) / 3 * 4),
+                new ByteArrayInputStream(tail))));
     }
 
     private static InputStream repeated(byte value, long count) {

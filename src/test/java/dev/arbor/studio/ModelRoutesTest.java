@@ -12,7 +12,11 @@ class ModelRoutesTest {
     @Test
     void testModelsAppearOnlyWhenAskedFor() {
         try (var server = ArborServer.start(Map.of())) {
-            assertThat(server.http().get("/v1/studio/models").json().path("data").findValuesAsText("id"))
+            assertThat(server.http()
+                            .get("/v1/studio/models")
+                            .json()
+                            .path("data")
+                            .findValuesAsText("id"))
                     .doesNotContain("hash-decider", "hash-small");
         }
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
@@ -22,10 +26,15 @@ class ModelRoutesTest {
             assertThat(small.path("object").asText()).isEqualTo("model");
             assertThat(small.path("max_options").asInt()).isEqualTo(4);
             assertThat(small.path("types").toString()).isEqualTo("[\"choice\",\"noul\"]");
-            assertThat(server.http().get("/models/hash-decider").json().path("engine").asText()).isEqualTo("hash");
+            assertThat(server.http()
+                            .get("/models/hash-decider")
+                            .json()
+                            .path("engine")
+                            .asText())
+                    .isEqualTo("hash");
 
-            JsonNode error = server.http().get("/v1/studio/models/gpt-9")
-                    .assertError(404, "model_not_found", "model_id");
+            JsonNode error =
+                    server.http().get("/v1/studio/models/gpt-9").assertError(404, "model_not_found", "model_id");
             assertThat(error.path("message").asText()).contains("hash-decider").contains("hash-small");
         }
     }
@@ -37,14 +46,27 @@ class ModelRoutesTest {
             var loading = http.action("/models/hash-decider/load");
             assertThat(loading.status()).isEqualTo(202);
             assertThat(loading.json().path("status").asText()).isIn("loading", "loaded");
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() ->
-                    http.get("/v1/studio/models/hash-decider").json().path("status").asText().equals("loaded"));
-            assertThat(http.get("/models/hash-decider/logs?lines=5").json().path("object").asText())
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> http.get("/v1/studio/models/hash-decider")
+                            .json()
+                            .path("status")
+                            .asText()
+                            .equals("loaded"));
+            assertThat(http.get("/models/hash-decider/logs?lines=5")
+                            .json()
+                            .path("object")
+                            .asText())
                     .isEqualTo("model.logs");
             http.get("/models/hash-decider/logs?lines=0").assertError(400, "invalid_parameter", "lines");
             http.post("/models/hash-decider/load", "{\"options\": 3}").assertError(400, "invalid_field", "options");
-            assertThat(http.action("/models/hash-decider/eject").json().path("ejected").asBoolean()).isTrue();
-            assertThat(http.get("/models/hash-decider").json().path("status").asText()).isEqualTo("downloaded");
+            assertThat(http.action("/models/hash-decider/eject")
+                            .json()
+                            .path("ejected")
+                            .asBoolean())
+                    .isTrue();
+            assertThat(http.get("/models/hash-decider").json().path("status").asText())
+                    .isEqualTo("downloaded");
             http.action("/models/gpt-9/load").assertError(404, "model_not_found", "model_id");
         }
     }

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ReadOnlyHistoryTest {
     private static final String D = "/v1/studio/decisions";
-    private static final String DECISION = "{\"model\": \"hash-decider\", \"state\": \"x\", \"questions\": "
-            + "{\"ok\": {\"type\": \"noul\"}}}";
+    private static final String DECISION =
+            "{\"model\": \"hash-decider\", \"state\": \"x\", \"questions\": " + "{\"ok\": {\"type\": \"noul\"}}}";
 
     @Test
     void whileTheDatabaseIsUnreachableHistoryIsUnavailableAndDecisionsStillAnswer() throws Exception {
@@ -34,21 +34,25 @@ class ReadOnlyHistoryTest {
         String name = url.replaceAll("^.*/([a-z_0-9]+)(\\?.*)?$", "$1");
         String admin = url.replace("/" + name, "/postgres");
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATABASE_URL", url));
-             Connection db = DriverManager.getConnection(admin)) {
+                Connection db = DriverManager.getConnection(admin)) {
             TestServer http = server.http();
             String earlier = http.post(D, DECISION).json().path("id").asText();
             db.createStatement().execute("ALTER DATABASE " + name + " ALLOW_CONNECTIONS false");
-            db.createStatement().execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
-                    + name + "'");
+            db.createStatement()
+                    .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + name + "'");
             HttpReply history = http.get(D);
             history.assertError(503, "history_unavailable", null);
             assertThat(history.header("retry-after")).isEqualTo("5");
             JsonNode decision = http.post(D, DECISION).json();
-            assertThat(decision.at("/answers/ok/decision").isTextual()).as(decision.toString()).isTrue();
+            assertThat(decision.at("/answers/ok/decision").isTextual())
+                    .as(decision.toString())
+                    .isTrue();
             assertThat(decision.at("/warnings/0/code").asText()).isEqualTo("history_write_failed");
 
             db.createStatement().execute("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true");
-            assertThat(http.get(D + "/" + earlier).status()).as("back when the database is").isEqualTo(200);
+            assertThat(http.get(D + "/" + earlier).status())
+                    .as("back when the database is")
+                    .isEqualTo(200);
         }
     }
 
@@ -68,10 +72,11 @@ class ReadOnlyHistoryTest {
             earlier = server.http().post(D, DECISION).json().path("id").asText();
         }
         try (Connection db = DriverManager.getConnection(jdbcUrl)) {
-            db.createStatement().executeUpdate("INSERT INTO flyway_schema_history (installed_rank, version, "
-                    + "description, type, script, checksum, installed_by, execution_time, success) "
-                    + "VALUES (999, '999', 'from a newer release', 'SQL', 'V999__newer.sql', 0, 'test', 1, "
-                    + (dialect == Dialect.SQLITE ? "1" : "true") + ")");
+            db.createStatement()
+                    .executeUpdate("INSERT INTO flyway_schema_history (installed_rank, version, "
+                            + "description, type, script, checksum, installed_by, execution_time, success) "
+                            + "VALUES (999, '999', 'from a newer release', 'SQL', 'V999__newer.sql', 0, 'test', 1, "
+                            + (dialect == Dialect.SQLITE ? "1" : "true") + ")");
         }
         try (var server = ArborServer.start(env)) {
             TestServer http = server.http();

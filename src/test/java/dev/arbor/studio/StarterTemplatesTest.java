@@ -15,10 +15,17 @@ class StarterTemplatesTest {
         Path data = Files.createTempDirectory("arbor-seed-");
         for (int start = 0; start < 2; start++) {
             try (var server = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
-                var versions = server.http().get("/v1/studio/templates/builtin/tour/versions").json().path("data");
+                var versions = server.http()
+                        .get("/v1/studio/templates/builtin/tour/versions")
+                        .json()
+                        .path("data");
                 assertThat(versions).hasSize(1);
                 assertThat(versions.get(0).path("note").asText()).isEqualTo("Starter template");
-                assertThat(server.http().get("/v1/studio/templates/builtin/tour").json().path("questions").size())
+                assertThat(server.http()
+                                .get("/v1/studio/templates/builtin/tour")
+                                .json()
+                                .path("questions")
+                                .size())
                         .isEqualTo(6);
             }
         }

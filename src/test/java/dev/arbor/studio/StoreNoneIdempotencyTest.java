@@ -31,9 +31,10 @@ class StoreNoneIdempotencyTest {
             HttpReply kept = http.post(D, secret.replace("\"none\"", "\"full\""), "Idempotency-Key", "kept-1");
             assertThat(kept.status()).isEqualTo(200);
 
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"));
-                 ResultSet rows = db.createStatement().executeQuery(
-                         "SELECT idempotency_key, response_body FROM idempotency_keys")) {
+            try (Connection db = DriverManager.getConnection(
+                            "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"));
+                    ResultSet rows = db.createStatement()
+                            .executeQuery("SELECT idempotency_key, response_body FROM idempotency_keys")) {
                 var keys = new java.util.ArrayList<String>();
                 while (rows.next()) {
                     keys.add(rows.getString(1));

@@ -21,19 +21,30 @@ class StudioSettingsTest {
     void historyIsSweptByItsRetentionSparingPinnedAndLabelledDecisions() throws Exception {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();
-            http.post("/v1/studio/templates", "{\"id\": \"forever\", \"retention_days\": 0, \"model\": "
-                    + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
-            http.post("/v1/studio/templates", "{\"id\": \"brief\", \"retention_days\": 1, \"model\": "
-                    + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            http.post(
+                    "/v1/studio/templates",
+                    "{\"id\": \"forever\", \"retention_days\": 0, \"model\": "
+                            + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            http.post(
+                    "/v1/studio/templates",
+                    "{\"id\": \"brief\", \"retention_days\": 1, \"model\": "
+                            + "\"hash-decider\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
             String plain = http.post(D, DECISION).json().path("id").asText();
             String pinned = http.post(D, DECISION).json().path("id").asText();
             http.patch(D + "/" + pinned, "{\"pinned\": true}");
             String labelled = http.post(D, DECISION).json().path("id").asText();
             http.post(D + "/" + labelled + "/feedback", "{\"expected\": {}, \"rating\": 1}");
             String fresh = http.post(D, DECISION).json().path("id").asText();
-            String forever = http.post(D, "{\"template\": \"forever\", \"state\": \"x\"}").json().path("id").asText();
-            String brief = http.post(D, "{\"template\": \"brief\", \"state\": \"x\"}").json().path("id").asText();
-            try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
+            String forever = http.post(D, "{\"template\": \"forever\", \"state\": \"x\"}")
+                    .json()
+                    .path("id")
+                    .asText();
+            String brief = http.post(D, "{\"template\": \"brief\", \"state\": \"x\"}")
+                    .json()
+                    .path("id")
+                    .asText();
+            try (Connection db = DriverManager.getConnection(
+                    "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"))) {
                 var age = db.prepareStatement("UPDATE studio_decisions SET created_at = created_at - ? WHERE id = ?");
                 for (String id : java.util.List.of(plain, pinned, labelled, forever)) {
                     age.setLong(1, 40L * 86_400_000);
@@ -48,9 +59,12 @@ class StudioSettingsTest {
             assertThat(freshOne.path("expires_at").asLong())
                     .isEqualTo(freshOne.path("created_at").asLong() + 30L * 86_400);
             for (String never : java.util.List.of(pinned, labelled, forever)) {
-                assertThat(http.get(D + "/" + never).json().path("expires_at").isNull()).as(never).isTrue();
+                assertThat(http.get(D + "/" + never).json().path("expires_at").isNull())
+                        .as(never)
+                        .isTrue();
             }
-            JsonNode settings = http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": 30}}").json();
+            JsonNode settings = http.patch("/v1/studio/settings", "{\"history\": {\"retention_days\": 30}}")
+                    .json();
             assertThat(settings.at("/storage/last_sweep_deleted").asInt()).isEqualTo(2);
             http.get(D + "/" + plain).assertError(404, "decision_not_found", "decision_id");
             http.get(D + "/" + brief).assertError(404, "decision_not_found", "decision_id");
@@ -93,7 +107,11 @@ class StudioSettingsTest {
             }
             http.patch("/v1/studio/settings", "{\"history\": {\"max_storage_gb\": 0}}");
             http.post(D, DECISION);
-            assertThat(http.get("/v1/studio/settings").json().at("/storage/decisions").asInt()).isEqualTo(5);
+            assertThat(http.get("/v1/studio/settings")
+                            .json()
+                            .at("/storage/decisions")
+                            .asInt())
+                    .isEqualTo(5);
         }
     }
 
@@ -105,28 +123,39 @@ class StudioSettingsTest {
             TestServer http = server.http();
             JsonNode defaults = http.get("/v1/studio/settings").json();
             assertThat(defaults.path("object").asText()).isEqualTo("settings");
-            assertThat(defaults.path("history").toString()).isEqualTo("{\"store\":\"full\",\"store_media\":true,"
-                    + "\"on_store_error\":\"serve\",\"retention_days\":30,\"keep_labelled\":true,"
-                    + "\"max_storage_gb\":20.0}");
-            assertThat(defaults.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.9);
+            assertThat(defaults.path("history").toString())
+                    .isEqualTo("{\"store\":\"full\",\"store_media\":true,"
+                            + "\"on_store_error\":\"serve\",\"retention_days\":30,\"keep_labelled\":true,"
+                            + "\"max_storage_gb\":20.0}");
+            assertThat(defaults.at("/decisions/default_act_threshold").asDouble())
+                    .isEqualTo(0.9);
             assertThat(defaults.at("/storage/decisions").asInt()).isZero();
 
             JsonNode kept = http.post(D, DECISION).json();
-            assertThat(http.get(D + "/" + kept.path("id").asText()).json().at("/input/media/0/available")
-                    .asBoolean()).isTrue();
-            http.patch("/v1/studio/settings", "{\"history\": {\"store_media\": false}, "
-                    + "\"decisions\": {\"default_act_threshold\": 0.5}}");
+            assertThat(http.get(D + "/" + kept.path("id").asText())
+                            .json()
+                            .at("/input/media/0/available")
+                            .asBoolean())
+                    .isTrue();
+            http.patch(
+                    "/v1/studio/settings",
+                    "{\"history\": {\"store_media\": false}, " + "\"decisions\": {\"default_act_threshold\": 0.5}}");
             JsonNode withoutMedia = http.post(D, DECISION).json();
             assertThat(withoutMedia.at("/settings/act_threshold").asDouble()).isEqualTo(0.5);
-            assertThat(withoutMedia.at("/settings/sources/act_threshold").asText()).isEqualTo("studio");
-            assertThat(http.get(D + "/" + withoutMedia.path("id").asText()).json().at("/input/media/0/available")
-                    .asBoolean()).isFalse();
+            assertThat(withoutMedia.at("/settings/sources/act_threshold").asText())
+                    .isEqualTo("studio");
+            assertThat(http.get(D + "/" + withoutMedia.path("id").asText())
+                            .json()
+                            .at("/input/media/0/available")
+                            .asBoolean())
+                    .isFalse();
 
             JsonNode patched = http.patch("/v1/studio/settings", "{\"history\": {\"store\": \"answers_only\"}}")
                     .json();
             assertThat(patched.at("/history/store").asText()).isEqualTo("answers_only");
             assertThat(patched.at("/storage/decisions").asInt()).isEqualTo(2);
-            JsonNode lowered = http.post(D, DECISION.replace("{\"model\"", "{\"store\": \"full\", \"model\"")).json();
+            JsonNode lowered = http.post(D, DECISION.replace("{\"model\"", "{\"store\": \"full\", \"model\""))
+                    .json();
             assertThat(lowered.path("store").asText()).isEqualTo("answers_only");
             assertThat(lowered.at("/warnings/0/code").asText()).isEqualTo("store_downgraded");
             assertThat(lowered.at("/warnings/0/message").asText()).startsWith("The studio keeps at most");
@@ -149,14 +178,18 @@ class StudioSettingsTest {
             TestServer http = server.http();
             JsonNode settings = http.get("/v1/studio/settings").json();
             assertThat(settings.at("/history/on_store_error").asText()).isEqualTo("fail");
-            assertThat(settings.at("/decisions/default_act_threshold").asDouble()).isEqualTo(0.5);
+            assertThat(settings.at("/decisions/default_act_threshold").asDouble())
+                    .isEqualTo(0.5);
             try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + data.resolve("arbor.db"))) {
-                db.createStatement().execute("CREATE TRIGGER refuse BEFORE INSERT ON studio_decisions "
-                        + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
+                db.createStatement()
+                        .execute("CREATE TRIGGER refuse BEFORE INSERT ON studio_decisions "
+                                + "BEGIN SELECT RAISE(ABORT, 'disk is full'); END");
             }
             http.post(D, DECISION).assertError(503, "store_failed", null);
             assertThat(http.post(D, DECISION.replace("{\"model\"", "{\"on_store_error\": \"serve\", \"model\""))
-                    .header("x-studio-stored")).as("the request's own choice wins").isEqualTo("failed");
+                            .header("x-studio-stored"))
+                    .as("the request's own choice wins")
+                    .isEqualTo("failed");
         }
     }
 }

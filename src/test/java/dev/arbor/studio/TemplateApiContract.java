@@ -16,8 +16,7 @@ abstract class TemplateApiContract extends ServerContract {
                  "variables": {"message": {"type": "string", "max_length": 5000}},
                  "state": "Customer wrote: {{message}}",
                  "questions": {"team": {"type": "choice", "criteria": %s},
-                               "urgent": {"type": "noul", "instructions": "Does this need an answer today?"}}}"""
-                .formatted(id, options);
+                               "urgent": {"type": "noul", "instructions": "Does this need an answer today?"}}}""".formatted(id, options);
     }
 
     @Test
@@ -52,8 +51,7 @@ abstract class TemplateApiContract extends ServerContract {
     void saveErrorsComeAllAtOnce() {
         JsonNode error = http.post(T, """
                 {"id": "broken", "variables": {"msg": {"type": "string"}}, "state": "{{mesage}}",
-                 "questions": {"q": {"type": "choice", "criteria": ["{{msg}}"]}}, "metadata": {"k": 5}}""")
-                .assertError(400, "invalid_metadata", "metadata.k");
+                 "questions": {"q": {"type": "choice", "criteria": ["{{msg}}"]}}, "metadata": {"k": 5}}""").assertError(400, "invalid_metadata", "metadata.k");
         assertThat(error.path("details").findValuesAsText("code"))
                 .containsExactly("invalid_metadata", "undeclared_variable", "placeholder_not_allowed");
     }
@@ -62,8 +60,7 @@ abstract class TemplateApiContract extends ServerContract {
     void settingsRangesAndQuestionsAreReportedTogether() {
         JsonNode error = http.post(T, """
                 {"id": "ranges", "settings": {"temperature": 50},
-                 "questions": {"bad key": {"type": "noul"}, "q": {"type": "maybe"}}}""")
-                .assertError(400, "invalid_field", "questions[\"bad key\"]");
+                 "questions": {"bad key": {"type": "noul"}, "q": {"type": "maybe"}}}""").assertError(400, "invalid_field", "questions[\"bad key\"]");
         assertThat(error.path("details").findValuesAsText("param"))
                 .containsExactlyInAnyOrder("settings.temperature", "questions[\"bad key\"]", "questions.q.type");
     }
@@ -78,8 +75,9 @@ abstract class TemplateApiContract extends ServerContract {
 
         HttpReply same = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]"));
         assertThat(same.json().path("change").asText()).isEqualTo("unchanged");
-        HttpReply renamed = http.put(T + "/tri-2", triage("tri-2", "[\"billing\", \"tech\", \"sales\"]")
-                .replace("Support triage", "Triage"));
+        HttpReply renamed = http.put(
+                T + "/tri-2",
+                triage("tri-2", "[\"billing\", \"tech\", \"sales\"]").replace("Support triage", "Triage"));
         assertThat(renamed.json().path("change").asText()).isEqualTo("metadata_only");
         assertThat(renamed.json().path("version").asInt()).isEqualTo(2);
 
@@ -105,20 +103,24 @@ abstract class TemplateApiContract extends ServerContract {
         http.put(T + "/tri-3", withBase).assertError(412, "version_conflict", "base_version");
         http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "version two")
                 .assertError(400, "invalid_parameter", "If-Match");
-        assertThat(http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "W/\"2\"").status()).isEqualTo(200);
+        assertThat(http.put(T + "/tri-3", triage("tri-3", "[\"a\"]"), "If-Match", "W/\"2\"")
+                        .status())
+                .isEqualTo(200);
     }
 
     @Test
     void patchMergesIntoTheLatestDefinition() {
         http.post(T, triage("tri-4", "{\"billing\": \"invoices\", \"tech\": \"bugs\"}"));
-        HttpReply added = http.patch(T + "/tri-4", "{\"questions\": {\"team\": {\"criteria\": {\"legal\": \"contracts\"}}}}");
+        HttpReply added =
+                http.patch(T + "/tri-4", "{\"questions\": {\"team\": {\"criteria\": {\"legal\": \"contracts\"}}}}");
         assertThat(added.json().path("version").asInt()).isEqualTo(2);
         assertThat(added.json().at("/questions/team/criteria").toString())
                 .isEqualTo("{\"billing\":\"invoices\",\"tech\":\"bugs\",\"legal\":\"contracts\"}");
 
         HttpReply removed = http.patch(T + "/tri-4", "{\"questions\": {\"urgent\": null}}");
         assertThat(removed.json().path("questions").has("urgent")).isFalse();
-        assertThat(http.get(T + "/tri-4/versions/3").json().at("/changes/class").asText()).isEqualTo("breaking");
+        assertThat(http.get(T + "/tri-4/versions/3").json().at("/changes/class").asText())
+                .isEqualTo("breaking");
 
         HttpReply head = http.patch(T + "/tri-4", "{\"description\": \"Routes tickets\"}");
         assertThat(head.json().path("change").asText()).isEqualTo("metadata_only");
@@ -145,9 +147,15 @@ abstract class TemplateApiContract extends ServerContract {
         HttpReply alias = http.put(T + "/tri-5/aliases/stable", "{\"version\": 2}");
         assertThat(alias.json().path("version").asInt()).isEqualTo(2);
         assertThat(alias.json().path("previous_version").isNull()).isTrue();
-        assertThat(http.get(T + "/tri-5/versions/stable").json().path("version").asInt()).isEqualTo(2);
-        assertThat(http.get(T + "/tri-5/versions/latest").json().path("version").asInt()).isEqualTo(3);
-        assertThat(http.get(T + "/tri-5?version=stable").json().at("/questions/team/criteria").size()).isEqualTo(3);
+        assertThat(http.get(T + "/tri-5/versions/stable").json().path("version").asInt())
+                .isEqualTo(2);
+        assertThat(http.get(T + "/tri-5/versions/latest").json().path("version").asInt())
+                .isEqualTo(3);
+        assertThat(http.get(T + "/tri-5?version=stable")
+                        .json()
+                        .at("/questions/team/criteria")
+                        .size())
+                .isEqualTo(3);
 
         JsonNode missing = http.get(T + "/tri-5/versions/7").assertError(404, "template_version_not_found", "version");
         assertThat(missing.path("message").asText()).contains("1–3");
@@ -156,23 +164,35 @@ abstract class TemplateApiContract extends ServerContract {
 
         http.put(T + "/tri-5/aliases/latest", "{\"version\": 1}").assertError(400, "invalid_field", "alias");
         http.put(T + "/tri-5/aliases/Bad!", "{\"version\": 1}").assertError(400, "invalid_field", "alias");
-        http.put(T + "/tri-5/aliases/old", "{\"version\": 9}").assertError(404, "template_version_not_found", "version");
+        http.put(T + "/tri-5/aliases/old", "{\"version\": 9}")
+                .assertError(404, "template_version_not_found", "version");
         http.put(T + "/tri-5/aliases/old", "{\"version\": \"1\"}").assertError(400, "invalid_field", "version");
-        assertThat(http.delete(T + "/tri-5/aliases/stable").json().path("deleted").asBoolean()).isTrue();
+        assertThat(http.delete(T + "/tri-5/aliases/stable")
+                        .json()
+                        .path("deleted")
+                        .asBoolean())
+                .isTrue();
         http.delete(T + "/tri-5/aliases/stable").assertError(404, "alias_not_found", "alias");
     }
 
     @Test
     void archivedTemplatesTakeNoNewVersions() {
         http.post(T, triage("tri-6", "[\"a\", \"b\"]"));
-        assertThat(http.action(T + "/tri-6/archive").json().path("archived").asBoolean()).isTrue();
+        assertThat(http.action(T + "/tri-6/archive").json().path("archived").asBoolean())
+                .isTrue();
         http.put(T + "/tri-6", triage("tri-6", "[\"a\"]")).assertError(409, "template_archived", null);
         assertThat(http.get(T).json().path("data").findValuesAsText("id")).doesNotContain("tri-6");
         assertThat(http.get(T + "?include_archived=true").json().path("data").findValuesAsText("id"))
                 .contains("tri-6");
-        assertThat(http.get(T + "?archived=true").json().path("data").findValuesAsText("id")).containsExactly("tri-6");
-        assertThat(http.action(T + "/tri-6/unarchive").json().path("archived").asBoolean()).isFalse();
-        assertThat(http.put(T + "/tri-6", triage("tri-6", "[\"a\"]")).json().path("version").asInt()).isEqualTo(2);
+        assertThat(http.get(T + "?archived=true").json().path("data").findValuesAsText("id"))
+                .containsExactly("tri-6");
+        assertThat(http.action(T + "/tri-6/unarchive").json().path("archived").asBoolean())
+                .isFalse();
+        assertThat(http.put(T + "/tri-6", triage("tri-6", "[\"a\"]"))
+                        .json()
+                        .path("version")
+                        .asInt())
+                .isEqualTo(2);
     }
 
     @Test
@@ -195,8 +215,11 @@ abstract class TemplateApiContract extends ServerContract {
         http.patch(T + "/page-a", "{\"description\": \"touched\"}");
         JsonNode first = http.get(T + "?q=page-&limit=2").json();
         assertThat(first.path("data").findValuesAsText("id")).containsExactly("page-a", "page-c");
-        assertThat(first.path("data").get(0).at("/summary/questions").toString()).isEqualTo("[\"team\",\"urgent\"]");
-        JsonNode second = http.get(T + "?q=page-&limit=2&after=" + first.path("last_id").asText()).json();
+        assertThat(first.path("data").get(0).at("/summary/questions").toString())
+                .isEqualTo("[\"team\",\"urgent\"]");
+        JsonNode second = http.get(
+                        T + "?q=page-&limit=2&after=" + first.path("last_id").asText())
+                .json();
         assertThat(second.path("data").findValuesAsText("id")).containsExactly("page-b");
         assertThat(second.path("has_more").asBoolean()).isFalse();
         http.get(T + "?after=nope").assertError(400, "invalid_parameter", "after");
@@ -207,7 +230,8 @@ abstract class TemplateApiContract extends ServerContract {
     void unknownTemplatesAndOversizedBodies() {
         http.get(T + "/ghost").assertError(404, "template_not_found", "template");
         http.get(T + "/ghost/versions/1").assertError(404, "template_not_found", "template");
-        String big = triage("huge", "[\"a\"]").replace("Support triage", "x".repeat(100))
+        String big = triage("huge", "[\"a\"]")
+                .replace("Support triage", "x".repeat(100))
                 .replace("\"name\"", "\"description\": \"" + "d".repeat(300_000) + "\", \"name\"");
         http.post(T, big).assertError(413, "payload_too_large", null);
     }
@@ -223,15 +247,27 @@ abstract class TemplateApiContract extends ServerContract {
         assertThat(diff.path("changes").toString())
                 .contains("{\"op\":\"add\",\"path\":\"/settings/act_threshold\",\"value\":0.85}");
         http.get(T + "/tri-8/versions/1/diff").assertError(400, "invalid_parameter", "against");
-        assertThat(http.get(T + "/tri-8/versions/1/diff?against=2").json().path("from").asInt()).isEqualTo(2);
+        assertThat(http.get(T + "/tri-8/versions/1/diff?against=2")
+                        .json()
+                        .path("from")
+                        .asInt())
+                .isEqualTo(2);
 
         HttpReply restored = http.action(T + "/tri-8/versions/1/restore");
         assertThat(restored.json().path("version").asInt()).isEqualTo(3);
         assertThat(restored.json().path("note").asText()).isEqualTo("Restore version 1");
         assertThat(restored.json().path("content_hash").asText())
-                .isEqualTo(http.get(T + "/tri-8/versions/1").json().path("content_hash").asText());
-        assertThat(http.get(T + "/tri-8/versions/3").json().path("source").asText()).isEqualTo("restore");
-        assertThat(http.action(T + "/tri-8/versions/3/restore").json().path("change").asText()).isEqualTo("unchanged");
+                .isEqualTo(http.get(T + "/tri-8/versions/1")
+                        .json()
+                        .path("content_hash")
+                        .asText());
+        assertThat(http.get(T + "/tri-8/versions/3").json().path("source").asText())
+                .isEqualTo("restore");
+        assertThat(http.action(T + "/tri-8/versions/3/restore")
+                        .json()
+                        .path("change")
+                        .asText())
+                .isEqualTo("unchanged");
         http.action(T + "/tri-8/versions/9/restore").assertError(404, "template_version_not_found", "version");
 
         JsonNode schema = http.get(T + "/tri-8/schema").json();
@@ -252,29 +288,40 @@ abstract class TemplateApiContract extends ServerContract {
         assertThat(support.path("origin").asText()).isEqualTo("builtin");
         assertThat(support.at("/questions/team/type").asText()).isEqualTo("choice");
         assertThat(support.at("/metadata/studio.group").asText()).isEqualTo("Support");
-        assertThat(http.get(T + "/builtin/support/versions/1").json().path("created_by").asText()).isEqualTo("studio");
+        assertThat(http.get(T + "/builtin/support/versions/1")
+                        .json()
+                        .path("created_by")
+                        .asText())
+                .isEqualTo("studio");
 
         http.put(T + "/builtin/support", "{\"questions\": {\"q\": {\"type\": \"noul\"}}}")
                 .assertError(403, "template_read_only", null);
         http.put(T + "/builtin/brand-new", "{\"questions\": {\"q\": {\"type\": \"noul\"}}}")
                 .assertError(403, "template_read_only", null);
-        http.patch(T + "/builtin/support", "{\"description\": \"mine now\"}").assertError(403, "template_read_only", null);
+        http.patch(T + "/builtin/support", "{\"description\": \"mine now\"}")
+                .assertError(403, "template_read_only", null);
         http.delete(T + "/builtin/support?confirm=builtin/support").assertError(403, "template_read_only", null);
         http.action(T + "/builtin/support/archive").assertError(403, "template_read_only", null);
-        http.put(T + "/builtin/support/aliases/stable", "{\"version\": 1}").assertError(403, "template_read_only", null);
+        http.put(T + "/builtin/support/aliases/stable", "{\"version\": 1}")
+                .assertError(403, "template_read_only", null);
         http.post(T, triage("builtin", "[\"a\"]")).assertError(400, "invalid_field", "id");
 
         HttpReply clone = http.post(T, "{\"id\": \"my-support\", \"from\": {\"template\": \"builtin/support@1\"}}");
         assertThat(clone.status()).isEqualTo(201);
         assertThat(clone.json().path("origin").asText()).isEqualTo("user");
-        assertThat(clone.json().path("content_hash").asText()).isEqualTo(support.path("content_hash").asText());
-        assertThat(http.get(T + "/my-support/versions/1").json().path("source").asText()).isEqualTo("clone");
+        assertThat(clone.json().path("content_hash").asText())
+                .isEqualTo(support.path("content_hash").asText());
+        assertThat(http.get(T + "/my-support/versions/1").json().path("source").asText())
+                .isEqualTo("clone");
 
-        HttpReply narrowed = http.post(T, "{\"id\": \"my-support-2\", \"from\": {\"template\": \"builtin/support\"},"
-                + " \"questions\": {\"urgent\": {\"type\": \"noul\"}}}");
+        HttpReply narrowed = http.post(
+                T,
+                "{\"id\": \"my-support-2\", \"from\": {\"template\": \"builtin/support\"},"
+                        + " \"questions\": {\"urgent\": {\"type\": \"noul\"}}}");
         assertThat(narrowed.json().path("questions").size()).isEqualTo(1);
 
-        http.post(T, "{\"id\": \"c3\", \"from\": \"builtin/support\"}").assertError(400, "invalid_field", "from.template");
+        http.post(T, "{\"id\": \"c3\", \"from\": \"builtin/support\"}")
+                .assertError(400, "invalid_field", "from.template");
         http.post(T, "{\"id\": \"c3\", \"from\": {\"template\": \"nowhere@1\"}}")
                 .assertError(404, "template_not_found", "from.template");
         http.post(T, "{\"id\": \"c3\", \"from\": {\"template\": \"builtin/support@9\"}}")
@@ -284,8 +331,10 @@ abstract class TemplateApiContract extends ServerContract {
     @Test
     void inputLongerThanAModelReadsIsANoteNotAnIncompatibility() {
         http.post(T, triage("long-input", "[\"billing\", \"tech\"]"));
-        JsonNode minilm = http.get(T + "/long-input/compatibility").json().path("models").findParents("model")
-                .stream().filter(m -> m.path("model").asText().equals("minilm-decider")).findFirst().orElseThrow();
+        JsonNode minilm = http.get(T + "/long-input/compatibility").json().path("models").findParents("model").stream()
+                .filter(m -> m.path("model").asText().equals("minilm-decider"))
+                .findFirst()
+                .orElseThrow();
         assertThat(minilm.path("ok").asBoolean()).isTrue();
         assertThat(minilm.path("problems").size()).isZero();
         assertThat(minilm.path("notes").toString()).contains("1250 tokens; it reads 256");
@@ -307,21 +356,30 @@ abstract class TemplateApiContract extends ServerContract {
         JsonNode report = http.get(T + "/photo-check/compatibility").json();
         assertThat(report.path("object").asText()).isEqualTo("template.compatibility");
         JsonNode small = report.path("models").findParents("model").stream()
-                .filter(m -> m.path("model").asText().equals("hash-small")).findFirst().orElseThrow();
+                .filter(m -> m.path("model").asText().equals("hash-small"))
+                .findFirst()
+                .orElseThrow();
         assertThat(small.path("ok").asBoolean()).isFalse();
-        assertThat(small.path("problems").findValuesAsText("code")).containsExactly("type_not_supported",
-                "too_many_options", "modality_not_supported");
+        assertThat(small.path("problems").findValuesAsText("code"))
+                .containsExactly("type_not_supported", "too_many_options", "modality_not_supported");
         assertThat(small.path("notes").toString()).contains("tokens; it reads 512");
         JsonNode big = report.path("models").findParents("model").stream()
-                .filter(m -> m.path("model").asText().equals("hash-decider")).findFirst().orElseThrow();
+                .filter(m -> m.path("model").asText().equals("hash-decider"))
+                .findFirst()
+                .orElseThrow();
         assertThat(big.path("ok").asBoolean()).isTrue();
-        assertThat(http.get(T + "/photo-check?include=compatibility").json().path("compatibility").size())
+        assertThat(http.get(T + "/photo-check?include=compatibility")
+                        .json()
+                        .path("compatibility")
+                        .size())
                 .isEqualTo(report.path("models").size());
 
         http.post(T, template.replace("photo-check", "p2").formatted(", \"model\": \"gpt-9\""))
                 .assertError(400, "invalid_field", "model");
-        http.post(T, template.replace("photo-check", "p3")
-                        .formatted(", \"settings\": {\"models\": {\"gpt-9\": {\"temperature\": 2}}}"))
+        http.post(
+                        T,
+                        template.replace("photo-check", "p3")
+                                .formatted(", \"settings\": {\"models\": {\"gpt-9\": {\"temperature\": 2}}}"))
                 .assertError(400, "invalid_field", "settings.models.gpt-9");
     }
 }

@@ -25,11 +25,33 @@ class UploadFuzzTest {
     private static final long SEED = Long.getLong("fuzz.seed", System.nanoTime());
     private static final int CASES = Integer.getInteger("fuzz.cases", 300);
     private static final Set<Integer> CLEAR = Set.of(201, 400, 413, 415);
-    private static final List<String> TYPES = List.of("image/png", "audio/mpeg", "video/mp4", "text/plain",
-            "image/svg+xml", "application/octet-stream", "", "image/", "/", "multipart/form-data",
-            Multipart.CONTENT_TYPE, "multipart/form-data; boundary=", "multipart/form-data; boundary=\"x y\"");
-    private static final List<String> NAMES = List.of("a.png", "../../etc/passwd", "C:\\x\\y.mp3", "", ".", "..",
-            "noext", "x.webm", "é€😀.jpg", "a\u0000b.png", "a\r\nX-Evil: 1.png", "x".repeat(600) + ".gif");
+    private static final List<String> TYPES = List.of(
+            "image/png",
+            "audio/mpeg",
+            "video/mp4",
+            "text/plain",
+            "image/svg+xml",
+            "application/octet-stream",
+            "",
+            "image/",
+            "/",
+            "multipart/form-data",
+            Multipart.CONTENT_TYPE,
+            "multipart/form-data; boundary=",
+            "multipart/form-data; boundary=\"x y\"");
+    private static final List<String> NAMES = List.of(
+            "a.png",
+            "../../etc/passwd",
+            "C:\\x\\y.mp3",
+            "",
+            ".",
+            "..",
+            "noext",
+            "x.webm",
+            "é€😀.jpg",
+            "a\u0000b.png",
+            "a\r\nX-Evil: 1.png",
+            "x".repeat(600) + ".gif");
 
     private static ArborServer server;
     private static TestServer http;
@@ -54,27 +76,39 @@ class UploadFuzzTest {
             String type = TYPES.get(random.nextInt(TYPES.size()));
             byte[] body = random.nextBoolean() ? form(random) : bytes(random, random.nextInt(64));
             String name = NAMES.get(random.nextInt(NAMES.size()));
-            String query = random.nextBoolean() ? "" : "?name=" + java.net.URLEncoder.encode(name,
-                    StandardCharsets.UTF_8) + (random.nextInt(4) == 0 ? "&purpose=other" : "");
+            String query = random.nextBoolean()
+                    ? ""
+                    : "?name=" + java.net.URLEncoder.encode(name, StandardCharsets.UTF_8)
+                            + (random.nextInt(4) == 0 ? "&purpose=other" : "");
             HttpReply reply;
             try {
-                reply = type.isEmpty() ? http.sendBytes("POST", FilesApiContract.F + query, body)
+                reply = type.isEmpty()
+                        ? http.sendBytes("POST", FilesApiContract.F + query, body)
                         : http.sendBytes("POST", FilesApiContract.F + query, body, "Content-Type", type);
             } catch (RuntimeException e) {
-                throw new AssertionError("case " + i + " (" + type + ", " + query + ", " + body.length
-                        + " bytes) got no answer; the case before: " + previous, e);
+                throw new AssertionError(
+                        "case " + i + " (" + type + ", " + query + ", " + body.length
+                                + " bytes) got no answer; the case before: " + previous,
+                        e);
             }
-            assertThat(CLEAR).as("case %d (%s, %s): %s", i, type, query, reply.body()).contains(reply.status());
+            assertThat(CLEAR)
+                    .as("case %d (%s, %s): %s", i, type, query, reply.body())
+                    .contains(reply.status());
             previous = i + " (" + type + ", " + query + ", " + body.length + " bytes) -> " + reply.status() + " "
                     + reply.headers().map();
             if (reply.status() == 201) {
                 String id = reply.json().path("id").asText();
                 assertThat(http.get(FilesApiContract.F + "/" + id).status()).isEqualTo(200);
-                String disposition = http.get(FilesApiContract.F + "/" + id + "/content")
-                        .header("content-disposition");
-                assertThat(disposition).doesNotContain("\r").doesNotContain("\n").doesNotContain("/");
+                String disposition =
+                        http.get(FilesApiContract.F + "/" + id + "/content").header("content-disposition");
+                assertThat(disposition)
+                        .doesNotContain("\r")
+                        .doesNotContain("\n")
+                        .doesNotContain("/");
             } else {
-                assertThat(reply.json().path("error").path("code").asText()).as(reply.body()).isNotBlank();
+                assertThat(reply.json().path("error").path("code").asText())
+                        .as(reply.body())
+                        .isNotBlank();
             }
         }
     }
@@ -83,8 +117,11 @@ class UploadFuzzTest {
     private static byte[] form(Random random) {
         var form = new Multipart();
         if (random.nextInt(5) > 0) {
-            form.file(random.nextBoolean() ? "file" : "other", NAMES.get(random.nextInt(NAMES.size())),
-                    TYPES.get(random.nextInt(TYPES.size())), bytes(random, random.nextInt(2048)));
+            form.file(
+                    random.nextBoolean() ? "file" : "other",
+                    NAMES.get(random.nextInt(NAMES.size())),
+                    TYPES.get(random.nextInt(TYPES.size())),
+                    bytes(random, random.nextInt(2048)));
         }
         if (random.nextBoolean()) {
             form.field(random.nextBoolean() ? "purpose" : "file", random.nextBoolean() ? "media" : "x");
@@ -99,9 +136,10 @@ class UploadFuzzTest {
                 flipped[random.nextInt(flipped.length)] ^= (byte) (1 + random.nextInt(255));
                 out.writeBytes(flipped);
             }
-            default -> out.writeBytes(new String(whole, StandardCharsets.ISO_8859_1)
-                    .replace("Content-Disposition", random.nextBoolean() ? "Content-Dispositio" : "X")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+            default ->
+                out.writeBytes(new String(whole, StandardCharsets.ISO_8859_1)
+                        .replace("Content-Disposition", random.nextBoolean() ? "Content-Dispositio" : "X")
+                        .getBytes(StandardCharsets.ISO_8859_1));
         }
         return out.toByteArray();
     }

@@ -84,7 +84,11 @@ public final class ChatCompletionsServer implements AutoCloseable {
         ObjectNode choice = answer.putArray("choices").addObject();
         choice.putObject("message").put("role", "assistant").put("content", best);
         if (logprobs && body.path("logprobs").asBoolean()) {
-            choice.putObject("logprobs").putArray("content").addObject().put("token", best).put("logprob", -0.05)
+            choice.putObject("logprobs")
+                    .putArray("content")
+                    .addObject()
+                    .put("token", best)
+                    .put("logprob", -0.05)
                     .set("top_logprobs", alternatives);
         }
         answer.putObject("usage").put("prompt_tokens", prompt.length() / 4).put("completion_tokens", 1);

@@ -46,8 +46,9 @@ public final class EverythingServer implements AutoCloseable {
     /** A server on a given port: a restart where the last one was, which knows none of its sessions. */
     public static EverythingServer start(String transport, int port) throws IOException {
         Path script = script();
-        var builder = new ProcessBuilder("node", "--require", FIXTURE.resolve("loopback.cjs").toString(),
-                script.toString(), transport).redirectErrorStream(true)
+        var builder = new ProcessBuilder(
+                        "node", "--require", FIXTURE.resolve("loopback.cjs").toString(), script.toString(), transport)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.environment().put("PORT", Integer.toString(port));
         Process process = builder.start();

@@ -78,9 +78,12 @@ public final class HttpReceiver implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         String path = exchange.getRequestURI().getPath();
         var headers = new TreeMap<String, String>();
-        exchange.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT),
-                values.getFirst()));
-        received.add(new Received(exchange.getRequestMethod(), path, headers,
+        exchange.getRequestHeaders()
+                .forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), values.getFirst()));
+        received.add(new Received(
+                exchange.getRequestMethod(),
+                path,
+                headers,
                 new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
         try {
             CountDownLatch hold = holds.get(path);

@@ -38,7 +38,8 @@ public record HttpReply(int status, HttpHeaders headers, String body) {
         assertThat(error.has("decision_id")).isTrue();
         JsonNode first = error.path("details").path(0);
         assertThat(first.path("code").asText()).isEqualTo(code);
-        assertThat(first.path("message").asText()).isEqualTo(error.path("message").asText());
+        assertThat(first.path("message").asText())
+                .isEqualTo(error.path("message").asText());
         String requestId = error.path("request_id").asText();
         assertThat(requestId).isNotBlank().isEqualTo(header("x-request-id"));
         return error;

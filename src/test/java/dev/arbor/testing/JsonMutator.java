@@ -52,8 +52,11 @@ public final class JsonMutator {
     public JsonNode value(int depth) {
         return switch (random.nextInt(depth > 2 ? 5 : 7)) {
             case 0 -> NODES.textNode(strings.get(random.nextInt(strings.size())));
-            case 1 -> NODES.numberNode(Set.of(0, -1, 1, 7, Integer.MAX_VALUE).stream().skip(random.nextInt(5))
-                    .findFirst().orElse(0));
+            case 1 ->
+                NODES.numberNode(Set.of(0, -1, 1, 7, Integer.MAX_VALUE).stream()
+                        .skip(random.nextInt(5))
+                        .findFirst()
+                        .orElse(0));
             case 2 -> NODES.booleanNode(random.nextBoolean());
             case 3 -> NODES.nullNode();
             case 4 -> NODES.numberNode(random.nextDouble() * 1e300);

@@ -41,22 +41,27 @@ public final class OpenApiConformance {
         this.http = http;
         this.always = always.clone();
         this.document = http.get("/openapi.json").json();
-        document.path("paths").properties().forEach(path -> path.getValue().properties().forEach(op -> {
-            String template = path.getKey();
-            var regex = new StringBuilder();
-            int literal = 0;
-            for (String segment : template.substring(1).split("/")) {
-                regex.append("/");
-                if (segment.startsWith("{")) {
-                    regex.append("[^/]+");
-                } else {
-                    regex.append(Pattern.quote(segment));
-                    literal++;
-                }
-            }
-            operations.add(new Operation(op.getKey().toUpperCase(Locale.ROOT), template,
-                    Pattern.compile(regex.toString()), literal));
-        }));
+        document.path("paths")
+                .properties()
+                .forEach(path -> path.getValue().properties().forEach(op -> {
+                    String template = path.getKey();
+                    var regex = new StringBuilder();
+                    int literal = 0;
+                    for (String segment : template.substring(1).split("/")) {
+                        regex.append("/");
+                        if (segment.startsWith("{")) {
+                            regex.append("[^/]+");
+                        } else {
+                            regex.append(Pattern.quote(segment));
+                            literal++;
+                        }
+                    }
+                    operations.add(new Operation(
+                            op.getKey().toUpperCase(Locale.ROOT),
+                            template,
+                            Pattern.compile(regex.toString()),
+                            literal));
+                }));
     }
 
     public JsonNode document() {
@@ -103,17 +108,21 @@ public final class OpenApiConformance {
     public void check(String method, String path, String body, HttpReply reply) {
         String plain = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
         Operation operation = operations.stream()
-                .filter(op -> op.method().equals(method) && op.pattern().matcher(plain).matches())
+                .filter(op -> op.method().equals(method)
+                        && op.pattern().matcher(plain).matches())
                 .max(Comparator.comparingInt(Operation::literalSegments))
                 .orElseThrow(() -> new AssertionError("no operation in the document serves " + method + " " + path));
         JsonNode op = document.path("paths").path(operation.template()).path(method.toLowerCase(Locale.ROOT));
         String status = Integer.toString(reply.status());
-        JsonNode response = op.path("responses").has(status) ? op.path("responses").path(status)
+        JsonNode response = op.path("responses").has(status)
+                ? op.path("responses").path(status)
                 : op.path("responses").path("default");
         String what = method + " " + operation.template() + " " + status;
         seen.add(what);
         if (reply.status() >= 200 && reply.status() < 300) {
-            assertThat(op.path("responses").has(status)).as("%s is documented (%s)", what, reply.body()).isTrue();
+            assertThat(op.path("responses").has(status))
+                    .as("%s is documented (%s)", what, reply.body())
+                    .isTrue();
         }
         if (reply.status() == 204 || reply.body().isEmpty()) {
             assertThat(response.has("content")).as("%s has no body", what).isFalse();
@@ -123,15 +132,20 @@ public final class OpenApiConformance {
         if (!type.startsWith("application/json")) {
             String mediaType = type.split(";")[0].trim();
             String range = mediaType.replaceAll("/.*", "/*");
-            assertThat(response.path("content").has(mediaType) || response.path("content").has(range))
-                    .as("%s documents %s", what, mediaType).isTrue();
+            assertThat(response.path("content").has(mediaType)
+                            || response.path("content").has(range))
+                    .as("%s documents %s", what, mediaType)
+                    .isTrue();
             return;
         }
         JsonNode schema = response.path("content").path("application/json").path("schema");
         assertThat(schema.isObject()).as("%s has a JSON schema", what).isTrue();
         assertValid(schema, reply.json(), what + " answer " + reply.body());
         if (body != null && reply.status() < 300) {
-            JsonNode request = op.path("requestBody").path("content").path("application/json").path("schema");
+            JsonNode request = op.path("requestBody")
+                    .path("content")
+                    .path("application/json")
+                    .path("schema");
             assertThat(request.isObject()).as("%s documents its body", what).isTrue();
             assertValid(request, parse(body), what + " request " + body);
         }

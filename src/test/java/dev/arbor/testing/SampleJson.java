@@ -43,10 +43,12 @@ public sealed interface SampleJson {
             if (!actual.isTextual()) {
                 return Optional.of(where + " is not a string: " + actual);
             }
-            boolean fits = prefix ? actual.textValue().startsWith(text)
+            boolean fits = prefix
+                    ? actual.textValue().startsWith(text)
                     : actual.textValue().equals(text) || key.equals("version");
-            return fits ? Optional.empty() : Optional.of(where + " is " + actual + ", the sample shows \"" + text
-                    + (prefix ? "...\"" : "\""));
+            return fits
+                    ? Optional.empty()
+                    : Optional.of(where + " is " + actual + ", the sample shows \"" + text + (prefix ? "...\"" : "\""));
         }
     }
 
@@ -57,7 +59,8 @@ public sealed interface SampleJson {
                 return Optional.of(where + " is not a number: " + actual);
             }
             boolean varies = key.endsWith("_at") || key.endsWith("_ms") || key.equals("uptime_seconds");
-            return varies || actual.decimalValue().compareTo(number) == 0 ? Optional.empty()
+            return varies || actual.decimalValue().compareTo(number) == 0
+                    ? Optional.empty()
                     : Optional.of(where + " is " + actual + ", the sample shows " + number);
         }
     }
@@ -65,7 +68,8 @@ public sealed interface SampleJson {
     record Literal(String literal) implements SampleJson {
         @Override
         public Optional<String> mismatch(JsonNode actual, String key, String where) {
-            return actual.toString().equals(literal) ? Optional.empty()
+            return actual.toString().equals(literal)
+                    ? Optional.empty()
                     : Optional.of(where + " is " + actual + ", the sample shows " + literal);
         }
     }
@@ -77,8 +81,8 @@ public sealed interface SampleJson {
                 return Optional.of(where + " is not an array: " + actual);
             }
             if (actual.size() < elements.size() || (!open && actual.size() != elements.size())) {
-                return Optional.of(where + " has " + actual.size() + " elements, the sample shows "
-                        + elements.size() + (open ? " or more" : ""));
+                return Optional.of(where + " has " + actual.size() + " elements, the sample shows " + elements.size()
+                        + (open ? " or more" : ""));
             }
             for (int i = 0; i < elements.size(); i++) {
                 var problem = elements.get(i).mismatch(actual.get(i), key, where + "[" + i + "]");
@@ -196,8 +200,7 @@ public sealed interface SampleJson {
             }
             at++;
             String read = value.toString();
-            return read.endsWith("...") ? new Text(read.substring(0, read.length() - 3), true)
-                    : new Text(read, false);
+            return read.endsWith("...") ? new Text(read.substring(0, read.length() - 3), true) : new Text(read, false);
         }
 
         private SampleJson literal() {

@@ -32,7 +32,9 @@ class SampleJsonTest {
             ...                              | [1,2]                                | true
             """)
     void aSampleFitsOnlyTheAnswersItDescribes(String sample, String actual, boolean fits) throws Exception {
-        assertThat(SampleJson.parse(sample).mismatch(JSON.readTree(actual), "", "the answer").isEmpty())
+        assertThat(SampleJson.parse(sample)
+                        .mismatch(JSON.readTree(actual), "", "the answer")
+                        .isEmpty())
                 .isEqualTo(fits);
     }
 }

@@ -76,27 +76,45 @@ public final class SecuredMcpServer implements AutoCloseable {
 
     private SecuredMcpServer(boolean registration, long tokenSeconds) throws Exception {
         this.registration = registration;
-        this.authorization = new MockOAuth2Server(new OAuth2Config(false, null, null, true, new OAuth2TokenProvider(),
-                Set.of(new AudienceFromResource(tokenSeconds))));
+        this.authorization = new MockOAuth2Server(new OAuth2Config(
+                false, null, null, true, new OAuth2TokenProvider(), Set.of(new AudienceFromResource(tokenSeconds))));
         authorization.start(InetAddress.getByName("127.0.0.1"), 0);
 
-        var provider = HttpServletStreamableServerTransportProvider.builder().mcpEndpoint("/mcp")
+        var provider = HttpServletStreamableServerTransportProvider.builder()
+                .mcpEndpoint("/mcp")
                 .jsonMapper(new JacksonMcpJsonMapper(new ObjectMapper()))
-                .contextExtractor(request -> McpTransportContext.create(Map.of("subject",
-                        String.valueOf(request.getAttribute("subject")))))
+                .contextExtractor(request ->
+                        McpTransportContext.create(Map.of("subject", String.valueOf(request.getAttribute("subject")))))
                 .build();
-        this.mcp = McpServer.sync(provider).serverInfo("secured", "1.0.0")
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                .toolCall(McpSchema.Tool.builder("whoami", Map.of("type", "object", "properties", Map.of()))
-                        .description("Who the token is for").build(),
-                        (exchange, request) -> McpSchema.CallToolResult.builder().addTextContent("subject="
-                                + exchange.transportContext().get("subject")).build())
-                .toolCall(McpSchema.Tool.builder("add", Map.of("type", "object", "properties", Map.of("a",
-                                Map.of("type", "number"), "b", Map.of("type", "number")), "required", List.of("a", "b")))
-                        .description("Adds two numbers").build(),
-                        (exchange, request) -> McpSchema.CallToolResult.builder().addTextContent(String.valueOf(
-                                ((Number) request.arguments().get("a")).doubleValue()
-                                        + ((Number) request.arguments().get("b")).doubleValue())).build())
+        this.mcp = McpServer.sync(provider)
+                .serverInfo("secured", "1.0.0")
+                .capabilities(
+                        McpSchema.ServerCapabilities.builder().tools(false).build())
+                .toolCall(
+                        McpSchema.Tool.builder("whoami", Map.of("type", "object", "properties", Map.of()))
+                                .description("Who the token is for")
+                                .build(),
+                        (exchange, request) -> McpSchema.CallToolResult.builder()
+                                .addTextContent(
+                                        "subject=" + exchange.transportContext().get("subject"))
+                                .build())
+                .toolCall(
+                        McpSchema.Tool.builder(
+                                        "add",
+                                        Map.of(
+                                                "type",
+                                                "object",
+                                                "properties",
+                                                Map.of("a", Map.of("type", "number"), "b", Map.of("type", "number")),
+                                                "required",
+                                                List.of("a", "b")))
+                                .description("Adds two numbers")
+                                .build(),
+                        (exchange, request) -> McpSchema.CallToolResult.builder()
+                                .addTextContent(String.valueOf(
+                                        ((Number) request.arguments().get("a")).doubleValue()
+                                                + ((Number) request.arguments().get("b")).doubleValue()))
+                                .build())
                 .build();
 
         this.jetty = new Server();
@@ -116,8 +134,10 @@ public final class SecuredMcpServer implements AutoCloseable {
                 unauthorized.incrementAndGet();
                 var http = (HttpServletResponse) response;
                 http.setStatus(401);
-                http.setHeader("WWW-Authenticate", "Bearer resource_metadata=\"" + base()
-                        + "/.well-known/oauth-protected-resource/mcp\", scope=\"openid tools\"");
+                http.setHeader(
+                        "WWW-Authenticate",
+                        "Bearer resource_metadata=\"" + base()
+                                + "/.well-known/oauth-protected-resource/mcp\", scope=\"openid tools\"");
             }
         });
         bearer.setAsyncSupported(true);
@@ -127,10 +147,14 @@ public final class SecuredMcpServer implements AutoCloseable {
         jetty.setHandler(context);
         jetty.start();
         this.base = "http://127.0.0.1:" + connector.getLocalPort();
-        verifier.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.RS256,
+        verifier.setJWSKeySelector(new JWSVerificationKeySelector<>(
+                JWSAlgorithm.RS256,
                 JWKSourceBuilder.create(authorization.jwksUrl(ISSUER_ID).url()).build()));
-        verifier.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(mcpUrl(),
-                new JWTClaimsSet.Builder().issuer(authorization.issuerUrl(ISSUER_ID).toString()).build(),
+        verifier.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(
+                mcpUrl(),
+                new JWTClaimsSet.Builder()
+                        .issuer(authorization.issuerUrl(ISSUER_ID).toString())
+                        .build(),
                 Set.of("sub", "exp")));
     }
 
@@ -150,7 +174,9 @@ public final class SecuredMcpServer implements AutoCloseable {
 
     /** The issuer a gateway discovers: the mock's, or the front's when clients register. */
     public String issuer() {
-        return registration ? base() + "/front" : authorization.issuerUrl(ISSUER_ID).toString();
+        return registration
+                ? base() + "/front"
+                : authorization.issuerUrl(ISSUER_ID).toString();
     }
 
     /** Every token request the authorization server got: "grant_type client_id". */
@@ -218,7 +244,8 @@ public final class SecuredMcpServer implements AutoCloseable {
                 prm.putArray("bearer_methods_supported").add("header");
                 write(response, 200, prm);
             } else if (registration && path.equals("/.well-known/oauth-authorization-server/front")) {
-                ObjectNode metadata = (ObjectNode) fetch(authorization.oauth2AuthorizationServerMetadataUrl(ISSUER_ID)
+                ObjectNode metadata = (ObjectNode) fetch(authorization
+                        .oauth2AuthorizationServerMetadataUrl(ISSUER_ID)
                         .toString());
                 metadata.put("issuer", issuer());
                 metadata.put("registration_endpoint", issuer() + "/register");
@@ -244,24 +271,33 @@ public final class SecuredMcpServer implements AutoCloseable {
             if (request.getRequestURI().equals("/front/register")) {
                 JsonNode asked = JSON.readTree(body);
                 registrations.add(asked.path("redirect_uris").toString());
-                ObjectNode client = JSON.createObjectNode().put("client_id", "registered-" + clients.incrementAndGet())
+                ObjectNode client = JSON.createObjectNode()
+                        .put("client_id", "registered-" + clients.incrementAndGet())
                         .put("token_endpoint_auth_method", "none");
                 client.set("redirect_uris", asked.path("redirect_uris"));
                 write(response, 201, client);
             } else if (request.getRequestURI().equals("/front/token")) {
                 String form = new String(body, StandardCharsets.UTF_8);
                 if (refuseRefresh.get() && form.contains("grant_type=refresh_token")) {
-                    write(response, 400, JSON.createObjectNode().put("error", "invalid_grant")
-                            .put("error_description", "refresh token revoked"));
+                    write(
+                            response,
+                            400,
+                            JSON.createObjectNode()
+                                    .put("error", "invalid_grant")
+                                    .put("error_description", "refresh token revoked"));
                     return;
                 }
                 HttpResponse<String> answer;
                 try {
-                    answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                                    URI.create(authorization.tokenEndpointUrl(ISSUER_ID).toString()))
-                            .header("Content-Type", "application/x-www-form-urlencoded")
-                            .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-                            HttpResponse.BodyHandlers.ofString());
+                    answer = HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(URI.create(authorization
+                                                    .tokenEndpointUrl(ISSUER_ID)
+                                                    .toString()))
+                                            .header("Content-Type", "application/x-www-form-urlencoded")
+                                            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IOException(e);
@@ -301,10 +337,15 @@ public final class SecuredMcpServer implements AutoCloseable {
         @Override
         public List<String> audience(TokenRequest request) {
             tokenRequests.add(request.getAuthorizationGrant().getType().getValue() + " "
-                    + (request.getClientID() != null ? request.getClientID().getValue()
-                    : request.getClientAuthentication() != null
-                    ? request.getClientAuthentication().getClientID().getValue() : "-"));
-            return request.getResources() == null ? List.of("default")
+                    + (request.getClientID() != null
+                            ? request.getClientID().getValue()
+                            : request.getClientAuthentication() != null
+                                    ? request.getClientAuthentication()
+                                            .getClientID()
+                                            .getValue()
+                                    : "-"));
+            return request.getResources() == null
+                    ? List.of("default")
                     : request.getResources().stream().map(URI::toString).toList();
         }
 
@@ -321,8 +362,9 @@ public final class SecuredMcpServer implements AutoCloseable {
 
     private static JsonNode fetch(String url) throws IOException {
         try {
-            return JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body());
+            return JSON.readTree(HttpClient.newHttpClient()
+                    .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+                    .body());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(e);

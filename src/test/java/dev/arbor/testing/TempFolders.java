@@ -14,7 +14,8 @@ public final class TempFolders {
     /** Removes {@code folder} and everything in it, as far as it can: what is left stays in the temporary directory. */
     public static void deleteQuietly(Path folder) {
         try (Stream<Path> paths = Files.walk(folder)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException | UncheckedIOException e) {
             // best effort, as the comment above says
         }

@@ -29,7 +29,7 @@ public final class TestPostgres {
             }
             String name = "arbor_test_" + DATABASES.incrementAndGet();
             try (Connection connection = server.getPostgresDatabase().getConnection();
-                 Statement statement = connection.createStatement()) {
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE DATABASE " + name);
             }
             return server.getJdbcUrl("postgres", name);

@@ -67,18 +67,22 @@ public final class TestServer {
     }
 
     public HttpReply sendBytes(String method, String path, byte[] body, String... headers) {
-        return reply(request(method, path, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(body), Duration.ofSeconds(30), headers));
+        return reply(request(
+                method,
+                path,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body),
+                Duration.ofSeconds(30),
+                headers));
     }
 
     /** Sends a body of unknown length (chunked), such as one too large to hold. */
     public HttpReply sendStream(String method, String path, Supplier<InputStream> body, String... headers) {
-        return reply(request(method, path, HttpRequest.BodyPublishers.ofInputStream(body), Duration.ofSeconds(120),
-                headers));
+        return reply(request(
+                method, path, HttpRequest.BodyPublishers.ofInputStream(body), Duration.ofSeconds(120), headers));
     }
 
-    private HttpRequest request(String method, String path, HttpRequest.BodyPublisher body, Duration timeout,
-                                String... headers) {
+    private HttpRequest request(
+            String method, String path, HttpRequest.BodyPublisher body, Duration timeout, String... headers) {
         var builder = HttpRequest.newBuilder(uri(path)).timeout(timeout);
         for (int i = 0; i < headers.length; i += 2) {
             builder.header(headers[i], headers[i + 1]);
@@ -104,8 +108,10 @@ public final class TestServer {
 
     /** The bytes of a GET, for bodies that are not text. */
     public byte[] bytes(String path) {
-        return exchange(request("GET", path, HttpRequest.BodyPublishers.noBody(), Duration.ofSeconds(30)),
-                HttpResponse.BodyHandlers.ofByteArray()).body();
+        return exchange(
+                        request("GET", path, HttpRequest.BodyPublishers.noBody(), Duration.ofSeconds(30)),
+                        HttpResponse.BodyHandlers.ofByteArray())
+                .body();
     }
 
     /** Sends raw bytes over a socket, for requests an HTTP client refuses to make; returns the raw response. */

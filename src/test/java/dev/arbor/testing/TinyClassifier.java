@@ -44,7 +44,11 @@ public final class TinyClassifier {
         }
         var config = new StringBuilder("{\"architectures\": [\"TinyForSequenceClassification\"], \"id2label\": {");
         for (int i = 0; i < labels.size(); i++) {
-            config.append(i == 0 ? "" : ", ").append('"').append(i).append("\": \"").append(labels.get(i))
+            config.append(i == 0 ? "" : ", ")
+                    .append('"')
+                    .append(i)
+                    .append("\": \"")
+                    .append(labels.get(i))
                     .append('"');
         }
         Files.writeString(folder.resolve("config.json"), config.append("}}").toString());
@@ -77,11 +81,14 @@ public final class TinyClassifier {
                 .message(1, node("Gather", List.of("word", "input_ids"), "word_embedded"))
                 .message(1, node("Gather", List.of("type", "token_type_ids"), "type_embedded"))
                 .message(1, node("Add", List.of("word_embedded", "type_embedded"), "embedded"))
-                .message(1, node("Cast", List.of("attention_mask"), "mask_float").message(5, intAttribute("to", 1)))
+                .message(
+                        1, node("Cast", List.of("attention_mask"), "mask_float").message(5, intAttribute("to", 1)))
                 .message(1, node("Unsqueeze", List.of("mask_float", "axis_2"), "mask_3d"))
                 .message(1, node("Mul", List.of("embedded", "mask_3d"), "masked"))
-                .message(1, node("ReduceSum", List.of("masked", "axis_1"), "pooled")
-                        .message(5, intAttribute("keepdims", 0)))
+                .message(
+                        1,
+                        node("ReduceSum", List.of("masked", "axis_1"), "pooled")
+                                .message(5, intAttribute("keepdims", 0)))
                 .message(1, node("MatMul", List.of("pooled", "w"), "scaled"))
                 .message(1, node("Add", List.of("scaled", "b"), "logits"))
                 .string(2, "tiny-classifier")

@@ -38,11 +38,21 @@ public final class TinyLlama {
     private static ObjectNode config() {
         ObjectNode config = JSON.createObjectNode();
         config.putArray("architectures").add("LlamaForCausalLM");
-        config.put("model_type", "llama").put("hidden_size", WIDTH).put("intermediate_size", FEED_FORWARD)
-                .put("num_attention_heads", HEADS).put("num_key_value_heads", HEADS).put("num_hidden_layers", 1)
-                .put("max_position_embeddings", 512).put("rms_norm_eps", 1e-5).put("rope_theta", 10000.0)
-                .put("vocab_size", VOCABULARY).put("bos_token_id", 1).put("eos_token_id", 2)
-                .put("hidden_act", "silu").put("tie_word_embeddings", false).put("torch_dtype", "float32");
+        config.put("model_type", "llama")
+                .put("hidden_size", WIDTH)
+                .put("intermediate_size", FEED_FORWARD)
+                .put("num_attention_heads", HEADS)
+                .put("num_key_value_heads", HEADS)
+                .put("num_hidden_layers", 1)
+                .put("max_position_embeddings", 512)
+                .put("rms_norm_eps", 1e-5)
+                .put("rope_theta", 10000.0)
+                .put("vocab_size", VOCABULARY)
+                .put("bos_token_id", 1)
+                .put("eos_token_id", 2)
+                .put("hidden_act", "silu")
+                .put("tie_word_embeddings", false)
+                .put("torch_dtype", "float32");
         return config;
     }
 
@@ -51,23 +61,41 @@ public final class TinyLlama {
         ArrayNode added = tokenizer.putArray("added_tokens");
         String[] specials = {"<unk>", "<s>", "</s>"};
         for (int i = 0; i < specials.length; i++) {
-            added.addObject().put("id", i).put("content", specials[i]).put("single_word", false)
-                    .put("lstrip", false).put("rstrip", false).put("normalized", false).put("special", true);
+            added.addObject()
+                    .put("id", i)
+                    .put("content", specials[i])
+                    .put("single_word", false)
+                    .put("lstrip", false)
+                    .put("rstrip", false)
+                    .put("normalized", false)
+                    .put("special", true);
         }
         ObjectNode normalizer = tokenizer.putObject("normalizer").put("type", "Sequence");
         ArrayNode normalizers = normalizer.putArray("normalizers");
         normalizers.addObject().put("type", "Prepend").put("prepend", "\u2581");
-        normalizers.addObject().put("type", "Replace").put("content", "\u2581").putObject("pattern")
+        normalizers
+                .addObject()
+                .put("type", "Replace")
+                .put("content", "\u2581")
+                .putObject("pattern")
                 .put("String", " ");
         tokenizer.putNull("pre_tokenizer");
         tokenizer.putNull("post_processor");
         ObjectNode decoder = tokenizer.putObject("decoder").put("type", "Sequence");
         ArrayNode decoders = decoder.putArray("decoders");
-        decoders.addObject().put("type", "Replace").put("content", " ").putObject("pattern").put("String", "\u2581");
+        decoders.addObject()
+                .put("type", "Replace")
+                .put("content", " ")
+                .putObject("pattern")
+                .put("String", "\u2581");
         decoders.addObject().put("type", "ByteFallback");
         decoders.addObject().put("type", "Fuse");
-        ObjectNode model = tokenizer.putObject("model").put("type", "BPE").put("unk_token", "<unk>")
-                .put("fuse_unk", true).put("byte_fallback", true);
+        ObjectNode model = tokenizer
+                .putObject("model")
+                .put("type", "BPE")
+                .put("unk_token", "<unk>")
+                .put("fuse_unk", true)
+                .put("byte_fallback", true);
         model.putNull("dropout");
         ObjectNode vocabulary = model.putObject("vocab");
         for (int i = 0; i < specials.length; i++) {

@@ -50,16 +50,34 @@ import java.util.Optional;
  * @param largeBodyWait how long such a body waits for its turn before {@code server_busy}
  *     ({@code ARBOR_LARGE_BODY_WAIT_SECONDS}, 30 by default)
  */
-public record Config(String host, int port, Path dataDir, Optional<String> databaseUrl,
-                     Optional<String> studioApiKey, List<String> corsOrigins, Optional<String> adminToken,
-                     Optional<String> secretKey, List<String> outboundAllow, List<String> trustedProxies,
-                     long maxBodyBytes, String logLevel, boolean testModels, boolean autoLoad,
-                     java.time.Duration modelTimeout, java.time.Duration modelLoadTimeout, String modelHubUrl,
-                     boolean downloads, java.time.Duration modelIdle, Optional<Long> modelMemoryMb,
-                     java.time.Duration mcpTimeout, List<String> oauthReturnHosts,
-                     List<String> mcpStdioCommands, java.time.Duration headerTimeout,
-                     int maxConnectionsPerAddress, Optional<Integer> largeBodyPermits,
-                     java.time.Duration largeBodyWait) {
+public record Config(
+        String host,
+        int port,
+        Path dataDir,
+        Optional<String> databaseUrl,
+        Optional<String> studioApiKey,
+        List<String> corsOrigins,
+        Optional<String> adminToken,
+        Optional<String> secretKey,
+        List<String> outboundAllow,
+        List<String> trustedProxies,
+        long maxBodyBytes,
+        String logLevel,
+        boolean testModels,
+        boolean autoLoad,
+        java.time.Duration modelTimeout,
+        java.time.Duration modelLoadTimeout,
+        String modelHubUrl,
+        boolean downloads,
+        java.time.Duration modelIdle,
+        Optional<Long> modelMemoryMb,
+        java.time.Duration mcpTimeout,
+        List<String> oauthReturnHosts,
+        List<String> mcpStdioCommands,
+        java.time.Duration headerTimeout,
+        int maxConnectionsPerAddress,
+        Optional<Integer> largeBodyPermits,
+        java.time.Duration largeBodyWait) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -107,8 +125,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 case "--port" -> "ARBOR_PORT";
                 case "--data" -> "ARBOR_DATA";
                 case "--database-url" -> "ARBOR_DATABASE_URL";
-                default -> throw new ConfigException("unknown option " + name
-                        + " (known: --host, --port, --data, --database-url)");
+                default ->
+                    throw new ConfigException(
+                            "unknown option " + name + " (known: --host, --port, --data, --database-url)");
             };
             String value;
             if (flag.contains("=")) {
@@ -123,7 +142,9 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         return new Config(
                 text(values, "ARBOR_HOST").orElse(DEFAULT_HOST),
                 text(values, "ARBOR_PORT").map(Config::port).orElse(DEFAULT_PORT),
-                Path.of(text(values, "ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
+                Path.of(text(values, "ARBOR_DATA").orElse("data"))
+                        .toAbsolutePath()
+                        .normalize(),
                 text(values, "ARBOR_DATABASE_URL"),
                 text(values, "STUDIO_API_KEY"),
                 list(values, "STUDIO_CORS_ORIGINS"),
@@ -136,26 +157,34 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
                 flag(values, "ARBOR_TEST_MODELS", false),
                 flag(values, "ARBOR_AUTO_LOAD", true),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_MODEL_TIMEOUT_SECONDS", v)).orElse(600L)),
+                        .map(v -> seconds("ARBOR_MODEL_TIMEOUT_SECONDS", v))
+                        .orElse(600L)),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_LOAD_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v)).orElse(900L)),
+                        .map(v -> seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", v))
+                        .orElse(900L)),
                 text(values, "ARBOR_MODEL_HUB_URL").map(Config::hubUrl).orElse("https://huggingface.co"),
                 !flag(values, "ARBOR_NO_DOWNLOADS", false),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MODEL_IDLE_SECONDS")
-                        .map(v -> whole("ARBOR_MODEL_IDLE_SECONDS", v, 0, "seconds")).orElse(1800L)),
+                        .map(v -> whole("ARBOR_MODEL_IDLE_SECONDS", v, 0, "seconds"))
+                        .orElse(1800L)),
                 text(values, "ARBOR_MODEL_MEMORY_MB").map(v -> whole("ARBOR_MODEL_MEMORY_MB", v, 1, "megabytes")),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_MCP_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v)).orElse(30L)),
-                values.containsKey("ARBOR_OAUTH_RETURN_HOSTS") ? list(values, "ARBOR_OAUTH_RETURN_HOSTS")
+                        .map(v -> seconds("ARBOR_MCP_TIMEOUT_SECONDS", v))
+                        .orElse(30L)),
+                values.containsKey("ARBOR_OAUTH_RETURN_HOSTS")
+                        ? list(values, "ARBOR_OAUTH_RETURN_HOSTS")
                         : List.of("localhost", "127.0.0.1"),
                 list(values, "ARBOR_MCP_STDIO_COMMANDS"),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_HEADER_TIMEOUT_SECONDS")
-                        .map(v -> seconds("ARBOR_HEADER_TIMEOUT_SECONDS", v)).orElse(20L)),
+                        .map(v -> seconds("ARBOR_HEADER_TIMEOUT_SECONDS", v))
+                        .orElse(20L)),
                 text(values, "ARBOR_MAX_CONNECTIONS_PER_ADDRESS")
-                        .map(v -> count("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", v, "connections")).orElse(256),
+                        .map(v -> count("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", v, "connections"))
+                        .orElse(256),
                 text(values, "ARBOR_LARGE_BODY_PERMITS").map(v -> count("ARBOR_LARGE_BODY_PERMITS", v, "requests")),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_LARGE_BODY_WAIT_SECONDS")
-                        .map(v -> seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", v)).orElse(30L)));
+                        .map(v -> seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", v))
+                        .orElse(30L)));
     }
 
     private static String hubUrl(String value) {
@@ -171,18 +200,22 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
     }
 
     private static boolean flag(Map<String, String> env, String name, boolean fallback) {
-        return text(env, name).map(value -> switch (value.toLowerCase(java.util.Locale.ROOT)) {
-            case "1", "true", "yes", "on" -> true;
-            case "0", "false", "no", "off" -> false;
-            default -> throw new ConfigException(name + " must be 1 or 0, not '" + value + "'");
-        }).orElse(fallback);
+        return text(env, name)
+                .map(value -> switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                    case "1", "true", "yes", "on" -> true;
+                    case "0", "false", "no", "off" -> false;
+                    default -> throw new ConfigException(name + " must be 1 or 0, not '" + value + "'");
+                })
+                .orElse(fallback);
     }
 
     private static List<String> list(Map<String, String> env, String name) {
-        return text(env, name).map(v -> Arrays.stream(v.split(","))
-                .map(String::trim)
-                .filter(s -> !s.isEmpty())
-                .toList()).orElse(List.of());
+        return text(env, name)
+                .map(v -> Arrays.stream(v.split(","))
+                        .map(String::trim)
+                        .filter(s -> !s.isEmpty())
+                        .toList())
+                .orElse(List.of());
     }
 
     private static int port(String value) {
@@ -210,8 +243,8 @@ public record Config(String host, int port, Path dataDir, Optional<String> datab
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException(name + " must be a whole number of " + unit + ", at least " + least + ", not '"
-                + value + "'");
+        throw new ConfigException(
+                name + " must be a whole number of " + unit + ", at least " + least + ", not '" + value + "'");
     }
 
     private static long bytes(String value) {

@@ -41,9 +41,9 @@ import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
-import org.sqlite.SQLiteConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 import org.sqlite.SQLiteException;
 
@@ -63,6 +63,7 @@ public final class Database implements AutoCloseable {
     private static final int WAL_PAGES_MAX = 10_000;
     /** SQLite's primary result codes for a file it cannot use: read-only, I/O error, corrupt, full, cannot open. */
     private static final Set<Integer> SQLITE_UNAVAILABLE = Set.of(8, 10, 11, 13, 14, 26);
+
     private static final long CONNECT_TIMEOUT_MILLIS = 5_000;
     private static final int POSTGRES_POOL = 10;
 
@@ -74,12 +75,17 @@ public final class Database implements AutoCloseable {
     private final ReentrantLock writeLock = new ReentrantLock(true);
     /** SQLite's writer connection and the statements prepared on it, used under the write lock only. */
     private Connection keptOn;
+
     private final Map<String, PreparedStatement> kept = new HashMap<>();
     private final Optional<String> newerSchema;
     private final Optional<WalCheckpoints> checkpoints;
 
-    private Database(Dialect dialect, HikariDataSource writerPool, HikariDataSource readerPool,
-                     Optional<String> newerSchema, Optional<WalCheckpoints> checkpoints) {
+    private Database(
+            Dialect dialect,
+            HikariDataSource writerPool,
+            HikariDataSource readerPool,
+            Optional<String> newerSchema,
+            Optional<WalCheckpoints> checkpoints) {
         this.dialect = dialect;
         this.checkpoints = checkpoints;
         this.newerSchema = newerSchema;
@@ -157,8 +163,10 @@ public final class Database implements AutoCloseable {
         if (values.isEmpty()) {
             return Set.of();
         }
-        return read(handle -> new HashSet<>(handle.createQuery(sql).bindList("values", List.copyOf(values))
-                .mapTo(String.class).list()));
+        return read(handle -> new HashSet<>(handle.createQuery(sql)
+                .bindList("values", List.copyOf(values))
+                .mapTo(String.class)
+                .list()));
     }
 
     /**
@@ -177,7 +185,8 @@ public final class Database implements AutoCloseable {
         if (dialect != Dialect.SQLITE) {
             throw new IllegalStateException("only a SQLite database is backed up here; use pg_dump for PostgreSQL");
         }
-        reader.useHandle(handle -> handle.execute("VACUUM INTO ?", target.toAbsolutePath().toString()));
+        reader.useHandle(handle ->
+                handle.execute("VACUUM INTO ?", target.toAbsolutePath().toString()));
     }
 
     /** Whether writes are refused: the schema is newer than this release knows. */
@@ -191,9 +200,13 @@ public final class Database implements AutoCloseable {
      */
     public <T> T write(HandleCallback<T, RuntimeException> work) {
         if (newerSchema.isPresent()) {
-            throw ApiException.of(ErrorCode.HISTORY_UNAVAILABLE, null, "The database is read-only: a newer release "
-                    + "migrated it to version " + newerSchema.get() + ", which this one does not know. Reads work; "
-                    + "upgrade the server to change anything.");
+            throw ApiException.of(
+                    ErrorCode.HISTORY_UNAVAILABLE,
+                    null,
+                    "The database is read-only: a newer release "
+                            + "migrated it to version " + newerSchema.get()
+                            + ", which this one does not know. Reads work; "
+                            + "upgrade the server to change anything.");
         }
         if (!dialect.serializesWrites()) {
             return inTransaction(work);
@@ -221,11 +234,15 @@ public final class Database implements AutoCloseable {
      */
     private static RuntimeException unavailableOr(JdbiException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLTransientConnectionException || cause instanceof SQLNonTransientConnectionException
+            if (cause instanceof SQLTransientConnectionException
+                    || cause instanceof SQLNonTransientConnectionException
                     || (cause instanceof SQLException sql && unavailable(sql))) {
                 LOG.warn("the database is unavailable: {}", cause.toString());
-                return ApiException.of(ErrorCode.HISTORY_UNAVAILABLE, null, "The database cannot be used right now ("
-                        + cause.getClass().getSimpleName() + "); try again shortly.")
+                return ApiException.of(
+                                ErrorCode.HISTORY_UNAVAILABLE,
+                                null,
+                                "The database cannot be used right now ("
+                                        + cause.getClass().getSimpleName() + "); try again shortly.")
                         .withHeader("retry-after", "5");
             }
         }
@@ -234,8 +251,12 @@ public final class Database implements AutoCloseable {
 
     private static boolean unavailable(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
-                || state.equals("53100") || state.equals("25006")) {
+        if (state.startsWith("08")
+                || state.equals("57P01")
+                || state.equals("57P02")
+                || state.equals("57P03")
+                || state.equals("53100")
+                || state.equals("25006")) {
             return true; // connection lost or refused, server shutting down, disk full, read-only transaction
         }
         return e instanceof SQLiteException sqlite && SQLITE_UNAVAILABLE.contains(sqlite.getResultCode().code & 0xff);
@@ -332,14 +353,19 @@ public final class Database implements AutoCloseable {
                 .locations(dialect.migrations())
                 .load();
         MigrationInfo[] all = flyway.info().all();
-        Optional<MigrationVersion> known = Arrays.stream(all).filter(m -> m.getState().isResolved())
-                .map(MigrationInfo::getVersion).filter(Objects::nonNull).max(Comparator.naturalOrder());
+        Optional<MigrationVersion> known = Arrays.stream(all)
+                .filter(m -> m.getState().isResolved())
+                .map(MigrationInfo::getVersion)
+                .filter(Objects::nonNull)
+                .max(Comparator.naturalOrder());
         Optional<MigrationInfo> newest = Arrays.stream(all)
-                .filter(m -> m.getState().isApplied() && m.getVersion() != null
+                .filter(m -> m.getState().isApplied()
+                        && m.getVersion() != null
                         && known.map(k -> m.getVersion().compareTo(k) > 0).orElse(true))
                 .max(Comparator.comparing(MigrationInfo::getVersion));
         if (newest.isPresent()) {
-            LOG.warn("the database schema is at version {}, newer than this release knows; it is opened read-only",
+            LOG.warn(
+                    "the database schema is at version {}, newer than this release knows; it is opened read-only",
                     newest.get().getVersion());
             return Optional.of(newest.get().getVersion().getVersion());
         }

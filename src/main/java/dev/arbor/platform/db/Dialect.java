@@ -39,7 +39,8 @@ public enum Dialect {
      * @param key a bound parameter (such as {@code :p1}) holding a key of letters, digits and {@code _ . : -}
      */
     public String jsonText(String column, String key) {
-        return this == POSTGRESQL ? "(" + column + "::jsonb ->> " + key + ")"
+        return this == POSTGRESQL
+                ? "(" + column + "::jsonb ->> " + key + ")"
                 : "json_extract(" + column + ", '$.\"' || " + key + " || '\"')";
     }
 
@@ -67,8 +68,13 @@ public enum Dialect {
 
     /** A search as this database takes it: every word, as a quoted term for FTS5; the words for PostgreSQL. */
     public String fullTextQuery(java.util.List<String> words) {
-        return this == POSTGRESQL ? String.join(" ", words)
-                : String.join(" ", words.stream().map(w -> "\"" + w.replace("\"", "\"\"") + "\"").toList());
+        return this == POSTGRESQL
+                ? String.join(" ", words)
+                : String.join(
+                        " ",
+                        words.stream()
+                                .map(w -> "\"" + w.replace("\"", "\"\"") + "\"")
+                                .toList());
     }
 
     @Override

@@ -29,8 +29,14 @@ public final class Paging {
      * @param exists whether a cursor id names a row of this list
      * @param binds binds the filter's parameters
      */
-    public static <T> Result<T> newestFirst(Handle handle, String columns, String from, Page page,
-                                            RowMapper<T> mapper, Predicate<String> exists, Consumer<Query> binds) {
+    public static <T> Result<T> newestFirst(
+            Handle handle,
+            String columns,
+            String from,
+            Page page,
+            RowMapper<T> mapper,
+            Predicate<String> exists,
+            Consumer<Query> binds) {
         page.after().or(page::before).ifPresent(cursor -> {
             if (!exists.test(cursor)) {
                 throw page.unknownCursor();

@@ -47,10 +47,12 @@ final class WalCheckpoints implements AutoCloseable {
 
     private void run() {
         scheduled.set(false); // a write from now on asks for the next one
-        try (Connection connection = connections.getConnection(); Statement statement = connection.createStatement()) {
+        try (Connection connection = connections.getConnection();
+                Statement statement = connection.createStatement()) {
             statement.execute("PRAGMA wal_checkpoint(PASSIVE)");
         } catch (SQLException e) {
-            LOG.warn("checkpointing the database's write-ahead log failed (the next write tries again): {}",
+            LOG.warn(
+                    "checkpointing the database's write-ahead log failed (the next write tries again): {}",
                     e.toString());
         }
     }

@@ -44,10 +44,12 @@ final class AccessLog implements AutoCloseable {
 
     /** Whether {@code ARBOR_LOG_LEVEL} lets request lines through (they are INFO lines). */
     static boolean enabledFor(String level) {
-        return level == null || level.isBlank() || switch (level.trim().toUpperCase(java.util.Locale.ROOT)) {
-            case "TRACE", "DEBUG", "INFO", "ALL" -> true;
-            default -> false;
-        };
+        return level == null
+                || level.isBlank()
+                || switch (level.trim().toUpperCase(java.util.Locale.ROOT)) {
+                    case "TRACE", "DEBUG", "INFO", "ALL" -> true;
+                    default -> false;
+                };
     }
 
     void request(String method, String path, int status, long nanos, String requestId) {
@@ -58,11 +60,17 @@ final class AccessLog implements AutoCloseable {
 
     private record Line(long atMillis, String method, String path, int status, long nanos, String requestId) {
         void appendTo(StringBuilder text) {
-            text.append(Instant.ofEpochMilli(atMillis)).append(" INFO  access method=").append(method)
-                    .append(" path=").append(path.indexOf(' ') >= 0 || path.indexOf('"') >= 0 ? quoted(path) : path)
-                    .append(" status=").append(status)
-                    .append(" duration_ms=").append(nanos / 10_000 / 100.0)
-                    .append(" request_id=").append(requestId)
+            text.append(Instant.ofEpochMilli(atMillis))
+                    .append(" INFO  access method=")
+                    .append(method)
+                    .append(" path=")
+                    .append(path.indexOf(' ') >= 0 || path.indexOf('"') >= 0 ? quoted(path) : path)
+                    .append(" status=")
+                    .append(status)
+                    .append(" duration_ms=")
+                    .append(nanos / 10_000 / 100.0)
+                    .append(" request_id=")
+                    .append(requestId)
                     .append('\n');
         }
     }
@@ -91,7 +99,9 @@ final class AccessLog implements AutoCloseable {
             }
             long lost = dropped.getAndSet(0);
             if (lost > 0) {
-                text.append(Instant.now()).append(" WARN  access dropped=").append(lost)
+                text.append(Instant.now())
+                        .append(" WARN  access dropped=")
+                        .append(lost)
                         .append(" (the log could not keep up)\n");
                 write(text);
             }

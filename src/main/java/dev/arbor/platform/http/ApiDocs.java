@@ -20,8 +20,8 @@ final class ApiDocs {
             "swagger-ui.css", "text/css; charset=utf-8",
             "favicon-32x32.png", "image/png");
     /** Swagger UI sets styles inline and draws its icons from data URLs; everything else comes from this server. */
-    private static final String POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-            + "img-src 'self' data:; frame-ancestors 'none'";
+    private static final String POLICY =
+            "default-src 'self'; style-src 'self' 'unsafe-inline'; " + "img-src 'self' data:; frame-ancestors 'none'";
 
     private final String webjarFolder;
 
@@ -54,7 +54,8 @@ final class ApiDocs {
     }
 
     private static String webjarVersion() {
-        try (InputStream in = ApiDocs.class.getClassLoader()
+        try (InputStream in = ApiDocs.class
+                .getClassLoader()
                 .getResourceAsStream("META-INF/maven/org.webjars/swagger-ui/pom.properties")) {
             if (in == null) {
                 throw new IllegalStateException("the swagger-ui webjar is missing from the jar");

@@ -15,17 +15,23 @@ import org.eclipse.jetty.util.Callback;
  */
 final class BadMessageHandler extends ErrorHandler {
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-                                    Callback callback) throws IOException {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback)
+            throws IOException {
         if (code != 414 && code != 431) {
             super.generateResponse(request, response, code, message, cause, callback);
             return;
         }
         ApiException error = code == 414
-                ? ApiException.of(ErrorCode.URI_TOO_LONG, null, "The request's URI is longer than the server reads; "
-                        + "send long values in a JSON body instead of the query string.")
-                : ApiException.of(ErrorCode.HEADERS_TOO_LARGE, null, "The request's headers are larger than the "
-                        + "server reads.");
+                ? ApiException.of(
+                        ErrorCode.URI_TOO_LONG,
+                        null,
+                        "The request's URI is longer than the server reads; "
+                                + "send long values in a JSON body instead of the query string.")
+                : ApiException.of(
+                        ErrorCode.HEADERS_TOO_LARGE,
+                        null,
+                        "The request's headers are larger than the " + "server reads.");
         String requestId = Ids.requestId();
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put("x-request-id", requestId);

@@ -17,7 +17,10 @@ import java.util.regex.Pattern;
  */
 public sealed interface BodyField<T> {
     /** Whether a body must carry the field ({@code null} counts as absent). */
-    enum Presence { REQUIRED, OPTIONAL }
+    enum Presence {
+        REQUIRED,
+        OPTIONAL
+    }
 
     String name();
 
@@ -67,7 +70,9 @@ public sealed interface BodyField<T> {
         public Optional<String> read(BodyReader body) {
             body.requireDeclared(this);
             Optional<String> text = body.string(name, required(), maxLength);
-            if (pattern.isPresent() && text.isPresent() && !pattern.get().matcher(text.get()).matches()) {
+            if (pattern.isPresent()
+                    && text.isPresent()
+                    && !pattern.get().matcher(text.get()).matches()) {
                 body.reject(name, ErrorCode.INVALID_FIELD, why);
                 return Optional.empty();
             }

@@ -55,9 +55,12 @@ public final class BodyReader {
         int before = problems.size();
         Optional<T> value = field.read(this);
         String param = path(field.name());
-        problems.rewordSince(before, param, problem -> problem.code() == ErrorCode.MISSING_FIELD
-                ? missing.map(words -> "`" + param + "` " + words + ".").orElse(problem.message())
-                : "`" + param + "` " + refusal + ".");
+        problems.rewordSince(
+                before,
+                param,
+                problem -> problem.code() == ErrorCode.MISSING_FIELD
+                        ? missing.map(words -> "`" + param + "` " + words + ".").orElse(problem.message())
+                        : "`" + param + "` " + refusal + ".");
         return value;
     }
 
@@ -119,8 +122,8 @@ public final class BodyReader {
                 problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a non-empty string.");
                 ok = false;
             } else if (item.textValue().length() > maxLength) {
-                problems.add(ErrorCode.INVALID_FIELD, param,
-                        "`" + param + "` is longer than " + maxLength + " characters.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD, param, "`" + param + "` is longer than " + maxLength + " characters.");
                 ok = false;
             } else {
                 items.add(item.textValue());
@@ -188,8 +191,10 @@ public final class BodyReader {
             String name = names.next();
             if (!known.contains(name)) {
                 String param = path(name);
-                warnings.add(new Warning(WarningCode.UNKNOWN_FIELD_IGNORED,
-                        "`" + param + "` is not a field of this endpoint and was ignored.", param));
+                warnings.add(new Warning(
+                        WarningCode.UNKNOWN_FIELD_IGNORED,
+                        "`" + param + "` is not a field of this endpoint and was ignored.",
+                        param));
             }
         }
         for (BodyReader child : children) {

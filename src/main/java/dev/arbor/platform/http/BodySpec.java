@@ -50,9 +50,11 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
      */
     boolean declares(BodyField<?> field) {
         // the declared constant itself, most often: no schema is rendered for it
-        return fields.contains(field) || fields.stream()
-                .map(declared -> declared instanceof BodyField.Worded<?> worded ? worded.field() : declared)
-                .anyMatch(declared -> declared.name().equals(field.name()) && declared.schema().equals(field.schema()));
+        return fields.contains(field)
+                || fields.stream()
+                        .map(declared -> declared instanceof BodyField.Worded<?> worded ? worded.field() : declared)
+                        .anyMatch(declared -> declared.name().equals(field.name())
+                                && declared.schema().equals(field.schema()));
     }
 
     /** A reader of {@code body} that reads only the fields declared here. */
@@ -65,7 +67,8 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
         Schema.Obj object = Schema.object();
         for (BodyField<?> field : fields) {
             // a JSON null counts as absent, so an optional field may be sent as null
-            object = field.required() ? object.required(field.name(), field.schema())
+            object = field.required()
+                    ? object.required(field.name(), field.schema())
                     : object.optional(field.name(), Schema.nullable(field.schema()));
         }
         return closedAs.isPresent() ? object.closed() : object;

@@ -29,6 +29,7 @@ final class ConnectionGuard extends Handler.Wrapper implements Connection.Listen
     private final Map<Connection, Deadline> awaitingHeaders = new ConcurrentHashMap<>();
     /** The peer of each open connection, kept because a closed socket no longer tells it. */
     private final Map<Connection, InetAddress> peers = new ConcurrentHashMap<>();
+
     private final Map<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
     ConnectionGuard(Duration headerTimeout, int maxPerAddress) {

@@ -18,8 +18,8 @@ final class CrossSiteGuard {
     private static final Set<String> LOOPBACK_NAMES = Set.of("127.0.0.1", "localhost", "[::1]", "::1");
     private static final String ALLOWED_HEADERS = "authorization, content-type, idempotency-key, if-match, "
             + "x-request-id, x-studio-client, x-studio-store, x-studio-template, x-project-id";
-    private static final String EXPOSED_HEADERS = "x-request-id, etag, location, retry-after, x-studio-warning, "
-            + "idempotent-replayed";
+    private static final String EXPOSED_HEADERS =
+            "x-request-id, etag, location, retry-after, x-studio-warning, " + "idempotent-replayed";
 
     private final Set<String> listedOrigins;
     private final boolean loopbackOnly;
@@ -38,7 +38,9 @@ final class CrossSiteGuard {
     boolean check(Context ctx, boolean upload) {
         String hostName = hostName(ctx.header("Host"));
         if (loopbackOnly && hostName != null && !LOOPBACK_NAMES.contains(hostName)) {
-            throw ApiException.of(ErrorCode.HOST_NOT_ALLOWED, null,
+            throw ApiException.of(
+                    ErrorCode.HOST_NOT_ALLOWED,
+                    null,
                     "This server listens on loopback only and does not answer for host '" + hostName + "'.");
         }
         String origin = ctx.header("Origin");
@@ -63,7 +65,8 @@ final class CrossSiteGuard {
             return false;
         }
         if (normalized != null) {
-            if (normalized.equals("null") || !(listed || ownOrigins(ctx.header("Host")).contains(normalized))) {
+            if (normalized.equals("null")
+                    || !(listed || ownOrigins(ctx.header("Host")).contains(normalized))) {
                 throw crossSite("A page on " + origin + " may not change this server; "
                         + "list the site in STUDIO_CORS_ORIGINS to allow it.");
             }
@@ -74,7 +77,9 @@ final class CrossSiteGuard {
             }
         }
         if (!upload && isBrowser(ctx) && hasBody(ctx) && !isJson(ctx.header("Content-Type"))) {
-            throw ApiException.of(ErrorCode.UNSUPPORTED_MEDIA_TYPE, null,
+            throw ApiException.of(
+                    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+                    null,
                     "Send JSON from a browser (Content-Type: application/json), not "
                             + (ctx.header("Content-Type") == null ? "no content type" : ctx.header("Content-Type"))
                             + ".");
@@ -116,8 +121,8 @@ final class CrossSiteGuard {
             return Set.of();
         }
         String name = hostName(host);
-        String port = host.substring(host.lastIndexOf(']') + 1).contains(":")
-                ? host.substring(host.lastIndexOf(':')) : "";
+        String port =
+                host.substring(host.lastIndexOf(']') + 1).contains(":") ? host.substring(host.lastIndexOf(':')) : "";
         var origins = new HashSet<String>();
         var names = LOOPBACK_NAMES.contains(name) ? List.of("127.0.0.1", "localhost", "[::1]") : List.of(name);
         for (String scheme : List.of("http://", "https://")) {

@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +55,7 @@ public final class HttpServer {
      * while: then 503 {@code server_busy}, so that a few slow senders cannot hold everyone else forever.
      */
     private final Semaphore largeBodies;
+
     private final List<Handler> guards;
     private final Idempotency idempotency;
     private final HttpMetrics metrics;
@@ -74,8 +74,13 @@ public final class HttpServer {
      * @param guards checks that run before the handler of every route a request matches, after the platform's own
      *     (admin authentication)
      */
-    public HttpServer(Config config, Routes routes, List<Handler> guards, Idempotency idempotency,
-                      HttpMetrics metrics, String version) {
+    public HttpServer(
+            Config config,
+            Routes routes,
+            List<Handler> guards,
+            Idempotency idempotency,
+            HttpMetrics metrics,
+            String version) {
         this.config = requireNonNull(config, "config");
         this.guards = List.copyOf(guards);
         this.idempotency = requireNonNull(idempotency, "idempotency");
@@ -84,18 +89,24 @@ public final class HttpServer {
         this.accessLog = new AccessLog(AccessLog.enabledFor(config.logLevel()));
         this.crossSite = new CrossSiteGuard(config.corsOrigins(), config.host());
         this.studioKey = new StudioKeyGuard(config.studioApiKey());
-        this.trustedProxies = config.trustedProxies().stream().map(AddressRange::parse)
-                .flatMap(Optional::stream).toList();
+        this.trustedProxies = config.trustedProxies().stream()
+                .map(AddressRange::parse)
+                .flatMap(Optional::stream)
+                .toList();
         var docs = new ApiDocs();
         var platform = new Routes();
         platform.group("platform")
                 .get("/health", "Whether the server is ready to serve", this::health)
-                .ok(Schema.object().required("status", Schema.oneOf("ok")).required("version", Schema.string())
+                .ok(Schema.object()
+                        .required("status", Schema.oneOf("ok"))
+                        .required("version", Schema.string())
                         .required("uptime_seconds", Schema.integer(0, Long.MAX_VALUE)))
                 .get("/metrics", "The server's metrics in Prometheus text format", this::metrics)
                 .answers(200, "text/plain", Schema.string())
                 .get("/openapi.json", "This OpenAPI document", this::openApi)
-                .ok(Schema.object().required("openapi", Schema.string()).required("paths", Schema.mapOf(Schema.any()))
+                .ok(Schema.object()
+                        .required("openapi", Schema.string())
+                        .required("paths", Schema.mapOf(Schema.any()))
                         .required("components", Schema.mapOf(Schema.any())))
                 .get("/docs", "A browsable page of this document (Swagger UI)", docs::page)
                 .answers(200, "text/html", Schema.string())
@@ -106,13 +117,23 @@ public final class HttpServer {
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());
         this.routes = List.copyOf(all);
-        this.ownLimits = this.routes.stream().filter(route -> route.bodyLimit().isPresent())
-                .map(route -> new OwnLimit(route.method().name(), pathPattern(route.path()),
-                        Math.max(route.bodyLimit().getAsLong(), config.maxBodyBytes()), route.isUpload()))
+        this.ownLimits = this.routes.stream()
+                .filter(route -> route.bodyLimit().isPresent())
+                .map(route -> new OwnLimit(
+                        route.method().name(),
+                        pathPattern(route.path()),
+                        Math.max(route.bodyLimit().getAsLong(), config.maxBodyBytes()),
+                        route.isUpload()))
                 .toList();
-        long largest = ownLimits.stream().filter(o -> !o.upload()).mapToLong(OwnLimit::maxBytes).max().orElse(1);
-        this.largeBodies = new Semaphore(config.largeBodyPermits()
-                .orElse((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest))), true);
+        long largest = ownLimits.stream()
+                .filter(o -> !o.upload())
+                .mapToLong(OwnLimit::maxBytes)
+                .max()
+                .orElse(1);
+        this.largeBodies = new Semaphore(
+                config.largeBodyPermits()
+                        .orElse((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest))),
+                true);
         this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
     }
 
@@ -141,7 +162,8 @@ public final class HttpServer {
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
                 Handler handler = Requests.isWrite(route.method())
-                        ? idempotency.wrap(route.handler(), route.isUpload()) : route.handler();
+                        ? idempotency.wrap(route.handler(), route.isUpload())
+                        : route.handler();
                 cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler));
             }
             cfg.routes.after(this::afterEveryRequest);
@@ -151,13 +173,22 @@ public final class HttpServer {
                 if (endedEarly(e)) {
                     // the client's connection ended inside the body: its fault, not worth a stack trace
                     ctx.header("Connection", "close");
-                    Responses.error(ctx, ApiException.of(ErrorCode.INCOMPLETE_BODY, null, "The request body "
-                            + "ended before all of it arrived (its Content-Length or last chunk); send it whole."));
+                    Responses.error(
+                            ctx,
+                            ApiException.of(
+                                    ErrorCode.INCOMPLETE_BODY,
+                                    null,
+                                    "The request body "
+                                            + "ended before all of it arrived (its Content-Length or last chunk); send it whole."));
                     return;
                 }
                 LOG.error("unexpected failure in {} {} (request {})", ctx.method(), ctx.path(), Requests.id(ctx), e);
-                Responses.error(ctx, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
-                        "The server failed unexpectedly; the request id identifies it in the server log."));
+                Responses.error(
+                        ctx,
+                        ApiException.of(
+                                ErrorCode.INTERNAL_ERROR,
+                                null,
+                                "The server failed unexpectedly; the request id identifies it in the server log."));
             });
         });
         try {
@@ -215,7 +246,9 @@ public final class HttpServer {
         ctx.attribute(Requests.CLIENT, clientAddress(ctx));
         String path = withoutTrailingSlash(ctx.path());
         Optional<OwnLimit> own = ownLimits.stream()
-                .filter(o -> o.method.equals(ctx.method().name()) && o.path.matcher(path).matches()).findFirst();
+                .filter(o -> o.method.equals(ctx.method().name())
+                        && o.path.matcher(path).matches())
+                .findFirst();
         long limit = own.map(OwnLimit::maxBytes).orElse(config.maxBodyBytes());
         ctx.attribute(Requests.BODY_LIMIT, limit);
         if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes()) {
@@ -245,9 +278,13 @@ public final class HttpServer {
             if (ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA) != null && mayBeLarge) {
                 if (!largeBodies.tryAcquire(config.largeBodyWait().toMillis(), TimeUnit.MILLISECONDS)) {
                     // its body is still in the network: the connection cannot carry another request
-                    throw ApiException.of(ErrorCode.SERVER_BUSY, null, "The server is reading as many requests "
-                            + "with inline media as it can hold at once; retry in a few seconds.")
-                            .withHeader("retry-after", "5").withHeader("Connection", "close");
+                    throw ApiException.of(
+                                    ErrorCode.SERVER_BUSY,
+                                    null,
+                                    "The server is reading as many requests "
+                                            + "with inline media as it can hold at once; retry in a few seconds.")
+                            .withHeader("retry-after", "5")
+                            .withHeader("Connection", "close");
                 }
                 ctx.attribute(HOLDS_LARGE_BODY, true);
             }
@@ -278,9 +315,13 @@ public final class HttpServer {
         try {
             response.setStatus(500);
             response.setContentType("application/json");
-            response.getOutputStream().write(Json.write(Responses.envelope(ApiException.of(ErrorCode.INTERNAL_ERROR,
-                    null, "The server failed unexpectedly; the request id identifies it in the server log."),
-                    requestId == null ? "" : requestId)));
+            response.getOutputStream()
+                    .write(Json.write(Responses.envelope(
+                            ApiException.of(
+                                    ErrorCode.INTERNAL_ERROR,
+                                    null,
+                                    "The server failed unexpectedly; the request id identifies it in the server log."),
+                            requestId == null ? "" : requestId)));
         } catch (java.io.IOException e) {
             LOG.warn("could not report the failure of request {}", requestId);
         }
@@ -297,10 +338,12 @@ public final class HttpServer {
 
     private static ApiException fromJavalin(HttpResponseException e, Context ctx) {
         return switch (e.getStatus()) {
-            case 404 -> ApiException.of(ErrorCode.NOT_FOUND, null,
-                    "There is no endpoint at " + ctx.method() + " " + ctx.path() + ".");
-            case 405 -> ApiException.of(ErrorCode.METHOD_NOT_ALLOWED, null,
-                    ctx.path() + " does not accept " + ctx.method() + ".");
+            case 404 ->
+                ApiException.of(
+                        ErrorCode.NOT_FOUND, null, "There is no endpoint at " + ctx.method() + " " + ctx.path() + ".");
+            case 405 ->
+                ApiException.of(
+                        ErrorCode.METHOD_NOT_ALLOWED, null, ctx.path() + " does not accept " + ctx.method() + ".");
             case 413 -> Requests.tooLarge(ctx.attribute(Requests.BODY_LIMIT));
             default -> {
                 LOG.warn("unexpected framework response {} for {} {}", e.getStatus(), ctx.method(), ctx.path());
@@ -344,8 +387,7 @@ public final class HttpServer {
             return Optional.empty();
         }
         Matcher withPort = HOP_WITH_PORT.matcher(text);
-        String address = !withPort.matches() ? text
-                : withPort.group(1) != null ? withPort.group(1) : withPort.group(2);
+        String address = !withPort.matches() ? text : withPort.group(1) != null ? withPort.group(1) : withPort.group(2);
         try {
             return Optional.of(InetAddress.ofLiteral(address));
         } catch (IllegalArgumentException e) {

@@ -36,8 +36,17 @@ public final class Idempotency {
     static final Duration KEPT = Duration.ofHours(24);
     /** A request still marked running after this long belongs to a process that died; a retry takes it over. */
     static final Duration STALE = Duration.ofMinutes(15);
-    private static final Set<String> NOT_REPLAYED = Set.of("x-request-id", "content-length", "date", "server",
-            "transfer-encoding", "connection", "vary", "access-control-allow-origin", "access-control-expose-headers");
+
+    private static final Set<String> NOT_REPLAYED = Set.of(
+            "x-request-id",
+            "content-length",
+            "date",
+            "server",
+            "transfer-encoding",
+            "connection",
+            "vary",
+            "access-control-allow-origin",
+            "access-control-expose-headers");
 
     private static final Duration PURGE_EVERY = Duration.ofHours(1);
     /**
@@ -45,6 +54,7 @@ public final class Idempotency {
      * answer must not be written down ({@link #keepInMemoryOnly}).
      */
     static final Duration KEPT_IN_MEMORY = Duration.ofMinutes(10);
+
     private static final String MEMORY_ONLY = "arbor.idempotency.memory_only";
 
     private final Database database;
@@ -89,10 +99,11 @@ public final class Idempotency {
                 return;
             }
             checkKey(key);
-            String scope = Digests.sha256Hex(Optional.ofNullable(ctx.header("Authorization")).orElse(""));
+            String scope = Digests.sha256Hex(
+                    Optional.ofNullable(ctx.header("Authorization")).orElse(""));
             String hash = upload ? uploadHash(ctx) : requestHash(ctx);
-            Optional<StoredResponse> stored = memory.replay(scope + " " + key, hash, clock.millis())
-                    .or(() -> claim(scope, key, hash));
+            Optional<StoredResponse> stored =
+                    memory.replay(scope + " " + key, hash, clock.millis()).or(() -> claim(scope, key, hash));
             if (stored.isPresent()) {
                 replay(ctx, stored.get());
                 return;
@@ -121,13 +132,15 @@ public final class Idempotency {
 
     private static void checkKey(String key) {
         if (key.length() > MAX_KEY_LENGTH) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, HEADER,
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    HEADER,
                     "Idempotency-Key is " + key.length() + " characters long; at most " + MAX_KEY_LENGTH
                             + " are allowed.");
         }
         if (key.isBlank() || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, HEADER,
-                    "Idempotency-Key must be printable ASCII without spaces.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER, HEADER, "Idempotency-Key must be printable ASCII without spaces.");
         }
     }
 
@@ -145,7 +158,8 @@ public final class Idempotency {
                             DELETE FROM idempotency_keys
                             WHERE scope = :scope AND idempotency_key = :key
                               AND (created_at < :expired OR (state = 'in_progress' AND created_at < :stale))""")
-                    .bind("scope", scope).bind("key", key)
+                    .bind("scope", scope)
+                    .bind("key", key)
                     .bind("expired", now - KEPT.toMillis())
                     .bind("stale", now - STALE.toMillis())
                     .execute();
@@ -153,7 +167,10 @@ public final class Idempotency {
                             INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, state, created_at)
                             VALUES (:scope, :key, :hash, 'in_progress', :now)
                             ON CONFLICT DO NOTHING""")
-                    .bind("scope", scope).bind("key", key).bind("hash", hash).bind("now", now)
+                    .bind("scope", scope)
+                    .bind("key", key)
+                    .bind("hash", hash)
+                    .bind("now", now)
                     .execute();
             if (inserted == 1) {
                 return Optional.empty();
@@ -161,9 +178,10 @@ public final class Idempotency {
             var existing = handle.createQuery("""
                             SELECT request_hash, state, status_code, response_headers, response_body
                             FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key""")
-                    .bind("scope", scope).bind("key", key)
-                    .map((rs, c) -> new Existing(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-                            rs.getBytes(5)))
+                    .bind("scope", scope)
+                    .bind("key", key)
+                    .map((rs, c) -> new Existing(
+                            rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)))
                     .one();
             if (!existing.hash().equals(hash)) {
                 throw reused();
@@ -171,8 +189,8 @@ public final class Idempotency {
             if (existing.state().equals("in_progress")) {
                 throw inProgress();
             }
-            return Optional.of(new StoredResponse(existing.status(), readHeaders(existing.headers()),
-                    open(existing.body(), scope, key)));
+            return Optional.of(new StoredResponse(
+                    existing.status(), readHeaders(existing.headers()), open(existing.body(), scope, key)));
         });
     }
 
@@ -201,7 +219,8 @@ public final class Idempotency {
                 .bind("status", ctx.statusCode())
                 .bind("headers", Json.writeString(headers))
                 .bind("body", seal(body, scope, key))
-                .bind("scope", scope).bind("key", key)
+                .bind("scope", scope)
+                .bind("key", key)
                 .execute());
     }
 
@@ -211,8 +230,8 @@ public final class Idempotency {
     }
 
     private byte[] open(byte[] sealed, String scope, String key) {
-        return Base64.getDecoder().decode(secrets.open(new String(sealed, StandardCharsets.UTF_8),
-                context(scope, key)));
+        return Base64.getDecoder()
+                .decode(secrets.open(new String(sealed, StandardCharsets.UTF_8), context(scope, key)));
     }
 
     /** Binds a kept body to its row: one copied under another key does not open. */
@@ -227,7 +246,8 @@ public final class Idempotency {
         }
         database.update(handle -> handle.createUpdate(
                         "DELETE FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key")
-                .bind("scope", scope).bind("key", key)
+                .bind("scope", scope)
+                .bind("key", key)
                 .execute());
     }
 
@@ -262,9 +282,12 @@ public final class Idempotency {
     }
 
     private static String uploadHash(Context ctx) {
-        String contentType = Optional.ofNullable(ctx.header("Content-Type")).orElse("").split(";", 2)[0].trim();
+        String contentType = Optional.ofNullable(ctx.header("Content-Type"))
+                .orElse("")
+                .split(";", 2)[0]
+                .trim();
         return Digests.sha256Hex((target(ctx) + "length=" + ctx.header("Content-Length") + "\ntype="
-                + contentType.toLowerCase(Locale.ROOT) + "\nname=" + ctx.header("X-Filename"))
+                        + contentType.toLowerCase(Locale.ROOT) + "\nname=" + ctx.header("X-Filename"))
                 .getBytes(StandardCharsets.UTF_8));
     }
 
@@ -285,13 +308,17 @@ public final class Idempotency {
     }
 
     private static ApiException reused() {
-        return ApiException.of(ErrorCode.IDEMPOTENCY_KEY_REUSED, HEADER,
+        return ApiException.of(
+                ErrorCode.IDEMPOTENCY_KEY_REUSED,
+                HEADER,
                 "This Idempotency-Key was used with a different request; use a new key for a new request.");
     }
 
     private static ApiException inProgress() {
-        return ApiException.of(ErrorCode.IDEMPOTENCY_IN_PROGRESS, HEADER,
-                "A request with this Idempotency-Key is still running; retry in a second.")
+        return ApiException.of(
+                        ErrorCode.IDEMPOTENCY_IN_PROGRESS,
+                        HEADER,
+                        "A request with this Idempotency-Key is still running; retry in a second.")
                 .withHeader("retry-after", "1");
     }
 

@@ -89,8 +89,10 @@ public final class Json {
             throw ApiException.of(ErrorCode.INVALID_JSON, null, "The request needs a JSON object body; none was sent.");
         }
         if (!isUtf8(body)) {
-            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body is not valid UTF-8: it holds a malformed "
-                    + "or overlong byte sequence.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_JSON,
+                    null,
+                    "The body is not valid UTF-8: it holds a malformed " + "or overlong byte sequence.");
         }
         JsonNode node;
         try {
@@ -101,7 +103,8 @@ public final class Json {
             throw new UncheckedIOException(e);
         }
         if (node == null || !node.isObject()) {
-            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind(node) + ".");
+            throw ApiException.of(
+                    ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind(node) + ".");
         }
         return (ObjectNode) node;
     }
@@ -119,7 +122,8 @@ public final class Json {
             return true;
         }
         try {
-            StandardCharsets.UTF_8.newDecoder()
+            StandardCharsets.UTF_8
+                    .newDecoder()
                     .decode(ByteBuffer.wrap(body, firstNonAscii, body.length - firstNonAscii));
             return true;
         } catch (CharacterCodingException e) {

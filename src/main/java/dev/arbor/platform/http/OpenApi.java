@@ -16,8 +16,17 @@ import java.util.regex.Pattern;
 final class OpenApi {
     private static final Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
     private static final Schema.Named ERROR = Schema.named("Error", errorSchema());
-    private static final Map<Integer, String> STATUS_TEXT = Map.of(200, "OK", 201, "Created", 202,
-            "Accepted: the work goes on in the background", 204, "No content", 206, "Partial content");
+    private static final Map<Integer, String> STATUS_TEXT = Map.of(
+            200,
+            "OK",
+            201,
+            "Created",
+            202,
+            "Accepted: the work goes on in the background",
+            204,
+            "No content",
+            206,
+            "Partial content");
     private static final String ADMIN_TOKEN = "adminToken";
     private static final String STUDIO_KEY = "studioKey";
 
@@ -40,16 +49,43 @@ final class OpenApi {
         named.forEach((name, schema) -> schemas.put(name, schema.schema().json()));
         var doc = new LinkedHashMap<String, Object>();
         doc.put("openapi", "3.1.0");
-        doc.put("info", Map.of("title", "Arbor", "version", version,
-                "description", "Studio decisions, MCP connectors, events, routers, pipelines, models and "
-                        + "deployments, served from one process."));
+        doc.put(
+                "info",
+                Map.of(
+                        "title",
+                        "Arbor",
+                        "version",
+                        version,
+                        "description",
+                        "Studio decisions, MCP connectors, events, routers, pipelines, models and "
+                                + "deployments, served from one process."));
         doc.put("paths", paths);
-        doc.put("components", Map.of("schemas", schemas, "securitySchemes", Map.of(
-                ADMIN_TOKEN, Map.of("type", "http", "scheme", "bearer", "description", "An admin API token "
-                        + "(POST /auth/tokens) or ARBOR_ADMIN_TOKEN. While neither exists, callers on the server's "
-                        + "computer act as the local admin without one."),
-                STUDIO_KEY, Map.of("type", "http", "scheme", "bearer", "description", "STUDIO_API_KEY, when the "
-                        + "server has one; without it, callers on the server's computer need none."))));
+        doc.put(
+                "components",
+                Map.of(
+                        "schemas",
+                        schemas,
+                        "securitySchemes",
+                        Map.of(
+                                ADMIN_TOKEN,
+                                        Map.of(
+                                                "type",
+                                                "http",
+                                                "scheme",
+                                                "bearer",
+                                                "description",
+                                                "An admin API token "
+                                                        + "(POST /auth/tokens) or ARBOR_ADMIN_TOKEN. While neither exists, callers on the server's "
+                                                        + "computer act as the local admin without one."),
+                                STUDIO_KEY,
+                                        Map.of(
+                                                "type",
+                                                "http",
+                                                "scheme",
+                                                "bearer",
+                                                "description",
+                                                "STUDIO_API_KEY, when the "
+                                                        + "server has one; without it, callers on the server's computer need none."))));
         return doc;
     }
 
@@ -68,16 +104,18 @@ final class OpenApi {
         op.put("operationId", route.operationId());
         op.put("summary", route.summary());
         op.put("tags", List.of(route.tag()));
-        op.put("security", switch (route.access()) {
-            case PUBLIC -> List.of();
-            case ADMIN -> List.of(Map.of(ADMIN_TOKEN, List.of()));
-            case STUDIO -> List.of(Map.of(STUDIO_KEY, List.of()), Map.of());
-        });
+        op.put(
+                "security",
+                switch (route.access()) {
+                    case PUBLIC -> List.of();
+                    case ADMIN -> List.of(Map.of(ADMIN_TOKEN, List.of()));
+                    case STUDIO -> List.of(Map.of(STUDIO_KEY, List.of()), Map.of());
+                });
         var parameters = new ArrayList<Map<String, Object>>();
         Matcher matcher = PATH_PARAM.matcher(route.path());
         while (matcher.find()) {
-            parameters.add(Map.of("name", matcher.group(1), "in", "path", "required", true,
-                    "schema", Map.of("type", "string")));
+            parameters.add(Map.of(
+                    "name", matcher.group(1), "in", "path", "required", true, "schema", Map.of("type", "string")));
         }
         for (QueryParam param : route.query()) {
             var parameter = new LinkedHashMap<String, Object>();
@@ -91,24 +129,57 @@ final class OpenApi {
             parameters.add(parameter);
         }
         if (Requests.isWrite(route.method())) {
-            parameters.add(Map.of("name", Idempotency.HEADER, "in", "header", "required", false,
-                    "description", "Runs the request at most once; a retry with the same key gets the same answer.",
-                    "schema", Map.of("type", "string", "maxLength", Idempotency.MAX_KEY_LENGTH)));
+            parameters.add(Map.of(
+                    "name",
+                    Idempotency.HEADER,
+                    "in",
+                    "header",
+                    "required",
+                    false,
+                    "description",
+                    "Runs the request at most once; a retry with the same key gets the same answer.",
+                    "schema",
+                    Map.of("type", "string", "maxLength", Idempotency.MAX_KEY_LENGTH)));
         }
         if (!parameters.isEmpty()) {
             op.put("parameters", parameters);
         }
         if (route.body() instanceof Route.Body.Json json) {
-            op.put("requestBody", Map.of("required", true, "content", Map.of("application/json",
-                    Map.of("schema", json.schema().orElse(Schema.object()).json()))));
+            op.put(
+                    "requestBody",
+                    Map.of(
+                            "required",
+                            true,
+                            "content",
+                            Map.of(
+                                    "application/json",
+                                    Map.of(
+                                            "schema",
+                                            json.schema()
+                                                    .orElse(Schema.object())
+                                                    .json()))));
         }
         if (route.body() instanceof Route.Body.Upload upload) {
-            var file = Map.of("type", "string", "contentMediaType", "application/octet-stream",
-                    "maxLength", upload.maxBytes());
-            op.put("requestBody", Map.of("required", true, "content", Map.of(
-                    "multipart/form-data", Map.of("schema", Map.of("type", "object", "required", List.of("file"),
-                            "properties", Map.of("file", file))),
-                    "application/octet-stream", Map.of("schema", file))));
+            var file = Map.of(
+                    "type", "string", "contentMediaType", "application/octet-stream", "maxLength", upload.maxBytes());
+            op.put(
+                    "requestBody",
+                    Map.of(
+                            "required",
+                            true,
+                            "content",
+                            Map.of(
+                                    "multipart/form-data",
+                                            Map.of(
+                                                    "schema",
+                                                    Map.of(
+                                                            "type",
+                                                            "object",
+                                                            "required",
+                                                            List.of("file"),
+                                                            "properties",
+                                                            Map.of("file", file))),
+                                    "application/octet-stream", Map.of("schema", file))));
         }
         var responses = new LinkedHashMap<String, Object>();
         for (Route.Reply reply : route.replies()) {
@@ -121,15 +192,22 @@ final class OpenApi {
             }
             responses.put(Integer.toString(reply.status()), response);
         }
-        responses.put("default", Map.of("description", "The error envelope, with every problem of the request",
-                "content", Map.of("application/json", Map.of("schema", ERROR.json()))));
+        responses.put(
+                "default",
+                Map.of(
+                        "description",
+                        "The error envelope, with every problem of the request",
+                        "content",
+                        Map.of("application/json", Map.of("schema", ERROR.json()))));
         op.put("responses", responses);
         return op;
     }
 
     private static Schema errorSchema() {
-        Schema problem = Schema.object().required("code", Schema.string())
-                .required("param", Schema.nullable(Schema.string())).required("message", Schema.string());
+        Schema problem = Schema.object()
+                .required("code", Schema.string())
+                .required("param", Schema.nullable(Schema.string()))
+                .required("message", Schema.string());
         Schema error = Schema.object()
                 .required("type", Schema.string())
                 .required("code", Schema.string())

@@ -11,12 +11,12 @@ import java.util.Optional;
 public record Page(int limit, Optional<String> after, Optional<String> before) {
     public static final int MAX_LIMIT = 100;
     public static final int DEFAULT_LIMIT = 20;
-    public static final QueryParam LIMIT = new QueryParam("limit", Schema.integer(1, MAX_LIMIT),
-            "How many items a page holds (default " + DEFAULT_LIMIT + ").");
-    public static final QueryParam AFTER = new QueryParam("after", Schema.string(),
-            "The page after this id (an id seen on a page).");
-    public static final QueryParam BEFORE = new QueryParam("before", Schema.string(),
-            "The page before this id (an id seen on a page); not with `after`.");
+    public static final QueryParam LIMIT = new QueryParam(
+            "limit", Schema.integer(1, MAX_LIMIT), "How many items a page holds (default " + DEFAULT_LIMIT + ").");
+    public static final QueryParam AFTER =
+            new QueryParam("after", Schema.string(), "The page after this id (an id seen on a page).");
+    public static final QueryParam BEFORE = new QueryParam(
+            "before", Schema.string(), "The page before this id (an id seen on a page); not with `after`.");
     /** The parameters {@link #from} reads, for the OpenAPI document. */
     public static final List<QueryParam> PARAMETERS = List.of(LIMIT, AFTER, BEFORE);
 
@@ -31,7 +31,9 @@ public record Page(int limit, Optional<String> after, Optional<String> before) {
                 limit = -1;
             }
             if (limit < 1 || limit > MAX_LIMIT) {
-                problems.add(ErrorCode.INVALID_PARAMETER, "limit",
+                problems.add(
+                        ErrorCode.INVALID_PARAMETER,
+                        "limit",
                         "`limit` must be a whole number from 1 to " + MAX_LIMIT + ", not '" + text + "'.");
             }
         }
@@ -47,7 +49,9 @@ public record Page(int limit, Optional<String> after, Optional<String> before) {
     /** The error for a cursor that names nothing in the list. */
     public ApiException unknownCursor() {
         String param = after.isPresent() ? "after" : "before";
-        return ApiException.of(ErrorCode.INVALID_PARAMETER, param,
+        return ApiException.of(
+                ErrorCode.INVALID_PARAMETER,
+                param,
                 "`" + param + "` is '" + after.or(() -> before).orElse("") + "', which is not an id in this list.");
     }
 }

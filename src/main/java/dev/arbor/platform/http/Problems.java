@@ -29,8 +29,11 @@ public final class Problems {
         json.fieldNames().forEachRemaining(field -> {
             if (!known.contains(field)) {
                 String param = ParamPath.key(at, field);
-                add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is not a field of " + what + " (its fields: "
-                        + String.join(", ", known.stream().sorted().toList()) + ").");
+                add(
+                        ErrorCode.INVALID_FIELD,
+                        param,
+                        "`" + param + "` is not a field of " + what + " (its fields: "
+                                + String.join(", ", known.stream().sorted().toList()) + ").");
             }
         });
         return this;

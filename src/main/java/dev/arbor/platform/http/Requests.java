@@ -50,7 +50,9 @@ public final class Requests {
     }
 
     public static boolean isWrite(HandlerType method) {
-        return method.equals(HandlerType.POST) || method.equals(HandlerType.PUT) || method.equals(HandlerType.PATCH)
+        return method.equals(HandlerType.POST)
+                || method.equals(HandlerType.PUT)
+                || method.equals(HandlerType.PATCH)
                 || method.equals(HandlerType.DELETE);
     }
 
@@ -67,8 +69,10 @@ public final class Requests {
         }
         // the scheme is named back only when it looks like one, so that a bare secret is never repeated
         String sent = AUTH_SCHEME.matcher(scheme).matches() ? "the " + scheme + " scheme" : "no scheme";
-        throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "Send the token as `Authorization: Bearer <token>`; "
-                + "this Authorization header has " + sent + ".");
+        throw ApiException.of(
+                ErrorCode.INVALID_API_KEY,
+                null,
+                "Send the token as `Authorization: Bearer <token>`; " + "this Authorization header has " + sent + ".");
     }
 
     /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
@@ -92,8 +96,10 @@ public final class Requests {
         ObjectNode json = Json.parseObject(body);
         Long limit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
         if (limit != null && body.length > limit && body.length - inlineMediaLength(json) > limit) {
-            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit
-                    + " bytes without its inline media (data: URLs).");
+            throw ApiException.of(
+                    ErrorCode.PAYLOAD_TOO_LARGE,
+                    null,
+                    "The request body is larger than " + limit + " bytes without its inline media (data: URLs).");
         }
         return json;
     }
@@ -123,7 +129,7 @@ public final class Requests {
     }
 
     static ApiException tooLarge(long limit) {
-        return ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null,
-                "The request body is larger than " + limit + " bytes.");
+        return ApiException.of(
+                ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit + " bytes.");
     }
 }

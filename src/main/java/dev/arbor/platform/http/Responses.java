@@ -39,8 +39,7 @@ public final class Responses {
     }
 
     /** A page of a keyset-paged list in the contract's list shape. */
-    public static <T> Map<String, Object> page(Paging.Result<T> page, Function<T, String> id,
-                                               Function<T, ?> json) {
+    public static <T> Map<String, Object> page(Paging.Result<T> page, Function<T, String> id, Function<T, ?> json) {
         var data = new ArrayList<Object>();
         var ids = new ArrayList<String>();
         for (T item : page.items()) {

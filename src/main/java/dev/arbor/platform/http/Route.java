@@ -17,8 +17,15 @@ import java.util.OptionalLong;
  * @param query the query parameters it reads
  * @param replies what it answers when it succeeds (a failure is always the error envelope)
  */
-public record Route(HandlerType method, String path, String tag, String summary, Body body, List<QueryParam> query,
-                    List<Reply> replies, Handler handler) {
+public record Route(
+        HandlerType method,
+        String path,
+        String tag,
+        String summary,
+        Body body,
+        List<QueryParam> query,
+        List<Reply> replies,
+        Handler handler) {
     /** What an operation reads from its request body. */
     public sealed interface Body {
         /** No body; whatever is sent is ignored. */
@@ -100,8 +107,10 @@ public record Route(HandlerType method, String path, String tag, String summary,
             default -> method.name().toLowerCase(java.util.Locale.ROOT);
         };
         // a path parameter with more path after it reads "item": /decisions/{id}/redact is not /decisions/redact
-        String resource = path.replaceAll("\\{[^}]+}(?=/)", "item").replaceAll("\\{[^}]+}", "")
-                .replaceAll("[^A-Za-z0-9]+", ".").replaceAll("^\\.|\\.$", "");
+        String resource = path.replaceAll("\\{[^}]+}(?=/)", "item")
+                .replaceAll("\\{[^}]+}", "")
+                .replaceAll("[^A-Za-z0-9]+", ".")
+                .replaceAll("^\\.|\\.$", "");
         return (resource.isEmpty() ? "root" : resource) + "." + verb;
     }
 }

@@ -55,8 +55,12 @@ public final class Routes {
          * {@code maxBytes}.
          */
         public Group postWithFiles(String path, String summary, long maxBytes, Handler handler) {
-            return add(HandlerType.POST, path, summary, new Route.Body.Json(OptionalLong.of(maxBytes),
-                    Optional.empty()), handler);
+            return add(
+                    HandlerType.POST,
+                    path,
+                    summary,
+                    new Route.Body.Json(OptionalLong.of(maxBytes), Optional.empty()),
+                    handler);
         }
 
         /** A POST that takes no body, such as an action on a resource. */
@@ -83,8 +87,14 @@ public final class Routes {
             if (!(route.body() instanceof Route.Body.Json json)) {
                 throw new IllegalStateException(route.method() + " " + route.path() + " takes no JSON body");
             }
-            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(),
-                    new Route.Body.Json(json.maxBytes(), Optional.of(schema)), route.query(), route.replies(),
+            return replace(new Route(
+                    route.method(),
+                    route.path(),
+                    route.tag(),
+                    route.summary(),
+                    new Route.Body.Json(json.maxBytes(), Optional.of(schema)),
+                    route.query(),
+                    route.replies(),
                     route.handler()));
         }
 
@@ -97,8 +107,15 @@ public final class Routes {
             Route route = lastRoute();
             var query = new ArrayList<>(route.query());
             query.addAll(params);
-            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(), route.body(), query,
-                    route.replies(), route.handler()));
+            return replace(new Route(
+                    route.method(),
+                    route.path(),
+                    route.tag(),
+                    route.summary(),
+                    route.body(),
+                    query,
+                    route.replies(),
+                    route.handler()));
         }
 
         /** The last operation answers 200 with this JSON. */
@@ -134,7 +151,8 @@ public final class Routes {
         private Group reply(Route.Reply reply) {
             Route route = lastRoute();
             var replies = new ArrayList<>(route.replies());
-            var merged = replies.stream().filter(r -> r.status() == reply.status()).findFirst();
+            var merged =
+                    replies.stream().filter(r -> r.status() == reply.status()).findFirst();
             if (merged.isPresent()) {
                 var content = new LinkedHashMap<>(merged.get().content());
                 content.putAll(reply.content());
@@ -142,8 +160,15 @@ public final class Routes {
             } else {
                 replies.add(reply);
             }
-            return replace(new Route(route.method(), route.path(), route.tag(), route.summary(), route.body(),
-                    route.query(), replies, route.handler()));
+            return replace(new Route(
+                    route.method(),
+                    route.path(),
+                    route.tag(),
+                    route.summary(),
+                    route.body(),
+                    route.query(),
+                    replies,
+                    route.handler()));
         }
 
         private Route lastRoute() {

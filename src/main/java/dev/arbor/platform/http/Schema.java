@@ -36,14 +36,19 @@ public sealed interface Schema {
         public Num {
             requireNonNull(lower, "lower");
             requireNonNull(upper, "upper");
-            if (lower.isPresent() && upper.isPresent() && lower.get().value() > upper.get().value()) {
+            if (lower.isPresent()
+                    && upper.isPresent()
+                    && lower.get().value() > upper.get().value()) {
                 throw new IllegalArgumentException("lower bound " + lower.get() + " is above " + upper.get());
             }
         }
     }
 
     /** Whether a bound's value itself is in the range. */
-    enum Inclusion { INCLUSIVE, EXCLUSIVE }
+    enum Inclusion {
+        INCLUSIVE,
+        EXCLUSIVE
+    }
 
     /** One end of a number's range. */
     record Bound(double value, Inclusion inclusion) {
@@ -226,7 +231,8 @@ public sealed interface Schema {
 
     /** What a delete answers: {@code {object: "<name>.deleted", deleted: true, id}}. */
     static Schema deleted(String objectName) {
-        return object().required("object", oneOf(objectName + ".deleted")).required("deleted", bool())
+        return object().required("object", oneOf(objectName + ".deleted"))
+                .required("deleted", bool())
                 .required("id", string());
     }
 
@@ -237,8 +243,10 @@ public sealed interface Schema {
 
     /** The contract's list shape, {@code {object: "list", data, first_id, last_id, has_more}}, of these items. */
     static Schema list(Schema item) {
-        Schema list = object().required("object", oneOf("list")).required("data", arrayOf(item))
-                .required("first_id", nullable(string())).required("last_id", nullable(string()))
+        Schema list = object().required("object", oneOf("list"))
+                .required("data", arrayOf(item))
+                .required("first_id", nullable(string()))
+                .required("last_id", nullable(string()))
                 .required("has_more", bool());
         return item instanceof Named named ? named(named.name() + "List", list) : list;
     }
@@ -278,10 +286,14 @@ public sealed interface Schema {
             }
             case Num number -> {
                 out.put("type", "number");
-                number.lower().ifPresent(bound -> out.put(bound.inclusion() == Inclusion.INCLUSIVE ? "minimum"
-                        : "exclusiveMinimum", bound.value()));
-                number.upper().ifPresent(bound -> out.put(bound.inclusion() == Inclusion.INCLUSIVE ? "maximum"
-                        : "exclusiveMaximum", bound.value()));
+                number.lower()
+                        .ifPresent(bound -> out.put(
+                                bound.inclusion() == Inclusion.INCLUSIVE ? "minimum" : "exclusiveMinimum",
+                                bound.value()));
+                number.upper()
+                        .ifPresent(bound -> out.put(
+                                bound.inclusion() == Inclusion.INCLUSIVE ? "maximum" : "exclusiveMaximum",
+                                bound.value()));
             }
             case Bool _ -> out.put("type", "boolean");
             case Enum values -> {
@@ -335,7 +347,8 @@ public sealed interface Schema {
                     out.put("anyOf", List.of(inner, Map.of("type", "null")));
                 }
             }
-            case AnyOf any -> out.put("anyOf", any.options().stream().map(Schema::json).toList());
+            case AnyOf any ->
+                out.put("anyOf", any.options().stream().map(Schema::json).toList());
             case Named named -> out.put("$ref", "#/components/schemas/" + named.name());
         }
         return out;
@@ -353,7 +366,7 @@ public sealed interface Schema {
             case Obj object -> object.properties().forEach(p -> p.schema().eachNamed(visit));
             case Nullable nullable -> nullable.schema().eachNamed(visit);
             case AnyOf any -> any.options().forEach(o -> o.eachNamed(visit));
-            case Any _, Str _, Int _, Num _, Bool _, Enum _ -> { }
+            case Any _, Str _, Int _, Num _, Bool _, Enum _ -> {}
         }
     }
 }

@@ -24,7 +24,9 @@ final class StudioKeyGuard {
         if (key.isPresent()) {
             String authorization = ctx.header("Authorization");
             if (authorization == null || authorization.isBlank()) {
-                throw ApiException.of(ErrorCode.MISSING_API_KEY, null,
+                throw ApiException.of(
+                        ErrorCode.MISSING_API_KEY,
+                        null,
                         "This studio needs an API key: send Authorization: Bearer <STUDIO_API_KEY>.");
             }
             byte[] sent = Requests.bearer(authorization).getBytes(StandardCharsets.UTF_8);
@@ -34,15 +36,19 @@ final class StudioKeyGuard {
             return;
         }
         if (!Requests.isLocalCaller(ctx) && !openToRemoteCallers(ctx.method(), ctx.path())) {
-            throw ApiException.of(ErrorCode.REMOTE_ACCESS_REQUIRES_KEY, null,
+            throw ApiException.of(
+                    ErrorCode.REMOTE_ACCESS_REQUIRES_KEY,
+                    null,
                     "Only callers on this computer may use this without an API key; set STUDIO_API_KEY "
                             + "on the server to open it to others.");
         }
     }
 
     private static boolean openToRemoteCallers(HandlerType method, String path) {
-        return (method.equals(HandlerType.POST) && (path.equals("/v1/studio/decisions")
-                || path.equals("/v1/studio/decisions/preview") || path.equals("/v1/decide")))
+        return (method.equals(HandlerType.POST)
+                        && (path.equals("/v1/studio/decisions")
+                                || path.equals("/v1/studio/decisions/preview")
+                                || path.equals("/v1/decide")))
                 || (method.equals(HandlerType.GET) && path.equals("/v1/studio/models"));
     }
 }

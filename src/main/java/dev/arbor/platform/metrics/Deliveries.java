@@ -35,7 +35,8 @@ public final class Deliveries {
     }
 
     private void record(String kind, String outcome, String error, long sinceNanos) {
-        deliveries.withTags("source", source, "kind", kind, "outcome", outcome, "error", error)
+        deliveries
+                .withTags("source", source, "kind", kind, "outcome", outcome, "error", error)
                 .record(System.nanoTime() - sinceNanos, TimeUnit.NANOSECONDS);
     }
 }

@@ -66,7 +66,8 @@ public record AddressRange(byte[] network, int prefixBits) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AddressRange other && prefixBits == other.prefixBits
+        return o instanceof AddressRange other
+                && prefixBits == other.prefixBits
                 && Arrays.equals(network, other.network);
     }
 

@@ -22,8 +22,8 @@ public final class OutboundClient {
     static final int MAX_REDIRECTS = 5;
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
-    private static final Set<String> CROSS_ORIGIN_HEADERS = Set.of("accept", "accept-language", "content-type",
-            "content-language", "user-agent");
+    private static final Set<String> CROSS_ORIGIN_HEADERS =
+            Set.of("accept", "accept-language", "content-type", "content-language", "user-agent");
 
     private final OutboundPolicy policy;
     private final HttpClient client;
@@ -55,8 +55,10 @@ public final class OutboundClient {
     }
 
     private static HttpRequest redirected(HttpRequest previous, int status, URI target) {
-        boolean keepsMethod = status == 307 || status == 308
-                || previous.method().equals("GET") || previous.method().equals("HEAD");
+        boolean keepsMethod = status == 307
+                || status == 308
+                || previous.method().equals("GET")
+                || previous.method().equals("HEAD");
         var builder = HttpRequest.newBuilder(target);
         previous.timeout().ifPresent(builder::timeout);
         boolean sameOrigin = sameOrigin(previous.uri(), target);
@@ -76,7 +78,8 @@ public final class OutboundClient {
     }
 
     private static boolean sameOrigin(URI a, URI b) {
-        return a.getScheme().equalsIgnoreCase(b.getScheme()) && a.getHost().equalsIgnoreCase(b.getHost())
+        return a.getScheme().equalsIgnoreCase(b.getScheme())
+                && a.getHost().equalsIgnoreCase(b.getHost())
                 && a.getPort() == b.getPort();
     }
 

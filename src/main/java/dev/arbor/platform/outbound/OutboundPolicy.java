@@ -21,11 +21,31 @@ import java.util.OptionalInt;
  */
 public final class OutboundPolicy {
     private static final List<AddressRange> REFUSED = ranges(
-            "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-            "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
-            "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-            "::/96", "::ffff:0:0:0/96", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96", "64:ff9b:1::/48",
-            "2001::/32", "2001:db8::/32", "2002::/16");
+            "0.0.0.0/8",
+            "10.0.0.0/8",
+            "100.64.0.0/10",
+            "127.0.0.0/8",
+            "169.254.0.0/16",
+            "172.16.0.0/12",
+            "192.0.0.0/24",
+            "192.0.2.0/24",
+            "192.88.99.0/24",
+            "192.168.0.0/16",
+            "198.18.0.0/15",
+            "198.51.100.0/24",
+            "203.0.113.0/24",
+            "224.0.0.0/4",
+            "240.0.0.0/4",
+            "::/96",
+            "::ffff:0:0:0/96",
+            "fc00::/7",
+            "fe80::/10",
+            "ff00::/8",
+            "64:ff9b::/96",
+            "64:ff9b:1::/48",
+            "2001::/32",
+            "2001:db8::/32",
+            "2002::/16");
 
     /** One entry of the allow-list: a host name or an address range, on any port or on one. */
     private record Allowed(Optional<String> host, Optional<AddressRange> range, OptionalInt port) {
@@ -61,8 +81,8 @@ public final class OutboundPolicy {
             }
         }
         Optional<AddressRange> range = AddressRange.parse(target);
-        return new Allowed(range.isPresent() ? Optional.empty() : Optional.of(target.toLowerCase(Locale.ROOT)),
-                range, port);
+        return new Allowed(
+                range.isPresent() ? Optional.empty() : Optional.of(target.toLowerCase(Locale.ROOT)), range, port);
     }
 
     /** Resolves the URL's host and refuses it unless every address may be reached on the URL's port. */
@@ -104,12 +124,18 @@ public final class OutboundPolicy {
 
     boolean isRefused(InetAddress address, int port) {
         InetAddress effective = unmapped(address);
-        if (allowed.stream().anyMatch(a -> a.allowsPort(port)
-                && a.range().filter(r -> r.contains(effective) || r.contains(address)).isPresent())) {
+        if (allowed.stream()
+                .anyMatch(a -> a.allowsPort(port)
+                        && a.range()
+                                .filter(r -> r.contains(effective) || r.contains(address))
+                                .isPresent())) {
             return false;
         }
-        return effective.isAnyLocalAddress() || effective.isLoopbackAddress() || effective.isLinkLocalAddress()
-                || effective.isSiteLocalAddress() || effective.isMulticastAddress()
+        return effective.isAnyLocalAddress()
+                || effective.isLoopbackAddress()
+                || effective.isLinkLocalAddress()
+                || effective.isSiteLocalAddress()
+                || effective.isMulticastAddress()
                 || REFUSED.stream().anyMatch(r -> r.contains(effective));
     }
 

@@ -55,7 +55,8 @@ public final class SecretBox {
     public static SecretBox fromConfig(Config config) {
         if (config.secretKey().isPresent()) {
             try {
-                return new SecretBox(Base64.getDecoder().decode(config.secretKey().get()));
+                return new SecretBox(
+                        Base64.getDecoder().decode(config.secretKey().get()));
             } catch (IllegalArgumentException e) {
                 throw new ConfigException("ARBOR_SECRET_KEY must be base64 of 32 random bytes");
             }
@@ -86,7 +87,10 @@ public final class SecretBox {
             cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce));
             cipher.updateAAD(context.getBytes(StandardCharsets.UTF_8));
             byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
-            byte[] out = ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
+            byte[] out = ByteBuffer.allocate(NONCE_BYTES + sealed.length)
+                    .put(nonce)
+                    .put(sealed)
+                    .array();
             return "v1." + keyId + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(out);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM is not available", e);
@@ -100,8 +104,8 @@ public final class SecretBox {
             throw new SecretException("not a sealed secret");
         }
         if (!parts[1].equals(keyId)) {
-            throw new SecretException("this secret was sealed with another key (" + parts[1]
-                    + "); set ARBOR_SECRET_KEY to that key");
+            throw new SecretException(
+                    "this secret was sealed with another key (" + parts[1] + "); set ARBOR_SECRET_KEY to that key");
         }
         try {
             byte[] all = Base64.getUrlDecoder().decode(parts[2]);
@@ -128,7 +132,8 @@ public final class SecretBox {
                 try {
                     Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
                     Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n");
-                    LOG.info("made a new secret key in {}; keep it with the data, secrets cannot be read without it",
+                    LOG.info(
+                            "made a new secret key in {}; keep it with the data, secrets cannot be read without it",
                             file.getFileName());
                     return key;
                 } catch (FileAlreadyExistsException raced) {

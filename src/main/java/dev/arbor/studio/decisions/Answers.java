@@ -25,21 +25,34 @@ final class Answers {
      * @param value the number behind it: P(yes), expected level, estimate, P(option) for multi, else the top
      *     probability
      */
-    record Row(String questionKey, int ordinal, int position, String type, String answer, double value,
-               double certainty, boolean act, String origin) {}
+    record Row(
+            String questionKey,
+            int ordinal,
+            int position,
+            String type,
+            String answer,
+            double value,
+            double certainty,
+            boolean act,
+            String origin) {}
 
     /**
      * @param answers the answers by question key, in question order
      * @param raw the raw probabilities by question key and option (multi: by option), six decimals
      * @param needsReview the keys whose answer does not act, in question order
      */
-    record Result(ObjectNode answers, ObjectNode raw, boolean act, List<String> needsReview, double minCertainty,
-                  List<Row> rows) {}
+    record Result(
+            ObjectNode answers,
+            ObjectNode raw,
+            boolean act,
+            List<String> needsReview,
+            double minCertainty,
+            List<Row> rows) {}
 
     private Answers() {}
 
-    static Result of(List<Question> questions, Map<String, List<Double>> probabilities,
-                     SettingsLadder.Effective settings) {
+    static Result of(
+            List<Question> questions, Map<String, List<Double>> probabilities, SettingsLadder.Effective settings) {
         ObjectNode answers = Json.object();
         ObjectNode raw = Json.object();
         var needsReview = new ArrayList<String>();
@@ -53,8 +66,8 @@ final class Answers {
             List<String> keys = question.optionKeys();
             double certainty;
             if (question.type().equals("multi")) {
-                certainty = multi(question, keys, probabilities, own, answer, raw.putObject(question.key()), rows,
-                        position);
+                certainty = multi(
+                        question, keys, probabilities, own, answer, raw.putObject(question.key()), rows, position);
             } else {
                 double[] cleaned = clean(probabilities.get(question.key()), keys.size());
                 ObjectNode rawOwn = raw.putObject(question.key());
@@ -63,8 +76,16 @@ final class Answers {
                 }
                 double[] p = calibrate(cleaned, own.temperature());
                 certainty = single(question, keys, p, answer);
-                rows.add(new Row(question.key(), 0, position, question.type(), answer.path("decision").asText(),
-                        value(question, answer), certainty, certainty >= own.actThreshold(), question.origin()));
+                rows.add(new Row(
+                        question.key(),
+                        0,
+                        position,
+                        question.type(),
+                        answer.path("decision").asText(),
+                        value(question, answer),
+                        certainty,
+                        certainty >= own.actThreshold(),
+                        question.origin()));
             }
             boolean act = certainty >= own.actThreshold();
             answer.put("certainty", round(certainty, 4));
@@ -79,7 +100,12 @@ final class Answers {
             minCertainty = Math.min(minCertainty, certainty);
             position++;
         }
-        return new Result(answers, raw, needsReview.isEmpty(), List.copyOf(needsReview), round(minCertainty, 4),
+        return new Result(
+                answers,
+                raw,
+                needsReview.isEmpty(),
+                List.copyOf(needsReview),
+                round(minCertainty, 4),
                 List.copyOf(rows));
     }
 
@@ -130,8 +156,8 @@ final class Answers {
         return topProbability;
     }
 
-    private static void number(Question question, List<String> keys, double[] p, int top, ObjectNode probabilities,
-                               ObjectNode answer) {
+    private static void number(
+            Question question, List<String> keys, double[] p, int top, ObjectNode probabilities, ObjectNode answer) {
         double estimate = 0;
         for (int i = 0; i < keys.size(); i++) {
             estimate += Primitives.value(keys.get(i)).doubleValue() * p[i];
@@ -163,9 +189,15 @@ final class Answers {
     }
 
     /** One yes/no child per option; returns the certainty, the least sure of the options. */
-    private static double multi(Question question, List<String> keys, Map<String, List<Double>> probabilities,
-                                SettingsLadder.QuestionSettings own, ObjectNode answer, ObjectNode raw,
-                                List<Row> rows, int position) {
+    private static double multi(
+            Question question,
+            List<String> keys,
+            Map<String, List<Double>> probabilities,
+            SettingsLadder.QuestionSettings own,
+            ObjectNode answer,
+            ObjectNode raw,
+            List<Row> rows,
+            int position) {
         ArrayNode selected = Json.mapper().createArrayNode();
         ObjectNode byOption = Json.object();
         double certainty = 1.0;
@@ -196,8 +228,16 @@ final class Answers {
             rows.add(new Row(question.key(), 0, position, "multi", null, 0, certainty, act, question.origin()));
         }
         for (int i = 0; i < chosen.size(); i++) {
-            rows.add(new Row(question.key(), i, position, "multi", chosen.get(i), applies[keys.indexOf(chosen.get(i))],
-                    certainty, act, question.origin()));
+            rows.add(new Row(
+                    question.key(),
+                    i,
+                    position,
+                    "multi",
+                    chosen.get(i),
+                    applies[keys.indexOf(chosen.get(i))],
+                    certainty,
+                    act,
+                    question.origin()));
         }
         return certainty;
     }

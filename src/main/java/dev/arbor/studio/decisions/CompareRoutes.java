@@ -48,22 +48,27 @@ final class CompareRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.compare")
-                .get("/v1/studio/templates/{template_id}/compare", "Compare how two versions of a template answered",
+                .get(
+                        "/v1/studio/templates/{template_id}/compare",
+                        "Compare how two versions of a template answered",
                         this::compare)
-                .query(ApiShapes.VERSIONS).ok(ApiShapes.COMPARISON);
+                .query(ApiShapes.VERSIONS)
+                .ok(ApiShapes.COMPARISON);
     }
 
     /** One version's latest completed decision per input, with the labels of each. */
-    private record Side(int version, Map<String, StoredDecision> byInput, Map<String, Map<String, Boolean>> correct,
-                        int failed) {}
+    private record Side(
+            int version, Map<String, StoredDecision> byInput, Map<String, Map<String, Boolean>> correct, int failed) {}
 
     private void compare(Context ctx) {
         String id = ctx.pathParam("template_id");
         String[] versions = versions(ctx, id);
         Templates.Comparison comparison = templates.compare(id, versions[0], versions[1]);
         if (comparison.from() == comparison.to()) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "versions", "Compare two different versions; both "
-                    + "name version " + comparison.from() + ".");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "versions",
+                    "Compare two different versions; both " + "name version " + comparison.from() + ".");
         }
         boolean byVariables = !comparison.fromDefinition().path("variables").isEmpty()
                 && !comparison.toDefinition().path("variables").isEmpty();
@@ -80,7 +85,8 @@ final class CompareRoutes {
         comparison.fromDefinition().path("questions").fieldNames().forEachRemaining(keys::add);
         comparison.toDefinition().path("questions").fieldNames().forEachRemaining(keys::add);
         for (String key : keys) {
-            String comparability = comparison.questions().path(key).path("comparability").asText("identical");
+            String comparability =
+                    comparison.questions().path(key).path("comparability").asText("identical");
             ObjectNode question = questions.putObject(key);
             question.put("comparability", comparability);
             ObjectNode byVersion = question.putObject("by_version");
@@ -104,35 +110,41 @@ final class CompareRoutes {
         if (sent == null) {
             int latest = templates.latestVersion(id);
             if (latest < 2) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "versions", "Template '" + id + "' has one "
-                        + "version; there is nothing to compare it with.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER,
+                        "versions",
+                        "Template '" + id + "' has one " + "version; there is nothing to compare it with.");
             }
             return new String[] {Integer.toString(latest - 1), Integer.toString(latest)};
         }
         String[] parts = sent.split(",");
         if (parts.length != 2 || parts[0].isBlank() || parts[1].isBlank()) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "versions", "`versions` names two versions, such as "
-                    + "1,2 or stable,latest.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "versions",
+                    "`versions` names two versions, such as " + "1,2 or stable,latest.");
         }
         return new String[] {parts[0].trim(), parts[1].trim()};
     }
 
     private Side side(Templates.Comparison comparison, int version, boolean byVariables) {
-        var query = decisions.query(Map.of("template", comparison.id() + "@" + version), templates,
-                clock.instant());
+        var query = decisions.query(Map.of("template", comparison.id() + "@" + version), templates, clock.instant());
         var byInput = new LinkedHashMap<String, StoredDecision>();
         int[] failed = {0};
-        decisions.eachPage(query, page -> page.forEach(decision -> {
-            if (decision.status().equals("failed")) {
-                failed[0]++;
-            }
-            if (!decision.status().equals("completed") || decision.input().isEmpty()) {
-                return;
-            }
-            JsonNode input = decision.input().get().path(byVariables ? "variables" : "state");
-            String key = Digests.sha256Hex(Json.writeString(input).getBytes(StandardCharsets.UTF_8));
-            byInput.putIfAbsent(key, decision); // newest first: the first seen is the latest
-        }));
+        decisions.eachPage(
+                query,
+                page -> page.forEach(decision -> {
+                    if (decision.status().equals("failed")) {
+                        failed[0]++;
+                    }
+                    if (!decision.status().equals("completed")
+                            || decision.input().isEmpty()) {
+                        return;
+                    }
+                    JsonNode input = decision.input().get().path(byVariables ? "variables" : "state");
+                    String key = Digests.sha256Hex(Json.writeString(input).getBytes(StandardCharsets.UTF_8));
+                    byInput.putIfAbsent(key, decision); // newest first: the first seen is the latest
+                }));
         var ids = byInput.values().stream().map(StoredDecision::id).toList();
         var correct = new HashMap<String, Map<String, Boolean>>();
         for (int from = 0; from < ids.size(); from += 500) {
@@ -157,7 +169,8 @@ final class CompareRoutes {
             certainty += answer.path("certainty").asDouble();
             acted += answer.path("act").asBoolean() ? 1 : 0;
             counts.merge(text(answer.path("decision")), 1, Integer::sum);
-            Boolean correct = side.correct().getOrDefault(decision.id(), Map.of()).get(key);
+            Boolean correct =
+                    side.correct().getOrDefault(decision.id(), Map.of()).get(key);
             if (correct != null) {
                 labelled++;
                 right += correct ? 1 : 0;
@@ -212,7 +225,9 @@ final class CompareRoutes {
         json.put("n", n);
         json.put("agreement", n == 0 ? 0 : Answers.round((double) agree / n, 4));
         ArrayNode flipList = json.putArray("flips");
-        flips.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(SAMPLE)
+        flips.entrySet().stream()
+                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                .limit(SAMPLE)
                 .forEach(e -> {
                     String[] pair = e.getKey().split("\u0000", 2);
                     flipList.addObject().put("from", pair[0]).put("to", pair[1]).put("n", e.getValue());

@@ -41,19 +41,21 @@ final class CompatibilityRoutes {
     void addTo(Routes routes) {
         routes.group("studio.models")
                 .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
-                .body(ApiShapes.COMPATIBILITY_IN).ok(ApiShapes.COMPATIBILITY);
+                .body(ApiShapes.COMPATIBILITY_IN)
+                .ok(ApiShapes.COMPATIBILITY);
     }
 
     private void check(Context ctx) {
         BodyReader body = BodyReader.of(Requests.jsonObject(ctx));
         Optional<JsonNode> sent = body.node("questions", true);
         Optional<List<String>> media = body.strings("media_types", false, 3, 10);
-        media.filter(types -> !MEDIA.containsAll(types)).ifPresent(types -> body.reject("media_types",
-                ErrorCode.INVALID_FIELD, "takes image, audio and video"));
+        media.filter(types -> !MEDIA.containsAll(types))
+                .ifPresent(
+                        types -> body.reject("media_types", ErrorCode.INVALID_FIELD, "takes image, audio and video"));
         var questions = new ArrayList<Question>();
         sent.ifPresent(field -> Templates.checkQuestions(field, "questions", Optional.empty(), body.problems())
-                .properties().forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(),
-                        "adhoc", false))));
+                .properties()
+                .forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(), "adhoc", false))));
         var warnings = body.finish();
         var modalities = new HashSet<>(media.orElse(List.of()));
         ModelFacts.Needs needs = Primitives.needs(Primitives.of(questions), modalities, 0);

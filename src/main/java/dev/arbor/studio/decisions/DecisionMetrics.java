@@ -22,8 +22,14 @@ final class DecisionMetrics {
     DecisionMetrics(MeterRegistry registry) {
         this.decisions = Timer.builder("arbor.decisions")
                 .description("Decisions by model, template and outcome, with their time")
-                .serviceLevelObjectives(Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100),
-                        Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5),
+                .serviceLevelObjectives(
+                        Duration.ofMillis(10),
+                        Duration.ofMillis(50),
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(250),
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(5),
                         Duration.ofSeconds(30))
                 .withRegistry(registry);
     }
@@ -41,9 +47,16 @@ final class DecisionMetrics {
     }
 
     private void record(Plan plan, String outcome, String error, long sinceNanos) {
-        decisions.withTags("model", plan.model().orElse("none"),
-                        "template", plan.template().map(t -> t.id()).orElse(ADHOC),
-                        "outcome", outcome, "error", error)
+        decisions
+                .withTags(
+                        "model",
+                        plan.model().orElse("none"),
+                        "template",
+                        plan.template().map(t -> t.id()).orElse(ADHOC),
+                        "outcome",
+                        outcome,
+                        "error",
+                        error)
                 .record(System.nanoTime() - sinceNanos, TimeUnit.NANOSECONDS);
     }
 }

@@ -31,12 +31,24 @@ import java.util.function.Predicate;
  * @param actThreshold the top-level {@code act_threshold}, a shorthand for {@code settings.act_threshold}
  * @param problems what was wrong with the fields read here; a field at fault is absent from the record
  */
-record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, Optional<JsonNode> state,
-                       Optional<Field> extras, Optional<Field> skip, Optional<Field> addOptions,
-                       Optional<JsonNode> settings, List<MediaInput> media, ObjectNode metadata,
-                       Optional<StoreLevel> store, boolean background, Optional<String> model,
-                       Optional<Double> actThreshold, Optional<Boolean> failOnStoreError, Set<String> include,
-                       List<Warning> warnings, List<Problem> problems) {
+record DecisionRequest(
+        Optional<String> template,
+        Optional<JsonNode> variables,
+        Optional<JsonNode> state,
+        Optional<Field> extras,
+        Optional<Field> skip,
+        Optional<Field> addOptions,
+        Optional<JsonNode> settings,
+        List<MediaInput> media,
+        ObjectNode metadata,
+        Optional<StoreLevel> store,
+        boolean background,
+        Optional<String> model,
+        Optional<Double> actThreshold,
+        Optional<Boolean> failOnStoreError,
+        Set<String> include,
+        List<Warning> warnings,
+        List<Problem> problems) {
     static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
     /** The most a string variable may hold, and more than any model reads; a situation is kept whole in history. */
     static final int MAX_STATE_CHARACTERS = 200_000;
@@ -65,8 +77,10 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         Problems problems = reader.problems();
         Optional<String> template = reader.node("template", false).flatMap(node -> {
             if (!node.isTextual() || node.textValue().isBlank()) {
-                problems.add(ErrorCode.INVALID_REFERENCE, "template", "`template` must be a reference string: "
-                        + "\"id\", \"id@3\" or \"id@alias\".");
+                problems.add(
+                        ErrorCode.INVALID_REFERENCE,
+                        "template",
+                        "`template` must be a reference string: " + "\"id\", \"id@3\" or \"id@alias\".");
                 return Optional.empty();
             }
             return Optional.of(node.textValue());
@@ -74,8 +88,11 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         Optional<JsonNode> variables = reader.node("variables", false).filter(node -> {
             boolean ok = characters(node, text -> text.startsWith("data:")) <= MAX_VARIABLES_CHARACTERS;
             if (!ok) {
-                reader.reject("variables", ErrorCode.INVALID_FIELD, "may hold at most " + MAX_VARIABLES_CHARACTERS
-                        + " characters of text in all (inline media aside)");
+                reader.reject(
+                        "variables",
+                        ErrorCode.INVALID_FIELD,
+                        "may hold at most " + MAX_VARIABLES_CHARACTERS
+                                + " characters of text in all (inline media aside)");
             }
             return ok;
         });
@@ -94,32 +111,45 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
         Optional<Field> addOptions = field(reader, extensions, "add_options", "add_options", problems);
         skip.ifPresent(f -> {
             if (!f.value().isArray()) {
-                problems.add(ErrorCode.INVALID_FIELD, f.param(), "`" + f.param() + "` must be a list of question keys.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD, f.param(), "`" + f.param() + "` must be a list of question keys.");
             }
         });
         addOptions.ifPresent(f -> {
             if (!f.value().isObject()) {
-                problems.add(ErrorCode.INVALID_FIELD, f.param(), "`" + f.param() + "` must be an object of question "
-                        + "key to new options.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        f.param(),
+                        "`" + f.param() + "` must be an object of question " + "key to new options.");
             }
         });
         Optional<JsonNode> settings = reader.node("settings", false);
-        List<MediaInput> media = reader.node("media", false).map(node -> MediaInput.parse(node, problems))
+        List<MediaInput> media = reader.node("media", false)
+                .map(node -> MediaInput.parse(node, problems))
                 .orElse(List.of());
         ObjectNode metadata = reader.node("metadata", false)
-                .flatMap(node -> Metadata.check(node, "metadata", problems)).orElse(Json.object());
+                .flatMap(node -> Metadata.check(node, "metadata", problems))
+                .orElse(Json.object());
         Optional<StoreLevel> store = reader.node("store", false).flatMap(node -> {
             Optional<StoreLevel> level = StoreLevel.parse(node);
             if (level.isEmpty()) {
-                reader.reject("store", ErrorCode.INVALID_FIELD, "must be \"full\", \"answers_only\", \"none\", "
-                        + "true or false");
+                reader.reject(
+                        "store",
+                        ErrorCode.INVALID_FIELD,
+                        "must be \"full\", \"answers_only\", \"none\", " + "true or false");
             }
             return level;
         });
         boolean background = flag(reader, "background");
-        reader.node("stream", false).ifPresent(node -> reader.reject("stream", ErrorCode.INVALID_FIELD, node.isBoolean()
-                && !node.booleanValue() ? "must be false or absent" : "is not supported: streaming answers is not "
-                + "built; send \"background\": true and read GET /v1/studio/decisions/{id}?wait=30 instead"));
+        reader.node("stream", false)
+                .ifPresent(
+                        node -> reader.reject(
+                                "stream",
+                                ErrorCode.INVALID_FIELD,
+                                node.isBoolean() && !node.booleanValue()
+                                        ? "must be false or absent"
+                                        : "is not supported: streaming answers is not "
+                                                + "built; send \"background\": true and read GET /v1/studio/decisions/{id}?wait=30 instead"));
         Optional<String> model = reader.string("model", false, 200);
         Optional<Double> actThreshold = reader.node("act_threshold", false).flatMap(node -> {
             if (!SettingRange.ACT_THRESHOLD.contains(node)) {
@@ -128,20 +158,40 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             }
             return Optional.of(node.doubleValue());
         });
-        Optional<Boolean> failOnStoreError = reader.node("on_store_error", false).flatMap(node -> {
-            if (!node.isTextual() || !(node.textValue().equals("serve") || node.textValue().equals("fail"))) {
-                reader.reject("on_store_error", ErrorCode.INVALID_FIELD, "must be \"serve\" or \"fail\"");
-                return Optional.empty();
-            }
-            return Optional.of(node.textValue().equals("fail"));
-        });
-        Set<String> include = reader.node("include", false).map(node -> include(node, "include", problems))
+        Optional<Boolean> failOnStoreError = reader.node("on_store_error", false)
+                .flatMap(node -> {
+                    if (!node.isTextual()
+                            || !(node.textValue().equals("serve")
+                                    || node.textValue().equals("fail"))) {
+                        reader.reject("on_store_error", ErrorCode.INVALID_FIELD, "must be \"serve\" or \"fail\"");
+                        return Optional.empty();
+                    }
+                    return Optional.of(node.textValue().equals("fail"));
+                });
+        Set<String> include = reader.node("include", false)
+                .map(node -> include(node, "include", problems))
                 .orElse(Set.of());
-        if (actThreshold.isPresent() && settings.map(s -> s.has("act_threshold")).orElse(false)) {
+        if (actThreshold.isPresent()
+                && settings.map(s -> s.has("act_threshold")).orElse(false)) {
             reader.reject("act_threshold", ErrorCode.INVALID_FIELD, "is also set in `settings`; send one of them");
         }
-        return new DecisionRequest(template, variables, state, extras, skip, addOptions, settings, media, metadata,
-                store, background, model, actThreshold, failOnStoreError, include, reader.unknownFields(),
+        return new DecisionRequest(
+                template,
+                variables,
+                state,
+                extras,
+                skip,
+                addOptions,
+                settings,
+                media,
+                metadata,
+                store,
+                background,
+                model,
+                actThreshold,
+                failOnStoreError,
+                include,
+                reader.unknownFields(),
                 problems.list());
     }
 
@@ -165,8 +215,11 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
             if (INCLUDES.contains(value)) {
                 kept.add(value);
             } else {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` may hold " + String.join(", ",
-                        INCLUDES.stream().sorted().toList()) + "; not \"" + value + "\".");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        param,
+                        "`" + param + "` may hold "
+                                + String.join(", ", INCLUDES.stream().sorted().toList()) + "; not \"" + value + "\".");
             }
         }
         return kept;
@@ -199,23 +252,27 @@ record DecisionRequest(Optional<String> template, Optional<JsonNode> variables, 
     }
 
     private static boolean flag(BodyReader reader, String name) {
-        return reader.node(name, false).map(node -> {
-            if (!node.isBoolean()) {
-                reader.reject(name, ErrorCode.INVALID_FIELD, "must be true or false");
-                return false;
-            }
-            return node.booleanValue();
-        }).orElse(false);
+        return reader.node(name, false)
+                .map(node -> {
+                    if (!node.isBoolean()) {
+                        reader.reject(name, ErrorCode.INVALID_FIELD, "must be true or false");
+                        return false;
+                    }
+                    return node.booleanValue();
+                })
+                .orElse(false);
     }
 
     /** A field sent at the top level or inside {@code extensions}, never both. */
-    private static Optional<Field> field(BodyReader reader, Optional<BodyReader> extensions, String name,
-                                         String extensionName, Problems problems) {
+    private static Optional<Field> field(
+            BodyReader reader, Optional<BodyReader> extensions, String name, String extensionName, Problems problems) {
         Optional<JsonNode> top = reader.node(name, false);
         Optional<JsonNode> nested = extensions.flatMap(e -> e.node(extensionName, false));
         if (top.isPresent() && nested.isPresent()) {
-            problems.add(ErrorCode.INVALID_FIELD, "extensions." + extensionName, "`" + name + "` is sent both at the "
-                    + "top level and in `extensions`; send it once.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "extensions." + extensionName,
+                    "`" + name + "` is sent both at the " + "top level and in `extensions`; send it once.");
             return Optional.empty();
         }
         return top.map(value -> new Field(name, value))

@@ -45,8 +45,14 @@ final class DecisionRoutes {
     private final StudioSettings settings;
     private final Clock clock;
 
-    DecisionRoutes(DecisionService decisions, DecisionStore store, Rerun rerun, Templates templates,
-                   FeedbackStore feedback, StudioSettings settings, Clock clock) {
+    DecisionRoutes(
+            DecisionService decisions,
+            DecisionStore store,
+            Rerun rerun,
+            Templates templates,
+            FeedbackStore feedback,
+            StudioSettings settings,
+            Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.store = requireNonNull(store, "store");
         this.rerun = requireNonNull(rerun, "rerun");
@@ -59,34 +65,45 @@ final class DecisionRoutes {
     void addTo(Routes routes) {
         String one = BASE + "/{decision_id}";
         routes.group("studio.decisions")
-                .postWithFiles(BASE, "Make a decision (with background: true it answers at once, queued)",
-                        MediaInput.MAX_BODY_BYTES, this::create)
-                .body(ApiShapes.DECISION_REQUEST).ok(ApiShapes.DECISION)
+                .postWithFiles(
+                        BASE,
+                        "Make a decision (with background: true it answers at once, queued)",
+                        MediaInput.MAX_BODY_BYTES,
+                        this::create)
+                .body(ApiShapes.DECISION_REQUEST)
+                .ok(ApiShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
-                .query(Page.PARAMETERS).query(ApiShapes.VIEW, ApiShapes.INCLUDE_PARAM).query(ApiShapes.FILTERS)
+                .query(Page.PARAMETERS)
+                .query(ApiShapes.VIEW, ApiShapes.INCLUDE_PARAM)
+                .query(ApiShapes.FILTERS)
                 .ok(Schema.list(ApiShapes.LISTED))
-                .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed",
-                        this::export)
-                .query(ApiShapes.EXPORT_FORMAT).query(ApiShapes.FILTERS)
+                .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed", this::export)
+                .query(ApiShapes.EXPORT_FORMAT)
+                .query(ApiShapes.FILTERS)
                 .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
                 .answers(200, "text/csv", Schema.any("A header row, then one row per answer"))
-                .postWithFiles(BASE + "/preview",
+                .postWithFiles(
+                        BASE + "/preview",
                         "Check a decision and show what the model would read, without running it",
-                        MediaInput.MAX_BODY_BYTES, this::preview)
-                .body(ApiShapes.DECISION_REQUEST).ok(ApiShapes.PREVIEW)
-                .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)",
-                        this::get)
+                        MediaInput.MAX_BODY_BYTES,
+                        this::preview)
+                .body(ApiShapes.DECISION_REQUEST)
+                .ok(ApiShapes.PREVIEW)
+                .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
                 .query(ApiShapes.WAIT, ApiShapes.INCLUDE_PARAM, ApiShapes.RENDER)
                 .ok(Schema.anyOf(ApiShapes.DECISION, ApiShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", this::input)
                 .ok(ApiShapes.INPUT)
                 .patch(one, "Change a decision's metadata or pin", this::patch)
-                .body(ApiShapes.DECISION_PATCH).ok(ApiShapes.DECISION)
+                .body(ApiShapes.DECISION_PATCH)
+                .ok(ApiShapes.DECISION)
                 .delete(one, "Delete a decision from history", this::delete)
                 .ok(ApiShapes.DELETED)
                 .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
                 .ok(ApiShapes.DECISION)
-                .action(one + "/rerun", "Run a stored decision again (optionally on another model or version)",
+                .action(
+                        one + "/rerun",
+                        "Run a stored decision again (optionally on another model or version)",
                         this::rerun)
                 .ok(ApiShapes.DECISION);
     }
@@ -103,39 +120,51 @@ final class DecisionRoutes {
         var params = HistoryQuery.params(ctx, List.of());
         String view = ApiShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view
-                    + "'.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view + "'.");
         }
         Set<String> include = includeParameter(ctx);
         var query = store.query(params, templates, clock.instant());
         var result = store.list(query, page);
-        Set<String> labelled = feedback.labelled(result.items().stream().map(StoredDecision::id).toList());
-        Responses.ok(ctx, Responses.page(result, StoredDecision::id,
-                decision -> view.equals("full") ? DecisionService.present(decision.body(), decision.input(),
-                        include.stream().anyMatch(i -> i.startsWith("input")), decision.metadata(), decision.pinned(),
-                        include) : summary(decision, labelled.contains(decision.id()))));
+        Set<String> labelled = feedback.labelled(
+                result.items().stream().map(StoredDecision::id).toList());
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        result,
+                        StoredDecision::id,
+                        decision -> view.equals("full")
+                                ? DecisionService.present(
+                                        decision.body(),
+                                        decision.input(),
+                                        include.stream().anyMatch(i -> i.startsWith("input")),
+                                        decision.metadata(),
+                                        decision.pinned(),
+                                        include)
+                                : summary(decision, labelled.contains(decision.id()))));
     }
 
     private void export(Context ctx) {
         String format = ApiShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
         if (!format.equals("jsonl") && !format.equals("csv")) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format
-                    + "'.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format + "'.");
         }
-        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates,
-                clock.instant());
+        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates, clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
-        try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(),
-                StandardCharsets.UTF_8))) {
+        try (var out =
+                new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(), StandardCharsets.UTF_8))) {
             if (format.equals("csv")) {
                 out.write(Export.CSV_HEADER);
             }
             store.eachPage(query, page -> {
                 try {
                     for (StoredDecision decision : page) {
-                        out.write(format.equals("csv") ? Export.csv(decision)
-                                : Json.writeString(show(decision, Set.of())) + "\n");
+                        out.write(
+                                format.equals("csv")
+                                        ? Export.csv(decision)
+                                        : Json.writeString(show(decision, Set.of())) + "\n");
                     }
                 } catch (IOException e) {
                     throw new UncheckedIOException("the export was cut off", e);
@@ -156,7 +185,8 @@ final class DecisionRoutes {
         summary.set("created_at", body.get("created_at"));
         JsonNode template = body.path("template");
         if (template.isObject()) {
-            summary.putObject("template").put("id", template.path("id").asText())
+            summary.putObject("template")
+                    .put("id", template.path("id").asText())
                     .put("version", template.path("version").asInt());
         } else {
             summary.putNull("template");
@@ -164,8 +194,11 @@ final class DecisionRoutes {
         summary.set("model", body.get("model"));
         summary.putObject("source").set("surface", body.path("source").path("surface"));
         JsonNode extensions = body.path("extensions");
-        summary.put("extended", !extensions.path("questions").isEmpty() || !extensions.path("options").isEmpty()
-                || !extensions.path("skipped").isEmpty());
+        summary.put(
+                "extended",
+                !extensions.path("questions").isEmpty()
+                        || !extensions.path("options").isEmpty()
+                        || !extensions.path("skipped").isEmpty());
         summary.set("act", body.get("act"));
         summary.set("needs_review", body.get("needs_review"));
         ObjectNode answers = summary.putObject("answers");
@@ -197,14 +230,19 @@ final class DecisionRoutes {
         ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
         Plan plan = decisions.plan(request, false);
-        var source = new Source("rerun", BASE + "/" + id + "/rerun", Requests.id(ctx),
-                original.body().path("template").path("attribution").asText("explicit"), Optional.of(id));
+        var source = new Source(
+                "rerun",
+                BASE + "/" + id + "/rerun",
+                Requests.id(ctx),
+                original.body().path("template").path("attribution").asText("explicit"),
+                Optional.of(id));
         respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
     }
 
     private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {
         boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
-        Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY ? Optional.empty()
+        Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY
+                ? Optional.empty()
                 : outcome.input().or(() -> Optional.of(decisions.input(plan, false)));
         ctx.header("x-studio-stored", outcome.stored());
         if (plan.store() == StoreLevel.NONE) {
@@ -214,8 +252,9 @@ final class DecisionRoutes {
             ctx.header("x-studio-decision-id", id);
             ctx.header("location", BASE + "/" + id);
         });
-        Responses.ok(ctx, DecisionService.present(outcome.decision(), input, showInput, plan.metadata(), false,
-                plan.include()));
+        Responses.ok(
+                ctx,
+                DecisionService.present(outcome.decision(), input, showInput, plan.metadata(), false, plan.include()));
     }
 
     private void preview(Context ctx) {
@@ -242,12 +281,16 @@ final class DecisionRoutes {
         Optional<String> format = ApiShapes.RENDER.read(ctx);
         if (format.isPresent()) {
             if (!format.get().equals("decide")) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "format", "`format` may be decide (the body "
-                        + "POST /v1/decide answers), not '" + format.get() + "'.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER,
+                        "format",
+                        "`format` may be decide (the body " + "POST /v1/decide answers), not '" + format.get() + "'.");
             }
             if (!decision.body().path("answers").isObject()) {
-                throw ApiException.of(ErrorCode.DECISION_FINISHED, "format", "Decision " + id + " is "
-                        + decision.status() + " and has no answers to render.");
+                throw ApiException.of(
+                        ErrorCode.DECISION_FINISHED,
+                        "format",
+                        "Decision " + id + " is " + decision.status() + " and has no answers to render.");
             }
             Responses.ok(ctx, WireRoutes.answer(decision.body()));
             return;
@@ -278,20 +321,27 @@ final class DecisionRoutes {
     }
 
     private static ObjectNode show(StoredDecision decision, Set<String> include) {
-        return DecisionService.present(decision.body(), decision.input(), true, decision.metadata(),
-                decision.pinned(), include);
+        return DecisionService.present(
+                decision.body(), decision.input(), true, decision.metadata(), decision.pinned(), include);
     }
 
     private void input(Context ctx) {
         String id = ctx.pathParam("decision_id");
         StoredDecision decision = find(id);
-        ObjectNode input = decision.input().orElseThrow(() -> ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null,
-                "Decision " + id + " was stored " + decision.storage().wire() + ", so its input was not kept."));
+        ObjectNode input = decision.input()
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.INPUT_UNAVAILABLE,
+                        null,
+                        "Decision " + id + " was stored " + decision.storage().wire()
+                                + ", so its input was not kept."));
         if (input.has("redacted")) {
             var paths = new ArrayList<String>();
             input.get("redacted").forEach(path -> paths.add(path.asText()));
-            throw ApiException.of(ErrorCode.INPUT_UNAVAILABLE, null, "Decision " + id + " was redacted ("
-                    + String.join(", ", paths) + "); its input can no longer be read back whole.");
+            throw ApiException.of(
+                    ErrorCode.INPUT_UNAVAILABLE,
+                    null,
+                    "Decision " + id + " was redacted (" + String.join(", ", paths)
+                            + "); its input can no longer be read back whole.");
         }
         ObjectNode out = Json.object();
         out.put("object", "decision.input");
@@ -318,8 +368,12 @@ final class DecisionRoutes {
                         problems.add(ErrorCode.INVALID_FIELD, "pinned", "`pinned` must be true or false.");
                     }
                 }
-                default -> problems.add(ErrorCode.READ_ONLY_FIELD, entry.getKey(), "`" + entry.getKey() + "` cannot "
-                        + "be changed: a decision records what happened; only `metadata` and `pinned` may change.");
+                default ->
+                    problems.add(
+                            ErrorCode.READ_ONLY_FIELD,
+                            entry.getKey(),
+                            "`" + entry.getKey() + "` cannot "
+                                    + "be changed: a decision records what happened; only `metadata` and `pinned` may change.");
             }
         }
         problems.throwIfAny();
@@ -377,8 +431,10 @@ final class DecisionRoutes {
             }
             return (int) Math.ceil(seconds);
         } catch (NumberFormatException e) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "wait", "`wait` is a number of seconds from 0 to "
-                    + MAX_WAIT_SECONDS + ", not '" + sent + "'.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "wait",
+                    "`wait` is a number of seconds from 0 to " + MAX_WAIT_SECONDS + ", not '" + sent + "'.");
         }
     }
 
@@ -388,10 +444,13 @@ final class DecisionRoutes {
             return Set.of();
         }
         var problems = new Problems();
-        Set<String> include = DecisionRequest.include(Json.mapper().valueToTree(String.join(",", values)),
-                "include", problems);
+        Set<String> include =
+                DecisionRequest.include(Json.mapper().valueToTree(String.join(",", values)), "include", problems);
         if (!problems.isEmpty()) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "include", problems.list().getFirst().message());
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "include",
+                    problems.list().getFirst().message());
         }
         return include;
     }
@@ -433,10 +492,14 @@ final class DecisionRoutes {
             JsonNode perQuestion = plan.settings().json().path("questions");
             perQuestion.properties().forEach(e -> {
                 if (e.getValue().has("temperature")
-                        && e.getValue().get("temperature").doubleValue() != plan.settings().temperature()) {
-                    warnings.add(new Warning(WarningCode.PER_QUESTION_SETTINGS_NOT_PORTABLE, "`" + e.getKey()
-                            + "` has its own temperature; the single-request format sends one temperature for all "
-                            + "questions.", "settings.questions." + e.getKey() + ".temperature"));
+                        && e.getValue().get("temperature").doubleValue()
+                                != plan.settings().temperature()) {
+                    warnings.add(new Warning(
+                            WarningCode.PER_QUESTION_SETTINGS_NOT_PORTABLE,
+                            "`" + e.getKey()
+                                    + "` has its own temperature; the single-request format sends one temperature for all "
+                                    + "questions.",
+                            "settings.questions." + e.getKey() + ".temperature"));
                 }
             });
             ArrayNode list = preview.putArray("warnings");

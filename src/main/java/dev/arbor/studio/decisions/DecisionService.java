@@ -46,11 +46,14 @@ final class DecisionService implements AutoCloseable {
     record Outcome(ObjectNode decision, String stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
 
     /** How far a background decision has gone: it may be cancelled until it reaches the model. */
-    private enum Phase { WAITING, AT_MODEL, CANCELLED }
+    private enum Phase {
+        WAITING,
+        AT_MODEL,
+        CANCELLED
+    }
 
     /** A background decision on its way; {@code queuedNanos} is when it was queued, which its time counts from. */
-    private record Running(Plan plan, long queuedNanos, AtomicReference<Thread> thread,
-                           AtomicReference<Phase> phase) {}
+    private record Running(Plan plan, long queuedNanos, AtomicReference<Thread> thread, AtomicReference<Phase> phase) {}
 
     private final DecisionStore store;
     private final GroupCommit history;
@@ -65,8 +68,13 @@ final class DecisionService implements AutoCloseable {
     /** Set while the server stops: work cut short then is left as it stands, for the next start to recover. */
     private volatile boolean closing;
 
-    DecisionService(DecisionStore store, Planner planner, ModelRuntime runtime, StudioFiles files, Clock clock,
-                    DecisionMetrics metrics) {
+    DecisionService(
+            DecisionStore store,
+            Planner planner,
+            ModelRuntime runtime,
+            StudioFiles files,
+            Clock clock,
+            DecisionMetrics metrics) {
         this.store = requireNonNull(store, "store");
         this.history = new GroupCommit(store);
         this.planner = requireNonNull(planner, "planner");
@@ -89,8 +97,8 @@ final class DecisionService implements AutoCloseable {
         String id = Ids.next("dec");
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
-        Optional<ObjectNode> input = plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia()))
-                : Optional.empty();
+        Optional<ObjectNode> input =
+                plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia())) : Optional.empty();
         if (plan.background()) {
             return queue(plan, source, id, created, input);
         }
@@ -112,15 +120,23 @@ final class DecisionService implements AutoCloseable {
      * Answers and timings of one run: {@code totalMillis} from arrival (or, in the background, from the end of
      * the queue, plus the queue) to the answers, before they are recorded.
      */
-    private record Ran(Answers.Result answers, int inputTokens, double queueMillis, double loadMillis,
-                       double modelMillis, double totalMillis) {}
+    private record Ran(
+            Answers.Result answers,
+            int inputTokens,
+            double queueMillis,
+            double loadMillis,
+            double modelMillis,
+            double totalMillis) {}
 
     private Ran ask(Plan plan, double queueMillis, long startedNanos, Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
-            throw ApiException.of(ErrorCode.MODEL_NOT_LOADED, "model", "No model is loaded and none is named, and "
-                    + "decisions may not load one (ARBOR_AUTO_LOAD is off); load a model (POST /models/{id}/load) "
-                    + "or name a loaded one in `model`.");
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_LOADED,
+                    "model",
+                    "No model is loaded and none is named, and "
+                            + "decisions may not load one (ARBOR_AUTO_LOAD is off); load a model (POST /models/{id}/load) "
+                            + "or name a loaded one in `model`.");
         }
         var toAsk = new ArrayList<Scoring.Question>();
         var probabilities = new HashMap<String, List<Double>>();
@@ -134,8 +150,10 @@ final class DecisionService implements AutoCloseable {
         long[] atModelNanos = {started};
         int tokens = 0;
         if (!toAsk.isEmpty()) {
-            var request = new Scoring.Request(Substitution.asText(plan.state()),
-                    plan.media().stream().map(MediaInput::type).toList(), toAsk);
+            var request = new Scoring.Request(
+                    Substitution.asText(plan.state()),
+                    plan.media().stream().map(MediaInput::type).toList(),
+                    toAsk);
             Scoring.Answer answer = runtime.score(plan.model().get(), request, () -> {
                 atModel.run();
                 atModelNanos[0] = System.nanoTime();
@@ -145,16 +163,20 @@ final class DecisionService implements AutoCloseable {
         }
         long answered = System.nanoTime();
         Answers.Result answers = Answers.of(plan.questions(), probabilities, plan.settings());
-        return new Ran(answers, tokens, queueMillis, (atModelNanos[0] - started) / 1e6,
-                (answered - atModelNanos[0]) / 1e6, queueMillis + (System.nanoTime() - startedNanos) / 1e6);
+        return new Ran(
+                answers,
+                tokens,
+                queueMillis,
+                (atModelNanos[0] - started) / 1e6,
+                (answered - atModelNanos[0]) / 1e6,
+                queueMillis + (System.nanoTime() - startedNanos) / 1e6);
     }
 
-    private Outcome complete(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
-                             Ran ran) {
+    private Outcome complete(Plan plan, Source source, String id, long created, Optional<ObjectNode> input, Ran ran) {
         long completed = clock.millis();
         var warnings = new ArrayList<>(plan.warnings());
-        ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
-                Optional.empty());
+        ObjectNode body = body(
+                plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran), Optional.empty());
         String stored = plan.store().wire();
         if (plan.store() != StoreLevel.NONE) {
             try {
@@ -175,23 +197,28 @@ final class DecisionService implements AutoCloseable {
     private static String storeFailed(Plan plan, String id, RuntimeException cause, List<Warning> warnings) {
         LOG.warn("decision {} could not be saved to history: {}", id, cause.toString());
         if (plan.failOnStoreError()) {
-            throw ApiException.of(ErrorCode.STORE_FAILED, null, "The decision was made but could not be saved to "
-                    + "history, and on_store_error is fail; try again.");
+            throw ApiException.of(
+                    ErrorCode.STORE_FAILED,
+                    null,
+                    "The decision was made but could not be saved to "
+                            + "history, and on_store_error is fail; try again.");
         }
-        warnings.add(new Warning(WarningCode.HISTORY_WRITE_FAILED, "The answer is right, but it could not be "
-                + "saved to history.", null));
+        warnings.add(new Warning(
+                WarningCode.HISTORY_WRITE_FAILED,
+                "The answer is right, but it could not be " + "saved to history.",
+                null));
         return "failed";
     }
 
     /** Stores a decision that failed at the model (when history keeps it) and returns the error to send. */
-    private ApiException failed(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
-                                ApiException failure) {
+    private ApiException failed(
+            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
         if (plan.store() == StoreLevel.NONE) {
             return failure;
         }
         long completed = clock.millis();
-        ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
-                Optional.of(failure));
+        ObjectNode body = body(
+                plan, source, id, "failed", created, Optional.of(completed), Optional.empty(), Optional.of(failure));
         try {
             history.write(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
             return failure.withField("decision_id", id);
@@ -204,8 +231,8 @@ final class DecisionService implements AutoCloseable {
     // ---- background
 
     private Outcome queue(Plan plan, Source source, String id, long created, Optional<ObjectNode> input) {
-        ObjectNode body = body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(),
-                Optional.empty());
+        ObjectNode body =
+                body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(), Optional.empty());
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
         history.write(record(plan, source, id, "queued", created, 0, body, input, Optional.empty()));
         var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
@@ -223,13 +250,13 @@ final class DecisionService implements AutoCloseable {
         return new Outcome(body, plan.store().wire(), Optional.of(id), input);
     }
 
-    private void runInBackground(Plan plan, Source source, ObjectNode queued, long created,
-                                 Optional<ObjectNode> input, Running run) {
+    private void runInBackground(
+            Plan plan, Source source, ObjectNode queued, long created, Optional<ObjectNode> input, Running run) {
         AtomicReference<Phase> phase = run.phase();
         String id = queued.path("id").asText();
         ObjectNode inProgress = queued.deepCopy().put("status", "in_progress");
-        if (phase.get() == Phase.CANCELLED || !store.transition(id, List.of("queued"), "in_progress",
-                inProgress, clock.millis())) {
+        if (phase.get() == Phase.CANCELLED
+                || !store.transition(id, List.of("queued"), "in_progress", inProgress, clock.millis())) {
             return;
         }
         double queueMillis = clock.millis() - created;
@@ -240,8 +267,8 @@ final class DecisionService implements AutoCloseable {
                 }
             });
             long completed = clock.millis();
-            ObjectNode body = body(plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran),
-                    Optional.empty());
+            ObjectNode body = body(
+                    plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran), Optional.empty());
             body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
             store.finish(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
             metrics.completed(plan, run.queuedNanos());
@@ -255,19 +282,27 @@ final class DecisionService implements AutoCloseable {
         } catch (RuntimeException e) {
             if (phase.get() != Phase.CANCELLED && !closing) {
                 LOG.error("background decision {} failed", id, e);
-                finishFailed(plan, source, id, created, input, ApiException.of(ErrorCode.INTERNAL_ERROR, null,
-                        "The decision failed unexpectedly (" + e.getClass().getSimpleName() + "); the server log "
-                        + "has the details."));
+                finishFailed(
+                        plan,
+                        source,
+                        id,
+                        created,
+                        input,
+                        ApiException.of(
+                                ErrorCode.INTERNAL_ERROR,
+                                null,
+                                "The decision failed unexpectedly ("
+                                        + e.getClass().getSimpleName() + "); the server log " + "has the details."));
                 metrics.failed(plan, ErrorCode.INTERNAL_ERROR, run.queuedNanos());
             }
         }
     }
 
-    private void finishFailed(Plan plan, Source source, String id, long created, Optional<ObjectNode> input,
-                              ApiException failure) {
+    private void finishFailed(
+            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
         long completed = clock.millis();
-        ObjectNode body = body(plan, source, id, "failed", created, Optional.of(completed), Optional.empty(),
-                Optional.of(failure));
+        ObjectNode body = body(
+                plan, source, id, "failed", created, Optional.of(completed), Optional.empty(), Optional.of(failure));
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
         store.finish(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
     }
@@ -287,10 +322,14 @@ final class DecisionService implements AutoCloseable {
         StoredDecision decision = store.find(id).orElseThrow(() -> notFound(id));
         Running run = running.get(id);
         if (decision.finished() || (run != null && !run.phase().compareAndSet(Phase.WAITING, Phase.CANCELLED))) {
-            throw ApiException.of(ErrorCode.DECISION_FINISHED, null, decision.finished() ? "Decision " + id + " is "
-                    + decision.status() + "; only a queued decision or one waiting for its model can be cancelled."
-                    : "Decision " + id + " is with the model and finishes in a moment; it can no longer be "
-                    + "cancelled.");
+            throw ApiException.of(
+                    ErrorCode.DECISION_FINISHED,
+                    null,
+                    decision.finished()
+                            ? "Decision " + id + " is " + decision.status()
+                                    + "; only a queued decision or one waiting for its model can be cancelled."
+                            : "Decision " + id + " is with the model and finishes in a moment; it can no longer be "
+                                    + "cancelled.");
         }
         long now = clock.millis();
         ObjectNode body = decision.body().deepCopy();
@@ -309,14 +348,24 @@ final class DecisionService implements AutoCloseable {
     }
 
     static ApiException notFound(String id) {
-        return ApiException.of(ErrorCode.DECISION_NOT_FOUND, "decision_id", "There is no decision " + id + " in "
-                + "history: it never existed, was deleted, or was made with store none.");
+        return ApiException.of(
+                ErrorCode.DECISION_NOT_FOUND,
+                "decision_id",
+                "There is no decision " + id + " in "
+                        + "history: it never existed, was deleted, or was made with store none.");
     }
 
     // ---- the decision as JSON
 
-    private ObjectNode body(Plan plan, Source source, String id, String status, long created,
-                            Optional<Long> completed, Optional<Ran> ran, Optional<ApiException> error) {
+    private ObjectNode body(
+            Plan plan,
+            Source source,
+            String id,
+            String status,
+            long created,
+            Optional<Long> completed,
+            Optional<Ran> ran,
+            Optional<ApiException> error) {
         ObjectNode body = Json.object();
         body.put("id", id);
         body.put("object", "decision");
@@ -380,16 +429,39 @@ final class DecisionService implements AutoCloseable {
         return body;
     }
 
-    private StoredDecision record(Plan plan, Source source, String id, String status, long created, long completed,
-                                  ObjectNode body, Optional<ObjectNode> input, Optional<Ran> ran) {
-        return new StoredDecision(id, status, plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
-                source.surface(), source.endpoint(), source.requestId(),
-                plan.template().map(t -> t.id()), plan.template().map(t -> t.version()), plan.model(),
-                ran.map(r -> r.answers().act()), ran.map(r -> r.answers().minCertainty()),
-                Optional.ofNullable(body.path("error").path("code").textValue()), false, plan.metadata(),
-                source.rerunOf(), created, completed > 0 ? Optional.of(completed) : Optional.empty(),
-                ran.map(r -> body.path("timing").path("total_ms").asDouble()), body, input,
-                ran.map(r -> r.answers().rows()).orElse(List.of()), plan.secrets(),
+    private StoredDecision record(
+            Plan plan,
+            Source source,
+            String id,
+            String status,
+            long created,
+            long completed,
+            ObjectNode body,
+            Optional<ObjectNode> input,
+            Optional<Ran> ran) {
+        return new StoredDecision(
+                id,
+                status,
+                plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
+                source.surface(),
+                source.endpoint(),
+                source.requestId(),
+                plan.template().map(t -> t.id()),
+                plan.template().map(t -> t.version()),
+                plan.model(),
+                ran.map(r -> r.answers().act()),
+                ran.map(r -> r.answers().minCertainty()),
+                Optional.ofNullable(body.path("error").path("code").textValue()),
+                false,
+                plan.metadata(),
+                source.rerunOf(),
+                created,
+                completed > 0 ? Optional.of(completed) : Optional.empty(),
+                ran.map(r -> body.path("timing").path("total_ms").asDouble()),
+                body,
+                input,
+                ran.map(r -> r.answers().rows()).orElse(List.of()),
+                plan.secrets(),
                 input.map(i -> searchText(plan)));
     }
 
@@ -398,11 +470,12 @@ final class DecisionService implements AutoCloseable {
     /** What search finds a decision by: its situation as stored (sensitive values masked) and its text variables. */
     private static String searchText(Plan plan) {
         var text = new StringBuilder(Substitution.asText(plan.storedState()));
-        plan.storedVariables().ifPresent(variables -> variables.properties().forEach(e -> {
-            if (e.getValue().isTextual() && !e.getValue().textValue().startsWith("data:")) {
-                text.append('\n').append(e.getValue().textValue());
-            }
-        }));
+        plan.storedVariables()
+                .ifPresent(variables -> variables.properties().forEach(e -> {
+                    if (e.getValue().isTextual() && !e.getValue().textValue().startsWith("data:")) {
+                        text.append('\n').append(e.getValue().textValue());
+                    }
+                }));
         return text.length() > MAX_SEARCH_TEXT ? text.substring(0, MAX_SEARCH_TEXT) : text.toString();
     }
 
@@ -429,16 +502,28 @@ final class DecisionService implements AutoCloseable {
             json.put("name", sensitive ? null : item.name().orElse(null));
             json.put("variable", item.variable().orElse(null));
             json.put("content_type", item.contentType());
-            json.put("bytes", bytes != null ? bytes.length : item.file().orElseThrow().bytes());
-            json.put("sha256", sensitive ? plan.secrets().path(item.variable().orElseThrow()).asText()
-                    : "sha256:" + (bytes != null ? Digests.sha256Hex(bytes) : item.file().orElseThrow().sha256()));
+            json.put(
+                    "bytes",
+                    bytes != null ? bytes.length : item.file().orElseThrow().bytes());
+            json.put(
+                    "sha256",
+                    sensitive
+                            ? plan.secrets().path(item.variable().orElseThrow()).asText()
+                            : "sha256:"
+                                    + (bytes != null
+                                            ? Digests.sha256Hex(bytes)
+                                            : item.file().orElseThrow().sha256()));
             json.put("available", kept);
             if (kept) {
-                item.variable().ifPresent(v -> keptIds.put(v, json.get("file_id").textValue()));
+                item.variable()
+                        .ifPresent(v -> keptIds.put(v, json.get("file_id").textValue()));
             }
         }
-        input.set("variables", plan.storedVariables().map(v -> (JsonNode) withMediaMarkers(v, plan, keptIds))
-                .orElse(null));
+        input.set(
+                "variables",
+                plan.storedVariables()
+                        .map(v -> (JsonNode) withMediaMarkers(v, plan, keptIds))
+                        .orElse(null));
         input.set("state", plan.storedState());
         input.set("media", items);
         input.set("questions", Planner.questionsJson(plan.questions()));
@@ -450,15 +535,22 @@ final class DecisionService implements AutoCloseable {
     private static ObjectNode withMediaMarkers(ObjectNode variables, Plan plan, Map<String, String> keptIds) {
         ObjectNode copy = variables.deepCopy();
         for (MediaInput item : plan.media()) {
-            item.variable().filter(v -> copy.path(v).isTextual() && !plan.secrets().has(v)).ifPresent(v ->
-                    copy.put(v, keptIds.containsKey(v) ? keptIds.get(v) : "[" + item.type() + " not kept]"));
+            item.variable()
+                    .filter(v -> copy.path(v).isTextual() && !plan.secrets().has(v))
+                    .ifPresent(v ->
+                            copy.put(v, keptIds.containsKey(v) ? keptIds.get(v) : "[" + item.type() + " not kept]"));
         }
         return copy;
     }
 
     /** The API form of a stored decision: its body with metadata, pin and, when asked, input and raw answers. */
-    static ObjectNode present(ObjectNode body, Optional<ObjectNode> input, boolean showInput, ObjectNode metadata,
-                              boolean pinned, java.util.Set<String> include) {
+    static ObjectNode present(
+            ObjectNode body,
+            Optional<ObjectNode> input,
+            boolean showInput,
+            ObjectNode metadata,
+            boolean pinned,
+            java.util.Set<String> include) {
         ObjectNode out = Json.object();
         JsonNode raw = body.path("raw_probabilities");
         body.properties().forEach(e -> {
@@ -467,19 +559,22 @@ final class DecisionService implements AutoCloseable {
             }
             out.set(e.getKey(), e.getValue());
             if (e.getKey().equals("model_requested") && showInput) {
-                out.set("input", input.map(i -> {
-                    ObjectNode copy = i.deepCopy();
-                    if (!include.contains("input.rendered_state")) {
-                        copy.remove("rendered_state");
-                    }
-                    return (JsonNode) copy;
-                }).orElse(null));
+                out.set(
+                        "input",
+                        input.map(i -> {
+                                    ObjectNode copy = i.deepCopy();
+                                    if (!include.contains("input.rendered_state")) {
+                                        copy.remove("rendered_state");
+                                    }
+                                    return (JsonNode) copy;
+                                })
+                                .orElse(null));
             }
         });
         if (include.contains("answers.raw_probabilities") && out.path("answers").isObject()) {
             ObjectNode answers = ((ObjectNode) out.get("answers")).deepCopy();
-            answers.properties().forEach(e -> ((ObjectNode) e.getValue()).set("raw_probabilities",
-                    raw.path(e.getKey())));
+            answers.properties()
+                    .forEach(e -> ((ObjectNode) e.getValue()).set("raw_probabilities", raw.path(e.getKey())));
             out.set("answers", answers);
         }
         out.set("metadata", metadata);

@@ -40,12 +40,14 @@ final class DecisionStore {
 
     /** New decisions the full-text index takes at once with the writes, or after this long, whichever comes first. */
     private static final int SEARCH_BATCH = 256;
+
     private static final long SEARCH_BATCH_MILLIS = 1_000;
 
     private final Database database;
     private final Predicate<String> fileAvailable;
     /** Decisions written since the full-text index last caught up, and when that was (batched indexing only). */
     private final AtomicLong unindexed = new AtomicLong();
+
     private final boolean searchable;
     private volatile long lastIndexedNanos = System.nanoTime();
 
@@ -66,7 +68,9 @@ final class DecisionStore {
      */
     private static boolean hasTextIndex(Handle handle) {
         try {
-            handle.createQuery("SELECT count(*) FROM studio_decisions_search WHERE rowid = 0").mapTo(Long.class).one();
+            handle.createQuery("SELECT count(*) FROM studio_decisions_search WHERE rowid = 0")
+                    .mapTo(Long.class)
+                    .one();
             return true;
         } catch (RuntimeException e) {
             return false;
@@ -104,16 +108,23 @@ final class DecisionStore {
         database.update(handle -> {
             database.jdbc(handle, statements -> {
                 insertRows(statements, decisions);
-                insertDetails(statements, decisions.stream().map(Prepared::decision).toList());
+                insertDetails(
+                        statements, decisions.stream().map(Prepared::decision).toList());
             });
             // counted once for the whole batch: the totals cost two statements per commit, not per decision
             if (decisions.stream().anyMatch(p -> p.decision().templateId().isPresent())) {
-                StatsRollup.count(handle, "d.id IN (<ids>)",
-                        q -> q.bindList("ids", decisions.stream().map(p -> p.decision().id()).toList()), 1);
+                StatsRollup.count(
+                        handle,
+                        "d.id IN (<ids>)",
+                        q -> q.bindList(
+                                "ids",
+                                decisions.stream().map(p -> p.decision().id()).toList()),
+                        1);
             }
-            if (searchable && database.dialect().indexesTextInBatches()
+            if (searchable
+                    && database.dialect().indexesTextInBatches()
                     && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
-                    || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
+                            || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
                 indexText(handle);
             }
         });
@@ -159,14 +170,13 @@ final class DecisionStore {
      * written before it. A read-only database is searched as its index stands.
      */
     private void indexTextBeforeSearch(HistoryQuery query) {
-        if (!query.searchesText() || !searchable || !database.dialect().indexesTextInBatches()
-                || database.readOnly()) {
+        if (!query.searchesText() || !searchable || !database.dialect().indexesTextInBatches() || database.readOnly()) {
             return;
         }
-        boolean behind = database.read(handle -> handle.createQuery("""
+        boolean behind = database.read(
+                handle -> handle.createQuery("""
                         SELECT EXISTS (SELECT 1 FROM studio_decisions
-                                       WHERE seq > (SELECT indexed_seq FROM studio_search_progress))""")
-                .mapTo(Boolean.class).one());
+                                       WHERE seq > (SELECT indexed_seq FROM studio_search_progress))""").mapTo(Boolean.class).one());
         if (behind) {
             database.update(this::indexText);
         }
@@ -205,8 +215,8 @@ final class DecisionStore {
     }
 
     /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
-    private static long storedBytes(String body, Optional<ObjectNode> input, Optional<String> inputJson,
-                                    String metadata) {
+    private static long storedBytes(
+            String body, Optional<ObjectNode> input, Optional<String> inputJson, String metadata) {
         long media = 0;
         if (input.isPresent()) {
             for (JsonNode item : input.get().path("media")) {
@@ -255,10 +265,12 @@ final class DecisionStore {
         var files = new ArrayList<List<String>>();
         var secrets = new ArrayList<List<String>>();
         for (StoredDecision decision : decisions) {
-            decision.input().ifPresent(input -> keptFiles(input)
-                    .forEach(fileId -> files.add(List.of(decision.id(), fileId))));
-            decision.secrets().properties()
-                    .forEach(e -> secrets.add(List.of(decision.id(), e.getKey(), e.getValue().asText())));
+            decision.input()
+                    .ifPresent(input -> keptFiles(input).forEach(fileId -> files.add(List.of(decision.id(), fileId))));
+            decision.secrets()
+                    .properties()
+                    .forEach(e -> secrets.add(
+                            List.of(decision.id(), e.getKey(), e.getValue().asText())));
         }
         insertEach(statements, """
                 INSERT INTO studio_decision_files (decision_seq, file_id)
@@ -293,7 +305,9 @@ final class DecisionStore {
         return database.write(handle -> {
             Optional<Long> seq = handle.createQuery("SELECT seq FROM studio_decisions WHERE id = :id AND status IN "
                             + "('queued', 'in_progress')" + database.dialect().forUpdate())
-                    .bind("id", decision.id()).mapTo(Long.class).findOne();
+                    .bind("id", decision.id())
+                    .mapTo(Long.class)
+                    .findOne();
             if (seq.isEmpty()) {
                 return false;
             }
@@ -304,7 +318,9 @@ final class DecisionStore {
                                 total_ms = :total_ms, body = :body, input = :input, search_text = :search_text,
                                 stored_bytes = :stored_bytes
                             WHERE seq = :seq""")
-                    .bindMap(outcome(prepare(decision))).bind("seq", seq.get()).execute();
+                    .bindMap(outcome(prepare(decision)))
+                    .bind("seq", seq.get())
+                    .execute();
             database.jdbc(handle, statements -> insertDetails(statements, List.of(decision)));
             StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), 1);
             return true;
@@ -317,14 +333,22 @@ final class DecisionStore {
      */
     boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
         return database.write(handle -> {
-            StatsRollup.count(handle, "d.id = :id AND d.status IN (<from>)", q -> q.bind("id", id)
-                    .bindList("from", from), -1);
+            StatsRollup.count(
+                    handle,
+                    "d.id = :id AND d.status IN (<from>)",
+                    q -> q.bind("id", id).bindList("from", from),
+                    -1);
             boolean moved = handle.createUpdate("UPDATE studio_decisions SET status = :to, "
-                            + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
-                            + "body = :body WHERE id = :id AND status IN (<from>)")
-                    .bind("to", to).bind("finished", !to.equals("in_progress")).bind("now", nowMillis)
-                    .bind("body", Json.writeString(body))
-                    .bind("id", id).bindList("from", from).execute() == 1;
+                                    + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
+                                    + "body = :body WHERE id = :id AND status IN (<from>)")
+                            .bind("to", to)
+                            .bind("finished", !to.equals("in_progress"))
+                            .bind("now", nowMillis)
+                            .bind("body", Json.writeString(body))
+                            .bind("id", id)
+                            .bindList("from", from)
+                            .execute()
+                    == 1;
             if (moved) {
                 StatsRollup.count(handle, "d.id = :id", q -> q.bind("id", id), 1);
             }
@@ -335,10 +359,17 @@ final class DecisionStore {
     /** A page of history, newest first, filtered. */
     Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
         indexTextBeforeSearch(query);
-        Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(handle, COLUMNS,
-                "studio_decisions WHERE " + query.where(), page, (rs, ctx) -> row(rs),
-                id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id").bind("id", id)
-                        .mapTo(Long.class).one() > 0,
+        Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(
+                handle,
+                COLUMNS,
+                "studio_decisions WHERE " + query.where(),
+                page,
+                (rs, ctx) -> row(rs),
+                id -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE id = :id")
+                                .bind("id", id)
+                                .mapTo(Long.class)
+                                .one()
+                        > 0,
                 query::bindTo));
         found.items().forEach(this::withLiveMedia);
         return found;
@@ -364,15 +395,19 @@ final class DecisionStore {
      * one template, or (with no template) those of every template not in {@code exceptTemplates} and those made
      * without one. Returns how many went.
      */
-    int deleteOlderThan(long cutoffMillis, Optional<String> templateId, Set<String> exceptTemplates,
-                        boolean keepLabelled) {
-        String scope = templateId.isPresent() ? " AND template_id = :template"
+    int deleteOlderThan(
+            long cutoffMillis, Optional<String> templateId, Set<String> exceptTemplates, boolean keepLabelled) {
+        String scope = templateId.isPresent()
+                ? " AND template_id = :template"
                 : exceptTemplates.isEmpty() ? "" : " AND (template_id IS NULL OR template_id NOT IN (<except>))";
         List<String> ids = database.read(handle -> {
             var query = handle.createQuery("SELECT id FROM studio_decisions WHERE created_at < :cutoff AND pinned = "
-                    + ":pinned AND status NOT IN ('queued', 'in_progress')" + scope + (keepLabelled
-                    ? " AND NOT EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)"
-                    : "")).bind("cutoff", cutoffMillis).bind("pinned", false);
+                            + ":pinned AND status NOT IN ('queued', 'in_progress')" + scope
+                            + (keepLabelled
+                                    ? " AND NOT EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)"
+                                    : ""))
+                    .bind("cutoff", cutoffMillis)
+                    .bind("pinned", false);
             templateId.ifPresent(t -> query.bind("template", t));
             if (templateId.isEmpty() && !exceptTemplates.isEmpty()) {
                 query.bindList("except", List.copyOf(exceptTemplates));
@@ -386,10 +421,11 @@ final class DecisionStore {
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
         indexTextBeforeSearch(query);
         return database.read(handle -> {
-            var select = handle.createQuery("SELECT id, pinned FROM studio_decisions WHERE " + query.where()
-                    + " ORDER BY id DESC");
+            var select = handle.createQuery(
+                    "SELECT id, pinned FROM studio_decisions WHERE " + query.where() + " ORDER BY id DESC");
             query.bindTo(select);
-            return select.map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getBoolean("pinned"))).list();
+            return select.map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getBoolean("pinned")))
+                    .list();
         });
     }
 
@@ -402,8 +438,16 @@ final class DecisionStore {
      * Answers of one question, origin and value; {@code first} rows are one per decision and carry the sum of their
      * certainties in ten-thousandths.
      */
-    record AnswerTotal(Optional<Integer> version, String question, int position, boolean first, String origin,
-                       Optional<String> answer, long n, long certaintyE4, long acted) {}
+    record AnswerTotal(
+            Optional<Integer> version,
+            String question,
+            int position,
+            boolean first,
+            String origin,
+            Optional<String> answer,
+            long n,
+            long certaintyE4,
+            long acted) {}
 
     /** A label on an answer of a completed decision. */
     record Label(Optional<Integer> version, String decisionId, String question, String origin, boolean correct) {}
@@ -412,9 +456,10 @@ final class DecisionStore {
         return database.read(handle -> handle.createQuery("""
                         SELECT template_version, status, n, acted, timed FROM studio_stats_decisions
                         WHERE template_id = :template AND n <> 0""" + versionFilter(versions, ""))
-                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
-                .map((rs, ctx) -> new Counted(version(rs), rs.getString("status"), rs.getLong("n"),
-                        rs.getLong("acted"), rs.getLong("timed")))
+                .bind("template", templateId)
+                .bindList(EmptyHandling.BLANK, "versions", versions)
+                .map((rs, ctx) -> new Counted(
+                        version(rs), rs.getString("status"), rs.getLong("n"), rs.getLong("acted"), rs.getLong("timed")))
                 .list());
     }
 
@@ -428,7 +473,8 @@ final class DecisionStore {
                             + (version.isPresent() ? " AND template_version = :version" : "")
                             + " AND status = 'completed' AND total_ms IS NOT NULL ORDER BY total_ms LIMIT 2 OFFSET "
                             + ":position")
-                    .bind("template", templateId).bind("position", position);
+                    .bind("template", templateId)
+                    .bind("position", position);
             version.ifPresent(v -> query.bind("version", v));
             return query.mapTo(Double.class).list();
         });
@@ -437,13 +483,19 @@ final class DecisionStore {
     List<AnswerTotal> answerTotals(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
                         SELECT template_version, question_key, position, is_first, origin, answer, n, certainty_e4, acted
-                        FROM studio_stats_answers WHERE template_id = :template AND n <> 0"""
-                        + versionFilter(versions, ""))
-                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
-                .map((rs, ctx) -> new AnswerTotal(version(rs), rs.getString("question_key"), rs.getInt("position"),
-                        rs.getInt("is_first") == 1, rs.getString("origin"),
-                        Optional.of(rs.getString("answer")).filter(a -> !a.isEmpty()), rs.getLong("n"),
-                        rs.getLong("certainty_e4"), rs.getLong("acted")))
+                        FROM studio_stats_answers WHERE template_id = :template AND n <> 0""" + versionFilter(versions, ""))
+                .bind("template", templateId)
+                .bindList(EmptyHandling.BLANK, "versions", versions)
+                .map((rs, ctx) -> new AnswerTotal(
+                        version(rs),
+                        rs.getString("question_key"),
+                        rs.getInt("position"),
+                        rs.getInt("is_first") == 1,
+                        rs.getString("origin"),
+                        Optional.of(rs.getString("answer")).filter(a -> !a.isEmpty()),
+                        rs.getLong("n"),
+                        rs.getLong("certainty_e4"),
+                        rs.getLong("acted")))
                 .list());
     }
 
@@ -452,7 +504,8 @@ final class DecisionStore {
      * the joins start from it.
      */
     List<Label> labels(String templateId, List<Integer> versions) {
-        return database.read(handle -> handle.createQuery("""
+        return database.read(
+                handle -> handle.createQuery("""
                         SELECT d.template_version, f.decision_id, f.question, a.origin, f.correct
                         FROM studio_feedback f
                         CROSS JOIN studio_decisions d
@@ -460,10 +513,15 @@ final class DecisionStore {
                         WHERE d.id = f.decision_id AND a.decision_seq = d.seq AND a.question_key = f.question
                             AND a.ordinal = 0 AND d.template_id = :template AND d.status = 'completed'
                             AND f.correct IS NOT NULL""" + versionFilter(versions, "d.") + " ORDER BY f.updated_at")
-                .bind("template", templateId).bindList(EmptyHandling.BLANK, "versions", versions)
-                .map((rs, ctx) -> new Label(version(rs), rs.getString("decision_id"), rs.getString("question"),
-                        rs.getString("origin"), rs.getBoolean("correct")))
-                .list());
+                        .bind("template", templateId)
+                        .bindList(EmptyHandling.BLANK, "versions", versions)
+                        .map((rs, ctx) -> new Label(
+                                version(rs),
+                                rs.getString("decision_id"),
+                                rs.getString("question"),
+                                rs.getString("origin"),
+                                rs.getBoolean("correct")))
+                        .list());
     }
 
     private static String versionFilter(List<Integer> versions, String alias) {
@@ -478,7 +536,8 @@ final class DecisionStore {
     /** What history keeps, in bytes. */
     long storedBytes() {
         return database.read(handle -> handle.createQuery("SELECT COALESCE(SUM(stored_bytes), 0) FROM studio_decisions")
-                .mapTo(Long.class).one());
+                .mapTo(Long.class)
+                .one());
     }
 
     /**
@@ -493,10 +552,14 @@ final class DecisionStore {
             long from = afterSeq;
             List<Sized> page = database.read(handle -> handle.createQuery(
                             "SELECT seq, id, stored_bytes FROM studio_decisions WHERE seq > :after AND pinned = :pinned "
-                            + "AND status NOT IN ('queued', 'in_progress')" + (keepLabelled ? " AND NOT EXISTS "
-                            + "(SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)" : "")
-                            + " ORDER BY seq LIMIT 500")
-                    .bind("after", from).bind("pinned", false)
+                                    + "AND status NOT IN ('queued', 'in_progress')"
+                                    + (keepLabelled
+                                            ? " AND NOT EXISTS "
+                                                    + "(SELECT 1 FROM studio_feedback f WHERE f.decision_id = studio_decisions.id)"
+                                            : "")
+                                    + " ORDER BY seq LIMIT 500")
+                    .bind("after", from)
+                    .bind("pinned", false)
                     .map((rs, ctx) -> new Sized(rs.getLong("seq"), rs.getString("id"), rs.getLong("stored_bytes")))
                     .list());
             for (Sized row : page) {
@@ -524,7 +587,8 @@ final class DecisionStore {
             deleted += database.write(handle -> {
                 StatsRollup.count(handle, "d.id IN (<ids>)", q -> q.bindList("ids", chunk), -1);
                 return handle.createUpdate("DELETE FROM studio_decisions WHERE id IN (<ids>)")
-                        .bindList("ids", chunk).execute();
+                        .bindList("ids", chunk)
+                        .execute();
             });
         }
         return deleted;
@@ -546,19 +610,28 @@ final class DecisionStore {
                     .bind("changed", inputChanged)
                     .bind("input", inputJson.orElse(null))
                     .bind("metadata", metadataJson)
-                    .bind("record", handle.createQuery("SELECT body FROM studio_decisions WHERE id = :id")
-                            .bind("id", id).mapTo(String.class).findOne().map(DecisionStore::utf8Length).orElse(0L))
+                    .bind(
+                            "record",
+                            handle.createQuery("SELECT body FROM studio_decisions WHERE id = :id")
+                                    .bind("id", id)
+                                    .mapTo(String.class)
+                                    .findOne()
+                                    .map(DecisionStore::utf8Length)
+                                    .orElse(0L))
                     .bind("inputBytes", storedBytes("", input, inputJson, metadataJson))
-                    .bind("id", id).execute();
+                    .bind("id", id)
+                    .execute();
             Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
             handle.createQuery("""
                             SELECT f.file_id FROM studio_decision_files f JOIN studio_decisions d ON d.seq = f.decision_seq
-                            WHERE d.id = :id""")
-                    .bind("id", id).mapTo(String.class).list().stream().filter(file -> !kept.contains(file))
+                            WHERE d.id = :id""").bind("id", id).mapTo(String.class).list().stream()
+                    .filter(file -> !kept.contains(file))
                     .forEach(file -> handle.createUpdate("""
                                     DELETE FROM studio_decision_files
                                     WHERE file_id = :file AND decision_seq = (SELECT seq FROM studio_decisions WHERE id = :id)""")
-                            .bind("file", file).bind("id", id).execute());
+                            .bind("file", file)
+                            .bind("id", id)
+                            .execute());
         });
     }
 
@@ -575,24 +648,29 @@ final class DecisionStore {
 
     /** Of these files, those that stored decisions keep. */
     Set<String> filesInUse(Collection<String> fileIds) {
-        return database.found("SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<values>)",
-                fileIds);
+        return database.found(
+                "SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<values>)", fileIds);
     }
 
     /** How many decisions history holds, and when the oldest was made. */
     record Census(long decisions, Optional<Long> oldestAtMillis) {}
 
     Census census() {
-        return database.read(handle -> handle.createQuery("SELECT count(*) AS n, min(created_at) AS oldest FROM "
-                + "studio_decisions").map((rs, ctx) -> {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT count(*) AS n, min(created_at) AS oldest FROM " + "studio_decisions")
+                .map((rs, ctx) -> {
                     long oldest = rs.getLong("oldest");
                     return new Census(rs.getLong("n"), rs.wasNull() ? Optional.empty() : Optional.of(oldest));
-                }).one());
+                })
+                .one());
     }
 
     Optional<StoredDecision> find(String id) {
-        Optional<StoredDecision> found = database.read(handle -> handle.createQuery("SELECT " + COLUMNS
-                + " FROM studio_decisions WHERE id = :id").bind("id", id).map((rs, ctx) -> row(rs)).findOne());
+        Optional<StoredDecision> found = database.read(
+                handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
+                        .bind("id", id)
+                        .map((rs, ctx) -> row(rs))
+                        .findOne());
         found.ifPresent(this::withLiveMedia);
         return found;
     }
@@ -603,21 +681,26 @@ final class DecisionStore {
                             + "pinned = COALESCE(:pinned, pinned) WHERE id = :id")
                     .bind("metadata", metadata.map(Json::writeString).orElse(null))
                     .bind("pinned", pinned.orElse(null))
-                    .bind("id", id).execute();
+                    .bind("id", id)
+                    .execute();
             return changed == 1;
         });
     }
 
     long countByTemplate(String templateId) {
-        return database.read(handle -> handle.createQuery("SELECT count(*) FROM studio_decisions WHERE template_id = "
-                + ":template_id").bind("template_id", templateId).mapTo(Long.class).one());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT count(*) FROM studio_decisions WHERE template_id = " + ":template_id")
+                .bind("template_id", templateId)
+                .mapTo(Long.class)
+                .one());
     }
 
     long deleteByTemplate(String templateId) {
         return database.write(handle -> {
             StatsRollup.count(handle, "d.template_id = :template_id", q -> q.bind("template_id", templateId), -1);
             return (long) handle.createUpdate("DELETE FROM studio_decisions WHERE template_id = :template_id")
-                    .bind("template_id", templateId).execute();
+                    .bind("template_id", templateId)
+                    .execute();
         });
     }
 
@@ -631,10 +714,11 @@ final class DecisionStore {
      */
     int failUnfinished(ObjectNode error, long nowMillis) {
         return database.write(handle -> {
-            var unfinished = handle.createQuery("SELECT id, body FROM studio_decisions WHERE status IN ('queued', "
-                            + "'in_progress')")
-                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body"))).list();
-            StatsRollup.count(handle, "d.status IN ('queued', 'in_progress')", q -> { }, -1);
+            var unfinished = handle.createQuery(
+                            "SELECT id, body FROM studio_decisions WHERE status IN ('queued', " + "'in_progress')")
+                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body")))
+                    .list();
+            StatsRollup.count(handle, "d.status IN ('queued', 'in_progress')", q -> {}, -1);
             for (var entry : unfinished) {
                 ObjectNode body = (ObjectNode) Json.read(entry.getValue());
                 body.put("status", "failed");
@@ -642,8 +726,11 @@ final class DecisionStore {
                 body.set("error", error);
                 handle.createUpdate("UPDATE studio_decisions SET status = 'failed', error_code = :code, "
                                 + "completed_at = :now, body = :body WHERE id = :id")
-                        .bind("code", error.path("code").asText()).bind("now", nowMillis)
-                        .bind("body", Json.writeString(body)).bind("id", entry.getKey()).execute();
+                        .bind("code", error.path("code").asText())
+                        .bind("now", nowMillis)
+                        .bind("body", Json.writeString(body))
+                        .bind("id", entry.getKey())
+                        .execute();
                 StatsRollup.count(handle, "d.id = :id", q -> q.bind("id", entry.getKey()), 1);
             }
             return unfinished.size();
@@ -657,21 +744,30 @@ final class DecisionStore {
         Object completed = rs.getObject("completed_at");
         Object total = rs.getObject("total_ms");
         Object version = rs.getObject("template_version");
-        return new StoredDecision(rs.getString("id"), rs.getString("status"),
-                StoreLevel.of(rs.getString("storage")), rs.getString("surface"), rs.getString("endpoint"),
-                rs.getString("request_id"), Optional.ofNullable(rs.getString("template_id")),
+        return new StoredDecision(
+                rs.getString("id"),
+                rs.getString("status"),
+                StoreLevel.of(rs.getString("storage")),
+                rs.getString("surface"),
+                rs.getString("endpoint"),
+                rs.getString("request_id"),
+                Optional.ofNullable(rs.getString("template_id")),
                 version == null ? Optional.empty() : Optional.of(((Number) version).intValue()),
                 Optional.ofNullable(rs.getString("model")),
                 act == null ? Optional.empty() : Optional.of(rs.getBoolean("act")),
                 certainty == null ? Optional.empty() : Optional.of(((Number) certainty).doubleValue()),
-                Optional.ofNullable(rs.getString("error_code")), rs.getBoolean("pinned"),
-                (ObjectNode) Json.read(rs.getString("metadata")), Optional.ofNullable(rs.getString("rerun_of")),
+                Optional.ofNullable(rs.getString("error_code")),
+                rs.getBoolean("pinned"),
+                (ObjectNode) Json.read(rs.getString("metadata")),
+                Optional.ofNullable(rs.getString("rerun_of")),
                 rs.getLong("created_at"),
                 completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
                 (ObjectNode) Json.read(rs.getString("body")),
                 input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
-                List.of(), Json.object(), Optional.empty());
+                List.of(),
+                Json.object(),
+                Optional.empty());
     }
 
     /**
@@ -679,10 +775,14 @@ final class DecisionStore {
      * after the read, never inside it: files are read on connections of their own.
      */
     private void withLiveMedia(StoredDecision decision) {
-        decision.input().ifPresent(input -> input.path("media").forEach(item -> {
-            if (item.path("file_id").isTextual()) {
-                ((ObjectNode) item).put("available", fileAvailable.test(item.path("file_id").textValue()));
-            }
-        }));
+        decision.input()
+                .ifPresent(input -> input.path("media").forEach(item -> {
+                    if (item.path("file_id").isTextual()) {
+                        ((ObjectNode) item)
+                                .put(
+                                        "available",
+                                        fileAvailable.test(item.path("file_id").textValue()));
+                    }
+                }));
     }
 }

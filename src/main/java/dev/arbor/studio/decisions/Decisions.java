@@ -41,8 +41,15 @@ public final class Decisions implements AutoCloseable {
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      * @param meters where decisions are counted and timed ({@code arbor_decisions_seconds})
      */
-    public Decisions(Database database, Clock clock, Templates templates, Models models, ModelRuntime runtime,
-                     StudioFiles files, byte[] hmacKey, MeterRegistry meters) {
+    public Decisions(
+            Database database,
+            Clock clock,
+            Templates templates,
+            Models models,
+            ModelRuntime runtime,
+            StudioFiles files,
+            byte[] hmacKey,
+            MeterRegistry meters) {
         this.store = new DecisionStore(database, files::available);
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
@@ -53,13 +60,20 @@ public final class Decisions implements AutoCloseable {
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.retention = new Retention(store, settings, templates, files, clock);
-        this.service = new DecisionService(store, new Planner(templates, models, runtime, hmacKey, settings, files),
-                runtime, files, clock, new DecisionMetrics(meters));
+        this.service = new DecisionService(
+                store,
+                new Planner(templates, models, runtime, hmacKey, settings, files),
+                runtime,
+                files,
+                clock,
+                new DecisionMetrics(meters));
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
-        interrupted.put("message", "The server stopped while this decision was queued or running; it was not run "
-                + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
+        interrupted.put(
+                "message",
+                "The server stopped while this decision was queued or running; it was not run "
+                        + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
         int recovered = database.readOnly() ? 0 : store.failUnfinished(interrupted, clock.millis());
         if (recovered > 0) {
             LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
@@ -103,8 +117,7 @@ public final class Decisions implements AutoCloseable {
         new FeedbackRoutes(feedback, store, clock).addTo(routes);
         new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
         new SettingsRoutes(settings, store, retention).addTo(routes);
-        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, files, clock, hmacKey)
-                .addTo(routes);
+        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, files, clock, hmacKey).addTo(routes);
     }
 
     /** Sweeps history now: decisions past their retention, unused files. */

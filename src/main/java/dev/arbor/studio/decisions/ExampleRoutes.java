@@ -17,9 +17,9 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
-import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -43,8 +43,8 @@ import java.util.Set;
 final class ExampleRoutes {
     static final int MAX_IMPORT = 5000;
     private static final int MAX_NOTE = 2000;
-    private static final Set<String> FIELDS = Set.of("variables", "state", "media", "expected", "tags", "split",
-            "note", "from_decision");
+    private static final Set<String> FIELDS =
+            Set.of("variables", "state", "media", "expected", "tags", "split", "note", "from_decision");
 
     private final ExampleStore store;
     private final DecisionStore decisions;
@@ -54,8 +54,14 @@ final class ExampleRoutes {
     private final Clock clock;
     private final byte[] hmacKey;
 
-    ExampleRoutes(ExampleStore store, DecisionStore decisions, FeedbackStore feedback, Templates templates,
-                  StudioFiles files, Clock clock, byte[] hmacKey) {
+    ExampleRoutes(
+            ExampleStore store,
+            DecisionStore decisions,
+            FeedbackStore feedback,
+            Templates templates,
+            StudioFiles files,
+            Clock clock,
+            byte[] hmacKey) {
         this.store = requireNonNull(store, "store");
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
@@ -70,27 +76,48 @@ final class ExampleRoutes {
         routes.group("studio.examples")
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
                 .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
-                .post(base + "/import", "Add up to 5,000 test examples at once, each checked on its own",
+                .post(
+                        base + "/import",
+                        "Add up to 5,000 test examples at once, each checked on its own",
                         this::importAll)
-                .body(ApiShapes.IMPORT).ok(ApiShapes.IMPORTED)
-                .postWithFiles(base, "Add a test example (input and expected answers, or from a decision)",
-                        MediaInput.MAX_BODY_BYTES, this::create)
-                .body(ApiShapes.EXAMPLE_IN).created(ApiShapes.EXAMPLE)
+                .body(ApiShapes.IMPORT)
+                .ok(ApiShapes.IMPORTED)
+                .postWithFiles(
+                        base,
+                        "Add a test example (input and expected answers, or from a decision)",
+                        MediaInput.MAX_BODY_BYTES,
+                        this::create)
+                .body(ApiShapes.EXAMPLE_IN)
+                .created(ApiShapes.EXAMPLE)
                 .get(base, "A template's test examples (?revision= reads a past set)", this::list)
-                .query(ApiShapes.REVISION, ApiShapes.EXAMPLE_LIMIT, Page.AFTER, ApiShapes.SPLIT, ApiShapes.LABELLED,
-                        ApiShapes.TAG, ApiShapes.SEARCH)
+                .query(
+                        ApiShapes.REVISION,
+                        ApiShapes.EXAMPLE_LIMIT,
+                        Page.AFTER,
+                        ApiShapes.SPLIT,
+                        ApiShapes.LABELLED,
+                        ApiShapes.TAG,
+                        ApiShapes.SEARCH)
                 .ok(ApiShapes.EXAMPLES)
                 .get(base + "/{example_id}", "One test example (?revision=)", this::get)
-                .query(ApiShapes.REVISION).ok(ApiShapes.EXAMPLE)
+                .query(ApiShapes.REVISION)
+                .ok(ApiShapes.EXAMPLE)
                 .patch(base + "/{example_id}", "Change a test example (a new revision, the same id)", this::patch)
-                .body(ApiShapes.EXAMPLE_PATCH).ok(ApiShapes.EXAMPLE)
+                .body(ApiShapes.EXAMPLE_PATCH)
+                .ok(ApiShapes.EXAMPLE)
                 .delete(base + "/{example_id}", "Delete a test example (a new revision)", this::delete)
                 .ok(ApiShapes.EXAMPLE_DELETED);
     }
 
     /** A checked example, ready to store. */
-    private record Draft(ObjectNode input, String inputHash, ObjectNode expected, List<String> tags, String split,
-                         Optional<String> note, Optional<String> fromDecision) {}
+    private record Draft(
+            ObjectNode input,
+            String inputHash,
+            ObjectNode expected,
+            List<String> tags,
+            String split,
+            Optional<String> note,
+            Optional<String> fromDecision) {}
 
     private Templates.Resolved template(Context ctx) {
         String id = ctx.pathParam("template_id");
@@ -100,7 +127,8 @@ final class ExampleRoutes {
 
     private void create(Context ctx) {
         Templates.Resolved template = writable(template(ctx));
-        Draft draft = draft(template, Requests.jsonObject(ctx), Optional.empty()).orElseThrow();
+        Draft draft =
+                draft(template, Requests.jsonObject(ctx), Optional.empty()).orElseThrow();
         long now = clock.millis();
         ExampleStore.Row row = store.database().write(handle -> {
             int revision = ExampleStore.nextRevision(handle, template.id());
@@ -119,19 +147,21 @@ final class ExampleRoutes {
         Templates.Resolved template = writable(template(ctx));
         String id = ctx.pathParam("example_id");
         ObjectNode patch = Requests.jsonObject(ctx);
-        ExampleStore.Row current = store.database().read(handle -> ExampleStore.current(handle, template.id(), id))
+        ExampleStore.Row current = store.database()
+                .read(handle -> ExampleStore.current(handle, template.id(), id))
                 .orElseThrow(() -> notFound(id));
         ObjectNode merged = current.json();
         for (String field : List.of("id", "object", "template", "revision", "created_at", "updated_at")) {
             if (patch.has(field)) {
-                throw ApiException.of(ErrorCode.READ_ONLY_FIELD, field, "`" + field + "` of an example cannot be "
-                        + "changed.");
+                throw ApiException.of(
+                        ErrorCode.READ_ONLY_FIELD, field, "`" + field + "` of an example cannot be " + "changed.");
             }
             merged.remove(field);
         }
         patch.properties().forEach(e -> {
             JsonNode value = e.getValue();
-            if ((e.getKey().equals("variables") || e.getKey().equals("expected")) && value.isObject()
+            if ((e.getKey().equals("variables") || e.getKey().equals("expected"))
+                    && value.isObject()
                     && merged.path(e.getKey()).isObject()) {
                 ObjectNode target = (ObjectNode) merged.get(e.getKey());
                 value.properties().forEach(v -> {
@@ -147,8 +177,14 @@ final class ExampleRoutes {
         });
         merged.remove("from_decision");
         Draft draft = draft(template, merged, Optional.empty()).orElseThrow();
-        Draft kept = new Draft(draft.input(), draft.inputHash(), draft.expected(), draft.tags(), draft.split(),
-                draft.note(), current.fromDecision());
+        Draft kept = new Draft(
+                draft.input(),
+                draft.inputHash(),
+                draft.expected(),
+                draft.tags(),
+                draft.split(),
+                draft.note(),
+                current.fromDecision());
         ExampleStore.Row row = store.database().write(handle -> {
             int revision = ExampleStore.nextRevision(handle, template.id());
             ExampleStore.retire(handle, template.id(), id, revision);
@@ -178,7 +214,11 @@ final class ExampleRoutes {
         Templates.Resolved template = template(ctx);
         String id = ctx.pathParam("example_id");
         int revision = revision(ctx, template.id());
-        Responses.ok(ctx, store.at(template.id(), id, revision).orElseThrow(() -> notFound(id)).json());
+        Responses.ok(
+                ctx,
+                store.at(template.id(), id, revision)
+                        .orElseThrow(() -> notFound(id))
+                        .json());
     }
 
     private void list(Context ctx) {
@@ -193,7 +233,8 @@ final class ExampleRoutes {
                 limit = -1;
             }
             if (limit < 1 || limit > 1000) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "limit", "`limit` is a whole number from 1 to 1000.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER, "limit", "`limit` is a whole number from 1 to 1000.");
             }
         }
         Optional<String> after = Page.AFTER.read(ctx);
@@ -206,15 +247,20 @@ final class ExampleRoutes {
             case "false" -> false;
             default -> throw ApiException.of(ErrorCode.INVALID_PARAMETER, "labelled", "`labelled` is true or false.");
         });
-        var filter = new ExampleStore.Filter(ApiShapes.TAG.read(ctx), split, labelled,
+        var filter = new ExampleStore.Filter(
+                ApiShapes.TAG.read(ctx),
+                split,
+                labelled,
                 ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
         List<ExampleStore.Row> rows = new ArrayList<>(store.list(template.id(), revision, after, limit, filter));
         boolean more = rows.size() > limit;
         if (more) {
             rows.removeLast();
         }
-        Map<String, Object> list = Responses.list(rows.stream().map(ExampleStore.Row::json).toList(),
-                rows.stream().map(ExampleStore.Row::id).toList(), more);
+        Map<String, Object> list = Responses.list(
+                rows.stream().map(ExampleStore.Row::json).toList(),
+                rows.stream().map(ExampleStore.Row::id).toList(),
+                more);
         var body = new LinkedHashMap<>(list);
         body.put("revision", revision);
         Responses.ok(ctx, body);
@@ -224,24 +270,34 @@ final class ExampleRoutes {
         Templates.Resolved template = writable(template(ctx));
         JsonNode items = Requests.jsonObject(ctx).path("examples");
         if (!items.isArray() || items.isEmpty()) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "examples", "`examples` must be a list of 1 to "
-                    + MAX_IMPORT + " examples.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "examples",
+                    "`examples` must be a list of 1 to " + MAX_IMPORT + " examples.");
         }
         if (items.size() > MAX_IMPORT) {
-            throw ApiException.of(ErrorCode.TOO_MANY_ITEMS, "examples", "An import takes at most " + MAX_IMPORT
-                    + " examples; this one has " + items.size() + ". Split it.");
+            throw ApiException.of(
+                    ErrorCode.TOO_MANY_ITEMS,
+                    "examples",
+                    "An import takes at most " + MAX_IMPORT + " examples; this one has " + items.size()
+                            + ". Split it.");
         }
         var failed = new ArrayList<Map<String, Object>>();
         var drafts = new LinkedHashMap<Integer, Draft>();
         for (int i = 0; i < items.size(); i++) {
             String prefix = ParamPath.index("examples", i);
             if (!items.get(i).isObject()) {
-                failed.add(failure(i, new Problem(ErrorCode.INVALID_FIELD, prefix, "`" + prefix + "` must be an "
-                        + "example object.")));
+                failed.add(failure(
+                        i,
+                        new Problem(
+                                ErrorCode.INVALID_FIELD, prefix, "`" + prefix + "` must be an " + "example object.")));
                 continue;
             }
             try {
-                drafts.put(i, draft(template, (ObjectNode) items.get(i), Optional.of(prefix)).orElseThrow());
+                drafts.put(
+                        i,
+                        draft(template, (ObjectNode) items.get(i), Optional.of(prefix))
+                                .orElseThrow());
             } catch (ApiException e) {
                 failed.add(failure(i, e.problems().getFirst()));
             }
@@ -253,8 +309,12 @@ final class ExampleRoutes {
             drafts.forEach((index, draft) -> {
                 Optional<String> existing = ExampleStore.withInput(handle, template.id(), draft.inputHash());
                 if (existing.isPresent()) {
-                    failed.add(failure(index, new Problem(ErrorCode.EXAMPLE_EXISTS, ParamPath.index("examples",
-                            index), "This input is already example " + existing.get() + ".")));
+                    failed.add(failure(
+                            index,
+                            new Problem(
+                                    ErrorCode.EXAMPLE_EXISTS,
+                                    ParamPath.index("examples", index),
+                                    "This input is already example " + existing.get() + ".")));
                     return;
                 }
                 ExampleStore.insert(handle, row(Ids.next("ex"), template.id(), next, draft, now, now));
@@ -275,13 +335,14 @@ final class ExampleRoutes {
         Templates.Resolved template = template(ctx);
         int revision = store.revision(template.id());
         ctx.contentType("application/x-ndjson");
-        ctx.header("content-disposition", "attachment; filename=\"" + template.id().replace('/', '-')
-                + "-examples.jsonl\"");
-        try (var out = new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(), StandardCharsets.UTF_8))) {
+        ctx.header(
+                "content-disposition",
+                "attachment; filename=\"" + template.id().replace('/', '-') + "-examples.jsonl\"");
+        try (var out =
+                new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(), StandardCharsets.UTF_8))) {
             Optional<String> after = Optional.empty();
             while (true) {
-                List<ExampleStore.Row> rows = store.list(template.id(), revision, after, 500,
-                        ExampleStore.Filter.NONE);
+                List<ExampleStore.Row> rows = store.list(template.id(), revision, after, 500, ExampleStore.Filter.NONE);
                 for (ExampleStore.Row row : rows.subList(0, Math.min(rows.size(), 500))) {
                     out.write(Json.writeString(row.json()));
                     out.write('\n');
@@ -319,38 +380,48 @@ final class ExampleRoutes {
         if (body.path("expected").isObject()) {
             body.get("expected").properties().forEach(e -> expected.set(e.getKey(), e.getValue()));
         } else if (body.hasNonNull("expected")) {
-            problems.add(ErrorCode.INVALID_FIELD, "expected", "`expected` must be an object of question key to the "
-                    + "right answer.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "expected",
+                    "`expected` must be an object of question key to the " + "right answer.");
         }
         ObjectNode definition = template.definition();
         ObjectNode input = Json.object();
         boolean declaresVariables = !definition.path("variables").isEmpty();
         if (declaresVariables) {
             if (source.hasNonNull("state")) {
-                problems.add(ErrorCode.STATE_NOT_ALLOWED, "state", "Template '" + template.id() + "' builds the "
-                        + "situation from its variables; send `variables`.");
+                problems.add(
+                        ErrorCode.STATE_NOT_ALLOWED,
+                        "state",
+                        "Template '" + template.id() + "' builds the "
+                                + "situation from its variables; send `variables`.");
             }
-            Substitution.check(definition, source.path("variables").isMissingNode() ? null : source.get("variables"),
-                    hmacKey, problems).ifPresent(filled -> filled.media()
-                            .forEach(item -> MediaInput.fromVariable(item, problems)));
+            Substitution.check(
+                            definition,
+                            source.path("variables").isMissingNode() ? null : source.get("variables"),
+                            hmacKey,
+                            problems)
+                    .ifPresent(filled -> filled.media().forEach(item -> MediaInput.fromVariable(item, problems)));
             input.set("variables", source.path("variables").isObject() ? source.get("variables") : Json.object());
             input.putNull("state");
         } else {
             if (source.hasNonNull("variables")) {
-                problems.add(ErrorCode.VARIABLES_NEED_TEMPLATE, "variables", "Template '" + template.id()
-                        + "' declares no variables; send the situation as `state`.");
+                problems.add(
+                        ErrorCode.VARIABLES_NEED_TEMPLATE,
+                        "variables",
+                        "Template '" + template.id() + "' declares no variables; send the situation as `state`.");
             }
             JsonNode state = source.path("state");
             if (state.isMissingNode() || state.isNull()) {
                 problems.add(ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide about.");
             } else if (!(state.isTextual() || state.isContainerNode())) {
                 problems.add(ErrorCode.INVALID_FIELD, "state", "`state` must be text, an object or a list.");
-            } else if ((state.isTextual() && state.textValue().isBlank()) || (state.isContainerNode()
-                    && state.isEmpty())) {
+            } else if ((state.isTextual() && state.textValue().isBlank())
+                    || (state.isContainerNode() && state.isEmpty())) {
                 problems.add(ErrorCode.EMPTY_STATE, "state", "`state` is empty; describe the situation.");
             } else {
-                DecisionRequest.stateTooLarge(state).ifPresent(why -> problems.add(ErrorCode.INVALID_FIELD, "state",
-                        "`state` " + why + "."));
+                DecisionRequest.stateTooLarge(state)
+                        .ifPresent(why -> problems.add(ErrorCode.INVALID_FIELD, "state", "`state` " + why + "."));
             }
             input.putNull("variables");
             input.set("state", state.isMissingNode() ? null : state);
@@ -363,37 +434,59 @@ final class ExampleRoutes {
             problems.add(ErrorCode.INVALID_FIELD, "split", "`split` is test or calibration.");
         }
         JsonNode note = body.path("note");
-        if (!note.isMissingNode() && !note.isNull() && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
-            problems.add(ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE
-                    + " characters.");
+        if (!note.isMissingNode()
+                && !note.isNull()
+                && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
+            problems.add(
+                    ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE + " characters.");
         }
         if (!problems.isEmpty()) {
-            throw ApiException.of(problems.list().stream().map(p -> new Problem(p.code(),
-                    prefix.map(pre -> p.param() == null ? pre : pre + "." + p.param()).orElse(p.param()),
-                    p.message())).toList());
+            throw ApiException.of(problems.list().stream()
+                    .map(p -> new Problem(
+                            p.code(),
+                            prefix.map(pre -> p.param() == null ? pre : pre + "." + p.param())
+                                    .orElse(p.param()),
+                            p.message()))
+                    .toList());
         }
         // the same bytes make the same example, whichever file holds them
         ObjectNode identity = input.deepCopy();
         identity.path("media").forEach(item -> ((ObjectNode) item).remove("file_id"));
         String hash = "sha256:" + Digests.sha256Hex(Json.writeString(identity).getBytes(StandardCharsets.UTF_8));
-        return Optional.of(new Draft(input, hash, labels, tags, split,
-                note.isTextual() ? Optional.of(note.textValue()) : Optional.empty(), fromDecision));
+        return Optional.of(new Draft(
+                input,
+                hash,
+                labels,
+                tags,
+                split,
+                note.isTextual() ? Optional.of(note.textValue()) : Optional.empty(),
+                fromDecision));
     }
 
     /** Takes the input and labels of a stored decision that kept them whole. */
-    private void fromDecision(Templates.Resolved template, String decisionId, ObjectNode source, ObjectNode expected,
-                              Problems problems) {
+    private void fromDecision(
+            Templates.Resolved template, String decisionId, ObjectNode source, ObjectNode expected, Problems problems) {
         StoredDecision decision = decisions.find(decisionId).orElseThrow(() -> DecisionService.notFound(decisionId));
-        ObjectNode input = decision.input().orElseThrow(() -> ApiException.of(ErrorCode.INPUT_UNAVAILABLE,
-                "from_decision", "Decision " + decisionId + " was stored " + decision.storage().wire()
-                        + ", so its input was not kept."));
-        if (input.has("redacted") || !decision.secrets().isEmpty() || input.toString().contains("\"$redacted\"")) {
-            throw ApiException.of(ErrorCode.INPUT_UNAVAILABLE, "from_decision", "Decision " + decisionId + " was "
-                    + "redacted or read sensitive values, which history does not keep.");
+        ObjectNode input = decision.input()
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.INPUT_UNAVAILABLE,
+                        "from_decision",
+                        "Decision " + decisionId + " was stored "
+                                + decision.storage().wire() + ", so its input was not kept."));
+        if (input.has("redacted")
+                || !decision.secrets().isEmpty()
+                || input.toString().contains("\"$redacted\"")) {
+            throw ApiException.of(
+                    ErrorCode.INPUT_UNAVAILABLE,
+                    "from_decision",
+                    "Decision " + decisionId + " was "
+                            + "redacted or read sensitive values, which history does not keep.");
         }
         if (!input.path("media").isEmpty()) {
-            throw ApiException.of(ErrorCode.INPUT_UNAVAILABLE, "from_decision", "Decision " + decisionId
-                    + " read media; send the example with its media instead.");
+            throw ApiException.of(
+                    ErrorCode.INPUT_UNAVAILABLE,
+                    "from_decision",
+                    "Decision " + decisionId + " read media; send the example with its media instead.");
         }
         boolean sameTemplate = decision.templateId().map(template.id()::equals).orElse(false);
         if (!source.has("variables") && !source.has("state")) {
@@ -402,11 +495,16 @@ final class ExampleRoutes {
             } else if (template.definition().path("variables").isEmpty()) {
                 source.set("state", input.get("state"));
             } else {
-                problems.add(ErrorCode.INVALID_FIELD, "variables", "Decision " + decisionId + " was not made with "
-                        + "template '" + template.id() + "'; send the example's `variables`.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        "variables",
+                        "Decision " + decisionId + " was not made with " + "template '" + template.id()
+                                + "'; send the example's `variables`.");
             }
         }
-        FeedbackStore.labels(feedback.list(decisionId)).properties().forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
+        FeedbackStore.labels(feedback.list(decisionId))
+                .properties()
+                .forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
     }
 
     /** Media an example keeps for good: uploads by id (which must exist), bytes sent inline as new files. */
@@ -422,8 +520,10 @@ final class ExampleRoutes {
             } else {
                 Optional<StudioFile> found = files.find(item.reference()).filter(files::available);
                 if (found.isEmpty()) {
-                    problems.add(ErrorCode.FILE_NOT_FOUND, item.param(), "There is no file " + item.reference()
-                            + " with its bytes.");
+                    problems.add(
+                            ErrorCode.FILE_NOT_FOUND,
+                            item.param(),
+                            "There is no file " + item.reference() + " with its bytes.");
                     continue;
                 }
                 if (item.withFile(found.get(), problems).isEmpty()) {
@@ -453,8 +553,11 @@ final class ExampleRoutes {
             if (definition == null) {
                 var keys = new ArrayList<String>();
                 questions.fieldNames().forEachRemaining(keys::add);
-                problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + e.getKey() + "` is not a question of template '"
-                        + template.id() + "'." + Templates.didYouMean(e.getKey(), keys));
+                problems.add(
+                        ErrorCode.INVALID_EXPECTED,
+                        param,
+                        "`" + e.getKey() + "` is not a question of template '" + template.id() + "'."
+                                + Templates.didYouMean(e.getKey(), keys));
                 return;
             }
             if (definition.path("criteria").isTextual()) {
@@ -464,8 +567,8 @@ final class ExampleRoutes {
             var question = new Question(e.getKey(), (ObjectNode) definition, "template", false);
             switch (Labels.checkAgainst(question, e.getValue())) {
                 case Labels.Canonical canonical -> labels.set(e.getKey(), canonical.value());
-                case Labels.Unfit unfit -> problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` "
-                        + unfit.why() + ".");
+                case Labels.Unfit unfit ->
+                    problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` " + unfit.why() + ".");
             }
         });
         return labels;
@@ -493,16 +596,30 @@ final class ExampleRoutes {
 
     // ---- helpers
 
-    private static ExampleStore.Row row(String id, String templateId, int revision, Draft draft, long created,
-                                        long updated) {
-        return new ExampleStore.Row(id, templateId, revision, draft.input(), draft.inputHash(), draft.expected(),
-                draft.tags(), draft.split(), draft.note(), draft.fromDecision(), created, updated);
+    private static ExampleStore.Row row(
+            String id, String templateId, int revision, Draft draft, long created, long updated) {
+        return new ExampleStore.Row(
+                id,
+                templateId,
+                revision,
+                draft.input(),
+                draft.inputHash(),
+                draft.expected(),
+                draft.tags(),
+                draft.split(),
+                draft.note(),
+                draft.fromDecision(),
+                created,
+                updated);
     }
 
     private static Templates.Resolved writable(Templates.Resolved template) {
         if (template.id().startsWith("builtin/")) {
-            throw ApiException.of(ErrorCode.TEMPLATE_READ_ONLY, null, "Starter template '" + template.id() + "' is "
-                    + "read-only; clone it to keep examples of your own.");
+            throw ApiException.of(
+                    ErrorCode.TEMPLATE_READ_ONLY,
+                    null,
+                    "Starter template '" + template.id() + "' is "
+                            + "read-only; clone it to keep examples of your own.");
         }
         return template;
     }
@@ -521,13 +638,18 @@ final class ExampleRoutes {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw ApiException.of(ErrorCode.INVALID_PARAMETER, "revision", "`revision` is a revision of these examples, "
-                + "0 to " + current + ", not '" + sent + "'.");
+        throw ApiException.of(
+                ErrorCode.INVALID_PARAMETER,
+                "revision",
+                "`revision` is a revision of these examples, " + "0 to " + current + ", not '" + sent + "'.");
     }
 
     private static ApiException exists(String existing) {
-        return ApiException.of(ErrorCode.EXAMPLE_EXISTS, null, "This input is already example " + existing
-                + "; change that one instead.").withField("existing_id", existing);
+        return ApiException.of(
+                        ErrorCode.EXAMPLE_EXISTS,
+                        null,
+                        "This input is already example " + existing + "; change that one instead.")
+                .withField("existing_id", existing);
     }
 
     private static ApiException notFound(String id) {

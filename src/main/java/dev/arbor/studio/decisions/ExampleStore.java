@@ -21,9 +21,19 @@ import org.jdbi.v3.core.Handle;
  */
 final class ExampleStore {
     /** One example as stored: its input ({@code variables}, {@code state}, {@code media}) and its labels. */
-    record Row(String id, String templateId, int revision, ObjectNode input, String inputHash, ObjectNode expected,
-               List<String> tags, String split, Optional<String> note, Optional<String> fromDecision,
-               long createdAtMillis, long updatedAtMillis) {
+    record Row(
+            String id,
+            String templateId,
+            int revision,
+            ObjectNode input,
+            String inputHash,
+            ObjectNode expected,
+            List<String> tags,
+            String split,
+            Optional<String> note,
+            Optional<String> fromDecision,
+            long createdAtMillis,
+            long updatedAtMillis) {
         Row {
             requireNonNull(id, "id");
             tags = List.copyOf(tags);
@@ -69,62 +79,91 @@ final class ExampleStore {
                         INSERT INTO studio_example_revisions (template_id, revision) VALUES (:template, 1)
                         ON CONFLICT (template_id) DO UPDATE SET revision = studio_example_revisions.revision + 1
                         RETURNING revision""")
-                .bind("template", templateId).mapTo(Integer.class).one();
+                .bind("template", templateId)
+                .mapTo(Integer.class)
+                .one();
     }
 
     int revision(String templateId) {
-        return database.read(handle -> handle.createQuery("SELECT revision FROM studio_example_revisions WHERE "
-                + "template_id = :template").bind("template", templateId).mapTo(Integer.class).findOne().orElse(0));
+        return database.read(handle -> handle.createQuery(
+                        "SELECT revision FROM studio_example_revisions WHERE " + "template_id = :template")
+                .bind("template", templateId)
+                .mapTo(Integer.class)
+                .findOne()
+                .orElse(0));
     }
 
     /** The current example with this input, if there is one. */
     static Optional<String> withInput(Handle handle, String templateId, String inputHash) {
         return handle.createQuery("SELECT id FROM studio_examples WHERE template_id = :template AND input_hash = :hash "
                         + "AND retired_in IS NULL")
-                .bind("template", templateId).bind("hash", inputHash).mapTo(String.class).findOne();
+                .bind("template", templateId)
+                .bind("hash", inputHash)
+                .mapTo(String.class)
+                .findOne();
     }
 
     static void insert(Handle handle, Row row) {
-        long rowSeq = handle.createUpdate("INSERT INTO studio_examples (" + COLUMNS + ") VALUES (:id, :template, :revision, :input, "
-                        + ":hash, :expected, :tags, :split, :note, :from_decision, :created_at, :updated_at)")
-                .bind("id", row.id()).bind("template", row.templateId()).bind("revision", row.revision())
-                .bind("input", Json.writeString(row.input())).bind("hash", row.inputHash())
+        long rowSeq = handle.createUpdate(
+                        "INSERT INTO studio_examples (" + COLUMNS + ") VALUES (:id, :template, :revision, :input, "
+                                + ":hash, :expected, :tags, :split, :note, :from_decision, :created_at, :updated_at)")
+                .bind("id", row.id())
+                .bind("template", row.templateId())
+                .bind("revision", row.revision())
+                .bind("input", Json.writeString(row.input()))
+                .bind("hash", row.inputHash())
                 .bind("expected", Json.writeString(row.expected()))
                 .bind("tags", Json.writeString(Json.mapper().valueToTree(row.tags())))
-                .bind("split", row.split()).bind("note", row.note().orElse(null))
+                .bind("split", row.split())
+                .bind("note", row.note().orElse(null))
                 .bind("from_decision", row.fromDecision().orElse(null))
-                .bind("created_at", row.createdAtMillis()).bind("updated_at", row.updatedAtMillis())
-                .executeAndReturnGeneratedKeys("row_seq").mapTo(Long.class).one();
-        DecisionStore.keptFiles(row.input()).forEach(fileId -> handle.createUpdate("""
+                .bind("created_at", row.createdAtMillis())
+                .bind("updated_at", row.updatedAtMillis())
+                .executeAndReturnGeneratedKeys("row_seq")
+                .mapTo(Long.class)
+                .one();
+        DecisionStore.keptFiles(row.input())
+                .forEach(fileId -> handle.createUpdate("""
                         INSERT INTO studio_example_files (example_row_seq, file_id) VALUES (:seq, :file)
                         ON CONFLICT DO NOTHING""")
-                .bind("seq", rowSeq).bind("file", fileId).execute());
+                        .bind("seq", rowSeq)
+                        .bind("file", fileId)
+                        .execute());
     }
 
     /** Of these files, those that examples keep. */
     Set<String> filesInUse(Collection<String> fileIds) {
-        return database.found("SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<values>)",
-                fileIds);
+        return database.found("SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<values>)", fileIds);
     }
 
     /** Retires the current row of an example; returns whether there was one. */
     static boolean retire(Handle handle, String templateId, String id, int revision) {
         return handle.createUpdate("UPDATE studio_examples SET retired_in = :revision WHERE template_id = :template "
-                        + "AND id = :id AND retired_in IS NULL")
-                .bind("revision", revision).bind("template", templateId).bind("id", id).execute() == 1;
+                                + "AND id = :id AND retired_in IS NULL")
+                        .bind("revision", revision)
+                        .bind("template", templateId)
+                        .bind("id", id)
+                        .execute()
+                == 1;
     }
 
     static Optional<Row> current(Handle handle, String templateId, String id) {
         return handle.createQuery("SELECT " + COLUMNS + " FROM studio_examples WHERE template_id = :template AND "
                         + "id = :id AND retired_in IS NULL")
-                .bind("template", templateId).bind("id", id).map((rs, ctx) -> row(rs)).findOne();
+                .bind("template", templateId)
+                .bind("id", id)
+                .map((rs, ctx) -> row(rs))
+                .findOne();
     }
 
     /** An example as it stood at a revision. */
     Optional<Row> at(String templateId, String id, int revision) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_examples WHERE "
                         + "template_id = :template AND id = :id AND " + CURRENT_AT)
-                .bind("template", templateId).bind("id", id).bind("at", revision).map((rs, ctx) -> row(rs))
+                .bind("template", templateId)
+                .bind("id", id)
+                .bind("at", revision)
+                .map((rs, ctx) -> row(rs))
                 .findOne());
     }
 
@@ -142,12 +181,15 @@ final class ExampleStore {
         filter.labelled().ifPresent(l -> where.append(l ? " AND expected <> '{}'" : " AND expected = '{}'"));
         filter.text().ifPresent(t -> where.append(" AND LOWER(input) LIKE :text ESCAPE '!'"));
         return database.read(handle -> {
-            var query = handle.createQuery("SELECT " + COLUMNS + " FROM studio_examples WHERE " + where
-                            + " ORDER BY id LIMIT :fetch")
-                    .bind("template", templateId).bind("at", revision).bind("fetch", limit + 1);
+            var query = handle.createQuery(
+                            "SELECT " + COLUMNS + " FROM studio_examples WHERE " + where + " ORDER BY id LIMIT :fetch")
+                    .bind("template", templateId)
+                    .bind("at", revision)
+                    .bind("fetch", limit + 1);
             after.ifPresent(a -> query.bind("after", a));
-            filter.tag().ifPresent(t -> query.bind("tag", "%" + like(Json.writeString(Json.mapper().valueToTree(t)))
-                    + "%"));
+            filter.tag()
+                    .ifPresent(t -> query.bind(
+                            "tag", "%" + like(Json.writeString(Json.mapper().valueToTree(t))) + "%"));
             filter.split().ifPresent(s -> query.bind("split", s));
             filter.text().ifPresent(t -> query.bind("text", "%" + like(t.toLowerCase(Locale.ROOT)) + "%"));
             return query.map((rs, ctx) -> row(rs)).list();
@@ -162,10 +204,18 @@ final class ExampleStore {
     private static Row row(ResultSet rs) throws SQLException {
         var tags = new ArrayList<String>();
         Json.read(rs.getString("tags")).forEach(tag -> tags.add(tag.asText()));
-        return new Row(rs.getString("id"), rs.getString("template_id"), rs.getInt("revision"),
-                (ObjectNode) Json.read(rs.getString("input")), rs.getString("input_hash"),
-                (ObjectNode) Json.read(rs.getString("expected")), tags, rs.getString("split"),
-                Optional.ofNullable(rs.getString("note")), Optional.ofNullable(rs.getString("from_decision")),
-                rs.getLong("created_at"), rs.getLong("updated_at"));
+        return new Row(
+                rs.getString("id"),
+                rs.getString("template_id"),
+                rs.getInt("revision"),
+                (ObjectNode) Json.read(rs.getString("input")),
+                rs.getString("input_hash"),
+                (ObjectNode) Json.read(rs.getString("expected")),
+                tags,
+                rs.getString("split"),
+                Optional.ofNullable(rs.getString("note")),
+                Optional.ofNullable(rs.getString("from_decision")),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"));
     }
 }

@@ -17,9 +17,17 @@ final class Export {
     static String csv(StoredDecision decision) {
         JsonNode body = decision.body();
         String template = body.path("template").path("id").asText("");
-        String version = body.path("template").has("version") ? body.path("template").path("version").asText() : "";
-        List<String> common = List.of(decision.id(), body.path("created_at").asText(), decision.status(), template,
-                version, body.path("model").asText(""), body.path("act").isBoolean() ? body.path("act").asText() : "");
+        String version = body.path("template").has("version")
+                ? body.path("template").path("version").asText()
+                : "";
+        List<String> common = List.of(
+                decision.id(),
+                body.path("created_at").asText(),
+                decision.status(),
+                template,
+                version,
+                body.path("model").asText(""),
+                body.path("act").isBoolean() ? body.path("act").asText() : "");
         var out = new StringBuilder();
         JsonNode answers = body.path("answers");
         if (!answers.isObject() || answers.isEmpty()) {
@@ -35,8 +43,16 @@ final class Export {
                 chosen.forEach(item -> items.add(item.asText()));
                 text = String.join(";", items);
             }
-            row(out, common, List.of(e.getKey(), answer.path("type").asText(), text,
-                    answer.path("certainty").asText(), answer.path("act").asText(), answer.path("origin").asText()));
+            row(
+                    out,
+                    common,
+                    List.of(
+                            e.getKey(),
+                            answer.path("type").asText(),
+                            text,
+                            answer.path("certainty").asText(),
+                            answer.path("act").asText(),
+                            answer.path("origin").asText()));
         });
         return out.toString();
     }
@@ -55,8 +71,8 @@ final class Export {
 
     /** RFC 4180 quoting; a leading = + - @ gets a ' so that no spreadsheet evaluates it. */
     static String cell(String value) {
-        String text = !value.isEmpty() && "=+-@".indexOf(value.charAt(0)) >= 0 && !isNumber(value)
-                ? "'" + value : value;
+        String text =
+                !value.isEmpty() && "=+-@".indexOf(value.charAt(0)) >= 0 && !isNumber(value) ? "'" + value : value;
         if (text.contains(",") || text.contains("\"") || text.contains("\n") || text.contains("\r")) {
             return "\"" + text.replace("\"", "\"\"") + "\"";
         }

@@ -41,9 +41,12 @@ final class FeedbackRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.feedback")
-                .post("/v1/studio/decisions/{decision_id}/feedback", "Label a decision: expected answers and a rating",
+                .post(
+                        "/v1/studio/decisions/{decision_id}/feedback",
+                        "Label a decision: expected answers and a rating",
                         this::post)
-                .body(ApiShapes.FEEDBACK_IN).ok(Schema.list(ApiShapes.FEEDBACK))
+                .body(ApiShapes.FEEDBACK_IN)
+                .ok(Schema.list(ApiShapes.FEEDBACK))
                 .get("/v1/studio/decisions/{decision_id}/feedback", "A decision's feedback", this::list)
                 .ok(Schema.list(ApiShapes.FEEDBACK))
                 .delete("/v1/studio/feedback/{feedback_id}", "Delete one feedback entry", this::delete)
@@ -51,8 +54,8 @@ final class FeedbackRoutes {
     }
 
     /** One question's label, its canonical form, the decision's answer, and whether that was right. */
-    record Entry(String question, Optional<JsonNode> expected, Optional<JsonNode> predicted,
-                 Optional<Boolean> correct) {}
+    record Entry(
+            String question, Optional<JsonNode> expected, Optional<JsonNode> predicted, Optional<Boolean> correct) {}
 
     private void post(Context ctx) {
         String id = ctx.pathParam("decision_id");
@@ -60,33 +63,43 @@ final class FeedbackRoutes {
         StoredDecision decision = decisions.find(id).orElseThrow(() -> DecisionService.notFound(id));
         var problems = new Problems();
         if (!body.has("expected")) {
-            problems.add(ErrorCode.MISSING_FIELD, "expected", "`expected` is required: an object of question key to "
-                    + "the right answer ({} when you only rate).");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    "expected",
+                    "`expected` is required: an object of question key to "
+                            + "the right answer ({} when you only rate).");
         }
         if (!body.has("rating")) {
             problems.add(ErrorCode.MISSING_FIELD, "rating", "`rating` is required: 1, -1, or null for no rating.");
         }
         JsonNode rating = body.path("rating");
-        if (body.has("rating") && !rating.isNull() && !(rating.isIntegralNumber()
-                && (rating.asInt() == 1 || rating.asInt() == -1))) {
+        if (body.has("rating")
+                && !rating.isNull()
+                && !(rating.isIntegralNumber() && (rating.asInt() == 1 || rating.asInt() == -1))) {
             problems.add(ErrorCode.INVALID_FIELD, "rating", "`rating` must be 1, -1 or null.");
         }
         JsonNode note = body.path("note");
-        if (!note.isMissingNode() && !note.isNull() && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
-            problems.add(ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE
-                    + " characters.");
+        if (!note.isMissingNode()
+                && !note.isNull()
+                && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
+            problems.add(
+                    ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE + " characters.");
         }
         body.fieldNames().forEachRemaining(name -> {
             if (!List.of("expected", "rating", "note").contains(name)) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a field of feedback (expected, "
-                        + "rating, note).");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        name,
+                        "`" + name + "` is not a field of feedback (expected, " + "rating, note).");
             }
         });
         var entries = entries(decision, body.path("expected"), body.has("expected"), problems);
         problems.throwIfAny();
         if (entries.isEmpty() && rating.isNull()) {
-            throw ApiException.of(ErrorCode.MISSING_FIELD, "expected", "Feedback needs an expected answer or a "
-                    + "rating; both are empty.");
+            throw ApiException.of(
+                    ErrorCode.MISSING_FIELD,
+                    "expected",
+                    "Feedback needs an expected answer or a " + "rating; both are empty.");
         }
         if (entries.isEmpty()) {
             entries.add(new Entry(RATING_ONLY, Optional.empty(), Optional.empty(), Optional.empty()));
@@ -104,8 +117,10 @@ final class FeedbackRoutes {
             return entries;
         }
         if (!expected.isObject()) {
-            problems.add(ErrorCode.INVALID_FIELD, "expected", "`expected` must be an object of question key to the "
-                    + "right answer.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "expected",
+                    "`expected` must be an object of question key to the " + "right answer.");
             return entries;
         }
         JsonNode answers = decision.body().path("answers");
@@ -115,17 +130,25 @@ final class FeedbackRoutes {
             if (answer == null) {
                 var keys = new ArrayList<String>();
                 answers.fieldNames().forEachRemaining(keys::add);
-                problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + e.getKey() + "` is not a question this decision "
-                        + "answered" + (keys.isEmpty() ? " (it has no answers)." : "; its questions are "
-                        + String.join(", ", keys) + "."));
+                problems.add(
+                        ErrorCode.INVALID_EXPECTED,
+                        param,
+                        "`" + e.getKey() + "` is not a question this decision "
+                                + "answered"
+                                + (keys.isEmpty()
+                                        ? " (it has no answers)."
+                                        : "; its questions are " + String.join(", ", keys) + "."));
                 return;
             }
             switch (Labels.check(answer, e.getValue())) {
-                case Labels.Canonical canonical -> entries.add(new Entry(e.getKey(), Optional.of(canonical.value()),
-                        Optional.of(answer.path("decision")),
-                        Optional.of(Labels.correct(answer, canonical.value()))));
-                case Labels.Unfit unfit -> problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` "
-                        + unfit.why() + ".");
+                case Labels.Canonical canonical ->
+                    entries.add(new Entry(
+                            e.getKey(),
+                            Optional.of(canonical.value()),
+                            Optional.of(answer.path("decision")),
+                            Optional.of(Labels.correct(answer, canonical.value()))));
+                case Labels.Unfit unfit ->
+                    problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` " + unfit.why() + ".");
             }
         });
         return entries;
@@ -138,8 +161,12 @@ final class FeedbackRoutes {
     }
 
     private static void respond(Context ctx, List<ObjectNode> feedback) {
-        Responses.ok(ctx, Responses.list(feedback, feedback.stream().map(f -> f.path("id").asText()).toList(),
-                false));
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        feedback,
+                        feedback.stream().map(f -> f.path("id").asText()).toList(),
+                        false));
     }
 
     private void delete(Context ctx) {

@@ -22,8 +22,13 @@ final class FeedbackStore {
     }
 
     /** Adds or replaces the actor's feedback on each question, in one transaction. */
-    void save(String decisionId, List<FeedbackRoutes.Entry> entries, Optional<Integer> rating, Optional<String> note,
-              String actor, long nowMillis) {
+    void save(
+            String decisionId,
+            List<FeedbackRoutes.Entry> entries,
+            Optional<Integer> rating,
+            Optional<String> note,
+            String actor,
+            long nowMillis) {
         database.update(handle -> {
             for (FeedbackRoutes.Entry entry : entries) {
                 handle.createUpdate("""
@@ -37,8 +42,12 @@ final class FeedbackStore {
                         .bind("id", Ids.next("fb"))
                         .bind("decision", decisionId)
                         .bind("question", entry.question())
-                        .bind("expected", entry.expected().map(Json::writeString).orElse(null))
-                        .bind("predicted", entry.predicted().map(Json::writeString).orElse(null))
+                        .bind(
+                                "expected",
+                                entry.expected().map(Json::writeString).orElse(null))
+                        .bind(
+                                "predicted",
+                                entry.predicted().map(Json::writeString).orElse(null))
                         .bind("correct", entry.correct().orElse(null))
                         .bind("rating", rating.orElse(null))
                         .bind("note", note.orElse(null))
@@ -50,9 +59,11 @@ final class FeedbackStore {
     }
 
     List<ObjectNode> list(String decisionId) {
-        return database.read(handle -> handle.createQuery("SELECT * FROM studio_feedback WHERE decision_id = :id "
-                        + "ORDER BY created_at, question").bind("id", decisionId)
-                .map((rs, ctx) -> json(rs)).list());
+        return database.read(handle -> handle.createQuery(
+                        "SELECT * FROM studio_feedback WHERE decision_id = :id " + "ORDER BY created_at, question")
+                .bind("id", decisionId)
+                .map((rs, ctx) -> json(rs))
+                .list());
     }
 
     /** Whether each labelled question of these decisions was answered right, by decision id and question. */
@@ -62,8 +73,10 @@ final class FeedbackStore {
         }
         var correct = new HashMap<String, Map<String, Boolean>>();
         database.read(handle -> handle.createQuery("SELECT decision_id, question, correct FROM studio_feedback "
-                        + "WHERE decision_id IN (<ids>) AND correct IS NOT NULL").bindList("ids", decisionIds)
-                .map((rs, ctx) -> new Object[] {rs.getString(1), rs.getString(2), rs.getBoolean(3)}).list())
+                                + "WHERE decision_id IN (<ids>) AND correct IS NOT NULL")
+                        .bindList("ids", decisionIds)
+                        .map((rs, ctx) -> new Object[] {rs.getString(1), rs.getString(2), rs.getBoolean(3)})
+                        .list())
                 .forEach(row -> correct.computeIfAbsent((String) row[0], k -> new HashMap<>())
                         .put((String) row[1], (Boolean) row[2]));
         return correct;
@@ -74,8 +87,10 @@ final class FeedbackStore {
         if (decisionIds.isEmpty()) {
             return java.util.Set.of();
         }
-        return java.util.Set.copyOf(database.read(handle -> handle.createQuery("SELECT DISTINCT decision_id FROM "
-                + "studio_feedback WHERE decision_id IN (<ids>)").bindList("ids", decisionIds).mapTo(String.class)
+        return java.util.Set.copyOf(database.read(handle -> handle.createQuery(
+                        "SELECT DISTINCT decision_id FROM " + "studio_feedback WHERE decision_id IN (<ids>)")
+                .bindList("ids", decisionIds)
+                .mapTo(String.class)
                 .list()));
     }
 
@@ -95,7 +110,9 @@ final class FeedbackStore {
 
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM studio_feedback WHERE id = :id")
-                .bind("id", id).execute() == 1);
+                        .bind("id", id)
+                        .execute()
+                == 1);
     }
 
     private static ObjectNode json(ResultSet rs) throws SQLException {

@@ -47,12 +47,17 @@ final class HistoryEditRoutes {
     void addTo(Routes routes) {
         routes.group("studio.history")
                 .post(BASE + "/delete", "Delete every decision a filter matches (or all)", this::bulkDelete)
-                .body(ApiShapes.BULK_DELETE).ok(ApiShapes.BULK_DELETED)
+                .body(ApiShapes.BULK_DELETE)
+                .ok(ApiShapes.BULK_DELETED)
                 .post(BASE + "/redact", "Redact every decision a filter matches (or all)", this::bulkRedact)
-                .body(ApiShapes.BULK_REDACT).ok(ApiShapes.BULK_REDACTED)
-                .post(BASE + "/{decision_id}/redact", "Redact parts of one decision's input or metadata",
+                .body(ApiShapes.BULK_REDACT)
+                .ok(ApiShapes.BULK_REDACTED)
+                .post(
+                        BASE + "/{decision_id}/redact",
+                        "Redact parts of one decision's input or metadata",
                         this::redactOne)
-                .body(ApiShapes.REDACT).ok(ApiShapes.DECISION);
+                .body(ApiShapes.REDACT)
+                .ok(ApiShapes.DECISION);
     }
 
     /** A bulk request: what it matches and how. */
@@ -72,13 +77,15 @@ final class HistoryEditRoutes {
         if (!filter.isMissingNode() && !filter.isNull() && !filter.isObject()) {
             problems.add(ErrorCode.INVALID_FIELD, "filter", "`filter` must be an object of the list's filters.");
         }
-        Optional<Redaction> redaction = redacting ? Optional.of(Redaction.parse(body.get("fields"), problems))
-                : Optional.empty();
+        Optional<Redaction> redaction =
+                redacting ? Optional.of(Redaction.parse(body.get("fields"), problems)) : Optional.empty();
         problems.throwIfAny();
         if (!filter.isObject() || filter.isEmpty()) {
             if (!all) {
-                throw ApiException.of(ErrorCode.FILTER_REQUIRED, "filter", "Say which decisions: send a `filter`, "
-                        + "or \"all\": true to mean every decision.");
+                throw ApiException.of(
+                        ErrorCode.FILTER_REQUIRED,
+                        "filter",
+                        "Say which decisions: send a `filter`, " + "or \"all\": true to mean every decision.");
             }
             filter = Json.object();
         }
@@ -89,8 +96,10 @@ final class HistoryEditRoutes {
             JsonNode value = entry.getValue();
             if (entry.getKey().equals("sensitive_hash")) {
                 if (!value.isObject() || value.isEmpty()) {
-                    throw ApiException.of(ErrorCode.INVALID_FIELD, "filter.sensitive_hash", "`filter.sensitive_hash` "
-                            + "must be an object of variable name to the value to find.");
+                    throw ApiException.of(
+                            ErrorCode.INVALID_FIELD,
+                            "filter.sensitive_hash",
+                            "`filter.sensitive_hash` " + "must be an object of variable name to the value to find.");
                 }
                 secrets = value;
             } else if (value.isArray()) {
@@ -105,7 +114,9 @@ final class HistoryEditRoutes {
         try {
             query = store.query(params, templates, clock.instant());
         } catch (ApiException e) {
-            throw ApiException.of(e.code(), "filter." + e.problems().getFirst().param(),
+            throw ApiException.of(
+                    e.code(),
+                    "filter." + e.problems().getFirst().param(),
                     e.problems().getFirst().message());
         }
         secrets.properties().forEach(e -> query.secret(e.getKey(), Substitution.sensitiveHash(hmacKey, e.getValue())));
@@ -115,8 +126,10 @@ final class HistoryEditRoutes {
     private void bulkDelete(Context ctx) {
         Bulk bulk = bulk(Requests.jsonObject(ctx), false);
         var matched = store.matching(bulk.query());
-        List<String> ids = matched.stream().filter(m -> bulk.includePinned() || !m.getValue())
-                .map(Map.Entry::getKey).toList();
+        List<String> ids = matched.stream()
+                .filter(m -> bulk.includePinned() || !m.getValue())
+                .map(Map.Entry::getKey)
+                .toList();
         int deleted = bulk.dryRun() ? 0 : store.deleteAll(ids);
         var body = new LinkedHashMap<String, Object>();
         body.put("object", "decision.bulk_delete");
@@ -136,7 +149,8 @@ final class HistoryEditRoutes {
                 continue;
             }
             if (!bulk.dryRun()) {
-                store.find(match.getKey()).ifPresent(decision -> redact(decision, bulk.redaction().orElseThrow()));
+                store.find(match.getKey())
+                        .ifPresent(decision -> redact(decision, bulk.redaction().orElseThrow()));
             }
             redacted++;
         }
@@ -163,8 +177,9 @@ final class HistoryEditRoutes {
         StoredDecision decision = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
         redact(decision, redaction);
         StoredDecision after = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
-        Responses.ok(ctx, DecisionService.present(after.body(), after.input(), true, after.metadata(), after.pinned(),
-                Set.of()));
+        Responses.ok(
+                ctx,
+                DecisionService.present(after.body(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
     }
 
     private void redact(StoredDecision decision, Redaction redaction) {

@@ -36,10 +36,21 @@ final class HistoryQuery {
     private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}]+");
     private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
     private static final Pattern RELATIVE = Pattern.compile("-(\\d+(?:\\.\\d+)?)([smhdw])");
-    private static final Map<String, String> LISTS = Map.of("model", "model", "status", "status",
-            "surface", "surface", "endpoint", "endpoint", "request_id", "request_id", "rerun_of", "rerun_of");
-    private static final Map<String, QueryParam> DECLARED = ApiShapes.FILTERS.stream()
-            .collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
+    private static final Map<String, String> LISTS = Map.of(
+            "model",
+            "model",
+            "status",
+            "status",
+            "surface",
+            "surface",
+            "endpoint",
+            "endpoint",
+            "request_id",
+            "request_id",
+            "rerun_of",
+            "rerun_of");
+    private static final Map<String, QueryParam> DECLARED =
+            ApiShapes.FILTERS.stream().collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
 
     /** A condition and the values it binds. */
     record Condition(String sql, Map<String, Object> binds) {}
@@ -56,7 +67,8 @@ final class HistoryQuery {
 
     /** The SQL condition of every filter together ({@code 1 = 1} when there is none). */
     String where() {
-        return conditions.isEmpty() ? "1 = 1"
+        return conditions.isEmpty()
+                ? "1 = 1"
                 : String.join(" AND ", conditions.stream().map(Condition::sql).toList());
     }
 
@@ -75,7 +87,8 @@ final class HistoryQuery {
         var params = new LinkedHashMap<String, String>();
         for (String name : ctx.queryParamMap().keySet()) {
             if (!own.contains(name)) {
-                Optional.ofNullable(DECLARED.get(name)).map(param -> param.read(ctx))
+                Optional.ofNullable(DECLARED.get(name))
+                        .map(param -> param.read(ctx))
                         .orElseGet(() -> Optional.ofNullable(ctx.queryParam(name)))
                         .ifPresent(value -> params.put(name, value));
             }
@@ -89,8 +102,8 @@ final class HistoryQuery {
      * @param searchable whether this database has its full-text index (400 {@code search_unavailable} for
      *     {@code q} without it)
      */
-    static HistoryQuery parse(Map<String, String> params, Templates templates, Instant now, Dialect dialect,
-                              boolean searchable) {
+    static HistoryQuery parse(
+            Map<String, String> params, Templates templates, Instant now, Dialect dialect, boolean searchable) {
         var query = new HistoryQuery();
         params.forEach((name, value) -> query.read(name, value, templates, now, dialect, searchable));
         query.problems.throwIfAny();
@@ -123,14 +136,14 @@ final class HistoryQuery {
         }
     }
 
-    private static final String ANSWER = "EXISTS (SELECT 1 FROM studio_decision_answers a WHERE a.decision_seq = "
-            + "studio_decisions.seq AND ";
+    private static final String ANSWER =
+            "EXISTS (SELECT 1 FROM studio_decision_answers a WHERE a.decision_seq = " + "studio_decisions.seq AND ";
 
-    private static final String FEEDBACK = "EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = "
-            + "studio_decisions.id";
+    private static final String FEEDBACK =
+            "EXISTS (SELECT 1 FROM studio_feedback f WHERE f.decision_id = " + "studio_decisions.id";
 
-    private void read(String name, String value, Templates templates, Instant now, Dialect dialect,
-                      boolean searchable) {
+    private void read(
+            String name, String value, Templates templates, Instant now, Dialect dialect, boolean searchable) {
         var binds = new Binds();
         if (LISTS.containsKey(name)) {
             binds.add(LISTS.get(name) + " IN (" + binds.list(values(value)) + ")");
@@ -138,23 +151,31 @@ final class HistoryQuery {
         }
         switch (name) {
             case "template" -> template(value, templates, binds);
-            case "version" -> integers(name, value).ifPresent(versions ->
-                    binds.add("template_version IN (" + binds.list(versions) + ")"));
+            case "version" ->
+                integers(name, value)
+                        .ifPresent(versions -> binds.add("template_version IN (" + binds.list(versions) + ")"));
             case "act", "pinned" -> flag(name, value).ifPresent(flag -> binds.add(name + " = " + binds.one(flag)));
             case "labelled" -> flag(name, value).ifPresent(flag -> binds.add((flag ? "" : "NOT ") + FEEDBACK + ")"));
-            case "correct" -> flag(name, value).ifPresent(flag -> binds.add(flag
-                    ? FEEDBACK + " AND f.correct = " + binds.one(true) + ") AND NOT " + FEEDBACK + " AND f.correct = "
-                    + binds.one(false) + ")"
-                    : FEEDBACK + " AND f.correct = " + binds.one(false) + ")"));
+            case "correct" ->
+                flag(name, value)
+                        .ifPresent(flag -> binds.add(
+                                flag
+                                        ? FEEDBACK + " AND f.correct = " + binds.one(true) + ") AND NOT " + FEEDBACK
+                                                + " AND f.correct = " + binds.one(false) + ")"
+                                        : FEEDBACK + " AND f.correct = " + binds.one(false) + ")"));
             case "created_after" -> time(name, value, now).ifPresent(at -> binds.add("created_at >= " + binds.one(at)));
             case "created_before" -> time(name, value, now).ifPresent(at -> binds.add("created_at < " + binds.one(at)));
-            case "needs_review" -> binds.add(ANSWER + "a.question_key IN (" + binds.list(values(value))
-                    + ") AND a.act = " + binds.one(false) + ")");
+            case "needs_review" ->
+                binds.add(ANSWER + "a.question_key IN (" + binds.list(values(value)) + ") AND a.act = "
+                        + binds.one(false) + ")");
             case "q" -> {
                 if (!searchable) {
-                    problems.add(ErrorCode.SEARCH_UNAVAILABLE, "q", "This database has no full-text index (its "
-                            + "SQLite lacks FTS5, or the index was lost in a copy), so `q` cannot search; the other "
-                            + "filters work.");
+                    problems.add(
+                            ErrorCode.SEARCH_UNAVAILABLE,
+                            "q",
+                            "This database has no full-text index (its "
+                                    + "SQLite lacks FTS5, or the index was lost in a copy), so `q` cannot search; the other "
+                                    + "filters work.");
                     return;
                 }
                 List<String> words = new ArrayList<>();
@@ -164,11 +185,11 @@ final class HistoryQuery {
                 }
                 if (!words.isEmpty()) {
                     searchesText = true;
-                    binds.add(dialect.fullTextMatch("studio_decisions", "seq", "search_text",
-                            binds.one(dialect.fullTextQuery(words))));
+                    binds.add(dialect.fullTextMatch(
+                            "studio_decisions", "seq", "search_text", binds.one(dialect.fullTextQuery(words))));
                 }
             }
-            case "limit", "after", "before", "view", "include" -> { } // paging and shape, read elsewhere
+            case "limit", "after", "before", "view", "include" -> {} // paging and shape, read elsewhere
             default -> prefixed(name, value, dialect, binds);
         }
     }
@@ -177,31 +198,40 @@ final class HistoryQuery {
         int dot = name.indexOf('.');
         String prefix = dot < 0 ? name : name.substring(0, dot);
         String key = dot < 0 ? "" : name.substring(dot + 1);
-        if (key.isEmpty() || !List.of("metadata", "answer", "certainty_below", "certainty_above").contains(prefix)) {
+        if (key.isEmpty()
+                || !List.of("metadata", "answer", "certainty_below", "certainty_above")
+                        .contains(prefix)) {
             problems.add(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is not a filter of the decision list.");
             return;
         }
         switch (prefix) {
             case "metadata" -> {
                 if (!METADATA_KEY.matcher(key).matches()) {
-                    problems.add(ErrorCode.INVALID_PARAMETER, name, "Metadata keys are 1 to 64 characters of letters, "
-                            + "digits and _ . : -.");
+                    problems.add(
+                            ErrorCode.INVALID_PARAMETER,
+                            name,
+                            "Metadata keys are 1 to 64 characters of letters, " + "digits and _ . : -.");
                     return;
                 }
                 binds.add(dialect.jsonText("metadata", binds.one(key)) + " = " + binds.one(value));
             }
             case "answer" -> {
-                List<String> answers = values(value).stream().map(v -> switch (v.toLowerCase(Locale.ROOT)) {
-                    case "true" -> "yes";
-                    case "false" -> "no";
-                    default -> v;
-                }).toList();
+                List<String> answers = values(value).stream()
+                        .map(v -> switch (v.toLowerCase(Locale.ROOT)) {
+                            case "true" -> "yes";
+                            case "false" -> "no";
+                            default -> v;
+                        })
+                        .toList();
                 binds.add(ANSWER + "a.question_key = " + binds.one(key) + " AND a.answer IN (" + binds.list(answers)
                         + "))");
             }
-            default -> number(name, value).ifPresent(bound -> binds.add(ANSWER + "a.question_key = " + binds.one(key)
-                    + " AND a.certainty " + (prefix.equals("certainty_below") ? "<" : ">") + " " + binds.one(bound)
-                    + ")"));
+            default ->
+                number(name, value)
+                        .ifPresent(bound -> binds.add(ANSWER + "a.question_key = " + binds.one(key)
+                                + " AND a.certainty " + (prefix.equals("certainty_below") ? "<" : ">") + " "
+                                + binds.one(bound)
+                                + ")"));
         }
     }
 
@@ -217,7 +247,8 @@ final class HistoryQuery {
                 try {
                     resolved = templates.resolve(reference);
                 } catch (ApiException e) {
-                    throw ApiException.of(e.code(), "template", e.problems().getFirst().message());
+                    throw ApiException.of(
+                            e.code(), "template", e.problems().getFirst().message());
                 }
                 parts.add("(template_id = " + binds.one(resolved.id()) + " AND template_version = "
                         + binds.one(resolved.version()) + ")");
@@ -234,7 +265,10 @@ final class HistoryQuery {
     }
 
     private static List<String> values(String value) {
-        return Arrays.stream(value.split(",")).map(String::trim).filter(v -> !v.isEmpty()).toList();
+        return Arrays.stream(value.split(","))
+                .map(String::trim)
+                .filter(v -> !v.isEmpty())
+                .toList();
     }
 
     private Optional<List<Integer>> integers(String name, String value) {
@@ -243,8 +277,8 @@ final class HistoryQuery {
             try {
                 numbers.add(Integer.parseInt(v));
             } catch (NumberFormatException e) {
-                problems.add(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` takes version numbers, not '" + v
-                        + "'.");
+                problems.add(
+                        ErrorCode.INVALID_PARAMETER, name, "`" + name + "` takes version numbers, not '" + v + "'.");
                 return Optional.empty();
             }
         }
@@ -256,8 +290,8 @@ final class HistoryQuery {
             case "true", "1", "yes" -> Optional.of(true);
             case "false", "0", "no" -> Optional.of(false);
             default -> {
-                problems.add(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is true or false, not '" + value
-                        + "'.");
+                problems.add(
+                        ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is true or false, not '" + value + "'.");
                 yield Optional.empty();
             }
         };
@@ -303,10 +337,14 @@ final class HistoryQuery {
             return Optional.of(OffsetDateTime.parse(text).toInstant().toEpochMilli());
         } catch (DateTimeParseException e) {
             try {
-                return Optional.of(LocalDateTime.parse(text).toInstant(ZoneOffset.UTC).toEpochMilli());
+                return Optional.of(
+                        LocalDateTime.parse(text).toInstant(ZoneOffset.UTC).toEpochMilli());
             } catch (DateTimeParseException again) {
-                problems.add(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` is Unix seconds, an RFC 3339 time "
-                        + "or a relative time such as -7d, not '" + value + "'.");
+                problems.add(
+                        ErrorCode.INVALID_PARAMETER,
+                        name,
+                        "`" + name + "` is Unix seconds, an RFC 3339 time " + "or a relative time such as -7d, not '"
+                                + value + "'.");
                 return Optional.empty();
             }
         }

@@ -64,7 +64,9 @@ final class Labels {
             case "number" -> {
                 JsonNode range = answer.path("range");
                 double value = canonical.asDouble();
-                yield range.size() == 2 ? value >= range.get(0).asDouble() && value <= range.get(1).asDouble()
+                yield range.size() == 2
+                        ? value >= range.get(0).asDouble()
+                                && value <= range.get(1).asDouble()
                         : value == answer.path("decision").asDouble();
             }
             default -> answer.path("decision").asText().equals(canonical.asText());
@@ -79,8 +81,8 @@ final class Labels {
     }
 
     private static Checked yesNo(JsonNode label) {
-        String text = label.isBoolean() ? String.valueOf(label.booleanValue())
-                : label.isTextual() ? label.textValue() : "";
+        String text =
+                label.isBoolean() ? String.valueOf(label.booleanValue()) : label.isTextual() ? label.textValue() : "";
         return switch (text) {
             case "yes", "true", "True" -> new Canonical(Json.mapper().valueToTree("yes"));
             case "no", "false", "False" -> new Canonical(Json.mapper().valueToTree("no"));
@@ -99,7 +101,9 @@ final class Labels {
             }
             for (var entries = legend.properties().iterator(); entries.hasNext(); ) {
                 var level = entries.next();
-                String text = level.getValue().isTextual() ? level.getValue().textValue() : level.getValue().toString();
+                String text = level.getValue().isTextual()
+                        ? level.getValue().textValue()
+                        : level.getValue().toString();
                 if (text.equals(label.textValue())) {
                     return new Canonical(Json.mapper().valueToTree(level.getKey()));
                 }
@@ -135,8 +139,8 @@ final class Labels {
                 value = Optional.empty();
             }
         }
-        return value.<Checked>map(v -> new Canonical(Json.mapper().valueToTree(
-                        Primitives.value(v.stripTrailingZeros().toPlainString()))))
+        return value.<Checked>map(v -> new Canonical(Json.mapper()
+                        .valueToTree(Primitives.value(v.stripTrailingZeros().toPlainString()))))
                 .orElse(new Unfit("must be a number"));
     }
 

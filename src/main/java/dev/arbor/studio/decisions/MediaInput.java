@@ -27,17 +27,23 @@ import java.util.regex.Pattern;
  * @param param where it was sent, for errors
  * @param file the uploaded file a {@code file_...} reference names, once found
  */
-record MediaInput(String type, String reference, Optional<String> name, Optional<String> variable, String param,
-                  Optional<StudioFile> file) {
+record MediaInput(
+        String type,
+        String reference,
+        Optional<String> name,
+        Optional<String> variable,
+        String param,
+        Optional<StudioFile> file) {
     static final long MAX_BYTES = 200L * 1024 * 1024;
     /**
      * The body limit of the operations that take media inline: a file of {@link #MAX_BYTES} as a base64 data URL
      * (four characters for every three bytes) and the server's usual 32 MB for everything around it.
      */
     static final long MAX_BODY_BYTES = MAX_BYTES / 3 * 4 + 32L * 1024 * 1024;
+
     static final Set<String> TYPES = Set.of("image", "audio", "video");
-    private static final Pattern DATA_URL = Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,",
-            Pattern.CASE_INSENSITIVE);
+    private static final Pattern DATA_URL =
+            Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,", Pattern.CASE_INSENSITIVE);
 
     MediaInput {
         requireNonNull(type, "type");
@@ -58,12 +64,14 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
      */
     Optional<MediaInput> withFile(StudioFile found, Problems problems) {
         if (!type.isEmpty() && !type.equals(found.type())) {
-            problems.add(param.startsWith("variables") ? ErrorCode.INVALID_VARIABLE : ErrorCode.INVALID_FIELD, param,
+            problems.add(
+                    param.startsWith("variables") ? ErrorCode.INVALID_VARIABLE : ErrorCode.INVALID_FIELD,
+                    param,
                     "File " + found.id() + " is " + found.type() + ", not " + type + ".");
             return Optional.empty();
         }
-        return Optional.of(new MediaInput(found.type(), reference, name.or(found::name), variable, param,
-                Optional.of(found)));
+        return Optional.of(
+                new MediaInput(found.type(), reference, name.or(found::name), variable, param, Optional.of(found)));
     }
 
     boolean inline() {
@@ -72,8 +80,10 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
 
     static List<MediaInput> parse(JsonNode node, Problems problems) {
         if (!node.isArray()) {
-            problems.add(ErrorCode.INVALID_FIELD, "media", "`media` must be a list of {\"file_id\"} or {\"data\"} "
-                    + "items.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "media",
+                    "`media` must be a list of {\"file_id\"} or {\"data\"} " + "items.");
             return List.of();
         }
         var items = new ArrayList<MediaInput>();
@@ -81,8 +91,10 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             String param = ParamPath.index("media", i);
             JsonNode item = node.get(i);
             if (!item.isObject()) {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be an object with `file_id` or "
-                        + "`data`.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        param,
+                        "`" + param + "` must be an object with `file_id` or " + "`data`.");
                 continue;
             }
             JsonNode fileId = item.get("file_id");
@@ -90,23 +102,29 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             boolean hasFile = fileId != null && !fileId.isNull();
             boolean hasData = data != null && !data.isNull();
             if (hasFile == hasData) {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` needs exactly one of `file_id` and "
-                        + "`data`.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        param,
+                        "`" + param + "` needs exactly one of `file_id` and " + "`data`.");
                 continue;
             }
             String itemParam = param + (hasFile ? ".file_id" : ".data");
             JsonNode reference = hasFile ? fileId : data;
             if (!reference.isTextual() || (hasFile && !reference.textValue().startsWith("file_"))) {
-                problems.add(ErrorCode.INVALID_FIELD, itemParam, "`" + itemParam + "` must be "
-                        + (hasFile ? "a file id (file_...)" : "a data URL") + ".");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        itemParam,
+                        "`" + itemParam + "` must be " + (hasFile ? "a file id (file_...)" : "a data URL") + ".");
                 continue;
             }
             Optional<String> declared = Optional.empty();
             JsonNode type = item.get("type");
             if (type != null && !type.isNull()) {
                 if (!type.isTextual() || !TYPES.contains(type.textValue())) {
-                    problems.add(ErrorCode.INVALID_FIELD, param + ".type", "`" + param + ".type` must be image, audio "
-                            + "or video.");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            param + ".type",
+                            "`" + param + ".type` must be image, audio " + "or video.");
                     continue;
                 }
                 declared = Optional.of(type.textValue());
@@ -115,17 +133,23 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             JsonNode nameNode = item.get("name");
             if (nameNode != null && !nameNode.isNull()) {
                 if (!nameNode.isTextual() || nameNode.textValue().length() > 255) {
-                    problems.add(ErrorCode.INVALID_FIELD, param + ".name", "`" + param + ".name` must be a string of "
-                            + "at most 255 characters.");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            param + ".name",
+                            "`" + param + ".name` must be a string of " + "at most 255 characters.");
                     continue;
                 }
                 name = Optional.of(nameNode.textValue());
             }
             for (String field : iterable(item.fieldNames())) {
                 if (!Set.of("type", "file_id", "data", "name").contains(field)) {
-                    problems.add(ErrorCode.INVALID_FIELD, ParamPath.key(param, field), "`"
-                            + ParamPath.key(param, field) + "` is not a field of a media item (type, file_id, data, "
-                            + "name).");
+                    problems.add(
+                            ErrorCode.INVALID_FIELD,
+                            ParamPath.key(param, field),
+                            "`"
+                                    + ParamPath.key(param, field)
+                                    + "` is not a field of a media item (type, file_id, data, "
+                                    + "name).");
                 }
             }
             checked(declared, reference.textValue(), name, Optional.empty(), itemParam, problems)
@@ -136,37 +160,56 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
 
     /** The media a template's media variable supplied, checked as if sent in {@code media}, at the variable. */
     static Optional<MediaInput> fromVariable(Substitution.Media item, Problems problems) {
-        return checked(Optional.of(item.type()), item.reference(), Optional.empty(), Optional.of(item.variable()),
-                ParamPath.key("variables", item.variable()), problems);
+        return checked(
+                Optional.of(item.type()),
+                item.reference(),
+                Optional.empty(),
+                Optional.of(item.variable()),
+                ParamPath.key("variables", item.variable()),
+                problems);
     }
 
     /** An item whose type is known or read from its data URL, or the problem with it. */
-    static Optional<MediaInput> checked(Optional<String> declared, String reference, Optional<String> name,
-                                        Optional<String> variable, String param, Problems problems) {
+    static Optional<MediaInput> checked(
+            Optional<String> declared,
+            String reference,
+            Optional<String> name,
+            Optional<String> variable,
+            String param,
+            Problems problems) {
         if (!reference.startsWith("data:")) {
             return Optional.of(new MediaInput(declared.orElse(""), reference, name, variable, param));
         }
         Matcher matcher = DATA_URL.matcher(reference);
         if (!matcher.lookingAt()) {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a base64 data URL: "
-                    + "data:<type>/<subtype>;base64,<bytes>.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    param,
+                    "`" + param + "` must be a base64 data URL: " + "data:<type>/<subtype>;base64,<bytes>.");
             return Optional.empty();
         }
         String family = matcher.group(1).toLowerCase(Locale.ROOT);
         if (!TYPES.contains(family)) {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds " + family + "/" + matcher.group(2)
-                    + "; media are image, audio or video.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    param,
+                    "`" + param + "` holds " + family + "/" + matcher.group(2) + "; media are image, audio or video.");
             return Optional.empty();
         }
         if (declared.isPresent() && !declared.get().equals(family)) {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds " + family + " but the item says "
-                    + declared.get() + ".");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    param,
+                    "`" + param + "` holds " + family + " but the item says " + declared.get() + ".");
             return Optional.empty();
         }
         long bytes = (reference.length() - matcher.end()) * 3L / 4;
         if (bytes > MAX_BYTES) {
-            problems.add(ErrorCode.PAYLOAD_TOO_LARGE, param, "`" + param + "` holds about " + bytes / (1024 * 1024)
-                    + " MB; a media file may be at most 200 MB.");
+            problems.add(
+                    ErrorCode.PAYLOAD_TOO_LARGE,
+                    param,
+                    "`" + param + "` holds about " + bytes / (1024 * 1024)
+                            + " MB; a media file may be at most 200 MB.");
             return Optional.empty();
         }
         var item = new MediaInput(family, reference, name, variable, param);
@@ -176,9 +219,13 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             return Optional.empty();
         }
         if (!StudioFiles.contentMatches(item.contentType(), decoded)) {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` is sent as " + item.contentType()
-                    + ", but its content is not " + item.contentType() + " (its first bytes are not that format's); "
-                    + "send the file with its own type.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    param,
+                    "`" + param + "` is sent as " + item.contentType()
+                            + ", but its content is not " + item.contentType()
+                            + " (its first bytes are not that format's); "
+                            + "send the file with its own type.");
             return Optional.empty();
         }
         return Optional.of(item);
@@ -190,8 +237,7 @@ record MediaInput(String type, String reference, Optional<String> name, Optional
             return file.get().contentType();
         }
         Matcher matcher = DATA_URL.matcher(reference);
-        return matcher.lookingAt() ? (matcher.group(1) + "/" + matcher.group(2)).toLowerCase(Locale.ROOT)
-                : type + "/*";
+        return matcher.lookingAt() ? (matcher.group(1) + "/" + matcher.group(2)).toLowerCase(Locale.ROOT) : type + "/*";
     }
 
     /** The decoded bytes of an inline item. */

@@ -23,12 +23,27 @@ import java.util.Set;
  * @param extensions what the caller added or skipped: {@code {questions, options, skipped}}
  * @param keepMedia whether history keeps the bytes of inline media (full storage, and the studio allows it)
  */
-record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode storedState,
-            Optional<ObjectNode> storedVariables, ObjectNode secrets, List<Question> questions,
-            List<Scoring.Question> primitives, List<MediaInput> media, Optional<String> model,
-            Optional<String> modelRequested, SettingsLadder.Effective settings,
-            ObjectNode extensions, StoreLevel store, boolean keepMedia, boolean failOnStoreError, boolean background,
-            ObjectNode metadata, Set<String> include, int estimatedTokens, List<Warning> warnings) {
+record Plan(
+        Optional<Templates.Resolved> template,
+        JsonNode state,
+        JsonNode storedState,
+        Optional<ObjectNode> storedVariables,
+        ObjectNode secrets,
+        List<Question> questions,
+        List<Scoring.Question> primitives,
+        List<MediaInput> media,
+        Optional<String> model,
+        Optional<String> modelRequested,
+        SettingsLadder.Effective settings,
+        ObjectNode extensions,
+        StoreLevel store,
+        boolean keepMedia,
+        boolean failOnStoreError,
+        boolean background,
+        ObjectNode metadata,
+        Set<String> include,
+        int estimatedTokens,
+        List<Warning> warnings) {
     Plan {
         requireNonNull(template, "template");
         requireNonNull(state, "state");
@@ -44,8 +59,26 @@ record Plan(Optional<Templates.Resolved> template, JsonNode state, JsonNode stor
 
     /** The same decision credited to a template version whose questions it asks (the wire format's header). */
     Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
-        return new Plan(Optional.of(version), state, storedState, storedVariables, secrets, attributedQuestions,
-                primitives, media, model, modelRequested, settings, extensions, store, keepMedia,
-                failOnStoreError, background, metadata, include, estimatedTokens, warnings);
+        return new Plan(
+                Optional.of(version),
+                state,
+                storedState,
+                storedVariables,
+                secrets,
+                attributedQuestions,
+                primitives,
+                media,
+                model,
+                modelRequested,
+                settings,
+                extensions,
+                store,
+                keepMedia,
+                failOnStoreError,
+                background,
+                metadata,
+                include,
+                estimatedTokens,
+                warnings);
     }
 }

@@ -41,6 +41,7 @@ import java.util.TreeMap;
 final class Planner {
     /** The model a decision runs on when it names none and none is loaded: bundled, so it needs no download. */
     static final String DEFAULT_MODEL = "minilm-decider";
+
     static final int MAX_QUESTIONS = 128;
 
     private final Templates templates;
@@ -50,7 +51,12 @@ final class Planner {
     private final StudioSettings studio;
     private final StudioFiles files;
 
-    Planner(Templates templates, Models models, ModelRuntime runtime, byte[] hmacKey, StudioSettings studio,
+    Planner(
+            Templates templates,
+            Models models,
+            ModelRuntime runtime,
+            byte[] hmacKey,
+            StudioSettings studio,
             StudioFiles files) {
         this.templates = requireNonNull(templates, "templates");
         this.models = requireNonNull(models, "models");
@@ -75,23 +81,32 @@ final class Planner {
             problems.throwIfAny(); // the body's own problems come before a template that cannot be found
             throw e;
         }
-        template.filter(Templates.Resolved::archived).ifPresent(t -> warnings.add(new Warning(
-                WarningCode.TEMPLATE_ARCHIVED, "Template '" + t.id() + "' is archived; it still works, but "
-                + "consider moving callers to another template.", "template")));
+        template.filter(Templates.Resolved::archived)
+                .ifPresent(t -> warnings.add(new Warning(
+                        WarningCode.TEMPLATE_ARCHIVED,
+                        "Template '" + t.id() + "' is archived; it still works, but "
+                                + "consider moving callers to another template.",
+                        "template")));
 
-        var building = template.isPresent() ? templated(template.get(), request, problems)
-                : adHoc(request, problems);
+        var building = template.isPresent() ? templated(template.get(), request, problems) : adHoc(request, problems);
         ObjectNode requestSettings = requestSettings(request, building.questions(), problems);
         problems.throwIfAny();
 
         Optional<String> model = model(request, template);
         if (model.isEmpty() && preview) {
-            warnings.add(new Warning(WarningCode.NO_MODEL_LOADED, "No model is loaded and none is named, so the "
-                    + "preview could not check the questions against one.", "model"));
+            warnings.add(new Warning(
+                    WarningCode.NO_MODEL_LOADED,
+                    "No model is loaded and none is named, so the "
+                            + "preview could not check the questions against one.",
+                    "model"));
         }
         List<Question> questions = building.questions();
-        var settings = SettingsLadder.resolve(template.map(t -> (ObjectNode) t.definition().path("settings"))
-                .orElse(Json.object()), requestSettings, model.orElse(""), questions, defaults.defaultActThreshold());
+        var settings = SettingsLadder.resolve(
+                template.map(t -> (ObjectNode) t.definition().path("settings")).orElse(Json.object()),
+                requestSettings,
+                model.orElse(""),
+                questions,
+                defaults.defaultActThreshold());
         List<Scoring.Question> primitives = Primitives.of(questions);
         List<MediaInput> media = withFiles(building.media());
         checkModalities(template, media);
@@ -101,44 +116,90 @@ final class Planner {
             Model found = models.require(model.get(), "model");
             checkModel(found, primitives, media);
             if (tokens > found.facts().contextTokens()) {
-                warnings.add(new Warning(WarningCode.STATE_MAY_BE_TRUNCATED, "The input is about " + tokens
-                        + " tokens; " + found.id() + " reads " + found.facts().contextTokens()
-                        + ", so the end may be cut.", template.isPresent() ? "variables" : "state"));
+                warnings.add(new Warning(
+                        WarningCode.STATE_MAY_BE_TRUNCATED,
+                        "The input is about " + tokens
+                                + " tokens; " + found.id() + " reads "
+                                + found.facts().contextTokens()
+                                + ", so the end may be cut.",
+                        template.isPresent() ? "variables" : "state"));
             }
         }
 
         StoreLevel asked = request.store().orElse(StoreLevel.FULL);
-        StoreLevel store = template.map(t -> asked.mostPrivate(StoreLevel.of(t.storage()))).orElse(asked)
+        StoreLevel store = template.map(t -> asked.mostPrivate(StoreLevel.of(t.storage())))
+                .orElse(asked)
                 .mostPrivate(defaults.store());
         if (request.store().isPresent() && store != asked) {
-            warnings.add(new Warning(WarningCode.STORE_DOWNGRADED, (store == defaults.store() ? "The studio"
-                    : "Template '" + template.orElseThrow().id() + "'") + " keeps at most " + store.wire()
-                    + "; this decision is stored as " + store.wire() + ".", "store"));
+            warnings.add(new Warning(
+                    WarningCode.STORE_DOWNGRADED,
+                    (store == defaults.store()
+                                    ? "The studio"
+                                    : "Template '" + template.orElseThrow().id() + "'") + " keeps at most "
+                            + store.wire()
+                            + "; this decision is stored as " + store.wire() + ".",
+                    "store"));
         }
         if (request.background() && store == StoreLevel.NONE) {
-            throw ApiException.of(ErrorCode.BACKGROUND_REQUIRES_STORE, "background", "A background decision is "
-                    + "read back from history, so its store level must be at least answers_only (it is none).");
+            throw ApiException.of(
+                    ErrorCode.BACKGROUND_REQUIRES_STORE,
+                    "background",
+                    "A background decision is "
+                            + "read back from history, so its store level must be at least answers_only (it is none).");
         }
-        return new Plan(template, building.state(), building.storedState(), building.storedVariables(),
-                building.secrets(), questions, primitives, media, model, request.model(), settings,
-                building.extensions(), store, store == StoreLevel.FULL && defaults.storeMedia(),
-                request.failOnStoreError().orElse(defaults.failOnStoreError()), request.background(),
-                request.metadata(), request.include(), tokens, dedupe(warnings));
+        return new Plan(
+                template,
+                building.state(),
+                building.storedState(),
+                building.storedVariables(),
+                building.secrets(),
+                questions,
+                primitives,
+                media,
+                model,
+                request.model(),
+                settings,
+                building.extensions(),
+                store,
+                store == StoreLevel.FULL && defaults.storeMedia(),
+                request.failOnStoreError().orElse(defaults.failOnStoreError()),
+                request.background(),
+                request.metadata(),
+                request.include(),
+                tokens,
+                dedupe(warnings));
     }
 
     /** What the template or the request contributes before settings and model: state, questions, media. */
-    private record Building(JsonNode state, JsonNode storedState, Optional<ObjectNode> storedVariables,
-                            ObjectNode secrets, List<Question> questions, List<MediaInput> media,
-                            ObjectNode extensions) {}
+    private record Building(
+            JsonNode state,
+            JsonNode storedState,
+            Optional<ObjectNode> storedVariables,
+            ObjectNode secrets,
+            List<Question> questions,
+            List<MediaInput> media,
+            ObjectNode extensions) {}
 
     private Building adHoc(DecisionRequest request, Problems problems) {
-        request.variables().ifPresent(v -> problems.add(ErrorCode.VARIABLES_NEED_TEMPLATE, "variables",
-                "`variables` fill a template's state; send `template`, or put the situation in `state`."));
-        request.skip().ifPresent(f -> problems.add(ErrorCode.REQUIRES_TEMPLATE, f.param(), "`" + f.param()
-                + "` skips template questions; a decision without a template asks exactly its `questions`."));
-        request.addOptions().filter(f -> !f.value().isEmpty()).ifPresent(f -> problems.add(
-                ErrorCode.REQUIRES_TEMPLATE, f.param(), "`" + f.param() + "` extends template questions; put the "
-                        + "options in `questions` instead."));
+        request.variables()
+                .ifPresent(v -> problems.add(
+                        ErrorCode.VARIABLES_NEED_TEMPLATE,
+                        "variables",
+                        "`variables` fill a template's state; send `template`, or put the situation in `state`."));
+        request.skip()
+                .ifPresent(
+                        f -> problems.add(
+                                ErrorCode.REQUIRES_TEMPLATE,
+                                f.param(),
+                                "`" + f.param()
+                                        + "` skips template questions; a decision without a template asks exactly its `questions`."));
+        request.addOptions()
+                .filter(f -> !f.value().isEmpty())
+                .ifPresent(f -> problems.add(
+                        ErrorCode.REQUIRES_TEMPLATE,
+                        f.param(),
+                        "`" + f.param() + "` extends template questions; put the "
+                                + "options in `questions` instead."));
         JsonNode state = requireState(request, problems);
         var questions = new ArrayList<Question>();
         if (request.extras().isEmpty()) {
@@ -147,9 +208,9 @@ final class Planner {
             }
         } else {
             var field = request.extras().get();
-            Templates.checkQuestions(field.value(), field.param(), Optional.empty(), problems).properties()
-                    .forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(), "adhoc",
-                            false)));
+            Templates.checkQuestions(field.value(), field.param(), Optional.empty(), problems)
+                    .properties()
+                    .forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(), "adhoc", false)));
         }
         ObjectNode extensions = emptyExtensions();
         return new Building(state, state, Optional.empty(), Json.object(), questions, request.media(), extensions);
@@ -158,8 +219,8 @@ final class Planner {
     private static JsonNode requireState(DecisionRequest request, Problems problems) {
         if (request.state().isEmpty()) {
             if (!request.rejected("state")) {
-                problems.add(ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide "
-                        + "about.");
+                problems.add(
+                        ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide " + "about.");
             }
             return NullNode.getInstance();
         }
@@ -188,10 +249,14 @@ final class Planner {
         ObjectNode questionDefinitions = (ObjectNode) combined.path("questions");
         var media = new ArrayList<MediaInput>();
         if (declaresVariables) {
-            request.state().ifPresent(s -> problems.add(ErrorCode.STATE_NOT_ALLOWED, "state", "Template '"
-                    + template.id() + "' builds the situation from its variables; send `variables`, not `state`."));
-            Optional<Substitution.Result> filled = Substitution.check(combined, request.variables().orElse(null),
-                    hmacKey, problems);
+            request.state()
+                    .ifPresent(s -> problems.add(
+                            ErrorCode.STATE_NOT_ALLOWED,
+                            "state",
+                            "Template '" + template.id()
+                                    + "' builds the situation from its variables; send `variables`, not `state`."));
+            Optional<Substitution.Result> filled =
+                    Substitution.check(combined, request.variables().orElse(null), hmacKey, problems);
             if (filled.isPresent()) {
                 state = filled.get().state();
                 storedState = filled.get().storedState();
@@ -203,8 +268,11 @@ final class Planner {
                 }
             }
         } else {
-            request.variables().ifPresent(v -> problems.add(ErrorCode.VARIABLES_NEED_TEMPLATE, "variables",
-                    "Template '" + template.id() + "' declares no variables; send the situation as `state`."));
+            request.variables()
+                    .ifPresent(v -> problems.add(
+                            ErrorCode.VARIABLES_NEED_TEMPLATE,
+                            "variables",
+                            "Template '" + template.id() + "' declares no variables; send the situation as `state`."));
             state = requireState(request, problems);
             storedState = state;
         }
@@ -224,7 +292,8 @@ final class Planner {
                 continue;
             }
             ObjectNode question = ((ObjectNode) questionDefinitions.path(key)).deepCopy();
-            boolean dynamic = definition.path("questions").path(key).path("criteria").isTextual();
+            boolean dynamic =
+                    definition.path("questions").path(key).path("criteria").isTextual();
             ObjectNode newOptions = added.get(key);
             if (newOptions != null) {
                 ObjectNode criteria = (ObjectNode) question.get("criteria");
@@ -239,7 +308,9 @@ final class Planner {
             questions.add(new Question(key, question, newOptions != null ? "extended" : "template", dynamic));
         }
         if (questions.isEmpty() && !templateKeys.isEmpty() && extras.isEmpty()) {
-            problems.add(ErrorCode.NO_QUESTIONS, request.skip().map(DecisionRequest.Field::param).orElse("skip"),
+            problems.add(
+                    ErrorCode.NO_QUESTIONS,
+                    request.skip().map(DecisionRequest.Field::param).orElse("skip"),
                     "Skipping these leaves no question to ask.");
         }
         for (var keys = extras.fieldNames(); keys.hasNext(); ) {
@@ -247,42 +318,54 @@ final class Planner {
             questions.add(new Question(key, (ObjectNode) questionDefinitions.path(key), "extra", false));
         }
         if (questions.size() > MAX_QUESTIONS) {
-            problems.add(ErrorCode.INVALID_FIELD, "questions", "This decision asks " + questions.size()
-                    + " questions; at most " + MAX_QUESTIONS + " are allowed.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "questions",
+                    "This decision asks " + questions.size() + " questions; at most " + MAX_QUESTIONS
+                            + " are allowed.");
         }
         return new Building(state, storedState, storedVariables, secrets, questions, media, extensions);
     }
 
-    private static ObjectNode extraQuestions(Templates.Resolved template, DecisionRequest.Field field,
-                                             Problems problems) {
+    private static ObjectNode extraQuestions(
+            Templates.Resolved template, DecisionRequest.Field field, Problems problems) {
         JsonNode rules = template.definition().path("extensions");
         if (!rules.path("questions").asBoolean(true)) {
-            problems.add(ErrorCode.EXTENSION_NOT_ALLOWED, field.param(), "Template '" + template.id() + "' does "
-                    + "not take extra questions.");
+            problems.add(
+                    ErrorCode.EXTENSION_NOT_ALLOWED,
+                    field.param(),
+                    "Template '" + template.id() + "' does " + "not take extra questions.");
             return Json.object();
         }
-        ObjectNode checked = Templates.checkQuestions(field.value(), field.param(),
-                Optional.of(template.definition()), problems);
+        ObjectNode checked =
+                Templates.checkQuestions(field.value(), field.param(), Optional.of(template.definition()), problems);
         ObjectNode kept = Json.object();
         checked.properties().forEach(e -> {
             if (template.definition().path("questions").has(e.getKey())) {
-                problems.add(ErrorCode.QUESTION_CONFLICT, ParamPath.key(field.param(), e.getKey()), "`" + e.getKey()
-                        + "` is a question of template '" + template.id() + "'; an extra question needs a new key "
-                        + "(to change a template question, save a new version).");
+                problems.add(
+                        ErrorCode.QUESTION_CONFLICT,
+                        ParamPath.key(field.param(), e.getKey()),
+                        "`" + e.getKey()
+                                + "` is a question of template '" + template.id()
+                                + "'; an extra question needs a new key "
+                                + "(to change a template question, save a new version).");
             } else {
                 kept.set(e.getKey(), e.getValue());
             }
         });
         int max = rules.path("max_questions").asInt(16);
         if (kept.size() > max) {
-            problems.add(ErrorCode.TOO_MANY_EXTRA_QUESTIONS, field.param(), "Template '" + template.id()
-                    + "' takes at most " + max + " extra questions; this decision sends " + kept.size() + ".");
+            problems.add(
+                    ErrorCode.TOO_MANY_EXTRA_QUESTIONS,
+                    field.param(),
+                    "Template '" + template.id() + "' takes at most " + max + " extra questions; this decision sends "
+                            + kept.size() + ".");
         }
         return kept;
     }
 
-    private static Set<String> skipped(DecisionRequest request, Set<String> templateKeys, JsonNode rules,
-                                       Problems problems) {
+    private static Set<String> skipped(
+            DecisionRequest request, Set<String> templateKeys, JsonNode rules, Problems problems) {
         var skipped = new LinkedHashSet<String>();
         if (request.skip().isEmpty() || !request.skip().get().value().isArray()) {
             return skipped;
@@ -295,11 +378,17 @@ final class Planner {
             if (!item.isTextual()) {
                 problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a question key.");
             } else if (!templateKeys.contains(item.textValue())) {
-                problems.add(ErrorCode.UNKNOWN_QUESTION, param, "`" + item.textValue() + "` is not a question of "
-                        + "this template." + didYouMean(item.textValue(), templateKeys));
+                problems.add(
+                        ErrorCode.UNKNOWN_QUESTION,
+                        param,
+                        "`" + item.textValue() + "` is not a question of " + "this template."
+                                + didYouMean(item.textValue(), templateKeys));
             } else if (!listed(allowed, item.textValue())) {
-                problems.add(ErrorCode.SKIP_NOT_ALLOWED, param, "The template does not let callers skip `"
-                        + item.textValue() + "` (it needs `extensions.skip`).");
+                problems.add(
+                        ErrorCode.SKIP_NOT_ALLOWED,
+                        param,
+                        "The template does not let callers skip `" + item.textValue()
+                                + "` (it needs `extensions.skip`).");
             } else {
                 skipped.add(item.textValue());
             }
@@ -307,10 +396,11 @@ final class Planner {
         return skipped;
     }
 
-    private static Map<String, ObjectNode> addedOptions(DecisionRequest request, ObjectNode definition,
-                                                        Set<String> skipped, JsonNode rules, Problems problems) {
+    private static Map<String, ObjectNode> addedOptions(
+            DecisionRequest request, ObjectNode definition, Set<String> skipped, JsonNode rules, Problems problems) {
         var added = new LinkedHashMap<String, ObjectNode>();
-        if (request.addOptions().isEmpty() || !request.addOptions().get().value().isObject()) {
+        if (request.addOptions().isEmpty()
+                || !request.addOptions().get().value().isObject()) {
             return added;
         }
         var field = request.addOptions().get();
@@ -322,20 +412,29 @@ final class Planner {
             if (question == null) {
                 var keys = new LinkedHashSet<String>();
                 questions.fieldNames().forEachRemaining(keys::add);
-                problems.add(ErrorCode.UNKNOWN_QUESTION, param, "`" + key + "` is not a question of this template."
-                        + didYouMean(key, keys));
+                problems.add(
+                        ErrorCode.UNKNOWN_QUESTION,
+                        param,
+                        "`" + key + "` is not a question of this template." + didYouMean(key, keys));
                 return;
             }
             String type = question.path("type").asText();
             if (skipped.contains(key)) {
                 problems.add(ErrorCode.INVALID_FIELD, param, "`" + key + "` is skipped; it takes no options.");
             } else if (!Templates.takesNewOptions(type)) {
-                problems.add(ErrorCode.OPTIONS_NOT_EXTENSIBLE, param, "`" + key + "` is a " + type + " question: its "
-                        + (type.equals("score") ? "levels" : "sides") + " are fixed; save a new template version "
-                        + "to change them.");
+                problems.add(
+                        ErrorCode.OPTIONS_NOT_EXTENSIBLE,
+                        param,
+                        "`" + key + "` is a " + type + " question: its "
+                                + (type.equals("score") ? "levels" : "sides")
+                                + " are fixed; save a new template version "
+                                + "to change them.");
             } else if (!listed(rules.path("options"), key)) {
-                problems.add(ErrorCode.EXTENSION_NOT_ALLOWED, param, "The template does not let callers add options "
-                        + "to `" + key + "` (it needs `extensions.options`).");
+                problems.add(
+                        ErrorCode.EXTENSION_NOT_ALLOWED,
+                        param,
+                        "The template does not let callers add options " + "to `" + key
+                                + "` (it needs `extensions.options`).");
             } else {
                 newOptions(type, question.path("criteria"), entry.getValue(), param, problems)
                         .ifPresent(options -> added.put(key, options));
@@ -345,8 +444,8 @@ final class Planner {
     }
 
     /** The new options of one question as name (or value) to description, or the problems with them. */
-    private static Optional<ObjectNode> newOptions(String type, JsonNode existing, JsonNode sent, String param,
-                                                   Problems problems) {
+    private static Optional<ObjectNode> newOptions(
+            String type, JsonNode existing, JsonNode sent, String param, Problems problems) {
         ObjectNode options = Json.object();
         int before = problemCount(problems);
         if (type.equals("number")) {
@@ -362,8 +461,10 @@ final class Planner {
                 if (!item.isNumber() || !Double.isFinite(item.doubleValue())) {
                     problems.add(ErrorCode.INVALID_FIELD, itemParam, "`" + itemParam + "` must be a finite number.");
                 } else if (!values.add(item.decimalValue().stripTrailingZeros())) {
-                    problems.add(ErrorCode.OPTION_CONFLICT, itemParam, "The value " + item.asText()
-                            + " is already an option.");
+                    problems.add(
+                            ErrorCode.OPTION_CONFLICT,
+                            itemParam,
+                            "The value " + item.asText() + " is already an option.");
                 } else {
                     options.putNull(item.decimalValue().stripTrailingZeros().toPlainString());
                 }
@@ -373,10 +474,14 @@ final class Planner {
             if (sent.isArray()) {
                 for (int i = 0; i < sent.size(); i++) {
                     JsonNode item = sent.get(i);
-                    if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > 200) {
+                    if (!item.isTextual()
+                            || item.textValue().isBlank()
+                            || item.textValue().length() > 200) {
                         String itemParam = ParamPath.index(param, i);
-                        problems.add(ErrorCode.INVALID_FIELD, itemParam, "`" + itemParam + "` must be an option "
-                                + "name of 1 to 200 characters.");
+                        problems.add(
+                                ErrorCode.INVALID_FIELD,
+                                itemParam,
+                                "`" + itemParam + "` must be an option " + "name of 1 to 200 characters.");
                     } else {
                         names.add(Map.entry(item.textValue(), NullNode.getInstance()));
                     }
@@ -389,15 +494,19 @@ final class Planner {
                 if (name.getKey().isBlank() || name.getKey().length() > 200) {
                     problems.add(ErrorCode.INVALID_FIELD, nameParam, "Option names are 1 to 200 characters.");
                 } else if (existing.has(name.getKey()) || options.has(name.getKey())) {
-                    problems.add(ErrorCode.OPTION_CONFLICT, nameParam, "\"" + name.getKey() + "\" is already an "
-                            + "option.");
+                    problems.add(
+                            ErrorCode.OPTION_CONFLICT,
+                            nameParam,
+                            "\"" + name.getKey() + "\" is already an " + "option.");
                 } else {
                     options.set(name.getKey(), name.getValue());
                 }
             }
         } else {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a list of option names or an "
-                    + "object of name to description.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    param,
+                    "`" + param + "` must be a list of option names or an " + "object of name to description.");
         }
         if (options.isEmpty() && problemCount(problems) == before) {
             problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` adds no option.");
@@ -420,7 +529,8 @@ final class Planner {
 
     private static ObjectNode requestSettings(DecisionRequest request, List<Question> questions, Problems problems) {
         ObjectNode settings = request.settings().isPresent()
-                ? SettingsLadder.check(request.settings().get(), questions, problems) : Json.object();
+                ? SettingsLadder.check(request.settings().get(), questions, problems)
+                : Json.object();
         request.actThreshold().ifPresent(value -> settings.put("act_threshold", value));
         return settings;
     }
@@ -431,7 +541,9 @@ final class Planner {
             return Optional.of(models.require(request.model().get(), "model").id());
         }
         Optional<String> fromTemplate = template.map(t -> t.definition().path("model"))
-                .filter(JsonNode::isTextual).map(JsonNode::textValue).filter(id -> models.find(id).isPresent());
+                .filter(JsonNode::isTextual)
+                .map(JsonNode::textValue)
+                .filter(id -> models.find(id).isPresent());
         if (fromTemplate.isPresent()) {
             return fromTemplate;
         }
@@ -451,8 +563,11 @@ final class Planner {
         var problems = new Problems();
         for (MediaInput item : media) {
             if (!allowed.contains(item.type())) {
-                problems.add(ErrorCode.MODALITY_NOT_ALLOWED, item.param(), "Template '" + template.get().id()
-                        + "' takes " + String.join(", ", allowed) + "; not " + item.type() + ".");
+                problems.add(
+                        ErrorCode.MODALITY_NOT_ALLOWED,
+                        item.param(),
+                        "Template '" + template.get().id() + "' takes " + String.join(", ", allowed) + "; not "
+                                + item.type() + ".");
             }
         }
         problems.throwIfAny();
@@ -472,15 +587,22 @@ final class Planner {
             }
             Optional<StudioFile> file = files.find(item.reference());
             if (file.isEmpty() || !files.available(file.get())) {
-                problems.add(ErrorCode.FILE_NOT_FOUND, item.param(), file.isEmpty() ? "There is no file "
-                        + item.reference() + "; upload it (POST /v1/studio/files) or send the bytes as a data URL."
-                        : "The bytes of file " + item.reference() + " are gone; upload it again.");
+                problems.add(
+                        ErrorCode.FILE_NOT_FOUND,
+                        item.param(),
+                        file.isEmpty()
+                                ? "There is no file " + item.reference()
+                                        + "; upload it (POST /v1/studio/files) or send the bytes as a data URL."
+                                : "The bytes of file " + item.reference() + " are gone; upload it again.");
                 continue;
             }
             item.withFile(file.get(), problems).ifPresent(resolved::add);
         }
         problems.throwIfAny();
-        files.hold(resolved.stream().flatMap(item -> item.file().stream()).map(StudioFile::id).toList());
+        files.hold(resolved.stream()
+                .flatMap(item -> item.file().stream())
+                .map(StudioFile::id)
+                .toList());
         return List.copyOf(resolved);
     }
 
@@ -494,15 +616,27 @@ final class Planner {
         }
         // The contract names the reasons as the detail codes of one model_incompatible error, so they replace the
         // usual details (which would repeat the top-level code).
-        throw ApiException.of(ErrorCode.MODEL_INCOMPATIBLE, "model", "Model " + model.id() + " cannot run this "
-                + "decision: " + String.join(" ", found.stream().map(ModelFacts.Problem::message).toList()))
-                .withField("details", found.stream().map(p -> {
-            var detail = new LinkedHashMap<String, Object>();
-            detail.put("code", p.code());
-            detail.put("param", p.code().equals("modality_not_supported") ? "media" : "questions");
-            detail.put("message", p.message());
-            return detail;
-        }).toList());
+        throw ApiException.of(
+                        ErrorCode.MODEL_INCOMPATIBLE,
+                        "model",
+                        "Model " + model.id() + " cannot run this " + "decision: "
+                                + String.join(
+                                        " ",
+                                        found.stream()
+                                                .map(ModelFacts.Problem::message)
+                                                .toList()))
+                .withField(
+                        "details",
+                        found.stream()
+                                .map(p -> {
+                                    var detail = new LinkedHashMap<String, Object>();
+                                    detail.put("code", p.code());
+                                    detail.put(
+                                            "param", p.code().equals("modality_not_supported") ? "media" : "questions");
+                                    detail.put("message", p.message());
+                                    return detail;
+                                })
+                                .toList());
     }
 
     static ObjectNode questionsJson(List<Question> questions) {

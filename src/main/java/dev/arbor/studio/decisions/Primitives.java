@@ -28,8 +28,9 @@ final class Primitives {
             switch (question.type()) {
                 case "choice", "rank" -> {
                     var options = new ArrayList<Scoring.Option>();
-                    criteria.properties().forEach(e -> options.add(new Scoring.Option(e.getKey(), e.getKey(),
-                            description(e.getValue()))));
+                    criteria.properties()
+                            .forEach(e ->
+                                    options.add(new Scoring.Option(e.getKey(), e.getKey(), description(e.getValue()))));
                     primitives.add(new Scoring.Question(question.key(), "choice", instructions, options));
                 }
                 case "score" -> {
@@ -44,20 +45,32 @@ final class Primitives {
                     var options = new ArrayList<Scoring.Option>();
                     criteria.properties().forEach(e -> {
                         String description = description(e.getValue());
-                        options.add(new Scoring.Option(e.getKey(), e.getKey() + (unit.isEmpty() ? "" : " " + unit)
-                                + (description == null ? "" : ": " + description), null));
+                        options.add(new Scoring.Option(
+                                e.getKey(),
+                                e.getKey()
+                                        + (unit.isEmpty() ? "" : " " + unit)
+                                        + (description == null ? "" : ": " + description),
+                                null));
                     });
                     primitives.add(new Scoring.Question(question.key(), "score", instructions, options));
                 }
-                case "noul" -> primitives.add(yesNo(question.key(), instructions,
-                        description(criteria.get("false")), description(criteria.get("true"))));
+                case "noul" ->
+                    primitives.add(yesNo(
+                            question.key(),
+                            instructions,
+                            description(criteria.get("false")),
+                            description(criteria.get("true"))));
                 case "multi" -> {
                     int i = 0;
                     for (var entries = criteria.properties().iterator(); entries.hasNext(); i++) {
                         var option = entries.next();
                         String description = description(option.getValue());
-                        primitives.add(yesNo(question.key() + CHILD + i, instructions + "\nDoes \"" + option.getKey()
-                                + "\" apply?" + (description == null ? "" : " (" + description + ")"), null, null));
+                        primitives.add(yesNo(
+                                question.key() + CHILD + i,
+                                instructions + "\nDoes \"" + option.getKey() + "\" apply?"
+                                        + (description == null ? "" : " (" + description + ")"),
+                                null,
+                                null));
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown question type " + question.type());
@@ -78,7 +91,10 @@ final class Primitives {
     }
 
     private static Scoring.Question yesNo(String key, String instructions, String no, String yes) {
-        return new Scoring.Question(key, "noul", instructions,
+        return new Scoring.Question(
+                key,
+                "noul",
+                instructions,
                 List.of(new Scoring.Option("false", "no", no), new Scoring.Option("true", "yes", yes)));
     }
 

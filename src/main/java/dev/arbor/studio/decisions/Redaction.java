@@ -28,23 +28,30 @@ record Redaction(List<String> fields) {
     /** The fields of a request body, each path checked. */
     static Redaction parse(JsonNode node, Problems problems) {
         if (node == null || !node.isArray() || node.isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, "fields", "`fields` must be a list of paths to redact, such as "
-                    + "input.state, input.variables.<name>, input.media or metadata.<key>.");
+            problems.add(
+                    ErrorCode.INVALID_FIELD,
+                    "fields",
+                    "`fields` must be a list of paths to redact, such as "
+                            + "input.state, input.variables.<name>, input.media or metadata.<key>.");
             return new Redaction(List.of());
         }
         var fields = new LinkedHashSet<String>();
         for (int i = 0; i < node.size(); i++) {
             JsonNode item = node.get(i);
             String path = item.isTextual() ? item.textValue() : "";
-            boolean ok = Set.of("input.state", "input.rendered_state", "input.variables", "input.media").contains(path)
+            boolean ok = Set.of("input.state", "input.rendered_state", "input.variables", "input.media")
+                            .contains(path)
                     || (path.startsWith("input.variables.") && path.length() > 16)
                     || (path.startsWith("metadata.") && path.length() > 9);
             if (ok) {
                 fields.add(path);
             } else {
-                problems.add(ErrorCode.INVALID_FIELD, ParamPath.index("fields", i), "`" + item.asText() + "` cannot "
-                        + "be redacted; the paths are input.state, input.rendered_state, input.variables, "
-                        + "input.variables.<name>, input.media and metadata.<key>.");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        ParamPath.index("fields", i),
+                        "`" + item.asText() + "` cannot "
+                                + "be redacted; the paths are input.state, input.rendered_state, input.variables, "
+                                + "input.variables.<name>, input.media and metadata.<key>.");
             }
         }
         return new Redaction(new ArrayList<>(fields));
@@ -63,11 +70,12 @@ record Redaction(List<String> fields) {
                     }
                     variables = true;
                 }
-                case "input.media" -> input.path("media").forEach(item -> {
-                    ObjectNode media = (ObjectNode) item;
-                    media.putNull("name");
-                    media.put("available", false);
-                });
+                case "input.media" ->
+                    input.path("media").forEach(item -> {
+                        ObjectNode media = (ObjectNode) item;
+                        media.putNull("name");
+                        media.put("available", false);
+                    });
                 default -> {
                     if (field.startsWith("input.variables.")) {
                         String name = field.substring("input.variables.".length());

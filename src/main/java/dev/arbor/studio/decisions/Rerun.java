@@ -18,20 +18,23 @@ import java.util.Set;
  * {@code include}. Sensitive values were never kept, so they must be sent again.
  */
 final class Rerun {
-    private static final Set<String> CHANGES = Set.of("model", "template", "settings", "variables", "store",
-            "include");
+    private static final Set<String> CHANGES = Set.of("model", "template", "settings", "variables", "store", "include");
 
     ObjectNode body(StoredDecision original, ObjectNode changes) {
         requireNonNull(original, "original");
         for (var names = changes.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!CHANGES.contains(name)) {
-                throw ApiException.of(ErrorCode.INVALID_FIELD, name, "`" + name + "` cannot be changed on a rerun; "
-                        + "send model, template, settings, variables, store or include.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_FIELD,
+                        name,
+                        "`" + name + "` cannot be changed on a rerun; "
+                                + "send model, template, settings, variables, store or include.");
             }
         }
-        ObjectNode input = original.input().orElseThrow(() -> unavailable(original, "it was stored "
-                + original.storage().wire() + ", so its input was not kept", null));
+        ObjectNode input = original.input()
+                .orElseThrow(() -> unavailable(
+                        original, "it was stored " + original.storage().wire() + ", so its input was not kept", null));
         if (input.has("redacted")) {
             throw unavailable(original, "its input was redacted", null);
         }
@@ -40,16 +43,23 @@ final class Rerun {
         ObjectNode body = Json.object();
         JsonNode template = stored.path("template");
         if (changes.has("template") || template.isObject()) {
-            body.set("template", changes.has("template") ? changes.get("template")
-                    : Json.mapper().valueToTree(template.path("id").asText() + "@" + template.path("version").asInt()));
+            body.set(
+                    "template",
+                    changes.has("template")
+                            ? changes.get("template")
+                            : Json.mapper()
+                                    .valueToTree(template.path("id").asText() + "@"
+                                            + template.path("version").asInt()));
             JsonNode variables = input.path("variables");
             if (variables.isObject()) {
                 ObjectNode merged = ((ObjectNode) variables).deepCopy();
                 changes.path("variables").properties().forEach(e -> merged.set(e.getKey(), e.getValue()));
                 merged.properties().forEach(e -> {
                     if (e.getValue().has("$redacted")) {
-                        throw unavailable(original, "`" + e.getKey() + "` is sensitive and was not kept; send it in "
-                                + "`variables`", ParamPath.key("variables", e.getKey()));
+                        throw unavailable(
+                                original,
+                                "`" + e.getKey() + "` is sensitive and was not kept; send it in " + "`variables`",
+                                ParamPath.key("variables", e.getKey()));
                     }
                 });
                 body.set("variables", merged);
@@ -93,8 +103,11 @@ final class Rerun {
         if (!model.isMissingNode() && !model.isNull()) {
             body.set("model", model);
         }
-        body.set("store", changes.has("store") ? changes.get("store")
-                : Json.mapper().valueToTree(original.storage().wire()));
+        body.set(
+                "store",
+                changes.has("store")
+                        ? changes.get("store")
+                        : Json.mapper().valueToTree(original.storage().wire()));
         if (changes.has("include")) {
             body.set("include", changes.get("include"));
         }
@@ -112,8 +125,12 @@ final class Rerun {
             String variable = item.path("variable").textValue();
             boolean resent = variable != null && changes.path("variables").has(variable);
             if (!resent && !item.path("available").asBoolean()) {
-                throw unavailable(original, variable == null ? "its media were not kept (or were deleted)"
-                        : "the file of `" + variable + "` was not kept (or was deleted); send it in `variables`",
+                throw unavailable(
+                        original,
+                        variable == null
+                                ? "its media were not kept (or were deleted)"
+                                : "the file of `" + variable
+                                        + "` was not kept (or was deleted); send it in `variables`",
                         variable == null ? "media" : ParamPath.key("variables", variable));
             }
             if (variable == null) {
@@ -139,7 +156,8 @@ final class Rerun {
                 request.set(path, settings.get(path));
             } else if (layer.equals("request.questions")) {
                 String[] parts = path.split("\\.", 3); // questions.<key>.<setting>
-                ObjectNode own = request.has("questions") ? (ObjectNode) request.get("questions")
+                ObjectNode own = request.has("questions")
+                        ? (ObjectNode) request.get("questions")
                         : request.putObject("questions");
                 ObjectNode question = own.has(parts[1]) ? (ObjectNode) own.get(parts[1]) : own.putObject(parts[1]);
                 question.set(parts[2], settings.path("questions").path(parts[1]).get(parts[2]));
@@ -149,7 +167,7 @@ final class Rerun {
     }
 
     private static ApiException unavailable(StoredDecision original, String why, String param) {
-        return ApiException.of(ErrorCode.INPUT_UNAVAILABLE, param, "Decision " + original.id()
-                + " cannot be run again: " + why + ".");
+        return ApiException.of(
+                ErrorCode.INPUT_UNAVAILABLE, param, "Decision " + original.id() + " cannot be run again: " + why + ".");
     }
 }

@@ -47,15 +47,19 @@ final class Retention implements AutoCloseable {
     }
 
     void start() {
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                sweep();
-            } catch (ApiException e) {
-                LOG.warn("the history sweep could not run: {}", e.getMessage());
-            } catch (RuntimeException e) {
-                LOG.warn("the history sweep failed; it runs again in an hour", e);
-            }
-        }, 60, 3600, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        sweep();
+                    } catch (ApiException e) {
+                        LOG.warn("the history sweep could not run: {}", e.getMessage());
+                    } catch (RuntimeException e) {
+                        LOG.warn("the history sweep failed; it runs again in an hour", e);
+                    }
+                },
+                60,
+                3600,
+                TimeUnit.SECONDS);
     }
 
     /** Deletes what the rules no longer keep; returns how many decisions went. */
@@ -66,26 +70,34 @@ final class Retention implements AutoCloseable {
         int deleted = 0;
         for (var rule : own.entrySet()) {
             if (rule.getValue() > 0) {
-                deleted += store.deleteOlderThan(now - rule.getValue() * DAY_MILLIS, Optional.of(rule.getKey()),
-                        java.util.Set.of(), values.keepLabelled());
+                deleted += store.deleteOlderThan(
+                        now - rule.getValue() * DAY_MILLIS,
+                        Optional.of(rule.getKey()),
+                        java.util.Set.of(),
+                        values.keepLabelled());
             }
         }
         if (values.retentionDays() > 0) {
-            deleted += store.deleteOlderThan(now - values.retentionDays() * DAY_MILLIS, Optional.empty(),
-                    own.keySet(), values.keepLabelled());
+            deleted += store.deleteOlderThan(
+                    now - values.retentionDays() * DAY_MILLIS, Optional.empty(), own.keySet(), values.keepLabelled());
         }
         long excess = values.maxStorageBytes() > 0 ? store.storedBytes() - values.maxStorageBytes() : 0;
         if (excess > 0) {
             int overSize = store.deleteOldest(excess, values.keepLabelled());
-            LOG.info("history was {} bytes over its cap of {} GB; the {} oldest decisions were deleted", excess,
-                    values.maxStorageGb(), overSize);
+            LOG.info(
+                    "history was {} bytes over its cap of {} GB; the {} oldest decisions were deleted",
+                    excess,
+                    values.maxStorageGb(),
+                    overSize);
             deleted += overSize;
         }
         StudioFiles.Sweep removed = files.sweep();
         var sweep = new Sweep(now, deleted, removed.files());
         last.set(sweep);
         if (deleted > 0 || removed.files() > 0) {
-            LOG.info("the history sweep deleted {} decisions past their retention and {} unused files", deleted,
+            LOG.info(
+                    "the history sweep deleted {} decisions past their retention and {} unused files",
+                    deleted,
                     removed.files());
         }
         return sweep;

@@ -28,8 +28,8 @@ final class SettingsLadder {
      * @param json the settings as the decision shows them: decision-level values, per-question values that came
      *     from a per-question layer, and the layer of each
      */
-    record Effective(double actThreshold, double temperature, Map<String, QuestionSettings> questions,
-                     ObjectNode json) {
+    record Effective(
+            double actThreshold, double temperature, Map<String, QuestionSettings> questions, ObjectNode json) {
         QuestionSettings of(String key) {
             return questions.get(key);
         }
@@ -44,11 +44,13 @@ final class SettingsLadder {
      * @param request the request's {@code settings}, checked
      * @param defaultAct the studio's act threshold, the last layer
      */
-    static Effective resolve(ObjectNode template, ObjectNode request, String model, List<Question> questions,
-                             double defaultAct) {
+    static Effective resolve(
+            ObjectNode template, ObjectNode request, String model, List<Question> questions, double defaultAct) {
         JsonNode perModel = template.path("models").path(model);
-        var decisionLayers = List.of(new Layer("request", request),
-                new Layer("template.models." + model, perModel), new Layer("template", template));
+        var decisionLayers = List.of(
+                new Layer("request", request),
+                new Layer("template.models." + model, perModel),
+                new Layer("template", template));
         ObjectNode json = Json.object();
         ObjectNode sources = Json.object();
         double act = decisionLevel(decisionLayers, "act_threshold", defaultAct, sources);
@@ -63,7 +65,9 @@ final class SettingsLadder {
             var layers = List.of(
                     new Layer("request.questions", request.path("questions").path(key)),
                     new Layer("request", request),
-                    new Layer("template.models." + model + ".questions", perModel.path("questions").path(key)),
+                    new Layer(
+                            "template.models." + model + ".questions",
+                            perModel.path("questions").path(key)),
                     new Layer("template.models." + model, perModel),
                     new Layer("template.questions", template.path("questions").path(key)),
                     new Layer("template", template));
@@ -75,16 +79,20 @@ final class SettingsLadder {
                 }
                 Optional<Found> found = pick(layers, setting);
                 if (found.isPresent() && found.get().layer().endsWith("questions")) {
-                    ObjectNode own = perQuestionJson.has(key) ? (ObjectNode) perQuestionJson.get(key)
+                    ObjectNode own = perQuestionJson.has(key)
+                            ? (ObjectNode) perQuestionJson.get(key)
                             : perQuestionJson.putObject(key);
                     own.put(setting, found.get().value());
                     sources.put("questions." + key + "." + setting, found.get().layer());
                 }
-                values[i] = found.map(Found::value).orElse(switch (setting) {
-                    case "act_threshold" -> defaultAct;
-                    case "temperature" -> DEFAULT_TEMPERATURE;
-                    default -> question.definition().path("threshold").asDouble(0.5);
-                });
+                values[i] = found.map(Found::value)
+                        .orElse(
+                                switch (setting) {
+                                    case "act_threshold" -> defaultAct;
+                                    case "temperature" -> DEFAULT_TEMPERATURE;
+                                    default ->
+                                        question.definition().path("threshold").asDouble(0.5);
+                                });
             }
             resolved.put(key, new QuestionSettings(values[0], values[1], values[2]));
         }

@@ -26,7 +26,8 @@ final class SettingsRoutes {
                 .get("/v1/studio/settings", "The studio's settings and what history holds", this::get)
                 .ok(ApiShapes.SETTINGS)
                 .patch("/v1/studio/settings", "Change the studio's settings (a merge patch)", this::patch)
-                .body(ApiShapes.SETTINGS_PATCH).ok(ApiShapes.SETTINGS);
+                .body(ApiShapes.SETTINGS_PATCH)
+                .ok(ApiShapes.SETTINGS);
     }
 
     private void get(Context ctx) {

@@ -26,9 +26,10 @@ import java.util.TreeMap;
  */
 final class Stats {
     static final Set<String> GROUPS = Set.of("template", "version", "model", "status", "surface", "day", "hour");
-    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
-    private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:00")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter DAY =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HOUR =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:00").withZone(ZoneOffset.UTC);
 
     /** A what-if: another temperature, another act threshold, or both. */
     record WhatIf(Optional<Double> temperature, Optional<Double> actThreshold) {
@@ -56,8 +57,11 @@ final class Stats {
         for (String name : value.split(",")) {
             String trimmed = name.trim();
             if (!GROUPS.contains(trimmed)) {
-                throw ApiException.of(ErrorCode.INVALID_PARAMETER, "group_by", "`group_by` takes "
-                        + String.join(", ", GROUPS.stream().sorted().toList()) + "; not '" + trimmed + "'.");
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER,
+                        "group_by",
+                        "`group_by` takes "
+                                + String.join(", ", GROUPS.stream().sorted().toList()) + "; not '" + trimmed + "'.");
             }
             names.add(trimmed);
         }
@@ -93,8 +97,16 @@ final class Stats {
      * Answer rows of one question: {@code first} rows (one per decision) carry its certainty and gate; every row with
      * an answer counts towards the distribution.
      */
-    void addAnswers(ObjectNode key, String question, boolean first, String origin, String answer, long n,
-                    long certaintyE4, long acted, boolean dynamic) {
+    void addAnswers(
+            ObjectNode key,
+            String question,
+            boolean first,
+            String origin,
+            String answer,
+            long n,
+            long certaintyE4,
+            long acted,
+            boolean dynamic) {
         Question stats = group(key).questions.computeIfAbsent(question, k -> new Question());
         if (!includes(origin)) {
             stats.excluded += first ? n : 0;
@@ -157,10 +169,16 @@ final class Stats {
         groupBy.forEach(json.putArray("group_by")::add);
         if (whatIf.any()) {
             ObjectNode what = json.putObject("what_if");
-            what.set("temperature", whatIf.temperature().map(t -> Json.mapper().<JsonNode>valueToTree(t))
-                    .orElse(null));
-            what.set("act_threshold", whatIf.actThreshold().map(t -> Json.mapper().<JsonNode>valueToTree(t))
-                    .orElse(null));
+            what.set(
+                    "temperature",
+                    whatIf.temperature()
+                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
+                            .orElse(null));
+            what.set(
+                    "act_threshold",
+                    whatIf.actThreshold()
+                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
+                            .orElse(null));
         } else {
             json.putNull("what_if");
         }
@@ -215,7 +233,8 @@ final class Stats {
                 stats.add(answer, Optional.ofNullable(correct.get(q)));
                 if (whatIf.any()) {
                     double threshold = whatIf.actThreshold().orElse(threshold(body, q));
-                    boolean act = recalibrated(answer, body.path("raw_probabilities").path(q)) >= threshold;
+                    boolean act =
+                            recalibrated(answer, body.path("raw_probabilities").path(q)) >= threshold;
                     allActIfWhat &= act;
                 }
                 if (correct.containsKey(q)) {
@@ -257,7 +276,9 @@ final class Stats {
         private static double threshold(ObjectNode body, String q) {
             JsonNode settings = body.path("settings");
             JsonNode own = settings.path("questions").path(q).path("act_threshold");
-            return own.isNumber() ? own.doubleValue() : settings.path("act_threshold").asDouble(0.9);
+            return own.isNumber()
+                    ? own.doubleValue()
+                    : settings.path("act_threshold").asDouble(0.9);
         }
 
         ObjectNode json() {
@@ -282,15 +303,17 @@ final class Stats {
                 if (whatIfLabelledActing == 0) {
                     what.putNull("accuracy_when_acting");
                 } else {
-                    what.put("accuracy_when_acting", Answers.round((double) whatIfRightActing / whatIfLabelledActing,
-                            4));
+                    what.put(
+                            "accuracy_when_acting",
+                            Answers.round((double) whatIfRightActing / whatIfLabelledActing, 4));
                 }
             }
             return json;
         }
 
         private double percentile(double rank) {
-            double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            double[] sorted =
+                    latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             return Stats.percentile(sorted.length, rank, i -> sorted[(int) i]);
         }
     }
@@ -318,6 +341,7 @@ final class Stats {
         long acted;
         /** Certainties as decisions show them (four decimals), in ten-thousandths: sums that never drift. */
         long certaintyE4;
+
         long labelled;
         long right;
         boolean dynamic;
@@ -354,8 +378,8 @@ final class Stats {
                 json.putNull("distribution");
             } else {
                 ObjectNode shares = json.putObject("distribution");
-                new TreeMap<>(distribution).forEach((value, n) -> shares.put(value, Answers.round((double) n / runs,
-                        4)));
+                new TreeMap<>(distribution)
+                        .forEach((value, n) -> shares.put(value, Answers.round((double) n / runs, 4)));
             }
             json.put("labelled", labelled);
             if (labelled == 0) {

@@ -22,11 +22,15 @@ import java.util.Optional;
  * {@code include_extended} and a what-if ({@code what_if.temperature}, {@code what_if.act_threshold}).
  */
 final class StatsRoutes {
-    private static final List<QueryParam> OWN = List.of(ApiShapes.GROUP_BY, ApiShapes.INCLUDE_EXTENDED,
-            ApiShapes.WHAT_IF_TEMPERATURE, ApiShapes.WHAT_IF_ACT_THRESHOLD);
+    private static final List<QueryParam> OWN = List.of(
+            ApiShapes.GROUP_BY,
+            ApiShapes.INCLUDE_EXTENDED,
+            ApiShapes.WHAT_IF_TEMPERATURE,
+            ApiShapes.WHAT_IF_ACT_THRESHOLD);
     /** A template's statistics take the list's filters but {@code template}, which its path sets. */
     private static final List<QueryParam> TEMPLATE_FILTERS = ApiShapes.FILTERS.stream()
-            .filter(param -> !param.name().equals("template")).toList();
+            .filter(param -> !param.name().equals("template"))
+            .toList();
 
     private final DecisionStore decisions;
     private final FeedbackStore feedback;
@@ -43,23 +47,37 @@ final class StatsRoutes {
     /** Registered before the routes of one decision, so that {@code stats} is never read as a decision id. */
     void addTo(Routes routes) {
         routes.group("studio.stats")
-                .get("/v1/studio/decisions/stats", "Statistics over the decisions a filter matches", ctx ->
-                        stats(ctx, Optional.empty()))
-                .query(OWN).query(ApiShapes.FILTERS).ok(ApiShapes.STATS)
-                .get("/v1/studio/templates/builtin/{builtin_name}/stats", "Statistics of a starter template's "
-                        + "decisions", ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
-                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS)
-                .get("/v1/studio/templates/{template_id}/stats", "Statistics of a template's decisions", ctx ->
-                        stats(ctx, Optional.of(ctx.pathParam("template_id"))))
-                .query(OWN).query(TEMPLATE_FILTERS).ok(ApiShapes.STATS);
+                .get(
+                        "/v1/studio/decisions/stats",
+                        "Statistics over the decisions a filter matches",
+                        ctx -> stats(ctx, Optional.empty()))
+                .query(OWN)
+                .query(ApiShapes.FILTERS)
+                .ok(ApiShapes.STATS)
+                .get(
+                        "/v1/studio/templates/builtin/{builtin_name}/stats",
+                        "Statistics of a starter template's " + "decisions",
+                        ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
+                .query(OWN)
+                .query(TEMPLATE_FILTERS)
+                .ok(ApiShapes.STATS)
+                .get(
+                        "/v1/studio/templates/{template_id}/stats",
+                        "Statistics of a template's decisions",
+                        ctx -> stats(ctx, Optional.of(ctx.pathParam("template_id"))))
+                .query(OWN)
+                .query(TEMPLATE_FILTERS)
+                .ok(ApiShapes.STATS);
     }
 
     private void stats(Context ctx, Optional<String> template) {
         var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
-        var whatIf = new Stats.WhatIf(number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, SettingRange.TEMPERATURE),
+        var whatIf = new Stats.WhatIf(
+                number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, SettingRange.TEMPERATURE),
                 number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, SettingRange.ACT_THRESHOLD));
-        boolean includeExtended = ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
+        boolean includeExtended =
+                ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
         List<String> groupBy = Stats.groupBy(ApiShapes.GROUP_BY.read(ctx).orElse(null));
         var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = decisions.query(params, templates, clock.instant());
@@ -74,8 +92,11 @@ final class StatsRoutes {
         }
         var json = stats.json();
         String one = params.getOrDefault("template", "");
-        if (groupBy.equals(List.of("version")) && !one.isEmpty()
-                && !one.contains(",") && !one.contains("@") && !one.equals("none")) {
+        if (groupBy.equals(List.of("version"))
+                && !one.isEmpty()
+                && !one.contains(",")
+                && !one.contains("@")
+                && !one.equals("none")) {
             comparability(one, json);
         }
         Responses.ok(ctx, json);
@@ -91,17 +112,24 @@ final class StatsRoutes {
             return;
         }
         String reference = groups.get(0).at("/key/version").asText();
-        groups.get(0).path("questions").forEach(q -> ((ObjectNode) q)
-                .put("comparability", "reference"));
+        groups.get(0).path("questions").forEach(q -> ((ObjectNode) q).put("comparability", "reference"));
         for (int i = 1; i < groups.size(); i++) {
             var group = groups.get(i);
             if (!group.at("/key/version").isInt()) {
                 continue;
             }
-            var questions = templates.compare(template, reference, group.at("/key/version").asText()).questions();
-            group.path("questions").properties().forEach(q -> ((ObjectNode)
-                    q.getValue()).put("comparability", questions.path(q.getKey()).path("comparability")
-                    .asText("identical")));
+            var questions = templates
+                    .compare(template, reference, group.at("/key/version").asText())
+                    .questions();
+            group.path("questions")
+                    .properties()
+                    .forEach(q -> ((ObjectNode) q.getValue())
+                            .put(
+                                    "comparability",
+                                    questions
+                                            .path(q.getKey())
+                                            .path("comparability")
+                                            .asText("identical")));
         }
     }
 
@@ -120,7 +148,7 @@ final class StatsRoutes {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw ApiException.of(ErrorCode.INVALID_PARAMETER, name, "`" + name + "` " + range.refusal() + ", not '"
-                + text + "'.");
+        throw ApiException.of(
+                ErrorCode.INVALID_PARAMETER, name, "`" + name + "` " + range.refusal() + ", not '" + text + "'.");
     }
 }

@@ -14,13 +14,30 @@ import java.util.Optional;
  * @param secrets the HMAC of each sensitive variable, by name
  * @param searchText what full-text search finds it by (kept only with the full input)
  */
-record StoredDecision(String id, String status, StoreLevel storage, String surface, String endpoint,
-                      String requestId, Optional<String> templateId, Optional<Integer> templateVersion,
-                      Optional<String> model, Optional<Boolean> act, Optional<Double> minCertainty,
-                      Optional<String> errorCode, boolean pinned, ObjectNode metadata, Optional<String> rerunOf,
-                      long createdAtMillis, Optional<Long> completedAtMillis, Optional<Double> totalMs,
-                      ObjectNode body, Optional<ObjectNode> input, List<Answers.Row> rows, ObjectNode secrets,
-                      Optional<String> searchText) {
+record StoredDecision(
+        String id,
+        String status,
+        StoreLevel storage,
+        String surface,
+        String endpoint,
+        String requestId,
+        Optional<String> templateId,
+        Optional<Integer> templateVersion,
+        Optional<String> model,
+        Optional<Boolean> act,
+        Optional<Double> minCertainty,
+        Optional<String> errorCode,
+        boolean pinned,
+        ObjectNode metadata,
+        Optional<String> rerunOf,
+        long createdAtMillis,
+        Optional<Long> completedAtMillis,
+        Optional<Double> totalMs,
+        ObjectNode body,
+        Optional<ObjectNode> input,
+        List<Answers.Row> rows,
+        ObjectNode secrets,
+        Optional<String> searchText) {
     StoredDecision {
         requireNonNull(id, "id");
         requireNonNull(status, "status");

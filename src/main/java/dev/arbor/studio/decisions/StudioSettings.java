@@ -26,10 +26,16 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class StudioSettings {
     /** The values, every one set. */
-    record Values(StoreLevel store, boolean storeMedia, boolean failOnStoreError, int retentionDays,
-                  boolean keepLabelled, double maxStorageGb, double defaultActThreshold) {
-        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, 30, true, 20,
-                SettingsLadder.DEFAULT_ACT_THRESHOLD);
+    record Values(
+            StoreLevel store,
+            boolean storeMedia,
+            boolean failOnStoreError,
+            int retentionDays,
+            boolean keepLabelled,
+            double maxStorageGb,
+            double defaultActThreshold) {
+        static final Values DEFAULT =
+                new Values(StoreLevel.FULL, true, false, 30, true, 20, SettingsLadder.DEFAULT_ACT_THRESHOLD);
 
         /** The size cap in bytes; 0 for none. */
         long maxStorageBytes() {
@@ -59,11 +65,12 @@ final class StudioSettings {
         this.clock = requireNonNull(clock, "clock");
         ObjectNode stored = Json.object();
         database.read(handle -> handle.createQuery("SELECT key, value FROM studio_settings")
-                .map((rs, ctx) -> Map.entry(rs.getString("key"), rs.getString("value"))).list())
+                        .map((rs, ctx) -> Map.entry(rs.getString("key"), rs.getString("value")))
+                        .list())
                 .forEach(e -> {
                     String[] path = e.getKey().split("\\.", 2);
-                    ObjectNode group = stored.has(path[0]) ? (ObjectNode) stored.get(path[0])
-                            : stored.putObject(path[0]);
+                    ObjectNode group =
+                            stored.has(path[0]) ? (ObjectNode) stored.get(path[0]) : stored.putObject(path[0]);
                     group.set(path[1], Json.read(e.getValue()));
                 });
         this.current = new AtomicReference<>(merge(Values.DEFAULT, stored, new Problems()));
@@ -82,13 +89,20 @@ final class StudioSettings {
         Values updated = merge(current.get(), patch, problems);
         problems.throwIfAny();
         var rows = new LinkedHashMap<String, String>();
-        updated.json().properties().forEach(group -> group.getValue().properties().forEach(setting ->
-                rows.put(group.getKey() + "." + setting.getKey(), Json.writeString(setting.getValue()))));
+        updated.json()
+                .properties()
+                .forEach(group -> group.getValue()
+                        .properties()
+                        .forEach(setting -> rows.put(
+                                group.getKey() + "." + setting.getKey(), Json.writeString(setting.getValue()))));
         long now = clock.millis();
         database.update(handle -> rows.forEach((key, value) -> handle.createUpdate("""
                         INSERT INTO studio_settings (key, value, updated_at) VALUES (:key, :value, :now)
                         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at""")
-                .bind("key", key).bind("value", value).bind("now", now).execute()));
+                .bind("key", key)
+                .bind("value", value)
+                .bind("now", now)
+                .execute()));
         current.set(updated);
         return updated;
     }
@@ -109,8 +123,10 @@ final class StudioSettings {
                 continue;
             }
             if (!name.equals("history") && !name.equals("decisions")) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a settings group (history, "
-                        + "decisions).");
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        name,
+                        "`" + name + "` is not a settings group (history, " + "decisions).");
                 continue;
             }
             if (!group.getValue().isObject()) {
@@ -138,7 +154,9 @@ final class StudioSettings {
                         }
                     }
                     case "history.on_store_error" -> {
-                        if (value.isTextual() && (value.textValue().equals("serve") || value.textValue().equals("fail"))) {
+                        if (value.isTextual()
+                                && (value.textValue().equals("serve")
+                                        || value.textValue().equals("fail"))) {
                             fail = value.textValue().equals("fail");
                         } else {
                             invalid(problems, param, "must be serve or fail");
@@ -172,9 +190,13 @@ final class StudioSettings {
                             invalid(problems, param, SettingRange.ACT_THRESHOLD.refusal());
                         }
                     }
-                    default -> invalid(problems, param, "is not a setting (history.store, history.store_media, "
-                            + "history.on_store_error, history.retention_days, history.keep_labelled, "
-                            + "history.max_storage_gb, decisions.default_act_threshold)");
+                    default ->
+                        invalid(
+                                problems,
+                                param,
+                                "is not a setting (history.store, history.store_media, "
+                                        + "history.on_store_error, history.retention_days, history.keep_labelled, "
+                                        + "history.max_storage_gb, decisions.default_act_threshold)");
                 }
             }
         }

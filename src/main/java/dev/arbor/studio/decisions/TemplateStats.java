@@ -28,17 +28,23 @@ final class TemplateStats {
     static boolean applies(Map<String, String> params, List<String> groupBy, Stats.WhatIf whatIf) {
         String template = params.getOrDefault("template", "");
         boolean byVersion = groupBy.equals(List.of("version"));
-        return FILTERS.containsAll(params.keySet()) && !template.isEmpty() && !template.contains(",")
-                && !template.contains("@") && !template.equals("none") && !whatIf.any()
+        return FILTERS.containsAll(params.keySet())
+                && !template.isEmpty()
+                && !template.contains(",")
+                && !template.contains("@")
+                && !template.equals("none")
+                && !whatIf.any()
                 && (byVersion || (groupBy.isEmpty() && !params.containsKey("version")));
     }
 
     /** Adds the template's decisions to {@code stats}, by version when {@code byVersion}. */
-    static void count(Stats stats, DecisionStore store, Templates templates, Map<String, String> params,
-                      boolean byVersion) {
+    static void count(
+            Stats stats, DecisionStore store, Templates templates, Map<String, String> params, boolean byVersion) {
         String template = params.get("template");
         List<Integer> versions = params.containsKey("version")
-                ? Arrays.stream(params.get("version").split(",")).map(v -> Integer.valueOf(v.trim())).toList()
+                ? Arrays.stream(params.get("version").split(","))
+                        .map(v -> Integer.valueOf(v.trim()))
+                        .toList()
                 : List.of();
         var keys = new TreeMap<Optional<Integer>, ObjectNode>(Comparator.comparing(v -> v.orElse(0)));
         var timed = new HashMap<Optional<Integer>, Long>();
@@ -52,24 +58,33 @@ final class TemplateStats {
         }
         keys.forEach((version, key) -> {
             long n = timed.getOrDefault(version, 0L);
-            stats.setLatency(key, percentile(store, template, version, n, 0.50),
-                    percentile(store, template, version, n, 0.95));
+            stats.setLatency(
+                    key, percentile(store, template, version, n, 0.50), percentile(store, template, version, n, 0.95));
         });
         var dynamic = new HashMap<Optional<Integer>, ObjectNode>();
         // questions in the order the newest decisions ask them, as when counted from the records
         var totals = store.answerTotals(template, versions).stream()
-                .sorted(Comparator.comparing((DecisionStore.AnswerTotal t) -> t.version().orElse(0)).reversed()
+                .sorted(Comparator.comparing(
+                                (DecisionStore.AnswerTotal t) -> t.version().orElse(0))
+                        .reversed()
                         .thenComparingInt(DecisionStore.AnswerTotal::position))
                 .toList();
         for (DecisionStore.AnswerTotal total : totals) {
             ObjectNode questions = dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
-            stats.addAnswers(keys.get(byVersion ? total.version() : Optional.empty()), total.question(),
-                    total.first(), total.origin(), total.answer().orElse(null), total.n(), total.certaintyE4(),
-                    total.acted(), questions.path(total.question()).path("criteria").isTextual());
+            stats.addAnswers(
+                    keys.get(byVersion ? total.version() : Optional.empty()),
+                    total.question(),
+                    total.first(),
+                    total.origin(),
+                    total.answer().orElse(null),
+                    total.n(),
+                    total.certaintyE4(),
+                    total.acted(),
+                    questions.path(total.question()).path("criteria").isTextual());
         }
         var latest = new LinkedHashMap<String, DecisionStore.Label>();
-        store.labels(template, versions).forEach(label -> latest.put(label.decisionId() + "\n" + label.question(),
-                label));
+        store.labels(template, versions)
+                .forEach(label -> latest.put(label.decisionId() + "\n" + label.question(), label));
         for (DecisionStore.Label label : latest.values()) {
             ObjectNode key = keys.get(byVersion ? label.version() : Optional.empty());
             if (key != null) {
@@ -79,8 +94,8 @@ final class TemplateStats {
     }
 
     /** One read of the index at the rank's lower position gives both values the interpolation needs. */
-    private static double percentile(DecisionStore store, String template, Optional<Integer> version, long n,
-                                     double rank) {
+    private static double percentile(
+            DecisionStore store, String template, Optional<Integer> version, long n, double rank) {
         long low = (long) Math.floor(rank * (n - 1));
         List<Double> values = n == 0 ? List.of() : store.timedAt(template, version, low);
         return Stats.percentile(n, rank, at -> values.get((int) Math.min(at - low, values.size() - 1)));
@@ -104,7 +119,10 @@ final class TemplateStats {
             return Json.object();
         }
         try {
-            return (ObjectNode) templates.resolve(template + "@" + version.get()).definition().path("questions");
+            return (ObjectNode) templates
+                    .resolve(template + "@" + version.get())
+                    .definition()
+                    .path("questions");
         } catch (ApiException | ClassCastException e) {
             return Json.object(); // a deleted template's versions: no dynamic options to tell
         }

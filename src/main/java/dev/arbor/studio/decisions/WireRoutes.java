@@ -42,9 +42,14 @@ final class WireRoutes {
     }
 
     void addTo(Routes routes) {
-        routes.group("studio.wire").postWithFiles(PATH,
-                "Decide in one request: {model, state, questions} in, answers out", MediaInput.MAX_BODY_BYTES,
-                this::decide).body(ApiShapes.DECIDE_REQUEST).ok(ApiShapes.DECIDE_ANSWER);
+        routes.group("studio.wire")
+                .postWithFiles(
+                        PATH,
+                        "Decide in one request: {model, state, questions} in, answers out",
+                        MediaInput.MAX_BODY_BYTES,
+                        this::decide)
+                .body(ApiShapes.DECIDE_REQUEST)
+                .ok(ApiShapes.DECIDE_ANSWER);
     }
 
     private void decide(Context ctx) {
@@ -166,7 +171,8 @@ final class WireRoutes {
                     break;
                 }
                 try {
-                    fromHeader.put(pair.substring(0, eq).trim(),
+                    fromHeader.put(
+                            pair.substring(0, eq).trim(),
                             URLDecoder.decode(pair.substring(eq + 1).trim(), StandardCharsets.UTF_8));
                 } catch (IllegalArgumentException e) {
                     ok = false;
@@ -220,14 +226,17 @@ final class WireRoutes {
         JsonNode versionQuestions = definition.path("questions");
         for (var entries = versionQuestions.properties().iterator(); entries.hasNext(); ) {
             var entry = entries.next();
-            Optional<Question> asked = plan.questions().stream().filter(q -> q.key().equals(entry.getKey()))
+            Optional<Question> asked = plan.questions().stream()
+                    .filter(q -> q.key().equals(entry.getKey()))
                     .findFirst();
             if (asked.isEmpty() || !asked.get().definition().equals(entry.getValue())) {
                 return Optional.empty();
             }
         }
-        var questions = plan.questions().stream().map(q -> new Question(q.key(), q.definition(),
-                versionQuestions.has(q.key()) ? "template" : "extra", false)).toList();
+        var questions = plan.questions().stream()
+                .map(q -> new Question(
+                        q.key(), q.definition(), versionQuestions.has(q.key()) ? "template" : "extra", false))
+                .toList();
         return Optional.of(plan.attributedTo(template, questions));
     }
 }

@@ -66,8 +66,11 @@ final class BlobStore {
             for (int read; (read = in.read(buffer)) >= 0; ) {
                 total += read;
                 if (total > maxBytes) {
-                    throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, param, "The file is larger than "
-                            + maxBytes / (1024 * 1024) + " MB, the most a media file may be.");
+                    throw ApiException.of(
+                            ErrorCode.PAYLOAD_TOO_LARGE,
+                            param,
+                            "The file is larger than " + maxBytes / (1024 * 1024)
+                                    + " MB, the most a media file may be.");
                 }
                 out.write(buffer, 0, read);
             }
@@ -136,8 +139,10 @@ final class BlobStore {
             return List.of();
         }
         try (Stream<Path> files = Files.walk(root, 2)) {
-            return files.filter(Files::isRegularFile).map(p -> p.getFileName().toString())
-                    .filter(name -> name.matches("[0-9a-f]{64}")).toList();
+            return files.filter(Files::isRegularFile)
+                    .map(p -> p.getFileName().toString())
+                    .filter(name -> name.matches("[0-9a-f]{64}"))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + root, e);
         }

@@ -30,11 +30,18 @@ final class FileRoutes {
     private static final int IN_MEMORY_PART = 1024 * 1024;
     private static final long DRAIN_BYTES = 4L * 1024 * 1024;
 
-    private static final Schema FILE = Schema.named("File", Schema.resource("file").required("purpose", Schema.string())
-            .required("type", Schema.oneOf("image", "audio", "video")).required("content_type", Schema.string())
-            .required("name", Schema.nullable(Schema.string())).required("bytes", Schema.integer(0, Long.MAX_VALUE))
-            .required("sha256", Schema.string()).required("created_at", Schema.timestamp())
-            .required("expires_at", Schema.nullable(Schema.timestamp())).required("available", Schema.bool()));
+    private static final Schema FILE = Schema.named(
+            "File",
+            Schema.resource("file")
+                    .required("purpose", Schema.string())
+                    .required("type", Schema.oneOf("image", "audio", "video"))
+                    .required("content_type", Schema.string())
+                    .required("name", Schema.nullable(Schema.string()))
+                    .required("bytes", Schema.integer(0, Long.MAX_VALUE))
+                    .required("sha256", Schema.string())
+                    .required("created_at", Schema.timestamp())
+                    .required("expires_at", Schema.nullable(Schema.timestamp()))
+                    .required("available", Schema.bool()));
     private final StudioFiles files;
     private final BlobStore blobs;
 
@@ -45,12 +52,17 @@ final class FileRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.files")
-                .upload(FILES, "Upload an image, audio or video file (multipart field `file`, or the raw bytes)",
-                        StudioFiles.MAX_BYTES + IN_MEMORY_PART, this::upload)
+                .upload(
+                        FILES,
+                        "Upload an image, audio or video file (multipart field `file`, or the raw bytes)",
+                        StudioFiles.MAX_BYTES + IN_MEMORY_PART,
+                        this::upload)
                 .created(FILE)
-                .get(FILES + "/{file_id}", "What a file is", this::get).ok(FILE)
+                .get(FILES + "/{file_id}", "What a file is", this::get)
+                .ok(FILE)
                 .get(FILES + "/{file_id}/content", "A file's bytes", this::content)
-                .answers(200, "image/*", Schema.string()).answers(200, "audio/*", Schema.string())
+                .answers(200, "image/*", Schema.string())
+                .answers(200, "audio/*", Schema.string())
                 .answers(200, "video/*", Schema.string())
                 .delete(FILES + "/{file_id}", "Delete a file (decisions that used it keep its hash)", this::delete)
                 .ok(Schema.deleted("file"));
@@ -77,8 +89,8 @@ final class FileRoutes {
             uploadForm(ctx);
             return;
         }
-        Optional<String> name = cleanName(Optional.ofNullable(ctx.queryParam("name"))
-                .or(() -> Optional.ofNullable(ctx.header("X-Filename"))));
+        Optional<String> name = cleanName(
+                Optional.ofNullable(ctx.queryParam("name")).or(() -> Optional.ofNullable(ctx.header("X-Filename"))));
         String purpose = purpose(Optional.ofNullable(ctx.queryParam("purpose")));
         MediaKinds.Kind kind = kind(name, Optional.of(contentType).filter(t -> !t.isBlank()));
         try (InputStream in = ctx.req().getInputStream()) {
@@ -86,17 +98,24 @@ final class FileRoutes {
         }
     }
 
-
-
     private void uploadForm(Context ctx) throws IOException {
-        ctx.req().setAttribute(MULTIPART_CONFIG, new MultipartConfigElement(blobs.tmpDir().toString(),
-                StudioFiles.MAX_BYTES, StudioFiles.MAX_BYTES + IN_MEMORY_PART, IN_MEMORY_PART));
-        Part part = part(ctx, "file").orElseThrow(() -> ApiException.of(ErrorCode.MISSING_FIELD, "file",
-                "Send the file in the multipart field `file`."));
+        ctx.req()
+                .setAttribute(
+                        MULTIPART_CONFIG,
+                        new MultipartConfigElement(
+                                blobs.tmpDir().toString(),
+                                StudioFiles.MAX_BYTES,
+                                StudioFiles.MAX_BYTES + IN_MEMORY_PART,
+                                IN_MEMORY_PART));
+        Part part = part(ctx, "file")
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.MISSING_FIELD, "file", "Send the file in the multipart field `file`."));
         try {
             if (part.getSubmittedFileName() == null) {
-                throw ApiException.of(ErrorCode.MISSING_FIELD, "file", "The field `file` holds text, not a file; "
-                        + "send a file in it.");
+                throw ApiException.of(
+                        ErrorCode.MISSING_FIELD,
+                        "file",
+                        "The field `file` holds text, not a file; " + "send a file in it.");
             }
             Optional<Part> purposePart = part(ctx, "purpose");
             String purpose = purpose(purposePart.map(FileRoutes::text));
@@ -119,9 +138,12 @@ final class FileRoutes {
         }
         if (!MediaKinds.contentMatches(kind.contentType(), spooled.head(MediaKinds.HEAD_BYTES))) {
             blobs.discard(spooled);
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "file", name.map(n -> "'" + n + "'").orElse("The file")
-                    + " is sent as " + kind.contentType() + ", but its content is not " + kind.contentType()
-                    + " (its first bytes are not that format's); send the file with its own type or extension.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "file",
+                    name.map(n -> "'" + n + "'").orElse("The file")
+                            + " is sent as " + kind.contentType() + ", but its content is not " + kind.contentType()
+                            + " (its first bytes are not that format's); send the file with its own type or extension.");
         }
         return files.store(spooled, kind, name, purpose);
     }
@@ -136,11 +158,17 @@ final class FileRoutes {
             return Optional.ofNullable(ctx.req().getPart(name));
         } catch (IllegalStateException | ServletException | IOException e) {
             if (isTooLarge(e)) {
-                throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "file", "The file is larger than "
-                        + StudioFiles.MAX_BYTES / (1024 * 1024) + " MB, the most a media file may be.");
+                throw ApiException.of(
+                        ErrorCode.PAYLOAD_TOO_LARGE,
+                        "file",
+                        "The file is larger than " + StudioFiles.MAX_BYTES / (1024 * 1024)
+                                + " MB, the most a media file may be.");
             }
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "file", "The body is not a readable multipart form; "
-                    + "send multipart/form-data with the file in the field `file`, or the bytes themselves.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "file",
+                    "The body is not a readable multipart form; "
+                            + "send multipart/form-data with the file in the field `file`, or the bytes themselves.");
         }
     }
 
@@ -162,7 +190,8 @@ final class FileRoutes {
 
     private static boolean isTooLarge(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof IllegalStateException || String.valueOf(cause.getMessage()).contains("exceeds")) {
+            if (cause instanceof IllegalStateException
+                    || String.valueOf(cause.getMessage()).contains("exceeds")) {
                 return true;
             }
         }
@@ -179,29 +208,35 @@ final class FileRoutes {
 
     private static String purpose(Optional<String> sent) {
         if (sent.isPresent() && !sent.get().equals("media")) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "purpose", "`purpose` is media, the only purpose a file "
-                    + "has here.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD, "purpose", "`purpose` is media, the only purpose a file " + "has here.");
         }
         return "media";
     }
 
     private static MediaKinds.Kind kind(Optional<String> name, Optional<String> contentType) {
-        return MediaKinds.of(name, contentType).orElseThrow(() -> ApiException.of(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                "file", "A file here is an image, audio or video; "
-                        + name.map(n -> "'" + n + "'").orElse("this upload") + " is "
-                        + contentType.map(MediaKinds::baseType).orElse("of no stated type")
-                        + ". Name it with its extension (.png, .mp3, .mp4, ...) or send its media type."));
+        return MediaKinds.of(name, contentType)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+                        "file",
+                        "A file here is an image, audio or video; "
+                                + name.map(n -> "'" + n + "'").orElse("this upload") + " is "
+                                + contentType.map(MediaKinds::baseType).orElse("of no stated type")
+                                + ". Name it with its extension (.png, .mp3, .mp4, ...) or send its media type."));
     }
 
     /** The last segment of a name a browser or client sent, without control characters, at most 255 long. */
     static Optional<String> cleanName(Optional<String> sent) {
         return sent.map(name -> {
-            String base = name.substring(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
-            String clean = base.codePoints().filter(c -> !Character.isISOControl(c))
-                    .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString()
-                    .strip();
-            return clean.length() > MAX_NAME ? clean.substring(clean.length() - MAX_NAME) : clean;
-        }).filter(name -> !name.isEmpty() && !name.equals(".") && !name.equals(".."));
+                    String base = name.substring(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+                    String clean = base.codePoints()
+                            .filter(c -> !Character.isISOControl(c))
+                            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+                            .toString()
+                            .strip();
+                    return clean.length() > MAX_NAME ? clean.substring(clean.length() - MAX_NAME) : clean;
+                })
+                .filter(name -> !name.isEmpty() && !name.equals(".") && !name.equals(".."));
     }
 
     private void get(Context ctx) {
@@ -243,8 +278,11 @@ final class FileRoutes {
 
     private StudioFile find(Context ctx) {
         String id = ctx.pathParam("file_id");
-        return files.find(id).orElseThrow(() -> ApiException.of(ErrorCode.FILE_NOT_FOUND, "file_id",
-                "There is no file " + id + "; unused uploads are removed a day after they arrive."));
+        return files.find(id)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.FILE_NOT_FOUND,
+                        "file_id",
+                        "There is no file " + id + "; unused uploads are removed a day after they arrive."));
     }
 
     private static ApiException gone(String id) {

@@ -37,7 +37,9 @@ final class FileStore {
 
     Optional<StudioFile> find(String id) {
         return database.read(handle -> handle.createQuery("SELECT * FROM studio_files WHERE id = :id")
-                .bind("id", id).map((rs, ctx) -> file(rs)).findOne());
+                .bind("id", id)
+                .map((rs, ctx) -> file(rs))
+                .findOne());
     }
 
     /** Moves a file's expiry to {@code expiresAtMillis} unless it is later already. */
@@ -48,15 +50,22 @@ final class FileStore {
         database.update(handle -> handle.createUpdate("""
                         UPDATE studio_files SET expires_at = :expiresAt
                         WHERE id IN (<ids>) AND expires_at < :expiresAt""")
-                .bindList("ids", List.copyOf(ids)).bind("expiresAt", expiresAtMillis).execute());
+                .bindList("ids", List.copyOf(ids))
+                .bind("expiresAt", expiresAtMillis)
+                .execute());
     }
 
     /** Deletes the row and says whether another file still shares its bytes. */
     boolean delete(StudioFile file) {
         return database.write(handle -> {
-            handle.createUpdate("DELETE FROM studio_files WHERE id = :id").bind("id", file.id()).execute();
+            handle.createUpdate("DELETE FROM studio_files WHERE id = :id")
+                    .bind("id", file.id())
+                    .execute();
             return handle.createQuery("SELECT COUNT(*) FROM studio_files WHERE sha256 = :sha256")
-                    .bind("sha256", file.sha256()).mapTo(Long.class).one() > 0;
+                            .bind("sha256", file.sha256())
+                            .mapTo(Long.class)
+                            .one()
+                    > 0;
         });
     }
 
@@ -64,7 +73,10 @@ final class FileStore {
     List<StudioFile> expired(long nowMillis, int limit) {
         return database.read(handle -> handle.createQuery("""
                         SELECT * FROM studio_files WHERE expires_at < :now ORDER BY expires_at, id LIMIT :limit""")
-                .bind("now", nowMillis).bind("limit", limit).map((rs, ctx) -> file(rs)).list());
+                .bind("now", nowMillis)
+                .bind("limit", limit)
+                .map((rs, ctx) -> file(rs))
+                .list());
     }
 
     /** Of these hashes, those some file row names. */
@@ -76,13 +88,19 @@ final class FileStore {
     long storedBytes() {
         return database.read(handle -> handle.createQuery("""
                         SELECT COALESCE(SUM(bytes), 0) FROM (SELECT sha256, MAX(bytes) AS bytes FROM studio_files
-                            GROUP BY sha256) blobs""")
-                .mapTo(Long.class).one());
+                            GROUP BY sha256) blobs""").mapTo(Long.class).one());
     }
 
     private static StudioFile file(ResultSet rs) throws SQLException {
-        return new StudioFile(rs.getString("id"), rs.getString("purpose"), rs.getString("type"),
-                rs.getString("content_type"), Optional.ofNullable(rs.getString("name")), rs.getLong("bytes"),
-                rs.getString("sha256"), rs.getLong("created_at"), rs.getLong("expires_at"));
+        return new StudioFile(
+                rs.getString("id"),
+                rs.getString("purpose"),
+                rs.getString("type"),
+                rs.getString("content_type"),
+                Optional.ofNullable(rs.getString("name")),
+                rs.getLong("bytes"),
+                rs.getString("sha256"),
+                rs.getLong("created_at"),
+                rs.getLong("expires_at"));
     }
 }

@@ -30,10 +30,26 @@ final class MediaKinds {
             Map.entry("avi", new Kind("video", "video/x-msvideo")));
 
     /** Types a browser may render from this server: no scripts (so no SVG), no HTML. */
-    private static final Set<String> INLINE = Set.of("image/png", "image/jpeg", "image/webp", "image/gif",
-            "image/bmp", "audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg", "audio/mp4", "audio/ogg",
-            "audio/flac", "audio/webm", "video/mp4", "video/ogg", "video/webm", "video/quicktime",
-            "video/x-matroska", "video/x-msvideo");
+    private static final Set<String> INLINE = Set.of(
+            "image/png",
+            "image/jpeg",
+            "image/webp",
+            "image/gif",
+            "image/bmp",
+            "audio/wav",
+            "audio/x-wav",
+            "audio/wave",
+            "audio/mpeg",
+            "audio/mp4",
+            "audio/ogg",
+            "audio/flac",
+            "audio/webm",
+            "video/mp4",
+            "video/ogg",
+            "video/webm",
+            "video/quicktime",
+            "video/x-matroska",
+            "video/x-msvideo");
 
     /** How many first bytes {@link #contentMatches} looks at. */
     static final int HEAD_BYTES = 12;
@@ -53,21 +69,24 @@ final class MediaKinds {
             case "image/webp" -> riff(head, "WEBP");
             case "audio/wav", "audio/x-wav", "audio/wave" -> riff(head, "WAVE");
             case "video/x-msvideo" -> riff(head, "AVI ");
-            case "audio/mpeg" -> startsWith(head, 0, 'I', 'D', '3')
-                    || head.length > 1 && (head[0] & 0xFF) == 0xFF && (head[1] & 0xE0) == 0xE0;
+            case "audio/mpeg" ->
+                startsWith(head, 0, 'I', 'D', '3')
+                        || head.length > 1 && (head[0] & 0xFF) == 0xFF && (head[1] & 0xE0) == 0xE0;
             case "audio/ogg", "video/ogg" -> startsWith(head, 0, 'O', 'g', 'g', 'S');
             case "audio/flac" -> startsWith(head, 0, 'f', 'L', 'a', 'C');
             case "audio/webm", "video/webm", "video/x-matroska" -> startsWith(head, 0, 0x1A, 0x45, 0xDF, 0xA3);
             case "audio/mp4", "video/mp4" -> startsWith(head, 4, 'f', 't', 'y', 'p');
             // QuickTime files may open with any of their atoms
-            case "video/quicktime" -> List.of("ftyp", "moov", "mdat", "wide", "free", "skip", "pnot").stream()
-                    .anyMatch(atom -> startsWith(head, 4, atom.chars().toArray()));
+            case "video/quicktime" ->
+                List.of("ftyp", "moov", "mdat", "wide", "free", "skip", "pnot").stream()
+                        .anyMatch(atom -> startsWith(head, 4, atom.chars().toArray()));
             default -> true;
         };
     }
 
     private static boolean riff(byte[] head, String format) {
-        return startsWith(head, 0, 'R', 'I', 'F', 'F') && startsWith(head, 8, format.chars().toArray());
+        return startsWith(head, 0, 'R', 'I', 'F', 'F')
+                && startsWith(head, 8, format.chars().toArray());
     }
 
     private static boolean startsWith(byte[] head, int offset, int... expected) {
@@ -95,8 +114,10 @@ final class MediaKinds {
             if (family.equals(kind.type())) {
                 return Optional.of(new Kind(kind.type(), type));
             }
-            return Optional.of(family.equals("video") && kind.contentType().equals("audio/webm")
-                    ? new Kind("video", "video/webm") : kind);
+            return Optional.of(
+                    family.equals("video") && kind.contentType().equals("audio/webm")
+                            ? new Kind("video", "video/webm")
+                            : kind);
         }
         if (Set.of("image", "audio", "video").contains(family) && type.length() > family.length() + 1) {
             return Optional.of(new Kind(family, type));

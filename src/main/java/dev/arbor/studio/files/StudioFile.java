@@ -12,8 +12,16 @@ import java.util.Optional;
  * @param sha256 the hex SHA-256 of its bytes, which name its blob
  * @param expiresAtMillis when it goes unless a decision or example uses it
  */
-public record StudioFile(String id, String purpose, String type, String contentType, Optional<String> name,
-                         long bytes, String sha256, long createdAtMillis, long expiresAtMillis) {
+public record StudioFile(
+        String id,
+        String purpose,
+        String type,
+        String contentType,
+        Optional<String> name,
+        long bytes,
+        String sha256,
+        long createdAtMillis,
+        long expiresAtMillis) {
     public StudioFile {
         requireNonNull(id, "id");
         requireNonNull(purpose, "purpose");

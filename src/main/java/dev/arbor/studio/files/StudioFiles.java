@@ -34,6 +34,7 @@ public final class StudioFiles {
     private final FileUsers users;
     /** Held while a blob gains or may lose its last file row, so a new upload never lands on a blob being deleted. */
     private final ReentrantLock blobLock = new ReentrantLock();
+
     private final AtomicLong blobsScannedAt = new AtomicLong();
 
     public StudioFiles(Database database, Clock clock, Path dataDir, FileUsers users) {
@@ -86,8 +87,16 @@ public final class StudioFiles {
 
     StudioFile store(BlobStore.Spooled spooled, MediaKinds.Kind kind, Optional<String> name, String purpose) {
         long now = clock.millis();
-        var file = new StudioFile(Ids.next("file"), purpose, kind.type(), kind.contentType(), name, spooled.bytes(),
-                spooled.sha256(), now, now + UNUSED_KEPT.toMillis());
+        var file = new StudioFile(
+                Ids.next("file"),
+                purpose,
+                kind.type(),
+                kind.contentType(),
+                name,
+                spooled.bytes(),
+                spooled.sha256(),
+                now,
+                now + UNUSED_KEPT.toMillis());
         blobLock.lock();
         try {
             blobs.keep(spooled);

@@ -64,9 +64,15 @@ final class DefinitionValidator {
         if (template == null) {
             validator.placeholders = false;
         } else {
-            template.path("variables").properties().forEach(e -> validator.variables.put(e.getKey(),
-                    new Variable(e.getKey(), VariableType.parse(e.getValue().path("type").asText()).orElseThrow(),
-                            (ObjectNode) e.getValue())));
+            template.path("variables")
+                    .properties()
+                    .forEach(e -> validator.variables.put(
+                            e.getKey(),
+                            new Variable(
+                                    e.getKey(),
+                                    VariableType.parse(e.getValue().path("type").asText())
+                                            .orElseThrow(),
+                                    (ObjectNode) e.getValue())));
         }
         return validator.questions(node, root);
     }
@@ -78,7 +84,8 @@ final class DefinitionValidator {
      */
     static ObjectNode decisionSettings(JsonNode node, Map<String, String> questionTypes, Problems problems) {
         var validator = new DefinitionValidator(problems, Set.of());
-        questionTypes.forEach((key, type) -> validator.questionTypes.put(key, QuestionType.parse(type).orElseThrow()));
+        questionTypes.forEach((key, type) ->
+                validator.questionTypes.put(key, QuestionType.parse(type).orElseThrow()));
         if (node != null && node.isObject() && node.has("models")) {
             validator.invalid("settings.models", "is set per template, not per decision");
             ObjectNode rest = ((ObjectNode) node).deepCopy();
@@ -89,8 +96,14 @@ final class DefinitionValidator {
     }
 
     /** The raw definition fields of a request, each null when absent. */
-    record Fields(JsonNode modalities, JsonNode variables, JsonNode state, JsonNode questions, JsonNode model,
-                  JsonNode settings, JsonNode extensions) {}
+    record Fields(
+            JsonNode modalities,
+            JsonNode variables,
+            JsonNode state,
+            JsonNode questions,
+            JsonNode model,
+            JsonNode settings,
+            JsonNode extensions) {}
 
     /** The normal form and the warnings; meaningful only when {@code problems} stayed empty. */
     record Result(ObjectNode definition, List<Warning> warnings) {}
@@ -142,8 +155,10 @@ final class DefinitionValidator {
             String name = entry.getKey();
             String param = ParamPath.key("variables", name);
             if (!VARIABLE_NAME.matcher(name).matches()) {
-                invalid(param, "is not a valid variable name: use a-z, 0-9 and _, starting with a letter or _, "
-                        + "at most 64 characters");
+                invalid(
+                        param,
+                        "is not a valid variable name: use a-z, 0-9 and _, starting with a letter or _, "
+                                + "at most 64 characters");
                 continue;
             }
             variable(name, param, entry.getValue()).ifPresent(variable -> {
@@ -164,9 +179,14 @@ final class DefinitionValidator {
         for (var names = node.fieldNames(); names.hasNext(); ) {
             String key = names.next();
             if (!VariableType.COMMON_KEYS.contains(key) && !type.constraints().contains(key)) {
-                invalid(ParamPath.key(param, key), "is not a setting of a " + type.wire() + " variable"
-                        + (type.constraints().isEmpty() ? "" : " (its settings: " + String.join(", ",
-                        new java.util.TreeSet<>(type.constraints())) + ")"));
+                invalid(
+                        ParamPath.key(param, key),
+                        "is not a setting of a " + type.wire() + " variable"
+                                + (type.constraints().isEmpty()
+                                        ? ""
+                                        : " (its settings: "
+                                                + String.join(", ", new java.util.TreeSet<>(type.constraints()))
+                                                + ")"));
             }
         }
         ObjectNode spec = Json.object();
@@ -176,22 +196,23 @@ final class DefinitionValidator {
         boolean sensitive = flag(node, "sensitive", param, false);
         boolean trusted = flag(node, "trusted", param, false);
         if (sensitive && trusted) {
-            invalid(param + ".trusted", "cannot be true for a sensitive variable: sensitive values never go into "
-                    + "question text");
+            invalid(
+                    param + ".trusted",
+                    "cannot be true for a sensitive variable: sensitive values never go into " + "question text");
         }
         JsonNode defaultValue = node.get("default");
         boolean hasDefault = !isAbsent(defaultValue);
         boolean required = flag(node, "required", param, !hasDefault);
         var variable = new Variable(name, type, spec);
         if (hasDefault) {
-            variable.problemWith(defaultValue).ifPresent(why -> invalid(param + ".default",
-                    "is not valid: the default " + why));
+            variable.problemWith(defaultValue)
+                    .ifPresent(why -> invalid(param + ".default", "is not valid: the default " + why));
             spec.set("default", defaultValue);
         }
         JsonNode example = node.get("example");
         if (!isAbsent(example)) {
-            variable.problemWith(example).ifPresent(why -> invalid(param + ".example",
-                    "is not valid: the example " + why));
+            variable.problemWith(example)
+                    .ifPresent(why -> invalid(param + ".example", "is not valid: the example " + why));
             spec.set("example", example);
         }
         spec.put("required", required);
@@ -240,13 +261,16 @@ final class DefinitionValidator {
                         spec.set(key, bound);
                     }
                 }
-                if (spec.has("minimum") && spec.has("maximum")
-                        && spec.get("minimum").doubleValue() > spec.get("maximum").doubleValue()) {
+                if (spec.has("minimum")
+                        && spec.has("maximum")
+                        && spec.get("minimum").doubleValue()
+                                > spec.get("maximum").doubleValue()) {
                     invalid(param + ".minimum", "is above the maximum");
                 }
                 JsonNode values = node.get("enum");
                 if (type == VariableType.INTEGER && !isAbsent(values)) {
-                    if (!values.isArray() || values.isEmpty()
+                    if (!values.isArray()
+                            || values.isEmpty()
                             || !allMatch(values, v -> v.isIntegralNumber() && v.canConvertToLong())) {
                         invalid(param + ".enum", "must be a non-empty list of integers");
                     } else {
@@ -270,7 +294,7 @@ final class DefinitionValidator {
                 count(node, "max_items", param, 1000).ifPresent(v -> spec.put("max_items", v));
             }
             case IMAGE, AUDIO, VIDEO ->
-                    count(node, "max_bytes", param, Integer.MAX_VALUE).ifPresent(v -> spec.put("max_bytes", v));
+                count(node, "max_bytes", param, Integer.MAX_VALUE).ifPresent(v -> spec.put("max_bytes", v));
             case BOOLEAN -> {
                 // no constraints
             }
@@ -283,7 +307,9 @@ final class DefinitionValidator {
         var chosen = new LinkedHashSet<String>();
         chosen.add("text");
         if (isAbsent(node)) {
-            variables.values().stream().filter(v -> v.type().isMedia()).forEach(v -> chosen.add(v.type().wire()));
+            variables.values().stream()
+                    .filter(v -> v.type().isMedia())
+                    .forEach(v -> chosen.add(v.type().wire()));
             return strings(chosen);
         }
         if (!node.isArray()) {
@@ -301,8 +327,11 @@ final class DefinitionValidator {
         for (Variable variable : variables.values()) {
             if (variable.type().isMedia() && !chosen.contains(variable.type().wire())) {
                 String param = ParamPath.key("variables", variable.name());
-                problems.add(ErrorCode.MODALITY_NOT_DECLARED, param, "`" + param + "` is a " + variable.type().wire()
-                        + " variable, but `modalities` does not list " + variable.type().wire() + ".");
+                problems.add(
+                        ErrorCode.MODALITY_NOT_DECLARED,
+                        param,
+                        "`" + param + "` is a " + variable.type().wire() + " variable, but `modalities` does not list "
+                                + variable.type().wire() + ".");
             }
         }
         return strings(chosen);
@@ -319,8 +348,11 @@ final class DefinitionValidator {
             return NullNode.getInstance();
         }
         if (variables.isEmpty()) {
-            problems.add(ErrorCode.INVALID_DEFINITION, "state", "A state template needs variables to fill it; "
-                    + "without variables, send `state` with each decision instead.");
+            problems.add(
+                    ErrorCode.INVALID_DEFINITION,
+                    "state",
+                    "A state template needs variables to fill it; "
+                            + "without variables, send `state` with each decision instead.");
             return node;
         }
         eachString(node, "state", (text, param) -> {
@@ -332,8 +364,11 @@ final class DefinitionValidator {
                 if (variable.type().isMedia()) {
                     mediaInText(variable, param);
                 } else if (variable.type() == VariableType.OPTIONS) {
-                    problems.add(ErrorCode.INVALID_DEFINITION, param, "`" + name + "` is an options variable: it can "
-                            + "only supply the whole `criteria` of a choice, multi or rank question, not text.");
+                    problems.add(
+                            ErrorCode.INVALID_DEFINITION,
+                            param,
+                            "`" + name + "` is an options variable: it can "
+                                    + "only supply the whole `criteria` of a choice, multi or rank question, not text.");
                 } else {
                     referenced.add(name);
                 }
@@ -362,8 +397,10 @@ final class DefinitionValidator {
             String key = entry.getKey();
             String param = ParamPath.key(root, key);
             if (!QUESTION_KEY.matcher(key).matches()) {
-                invalid(param, "is not a valid question key: use letters, digits and _, not starting with a digit, "
-                        + "at most 64 characters");
+                invalid(
+                        param,
+                        "is not a valid question key: use letters, digits and _, not starting with a digit, "
+                                + "at most 64 characters");
                 continue;
             }
             question(key, param, entry.getValue()).ifPresent(question -> normal.set(key, question));
@@ -422,8 +459,8 @@ final class DefinitionValidator {
             if (type == QuestionType.NOUL) {
                 return Json.object();
             }
-            problems.add(ErrorCode.MISSING_FIELD, param, "`" + param + "` is required for a " + type.wire()
-                    + " question.");
+            problems.add(
+                    ErrorCode.MISSING_FIELD, param, "`" + param + "` is required for a " + type.wire() + " question.");
             return NullNode.getInstance();
         }
         if (node.isTextual() && placeholders) {
@@ -444,9 +481,12 @@ final class DefinitionValidator {
             return NullNode.getInstance();
         }
         if (!type.takesOptionsVariable()) {
-            problems.add(ErrorCode.PLACEHOLDER_NOT_ALLOWED, param, "The options of a " + type.wire()
-                    + " question are fixed in the template; only choice, multi and rank questions take their "
-                    + "options from a variable.");
+            problems.add(
+                    ErrorCode.PLACEHOLDER_NOT_ALLOWED,
+                    param,
+                    "The options of a " + type.wire()
+                            + " question are fixed in the template; only choice, multi and rank questions take their "
+                            + "options from a variable.");
             return NullNode.getInstance();
         }
         Variable variable = declared(name.get(), param);
@@ -454,8 +494,11 @@ final class DefinitionValidator {
             return NullNode.getInstance();
         }
         if (variable.type() != VariableType.OPTIONS) {
-            problems.add(ErrorCode.INVALID_DEFINITION, param, "`" + name.get() + "` is a " + variable.type().wire()
-                    + " variable; only an options variable can supply the options of a question.");
+            problems.add(
+                    ErrorCode.INVALID_DEFINITION,
+                    param,
+                    "`" + name.get() + "` is a " + variable.type().wire()
+                            + " variable; only an options variable can supply the options of a question.");
             return NullNode.getInstance();
         }
         boundToCriteria.add(name.get());
@@ -501,7 +544,9 @@ final class DefinitionValidator {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 String itemParam = ParamPath.index(param, i);
-                if (placeholders && item.isTextual() && !Placeholders.names(item.textValue()).isEmpty()) {
+                if (placeholders
+                        && item.isTextual()
+                        && !Placeholders.names(item.textValue()).isEmpty()) {
                     placeholderInName(itemParam);
                     rejected++;
                 } else if (!item.isNumber() || !Double.isFinite(item.doubleValue())) {
@@ -548,7 +593,9 @@ final class DefinitionValidator {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode item = node.get(i);
                 String itemParam = ParamPath.index(param, i);
-                if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > MAX_OPTION_NAME) {
+                if (!item.isTextual()
+                        || item.textValue().isBlank()
+                        || item.textValue().length() > MAX_OPTION_NAME) {
                     invalid(itemParam, "must be an option name of 1 to " + MAX_OPTION_NAME + " characters");
                     rejected++;
                 } else if (placeholders && !Placeholders.names(item.textValue()).isEmpty()) {
@@ -589,16 +636,21 @@ final class DefinitionValidator {
 
     private void checkCount(QuestionType type, String param, int count) {
         if (count < type.minOptions() || count > type.maxOptions()) {
-            String what = type == QuestionType.SCORE ? "levels" : type == QuestionType.NUMBER ? "distinct values"
-                    : "options";
-            invalid(param, "has " + count + " " + what + "; a " + type.wire() + " question takes "
-                    + type.minOptions() + " to " + type.maxOptions());
+            String what =
+                    type == QuestionType.SCORE ? "levels" : type == QuestionType.NUMBER ? "distinct values" : "options";
+            invalid(
+                    param,
+                    "has " + count + " " + what + "; a " + type.wire() + " question takes " + type.minOptions() + " to "
+                            + type.maxOptions());
         }
     }
 
     private void placeholderInName(String param) {
-        problems.add(ErrorCode.PLACEHOLDER_NOT_ALLOWED, param, "`" + param + "` is an option name or value, which "
-                + "must be fixed in the template; put variable text in its description instead.");
+        problems.add(
+                ErrorCode.PLACEHOLDER_NOT_ALLOWED,
+                param,
+                "`" + param + "` is an option name or value, which "
+                        + "must be fixed in the template; put variable text in its description instead.");
     }
 
     /** The rules for variable text in what the model reads as the question (kept in history as asked). */
@@ -614,14 +666,23 @@ final class DefinitionValidator {
             if (variable.type().isMedia()) {
                 mediaInText(variable, param);
             } else if (variable.type() == VariableType.OPTIONS) {
-                problems.add(ErrorCode.INVALID_DEFINITION, param, "`" + name + "` is an options variable: it can "
-                        + "only supply the whole `criteria` of a choice, multi or rank question.");
+                problems.add(
+                        ErrorCode.INVALID_DEFINITION,
+                        param,
+                        "`" + name + "` is an options variable: it can "
+                                + "only supply the whole `criteria` of a choice, multi or rank question.");
             } else if (variable.sensitive()) {
-                problems.add(ErrorCode.INVALID_DEFINITION, param, "`" + name + "` is sensitive, and question text is "
-                        + "kept in history as asked; use it in the state instead.");
+                problems.add(
+                        ErrorCode.INVALID_DEFINITION,
+                        param,
+                        "`" + name + "` is sensitive, and question text is "
+                                + "kept in history as asked; use it in the state instead.");
             } else if (!variable.closedVocabulary() && !variable.trusted()) {
-                problems.add(ErrorCode.UNTRUSTED_VARIABLE_IN_QUESTION, param, "Free text from `" + name + "` would "
-                        + "change the question's wording; mark the variable `trusted: true` or give it an `enum`.");
+                problems.add(
+                        ErrorCode.UNTRUSTED_VARIABLE_IN_QUESTION,
+                        param,
+                        "Free text from `" + name + "` would "
+                                + "change the question's wording; mark the variable `trusted: true` or give it an `enum`.");
             } else {
                 referenced.add(name);
             }
@@ -629,15 +690,21 @@ final class DefinitionValidator {
     }
 
     private void mediaInText(Variable variable, String param) {
-        problems.add(ErrorCode.MEDIA_VARIABLE_IN_TEXT, param, "`" + variable.name() + "` is a "
-                + variable.type().wire() + " variable: it is attached as media, it cannot stand in text.");
+        problems.add(
+                ErrorCode.MEDIA_VARIABLE_IN_TEXT,
+                param,
+                "`" + variable.name() + "` is a " + variable.type().wire()
+                        + " variable: it is attached as media, it cannot stand in text.");
     }
 
     private Variable declared(String name, String param) {
         Variable variable = variables.get(name);
         if (variable == null) {
-            problems.add(ErrorCode.UNDECLARED_VARIABLE, param, "`{{" + name + "}}` names no declared variable."
-                    + Placeholders.didYouMean(name, variables.keySet()));
+            problems.add(
+                    ErrorCode.UNDECLARED_VARIABLE,
+                    param,
+                    "`{{" + name + "}}` names no declared variable."
+                            + Placeholders.didYouMean(name, variables.keySet()));
         }
         return variable;
     }
@@ -653,8 +720,10 @@ final class DefinitionValidator {
             return NullNode.getInstance();
         }
         if (!knownModels.contains(node.textValue())) {
-            invalid("model", "names no model of the registry" + knownModelList()
-                    + Placeholders.didYouMean(node.textValue(), knownModels));
+            invalid(
+                    "model",
+                    "names no model of the registry" + knownModelList()
+                            + Placeholders.didYouMean(node.textValue(), knownModels));
         }
         return node;
     }
@@ -713,8 +782,11 @@ final class DefinitionValidator {
             String questionParam = ParamPath.key(param, key);
             QuestionType type = questionTypes.get(key);
             if (type == null) {
-                problems.add(ErrorCode.UNKNOWN_QUESTION, questionParam, "`" + key + "` is not a question of this "
-                        + "template." + Placeholders.didYouMean(key, questionTypes.keySet()));
+                problems.add(
+                        ErrorCode.UNKNOWN_QUESTION,
+                        questionParam,
+                        "`" + key + "` is not a question of this " + "template."
+                                + Placeholders.didYouMean(key, questionTypes.keySet()));
                 continue;
             }
             if (!entry.getValue().isObject()) {
@@ -798,10 +870,12 @@ final class DefinitionValidator {
                         invalid(param, "must be an integer from 0 to " + MAX_QUESTIONS);
                     }
                 }
-                case "options", "skip" -> questionList(param, value, key.equals("options"))
-                        .ifPresent(list -> normal.set(key, list));
-                default -> invalid(param, "is not an extension setting (settings: questions, max_questions, "
-                        + "options, skip)");
+                case "options", "skip" ->
+                    questionList(param, value, key.equals("options")).ifPresent(list -> normal.set(key, list));
+                default ->
+                    invalid(
+                            param,
+                            "is not an extension setting (settings: questions, max_questions, " + "options, skip)");
             }
         }
         return normal;
@@ -825,12 +899,18 @@ final class DefinitionValidator {
             }
             QuestionType type = questionTypes.get(item.textValue());
             if (type == null) {
-                problems.add(ErrorCode.UNKNOWN_QUESTION, itemParam, "`" + item.textValue() + "` is not a question "
-                        + "of this template." + Placeholders.didYouMean(item.textValue(), questionTypes.keySet()));
+                problems.add(
+                        ErrorCode.UNKNOWN_QUESTION,
+                        itemParam,
+                        "`" + item.textValue() + "` is not a question " + "of this template."
+                                + Placeholders.didYouMean(item.textValue(), questionTypes.keySet()));
             } else if (options && !type.extensible()) {
-                problems.add(ErrorCode.OPTIONS_NOT_EXTENSIBLE, itemParam, "`" + item.textValue() + "` is a "
-                        + type.wire() + " question; its options are fixed (only choice, multi, rank and number "
-                        + "questions take new options).");
+                problems.add(
+                        ErrorCode.OPTIONS_NOT_EXTENSIBLE,
+                        itemParam,
+                        "`" + item.textValue() + "` is a "
+                                + type.wire() + " question; its options are fixed (only choice, multi, rank and number "
+                                + "questions take new options).");
             } else {
                 keys.add(item.textValue());
             }
@@ -845,12 +925,18 @@ final class DefinitionValidator {
             String param = ParamPath.key("variables", variable.name());
             if (variable.type() == VariableType.OPTIONS) {
                 if (!boundToCriteria.contains(variable.name())) {
-                    warnings.add(new Warning(WarningCode.VARIABLE_UNREFERENCED, "`" + variable.name() + "` is an "
-                            + "options variable that no question takes its criteria from.", param));
+                    warnings.add(new Warning(
+                            WarningCode.VARIABLE_UNREFERENCED,
+                            "`" + variable.name() + "` is an "
+                                    + "options variable that no question takes its criteria from.",
+                            param));
                 }
             } else if (!variable.type().isMedia() && !state.isNull() && !referenced.contains(variable.name())) {
-                warnings.add(new Warning(WarningCode.VARIABLE_UNREFERENCED, "`" + variable.name() + "` is not used "
-                        + "in the state or the questions, so its value never reaches the model.", param));
+                warnings.add(new Warning(
+                        WarningCode.VARIABLE_UNREFERENCED,
+                        "`" + variable.name() + "` is not used "
+                                + "in the state or the questions, so its value never reaches the model.",
+                        param));
             }
         }
     }
@@ -858,16 +944,18 @@ final class DefinitionValidator {
     // ---- helpers
 
     /** The {@code type} of a variable or question object, or a problem saying what it may be. */
-    private <T> Optional<T> type(JsonNode node, String param, java.util.function.Function<String, Optional<T>> parse,
-                                 String names) {
+    private <T> Optional<T> type(
+            JsonNode node, String param, java.util.function.Function<String, Optional<T>> parse, String names) {
         if (!node.isObject()) {
             invalid(param, "must be an object with a `type`");
             return Optional.empty();
         }
         JsonNode typeNode = node.get("type");
         if (isAbsent(typeNode)) {
-            problems.add(ErrorCode.MISSING_FIELD, param + ".type", "`" + param + ".type` is required (one of "
-                    + names + ").");
+            problems.add(
+                    ErrorCode.MISSING_FIELD,
+                    param + ".type",
+                    "`" + param + ".type` is required (one of " + names + ").");
             return Optional.empty();
         }
         Optional<T> parsed = typeNode.isTextual() ? parse.apply(typeNode.textValue()) : Optional.empty();
@@ -878,8 +966,9 @@ final class DefinitionValidator {
     }
 
     private String knownModelList() {
-        return knownModels.isEmpty() ? " (there are none)" : " (models: " + String.join(", ",
-                new java.util.TreeSet<>(knownModels)) + ")";
+        return knownModels.isEmpty()
+                ? " (there are none)"
+                : " (models: " + String.join(", ", new java.util.TreeSet<>(knownModels)) + ")";
     }
 
     private void invalid(String param, String why) {

@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 final class Placeholders {
     /** {@code {{ name }}} with optional inner spaces, unless escaped as {@code \{{}. */
     static final Pattern PLACEHOLDER = Pattern.compile("(?<!\\\\)\\{\\{\\s*([^{}\\s]+)\\s*}}");
+
     private static final Pattern WHOLE = Pattern.compile("^\\s*\\{\\{\\s*([^{}\\s]+)\\s*}}\\s*$");
 
     private Placeholders() {}
@@ -80,7 +81,8 @@ final class Placeholders {
         if (bestLength == 0) {
             return 0;
         }
-        return bestLength + matches(a.substring(0, bestA), b.substring(0, bestB))
+        return bestLength
+                + matches(a.substring(0, bestA), b.substring(0, bestB))
                 + matches(a.substring(bestA + bestLength), b.substring(bestB + bestLength));
     }
 }

@@ -15,8 +15,8 @@ public enum SettingRange {
     ACT_THRESHOLD("act_threshold", Bound.exclusive(0), Bound.inclusive(1), "must be a number above 0 and at most 1"),
     /** Past 20 a softmax is all but flat: every option looks alike, whatever the model read. */
     TEMPERATURE("temperature", Bound.exclusive(0), Bound.inclusive(20), "must be a number above 0 and at most 20"),
-    MULTI_THRESHOLD("multi_threshold", Bound.exclusive(0), Bound.exclusive(1),
-            "must be a number between 0 and 1 (exclusive)");
+    MULTI_THRESHOLD(
+            "multi_threshold", Bound.exclusive(0), Bound.exclusive(1), "must be a number between 0 and 1 (exclusive)");
 
     private final String key;
     private final Bound lower;
@@ -46,8 +46,10 @@ public enum SettingRange {
 
     /** Whether {@code number} is in this range. */
     public boolean contains(double number) {
-        boolean aboveLower = lower.inclusion() == Inclusion.INCLUSIVE ? number >= lower.value() : number > lower.value();
-        boolean belowUpper = upper.inclusion() == Inclusion.INCLUSIVE ? number <= upper.value() : number < upper.value();
+        boolean aboveLower =
+                lower.inclusion() == Inclusion.INCLUSIVE ? number >= lower.value() : number > lower.value();
+        boolean belowUpper =
+                upper.inclusion() == Inclusion.INCLUSIVE ? number <= upper.value() : number < upper.value();
         return aboveLower && belowUpper;
     }
 

@@ -43,8 +43,11 @@ final class StarterTemplates {
     private static void seed(TemplateStore store, Clock clock, JsonNode scenario) {
         String id = PREFIX + scenario.path("id").asText();
         var problems = new Problems();
-        var result = DefinitionValidator.validate(new DefinitionValidator.Fields(scenario.get("modalities"), null,
-                null, scenario.get("questions"), null, null, null), problems, java.util.Set.of());
+        var result = DefinitionValidator.validate(
+                new DefinitionValidator.Fields(
+                        scenario.get("modalities"), null, null, scenario.get("questions"), null, null, null),
+                problems,
+                java.util.Set.of());
         if (!problems.isEmpty()) {
             throw new IllegalStateException("starter template " + id + " is invalid: " + problems.list());
         }
@@ -58,26 +61,74 @@ final class StarterTemplates {
             long now = clock.millis();
             Optional<TemplateHead> existing = store.headForUpdate(handle, id);
             if (existing.isEmpty()) {
-                store.insertHead(handle, new TemplateHead(id, name, description, "builtin", false, metadata, "full",
-                        Optional.empty(), 1, now, now, Optional.empty()));
-                store.insertVersion(handle, TemplateVersion.create(id, 1, "Starter template", definition, "builtin",
-                        Optional.empty(), VersionChanges.first(definition), now, "studio"));
+                store.insertHead(
+                        handle,
+                        new TemplateHead(
+                                id,
+                                name,
+                                description,
+                                "builtin",
+                                false,
+                                metadata,
+                                "full",
+                                Optional.empty(),
+                                1,
+                                now,
+                                now,
+                                Optional.empty()));
+                store.insertVersion(
+                        handle,
+                        TemplateVersion.create(
+                                id,
+                                1,
+                                "Starter template",
+                                definition,
+                                "builtin",
+                                Optional.empty(),
+                                VersionChanges.first(definition),
+                                now,
+                                "studio"));
                 return;
             }
             TemplateHead head = existing.get();
-            TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
+            TemplateVersion latest =
+                    store.version(handle, id, head.latestVersion()).orElseThrow();
             int version = head.latestVersion();
             if (!latest.contentHash().equals(TemplateVersion.hash(definition))) {
                 version++;
-                store.insertVersion(handle, TemplateVersion.create(id, version, "Updated starter template",
-                        definition, "builtin", Optional.of(head.latestVersion()),
-                        VersionChanges.between(head.latestVersion(), latest.definition(), definition), now, "studio"));
+                store.insertVersion(
+                        handle,
+                        TemplateVersion.create(
+                                id,
+                                version,
+                                "Updated starter template",
+                                definition,
+                                "builtin",
+                                Optional.of(head.latestVersion()),
+                                VersionChanges.between(head.latestVersion(), latest.definition(), definition),
+                                now,
+                                "studio"));
             }
-            boolean same = version == head.latestVersion() && head.name().equals(name)
-                    && head.description().equals(description) && head.metadata().equals(metadata);
+            boolean same = version == head.latestVersion()
+                    && head.name().equals(name)
+                    && head.description().equals(description)
+                    && head.metadata().equals(metadata);
             if (!same) {
-                store.updateHead(handle, new TemplateHead(id, name, description, "builtin", false, metadata, "full",
-                        Optional.empty(), version, head.createdAtMillis(), now, Optional.empty()));
+                store.updateHead(
+                        handle,
+                        new TemplateHead(
+                                id,
+                                name,
+                                description,
+                                "builtin",
+                                false,
+                                metadata,
+                                "full",
+                                Optional.empty(),
+                                version,
+                                head.createdAtMillis(),
+                                now,
+                                Optional.empty()));
             }
         });
     }

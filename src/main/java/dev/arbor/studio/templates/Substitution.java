@@ -48,15 +48,21 @@ public final class Substitution {
      * @param stored the variables as history keeps them: sensitive values replaced by an HMAC
      * @param secrets the HMAC of each sensitive value present, by variable name
      */
-    public record Result(JsonNode state, ObjectNode questions, List<Media> media, JsonNode storedState,
-                         ObjectNode stored, Map<String, String> secrets) {}
+    public record Result(
+            JsonNode state,
+            ObjectNode questions,
+            List<Media> media,
+            JsonNode storedState,
+            ObjectNode stored,
+            Map<String, String> secrets) {}
 
     private final Map<String, Variable> variables = new LinkedHashMap<>();
     private final Map<String, JsonNode> values = new LinkedHashMap<>();
 
     private Substitution(JsonNode definition) {
         definition.path("variables").properties().forEach(entry -> {
-            var type = VariableType.parse(entry.getValue().path("type").asText()).orElseThrow();
+            var type =
+                    VariableType.parse(entry.getValue().path("type").asText()).orElseThrow();
             variables.put(entry.getKey(), new Variable(entry.getKey(), type, (ObjectNode) entry.getValue()));
         });
     }
@@ -87,7 +93,9 @@ public final class Substitution {
         }
         JsonNode state = substitution.render(definition.path("state"));
         if (isEmpty(state)) {
-            problems.add(ErrorCode.EMPTY_STATE, "variables",
+            problems.add(
+                    ErrorCode.EMPTY_STATE,
+                    "variables",
                     "The situation is empty once the variables are filled in; send at least one value.");
             return Optional.empty();
         }
@@ -134,8 +142,11 @@ public final class Substitution {
             String name = names.next();
             if (!variables.containsKey(name)) {
                 String param = ParamPath.key("variables", name);
-                problems.add(ErrorCode.UNKNOWN_VARIABLE, param, "This template declares no variable `" + name + "`."
-                        + Placeholders.didYouMean(name, variables.keySet()));
+                problems.add(
+                        ErrorCode.UNKNOWN_VARIABLE,
+                        param,
+                        "This template declares no variable `" + name + "`."
+                                + Placeholders.didYouMean(name, variables.keySet()));
             }
         }
         for (Variable variable : variables.values()) {
@@ -146,9 +157,15 @@ public final class Substitution {
                 if (fallback != null && !fallback.isNull()) {
                     values.put(variable.name(), fallback);
                 } else if (variable.required() || variable.type() == VariableType.OPTIONS) {
-                    problems.add(ErrorCode.MISSING_VARIABLE, param, "`" + variable.name() + "` is required"
-                            + variable.spec().path("description").asText("").transform(d -> d.isEmpty() ? "" : " ("
-                            + d + ")") + ".");
+                    problems.add(
+                            ErrorCode.MISSING_VARIABLE,
+                            param,
+                            "`" + variable.name() + "` is required"
+                                    + variable.spec()
+                                            .path("description")
+                                            .asText("")
+                                            .transform(d -> d.isEmpty() ? "" : " (" + d + ")")
+                                    + ".");
                 }
                 continue;
             }
@@ -294,7 +311,9 @@ public final class Substitution {
     }
 
     private static boolean isEmpty(JsonNode state) {
-        return state == null || state.isNull() || (state.isTextual() && state.textValue().isBlank())
+        return state == null
+                || state.isNull()
+                || (state.isTextual() && state.textValue().isBlank())
                 || (state.isContainerNode() && state.isEmpty());
     }
 }

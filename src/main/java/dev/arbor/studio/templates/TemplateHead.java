@@ -6,9 +6,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
 
 /** The unversioned part of a template: renaming or archiving never changes an answer. */
-record TemplateHead(String id, String name, String description, String origin, boolean archived,
-                    ObjectNode metadata, String storage, Optional<Integer> retentionDays, int latestVersion,
-                    long createdAtMillis, long updatedAtMillis, Optional<Long> deletedAtMillis) {
+record TemplateHead(
+        String id,
+        String name,
+        String description,
+        String origin,
+        boolean archived,
+        ObjectNode metadata,
+        String storage,
+        Optional<Integer> retentionDays,
+        int latestVersion,
+        long createdAtMillis,
+        long updatedAtMillis,
+        Optional<Long> deletedAtMillis) {
     TemplateHead {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
@@ -25,12 +35,34 @@ record TemplateHead(String id, String name, String description, String origin, b
     }
 
     TemplateHead withDeleted(long now) {
-        return new TemplateHead(id, name, description, origin, archived, metadata, storage, retentionDays,
-                latestVersion, createdAtMillis, now, Optional.of(now));
+        return new TemplateHead(
+                id,
+                name,
+                description,
+                origin,
+                archived,
+                metadata,
+                storage,
+                retentionDays,
+                latestVersion,
+                createdAtMillis,
+                now,
+                Optional.of(now));
     }
 
     TemplateHead withArchived(boolean value, long now) {
-        return new TemplateHead(id, name, description, origin, value, metadata, storage, retentionDays,
-                latestVersion, createdAtMillis, now, deletedAtMillis);
+        return new TemplateHead(
+                id,
+                name,
+                description,
+                origin,
+                value,
+                metadata,
+                storage,
+                retentionDays,
+                latestVersion,
+                createdAtMillis,
+                now,
+                deletedAtMillis);
     }
 }

@@ -68,7 +68,8 @@ final class TemplateNeeds {
         definition.path("variables").properties().forEach(e -> {
             String type = e.getValue().path("type").asText();
             if ((type.equals("image") || type.equals("audio") || type.equals("video"))
-                    && !e.getValue().path("required").asBoolean() && !facts.modalities().contains(type)) {
+                    && !e.getValue().path("required").asBoolean()
+                    && !facts.modalities().contains(type)) {
                 notes.add("The optional " + type + " variable `" + e.getKey() + "` cannot be read by this model.");
             }
         });

@@ -35,8 +35,8 @@ final class TemplateRoutes {
     private static final String BASE = "/v1/studio/templates";
     private static final Pattern ALIAS = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
     private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})\"?");
-    private static final Set<String> READ_ONLY = Set.of("id", "object", "origin", "version", "content_hash",
-            "aliases", "created_at", "updated_at", "archived");
+    private static final Set<String> READ_ONLY = Set.of(
+            "id", "object", "origin", "version", "content_hash", "aliases", "created_at", "updated_at", "archived");
 
     private final TemplateService templates;
     private final TemplateStore store;
@@ -58,10 +58,13 @@ final class TemplateRoutes {
             return input;
         }
         var warnings = new ArrayList<Warning>();
-        models.find(model.textValue()).ifPresent(found -> found.facts().problems(TemplateNeeds.of(input.definition()))
-                .forEach(problem -> warnings.add(new Warning(WarningCode.DEFAULT_MODEL_INCOMPATIBLE,
-                        "The default model " + found.id() + " cannot run this template: " + problem.message(),
-                        "model"))));
+        models.find(model.textValue())
+                .ifPresent(found -> found.facts()
+                        .problems(TemplateNeeds.of(input.definition()))
+                        .forEach(problem -> warnings.add(new Warning(
+                                WarningCode.DEFAULT_MODEL_INCOMPATIBLE,
+                                "The default model " + found.id() + " cannot run this template: " + problem.message(),
+                                "model"))));
         return input.withMoreWarnings(warnings);
     }
 
@@ -83,40 +86,59 @@ final class TemplateRoutes {
     void addTo(Routes routes) {
         var group = routes.group("studio.templates")
                 .post(BASE, "Create a template (or clone one with `from`)", this::create)
-                .body(ApiShapes.DEFINITION).created(ApiShapes.TEMPLATE)
+                .body(ApiShapes.DEFINITION)
+                .created(ApiShapes.TEMPLATE)
                 .get(BASE, "List templates", this::list)
-                .query(Page.PARAMETERS).query(ApiShapes.ORIGIN, ApiShapes.INCLUDE, ApiShapes.SEARCH, ApiShapes.ARCHIVED,
+                .query(Page.PARAMETERS)
+                .query(
+                        ApiShapes.ORIGIN,
+                        ApiShapes.INCLUDE,
+                        ApiShapes.SEARCH,
+                        ApiShapes.ARCHIVED,
                         ApiShapes.INCLUDE_ARCHIVED)
                 .ok(Schema.list(ApiShapes.TEMPLATE));
         // Starter templates have two-segment ids (builtin/<name>): each route is there for them too, first.
         for (String one : List.of(BASE + "/builtin/{builtin_name}", BASE + "/{template_id}")) {
             group.get(one, "Get a template (latest version, or ?version=)", this::get)
-                    .query(ApiShapes.VERSION_PARAM, ApiShapes.INCLUDE).ok(ApiShapes.TEMPLATE)
+                    .query(ApiShapes.VERSION_PARAM, ApiShapes.INCLUDE)
+                    .ok(ApiShapes.TEMPLATE)
                     .put(one, "Create or replace a template; a new definition makes a new version", this::put)
-                    .body(ApiShapes.DEFINITION).ok(ApiShapes.TEMPLATE).created(ApiShapes.TEMPLATE)
+                    .body(ApiShapes.DEFINITION)
+                    .ok(ApiShapes.TEMPLATE)
+                    .created(ApiShapes.TEMPLATE)
                     .patch(one, "Merge-patch a template; a changed definition makes a new version", this::patch)
-                    .body(ApiShapes.DEFINITION).ok(ApiShapes.TEMPLATE)
+                    .body(ApiShapes.DEFINITION)
+                    .ok(ApiShapes.TEMPLATE)
                     .delete(one, "Delete a template (needs ?confirm=<id>)", this::delete)
-                    .query(ApiShapes.CONFIRM, ApiShapes.HISTORY).ok(ApiShapes.DELETED)
+                    .query(ApiShapes.CONFIRM, ApiShapes.HISTORY)
+                    .ok(ApiShapes.DELETED)
                     .action(one + "/archive", "Archive a template (it still works)", ctx -> archive(ctx, true))
                     .ok(ApiShapes.TEMPLATE)
                     .action(one + "/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
                     .ok(ApiShapes.TEMPLATE)
                     .get(one + "/versions", "List a template's versions", this::versions)
-                    .query(Page.PARAMETERS).query(ApiShapes.INCLUDE).ok(ApiShapes.VERSIONS)
+                    .query(Page.PARAMETERS)
+                    .query(ApiShapes.INCLUDE)
+                    .ok(ApiShapes.VERSIONS)
                     .get(one + "/versions/{version}", "Get a version by number, alias or latest", this::version)
                     .ok(ApiShapes.VERSION)
                     .get(one + "/versions/{version}/diff", "What changed between two versions", this::diff)
-                    .query(ApiShapes.AGAINST).ok(ApiShapes.DIFF)
-                    .action(one + "/versions/{version}/restore", "Make an older version's definition the latest again",
+                    .query(ApiShapes.AGAINST)
+                    .ok(ApiShapes.DIFF)
+                    .action(
+                            one + "/versions/{version}/restore",
+                            "Make an older version's definition the latest again",
                             this::restore)
                     .ok(ApiShapes.TEMPLATE)
                     .get(one + "/schema", "JSON Schema of a version's variables", this::schema)
-                    .query(ApiShapes.VERSION_PARAM).answers(200, "application/schema+json", ApiShapes.VARIABLES_SCHEMA)
+                    .query(ApiShapes.VERSION_PARAM)
+                    .answers(200, "application/schema+json", ApiShapes.VARIABLES_SCHEMA)
                     .get(one + "/compatibility", "Which models can run a version", this::compatibilityRoute)
-                    .query(ApiShapes.VERSION_PARAM).ok(ApiShapes.COMPATIBILITY)
+                    .query(ApiShapes.VERSION_PARAM)
+                    .ok(ApiShapes.COMPATIBILITY)
                     .put(one + "/aliases/{alias}", "Point an alias at a version", this::setAlias)
-                    .body(ApiShapes.ALIAS_IN).ok(ApiShapes.ALIAS)
+                    .body(ApiShapes.ALIAS_IN)
+                    .ok(ApiShapes.ALIAS)
                     .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias)
                     .ok(ApiShapes.ALIAS_DELETED);
         }
@@ -125,7 +147,8 @@ final class TemplateRoutes {
     /** The template id of the path: {@code builtin/<name>} or a user template's id. */
     private static String templateId(Context ctx) {
         return ctx.pathParamMap().containsKey("builtin_name")
-                ? StarterTemplates.PREFIX + ctx.pathParam("builtin_name") : ctx.pathParam("template_id");
+                ? StarterTemplates.PREFIX + ctx.pathParam("builtin_name")
+                : ctx.pathParam("template_id");
     }
 
     private void create(Context ctx) {
@@ -137,14 +160,18 @@ final class TemplateRoutes {
         JsonNode from = body.get("from");
         JsonNode reference = from.path("template");
         if (!from.isObject() || !reference.isTextual() || reference.textValue().isBlank()) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "from.template", "`from` must be {\"template\": "
-                    + "\"<id>[@<version or alias>]\"}, naming the template version to copy.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "from.template",
+                    "`from` must be {\"template\": "
+                            + "\"<id>[@<version or alias>]\"}, naming the template version to copy.");
         }
         TemplateService.Loaded source;
         try {
             source = templates.reference(reference.textValue());
         } catch (ApiException e) {
-            throw ApiException.of(e.code(), "from.template", e.problems().getFirst().message());
+            throw ApiException.of(
+                    e.code(), "from.template", e.problems().getFirst().message());
         }
         ObjectNode clone = body.deepCopy();
         clone.remove("from");
@@ -154,7 +181,9 @@ final class TemplateRoutes {
             }
         }
         if (!clone.has("note")) {
-            clone.put("note", "Cloned from " + source.head().id() + "@" + source.version().version());
+            clone.put(
+                    "note",
+                    "Cloned from " + source.head().id() + "@" + source.version().version());
         }
         write(ctx, templates.create(input(clone), "clone"));
     }
@@ -174,10 +203,15 @@ final class TemplateRoutes {
         for (var names = patch.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (READ_ONLY.contains(name)) {
-                problems.add(ErrorCode.READ_ONLY_FIELD, name, name.equals("archived")
-                        ? "`archived` changes through POST " + BASE + "/" + id + "/archive and /unarchive."
-                        : name.equals("version") ? "A version number cannot be changed; a changed definition "
-                        + "makes the next version." : "`" + name + "` cannot be changed.");
+                problems.add(
+                        ErrorCode.READ_ONLY_FIELD,
+                        name,
+                        name.equals("archived")
+                                ? "`archived` changes through POST " + BASE + "/" + id + "/archive and /unarchive."
+                                : name.equals("version")
+                                        ? "A version number cannot be changed; a changed definition "
+                                                + "makes the next version."
+                                        : "`" + name + "` cannot be changed.");
             }
         }
         problems.throwIfAny();
@@ -188,9 +222,14 @@ final class TemplateRoutes {
         editable.put("description", current.head().description());
         editable.set("metadata", current.head().metadata());
         editable.put("storage", current.head().storage());
-        current.head().retentionDays().ifPresentOrElse(days -> editable.put("retention_days", days),
-                () -> editable.putNull("retention_days"));
-        current.version().definition().properties().forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
+        current.head()
+                .retentionDays()
+                .ifPresentOrElse(
+                        days -> editable.put("retention_days", days), () -> editable.putNull("retention_days"));
+        current.version()
+                .definition()
+                .properties()
+                .forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
         JsonNode merged = mergePatch(editable, patch);
         TemplateInput input = input((ObjectNode) merged);
         write(ctx, templates.save(id, input, ifMatch, "api"));
@@ -221,13 +260,17 @@ final class TemplateRoutes {
         Page page = Page.from(ctx);
         var problems = new Problems();
         Optional<String> origin = ApiShapes.ORIGIN.read(ctx);
-        origin.filter(o -> !o.equals("user") && !o.equals("builtin")).ifPresent(o -> problems.add(
-                ErrorCode.INVALID_PARAMETER, "origin", "`origin` must be user or builtin, not '" + o + "'."));
+        origin.filter(o -> !o.equals("user") && !o.equals("builtin"))
+                .ifPresent(o -> problems.add(
+                        ErrorCode.INVALID_PARAMETER, "origin", "`origin` must be user or builtin, not '" + o + "'."));
         Optional<Boolean> archived = booleanParam(ctx, ApiShapes.ARCHIVED, problems);
-        boolean includeArchived = booleanParam(ctx, ApiShapes.INCLUDE_ARCHIVED, problems).orElse(false);
-        boolean withDefinition = ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
+        boolean includeArchived =
+                booleanParam(ctx, ApiShapes.INCLUDE_ARCHIVED, problems).orElse(false);
+        boolean withDefinition =
+                ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
         problems.throwIfAny();
-        var filter = new TemplateStore.ListFilter(origin,
+        var filter = new TemplateStore.ListFilter(
+                origin,
                 archived.isPresent() ? archived : includeArchived ? Optional.empty() : Optional.of(false),
                 ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
         Map<String, Object> body = store.database().read(handle -> {
@@ -236,7 +279,8 @@ final class TemplateRoutes {
             var data = new ArrayList<Object>();
             var ids = new ArrayList<String>();
             for (TemplateHead head : heads.subList(0, Math.min(heads.size(), page.limit()))) {
-                TemplateVersion latest = store.version(handle, head.id(), head.latestVersion()).orElseThrow();
+                TemplateVersion latest =
+                        store.version(handle, head.id(), head.latestVersion()).orElseThrow();
                 data.add(view(head, latest, store.aliases(handle, head), withDefinition));
                 ids.add(head.id());
             }
@@ -249,8 +293,10 @@ final class TemplateRoutes {
         String id = templateId(ctx);
         String confirm = ApiShapes.CONFIRM.read(ctx).orElse(null);
         if (confirm == null || !confirm.equals(id)) {
-            throw ApiException.of(ErrorCode.CONFIRMATION_REQUIRED, "confirm", "Deleting a template needs "
-                    + "?confirm=" + id + " to say that this is the template meant.");
+            throw ApiException.of(
+                    ErrorCode.CONFIRMATION_REQUIRED,
+                    "confirm",
+                    "Deleting a template needs " + "?confirm=" + id + " to say that this is the template meant.");
         }
         String history = ApiShapes.HISTORY.read(ctx).orElse("keep");
         if (!history.equals("keep") && !history.equals("delete")) {
@@ -275,7 +321,8 @@ final class TemplateRoutes {
         Page page = Page.from(ctx);
         Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
         Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
-        boolean withDefinition = ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
+        boolean withDefinition =
+                ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
         Map<String, Object> body = store.database().read(handle -> {
             TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
             Map<String, Integer> aliases = store.aliases(handle, head);
@@ -287,7 +334,8 @@ final class TemplateRoutes {
             List<TemplateVersion> rows = store.versions(handle, id, page, after, before);
             boolean more = rows.size() > page.limit();
             if (more) {
-                rows = before.isPresent() ? rows.subList(rows.size() - page.limit(), rows.size())
+                rows = before.isPresent()
+                        ? rows.subList(rows.size() - page.limit(), rows.size())
                         : rows.subList(0, page.limit());
             }
             var data = new ArrayList<Object>();
@@ -321,12 +369,16 @@ final class TemplateRoutes {
         var to = templates.load(id, Optional.of(ctx.pathParam("version")));
         String against = ApiShapes.AGAINST.read(ctx).orElse(null);
         if (against == null && to.version().version() == 1) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "against", "Version 1 has no version before it; "
-                    + "name one with ?against=.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "against",
+                    "Version 1 has no version before it; " + "name one with ?against=.");
         }
-        var from = templates.load(id, Optional.of(against == null ? Integer.toString(to.version().version() - 1)
-                : against));
-        ObjectNode changes = VersionChanges.between(from.version().version(), from.version().definition(),
+        var from = templates.load(
+                id, Optional.of(against == null ? Integer.toString(to.version().version() - 1) : against));
+        ObjectNode changes = VersionChanges.between(
+                from.version().version(),
+                from.version().definition(),
                 to.version().definition());
         ObjectNode body = Json.object();
         body.put("object", "template.diff");
@@ -337,7 +389,9 @@ final class TemplateRoutes {
         body.set("breaking_for_callers", changes.get("breaking_for_callers"));
         body.set("questions", changes.get("questions"));
         body.set("summary", changes.get("summary"));
-        body.set("changes", JsonDiff.between(from.version().definition(), to.version().definition()));
+        body.set(
+                "changes",
+                JsonDiff.between(from.version().definition(), to.version().definition()));
         Responses.ok(ctx, body);
     }
 
@@ -345,9 +399,11 @@ final class TemplateRoutes {
         Optional<String> note = Optional.empty();
         if (Requests.body(ctx).length > 0) {
             JsonNode sent = Requests.jsonObject(ctx).get("note");
-            if (sent != null && !sent.isNull() && (!sent.isTextual() || sent.textValue().length() > 500)) {
-                throw ApiException.of(ErrorCode.INVALID_FIELD, "note", "`note` must be a string of at most 500 "
-                        + "characters.");
+            if (sent != null
+                    && !sent.isNull()
+                    && (!sent.isTextual() || sent.textValue().length() > 500)) {
+                throw ApiException.of(
+                        ErrorCode.INVALID_FIELD, "note", "`note` must be a string of at most 500 " + "characters.");
             }
             note = Optional.ofNullable(sent).filter(JsonNode::isTextual).map(JsonNode::textValue);
         }
@@ -387,12 +443,16 @@ final class TemplateRoutes {
 
     private static String checkAlias(String alias) {
         if (alias.equals("latest")) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "alias", "`latest` always names the newest version; "
-                    + "it cannot be set or removed.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "alias",
+                    "`latest` always names the newest version; " + "it cannot be set or removed.");
         }
         if (!ALIAS.matcher(alias).matches()) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "alias", "An alias is 1 to 32 characters of a-z, 0-9, "
-                    + "_ and -, starting with a letter.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "alias",
+                    "An alias is 1 to 32 characters of a-z, 0-9, " + "_ and -, starting with a letter.");
         }
         return alias;
     }
@@ -407,8 +467,10 @@ final class TemplateRoutes {
 
     private static ObjectNode body(Context ctx) {
         if (Requests.body(ctx).length > MAX_BODY_BYTES) {
-            throw ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, null, "A template body may be at most "
-                    + MAX_BODY_BYTES / 1024 + " KB.");
+            throw ApiException.of(
+                    ErrorCode.PAYLOAD_TOO_LARGE,
+                    null,
+                    "A template body may be at most " + MAX_BODY_BYTES / 1024 + " KB.");
         }
         return Requests.jsonObject(ctx);
     }
@@ -421,8 +483,10 @@ final class TemplateRoutes {
         }
         Matcher matcher = IF_MATCH.matcher(header.trim());
         if (!matcher.matches()) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, "If-Match", "If-Match must name a version, like "
-                    + "\"3\", not " + header + ".");
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "If-Match",
+                    "If-Match must name a version, like " + "\"3\", not " + header + ".");
         }
         return Optional.of(Integer.parseInt(matcher.group(1)));
     }
@@ -456,8 +520,8 @@ final class TemplateRoutes {
         return "\"" + head.latestVersion() + "\"";
     }
 
-    static ObjectNode view(TemplateHead head, TemplateVersion version, Map<String, Integer> aliases,
-                           boolean withDefinition) {
+    static ObjectNode view(
+            TemplateHead head, TemplateVersion version, Map<String, Integer> aliases, boolean withDefinition) {
         ObjectNode json = Json.object();
         json.put("id", head.id());
         json.put("object", "template");
@@ -467,8 +531,8 @@ final class TemplateRoutes {
         json.put("archived", head.archived());
         json.set("metadata", head.metadata());
         json.put("storage", head.storage());
-        head.retentionDays().ifPresentOrElse(days -> json.put("retention_days", days),
-                () -> json.putNull("retention_days"));
+        head.retentionDays()
+                .ifPresentOrElse(days -> json.put("retention_days", days), () -> json.putNull("retention_days"));
         json.set("aliases", Json.mapper().valueToTree(aliases));
         json.put("version", version.version());
         json.put("note", version.note());
@@ -489,8 +553,8 @@ final class TemplateRoutes {
         return json;
     }
 
-    private static Map<String, Object> versionView(TemplateVersion version, Map<String, Integer> aliases,
-                                                   boolean withDefinition) {
+    private static Map<String, Object> versionView(
+            TemplateVersion version, Map<String, Integer> aliases, boolean withDefinition) {
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "template.version");
         json.put("template", version.templateId());
@@ -501,8 +565,12 @@ final class TemplateRoutes {
         json.put("question_set_key", version.questionSetKey());
         json.put("source", version.source());
         json.put("base_version", version.baseVersion().orElse(null));
-        json.put("aliases", aliases.entrySet().stream().filter(e -> e.getValue() == version.version())
-                .map(Map.Entry::getKey).toList());
+        json.put(
+                "aliases",
+                aliases.entrySet().stream()
+                        .filter(e -> e.getValue() == version.version())
+                        .map(Map.Entry::getKey)
+                        .toList());
         json.put("changes", version.changes());
         if (withDefinition) {
             version.definition().properties().forEach(e -> json.put(e.getKey(), e.getValue()));

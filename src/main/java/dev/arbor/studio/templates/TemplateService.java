@@ -18,8 +18,13 @@ import org.jdbi.v3.core.Handle;
 /** Saving templates: versions on definition change, optimistic concurrency, aliases, archive and delete. */
 final class TemplateService {
     /** What a write did: {@code created}, {@code new_version}, {@code unchanged} or {@code metadata_only}. */
-    record Saved(int status, String change, TemplateHead head, TemplateVersion version, Map<String, Integer> aliases,
-                 List<Warning> warnings) {}
+    record Saved(
+            int status,
+            String change,
+            TemplateHead head,
+            TemplateVersion version,
+            Map<String, Integer> aliases,
+            List<Warning> warnings) {}
 
     /** A template as read: its head, one version, and its aliases. */
     record Loaded(TemplateHead head, TemplateVersion version, Map<String, Integer> aliases) {}
@@ -43,10 +48,14 @@ final class TemplateService {
                 return insert(handle, id, input, source);
             }
             TemplateHead head = live(existing.get());
-            TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
+            TemplateVersion latest =
+                    store.version(handle, id, head.latestVersion()).orElseThrow();
             if (!latest.contentHash().equals(TemplateVersion.hash(input.definition()))) {
-                throw ApiException.of(ErrorCode.TEMPLATE_EXISTS, "id", "A template '" + id + "' exists with another "
-                        + "definition; save a new version with PUT or PATCH /v1/studio/templates/" + id + ".");
+                throw ApiException.of(
+                        ErrorCode.TEMPLATE_EXISTS,
+                        "id",
+                        "A template '" + id + "' exists with another "
+                                + "definition; save a new version with PUT or PATCH /v1/studio/templates/" + id + ".");
             }
             return new Saved(200, "unchanged", head, latest, store.aliases(handle, head), input.warnings());
         });
@@ -61,8 +70,10 @@ final class TemplateService {
             throw readOnly(id);
         }
         if (input.id().isPresent() && !input.id().get().equals(id)) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "id", "`id` is '" + input.id().get()
-                    + "' but the path names '" + id + "'.");
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "id",
+                    "`id` is '" + input.id().get() + "' but the path names '" + id + "'.");
         }
         return store.database().write(handle -> {
             Optional<TemplateHead> existing = reclaim(handle, store.headForUpdate(handle, id));
@@ -72,21 +83,31 @@ final class TemplateService {
             TemplateHead head = live(existing.get());
             requireWritable(head);
             checkVersion(head, ifMatch.or(input::baseVersion));
-            TemplateVersion latest = store.version(handle, id, head.latestVersion()).orElseThrow();
+            TemplateVersion latest =
+                    store.version(handle, id, head.latestVersion()).orElseThrow();
             String hash = TemplateVersion.hash(input.definition());
             boolean newDefinition = !hash.equals(latest.contentHash());
             if (newDefinition && head.archived()) {
-                throw ApiException.of(ErrorCode.TEMPLATE_ARCHIVED, null, "Template '" + id + "' is archived; "
-                        + "unarchive it (POST /v1/studio/templates/" + id + "/unarchive) before saving a new version.");
+                throw ApiException.of(
+                        ErrorCode.TEMPLATE_ARCHIVED,
+                        null,
+                        "Template '" + id + "' is archived; " + "unarchive it (POST /v1/studio/templates/" + id
+                                + "/unarchive) before saving a new version.");
             }
             long now = clock.millis();
-            TemplateHead updated = withHead(head, input, now, newDefinition ? head.latestVersion() + 1
-                    : head.latestVersion());
+            TemplateHead updated =
+                    withHead(head, input, now, newDefinition ? head.latestVersion() + 1 : head.latestVersion());
             boolean headChanged = !sameHead(head, updated);
             TemplateVersion version = latest;
             if (newDefinition) {
-                version = newVersion(id, updated.latestVersion(), input, source, Optional.of(head.latestVersion()),
-                        VersionChanges.between(head.latestVersion(), latest.definition(), input.definition()), now);
+                version = newVersion(
+                        id,
+                        updated.latestVersion(),
+                        input,
+                        source,
+                        Optional.of(head.latestVersion()),
+                        VersionChanges.between(head.latestVersion(), latest.definition(), input.definition()),
+                        now);
                 store.insertVersion(handle, version);
             }
             if (newDefinition || headChanged) {
@@ -103,9 +124,16 @@ final class TemplateService {
     Saved restore(String id, String versionReference, Optional<String> note) {
         var source = load(id, Optional.of(versionReference));
         requireWritable(source.head());
-        var input = new TemplateInput(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), source.version().definition(),
-                Optional.of(note.orElse("Restore version " + source.version().version())), Optional.empty(),
+        var input = new TemplateInput(
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                source.version().definition(),
+                Optional.of(note.orElse("Restore version " + source.version().version())),
+                Optional.empty(),
                 List.of());
         return save(id, input, Optional.empty(), "restore");
     }
@@ -119,7 +147,8 @@ final class TemplateService {
         return store.database().read(handle -> {
             TemplateHead head = live(store.head(handle, id).orElseThrow(() -> notFound(id)));
             Map<String, Integer> aliases = store.aliases(handle, head);
-            int number = versionReference.map(ref -> resolve(handle, head, aliases, ref, param))
+            int number = versionReference
+                    .map(ref -> resolve(handle, head, aliases, ref, param))
                     .orElse(head.latestVersion());
             return new Loaded(head, store.version(handle, id, number).orElseThrow(), aliases);
         });
@@ -138,13 +167,19 @@ final class TemplateService {
                 return number;
             }
             List<Integer> versions = store.versionNumbers(handle, head.id());
-            throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, param, "Template '" + head.id()
-                    + "' has no version " + reference + "; its versions are " + ranges(versions) + ".");
+            throw ApiException.of(
+                    ErrorCode.TEMPLATE_VERSION_NOT_FOUND,
+                    param,
+                    "Template '" + head.id() + "' has no version " + reference + "; its versions are "
+                            + ranges(versions) + ".");
         }
         Integer version = aliases.get(reference);
         if (version == null) {
-            throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, param, "Template '" + head.id() + "' has no alias '"
-                    + reference + "'; its aliases are " + String.join(", ", aliases.keySet()) + ".");
+            throw ApiException.of(
+                    ErrorCode.ALIAS_NOT_FOUND,
+                    param,
+                    "Template '" + head.id() + "' has no alias '" + reference + "'; its aliases are "
+                            + String.join(", ", aliases.keySet()) + ".");
         }
         return version;
     }
@@ -158,9 +193,13 @@ final class TemplateService {
             if (changes) {
                 store.updateHead(handle, updated);
             }
-            return new Saved(200, changes ? "metadata_only" : "unchanged", updated,
+            return new Saved(
+                    200,
+                    changes ? "metadata_only" : "unchanged",
+                    updated,
                     store.version(handle, id, updated.latestVersion()).orElseThrow(),
-                    store.aliases(handle, updated), List.of());
+                    store.aliases(handle, updated),
+                    List.of());
         });
     }
 
@@ -171,9 +210,12 @@ final class TemplateService {
             TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
             requireWritable(head);
             if (store.version(handle, id, version).isEmpty()) {
-                throw ApiException.of(ErrorCode.TEMPLATE_VERSION_NOT_FOUND, "version", "Template '" + id
-                        + "' has no version " + version + "; its versions are "
-                        + ranges(store.versionNumbers(handle, id)) + ".");
+                throw ApiException.of(
+                        ErrorCode.TEMPLATE_VERSION_NOT_FOUND,
+                        "version",
+                        "Template '" + id
+                                + "' has no version " + version + "; its versions are "
+                                + ranges(store.versionNumbers(handle, id)) + ".");
             }
             long now = clock.millis();
             return new AliasChange(alias, version, store.setAlias(handle, id, alias, version, now), now);
@@ -185,9 +227,13 @@ final class TemplateService {
             TemplateHead head = live(store.headForUpdate(handle, id).orElseThrow(() -> notFound(id)));
             requireWritable(head);
             if (!store.deleteAlias(handle, id, alias)) {
-                throw ApiException.of(ErrorCode.ALIAS_NOT_FOUND, "alias", "Template '" + id + "' has no alias '"
-                        + alias + "'; its aliases are " + String.join(", ", store.aliases(handle, head).keySet())
-                        + ".");
+                throw ApiException.of(
+                        ErrorCode.ALIAS_NOT_FOUND,
+                        "alias",
+                        "Template '" + id + "' has no alias '"
+                                + alias + "'; its aliases are "
+                                + String.join(", ", store.aliases(handle, head).keySet())
+                                + ".");
             }
         });
     }
@@ -200,8 +246,8 @@ final class TemplateService {
      * versions stay (so history still reads) and its id stays reserved: a new template cannot take it.
      */
     Deleted delete(String id, boolean deleteHistory) {
-        TemplateHead found = live(store.database().read(handle -> store.head(handle, id))
-                .orElseThrow(() -> notFound(id)));
+        TemplateHead found =
+                live(store.database().read(handle -> store.head(handle, id)).orElseThrow(() -> notFound(id)));
         requireWritable(found);
         long deleted = deleteHistory ? history.deleteDecisions(id) : 0;
         boolean keep = !deleteHistory && history.decisions(id) > 0;
@@ -226,9 +272,12 @@ final class TemplateService {
         }
         String id = existing.get().id();
         if (history.decisions(id) > 0) {
-            throw ApiException.of(ErrorCode.TEMPLATE_ID_RESERVED, "id", "Template '" + id + "' was deleted, but its "
-                    + "decisions are still in history under that id; choose another id, or delete the template with "
-                    + "?history=delete.");
+            throw ApiException.of(
+                    ErrorCode.TEMPLATE_ID_RESERVED,
+                    "id",
+                    "Template '" + id + "' was deleted, but its "
+                            + "decisions are still in history under that id; choose another id, or delete the template with "
+                            + "?history=delete.");
         }
         store.delete(handle, id);
         return Optional.empty();
@@ -236,41 +285,79 @@ final class TemplateService {
 
     private Saved insert(Handle handle, String id, TemplateInput input, String source) {
         long now = clock.millis();
-        var head = new TemplateHead(id, input.name().orElse(id), input.description().orElse(""), "user", false,
-                input.metadata().orElse(Json.object()), input.storage().orElse("full"),
-                input.retentionDays().flatMap(r -> r), 1, now, now, Optional.empty());
+        var head = new TemplateHead(
+                id,
+                input.name().orElse(id),
+                input.description().orElse(""),
+                "user",
+                false,
+                input.metadata().orElse(Json.object()),
+                input.storage().orElse("full"),
+                input.retentionDays().flatMap(r -> r),
+                1,
+                now,
+                now,
+                Optional.empty());
         store.insertHead(handle, head);
-        TemplateVersion version = newVersion(id, 1, input, source, Optional.empty(),
-                VersionChanges.first(input.definition()), now);
+        TemplateVersion version =
+                newVersion(id, 1, input, source, Optional.empty(), VersionChanges.first(input.definition()), now);
         store.insertVersion(handle, version);
         return new Saved(201, "created", head, version, store.aliases(handle, head), input.warnings());
     }
 
-    private static TemplateVersion newVersion(String id, int number, TemplateInput input, String source,
-                                              Optional<Integer> base, ObjectNode changes, long now) {
-        return TemplateVersion.create(id, number, input.note().orElse(number == 1 ? "First version" : ""),
-                input.definition(), source, base, changes, now, "local");
+    private static TemplateVersion newVersion(
+            String id,
+            int number,
+            TemplateInput input,
+            String source,
+            Optional<Integer> base,
+            ObjectNode changes,
+            long now) {
+        return TemplateVersion.create(
+                id,
+                number,
+                input.note().orElse(number == 1 ? "First version" : ""),
+                input.definition(),
+                source,
+                base,
+                changes,
+                now,
+                "local");
     }
 
     private static TemplateHead withHead(TemplateHead head, TemplateInput input, long now, int latest) {
-        return new TemplateHead(head.id(), input.name().orElse(head.name()),
-                input.description().orElse(head.description()), head.origin(), head.archived(),
-                input.metadata().orElse(head.metadata()), input.storage().orElse(head.storage()),
-                input.retentionDays().orElse(head.retentionDays()), latest, head.createdAtMillis(), now,
+        return new TemplateHead(
+                head.id(),
+                input.name().orElse(head.name()),
+                input.description().orElse(head.description()),
+                head.origin(),
+                head.archived(),
+                input.metadata().orElse(head.metadata()),
+                input.storage().orElse(head.storage()),
+                input.retentionDays().orElse(head.retentionDays()),
+                latest,
+                head.createdAtMillis(),
+                now,
                 head.deletedAtMillis());
     }
 
     private static boolean sameHead(TemplateHead a, TemplateHead b) {
-        return a.name().equals(b.name()) && a.description().equals(b.description())
-                && a.metadata().equals(b.metadata()) && a.storage().equals(b.storage())
-                && a.retentionDays().equals(b.retentionDays()) && a.latestVersion() == b.latestVersion();
+        return a.name().equals(b.name())
+                && a.description().equals(b.description())
+                && a.metadata().equals(b.metadata())
+                && a.storage().equals(b.storage())
+                && a.retentionDays().equals(b.retentionDays())
+                && a.latestVersion() == b.latestVersion();
     }
 
     private static void checkVersion(TemplateHead head, Optional<Integer> expected) {
         if (expected.isPresent() && expected.get() != head.latestVersion()) {
-            throw ApiException.of(ErrorCode.VERSION_CONFLICT, "base_version", "This change was made against version "
-                            + expected.get() + ", but the latest is " + head.latestVersion()
-                            + "; read it, reapply the change and send it again.")
+            throw ApiException.of(
+                            ErrorCode.VERSION_CONFLICT,
+                            "base_version",
+                            "This change was made against version "
+                                    + expected.get() + ", but the latest is " + head.latestVersion()
+                                    + "; read it, reapply the change and send it again.")
                     .withField("current_version", head.latestVersion());
         }
     }
@@ -282,22 +369,29 @@ final class TemplateService {
     }
 
     private static ApiException readOnly(String id) {
-        return ApiException.of(ErrorCode.TEMPLATE_READ_ONLY, null, "Starter template '" + id + "' is read-only; "
-                + "clone it with POST /v1/studio/templates {\"id\": \"...\", \"from\": {\"template\": \"" + id
-                + "\"}} to change it.");
+        return ApiException.of(
+                ErrorCode.TEMPLATE_READ_ONLY,
+                null,
+                "Starter template '" + id + "' is read-only; "
+                        + "clone it with POST /v1/studio/templates {\"id\": \"...\", \"from\": {\"template\": \"" + id
+                        + "\"}} to change it.");
     }
 
     /** {@code id}, {@code id@3} or {@code id@alias}: the version a reference names. */
     Loaded reference(String reference) {
         int at = reference.lastIndexOf('@');
-        return at < 0 ? load(reference, Optional.empty(), "template")
+        return at < 0
+                ? load(reference, Optional.empty(), "template")
                 : load(reference.substring(0, at), Optional.of(reference.substring(at + 1)), "template");
     }
 
     private static TemplateHead live(TemplateHead head) {
         if (head.deletedAtMillis().isPresent()) {
-            throw ApiException.of(ErrorCode.TEMPLATE_NOT_FOUND, "template", "Template '" + head.id()
-                    + "' was deleted on " + Instant.ofEpochMilli(head.deletedAtMillis().get()) + ".");
+            throw ApiException.of(
+                    ErrorCode.TEMPLATE_NOT_FOUND,
+                    "template",
+                    "Template '" + head.id() + "' was deleted on "
+                            + Instant.ofEpochMilli(head.deletedAtMillis().get()) + ".");
         }
         return head;
     }

@@ -37,36 +37,47 @@ final class TemplateStore {
     Optional<TemplateHead> headForUpdate(Handle handle, String id) {
         return handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE id = :id"
                         + database.dialect().forUpdate())
-                .bind("id", id).map((rs, ctx) -> head(rs)).findOne();
+                .bind("id", id)
+                .map((rs, ctx) -> head(rs))
+                .findOne();
     }
 
     Optional<TemplateHead> head(Handle handle, String id) {
         return handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE id = :id")
-                .bind("id", id).map((rs, ctx) -> head(rs)).findOne();
+                .bind("id", id)
+                .map((rs, ctx) -> head(rs))
+                .findOne();
     }
 
     Optional<TemplateVersion> version(Handle handle, String id, int version) {
         return handle.createQuery("SELECT " + VERSION_COLUMNS
                         + " FROM studio_template_versions WHERE template_id = :id AND version = :version")
-                .bind("id", id).bind("version", version).map((rs, ctx) -> version(rs)).findOne();
+                .bind("id", id)
+                .bind("version", version)
+                .map((rs, ctx) -> version(rs))
+                .findOne();
     }
 
     List<Integer> versionNumbers(Handle handle, String id) {
-        return handle.createQuery("SELECT version FROM studio_template_versions WHERE template_id = :id "
-                        + "ORDER BY version")
-                .bind("id", id).mapTo(Integer.class).list();
+        return handle.createQuery(
+                        "SELECT version FROM studio_template_versions WHERE template_id = :id " + "ORDER BY version")
+                .bind("id", id)
+                .mapTo(Integer.class)
+                .list();
     }
 
     /** Versions newest first, {@code after} / {@code before} being version numbers. */
-    List<TemplateVersion> versions(Handle handle, String id, Page page, Optional<Integer> after,
-                                   Optional<Integer> before) {
+    List<TemplateVersion> versions(
+            Handle handle, String id, Page page, Optional<Integer> after, Optional<Integer> before) {
         String sql = "SELECT " + VERSION_COLUMNS + " FROM studio_template_versions WHERE template_id = :id"
-                + (after.isPresent() ? " AND version < :cursor ORDER BY version DESC"
-                : before.isPresent() ? " AND version > :cursor ORDER BY version ASC" : " ORDER BY version DESC")
+                + (after.isPresent()
+                        ? " AND version < :cursor ORDER BY version DESC"
+                        : before.isPresent() ? " AND version > :cursor ORDER BY version ASC" : " ORDER BY version DESC")
                 + " LIMIT :fetch";
         var query = handle.createQuery(sql).bind("id", id).bind("fetch", page.limit() + 1);
         after.or(() -> before).ifPresent(cursor -> query.bind("cursor", cursor));
-        List<TemplateVersion> rows = new ArrayList<>(query.map((rs, ctx) -> version(rs)).list());
+        List<TemplateVersion> rows =
+                new ArrayList<>(query.map((rs, ctx) -> version(rs)).list());
         if (before.isPresent()) {
             Collections.reverse(rows);
         }
@@ -98,9 +109,7 @@ final class TemplateStore {
                         SET name = :name, description = :description, archived = :archived, metadata = :metadata,
                             storage = :storage, retention_days = :retention_days, latest_version = :latest_version,
                             updated_at = :updated_at, deleted_at = :deleted_at
-                        WHERE id = :id""")
-                .bindMap(headValues(head))
-                .execute();
+                        WHERE id = :id""").bindMap(headValues(head)).execute();
     }
 
     void insertVersion(Handle handle, TemplateVersion version) {
@@ -126,36 +135,56 @@ final class TemplateStore {
     Optional<Integer> setAlias(Handle handle, String id, String alias, int version, long now) {
         Optional<Integer> previous = handle.createQuery(
                         "SELECT version FROM studio_template_aliases WHERE template_id = :id AND alias = :alias")
-                .bind("id", id).bind("alias", alias).mapTo(Integer.class).findOne();
+                .bind("id", id)
+                .bind("alias", alias)
+                .mapTo(Integer.class)
+                .findOne();
         if (previous.isPresent()) {
             handle.createUpdate("UPDATE studio_template_aliases SET version = :version, updated_at = :now "
                             + "WHERE template_id = :id AND alias = :alias")
-                    .bind("id", id).bind("alias", alias).bind("version", version).bind("now", now).execute();
+                    .bind("id", id)
+                    .bind("alias", alias)
+                    .bind("version", version)
+                    .bind("now", now)
+                    .execute();
         } else {
             handle.createUpdate("INSERT INTO studio_template_aliases (template_id, alias, version, updated_at) "
                             + "VALUES (:id, :alias, :version, :now)")
-                    .bind("id", id).bind("alias", alias).bind("version", version).bind("now", now).execute();
+                    .bind("id", id)
+                    .bind("alias", alias)
+                    .bind("version", version)
+                    .bind("now", now)
+                    .execute();
         }
         return previous;
     }
 
     boolean deleteAlias(Handle handle, String id, String alias) {
         return handle.createUpdate("DELETE FROM studio_template_aliases WHERE template_id = :id AND alias = :alias")
-                .bind("id", id).bind("alias", alias).execute() == 1;
+                        .bind("id", id)
+                        .bind("alias", alias)
+                        .execute()
+                == 1;
     }
 
     void delete(Handle handle, String id) {
-        handle.createUpdate("DELETE FROM studio_template_aliases WHERE template_id = :id").bind("id", id).execute();
-        handle.createUpdate("DELETE FROM studio_templates WHERE id = :id").bind("id", id).execute();
+        handle.createUpdate("DELETE FROM studio_template_aliases WHERE template_id = :id")
+                .bind("id", id)
+                .execute();
+        handle.createUpdate("DELETE FROM studio_templates WHERE id = :id")
+                .bind("id", id)
+                .execute();
     }
 
     /** The templates that keep their decisions for their own number of days (0: for ever), by id. */
     Map<String, Integer> retentionDays() {
-        return database.read(handle -> handle.createQuery("SELECT id, retention_days FROM studio_templates WHERE "
-                        + "retention_days IS NOT NULL")
-                .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getInt("retention_days"))).list())
-                .stream().collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey,
-                        Map.Entry::getValue));
+        return database
+                .read(handle -> handle.createQuery(
+                                "SELECT id, retention_days FROM studio_templates WHERE " + "retention_days IS NOT NULL")
+                        .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getInt("retention_days")))
+                        .list())
+                .stream()
+                .collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /** Filters of the template list. */
@@ -169,28 +198,38 @@ final class TemplateStore {
         var where = new StringBuilder("deleted_at IS NULL");
         filter.origin().ifPresent(o -> where.append(" AND origin = :origin"));
         filter.archived().ifPresent(a -> where.append(" AND archived = :archived"));
-        filter.text().ifPresent(t -> where.append(" AND (LOWER(id) LIKE :text OR LOWER(name) LIKE :text "
-                + "OR LOWER(description) LIKE :text)"));
+        filter.text()
+                .ifPresent(t -> where.append(
+                        " AND (LOWER(id) LIKE :text OR LOWER(name) LIKE :text " + "OR LOWER(description) LIKE :text)"));
         Optional<String> cursorId = page.after().or(page::before);
-        Optional<TemplateHead> cursor = cursorId.flatMap(id -> head(handle, id).filter(h -> h.deletedAtMillis().isEmpty()));
+        Optional<TemplateHead> cursor = cursorId.flatMap(
+                id -> head(handle, id).filter(h -> h.deletedAtMillis().isEmpty()));
         if (cursorId.isPresent() && cursor.isEmpty()) {
             throw page.unknownCursor();
         }
         boolean backwards = page.before().isPresent();
         if (cursor.isPresent()) {
-            where.append(backwards
-                    ? " AND (updated_at > :cursor_at OR (updated_at = :cursor_at AND id > :cursor_id))"
-                    : " AND (updated_at < :cursor_at OR (updated_at = :cursor_at AND id < :cursor_id))");
+            where.append(
+                    backwards
+                            ? " AND (updated_at > :cursor_at OR (updated_at = :cursor_at AND id > :cursor_id))"
+                            : " AND (updated_at < :cursor_at OR (updated_at = :cursor_at AND id < :cursor_id))");
         }
         String order = backwards ? "updated_at ASC, id ASC" : "updated_at DESC, id DESC";
-        var query = handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE " + where
-                + " ORDER BY " + order + " LIMIT :fetch").bind("fetch", page.limit() + 1);
+        var query = handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE " + where + " ORDER BY "
+                        + order + " LIMIT :fetch")
+                .bind("fetch", page.limit() + 1);
         filter.origin().ifPresent(o -> query.bind("origin", o));
         filter.archived().ifPresent(a -> query.bind("archived", a));
-        filter.text().ifPresent(t -> query.bind("text", "%" + t.toLowerCase(java.util.Locale.ROOT)
-                .replace("%", "").replace("_", "") + "%"));
+        filter.text()
+                .ifPresent(t -> query.bind(
+                        "text",
+                        "%"
+                                + t.toLowerCase(java.util.Locale.ROOT)
+                                        .replace("%", "")
+                                        .replace("_", "") + "%"));
         cursor.ifPresent(c -> query.bind("cursor_at", c.updatedAtMillis()).bind("cursor_id", c.id()));
-        List<TemplateHead> rows = new ArrayList<>(query.map((rs, ctx) -> head(rs)).list());
+        List<TemplateHead> rows =
+                new ArrayList<>(query.map((rs, ctx) -> head(rs)).list());
         if (backwards) {
             Collections.reverse(rows);
         }
@@ -219,18 +258,36 @@ final class TemplateStore {
         Optional<Integer> retentionDays = rs.wasNull() ? Optional.empty() : Optional.of(retention);
         long deleted = rs.getLong("deleted_at");
         Optional<Long> deletedAt = rs.wasNull() ? Optional.empty() : Optional.of(deleted);
-        return new TemplateHead(rs.getString("id"), rs.getString("name"), rs.getString("description"),
-                rs.getString("origin"), rs.getBoolean("archived"), (ObjectNode) Json.read(rs.getString("metadata")),
-                rs.getString("storage"), retentionDays, rs.getInt("latest_version"), rs.getLong("created_at"),
-                rs.getLong("updated_at"), deletedAt);
+        return new TemplateHead(
+                rs.getString("id"),
+                rs.getString("name"),
+                rs.getString("description"),
+                rs.getString("origin"),
+                rs.getBoolean("archived"),
+                (ObjectNode) Json.read(rs.getString("metadata")),
+                rs.getString("storage"),
+                retentionDays,
+                rs.getInt("latest_version"),
+                rs.getLong("created_at"),
+                rs.getLong("updated_at"),
+                deletedAt);
     }
 
     private static TemplateVersion version(ResultSet rs) throws SQLException {
         int base = rs.getInt("base_version");
         Optional<Integer> baseVersion = rs.wasNull() ? Optional.empty() : Optional.of(base);
-        return new TemplateVersion(rs.getString("template_id"), rs.getInt("version"), rs.getString("note"),
-                rs.getString("content_hash"), rs.getString("questions_hash"), rs.getString("question_set_key"),
-                rs.getString("source"), baseVersion, (ObjectNode) Json.read(rs.getString("definition")),
-                (ObjectNode) Json.read(rs.getString("changes")), rs.getLong("created_at"), rs.getString("created_by"));
+        return new TemplateVersion(
+                rs.getString("template_id"),
+                rs.getInt("version"),
+                rs.getString("note"),
+                rs.getString("content_hash"),
+                rs.getString("questions_hash"),
+                rs.getString("question_set_key"),
+                rs.getString("source"),
+                baseVersion,
+                (ObjectNode) Json.read(rs.getString("definition")),
+                (ObjectNode) Json.read(rs.getString("changes")),
+                rs.getLong("created_at"),
+                rs.getString("created_by"));
     }
 }

@@ -10,9 +10,19 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /** One immutable version of a template's definition. */
-record TemplateVersion(String templateId, int version, String note, String contentHash, String questionsHash,
-                       String questionSetKey, String source, Optional<Integer> baseVersion, ObjectNode definition,
-                       ObjectNode changes, long createdAtMillis, String createdBy) {
+record TemplateVersion(
+        String templateId,
+        int version,
+        String note,
+        String contentHash,
+        String questionsHash,
+        String questionSetKey,
+        String source,
+        Optional<Integer> baseVersion,
+        ObjectNode definition,
+        ObjectNode changes,
+        long createdAtMillis,
+        String createdBy) {
     TemplateVersion {
         requireNonNull(templateId, "templateId");
         requireNonNull(note, "note");
@@ -27,13 +37,32 @@ record TemplateVersion(String templateId, int version, String note, String conte
     }
 
     /** A new version of {@code definition} (in normal form), with its hashes. */
-    static TemplateVersion create(String templateId, int version, String note, ObjectNode definition, String source,
-                                  Optional<Integer> baseVersion, ObjectNode changes, long now, String createdBy) {
+    static TemplateVersion create(
+            String templateId,
+            int version,
+            String note,
+            ObjectNode definition,
+            String source,
+            Optional<Integer> baseVersion,
+            ObjectNode changes,
+            long now,
+            String createdBy) {
         JsonNode questions = definition.get("questions");
         var sorted = new TreeMap<String, JsonNode>();
         questions.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
-        return new TemplateVersion(templateId, version, note, hash(definition), hash(questions),
-                hash(Json.mapper().valueToTree(sorted)), source, baseVersion, definition, changes, now, createdBy);
+        return new TemplateVersion(
+                templateId,
+                version,
+                note,
+                hash(definition),
+                hash(questions),
+                hash(Json.mapper().valueToTree(sorted)),
+                source,
+                baseVersion,
+                definition,
+                changes,
+                now,
+                createdBy);
     }
 
     /** {@code sha256:<hex>} of a value's JSON text: for a definition in normal form, its identity. */

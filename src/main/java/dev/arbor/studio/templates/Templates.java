@@ -39,17 +39,24 @@ public final class Templates {
      * ({@code identical}, {@code text_changed}, {@code options_changed}, {@code incomparable}, {@code added},
      * {@code removed}).
      */
-    public record Comparison(String id, int from, int to, ObjectNode fromDefinition, ObjectNode toDefinition,
-                             ObjectNode questions) {}
+    public record Comparison(
+            String id, int from, int to, ObjectNode fromDefinition, ObjectNode toDefinition, ObjectNode questions) {}
 
     /** Compares two versions named by number or alias; 404s as for any reference. */
     public Comparison compare(String id, String from, String to) {
         var older = service.load(id, Optional.of(from));
         var newer = service.load(id, Optional.of(to));
-        ObjectNode changes = VersionChanges.between(older.version().version(), older.version().definition(),
+        ObjectNode changes = VersionChanges.between(
+                older.version().version(),
+                older.version().definition(),
                 newer.version().definition());
-        return new Comparison(older.head().id(), older.version().version(), newer.version().version(),
-                older.version().definition(), newer.version().definition(), (ObjectNode) changes.path("questions"));
+        return new Comparison(
+                older.head().id(),
+                older.version().version(),
+                newer.version().version(),
+                older.version().definition(),
+                newer.version().definition(),
+                (ObjectNode) changes.path("questions"));
     }
 
     /** The number of a template's latest version. */
@@ -70,8 +77,14 @@ public final class Templates {
      * @param storage the most the template lets history keep: {@code full}, {@code answers_only} or {@code none}
      * @param definition the version's definition in normal form
      */
-    public record Resolved(String id, int version, String reference, String resolvedFrom, boolean archived,
-                           String storage, ObjectNode definition) {
+    public record Resolved(
+            String id,
+            int version,
+            String reference,
+            String resolvedFrom,
+            boolean archived,
+            String storage,
+            ObjectNode definition) {
         public Resolved {
             requireNonNull(id, "id");
             requireNonNull(reference, "reference");
@@ -90,10 +103,16 @@ public final class Templates {
         var loaded = service.reference(requireNonNull(reference, "reference"));
         int at = reference.lastIndexOf('@');
         String after = at < 0 ? "latest" : reference.substring(at + 1);
-        String resolvedFrom = after.equals("latest") ? "latest"
-                : after.chars().allMatch(Character::isDigit) ? "pinned" : "alias";
-        return new Resolved(loaded.head().id(), loaded.version().version(), reference, resolvedFrom,
-                loaded.head().archived(), loaded.head().storage(), loaded.version().definition());
+        String resolvedFrom =
+                after.equals("latest") ? "latest" : after.chars().allMatch(Character::isDigit) ? "pinned" : "alias";
+        return new Resolved(
+                loaded.head().id(),
+                loaded.version().version(),
+                reference,
+                resolvedFrom,
+                loaded.head().archived(),
+                loaded.head().storage(),
+                loaded.version().definition());
     }
 
     /**
@@ -103,8 +122,8 @@ public final class Templates {
      *
      * @param root the field that holds them, for params ({@code questions})
      */
-    public static ObjectNode checkQuestions(JsonNode questions, String root, Optional<ObjectNode> template,
-                                            Problems problems) {
+    public static ObjectNode checkQuestions(
+            JsonNode questions, String root, Optional<ObjectNode> template, Problems problems) {
         return DefinitionValidator.decisionQuestions(questions, root, template.orElse(null), problems);
     }
 

@@ -82,8 +82,12 @@ record Variable(String name, VariableType type, ObjectNode spec) {
             }
             return Optional.of("must be one of " + join(spec.get("enum")) + ", not \"" + text + "\"");
         }
-        if (spec.has("pattern") && !Pattern.compile(spec.get("pattern").textValue()).matcher(text).find()) {
-            return Optional.of("does not match the pattern " + spec.get("pattern").textValue());
+        if (spec.has("pattern")
+                && !Pattern.compile(spec.get("pattern").textValue())
+                        .matcher(text)
+                        .find()) {
+            return Optional.of(
+                    "does not match the pattern " + spec.get("pattern").textValue());
         }
         if (spec.has("format") && !matchesFormat(spec.get("format").textValue(), text)) {
             return Optional.of("is not a valid " + spec.get("format").textValue() + " (ISO 8601)");
@@ -126,7 +130,8 @@ record Variable(String name, VariableType type, ObjectNode spec) {
     private Optional<String> json(JsonNode value) {
         int max = spec.path("max_bytes").asInt(DEFAULT_JSON_BYTES);
         int size = Json.write(value).length;
-        return size > max ? Optional.of("is " + size + " bytes of JSON; at most " + max + " are allowed")
+        return size > max
+                ? Optional.of("is " + size + " bytes of JSON; at most " + max + " are allowed")
                 : Optional.empty();
     }
 
@@ -135,7 +140,9 @@ record Variable(String name, VariableType type, ObjectNode spec) {
         if (value.isArray()) {
             var seen = new java.util.HashSet<String>();
             for (JsonNode item : value) {
-                if (!item.isTextual() || item.textValue().isBlank() || item.textValue().length() > 200) {
+                if (!item.isTextual()
+                        || item.textValue().isBlank()
+                        || item.textValue().length() > 200) {
                     return Optional.of("must hold option names of 1 to 200 characters");
                 }
                 if (!seen.add(item.textValue())) {
@@ -163,7 +170,8 @@ record Variable(String name, VariableType type, ObjectNode spec) {
     }
 
     private Optional<String> media(JsonNode value) {
-        if (!value.isTextual() || !(value.textValue().startsWith("file_") || value.textValue().startsWith("data:"))) {
+        if (!value.isTextual()
+                || !(value.textValue().startsWith("file_") || value.textValue().startsWith("data:"))) {
             return expected("a file id (file_...) or a data URL", value);
         }
         return Optional.empty();

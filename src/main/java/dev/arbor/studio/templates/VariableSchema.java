@@ -28,8 +28,9 @@ final class VariableSchema {
             properties.set(entry.getKey(), property(spec));
         });
         if (definition.path("variables").isEmpty()) {
-            schema.put("description", "This template declares no variables: send the situation as `state` with "
-                    + "each decision.");
+            schema.put(
+                    "description",
+                    "This template declares no variables: send the situation as `state` with " + "each decision.");
         }
         schema.put("x-studio-template", templateId + "@" + version.version());
         ArrayNode questions = schema.putArray("x-studio-questions");
@@ -64,10 +65,17 @@ final class VariableSchema {
             }
             case "options" -> {
                 ArrayNode oneOf = property.putArray("oneOf");
-                oneOf.addObject().put("type", "object")
-                        .putObject("additionalProperties").putArray("type").add("string").add("null");
+                oneOf.addObject()
+                        .put("type", "object")
+                        .putObject("additionalProperties")
+                        .putArray("type")
+                        .add("string")
+                        .add("null");
                 ObjectNode list = oneOf.addObject().put("type", "array").put("uniqueItems", true);
-                list.putObject("items").put("type", "string").put("minLength", 1).put("maxLength", 200);
+                list.putObject("items")
+                        .put("type", "string")
+                        .put("minLength", 1)
+                        .put("maxLength", 200);
                 property.put("x-studio-type", "options");
             }
             default -> {

@@ -15,7 +15,13 @@ import java.util.Set;
  */
 final class VersionChanges {
     /** Change classes, most severe first: a version takes the first that applies. */
-    enum ChangeClass { BREAKING, EXTENDED, WORDING, SETTINGS_ONLY, UNCHANGED }
+    enum ChangeClass {
+        BREAKING,
+        EXTENDED,
+        WORDING,
+        SETTINGS_ONLY,
+        UNCHANGED
+    }
 
     private final List<String> summary = new ArrayList<>();
     private boolean breaking;
@@ -32,8 +38,10 @@ final class VersionChanges {
         changes.put("class", "created");
         changes.put("breaking_for_callers", false);
         ObjectNode questions = changes.putObject("questions");
-        definition.path("questions").fieldNames().forEachRemaining(key ->
-                questions.putObject(key).put("comparability", "added"));
+        definition
+                .path("questions")
+                .fieldNames()
+                .forEachRemaining(key -> questions.putObject(key).put("comparability", "added"));
         changes.putArray("summary").add("First version");
         return changes;
     }
@@ -98,7 +106,8 @@ final class VersionChanges {
             switch (comparison.path("comparability").asText()) {
                 case "incomparable" -> {
                     breaking = true;
-                    summary.add("question " + key + ": " + comparison.path("reason").asText());
+                    summary.add(
+                            "question " + key + ": " + comparison.path("reason").asText());
                 }
                 case "options_changed" -> {
                     if (!comparison.path("removed_options").isEmpty()) {
@@ -114,7 +123,7 @@ final class VersionChanges {
                     wording = true;
                     summary.add("question " + key + ": wording changed");
                 }
-                default -> { }
+                default -> {}
             }
         }
         for (var keys = before.fieldNames(); keys.hasNext(); ) {
@@ -144,12 +153,14 @@ final class VersionChanges {
         }
         if (oldCriteria.isTextual() || newCriteria.isTextual()) {
             if (!oldCriteria.equals(newCriteria)) {
-                return incomparable(result, "options now come from " + describeSource(newCriteria)
-                        + " instead of " + describeSource(oldCriteria));
+                return incomparable(
+                        result,
+                        "options now come from " + describeSource(newCriteria) + " instead of "
+                                + describeSource(oldCriteria));
             }
         } else if (oldType.equals("score") && oldCriteria.size() != newCriteria.size()) {
-            return incomparable(result, "score levels changed from " + oldCriteria.size() + " to "
-                    + newCriteria.size());
+            return incomparable(
+                    result, "score levels changed from " + oldCriteria.size() + " to " + newCriteria.size());
         } else if (!oldType.equals("score") && !oldType.equals("noul")) {
             Set<String> before = names(oldCriteria);
             Set<String> after = names(newCriteria);
@@ -203,9 +214,10 @@ final class VersionChanges {
             if (!old.path("type").equals(spec.path("type"))) {
                 breaking = true;
                 breakingForCallers = true;
-                summary.add("variable " + name + ": type changed from " + old.path("type").asText() + " to "
-                        + spec.path("type").asText());
-            } else if (!old.path("required").asBoolean() && spec.path("required").asBoolean()) {
+                summary.add("variable " + name + ": type changed from "
+                        + old.path("type").asText() + " to " + spec.path("type").asText());
+            } else if (!old.path("required").asBoolean()
+                    && spec.path("required").asBoolean()) {
                 breaking = true;
                 breakingForCallers = true;
                 summary.add("variable " + name + ": now required");
@@ -272,9 +284,13 @@ final class VersionChanges {
         }
         settingsOnly = true;
         summary.add("extensions changed");
-        boolean questionsDisabled = before.path("questions").asBoolean() && !after.path("questions").asBoolean();
-        boolean maxLowered = after.path("max_questions").asInt() < before.path("max_questions").asInt();
-        if (questionsDisabled || maxLowered || narrowedList(before.path("options"), after.path("options"))
+        boolean questionsDisabled =
+                before.path("questions").asBoolean() && !after.path("questions").asBoolean();
+        boolean maxLowered = after.path("max_questions").asInt()
+                < before.path("max_questions").asInt();
+        if (questionsDisabled
+                || maxLowered
+                || narrowedList(before.path("options"), after.path("options"))
                 || narrowedList(before.path("skip"), after.path("skip"))) {
             breakingForCallers = true;
         }

@@ -22,7 +22,8 @@ class ConfigTest {
 
     @Test
     void flagsWinOverTheEnvironmentTheyMirror() {
-        Config config = Config.load(Map.of("ARBOR_HOST", "0.0.0.0", "ARBOR_PORT", "9000", "ARBOR_DATA", "/srv/a"),
+        Config config = Config.load(
+                Map.of("ARBOR_HOST", "0.0.0.0", "ARBOR_PORT", "9000", "ARBOR_DATA", "/srv/a"),
                 List.of("--port", "9100", "--data=/srv/b"));
         assertThat(config.host()).isEqualTo("0.0.0.0");
         assertThat(config.port()).isEqualTo(9100);
@@ -31,27 +32,34 @@ class ConfigTest {
 
     @Test
     void listsAreCommaSeparatedAndTrimmed() {
-        Config config = Config.load(Map.of("STUDIO_CORS_ORIGINS", " https://a.example , https://b.example,,"),
-                List.of());
+        Config config =
+                Config.load(Map.of("STUDIO_CORS_ORIGINS", " https://a.example , https://b.example,,"), List.of());
         assertThat(config.corsOrigins()).containsExactly("https://a.example", "https://b.example");
     }
 
     @Test
     void badValuesSayWhatIsWrong() {
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_PORT", "eighty"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("eighty");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("eighty");
         assertThatThrownBy(() -> Config.load(Map.of(), List.of("--port", "70000")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("65535");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("65535");
         assertThatThrownBy(() -> Config.load(Map.of(), List.of("--colour", "red")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("--colour");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--colour");
         assertThatThrownBy(() -> Config.load(Map.of(), List.of("--host")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("needs a value");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("needs a value");
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_IDLE_SECONDS", "-1"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("at least 0");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("at least 0");
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_MEMORY_MB", "lots"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("megabytes");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("megabytes");
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MODEL_HUB_URL", "ftp://hub"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_MODEL_HUB_URL");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_MODEL_HUB_URL");
     }
 
     @Test
@@ -61,8 +69,17 @@ class ConfigTest {
         assertThat(defaults.modelMemoryMb()).isEmpty();
         assertThat(defaults.modelHubUrl()).isEqualTo("https://huggingface.co");
         assertThat(defaults.downloads()).isTrue();
-        Config set = Config.load(Map.of("ARBOR_MODEL_IDLE_SECONDS", "0", "ARBOR_MODEL_MEMORY_MB", "2048",
-                "ARBOR_MODEL_HUB_URL", "http://hub.local:8080/", "ARBOR_NO_DOWNLOADS", "1"), List.of());
+        Config set = Config.load(
+                Map.of(
+                        "ARBOR_MODEL_IDLE_SECONDS",
+                        "0",
+                        "ARBOR_MODEL_MEMORY_MB",
+                        "2048",
+                        "ARBOR_MODEL_HUB_URL",
+                        "http://hub.local:8080/",
+                        "ARBOR_NO_DOWNLOADS",
+                        "1"),
+                List.of());
         assertThat(set.modelIdle()).isZero();
         assertThat(set.modelMemoryMb()).contains(2048L);
         assertThat(set.modelHubUrl()).isEqualTo("http://hub.local:8080");
@@ -76,15 +93,26 @@ class ConfigTest {
         assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(256);
         assertThat(defaults.largeBodyPermits()).isEmpty();
         assertThat(defaults.largeBodyWait()).hasSeconds(30);
-        Config set = Config.load(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "5", "ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "8",
-                "ARBOR_LARGE_BODY_PERMITS", "2", "ARBOR_LARGE_BODY_WAIT_SECONDS", "3"), List.of());
+        Config set = Config.load(
+                Map.of(
+                        "ARBOR_HEADER_TIMEOUT_SECONDS",
+                        "5",
+                        "ARBOR_MAX_CONNECTIONS_PER_ADDRESS",
+                        "8",
+                        "ARBOR_LARGE_BODY_PERMITS",
+                        "2",
+                        "ARBOR_LARGE_BODY_WAIT_SECONDS",
+                        "3"),
+                List.of());
         assertThat(set.headerTimeout()).hasSeconds(5);
         assertThat(set.maxConnectionsPerAddress()).isEqualTo(8);
         assertThat(set.largeBodyPermits()).contains(2);
         assertThat(set.largeBodyWait()).hasSeconds(3);
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "0"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_MAX_CONNECTIONS_PER_ADDRESS");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_MAX_CONNECTIONS_PER_ADDRESS");
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "soon"), List.of()))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ARBOR_HEADER_TIMEOUT_SECONDS");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_HEADER_TIMEOUT_SECONDS");
     }
 }

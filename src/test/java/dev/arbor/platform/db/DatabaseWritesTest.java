@@ -27,30 +27,40 @@ class DatabaseWritesTest {
     }
 
     private static List<Integer> numbers(Database database) {
-        return database.read(handle -> handle.createQuery("SELECT n FROM numbers ORDER BY n").mapTo(Integer.class)
+        return database.read(handle -> handle.createQuery("SELECT n FROM numbers ORDER BY n")
+                .mapTo(Integer.class)
                 .list());
     }
 
     @Test
     void aFailedBatchLeavesNothingInTheKeptStatementNorInTheDatabase() throws Exception {
-        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
+        try (var database =
+                Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
             database.update(handle -> handle.execute("CREATE TABLE numbers (n INTEGER PRIMARY KEY)"));
             insert(database, List.of(1, 2));
-            assertThatThrownBy(() -> insert(database, List.of(3, 4, 1))).isInstanceOf(JdbiException.class)
+            assertThatThrownBy(() -> insert(database, List.of(3, 4, 1)))
+                    .isInstanceOf(JdbiException.class)
                     .hasMessageContaining("UNIQUE");
-            assertThat(numbers(database)).as("the failed batch rolled back whole").containsExactly(1, 2);
+            assertThat(numbers(database))
+                    .as("the failed batch rolled back whole")
+                    .containsExactly(1, 2);
             insert(database, List.of(5));
-            assertThat(numbers(database)).as("the kept statement carried nothing over").containsExactly(1, 2, 5);
+            assertThat(numbers(database))
+                    .as("the kept statement carried nothing over")
+                    .containsExactly(1, 2, 5);
         }
     }
 
     @Test
     void plainJdbcOutsideAWriteIsRefused() throws Exception {
-        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
+        try (var database =
+                Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
             assertThatThrownBy(() -> database.read(handle -> {
-                database.jdbc(handle, statements -> statements.prepare("SELECT 1"));
-                return null;
-            })).isInstanceOf(IllegalStateException.class).hasMessageContaining("inside write()");
+                        database.jdbc(handle, statements -> statements.prepare("SELECT 1"));
+                        return null;
+                    }))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("inside write()");
         }
     }
 
@@ -68,7 +78,9 @@ class DatabaseWritesTest {
             while (Files.size(file) <= before && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertThat(Files.size(file)).as("the rows were copied from the log into the database").isGreaterThan(before);
+            assertThat(Files.size(file))
+                    .as("the rows were copied from the log into the database")
+                    .isGreaterThan(before);
         }
     }
 }

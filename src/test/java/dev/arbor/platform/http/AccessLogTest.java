@@ -17,8 +17,9 @@ class AccessLogTest {
         }
         String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
         assertThat(lines).hasSize(2);
-        assertThat(lines[0]).matches("\\d{4}-\\d\\d-\\d\\dT\\S+Z INFO  access method=GET path=/projects/prj_1 "
-                + "status=404 duration_ms=1.23 request_id=req_abc");
+        assertThat(lines[0])
+                .matches("\\d{4}-\\d\\d-\\d\\dT\\S+Z INFO  access method=GET path=/projects/prj_1 "
+                        + "status=404 duration_ms=1.23 request_id=req_abc");
         assertThat(lines[1]).contains("path=\"/odd path\\\"\"").contains("status=201");
     }
 

@@ -27,8 +27,8 @@ class BodySpecTest {
     private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 5)
             .matching(Pattern.compile("[a-z][a-z0-9-]*"), "must be a-z, 0-9 and '-', starting with a letter");
     private static final BodyField.Text NOTE = BodyField.text(OPTIONAL, "note", 3);
-    private static final BodyField.Choice KIND = BodyField.choice(OPTIONAL, "kind", List.of("a", "b"),
-            "must be a or b");
+    private static final BodyField.Choice KIND =
+            BodyField.choice(OPTIONAL, "kind", List.of("a", "b"), "must be a or b");
     private static final BodyField.Whole COUNT = BodyField.integer(OPTIONAL, "count", 1, 10);
     private static final BodyField.Texts TAGS = BodyField.texts(OPTIONAL, "tags", 2, 3);
     private static final BodyField.Flag ON = BodyField.flag(OPTIONAL, "on");
@@ -60,7 +60,8 @@ class BodySpecTest {
         JsonNode json = Json.read(body);
         var reader = SPEC.reader((ObjectNode) json);
         SPEC.fields().forEach(field -> field.read(reader));
-        List<String> problems = reader.problems().list().stream().map(p -> p.code().code() + " " + p.param())
+        List<String> problems = reader.problems().list().stream()
+                .map(p -> p.code().code() + " " + p.param())
                 .toList();
         assertThat(problems).as(body).isEqualTo(refusal.isEmpty() ? List.of() : List.of(refusal));
         assertThat(schemaErrors(json)).as("the schema's verdict on %s", body).isEqualTo(!refusal.isEmpty());
@@ -72,8 +73,7 @@ class BodySpecTest {
         assertThat(schema.path("required").toString()).isEqualTo("[\"name\"]");
         var names = new ArrayList<String>();
         schema.path("properties").fieldNames().forEachRemaining(names::add);
-        assertThat(names).containsExactly("name", "note", "kind", "count", "tags",
-                "on");
+        assertThat(names).containsExactly("name", "note", "kind", "count", "tags", "on");
         assertThat(schema.at("/properties/name/maxLength").asInt()).isEqualTo(5);
         assertThat(schema.at("/properties/name/minLength").asInt()).isEqualTo(1);
         assertThat(schema.at("/properties/name/pattern").asText()).isEqualTo("^(?:[a-z][a-z0-9-]*)$");
@@ -87,20 +87,24 @@ class BodySpecTest {
     @Test
     void aFieldTheBodyDoesNotDeclareCannotBeRead() {
         var reader = BodySpec.of(NOTE).reader(Json.object());
-        assertThatThrownBy(() -> COUNT.read(reader)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> COUNT.read(reader))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("count");
     }
 
     @Test
     void aFieldMadeAgainWithTheSameRulesIsTheDeclaredOneAndOneWithOtherRulesIsNot() {
-        var declared = BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
+        var declared =
+                BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
         var reader = BodySpec.of(declared).reader((ObjectNode) Json.read("{\"id\": \"abc\"}"));
 
         // a pattern compiled anew is not equal to the first, yet it is the same rule
-        var again = BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
+        var again =
+                BodyField.text(REQUIRED, "id", 10).matching(Pattern.compile("[a-z]+"), "must be lower case letters");
         assertThat(again.read(reader)).contains("abc");
         assertThatThrownBy(() -> BodyField.text(REQUIRED, "id", 11).read(reader))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("id");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("id");
     }
 
     @Test
@@ -115,8 +119,9 @@ class BodySpecTest {
     }
 
     private static final BodySpec WORDED = BodySpec.of(
-            BodyField.text(REQUIRED, "host", 5).refusedAs("must be a host name").missingAs("is required: the server's "
-                    + "host name"),
+            BodyField.text(REQUIRED, "host", 5)
+                    .refusedAs("must be a host name")
+                    .missingAs("is required: the server's " + "host name"),
             BodyField.integer(OPTIONAL, "port", 1, 65_535).refusedAs("must be a port number, 1 to 65535"),
             BodyField.flag(OPTIONAL, "tls").refusedAs("must be on or off"),
             BodyField.text(REQUIRED, "user", 9).refusedAs("must be a user name"));
@@ -135,7 +140,8 @@ class BodySpecTest {
     void aWordedFieldKeepsItsCodeAndParamAndSaysItsOwnRefusal(String body, String refusal, String message) {
         var reader = WORDED.reader((ObjectNode) Json.read(body));
         WORDED.fields().forEach(field -> field.read(reader));
-        assertThat(reader.problems().list()).extracting(p -> p.code().code() + " " + p.param(), Problem::message)
+        assertThat(reader.problems().list())
+                .extracting(p -> p.code().code() + " " + p.param(), Problem::message)
                 .containsExactly(Tuple.tuple(refusal, message));
     }
 
@@ -144,8 +150,10 @@ class BodySpecTest {
         var reader = WORDED.reader((ObjectNode) Json.read("{\"host\": \"a\", \"port\": 0, \"user\": \"u\"}"));
         WORDED.fields().forEach(field -> field.read(reader));
         reader.reject("host", ErrorCode.INVALID_FIELD, "cannot be used: private address");
-        assertThat(reader.problems().list()).extracting(Problem::message).containsExactly(
-                "`port` must be a port number, 1 to 65535.", "`host` cannot be used: private address.");
+        assertThat(reader.problems().list())
+                .extracting(Problem::message)
+                .containsExactly(
+                        "`port` must be a port number, 1 to 65535.", "`host` cannot be used: private address.");
     }
 
     @Test

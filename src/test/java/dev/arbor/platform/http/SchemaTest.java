@@ -42,7 +42,8 @@ class SchemaTest {
     void aRangeMustNotBeEmptyNorEndlessAtOneEnd() {
         assertThatThrownBy(() -> Schema.number(Bound.inclusive(2), Bound.inclusive(1)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Bound.inclusive(Double.POSITIVE_INFINITY)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Bound.inclusive(Double.POSITIVE_INFINITY))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private static boolean accepts(Schema schema, JsonNode value) {

@@ -54,13 +54,34 @@ class OutboundClientTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"http://127.0.0.1/", "http://localhost/", "http://[::1]/", "http://10.1.2.3/",
-            "http://172.16.0.1/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data/",
-            "http://100.64.0.1/", "http://0.0.0.0/", "http://[::ffff:127.0.0.1]/", "http://[fd00::1]/",
-            "http://[fe80::1]/", "http://224.0.0.1/", "http://192.0.2.7/", "http://198.51.100.7/",
-            "http://203.0.113.7/", "http://[2001:db8::7]/", "http://[64:ff9b::a00:1]/", "http://[64:ff9b:1::a00:1]/",
-            "http://[2002:a00:1::1]/", "http://[2001:0:a00:1::1]/", "http://[::10.0.0.1]/", "http://[::7f00:1]/",
-            "http://[::ffff:0:10.0.0.1]/", "http://192.88.99.1/"})
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1/",
+                "http://localhost/",
+                "http://[::1]/",
+                "http://10.1.2.3/",
+                "http://172.16.0.1/",
+                "http://192.168.1.1/",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://100.64.0.1/",
+                "http://0.0.0.0/",
+                "http://[::ffff:127.0.0.1]/",
+                "http://[fd00::1]/",
+                "http://[fe80::1]/",
+                "http://224.0.0.1/",
+                "http://192.0.2.7/",
+                "http://198.51.100.7/",
+                "http://203.0.113.7/",
+                "http://[2001:db8::7]/",
+                "http://[64:ff9b::a00:1]/",
+                "http://[64:ff9b:1::a00:1]/",
+                "http://[2002:a00:1::1]/",
+                "http://[2001:0:a00:1::1]/",
+                "http://[::10.0.0.1]/",
+                "http://[::7f00:1]/",
+                "http://[::ffff:0:10.0.0.1]/",
+                "http://192.88.99.1/"
+            })
     void internalAddressesAreRefusedByDefault(String url) {
         var policy = new OutboundPolicy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create(url)))
@@ -120,21 +141,30 @@ class OutboundClientTest {
         other.start();
         try {
             local.createContext("/to-other", exchange -> {
-                exchange.getResponseHeaders().add("Location", "http://127.0.0.1:" + other.getAddress().getPort()
-                        + "/echo");
+                exchange.getResponseHeaders()
+                        .add(
+                                "Location",
+                                "http://127.0.0.1:" + other.getAddress().getPort() + "/echo");
                 exchange.sendResponseHeaders(307, -1);
                 exchange.close();
             });
             var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-other"))
-                    .header("Authorization", "Bearer secret-1").header("Cookie", "session=secret-2")
-                    .header("X-Api-Key", "secret-3").header("X-Custom-Token", "secret-4")
-                    .header("Accept", "application/json").header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+                    .header("Authorization", "Bearer secret-1")
+                    .header("Cookie", "session=secret-2")
+                    .header("X-Api-Key", "secret-3")
+                    .header("X-Custom-Token", "secret-4")
+                    .header("Accept", "application/json")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                    .build();
 
             var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
-            assertThat(client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(204);
+            assertThat(client.send(request, HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .isEqualTo(204);
 
-            assertThat(seen).containsKeys("accept", "content-type")
+            assertThat(seen)
+                    .containsKeys("accept", "content-type")
                     .doesNotContainKeys("authorization", "cookie", "x-api-key", "x-custom-token");
         } finally {
             other.stop(0);
@@ -143,23 +173,29 @@ class OutboundClientTest {
 
     @Test
     void loopbackIsRefusedUntilListed() throws Exception {
-        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello")).build();
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
+                .build();
         assertThatThrownBy(() -> new OutboundClient(new OutboundPolicy(List.of()))
-                .send(request, HttpResponse.BodyHandlers.ofString()))
+                        .send(request, HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(OutboundRefusedException.class);
 
         var allowed = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
-        assertThat(allowed.send(request, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("hi");
+        assertThat(allowed.send(request, HttpResponse.BodyHandlers.ofString()).body())
+                .isEqualTo("hi");
     }
 
     @Test
     void redirectsAreCheckedAgainAtEveryHop() throws Exception {
         var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
-        var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata")).build();
+        var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata"))
+                .build();
         assertThatThrownBy(() -> client.send(toMetadata, HttpResponse.BodyHandlers.ofString()))
-                .isInstanceOf(OutboundRefusedException.class).hasMessageContaining("169.254.169.254");
+                .isInstanceOf(OutboundRefusedException.class)
+                .hasMessageContaining("169.254.169.254");
 
-        var toHello = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-hello")).build();
-        assertThat(client.send(toHello, HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("hi");
+        var toHello = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-hello"))
+                .build();
+        assertThat(client.send(toHello, HttpResponse.BodyHandlers.ofString()).body())
+                .isEqualTo("hi");
     }
 }

@@ -33,7 +33,8 @@ class SecretBoxTest {
         assertThat(box.open(sealed, "gateway:gw_1:credentials")).isEqualTo("hunter2");
         assertThat(box.seal("hunter2", "gateway:gw_1:credentials")).isNotEqualTo(sealed);
         assertThatThrownBy(() -> box.open(sealed, "gateway:gw_2:credentials"))
-                .isInstanceOf(SecretException.class).hasMessageNotContaining("hunter2");
+                .isInstanceOf(SecretException.class)
+                .hasMessageNotContaining("hunter2");
     }
 
     @Test
@@ -46,7 +47,8 @@ class SecretBoxTest {
         assertThatThrownBy(() -> box.open("plain text", "c")).isInstanceOf(SecretException.class);
 
         SecretBox other = new SecretBox(new byte[32]);
-        assertThatThrownBy(() -> other.open(sealed, "c")).isInstanceOf(SecretException.class)
+        assertThatThrownBy(() -> other.open(sealed, "c"))
+                .isInstanceOf(SecretException.class)
                 .hasMessageContaining("another key");
     }
 
@@ -54,7 +56,8 @@ class SecretBoxTest {
     void theGeneratedKeyFileIsPrivateAndReused() throws Exception {
         String sealed = SecretBox.fromConfig(config(Map.of())).seal("kept", "c");
         Path keyFile = data.resolve("secret.key");
-        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile)))
+                .isEqualTo("rw-------");
         assertThat(SecretBox.fromConfig(config(Map.of())).open(sealed, "c")).isEqualTo("kept");
     }
 

@@ -19,7 +19,8 @@ class AnswersTest {
 
     @Test
     void aMultiAnswerIsAsSureAsItsLeastSureOption() {
-        var tags = question("tags", "{\"type\": \"multi\", \"criteria\": {\"a\": null, \"b\": null}, \"threshold\": 0.5}");
+        var tags =
+                question("tags", "{\"type\": \"multi\", \"criteria\": {\"a\": null, \"b\": null}, \"threshold\": 0.5}");
         var probabilities = Map.of("tags#0", List.of(0.05, 0.95), "tags#1", List.of(0.7, 0.3));
         var at70 = Answers.of(List.of(tags), probabilities, settings(List.of(tags), "{\"act_threshold\": 0.7}"));
         var answer = at70.answers().path("tags");
@@ -40,7 +41,9 @@ class AnswersTest {
         var warm = Answers.of(List.of(team), probabilities, settings(List.of(team), "{\"temperature\": 2}"));
         assertThat(plain.answers().at("/team/probabilities/a").asDouble()).isEqualTo(0.7);
         assertThat(warm.answers().at("/team/choice").asText()).isEqualTo("a");
-        assertThat(warm.answers().at("/team/probabilities/a").asDouble()).isLessThan(0.7).isGreaterThan(0.4);
+        assertThat(warm.answers().at("/team/probabilities/a").asDouble())
+                .isLessThan(0.7)
+                .isGreaterThan(0.4);
         assertThat(warm.raw().at("/team/a").asDouble()).isEqualTo(0.7);
         assertThat(plain.answers().at("/team/confidence").asDouble()).isEqualTo(0.55);
     }
@@ -55,13 +58,25 @@ class AnswersTest {
     @Test
     void scoresNumbersAndRanksHaveTheirOwnFields() {
         var level = question("level", "{\"type\": \"score\", \"criteria\": [\"low\", {\"text\": \"mid\"}, \"high\"]}");
-        var days = question("days", "{\"type\": \"number\", \"criteria\": {\"1\": null, \"2\": null, \"5\": null, "
-                + "\"10\": null}, \"unit\": \"days\"}");
+        var days = question(
+                "days",
+                "{\"type\": \"number\", \"criteria\": {\"1\": null, \"2\": null, \"5\": null, "
+                        + "\"10\": null}, \"unit\": \"days\"}");
         var order = question("order", "{\"type\": \"rank\", \"criteria\": {\"x\": null, \"y\": null, \"z\": null}}");
         var urgent = question("urgent", "{\"type\": \"noul\", \"criteria\": {}}");
         var all = List.of(level, days, order, urgent);
-        var result = Answers.of(all, Map.of("level", List.of(0.0, 0.0, 1.0), "days", List.of(0.05, 0.6, 0.3, 0.05),
-                "order", List.of(0.2, 0.5, 0.3), "urgent", List.of(0.4, 0.6)), settings(all, "{}"));
+        var result = Answers.of(
+                all,
+                Map.of(
+                        "level",
+                        List.of(0.0, 0.0, 1.0),
+                        "days",
+                        List.of(0.05, 0.6, 0.3, 0.05),
+                        "order",
+                        List.of(0.2, 0.5, 0.3),
+                        "urgent",
+                        List.of(0.4, 0.6)),
+                settings(all, "{}"));
         var answers = result.answers();
         assertThat(answers.at("/level/score").asDouble()).isEqualTo(2.0);
         assertThat(answers.at("/level/decision").asText()).isEqualTo("2");

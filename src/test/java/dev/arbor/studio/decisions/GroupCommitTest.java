@@ -16,16 +16,36 @@ import org.junit.jupiter.api.Test;
 class GroupCommitTest {
     private static StoredDecision decision(String id) {
         var body = Json.object().put("id", id);
-        return new StoredDecision(id, "completed", StoreLevel.FULL, "api", "/v1/studio/decisions", "req_1",
-                Optional.empty(), Optional.empty(), Optional.of("hash-decider"), Optional.of(true), Optional.of(0.95),
-                Optional.empty(), false, Json.object(), Optional.empty(), 1L, Optional.of(2L), Optional.of(1.0), body,
-                Optional.empty(), List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
-                Json.object(), Optional.empty());
+        return new StoredDecision(
+                id,
+                "completed",
+                StoreLevel.FULL,
+                "api",
+                "/v1/studio/decisions",
+                "req_1",
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of("hash-decider"),
+                Optional.of(true),
+                Optional.of(0.95),
+                Optional.empty(),
+                false,
+                Json.object(),
+                Optional.empty(),
+                1L,
+                Optional.of(2L),
+                Optional.of(1.0),
+                body,
+                Optional.empty(),
+                List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
+                Json.object(),
+                Optional.empty());
     }
 
     @Test
     void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
-        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+        try (var database =
+                Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
             var store = new DecisionStore(database, file -> false);
             var commit = new GroupCommit(store);
             commit.write(decision("dec_taken"));
@@ -47,9 +67,11 @@ class GroupCommitTest {
                 assertThat(outcomes.get(i).get()).as("decision %d", i).isEqualTo(i != 100);
             }
             long stored = database.read(h -> h.createQuery("SELECT count(*) FROM studio_decisions")
-                    .mapTo(Long.class).one());
+                    .mapTo(Long.class)
+                    .one());
             long answers = database.read(h -> h.createQuery("SELECT count(*) FROM studio_decision_answers")
-                    .mapTo(Long.class).one());
+                    .mapTo(Long.class)
+                    .one());
             assertThat(stored).isEqualTo(200);
             assertThat(answers).isEqualTo(200);
         }
@@ -57,7 +79,8 @@ class GroupCommitTest {
 
     @Test
     void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
-        try (var database = Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+        try (var database =
+                Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
             var commit = new GroupCommit(new DecisionStore(database, file -> false));
             // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
             // for company and then writes alone, and once they are given up it waits for nothing
@@ -71,7 +94,8 @@ class GroupCommitTest {
             inFlight.forEach(GroupCommit.InFlight::close);
             commit.write(decision("dec_after"));
             List<String> written = database.read(h -> h.createQuery("SELECT id FROM studio_decisions ORDER BY seq")
-                    .mapTo(String.class).list());
+                    .mapTo(String.class)
+                    .list());
             assertThat(written).containsExactly("dec_alone", "dec_after");
         }
     }

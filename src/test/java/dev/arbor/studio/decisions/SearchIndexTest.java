@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.TestServer;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,9 @@ class SearchIndexTest {
                 alphas.add(decide(http, "alpha parcel number " + i));
             }
             String db = "jdbc:sqlite:" + server.dataDir().resolve("arbor.db");
-            assertThat(indexedSeq(db)).as("the writes caught the index up on their own").isGreaterThan(0);
+            assertThat(indexedSeq(db))
+                    .as("the writes caught the index up on their own")
+                    .isGreaterThan(0);
 
             assertThat(found(http, "parcel 299")).containsExactly(alphas.get(299));
             var betas = new ArrayList<String>(); // five, made well within the second that starts a batch
@@ -40,7 +42,9 @@ class SearchIndexTest {
             for (int i = 0; i < 5; i++) {
                 betas.add(decide(http, "beta crate number " + i));
             }
-            assertThat(indexedSeq(db)).as("the newest decisions wait for a batch").isLessThan(maxSeq(db));
+            assertThat(indexedSeq(db))
+                    .as("the newest decisions wait for a batch")
+                    .isLessThan(maxSeq(db));
             http.delete(D + "/" + betas.get(0));
             http.delete(D + "/" + alphas.get(0));
             http.post(D + "/" + betas.get(1) + "/redact", "{\"fields\": [\"input.state\"]}");
@@ -57,8 +61,9 @@ class SearchIndexTest {
             assertThat(found(http, "parcel 8")).isEmpty();
             assertThat(found(http, "alpha")).hasSize(296);
             try (Connection c = DriverManager.getConnection(db)) {
-                c.createStatement().execute("INSERT INTO studio_decisions_search (studio_decisions_search) "
-                        + "VALUES ('integrity-check')");
+                c.createStatement()
+                        .execute("INSERT INTO studio_decisions_search (studio_decisions_search) "
+                                + "VALUES ('integrity-check')");
             }
         }
     }
@@ -90,8 +95,11 @@ class SearchIndexTest {
     }
 
     private static String decide(TestServer http, String state) {
-        JsonNode made = http.post(D, "{\"model\": \"hash-decider\", \"state\": \"" + state + "\", "
-                + "\"questions\": {\"ok\": {\"type\": \"noul\"}}}").json();
+        JsonNode made = http.post(
+                        D,
+                        "{\"model\": \"hash-decider\", \"state\": \"" + state + "\", "
+                                + "\"questions\": {\"ok\": {\"type\": \"noul\"}}}")
+                .json();
         return made.path("id").asText();
     }
 
@@ -99,7 +107,8 @@ class SearchIndexTest {
         var ids = new ArrayList<String>();
         String after = "";
         while (true) {
-            JsonNode page = http.get(D + "?limit=100&q=" + words.replace(" ", "+") + after).json();
+            JsonNode page = http.get(D + "?limit=100&q=" + words.replace(" ", "+") + after)
+                    .json();
             page.path("data").forEach(d -> ids.add(d.path("id").asText()));
             if (!page.path("has_more").asBoolean()) {
                 return ids;
@@ -117,7 +126,8 @@ class SearchIndexTest {
     }
 
     private static long single(String db, String sql) throws Exception {
-        try (Connection c = DriverManager.getConnection(db); ResultSet r = c.createStatement().executeQuery(sql)) {
+        try (Connection c = DriverManager.getConnection(db);
+                ResultSet r = c.createStatement().executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         }

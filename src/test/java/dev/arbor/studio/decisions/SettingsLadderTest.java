@@ -15,12 +15,19 @@ class SettingsLadderTest {
              "models": {"laya": {"temperature": 1.3, "questions": {"urgency": {"temperature": 1.8}}}}}""";
 
     private static final List<Question> QUESTIONS = List.of(
-            new Question("urgency", (ObjectNode) Json.read("{\"type\": \"score\", \"criteria\": [\"a\", \"b\"]}"),
-                    "template", false),
-            new Question("churn_risk", (ObjectNode) Json.read("{\"type\": \"noul\", \"criteria\": {}}"), "template",
+            new Question(
+                    "urgency",
+                    (ObjectNode) Json.read("{\"type\": \"score\", \"criteria\": [\"a\", \"b\"]}"),
+                    "template",
                     false),
-            new Question("tags", (ObjectNode) Json.read("{\"type\": \"multi\", \"criteria\": {\"a\": null}, "
-                    + "\"threshold\": 0.4}"), "template", false));
+            new Question(
+                    "churn_risk", (ObjectNode) Json.read("{\"type\": \"noul\", \"criteria\": {}}"), "template", false),
+            new Question(
+                    "tags",
+                    (ObjectNode)
+                            Json.read("{\"type\": \"multi\", \"criteria\": {\"a\": null}, " + "\"threshold\": 0.4}"),
+                    "template",
+                    false));
 
     @Test
     void eachValueComesFromTheFirstLayerThatHasOne() {
@@ -37,8 +44,12 @@ class SettingsLadderTest {
 
     @Test
     void aDecisionLevelRequestValueBeatsTheTemplatesPerQuestionValue() {
-        var effective = SettingsLadder.resolve((ObjectNode) Json.read(TEMPLATE),
-                (ObjectNode) Json.read("{\"act_threshold\": 0.8}"), "other", QUESTIONS, 0.9);
+        var effective = SettingsLadder.resolve(
+                (ObjectNode) Json.read(TEMPLATE),
+                (ObjectNode) Json.read("{\"act_threshold\": 0.8}"),
+                "other",
+                QUESTIONS,
+                0.9);
         assertThat(effective.of("churn_risk").actThreshold()).isEqualTo(0.8);
         assertThat(effective.temperature()).isEqualTo(1.1);
         assertThat(effective.json().at("/sources/temperature").asText()).isEqualTo("template");

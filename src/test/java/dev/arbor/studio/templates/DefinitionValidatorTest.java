@@ -40,13 +40,15 @@ class DefinitionValidatorTest {
                 {"questions": {"urgent": {"type": "noul"}, "team": {"type": "choice", "criteria": ["billing", "tech"]},
                  "tags": {"type": "multi", "criteria": {"a": "first", "b": null}},
                  "size": {"type": "number", "criteria": [10, 1, 2.50, 1], "unit": "h"}}}""").definition();
-        assertThat(definition.fieldNames()).toIterable().containsExactly("modalities", "variables", "state",
-                "questions", "model", "settings", "extensions");
+        assertThat(definition.fieldNames())
+                .toIterable()
+                .containsExactly("modalities", "variables", "state", "questions", "model", "settings", "extensions");
         assertThat(definition.path("modalities").toString()).isEqualTo("[\"text\"]");
         assertThat(definition.at("/questions/urgent/instructions").asText()).isEqualTo("Is this true?");
         assertThat(definition.at("/questions/team/criteria").toString()).isEqualTo("{\"billing\":null,\"tech\":null}");
         assertThat(definition.at("/questions/tags/threshold").asDouble()).isEqualTo(0.5);
-        assertThat(definition.at("/questions/size/criteria").toString()).isEqualTo("{\"1\":null,\"2.5\":null,\"10\":null}");
+        assertThat(definition.at("/questions/size/criteria").toString())
+                .isEqualTo("{\"1\":null,\"2.5\":null,\"10\":null}");
         assertThat(definition.at("/extensions").toString())
                 .isEqualTo("{\"questions\":true,\"max_questions\":16,\"options\":[],\"skip\":[]}");
         assertThat(definition.path("state").isNull()).isTrue();
@@ -71,9 +73,17 @@ class DefinitionValidatorTest {
                  "variables": {"odd key": {"type": "string"}, "n": {"type": "integer", "colour": 1}},
                  "modalities": ["text", "smell"]}""");
         assertThat(outcome.codes()).containsOnly("invalid_field");
-        assertThat(outcome.params()).contains("questions.urgency.criteria", "questions.kind.type",
-                "questions[\"bad key\"]", "questions.yes.criteria.maybe", "questions.rank.criteria",
-                "questions.num.criteria", "variables[\"odd key\"]", "variables.n.colour", "modalities[1]");
+        assertThat(outcome.params())
+                .contains(
+                        "questions.urgency.criteria",
+                        "questions.kind.type",
+                        "questions[\"bad key\"]",
+                        "questions.yes.criteria.maybe",
+                        "questions.rank.criteria",
+                        "questions.num.criteria",
+                        "variables[\"odd key\"]",
+                        "variables.n.colour",
+                        "modalities[1]");
     }
 
     @Test
@@ -95,10 +105,10 @@ class DefinitionValidatorTest {
                  "questions": {"q": {"type": "choice", "criteria": ["{{tier}}", "other"]},
                                "n": {"type": "number", "criteria": {"{{tier}}": "x", "2": "y"}},
                                "s": {"type": "score", "criteria": "{{tier}}"}}}""");
-        assertThat(outcome.codes()).containsExactly("placeholder_not_allowed", "placeholder_not_allowed",
-                "placeholder_not_allowed");
-        assertThat(outcome.params()).contains("questions.q.criteria[0]", "questions.n.criteria[\"{{tier}}\"]",
-                "questions.s.criteria");
+        assertThat(outcome.codes())
+                .containsExactly("placeholder_not_allowed", "placeholder_not_allowed", "placeholder_not_allowed");
+        assertThat(outcome.params())
+                .contains("questions.q.criteria[0]", "questions.n.criteria[\"{{tier}}\"]", "questions.s.criteria");
     }
 
     @Test
@@ -138,7 +148,8 @@ class DefinitionValidatorTest {
 
     @Test
     void contradictionsAreInvalidDefinitions() {
-        Outcome stateWithoutVariables = check("{\"state\": \"Fixed text\", \"questions\": {\"q\": {\"type\": \"noul\"}}}");
+        Outcome stateWithoutVariables =
+                check("{\"state\": \"Fixed text\", \"questions\": {\"q\": {\"type\": \"noul\"}}}");
         assertThat(stateWithoutVariables.codes()).containsExactly("invalid_definition");
         assertThat(stateWithoutVariables.params()).containsExactly("state");
 
@@ -175,13 +186,14 @@ class DefinitionValidatorTest {
                                "s": {"type": "string", "enum": ["x"], "default": "y"},
                                "both": {"type": "string", "sensitive": true, "trusted": true}},
                  "state": "{{n}} {{s}} {{both}}", "questions": {"q": {"type": "noul"}}}""");
-        assertThat(outcome.params()).containsExactly("variables.n.default", "variables.s.default",
-                "variables.both.trusted");
+        assertThat(outcome.params())
+                .containsExactly("variables.n.default", "variables.s.default", "variables.both.trusted");
         ObjectNode optional = check("""
                 {"variables": {"n": {"type": "integer", "default": 3}}, "state": "{{n}}",
                  "questions": {"q": {"type": "noul"}}}""").definition();
         assertThat(optional.at("/variables/n/required").asBoolean()).isFalse();
-        assertThat(optional.at("/variables/n").fieldNames()).toIterable()
+        assertThat(optional.at("/variables/n").fieldNames())
+                .toIterable()
                 .containsExactly("type", "default", "required", "sensitive", "trusted");
     }
 
@@ -193,20 +205,39 @@ class DefinitionValidatorTest {
                  "settings": {"act_threshold": 1.5, "questions": {"urgncy": {"temperature": 2},
                               "team": {"multi_threshold": 0.3}}, "colour": 1},
                  "extensions": {"options": ["urgency", "team", "nope"], "skip": true, "max_questions": 200}}""");
-        assertThat(outcome.params()).containsExactly("settings.act_threshold", "settings.questions.urgncy",
-                "settings.questions.team.multi_threshold", "settings.colour", "extensions.options[0]",
-                "extensions.options[2]", "extensions.max_questions");
-        assertThat(outcome.codes()).containsExactly("invalid_field", "unknown_question", "invalid_field",
-                "invalid_field", "options_not_extensible", "unknown_question", "invalid_field");
+        assertThat(outcome.params())
+                .containsExactly(
+                        "settings.act_threshold",
+                        "settings.questions.urgncy",
+                        "settings.questions.team.multi_threshold",
+                        "settings.colour",
+                        "extensions.options[0]",
+                        "extensions.options[2]",
+                        "extensions.max_questions");
+        assertThat(outcome.codes())
+                .containsExactly(
+                        "invalid_field",
+                        "unknown_question",
+                        "invalid_field",
+                        "invalid_field",
+                        "options_not_extensible",
+                        "unknown_question",
+                        "invalid_field");
         assertThat(outcome.problems().get(1).message()).contains("Did you mean `urgency`?");
     }
 
     @ParameterizedTest
-    @CsvSource({"temperature, 50", "temperature, 20.5", "temperature, 0", "act_threshold, 0", "act_threshold, 1.01",
-            "multi_threshold, 1"})
+    @CsvSource({
+        "temperature, 50",
+        "temperature, 20.5",
+        "temperature, 0",
+        "act_threshold, 0",
+        "act_threshold, 1.01",
+        "multi_threshold, 1"
+    })
     void settingsOutsideTheirRangesAreInvalid(String setting, String value) {
-        Outcome outcome = check("{\"questions\": {\"q\": {\"type\": \"noul\"}}, \"settings\": {\"" + setting
-                + "\": " + value + "}}");
+        Outcome outcome = check(
+                "{\"questions\": {\"q\": {\"type\": \"noul\"}}, \"settings\": {\"" + setting + "\": " + value + "}}");
         assertThat(outcome.codes()).containsExactly("invalid_field");
         assertThat(outcome.params()).containsExactly("settings." + setting);
     }
@@ -214,8 +245,7 @@ class DefinitionValidatorTest {
     @Test
     void settingsAtTheEdgesOfTheirRangesAreKept() {
         ObjectNode definition = check("""
-                {"questions": {"q": {"type": "noul"}}, "settings": {"temperature": 20, "act_threshold": 1}}""")
-                .definition();
+                {"questions": {"q": {"type": "noul"}}, "settings": {"temperature": 20, "act_threshold": 1}}""").definition();
         assertThat(definition.at("/settings/temperature").asDouble()).isEqualTo(20);
     }
 
@@ -225,7 +255,8 @@ class DefinitionValidatorTest {
                 {"variables": {"msg": {"type": "string"}, "extra": {"type": "string"}, "teams": {"type": "options"}},
                  "state": "{{msg}}", "questions": {"q": {"type": "noul"}}}""");
         assertThat(result.problems()).isEmpty();
-        assertThat(result.result().warnings()).extracting(w -> w.code().code() + " " + w.param())
+        assertThat(result.result().warnings())
+                .extracting(w -> w.code().code() + " " + w.param())
                 .containsExactly("variable_unreferenced variables.extra", "variable_unreferenced variables.teams");
     }
 

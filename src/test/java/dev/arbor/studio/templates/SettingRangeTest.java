@@ -31,9 +31,11 @@ class SettingRangeTest {
         "TEMPERATURE,     exclusiveMinimum, 0, maximum,          20",
         "MULTI_THRESHOLD, exclusiveMinimum, 0, exclusiveMaximum, 1",
     })
-    void theDocumentShowsTheSameRange(SettingRange range, String lowerKey, double lower, String upperKey,
-                                      double upper) {
-        assertThat(range.schema().json()).containsEntry("type", "number").containsEntry(lowerKey, lower)
+    void theDocumentShowsTheSameRange(
+            SettingRange range, String lowerKey, double lower, String upperKey, double upper) {
+        assertThat(range.schema().json())
+                .containsEntry("type", "number")
+                .containsEntry(lowerKey, lower)
                 .containsEntry(upperKey, upper);
     }
 }

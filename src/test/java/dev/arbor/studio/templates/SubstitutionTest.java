@@ -24,8 +24,8 @@ class SubstitutionTest {
                 {"variables": {"tier": {"type": "string"}, "n": {"type": "integer", "required": false},
                                "msg": {"type": "string"}},
                  "state": "Plan: {{tier}}\\nOpen invoices: {{n}}\\n\\n{{msg}}", %s}""".formatted(Q));
-        var result = Substitution.apply(definition, Json.read("{\"tier\": \"enterprise\", \"msg\": \"Billed twice\"}"),
-                KEY);
+        var result =
+                Substitution.apply(definition, Json.read("{\"tier\": \"enterprise\", \"msg\": \"Billed twice\"}"), KEY);
         assertThat(result.state().asText()).isEqualTo("Plan: enterprise\nOpen invoices: \n\nBilled twice");
     }
 
@@ -46,8 +46,7 @@ class SubstitutionTest {
                  "state": {"count": "{{n}}", "tags": "{{tags}}", "note": "{{note}}", "list": ["{{note}}", "x {{n}}"]},
                  %s}""".formatted(Q));
         var result = Substitution.apply(definition, Json.read("{\"n\": 3, \"tags\": {\"a\": [1, 2]}}"), KEY);
-        assertThat(result.state().toString())
-                .isEqualTo("{\"count\":3,\"tags\":{\"a\":[1,2]},\"list\":[\"x 3\"]}");
+        assertThat(result.state().toString()).isEqualTo("{\"count\":3,\"tags\":{\"a\":[1,2]},\"list\":[\"x 3\"]}");
     }
 
     @Test
@@ -66,12 +65,14 @@ class SubstitutionTest {
                 {"variables": {"message": {"type": "string"}, "seats": {"type": "integer", "maximum": 10},
                                "plan": {"type": "string", "enum": ["free", "pro"]}},
                  "state": "{{message}} {{seats}} {{plan}}", %s}""".formatted(Q));
-        assertThatThrownBy(() -> Substitution.apply(definition,
-                Json.read("{\"mesage\": \"x\", \"seats\": \"3\", \"plan\": \"gold\"}"), KEY))
+        assertThatThrownBy(() -> Substitution.apply(
+                        definition, Json.read("{\"mesage\": \"x\", \"seats\": \"3\", \"plan\": \"gold\"}"), KEY))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
-                    assertThat(e.problems()).extracting(p -> p.code().code() + " " + p.param()).containsExactly(
-                            "unknown_variable variables.mesage", "missing_variable variables.message",
-                            "invalid_variable variables.seats", "invalid_variable variables.plan");
+                    assertThat(e.problems())
+                            .extracting(p -> p.code().code() + " " + p.param())
+                            .containsExactly(
+                                    "unknown_variable variables.mesage", "missing_variable variables.message",
+                                    "invalid_variable variables.seats", "invalid_variable variables.plan");
                     assertThat(e.problems().getFirst().message()).contains("Did you mean `message`?");
                     assertThat(e.problems().get(2).message()).contains("must be an integer, not a string");
                     assertThat(e.problems().get(3).message()).contains("free, pro");
@@ -95,7 +96,8 @@ class SubstitutionTest {
         ObjectNode definition = definition("""
                 {"variables": {"email": {"type": "string", "sensitive": true}, "msg": {"type": "string"}},
                  "state": "From {{email}}: {{msg}}", %s}""".formatted(Q));
-        var result = Substitution.apply(definition, Json.read("{\"email\": \"ann@example.com\", \"msg\": \"hi\"}"), KEY);
+        var result =
+                Substitution.apply(definition, Json.read("{\"email\": \"ann@example.com\", \"msg\": \"hi\"}"), KEY);
         assertThat(result.state().asText()).isEqualTo("From ann@example.com: hi");
         assertThat(result.stored().toString()).doesNotContain("ann@example.com");
         assertThat(result.stored().at("/email/$redacted").asText())

@@ -16,9 +16,17 @@ final class TestDefinitions {
 
     static DefinitionValidator.Result validate(String json, Problems problems) {
         JsonNode body = Json.read(json);
-        return DefinitionValidator.validate(new DefinitionValidator.Fields(body.get("modalities"),
-                body.get("variables"), body.get("state"), body.get("questions"), body.get("model"),
-                body.get("settings"), body.get("extensions")), problems, MODELS);
+        return DefinitionValidator.validate(
+                new DefinitionValidator.Fields(
+                        body.get("modalities"),
+                        body.get("variables"),
+                        body.get("state"),
+                        body.get("questions"),
+                        body.get("model"),
+                        body.get("settings"),
+                        body.get("extensions")),
+                problems,
+                MODELS);
     }
 
     /** The normal form of a definition that must be valid. */
