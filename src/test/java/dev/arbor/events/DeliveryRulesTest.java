@@ -1,0 +1,107 @@
+package dev.arbor.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.Json;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** What a descriptor's rules read from a delivery: its id, its time, its payload and the handshakes. */
+class DeliveryRulesTest {
+    private static final EventCatalog CATALOG = EventCatalog.load();
+    private static final URI URL = URI.create("https://arbor.example/events/hooks/hk_1");
+
+    @Test
+    void theDeliveryIdAndTimeComeFromThePayloadWhereTheProviderPutsThem() {
+        DeliveryRules stripe = rules("stripe");
+        JsonNode sample = sample("stripe");
+        InboundRequest request = request(sample.toString(), Map.of(), URL);
+
+        assertThat(stripe.deliveryIdOf(request, sample))
+                .contains(sample.path("id").asText());
+        assertThat(stripe.occurredAtOf(request, sample))
+                .contains(Instant.ofEpochSecond(sample.path("created").asLong()));
+    }
+
+    @Test
+    void theDeliveryIdAndTimeComeFromHeadersWhereTheProviderPutsThem() {
+        DeliveryRules shopify = rules("shopify");
+        InboundRequest request = request(
+                "{}",
+                Map.of(
+                        "X-Shopify-Event-Id",
+                        "98880550-7158-44d4-b7cd-2c97c8a091b5",
+                        "x-shopify-triggered-at",
+                        "2026-11-20T16:00:01.123Z"),
+                URL);
+
+        assertThat(shopify.deliveryIdOf(request, Json.object())).contains("98880550-7158-44d4-b7cd-2c97c8a091b5");
+        assertThat(shopify.occurredAtOf(request, Json.object())).contains(Instant.parse("2026-11-20T16:00:01.123Z"));
+        assertThat(rules("alertmanager").deliveryIdOf(request, Json.object())).isEmpty();
+    }
+
+    @Test
+    void aFormBodyIsReadAsAnObjectOfItsFields() {
+        DeliveryRules twilio = rules("twilio");
+        InboundRequest request = request("SmsStatus=received&From=%2B14155550100&Body=Hi+there", Map.of(), URL);
+        JsonNode payload = twilio.format().payload(request);
+
+        assertThat(payload.path("From").asText()).isEqualTo("+14155550100");
+        assertThat(twilio.eventType().typeOf(request, payload)).contains("message.received");
+    }
+
+    @Test
+    void gitHubsPingIsAHandshakeAndAnEventIsNot() {
+        Handshake github = rules("github").handshake();
+
+        assertThat(github.detect(request("{}", Map.of("X-GitHub-Event", "ping"), URL), Optional.empty()))
+                .contains(new Handshake.Reply("application/json", "{\"ok\":true}"));
+        assertThat(github.detect(request("{}", Map.of("X-GitHub-Event", "issues"), URL), Optional.empty()))
+                .isEmpty();
+        assertThat(github.unsigned()).isFalse();
+    }
+
+    @Test
+    void slacksUrlVerificationIsAnsweredWithItsChallenge() {
+        Handshake slack = rules("slack").handshake();
+        String body =
+                "{\"token\": \"Jhj5dZrVaK7ZwHHjRyZWjbDl\", \"challenge\": \"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P\","
+                        + " \"type\": \"url_verification\"}";
+
+        assertThat(slack.detect(request(body, Map.of(), URL), Optional.of(Json.read(body))))
+                .contains(new Handshake.Reply("text/plain", "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"));
+        assertThat(slack.detect(request("{}", Map.of(), URL), Optional.of(sample("slack"))))
+                .isEmpty();
+    }
+
+    @Test
+    void graphsValidationTokenIsEchoedBeforeAnySignatureCheck() {
+        Handshake teams = rules("teams").handshake();
+        URI validation = URI.create(URL + "?validationToken=Validation%3A+Testing+client+application+reachability");
+
+        assertThat(teams.detect(request("", Map.of(), validation), Optional.empty()))
+                .contains(new Handshake.Reply("text/plain", "Validation: Testing client application reachability"));
+        assertThat(teams.unsigned()).isTrue();
+        assertThat(rules("stripe").handshake()).isEqualTo(new Handshake.None());
+    }
+
+    private static DeliveryRules rules(String provider) {
+        return CATALOG.find(provider).orElseThrow().delivery();
+    }
+
+    private static JsonNode sample(String provider) {
+        return CATALOG.find(provider).orElseThrow().eventTypes().getFirst().sampleEvent();
+    }
+
+    private static InboundRequest request(String body, Map<String, String> headers, URI url) {
+        var multi = new java.util.HashMap<String, List<String>>();
+        headers.forEach((name, value) -> multi.put(name, List.of(value)));
+        return new InboundRequest(body.getBytes(StandardCharsets.UTF_8), multi, url);
+    }
+}
