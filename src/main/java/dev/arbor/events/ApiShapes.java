@@ -103,6 +103,13 @@ final class ApiShapes {
                             .optional("id_header", HEADER_NAME)
                             .optional("tolerance_seconds", integer(1, 3600))
                             .closed())
+            .optional(
+                    "freshness",
+                    object().optional("header", HEADER_NAME)
+                            .optional("path", PAYLOAD_PATH)
+                            .required("format", oneOf("unix_seconds", "unix_millis", "iso_8601"))
+                            .required("tolerance_seconds", integer(1, 3600))
+                            .closed())
             .required(
                     "event_type",
                     arrayOf(object().optional("header", HEADER_NAME)

@@ -5,19 +5,23 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import java.time.Clock;
 import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * How one provider's deliveries are read, as its descriptor states it: the body's format, the signature scheme, where
- * the event type, the delivery id and the event's time come from, and which registration handshake it answers.
+ * How one provider's deliveries are read, as its descriptor states it: the body's format, the signature scheme (and,
+ * for a provider that signs a time inside the payload, how fresh it must be), where the event type, the delivery id and
+ * the event's time come from, and which registration handshake it answers.
  */
 record DeliveryRules(
         PayloadFormat format,
         SignatureScheme signature,
+        Optional<Freshness> freshness,
         EventTypeRule eventType,
         Optional<ValueSource> deliveryId,
         Optional<OccurredAt> occurredAt,
@@ -25,6 +29,7 @@ record DeliveryRules(
     DeliveryRules {
         requireNonNull(format, "format");
         requireNonNull(signature, "signature");
+        requireNonNull(freshness, "freshness");
         requireNonNull(eventType, "eventType");
         requireNonNull(deliveryId, "deliveryId");
         requireNonNull(occurredAt, "occurredAt");
@@ -152,6 +157,47 @@ record DeliveryRules(
                 }
             });
         }
+    }
+
+    /**
+     * A signed time in the payload that must be within {@code tolerance} of now (Linear's {@code webhookTimestamp}): a
+     * replayed delivery keeps a valid signature, but not a recent time.
+     */
+    record Freshness(OccurredAt time, Duration tolerance) {
+        Freshness {
+            requireNonNull(time, "time");
+            requireNonNull(tolerance, "tolerance");
+        }
+    }
+
+    /** Checks the signature with the secrets given, then the signed time where the provider has one. */
+    Verification verify(InboundRequest request, List<SigningSecret> secrets, Clock clock) {
+        Verification verification = signature.verify(request, secrets, clock);
+        if (!(verification instanceof Verification.Valid) || freshness.isEmpty()) {
+            return verification;
+        }
+        String where = switch (freshness.get().time().source()) {
+            case ValueSource.Header header -> header.name();
+            case ValueSource.Path path -> path.path().text();
+            case ValueSource.Literal literal -> literal.text();
+        };
+        JsonNode payload;
+        try {
+            payload = format.payload(request);
+        } catch (IllegalArgumentException e) {
+            return Verification.malformed(where, "cannot be read from a body that is not " + format.name());
+        }
+        Optional<Instant> at = freshness.get().time().read(request, payload);
+        if (at.isEmpty()) {
+            return Verification.missing(where);
+        }
+        Duration off = Duration.between(at.get(), clock.instant()).abs();
+        return off.compareTo(freshness.get().tolerance()) > 0
+                ? new Verification.Rejected(
+                        Verification.Reason.TIMESTAMP_OUTSIDE_TOLERANCE,
+                        "`" + where + "` is " + off.toSeconds() + " s from now; at most "
+                                + freshness.get().tolerance().toSeconds() + " s is accepted.")
+                : verification;
     }
 
     /** The delivery's id, which a repeated delivery keeps: empty when the provider sends none. */

@@ -19,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SequencedMap;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The event providers the server knows, read at start from {@code catalog/event-providers.json} (their names, in the
@@ -83,7 +85,7 @@ final class EventCatalog {
                         + ".json) is invalid: " + String.join("; ", problems));
             }
         });
-        return new EventCatalog(java.util.Collections.unmodifiableMap(providers));
+        return new EventCatalog(Collections.unmodifiableMap(providers));
     }
 
     /** Every provider, in the catalog's order. */
@@ -191,7 +193,7 @@ final class EventCatalog {
             var request = new InboundRequest(
                     new byte[0],
                     type.sampleHeaders().entrySet().stream()
-                            .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> List.of(e.getValue()))),
+                            .collect(Collectors.toMap(Map.Entry::getKey, e -> List.of(e.getValue()))),
                     SAMPLE_URL);
             Optional<String> found = delivery.eventType().typeOf(request, type.sampleEvent());
             if (!found.equals(Optional.of(type.type()))) {
@@ -218,18 +220,17 @@ final class EventCatalog {
             Optional<ValueSource> deliveryId = json.has("delivery_id")
                     ? source(json.path("delivery_id"), "delivery.delivery_id", false)
                     : Optional.empty();
-            Optional<OccurredAt> occurredAt = json.has("occurred_at")
-                    ? source(json.path("occurred_at"), "delivery.occurred_at", false)
-                            .map(source -> new OccurredAt(
-                                    source,
-                                    TimeFormat.valueOf(json.path("occurred_at")
-                                            .path("format")
-                                            .asText()
-                                            .toUpperCase(Locale.ROOT))))
-                    : Optional.empty();
+            Optional<OccurredAt> occurredAt = time(json, "occurred_at");
+            Optional<DeliveryRules.Freshness> freshness = time(json, "freshness")
+                    .map(time -> new DeliveryRules.Freshness(
+                            time,
+                            Duration.ofSeconds(json.path("freshness")
+                                    .path("tolerance_seconds")
+                                    .asLong())));
             return new DeliveryRules(
                     format,
                     signature(json.path("signature"), credentials),
+                    freshness,
                     // a placeholder keeps the rule whole when its parts had problems: the start stops anyway
                     new EventTypeRule(
                             parts.isEmpty()
@@ -238,6 +239,18 @@ final class EventCatalog {
                     deliveryId,
                     occurredAt,
                     handshake(json.path("handshake")));
+        }
+
+        /** A time of the delivery, where {@code field} of the delivery rules names one: a source and its format. */
+        private Optional<OccurredAt> time(JsonNode delivery, String field) {
+            JsonNode json = delivery.path(field);
+            if (json.isMissingNode()) {
+                return Optional.empty();
+            }
+            return source(json, "delivery." + field, false)
+                    .map(source -> new OccurredAt(
+                            source,
+                            TimeFormat.valueOf(json.path("format").asText().toUpperCase(Locale.ROOT))));
         }
 
         private SignatureScheme signature(JsonNode json, List<ProviderDescriptor.CredentialField> credentials) {

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +28,7 @@ record InboundRequest(byte[] body, Map<String, List<String>> headers, URI url) {
             both.addAll(b);
             return List.copyOf(both);
         }));
-        headers = java.util.Collections.unmodifiableMap(folded);
+        headers = Collections.unmodifiableMap(folded);
         requireNonNull(url, "url");
     }
 

@@ -2,6 +2,8 @@ package dev.arbor.events;
 
 import static java.util.Objects.requireNonNull;
 
+import java.nio.charset.StandardCharsets;
+
 /** A connection's signing secret or shared token; its text never shows in logs or messages. */
 record SigningSecret(String value) {
     SigningSecret {
@@ -9,7 +11,7 @@ record SigningSecret(String value) {
     }
 
     byte[] getBytes() {
-        return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return value.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

@@ -3,16 +3,26 @@ package dev.arbor.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
-/** What a descriptor's rules read from a delivery: its id, its time, its payload and the handshakes. */
+/**
+ * What a descriptor's rules read from a delivery: its id, its time, its payload, the handshakes, and a signed time
+ * that must be recent.
+ */
 class DeliveryRulesTest {
     private static final EventCatalog CATALOG = EventCatalog.load();
     private static final URI URL = URI.create("https://arbor.example/events/hooks/hk_1");
@@ -91,6 +101,40 @@ class DeliveryRulesTest {
         assertThat(rules("stripe").handshake()).isEqualTo(new Handshake.None());
     }
 
+    @Test
+    void linearsSignedTimestampMustBeRecentEvenWithAValidSignature() throws Exception {
+        DeliveryRules linear = rules("linear");
+        Instant now = Instant.parse("2026-11-20T14:06:40Z");
+        Clock clock = Clock.fixed(now, ZoneOffset.UTC);
+        var secrets = List.of(new SigningSecret("lin_wh_secret"));
+
+        assertThat(linear.verify(signedByLinear(now.toEpochMilli() - 5_000), secrets, clock))
+                .isEqualTo(new Verification.Valid(0));
+        assertThat(linear.verify(signedByLinear(now.toEpochMilli() - 120_000), secrets, clock))
+                .isInstanceOfSatisfying(
+                        Verification.Rejected.class,
+                        rejected -> assertThat(rejected.reason())
+                                .isEqualTo(Verification.Reason.TIMESTAMP_OUTSIDE_TOLERANCE));
+        assertThat(linear.verify(signedByLinear(-1), secrets, clock))
+                .isInstanceOfSatisfying(
+                        Verification.Rejected.class,
+                        rejected -> assertThat(rejected.reason()).isEqualTo(Verification.Reason.MISSING_HEADER));
+    }
+
+    /** A Linear delivery with this {@code webhookTimestamp} (none when negative), signed as Linear documents. */
+    private static InboundRequest signedByLinear(long webhookTimestamp) throws Exception {
+        var payload = (ObjectNode) sample("linear");
+        payload.remove("webhookTimestamp");
+        if (webhookTimestamp >= 0) {
+            payload.put("webhookTimestamp", webhookTimestamp);
+        }
+        byte[] body = Json.write(payload);
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec("lin_wh_secret".getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        String signature = HexFormat.of().formatHex(mac.doFinal(body));
+        return new InboundRequest(body, Map.of("Linear-Signature", List.of(signature)), URL);
+    }
+
     private static DeliveryRules rules(String provider) {
         return CATALOG.find(provider).orElseThrow().delivery();
     }
@@ -100,7 +144,7 @@ class DeliveryRulesTest {
     }
 
     private static InboundRequest request(String body, Map<String, String> headers, URI url) {
-        var multi = new java.util.HashMap<String, List<String>>();
+        var multi = new HashMap<String, List<String>>();
         headers.forEach((name, value) -> multi.put(name, List.of(value)));
         return new InboundRequest(body.getBytes(StandardCharsets.UTF_8), multi, url);
     }
