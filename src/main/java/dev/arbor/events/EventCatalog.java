@@ -67,7 +67,7 @@ final class EventCatalog {
         files.forEach((name, entry) -> {
             var problems = new ArrayList<String>();
             for (Error error : schema.validate(entry)) {
-                String at = error.getInstanceLocation().toString().replaceFirst("^\\$\\.?", "");
+                String at = field(error.getInstanceLocation().toString());
                 problems.add((at.isEmpty() ? "" : at + ": ") + error.getMessage());
             }
             if (problems.isEmpty()) {
@@ -99,6 +99,20 @@ final class EventCatalog {
 
     List<String> names() {
         return List.copyOf(providers.keySet());
+    }
+
+    /** A JSON pointer as the other problems name fields: {@code /a/0/b} is {@code a[0].b}. */
+    private static String field(String pointer) {
+        var field = new StringBuilder();
+        for (String step : pointer.split("/")) {
+            if (step.matches("\\d+")) {
+                field.append('[').append(step).append(']');
+            } else if (!step.isEmpty()) {
+                field.append(field.isEmpty() ? "" : ".")
+                        .append(step.replace("~1", "/").replace("~0", "~"));
+            }
+        }
+        return field.toString();
     }
 
     private static JsonNode schemaJson() {

@@ -91,7 +91,7 @@ class EventCatalogTest {
         return Stream.of(
                 Arguments.of(
                         "/delivery/signature/header", null, "delivery.signature.header: is required for body_hmac"),
-                Arguments.of("/delivery/signature/scheme", "\"md5\"", "scheme"),
+                Arguments.of("/delivery/signature/scheme", "\"md5\"", "delivery.signature.scheme: "),
                 Arguments.of(
                         "/delivery/signature/secret_field",
                         "\"webhook_secret\"",
@@ -129,13 +129,13 @@ class EventCatalogTest {
                         "/grouping_suggestions/0/path",
                         "\"$.repository.fullname\"",
                         "grouping_suggestions[0].path: $.repository.fullname is in no sample event"),
-                Arguments.of("/grouping_suggestions/0/path", "\"repository\"", "path"),
+                Arguments.of("/grouping_suggestions/0/path", "\"repository\"", "grouping_suggestions[0].path: "),
                 Arguments.of("/provider", "\"gitlab\"", "provider: is 'gitlab', not the file's name 'github'"),
-                Arguments.of("/colour", "\"blue\"", "colour"),
+                Arguments.of("/colour", "\"blue\"", "property 'colour' is not defined in the schema"),
                 Arguments.of("/event_types", "[]", "event_types: lists no event type"),
                 Arguments.of(
                         "/delivery/handshake/value", null, "delivery.handshake.value: is required for header_ping"),
-                Arguments.of("/credentials/0/required", "\"yes\"", "required"));
+                Arguments.of("/credentials/0/required", "\"yes\"", "credentials[0].required: "));
     }
 
     @ParameterizedTest(name = "{0}")
