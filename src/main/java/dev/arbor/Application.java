@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
+import dev.arbor.events.Events;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -99,6 +100,7 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
+            new Events().addRoutes(routes);
             decisions.start();
             pipelines.start();
             connectors.start();

@@ -1,0 +1,49 @@
+package dev.arbor.events;
+
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.QueryParam;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
+import io.javalin.http.Context;
+import java.util.List;
+
+/**
+ * Event connections: providers (GitHub, Stripe, Slack, ...) that send webhooks which start or route agent work. For
+ * now the catalog of provider descriptors, with each provider's credential fields, event types and samples; the
+ * descriptors also hold how each provider's deliveries are verified and read, for the ingest to come.
+ */
+public final class Events {
+    private static final QueryParam PROVIDER = new QueryParam(
+            "provider", Schema.string(), "Only this provider's descriptor (a `provider` of the catalog).");
+
+    private final EventCatalog catalog = EventCatalog.load();
+
+    public void addRoutes(Routes routes) {
+        routes.group("events")
+                .get(
+                        "/events/descriptors",
+                        "The event providers: credential fields, event types with sample events, grouping suggestions",
+                        this::descriptors)
+                .query(PROVIDER)
+                .ok(Schema.list(ApiShapes.DESCRIPTOR));
+    }
+
+    private void descriptors(Context ctx) {
+        List<ProviderDescriptor> shown = PROVIDER.read(ctx)
+                .map(provider -> List.of(catalog.find(provider.strip())
+                        .orElseThrow(() -> ApiException.of(
+                                ErrorCode.INVALID_PARAMETER,
+                                "provider",
+                                "`provider` is '" + provider + "', which is not a provider of the catalog ("
+                                        + String.join(", ", catalog.names()) + ")."))))
+                .orElseGet(catalog::all);
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        shown.stream().map(ProviderDescriptor::toJson).toList(),
+                        shown.stream().map(ProviderDescriptor::provider).toList(),
+                        false));
+    }
+}
