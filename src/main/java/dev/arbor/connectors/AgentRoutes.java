@@ -86,14 +86,17 @@ final class AgentRoutes {
         var problems = new Problems();
         ATTACH.refuseUndeclared(body, problems);
         JsonNode projectJson = body.path(CurrentProject.FIELD);
-        if (!projectJson.isMissingNode() && !projectJson.isTextual()) {
+        if (!projectJson.isMissingNode() && !projectJson.isNull() && !projectJson.isTextual()) {
             problems.add(ErrorCode.INVALID_FIELD, CurrentProject.FIELD, "`project_id` must be a project id.");
         }
         Optional<String> projectId =
                 Optional.of(projectJson).filter(JsonNode::isTextual).map(JsonNode::textValue);
         Optional<String> named = access.currentProject().named(ctx, projectId).map(ProjectId::value);
         Optional<String> known = bindings.projectOf(prompt);
-        requireAgentProject(ctx, prompt, known);
+        if (known.isPresent()) {
+            // a new agent goes into the current project, which the rule has checked already
+            requireAgentProject(ctx, prompt, known);
+        }
         Optional<String> project = named.or(() -> known);
         if (project.isEmpty()) {
             problems.addAll(List.of(CurrentProject.missing()));
@@ -102,8 +105,8 @@ final class AgentRoutes {
             problems.add(
                     ErrorCode.INVALID_FIELD,
                     param,
-                    "`" + param + "` is " + project + ", but agent " + prompt + " belongs to project " + known.get()
-                            + ".");
+                    "`" + param + "` is " + project.get() + ", but agent " + prompt + " belongs to project "
+                            + known.get() + ".");
         }
         JsonNode given = body.path("tool_ids");
         var toolIds = new LinkedHashSet<String>();
