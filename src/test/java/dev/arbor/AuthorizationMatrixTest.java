@@ -265,6 +265,12 @@ class AuthorizationMatrixTest {
                 case Refused refused -> {
                     assertThat(answer.status()).as(what).isEqualTo(refused.status());
                     assertThat(answer.code()).as(what).isEqualTo(refused.code());
+                    if (refused.code().equals("project_forbidden")) {
+                        // it says where the project came from: the current project, or the object in the path
+                        assertThat(answer.param())
+                                .as(what)
+                                .isIn("X-Project-Id", "project_id", "gateway_id", "prompt_id");
+                    }
                 }
                 case Allowed allowed -> {
                     // the request reached the route's own work or checks: done, or refused for its content
@@ -323,8 +329,8 @@ class AuthorizationMatrixTest {
         return path.toString();
     }
 
-    /** A status and, for an error, its code. */
-    record Answer(int status, String code) {}
+    /** A status and, for an error, its code and param. */
+    record Answer(int status, String code, String param) {}
 
     /**
      * Calls as {@code caller}, naming the fixture's project as the current one. A successful answer's body is not
@@ -346,10 +352,13 @@ class AuthorizationMatrixTest {
                     CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream in = response.body()) {
                 if (response.statusCode() < 400) {
-                    return new Answer(response.statusCode(), "");
+                    return new Answer(response.statusCode(), "", "");
                 }
                 JsonNode error = JSON.readTree(in.readAllBytes()).path("error");
-                return new Answer(response.statusCode(), error.path("code").asText());
+                return new Answer(
+                        response.statusCode(),
+                        error.path("code").asText(),
+                        error.path("param").asText());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
