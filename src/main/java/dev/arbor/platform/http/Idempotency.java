@@ -87,11 +87,10 @@ public final class Idempotency {
     }
 
     /**
-     * Wraps a write handler so that requests carrying a key run at most once.
-     *
-     * A request is known by its target, the headers its route declares (such as the current project) and its body;
-     * an upload's streamed file is never read here: it is known by its length, its content type (without the
-     * multipart boundary) and its file name header instead.
+     * Wraps a route's write handler so that requests carrying a key run at most once. A request is known by its
+     * target, the headers its route declares (such as the current project) and its body; an upload's streamed file
+     * is never read here: it is known by its length, its content type (without the multipart boundary) and its file
+     * name header instead.
      */
     Handler wrap(Route route) {
         Handler handler = route.handler();
