@@ -93,8 +93,9 @@ final class AgentRoutes {
                 Optional.of(projectJson).filter(JsonNode::isTextual).map(JsonNode::textValue);
         Optional<String> named = access.currentProject().named(ctx, projectId).map(ProjectId::value);
         Optional<String> known = bindings.projectOf(prompt);
+        // an agent in a project already must be in one of the caller's; a new one goes into the current project,
+        // which the rule has checked
         if (known.isPresent()) {
-            // a new agent goes into the current project, which the rule has checked already
             requireAgentProject(ctx, prompt, known);
         }
         Optional<String> project = named.or(() -> known);
