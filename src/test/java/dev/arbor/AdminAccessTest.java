@@ -167,7 +167,8 @@ class AdminAccessTest {
             assertThat(visible).hasSize(1);
             assertThat(visible.get(0).path("id").asText()).isEqualTo(mine);
             assertThat(http.get("/projects/" + mine, member).status()).isEqualTo(200);
-            http.get("/projects/" + theirs, member).assertError(404, "project_not_found", "project_id");
+            http.get("/projects/" + theirs, member).assertError(403, "project_forbidden", "project_id");
+            http.get("/projects/prj_none", member).assertError(403, "project_forbidden", "project_id");
 
             JsonNode denied =
                     http.post("/projects", "{\"name\":\"more\"}", member).assertError(403, "admin_required", null);

@@ -19,11 +19,13 @@ public final class Access {
     private final ProjectStore projects;
     private final TokenStore tokens;
     private final AdminAuthenticator authenticator;
+    private final CurrentProject currentProject;
 
     public Access(Database database, Clock clock, Optional<String> adminToken) {
         this.projects = new ProjectStore(database, clock);
         this.tokens = new TokenStore(database, clock);
         this.authenticator = new AdminAuthenticator(tokens, adminToken);
+        this.currentProject = new CurrentProject(projects);
     }
 
     /**
@@ -41,13 +43,18 @@ public final class Access {
         return ids.stream().filter(id -> projects.find(id).isEmpty()).toList();
     }
 
+    /** The rule for the project a request acts in, for every route that acts in one. */
+    public CurrentProject currentProject() {
+        return currentProject;
+    }
+
     /** The guard that resolves the caller of every admin route. */
     public Handler authenticator() {
         return authenticator;
     }
 
     public void addRoutes(Routes routes) {
-        new AccessRoutes(projects, tokens).addTo(routes);
+        new AccessRoutes(projects, tokens, currentProject).addTo(routes);
     }
 
     /** The admin caller of this request. */

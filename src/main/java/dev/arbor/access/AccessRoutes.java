@@ -46,10 +46,12 @@ final class AccessRoutes {
 
     private final ProjectStore projects;
     private final TokenStore tokens;
+    private final CurrentProject currentProject;
 
-    AccessRoutes(ProjectStore projects, TokenStore tokens) {
+    AccessRoutes(ProjectStore projects, TokenStore tokens, CurrentProject currentProject) {
         this.projects = requireNonNull(projects, "projects");
         this.tokens = requireNonNull(tokens, "tokens");
+        this.currentProject = requireNonNull(currentProject, "currentProject");
     }
 
     void addTo(Routes routes) {
@@ -185,10 +187,12 @@ final class AccessRoutes {
         Responses.ok(ctx, Map.of("id", id, "object", "project.deleted", "deleted", true));
     }
 
+    /** The project the path names, held to the current project's rule: a member's own, and one that exists. */
     private Project visibleProject(Context ctx) {
-        String id = ctx.pathParam("project_id");
-        Principal principal = Access.principal(ctx);
-        return projects.find(id).filter(p -> principal.mayActIn(p.id())).orElseThrow(() -> notFound(id));
+        String id = currentProject
+                .check(ctx, ctx.pathParam("project_id"), "project_id")
+                .value();
+        return projects.find(id).orElseThrow(() -> notFound(id));
     }
 
     private static ApiException notFound(String id) {

@@ -3,10 +3,7 @@ package dev.arbor.connectors;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.access.Access;
-import dev.arbor.access.Principal;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -94,15 +91,8 @@ final class AgentEndpoint {
 
     private void handle(Context ctx) throws IOException {
         String prompt = ctx.pathParam("prompt_id");
-        Principal principal = Access.principal(ctx);
         Served agent = served(prompt);
-        Optional<String> project = agent.project();
-        if (!principal.isAdmin() && project.map(p -> !principal.mayActIn(p)).orElse(true)) {
-            throw ApiException.of(
-                    ErrorCode.PROJECT_FORBIDDEN,
-                    "prompt_id",
-                    "This token may not act in the project " + "of agent " + prompt + ".");
-        }
+        AgentRoutes.requireAgentProject(ctx, prompt, agent.project());
         JsonNode message;
         try {
             message = Json.read(Requests.body(ctx));

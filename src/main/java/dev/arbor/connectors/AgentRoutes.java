@@ -7,6 +7,9 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.access.ProjectId;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -32,11 +35,14 @@ import java.util.regex.Pattern;
  * agent's project; detached per gateway, leaving the gateway and other agents alone.
  */
 final class AgentRoutes {
-    /** The tools must be the gateway's; the project, the agent's (it defaults to the one the agent is bound to). */
+    /**
+     * The tools must be the gateway's; the project, the agent's: the current project (project_id, else X-Project-Id),
+     * else the one the agent is bound to.
+     */
     private static final BodySpec ATTACH = BodySpec.closed(
             "an attachment",
             BodyField.value(REQUIRED, "tool_ids", Schema.arrayOf(Schema.string())),
-            BodyField.value(OPTIONAL, "project_id", Schema.string()));
+            BodyField.value(OPTIONAL, CurrentProject.FIELD, Schema.string()));
 
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
@@ -56,9 +62,10 @@ final class AgentRoutes {
         routes.group("connectors")
                 .post(
                         "/prompts/{prompt_id}/connections/{gateway_id}/attach-tools",
-                        "Make these tools of a gateway " + "the agent's set there (tool_ids, project_id)",
+                        "Make these tools of a gateway the agent's set there (tool_ids; project_id or X-Project-Id)",
                         this::attach)
                 .body(ATTACH.schema())
+                .header(CurrentProject.HEADER)
                 .ok(ApiShapes.CONNECTION)
                 .delete(
                         "/prompts/{prompt_id}/connections/{gateway_id}/detach",
@@ -73,25 +80,34 @@ final class AgentRoutes {
     }
 
     private void attach(Context ctx) {
-        Access.requireAdmin(ctx);
         String prompt = promptId(ctx);
         Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
         ATTACH.refuseUndeclared(body, problems);
+        JsonNode projectJson = body.path(CurrentProject.FIELD);
+        if (!projectJson.isMissingNode() && !projectJson.isNull() && !projectJson.isTextual()) {
+            problems.add(ErrorCode.INVALID_FIELD, CurrentProject.FIELD, "`project_id` must be a project id.");
+        }
+        Optional<String> projectId =
+                Optional.of(projectJson).filter(JsonNode::isTextual).map(JsonNode::textValue);
+        Optional<String> named = access.currentProject().named(ctx, projectId).map(ProjectId::value);
         Optional<String> known = bindings.projectOf(prompt);
-        JsonNode projectJson = body.path("project_id");
-        String project = projectJson.isTextual() ? projectJson.textValue() : known.orElse(null);
-        if (project == null) {
-            problems.add(ErrorCode.MISSING_FIELD, "project_id", "`project_id` is required: the agent's project.");
-        } else if (known.isPresent() && !known.get().equals(project)) {
+        // an agent in a project already must be in one of the caller's; a new one goes into the current project,
+        // which the rule has checked
+        if (known.isPresent()) {
+            requireAgentProject(ctx, prompt, known);
+        }
+        Optional<String> project = named.or(() -> known);
+        if (project.isEmpty()) {
+            problems.addAll(List.of(CurrentProject.missing()));
+        } else if (known.isPresent() && !known.equals(project)) {
+            String param = projectId.isPresent() ? CurrentProject.FIELD : CurrentProject.HEADER.name();
             problems.add(
                     ErrorCode.INVALID_FIELD,
-                    "project_id",
-                    "`project_id` is " + project + ", but agent " + prompt + " belongs to project " + known.get()
-                            + ".");
-        } else if (!access.unknownProjects(List.of(project)).isEmpty()) {
-            problems.add(ErrorCode.INVALID_FIELD, "project_id", "`project_id` names no project ('" + project + "').");
+                    param,
+                    "`" + param + "` is " + project.get() + ", but agent " + prompt + " belongs to project "
+                            + known.get() + ".");
         }
         JsonNode given = body.path("tool_ids");
         var toolIds = new LinkedHashSet<String>();
@@ -116,17 +132,18 @@ final class AgentRoutes {
             }
         }
         problems.throwIfAny();
+        String agentProject = project.orElseThrow();
         if (!gateway.scope().enabled()) {
             throw ApiException.of(
                     ErrorCode.GATEWAY_DISABLED, "gateway_id", "Gateway " + gateway.id() + " is disabled.");
         }
-        if (!gateway.scope().global() && !gateway.scope().projects().contains(project)) {
+        if (!gateway.scope().global() && !gateway.scope().projects().contains(agentProject)) {
             throw ApiException.of(
                     ErrorCode.GATEWAY_OUT_OF_SCOPE,
                     "gateway_id",
-                    "Gateway " + gateway.id() + " is not " + "shared with project " + project + ".");
+                    "Gateway " + gateway.id() + " is not " + "shared with project " + agentProject + ".");
         }
-        bindings.replace(prompt, project, gateway.id(), List.copyOf(toolIds));
+        bindings.replace(prompt, agentProject, gateway.id(), List.copyOf(toolIds));
         Responses.ok(
                 ctx,
                 bindings.connections(prompt).stream()
@@ -145,8 +162,8 @@ final class AgentRoutes {
     }
 
     private void detach(Context ctx) {
-        Access.requireAdmin(ctx);
         String prompt = promptId(ctx);
+        requireAgentProject(ctx, prompt, bindings.projectOf(prompt));
         String gateway = ctx.pathParam("gateway_id");
         int removed = bindings.detach(prompt, gateway);
         if (removed == 0) {
@@ -171,8 +188,9 @@ final class AgentRoutes {
     }
 
     private void list(Context ctx) {
-        Access.requireAdmin(ctx);
-        List<BindingStore.Connection> connections = bindings.connections(promptId(ctx));
+        String prompt = promptId(ctx);
+        requireAgentProject(ctx, prompt, bindings.projectOf(prompt));
+        List<BindingStore.Connection> connections = bindings.connections(prompt);
         Responses.ok(
                 ctx,
                 Responses.list(
@@ -181,6 +199,18 @@ final class AgentRoutes {
                                 .map(BindingStore.Connection::gatewayId)
                                 .toList(),
                         false));
+    }
+
+    /**
+     * Ends the request with 403 {@code project_forbidden} unless the caller may act in the agent's project: admins
+     * always, members in their own projects; an agent with no attachment is in no project a member may act in.
+     */
+    static void requireAgentProject(Context ctx, String prompt, Optional<String> project) {
+        Principal principal = Access.principal(ctx);
+        if (!principal.isAdmin() && !project.map(principal::mayActIn).orElse(false)) {
+            throw CurrentProject.forbidden(
+                    "prompt_id", "This token may not act in the project of agent " + prompt + ".");
+        }
     }
 
     private static String promptId(Context ctx) {

@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
+import dev.arbor.access.ProjectId;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.connectors.GatewayStore.Scope;
 import dev.arbor.platform.http.ApiException;
@@ -90,8 +92,10 @@ final class GatewayRoutes {
 
     private static final QueryParam INCLUDE_DISABLED =
             new QueryParam("include_disabled", Schema.oneOf("true", "false"), "true lists disabled gateways too.");
-    private static final QueryParam PROJECT_ID =
-            new QueryParam("project_id", Schema.string(), "The project whose agents would use the gateways.");
+    private static final QueryParam PROJECT_ID = new QueryParam(
+            CurrentProject.FIELD,
+            Schema.string(),
+            "The project whose agents would use the gateways (X-Project-Id when left out).");
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
     private final ToolStore tools;
@@ -158,9 +162,10 @@ final class GatewayRoutes {
                 .ok(ApiShapes.GATEWAY_DELETED)
                 .get(
                         "/connectors/available",
-                        "The enabled gateways an agent of a project may use (project_id)",
+                        "The enabled gateways an agent of a project may use (project_id or X-Project-Id)",
                         this::available)
                 .query(PROJECT_ID)
+                .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.GATEWAY));
     }
 
@@ -442,13 +447,11 @@ final class GatewayRoutes {
                         prompts));
     }
 
+    /** Admins and members alike: a member names only its own projects, and without one sees the global gateways. */
     private void available(Context ctx) {
-        Access.requireAdmin(ctx);
-        Optional<String> project = PROJECT_ID.read(ctx).filter(p -> !p.isBlank());
-        project.filter(p -> !access.unknownProjects(List.of(p)).isEmpty()).ifPresent(p -> {
-            throw ApiException.of(ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + p + "'.");
-        });
-        List<Gateway> available = gateways.available(project);
+        Optional<ProjectId> project =
+                access.currentProject().named(ctx, PROJECT_ID.read(ctx).filter(p -> !p.isBlank()));
+        List<Gateway> available = gateways.available(project.map(ProjectId::value));
         Responses.ok(
                 ctx,
                 Responses.list(
@@ -475,10 +478,8 @@ final class GatewayRoutes {
                 && (gateway.scope().global()
                         || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
         if (!principal.isAdmin() && !shared) {
-            throw ApiException.of(
-                    ErrorCode.PROJECT_FORBIDDEN,
-                    "gateway_id",
-                    "Gateway " + gateway.id() + " is not " + "shared with a project this token may act in.");
+            throw CurrentProject.forbidden(
+                    "gateway_id", "Gateway " + gateway.id() + " is not shared with a project this token may act in.");
         }
         return gateway;
     }

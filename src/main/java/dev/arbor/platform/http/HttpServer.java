@@ -161,9 +161,7 @@ public final class HttpServer {
             });
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
-                Handler handler = Requests.isWrite(route.method())
-                        ? idempotency.wrap(route.handler(), route.isUpload())
-                        : route.handler();
+                Handler handler = Requests.isWrite(route.method()) ? idempotency.wrap(route) : route.handler();
                 cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler));
             }
             cfg.routes.after(this::afterEveryRequest);

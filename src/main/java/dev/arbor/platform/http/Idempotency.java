@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -86,12 +87,15 @@ public final class Idempotency {
     }
 
     /**
-     * Wraps a write handler so that requests carrying a key run at most once.
-     *
-     * @param upload whether the body is a streamed file, which is never read here: such a request is known by its
-     *     target, its length, its content type (without the multipart boundary) and its file name header
+     * Wraps a route's write handler so that requests carrying a key run at most once. A request is known by its
+     * target, the headers its route declares (such as the current project) and its body; an upload's streamed file
+     * is never read here: it is known by its length, its content type (without the multipart boundary) and its file
+     * name header instead.
      */
-    Handler wrap(Handler handler, boolean upload) {
+    Handler wrap(Route route) {
+        Handler handler = route.handler();
+        boolean upload = route.isUpload();
+        List<HeaderParam> headers = route.headers();
         return ctx -> {
             String key = ctx.header(HEADER);
             if (key == null || !Requests.isWrite(ctx.method())) {
@@ -101,7 +105,7 @@ public final class Idempotency {
             checkKey(key);
             String scope = Digests.sha256Hex(
                     Optional.ofNullable(ctx.header("Authorization")).orElse(""));
-            String hash = upload ? uploadHash(ctx) : requestHash(ctx);
+            String hash = upload ? uploadHash(ctx, headers) : requestHash(ctx, headers);
             Optional<StoredResponse> stored =
                     memory.replay(scope + " " + key, hash, clock.millis()).or(() -> claim(scope, key, hash));
             if (stored.isPresent()) {
@@ -272,8 +276,8 @@ public final class Idempotency {
         }
     }
 
-    private static String requestHash(Context ctx) {
-        byte[] head = target(ctx).getBytes(StandardCharsets.UTF_8);
+    private static String requestHash(Context ctx, List<HeaderParam> headers) {
+        byte[] head = target(ctx, headers).getBytes(StandardCharsets.UTF_8);
         byte[] body = Requests.body(ctx);
         byte[] all = new byte[head.length + body.length];
         System.arraycopy(head, 0, all, 0, head.length);
@@ -281,19 +285,24 @@ public final class Idempotency {
         return Digests.sha256Hex(all);
     }
 
-    private static String uploadHash(Context ctx) {
+    private static String uploadHash(Context ctx, List<HeaderParam> headers) {
         String contentType = Optional.ofNullable(ctx.header("Content-Type"))
                 .orElse("")
                 .split(";", 2)[0]
                 .trim();
-        return Digests.sha256Hex((target(ctx) + "length=" + ctx.header("Content-Length") + "\ntype="
+        return Digests.sha256Hex((target(ctx, headers) + "length=" + ctx.header("Content-Length") + "\ntype="
                         + contentType.toLowerCase(Locale.ROOT) + "\nname=" + ctx.header("X-Filename"))
                 .getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String target(Context ctx) {
-        return ctx.method().name() + " " + ctx.path() + (ctx.queryString() == null ? "" : "?" + ctx.queryString())
-                + "\n";
+    /** The method, path and query, and each declared header sent (none sent: as before routes declared any). */
+    private static String target(Context ctx, List<HeaderParam> headers) {
+        var target = new StringBuilder(ctx.method().name() + " " + ctx.path()
+                + (ctx.queryString() == null ? "" : "?" + ctx.queryString()) + "\n");
+        headers.forEach(header -> header.read(ctx)
+                .ifPresent(value ->
+                        target.append(header.name()).append(": ").append(value).append('\n')));
+        return target.toString();
     }
 
     private static Map<String, String> readHeaders(String json) {

@@ -43,6 +43,7 @@ final class OpenApi {
                 json.schema().ifPresent(schema -> collect(schema, named));
             }
             route.query().forEach(param -> collect(param.schema(), named));
+            route.headers().forEach(header -> collect(header.schema(), named));
             route.replies().forEach(reply -> reply.content().values().forEach(schema -> collect(schema, named)));
         }
         var schemas = new LinkedHashMap<String, Object>();
@@ -127,6 +128,19 @@ final class OpenApi {
             }
             parameter.put("schema", param.schema().json());
             parameters.add(parameter);
+        }
+        for (HeaderParam header : route.headers()) {
+            parameters.add(Map.of(
+                    "name",
+                    header.name(),
+                    "in",
+                    "header",
+                    "required",
+                    false,
+                    "description",
+                    header.description(),
+                    "schema",
+                    header.schema().json()));
         }
         if (Requests.isWrite(route.method())) {
             parameters.add(Map.of(

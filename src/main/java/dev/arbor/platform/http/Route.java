@@ -15,6 +15,7 @@ import java.util.OptionalLong;
  * @param tag the feature it belongs to, which groups it in the OpenAPI document
  * @param body what the operation takes as its body
  * @param query the query parameters it reads
+ * @param headers the request headers it reads, beside the platform's own
  * @param replies what it answers when it succeeds (a failure is always the error envelope)
  */
 public record Route(
@@ -24,6 +25,7 @@ public record Route(
         String summary,
         Body body,
         List<QueryParam> query,
+        List<HeaderParam> headers,
         List<Reply> replies,
         Handler handler) {
     /** What an operation reads from its request body. */
@@ -67,6 +69,7 @@ public record Route(
     public Route {
         requireNonNull(body, "body");
         query = List.copyOf(query);
+        headers = List.copyOf(headers);
         replies = List.copyOf(replies);
         requireNonNull(method, "method");
         requireNonNull(path, "path");

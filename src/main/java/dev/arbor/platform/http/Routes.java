@@ -94,6 +94,7 @@ public final class Routes {
                     route.summary(),
                     new Route.Body.Json(json.maxBytes(), Optional.of(schema)),
                     route.query(),
+                    route.headers(),
                     route.replies(),
                     route.handler()));
         }
@@ -114,6 +115,24 @@ public final class Routes {
                     route.summary(),
                     route.body(),
                     query,
+                    route.headers(),
+                    route.replies(),
+                    route.handler()));
+        }
+
+        /** Request headers the last operation reads. */
+        public Group header(HeaderParam... params) {
+            Route route = lastRoute();
+            var headers = new ArrayList<>(route.headers());
+            headers.addAll(List.of(params));
+            return replace(new Route(
+                    route.method(),
+                    route.path(),
+                    route.tag(),
+                    route.summary(),
+                    route.body(),
+                    route.query(),
+                    headers,
                     route.replies(),
                     route.handler()));
         }
@@ -167,6 +186,7 @@ public final class Routes {
                     route.summary(),
                     route.body(),
                     route.query(),
+                    route.headers(),
                     replies,
                     route.handler()));
         }
@@ -184,7 +204,7 @@ public final class Routes {
         }
 
         private Group add(HandlerType method, String path, String summary, Route.Body body, Handler handler) {
-            all.add(new Route(method, path, tag, summary, body, List.of(), List.of(), handler));
+            all.add(new Route(method, path, tag, summary, body, List.of(), List.of(), List.of(), handler));
             last = all.size() - 1;
             return this;
         }

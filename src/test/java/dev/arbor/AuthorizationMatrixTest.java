@@ -1,0 +1,391 @@
+package dev.arbor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.arbor.platform.http.Access;
+import dev.arbor.platform.http.Route;
+import dev.arbor.testing.EverythingServer;
+import dev.arbor.testing.TestServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Issue 25's proof: every admin route of the server's route table (the declarations the OpenAPI document is built
+ * from), called by an admin, a member of the object's project, a member of another project, no token and a revoked
+ * token, answers as the README says. Each route has a row below saying what members may do there; a route without a
+ * row, or a row without a route, fails the test. The rows run in order, the deletes last, on one server with one
+ * object of each feature.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AuthorizationMatrixTest {
+    private static final String ADMIN_SECRET = "arb_matrix_admin";
+    private static final Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    /** What members may do on a route; admins may do everything, and no or a revoked token nothing. */
+    enum Members {
+        /** Admins only: every member is 403 {@code admin_required}. */
+        NONE,
+        /** Any token, whatever its projects (what it sees is its own). */
+        ANY,
+        /** Members of the object's project, or of the current project: others are 403 {@code project_forbidden}. */
+        OWN_PROJECT
+    }
+
+    enum Caller {
+        NO_TOKEN,
+        REVOKED,
+        OTHER_MEMBER,
+        OWN_MEMBER,
+        ADMIN
+    }
+
+    /**
+     * One route's row.
+     *
+     * @param body the JSON body sent where the route takes one; an empty object unless the row says otherwise
+     */
+    record Row(String method, String path, Members members, String body) {
+        String key() {
+            return method + " " + path;
+        }
+
+        @Override
+        public String toString() {
+            return key() + " (" + members + ")";
+        }
+    }
+
+    private static final List<Row> ROWS = List.of(
+            row("GET /auth/me", Members.ANY),
+            row("POST /auth/tokens", Members.NONE),
+            row("GET /auth/tokens", Members.NONE),
+            row("POST /projects", Members.NONE),
+            row("GET /projects", Members.ANY),
+            row("GET /projects/{project_id}", Members.OWN_PROJECT),
+            row("PATCH /projects/{project_id}", Members.NONE),
+            row("GET /models", Members.ANY),
+            row("GET /models/{model_id}", Members.ANY),
+            row("POST /models", Members.NONE),
+            row("POST /models/{model_id}/download", Members.NONE),
+            row("POST /models/{model_id}/download/cancel", Members.NONE),
+            row("POST /models/{model_id}/load", Members.NONE),
+            row("POST /models/{model_id}/eject", Members.NONE),
+            row("GET /models/{model_id}/logs", Members.NONE),
+            row("GET /models/{model_id}/events", Members.NONE),
+            row("GET /notification-channels", Members.NONE),
+            row("GET /notification-channels/{channel}", Members.NONE),
+            row("PUT /notification-channels/{channel}", Members.NONE),
+            row("POST /notification-channels/{channel}/test", Members.NONE),
+            row("GET /connectors/registry", Members.NONE),
+            row("GET /connectors/registry/{connector_id}", Members.NONE),
+            row("POST /connectors/registry", Members.NONE),
+            row("POST /connectors/gateways", Members.NONE),
+            row("POST /connectors/custom", Members.NONE),
+            row("GET /connectors/configured", Members.NONE),
+            new Row("PATCH", "/connectors/configured/{gateway_id}/toggle", Members.NONE, "{\"enabled\": true}"),
+            row("PATCH /connectors/configured/{gateway_id}", Members.NONE),
+            row("GET /connectors/available", Members.OWN_PROJECT),
+            row("POST /connectors/{gateway_id}/fetch-tools", Members.OWN_PROJECT),
+            row("GET /connectors/{gateway_id}/tools", Members.OWN_PROJECT),
+            row("POST /connectors/{gateway_id}/oauth/initiate", Members.OWN_PROJECT),
+            row("GET /connectors/{gateway_id}/oauth/status", Members.OWN_PROJECT),
+            row("POST /connectors/oauth/callback", Members.ANY),
+            row("POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools", Members.OWN_PROJECT),
+            row("GET /prompts/{prompt_id}/connections", Members.OWN_PROJECT),
+            row("POST /mcp/prompts/{prompt_id}", Members.OWN_PROJECT),
+            row("POST /credentials", Members.NONE),
+            row("GET /credentials", Members.NONE),
+            row("GET /credentials/{credential_id}", Members.NONE),
+            row("PUT /credentials/{credential_id}", Members.NONE),
+            row("GET /pipelines/actions", Members.NONE),
+            row("POST /pipelines/actions/validate", Members.NONE),
+            row("POST /pipelines/validate", Members.NONE),
+            row("POST /pipelines", Members.NONE),
+            row("GET /pipelines", Members.NONE),
+            row("GET /pipelines/{pipeline_id}", Members.NONE),
+            row("PUT /pipelines/{pipeline_id}", Members.NONE),
+            row("POST /pipelines/{pipeline_id}/runs", Members.NONE),
+            row("GET /pipelines/{pipeline_id}/runs", Members.NONE),
+            row("GET /runs/{run_id}", Members.NONE),
+            row("GET /runs/{run_id}/events", Members.NONE),
+            row("POST /runs/{run_id}/cancel", Members.NONE),
+            row("POST /runs/{run_id}/retry", Members.NONE),
+            row("POST /pipelines/{pipeline_id}/schedules", Members.NONE),
+            row("GET /pipelines/{pipeline_id}/schedules", Members.NONE),
+            row("GET /schedules/{schedule_id}", Members.NONE),
+            row("PATCH /schedules/{schedule_id}", Members.NONE),
+            row("POST /schedules/{schedule_id}/pause", Members.NONE),
+            row("POST /schedules/{schedule_id}/resume", Members.NONE),
+            row("POST /schedules/{schedule_id}/run", Members.NONE),
+            // deletes last, each after every row that needs its object
+            row("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", Members.OWN_PROJECT),
+            row("DELETE /connectors/{gateway_id}/oauth", Members.OWN_PROJECT),
+            row("DELETE /connectors/gateways/{gateway_id}", Members.NONE),
+            row("DELETE /connectors/registry/{connector_id}", Members.NONE),
+            row("DELETE /notification-channels/{channel}", Members.NONE),
+            row("DELETE /credentials/{credential_id}", Members.NONE),
+            row("DELETE /schedules/{schedule_id}", Members.NONE),
+            row("DELETE /pipelines/{pipeline_id}", Members.NONE),
+            row("DELETE /models/{model_id}", Members.NONE),
+            row("DELETE /auth/tokens/{token_id}", Members.NONE),
+            row("DELETE /projects/{project_id}", Members.NONE));
+
+    private EverythingServer everything;
+    private ArborServer server;
+    private final Map<Caller, String> secrets = new HashMap<>();
+    /** The fixture's object for each path parameter. */
+    private final Map<String, String> objects = new HashMap<>();
+
+    private static Row row(String route, Members members) {
+        String[] parts = route.split(" ", 2);
+        return new Row(parts[0], parts[1], members, "{}");
+    }
+
+    @BeforeAll
+    void start() throws IOException {
+        everything = EverythingServer.start("streamableHttp");
+        server = ArborServer.start(Map.of(
+                "ARBOR_ADMIN_TOKEN", ADMIN_SECRET,
+                "ARBOR_TEST_MODELS", "1",
+                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
+                "ARBOR_NO_DOWNLOADS", "1"));
+        secrets.put(Caller.ADMIN, ADMIN_SECRET);
+        String project = create("/projects", "{\"name\": \"ours\"}");
+        String other = create("/projects", "{\"name\": \"theirs\"}");
+        objects.put("project_id", project);
+        secrets.put(Caller.OWN_MEMBER, memberToken(project).path("token").asText());
+        secrets.put(Caller.OTHER_MEMBER, memberToken(other).path("token").asText());
+        JsonNode revoked = memberToken(project);
+        secrets.put(Caller.REVOKED, revoked.path("token").asText());
+        admin("DELETE", "/auth/tokens/" + revoked.path("id").asText(), null);
+        objects.put("token_id", memberToken(project).path("id").asText());
+        objects.put("model_id", "hash-decider");
+        objects.put("channel", "email");
+        objects.put(
+                "connector_id",
+                create(
+                        "/connectors/registry",
+                        "{\"id\": \"matrix-mcp\", \"name\": \"Matrix MCP\", \"url\": \"https://mcp.example.com/mcp\", "
+                                + "\"auth_type\": \"none\"}"));
+        String gateway = create(
+                "/connectors/custom",
+                "{\"name\": \"Everything\", \"url\": \"" + everything.url("/mcp") + "\", \"auth_type\": \"none\", "
+                        + "\"scope\": {\"projects\": [\"" + project + "\"]}}");
+        objects.put("gateway_id", gateway);
+        admin("POST", "/connectors/" + gateway + "/fetch-tools", null);
+        String tool = admin("GET", "/connectors/" + gateway + "/tools", null)
+                .path("data")
+                .path(0)
+                .path("id")
+                .asText();
+        objects.put("prompt_id", "matrix-agent");
+        admin(
+                "POST",
+                "/prompts/matrix-agent/connections/" + gateway + "/attach-tools",
+                "{\"project_id\": \"" + project + "\", \"tool_ids\": [\"" + tool + "\"]}");
+        objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
+        String pipeline = create(
+                "/pipelines",
+                "{\"name\": \"matrix\", \"steps\": [{\"id\": \"say\", \"action\": \"log\", "
+                        + "\"params\": {\"message\": \"hi\"}}]}");
+        objects.put("pipeline_id", pipeline);
+        objects.put("run_id", create("/pipelines/" + pipeline + "/runs", "{}"));
+        objects.put("schedule_id", create("/pipelines/" + pipeline + "/schedules", "{\"cron\": \"0 3 * * *\"}"));
+    }
+
+    @AfterAll
+    void stop() {
+        server.close();
+        everything.close();
+    }
+
+    @Test
+    void everyAdminRouteHasARowAndEveryRowARoute() {
+        Set<String> routes = adminRoutes().keySet();
+        Set<String> rows = ROWS.stream().map(Row::key).collect(Collectors.toSet());
+        assertThat(rows)
+                .as("each admin route needs a row in ROWS saying what members may do there (and a fixture object "
+                        + "for each of its path parameters)")
+                .containsAll(routes);
+        assertThat(routes).as("a row for a route the server no longer has").containsAll(rows);
+        assertThat(ROWS).as("one row per route").hasSameSizeAs(rows);
+    }
+
+    @Test
+    void routesThatActInTheCurrentProjectDeclareItsHeader() {
+        // a route that takes the current project from the header says so in the OpenAPI document
+        assertThat(adminRoutes().values().stream()
+                        .filter(route -> !route.headers().isEmpty())
+                        .map(route -> route.method() + " " + route.path()))
+                .containsExactlyInAnyOrder(
+                        "GET /connectors/available", "POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools");
+    }
+
+    Stream<Row> rows() {
+        return ROWS.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void eachCallerGetsTheDocumentedAnswer(Row row) {
+        Route route = adminRoutes().get(row.key());
+        assertThat(route).as("a route for %s", row.key()).isNotNull();
+        String path = concrete(row.path());
+        String body = route.body() instanceof Route.Body.Json ? row.body() : null;
+        boolean deleted = false;
+        for (Caller caller : Caller.values()) {
+            Answer answer = call(caller, row.method(), path, body);
+            String what = caller + " " + row.method() + " " + path + " -> " + answer;
+            switch (expected(caller, row.members())) {
+                case Refused refused -> {
+                    assertThat(answer.status()).as(what).isEqualTo(refused.status());
+                    assertThat(answer.code()).as(what).isEqualTo(refused.code());
+                    if (refused.code().equals("project_forbidden")) {
+                        // it says where the project came from: the current project, or the object in the path
+                        assertThat(answer.param())
+                                .as(what)
+                                .isIn("X-Project-Id", "project_id", "gateway_id", "prompt_id");
+                    }
+                }
+                case Allowed allowed -> {
+                    // the request reached the route's own work or checks: done, or refused for its content
+                    boolean gone = deleted && answer.status() == 404;
+                    assertThat(answer.status() / 100 == 2
+                                    || Set.of(400, 409, 412).contains(answer.status())
+                                    || gone)
+                            .as(what)
+                            .isTrue();
+                    deleted |= row.method().equals("DELETE") && answer.status() / 100 == 2;
+                }
+            }
+        }
+    }
+
+    sealed interface Expected {}
+
+    record Refused(int status, String code) implements Expected {}
+
+    record Allowed() implements Expected {}
+
+    private static Expected expected(Caller caller, Members members) {
+        return switch (caller) {
+            case NO_TOKEN -> new Refused(401, "missing_api_key");
+            case REVOKED -> new Refused(401, "invalid_api_key");
+            case ADMIN -> new Allowed();
+            case OWN_MEMBER -> members == Members.NONE ? new Refused(403, "admin_required") : new Allowed();
+            case OTHER_MEMBER ->
+                switch (members) {
+                    case NONE -> new Refused(403, "admin_required");
+                    case ANY -> new Allowed();
+                    case OWN_PROJECT -> new Refused(403, "project_forbidden");
+                };
+        };
+    }
+
+    private Map<String, Route> adminRoutes() {
+        var routes = new LinkedHashMap<String, Route>();
+        for (Route route : server.application().server().routes()) {
+            if (route.access() == Access.ADMIN) {
+                routes.put(route.method() + " " + route.path(), route);
+            }
+        }
+        return routes;
+    }
+
+    private String concrete(String template) {
+        Matcher matcher = PATH_PARAM.matcher(template);
+        var path = new StringBuilder();
+        while (matcher.find()) {
+            String object = objects.get(matcher.group(1));
+            assertThat(object).as("a fixture object for {%s}", matcher.group(1)).isNotNull();
+            matcher.appendReplacement(path, Matcher.quoteReplacement(object));
+        }
+        matcher.appendTail(path);
+        return path.toString();
+    }
+
+    /** A status and, for an error, its code and param. */
+    record Answer(int status, String code, String param) {}
+
+    /**
+     * Calls as {@code caller}, naming the fixture's project as the current one. A successful answer's body is not
+     * read: some are streams that stay open.
+     */
+    private Answer call(Caller caller, String method, String path, String body) {
+        var headers = new ArrayList<>(List.of("X-Project-Id", objects.get("project_id")));
+        if (secrets.containsKey(caller)) {
+            headers.addAll(List.of("Authorization", "Bearer " + secrets.get(caller)));
+        }
+        var request = HttpRequest.newBuilder(server.http().uri(path))
+                .timeout(Duration.ofSeconds(30))
+                .headers(headers.toArray(String[]::new))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        try {
+            HttpResponse<InputStream> response =
+                    CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            try (InputStream in = response.body()) {
+                if (response.statusCode() < 400) {
+                    return new Answer(response.statusCode(), "", "");
+                }
+                JsonNode error = JSON.readTree(in.readAllBytes()).path("error");
+                return new Answer(
+                        response.statusCode(),
+                        error.path("code").asText(),
+                        error.path("param").asText());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private JsonNode memberToken(String project) {
+        return admin(
+                "POST", "/auth/tokens", "{\"name\": \"m\", \"role\": \"member\", \"projects\": [\"" + project + "\"]}");
+    }
+
+    private String create(String path, String body) {
+        JsonNode created = admin("POST", path, body);
+        assertThat(created.has("id")).as("%s: %s", path, created).isTrue();
+        return created.path("id").asText();
+    }
+
+    private JsonNode admin(String method, String path, String body) {
+        TestServer http = server.http();
+        var reply = http.send(method, path, body, "Authorization", "Bearer " + ADMIN_SECRET);
+        assertThat(reply.status()).as("%s %s: %s", method, path, reply.body()).isBetween(200, 299);
+        return reply.json();
+    }
+}

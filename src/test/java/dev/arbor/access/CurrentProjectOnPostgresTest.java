@@ -1,0 +1,11 @@
+package dev.arbor.access;
+
+import dev.arbor.testing.TestPostgres;
+import java.util.Map;
+
+class CurrentProjectOnPostgresTest extends CurrentProjectContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
+    }
+}

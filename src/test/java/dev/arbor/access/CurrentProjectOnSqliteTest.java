@@ -1,0 +1,10 @@
+package dev.arbor.access;
+
+import java.util.Map;
+
+class CurrentProjectOnSqliteTest extends CurrentProjectContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of();
+    }
+}
