@@ -125,6 +125,7 @@ class AuthorizationMatrixTest {
             row("GET /credentials", Members.NONE),
             row("GET /credentials/{credential_id}", Members.NONE),
             row("PUT /credentials/{credential_id}", Members.NONE),
+            row("GET /events/descriptors", Members.ANY),
             row("GET /pipelines/actions", Members.NONE),
             row("POST /pipelines/actions/validate", Members.NONE),
             row("POST /pipelines/validate", Members.NONE),
