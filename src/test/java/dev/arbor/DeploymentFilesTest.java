@@ -2,6 +2,7 @@ package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.arbor.platform.config.Config;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
@@ -110,7 +111,7 @@ class DeploymentFilesTest {
         }
         assertThat(env).containsKeys("ARBOR_DATABASE_URL", "ARBOR_SECRET_KEY", "ARBOR_ADMIN_TOKEN");
 
-        var config = dev.arbor.platform.config.Config.load(env, List.of());
+        var config = Config.load(env, List.of());
 
         assertThat(config.databaseUrl()).as("replicas share PostgreSQL").isPresent();
         assertThat(container().getVolumeMounts())
@@ -199,7 +200,7 @@ class DeploymentFilesTest {
 
         assertThat(env).containsEntry("ARBOR_PORT", port).containsKeys("ARBOR_HOST", "ARBOR_DATA");
         assertThat(variablesTheServerReads()).containsAll(env.keySet());
-        var config = dev.arbor.platform.config.Config.load(env, List.of());
+        var config = Config.load(env, List.of());
         assertThat(config.host()).isEqualTo("0.0.0.0");
         assertThat(dockerfile("(?m)^VOLUME (.*)$")).contains("\"" + config.dataDir() + "\"", "\"/tmp\"");
         assertThat(Integer.parseInt(dockerfile("(?m)^USER (\\d+):"))).isPositive();
