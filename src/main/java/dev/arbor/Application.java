@@ -15,6 +15,7 @@ import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.HttpServer;
@@ -30,10 +31,14 @@ import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
 public final class Application implements AutoCloseable {
+    /** On SQLite, this server's claim on the data folder; PostgreSQL replicas may share a folder. */
+    private final Optional<DataFolderLock> folderLock;
+
     private final Database database;
     private final ModelRuntime runtime;
     private final Downloads downloads;
@@ -47,7 +52,13 @@ public final class Application implements AutoCloseable {
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
         HttpServer.checkCanListen(config);
         OwnerOnly.folder(config.dataDir());
-        this.database = Database.open(config);
+        this.folderLock = DataFolderLock.forSqlite(config, "serve");
+        try {
+            this.database = Database.open(config);
+        } catch (RuntimeException e) {
+            folderLock.ifPresent(DataFolderLock::close);
+            throw e;
+        }
         this.metrics = new Metrics();
         try {
             var meters = metrics.registry();
@@ -116,6 +127,7 @@ public final class Application implements AutoCloseable {
         } catch (RuntimeException e) {
             database.close();
             metrics.close();
+            folderLock.ifPresent(DataFolderLock::close);
             throw e;
         }
     }
@@ -175,5 +187,6 @@ public final class Application implements AutoCloseable {
         runtime.close();
         database.close();
         metrics.close();
+        folderLock.ifPresent(DataFolderLock::close);
     }
 }

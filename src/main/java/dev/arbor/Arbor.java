@@ -4,8 +4,10 @@ import dev.arbor.access.Access;
 import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -13,11 +15,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The command line: {@code serve} runs the server; {@code version} prints the version. */
+/** The command line: {@code serve} runs the server; the others keep it (backup, restore, migrate, token). */
 public final class Arbor {
     private static final Logger LOG = LoggerFactory.getLogger(Arbor.class);
     private static final String USAGE = """
@@ -33,8 +36,12 @@ public final class Arbor {
               backup DEST [--data DIR]
                         copy the SQLite database and the secret key file into the new folder DEST, consistently,
                         while the server serves; start a server with --data DEST to use the copy
+              restore SRC [--data DIR]
+                        put the backup folder SRC in place as the data folder's database and key, with the server
+                        stopped; what it replaces moves into DIR/before-restore-<time>
               migrate [--data DIR] [--database-url URL]
-                        bring the database's schema up to this release and print its version
+                        bring the database's schema up to this release and print its version (on SQLite, with
+                        the server stopped)
               worker    (started by the server) run one model in its own process
               version   print the version
               help      print this
@@ -60,6 +67,7 @@ public final class Arbor {
             case "worker" -> dev.arbor.models.Worker.main(rest);
             case "token" -> token(rest);
             case "backup" -> backup(rest);
+            case "restore" -> restore(rest);
             case "migrate" -> migrate(rest);
             case "version", "--version" -> System.out.println("arbor " + version());
             case "help", "--help", "-h" -> System.out.print(USAGE);
@@ -137,15 +145,38 @@ public final class Arbor {
         }
     }
 
+    private static void restore(List<String> arguments) {
+        if (arguments.isEmpty() || arguments.getFirst().startsWith("--")) {
+            fail("usage: arbor restore SRC [--data DIR]");
+            return;
+        }
+        Path source = Path.of(arguments.getFirst());
+        try {
+            Config config = Config.load(System.getenv(), arguments.subList(1, arguments.size()));
+            System.err.println("arbor: " + new Restore(config, Clock.systemUTC()).from(source));
+        } catch (ConfigException e) {
+            fail(e.getMessage());
+        } catch (IOException e) {
+            fail("cannot restore " + source + ": " + e.getMessage());
+        } catch (UncheckedIOException e) {
+            fail("cannot restore " + source + ": " + e.getMessage() + " ("
+                    + e.getCause().getMessage() + ")");
+        }
+    }
+
     private static void migrate(List<String> flags) {
         try {
             Config config = Config.load(System.getenv(), flags);
             OwnerOnly.folder(config.dataDir());
+            // a server of another release must not find its schema changed under it
+            Optional<DataFolderLock> lock = DataFolderLock.forSqlite(config, "migrate");
             try (Database database = Database.open(config)) {
                 System.out.println(
                         database.readOnly()
                                 ? "the schema is newer than this release: left as it is"
                                 : "the schema is up to date for arbor " + version());
+            } finally {
+                lock.ifPresent(DataFolderLock::close);
             }
         } catch (ConfigException e) {
             fail(e.getMessage());

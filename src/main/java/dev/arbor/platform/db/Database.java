@@ -189,6 +189,43 @@ public final class Database implements AutoCloseable {
                 handle.execute("VACUUM INTO ?", target.toAbsolutePath().toString()));
     }
 
+    /**
+     * Copies the Arbor SQLite database {@code source} (as {@link #backupTo} wrote it) into {@code target}, an empty
+     * file, after checking it: it must open, pass {@code PRAGMA integrity_check} and hold Arbor's schema history. The
+     * source is only read; a check that fails is a {@link ConfigException} saying which, and {@code target} stays empty.
+     */
+    public static void copyCheckedSqlite(Path source, Path target) {
+        requireNonNull(source, "source");
+        requireNonNull(target, "target");
+        var config = new SQLiteConfig();
+        config.setReadOnly(true);
+        try (Connection connection = config.createConnection("jdbc:sqlite:" + source.toAbsolutePath());
+                var statement = connection.createStatement()) {
+            var problems = new ArrayList<String>();
+            try (var rows = statement.executeQuery("PRAGMA integrity_check")) {
+                while (rows.next()) {
+                    problems.add(rows.getString(1));
+                }
+            }
+            if (!problems.equals(List.of("ok"))) {
+                throw new ConfigException(
+                        source + " is damaged (SQLite's integrity check: " + String.join("; ", problems) + ")");
+            }
+            try (var rows = statement.executeQuery(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'flyway_schema_history'")) {
+                if (!rows.next() || rows.getInt(1) != 1) {
+                    throw new ConfigException(source + " is a SQLite database, but not Arbor's");
+                }
+            }
+            try (var copy = connection.prepareStatement("VACUUM INTO ?")) {
+                copy.setString(1, target.toAbsolutePath().toString());
+                copy.executeUpdate();
+            }
+        } catch (SQLException e) {
+            throw new ConfigException(source + " is not a SQLite database in one piece (" + e.getMessage() + ")");
+        }
+    }
+
     /** Whether writes are refused: the schema is newer than this release knows. */
     public boolean readOnly() {
         return newerSchema.isPresent();
