@@ -11,6 +11,7 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
@@ -180,15 +181,15 @@ final class CompareRoutes {
         json.put("n", n);
         ObjectNode distribution = json.putObject("distribution");
         int total = n;
-        counts.forEach((value, count) -> distribution.put(value, Answers.round((double) count / total, 4)));
-        json.put("mean_certainty", n == 0 ? 0 : Answers.round(certainty / n, 4));
-        json.put("act_rate", n == 0 ? 0 : Answers.round((double) acted / n, 4));
+        counts.forEach((value, count) -> distribution.put(value, Rounding.round((double) count / total, 4)));
+        json.put("mean_certainty", n == 0 ? 0 : Rounding.round(certainty / n, 4));
+        json.put("act_rate", n == 0 ? 0 : Rounding.round((double) acted / n, 4));
         ObjectNode labels = json.putObject("feedback");
         labels.put("labelled", labelled);
         if (labelled == 0) {
             labels.putNull("accuracy");
         } else {
-            labels.put("accuracy", Answers.round((double) right / labelled, 4));
+            labels.put("accuracy", Rounding.round((double) right / labelled, 4));
         }
         return json;
     }
@@ -223,7 +224,7 @@ final class CompareRoutes {
         }
         ObjectNode json = Json.object();
         json.put("n", n);
-        json.put("agreement", n == 0 ? 0 : Answers.round((double) agree / n, 4));
+        json.put("agreement", n == 0 ? 0 : Rounding.round((double) agree / n, 4));
         ArrayNode flipList = json.putArray("flips");
         flips.entrySet().stream()
                 .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())

@@ -15,6 +15,8 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.questions.Primitives;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.util.ArrayList;

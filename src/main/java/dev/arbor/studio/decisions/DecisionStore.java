@@ -8,6 +8,8 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.studio.questions.AnswerRow;
+import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -246,7 +248,7 @@ final class DecisionStore {
                     value, certainty, act, origin)
                 VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
         for (StoredDecision decision : decisions) {
-            for (Answers.Row row : decision.rows()) {
+            for (AnswerRow row : decision.rows()) {
                 answers.setString(1, decision.id());
                 answers.setString(2, row.questionKey());
                 answers.setInt(3, row.ordinal());
@@ -255,7 +257,7 @@ final class DecisionStore {
                 answers.setString(6, row.answer());
                 answers.setDouble(7, row.value());
                 // certainty as the decision shows it, so that sums over rows equal sums over what readers see
-                answers.setDouble(8, Answers.round(row.certainty(), 4));
+                answers.setDouble(8, Rounding.round(row.certainty(), 4));
                 answers.setBoolean(9, row.act());
                 answers.setString(10, row.origin());
                 answers.addBatch();

@@ -19,6 +19,8 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.questions.Labels;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;

@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.questions.Labels;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -20,6 +20,8 @@ import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.questions.Primitives;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import java.math.BigDecimal;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import java.util.LinkedHashMap;
 import java.util.List;

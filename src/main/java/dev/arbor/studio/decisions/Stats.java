@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.questions.Probabilities;
+import dev.arbor.studio.questions.Rounding;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -262,14 +264,14 @@ final class Stats {
             if (answer.path("type").asText().equals("multi")) {
                 double least = 1.0;
                 for (JsonNode p : raw) {
-                    double[] two = Answers.calibrate(new double[] {1 - p.asDouble(), p.asDouble()}, temperature);
+                    double[] two = Probabilities.calibrate(new double[] {1 - p.asDouble(), p.asDouble()}, temperature);
                     least = Math.min(least, Math.max(two[0], two[1]));
                 }
                 return least;
             }
             var values = new ArrayList<Double>();
             raw.forEach(p -> values.add(p.asDouble()));
-            double[] p = Answers.calibrate(Answers.clean(values, values.size()), temperature);
+            double[] p = Probabilities.calibrate(Probabilities.clean(values, values.size()), temperature);
             return Arrays.stream(p).max().orElse(0);
         }
 
@@ -286,7 +288,7 @@ final class Stats {
             json.set("key", key);
             json.put("count", count);
             json.put("failed", failed);
-            json.put("act_rate", completed == 0 ? 0 : Answers.round((double) acted / completed, 4));
+            json.put("act_rate", completed == 0 ? 0 : Rounding.round((double) acted / completed, 4));
             ObjectNode latency = json.putObject("latency_ms");
             latency.put("p50", this.latency.map(l -> l[0]).orElseGet(() -> percentile(0.50)));
             latency.put("p95", this.latency.map(l -> l[1]).orElseGet(() -> percentile(0.95)));
@@ -298,14 +300,14 @@ final class Stats {
             });
             if (whatIf.any()) {
                 ObjectNode what = json.putObject("what_if");
-                what.put("act_rate", completed == 0 ? 0 : Answers.round((double) whatIfActed / completed, 4));
+                what.put("act_rate", completed == 0 ? 0 : Rounding.round((double) whatIfActed / completed, 4));
                 what.put("labelled_acting", whatIfLabelledActing);
                 if (whatIfLabelledActing == 0) {
                     what.putNull("accuracy_when_acting");
                 } else {
                     what.put(
                             "accuracy_when_acting",
-                            Answers.round((double) whatIfRightActing / whatIfLabelledActing, 4));
+                            Rounding.round((double) whatIfRightActing / whatIfLabelledActing, 4));
                 }
             }
             return json;
@@ -372,20 +374,20 @@ final class Stats {
             ObjectNode json = Json.object();
             json.put("runs", runs);
             json.put("excluded_runs", excluded);
-            json.put("mean_certainty", runs == 0 ? 0 : Answers.round(certaintyE4 / 10_000.0 / runs, 4));
-            json.put("act_rate", runs == 0 ? 0 : Answers.round((double) acted / runs, 4));
+            json.put("mean_certainty", runs == 0 ? 0 : Rounding.round(certaintyE4 / 10_000.0 / runs, 4));
+            json.put("act_rate", runs == 0 ? 0 : Rounding.round((double) acted / runs, 4));
             if (dynamic) {
                 json.putNull("distribution");
             } else {
                 ObjectNode shares = json.putObject("distribution");
                 new TreeMap<>(distribution)
-                        .forEach((value, n) -> shares.put(value, Answers.round((double) n / runs, 4)));
+                        .forEach((value, n) -> shares.put(value, Rounding.round((double) n / runs, 4)));
             }
             json.put("labelled", labelled);
             if (labelled == 0) {
                 json.putNull("accuracy");
             } else {
-                json.put("accuracy", Answers.round((double) right / labelled, 4));
+                json.put("accuracy", Rounding.round((double) right / labelled, 4));
             }
             return json;
         }

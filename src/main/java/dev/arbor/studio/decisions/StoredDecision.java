@@ -3,6 +3,7 @@ package dev.arbor.studio.decisions;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.studio.questions.AnswerRow;
 import java.util.List;
 import java.util.Optional;
 
@@ -35,7 +36,7 @@ record StoredDecision(
         Optional<Double> totalMs,
         ObjectNode body,
         Optional<ObjectNode> input,
-        List<Answers.Row> rows,
+        List<AnswerRow> rows,
         ObjectNode secrets,
         Optional<String> searchText) {
     StoredDecision {

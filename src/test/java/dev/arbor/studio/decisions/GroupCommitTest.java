@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.questions.AnswerRow;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class GroupCommitTest {
                 Optional.of(1.0),
                 body,
                 Optional.empty(),
-                List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
+                List.of(new AnswerRow("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
                 Json.object(),
                 Optional.empty());
     }

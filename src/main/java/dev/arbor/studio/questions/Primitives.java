@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.questions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
@@ -14,13 +14,13 @@ import java.util.Set;
  * The six question types reduced to the three an engine answers: {@code multi} becomes one yes/no question per
  * option, {@code rank} a choice, {@code number} a scale over its values. Engines see only this.
  */
-final class Primitives {
+public final class Primitives {
     /** Separates a multi question's key from its option index; question keys never contain it. */
-    static final char CHILD = '#';
+    public static final char CHILD = '#';
 
     private Primitives() {}
 
-    static List<Scoring.Question> of(List<Question> questions) {
+    public static List<Scoring.Question> of(List<Question> questions) {
         var primitives = new ArrayList<Scoring.Question>();
         for (Question question : questions) {
             String instructions = text(question.definition().path("instructions"));
@@ -80,7 +80,7 @@ final class Primitives {
     }
 
     /** What the questions ask of a model, checked against its catalog facts before anything loads. */
-    static ModelFacts.Needs needs(List<Scoring.Question> primitives, Set<String> modalities, int contextTokens) {
+    public static ModelFacts.Needs needs(List<Scoring.Question> primitives, Set<String> modalities, int contextTokens) {
         var types = new HashSet<String>();
         int largest = 0;
         for (Scoring.Question question : primitives) {
@@ -107,7 +107,7 @@ final class Primitives {
     }
 
     /** A number question's value as the answer shows it: whole numbers without decimals. */
-    static Number value(String key) {
+    public static Number value(String key) {
         BigDecimal value = new BigDecimal(key);
         if (value.stripTrailingZeros().scale() <= 0 && value.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) < 0) {
             return value.longValue();

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.questions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -15,23 +15,23 @@ import java.util.List;
  *     question) or {@code adhoc} (no template)
  * @param dynamicOptions whether its options came from an options variable
  */
-record Question(String key, ObjectNode definition, String origin, boolean dynamicOptions) {
-    Question {
+public record Question(String key, ObjectNode definition, String origin, boolean dynamicOptions) {
+    public Question {
         requireNonNull(key, "key");
         requireNonNull(definition, "definition");
         requireNonNull(origin, "origin");
     }
 
-    String type() {
+    public String type() {
         return definition.path("type").asText();
     }
 
-    JsonNode criteria() {
+    public JsonNode criteria() {
         return definition.path("criteria");
     }
 
     /** Option names (choice, multi, rank), level keys {@code "0".."n-1"} (score) or values (number). */
-    List<String> optionKeys() {
+    public List<String> optionKeys() {
         var keys = new ArrayList<String>();
         switch (type()) {
             case "score" -> {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.questions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -15,17 +15,17 @@ import java.util.Optional;
  * rank takes a list too, its first element); yes/no takes yes/no, true/false; a score its level index, index
  * string or level text; multi a list of option names; number a number, right when it lies in the answer's range.
  */
-final class Labels {
+public final class Labels {
     private Labels() {}
 
     /** A label in canonical form, or why it does not fit the question. */
-    sealed interface Checked permits Canonical, Unfit {}
+    public sealed interface Checked permits Canonical, Unfit {}
 
-    record Canonical(JsonNode value) implements Checked {}
+    public record Canonical(JsonNode value) implements Checked {}
 
-    record Unfit(String why) implements Checked {}
+    public record Unfit(String why) implements Checked {}
 
-    static Checked check(JsonNode answer, JsonNode label) {
+    public static Checked check(JsonNode answer, JsonNode label) {
         List<String> options = new ArrayList<>();
         answer.path("probabilities").fieldNames().forEachRemaining(options::add);
         return switch (answer.path("type").asText()) {
@@ -43,7 +43,7 @@ final class Labels {
      * A label checked against a question's definition rather than an answer to it (for test examples, which have
      * no answer): the question's options and levels stand in for the answer's.
      */
-    static Checked checkAgainst(Question question, JsonNode label) {
+    public static Checked checkAgainst(Question question, JsonNode label) {
         var shape = Json.object();
         shape.put("type", question.type());
         var probabilities = shape.putObject("probabilities");
@@ -58,7 +58,7 @@ final class Labels {
     }
 
     /** Whether the answer matches the canonical label. */
-    static boolean correct(JsonNode answer, JsonNode canonical) {
+    public static boolean correct(JsonNode answer, JsonNode canonical) {
         return switch (answer.path("type").asText()) {
             case "multi" -> new HashSet<>(strings(answer.path("decision"))).equals(new HashSet<>(strings(canonical)));
             case "number" -> {
