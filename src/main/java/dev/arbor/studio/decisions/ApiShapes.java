@@ -17,9 +17,9 @@ import static dev.arbor.platform.http.Schema.timestamp;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.questions.QuestionShapes;
 import dev.arbor.studio.templates.SettingRange;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The shapes of decisions, their answers, examples, feedback, history edits, comparisons, settings and stats, for
@@ -31,20 +31,8 @@ final class ApiShapes {
 
     private static final Schema COUNT = integer(0, Long.MAX_VALUE);
     private static final Schema PROBABILITY = number();
-    private static final Schema STORE_LEVEL = oneOf("full", "answers_only", "none");
-    private static final Schema SURFACE = oneOf("api", "wire", "rerun");
-    static final Schema WARNING =
-            object().required("code", string()).required("message", string()).required("param", nullable(string()));
-
     // ---- what a decision asks
 
-    static final Schema QUESTION = named(
-            "Question",
-            object().required("type", oneOf("choice", "multi", "rank", "score", "number", "noul"))
-                    .optional("instructions", any("Text, or any JSON the model reads"))
-                    .optional("criteria", anyOf(mapOf(any()), arrayOf(any())))
-                    .optional("threshold", number())
-                    .optional("unit", string()));
     private static final Schema STATE =
             anyOf(string(DecisionRequest.MAX_STATE_CHARACTERS), mapOf(any()), arrayOf(any()));
     private static final Schema MEDIA_IN = object().optional("type", oneOf("image", "audio", "video"))
@@ -52,20 +40,10 @@ final class ApiShapes {
             .optional("data", string())
             .optional("path", string())
             .optional("name", string());
-    private static final Schema QUESTION_SETTINGS = object().optional(
-                    "act_threshold", SettingRange.ACT_THRESHOLD.schema())
-            .optional("temperature", SettingRange.TEMPERATURE.schema())
-            .optional("multi_threshold", SettingRange.MULTI_THRESHOLD.schema());
     private static final Schema SETTINGS_IN = object().optional("act_threshold", SettingRange.ACT_THRESHOLD.schema())
             .optional("temperature", SettingRange.TEMPERATURE.schema())
             .optional("multi_threshold", SettingRange.MULTI_THRESHOLD.schema())
-            .optional("questions", mapOf(QUESTION_SETTINGS));
-    /** The settings a decision ran with, and which layer each came from. */
-    private static final Schema EFFECTIVE_SETTINGS = object().required("act_threshold", number())
-            .required("temperature", number())
-            .required("questions", mapOf(QUESTION_SETTINGS))
-            .required("sources", mapOf(string()));
-
+            .optional("questions", mapOf(QuestionShapes.QUESTION_SETTINGS));
     private static final Schema ADD_OPTIONS = mapOf(anyOf(mapOf(any()), arrayOf(any())));
     private static final Schema INCLUDE = anyOf(
             string(), arrayOf(oneOf(DecisionRequest.INCLUDES.stream().sorted().toArray(String[]::new))));
@@ -74,12 +52,12 @@ final class ApiShapes {
             object().optional("template", string())
                     .optional("variables", mapOf(any()))
                     .optional("state", STATE)
-                    .optional("questions", mapOf(QUESTION))
+                    .optional("questions", mapOf(QuestionShapes.QUESTION))
                     .optional("skip", arrayOf(string()))
                     .optional("add_options", ADD_OPTIONS)
                     .optional(
                             "extensions",
-                            object().optional("questions", mapOf(QUESTION))
+                            object().optional("questions", mapOf(QuestionShapes.QUESTION))
                                     .optional("skip", arrayOf(string()))
                                     .optional("add_options", ADD_OPTIONS))
                     .optional("settings", SETTINGS_IN)
@@ -95,196 +73,29 @@ final class ApiShapes {
 
     // ---- what a decision answers
 
-    /** The answer to one question: the fields of its type, and (but on the wire) the studio's gate. */
-    private static Schema answer(String prefix, String type, boolean gated, Schema.Obj own) {
-        var properties = new ArrayList<>(own.properties());
-        properties.addFirst(new Schema.Property("type", oneOf(type), true));
-        properties.add(new Schema.Property("probabilities", mapOf(PROBABILITY), true));
-        properties.add(new Schema.Property("top_probability", PROBABILITY, true));
-        properties.add(new Schema.Property("certainty", PROBABILITY, gated));
-        properties.add(new Schema.Property("act", bool(), gated));
-        properties.add(new Schema.Property("origin", oneOf("template", "extended", "extra", "adhoc"), gated));
-        properties.add(new Schema.Property("dynamic_options", bool(), false));
-        properties.add(new Schema.Property("raw_probabilities", mapOf(PROBABILITY), false));
-        String name = type.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + type.substring(1) + "Answer";
-        return named(prefix + name, new Schema.Obj(properties, false));
-    }
-
-    private static Schema answers(String prefix, boolean gated) {
-        return named(
-                prefix + "Answer",
-                anyOf(
-                        answer(
-                                prefix,
-                                "choice",
-                                gated,
-                                object().required("choice", string())
-                                        .required("confidence", PROBABILITY)
-                                        .required("decision", string())),
-                        answer(
-                                prefix,
-                                "multi",
-                                gated,
-                                object().required("selected", arrayOf(string()))
-                                        .required("threshold", number())
-                                        .required("decision", arrayOf(string()))),
-                        answer(
-                                prefix,
-                                "rank",
-                                gated,
-                                object().required("ranking", arrayOf(string()))
-                                        .required("choice", string())
-                                        .required("confidence", PROBABILITY)
-                                        .required("decision", string())),
-                        answer(
-                                prefix,
-                                "score",
-                                gated,
-                                object().required("score", number())
-                                        .required("legend", mapOf(any()))
-                                        .required("confidence", PROBABILITY)
-                                        .required("decision", string())),
-                        answer(
-                                prefix,
-                                "number",
-                                gated,
-                                object().required("estimate", number())
-                                        .required("most_likely", number())
-                                        .required("range", arrayOf(number(), 2))
-                                        .optional("unit", string())
-                                        .required("confidence", PROBABILITY)
-                                        .required("decision", number())),
-                        answer(
-                                prefix,
-                                "noul",
-                                gated,
-                                object().required("noul", PROBABILITY).required("decision", oneOf("yes", "no")))));
-    }
-
-    static final Schema ANSWER = answers("", true);
-    static final Schema WIRE_ANSWER = answers("Wire", false);
-
-    private static final Schema TEMPLATE_REF = object().required("id", string())
-            .required("version", integer(1, Long.MAX_VALUE))
-            .required("ref", string())
-            .required("resolved_from", oneOf("latest", "pinned", "alias"))
-            .required("attribution", oneOf("explicit", "header"));
-    private static final Schema EXTENSIONS = object().required("questions", arrayOf(string()))
-            .required("options", mapOf(arrayOf(string())))
-            .required("skipped", arrayOf(string()));
-    private static final Schema MEDIA_KEPT = object().required("type", oneOf("image", "audio", "video"))
-            .required("file_id", nullable(string()))
-            .required("name", nullable(string()))
-            .required("content_type", string())
-            .required("bytes", COUNT)
-            .required("sha256", string())
-            .optional("variable", nullable(string()))
-            .optional("available", bool());
-    private static final Schema.Obj INPUT_FIELDS = object().required(
-                    "variables", any("The variables as sent after defaults (sensitive ones as a hash), or null"))
-            .required("state", any("The situation the model read"))
-            .required("media", arrayOf(MEDIA_KEPT))
-            .required("questions", mapOf(QUESTION))
-            .optional("rendered_state", string())
-            .optional("redacted", arrayOf(string()));
-    private static final Schema ERROR =
-            object().required("type", string()).required("code", string()).required("message", string());
-    static final Schema DECISION = named(
-            "Decision",
-            resource("decision")
-                    .required("status", oneOf("queued", "in_progress", "completed", "failed", "cancelled"))
-                    .required("created_at", timestamp())
-                    .required("completed_at", nullable(timestamp()))
-                    .required("template", nullable(TEMPLATE_REF))
-                    .required("model", nullable(string()))
-                    .required("model_requested", nullable(string()))
-                    .optional("input", nullable(INPUT_FIELDS))
-                    .required("extensions", EXTENSIONS)
-                    .required("answers", nullable(mapOf(ANSWER)))
-                    .required("act", nullable(bool()))
-                    .required("needs_review", arrayOf(string()))
-                    .required("settings", EFFECTIVE_SETTINGS)
-                    .required("usage", object().required("input_tokens", COUNT).required("output_tokens", COUNT))
-                    .required(
-                            "timing",
-                            object().required("queue_ms", number())
-                                    .required("load_ms", number())
-                                    .required("model_ms", number())
-                                    .required("total_ms", number()))
-                    .required("warnings", arrayOf(WARNING))
-                    .required(
-                            "source",
-                            object().required("surface", SURFACE)
-                                    .required("endpoint", string())
-                                    .required("request_id", string()))
-                    .required("rerun_of", nullable(string()))
-                    .required("store", STORE_LEVEL)
-                    .required("error", nullable(ERROR))
-                    .required("metadata", mapOf(string()))
-                    .required("pinned", bool())
-                    .optional(
-                            "feedback",
-                            mapOf(object().required("expected", any())
-                                    .required("correct", nullable(bool()))
-                                    .required("feedback_id", string())))
-                    .optional("expires_at", nullable(timestamp())));
-    static final Schema SUMMARY = named(
-            "DecisionSummary",
-            resource("decision.summary")
-                    .required("status", oneOf("queued", "in_progress", "completed", "failed", "cancelled"))
-                    .required("created_at", timestamp())
-                    .required(
-                            "template",
-                            nullable(object().required("id", string()).required("version", integer())))
-                    .required("model", nullable(string()))
-                    .required("source", object().required("surface", SURFACE))
-                    .required("extended", bool())
-                    .required("act", nullable(bool()))
-                    .required("needs_review", arrayOf(string()))
-                    .required(
-                            "answers",
-                            mapOf(object().required("type", string())
-                                    .required("decision", anyOf(string(), arrayOf(string())))
-                                    .required("certainty", PROBABILITY)
-                                    .required("act", bool())))
-                    .required("timing", object().required("total_ms", number()))
-                    .required("metadata", mapOf(string()))
-                    .required("pinned", bool())
-                    .required("labelled", bool())
-                    .required("error", nullable(object().required("code", string()))));
-    /** A list item: the summary, or with {@code view=full} the whole decision. */
-    static final Schema LISTED = named("DecisionListItem", anyOf(SUMMARY, DECISION));
-
-    static final Schema INPUT = named(
-            "DecisionInput",
-            INPUT_FIELDS.required("object", oneOf("decision.input")).required("decision_id", string()));
     static final Schema PREVIEW = object().required("object", oneOf("decision.preview"))
-            .required("template", nullable(TEMPLATE_REF))
+            .required("template", nullable(HistoryShapes.TEMPLATE_REF))
             .required("model", nullable(string()))
             .required("state", any())
             .required("rendered_state", string())
-            .required("questions", mapOf(QUESTION))
-            .required("extensions", EXTENSIONS)
-            .required("media", arrayOf(MEDIA_KEPT))
-            .required("settings", EFFECTIVE_SETTINGS)
+            .required("questions", mapOf(QuestionShapes.QUESTION))
+            .required("extensions", HistoryShapes.EXTENSIONS)
+            .required("media", arrayOf(HistoryShapes.MEDIA_KEPT))
+            .required("settings", HistoryShapes.EFFECTIVE_SETTINGS)
             .required("usage", object().required("input_tokens", COUNT))
             .required(
                     "decide_request",
                     object().required("model", nullable(string()))
                             .required("state", any())
-                            .required("questions", mapOf(QUESTION))
+                            .required("questions", mapOf(QuestionShapes.QUESTION))
                             .optional("settings", object().required("temperature", number())))
-            .required("store", STORE_LEVEL)
-            .required("warnings", arrayOf(WARNING));
-    static final Schema DECISION_PATCH =
-            object().optional("metadata", nullable(mapOf(nullable(string())))).optional("pinned", bool());
-    static final Schema DELETED = Schema.deleted("decision");
-
+            .required("store", HistoryShapes.STORE_LEVEL)
+            .required("warnings", arrayOf(HistoryShapes.WARNING));
     // ---- the single-request format
 
     static final Schema DECIDE_REQUEST = object().required("model", string())
             .required("state", STATE)
-            .required("questions", mapOf(QUESTION))
+            .required("questions", mapOf(QuestionShapes.QUESTION))
             .optional("media", arrayOf(MEDIA_IN))
             .optional("settings", any("temperature and act_threshold are read; the rest is ignored"))
             .optional("store", any("A storage level; one the studio cannot use is ignored with a warning"))
@@ -292,7 +103,7 @@ final class ApiShapes {
     static final Schema DECIDE_ANSWER = named(
             "DecideAnswer",
             object().required("model", nullable(string()))
-                    .required("answers", mapOf(WIRE_ANSWER))
+                    .required("answers", mapOf(QuestionShapes.WIRE_ANSWER))
                     .required("usage", object().required("input_tokens", COUNT).required("output_tokens", COUNT)));
 
     // ---- feedback
@@ -316,29 +127,6 @@ final class ApiShapes {
     static final Schema FEEDBACK_DELETED = Schema.deleted("feedback");
 
     // ---- history edits
-
-    private static final Schema FILTER = mapOf(
-            any("A filter of the decision list (a list means any of), or " + "sensitive_hash: {variable: value}"));
-    static final Schema BULK_DELETE = object().optional("filter", nullable(FILTER))
-            .optional("all", nullable(bool()))
-            .optional("dry_run", nullable(bool()))
-            .optional("include_pinned", nullable(bool()));
-    static final Schema BULK_REDACT = object().optional("filter", nullable(FILTER))
-            .optional("all", nullable(bool()))
-            .optional("dry_run", nullable(bool()))
-            .optional("include_pinned", nullable(bool()))
-            .required("fields", arrayOf(string()));
-    static final Schema REDACT = object().required("fields", arrayOf(string()));
-    static final Schema BULK_DELETED = object().required("object", oneOf("decision.bulk_delete"))
-            .required("matched", COUNT)
-            .required("deleted", COUNT)
-            .required("skipped_pinned", COUNT)
-            .required("dry_run", bool());
-    static final Schema BULK_REDACTED = object().required("object", oneOf("decision.bulk_redact"))
-            .required("matched", COUNT)
-            .required("redacted", COUNT)
-            .required("skipped_pinned", COUNT)
-            .required("dry_run", bool());
 
     // ---- examples
 
@@ -364,7 +152,7 @@ final class ApiShapes {
                     .required("revision", COUNT)
                     .required("variables", nullable(mapOf(any())))
                     .required("state", any("The situation, when the template takes no variables"))
-                    .required("media", nullable(arrayOf(MEDIA_KEPT)))
+                    .required("media", nullable(arrayOf(HistoryShapes.MEDIA_KEPT)))
                     .required("expected", mapOf(any()))
                     .required("tags", arrayOf(string()))
                     .required("split", oneOf("test", "calibration"))
@@ -391,8 +179,6 @@ final class ApiShapes {
                                             .required("param", nullable(string()))
                                             .required("message", string()))));
     static final Schema EXAMPLE_DELETED = Schema.deleted("template.example");
-    static final Schema JSON_LINES = any("One JSON object a line");
-
     // ---- comparisons, settings, stats, compatibility
 
     private static final Schema VERSION_SUMMARY = object().required("n", COUNT)
@@ -420,7 +206,7 @@ final class ApiShapes {
                                             .required("sample", arrayOf(arrayOf(string(), 2))))))
             .required("operational", mapOf(object().required("n", COUNT).required("failed", COUNT)));
 
-    private static final Schema HISTORY_SETTINGS = object().optional("store", STORE_LEVEL)
+    private static final Schema HISTORY_SETTINGS = object().optional("store", HistoryShapes.STORE_LEVEL)
             .optional("store_media", bool())
             .optional("on_store_error", oneOf("serve", "fail"))
             .optional("retention_days", integer(0, 36_500))
@@ -433,7 +219,7 @@ final class ApiShapes {
             object().required("object", oneOf("settings"))
                     .required(
                             "history",
-                            object().required("store", STORE_LEVEL)
+                            object().required("store", HistoryShapes.STORE_LEVEL)
                                     .required("store_media", bool())
                                     .required("on_store_error", oneOf("serve", "fail"))
                                     .required("retention_days", integer(0, 36_500))
@@ -483,7 +269,7 @@ final class ApiShapes {
                                                     .required("labelled_acting", COUNT)
                                                     .required("accuracy_when_acting", nullable(PROBABILITY))))));
 
-    static final Schema COMPATIBILITY_IN = object().required("questions", mapOf(QUESTION))
+    static final Schema COMPATIBILITY_IN = object().required("questions", mapOf(QuestionShapes.QUESTION))
             .optional("media_types", arrayOf(oneOf("image", "audio", "video"), 3));
     static final Schema COMPATIBILITY = object().required("object", oneOf("model.compatibility"))
             .required(
@@ -495,12 +281,10 @@ final class ApiShapes {
                             .required(
                                     "problems",
                                     arrayOf(object().required("code", string()).required("message", string())))))
-            .required("warnings", arrayOf(WARNING));
+            .required("warnings", arrayOf(HistoryShapes.WARNING));
 
     // ---- query parameters
 
-    static final QueryParam VIEW = new QueryParam(
-            "view", oneOf("summary", "full"), "summary (default) lists what was decided; full lists whole decisions.");
     static final QueryParam INCLUDE_PARAM = new QueryParam(
             "include",
             string(),
@@ -511,32 +295,6 @@ final class ApiShapes {
             new QueryParam("wait", number(), "Seconds (0 to 60) to wait for a background " + "decision to finish.");
     static final QueryParam RENDER = new QueryParam(
             "format", oneOf("decide"), "decide renders the decision as POST " + "/v1/decide answers it.");
-    static final QueryParam EXPORT_FORMAT = new QueryParam("format", oneOf("jsonl", "csv"), "jsonl (default) or csv.");
-
-    /** The list's filters: a comma means any of; every filter sent must hold. */
-    static final List<QueryParam> FILTERS = List.of(
-            new QueryParam("template", string(), "Template ids, id@version or id@alias, or none (ad hoc)."),
-            new QueryParam("version", string(), "Template version numbers."),
-            new QueryParam("model", string(), "Model ids."),
-            new QueryParam("status", string(), "queued, in_progress, completed, failed, cancelled."),
-            new QueryParam("surface", string(), "Where decisions came from: api, wire, rerun."),
-            new QueryParam("endpoint", string(), "The paths decisions were made on."),
-            new QueryParam("request_id", string(), "The request ids that made them."),
-            new QueryParam("rerun_of", string(), "The decisions they rerun."),
-            new QueryParam("act", bool(), "Whether every answer acted."),
-            new QueryParam("pinned", bool(), "Whether pinned."),
-            new QueryParam("labelled", bool(), "Whether they have feedback."),
-            new QueryParam("correct", bool(), "Whether every labelled answer was right."),
-            new QueryParam("needs_review", string(), "Question keys whose answer did not act."),
-            new QueryParam("created_after", string(), "Unix seconds, an RFC 3339 time or relative, such as -7d."),
-            new QueryParam("created_before", string(), "Unix seconds, an RFC 3339 time or relative, such as -7d."),
-            new QueryParam("q", string(), "Words the situation, variables or metadata contain."),
-            new QueryParam(
-                    "filters",
-                    mapOf(string()),
-                    "More filters by name: metadata.<key>=<value>, "
-                            + "answer.<question>=<answers>, certainty_below.<question>=<n>, certainty_above.<question>=<n>."));
-
     static final QueryParam GROUP_BY = new QueryParam(
             "group_by",
             string(),

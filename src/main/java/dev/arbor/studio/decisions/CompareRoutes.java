@@ -11,6 +11,8 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
@@ -35,12 +37,12 @@ final class CompareRoutes {
     private static final Set<String> NOT_PAIRED = Set.of("added", "removed", "incomparable");
     private static final int SAMPLE = 20;
 
-    private final DecisionStore decisions;
+    private final HistoryStore decisions;
     private final FeedbackStore feedback;
     private final Templates templates;
     private final Clock clock;
 
-    CompareRoutes(DecisionStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+    CompareRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");

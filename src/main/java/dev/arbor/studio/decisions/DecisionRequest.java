@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.templates.SettingRange;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -18,6 +18,13 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.Export;
+import dev.arbor.studio.history.HistoryQuery;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -38,7 +45,7 @@ final class DecisionRoutes {
     private static final int MAX_WAIT_SECONDS = 60;
 
     private final DecisionService decisions;
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final Rerun rerun;
     private final Templates templates;
     private final FeedbackStore feedback;
@@ -47,7 +54,7 @@ final class DecisionRoutes {
 
     DecisionRoutes(
             DecisionService decisions,
-            DecisionStore store,
+            HistoryStore store,
             Rerun rerun,
             Templates templates,
             FeedbackStore feedback,
@@ -71,16 +78,16 @@ final class DecisionRoutes {
                         MediaInput.MAX_BODY_BYTES,
                         this::create)
                 .body(ApiShapes.DECISION_REQUEST)
-                .ok(ApiShapes.DECISION)
+                .ok(HistoryShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
                 .query(Page.PARAMETERS)
-                .query(ApiShapes.VIEW, ApiShapes.INCLUDE_PARAM)
-                .query(ApiShapes.FILTERS)
-                .ok(Schema.list(ApiShapes.LISTED))
+                .query(HistoryShapes.VIEW, ApiShapes.INCLUDE_PARAM)
+                .query(HistoryShapes.FILTERS)
+                .ok(Schema.list(HistoryShapes.LISTED))
                 .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed", this::export)
-                .query(ApiShapes.EXPORT_FORMAT)
-                .query(ApiShapes.FILTERS)
-                .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
+                .query(HistoryShapes.EXPORT_FORMAT)
+                .query(HistoryShapes.FILTERS)
+                .answers(200, "application/x-ndjson", HistoryShapes.JSON_LINES)
                 .answers(200, "text/csv", Schema.any("A header row, then one row per answer"))
                 .postWithFiles(
                         BASE + "/preview",
@@ -91,21 +98,21 @@ final class DecisionRoutes {
                 .ok(ApiShapes.PREVIEW)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
                 .query(ApiShapes.WAIT, ApiShapes.INCLUDE_PARAM, ApiShapes.RENDER)
-                .ok(Schema.anyOf(ApiShapes.DECISION, ApiShapes.DECIDE_ANSWER))
+                .ok(Schema.anyOf(HistoryShapes.DECISION, ApiShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", this::input)
-                .ok(ApiShapes.INPUT)
+                .ok(HistoryShapes.INPUT)
                 .patch(one, "Change a decision's metadata or pin", this::patch)
-                .body(ApiShapes.DECISION_PATCH)
-                .ok(ApiShapes.DECISION)
+                .body(HistoryShapes.DECISION_PATCH)
+                .ok(HistoryShapes.DECISION)
                 .delete(one, "Delete a decision from history", this::delete)
-                .ok(ApiShapes.DELETED)
+                .ok(HistoryShapes.DELETED)
                 .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
-                .ok(ApiShapes.DECISION)
+                .ok(HistoryShapes.DECISION)
                 .action(
                         one + "/rerun",
                         "Run a stored decision again (optionally on another model or version)",
                         this::rerun)
-                .ok(ApiShapes.DECISION);
+                .ok(HistoryShapes.DECISION);
     }
 
     private void create(Context ctx) {
@@ -118,7 +125,7 @@ final class DecisionRoutes {
     private void list(Context ctx) {
         Page page = Page.from(ctx);
         var params = HistoryQuery.params(ctx, List.of());
-        String view = ApiShapes.VIEW.read(ctx).orElse("summary");
+        String view = HistoryShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {
             throw ApiException.of(
                     ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view + "'.");
@@ -134,7 +141,7 @@ final class DecisionRoutes {
                         result,
                         StoredDecision::id,
                         decision -> view.equals("full")
-                                ? DecisionService.present(
+                                ? DecisionView.present(
                                         decision.body(),
                                         decision.input(),
                                         include.stream().anyMatch(i -> i.startsWith("input")),
@@ -145,12 +152,13 @@ final class DecisionRoutes {
     }
 
     private void export(Context ctx) {
-        String format = ApiShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
+        String format = HistoryShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
         if (!format.equals("jsonl") && !format.equals("csv")) {
             throw ApiException.of(
                     ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format + "'.");
         }
-        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates, clock.instant());
+        var query =
+                store.query(HistoryQuery.params(ctx, List.of(HistoryShapes.EXPORT_FORMAT)), templates, clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
         try (var out =
@@ -226,7 +234,7 @@ final class DecisionRoutes {
 
     private void rerun(Context ctx) {
         String id = ctx.pathParam("decision_id");
-        StoredDecision original = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        StoredDecision original = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
         Plan plan = decisions.plan(request, false);
@@ -254,7 +262,7 @@ final class DecisionRoutes {
         });
         Responses.ok(
                 ctx,
-                DecisionService.present(outcome.decision(), input, showInput, plan.metadata(), false, plan.include()));
+                DecisionView.present(outcome.decision(), input, showInput, plan.metadata(), false, plan.include()));
     }
 
     private void preview(Context ctx) {
@@ -321,7 +329,7 @@ final class DecisionRoutes {
     }
 
     private static ObjectNode show(StoredDecision decision, Set<String> include) {
-        return DecisionService.present(
+        return DecisionView.present(
                 decision.body(), decision.input(), true, decision.metadata(), decision.pinned(), include);
     }
 
@@ -378,7 +386,7 @@ final class DecisionRoutes {
         }
         problems.throwIfAny();
         if (!store.patch(id, metadata, pinned)) {
-            throw DecisionService.notFound(id);
+            throw DecisionView.notFound(id);
         }
         Responses.ok(ctx, show(find(id), Set.of()));
     }
@@ -406,7 +414,7 @@ final class DecisionRoutes {
     private void delete(Context ctx) {
         String id = ctx.pathParam("decision_id");
         if (!store.delete(id)) {
-            throw DecisionService.notFound(id);
+            throw DecisionView.notFound(id);
         }
         Responses.ok(ctx, Map.of("id", id, "object", "decision.deleted", "deleted", true));
     }
@@ -416,7 +424,7 @@ final class DecisionRoutes {
     }
 
     private StoredDecision find(String id) {
-        return store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        return store.find(id).orElseThrow(() -> DecisionView.notFound(id));
     }
 
     private static int waitSeconds(Context ctx) {

@@ -11,6 +11,9 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.files.FileUsers;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.HistoryEditRoutes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.Retention;
 import dev.arbor.studio.templates.TemplateHistory;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,7 +26,7 @@ import org.slf4j.LoggerFactory;
 public final class Decisions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final DecisionService service;
     private final Templates templates;
     private final Clock clock;
@@ -50,7 +53,7 @@ public final class Decisions implements AutoCloseable {
             StudioFiles files,
             byte[] hmacKey,
             MeterRegistry meters) {
-        this.store = new DecisionStore(database, files::available);
+        this.store = new HistoryStore(database, files::available);
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
         this.database = requireNonNull(database, "database");
@@ -59,7 +62,7 @@ public final class Decisions implements AutoCloseable {
         this.files = requireNonNull(files, "files");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
-        this.retention = new Retention(store, settings, templates, files, clock);
+        this.retention = new Retention(store, () -> settings.current().retention(), templates, files, clock);
         this.service = new DecisionService(
                 store,
                 new Planner(templates, models, runtime, hmacKey, settings, files),
@@ -82,7 +85,7 @@ public final class Decisions implements AutoCloseable {
 
     /** The decisions that name each template, for templates to consult before they delete one. */
     public static TemplateHistory history(Database database) {
-        var store = new DecisionStore(database, file -> false);
+        var store = new HistoryStore(database, file -> false);
         return new TemplateHistory() {
             @Override
             public long decisions(String templateId) {
@@ -98,7 +101,7 @@ public final class Decisions implements AutoCloseable {
 
     /** The files that stored decisions and examples keep, for files to consult before they remove one. */
     public static FileUsers fileUsers(Database database) {
-        var decisions = new DecisionStore(database, file -> false);
+        var decisions = new HistoryStore(database, file -> false);
         var examples = new ExampleStore(database);
         return fileIds -> {
             var used = new HashSet<>(decisions.filesInUse(fileIds));

@@ -19,6 +19,10 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Labels;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Substitution;
@@ -49,7 +53,7 @@ final class ExampleRoutes {
             Set.of("variables", "state", "media", "expected", "tags", "split", "note", "from_decision");
 
     private final ExampleStore store;
-    private final DecisionStore decisions;
+    private final HistoryStore decisions;
     private final FeedbackStore feedback;
     private final Templates templates;
     private final StudioFiles files;
@@ -58,7 +62,7 @@ final class ExampleRoutes {
 
     ExampleRoutes(
             ExampleStore store,
-            DecisionStore decisions,
+            HistoryStore decisions,
             FeedbackStore feedback,
             Templates templates,
             StudioFiles files,
@@ -77,7 +81,7 @@ final class ExampleRoutes {
         String base = "/v1/studio/templates/{template_id}/examples";
         routes.group("studio.examples")
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
-                .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
+                .answers(200, "application/x-ndjson", HistoryShapes.JSON_LINES)
                 .post(
                         base + "/import",
                         "Add up to 5,000 test examples at once, each checked on its own",
@@ -468,7 +472,7 @@ final class ExampleRoutes {
     /** Takes the input and labels of a stored decision that kept them whole. */
     private void fromDecision(
             Templates.Resolved template, String decisionId, ObjectNode source, ObjectNode expected, Problems problems) {
-        StoredDecision decision = decisions.find(decisionId).orElseThrow(() -> DecisionService.notFound(decisionId));
+        StoredDecision decision = decisions.find(decisionId).orElseThrow(() -> DecisionView.notFound(decisionId));
         ObjectNode input = decision.input()
                 .orElseThrow(() -> ApiException.of(
                         ErrorCode.INPUT_UNAVAILABLE,

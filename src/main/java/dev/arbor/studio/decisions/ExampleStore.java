@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.history.HistoryStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -122,7 +123,7 @@ final class ExampleStore {
                 .executeAndReturnGeneratedKeys("row_seq")
                 .mapTo(Long.class)
                 .one();
-        DecisionStore.keptFiles(row.input())
+        HistoryStore.keptFiles(row.input())
                 .forEach(fileId -> handle.createUpdate("""
                         INSERT INTO studio_example_files (example_row_seq, file_id) VALUES (:seq, :file)
                         ON CONFLICT DO NOTHING""")

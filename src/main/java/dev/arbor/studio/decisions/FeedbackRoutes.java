@@ -12,6 +12,9 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Labels;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -31,10 +34,10 @@ final class FeedbackRoutes {
     private static final int MAX_NOTE = 2000;
 
     private final FeedbackStore store;
-    private final DecisionStore decisions;
+    private final HistoryStore decisions;
     private final Clock clock;
 
-    FeedbackRoutes(FeedbackStore store, DecisionStore decisions, Clock clock) {
+    FeedbackRoutes(FeedbackStore store, HistoryStore decisions, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.decisions = requireNonNull(decisions, "decisions");
         this.clock = requireNonNull(clock, "clock");
@@ -61,7 +64,7 @@ final class FeedbackRoutes {
     private void post(Context ctx) {
         String id = ctx.pathParam("decision_id");
         ObjectNode body = Requests.jsonObject(ctx);
-        StoredDecision decision = decisions.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        StoredDecision decision = decisions.find(id).orElseThrow(() -> DecisionView.notFound(id));
         var problems = new Problems();
         if (!body.has("expected")) {
             problems.add(
@@ -157,7 +160,7 @@ final class FeedbackRoutes {
 
     private void list(Context ctx) {
         String id = ctx.pathParam("decision_id");
-        decisions.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        decisions.find(id).orElseThrow(() -> DecisionView.notFound(id));
         respond(ctx, store.list(id));
     }
 

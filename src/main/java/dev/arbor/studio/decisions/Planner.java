@@ -20,6 +20,7 @@ import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Substitution;

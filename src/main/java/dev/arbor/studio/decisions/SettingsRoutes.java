@@ -7,15 +7,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.Retention;
 import io.javalin.http.Context;
 
 /** {@code GET} and {@code PATCH /v1/studio/settings}: the studio's settings, and what history holds. */
 final class SettingsRoutes {
     private final StudioSettings settings;
-    private final DecisionStore decisions;
+    private final HistoryStore decisions;
     private final Retention retention;
 
-    SettingsRoutes(StudioSettings settings, DecisionStore decisions, Retention retention) {
+    SettingsRoutes(StudioSettings settings, HistoryStore decisions, Retention retention) {
         this.settings = requireNonNull(settings, "settings");
         this.decisions = requireNonNull(decisions, "decisions");
         this.retention = requireNonNull(retention, "retention");
@@ -48,7 +50,7 @@ final class SettingsRoutes {
     private ObjectNode json(StudioSettings.Values values) {
         ObjectNode json = values.json();
         json.put("object", "settings");
-        DecisionStore.Census census = decisions.census();
+        HistoryStore.Census census = decisions.census();
         ObjectNode storage = json.putObject("storage");
         storage.put("decisions", census.decisions());
         storage.put("bytes", decisions.storedBytes());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Probabilities;
 import dev.arbor.studio.questions.Rounding;
 import java.time.Instant;

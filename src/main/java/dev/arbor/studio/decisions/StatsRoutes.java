@@ -8,6 +8,10 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.history.HistoryQuery;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.templates.SettingRange;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
@@ -28,16 +32,16 @@ final class StatsRoutes {
             ApiShapes.WHAT_IF_TEMPERATURE,
             ApiShapes.WHAT_IF_ACT_THRESHOLD);
     /** A template's statistics take the list's filters but {@code template}, which its path sets. */
-    private static final List<QueryParam> TEMPLATE_FILTERS = ApiShapes.FILTERS.stream()
+    private static final List<QueryParam> TEMPLATE_FILTERS = HistoryShapes.FILTERS.stream()
             .filter(param -> !param.name().equals("template"))
             .toList();
 
-    private final DecisionStore decisions;
+    private final HistoryStore decisions;
     private final FeedbackStore feedback;
     private final Templates templates;
     private final Clock clock;
 
-    StatsRoutes(DecisionStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+    StatsRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
@@ -52,7 +56,7 @@ final class StatsRoutes {
                         "Statistics over the decisions a filter matches",
                         ctx -> stats(ctx, Optional.empty()))
                 .query(OWN)
-                .query(ApiShapes.FILTERS)
+                .query(HistoryShapes.FILTERS)
                 .ok(ApiShapes.STATS)
                 .get(
                         "/v1/studio/templates/builtin/{builtin_name}/stats",

@@ -9,6 +9,8 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.history.Retention;
+import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.templates.SettingRange;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -36,6 +38,11 @@ final class StudioSettings {
             double defaultActThreshold) {
         static final Values DEFAULT =
                 new Values(StoreLevel.FULL, true, false, 30, true, 20, SettingsLadder.DEFAULT_ACT_THRESHOLD);
+
+        /** What history keeps under these settings. */
+        Retention.Rules retention() {
+            return new Retention.Rules(retentionDays, keepLabelled, maxStorageBytes(), maxStorageGb);
+        }
 
         /** The size cap in bytes; 0 for none. */
         long maxStorageBytes() {

@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;

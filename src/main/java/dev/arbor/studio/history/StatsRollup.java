@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import java.util.function.Consumer;
 import org.jdbi.v3.core.Handle;

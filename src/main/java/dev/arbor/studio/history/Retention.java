@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,15 +23,21 @@ import org.slf4j.LoggerFactory;
  * minute after start, every hour, and whenever the rules change. Pinned decisions stay, and labelled ones while
  * {@code keep_labelled} is on; 0 days means for ever, a cap of 0 no cap.
  */
-final class Retention implements AutoCloseable {
+public final class Retention implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
     private static final long DAY_MILLIS = Duration.ofDays(1).toMillis();
 
-    /** When the last sweep ran, how many decisions it deleted and how many unused files it removed. */
-    record Sweep(long atMillis, int deleted, int filesRemoved) {}
+    /**
+     * What the studio's settings say history keeps: the days a decision is kept (0 for ever), whether labelled ones
+     * are spared, and the size cap in bytes (0 for none; {@code maxStorageGb} as set, for the log).
+     */
+    public record Rules(int retentionDays, boolean keepLabelled, long maxStorageBytes, double maxStorageGb) {}
 
-    private final DecisionStore store;
-    private final StudioSettings settings;
+    /** When the last sweep ran, how many decisions it deleted and how many unused files it removed. */
+    public record Sweep(long atMillis, int deleted, int filesRemoved) {}
+
+    private final HistoryStore store;
+    private final Supplier<Rules> rules;
     private final Templates templates;
     private final StudioFiles files;
     private final Clock clock;
@@ -38,15 +45,15 @@ final class Retention implements AutoCloseable {
             Thread.ofPlatform().daemon().name("arbor-retention").factory());
     private final AtomicReference<Sweep> last = new AtomicReference<>();
 
-    Retention(DecisionStore store, StudioSettings settings, Templates templates, StudioFiles files, Clock clock) {
+    public Retention(HistoryStore store, Supplier<Rules> rules, Templates templates, StudioFiles files, Clock clock) {
         this.store = requireNonNull(store, "store");
-        this.settings = requireNonNull(settings, "settings");
+        this.rules = requireNonNull(rules, "rules");
         this.templates = requireNonNull(templates, "templates");
         this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    void start() {
+    public void start() {
         timer.scheduleWithFixedDelay(
                 () -> {
                     try {
@@ -63,8 +70,8 @@ final class Retention implements AutoCloseable {
     }
 
     /** Deletes what the rules no longer keep; returns how many decisions went. */
-    synchronized Sweep sweep() {
-        StudioSettings.Values values = settings.current();
+    public synchronized Sweep sweep() {
+        Rules values = rules.get();
         long now = clock.millis();
         Map<String, Integer> own = templates.retentionDays();
         int deleted = 0;
@@ -103,7 +110,7 @@ final class Retention implements AutoCloseable {
         return sweep;
     }
 
-    Optional<Sweep> last() {
+    public Optional<Sweep> last() {
         return Optional.ofNullable(last.get());
     }
 

@@ -1,25 +1,25 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Locale;
 import java.util.Optional;
 
 /** How much of a decision history keeps, from most to least: the most private of the levels asked for wins. */
-enum StoreLevel {
+public enum StoreLevel {
     FULL,
     ANSWERS_ONLY,
     NONE;
 
-    String wire() {
+    public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    StoreLevel mostPrivate(StoreLevel other) {
+    public StoreLevel mostPrivate(StoreLevel other) {
         return ordinal() >= other.ordinal() ? this : other;
     }
 
     /** {@code "full"}, {@code "answers_only"}, {@code "none"}, booleans, and their string forms. */
-    static Optional<StoreLevel> parse(JsonNode node) {
+    public static Optional<StoreLevel> parse(JsonNode node) {
         if (node.isBoolean()) {
             return Optional.of(node.booleanValue() ? FULL : NONE);
         }
@@ -34,7 +34,7 @@ enum StoreLevel {
         };
     }
 
-    static StoreLevel of(String wire) {
+    public static StoreLevel of(String wire) {
         return valueOf(wire.toUpperCase(Locale.ROOT));
     }
 }

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param secrets the HMAC of each sensitive variable, by name
  * @param searchText what full-text search finds it by (kept only with the full input)
  */
-record StoredDecision(
+public record StoredDecision(
         String id,
         String status,
         StoreLevel storage,
@@ -39,7 +39,7 @@ record StoredDecision(
         List<AnswerRow> rows,
         ObjectNode secrets,
         Optional<String> searchText) {
-    StoredDecision {
+    public StoredDecision {
         requireNonNull(id, "id");
         requireNonNull(status, "status");
         requireNonNull(storage, "storage");
@@ -51,7 +51,7 @@ record StoredDecision(
         requireNonNull(searchText, "searchText");
     }
 
-    boolean finished() {
+    public boolean finished() {
         return !status.equals("queued") && !status.equals("in_progress");
     }
 }

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
@@ -34,8 +34,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
-final class DecisionStore {
-    private static final Logger LOG = LoggerFactory.getLogger(DecisionStore.class);
+public final class HistoryStore {
+    private static final Logger LOG = LoggerFactory.getLogger(HistoryStore.class);
     private static final String COLUMNS = "seq, id, status, storage, surface, endpoint, request_id, template_id, "
             + "template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at, "
             + "completed_at, total_ms, body, input";
@@ -54,10 +54,10 @@ final class DecisionStore {
     private volatile long lastIndexedNanos = System.nanoTime();
 
     /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
-    DecisionStore(Database database, Predicate<String> fileAvailable) {
+    public HistoryStore(Database database, Predicate<String> fileAvailable) {
         this.database = requireNonNull(database, "database");
         this.fileAvailable = requireNonNull(fileAvailable, "fileAvailable");
-        this.searchable = !database.dialect().indexesTextInBatches() || database.read(DecisionStore::hasTextIndex);
+        this.searchable = !database.dialect().indexesTextInBatches() || database.read(HistoryStore::hasTextIndex);
         if (!searchable) {
             LOG.warn("the full-text index of decisions is missing (a SQLite without FTS5, or a copy that lost it): "
                     + "searches answer search_unavailable; every other filter works");
@@ -80,7 +80,7 @@ final class DecisionStore {
     }
 
     /** A history filter read from query parameters, as this database can run it. */
-    HistoryQuery query(Map<String, String> params, Templates templates, Instant now) {
+    public HistoryQuery query(Map<String, String> params, Templates templates, Instant now) {
         return HistoryQuery.parse(params, templates, now, database.dialect(), searchable);
     }
 
@@ -92,9 +92,10 @@ final class DecisionStore {
      * A decision with its JSON written out beforehand: the caller's thread does that work, and the one writer only
      * writes.
      */
-    record Prepared(StoredDecision decision, String body, Optional<String> input, String metadata, long storedBytes) {}
+    public record Prepared(
+            StoredDecision decision, String body, Optional<String> input, String metadata, long storedBytes) {}
 
-    static Prepared prepare(StoredDecision decision) {
+    public static Prepared prepare(StoredDecision decision) {
         String body = Json.writeString(decision.body());
         Optional<String> input = decision.input().map(Json::writeString);
         String metadata = Json.writeString(decision.metadata());
@@ -106,7 +107,7 @@ final class DecisionStore {
      * batch per statement (see {@link Database#jdbc}), and the rows that belong to a decision find it by its id, so
      * no generated key is read back.
      */
-    void insertAll(List<Prepared> decisions) {
+    public void insertAll(List<Prepared> decisions) {
         database.update(handle -> {
             database.jdbc(handle, statements -> {
                 insertRows(statements, decisions);
@@ -225,7 +226,7 @@ final class DecisionStore {
                 media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
             }
         }
-        return utf8Length(body) + inputJson.map(DecisionStore::utf8Length).orElse(0L) + utf8Length(metadata) + media;
+        return utf8Length(body) + inputJson.map(HistoryStore::utf8Length).orElse(0L) + utf8Length(metadata) + media;
     }
 
     /** The length of a text in UTF-8, counted without encoding it. */
@@ -303,7 +304,7 @@ final class DecisionStore {
      * Replaces a queued or running decision with its outcome, keeping the pin and metadata set meanwhile. Returns
      * false when it had finished already (cancelled while it ran).
      */
-    boolean finish(StoredDecision decision) {
+    public boolean finish(StoredDecision decision) {
         return database.write(handle -> {
             Optional<Long> seq = handle.createQuery("SELECT seq FROM studio_decisions WHERE id = :id AND status IN "
                             + "('queued', 'in_progress')" + database.dialect().forUpdate())
@@ -333,7 +334,7 @@ final class DecisionStore {
      * Moves a decision from one status to another, with its body showing the new status, if it is still in the
      * first; returns whether it was.
      */
-    boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
+    public boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
         return database.write(handle -> {
             StatsRollup.count(
                     handle,
@@ -359,7 +360,7 @@ final class DecisionStore {
     }
 
     /** A page of history, newest first, filtered. */
-    Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
+    public Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
         indexTextBeforeSearch(query);
         Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(
                 handle,
@@ -378,7 +379,7 @@ final class DecisionStore {
     }
 
     /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
-    void eachPage(HistoryQuery query, Consumer<List<StoredDecision>> page) {
+    public void eachPage(HistoryQuery query, Consumer<List<StoredDecision>> page) {
         Page next = new Page(Page.MAX_LIMIT, Optional.empty(), Optional.empty());
         while (true) {
             var result = list(query, next);
@@ -434,13 +435,13 @@ final class DecisionStore {
     // ---- statistics of one template: running totals (StatsRollup) and latency by position
 
     /** A version's decisions of one status: how many, how many acted, how many have a total time. */
-    record Counted(Optional<Integer> version, String status, long n, long acted, long timed) {}
+    public record Counted(Optional<Integer> version, String status, long n, long acted, long timed) {}
 
     /**
      * Answers of one question, origin and value; {@code first} rows are one per decision and carry the sum of their
      * certainties in ten-thousandths.
      */
-    record AnswerTotal(
+    public record AnswerTotal(
             Optional<Integer> version,
             String question,
             int position,
@@ -452,9 +453,10 @@ final class DecisionStore {
             long acted) {}
 
     /** A label on an answer of a completed decision. */
-    record Label(Optional<Integer> version, String decisionId, String question, String origin, boolean correct) {}
+    public record Label(
+            Optional<Integer> version, String decisionId, String question, String origin, boolean correct) {}
 
-    List<Counted> counted(String templateId, List<Integer> versions) {
+    public List<Counted> counted(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
                         SELECT template_version, status, n, acted, timed FROM studio_stats_decisions
                         WHERE template_id = :template AND n <> 0""" + versionFilter(versions, ""))
@@ -469,7 +471,7 @@ final class DecisionStore {
      * The total times at a position and the next one, in ascending order, of the template's completed decisions (of
      * one version, if given).
      */
-    List<Double> timedAt(String templateId, Optional<Integer> version, long position) {
+    public List<Double> timedAt(String templateId, Optional<Integer> version, long position) {
         return database.read(handle -> {
             Query query = handle.createQuery("SELECT total_ms FROM studio_decisions WHERE template_id = :template"
                             + (version.isPresent() ? " AND template_version = :version" : "")
@@ -482,7 +484,7 @@ final class DecisionStore {
         });
     }
 
-    List<AnswerTotal> answerTotals(String templateId, List<Integer> versions) {
+    public List<AnswerTotal> answerTotals(String templateId, List<Integer> versions) {
         return database.read(handle -> handle.createQuery("""
                         SELECT template_version, question_key, position, is_first, origin, answer, n, certainty_e4, acted
                         FROM studio_stats_answers WHERE template_id = :template AND n <> 0""" + versionFilter(versions, ""))
@@ -505,7 +507,7 @@ final class DecisionStore {
      * Labels on the template's completed decisions, oldest first (the latest wins). Feedback is the small side, so
      * the joins start from it.
      */
-    List<Label> labels(String templateId, List<Integer> versions) {
+    public List<Label> labels(String templateId, List<Integer> versions) {
         return database.read(
                 handle -> handle.createQuery("""
                         SELECT d.template_version, f.decision_id, f.question, a.origin, f.correct
@@ -536,7 +538,7 @@ final class DecisionStore {
     }
 
     /** What history keeps, in bytes. */
-    long storedBytes() {
+    public long storedBytes() {
         return database.read(handle -> handle.createQuery("SELECT COALESCE(SUM(stored_bytes), 0) FROM studio_decisions")
                 .mapTo(Long.class)
                 .one());
@@ -618,12 +620,12 @@ final class DecisionStore {
                                     .bind("id", id)
                                     .mapTo(String.class)
                                     .findOne()
-                                    .map(DecisionStore::utf8Length)
+                                    .map(HistoryStore::utf8Length)
                                     .orElse(0L))
                     .bind("inputBytes", storedBytes("", input, inputJson, metadataJson))
                     .bind("id", id)
                     .execute();
-            Set<String> kept = input.map(DecisionStore::keptFiles).orElse(Set.of());
+            Set<String> kept = input.map(HistoryStore::keptFiles).orElse(Set.of());
             handle.createQuery("""
                             SELECT f.file_id FROM studio_decision_files f JOIN studio_decisions d ON d.seq = f.decision_seq
                             WHERE d.id = :id""").bind("id", id).mapTo(String.class).list().stream()
@@ -638,7 +640,7 @@ final class DecisionStore {
     }
 
     /** The files whose bytes a stored input keeps: its media items' {@code file_id}s. */
-    static Set<String> keptFiles(ObjectNode input) {
+    public static Set<String> keptFiles(ObjectNode input) {
         var files = new LinkedHashSet<String>();
         input.path("media").forEach(item -> {
             if (item.path("file_id").isTextual()) {
@@ -649,15 +651,15 @@ final class DecisionStore {
     }
 
     /** Of these files, those that stored decisions keep. */
-    Set<String> filesInUse(Collection<String> fileIds) {
+    public Set<String> filesInUse(Collection<String> fileIds) {
         return database.found(
                 "SELECT DISTINCT file_id FROM studio_decision_files WHERE file_id IN (<values>)", fileIds);
     }
 
     /** How many decisions history holds, and when the oldest was made. */
-    record Census(long decisions, Optional<Long> oldestAtMillis) {}
+    public record Census(long decisions, Optional<Long> oldestAtMillis) {}
 
-    Census census() {
+    public Census census() {
         return database.read(handle -> handle.createQuery(
                         "SELECT count(*) AS n, min(created_at) AS oldest FROM " + "studio_decisions")
                 .map((rs, ctx) -> {
@@ -667,7 +669,7 @@ final class DecisionStore {
                 .one());
     }
 
-    Optional<StoredDecision> find(String id) {
+    public Optional<StoredDecision> find(String id) {
         Optional<StoredDecision> found = database.read(
                 handle -> handle.createQuery("SELECT " + COLUMNS + " FROM studio_decisions WHERE id = :id")
                         .bind("id", id)
@@ -677,7 +679,7 @@ final class DecisionStore {
         return found;
     }
 
-    boolean patch(String id, Optional<ObjectNode> metadata, Optional<Boolean> pinned) {
+    public boolean patch(String id, Optional<ObjectNode> metadata, Optional<Boolean> pinned) {
         return database.write(handle -> {
             int changed = handle.createUpdate("UPDATE studio_decisions SET metadata = COALESCE(:metadata, metadata), "
                             + "pinned = COALESCE(:pinned, pinned) WHERE id = :id")
@@ -689,7 +691,7 @@ final class DecisionStore {
         });
     }
 
-    long countByTemplate(String templateId) {
+    public long countByTemplate(String templateId) {
         return database.read(handle -> handle.createQuery(
                         "SELECT count(*) FROM studio_decisions WHERE template_id = " + ":template_id")
                 .bind("template_id", templateId)
@@ -697,7 +699,7 @@ final class DecisionStore {
                 .one());
     }
 
-    long deleteByTemplate(String templateId) {
+    public long deleteByTemplate(String templateId) {
         return database.write(handle -> {
             StatsRollup.count(handle, "d.template_id = :template_id", q -> q.bind("template_id", templateId), -1);
             return (long) handle.createUpdate("DELETE FROM studio_decisions WHERE template_id = :template_id")
@@ -706,7 +708,7 @@ final class DecisionStore {
         });
     }
 
-    boolean delete(String id) {
+    public boolean delete(String id) {
         return deleteAll(List.of(id)) == 1;
     }
 
@@ -714,7 +716,7 @@ final class DecisionStore {
      * Marks decisions left queued or running by a server that stopped as failed, with the error recorded: they are
      * never run twice. Returns how many there were.
      */
-    int failUnfinished(ObjectNode error, long nowMillis) {
+    public int failUnfinished(ObjectNode error, long nowMillis) {
         return database.write(handle -> {
             var unfinished = handle.createQuery(
                             "SELECT id, body FROM studio_decisions WHERE status IN ('queued', " + "'in_progress')")

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
@@ -32,7 +32,7 @@ import org.jdbi.v3.core.statement.SqlStatement;
  * filter, and all filters must hold. Each becomes a condition on the decisions table (or an {@code EXISTS} on its
  * answers), with its values bound, never spliced into the SQL.
  */
-final class HistoryQuery {
+public final class HistoryQuery {
     private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}]+");
     private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
     private static final Pattern RELATIVE = Pattern.compile("-(\\d+(?:\\.\\d+)?)([smhdw])");
@@ -50,7 +50,7 @@ final class HistoryQuery {
             "rerun_of",
             "rerun_of");
     private static final Map<String, QueryParam> DECLARED =
-            ApiShapes.FILTERS.stream().collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
+            HistoryShapes.FILTERS.stream().collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
 
     /** A condition and the values it binds. */
     record Condition(String sql, Map<String, Object> binds) {}
@@ -79,10 +79,10 @@ final class HistoryQuery {
 
     /**
      * The query parameters of a request, each with its first value, less the ones an endpoint reads itself: a
-     * declared filter ({@link ApiShapes#FILTERS}) read through its declaration, any other name as sent (the named
+     * declared filter ({@link HistoryShapes#FILTERS}) read through its declaration, any other name as sent (the named
      * filters such as {@code metadata.<key>}; one that is no filter is refused by {@link #parse}).
      */
-    static Map<String, String> params(Context ctx, List<QueryParam> except) {
+    public static Map<String, String> params(Context ctx, List<QueryParam> except) {
         Set<String> own = except.stream().map(QueryParam::name).collect(Collectors.toSet());
         var params = new LinkedHashMap<String, String>();
         for (String name : ctx.queryParamMap().keySet()) {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,36 +28,36 @@ import java.util.Set;
  * bulk change needs a filter or {@code "all": true}; {@code dry_run} counts without changing; pinned decisions are
  * left alone unless {@code include_pinned}.
  */
-final class HistoryEditRoutes {
+public final class HistoryEditRoutes {
     private static final String BASE = "/v1/studio/decisions";
     private static final Set<String> BULK_FIELDS = Set.of("filter", "all", "dry_run", "include_pinned", "fields");
 
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final Templates templates;
     private final Clock clock;
     private final byte[] hmacKey;
 
-    HistoryEditRoutes(DecisionStore store, Templates templates, Clock clock, byte[] hmacKey) {
+    public HistoryEditRoutes(HistoryStore store, Templates templates, Clock clock, byte[] hmacKey) {
         this.store = requireNonNull(store, "store");
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("studio.history")
                 .post(BASE + "/delete", "Delete every decision a filter matches (or all)", this::bulkDelete)
-                .body(ApiShapes.BULK_DELETE)
-                .ok(ApiShapes.BULK_DELETED)
+                .body(HistoryShapes.BULK_DELETE)
+                .ok(HistoryShapes.BULK_DELETED)
                 .post(BASE + "/redact", "Redact every decision a filter matches (or all)", this::bulkRedact)
-                .body(ApiShapes.BULK_REDACT)
-                .ok(ApiShapes.BULK_REDACTED)
+                .body(HistoryShapes.BULK_REDACT)
+                .ok(HistoryShapes.BULK_REDACTED)
                 .post(
                         BASE + "/{decision_id}/redact",
                         "Redact parts of one decision's input or metadata",
                         this::redactOne)
-                .body(ApiShapes.REDACT)
-                .ok(ApiShapes.DECISION);
+                .body(HistoryShapes.REDACT)
+                .ok(HistoryShapes.DECISION);
     }
 
     /** A bulk request: what it matches and how. */
@@ -174,12 +174,12 @@ final class HistoryEditRoutes {
         });
         Redaction redaction = Redaction.parse(body.get("fields"), problems);
         problems.throwIfAny();
-        StoredDecision decision = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        StoredDecision decision = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         redact(decision, redaction);
-        StoredDecision after = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        StoredDecision after = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         Responses.ok(
                 ctx,
-                DecisionService.present(after.body(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
+                DecisionView.present(after.body(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
     }
 
     private void redact(StoredDecision decision, Redaction redaction) {

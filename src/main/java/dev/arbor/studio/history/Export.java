@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
@@ -8,13 +8,14 @@ import java.util.List;
  * Decisions as CSV for spreadsheets: one row per answer (a decision with three questions gives three rows), so
  * that the columns are the same for every decision. Text that a spreadsheet would run as a formula is defused.
  */
-final class Export {
-    static final String CSV_HEADER = "decision_id,created_at,status,template,version,model,decision_act,question,"
-            + "type,answer,certainty,act,origin\r\n";
+public final class Export {
+    public static final String CSV_HEADER =
+            "decision_id,created_at,status,template,version,model,decision_act,question,"
+                    + "type,answer,certainty,act,origin\r\n";
 
     private Export() {}
 
-    static String csv(StoredDecision decision) {
+    public static String csv(StoredDecision decision) {
         JsonNode body = decision.body();
         String template = body.path("template").path("id").asText("");
         String version = body.path("template").has("version")
