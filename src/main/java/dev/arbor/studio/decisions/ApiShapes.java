@@ -108,24 +108,6 @@ final class ApiShapes {
 
     // ---- feedback
 
-    static final Schema FEEDBACK_IN = object().required("expected", mapOf(any("The right answer, as a label")))
-            .required("rating", nullable(integer(-1, 1)))
-            .optional("note", nullable(string(2000)));
-    static final Schema FEEDBACK = named(
-            "Feedback",
-            resource("feedback")
-                    .required("decision_id", string())
-                    .required("question", string())
-                    .required("expected", nullable(any()))
-                    .required("predicted", nullable(any()))
-                    .required("correct", nullable(bool()))
-                    .required("rating", nullable(integer(-1, 1)))
-                    .required("note", nullable(string()))
-                    .required("actor", string())
-                    .required("created_at", timestamp())
-                    .required("updated_at", timestamp()));
-    static final Schema FEEDBACK_DELETED = Schema.deleted("feedback");
-
     // ---- history edits
 
     // ---- examples
@@ -205,35 +187,6 @@ final class ApiShapes {
                                                             .required("n", COUNT)))
                                             .required("sample", arrayOf(arrayOf(string(), 2))))))
             .required("operational", mapOf(object().required("n", COUNT).required("failed", COUNT)));
-
-    private static final Schema HISTORY_SETTINGS = object().optional("store", HistoryShapes.STORE_LEVEL)
-            .optional("store_media", bool())
-            .optional("on_store_error", oneOf("serve", "fail"))
-            .optional("retention_days", integer(0, 36_500))
-            .optional("keep_labelled", bool())
-            .optional("max_storage_gb", number());
-    static final Schema SETTINGS_PATCH = object().optional("history", HISTORY_SETTINGS)
-            .optional("decisions", object().optional("default_act_threshold", number()));
-    static final Schema SETTINGS = named(
-            "StudioSettings",
-            object().required("object", oneOf("settings"))
-                    .required(
-                            "history",
-                            object().required("store", HistoryShapes.STORE_LEVEL)
-                                    .required("store_media", bool())
-                                    .required("on_store_error", oneOf("serve", "fail"))
-                                    .required("retention_days", integer(0, 36_500))
-                                    .required("keep_labelled", bool())
-                                    .required("max_storage_gb", number()))
-                    .required("decisions", object().required("default_act_threshold", number()))
-                    .required(
-                            "storage",
-                            object().required("decisions", COUNT)
-                                    .required("bytes", COUNT)
-                                    .required("oldest_at", nullable(timestamp()))
-                                    .required("last_sweep_at", nullable(timestamp()))
-                                    .required("last_sweep_deleted", nullable(COUNT))
-                                    .required("last_sweep_files_removed", nullable(COUNT))));
 
     private static final Schema QUESTION_STATS = object().required("runs", COUNT)
             .required("excluded_runs", COUNT)

@@ -11,6 +11,7 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Rounding;

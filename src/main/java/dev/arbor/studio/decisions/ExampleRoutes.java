@@ -17,6 +17,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.DecisionView;

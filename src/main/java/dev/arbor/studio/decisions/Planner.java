@@ -23,6 +23,7 @@ import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import java.math.BigDecimal;

@@ -8,6 +8,7 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Probabilities;
 import dev.arbor.studio.questions.Rounding;
+import dev.arbor.studio.settings.StudioSettings;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -281,7 +282,7 @@ final class Stats {
             JsonNode own = settings.path("questions").path(q).path("act_threshold");
             return own.isNumber()
                     ? own.doubleValue()
-                    : settings.path("act_threshold").asDouble(0.9);
+                    : settings.path("act_threshold").asDouble(StudioSettings.DEFAULT_ACT_THRESHOLD);
         }
 
         ObjectNode json() {

@@ -8,6 +8,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.HistoryQuery;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.settings;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,24 +12,24 @@ import dev.arbor.studio.history.Retention;
 import io.javalin.http.Context;
 
 /** {@code GET} and {@code PATCH /v1/studio/settings}: the studio's settings, and what history holds. */
-final class SettingsRoutes {
+public final class SettingsRoutes {
     private final StudioSettings settings;
     private final HistoryStore decisions;
     private final Retention retention;
 
-    SettingsRoutes(StudioSettings settings, HistoryStore decisions, Retention retention) {
+    public SettingsRoutes(StudioSettings settings, HistoryStore decisions, Retention retention) {
         this.settings = requireNonNull(settings, "settings");
         this.decisions = requireNonNull(decisions, "decisions");
         this.retention = requireNonNull(retention, "retention");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("studio.settings")
                 .get("/v1/studio/settings", "The studio's settings and what history holds", this::get)
-                .ok(ApiShapes.SETTINGS)
+                .ok(SettingsShapes.SETTINGS)
                 .patch("/v1/studio/settings", "Change the studio's settings (a merge patch)", this::patch)
-                .body(ApiShapes.SETTINGS_PATCH)
-                .ok(ApiShapes.SETTINGS);
+                .body(SettingsShapes.SETTINGS_PATCH)
+                .ok(SettingsShapes.SETTINGS);
     }
 
     private void get(Context ctx) {

@@ -1,7 +1,8 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.feedback;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
@@ -14,23 +15,27 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The SQL of feedback. A decision's feedback goes with it when it is deleted. */
-final class FeedbackStore {
+public final class FeedbackStore {
     private final Database database;
 
-    FeedbackStore(Database database) {
+    /** One question's label, its canonical form, the decision's answer, and whether that was right. */
+    record Entry(
+            String question, Optional<JsonNode> expected, Optional<JsonNode> predicted, Optional<Boolean> correct) {}
+
+    public FeedbackStore(Database database) {
         this.database = requireNonNull(database, "database");
     }
 
     /** Adds or replaces the actor's feedback on each question, in one transaction. */
     void save(
             String decisionId,
-            List<FeedbackRoutes.Entry> entries,
+            List<Entry> entries,
             Optional<Integer> rating,
             Optional<String> note,
             String actor,
             long nowMillis) {
         database.update(handle -> {
-            for (FeedbackRoutes.Entry entry : entries) {
+            for (Entry entry : entries) {
                 handle.createUpdate("""
                                 INSERT INTO studio_feedback (id, decision_id, question, expected, predicted, correct,
                                     rating, note, actor, created_at, updated_at)
@@ -58,7 +63,7 @@ final class FeedbackStore {
         });
     }
 
-    List<ObjectNode> list(String decisionId) {
+    public List<ObjectNode> list(String decisionId) {
         return database.read(handle -> handle.createQuery(
                         "SELECT * FROM studio_feedback WHERE decision_id = :id " + "ORDER BY created_at, question")
                 .bind("id", decisionId)
@@ -67,7 +72,7 @@ final class FeedbackStore {
     }
 
     /** Whether each labelled question of these decisions was answered right, by decision id and question. */
-    Map<String, Map<String, Boolean>> correctness(List<String> decisionIds) {
+    public Map<String, Map<String, Boolean>> correctness(List<String> decisionIds) {
         if (decisionIds.isEmpty()) {
             return Map.of();
         }
@@ -83,7 +88,7 @@ final class FeedbackStore {
     }
 
     /** Which of these decisions have any feedback, a rating alone included. */
-    java.util.Set<String> labelled(List<String> decisionIds) {
+    public java.util.Set<String> labelled(List<String> decisionIds) {
         if (decisionIds.isEmpty()) {
             return java.util.Set.of();
         }
@@ -95,7 +100,7 @@ final class FeedbackStore {
     }
 
     /** The labels on a decision as it shows them: per question, the expected answer and whether it was right. */
-    static ObjectNode labels(List<ObjectNode> entries) {
+    public static ObjectNode labels(List<ObjectNode> entries) {
         ObjectNode labels = Json.object();
         for (ObjectNode entry : entries) {
             if (!entry.path("question").asText().equals("*")) {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.settings;
 
 import static java.util.Objects.requireNonNull;
 
@@ -26,9 +26,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@code history.max_storage_gb}, 0 for no cap), and the act threshold when nothing else sets one
  * ({@code decisions.default_act_threshold}). Kept in the database, read from memory.
  */
-final class StudioSettings {
+public final class StudioSettings {
+    /** The act threshold when nothing else sets one, until the studio's setting changes it. */
+    public static final double DEFAULT_ACT_THRESHOLD = 0.9;
+
     /** The values, every one set. */
-    record Values(
+    public record Values(
             StoreLevel store,
             boolean storeMedia,
             boolean failOnStoreError,
@@ -36,11 +39,10 @@ final class StudioSettings {
             boolean keepLabelled,
             double maxStorageGb,
             double defaultActThreshold) {
-        static final Values DEFAULT =
-                new Values(StoreLevel.FULL, true, false, 30, true, 20, SettingsLadder.DEFAULT_ACT_THRESHOLD);
+        static final Values DEFAULT = new Values(StoreLevel.FULL, true, false, 30, true, 20, DEFAULT_ACT_THRESHOLD);
 
         /** What history keeps under these settings. */
-        Retention.Rules retention() {
+        public Retention.Rules retention() {
             return new Retention.Rules(retentionDays, keepLabelled, maxStorageBytes(), maxStorageGb);
         }
 
@@ -67,7 +69,7 @@ final class StudioSettings {
     private final Clock clock;
     private final AtomicReference<Values> current;
 
-    StudioSettings(Database database, Clock clock) {
+    public StudioSettings(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
         ObjectNode stored = Json.object();
@@ -83,7 +85,7 @@ final class StudioSettings {
         this.current = new AtomicReference<>(merge(Values.DEFAULT, stored, new Problems()));
     }
 
-    Values current() {
+    public Values current() {
         return current.get();
     }
 

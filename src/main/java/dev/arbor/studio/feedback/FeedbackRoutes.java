@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.feedback;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,7 +28,7 @@ import java.util.Optional;
  * with whether the decision got it right) and a rating. One entry per decision, question and actor: posting again
  * updates it. A rating with no labelled question is kept under the question {@code *}.
  */
-final class FeedbackRoutes {
+public final class FeedbackRoutes {
     static final String ACTOR = "local";
     private static final String RATING_ONLY = "*";
     private static final int MAX_NOTE = 2000;
@@ -37,29 +37,25 @@ final class FeedbackRoutes {
     private final HistoryStore decisions;
     private final Clock clock;
 
-    FeedbackRoutes(FeedbackStore store, HistoryStore decisions, Clock clock) {
+    public FeedbackRoutes(FeedbackStore store, HistoryStore decisions, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.decisions = requireNonNull(decisions, "decisions");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("studio.feedback")
                 .post(
                         "/v1/studio/decisions/{decision_id}/feedback",
                         "Label a decision: expected answers and a rating",
                         this::post)
-                .body(ApiShapes.FEEDBACK_IN)
-                .ok(Schema.list(ApiShapes.FEEDBACK))
+                .body(FeedbackShapes.FEEDBACK_IN)
+                .ok(Schema.list(FeedbackShapes.FEEDBACK))
                 .get("/v1/studio/decisions/{decision_id}/feedback", "A decision's feedback", this::list)
-                .ok(Schema.list(ApiShapes.FEEDBACK))
+                .ok(Schema.list(FeedbackShapes.FEEDBACK))
                 .delete("/v1/studio/feedback/{feedback_id}", "Delete one feedback entry", this::delete)
-                .ok(ApiShapes.FEEDBACK_DELETED);
+                .ok(FeedbackShapes.FEEDBACK_DELETED);
     }
-
-    /** One question's label, its canonical form, the decision's answer, and whether that was right. */
-    record Entry(
-            String question, Optional<JsonNode> expected, Optional<JsonNode> predicted, Optional<Boolean> correct) {}
 
     private void post(Context ctx) {
         String id = ctx.pathParam("decision_id");
@@ -106,7 +102,7 @@ final class FeedbackRoutes {
                     "Feedback needs an expected answer or a " + "rating; both are empty.");
         }
         if (entries.isEmpty()) {
-            entries.add(new Entry(RATING_ONLY, Optional.empty(), Optional.empty(), Optional.empty()));
+            entries.add(new FeedbackStore.Entry(RATING_ONLY, Optional.empty(), Optional.empty(), Optional.empty()));
         }
         Optional<Integer> ratingValue = rating.isNull() ? Optional.empty() : Optional.of(rating.asInt());
         Optional<String> noteText = note.isTextual() ? Optional.of(note.textValue()) : Optional.empty();
@@ -115,8 +111,9 @@ final class FeedbackRoutes {
     }
 
     /** Each labelled question, checked against the decision's answer to it. */
-    private static List<Entry> entries(StoredDecision decision, JsonNode expected, boolean sent, Problems problems) {
-        var entries = new ArrayList<Entry>();
+    private static List<FeedbackStore.Entry> entries(
+            StoredDecision decision, JsonNode expected, boolean sent, Problems problems) {
+        var entries = new ArrayList<FeedbackStore.Entry>();
         if (!sent) {
             return entries;
         }
@@ -146,7 +143,7 @@ final class FeedbackRoutes {
             }
             switch (Labels.check(answer, e.getValue())) {
                 case Labels.Canonical canonical ->
-                    entries.add(new Entry(
+                    entries.add(new FeedbackStore.Entry(
                             e.getKey(),
                             Optional.of(canonical.value()),
                             Optional.of(answer.path("decision")),
