@@ -18,6 +18,8 @@ import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.Retention;
 import dev.arbor.studio.settings.SettingsRoutes;
 import dev.arbor.studio.settings.StudioSettings;
+import dev.arbor.studio.stats.CompareRoutes;
+import dev.arbor.studio.stats.StatsRoutes;
 import dev.arbor.studio.templates.TemplateHistory;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;

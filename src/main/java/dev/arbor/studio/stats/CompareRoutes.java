@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.stats;
 
 import static java.util.Objects.requireNonNull;
 
@@ -34,7 +34,7 @@ import java.util.Set;
  * version's distribution, certainty, act rate and accuracy, and for paired inputs how often the versions agree
  * and which answers flipped.
  */
-final class CompareRoutes {
+public final class CompareRoutes {
     private static final Set<String> NOT_PAIRED = Set.of("added", "removed", "incomparable");
     private static final int SAMPLE = 20;
 
@@ -43,21 +43,21 @@ final class CompareRoutes {
     private final Templates templates;
     private final Clock clock;
 
-    CompareRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+    public CompareRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("studio.compare")
                 .get(
                         "/v1/studio/templates/{template_id}/compare",
                         "Compare how two versions of a template answered",
                         this::compare)
-                .query(ApiShapes.VERSIONS)
-                .ok(ApiShapes.COMPARISON);
+                .query(StatsShapes.VERSIONS)
+                .ok(StatsShapes.COMPARISON);
     }
 
     /** One version's latest completed decision per input, with the labels of each. */
@@ -110,7 +110,7 @@ final class CompareRoutes {
     }
 
     private String[] versions(Context ctx, String id) {
-        String sent = ApiShapes.VERSIONS.read(ctx).orElse(null);
+        String sent = StatsShapes.VERSIONS.read(ctx).orElse(null);
         if (sent == null) {
             int latest = templates.latestVersion(id);
             if (latest < 2) {

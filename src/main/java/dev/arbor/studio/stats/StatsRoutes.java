@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.stats;
 
 import static java.util.Objects.requireNonNull;
 
@@ -26,12 +26,12 @@ import java.util.Optional;
  * {@code GET /v1/studio/decisions/stats} and the same per template: the list's filters, plus {@code group_by},
  * {@code include_extended} and a what-if ({@code what_if.temperature}, {@code what_if.act_threshold}).
  */
-final class StatsRoutes {
+public final class StatsRoutes {
     private static final List<QueryParam> OWN = List.of(
-            ApiShapes.GROUP_BY,
-            ApiShapes.INCLUDE_EXTENDED,
-            ApiShapes.WHAT_IF_TEMPERATURE,
-            ApiShapes.WHAT_IF_ACT_THRESHOLD);
+            StatsShapes.GROUP_BY,
+            StatsShapes.INCLUDE_EXTENDED,
+            StatsShapes.WHAT_IF_TEMPERATURE,
+            StatsShapes.WHAT_IF_ACT_THRESHOLD);
     /** A template's statistics take the list's filters but {@code template}, which its path sets. */
     private static final List<QueryParam> TEMPLATE_FILTERS = HistoryShapes.FILTERS.stream()
             .filter(param -> !param.name().equals("template"))
@@ -42,7 +42,7 @@ final class StatsRoutes {
     private final Templates templates;
     private final Clock clock;
 
-    StatsRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+    public StatsRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
@@ -50,7 +50,7 @@ final class StatsRoutes {
     }
 
     /** Registered before the routes of one decision, so that {@code stats} is never read as a decision id. */
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("studio.stats")
                 .get(
                         "/v1/studio/decisions/stats",
@@ -58,32 +58,32 @@ final class StatsRoutes {
                         ctx -> stats(ctx, Optional.empty()))
                 .query(OWN)
                 .query(HistoryShapes.FILTERS)
-                .ok(ApiShapes.STATS)
+                .ok(StatsShapes.STATS)
                 .get(
                         "/v1/studio/templates/builtin/{builtin_name}/stats",
                         "Statistics of a starter template's " + "decisions",
                         ctx -> stats(ctx, Optional.of("builtin/" + ctx.pathParam("builtin_name"))))
                 .query(OWN)
                 .query(TEMPLATE_FILTERS)
-                .ok(ApiShapes.STATS)
+                .ok(StatsShapes.STATS)
                 .get(
                         "/v1/studio/templates/{template_id}/stats",
                         "Statistics of a template's decisions",
                         ctx -> stats(ctx, Optional.of(ctx.pathParam("template_id"))))
                 .query(OWN)
                 .query(TEMPLATE_FILTERS)
-                .ok(ApiShapes.STATS);
+                .ok(StatsShapes.STATS);
     }
 
     private void stats(Context ctx, Optional<String> template) {
         var params = new LinkedHashMap<>(HistoryQuery.params(ctx, OWN));
         template.ifPresent(id -> params.put("template", id));
         var whatIf = new Stats.WhatIf(
-                number(ctx, ApiShapes.WHAT_IF_TEMPERATURE, SettingRange.TEMPERATURE),
-                number(ctx, ApiShapes.WHAT_IF_ACT_THRESHOLD, SettingRange.ACT_THRESHOLD));
+                number(ctx, StatsShapes.WHAT_IF_TEMPERATURE, SettingRange.TEMPERATURE),
+                number(ctx, StatsShapes.WHAT_IF_ACT_THRESHOLD, SettingRange.ACT_THRESHOLD));
         boolean includeExtended =
-                ApiShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
-        List<String> groupBy = Stats.groupBy(ApiShapes.GROUP_BY.read(ctx).orElse(null));
+                StatsShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
+        List<String> groupBy = Stats.groupBy(StatsShapes.GROUP_BY.read(ctx).orElse(null));
         var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = decisions.query(params, templates, clock.instant());
         if (TemplateStats.applies(params, groupBy, whatIf)) {
