@@ -43,8 +43,8 @@ final class CompatibilityRoutes {
     void addTo(Routes routes) {
         routes.group("studio.models")
                 .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
-                .body(ApiShapes.COMPATIBILITY_IN)
-                .ok(ApiShapes.COMPATIBILITY);
+                .body(DecisionShapes.COMPATIBILITY_IN)
+                .ok(DecisionShapes.COMPATIBILITY);
     }
 
     private void check(Context ctx) {

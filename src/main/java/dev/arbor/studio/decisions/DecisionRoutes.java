@@ -79,11 +79,11 @@ final class DecisionRoutes {
                         "Make a decision (with background: true it answers at once, queued)",
                         MediaInput.MAX_BODY_BYTES,
                         this::create)
-                .body(ApiShapes.DECISION_REQUEST)
+                .body(DecisionShapes.DECISION_REQUEST)
                 .ok(HistoryShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
                 .query(Page.PARAMETERS)
-                .query(HistoryShapes.VIEW, ApiShapes.INCLUDE_PARAM)
+                .query(HistoryShapes.VIEW, DecisionShapes.INCLUDE_PARAM)
                 .query(HistoryShapes.FILTERS)
                 .ok(Schema.list(HistoryShapes.LISTED))
                 .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed", this::export)
@@ -96,11 +96,11 @@ final class DecisionRoutes {
                         "Check a decision and show what the model would read, without running it",
                         MediaInput.MAX_BODY_BYTES,
                         this::preview)
-                .body(ApiShapes.DECISION_REQUEST)
-                .ok(ApiShapes.PREVIEW)
+                .body(DecisionShapes.DECISION_REQUEST)
+                .ok(DecisionShapes.PREVIEW)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
-                .query(ApiShapes.WAIT, ApiShapes.INCLUDE_PARAM, ApiShapes.RENDER)
-                .ok(Schema.anyOf(HistoryShapes.DECISION, ApiShapes.DECIDE_ANSWER))
+                .query(DecisionShapes.WAIT, DecisionShapes.INCLUDE_PARAM, DecisionShapes.RENDER)
+                .ok(Schema.anyOf(HistoryShapes.DECISION, DecisionShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", this::input)
                 .ok(HistoryShapes.INPUT)
                 .patch(one, "Change a decision's metadata or pin", this::patch)
@@ -288,7 +288,7 @@ final class DecisionRoutes {
             }
             decision = find(id);
         }
-        Optional<String> format = ApiShapes.RENDER.read(ctx);
+        Optional<String> format = DecisionShapes.RENDER.read(ctx);
         if (format.isPresent()) {
             if (!format.get().equals("decide")) {
                 throw ApiException.of(
@@ -430,7 +430,7 @@ final class DecisionRoutes {
     }
 
     private static int waitSeconds(Context ctx) {
-        String sent = ApiShapes.WAIT.read(ctx).orElse(null);
+        String sent = DecisionShapes.WAIT.read(ctx).orElse(null);
         if (sent == null) {
             return 0;
         }
@@ -449,7 +449,7 @@ final class DecisionRoutes {
     }
 
     private static Set<String> includeParameter(Context ctx) {
-        List<String> values = ctx.queryParams(ApiShapes.INCLUDE_PARAM.name());
+        List<String> values = ctx.queryParams(DecisionShapes.INCLUDE_PARAM.name());
         if (values.isEmpty()) {
             return Set.of();
         }

@@ -9,6 +9,8 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.examples.ExampleRoutes;
+import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackRoutes;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.FileUsers;

@@ -50,8 +50,8 @@ final class WireRoutes {
                         "Decide in one request: {model, state, questions} in, answers out",
                         MediaInput.MAX_BODY_BYTES,
                         this::decide)
-                .body(ApiShapes.DECIDE_REQUEST)
-                .ok(ApiShapes.DECIDE_ANSWER);
+                .body(DecisionShapes.DECIDE_REQUEST)
+                .ok(DecisionShapes.DECIDE_ANSWER);
     }
 
     private void decide(Context ctx) {

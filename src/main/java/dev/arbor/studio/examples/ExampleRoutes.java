@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.examples;
 
 import static java.util.Objects.requireNonNull;
 
@@ -17,6 +17,8 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.decisions.DecisionRequest;
+import dev.arbor.studio.decisions.MediaInput;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
@@ -47,7 +49,7 @@ import java.util.Set;
  * get, checked against the template's latest version like a decision, labels made canonical. Examples are
  * revisioned: every change moves the template's examples revision on, and any past set can be read back.
  */
-final class ExampleRoutes {
+public final class ExampleRoutes {
     static final int MAX_IMPORT = 5000;
     private static final int MAX_NOTE = 2000;
     private static final Set<String> FIELDS =
@@ -61,7 +63,7 @@ final class ExampleRoutes {
     private final Clock clock;
     private final byte[] hmacKey;
 
-    ExampleRoutes(
+    public ExampleRoutes(
             ExampleStore store,
             HistoryStore decisions,
             FeedbackStore feedback,
@@ -78,7 +80,7 @@ final class ExampleRoutes {
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         String base = "/v1/studio/templates/{template_id}/examples";
         routes.group("studio.examples")
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
@@ -87,33 +89,33 @@ final class ExampleRoutes {
                         base + "/import",
                         "Add up to 5,000 test examples at once, each checked on its own",
                         this::importAll)
-                .body(ApiShapes.IMPORT)
-                .ok(ApiShapes.IMPORTED)
+                .body(ExampleShapes.IMPORT)
+                .ok(ExampleShapes.IMPORTED)
                 .postWithFiles(
                         base,
                         "Add a test example (input and expected answers, or from a decision)",
                         MediaInput.MAX_BODY_BYTES,
                         this::create)
-                .body(ApiShapes.EXAMPLE_IN)
-                .created(ApiShapes.EXAMPLE)
+                .body(ExampleShapes.EXAMPLE_IN)
+                .created(ExampleShapes.EXAMPLE)
                 .get(base, "A template's test examples (?revision= reads a past set)", this::list)
                 .query(
-                        ApiShapes.REVISION,
-                        ApiShapes.EXAMPLE_LIMIT,
+                        ExampleShapes.REVISION,
+                        ExampleShapes.EXAMPLE_LIMIT,
                         Page.AFTER,
-                        ApiShapes.SPLIT,
-                        ApiShapes.LABELLED,
-                        ApiShapes.TAG,
-                        ApiShapes.SEARCH)
-                .ok(ApiShapes.EXAMPLES)
+                        ExampleShapes.SPLIT,
+                        ExampleShapes.LABELLED,
+                        ExampleShapes.TAG,
+                        ExampleShapes.SEARCH)
+                .ok(ExampleShapes.EXAMPLES)
                 .get(base + "/{example_id}", "One test example (?revision=)", this::get)
-                .query(ApiShapes.REVISION)
-                .ok(ApiShapes.EXAMPLE)
+                .query(ExampleShapes.REVISION)
+                .ok(ExampleShapes.EXAMPLE)
                 .patch(base + "/{example_id}", "Change a test example (a new revision, the same id)", this::patch)
-                .body(ApiShapes.EXAMPLE_PATCH)
-                .ok(ApiShapes.EXAMPLE)
+                .body(ExampleShapes.EXAMPLE_PATCH)
+                .ok(ExampleShapes.EXAMPLE)
                 .delete(base + "/{example_id}", "Delete a test example (a new revision)", this::delete)
-                .ok(ApiShapes.EXAMPLE_DELETED);
+                .ok(ExampleShapes.EXAMPLE_DELETED);
     }
 
     /** A checked example, ready to store. */
@@ -232,7 +234,7 @@ final class ExampleRoutes {
         Templates.Resolved template = template(ctx);
         int revision = revision(ctx, template.id());
         int limit = 100;
-        String sent = ApiShapes.EXAMPLE_LIMIT.read(ctx).orElse(null);
+        String sent = ExampleShapes.EXAMPLE_LIMIT.read(ctx).orElse(null);
         if (sent != null) {
             try {
                 limit = Integer.parseInt(sent);
@@ -245,20 +247,20 @@ final class ExampleRoutes {
             }
         }
         Optional<String> after = Page.AFTER.read(ctx);
-        Optional<String> split = ApiShapes.SPLIT.read(ctx);
+        Optional<String> split = ExampleShapes.SPLIT.read(ctx);
         if (split.isPresent() && !split.get().equals("test") && !split.get().equals("calibration")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "split", "`split` is test or calibration.");
         }
-        Optional<Boolean> labelled = ApiShapes.LABELLED.read(ctx).map(value -> switch (value) {
+        Optional<Boolean> labelled = ExampleShapes.LABELLED.read(ctx).map(value -> switch (value) {
             case "true" -> true;
             case "false" -> false;
             default -> throw ApiException.of(ErrorCode.INVALID_PARAMETER, "labelled", "`labelled` is true or false.");
         });
         var filter = new ExampleStore.Filter(
-                ApiShapes.TAG.read(ctx),
+                ExampleShapes.TAG.read(ctx),
                 split,
                 labelled,
-                ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
+                ExampleShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
         List<ExampleStore.Row> rows = new ArrayList<>(store.list(template.id(), revision, after, limit, filter));
         boolean more = rows.size() > limit;
         if (more) {
@@ -633,7 +635,7 @@ final class ExampleRoutes {
 
     private int revision(Context ctx, String templateId) {
         int current = store.revision(templateId);
-        String sent = ApiShapes.REVISION.read(ctx).orElse(null);
+        String sent = ExampleShapes.REVISION.read(ctx).orElse(null);
         if (sent == null) {
             return current;
         }

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.examples;
 
 import static java.util.Objects.requireNonNull;
 
@@ -20,7 +20,7 @@ import org.jdbi.v3.core.Handle;
  * The SQL of test examples. Rows never change but for being retired once: the set at revision N is every row
  * added at or before N and not retired by then.
  */
-final class ExampleStore {
+public final class ExampleStore {
     /** One example as stored: its input ({@code variables}, {@code state}, {@code media}) and its labels. */
     record Row(
             String id,
@@ -66,7 +66,7 @@ final class ExampleStore {
 
     private final Database database;
 
-    ExampleStore(Database database) {
+    public ExampleStore(Database database) {
         this.database = requireNonNull(database, "database");
     }
 
@@ -133,7 +133,7 @@ final class ExampleStore {
     }
 
     /** Of these files, those that examples keep. */
-    Set<String> filesInUse(Collection<String> fileIds) {
+    public Set<String> filesInUse(Collection<String> fileIds) {
         return database.found("SELECT DISTINCT file_id FROM studio_example_files WHERE file_id IN (<values>)", fileIds);
     }
 
