@@ -24,9 +24,7 @@ import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
-import dev.arbor.studio.decisions.Decisions;
-import dev.arbor.studio.files.StudioFiles;
-import dev.arbor.studio.templates.Templates;
+import dev.arbor.studio.Studio;
 import java.time.Clock;
 import java.util.List;
 import java.util.function.Consumer;
@@ -36,7 +34,7 @@ public final class Application implements AutoCloseable {
     private final Database database;
     private final ModelRuntime runtime;
     private final Downloads downloads;
-    private final Decisions decisions;
+    private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
     private final EventStreams streams = new EventStreams();
@@ -65,10 +63,8 @@ public final class Application implements AutoCloseable {
                                     config.modelIdle(),
                                     config.modelMemoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
                     meters);
-            var templates = new Templates(database, clock, models, Decisions.history(database));
-            var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
-            this.decisions = new Decisions(
-                    database, clock, templates, models, runtime, files, secrets.derive("studio-hmac"), meters);
+            this.studio = new Studio(
+                    database, clock, models, runtime, config.dataDir(), secrets.derive("studio-hmac"), meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
@@ -78,9 +74,7 @@ public final class Application implements AutoCloseable {
                     new Downloads(models, outboundClient, config.dataDir(), config.modelHubUrl(), config.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
-            templates.addRoutes(routes);
-            files.addRoutes(routes);
-            decisions.addRoutes(routes);
+            studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors = new Connectors(
@@ -99,7 +93,7 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
-            decisions.start();
+            studio.start();
             pipelines.start();
             connectors.start();
             extraRoutes.accept(routes);
@@ -150,7 +144,7 @@ public final class Application implements AutoCloseable {
 
     /** Runs the history sweep now, as the hourly timer would. */
     void sweepHistory() {
-        decisions.sweep();
+        studio.sweep();
     }
 
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
@@ -169,7 +163,7 @@ public final class Application implements AutoCloseable {
         pipelines.close();
         connectors.close();
         downloads.close();
-        decisions.close();
+        studio.close();
         runtime.close();
         database.close();
         metrics.close();
