@@ -15,6 +15,7 @@ import dev.arbor.studio.files.FileUsers;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryEditRoutes;
 import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.history.Retention;
 import dev.arbor.studio.settings.SettingsRoutes;
 import dev.arbor.studio.settings.StudioSettings;
@@ -101,7 +102,7 @@ public final class Studio implements AutoCloseable {
     public void addRoutes(Routes routes) {
         templates.addRoutes(routes);
         files.addRoutes(routes);
-        new StatsRoutes(history, feedback, templates, clock).addTo(routes);
+        new StatsRoutes(history, new HistoryTotals(database), feedback, templates, clock).addTo(routes);
         new CompareRoutes(history, feedback, templates, clock).addTo(routes);
         decisions.addRoutes(routes);
         new FeedbackRoutes(feedback, history, clock).addTo(routes);

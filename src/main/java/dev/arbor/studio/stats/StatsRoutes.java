@@ -12,6 +12,7 @@ import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.HistoryQuery;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.templates.SettingRange;
 import dev.arbor.studio.templates.Templates;
@@ -38,12 +39,15 @@ public final class StatsRoutes {
             .toList();
 
     private final HistoryStore decisions;
+    private final HistoryTotals totals;
     private final FeedbackStore feedback;
     private final Templates templates;
     private final Clock clock;
 
-    public StatsRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
+    public StatsRoutes(
+            HistoryStore decisions, HistoryTotals totals, FeedbackStore feedback, Templates templates, Clock clock) {
         this.decisions = requireNonNull(decisions, "decisions");
+        this.totals = requireNonNull(totals, "totals");
         this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
@@ -87,7 +91,7 @@ public final class StatsRoutes {
         var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = decisions.query(params, templates, clock.instant());
         if (TemplateStats.applies(params, groupBy, whatIf)) {
-            TemplateStats.count(stats, decisions, templates, params, !groupBy.isEmpty());
+            TemplateStats.count(stats, totals, templates, params, !groupBy.isEmpty());
         } else {
             decisions.eachPage(query, page -> {
                 Map<String, Map<String, Boolean>> correct = feedback.correctness(

@@ -3,7 +3,7 @@ package dev.arbor.studio.stats;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
-import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.templates.Templates;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -40,7 +40,7 @@ final class TemplateStats {
 
     /** Adds the template's decisions to {@code stats}, by version when {@code byVersion}. */
     static void count(
-            Stats stats, HistoryStore store, Templates templates, Map<String, String> params, boolean byVersion) {
+            Stats stats, HistoryTotals store, Templates templates, Map<String, String> params, boolean byVersion) {
         String template = params.get("template");
         List<Integer> versions = params.containsKey("version")
                 ? Arrays.stream(params.get("version").split(","))
@@ -49,7 +49,7 @@ final class TemplateStats {
                 : List.of();
         var keys = new TreeMap<Optional<Integer>, ObjectNode>(Comparator.comparing(v -> v.orElse(0)));
         var timed = new HashMap<Optional<Integer>, Long>();
-        for (HistoryStore.Counted counted : store.counted(template, versions)) {
+        for (HistoryTotals.Counted counted : store.counted(template, versions)) {
             Optional<Integer> group = byVersion ? counted.version() : Optional.empty();
             ObjectNode key = keys.computeIfAbsent(group, version -> key(version, byVersion));
             stats.addCounted(key, counted.status(), counted.n(), counted.acted());
@@ -66,11 +66,11 @@ final class TemplateStats {
         // questions in the order the newest decisions ask them, as when counted from the records
         var totals = store.answerTotals(template, versions).stream()
                 .sorted(Comparator.comparing(
-                                (HistoryStore.AnswerTotal t) -> t.version().orElse(0))
+                                (HistoryTotals.AnswerTotal t) -> t.version().orElse(0))
                         .reversed()
-                        .thenComparingInt(HistoryStore.AnswerTotal::position))
+                        .thenComparingInt(HistoryTotals.AnswerTotal::position))
                 .toList();
-        for (HistoryStore.AnswerTotal total : totals) {
+        for (HistoryTotals.AnswerTotal total : totals) {
             ObjectNode questions = dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
             stats.addAnswers(
                     keys.get(byVersion ? total.version() : Optional.empty()),
@@ -83,10 +83,10 @@ final class TemplateStats {
                     total.acted(),
                     questions.path(total.question()).path("criteria").isTextual());
         }
-        var latest = new LinkedHashMap<String, HistoryStore.Label>();
+        var latest = new LinkedHashMap<String, HistoryTotals.Label>();
         store.labels(template, versions)
                 .forEach(label -> latest.put(label.decisionId() + "\n" + label.question(), label));
-        for (HistoryStore.Label label : latest.values()) {
+        for (HistoryTotals.Label label : latest.values()) {
             ObjectNode key = keys.get(byVersion ? label.version() : Optional.empty());
             if (key != null) {
                 stats.addLabel(key, label.question(), label.origin(), label.correct());
@@ -96,7 +96,7 @@ final class TemplateStats {
 
     /** One read of the index at the rank's lower position gives both values the interpolation needs. */
     private static double percentile(
-            HistoryStore store, String template, Optional<Integer> version, long n, double rank) {
+            HistoryTotals store, String template, Optional<Integer> version, long n, double rank) {
         long low = (long) Math.floor(rank * (n - 1));
         List<Double> values = n == 0 ? List.of() : store.timedAt(template, version, low);
         return Stats.percentile(n, rank, at -> values.get((int) Math.min(at - low, values.size() - 1)));
