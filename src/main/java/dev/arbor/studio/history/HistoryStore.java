@@ -2,84 +2,45 @@ package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
-import dev.arbor.studio.questions.AnswerRow;
-import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.jdbi.v3.core.Handle;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
 public final class HistoryStore {
-    private static final Logger LOG = LoggerFactory.getLogger(HistoryStore.class);
     private static final String COLUMNS = "seq, id, status, storage, surface, endpoint, request_id, template_id, "
             + "template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at, "
             + "completed_at, total_ms, body, input";
 
-    /** New decisions the full-text index takes at once with the writes, or after this long, whichever comes first. */
-    private static final int SEARCH_BATCH = 256;
-
-    private static final long SEARCH_BATCH_MILLIS = 1_000;
-
     private final Database database;
     private final Predicate<String> fileAvailable;
-    /** Decisions written since the full-text index last caught up, and when that was (batched indexing only). */
-    private final AtomicLong unindexed = new AtomicLong();
-
-    private final boolean searchable;
-    private volatile long lastIndexedNanos = System.nanoTime();
+    private final SearchIndex searchIndex;
 
     /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
     public HistoryStore(Database database, Predicate<String> fileAvailable) {
         this.database = requireNonNull(database, "database");
         this.fileAvailable = requireNonNull(fileAvailable, "fileAvailable");
-        this.searchable = !database.dialect().indexesTextInBatches() || database.read(HistoryStore::hasTextIndex);
-        if (!searchable) {
-            LOG.warn("the full-text index of decisions is missing (a SQLite without FTS5, or a copy that lost it): "
-                    + "searches answer search_unavailable; every other filter works");
-        }
-    }
-
-    /**
-     * Whether SQLite's full-text index is there and works: a database restored by a tool whose SQLite lacks FTS5
-     * comes back without it (and without its triggers), though every migration reads as applied.
-     */
-    private static boolean hasTextIndex(Handle handle) {
-        try {
-            handle.createQuery("SELECT count(*) FROM studio_decisions_search WHERE rowid = 0")
-                    .mapTo(Long.class)
-                    .one();
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
+        this.searchIndex = new SearchIndex(database);
     }
 
     /** A history filter read from query parameters, as this database can run it. */
     public HistoryQuery query(Map<String, String> params, Templates templates, Instant now) {
-        return HistoryQuery.parse(params, templates, now, database.dialect(), searchable);
+        return HistoryQuery.parse(params, templates, now, database.dialect(), searchIndex.searchable());
     }
 
     Database database() {
@@ -97,7 +58,8 @@ public final class HistoryStore {
         String body = Json.writeString(decision.body());
         Optional<String> input = decision.input().map(Json::writeString);
         String metadata = Json.writeString(decision.metadata());
-        return new Prepared(decision, body, input, metadata, storedBytes(body, decision.input(), input, metadata));
+        return new Prepared(
+                decision, body, input, metadata, HistoryRows.storedBytes(body, decision.input(), input, metadata));
     }
 
     /**
@@ -108,8 +70,8 @@ public final class HistoryStore {
     public void insertAll(List<Prepared> decisions) {
         database.update(handle -> {
             database.jdbc(handle, statements -> {
-                insertRows(statements, decisions);
-                insertDetails(
+                HistoryRows.insertRows(statements, decisions);
+                HistoryRows.insertDetails(
                         statements, decisions.stream().map(Prepared::decision).toList());
             });
             // counted once for the whole batch: the totals cost two statements per commit, not per decision
@@ -122,180 +84,8 @@ public final class HistoryStore {
                                 decisions.stream().map(p -> p.decision().id()).toList()),
                         1);
             }
-            if (searchable
-                    && database.dialect().indexesTextInBatches()
-                    && (unindexed.addAndGet(decisions.size()) >= SEARCH_BATCH
-                            || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
-                indexText(handle);
-            }
+            searchIndex.written(handle, decisions.size());
         });
-    }
-
-    private static void insertRows(Database.Statements statements, List<Prepared> decisions) throws SQLException {
-        PreparedStatement rows = statements.prepare("""
-                INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
-                    template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at,
-                    completed_at, total_ms, body, input, search_text, stored_bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
-        for (Prepared prepared : decisions) {
-            StoredDecision decision = prepared.decision();
-            rows.setString(1, decision.id());
-            rows.setString(2, decision.status());
-            rows.setString(3, decision.storage().wire());
-            rows.setString(4, decision.surface());
-            rows.setString(5, decision.endpoint());
-            rows.setString(6, decision.requestId());
-            rows.setString(7, decision.templateId().orElse(null));
-            rows.setObject(8, decision.templateVersion().orElse(null), Types.INTEGER);
-            rows.setString(9, decision.model().orElse(null));
-            rows.setObject(10, decision.act().orElse(null), Types.BOOLEAN);
-            rows.setObject(11, decision.minCertainty().orElse(null), Types.DOUBLE);
-            rows.setString(12, decision.errorCode().orElse(null));
-            rows.setBoolean(13, decision.pinned());
-            rows.setString(14, prepared.metadata());
-            rows.setString(15, decision.rerunOf().orElse(null));
-            rows.setLong(16, decision.createdAtMillis());
-            rows.setObject(17, decision.completedAtMillis().orElse(null), Types.BIGINT);
-            rows.setObject(18, decision.totalMs().orElse(null), Types.DOUBLE);
-            rows.setString(19, prepared.body());
-            rows.setString(20, prepared.input().orElse(null));
-            rows.setString(21, decision.searchText().orElse(null));
-            rows.setLong(22, prepared.storedBytes());
-            rows.addBatch();
-        }
-        rows.executeBatch();
-    }
-
-    /**
-     * Before a text search, adds what the full-text index has not taken yet, so a search finds every decision
-     * written before it. A read-only database is searched as its index stands.
-     */
-    private void indexTextBeforeSearch(HistoryQuery query) {
-        if (!query.searchesText() || !searchable || !database.dialect().indexesTextInBatches() || database.readOnly()) {
-            return;
-        }
-        boolean behind = database.read(
-                handle -> handle.createQuery("""
-                        SELECT EXISTS (SELECT 1 FROM studio_decisions
-                                       WHERE seq > (SELECT indexed_seq FROM studio_search_progress))""").mapTo(Boolean.class).one());
-        if (behind) {
-            database.update(this::indexText);
-        }
-    }
-
-    /** Adds decisions written since the last catch-up to the full-text index (see V12 of the SQLite migrations). */
-    private void indexText(Handle handle) {
-        handle.execute("""
-                INSERT INTO studio_decisions_search (rowid, search_text)
-                SELECT seq, search_text FROM studio_decisions
-                WHERE seq > (SELECT indexed_seq FROM studio_search_progress) AND search_text IS NOT NULL""");
-        handle.execute("""
-                UPDATE studio_search_progress
-                SET indexed_seq = MAX(indexed_seq, (SELECT COALESCE(MAX(seq), 0) FROM studio_decisions))""");
-        unindexed.set(0);
-        lastIndexedNanos = System.nanoTime();
-    }
-
-    /** The columns a finished run sets, when a queued decision is updated with its outcome. */
-    private static Map<String, Object> outcome(Prepared prepared) {
-        StoredDecision decision = prepared.decision();
-        var values = new HashMap<String, Object>();
-        values.put("status", decision.status());
-        values.put("storage", decision.storage().wire());
-        values.put("model", decision.model().orElse(null));
-        values.put("act", decision.act().orElse(null));
-        values.put("min_certainty", decision.minCertainty().orElse(null));
-        values.put("error_code", decision.errorCode().orElse(null));
-        values.put("completed_at", decision.completedAtMillis().orElse(null));
-        values.put("total_ms", decision.totalMs().orElse(null));
-        values.put("body", prepared.body());
-        values.put("input", prepared.input().orElse(null));
-        values.put("search_text", decision.searchText().orElse(null));
-        values.put("stored_bytes", prepared.storedBytes());
-        return values;
-    }
-
-    /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
-    private static long storedBytes(
-            String body, Optional<ObjectNode> input, Optional<String> inputJson, String metadata) {
-        long media = 0;
-        if (input.isPresent()) {
-            for (JsonNode item : input.get().path("media")) {
-                media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
-            }
-        }
-        return utf8Length(body) + inputJson.map(HistoryStore::utf8Length).orElse(0L) + utf8Length(metadata) + media;
-    }
-
-    /** The length of a text in UTF-8, counted without encoding it. */
-    private static long utf8Length(String text) {
-        long bytes = text.length();
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c >= 0x80) {
-                bytes += c >= 0x800 && !Character.isSurrogate(c) ? 2 : 1; // a surrogate pair counts 4 in all
-            }
-        }
-        return bytes;
-    }
-
-    /** The answers, kept files and secret hashes of decisions whose rows are written. */
-    private static void insertDetails(Database.Statements statements, List<StoredDecision> decisions)
-            throws SQLException {
-        PreparedStatement answers = statements.prepare("""
-                INSERT INTO studio_decision_answers (decision_seq, question_key, ordinal, position, type, answer,
-                    value, certainty, act, origin)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
-        for (StoredDecision decision : decisions) {
-            for (AnswerRow row : decision.rows()) {
-                answers.setString(1, decision.id());
-                answers.setString(2, row.questionKey());
-                answers.setInt(3, row.ordinal());
-                answers.setInt(4, row.position());
-                answers.setString(5, row.type());
-                answers.setString(6, row.answer());
-                answers.setDouble(7, row.value());
-                // certainty as the decision shows it, so that sums over rows equal sums over what readers see
-                answers.setDouble(8, Rounding.round(row.certainty(), 4));
-                answers.setBoolean(9, row.act());
-                answers.setString(10, row.origin());
-                answers.addBatch();
-            }
-        }
-        answers.executeBatch();
-        var files = new ArrayList<List<String>>();
-        var secrets = new ArrayList<List<String>>();
-        for (StoredDecision decision : decisions) {
-            decision.input()
-                    .ifPresent(input -> keptFiles(input).forEach(fileId -> files.add(List.of(decision.id(), fileId))));
-            decision.secrets()
-                    .properties()
-                    .forEach(e -> secrets.add(
-                            List.of(decision.id(), e.getKey(), e.getValue().asText())));
-        }
-        insertEach(statements, """
-                INSERT INTO studio_decision_files (decision_seq, file_id)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?)
-                ON CONFLICT DO NOTHING""", files);
-        insertEach(statements, """
-                INSERT INTO studio_decision_secrets (decision_seq, variable, hmac)
-                VALUES ((SELECT seq FROM studio_decisions WHERE id = ?), ?, ?)""", secrets);
-    }
-
-    /** Runs an insert once for each row of text values, in one batch; nothing when there are none. */
-    private static void insertEach(Database.Statements statements, String sql, List<List<String>> rows)
-            throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        PreparedStatement insert = statements.prepare(sql);
-        for (List<String> row : rows) {
-            for (int i = 0; i < row.size(); i++) {
-                insert.setString(i + 1, row.get(i));
-            }
-            insert.addBatch();
-        }
-        insert.executeBatch();
     }
 
     /**
@@ -319,10 +109,10 @@ public final class HistoryStore {
                                 total_ms = :total_ms, body = :body, input = :input, search_text = :search_text,
                                 stored_bytes = :stored_bytes
                             WHERE seq = :seq""")
-                    .bindMap(outcome(prepare(decision)))
+                    .bindMap(HistoryRows.outcome(prepare(decision)))
                     .bind("seq", seq.get())
                     .execute();
-            database.jdbc(handle, statements -> insertDetails(statements, List.of(decision)));
+            database.jdbc(handle, statements -> HistoryRows.insertDetails(statements, List.of(decision)));
             StatsRollup.count(handle, "d.seq = :seq", q -> q.bind("seq", seq.get()), 1);
             return true;
         });
@@ -359,7 +149,7 @@ public final class HistoryStore {
 
     /** A page of history, newest first, filtered. */
     public Paging.Result<StoredDecision> list(HistoryQuery query, Page page) {
-        indexTextBeforeSearch(query);
+        searchIndex.catchUpBefore(query);
         Paging.Result<StoredDecision> found = database.read(handle -> Paging.newestFirst(
                 handle,
                 COLUMNS,
@@ -420,7 +210,7 @@ public final class HistoryStore {
 
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
     List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
-        indexTextBeforeSearch(query);
+        searchIndex.catchUpBefore(query);
         return database.read(handle -> {
             var select = handle.createQuery(
                     "SELECT id, pinned FROM studio_decisions WHERE " + query.where() + " ORDER BY id DESC");
@@ -513,9 +303,9 @@ public final class HistoryStore {
                                     .bind("id", id)
                                     .mapTo(String.class)
                                     .findOne()
-                                    .map(HistoryStore::utf8Length)
+                                    .map(HistoryRows::utf8Length)
                                     .orElse(0L))
-                    .bind("inputBytes", storedBytes("", input, inputJson, metadataJson))
+                    .bind("inputBytes", HistoryRows.storedBytes("", input, inputJson, metadataJson))
                     .bind("id", id)
                     .execute();
             Set<String> kept = input.map(HistoryStore::keptFiles).orElse(Set.of());
