@@ -26,9 +26,7 @@ import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
-import dev.arbor.studio.decisions.Decisions;
-import dev.arbor.studio.files.StudioFiles;
-import dev.arbor.studio.templates.Templates;
+import dev.arbor.studio.Studio;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -42,7 +40,7 @@ public final class Application implements AutoCloseable {
     private final Database database;
     private final ModelRuntime runtime;
     private final Downloads downloads;
-    private final Decisions decisions;
+    private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
     private final EventStreams streams = new EventStreams();
@@ -77,10 +75,8 @@ public final class Application implements AutoCloseable {
                                     config.modelIdle(),
                                     config.modelMemoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
                     meters);
-            var templates = new Templates(database, clock, models, Decisions.history(database));
-            var files = new StudioFiles(database, clock, config.dataDir(), Decisions.fileUsers(database));
-            this.decisions = new Decisions(
-                    database, clock, templates, models, runtime, files, secrets.derive("studio-hmac"), meters);
+            this.studio = new Studio(
+                    database, clock, models, runtime, config.dataDir(), secrets.derive("studio-hmac"), meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
@@ -90,9 +86,7 @@ public final class Application implements AutoCloseable {
                     new Downloads(models, outboundClient, config.dataDir(), config.modelHubUrl(), config.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
-            templates.addRoutes(routes);
-            files.addRoutes(routes);
-            decisions.addRoutes(routes);
+            studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors = new Connectors(
@@ -112,7 +106,7 @@ public final class Application implements AutoCloseable {
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
             new Events().addRoutes(routes);
-            decisions.start();
+            studio.start();
             pipelines.start();
             connectors.start();
             extraRoutes.accept(routes);
@@ -164,7 +158,7 @@ public final class Application implements AutoCloseable {
 
     /** Runs the history sweep now, as the hourly timer would. */
     void sweepHistory() {
-        decisions.sweep();
+        studio.sweep();
     }
 
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
@@ -183,7 +177,7 @@ public final class Application implements AutoCloseable {
         pipelines.close();
         connectors.close();
         downloads.close();
-        decisions.close();
+        studio.close();
         runtime.close();
         database.close();
         metrics.close();

@@ -33,7 +33,7 @@ class DecisionFuzzTest {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final List<String> SEEDS = List.of(
             "{\"model\": \"hash-decider\", \"state\": \"Billed twice\", \"metadata\": {\"k\": \"v\"}, "
-                    + "\"questions\": " + DecisionApiContract.ALL_TYPES + ", \"settings\": {\"temperature\": 1.5, "
+                    + "\"questions\": " + StudioApiContract.ALL_TYPES + ", \"settings\": {\"temperature\": 1.5, "
                     + "\"questions\": {\"team\": {\"act_threshold\": 0.5}}}, \"include\": [\"input\"]}",
             "{\"template\": \"fuzz\", \"variables\": {\"message\": \"hi\", \"n\": 2}, \"skip\": [\"b\"], "
                     + "\"add_options\": {\"a\": [\"z\"]}, \"questions\": {\"x\": {\"type\": \"noul\"}}, "

@@ -3,6 +3,11 @@ package dev.arbor.studio.decisions;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.questions.AnswerRow;
+import dev.arbor.studio.questions.Primitives;
+import dev.arbor.studio.questions.Probabilities;
+import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.Rounding;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -16,26 +21,6 @@ import java.util.stream.IntStream;
  * reaches the question's act threshold. Pure: the same probabilities and settings always give the same answers.
  */
 final class Answers {
-    private static final double FLOOR = 1e-12;
-
-    /**
-     * One answer in the form history indexes it.
-     *
-     * @param answer the canonical answer: option, level key, yes/no, a selected option of a multi question, number
-     * @param value the number behind it: P(yes), expected level, estimate, P(option) for multi, else the top
-     *     probability
-     */
-    record Row(
-            String questionKey,
-            int ordinal,
-            int position,
-            String type,
-            String answer,
-            double value,
-            double certainty,
-            boolean act,
-            String origin) {}
-
     /**
      * @param answers the answers by question key, in question order
      * @param raw the raw probabilities by question key and option (multi: by option), six decimals
@@ -47,7 +32,7 @@ final class Answers {
             boolean act,
             List<String> needsReview,
             double minCertainty,
-            List<Row> rows) {}
+            List<AnswerRow> rows) {}
 
     private Answers() {}
 
@@ -56,7 +41,7 @@ final class Answers {
         ObjectNode answers = Json.object();
         ObjectNode raw = Json.object();
         var needsReview = new ArrayList<String>();
-        var rows = new ArrayList<Row>();
+        var rows = new ArrayList<AnswerRow>();
         double minCertainty = 1.0;
         int position = 0;
         for (Question question : questions) {
@@ -69,14 +54,14 @@ final class Answers {
                 certainty = multi(
                         question, keys, probabilities, own, answer, raw.putObject(question.key()), rows, position);
             } else {
-                double[] cleaned = clean(probabilities.get(question.key()), keys.size());
+                double[] cleaned = Probabilities.clean(probabilities.get(question.key()), keys.size());
                 ObjectNode rawOwn = raw.putObject(question.key());
                 for (int i = 0; i < keys.size(); i++) {
-                    rawOwn.put(keys.get(i), round(cleaned[i], 6));
+                    rawOwn.put(keys.get(i), Rounding.round(cleaned[i], 6));
                 }
-                double[] p = calibrate(cleaned, own.temperature());
+                double[] p = Probabilities.calibrate(cleaned, own.temperature());
                 certainty = single(question, keys, p, answer);
-                rows.add(new Row(
+                rows.add(new AnswerRow(
                         question.key(),
                         0,
                         position,
@@ -88,7 +73,7 @@ final class Answers {
                         question.origin()));
             }
             boolean act = certainty >= own.actThreshold();
-            answer.put("certainty", round(certainty, 4));
+            answer.put("certainty", Rounding.round(certainty, 4));
             answer.put("act", act);
             answer.put("origin", question.origin());
             if (question.dynamicOptions()) {
@@ -105,7 +90,7 @@ final class Answers {
                 raw,
                 needsReview.isEmpty(),
                 List.copyOf(needsReview),
-                round(minCertainty, 4),
+                Rounding.round(minCertainty, 4),
                 List.copyOf(rows));
     }
 
@@ -115,13 +100,13 @@ final class Answers {
         double topProbability = p[top];
         ObjectNode probabilities = Json.object();
         for (int i = 0; i < keys.size(); i++) {
-            probabilities.put(keys.get(i), round(p[i], 4));
+            probabilities.put(keys.get(i), Rounding.round(p[i], 4));
         }
         switch (question.type()) {
             case "choice" -> {
                 answer.put("choice", keys.get(top));
                 answer.set("probabilities", probabilities);
-                answer.put("confidence", round(choiceConfidence(topProbability, keys.size()), 4));
+                answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
                 answer.put("decision", keys.get(top));
             }
             case "rank" -> {
@@ -131,28 +116,28 @@ final class Answers {
                 Arrays.stream(order).forEach(i -> ranking.add(keys.get(i)));
                 answer.put("choice", keys.get(top));
                 answer.set("probabilities", probabilities);
-                answer.put("confidence", round(choiceConfidence(topProbability, keys.size()), 4));
+                answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
                 answer.put("decision", keys.get(top));
             }
             case "score" -> {
-                answer.put("score", round(expected(p), 4));
+                answer.put("score", Rounding.round(expected(p), 4));
                 ObjectNode legend = answer.putObject("legend");
                 for (int i = 0; i < keys.size(); i++) {
                     legend.set(keys.get(i), question.criteria().get(i));
                 }
                 answer.set("probabilities", probabilities);
-                answer.put("confidence", round(scaleConfidence(p, top), 4));
+                answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
                 answer.put("decision", keys.get(top));
             }
             case "number" -> number(question, keys, p, top, probabilities, answer);
             case "noul" -> {
-                answer.put("noul", round(p[1], 4));
+                answer.put("noul", Rounding.round(p[1], 4));
                 answer.set("probabilities", probabilities);
                 answer.put("decision", p[1] >= 0.5 ? "yes" : "no");
             }
             default -> throw new IllegalArgumentException("unknown question type " + question.type());
         }
-        answer.put("top_probability", round(topProbability, 4));
+        answer.put("top_probability", Rounding.round(topProbability, 4));
         return topProbability;
     }
 
@@ -162,7 +147,7 @@ final class Answers {
         for (int i = 0; i < keys.size(); i++) {
             estimate += Primitives.value(keys.get(i)).doubleValue() * p[i];
         }
-        answer.put("estimate", round(estimate, 4));
+        answer.put("estimate", Rounding.round(estimate, 4));
         answer.set("most_likely", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
         int lower = -1;
         int upper = keys.size() - 1;
@@ -184,7 +169,7 @@ final class Answers {
             answer.set("unit", question.definition().get("unit"));
         }
         answer.set("probabilities", probabilities);
-        answer.put("confidence", round(scaleConfidence(p, top), 4));
+        answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
         answer.set("decision", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
     }
 
@@ -196,7 +181,7 @@ final class Answers {
             SettingsLadder.QuestionSettings own,
             ObjectNode answer,
             ObjectNode raw,
-            List<Row> rows,
+            List<AnswerRow> rows,
             int position) {
         ArrayNode selected = Json.mapper().createArrayNode();
         ObjectNode byOption = Json.object();
@@ -205,11 +190,11 @@ final class Answers {
         var chosen = new ArrayList<String>();
         double[] applies = new double[keys.size()];
         for (int i = 0; i < keys.size(); i++) {
-            double[] cleaned = clean(probabilities.get(question.key() + Primitives.CHILD + i), 2);
-            raw.put(keys.get(i), round(cleaned[1], 6));
-            double[] p = calibrate(cleaned, own.temperature());
+            double[] cleaned = Probabilities.clean(probabilities.get(question.key() + Primitives.CHILD + i), 2);
+            raw.put(keys.get(i), Rounding.round(cleaned[1], 6));
+            double[] p = Probabilities.calibrate(cleaned, own.temperature());
             applies[i] = p[1];
-            byOption.put(keys.get(i), round(p[1], 4));
+            byOption.put(keys.get(i), Rounding.round(p[1], 4));
             if (p[1] >= own.multiThreshold()) {
                 selected.add(keys.get(i));
                 chosen.add(keys.get(i));
@@ -222,13 +207,13 @@ final class Answers {
         answer.set("probabilities", byOption);
         answer.put("threshold", own.multiThreshold());
         answer.set("decision", selected.deepCopy());
-        answer.put("top_probability", round(top, 4));
+        answer.put("top_probability", Rounding.round(top, 4));
         boolean act = certainty >= own.actThreshold();
         if (chosen.isEmpty()) {
-            rows.add(new Row(question.key(), 0, position, "multi", null, 0, certainty, act, question.origin()));
+            rows.add(new AnswerRow(question.key(), 0, position, "multi", null, 0, certainty, act, question.origin()));
         }
         for (int i = 0; i < chosen.size(); i++) {
-            rows.add(new Row(
+            rows.add(new AnswerRow(
                     question.key(),
                     i,
                     position,
@@ -249,44 +234,6 @@ final class Answers {
             case "number" -> answer.path("estimate").asDouble();
             default -> answer.path("top_probability").asDouble();
         };
-    }
-
-    /** Non-finite and negative values count as zero; all zero is uniform; a missing answer too. */
-    static double[] clean(List<Double> values, int size) {
-        double[] p = new double[size];
-        double total = 0;
-        for (int i = 0; i < size; i++) {
-            double v = values != null && i < values.size() && values.get(i) != null ? values.get(i) : 0;
-            p[i] = Double.isFinite(v) && v > 0 ? v : 0;
-            total += p[i];
-        }
-        for (int i = 0; i < size; i++) {
-            p[i] = total > 0 ? p[i] / total : 1.0 / size;
-        }
-        return p;
-    }
-
-    /** p_i^(1/T), renormalised, in log space; a temperature of 1 changes nothing and none changes the winner. */
-    static double[] calibrate(double[] p, double temperature) {
-        if (temperature == 1.0) {
-            return p;
-        }
-        double[] logs = new double[p.length];
-        double max = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < p.length; i++) {
-            logs[i] = Math.log(Math.max(p[i], FLOOR)) / temperature;
-            max = Math.max(max, logs[i]);
-        }
-        double total = 0;
-        double[] out = new double[p.length];
-        for (int i = 0; i < p.length; i++) {
-            out[i] = Math.exp(logs[i] - max);
-            total += out[i];
-        }
-        for (int i = 0; i < p.length; i++) {
-            out[i] /= total;
-        }
-        return out;
     }
 
     private static int argmax(double[] p) {
@@ -327,10 +274,5 @@ final class Answers {
             distance += p[i] * Math.abs(i - mode);
         }
         return Math.max(0, 1 - distance / spread);
-    }
-
-    static double round(double value, int places) {
-        double scale = Math.pow(10, places);
-        return Math.round(value * scale) / scale;
     }
 }

@@ -15,6 +15,8 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.questions.Primitives;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.util.ArrayList;
@@ -41,8 +43,8 @@ final class CompatibilityRoutes {
     void addTo(Routes routes) {
         routes.group("studio.models")
                 .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
-                .body(ApiShapes.COMPATIBILITY_IN)
-                .ok(ApiShapes.COMPATIBILITY);
+                .body(DecisionShapes.COMPATIBILITY_IN)
+                .ok(DecisionShapes.COMPATIBILITY);
     }
 
     private void check(Context ctx) {

@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.templates.SettingRange;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -31,7 +32,7 @@ import java.util.function.Predicate;
  * @param actThreshold the top-level {@code act_threshold}, a shorthand for {@code settings.act_threshold}
  * @param problems what was wrong with the fields read here; a field at fault is absent from the record
  */
-record DecisionRequest(
+public record DecisionRequest(
         Optional<String> template,
         Optional<JsonNode> variables,
         Optional<JsonNode> state,
@@ -58,7 +59,7 @@ record DecisionRequest(
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
     record Field(String param, JsonNode value) {}
 
-    DecisionRequest {
+    public DecisionRequest {
         requireNonNull(template, "template");
         media = List.copyOf(media);
         requireNonNull(metadata, "metadata");
@@ -226,7 +227,7 @@ record DecisionRequest(
     }
 
     /** Why a state is too large, when it is: the one limit wherever a state is sent (decisions, test examples). */
-    static Optional<String> stateTooLarge(JsonNode state) {
+    public static Optional<String> stateTooLarge(JsonNode state) {
         return characters(state, text -> false) > MAX_STATE_CHARACTERS
                 ? Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
                         + "or a list's keys and values)")

@@ -18,6 +18,15 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.Export;
+import dev.arbor.studio.history.HistoryQuery;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -38,7 +47,7 @@ final class DecisionRoutes {
     private static final int MAX_WAIT_SECONDS = 60;
 
     private final DecisionService decisions;
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final Rerun rerun;
     private final Templates templates;
     private final FeedbackStore feedback;
@@ -47,7 +56,7 @@ final class DecisionRoutes {
 
     DecisionRoutes(
             DecisionService decisions,
-            DecisionStore store,
+            HistoryStore store,
             Rerun rerun,
             Templates templates,
             FeedbackStore feedback,
@@ -70,42 +79,42 @@ final class DecisionRoutes {
                         "Make a decision (with background: true it answers at once, queued)",
                         MediaInput.MAX_BODY_BYTES,
                         this::create)
-                .body(ApiShapes.DECISION_REQUEST)
-                .ok(ApiShapes.DECISION)
+                .body(DecisionShapes.DECISION_REQUEST)
+                .ok(HistoryShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", this::list)
                 .query(Page.PARAMETERS)
-                .query(ApiShapes.VIEW, ApiShapes.INCLUDE_PARAM)
-                .query(ApiShapes.FILTERS)
-                .ok(Schema.list(ApiShapes.LISTED))
+                .query(HistoryShapes.VIEW, DecisionShapes.INCLUDE_PARAM)
+                .query(HistoryShapes.FILTERS)
+                .ok(Schema.list(HistoryShapes.LISTED))
                 .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed", this::export)
-                .query(ApiShapes.EXPORT_FORMAT)
-                .query(ApiShapes.FILTERS)
-                .answers(200, "application/x-ndjson", ApiShapes.JSON_LINES)
+                .query(HistoryShapes.EXPORT_FORMAT)
+                .query(HistoryShapes.FILTERS)
+                .answers(200, "application/x-ndjson", HistoryShapes.JSON_LINES)
                 .answers(200, "text/csv", Schema.any("A header row, then one row per answer"))
                 .postWithFiles(
                         BASE + "/preview",
                         "Check a decision and show what the model would read, without running it",
                         MediaInput.MAX_BODY_BYTES,
                         this::preview)
-                .body(ApiShapes.DECISION_REQUEST)
-                .ok(ApiShapes.PREVIEW)
+                .body(DecisionShapes.DECISION_REQUEST)
+                .ok(DecisionShapes.PREVIEW)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
-                .query(ApiShapes.WAIT, ApiShapes.INCLUDE_PARAM, ApiShapes.RENDER)
-                .ok(Schema.anyOf(ApiShapes.DECISION, ApiShapes.DECIDE_ANSWER))
+                .query(DecisionShapes.WAIT, DecisionShapes.INCLUDE_PARAM, DecisionShapes.RENDER)
+                .ok(Schema.anyOf(HistoryShapes.DECISION, DecisionShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", this::input)
-                .ok(ApiShapes.INPUT)
+                .ok(HistoryShapes.INPUT)
                 .patch(one, "Change a decision's metadata or pin", this::patch)
-                .body(ApiShapes.DECISION_PATCH)
-                .ok(ApiShapes.DECISION)
+                .body(HistoryShapes.DECISION_PATCH)
+                .ok(HistoryShapes.DECISION)
                 .delete(one, "Delete a decision from history", this::delete)
-                .ok(ApiShapes.DELETED)
+                .ok(HistoryShapes.DELETED)
                 .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
-                .ok(ApiShapes.DECISION)
+                .ok(HistoryShapes.DECISION)
                 .action(
                         one + "/rerun",
                         "Run a stored decision again (optionally on another model or version)",
                         this::rerun)
-                .ok(ApiShapes.DECISION);
+                .ok(HistoryShapes.DECISION);
     }
 
     private void create(Context ctx) {
@@ -118,7 +127,7 @@ final class DecisionRoutes {
     private void list(Context ctx) {
         Page page = Page.from(ctx);
         var params = HistoryQuery.params(ctx, List.of());
-        String view = ApiShapes.VIEW.read(ctx).orElse("summary");
+        String view = HistoryShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {
             throw ApiException.of(
                     ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view + "'.");
@@ -134,7 +143,7 @@ final class DecisionRoutes {
                         result,
                         StoredDecision::id,
                         decision -> view.equals("full")
-                                ? DecisionService.present(
+                                ? DecisionView.present(
                                         decision.body(),
                                         decision.input(),
                                         include.stream().anyMatch(i -> i.startsWith("input")),
@@ -145,12 +154,13 @@ final class DecisionRoutes {
     }
 
     private void export(Context ctx) {
-        String format = ApiShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
+        String format = HistoryShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
         if (!format.equals("jsonl") && !format.equals("csv")) {
             throw ApiException.of(
                     ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format + "'.");
         }
-        var query = store.query(HistoryQuery.params(ctx, List.of(ApiShapes.EXPORT_FORMAT)), templates, clock.instant());
+        var query =
+                store.query(HistoryQuery.params(ctx, List.of(HistoryShapes.EXPORT_FORMAT)), templates, clock.instant());
         ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
         ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
         try (var out =
@@ -226,7 +236,7 @@ final class DecisionRoutes {
 
     private void rerun(Context ctx) {
         String id = ctx.pathParam("decision_id");
-        StoredDecision original = store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        StoredDecision original = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
         Plan plan = decisions.plan(request, false);
@@ -254,7 +264,7 @@ final class DecisionRoutes {
         });
         Responses.ok(
                 ctx,
-                DecisionService.present(outcome.decision(), input, showInput, plan.metadata(), false, plan.include()));
+                DecisionView.present(outcome.decision(), input, showInput, plan.metadata(), false, plan.include()));
     }
 
     private void preview(Context ctx) {
@@ -278,7 +288,7 @@ final class DecisionRoutes {
             }
             decision = find(id);
         }
-        Optional<String> format = ApiShapes.RENDER.read(ctx);
+        Optional<String> format = DecisionShapes.RENDER.read(ctx);
         if (format.isPresent()) {
             if (!format.get().equals("decide")) {
                 throw ApiException.of(
@@ -321,7 +331,7 @@ final class DecisionRoutes {
     }
 
     private static ObjectNode show(StoredDecision decision, Set<String> include) {
-        return DecisionService.present(
+        return DecisionView.present(
                 decision.body(), decision.input(), true, decision.metadata(), decision.pinned(), include);
     }
 
@@ -378,7 +388,7 @@ final class DecisionRoutes {
         }
         problems.throwIfAny();
         if (!store.patch(id, metadata, pinned)) {
-            throw DecisionService.notFound(id);
+            throw DecisionView.notFound(id);
         }
         Responses.ok(ctx, show(find(id), Set.of()));
     }
@@ -406,7 +416,7 @@ final class DecisionRoutes {
     private void delete(Context ctx) {
         String id = ctx.pathParam("decision_id");
         if (!store.delete(id)) {
-            throw DecisionService.notFound(id);
+            throw DecisionView.notFound(id);
         }
         Responses.ok(ctx, Map.of("id", id, "object", "decision.deleted", "deleted", true));
     }
@@ -416,11 +426,11 @@ final class DecisionRoutes {
     }
 
     private StoredDecision find(String id) {
-        return store.find(id).orElseThrow(() -> DecisionService.notFound(id));
+        return store.find(id).orElseThrow(() -> DecisionView.notFound(id));
     }
 
     private static int waitSeconds(Context ctx) {
-        String sent = ApiShapes.WAIT.read(ctx).orElse(null);
+        String sent = DecisionShapes.WAIT.read(ctx).orElse(null);
         if (sent == null) {
             return 0;
         }
@@ -439,7 +449,7 @@ final class DecisionRoutes {
     }
 
     private static Set<String> includeParameter(Context ctx) {
-        List<String> values = ctx.queryParams(ApiShapes.INCLUDE_PARAM.name());
+        List<String> values = ctx.queryParams(DecisionShapes.INCLUDE_PARAM.name());
         if (values.isEmpty()) {
             return Set.of();
         }

@@ -16,6 +16,11 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Substitution;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -55,7 +60,7 @@ final class DecisionService implements AutoCloseable {
     /** A background decision on its way; {@code queuedNanos} is when it was queued, which its time counts from. */
     private record Running(Plan plan, long queuedNanos, AtomicReference<Thread> thread, AtomicReference<Phase> phase) {}
 
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final GroupCommit history;
     private final Planner planner;
     private final ModelRuntime runtime;
@@ -69,7 +74,7 @@ final class DecisionService implements AutoCloseable {
     private volatile boolean closing;
 
     DecisionService(
-            DecisionStore store,
+            HistoryStore store,
             Planner planner,
             ModelRuntime runtime,
             StudioFiles files,
@@ -319,7 +324,7 @@ final class DecisionService implements AutoCloseable {
      * finished.
      */
     StoredDecision cancel(String id) {
-        StoredDecision decision = store.find(id).orElseThrow(() -> notFound(id));
+        StoredDecision decision = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         Running run = running.get(id);
         if (decision.finished() || (run != null && !run.phase().compareAndSet(Phase.WAITING, Phase.CANCELLED))) {
             throw ApiException.of(
@@ -344,15 +349,7 @@ final class DecisionService implements AutoCloseable {
                 run.thread().get().interrupt();
             }
         }
-        return store.find(id).orElseThrow(() -> notFound(id));
-    }
-
-    static ApiException notFound(String id) {
-        return ApiException.of(
-                ErrorCode.DECISION_NOT_FOUND,
-                "decision_id",
-                "There is no decision " + id + " in "
-                        + "history: it never existed, was deleted, or was made with store none.");
+        return store.find(id).orElseThrow(() -> DecisionView.notFound(id));
     }
 
     // ---- the decision as JSON
@@ -406,10 +403,10 @@ final class DecisionService implements AutoCloseable {
         usage.put("input_tokens", ran.map(Ran::inputTokens).filter(t -> t > 0).orElse(plan.estimatedTokens()));
         usage.put("output_tokens", 0);
         ObjectNode timing = body.putObject("timing");
-        timing.put("queue_ms", Answers.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
-        timing.put("load_ms", Answers.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
-        timing.put("model_ms", Answers.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
-        timing.put("total_ms", Answers.round(ran.map(Ran::totalMillis).orElse(0.0), 3));
+        timing.put("queue_ms", Rounding.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
+        timing.put("load_ms", Rounding.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
+        timing.put("model_ms", Rounding.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
+        timing.put("total_ms", Rounding.round(ran.map(Ran::totalMillis).orElse(0.0), 3));
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
         ObjectNode origin = body.putObject("source");
         origin.put("surface", source.surface());
@@ -541,45 +538,6 @@ final class DecisionService implements AutoCloseable {
                             copy.put(v, keptIds.containsKey(v) ? keptIds.get(v) : "[" + item.type() + " not kept]"));
         }
         return copy;
-    }
-
-    /** The API form of a stored decision: its body with metadata, pin and, when asked, input and raw answers. */
-    static ObjectNode present(
-            ObjectNode body,
-            Optional<ObjectNode> input,
-            boolean showInput,
-            ObjectNode metadata,
-            boolean pinned,
-            java.util.Set<String> include) {
-        ObjectNode out = Json.object();
-        JsonNode raw = body.path("raw_probabilities");
-        body.properties().forEach(e -> {
-            if (e.getKey().equals("raw_probabilities")) {
-                return;
-            }
-            out.set(e.getKey(), e.getValue());
-            if (e.getKey().equals("model_requested") && showInput) {
-                out.set(
-                        "input",
-                        input.map(i -> {
-                                    ObjectNode copy = i.deepCopy();
-                                    if (!include.contains("input.rendered_state")) {
-                                        copy.remove("rendered_state");
-                                    }
-                                    return (JsonNode) copy;
-                                })
-                                .orElse(null));
-            }
-        });
-        if (include.contains("answers.raw_probabilities") && out.path("answers").isObject()) {
-            ObjectNode answers = ((ObjectNode) out.get("answers")).deepCopy();
-            answers.properties()
-                    .forEach(e -> ((ObjectNode) e.getValue()).set("raw_probabilities", raw.path(e.getKey())));
-            out.set("answers", answers);
-        }
-        out.set("metadata", metadata);
-        out.put("pinned", pinned);
-        return out;
     }
 
     /** Stops taking background work; what runs is abandoned and recovered as failed at the next start. */

@@ -9,29 +9,29 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.studio.files.FileUsers;
+import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
-import dev.arbor.studio.templates.TemplateHistory;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.HashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The studio's decisions: the pipeline every entry point shares, history of what was decided, and its routes. */
+/**
+ * The studio's decisions: the pipeline every entry point shares, and the routes that make, read and rerun
+ * decisions (the studio's API and the single-request format). What was decided is kept in history.
+ */
 public final class Decisions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
 
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final DecisionService service;
     private final Templates templates;
     private final Clock clock;
-    private final Database database;
-    private final byte[] hmacKey;
     private final StudioSettings settings;
-    private final StudioFiles files;
-    private final Retention retention;
+    private final FeedbackStore feedback;
     private final Models models;
     private final ModelRuntime runtime;
 
@@ -48,18 +48,18 @@ public final class Decisions implements AutoCloseable {
             Models models,
             ModelRuntime runtime,
             StudioFiles files,
+            HistoryStore store,
+            StudioSettings settings,
+            FeedbackStore feedback,
             byte[] hmacKey,
             MeterRegistry meters) {
-        this.store = new DecisionStore(database, files::available);
+        this.store = requireNonNull(store, "store");
         this.templates = requireNonNull(templates, "templates");
         this.clock = requireNonNull(clock, "clock");
-        this.database = requireNonNull(database, "database");
-        this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
-        this.settings = new StudioSettings(database, clock);
-        this.files = requireNonNull(files, "files");
+        this.settings = requireNonNull(settings, "settings");
+        this.feedback = requireNonNull(feedback, "feedback");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
-        this.retention = new Retention(store, settings, templates, files, clock);
         this.service = new DecisionService(
                 store,
                 new Planner(templates, models, runtime, hmacKey, settings, files),
@@ -80,59 +80,15 @@ public final class Decisions implements AutoCloseable {
         }
     }
 
-    /** The decisions that name each template, for templates to consult before they delete one. */
-    public static TemplateHistory history(Database database) {
-        var store = new DecisionStore(database, file -> false);
-        return new TemplateHistory() {
-            @Override
-            public long decisions(String templateId) {
-                return store.countByTemplate(templateId);
-            }
-
-            @Override
-            public long deleteDecisions(String templateId) {
-                return store.deleteByTemplate(templateId);
-            }
-        };
-    }
-
-    /** The files that stored decisions and examples keep, for files to consult before they remove one. */
-    public static FileUsers fileUsers(Database database) {
-        var decisions = new DecisionStore(database, file -> false);
-        var examples = new ExampleStore(database);
-        return fileIds -> {
-            var used = new HashSet<>(decisions.filesInUse(fileIds));
-            used.addAll(examples.filesInUse(fileIds));
-            return used;
-        };
-    }
-
+    /** The routes that check what models can answer, make and read decisions, and take the single-request format. */
     public void addRoutes(Routes routes) {
-        var feedback = new FeedbackStore(database);
-        new StatsRoutes(store, feedback, templates, clock).addTo(routes);
-        new CompareRoutes(store, feedback, templates, clock).addTo(routes);
         new CompatibilityRoutes(models, runtime).addTo(routes);
         new DecisionRoutes(service, store, new Rerun(), templates, feedback, settings, clock).addTo(routes);
         new WireRoutes(service, templates).addTo(routes);
-        new FeedbackRoutes(feedback, store, clock).addTo(routes);
-        new HistoryEditRoutes(store, templates, clock, hmacKey).addTo(routes);
-        new SettingsRoutes(settings, store, retention).addTo(routes);
-        new ExampleRoutes(new ExampleStore(database), store, feedback, templates, files, clock, hmacKey).addTo(routes);
-    }
-
-    /** Sweeps history now: decisions past their retention, unused files. */
-    public void sweep() {
-        retention.sweep();
-    }
-
-    /** Starts the hourly history sweep. */
-    public void start() {
-        retention.start();
     }
 
     @Override
     public void close() {
-        retention.close();
         service.close();
     }
 }

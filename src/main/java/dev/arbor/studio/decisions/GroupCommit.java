@@ -2,6 +2,8 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -37,9 +39,9 @@ final class GroupCommit {
     /** A decision in flight that history will not keep. */
     static final InFlight NOT_KEPT = () -> {};
 
-    private record Pending(DecisionStore.Prepared decision, CompletableFuture<Void> done) {}
+    private record Pending(HistoryStore.Prepared decision, CompletableFuture<Void> done) {}
 
-    private final DecisionStore store;
+    private final HistoryStore store;
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -47,7 +49,7 @@ final class GroupCommit {
     /** The writer waiting for company, woken by each decision queued. */
     private volatile Thread waitingWriter;
 
-    GroupCommit(DecisionStore store) {
+    GroupCommit(HistoryStore store) {
         this.store = requireNonNull(store, "store");
     }
 
@@ -59,7 +61,7 @@ final class GroupCommit {
 
     /** Returns once the decision is committed; throws what its write threw. */
     void write(StoredDecision decision) {
-        var pending = new Pending(DecisionStore.prepare(decision), new CompletableFuture<>());
+        var pending = new Pending(HistoryStore.prepare(decision), new CompletableFuture<>());
         queue.add(pending);
         queued.incrementAndGet();
         Thread writer = waitingWriter;

@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * @param param where it was sent, for errors
  * @param file the uploaded file a {@code file_...} reference names, once found
  */
-record MediaInput(
+public record MediaInput(
         String type,
         String reference,
         Optional<String> name,
@@ -39,13 +39,13 @@ record MediaInput(
      * The body limit of the operations that take media inline: a file of {@link #MAX_BYTES} as a base64 data URL
      * (four characters for every three bytes) and the server's usual 32 MB for everything around it.
      */
-    static final long MAX_BODY_BYTES = MAX_BYTES / 3 * 4 + 32L * 1024 * 1024;
+    public static final long MAX_BODY_BYTES = MAX_BYTES / 3 * 4 + 32L * 1024 * 1024;
 
     static final Set<String> TYPES = Set.of("image", "audio", "video");
     private static final Pattern DATA_URL =
             Pattern.compile("data:([a-z]+)/([A-Za-z0-9.+-]+)(?:;[^,;]*)*;base64,", Pattern.CASE_INSENSITIVE);
 
-    MediaInput {
+    public MediaInput {
         requireNonNull(type, "type");
         requireNonNull(reference, "reference");
         requireNonNull(name, "name");
@@ -62,7 +62,7 @@ record MediaInput(
      * This reference with the file it names: the file's type (a different type sent with it is a problem) and its
      * name unless one was sent.
      */
-    Optional<MediaInput> withFile(StudioFile found, Problems problems) {
+    public Optional<MediaInput> withFile(StudioFile found, Problems problems) {
         if (!type.isEmpty() && !type.equals(found.type())) {
             problems.add(
                     param.startsWith("variables") ? ErrorCode.INVALID_VARIABLE : ErrorCode.INVALID_FIELD,
@@ -74,11 +74,11 @@ record MediaInput(
                 new MediaInput(found.type(), reference, name.or(found::name), variable, param, Optional.of(found)));
     }
 
-    boolean inline() {
+    public boolean inline() {
         return reference.startsWith("data:");
     }
 
-    static List<MediaInput> parse(JsonNode node, Problems problems) {
+    public static List<MediaInput> parse(JsonNode node, Problems problems) {
         if (!node.isArray()) {
             problems.add(
                     ErrorCode.INVALID_FIELD,
@@ -159,7 +159,7 @@ record MediaInput(
     }
 
     /** The media a template's media variable supplied, checked as if sent in {@code media}, at the variable. */
-    static Optional<MediaInput> fromVariable(Substitution.Media item, Problems problems) {
+    public static Optional<MediaInput> fromVariable(Substitution.Media item, Problems problems) {
         return checked(
                 Optional.of(item.type()),
                 item.reference(),
@@ -232,7 +232,7 @@ record MediaInput(
     }
 
     /** The content type of an inline item, such as {@code image/png}. */
-    String contentType() {
+    public String contentType() {
         if (file.isPresent()) {
             return file.get().contentType();
         }
@@ -241,7 +241,7 @@ record MediaInput(
     }
 
     /** The decoded bytes of an inline item. */
-    byte[] decode() {
+    public byte[] decode() {
         Matcher matcher = DATA_URL.matcher(reference);
         if (!matcher.lookingAt()) {
             throw new IllegalStateException("not a data URL");

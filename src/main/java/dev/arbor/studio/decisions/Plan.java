@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Scoring;
 import dev.arbor.platform.http.Warning;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import java.util.List;
 import java.util.Optional;

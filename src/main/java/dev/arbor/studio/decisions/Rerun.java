@@ -9,6 +9,8 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Primitives;
 import java.util.Set;
 
 /**

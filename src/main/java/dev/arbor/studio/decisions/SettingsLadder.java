@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,6 @@ import java.util.Optional;
  * per-question value: the caller asked for it on this call.
  */
 final class SettingsLadder {
-    static final double DEFAULT_ACT_THRESHOLD = 0.9;
     static final double DEFAULT_TEMPERATURE = 1.0;
     private static final List<String> KEYS = List.of("act_threshold", "temperature", "multi_threshold");
 

@@ -14,6 +14,8 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.net.URLDecoder;
@@ -48,8 +50,8 @@ final class WireRoutes {
                         "Decide in one request: {model, state, questions} in, answers out",
                         MediaInput.MAX_BODY_BYTES,
                         this::decide)
-                .body(ApiShapes.DECIDE_REQUEST)
-                .ok(ApiShapes.DECIDE_ANSWER);
+                .body(DecisionShapes.DECIDE_REQUEST)
+                .ok(DecisionShapes.DECIDE_ANSWER);
     }
 
     private void decide(Context ctx) {

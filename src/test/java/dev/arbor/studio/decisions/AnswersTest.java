@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.questions.AnswerRow;
+import dev.arbor.studio.questions.Question;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,13 +51,6 @@ class AnswersTest {
     }
 
     @Test
-    void brokenProbabilitiesAreCleanedAndMissingOnesAreUniform() {
-        assertThat(Answers.clean(List.of(Double.NaN, -1.0, 3.0), 3)).containsExactly(0.0, 0.0, 1.0);
-        assertThat(Answers.clean(List.of(0.0, 0.0), 2)).containsExactly(0.5, 0.5);
-        assertThat(Answers.clean(null, 4)).containsExactly(0.25, 0.25, 0.25, 0.25);
-    }
-
-    @Test
     void scoresNumbersAndRanksHaveTheirOwnFields() {
         var level = question("level", "{\"type\": \"score\", \"criteria\": [\"low\", {\"text\": \"mid\"}, \"high\"]}");
         var days = question(
@@ -90,6 +85,6 @@ class AnswersTest {
         assertThat(answers.at("/urgent/decision").asText()).isEqualTo("yes");
         assertThat(answers.at("/urgent/noul").asDouble()).isEqualTo(0.6);
         assertThat(result.minCertainty()).isEqualTo(0.5);
-        assertThat(result.rows()).extracting(Answers.Row::answer).containsExactly("2", "2", "y", "yes");
+        assertThat(result.rows()).extracting(AnswerRow::answer).containsExactly("2", "2", "y", "yes");
     }
 }

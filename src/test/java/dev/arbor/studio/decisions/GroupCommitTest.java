@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.AnswerRow;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +41,7 @@ class GroupCommitTest {
                 Optional.of(1.0),
                 body,
                 Optional.empty(),
-                List.of(new Answers.Row("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
+                List.of(new AnswerRow("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
                 Json.object(),
                 Optional.empty());
     }
@@ -46,7 +50,7 @@ class GroupCommitTest {
     void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var store = new DecisionStore(database, file -> false);
+            var store = new HistoryStore(database, file -> false);
             var commit = new GroupCommit(store);
             commit.write(decision("dec_taken"));
             var outcomes = new ArrayList<Future<Boolean>>();
@@ -81,7 +85,7 @@ class GroupCommitTest {
     void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var commit = new GroupCommit(new DecisionStore(database, file -> false));
+            var commit = new GroupCommit(new HistoryStore(database, file -> false));
             // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
             // for company and then writes alone, and once they are given up it waits for nothing
             var inFlight = new ArrayList<GroupCommit.InFlight>();

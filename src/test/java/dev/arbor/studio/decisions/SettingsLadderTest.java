@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.questions.Question;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,130 @@
+package dev.arbor.studio;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.Models;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.decisions.Decisions;
+import dev.arbor.studio.examples.ExampleRoutes;
+import dev.arbor.studio.examples.ExampleStore;
+import dev.arbor.studio.feedback.FeedbackRoutes;
+import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.files.FileUsers;
+import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.HistoryEditRoutes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.HistoryTotals;
+import dev.arbor.studio.history.Retention;
+import dev.arbor.studio.settings.SettingsRoutes;
+import dev.arbor.studio.settings.StudioSettings;
+import dev.arbor.studio.stats.CompareRoutes;
+import dev.arbor.studio.stats.StatsRoutes;
+import dev.arbor.studio.templates.TemplateHistory;
+import dev.arbor.studio.templates.Templates;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashSet;
+
+/**
+ * The studio, built in one place: templates, files, decisions, history, feedback, test examples, statistics and the
+ * studio's settings, each part made here by hand and given the parts it needs.
+ */
+public final class Studio implements AutoCloseable {
+    private final Database database;
+    private final Clock clock;
+    private final byte[] hmacKey;
+    private final Templates templates;
+    private final StudioFiles files;
+    private final HistoryStore history;
+    private final StudioSettings settings;
+    private final FeedbackStore feedback;
+    private final Retention retention;
+    private final Decisions decisions;
+
+    /**
+     * Opens the studio; decisions a previous run left queued or running are marked failed (never run twice).
+     *
+     * @param dataDir where uploaded files are kept
+     * @param hmacKey the key of the HMACs that stand in for sensitive values in history
+     * @param meters where decisions are counted and timed
+     */
+    public Studio(
+            Database database,
+            Clock clock,
+            Models models,
+            ModelRuntime runtime,
+            Path dataDir,
+            byte[] hmacKey,
+            MeterRegistry meters) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+        this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
+        this.templates = new Templates(database, clock, models, templateHistory(database));
+        this.files = new StudioFiles(database, clock, dataDir, fileUsers(database));
+        this.history = new HistoryStore(database, files::available);
+        this.settings = new StudioSettings(database, clock);
+        this.feedback = new FeedbackStore(database);
+        this.retention = new Retention(history, () -> settings.current().retention(), templates, files, clock);
+        this.decisions = new Decisions(
+                database, clock, templates, models, runtime, files, history, settings, feedback, hmacKey, meters);
+    }
+
+    /** The decisions that name each template, for templates to consult before they delete one. */
+    private static TemplateHistory templateHistory(Database database) {
+        var store = new HistoryStore(database, file -> false);
+        return new TemplateHistory() {
+            @Override
+            public long decisions(String templateId) {
+                return store.countByTemplate(templateId);
+            }
+
+            @Override
+            public long deleteDecisions(String templateId) {
+                return store.deleteByTemplate(templateId);
+            }
+        };
+    }
+
+    /** The files that stored decisions and examples keep, for files to consult before they remove one. */
+    private static FileUsers fileUsers(Database database) {
+        var decisions = new HistoryStore(database, file -> false);
+        var examples = new ExampleStore(database);
+        return fileIds -> {
+            var used = new HashSet<>(decisions.filesInUse(fileIds));
+            used.addAll(examples.filesInUse(fileIds));
+            return used;
+        };
+    }
+
+    public void addRoutes(Routes routes) {
+        templates.addRoutes(routes);
+        files.addRoutes(routes);
+        new StatsRoutes(history, new HistoryTotals(database), feedback, templates, clock).addTo(routes);
+        new CompareRoutes(history, feedback, templates, clock).addTo(routes);
+        decisions.addRoutes(routes);
+        new FeedbackRoutes(feedback, history, clock).addTo(routes);
+        new HistoryEditRoutes(history, templates, clock, hmacKey).addTo(routes);
+        new SettingsRoutes(settings, history, retention).addTo(routes);
+        new ExampleRoutes(new ExampleStore(database), history, feedback, templates, files, clock, hmacKey)
+                .addTo(routes);
+    }
+
+    /** Sweeps history now: decisions past their retention, unused files. */
+    public void sweep() {
+        retention.sweep();
+    }
+
+    /** Starts the hourly history sweep. */
+    public void start() {
+        retention.start();
+    }
+
+    @Override
+    public void close() {
+        retention.close();
+        decisions.close();
+    }
+}

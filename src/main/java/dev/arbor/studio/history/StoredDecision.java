@@ -1,0 +1,57 @@
+package dev.arbor.studio.history;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.studio.questions.AnswerRow;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A decision as history keeps it: the columns history filters on, the decision as the API shows it ({@code body},
+ * without input, metadata and pin), and the input it read when that is kept.
+ *
+ * @param rows the answers in the form history indexes them
+ * @param secrets the HMAC of each sensitive variable, by name
+ * @param searchText what full-text search finds it by (kept only with the full input)
+ */
+public record StoredDecision(
+        String id,
+        String status,
+        StoreLevel storage,
+        String surface,
+        String endpoint,
+        String requestId,
+        Optional<String> templateId,
+        Optional<Integer> templateVersion,
+        Optional<String> model,
+        Optional<Boolean> act,
+        Optional<Double> minCertainty,
+        Optional<String> errorCode,
+        boolean pinned,
+        ObjectNode metadata,
+        Optional<String> rerunOf,
+        long createdAtMillis,
+        Optional<Long> completedAtMillis,
+        Optional<Double> totalMs,
+        ObjectNode body,
+        Optional<ObjectNode> input,
+        List<AnswerRow> rows,
+        ObjectNode secrets,
+        Optional<String> searchText) {
+    public StoredDecision {
+        requireNonNull(id, "id");
+        requireNonNull(status, "status");
+        requireNonNull(storage, "storage");
+        requireNonNull(metadata, "metadata");
+        requireNonNull(body, "body");
+        requireNonNull(input, "input");
+        rows = List.copyOf(rows);
+        requireNonNull(secrets, "secrets");
+        requireNonNull(searchText, "searchText");
+    }
+
+    public boolean finished() {
+        return !status.equals("queued") && !status.equals("in_progress");
+    }
+}

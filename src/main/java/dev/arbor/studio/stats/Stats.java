@@ -1,0 +1,397 @@
+package dev.arbor.studio.stats;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Probabilities;
+import dev.arbor.studio.questions.Rounding;
+import dev.arbor.studio.settings.StudioSettings;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Statistics over the decisions a filter matches, per group: how many, how many failed, how often they acted,
+ * latency, and per question the answers' distribution, mean certainty, act rate and — from feedback — accuracy.
+ * A what-if recomputes the gate from the stored raw probabilities under another temperature or act threshold, so
+ * a threshold can be chosen before it is set. Answers the caller extended or added are left out unless asked for.
+ */
+final class Stats {
+    static final Set<String> GROUPS = Set.of("template", "version", "model", "status", "surface", "day", "hour");
+    private static final DateTimeFormatter DAY =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter HOUR =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:00").withZone(ZoneOffset.UTC);
+
+    /** A what-if: another temperature, another act threshold, or both. */
+    record WhatIf(Optional<Double> temperature, Optional<Double> actThreshold) {
+        boolean any() {
+            return temperature.isPresent() || actThreshold.isPresent();
+        }
+    }
+
+    private final List<String> groupBy;
+    private final boolean includeExtended;
+    private final WhatIf whatIf;
+    private final Map<String, Group> groups = new TreeMap<>();
+
+    Stats(List<String> groupBy, boolean includeExtended, WhatIf whatIf) {
+        this.groupBy = List.copyOf(groupBy);
+        this.includeExtended = includeExtended;
+        this.whatIf = whatIf;
+    }
+
+    static List<String> groupBy(String value) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        var names = new ArrayList<String>();
+        for (String name : value.split(",")) {
+            String trimmed = name.trim();
+            if (!GROUPS.contains(trimmed)) {
+                throw ApiException.of(
+                        ErrorCode.INVALID_PARAMETER,
+                        "group_by",
+                        "`group_by` takes "
+                                + String.join(", ", GROUPS.stream().sorted().toList()) + "; not '" + trimmed + "'.");
+            }
+            names.add(trimmed);
+        }
+        return names;
+    }
+
+    /** Counts one decision, with the correctness of each labelled question. */
+    void add(StoredDecision decision, Map<String, Boolean> correct) {
+        group(key(decision)).add(decision, correct);
+    }
+
+    // Totals kept in SQL (see TemplateStats), added to the same groups.
+
+    /** {@code n} decisions of the group with this status, {@code acted} of them acting. */
+    void addCounted(ObjectNode key, String status, long n, long acted) {
+        Group group = group(key);
+        group.count += n;
+        if (status.equals("failed")) {
+            group.failed += n;
+        }
+        if (status.equals("completed")) {
+            group.completed += n;
+            group.acted += acted;
+        }
+    }
+
+    /** The group's latency percentiles, read by position from an index. */
+    void setLatency(ObjectNode key, double p50, double p95) {
+        group(key).latency = Optional.of(new double[] {p50, p95});
+    }
+
+    /**
+     * Answer rows of one question: {@code first} rows (one per decision) carry its certainty and gate; every row with
+     * an answer counts towards the distribution.
+     */
+    void addAnswers(
+            ObjectNode key,
+            String question,
+            boolean first,
+            String origin,
+            String answer,
+            long n,
+            long certaintyE4,
+            long acted,
+            boolean dynamic) {
+        Question stats = group(key).questions.computeIfAbsent(question, k -> new Question());
+        if (!includes(origin)) {
+            stats.excluded += first ? n : 0;
+            return;
+        }
+        if (first) {
+            stats.runs += n;
+            stats.certaintyE4 += certaintyE4;
+            stats.acted += acted;
+        }
+        if (answer != null) {
+            stats.distribution.merge(answer, n, Long::sum);
+        }
+        stats.dynamic |= dynamic;
+    }
+
+    /** One label on a completed decision's answer. */
+    void addLabel(ObjectNode key, String question, String origin, boolean correct) {
+        Question stats = group(key).questions.get(question);
+        if (stats != null && includes(origin)) {
+            stats.labelled++;
+            stats.right += correct ? 1 : 0;
+        }
+    }
+
+    private boolean includes(String origin) {
+        return includeExtended || origin.equals("template") || origin.equals("adhoc");
+    }
+
+    private Group group(ObjectNode key) {
+        return groups.computeIfAbsent(Json.writeString(key), k -> new Group(key));
+    }
+
+    private ObjectNode key(StoredDecision decision) {
+        ObjectNode key = Json.object();
+        for (String name : groupBy) {
+            Instant created = Instant.ofEpochMilli(decision.createdAtMillis());
+            switch (name) {
+                case "template" -> key.put(name, decision.templateId().orElse(null));
+                case "version" -> {
+                    if (decision.templateVersion().isPresent()) {
+                        key.put(name, decision.templateVersion().get());
+                    } else {
+                        key.putNull(name);
+                    }
+                }
+                case "model" -> key.put(name, decision.model().orElse(null));
+                case "status" -> key.put(name, decision.status());
+                case "surface" -> key.put(name, decision.surface());
+                case "day" -> key.put(name, DAY.format(created));
+                default -> key.put(name, HOUR.format(created));
+            }
+        }
+        return key;
+    }
+
+    ObjectNode json() {
+        ObjectNode json = Json.object();
+        json.put("object", "decision.stats");
+        groupBy.forEach(json.putArray("group_by")::add);
+        if (whatIf.any()) {
+            ObjectNode what = json.putObject("what_if");
+            what.set(
+                    "temperature",
+                    whatIf.temperature()
+                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
+                            .orElse(null));
+            what.set(
+                    "act_threshold",
+                    whatIf.actThreshold()
+                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
+                            .orElse(null));
+        } else {
+            json.putNull("what_if");
+        }
+        var list = json.putArray("groups");
+        groups.values().forEach(group -> list.add(group.json()));
+        return json;
+    }
+
+    /** The running totals of one group. */
+    private final class Group {
+        private final ObjectNode key;
+        private long count;
+        private long failed;
+        private long completed;
+        private long acted;
+        private final List<Double> latencies = new ArrayList<>();
+        private Optional<double[]> latency = Optional.empty();
+        private final Map<String, Question> questions = new LinkedHashMap<>();
+        private int whatIfActed;
+        private int whatIfLabelledActing;
+        private int whatIfRightActing;
+
+        Group(ObjectNode key) {
+            this.key = key;
+        }
+
+        void add(StoredDecision decision, Map<String, Boolean> correct) {
+            count++;
+            if (decision.status().equals("failed")) {
+                failed++;
+            }
+            if (!decision.status().equals("completed")) {
+                return;
+            }
+            completed++;
+            decision.act().filter(Boolean::booleanValue).ifPresent(a -> acted++);
+            decision.totalMs().ifPresent(latencies::add);
+            ObjectNode body = decision.body();
+            boolean allActIfWhat = true;
+            boolean allRight = true;
+            boolean anyLabelled = false;
+            for (var entries = body.path("answers").properties().iterator(); entries.hasNext(); ) {
+                var entry = entries.next();
+                String q = entry.getKey();
+                JsonNode answer = entry.getValue();
+                Question stats = questions.computeIfAbsent(q, k -> new Question());
+                String origin = answer.path("origin").asText();
+                if (!includes(origin)) {
+                    stats.excluded++;
+                    continue;
+                }
+                stats.add(answer, Optional.ofNullable(correct.get(q)));
+                if (whatIf.any()) {
+                    double threshold = whatIf.actThreshold().orElse(threshold(body, q));
+                    boolean act =
+                            recalibrated(answer, body.path("raw_probabilities").path(q)) >= threshold;
+                    allActIfWhat &= act;
+                }
+                if (correct.containsKey(q)) {
+                    anyLabelled = true;
+                    allRight &= correct.get(q);
+                }
+            }
+            if (whatIf.any() && allActIfWhat) {
+                whatIfActed++;
+                if (anyLabelled) {
+                    whatIfLabelledActing++;
+                    if (allRight) {
+                        whatIfRightActing++;
+                    }
+                }
+            }
+        }
+
+        /** The certainty a question would have had under the what-if temperature (or its own). */
+        private double recalibrated(JsonNode answer, JsonNode raw) {
+            if (whatIf.temperature().isEmpty() || !raw.isObject()) {
+                return answer.path("certainty").asDouble();
+            }
+            double temperature = whatIf.temperature().get();
+            if (answer.path("type").asText().equals("multi")) {
+                double least = 1.0;
+                for (JsonNode p : raw) {
+                    double[] two = Probabilities.calibrate(new double[] {1 - p.asDouble(), p.asDouble()}, temperature);
+                    least = Math.min(least, Math.max(two[0], two[1]));
+                }
+                return least;
+            }
+            var values = new ArrayList<Double>();
+            raw.forEach(p -> values.add(p.asDouble()));
+            double[] p = Probabilities.calibrate(Probabilities.clean(values, values.size()), temperature);
+            return Arrays.stream(p).max().orElse(0);
+        }
+
+        private static double threshold(ObjectNode body, String q) {
+            JsonNode settings = body.path("settings");
+            JsonNode own = settings.path("questions").path(q).path("act_threshold");
+            return own.isNumber()
+                    ? own.doubleValue()
+                    : settings.path("act_threshold").asDouble(StudioSettings.DEFAULT_ACT_THRESHOLD);
+        }
+
+        ObjectNode json() {
+            ObjectNode json = Json.object();
+            json.set("key", key);
+            json.put("count", count);
+            json.put("failed", failed);
+            json.put("act_rate", completed == 0 ? 0 : Rounding.round((double) acted / completed, 4));
+            ObjectNode latency = json.putObject("latency_ms");
+            latency.put("p50", this.latency.map(l -> l[0]).orElseGet(() -> percentile(0.50)));
+            latency.put("p95", this.latency.map(l -> l[1]).orElseGet(() -> percentile(0.95)));
+            ObjectNode byQuestion = json.putObject("questions");
+            questions.forEach((q, stats) -> {
+                if (stats.runs > 0 || includeExtended) {
+                    byQuestion.set(q, stats.json());
+                }
+            });
+            if (whatIf.any()) {
+                ObjectNode what = json.putObject("what_if");
+                what.put("act_rate", completed == 0 ? 0 : Rounding.round((double) whatIfActed / completed, 4));
+                what.put("labelled_acting", whatIfLabelledActing);
+                if (whatIfLabelledActing == 0) {
+                    what.putNull("accuracy_when_acting");
+                } else {
+                    what.put(
+                            "accuracy_when_acting",
+                            Rounding.round((double) whatIfRightActing / whatIfLabelledActing, 4));
+                }
+            }
+            return json;
+        }
+
+        private double percentile(double rank) {
+            double[] sorted =
+                    latencies.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            return Stats.percentile(sorted.length, rank, i -> sorted[(int) i]);
+        }
+    }
+
+    /**
+     * Linear interpolation between the closest ranks of {@code n} sorted values, one decimal; {@code at} reads the
+     * value at a position.
+     */
+    static double percentile(long n, double rank, java.util.function.LongToDoubleFunction at) {
+        if (n == 0) {
+            return 0;
+        }
+        double position = rank * (n - 1);
+        long low = (long) Math.floor(position);
+        long high = (long) Math.ceil(position);
+        double lowValue = at.applyAsDouble(low);
+        double value = lowValue + (at.applyAsDouble(high) - lowValue) * (position - low);
+        return Math.round(value * 10) / 10.0;
+    }
+
+    /** One question's totals within a group. */
+    private static final class Question {
+        long runs;
+        long excluded;
+        long acted;
+        /** Certainties as decisions show them (four decimals), in ten-thousandths: sums that never drift. */
+        long certaintyE4;
+
+        long labelled;
+        long right;
+        boolean dynamic;
+        final Map<String, Long> distribution = new HashMap<>();
+
+        void add(JsonNode answer, Optional<Boolean> correct) {
+            runs++;
+            certaintyE4 += Math.round(answer.path("certainty").asDouble() * 10_000);
+            if (answer.path("act").asBoolean()) {
+                acted++;
+            }
+            dynamic |= answer.path("dynamic_options").asBoolean();
+            JsonNode decision = answer.path("decision");
+            if (decision.isArray()) {
+                decision.forEach(option -> distribution.merge(option.asText(), 1L, Long::sum));
+            } else {
+                distribution.merge(decision.asText(), 1L, Long::sum);
+            }
+            correct.ifPresent(c -> {
+                labelled++;
+                if (c) {
+                    right++;
+                }
+            });
+        }
+
+        ObjectNode json() {
+            ObjectNode json = Json.object();
+            json.put("runs", runs);
+            json.put("excluded_runs", excluded);
+            json.put("mean_certainty", runs == 0 ? 0 : Rounding.round(certaintyE4 / 10_000.0 / runs, 4));
+            json.put("act_rate", runs == 0 ? 0 : Rounding.round((double) acted / runs, 4));
+            if (dynamic) {
+                json.putNull("distribution");
+            } else {
+                ObjectNode shares = json.putObject("distribution");
+                new TreeMap<>(distribution)
+                        .forEach((value, n) -> shares.put(value, Rounding.round((double) n / runs, 4)));
+            }
+            json.put("labelled", labelled);
+            if (labelled == 0) {
+                json.putNull("accuracy");
+            } else {
+                json.put("accuracy", Rounding.round((double) right / labelled, 4));
+            }
+            return json;
+        }
+    }
+}
