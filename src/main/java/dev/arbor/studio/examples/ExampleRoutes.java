@@ -3,7 +3,6 @@ package dev.arbor.studio.examples;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -11,24 +10,15 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
-import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
-import dev.arbor.platform.secrets.Digests;
-import dev.arbor.studio.decisions.DecisionRequest;
 import dev.arbor.studio.decisions.MediaInput;
 import dev.arbor.studio.feedback.FeedbackStore;
-import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
-import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
-import dev.arbor.studio.history.StoredDecision;
-import dev.arbor.studio.questions.Labels;
-import dev.arbor.studio.questions.Question;
-import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -42,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Test examples of a template ({@code /v1/studio/templates/{id}/examples}): inputs with the answers they should
@@ -51,17 +40,10 @@ import java.util.Set;
  */
 public final class ExampleRoutes {
     static final int MAX_IMPORT = 5000;
-    private static final int MAX_NOTE = 2000;
-    private static final Set<String> FIELDS =
-            Set.of("variables", "state", "media", "expected", "tags", "split", "note", "from_decision");
-
     private final ExampleStore store;
-    private final HistoryStore decisions;
-    private final FeedbackStore feedback;
     private final Templates templates;
-    private final StudioFiles files;
     private final Clock clock;
-    private final byte[] hmacKey;
+    private final ExampleDrafts drafts;
 
     public ExampleRoutes(
             ExampleStore store,
@@ -72,12 +54,9 @@ public final class ExampleRoutes {
             Clock clock,
             byte[] hmacKey) {
         this.store = requireNonNull(store, "store");
-        this.decisions = requireNonNull(decisions, "decisions");
-        this.feedback = requireNonNull(feedback, "feedback");
         this.templates = requireNonNull(templates, "templates");
-        this.files = requireNonNull(files, "files");
         this.clock = requireNonNull(clock, "clock");
-        this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
+        this.drafts = new ExampleDrafts(decisions, feedback, files, hmacKey);
     }
 
     public void addTo(Routes routes) {
@@ -118,16 +97,6 @@ public final class ExampleRoutes {
                 .ok(ExampleShapes.EXAMPLE_DELETED);
     }
 
-    /** A checked example, ready to store. */
-    private record Draft(
-            ObjectNode input,
-            String inputHash,
-            ObjectNode expected,
-            List<String> tags,
-            String split,
-            Optional<String> note,
-            Optional<String> fromDecision) {}
-
     private Templates.Resolved template(Context ctx) {
         String id = ctx.pathParam("template_id");
         Templates.Resolved template = templates.resolve(id);
@@ -136,8 +105,8 @@ public final class ExampleRoutes {
 
     private void create(Context ctx) {
         Templates.Resolved template = writable(template(ctx));
-        Draft draft =
-                draft(template, Requests.jsonObject(ctx), Optional.empty()).orElseThrow();
+        ExampleDrafts.Draft draft = drafts.draft(template, Requests.jsonObject(ctx), Optional.empty())
+                .orElseThrow();
         long now = clock.millis();
         ExampleStore.Row row = store.database().write(handle -> {
             int revision = ExampleStore.nextRevision(handle, template.id());
@@ -185,8 +154,9 @@ public final class ExampleRoutes {
             }
         });
         merged.remove("from_decision");
-        Draft draft = draft(template, merged, Optional.empty()).orElseThrow();
-        Draft kept = new Draft(
+        ExampleDrafts.Draft draft =
+                drafts.draft(template, merged, Optional.empty()).orElseThrow();
+        ExampleDrafts.Draft kept = new ExampleDrafts.Draft(
                 draft.input(),
                 draft.inputHash(),
                 draft.expected(),
@@ -292,7 +262,7 @@ public final class ExampleRoutes {
                             + ". Split it.");
         }
         var failed = new ArrayList<Map<String, Object>>();
-        var drafts = new LinkedHashMap<Integer, Draft>();
+        var drafts = new LinkedHashMap<Integer, ExampleDrafts.Draft>();
         for (int i = 0; i < items.size(); i++) {
             String prefix = ParamPath.index("examples", i);
             if (!items.get(i).isObject()) {
@@ -305,7 +275,8 @@ public final class ExampleRoutes {
             try {
                 drafts.put(
                         i,
-                        draft(template, (ObjectNode) items.get(i), Optional.of(prefix))
+                        this.drafts
+                                .draft(template, (ObjectNode) items.get(i), Optional.of(prefix))
                                 .orElseThrow());
             } catch (ApiException e) {
                 failed.add(failure(i, e.problems().getFirst()));
@@ -368,245 +339,10 @@ public final class ExampleRoutes {
 
     // ---- checking an example
 
-    /**
-     * Checks an example body against the template's latest version; every problem of the pass at once, with
-     * params under {@code prefix} (an import's {@code examples[i]}).
-     */
-    private Optional<Draft> draft(Templates.Resolved template, ObjectNode body, Optional<String> prefix) {
-        var problems = new Problems();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!FIELDS.contains(name)) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a field of a test example.");
-            }
-        });
-        ObjectNode source = body.deepCopy();
-        ObjectNode expected = Json.object();
-        Optional<String> fromDecision = Optional.empty();
-        if (body.hasNonNull("from_decision")) {
-            fromDecision = Optional.of(body.get("from_decision").asText());
-            fromDecision(template, fromDecision.get(), source, expected, problems);
-        }
-        if (body.path("expected").isObject()) {
-            body.get("expected").properties().forEach(e -> expected.set(e.getKey(), e.getValue()));
-        } else if (body.hasNonNull("expected")) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD,
-                    "expected",
-                    "`expected` must be an object of question key to the " + "right answer.");
-        }
-        ObjectNode definition = template.definition();
-        ObjectNode input = Json.object();
-        boolean declaresVariables = !definition.path("variables").isEmpty();
-        if (declaresVariables) {
-            if (source.hasNonNull("state")) {
-                problems.add(
-                        ErrorCode.STATE_NOT_ALLOWED,
-                        "state",
-                        "Template '" + template.id() + "' builds the "
-                                + "situation from its variables; send `variables`.");
-            }
-            Substitution.check(
-                            definition,
-                            source.path("variables").isMissingNode() ? null : source.get("variables"),
-                            hmacKey,
-                            problems)
-                    .ifPresent(filled -> filled.media().forEach(item -> MediaInput.fromVariable(item, problems)));
-            input.set("variables", source.path("variables").isObject() ? source.get("variables") : Json.object());
-            input.putNull("state");
-        } else {
-            if (source.hasNonNull("variables")) {
-                problems.add(
-                        ErrorCode.VARIABLES_NEED_TEMPLATE,
-                        "variables",
-                        "Template '" + template.id() + "' declares no variables; send the situation as `state`.");
-            }
-            JsonNode state = source.path("state");
-            if (state.isMissingNode() || state.isNull()) {
-                problems.add(ErrorCode.STATE_REQUIRED, "state", "`state` is required: the situation to decide about.");
-            } else if (!(state.isTextual() || state.isContainerNode())) {
-                problems.add(ErrorCode.INVALID_FIELD, "state", "`state` must be text, an object or a list.");
-            } else if ((state.isTextual() && state.textValue().isBlank())
-                    || (state.isContainerNode() && state.isEmpty())) {
-                problems.add(ErrorCode.EMPTY_STATE, "state", "`state` is empty; describe the situation.");
-            } else {
-                DecisionRequest.stateTooLarge(state)
-                        .ifPresent(why -> problems.add(ErrorCode.INVALID_FIELD, "state", "`state` " + why + "."));
-            }
-            input.putNull("variables");
-            input.set("state", state.isMissingNode() ? null : state);
-        }
-        input.set("media", media(source.get("media"), problems));
-        ObjectNode labels = labels(template, expected, problems);
-        List<String> tags = tags(body.get("tags"), problems);
-        String split = body.path("split").asText("test");
-        if (body.hasNonNull("split") && !split.equals("test") && !split.equals("calibration")) {
-            problems.add(ErrorCode.INVALID_FIELD, "split", "`split` is test or calibration.");
-        }
-        JsonNode note = body.path("note");
-        if (!note.isMissingNode()
-                && !note.isNull()
-                && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE + " characters.");
-        }
-        if (!problems.isEmpty()) {
-            throw ApiException.of(problems.list().stream()
-                    .map(p -> new Problem(
-                            p.code(),
-                            prefix.map(pre -> p.param() == null ? pre : pre + "." + p.param())
-                                    .orElse(p.param()),
-                            p.message()))
-                    .toList());
-        }
-        // the same bytes make the same example, whichever file holds them
-        ObjectNode identity = input.deepCopy();
-        identity.path("media").forEach(item -> ((ObjectNode) item).remove("file_id"));
-        String hash = "sha256:" + Digests.sha256Hex(Json.writeString(identity).getBytes(StandardCharsets.UTF_8));
-        return Optional.of(new Draft(
-                input,
-                hash,
-                labels,
-                tags,
-                split,
-                note.isTextual() ? Optional.of(note.textValue()) : Optional.empty(),
-                fromDecision));
-    }
-
-    /** Takes the input and labels of a stored decision that kept them whole. */
-    private void fromDecision(
-            Templates.Resolved template, String decisionId, ObjectNode source, ObjectNode expected, Problems problems) {
-        StoredDecision decision = decisions.find(decisionId).orElseThrow(() -> DecisionView.notFound(decisionId));
-        ObjectNode input = decision.input()
-                .orElseThrow(() -> ApiException.of(
-                        ErrorCode.INPUT_UNAVAILABLE,
-                        "from_decision",
-                        "Decision " + decisionId + " was stored "
-                                + decision.storage().wire() + ", so its input was not kept."));
-        if (input.has("redacted")
-                || !decision.secrets().isEmpty()
-                || input.toString().contains("\"$redacted\"")) {
-            throw ApiException.of(
-                    ErrorCode.INPUT_UNAVAILABLE,
-                    "from_decision",
-                    "Decision " + decisionId + " was "
-                            + "redacted or read sensitive values, which history does not keep.");
-        }
-        if (!input.path("media").isEmpty()) {
-            throw ApiException.of(
-                    ErrorCode.INPUT_UNAVAILABLE,
-                    "from_decision",
-                    "Decision " + decisionId + " read media; send the example with its media instead.");
-        }
-        boolean sameTemplate = decision.templateId().map(template.id()::equals).orElse(false);
-        if (!source.has("variables") && !source.has("state")) {
-            if (input.path("variables").isObject() && sameTemplate) {
-                source.set("variables", input.get("variables"));
-            } else if (template.definition().path("variables").isEmpty()) {
-                source.set("state", input.get("state"));
-            } else {
-                problems.add(
-                        ErrorCode.INVALID_FIELD,
-                        "variables",
-                        "Decision " + decisionId + " was not made with " + "template '" + template.id()
-                                + "'; send the example's `variables`.");
-            }
-        }
-        FeedbackStore.labels(feedback.list(decisionId))
-                .properties()
-                .forEach(e -> expected.set(e.getKey(), e.getValue().get("expected")));
-    }
-
-    /** Media an example keeps for good: uploads by id (which must exist), bytes sent inline as new files. */
-    private ArrayNode media(JsonNode sent, Problems problems) {
-        ArrayNode items = Json.mapper().createArrayNode();
-        if (sent == null || sent.isNull()) {
-            return items;
-        }
-        for (MediaInput item : MediaInput.parse(sent, problems)) {
-            StudioFile file;
-            if (item.inline()) {
-                file = files.keep(item.decode(), item.type(), item.contentType(), item.name());
-            } else {
-                Optional<StudioFile> found = files.find(item.reference()).filter(files::available);
-                if (found.isEmpty()) {
-                    problems.add(
-                            ErrorCode.FILE_NOT_FOUND,
-                            item.param(),
-                            "There is no file " + item.reference() + " with its bytes.");
-                    continue;
-                }
-                if (item.withFile(found.get(), problems).isEmpty()) {
-                    continue;
-                }
-                file = found.get();
-                files.hold(List.of(file.id()));
-            }
-            ObjectNode json = items.addObject();
-            json.put("type", file.type());
-            json.put("file_id", file.id());
-            json.put("content_type", file.contentType());
-            json.put("bytes", file.bytes());
-            json.put("sha256", "sha256:" + file.sha256());
-            json.put("name", item.name().or(file::name).orElse(null));
-        }
-        return items;
-    }
-
-    /** Each label checked against its question in the latest version (options from a variable: as given). */
-    private static ObjectNode labels(Templates.Resolved template, ObjectNode expected, Problems problems) {
-        ObjectNode labels = Json.object();
-        JsonNode questions = template.definition().path("questions");
-        expected.properties().forEach(e -> {
-            String param = ParamPath.key("expected", e.getKey());
-            JsonNode definition = questions.get(e.getKey());
-            if (definition == null) {
-                var keys = new ArrayList<String>();
-                questions.fieldNames().forEachRemaining(keys::add);
-                problems.add(
-                        ErrorCode.INVALID_EXPECTED,
-                        param,
-                        "`" + e.getKey() + "` is not a question of template '" + template.id() + "'."
-                                + Templates.didYouMean(e.getKey(), keys));
-                return;
-            }
-            if (definition.path("criteria").isTextual()) {
-                labels.set(e.getKey(), e.getValue());
-                return;
-            }
-            var question = new Question(e.getKey(), (ObjectNode) definition, "template", false);
-            switch (Labels.checkAgainst(question, e.getValue())) {
-                case Labels.Canonical canonical -> labels.set(e.getKey(), canonical.value());
-                case Labels.Unfit unfit ->
-                    problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` " + unfit.why() + ".");
-            }
-        });
-        return labels;
-    }
-
-    private static List<String> tags(JsonNode sent, Problems problems) {
-        var tags = new ArrayList<String>();
-        if (sent == null || sent.isNull()) {
-            return tags;
-        }
-        if (!sent.isArray()) {
-            problems.add(ErrorCode.INVALID_FIELD, "tags", "`tags` must be a list of short strings.");
-            return tags;
-        }
-        for (int i = 0; i < sent.size(); i++) {
-            JsonNode tag = sent.get(i);
-            if (!tag.isTextual() || tag.textValue().isBlank() || tag.textValue().length() > 64) {
-                problems.add(ErrorCode.INVALID_FIELD, ParamPath.index("tags", i), "A tag is 1 to 64 characters.");
-            } else if (!tags.contains(tag.textValue())) {
-                tags.add(tag.textValue());
-            }
-        }
-        return tags;
-    }
-
     // ---- helpers
 
     private static ExampleStore.Row row(
-            String id, String templateId, int revision, Draft draft, long created, long updated) {
+            String id, String templateId, int revision, ExampleDrafts.Draft draft, long created, long updated) {
         return new ExampleStore.Row(
                 id,
                 templateId,
