@@ -62,9 +62,9 @@ public final class Studio implements AutoCloseable {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
         this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
-        this.templates = new Templates(database, clock, models, templateHistory(database));
-        this.files = new StudioFiles(database, clock, dataDir, fileUsers(database));
-        this.history = new HistoryStore(database, files::available);
+        this.templates = new Templates(database, clock, models, templateHistory(database, clock));
+        this.files = new StudioFiles(database, clock, dataDir, fileUsers(database, clock));
+        this.history = new HistoryStore(database, clock, files::available);
         this.settings = new StudioSettings(database, clock);
         this.feedback = new FeedbackStore(database);
         this.retention = new Retention(history, () -> settings.current().retention(), templates, files, clock);
@@ -73,8 +73,8 @@ public final class Studio implements AutoCloseable {
     }
 
     /** The decisions that name each template, for templates to consult before they delete one. */
-    private static TemplateHistory templateHistory(Database database) {
-        var store = new HistoryStore(database, file -> false);
+    private static TemplateHistory templateHistory(Database database, Clock clock) {
+        var store = new HistoryStore(database, clock, file -> false);
         return new TemplateHistory() {
             @Override
             public long decisions(String templateId) {
@@ -89,8 +89,8 @@ public final class Studio implements AutoCloseable {
     }
 
     /** The files that stored decisions and examples keep, for files to consult before they remove one. */
-    private static FileUsers fileUsers(Database database) {
-        var decisions = new HistoryStore(database, file -> false);
+    private static FileUsers fileUsers(Database database, Clock clock) {
+        var decisions = new HistoryStore(database, clock, file -> false);
         var examples = new ExampleStore(database);
         return fileIds -> {
             var used = new HashSet<>(decisions.filesInUse(fileIds));

@@ -10,6 +10,7 @@ import dev.arbor.platform.http.Page;
 import dev.arbor.studio.templates.Templates;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,10 +33,10 @@ public final class HistoryStore {
     private final SearchIndex searchIndex;
 
     /** @param fileAvailable whether a media file a decision kept still exists with its bytes */
-    public HistoryStore(Database database, Predicate<String> fileAvailable) {
+    public HistoryStore(Database database, Clock clock, Predicate<String> fileAvailable) {
         this.database = requireNonNull(database, "database");
         this.fileAvailable = requireNonNull(fileAvailable, "fileAvailable");
-        this.searchIndex = new SearchIndex(database);
+        this.searchIndex = new SearchIndex(database, clock);
     }
 
     /** A history filter read from query parameters, as this database can run it. */

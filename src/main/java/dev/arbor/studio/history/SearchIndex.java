@@ -3,6 +3,7 @@ package dev.arbor.studio.history;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
+import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
@@ -25,10 +26,15 @@ final class SearchIndex {
     private final AtomicLong unindexed = new AtomicLong();
 
     private final boolean searchable;
-    private volatile long lastIndexedNanos = System.nanoTime();
+    /** The server's clock, which tests stop so that a batch waits for as long as they need. */
+    private final Clock clock;
 
-    SearchIndex(Database database) {
+    private volatile long lastIndexedMillis;
+
+    SearchIndex(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+        this.lastIndexedMillis = clock.millis();
         this.searchable = !database.dialect().indexesTextInBatches() || database.read(SearchIndex::hasTextIndex);
         if (!searchable) {
             LOG.warn("the full-text index of decisions is missing (a SQLite without FTS5, or a copy that lost it): "
@@ -64,7 +70,7 @@ final class SearchIndex {
         if (searchable
                 && database.dialect().indexesTextInBatches()
                 && (unindexed.addAndGet(count) >= SEARCH_BATCH
-                        || System.nanoTime() - lastIndexedNanos >= SEARCH_BATCH_MILLIS * 1_000_000)) {
+                        || clock.millis() - lastIndexedMillis >= SEARCH_BATCH_MILLIS)) {
             indexText(handle);
         }
     }
@@ -96,6 +102,6 @@ final class SearchIndex {
                 UPDATE studio_search_progress
                 SET indexed_seq = MAX(indexed_seq, (SELECT COALESCE(MAX(seq), 0) FROM studio_decisions))""");
         unindexed.set(0);
-        lastIndexedNanos = System.nanoTime();
+        lastIndexedMillis = clock.millis();
     }
 }

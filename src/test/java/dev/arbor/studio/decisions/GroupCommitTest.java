@@ -9,6 +9,7 @@ import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.AnswerRow;
 import java.nio.file.Files;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,7 +51,7 @@ class GroupCommitTest {
     void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var store = new HistoryStore(database, file -> false);
+            var store = new HistoryStore(database, Clock.systemUTC(), file -> false);
             var commit = new GroupCommit(store);
             commit.write(decision("dec_taken"));
             var outcomes = new ArrayList<Future<Boolean>>();
@@ -85,7 +86,7 @@ class GroupCommitTest {
     void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var commit = new GroupCommit(new HistoryStore(database, file -> false));
+            var commit = new GroupCommit(new HistoryStore(database, Clock.systemUTC(), file -> false));
             // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
             // for company and then writes alone, and once they are given up it waits for nothing
             var inFlight = new ArrayList<GroupCommit.InFlight>();
