@@ -61,6 +61,7 @@ final class ApiShapes {
                             .required("type", oneOf("string", "url"))
                             .required("secret", bool())
                             .required("required", bool())
+                            .optional("generated", bool())
                             .closed()))
             .required(
                     "event_types",

@@ -381,9 +381,6 @@ final class SharedConnectionRoutes {
             problems.add(ErrorCode.INVALID_FIELD, "credentials", "`credentials` must be an object of strings.");
             return Optional.empty();
         }
-        Optional<String> arborChosen = descriptor.delivery().signature() instanceof SignatureScheme.StandardWebhooks s
-                ? Optional.of(s.secretField())
-                : Optional.empty();
         int before = problems.list().size();
         problems.unknownFields(
                 values,
@@ -396,7 +393,7 @@ final class SharedConnectionRoutes {
         for (CredentialField field : descriptor.credentials()) {
             String param = ParamPath.key("credentials", field.key());
             JsonNode value = values.path(field.key());
-            if (arborChosen.filter(field.key()::equals).isPresent()) {
+            if (field.generated()) {
                 if (!value.isMissingNode()) {
                     problems.add(
                             ErrorCode.INVALID_FIELD,
@@ -405,7 +402,7 @@ final class SharedConnectionRoutes {
                                     + "it once" + (rotating ? " (a new one replaces the old)." : "."));
                     continue;
                 }
-                generated = Optional.of("whsec_" + Base64.getEncoder().encodeToString(Ids.randomBytes(32)));
+                generated = Optional.of(generate(descriptor.delivery().signature()));
                 secrets.put(field.key(), generated.get());
                 continue;
             }
@@ -434,6 +431,14 @@ final class SharedConnectionRoutes {
         return problems.list().size() == before
                 ? Optional.of(new Credentials(settings, secrets, generated))
                 : Optional.empty();
+    }
+
+    /** A new signing secret of 256 random bits, written as the scheme reads it. */
+    private static String generate(SignatureScheme scheme) {
+        byte[] secret = Ids.randomBytes(32);
+        return scheme instanceof SignatureScheme.StandardWebhooks
+                ? "whsec_" + Base64.getEncoder().encodeToString(secret)
+                : Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
     }
 
     private static boolean isWebUrl(String text) {
