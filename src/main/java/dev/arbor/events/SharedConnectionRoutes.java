@@ -1,6 +1,7 @@
 package dev.arbor.events;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,6 +44,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -56,14 +58,14 @@ final class SharedConnectionRoutes {
 
     private static final int MAX_PROJECTS = 100;
     private static final int MAX_CREDENTIAL_LENGTH = 4096;
-    private static final BodyField.Value NAME = BodyField.value(OPTIONAL, "name", Schema.string(200));
-    private static final BodyField.Value PROVIDER = BodyField.value(OPTIONAL, "provider", Schema.string());
+    private static final String NAME_REFUSAL = "must be a non-empty string of at most 200 characters";
+    private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NAME_REFUSAL)
+            .refusedAs(NAME_REFUSAL);
     private static final BodyField.Value CREDENTIALS =
             BodyField.value(OPTIONAL, "credentials", Schema.mapOf(Schema.string(MAX_CREDENTIAL_LENGTH)));
     private static final BodyField.Value PROJECT_IDS =
             BodyField.value(OPTIONAL, "project_ids", Schema.nullable(Schema.arrayOf(Schema.string(), MAX_PROJECTS)));
-    private static final BodySpec CREATE =
-            BodySpec.closed("a shared event connection", NAME, PROVIDER, CREDENTIALS, PROJECT_IDS);
     private static final BodySpec CHANGE =
             BodySpec.closed("a shared event connection's update", NAME, CREDENTIALS, PROJECT_IDS);
     private static final QueryParam PROJECT_ID = new QueryParam(
@@ -73,6 +75,8 @@ final class SharedConnectionRoutes {
     private static final String CONNECTION_ID = "connection_id";
 
     private final EventCatalog catalog;
+    private final BodyField.Choice provider;
+    private final BodySpec create;
     private final SharedConnectionStore connections;
     private final Access access;
     private final Supplier<String> publicUrl;
@@ -86,6 +90,12 @@ final class SharedConnectionRoutes {
             Supplier<String> publicUrl,
             Clock clock) {
         this.catalog = requireNonNull(catalog, "catalog");
+        this.provider = BodyField.choice(
+                REQUIRED,
+                "provider",
+                catalog.names(),
+                "must be a provider of the catalog: one of " + String.join(", ", catalog.names()));
+        this.create = BodySpec.closed("a shared event connection", NAME, provider, CREDENTIALS, PROJECT_IDS);
         this.connections = requireNonNull(connections, "connections");
         this.access = requireNonNull(access, "access");
         this.publicUrl = requireNonNull(publicUrl, "publicUrl");
@@ -99,7 +109,7 @@ final class SharedConnectionRoutes {
                         "Connect a provider's webhooks, global (no project_ids, admins only) or shared with projects; "
                                 + "answers the webhook URL, and a signing secret Arbor generates, once",
                         this::create)
-                .body(CREATE.schema())
+                .body(create.schema())
                 .header(CurrentProject.HEADER)
                 .created(ApiShapes.SHARED_CONNECTION_CREATED)
                 .get(
@@ -134,12 +144,12 @@ final class SharedConnectionRoutes {
         Principal principal = Access.principal(ctx);
         Optional<ProjectId> current = access.currentProject().named(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        BodyReader reader = CREATE.reader(body);
+        BodyReader reader = create.reader(body);
         Problems problems = reader.problems();
-        CREATE.refuseUndeclared(body, problems);
+        create.refuseUndeclared(body, problems);
         Optional<Share> share = shareSet(reader, principal, current, List.of());
-        Optional<ProviderDescriptor> descriptor = provider(reader);
-        Optional<String> name = name(reader);
+        Optional<ProviderDescriptor> descriptor = provider.read(reader).flatMap(catalog::find);
+        Optional<String> name = NAME.read(reader).map(String::strip);
         Optional<Credentials> credentials =
                 descriptor.flatMap(d -> credentials(reader, d, body.path("credentials"), false));
         problems.throwIfAny();
@@ -181,6 +191,7 @@ final class SharedConnectionRoutes {
     }
 
     private void get(Context ctx) {
+        // a current project the header names is checked as on every route, though the connection decides
         access.currentProject().named(ctx);
         SharedConnection connection = visible(ctx);
         Responses.ok(ctx, json(connection, descriptorOf(connection)));
@@ -202,7 +213,7 @@ final class SharedConnectionRoutes {
                 changed = changed.sharedWith(share.get().global(), share.get().projects());
             }
         }
-        Optional<String> name = name(reader);
+        Optional<String> name = NAME.read(reader).map(String::strip);
         if (name.isPresent()) {
             changed = changed.renamed(name.get());
         }
@@ -213,7 +224,7 @@ final class SharedConnectionRoutes {
         if (credentials.isPresent()) {
             changed = rotated(changed, credentials.get(), descriptor);
         }
-        connections.update(changed);
+        connections.update(changed, clock.instant());
         Map<String, Object> json = json(find(connection.id()), descriptor);
         credentials.flatMap(Credentials::generated).ifPresent(secret -> json.put("signing_secret", secret));
         Responses.ok(ctx, json);
@@ -221,7 +232,18 @@ final class SharedConnectionRoutes {
 
     private void delete(Context ctx) {
         access.currentProject().named(ctx);
-        SharedConnection connection = changeable(ctx, Access.principal(ctx));
+        Principal principal = Access.principal(ctx);
+        SharedConnection connection = changeable(ctx, principal);
+        // deleting takes the connection from every project of its share set: a member may do it only for its own
+        Optional<String> other = connection.projects().stream()
+                .filter(p -> !principal.mayActIn(p))
+                .findFirst();
+        if (other.isPresent()) {
+            throw CurrentProject.forbidden(
+                    CONNECTION_ID,
+                    "This token may not delete connection '" + connection.id() + "': it is shared with project '"
+                            + other.get() + "' too, which only an admin may take it from.");
+        }
         connections.delete(connection.id());
         var json = new LinkedHashMap<String, Object>();
         json.put("id", connection.id());
@@ -250,7 +272,7 @@ final class SharedConnectionRoutes {
         return connection.withCredentials(credentials.settings(), credentials.secrets(), previous);
     }
 
-    /** Global (no {@code project_ids}) or a share set, or a project list that needs fixing. */
+    /** Global (no {@code project_ids}), or shared with these projects. */
     private record Share(boolean global, List<String> projects) {
         Share {
             projects = List.copyOf(projects);
@@ -324,45 +346,6 @@ final class SharedConnectionRoutes {
                     "There is no project '" + unknown.getFirst() + "' (`" + param + "`).");
         }
         return Optional.of(new Share(false, projects.stream().sorted().toList()));
-    }
-
-    private Optional<ProviderDescriptor> provider(BodyReader reader) {
-        Optional<JsonNode> given = PROVIDER.read(reader);
-        if (given.isEmpty()) {
-            reader.problems()
-                    .add(
-                            ErrorCode.MISSING_FIELD,
-                            "provider",
-                            "`provider` is required: one of " + String.join(", ", catalog.names()) + ".");
-            return Optional.empty();
-        }
-        Optional<ProviderDescriptor> descriptor =
-                given.filter(JsonNode::isTextual).flatMap(p -> catalog.find(p.textValue()));
-        if (descriptor.isEmpty()) {
-            reader.problems()
-                    .add(
-                            ErrorCode.INVALID_FIELD,
-                            "provider",
-                            "`provider` must be a provider of the catalog: one of " + String.join(", ", catalog.names())
-                                    + ".");
-        }
-        return descriptor;
-    }
-
-    private static Optional<String> name(BodyReader reader) {
-        Optional<JsonNode> given = NAME.read(reader);
-        if (given.isPresent()
-                && (!given.get().isTextual()
-                        || given.get().textValue().isBlank()
-                        || given.get().textValue().length() > 200)) {
-            reader.problems()
-                    .add(
-                            ErrorCode.INVALID_FIELD,
-                            "name",
-                            "`name` must be a non-empty string of at most 200 characters.");
-            return Optional.empty();
-        }
-        return given.map(JsonNode::textValue).map(String::strip);
     }
 
     /**

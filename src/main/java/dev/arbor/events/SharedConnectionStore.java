@@ -96,13 +96,14 @@ final class SharedConnectionStore {
         };
     }
 
-    /** Stores a connection's new name, share set and credentials, all or nothing. */
-    void update(SharedConnection connection) {
+    /** Stores a connection's new name, share set and credentials, all or nothing, changed at {@code now}. */
+    void update(SharedConnection connection, Instant now) {
         database.update(handle -> {
             handle.createUpdate("UPDATE event_shared_connections SET name = :name, global = :global, "
                             + "settings = :settings, secrets = :secrets, previous_secret = :previous, "
                             + "previous_secret_expires_at = :previous_expires, updated_at = :updated WHERE id = :id")
                     .bindMap(values(connection))
+                    .bind("updated", now.toEpochMilli())
                     .execute();
             handle.createUpdate("DELETE FROM event_shared_connection_projects WHERE connection_id = :id")
                     .bind("id", connection.id())

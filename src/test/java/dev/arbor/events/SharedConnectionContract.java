@@ -399,6 +399,7 @@ abstract class SharedConnectionContract {
         String id = created.json().path("id").asText();
         assertThat(created.json().path("previous_secret_expires_at").isNull()).isTrue();
 
+        clock.advance(Duration.ofHours(1));
         long now = clock.instant().getEpochSecond();
         HttpReply rotated = http.patch(PATH + "/" + id, "{\"credentials\": {}}", admin());
 
@@ -474,6 +475,15 @@ abstract class SharedConnectionContract {
                 http.patch(PATH + "/" + id, "{\"project_ids\": null}", admin()).json();
         assertThat(global.path("global").asBoolean()).isTrue();
         assertThat(global.path("project_ids").size()).isZero();
+    }
+
+    @Test
+    void aMemberDeletesOnlyAConnectionOfItsOwnProjects() {
+        String shared = create("[\"" + mine + "\", \"" + theirs + "\"]");
+
+        http.delete(PATH + "/" + shared, member()).assertError(403, "project_forbidden", "connection_id");
+
+        assertThat(http.get(PATH + "/" + shared, admin()).status()).isEqualTo(200);
     }
 
     @Test
