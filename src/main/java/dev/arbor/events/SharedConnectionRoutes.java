@@ -5,6 +5,7 @@ import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
@@ -36,7 +37,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -156,8 +156,7 @@ final class SharedConnectionRoutes {
         Share scope = share.orElseThrow();
         Credentials given = credentials.orElseThrow();
         Instant now = clock.instant();
-        byte[] token = Ids.randomBytes(32);
-        String hookToken = Base64.getUrlEncoder().withoutPadding().encodeToString(token);
+        String hookToken = Base64.getUrlEncoder().withoutPadding().encodeToString(Ids.randomBytes(32));
         var connection = new SharedConnection(
                 Ids.next("esc"),
                 name.orElse(descriptor.orElseThrow().name()),
@@ -170,7 +169,7 @@ final class SharedConnectionRoutes {
                 now,
                 now);
         connections.create(connection, Digests.sha256Hex(hookToken));
-        Map<String, Object> json = json(connection, descriptor.orElseThrow());
+        Map<String, Object> json = json(connection, descriptor.orElseThrow(), principal);
         json.put("webhook_url", publicUrl.get() + "/events/hooks/" + hookToken);
         given.generated().ifPresent(secret -> json.put("signing_secret", secret));
         Responses.created(ctx, "/events/shared-connections/" + connection.id(), json);
@@ -187,14 +186,14 @@ final class SharedConnectionRoutes {
                 Responses.page(
                         connections.list(Page.from(ctx), visible),
                         SharedConnection::id,
-                        c -> json(c, descriptorOf(c))));
+                        c -> json(c, descriptorOf(c), principal)));
     }
 
     private void get(Context ctx) {
         // a current project the header names is checked as on every route, though the connection decides
         access.currentProject().named(ctx);
         SharedConnection connection = visible(ctx);
-        Responses.ok(ctx, json(connection, descriptorOf(connection)));
+        Responses.ok(ctx, json(connection, descriptorOf(connection), Access.principal(ctx)));
     }
 
     private void update(Context ctx) {
@@ -225,7 +224,7 @@ final class SharedConnectionRoutes {
             changed = rotated(changed, credentials.get(), descriptor);
         }
         connections.update(changed, clock.instant());
-        Map<String, Object> json = json(find(connection.id()), descriptor);
+        Map<String, Object> json = json(find(connection.id()), descriptor, principal);
         credentials.flatMap(Credentials::generated).ifPresent(secret -> json.put("signing_secret", secret));
         Responses.ok(ctx, json);
     }
@@ -235,14 +234,11 @@ final class SharedConnectionRoutes {
         Principal principal = Access.principal(ctx);
         SharedConnection connection = changeable(ctx, principal);
         // deleting takes the connection from every project of its share set: a member may do it only for its own
-        Optional<String> other = connection.projects().stream()
-                .filter(p -> !principal.mayActIn(p))
-                .findFirst();
-        if (other.isPresent()) {
+        if (!connection.projects().stream().allMatch(principal::mayActIn)) {
             throw CurrentProject.forbidden(
                     CONNECTION_ID,
-                    "This token may not delete connection '" + connection.id() + "': it is shared with project '"
-                            + other.get() + "' too, which only an admin may take it from.");
+                    "This token may not delete connection '" + connection.id() + "': it is shared with other "
+                            + "projects too, which only an admin may take it from.");
         }
         connections.delete(connection.id());
         var json = new LinkedHashMap<String, Object>();
@@ -281,13 +277,13 @@ final class SharedConnectionRoutes {
 
     /**
      * Contract 2.2's scope: no {@code project_ids} is global and needs an admin; otherwise a non-empty list,
-     * deduplicated, with the current project always in it. A member may add or remove only its own projects; the
-     * others already in {@code before} stay where it leaves them. Empty when the list has problems (recorded).
+     * deduplicated, with the current project always in it. A member names only its own projects: the others of
+     * {@code before}, which it does not see, stay. Empty when the list has problems (recorded).
      */
     private Optional<Share> shareSet(
             BodyReader reader, Principal principal, Optional<ProjectId> current, List<String> before) {
         Problems problems = reader.problems();
-        JsonNode given = PROJECT_IDS.read(reader).orElse(com.fasterxml.jackson.databind.node.NullNode.getInstance());
+        JsonNode given = PROJECT_IDS.read(reader).orElse(NullNode.getInstance());
         if (given.isNull()) {
             if (!principal.isAdmin()) {
                 throw ApiException.of(
@@ -306,6 +302,7 @@ final class SharedConnectionRoutes {
                             + "connection.");
             return Optional.empty();
         }
+        int earlier = problems.list().size();
         var projects = new LinkedHashSet<String>();
         var params = new LinkedHashMap<String, String>();
         for (int i = 0; i < given.size(); i++) {
@@ -318,25 +315,19 @@ final class SharedConnectionRoutes {
             }
         }
         current.ifPresent(p -> projects.add(p.value()));
-        if (!problems.isEmpty()) {
+        if (problems.list().size() > earlier) {
             return Optional.empty();
         }
-        // a member changes only its own projects' access: it may neither add nor drop another project
-        var changed = new LinkedHashSet<>(projects);
-        changed.removeAll(before);
-        var dropped = new HashSet<>(before);
-        dropped.removeAll(projects);
-        changed.addAll(dropped);
-        for (String project : changed) {
+        for (String project : projects) {
             if (!principal.mayActIn(project)) {
                 String param = params.getOrDefault(project, "project_ids");
                 throw CurrentProject.forbidden(
                         param,
-                        "This token may not " + (dropped.contains(project) ? "remove" : "add") + " project '"
-                                + project + "' (`" + param + "`): only an admin shares a connection beyond its own "
-                                + "projects.");
+                        "This token may not share a connection with project '" + project + "' (`" + param
+                                + "`): only an admin shares one beyond its own projects.");
             }
         }
+        before.stream().filter(p -> !principal.mayActIn(p)).forEach(projects::add);
         List<String> unknown = access.unknownProjects(projects);
         if (!unknown.isEmpty()) {
             String param = params.getOrDefault(unknown.getFirst(), "project_ids");
@@ -474,8 +465,12 @@ final class SharedConnectionRoutes {
                         () -> new IllegalStateException("provider gone from the catalog: " + connection.provider()));
     }
 
-    /** A connection as reads show it: secret fields only as {@code <key>_set}. */
-    private static Map<String, Object> json(SharedConnection connection, ProviderDescriptor descriptor) {
+    /**
+     * A connection as reads show it: secret fields only as {@code <key>_set}, and to a member only its own projects
+     * of the share set (it learns nothing of others).
+     */
+    private static Map<String, Object> json(
+            SharedConnection connection, ProviderDescriptor descriptor, Principal principal) {
         var credentials = new LinkedHashMap<String, Object>();
         ObjectNode settings = connection.settings();
         ObjectNode secrets = connection.secrets();
@@ -492,7 +487,9 @@ final class SharedConnectionRoutes {
         json.put("name", connection.name());
         json.put("provider", connection.provider());
         json.put("global", connection.global());
-        json.put("project_ids", connection.projects());
+        json.put(
+                "project_ids",
+                connection.projects().stream().filter(principal::mayActIn).toList());
         json.put("credentials", credentials);
         json.put(
                 "previous_secret_expires_at",

@@ -468,9 +468,14 @@ abstract class SharedConnectionContract {
                         mine)
                 .json();
         assertThat(shared.path("project_ids").size()).isEqualTo(2);
-        // the member may not drop the project that is not its own
-        http.patch(PATH + "/" + id, "{\"project_ids\": [\"" + mine + "\"]}", member())
-                .assertError(403, "project_forbidden", "project_ids");
+        // a member sees, and replaces, only its own projects of the set: the others stay
+        JsonNode seen = http.patch(
+                        PATH + "/" + id, "{\"name\": \"ours\", \"project_ids\": [\"" + mine + "\"]}", member())
+                .json();
+        assertThat(seen.path("project_ids").size()).isEqualTo(1);
+        assertThat(seen.path("project_ids").path(0).asText()).isEqualTo(mine);
+        assertThat(http.get(PATH + "/" + id, admin()).json().path("project_ids").size())
+                .isEqualTo(2);
         JsonNode global =
                 http.patch(PATH + "/" + id, "{\"project_ids\": null}", admin()).json();
         assertThat(global.path("global").asBoolean()).isTrue();
@@ -481,7 +486,11 @@ abstract class SharedConnectionContract {
     void aMemberDeletesOnlyAConnectionOfItsOwnProjects() {
         String shared = create("[\"" + mine + "\", \"" + theirs + "\"]");
 
-        http.delete(PATH + "/" + shared, member()).assertError(403, "project_forbidden", "connection_id");
+        JsonNode error =
+                http.delete(PATH + "/" + shared, member()).assertError(403, "project_forbidden", "connection_id");
+
+        assertThat(error.toString()).doesNotContain(theirs);
+        assertThat(http.get(PATH + "/" + shared, member()).body()).doesNotContain(theirs);
 
         assertThat(http.get(PATH + "/" + shared, admin()).status()).isEqualTo(200);
     }
