@@ -30,6 +30,7 @@ import dev.arbor.studio.Studio;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
@@ -105,7 +106,7 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
-            new Events().addRoutes(routes);
+            new Events(database, secrets, access, () -> publicUrl(config), clock).addRoutes(routes);
             studio.start();
             pipelines.start();
             connectors.start();
@@ -124,6 +125,14 @@ public final class Application implements AutoCloseable {
             folderLock.ifPresent(DataFolderLock::close);
             throw e;
         }
+    }
+
+    /** Where providers reach this server: {@code ARBOR_PUBLIC_URL}, else the address it listens on. */
+    private String publicUrl(Config config) {
+        return config.publicUrl().orElseGet(() -> {
+            String host = Set.of("0.0.0.0", "::", "").contains(config.host()) ? "localhost" : config.host();
+            return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+        });
     }
 
     /** Opens the database (migrating it) and starts serving. */

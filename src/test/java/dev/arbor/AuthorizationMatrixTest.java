@@ -126,6 +126,18 @@ class AuthorizationMatrixTest {
             row("GET /credentials/{credential_id}", Members.NONE),
             row("PUT /credentials/{credential_id}", Members.NONE),
             row("GET /events/descriptors", Members.ANY),
+            new Row(
+                    "POST",
+                    "/events/shared-connections",
+                    Members.OWN_PROJECT,
+                    "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, \"project_ids\": []}"),
+            row("GET /events/shared-connections", Members.OWN_PROJECT),
+            row("GET /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
+            new Row(
+                    "PATCH",
+                    "/events/shared-connections/{connection_id}",
+                    Members.OWN_PROJECT,
+                    "{\"name\": \"renamed\"}"),
             row("GET /pipelines/actions", Members.NONE),
             row("POST /pipelines/actions/validate", Members.NONE),
             row("POST /pipelines/validate", Members.NONE),
@@ -147,6 +159,7 @@ class AuthorizationMatrixTest {
             row("POST /schedules/{schedule_id}/resume", Members.NONE),
             row("POST /schedules/{schedule_id}/run", Members.NONE),
             // deletes last, each after every row that needs its object
+            row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
             row("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", Members.OWN_PROJECT),
             row("DELETE /connectors/{gateway_id}/oauth", Members.OWN_PROJECT),
             row("DELETE /connectors/gateways/{gateway_id}", Members.NONE),
@@ -212,6 +225,12 @@ class AuthorizationMatrixTest {
                 "POST",
                 "/prompts/matrix-agent/connections/" + gateway + "/attach-tools",
                 "{\"project_id\": \"" + project + "\", \"tool_ids\": [\"" + tool + "\"]}");
+        objects.put(
+                "connection_id",
+                create(
+                        "/events/shared-connections",
+                        "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, "
+                                + "\"project_ids\": [\"" + project + "\"]}"));
         objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
         String pipeline = create(
                 "/pipelines",
@@ -247,7 +266,13 @@ class AuthorizationMatrixTest {
                         .filter(route -> !route.headers().isEmpty())
                         .map(route -> route.method() + " " + route.path()))
                 .containsExactlyInAnyOrder(
-                        "GET /connectors/available", "POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools");
+                        "GET /connectors/available",
+                        "POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools",
+                        "POST /events/shared-connections",
+                        "GET /events/shared-connections",
+                        "GET /events/shared-connections/{connection_id}",
+                        "PATCH /events/shared-connections/{connection_id}",
+                        "DELETE /events/shared-connections/{connection_id}");
     }
 
     Stream<Row> rows() {
@@ -273,7 +298,7 @@ class AuthorizationMatrixTest {
                         // it says where the project came from: the current project, or the object in the path
                         assertThat(answer.param())
                                 .as(what)
-                                .isIn("X-Project-Id", "project_id", "gateway_id", "prompt_id");
+                                .isIn("X-Project-Id", "project_id", "gateway_id", "prompt_id", "connection_id");
                     }
                 }
                 case Allowed allowed -> {

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * every line logged (the server's own loggers at DEBUG) and a model worker's log — plain, as hex and as base64 at each of the three byte
  * alignments. A control marker in a field that is not secret proves that the scan reads what it claims to read.
  *
- * <p>Kinds with no feature yet (event signing secrets, kubeconfigs) join this table when their features land.
+ * <p>Kinds with no feature yet (kubeconfigs) join this table when their features land.
  */
 class SecretsAtRestTest {
     private static final HttpClient BROWSER =
@@ -110,6 +110,30 @@ class SecretsAtRestTest {
                                 + remember(secrets, "gateway header", marker("hdr")) + "\"}]}, "
                                 + "\"scope\": {\"global\": true}}",
                         auth));
+
+                String connection = created(http.post(
+                        "/events/shared-connections",
+                        "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \""
+                                + remember(secrets, "event connection signing secret", marker("gh")) + "\"}, "
+                                + "\"project_ids\": [\"" + project + "\"]}",
+                        auth));
+                // a rotation keeps the replaced secret, sealed, for its grace window
+                HttpReply rotated = http.patch(
+                        "/events/shared-connections/" + connection,
+                        "{\"credentials\": {\"signing_secret\": \""
+                                + remember(secrets, "rotated event signing secret", marker("gh2")) + "\"}}",
+                        auth);
+                assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
+                HttpReply hooks = http.post(
+                        "/events/shared-connections",
+                        "{\"provider\": \"standard_webhooks\", \"project_ids\": [\"" + project + "\"]}",
+                        auth);
+                assertThat(hooks.status()).as(hooks.body()).isEqualTo(201);
+                secrets.put(
+                        "generated event signing secret",
+                        hooks.json().path("signing_secret").asText());
+                String hookUrl = hooks.json().path("webhook_url").asText();
+                secrets.put("webhook URL token", hookUrl.substring(hookUrl.lastIndexOf('/') + 1));
 
                 authorize(http, auth, secured, remember(secrets, "OAuth client secret", marker("client")));
                 List<String> accessTokens = secured.tokensSeen();

@@ -15,7 +15,7 @@ import dev.arbor.platform.http.Schema;
 import java.util.ArrayList;
 
 /**
- * The shape of an event descriptor: the catalog's files are checked against {@link #CATALOG_ENTRY} at start, and the
+ * The shapes of the events API. An event descriptor: the catalog's files are checked against {@link #CATALOG_ENTRY} at start, and the
  * OpenAPI document shows {@link #DESCRIPTOR}, the same fields less the delivery rules, which only the server reads.
  */
 final class ApiShapes {
@@ -61,6 +61,7 @@ final class ApiShapes {
                             .required("type", oneOf("string", "url"))
                             .required("secret", bool())
                             .required("required", bool())
+                            .optional("generated", bool())
                             .closed()))
             .required(
                     "event_types",
@@ -142,6 +143,43 @@ final class ApiShapes {
 
     /** A descriptor as the API shows it. */
     static final Schema DESCRIPTOR = named("EventDescriptor", read());
+
+    private static Schema.Obj connection() {
+        return Schema.resource("event.shared_connection")
+                .required("name", string())
+                .required("provider", string())
+                .required("global", bool())
+                .required("project_ids", arrayOf(string()))
+                .required(
+                        "credentials",
+                        mapOf(any("A plain field's value, or `<key>_set: true` for a secret field that is set.")))
+                .required("previous_secret_expires_at", Schema.nullable(Schema.timestamp()))
+                .required("created_at", Schema.timestamp())
+                .required("updated_at", Schema.timestamp());
+    }
+
+    /** A shared event connection as reads show it: never a secret. */
+    static final Schema SHARED_CONNECTION =
+            named("EventSharedConnection", connection().closed());
+
+    /** What a create answers, once: the webhook URL, and the signing secret when Arbor generated it. */
+    static final Schema SHARED_CONNECTION_CREATED = named(
+            "EventSharedConnectionCreated",
+            connection()
+                    .required("webhook_url", formatted("uri"))
+                    .optional("signing_secret", string())
+                    .closed());
+
+    /** What a change answers: a signing secret Arbor generated anew is shown once. */
+    static final Schema SHARED_CONNECTION_CHANGED = named(
+            "EventSharedConnectionChanged",
+            connection().optional("signing_secret", string()).closed());
+
+    static final Schema SHARED_CONNECTION_DELETED = object().required("id", string())
+            .required("object", oneOf("event.shared_connection.deleted"))
+            .required("deleted", bool())
+            .required("subscriptions_removed", integer(0, Long.MAX_VALUE))
+            .closed();
 
     private static Schema.Obj read() {
         var properties = new ArrayList<Schema.Property>();

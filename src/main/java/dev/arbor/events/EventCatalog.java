@@ -147,7 +147,8 @@ final class EventCatalog {
                         field.path("label").asText(),
                         field.path("type").asText(),
                         field.path("secret").asBoolean(),
-                        field.path("required").asBoolean());
+                        field.path("required").asBoolean(),
+                        field.path("generated").asBoolean());
                 if (!keys.add(credential.key())) {
                     problems.add("credentials[" + index + "].key: '" + credential.key() + "' is there twice");
                 }

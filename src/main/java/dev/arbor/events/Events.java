@@ -1,26 +1,40 @@
 package dev.arbor.events;
 
+import dev.arbor.access.Access;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
+import java.time.Clock;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Event connections: providers (GitHub, Stripe, Slack, ...) that send webhooks which start or route agent work. For
- * now the catalog of provider descriptors, with each provider's credential fields, event types and samples; the
- * descriptors also hold how each provider's deliveries are verified and read, for the ingest to come.
+ * now the catalog of provider descriptors, with each provider's credential fields, event types and samples (the
+ * descriptors also hold how each provider's deliveries are verified and read, for the ingest to come), and the shared
+ * connections that hold a provider's credentials and the projects that may use it.
  */
 public final class Events {
     private static final QueryParam PROVIDER = new QueryParam(
             "provider", Schema.string(), "Only this provider's descriptor (a `provider` of the catalog).");
 
     private final EventCatalog catalog = EventCatalog.load();
+    private final SharedConnectionRoutes sharedConnections;
+
+    /** @param publicUrl the address providers reach this server at, without a trailing slash */
+    public Events(Database database, SecretBox secrets, Access access, Supplier<String> publicUrl, Clock clock) {
+        this.sharedConnections = new SharedConnectionRoutes(
+                catalog, new SharedConnectionStore(database, secrets), access, publicUrl, clock);
+    }
 
     public void addRoutes(Routes routes) {
+        sharedConnections.addTo(routes);
         routes.group("events")
                 .get(
                         "/events/descriptors",

@@ -32,8 +32,12 @@ record ProviderDescriptor(
         requireNonNull(delivery, "delivery");
     }
 
-    /** A field of the connection form; a secret one is masked there and never read back. */
-    record CredentialField(String key, String label, String type, boolean secret, boolean required) {
+    /**
+     * A field of the connection form; a secret one is masked there and never read back. A generated one is not in the
+     * form: Arbor chooses its value (a Standard Webhooks signing secret) and shows it once, for the operator to give
+     * the sender.
+     */
+    record CredentialField(String key, String label, String type, boolean secret, boolean required, boolean generated) {
         CredentialField {
             requireNonNull(key, "key");
             requireNonNull(label, "label");
@@ -92,7 +96,9 @@ record ProviderDescriptor(
                                 "secret",
                                 c.secret(),
                                 "required",
-                                c.required()))
+                                c.required(),
+                                "generated",
+                                c.generated()))
                         .toList());
         json.put(
                 "event_types",

@@ -49,6 +49,8 @@ import java.util.Optional;
  *     ({@code ARBOR_LARGE_BODY_PERMITS}; by default as many as fit in a quarter of the heap)
  * @param largeBodyWait how long such a body waits for its turn before {@code server_busy}
  *     ({@code ARBOR_LARGE_BODY_WAIT_SECONDS}, 30 by default)
+ * @param publicUrl the address providers reach this server at, without a trailing slash: webhook URLs start with it
+ *     ({@code ARBOR_PUBLIC_URL}, an absolute http or https URL; by default the server's own address)
  */
 public record Config(
         String host,
@@ -77,7 +79,8 @@ public record Config(
         java.time.Duration headerTimeout,
         int maxConnectionsPerAddress,
         Optional<Integer> largeBodyPermits,
-        java.time.Duration largeBodyWait) {
+        java.time.Duration largeBodyWait,
+        Optional<String> publicUrl) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -106,6 +109,7 @@ public record Config(
         requireNonNull(headerTimeout, "headerTimeout");
         requireNonNull(largeBodyPermits, "largeBodyPermits");
         requireNonNull(largeBodyWait, "largeBodyWait");
+        requireNonNull(publicUrl, "publicUrl");
         if (maxConnectionsPerAddress < 1) {
             throw new ConfigException("an address must be allowed at least 1 connection");
         }
@@ -184,7 +188,23 @@ public record Config(
                 text(values, "ARBOR_LARGE_BODY_PERMITS").map(v -> count("ARBOR_LARGE_BODY_PERMITS", v, "requests")),
                 java.time.Duration.ofSeconds(text(values, "ARBOR_LARGE_BODY_WAIT_SECONDS")
                         .map(v -> seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", v))
-                        .orElse(30L)));
+                        .orElse(30L)),
+                text(values, "ARBOR_PUBLIC_URL").map(Config::publicUrl));
+    }
+
+    private static String publicUrl(String value) {
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(value);
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigException("ARBOR_PUBLIC_URL must be an absolute http or https URL, not " + value);
+        }
+        boolean web = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+        if (!web || uri.getHost() == null || uri.getQuery() != null || uri.getFragment() != null) {
+            throw new ConfigException(
+                    "ARBOR_PUBLIC_URL must be an absolute http or https URL without a query, not " + value);
+        }
+        return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
     }
 
     private static String hubUrl(String value) {

@@ -63,6 +63,20 @@ class ConfigTest {
     }
 
     @Test
+    void thePublicUrlIsAnAbsoluteWebAddress() {
+        assertThat(Config.load(Map.of(), List.of()).publicUrl()).isEmpty();
+        assertThat(Config.load(Map.of("ARBOR_PUBLIC_URL", "https://arbor.example.com/"), List.of())
+                        .publicUrl())
+                .contains("https://arbor.example.com");
+        for (String wrong : List.of("arbor.example.com", "ftp://arbor.example.com", "https://", "http://a b")) {
+            assertThatThrownBy(() -> Config.load(Map.of("ARBOR_PUBLIC_URL", wrong), List.of()))
+                    .as(wrong)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("ARBOR_PUBLIC_URL");
+        }
+    }
+
+    @Test
     void modelSettingsHaveDefaultsAndTakeTheirVariables() {
         Config defaults = Config.load(Map.of(), List.of());
         assertThat(defaults.modelIdle()).hasMinutes(30);

@@ -1,0 +1,10 @@
+package dev.arbor.events;
+
+import java.util.Map;
+
+class SharedConnectionsOnSqliteTest extends SharedConnectionContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of();
+    }
+}
