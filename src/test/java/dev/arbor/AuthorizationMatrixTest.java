@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.Route;
+import dev.arbor.testing.AdminFixture;
 import dev.arbor.testing.EverythingServer;
-import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -174,6 +174,7 @@ class AuthorizationMatrixTest {
 
     private EverythingServer everything;
     private ArborServer server;
+    private AdminFixture fixture;
     private final Map<Caller, String> secrets = new HashMap<>();
     /** The fixture's object for each path parameter. */
     private final Map<String, String> objects = new HashMap<>();
@@ -192,53 +193,17 @@ class AuthorizationMatrixTest {
                 "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
                 "ARBOR_NO_DOWNLOADS", "1"));
         secrets.put(Caller.ADMIN, ADMIN_SECRET);
-        String project = create("/projects", "{\"name\": \"ours\"}");
-        String other = create("/projects", "{\"name\": \"theirs\"}");
-        objects.put("project_id", project);
-        secrets.put(Caller.OWN_MEMBER, memberToken(project).path("token").asText());
-        secrets.put(Caller.OTHER_MEMBER, memberToken(other).path("token").asText());
-        JsonNode revoked = memberToken(project);
+        fixture = new AdminFixture(server.http(), ADMIN_SECRET);
+        String project = fixture.create("/projects", "{\"name\": \"ours\"}");
+        String other = fixture.create("/projects", "{\"name\": \"theirs\"}");
+        secrets.put(
+                Caller.OWN_MEMBER, fixture.memberToken(project).path("token").asText());
+        secrets.put(
+                Caller.OTHER_MEMBER, fixture.memberToken(other).path("token").asText());
+        JsonNode revoked = fixture.memberToken(project);
         secrets.put(Caller.REVOKED, revoked.path("token").asText());
-        admin("DELETE", "/auth/tokens/" + revoked.path("id").asText(), null);
-        objects.put("token_id", memberToken(project).path("id").asText());
-        objects.put("model_id", "hash-decider");
-        objects.put("channel", "email");
-        objects.put(
-                "connector_id",
-                create(
-                        "/connectors/registry",
-                        "{\"id\": \"matrix-mcp\", \"name\": \"Matrix MCP\", \"url\": \"https://mcp.example.com/mcp\", "
-                                + "\"auth_type\": \"none\"}"));
-        String gateway = create(
-                "/connectors/custom",
-                "{\"name\": \"Everything\", \"url\": \"" + everything.url("/mcp") + "\", \"auth_type\": \"none\", "
-                        + "\"scope\": {\"projects\": [\"" + project + "\"]}}");
-        objects.put("gateway_id", gateway);
-        admin("POST", "/connectors/" + gateway + "/fetch-tools", null);
-        String tool = admin("GET", "/connectors/" + gateway + "/tools", null)
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
-        objects.put("prompt_id", "matrix-agent");
-        admin(
-                "POST",
-                "/prompts/matrix-agent/connections/" + gateway + "/attach-tools",
-                "{\"project_id\": \"" + project + "\", \"tool_ids\": [\"" + tool + "\"]}");
-        objects.put(
-                "connection_id",
-                create(
-                        "/events/shared-connections",
-                        "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, "
-                                + "\"project_ids\": [\"" + project + "\"]}"));
-        objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
-        String pipeline = create(
-                "/pipelines",
-                "{\"name\": \"matrix\", \"steps\": [{\"id\": \"say\", \"action\": \"log\", "
-                        + "\"params\": {\"message\": \"hi\"}}]}");
-        objects.put("pipeline_id", pipeline);
-        objects.put("run_id", create("/pipelines/" + pipeline + "/runs", "{}"));
-        objects.put("schedule_id", create("/pipelines/" + pipeline + "/schedules", "{\"cron\": \"0 3 * * *\"}"));
+        fixture.admin("DELETE", "/auth/tokens/" + revoked.path("id").asText(), null);
+        objects.putAll(fixture.objects(project, everything.url("/mcp")));
     }
 
     @AfterAll
@@ -395,23 +360,5 @@ class AuthorizationMatrixTest {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    private JsonNode memberToken(String project) {
-        return admin(
-                "POST", "/auth/tokens", "{\"name\": \"m\", \"role\": \"member\", \"projects\": [\"" + project + "\"]}");
-    }
-
-    private String create(String path, String body) {
-        JsonNode created = admin("POST", path, body);
-        assertThat(created.has("id")).as("%s: %s", path, created).isTrue();
-        return created.path("id").asText();
-    }
-
-    private JsonNode admin(String method, String path, String body) {
-        TestServer http = server.http();
-        var reply = http.send(method, path, body, "Authorization", "Bearer " + ADMIN_SECRET);
-        assertThat(reply.status()).as("%s %s: %s", method, path, reply.body()).isBetween(200, 299);
-        return reply.json();
     }
 }

@@ -153,6 +153,8 @@ final class AgentRoutes {
                         .orElse(Map.of(
                                 "prompt_id",
                                 prompt,
+                                "project_id",
+                                agentProject,
                                 "gateway_id",
                                 gateway.id(),
                                 "object",

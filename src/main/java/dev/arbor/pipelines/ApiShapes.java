@@ -43,11 +43,11 @@ final class ApiShapes {
                                     .optional("params", mapOf(any()))
                                     .optional("depends_on", arrayOf(string()))
                                     .optional("on_failure", string())
-                                    .optional("if", string())
+                                    .optional("condition", string())
                                     .optional("retry", mapOf(any()))
-                                    .optional("timeout_seconds", integer(1, Long.MAX_VALUE))))
+                                    .optional("timeout_seconds", nullable(integer(1, 604_800)))))
                     .optional("outputs", mapOf(any()))
-                    .optional("timeout_seconds", integer(1, Long.MAX_VALUE)));
+                    .optional("timeout_seconds", nullable(integer(1, PipelineDefinition.MAX_TIMEOUT_SECONDS))));
     static final Schema PIPELINE = named(
             "Pipeline",
             resource("pipeline")

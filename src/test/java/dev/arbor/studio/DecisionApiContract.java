@@ -80,6 +80,16 @@ abstract class DecisionApiContract extends StudioApiContract {
     }
 
     @Test
+    void streamFalseIsTheAnswerAsOneReplyAndStreamTrueIsRefused() {
+        String state = "Stream or not";
+        HttpReply plain = http.post(D, adHoc(state).replaceFirst("\\{", "{\"stream\": false, "));
+        assertThat(plain.status()).as(plain.body()).isEqualTo(200);
+        assertThat(plain.json().path("status").asText()).isEqualTo("completed");
+        http.post(D, adHoc(state).replaceFirst("\\{", "{\"stream\": true, "))
+                .assertError(400, "invalid_field", "stream");
+    }
+
+    @Test
     void everyProblemOfTheBodyIsReportedAtOnce() {
         JsonNode error = http.post(D, """
                 {"template": 5, "stream": true, "act_threshold": 1.5, "store": "forever", "include": ["secrets"],

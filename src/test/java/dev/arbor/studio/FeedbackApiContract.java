@@ -86,6 +86,9 @@ abstract class FeedbackApiContract extends StudioApiContract {
 
         http.post(D + "/" + id + "/feedback", "{\"rating\": 1}").assertError(400, "missing_field", "expected");
         http.post(D + "/" + id + "/feedback", "{\"expected\": {}}").assertError(400, "missing_field", "rating");
+        // an integer past 32 bits is no rating, though it would wrap to 1 as an int
+        http.post(D + "/" + id + "/feedback", "{\"expected\": {}, \"rating\": 4294967297}")
+                .assertError(400, "invalid_field", "rating");
         http.post(D + "/" + id + "/feedback", "{\"expected\": {}, \"rating\": null}")
                 .assertError(400, "missing_field", "expected");
         http.post(D + "/" + id + "/feedback", "{\"expected\": {\"level\": \"very\"}, \"rating\": null}")

@@ -143,14 +143,12 @@ public record DecisionRequest(
         });
         boolean background = flag(reader, "background");
         reader.node("stream", false)
-                .ifPresent(
-                        node -> reader.reject(
-                                "stream",
-                                ErrorCode.INVALID_FIELD,
-                                node.isBoolean() && !node.booleanValue()
-                                        ? "must be false or absent"
-                                        : "is not supported: streaming answers is not "
-                                                + "built; send \"background\": true and read GET /v1/studio/decisions/{id}?wait=30 instead"));
+                .filter(node -> !(node.isBoolean() && !node.booleanValue()))
+                .ifPresent(node -> reader.reject(
+                        "stream",
+                        ErrorCode.INVALID_FIELD,
+                        "is not supported: streaming answers is not built; send \"background\": true and read "
+                                + "GET /v1/studio/decisions/{id}?wait=30 instead"));
         Optional<String> model = reader.string("model", false, 200);
         Optional<Double> actThreshold = reader.node("act_threshold", false).flatMap(node -> {
             if (!SettingRange.ACT_THRESHOLD.contains(node)) {

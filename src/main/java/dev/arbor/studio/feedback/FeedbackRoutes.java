@@ -75,7 +75,9 @@ public final class FeedbackRoutes {
         JsonNode rating = body.path("rating");
         if (body.has("rating")
                 && !rating.isNull()
-                && !(rating.isIntegralNumber() && (rating.asInt() == 1 || rating.asInt() == -1))) {
+                && !(rating.isIntegralNumber()
+                        && rating.canConvertToInt()
+                        && (rating.intValue() == 1 || rating.intValue() == -1))) {
             problems.add(ErrorCode.INVALID_FIELD, "rating", "`rating` must be 1, -1 or null.");
         }
         JsonNode note = body.path("note");
