@@ -325,23 +325,15 @@ final class GatewayOAuth {
     /** Refreshes every token about to expire; what fails is recorded and the status shows it. */
     void refreshDue(java.util.function.Function<String, Optional<Gateway>> gateways) {
         long now = clock.millis();
+        // another server may have refreshed these: the next use reads the newest token instead of the old one
+        tokens.values().removeIf(cached -> !fresh(cached.expiresAt(), REFRESH_AHEAD));
         for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
             gateways.apply(id).ifPresent(gateway -> {
                 try {
                     Optional<Grant> current = store.find(id).flatMap(Connection::grant);
-                    if (current.isEmpty()) {
-                        return;
-                    }
-                    if (fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
-                        // another server refreshed it since the list was read
-                        tokens.put(
-                                id,
-                                new Cached(
-                                        current.get().accessToken(),
-                                        current.get().expiresAt()));
-                        return;
-                    }
-                    refresh(gateway, current.get().accessToken(), false);
+                    if (current.isPresent() && !fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
+                        refresh(gateway, current.get().accessToken(), false);
+                    } // else another server refreshed it since the list was read
                 } catch (RuntimeException e) {
                     LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", id, e.getMessage());
                 }
