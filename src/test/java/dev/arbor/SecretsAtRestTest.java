@@ -12,11 +12,6 @@ import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +41,6 @@ import org.slf4j.LoggerFactory;
  * <p>Kinds with no feature yet (kubeconfigs) join this table when their features land.
  */
 class SecretsAtRestTest {
-    private static final HttpClient BROWSER =
-            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     enum Store {
         SQLITE,
@@ -266,16 +259,7 @@ class SecretsAtRestTest {
                 .json()
                 .path("authorization_url")
                 .asText();
-        HttpResponse<String> consent =
-                BROWSER.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(consent.statusCode()).as(consent.body()).isEqualTo(302);
-        var query = new HashMap<String, String>();
-        for (String pair : URI.create(consent.headers().firstValue("location").orElseThrow())
-                .getRawQuery()
-                .split("&")) {
-            String[] kv = pair.split("=", 2);
-            query.put(kv[0], URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-        }
+        Map<String, String> query = secured.consent(url);
         HttpReply done = http.post(
                 "/connectors/oauth/callback",
                 "{\"code\": \"" + query.get("code") + "\", \"state\": \"" + query.get("state") + "\"}",

@@ -269,7 +269,16 @@ final class GatewayOAuth {
                 }
                 long now = clock.millis();
                 if (store.lease(gateway.id(), now, now + LEASE.toMillis())) {
-                    return refreshLeased(gateway, connection, grant);
+                    // another server may have refreshed it and let the lease go since we read it: its refresh
+                    // token may already be spent, so refresh only what is still there
+                    if (store.find(gateway.id())
+                            .flatMap(Connection::grant)
+                            .map(Grant::accessToken)
+                            .equals(Optional.of(grant.accessToken()))) {
+                        return refreshLeased(gateway, connection, grant);
+                    }
+                    store.release(gateway.id());
+                    continue;
                 }
                 sleep(); // another server is refreshing it
             }
@@ -316,14 +325,15 @@ final class GatewayOAuth {
     /** Refreshes every token about to expire; what fails is recorded and the status shows it. */
     void refreshDue(java.util.function.Function<String, Optional<Gateway>> gateways) {
         long now = clock.millis();
+        // another server may have refreshed these: the next use reads the newest token instead of the old one
+        tokens.values().removeIf(cached -> !fresh(cached.expiresAt(), REFRESH_AHEAD));
         for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
             gateways.apply(id).ifPresent(gateway -> {
                 try {
-                    String current = store.find(id)
-                            .flatMap(Connection::grant)
-                            .map(Grant::accessToken)
-                            .orElse("");
-                    refresh(gateway, current, false);
+                    Optional<Grant> current = store.find(id).flatMap(Connection::grant);
+                    if (current.isPresent() && !fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
+                        refresh(gateway, current.get().accessToken(), false);
+                    } // else another server refreshed it since the list was read
                 } catch (RuntimeException e) {
                     LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", id, e.getMessage());
                 }

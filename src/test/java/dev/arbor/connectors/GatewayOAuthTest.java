@@ -13,11 +13,6 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,8 +33,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class GatewayOAuthTest {
     private static final String[] ADMIN = {"Authorization", "Bearer admin-secret-1"};
     private static final String RETURN = "http://localhost:5173/connections/oauth";
-    private static final HttpClient BROWSER =
-            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     @Test
     void anAuthorizedGatewayServesItsToolsWithTheTokenAndRefreshesItBeforeItExpires() throws Exception {
@@ -85,7 +78,7 @@ class GatewayOAuthTest {
                             .asText())
                     .isEqualTo("pending");
 
-            Map<String, String> back = consent(url);
+            Map<String, String> back = secured.consent(url);
             assertThat(back.get("state")).isEqualTo(started.path("state").asText());
             JsonNode done = http.post(
                             "/connectors/oauth/callback",
@@ -210,7 +203,7 @@ class GatewayOAuthTest {
             assertThat(other).contains("client_id=registered-2");
             assertThat(secured.registrations()).hasSize(2).last().asString().contains(RETURN, elsewhere);
 
-            Map<String, String> back = consent(other);
+            Map<String, String> back = secured.consent(other);
             JsonNode done =
                     http.post("/connectors/oauth/callback", json(back), ADMIN).json();
             assertThat(done.path("status").asText()).isEqualTo("authorized");
@@ -260,7 +253,7 @@ class GatewayOAuthTest {
                     .json()
                     .path("authorization_url")
                     .asText();
-            Map<String, String> back = consent(url);
+            Map<String, String> back = secured.consent(url);
             http.post("/connectors/oauth/callback", json(back), member)
                     .assertError(400, "invalid_oauth_state", "state");
             assertThat(status(http, gateway)).isEqualTo("pending");
@@ -281,7 +274,7 @@ class GatewayOAuthTest {
                     .json()
                     .path("authorization_url")
                     .asText();
-            JsonNode memberDone = http.post("/connectors/oauth/callback", json(consent(byMember)), member)
+            JsonNode memberDone = http.post("/connectors/oauth/callback", json(secured.consent(byMember)), member)
                     .json();
             assertThat(memberDone.path("authorized_by").asText())
                     .isNotEqualTo("env")
@@ -293,7 +286,7 @@ class GatewayOAuthTest {
                     .json()
                     .path("authorization_url")
                     .asText();
-            Map<String, String> lateBack = consent(late);
+            Map<String, String> lateBack = secured.consent(late);
             clock.advance(Duration.ofMinutes(11));
             http.post("/connectors/oauth/callback", json(lateBack), ADMIN)
                     .assertError(400, "invalid_oauth_state", "state");
@@ -503,21 +496,6 @@ class GatewayOAuthTest {
             }
         }
         throw new AssertionError("no tool " + name);
-    }
-
-    /** What a browser does at the authorization server (which consents at once) up to the redirect back. */
-    private static Map<String, String> consent(String authorizationUrl) throws Exception {
-        HttpResponse<String> response = BROWSER.send(
-                HttpRequest.newBuilder(URI.create(authorizationUrl)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(302);
-        URI back = URI.create(response.headers().firstValue("location").orElseThrow());
-        assertThat(back.toString()).startsWith(back.getScheme() + "://" + back.getRawAuthority() + back.getRawPath());
-        var query = new HashMap<String, String>();
-        for (String pair : back.getRawQuery().split("&")) {
-            String[] kv = pair.split("=", 2);
-            query.put(kv[0], URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-        }
-        return query;
     }
 
     private static String json(Map<String, String> back) {

@@ -7,18 +7,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
-import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
  * Schedules: cron in a time zone across daylight-saving changes (on a clock the test moves), pause, resume, run now,
- * their checks, and one firing per time with two servers on one PostgreSQL.
+ * and their checks. One firing per time with two servers on one PostgreSQL is in {@code TwoServersOnPostgresTest}.
  */
 class ScheduleTest {
     private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
@@ -172,84 +170,6 @@ class ScheduleTest {
             http.delete("/pipelines/" + pipeline);
             http.get("/schedules/" + id).assertError(404, "schedule_not_found", "schedule_id");
             http.action("/schedules/" + id + "/pause").assertError(404, "schedule_not_found", "schedule_id");
-        }
-    }
-
-    @Test
-    void twoServersOnOnePostgresFireEachTimeOnceAndRunEachStepOnce() {
-        String database = TestPostgres.newDatabaseUrl();
-        var clock = new MovableClock();
-        Instant now = Instant.now();
-        Instant minute = now.plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
-        clock.advance(Duration.between(now, minute.minusSeconds(4)));
-        var env = Map.of("ARBOR_DATABASE_URL", database);
-        try (var one = ArborServer.start(env, clock);
-                var two = ArborServer.start(env, clock)) {
-            String pipeline = one.http()
-                    .post("/pipelines", """
-                    {"name": "fan", "parameters": [{"name": "env", "type": "string", "required": true}],
-                     "steps": [%s]}""".formatted(String.join(
-                            ",",
-                            java.util.stream.IntStream.range(0, 20)
-                                    .mapToObj(i -> "{\"id\": \"s" + i
-                                            + "\", \"action\": \"set_output\", \"params\": {\"key\": \"v\", "
-                                            + "\"value\": " + i + "}}")
-                                    .toList())))
-                    .json()
-                    .path("id")
-                    .asText();
-            String id = two.http()
-                    .post("/pipelines/" + pipeline + "/schedules", """
-                    {"cron": "* * * * *", "params": {"env": "prod"}}""")
-                    .json()
-                    .path("id")
-                    .asText();
-            await().atMost(Duration.ofSeconds(20))
-                    .until(() -> one.http()
-                                    .get("/schedules/" + id)
-                                    .json()
-                                    .path("run_count")
-                                    .asInt()
-                            == 1);
-            clock.advance(Duration.ofSeconds(60));
-            await().atMost(Duration.ofSeconds(20))
-                    .until(() -> two.http()
-                                    .get("/schedules/" + id)
-                                    .json()
-                                    .path("run_count")
-                                    .asInt()
-                            == 2);
-            // a few polls more: a second firing of either minute would show up now
-            await().pollDelay(Duration.ofSeconds(3)).until(() -> true);
-            List<JsonNode> runs = new java.util.ArrayList<>();
-            one.http()
-                    .get("/pipelines/" + pipeline + "/runs")
-                    .json()
-                    .path("data")
-                    .forEach(runs::add);
-            assertThat(runs).hasSize(2);
-            assertThat(runs.stream()
-                            .map(r -> r.at("/trigger/scheduled_for").asLong())
-                            .distinct())
-                    .hasSize(2);
-            for (JsonNode listed : runs) {
-                JsonNode run =
-                        RunContract.finished(two.http(), listed.path("id").asText());
-                assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
-                run.path("steps")
-                        .forEach(step ->
-                                assertThat(step.path("attempts").asInt()).isEqualTo(1));
-                assertThat(one
-                                .http()
-                                .get("/runs/" + run.path("id").asText() + "/events?limit=100")
-                                .json()
-                                .path("data")
-                                .findValuesAsText("status")
-                                .stream()
-                                .filter("running"::equals)
-                                .count())
-                        .isEqualTo(21); // the run, and each step once
-            }
         }
     }
 }

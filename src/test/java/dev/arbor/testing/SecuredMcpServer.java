@@ -25,6 +25,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -60,6 +61,8 @@ import org.eclipse.jetty.server.ServerConnector;
 public final class SecuredMcpServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String ISSUER_ID = "arbor-test";
+    private static final HttpClient BROWSER =
+            HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     private final MockOAuth2Server authorization;
     private final Server jetty;
@@ -177,6 +180,26 @@ public final class SecuredMcpServer implements AutoCloseable {
         return registration
                 ? base() + "/front"
                 : authorization.issuerUrl(ISSUER_ID).toString();
+    }
+
+    /**
+     * What a browser does at the authorization server (which consents at once) up to the redirect back: the query of
+     * the return address ({@code code}, {@code state}).
+     */
+    public Map<String, String> consent(String authorizationUrl) throws IOException, InterruptedException {
+        HttpResponse<String> response = BROWSER.send(
+                HttpRequest.newBuilder(URI.create(authorizationUrl)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 302) {
+            throw new IllegalStateException(
+                    "the authorization server answered " + response.statusCode() + ": " + response.body());
+        }
+        URI back = URI.create(response.headers().firstValue("location").orElseThrow());
+        var query = new java.util.HashMap<String, String>();
+        for (String pair : back.getRawQuery().split("&")) {
+            String[] kv = pair.split("=", 2);
+            query.put(kv[0], URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
+        }
+        return query;
     }
 
     /** Every token request the authorization server got: "grant_type client_id". */
