@@ -287,11 +287,19 @@ final class EventCatalog {
                 case "timestamped_hmac" ->
                     new SignatureScheme.TimestampedHmac(secretField, fields.text("header"), fields.tolerance());
                 case "slack_v0" ->
-                    new SignatureScheme.SlackV0(
-                            secretField, fields.text("header"), fields.text("timestamp_header"), fields.tolerance());
+                    new SignatureScheme.TimestampHeaderHmac(
+                            secretField,
+                            fields.text("header"),
+                            fields.text("timestamp_header"),
+                            fields.tolerance(),
+                            SignatureScheme.TimestampHeaderHmac.Layout.SLACK_V0);
                 case "timestamp_first_hmac" ->
-                    new SignatureScheme.TimestampFirstHmac(
-                            secretField, fields.text("header"), fields.text("timestamp_header"), fields.tolerance());
+                    new SignatureScheme.TimestampHeaderHmac(
+                            secretField,
+                            fields.text("header"),
+                            fields.text("timestamp_header"),
+                            fields.tolerance(),
+                            SignatureScheme.TimestampHeaderHmac.Layout.TIMESTAMP_FIRST);
                 case "standard_webhooks" ->
                     new SignatureScheme.StandardWebhooks(
                             secretField,

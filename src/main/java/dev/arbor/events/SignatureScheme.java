@@ -125,14 +125,59 @@ sealed interface SignatureScheme {
         }
     }
 
-    /** Slack: {@code v0=<hex>} of {@code v0:<timestamp>:<body>}, the timestamp in its own header. */
-    record SlackV0(String secretField, String signatureHeader, String timestampHeader, Duration tolerance)
+    /**
+     * A signature in one header over a timestamp in another and the body, the timestamp within {@code tolerance} of
+     * now either way; the layout says how the timestamp, the signature and what it signs are written.
+     */
+    record TimestampHeaderHmac(
+            String secretField, String signatureHeader, String timestampHeader, Duration tolerance, Layout layout)
             implements SignatureScheme {
-        public SlackV0 {
+        enum Layout {
+            /** Slack: {@code v0=<hex>} of {@code v0:<unix seconds>:<body>}. */
+            SLACK_V0,
+            /** Zendesk: base64 of the timestamp header's text (an ISO-8601 time) followed by the body. */
+            TIMESTAMP_FIRST;
+
+            Optional<Instant> time(String text) {
+                if (this == SLACK_V0) {
+                    return epochSeconds(text);
+                }
+                try {
+                    return Optional.of(Instant.parse(text.strip()));
+                } catch (DateTimeException e) {
+                    return Optional.empty();
+                }
+            }
+
+            String timeRefusal() {
+                return this == SLACK_V0 ? "is not a time in unix seconds" : "is not an ISO-8601 time";
+            }
+
+            Optional<byte[]> signature(String text) {
+                if (this == TIMESTAMP_FIRST) {
+                    return Encoding.BASE64.decode(text);
+                }
+                String stripped = text.strip();
+                return stripped.startsWith("v0=") ? Encoding.HEX.decode(stripped.substring(3)) : Optional.empty();
+            }
+
+            String signatureRefusal() {
+                return this == SLACK_V0 ? "is not v0=<hex>" : "is not base64";
+            }
+
+            byte[] signed(String timestamp, byte[] body) {
+                return this == SLACK_V0
+                        ? concat(ascii("v0:" + timestamp.strip() + ":"), body)
+                        : concat(timestamp.getBytes(StandardCharsets.UTF_8), body);
+            }
+        }
+
+        public TimestampHeaderHmac {
             requireNonNull(secretField, "secretField");
             requireNonNull(signatureHeader, "signatureHeader");
             requireNonNull(timestampHeader, "timestampHeader");
             requireNonNull(tolerance, "tolerance");
+            requireNonNull(layout, "layout");
         }
 
         @Override
@@ -145,67 +190,19 @@ sealed interface SignatureScheme {
             if (signature.isEmpty()) {
                 return Verification.missing(signatureHeader);
             }
-            Optional<Instant> at = epochSeconds(timestamp.get());
+            Optional<Instant> at = layout.time(timestamp.get());
             if (at.isEmpty()) {
-                return Verification.malformed(timestampHeader, "is not a time in unix seconds");
+                return Verification.malformed(timestampHeader, layout.timeRefusal());
             }
-            Optional<byte[]> candidate = signature.get().strip().startsWith("v0=")
-                    ? Encoding.HEX.decode(signature.get().strip().substring(3))
-                    : Optional.empty();
+            Optional<byte[]> candidate = layout.signature(signature.get());
             if (candidate.isEmpty()) {
-                return Verification.malformed(signatureHeader, "is not v0=<hex>");
+                return Verification.malformed(signatureHeader, layout.signatureRefusal());
             }
             Optional<Verification> late = outside(at.get(), tolerance, clock, timestampHeader);
             if (late.isPresent()) {
                 return late.get();
             }
-            byte[] signed = concat(ascii("v0:" + timestamp.get().strip() + ":"), request.body());
-            return matching(
-                    secrets,
-                    List.of(candidate.get()),
-                    signatureHeader,
-                    secret -> hmacSha256(secret.getBytes(), signed));
-        }
-    }
-
-    /**
-     * Zendesk: base64 HMAC-SHA256 of the timestamp header's text followed by the body; the timestamp is an ISO-8601
-     * time.
-     */
-    record TimestampFirstHmac(String secretField, String signatureHeader, String timestampHeader, Duration tolerance)
-            implements SignatureScheme {
-        public TimestampFirstHmac {
-            requireNonNull(secretField, "secretField");
-            requireNonNull(signatureHeader, "signatureHeader");
-            requireNonNull(timestampHeader, "timestampHeader");
-            requireNonNull(tolerance, "tolerance");
-        }
-
-        @Override
-        public Verification verify(InboundRequest request, List<SigningSecret> secrets, Clock clock) {
-            Optional<String> timestamp = request.header(timestampHeader);
-            if (timestamp.isEmpty()) {
-                return Verification.missing(timestampHeader);
-            }
-            Optional<String> signature = request.header(signatureHeader);
-            if (signature.isEmpty()) {
-                return Verification.missing(signatureHeader);
-            }
-            Instant at;
-            try {
-                at = Instant.parse(timestamp.get().strip());
-            } catch (DateTimeException e) {
-                return Verification.malformed(timestampHeader, "is not an ISO-8601 time");
-            }
-            Optional<byte[]> candidate = Encoding.BASE64.decode(signature.get());
-            if (candidate.isEmpty()) {
-                return Verification.malformed(signatureHeader, "is not base64");
-            }
-            Optional<Verification> late = outside(at, tolerance, clock, timestampHeader);
-            if (late.isPresent()) {
-                return late.get();
-            }
-            byte[] signed = concat(timestamp.get().getBytes(StandardCharsets.UTF_8), request.body());
+            byte[] signed = layout.signed(timestamp.get(), request.body());
             return matching(
                     secrets,
                     List.of(candidate.get()),

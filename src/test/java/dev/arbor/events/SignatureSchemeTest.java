@@ -172,8 +172,7 @@ class SignatureSchemeTest {
         return switch (scheme) {
             case SignatureScheme.BodyHmac s -> s.header();
             case SignatureScheme.TimestampedHmac s -> s.header();
-            case SignatureScheme.SlackV0 s -> s.signatureHeader();
-            case SignatureScheme.TimestampFirstHmac s -> s.signatureHeader();
+            case SignatureScheme.TimestampHeaderHmac s -> s.signatureHeader();
             case SignatureScheme.StandardWebhooks s -> s.signatureHeader();
             case SignatureScheme.SharedToken s -> s.header();
             case SignatureScheme.TwilioSignature s -> s.header();
@@ -184,8 +183,7 @@ class SignatureSchemeTest {
     private static Optional<Duration> tolerance(SignatureScheme scheme) {
         return switch (scheme) {
             case SignatureScheme.TimestampedHmac s -> Optional.of(s.tolerance());
-            case SignatureScheme.SlackV0 s -> Optional.of(s.tolerance());
-            case SignatureScheme.TimestampFirstHmac s -> Optional.of(s.tolerance());
+            case SignatureScheme.TimestampHeaderHmac s -> Optional.of(s.tolerance());
             case SignatureScheme.StandardWebhooks s -> Optional.of(s.tolerance());
             case SignatureScheme.BodyHmac _,
                     SignatureScheme.SharedToken _,
