@@ -1,0 +1,62 @@
+package dev.arbor.events;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What verified events go to once their delivery is durably recorded: the triggers that subscribe to a connection's
+ * events. Events calls it from the durable job engine; it never sees a delivery whose signature failed.
+ */
+public interface EventSubscribers {
+    /**
+     * Matches the event against the subscriptions to its connection and starts what matches, recording each firing.
+     * The job engine may call it again for a round it had begun (after a crash): a round fires each trigger at most
+     * once.
+     *
+     * @param round 0 for the delivery itself, 1, 2, ... for each replay of it
+     */
+    void dispatch(EventEnvelope event, int round);
+
+    /** What the delivery fired, in every round, oldest first. */
+    List<Firing> firings(String deliveryId);
+
+    /**
+     * Removes the subscriptions to a connection from projects outside {@code keptProjects}: all of them when the
+     * connection is deleted (an empty set), those of the projects a narrowed share set leaves out.
+     *
+     * @return how many were removed
+     */
+    int unsubscribe(String connectionId, Set<String> keptProjects);
+
+    /** One trigger fired by one delivery in one round. */
+    record Firing(
+            String triggerId,
+            int round,
+            Status status,
+            Optional<String> runId,
+            Optional<String> error,
+            Instant firedAt) {
+        public Firing {
+            requireNonNull(triggerId, "triggerId");
+            requireNonNull(status, "status");
+            requireNonNull(runId, "runId");
+            requireNonNull(error, "error");
+            requireNonNull(firedAt, "firedAt");
+        }
+
+        public enum Status {
+            /** Held in its debounce window, or its target's delivery is being retried. */
+            WAITING,
+            /** Its run started, or its target answered. */
+            DONE,
+            /** Debounced into a later event of the same correlation value, which started the one run. */
+            MERGED,
+            /** Its target refused it or could not be reached, after every retry. */
+            FAILED
+        }
+    }
+}
