@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
+import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
@@ -106,7 +107,8 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
-            new Events(database, secrets, access, () -> publicUrl(config), clock).addRoutes(routes);
+            new Events(new EventConnections(database, secrets), access, () -> publicUrl(config), clock)
+                    .addRoutes(routes);
             studio.start();
             pipelines.start();
             connectors.start();

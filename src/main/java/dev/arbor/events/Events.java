@@ -1,14 +1,12 @@
 package dev.arbor.events;
 
 import dev.arbor.access.Access;
-import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.List;
@@ -24,13 +22,13 @@ public final class Events {
     private static final QueryParam PROVIDER = new QueryParam(
             "provider", Schema.string(), "Only this provider's descriptor (a `provider` of the catalog).");
 
-    private final EventCatalog catalog = EventCatalog.load();
+    private final EventCatalog catalog;
     private final SharedConnectionRoutes sharedConnections;
 
     /** @param publicUrl the address providers reach this server at, without a trailing slash */
-    public Events(Database database, SecretBox secrets, Access access, Supplier<String> publicUrl, Clock clock) {
-        this.sharedConnections = new SharedConnectionRoutes(
-                catalog, new SharedConnectionStore(database, secrets), access, publicUrl, clock);
+    public Events(EventConnections connections, Access access, Supplier<String> publicUrl, Clock clock) {
+        this.catalog = connections.catalog();
+        this.sharedConnections = new SharedConnectionRoutes(catalog, connections.store(), access, publicUrl, clock);
     }
 
     public void addRoutes(Routes routes) {

@@ -30,6 +30,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import io.javalin.http.Context;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -409,10 +410,9 @@ final class SharedConnectionRoutes {
 
     /** A new signing secret of 256 random bits, written as the scheme reads it. */
     private static String generate(SignatureScheme scheme) {
-        byte[] secret = Ids.randomBytes(32);
         return scheme instanceof SignatureScheme.StandardWebhooks
-                ? "whsec_" + Base64.getEncoder().encodeToString(secret)
-                : Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+                ? StandardWebhookSignature.newSecret()
+                : Base64.getUrlEncoder().withoutPadding().encodeToString(Ids.randomBytes(32));
     }
 
     private static boolean isWebUrl(String text) {

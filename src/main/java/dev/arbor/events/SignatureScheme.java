@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -219,8 +220,6 @@ sealed interface SignatureScheme {
     record StandardWebhooks(
             String secretField, String idHeader, String timestampHeader, String signatureHeader, Duration tolerance)
             implements SignatureScheme {
-        private static final String SECRET_PREFIX = "whsec_";
-
         public StandardWebhooks {
             requireNonNull(secretField, "secretField");
             requireNonNull(idHeader, "idHeader");
@@ -242,13 +241,8 @@ sealed interface SignatureScheme {
             if (at.isEmpty()) {
                 return Verification.malformed(timestampHeader, "is not a time in unix seconds");
             }
-            var candidates = new ArrayList<byte[]>();
-            for (String entry :
-                    request.header(signatureHeader).orElseThrow().strip().split(" ")) {
-                if (entry.startsWith("v1,")) {
-                    Encoding.BASE64.decode(entry.substring(3)).ifPresent(candidates::add);
-                }
-            }
+            List<byte[]> candidates = StandardWebhookSignature.candidates(
+                    request.header(signatureHeader).orElseThrow());
             if (candidates.isEmpty()) {
                 return Verification.malformed(signatureHeader, "has no v1 signature");
             }
@@ -256,17 +250,14 @@ sealed interface SignatureScheme {
             if (late.isPresent()) {
                 return late.get();
             }
-            byte[] signed = concat(ascii(id + "." + timestamp + "."), request.body());
-            return matching(secrets, candidates, signatureHeader, secret -> {
-                String text = secret.value().startsWith(SECRET_PREFIX)
-                        ? secret.value().substring(SECRET_PREFIX.length())
-                        : secret.value();
-                // a secret that is not base64 signs nothing: no delivery can match it
-                return Encoding.BASE64
-                        .decode(text)
-                        .map(key -> hmacSha256(key, signed))
-                        .orElse(new byte[0]);
-            });
+            return matching(
+                    secrets,
+                    candidates,
+                    signatureHeader,
+                    secret -> StandardWebhookSignature.key(secret.value())
+                            .map(key -> StandardWebhookSignature.signature(key, id, timestamp, request.body()))
+                            // a secret that is not base64 signs nothing: no delivery can match it
+                            .orElse(new byte[0]));
         }
     }
 

@@ -1,0 +1,68 @@
+package dev.arbor.events;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.secrets.SecretBox;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The provider catalog and the shared connections, built before the features that subscribe to connections' events
+ * (the triggers) so that {@link Events} can be handed those subscribers: other features see a connection only as a
+ * {@link Subscribable}, without its credentials.
+ */
+public final class EventConnections {
+    private final EventCatalog catalog = EventCatalog.load();
+    private final SharedConnectionStore store;
+
+    public EventConnections(Database database, SecretBox secrets) {
+        this.store =
+                new SharedConnectionStore(requireNonNull(database, "database"), requireNonNull(secrets, "secrets"));
+    }
+
+    /** The connection as its subscribers need it; empty when there is no such connection. */
+    public Optional<Subscribable> find(String connectionId) {
+        return store.find(connectionId)
+                .map(connection -> new Subscribable(
+                        connection.id(),
+                        connection.name(),
+                        connection.provider(),
+                        connection.global(),
+                        connection.projects(),
+                        catalog.find(connection.provider()).orElseThrow().eventTypes().stream()
+                                .map(ProviderDescriptor.EventType::type)
+                                .toList()));
+    }
+
+    EventCatalog catalog() {
+        return catalog;
+    }
+
+    SharedConnectionStore store() {
+        return store;
+    }
+
+    /**
+     * A shared connection without its credentials.
+     *
+     * @param global shared with every project
+     * @param projects the share set when not global
+     * @param eventTypes the event types its provider's descriptor lists, the vocabulary subscriptions choose from
+     */
+    public record Subscribable(
+            String id, String name, String provider, boolean global, List<String> projects, List<String> eventTypes) {
+        public Subscribable {
+            requireNonNull(id, "id");
+            requireNonNull(name, "name");
+            requireNonNull(provider, "provider");
+            projects = List.copyOf(projects);
+            eventTypes = List.copyOf(eventTypes);
+        }
+
+        /** Whether a project may use the connection. */
+        public boolean usableBy(String projectId) {
+            return global || projects.contains(projectId);
+        }
+    }
+}
