@@ -1,11 +1,11 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arbor.Application;
+import dev.arbor.Config;
 import dev.arbor.models.Engine;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.models.Scoring;
-import dev.arbor.platform.config.Config;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.URI;

@@ -11,11 +11,13 @@ import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.ModelSettings;
 import dev.arbor.models.Models;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.config.StorageSettings;
+import dev.arbor.platform.config.Version;
 import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.EventStreams;
@@ -50,11 +52,12 @@ public final class Application implements AutoCloseable {
     private final HttpServer server;
 
     private Application(Config config, Consumer<Routes> extraRoutes, Clock clock) {
-        HttpServer.checkCanListen(config);
-        OwnerOnly.folder(config.dataDir());
-        this.folderLock = DataFolderLock.forSqlite(config, "serve");
+        HttpServer.checkCanListen(config.http());
+        StorageSettings storage = config.storage();
+        OwnerOnly.folder(storage.dataDir());
+        this.folderLock = DataFolderLock.forSqlite(storage, "serve");
         try {
-            this.database = Database.open(config);
+            this.database = Database.open(storage);
         } catch (RuntimeException e) {
             folderLock.ifPresent(DataFolderLock::close);
             throw e;
@@ -64,43 +67,36 @@ public final class Application implements AutoCloseable {
             var meters = metrics.registry();
             database.recordMetrics(meters);
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
-            var secrets = SecretBox.fromConfig(config);
+            var secrets = SecretBox.forStorage(storage);
             var access = new Access(database, clock, config.adminToken());
 
-            var models = new Models(config.testModels(), database, secrets, clock);
+            ModelSettings modelSettings = config.models();
+            var models = new Models(modelSettings.testModels(), database, secrets, clock);
             ModelRuntime.Settings defaults = ModelRuntime.Settings.DEFAULT;
             this.runtime = new ModelRuntime(
                     models,
-                    config.dataDir(),
-                    defaults.with(config.autoLoad(), config.modelLoadTimeout(), config.modelTimeout())
+                    storage.dataDir(),
+                    defaults.with(modelSettings.autoLoad(), modelSettings.loadTimeout(), modelSettings.timeout())
                             .withEjection(
-                                    config.modelIdle(),
-                                    config.modelMemoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
+                                    modelSettings.idle(),
+                                    modelSettings.memoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
                     meters);
             this.studio = new Studio(
-                    database, clock, models, runtime, config.dataDir(), secrets.derive("studio-hmac"), meters);
+                    database, clock, models, runtime, storage.dataDir(), secrets.derive("studio-hmac"), meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
             var outbound = new OutboundPolicy(config.outboundAllow());
             var outboundClient = new OutboundClient(outbound);
-            this.downloads =
-                    new Downloads(models, outboundClient, config.dataDir(), config.modelHubUrl(), config.downloads());
+            this.downloads = new Downloads(
+                    models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
-            this.connectors = new Connectors(
-                    database,
-                    secrets,
-                    access,
-                    outbound,
-                    outboundClient,
-                    config.mcpTimeout(),
-                    config.oauthReturnHosts(),
-                    config.mcpStdioCommands(),
-                    clock);
+            this.connectors =
+                    new Connectors(database, secrets, access, outbound, outboundClient, config.connectors(), clock);
             connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
@@ -115,12 +111,12 @@ public final class Application implements AutoCloseable {
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(
-                    config,
+                    config.http(),
                     routes,
                     List.of(access.authenticator()),
                     new Idempotency(database, secrets, clock),
                     new HttpMetrics(metrics),
-                    Arbor.version());
+                    Version.current());
         } catch (RuntimeException e) {
             database.close();
             metrics.close();
@@ -132,7 +128,9 @@ public final class Application implements AutoCloseable {
     /** Where providers reach this server: {@code ARBOR_PUBLIC_URL}, else the address it listens on. */
     private String publicUrl(Config config) {
         return config.publicUrl().orElseGet(() -> {
-            String host = Set.of("0.0.0.0", "::", "").contains(config.host()) ? "localhost" : config.host();
+            String host = Set.of("0.0.0.0", "::", "").contains(config.http().host())
+                    ? "localhost"
+                    : config.http().host();
             return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
         });
     }

@@ -1,9 +1,10 @@
 package dev.arbor;
 
 import dev.arbor.access.Access;
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.config.StorageSettings;
+import dev.arbor.platform.config.Version;
 import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import java.io.IOException;
@@ -69,7 +70,7 @@ public final class Arbor {
             case "backup" -> backup(rest);
             case "restore" -> restore(rest);
             case "migrate" -> migrate(rest);
-            case "version", "--version" -> System.out.println("arbor " + version());
+            case "version", "--version" -> System.out.println("arbor " + Version.current());
             case "help", "--help", "-h" -> System.out.print(USAGE);
             default -> {
                 System.err.println("arbor: unknown command '" + command + "'\n");
@@ -96,7 +97,7 @@ public final class Arbor {
             flags.remove(at);
         }
         try {
-            Config config = Config.load(System.getenv(), flags);
+            StorageSettings config = Config.load(System.getenv(), flags).storage();
             OwnerOnly.folder(config.dataDir());
             try (Database database = Database.open(config)) {
                 String secret = Access.createAdminToken(database, Clock.systemUTC(), name);
@@ -115,7 +116,8 @@ public final class Arbor {
         }
         Path target = Path.of(arguments.getFirst());
         try {
-            Config config = Config.load(System.getenv(), arguments.subList(1, arguments.size()));
+            StorageSettings config = Config.load(System.getenv(), arguments.subList(1, arguments.size()))
+                    .storage();
             if (config.databaseUrl().isPresent()) {
                 fail("the database is PostgreSQL: back it up with pg_dump (and keep ARBOR_SECRET_KEY with it)");
                 return;
@@ -152,7 +154,8 @@ public final class Arbor {
         }
         Path source = Path.of(arguments.getFirst());
         try {
-            Config config = Config.load(System.getenv(), arguments.subList(1, arguments.size()));
+            StorageSettings config = Config.load(System.getenv(), arguments.subList(1, arguments.size()))
+                    .storage();
             System.err.println("arbor: " + new Restore(config, Clock.systemUTC()).from(source));
         } catch (ConfigException e) {
             fail(e.getMessage());
@@ -166,7 +169,7 @@ public final class Arbor {
 
     private static void migrate(List<String> flags) {
         try {
-            Config config = Config.load(System.getenv(), flags);
+            StorageSettings config = Config.load(System.getenv(), flags).storage();
             OwnerOnly.folder(config.dataDir());
             // a server of another release must not find its schema changed under it
             Optional<DataFolderLock> lock = DataFolderLock.forSqlite(config, "migrate");
@@ -174,7 +177,7 @@ public final class Arbor {
                 System.out.println(
                         database.readOnly()
                                 ? "the schema is newer than this release: left as it is"
-                                : "the schema is up to date for arbor " + version());
+                                : "the schema is up to date for arbor " + Version.current());
             } finally {
                 lock.ifPresent(DataFolderLock::close);
             }
@@ -186,11 +189,6 @@ public final class Arbor {
     private static void fail(String message) {
         System.err.println("arbor: " + message);
         System.exit(2);
-    }
-
-    static String version() {
-        String version = Arbor.class.getPackage().getImplementationVersion();
-        return version == null ? "dev" : version;
     }
 
     private static void serve(List<String> flags) {
@@ -226,10 +224,10 @@ public final class Arbor {
                         "arbor-shutdown"));
         LOG.info(
                 "Arbor {} serving on http://{}:{} (data: {}, database: {})",
-                version(),
-                config.host(),
+                Version.current(),
+                config.http().host(),
                 application.port(),
-                config.dataDir(),
-                config.databaseUrl().isPresent() ? "postgresql" : "sqlite");
+                config.storage().dataDir(),
+                config.storage().sqlite() ? "sqlite" : "postgresql");
     }
 }

@@ -2,9 +2,9 @@ package dev.arbor;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.secrets.SecretBox;
@@ -40,10 +40,10 @@ final class Restore {
     private static final DateTimeFormatter STAMP =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
-    private final Config config;
+    private final StorageSettings config;
     private final Clock clock;
 
-    Restore(Config config, Clock clock) {
+    Restore(StorageSettings config, Clock clock) {
         this.config = requireNonNull(config, "config");
         this.clock = requireNonNull(clock, "clock");
     }

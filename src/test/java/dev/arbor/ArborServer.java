@@ -1,6 +1,5 @@
 package dev.arbor;
 
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;

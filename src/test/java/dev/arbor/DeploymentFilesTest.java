@@ -2,7 +2,6 @@ package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.arbor.platform.config.Config;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
@@ -113,9 +112,12 @@ class DeploymentFilesTest {
 
         var config = Config.load(env, List.of());
 
-        assertThat(config.databaseUrl()).as("replicas share PostgreSQL").isPresent();
+        assertThat(config.storage().databaseUrl())
+                .as("replicas share PostgreSQL")
+                .isPresent();
         assertThat(container().getVolumeMounts())
-                .anySatisfy(mount -> assertThat(Path.of(mount.getMountPath())).isEqualTo(config.dataDir()))
+                .anySatisfy(mount -> assertThat(Path.of(mount.getMountPath()))
+                        .isEqualTo(config.storage().dataDir()))
                 .anySatisfy(mount -> assertThat(mount.getMountPath()).isEqualTo("/tmp"));
     }
 
@@ -201,8 +203,9 @@ class DeploymentFilesTest {
         assertThat(env).containsEntry("ARBOR_PORT", port).containsKeys("ARBOR_HOST", "ARBOR_DATA");
         assertThat(variablesTheServerReads()).containsAll(env.keySet());
         var config = Config.load(env, List.of());
-        assertThat(config.host()).isEqualTo("0.0.0.0");
-        assertThat(dockerfile("(?m)^VOLUME (.*)$")).contains("\"" + config.dataDir() + "\"", "\"/tmp\"");
+        assertThat(config.http().host()).isEqualTo("0.0.0.0");
+        assertThat(dockerfile("(?m)^VOLUME (.*)$"))
+                .contains("\"" + config.storage().dataDir() + "\"", "\"/tmp\"");
         assertThat(Integer.parseInt(dockerfile("(?m)^USER (\\d+):"))).isPositive();
         try (var server = ArborServer.start(Map.of())) {
             assertThat(server.http().get(path).status()).as(path).isEqualTo(200);
@@ -222,8 +225,7 @@ class DeploymentFilesTest {
 
     /** The names the configuration reads: the quoted variable names in {@code Config}'s source. */
     private static Set<String> variablesTheServerReads() throws Exception {
-        String source = Files.readString(
-                Path.of("src/main/java/dev/arbor/platform/config/Config.java"), StandardCharsets.UTF_8);
+        String source = Files.readString(Path.of("src/main/java/dev/arbor/Config.java"), StandardCharsets.UTF_8);
         var names = new HashSet<String>();
         Matcher quoted = Pattern.compile("\"((?:ARBOR|STUDIO)_[A-Z_]+)\"").matcher(source);
         while (quoted.find()) {

@@ -53,10 +53,10 @@ public final class Connectors implements AutoCloseable {
             Access access,
             OutboundPolicy policy,
             OutboundClient outbound,
-            Duration upstreamTimeout,
-            List<String> oauthReturnHosts,
-            List<String> stdioCommands,
+            ConnectorSettings settings,
             Clock clock) {
+        Duration upstreamTimeout = settings.mcpTimeout();
+        List<String> stdioCommands = settings.stdioCommands();
         this.registry = new ConnectorRegistry(database, clock);
         this.gatewayStore = new GatewayStore(database, secrets, clock);
         var toolStore = new ToolStore(database, clock);
@@ -67,7 +67,7 @@ public final class Connectors implements AutoCloseable {
         this.gateways = new GatewayRoutes(
                 registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access, policy, stdioCommands, clock);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
-        this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, oauthReturnHosts, clock);
+        this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, settings.oauthReturnHosts(), clock);
         this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
         this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream, new ConnectorChanges(database));
     }

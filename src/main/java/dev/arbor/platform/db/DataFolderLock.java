@@ -2,9 +2,9 @@ package dev.arbor.platform.db;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.config.StorageSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -77,7 +77,7 @@ public final class DataFolderLock implements AutoCloseable {
      * On SQLite, the lock of the configured data folder, taken as {@link #take} does; on PostgreSQL none, as servers
      * there may share a folder (the files' bytes and downloaded models in it).
      */
-    public static Optional<DataFolderLock> forSqlite(Config config, String purpose) {
+    public static Optional<DataFolderLock> forSqlite(StorageSettings config, String purpose) {
         requireNonNull(config, "config");
         return config.databaseUrl().isPresent() ? Optional.empty() : Optional.of(take(config.dataDir(), purpose));
     }

@@ -5,9 +5,9 @@ import static java.util.Objects.requireNonNull;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory;
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
+import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -95,7 +95,7 @@ public final class Database implements AutoCloseable {
         this.reader = readerPool == writerPool ? writer : Jdbi.create(readerPool);
     }
 
-    public static Database open(Config config) {
+    public static Database open(StorageSettings config) {
         requireNonNull(config, "config");
         return config.databaseUrl().isPresent()
                 ? openPostgres(config.databaseUrl().get())

@@ -2,7 +2,6 @@ package dev.arbor.platform.http;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.metrics.HttpMetrics;
@@ -46,7 +45,7 @@ public final class HttpServer {
     /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
     private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
 
-    private final Config config;
+    private final HttpSettings config;
     private final List<Route> routes;
     private final List<OwnLimit> ownLimits;
     /**
@@ -75,7 +74,7 @@ public final class HttpServer {
      *     (admin authentication)
      */
     public HttpServer(
-            Config config,
+            HttpSettings config,
             Routes routes,
             List<Handler> guards,
             Idempotency idempotency,
@@ -202,7 +201,7 @@ public final class HttpServer {
      * Fails now when the configured address cannot be listened on (a port in use, an address not of this machine),
      * so that the server stops before it opens its database or starts anything that would keep it running.
      */
-    public static void checkCanListen(Config config) {
+    public static void checkCanListen(HttpSettings config) {
         if (config.port() == 0) {
             return;
         }
@@ -213,7 +212,7 @@ public final class HttpServer {
         }
     }
 
-    private static ConfigException cannotListen(Config config, Exception e) {
+    private static ConfigException cannotListen(HttpSettings config, Exception e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

@@ -2,8 +2,8 @@ package dev.arbor.platform.secrets;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.config.Config;
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.ids.Ids;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +52,7 @@ public final class SecretBox {
     }
 
     /** The key from {@code ARBOR_SECRET_KEY}, or from the data folder's key file, made on first start. */
-    public static SecretBox fromConfig(Config config) {
+    public static SecretBox forStorage(StorageSettings config) {
         if (config.secretKey().isPresent()) {
             try {
                 return new SecretBox(

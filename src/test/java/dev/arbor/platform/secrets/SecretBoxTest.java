@@ -3,8 +3,9 @@ package dev.arbor.platform.secrets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.arbor.platform.config.Config;
+import dev.arbor.Config;
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.StorageSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -18,15 +19,15 @@ class SecretBoxTest {
     @TempDir
     Path data;
 
-    private Config config(Map<String, String> env) {
+    private StorageSettings config(Map<String, String> env) {
         var all = new java.util.HashMap<>(env);
         all.put("ARBOR_DATA", data.toString());
-        return Config.load(all, List.of());
+        return Config.load(all, List.of()).storage();
     }
 
     @Test
     void sealedSecretsOpenOnlyInTheirContext() {
-        SecretBox box = SecretBox.fromConfig(config(Map.of()));
+        SecretBox box = SecretBox.forStorage(config(Map.of()));
         String sealed = box.seal("hunter2", "gateway:gw_1:credentials");
 
         assertThat(sealed).startsWith("v1.").doesNotContain("hunter2");
@@ -39,7 +40,7 @@ class SecretBoxTest {
 
     @Test
     void tamperedOrForeignValuesAreRefused() {
-        SecretBox box = SecretBox.fromConfig(config(Map.of()));
+        SecretBox box = SecretBox.forStorage(config(Map.of()));
         String sealed = box.seal("value", "c");
         char last = sealed.charAt(sealed.length() - 1);
         String tampered = sealed.substring(0, sealed.length() - 1) + (last == 'A' ? 'B' : 'A');
@@ -54,20 +55,20 @@ class SecretBoxTest {
 
     @Test
     void theGeneratedKeyFileIsPrivateAndReused() throws Exception {
-        String sealed = SecretBox.fromConfig(config(Map.of())).seal("kept", "c");
+        String sealed = SecretBox.forStorage(config(Map.of())).seal("kept", "c");
         Path keyFile = data.resolve("secret.key");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(keyFile)))
                 .isEqualTo("rw-------");
-        assertThat(SecretBox.fromConfig(config(Map.of())).open(sealed, "c")).isEqualTo("kept");
+        assertThat(SecretBox.forStorage(config(Map.of())).open(sealed, "c")).isEqualTo("kept");
     }
 
     @Test
     void theKeyMayComeFromTheEnvironment() {
         String key = Base64.getEncoder().encodeToString(new byte[32]);
-        SecretBox box = SecretBox.fromConfig(config(Map.of("ARBOR_SECRET_KEY", key)));
+        SecretBox box = SecretBox.forStorage(config(Map.of("ARBOR_SECRET_KEY", key)));
         assertThat(new SecretBox(new byte[32]).open(box.seal("x", "c"), "c")).isEqualTo("x");
         assertThat(Files.exists(data.resolve("secret.key"))).isFalse();
-        assertThatThrownBy(() -> SecretBox.fromConfig(config(Map.of("ARBOR_SECRET_KEY", "short"))))
+        assertThatThrownBy(() -> SecretBox.forStorage(config(Map.of("ARBOR_SECRET_KEY", "short"))))
                 .isInstanceOf(ConfigException.class);
     }
 }

@@ -1,8 +1,9 @@
-package dev.arbor.platform.config;
+package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.arbor.platform.config.ConfigException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +14,11 @@ class ConfigTest {
     @Test
     void defaultsAreLoopbackPort8420AndDataBesideTheCaller() {
         Config config = Config.load(Map.of(), List.of());
-        assertThat(config.host()).isEqualTo("127.0.0.1");
-        assertThat(config.port()).isEqualTo(8420);
-        assertThat(config.dataDir()).isEqualTo(Path.of("data").toAbsolutePath());
-        assertThat(config.databaseUrl()).isEmpty();
-        assertThat(config.studioApiKey()).isEmpty();
+        assertThat(config.http().host()).isEqualTo("127.0.0.1");
+        assertThat(config.http().port()).isEqualTo(8420);
+        assertThat(config.storage().dataDir()).isEqualTo(Path.of("data").toAbsolutePath());
+        assertThat(config.storage().databaseUrl()).isEmpty();
+        assertThat(config.http().studioApiKey()).isEmpty();
     }
 
     @Test
@@ -25,16 +26,16 @@ class ConfigTest {
         Config config = Config.load(
                 Map.of("ARBOR_HOST", "0.0.0.0", "ARBOR_PORT", "9000", "ARBOR_DATA", "/srv/a"),
                 List.of("--port", "9100", "--data=/srv/b"));
-        assertThat(config.host()).isEqualTo("0.0.0.0");
-        assertThat(config.port()).isEqualTo(9100);
-        assertThat(config.dataDir()).isEqualTo(Path.of("/srv/b"));
+        assertThat(config.http().host()).isEqualTo("0.0.0.0");
+        assertThat(config.http().port()).isEqualTo(9100);
+        assertThat(config.storage().dataDir()).isEqualTo(Path.of("/srv/b"));
     }
 
     @Test
     void listsAreCommaSeparatedAndTrimmed() {
         Config config =
                 Config.load(Map.of("STUDIO_CORS_ORIGINS", " https://a.example , https://b.example,,"), List.of());
-        assertThat(config.corsOrigins()).containsExactly("https://a.example", "https://b.example");
+        assertThat(config.http().corsOrigins()).containsExactly("https://a.example", "https://b.example");
     }
 
     @Test
@@ -79,10 +80,10 @@ class ConfigTest {
     @Test
     void modelSettingsHaveDefaultsAndTakeTheirVariables() {
         Config defaults = Config.load(Map.of(), List.of());
-        assertThat(defaults.modelIdle()).hasMinutes(30);
-        assertThat(defaults.modelMemoryMb()).isEmpty();
-        assertThat(defaults.modelHubUrl()).isEqualTo("https://huggingface.co");
-        assertThat(defaults.downloads()).isTrue();
+        assertThat(defaults.models().idle()).hasMinutes(30);
+        assertThat(defaults.models().memoryMb()).isEmpty();
+        assertThat(defaults.models().hubUrl()).isEqualTo("https://huggingface.co");
+        assertThat(defaults.models().downloads()).isTrue();
         Config set = Config.load(
                 Map.of(
                         "ARBOR_MODEL_IDLE_SECONDS",
@@ -94,19 +95,19 @@ class ConfigTest {
                         "ARBOR_NO_DOWNLOADS",
                         "1"),
                 List.of());
-        assertThat(set.modelIdle()).isZero();
-        assertThat(set.modelMemoryMb()).contains(2048L);
-        assertThat(set.modelHubUrl()).isEqualTo("http://hub.local:8080");
-        assertThat(set.downloads()).isFalse();
+        assertThat(set.models().idle()).isZero();
+        assertThat(set.models().memoryMb()).contains(2048L);
+        assertThat(set.models().hubUrl()).isEqualTo("http://hub.local:8080");
+        assertThat(set.models().downloads()).isFalse();
     }
 
     @Test
     void connectionLimitsHaveDefaultsAndTakeTheirVariables() {
         Config defaults = Config.load(Map.of(), List.of());
-        assertThat(defaults.headerTimeout()).hasSeconds(20);
-        assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(256);
-        assertThat(defaults.largeBodyPermits()).isEmpty();
-        assertThat(defaults.largeBodyWait()).hasSeconds(30);
+        assertThat(defaults.http().headerTimeout()).hasSeconds(20);
+        assertThat(defaults.http().maxConnectionsPerAddress()).isEqualTo(256);
+        assertThat(defaults.http().largeBodyPermits()).isEmpty();
+        assertThat(defaults.http().largeBodyWait()).hasSeconds(30);
         Config set = Config.load(
                 Map.of(
                         "ARBOR_HEADER_TIMEOUT_SECONDS",
@@ -118,10 +119,10 @@ class ConfigTest {
                         "ARBOR_LARGE_BODY_WAIT_SECONDS",
                         "3"),
                 List.of());
-        assertThat(set.headerTimeout()).hasSeconds(5);
-        assertThat(set.maxConnectionsPerAddress()).isEqualTo(8);
-        assertThat(set.largeBodyPermits()).contains(2);
-        assertThat(set.largeBodyWait()).hasSeconds(3);
+        assertThat(set.http().headerTimeout()).hasSeconds(5);
+        assertThat(set.http().maxConnectionsPerAddress()).isEqualTo(8);
+        assertThat(set.http().largeBodyPermits()).contains(2);
+        assertThat(set.http().largeBodyWait()).hasSeconds(3);
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "0"), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ARBOR_MAX_CONNECTIONS_PER_ADDRESS");

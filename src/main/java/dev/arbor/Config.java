@@ -1,0 +1,133 @@
+package dev.arbor;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.connectors.ConnectorSettings;
+import dev.arbor.models.ModelSettings;
+import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.Environment;
+import dev.arbor.platform.config.StorageSettings;
+import dev.arbor.platform.http.HttpSettings;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything the server reads from its environment, read once at start and in this one place, as the settings of
+ * each part. Flags on {@code serve} win over the {@code ARBOR_*} variables they mirror.
+ *
+ * @param adminToken a bootstrap admin token for the admin API
+ * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private
+ * @param publicUrl the address providers reach this server at, without a trailing slash: webhook URLs start with it
+ *     ({@code ARBOR_PUBLIC_URL}; by default the server's own address)
+ */
+public record Config(
+        HttpSettings http,
+        StorageSettings storage,
+        Optional<String> adminToken,
+        List<String> outboundAllow,
+        ModelSettings models,
+        ConnectorSettings connectors,
+        Optional<String> publicUrl) {
+    static final String DEFAULT_HOST = "127.0.0.1";
+    static final int DEFAULT_PORT = 8420;
+    static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+
+    public Config {
+        requireNonNull(http, "http");
+        requireNonNull(storage, "storage");
+        requireNonNull(adminToken, "adminToken");
+        outboundAllow = List.copyOf(outboundAllow);
+        requireNonNull(models, "models");
+        requireNonNull(connectors, "connectors");
+        requireNonNull(publicUrl, "publicUrl");
+    }
+
+    /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
+    public static Config load(Map<String, String> variables, List<String> flags) {
+        var env = new Environment(withFlags(variables, flags));
+        var http = new HttpSettings(
+                env.text("ARBOR_HOST").orElse(DEFAULT_HOST),
+                env.text("ARBOR_PORT").map(Config::port).orElse(DEFAULT_PORT),
+                env.text("STUDIO_API_KEY"),
+                env.list("STUDIO_CORS_ORIGINS", List.of()),
+                env.list("ARBOR_TRUSTED_PROXIES", List.of()),
+                env.text("ARBOR_MAX_BODY_BYTES").map(Config::bytes).orElse(DEFAULT_MAX_BODY_BYTES),
+                env.text("ARBOR_LOG_LEVEL").orElse("INFO"),
+                env.seconds("ARBOR_HEADER_TIMEOUT_SECONDS", 20),
+                env.count("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "connections").orElse(256),
+                env.count("ARBOR_LARGE_BODY_PERMITS", "requests"),
+                env.seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", 30));
+        var storage = new StorageSettings(
+                Path.of(env.text("ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
+                env.text("ARBOR_DATABASE_URL"),
+                env.text("ARBOR_SECRET_KEY"));
+        var models = new ModelSettings(
+                env.flag("ARBOR_TEST_MODELS", false),
+                env.flag("ARBOR_AUTO_LOAD", true),
+                env.seconds("ARBOR_MODEL_TIMEOUT_SECONDS", 600),
+                env.seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", 900),
+                env.webUrl("ARBOR_MODEL_HUB_URL").orElse("https://huggingface.co"),
+                !env.flag("ARBOR_NO_DOWNLOADS", false),
+                java.time.Duration.ofSeconds(
+                        env.whole("ARBOR_MODEL_IDLE_SECONDS", 0, "seconds").orElse(1800L)),
+                env.whole("ARBOR_MODEL_MEMORY_MB", 1, "megabytes"));
+        var connectors = new ConnectorSettings(
+                env.seconds("ARBOR_MCP_TIMEOUT_SECONDS", 30),
+                env.list("ARBOR_OAUTH_RETURN_HOSTS", List.of("localhost", "127.0.0.1")),
+                env.list("ARBOR_MCP_STDIO_COMMANDS", List.of()));
+        return new Config(
+                http,
+                storage,
+                env.text("ARBOR_ADMIN_TOKEN"),
+                env.list("ARBOR_OUTBOUND_ALLOW", List.of()),
+                models,
+                connectors,
+                env.webUrl("ARBOR_PUBLIC_URL"));
+    }
+
+    private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {
+        var values = new HashMap<>(variables);
+        for (int i = 0; i < flags.size(); i++) {
+            String flag = flags.get(i);
+            String name = flag.contains("=") ? flag.substring(0, flag.indexOf('=')) : flag;
+            String variable = switch (name) {
+                case "--host" -> "ARBOR_HOST";
+                case "--port" -> "ARBOR_PORT";
+                case "--data" -> "ARBOR_DATA";
+                case "--database-url" -> "ARBOR_DATABASE_URL";
+                default ->
+                    throw new ConfigException(
+                            "unknown option " + name + " (known: --host, --port, --data, --database-url)");
+            };
+            String value;
+            if (flag.contains("=")) {
+                value = flag.substring(flag.indexOf('=') + 1);
+            } else if (i + 1 < flags.size()) {
+                value = flags.get(++i);
+            } else {
+                throw new ConfigException(name + " needs a value");
+            }
+            values.put(variable, value);
+        }
+        return values;
+    }
+
+    private static int port(String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("the port must be a number, not '" + value + "'");
+        }
+    }
+
+    private static long bytes(String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new ConfigException("ARBOR_MAX_BODY_BYTES must be a number of bytes, not '" + value + "'");
+        }
+    }
+}
