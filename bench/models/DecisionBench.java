@@ -6,6 +6,7 @@ import dev.arbor.models.Engine;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.models.Scoring;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.URI;
@@ -61,7 +62,9 @@ public class DecisionBench {
                 var runtime = new ModelRuntime(
                         new Models(true),
                         Files.createTempDirectory("arbor-bench-rt-"),
-                        ModelRuntime.Settings.DEFAULT)) {
+                        ModelRuntime.Settings.DEFAULT,
+                        new SimpleMeterRegistry())) {
+            runtime.start();
             URI decisions = URI.create("http://127.0.0.1:" + app.port() + "/v1/studio/decisions");
             System.out.println("| model | callers | in-process /s | in-process p50 | worker /s | worker p50 | none /s"
                     + " | none p50 | none p99 | full /s | full p50 | full p99 | pipeline p50 | pipeline p99"

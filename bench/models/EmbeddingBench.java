@@ -6,6 +6,7 @@ import ai.onnxruntime.OrtSession;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.models.Scoring;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,9 @@ public class EmbeddingBench {
         int warmSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         Raw raw = new Raw();
         Path data = Files.createTempDirectory("arbor-bench-");
-        try (var runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT)) {
+        try (var runtime =
+                new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry())) {
+            runtime.start();
             System.out.println("| options | callers | raw decisions/s | raw p50 ms | raw p99 ms | arbor decisions/s"
                     + " | arbor p50 ms | arbor p99 ms | worker overhead (p50, share of raw p50)"
                     + " | arbor/raw decisions/s |");

@@ -81,6 +81,7 @@ public final class Application implements AutoCloseable {
                                     modelSettings.idle(),
                                     modelSettings.memoryMb().map(mb -> mb << 20).orElse(defaults.memoryBudget())),
                     meters);
+            runtime.start();
             this.studio = new Studio(
                     database, clock, models, runtime, storage.dataDir(), secrets.derive("studio-hmac"), meters);
 
@@ -110,11 +111,13 @@ public final class Application implements AutoCloseable {
             connectors.start();
             extraRoutes.accept(routes);
 
+            var idempotency = new Idempotency(database, secrets, clock);
+            idempotency.start();
             this.server = new HttpServer(
                     config.http(),
                     routes,
                     List.of(access.authenticator()),
-                    new Idempotency(database, secrets, clock),
+                    idempotency,
                     new HttpMetrics(metrics),
                     Version.current());
         } catch (RuntimeException e) {

@@ -109,6 +109,10 @@ public final class ModelRuntime implements AutoCloseable {
                         Duration.ofSeconds(60),
                         Duration.ofMinutes(5))
                 .withRegistry(meters);
+    }
+
+    /** Starts the timers that end late answers and eject idle models and models over the memory budget. */
+    public void start() {
         deadlines.scheduleWithFixedDelay(
                 this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
         long every = settings.idleEject().isZero()

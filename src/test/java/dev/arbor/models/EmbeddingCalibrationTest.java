@@ -66,6 +66,7 @@ class EmbeddingCalibrationTest {
         var scored = new ArrayList<Scored>();
         try (var runtime =
                 new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry())) {
+            runtime.start();
             for (JsonNode example : examples()) {
                 Scoring.Question question =
                         QUESTIONS.get(example.path("question").asText());

@@ -21,6 +21,7 @@ class EmbeddingEngineTest {
     @BeforeAll
     static void start() {
         runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry());
+        runtime.start();
     }
 
     @AfterAll

@@ -48,6 +48,7 @@ class ModelRuntimeTest {
 
     private ModelRuntime runtime(ModelRuntime.Settings settings) {
         runtime = new ModelRuntime(models, data, settings, new SimpleMeterRegistry());
+        runtime.start();
         return runtime;
     }
 

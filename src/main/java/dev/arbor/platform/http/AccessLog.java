@@ -37,6 +37,10 @@ final class AccessLog implements AutoCloseable {
         this.enabled = enabled;
         this.out = out;
         this.writer = Thread.ofPlatform().daemon().name("arbor-access-log").unstarted(this::drain);
+    }
+
+    /** Starts the thread that writes the lines, when lines are written at all. */
+    void start() {
         if (enabled) {
             writer.start();
         }

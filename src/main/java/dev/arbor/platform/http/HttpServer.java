@@ -188,6 +188,7 @@ public final class HttpServer {
                                 "The server failed unexpectedly; the request id identifies it in the server log."));
             });
         });
+        accessLog.start();
         try {
             app.start(config.host(), config.port());
         } catch (JavalinException e) {

@@ -69,6 +69,13 @@ public final class Idempotency {
         this.secrets = requireNonNull(secrets, "secrets");
         this.clock = requireNonNull(clock, "clock");
         this.purgedAt = new AtomicLong(clock.millis());
+    }
+
+    /**
+     * Forgets the keys past their time and, on a single node, the requests that were in progress when the server
+     * stopped (nothing will finish them; their callers may retry).
+     */
+    public void start() {
         if (database.readOnly()) {
             return;
         }

@@ -12,6 +12,7 @@ class AccessLogTest {
     void writesOneLogfmtLinePerRequest() {
         var out = new ByteArrayOutputStream();
         try (var log = new AccessLog(true, out)) {
+            log.start();
             log.request("GET", "/projects/prj_1", 404, 1_234_567, "req_abc");
             log.request("POST", "/odd path\"", 201, 10_000, "req_def");
         }
@@ -30,6 +31,7 @@ class AccessLogTest {
         assertThat(AccessLog.enabledFor("WARN")).isFalse();
         var out = new ByteArrayOutputStream();
         try (var log = new AccessLog(false, out)) {
+            log.start();
             log.request("GET", "/", 200, 1, "req_x");
         }
         assertThat(out.size()).isZero();
