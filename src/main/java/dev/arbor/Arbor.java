@@ -138,7 +138,10 @@ public final class Arbor {
             if (config.secretKey().isEmpty() && Files.exists(key)) {
                 Files.copy(key, target.resolve("secret.key"), StandardCopyOption.COPY_ATTRIBUTES);
             }
-            System.err.println("arbor: backed up " + config.dataDir() + " into " + target
+            // after the database: every file its rows name was on disk before the row was written
+            long files = Restore.copyBlobs(config.dataDir(), target);
+            System.err.println("arbor: backed up " + config.dataDir() + " into " + target + " (the database and "
+                    + files + (files == 1 ? " file" : " files") + ")"
                     + (config.secretKey().isPresent() ? " (the key is ARBOR_SECRET_KEY: keep it with the copy)" : ""));
         } catch (ConfigException e) {
             fail(e.getMessage());

@@ -11,6 +11,8 @@ import dev.arbor.platform.secrets.SecretBox;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
@@ -18,11 +20,13 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code arbor restore SRC}: puts a folder {@code arbor backup} wrote in place as the data folder's database and key.
+ * {@code arbor restore SRC}: puts a folder {@code arbor backup} wrote in place as the data folder's database, key and
+ * uploaded files ({@code blobs/}).
  *
  * <p>Nothing is destroyed: the database (with its write-ahead log) and key it replaces move, as they are, into a new
  * folder {@code before-restore-<time>} in the data folder, itself a folder a restore takes, so a restore can be undone
@@ -34,8 +38,12 @@ import java.util.Optional;
 final class Restore {
     private static final String DATABASE = "arbor.db";
     private static final String KEY = "secret.key";
+    /** Uploaded files by content hash; {@code blobs/tmp} holds uploads in progress, which a backup leaves out. */
+    private static final String BLOBS = "blobs";
+
+    private static final String CONTENT = "sha256";
     /** The database's files SQLite keeps beside it: moved with it, or the old log would be replayed into the new one. */
-    private static final List<String> LIVE = List.of(DATABASE, DATABASE + "-wal", DATABASE + "-shm", KEY);
+    private static final List<String> LIVE = List.of(DATABASE, DATABASE + "-wal", DATABASE + "-shm", KEY, BLOBS);
 
     private static final DateTimeFormatter STAMP =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
@@ -61,28 +69,40 @@ final class Restore {
         Optional<String> key = key(source);
         Path data = config.dataDir();
         OwnerOnly.folder(data);
+        // a backup made before backups held files has none: the files in the data folder then stay where they are
+        boolean withFiles = Files.isDirectory(source.resolve(BLOBS));
         try (var _ = DataFolderLock.take(data, "restore")) {
             Path newDatabase = data.resolve(DATABASE + ".restoring");
             Path newKey = data.resolve(KEY + ".restoring");
+            Path newBlobs = data.resolve(BLOBS + ".restoring");
             try {
                 // left by a restore that was stopped half-way: ours to replace, as we hold the lock
                 Files.deleteIfExists(newDatabase);
                 Files.deleteIfExists(newKey);
+                deleteTree(newBlobs);
                 OwnerOnly.file(newDatabase);
                 Database.copyCheckedSqlite(source.resolve(DATABASE), newDatabase);
                 if (key.isPresent()) {
                     OwnerOnly.file(newKey);
                     Files.writeString(newKey, key.get() + "\n", StandardCharsets.UTF_8);
                 }
+                if (withFiles) {
+                    OwnerOnly.folder(newBlobs);
+                    copyTree(source.resolve(BLOBS).resolve(CONTENT), newBlobs.resolve(CONTENT));
+                }
             } catch (IOException | RuntimeException e) {
                 Files.deleteIfExists(newDatabase);
                 Files.deleteIfExists(newKey);
+                deleteTree(newBlobs);
                 throw e;
             }
-            Optional<Path> aside = moveAside(data);
+            Optional<Path> aside = moveAside(data, withFiles);
             Files.move(newDatabase, data.resolve(DATABASE), StandardCopyOption.ATOMIC_MOVE);
             if (key.isPresent()) {
                 Files.move(newKey, data.resolve(KEY), StandardCopyOption.ATOMIC_MOVE);
+            }
+            if (withFiles) {
+                Files.move(newBlobs, data.resolve(BLOBS), StandardCopyOption.ATOMIC_MOVE);
             }
             return "restored " + source + " into " + data
                     + aside.map(folder -> "; the data it replaced is in " + folder)
@@ -113,11 +133,14 @@ final class Restore {
         return Optional.of(text);
     }
 
-    /** Moves the live database files and key into a new owner-only folder; none when there were none. */
-    private Optional<Path> moveAside(Path data) throws IOException {
+    /**
+     * Moves the live database files, key and (when the backup brings its own) uploaded files into a new owner-only
+     * folder; none when there were none.
+     */
+    private Optional<Path> moveAside(Path data, boolean withFiles) throws IOException {
         var present = new ArrayList<String>();
         for (String name : LIVE) {
-            if (Files.exists(data.resolve(name))) {
+            if (Files.exists(data.resolve(name)) && (withFiles || !name.equals(BLOBS))) {
                 present.add(name);
             }
         }
@@ -134,5 +157,55 @@ final class Restore {
             Files.move(data.resolve(file), aside.resolve(file), StandardCopyOption.ATOMIC_MOVE);
         }
         return Optional.of(aside);
+    }
+
+    /**
+     * Copies the uploaded files of a data folder into a backup folder; answers how many. Files are named by their
+     * content and never change, so a copy taken while the server runs is whole; one deleted meanwhile is left out.
+     */
+    static long copyBlobs(Path data, Path backup) throws IOException {
+        Path files = data.resolve(BLOBS).resolve(CONTENT);
+        if (!Files.isDirectory(files)) {
+            return 0;
+        }
+        OwnerOnly.folder(backup.resolve(BLOBS));
+        return copyTree(files, backup.resolve(BLOBS).resolve(CONTENT));
+    }
+
+    private static long copyTree(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            return 0;
+        }
+        long copied = 0;
+        List<Path> entries;
+        try (var listing = Files.list(from)) {
+            entries = listing.toList();
+        }
+        OwnerOnly.folder(to);
+        for (Path entry : entries) {
+            Path target = to.resolve(entry.getFileName().toString());
+            if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                copied += copyTree(entry, target);
+            } else if (Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    Files.copy(entry, target, StandardCopyOption.COPY_ATTRIBUTES);
+                    copied++;
+                } catch (NoSuchFileException e) {
+                    // deleted since it was listed (retention): its row is gone too, or goes soon
+                }
+            }
+        }
+        return copied;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (var walk = Files.walk(root)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 }

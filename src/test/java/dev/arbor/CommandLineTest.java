@@ -2,6 +2,9 @@ package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.Multipart;
 import dev.arbor.testing.TempFolders;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -25,6 +28,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** The jar's command line, run as a process of its own as {@code ./arbor} runs it. */
 class CommandLineTest {
+    private static final byte[] PNG = {
+        (byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'
+    };
+
     @TempDir
     Path data;
 
@@ -144,6 +151,40 @@ class CommandLineTest {
         try (var undone = ArborServer.start(withOutbound(data))) {
             assertThat(undone.http().get("/projects").json().path("data").findValuesAsText("name"))
                     .containsExactlyInAnyOrder("kept", "made after the backup");
+        }
+    }
+
+    @Test
+    void uploadedFilesTravelWithTheBackupAndTheRestore() throws Exception {
+        Path copy = sibling("copy");
+        String fileId;
+        try (var server = ArborServer.start(withOutbound(data))) {
+            HttpReply upload = server.http()
+                    .sendBytes(
+                            "POST",
+                            "/v1/studio/files",
+                            new Multipart()
+                                    .file("file", "shot.png", "image/png", PNG)
+                                    .bytes(),
+                            "Content-Type",
+                            Multipart.CONTENT_TYPE);
+            assertThat(upload.status()).as(upload.body()).isEqualTo(201);
+            fileId = upload.json().path("id").asText();
+
+            Exit backup = arbor("backup", copy.toString(), "--data", data.toString());
+
+            assertSucceeded(backup);
+            assertThat(backup.lines()).singleElement().asString().contains("(the database and 1 file)");
+        }
+        Path fresh = sibling("fresh").resolve("data");
+
+        assertSucceeded(arbor("restore", copy.toString(), "--data", fresh.toString()));
+
+        assertThat(modeOf(fresh.resolve("blobs"))).isEqualTo("rwx------");
+        try (var restored = ArborServer.start(withOutbound(fresh))) {
+            JsonNode file = restored.http().get("/v1/studio/files/" + fileId).json();
+            assertThat(file.path("available").asBoolean()).as(file.toString()).isTrue();
+            assertThat(file.path("bytes").asInt()).isEqualTo(PNG.length);
         }
     }
 
