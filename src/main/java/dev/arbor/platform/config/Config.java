@@ -51,6 +51,9 @@ import java.util.Optional;
  *     ({@code ARBOR_LARGE_BODY_WAIT_SECONDS}, 30 by default)
  * @param publicUrl the address providers reach this server at, without a trailing slash: webhook URLs start with it
  *     ({@code ARBOR_PUBLIC_URL}, an absolute http or https URL; by default the server's own address)
+ * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
+ *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
+ *     minutes)
  */
 public record Config(
         String host,
@@ -80,7 +83,8 @@ public record Config(
         int maxConnectionsPerAddress,
         Optional<Integer> largeBodyPermits,
         java.time.Duration largeBodyWait,
-        Optional<String> publicUrl) {
+        Optional<String> publicUrl,
+        List<java.time.Duration> triggerRetryDelays) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 8420;
     public static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -110,6 +114,7 @@ public record Config(
         requireNonNull(largeBodyPermits, "largeBodyPermits");
         requireNonNull(largeBodyWait, "largeBodyWait");
         requireNonNull(publicUrl, "publicUrl");
+        triggerRetryDelays = List.copyOf(triggerRetryDelays);
         if (maxConnectionsPerAddress < 1) {
             throw new ConfigException("an address must be allowed at least 1 connection");
         }
@@ -189,7 +194,13 @@ public record Config(
                 java.time.Duration.ofSeconds(text(values, "ARBOR_LARGE_BODY_WAIT_SECONDS")
                         .map(v -> seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", v))
                         .orElse(30L)),
-                text(values, "ARBOR_PUBLIC_URL").map(Config::publicUrl));
+                text(values, "ARBOR_PUBLIC_URL").map(Config::publicUrl),
+                (values.containsKey("ARBOR_TRIGGER_RETRY_SECONDS")
+                                ? list(values, "ARBOR_TRIGGER_RETRY_SECONDS")
+                                : List.of("60", "300", "600", "900"))
+                        .stream()
+                                .map(v -> java.time.Duration.ofSeconds(seconds("ARBOR_TRIGGER_RETRY_SECONDS", v)))
+                                .toList());
     }
 
     private static String publicUrl(String value) {
