@@ -630,9 +630,83 @@ abstract class TriggerContract {
     void unsubscribingRemovesTheTriggersOfProjectsLeftOut() {
         String ours = created(urlTrigger("/kept"), admin(mine));
         String other = created(urlTrigger("/dropped"), admin(theirs));
-        assertThat(server.subscribers().unsubscribe(connection, Set.of(mine))).isGreaterThanOrEqualTo(1);
+        // each test has a connection of its own: these two are all its triggers
+        assertThat(server.subscribers().unsubscribe(connection, Set.of(mine))).isEqualTo(1);
         assertThat(http.get("/triggers/" + ours, admin(mine)).status()).isEqualTo(200);
         http.get("/triggers/" + other, admin(theirs)).assertError(404, "trigger_not_found", "trigger_id");
+        // the connection deleted: none is kept
+        assertThat(server.subscribers().unsubscribe(connection, Set.of())).isEqualTo(1);
+        http.get("/triggers/" + ours, admin(mine)).assertError(404, "trigger_not_found", "trigger_id");
+    }
+
+    @Test
+    void withoutACorrelationKeyAllTheTriggersEventsAreOneWindow() {
+        String id = created(
+                body(
+                        "burst",
+                        "[\"push\"]",
+                        null,
+                        "{\"pipeline_id\": \"" + pipeline + "\"}",
+                        "\"debounce_seconds\": 30"),
+                admin(mine));
+        EventEnvelope first = event("push", "{\"repository\": {\"name\": \"one\"}}");
+        EventEnvelope last = event("push", "{\"repository\": {\"name\": \"two\"}}");
+        dispatch(first, 0);
+        dispatch(last, 0);
+        clock.advance(Duration.ofSeconds(31));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> firingOf(last.id(), id).getFirst().status() == Firing.Status.DONE);
+        assertThat(firingOf(first.id(), id).getFirst().status()).isEqualTo(Firing.Status.MERGED);
+        assertThat(firingOf(first.id(), id).getFirst().runId()).isEmpty();
+    }
+
+    @Test
+    void aTriggerDeletedWhileItsWindowIsOpenStartsNothing() {
+        String id = created(body("gone", "[\"push\"]", null, url("/gone"), "\"debounce_seconds\": 30"), admin(mine));
+        EventEnvelope push = event("push", "{}");
+        dispatch(push, 0);
+        http.delete("/triggers/" + id, admin(mine));
+        clock.advance(Duration.ofSeconds(31));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> firingOf(push.id(), id).getFirst().status() == Firing.Status.FAILED);
+        assertThat(firingOf(push.id(), id).getFirst().error().orElseThrow()).contains("deleted");
+        assertThat(receiver.received("/gone")).isEmpty();
+    }
+
+    @Test
+    void switchingATargetToAUrlAnswersItsNewSecretAndBackDropsIt() {
+        String id = created(pipelineTrigger("[\"push\"]", null, null), admin(mine));
+        JsonNode toUrl = http.patch(
+                        "/triggers/" + id,
+                        "{\"target\": {\"pipeline_id\": null, \"params\": null, \"url\": \"" + receiver.url("/switched")
+                                + "\"}}",
+                        admin(mine))
+                .json();
+        assertThat(toUrl.path("signing_secret").asText()).startsWith("whsec_");
+        assertThat(toUrl.path("target").path("previous_secret_expires_at").isNull())
+                .isTrue();
+        JsonNode back = http.patch(
+                        "/triggers/" + id,
+                        "{\"target\": {\"url\": null, \"pipeline_id\": \"" + pipeline + "\"}}",
+                        admin(mine))
+                .json();
+        assertThat(back.has("signing_secret")).isFalse();
+        assertThat(back.path("target").path("pipeline_id").asText()).isEqualTo(pipeline);
+        http.patch("/triggers/" + id, "{\"rotate_secret\": true}", admin(mine))
+                .assertError(400, "invalid_field", "rotate_secret");
+    }
+
+    @Test
+    void theListIsPagedNewestFirst() {
+        String older = created(urlTrigger("/paged"), admin(mine));
+        String newer = created(urlTrigger("/paged"), admin(mine));
+        String query = "/triggers?limit=1&connection_id=" + connection;
+        JsonNode first = http.get(query, admin(mine)).json();
+        assertThat(first.path("data").findValuesAsText("id")).containsExactly(newer);
+        assertThat(first.path("has_more").asBoolean()).isTrue();
+        JsonNode second = http.get(query + "&after=" + newer, admin(mine)).json();
+        assertThat(second.path("data").findValuesAsText("id")).containsExactly(older);
+        assertThat(second.path("has_more").asBoolean()).isFalse();
     }
 
     // ---- helpers
