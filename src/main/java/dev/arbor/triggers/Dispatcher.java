@@ -251,24 +251,23 @@ final class Dispatcher implements AutoCloseable {
             // the server is stopping: the execution stays and is attempted again after the restart
             throw new IllegalStateException("stopped while delivering " + firing.id(), e);
         }
-        Optional<String> error = switch (result) {
-            case UrlDelivery.Result.Delivered delivered -> Optional.empty();
-            case UrlDelivery.Result.Refused refused -> Optional.of(refused.error());
-            case UrlDelivery.Result.Unreachable unreachable -> Optional.of(unreachable.error());
-            case UrlDelivery.Result.NotAllowed notAllowed -> Optional.of(notAllowed.error());
+        Attempt tried = switch (result) {
+            case UrlDelivery.Result.Delivered delivered ->
+                new Attempt(attempt, now, OptionalInt.of(delivered.status()), Optional.empty());
+            case UrlDelivery.Result.Refused refused ->
+                new Attempt(attempt, now, OptionalInt.of(refused.status()), Optional.of(refused.error()));
+            case UrlDelivery.Result.Unreachable unreachable ->
+                new Attempt(attempt, now, OptionalInt.empty(), Optional.of(unreachable.error()));
+            case UrlDelivery.Result.NotAllowed notAllowed ->
+                new Attempt(attempt, now, OptionalInt.empty(), Optional.of(notAllowed.error()));
         };
-        OptionalInt status = switch (result) {
-            case UrlDelivery.Result.Delivered delivered -> OptionalInt.of(delivered.status());
-            case UrlDelivery.Result.Refused refused -> OptionalInt.of(refused.status());
-            default -> OptionalInt.empty();
-        };
-        firings.attempted(firing.id(), new Attempt(attempt, now, status, error));
+        firings.attempted(firing.id(), tried);
         if (result instanceof UrlDelivery.Result.Delivered) {
             firings.finish(firing.id(), Status.DONE, Optional.empty(), Optional.empty(), clock.instant());
             return new CompletionHandler.OnCompleteRemove<>();
         }
         if (result instanceof UrlDelivery.Result.NotAllowed || attempt > retryDelays.size()) {
-            firings.finish(firing.id(), Status.FAILED, Optional.empty(), error, clock.instant());
+            firings.finish(firing.id(), Status.FAILED, Optional.empty(), tried.error(), clock.instant());
             return new CompletionHandler.OnCompleteRemove<>();
         }
         Instant next = clock.instant().plus(retryDelays.get(attempt - 1));
