@@ -30,6 +30,7 @@ import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.studio.Studio;
+import dev.arbor.triggers.Triggers;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +48,7 @@ public final class Application implements AutoCloseable {
     private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
+    private final Triggers triggers;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
     private final HttpServer server;
@@ -104,10 +106,24 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
-            new Events(new EventConnections(database, secrets), access, () -> publicUrl(config), clock)
-                    .addRoutes(routes);
+            var eventConnections = new EventConnections(database, secrets);
+            this.triggers = new Triggers(
+                    database,
+                    secrets,
+                    eventConnections,
+                    pipelines,
+                    access,
+                    outbound,
+                    outboundClient,
+                    config.triggerRetryDelays(),
+                    meters,
+                    clock);
+            triggers.addRoutes(routes);
+            new Events(eventConnections, access, () -> publicUrl(config), clock).addRoutes(routes);
             studio.start();
             pipelines.start();
+            // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
+            triggers.start();
             connectors.start();
             extraRoutes.accept(routes);
 
@@ -178,6 +194,11 @@ public final class Application implements AutoCloseable {
         connectors.refreshOAuthTokens();
     }
 
+    /** What verified events go to: the triggers (until the webhook ingest hands them events, tests do). */
+    Triggers triggers() {
+        return triggers;
+    }
+
     /**
      * Ends event streams, drains requests in flight, stops pipeline runs (they go on after a restart), downloads,
      * background decisions and model workers, then the database.
@@ -186,6 +207,7 @@ public final class Application implements AutoCloseable {
     public void close() {
         streams.stop();
         server.stop();
+        triggers.close();
         pipelines.close();
         connectors.close();
         downloads.close();

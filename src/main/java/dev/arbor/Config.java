@@ -9,6 +9,7 @@ import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.http.HttpSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,9 @@ import java.util.Optional;
  * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private
  * @param publicUrl the address providers reach this server at, without a trailing slash: webhook URLs start with it
  *     ({@code ARBOR_PUBLIC_URL}; by default the server's own address)
+ * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
+ *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
+ *     minutes)
  */
 public record Config(
         HttpSettings http,
@@ -30,7 +34,8 @@ public record Config(
         List<String> outboundAllow,
         ModelSettings models,
         ConnectorSettings connectors,
-        Optional<String> publicUrl) {
+        Optional<String> publicUrl,
+        List<Duration> triggerRetryDelays) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -43,6 +48,7 @@ public record Config(
         requireNonNull(models, "models");
         requireNonNull(connectors, "connectors");
         requireNonNull(publicUrl, "publicUrl");
+        triggerRetryDelays = List.copyOf(triggerRetryDelays);
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -71,7 +77,7 @@ public record Config(
                 env.seconds("ARBOR_MODEL_LOAD_TIMEOUT_SECONDS", 900),
                 env.webUrl("ARBOR_MODEL_HUB_URL").orElse("https://huggingface.co"),
                 !env.flag("ARBOR_NO_DOWNLOADS", false),
-                java.time.Duration.ofSeconds(
+                Duration.ofSeconds(
                         env.whole("ARBOR_MODEL_IDLE_SECONDS", 0, "seconds").orElse(1800L)),
                 env.whole("ARBOR_MODEL_MEMORY_MB", 1, "megabytes"));
         var connectors = new ConnectorSettings(
@@ -85,7 +91,11 @@ public record Config(
                 env.list("ARBOR_OUTBOUND_ALLOW", List.of()),
                 models,
                 connectors,
-                env.webUrl("ARBOR_PUBLIC_URL"));
+                env.webUrl("ARBOR_PUBLIC_URL"),
+                env.list("ARBOR_TRIGGER_RETRY_SECONDS", List.of("60", "300", "600", "900")).stream()
+                        .map(seconds -> Duration.ofSeconds(
+                                Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
+                        .toList());
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

@@ -1,5 +1,6 @@
 package dev.arbor;
 
+import dev.arbor.events.EventSubscribers;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
@@ -81,6 +82,11 @@ public final class ArborServer implements AutoCloseable {
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
     public void refreshOAuthTokens() {
         application.refreshOAuthTokens();
+    }
+
+    /** What verified events go to: tests hand the triggers events through it. */
+    public EventSubscribers subscribers() {
+        return application.triggers();
     }
 
     public Path dataDir() {

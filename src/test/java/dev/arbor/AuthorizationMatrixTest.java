@@ -138,6 +138,11 @@ class AuthorizationMatrixTest {
                     "/events/shared-connections/{connection_id}",
                     Members.OWN_PROJECT,
                     "{\"name\": \"renamed\"}"),
+            row("POST /triggers", Members.OWN_PROJECT),
+            row("GET /triggers", Members.OWN_PROJECT),
+            row("GET /triggers/{trigger_id}", Members.OWN_PROJECT),
+            new Row("PATCH", "/triggers/{trigger_id}", Members.OWN_PROJECT, "{\"name\": \"renamed\"}"),
+            row("GET /triggers/{trigger_id}/firings", Members.OWN_PROJECT),
             row("GET /pipelines/actions", Members.NONE),
             row("POST /pipelines/actions/validate", Members.NONE),
             row("POST /pipelines/validate", Members.NONE),
@@ -159,6 +164,7 @@ class AuthorizationMatrixTest {
             row("POST /schedules/{schedule_id}/resume", Members.NONE),
             row("POST /schedules/{schedule_id}/run", Members.NONE),
             // deletes last, each after every row that needs its object
+            row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
             row("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", Members.OWN_PROJECT),
             row("DELETE /connectors/{gateway_id}/oauth", Members.OWN_PROJECT),
@@ -237,7 +243,13 @@ class AuthorizationMatrixTest {
                         "GET /events/shared-connections",
                         "GET /events/shared-connections/{connection_id}",
                         "PATCH /events/shared-connections/{connection_id}",
-                        "DELETE /events/shared-connections/{connection_id}");
+                        "DELETE /events/shared-connections/{connection_id}",
+                        "POST /triggers",
+                        "GET /triggers",
+                        "GET /triggers/{trigger_id}",
+                        "PATCH /triggers/{trigger_id}",
+                        "GET /triggers/{trigger_id}/firings",
+                        "DELETE /triggers/{trigger_id}");
     }
 
     Stream<Row> rows() {

@@ -127,6 +127,22 @@ class SecretsAtRestTest {
                         hooks.json().path("signing_secret").asText());
                 String hookUrl = hooks.json().path("webhook_url").asText();
                 secrets.put("webhook URL token", hookUrl.substring(hookUrl.lastIndexOf('/') + 1));
+                // a trigger's URL target: its signing secret, then the one a rotation gives (the old one is kept)
+                HttpReply trigger = http.post(
+                        "/triggers",
+                        "{\"name\": \"hook\", \"project_id\": \"" + project + "\", \"connection_id\": \""
+                                + connection + "\", \"event_types\": [\"push\"], "
+                                + "\"target\": {\"url\": \"http://127.0.0.1:9/hook\"}}",
+                        auth);
+                secrets.put("trigger signing secret", created(trigger, "signing_secret"));
+                secrets.put(
+                        "rotated trigger signing secret",
+                        created(
+                                http.patch(
+                                        "/triggers/" + created(trigger),
+                                        "{\"rotate_secret\": true, \"project_id\": \"" + project + "\"}",
+                                        auth),
+                                "signing_secret"));
 
                 authorize(http, auth, secured, remember(secrets, "OAuth client secret", marker("client")));
                 List<String> accessTokens = secured.tokensSeen();

@@ -32,9 +32,14 @@ public interface EventSubscribers {
      */
     int unsubscribe(String connectionId, Set<String> keptProjects);
 
-    /** One trigger fired by one delivery in one round. */
+    /**
+     * One trigger fired by one delivery in one round.
+     *
+     * @param projectId the trigger's project: a delivery log shows a caller only its own projects' firings
+     */
     record Firing(
             String triggerId,
+            String projectId,
             int round,
             Status status,
             Optional<String> runId,
@@ -42,6 +47,7 @@ public interface EventSubscribers {
             Instant firedAt) {
         public Firing {
             requireNonNull(triggerId, "triggerId");
+            requireNonNull(projectId, "projectId");
             requireNonNull(status, "status");
             requireNonNull(runId, "runId");
             requireNonNull(error, "error");

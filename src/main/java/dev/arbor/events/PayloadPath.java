@@ -12,26 +12,26 @@ import java.util.regex.Pattern;
 /**
  * A JSONPath into a provider's payload, in the plain form descriptors use: {@code $} followed by {@code .name},
  * {@code ['name']} (a name with dots or other signs, such as {@code '@odata.type'}) and {@code [index]} steps. No
- * wildcards or filters: each path names at most one value.
+ * wildcards or filters: each path names at most one value. Triggers read events with it too (rooted at the envelope).
  */
-record PayloadPath(String text, List<Step> steps) {
+public record PayloadPath(String text, List<Step> steps) {
     private static final Pattern STEP =
             Pattern.compile("\\.([A-Za-z_$][A-Za-z0-9_$-]*)|\\['([^']+)'\\]|\\[(\\d{1,6})\\]");
 
     /** One step: into an object's field, or into an array's item. */
-    sealed interface Step {
+    public sealed interface Step {
         record Field(String name) implements Step {}
 
         record Item(int index) implements Step {}
     }
 
-    PayloadPath {
+    public PayloadPath {
         requireNonNull(text, "text");
         steps = List.copyOf(steps);
     }
 
     /** The path {@code text} names, or empty when it is not a path of this form. */
-    static Optional<PayloadPath> parse(String text) {
+    public static Optional<PayloadPath> parse(String text) {
         requireNonNull(text, "text");
         if (!text.startsWith("$")) {
             return Optional.empty();
@@ -56,7 +56,7 @@ record PayloadPath(String text, List<Step> steps) {
     }
 
     /** The value at this path, when there is one that is not JSON {@code null}. */
-    Optional<JsonNode> read(JsonNode payload) {
+    public Optional<JsonNode> read(JsonNode payload) {
         JsonNode node = requireNonNull(payload, "payload");
         for (Step step : steps) {
             node = switch (step) {
@@ -71,7 +71,7 @@ record PayloadPath(String text, List<Step> steps) {
     }
 
     /** The value at this path as text: a string as it is, a number or boolean as JSON writes it. */
-    Optional<String> readText(JsonNode payload) {
+    public Optional<String> readText(JsonNode payload) {
         return read(payload).filter(JsonNode::isValueNode).map(JsonNode::asText);
     }
 

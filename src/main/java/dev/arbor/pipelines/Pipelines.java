@@ -3,6 +3,7 @@ package dev.arbor.pipelines;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.ModelOperations;
@@ -24,8 +25,10 @@ import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Pipelines: definitions (a checked graph of steps), the action catalog steps use, and their runs on a durable
@@ -212,6 +215,60 @@ public final class Pipelines implements AutoCloseable {
             }
         }
         Responses.ok(ctx, Map.of("id", id, "object", "pipeline.deleted", "deleted", true));
+    }
+
+    /**
+     * Checks params for runs of a pipeline that events will start, as a run's own params are checked: problems at
+     * {@code params.<name>}. Empty when there is no such pipeline.
+     */
+    public Optional<List<Problem>> eventRunProblems(String pipelineId, JsonNode params) {
+        return store.find(requireNonNull(pipelineId, "pipelineId")).map(pipeline -> {
+            var problems = new Problems();
+            PipelineDefinition.stored(pipeline.definition(), catalog).runParams(params, problems);
+            return problems.list();
+        });
+    }
+
+    /**
+     * Starts a run of a pipeline for an event: {@code trigger.event} is what {@code {{ event.x }}} reads in its steps.
+     * One run per {@code firingId}, however often it is asked: a repeat answers the run the first one started.
+     */
+    public EventRun startForEvent(String pipelineId, JsonNode params, ObjectNode trigger, String firingId) {
+        requireNonNull(trigger, "trigger");
+        Optional<PipelineStore.Stored> pipeline = store.find(requireNonNull(pipelineId, "pipelineId"));
+        if (pipeline.isEmpty()) {
+            return new EventRun.Refused("There is no pipeline '" + pipelineId + "' any more.");
+        }
+        PipelineDefinition definition = PipelineDefinition.stored(pipeline.get().definition(), catalog);
+        var problems = new Problems();
+        ObjectNode checked = definition.runParams(params, problems);
+        if (!problems.isEmpty()) {
+            return new EventRun.Refused("The params no longer fit the pipeline: "
+                    + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")));
+        }
+        // the firing takes a schedule's place in the key that lets a firing start one run
+        var firing = new RunStore.Firing(requireNonNull(firingId, "firingId"), 0);
+        return new EventRun.Started(
+                engine.start(pipeline.get(), checked, trigger, definition.timeoutSeconds(), Optional.of(firing))
+                        .map(RunStore.Run::id)
+                        .or(() -> runs.runOf(firing))
+                        .orElseThrow());
+    }
+
+    /** What asking for a run for an event came to. */
+    public sealed interface EventRun {
+        record Started(String runId) implements EventRun {
+            public Started {
+                requireNonNull(runId, "runId");
+            }
+        }
+
+        /** No run: the pipeline is gone, or its params no longer fit it. */
+        record Refused(String reason) implements EventRun {
+            public Refused {
+                requireNonNull(reason, "reason");
+            }
+        }
     }
 
     private PipelineDefinition checked(JsonNode body) {

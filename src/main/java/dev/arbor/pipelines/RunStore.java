@@ -130,6 +130,16 @@ final class RunStore {
     /** A schedule's firing that starts a run: it starts one run, however often it is delivered. */
     record Firing(String scheduleId, long scheduledFor) {}
 
+    /** The run a firing started, when it started one. */
+    Optional<String> runOf(Firing firing) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT id FROM pipeline_runs WHERE schedule_id = :s AND scheduled_for = :at")
+                .bind("s", firing.scheduleId())
+                .bind("at", firing.scheduledFor())
+                .mapTo(String.class)
+                .findOne());
+    }
+
     /**
      * Stores a new run, queued, with every step pending; false, storing nothing, when its firing has started a run
      * already.

@@ -56,6 +56,13 @@ public final class AdminFixture {
                         "/events/shared-connections",
                         "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, "
                                 + "\"project_ids\": [\"" + projectId + "\"]}"));
+        objects.put(
+                "trigger_id",
+                create(
+                        "/triggers",
+                        "{\"name\": \"matrix\", \"project_id\": \"" + projectId + "\", \"connection_id\": \""
+                                + objects.get("connection_id") + "\", \"event_types\": [\"push\"], "
+                                + "\"target\": {\"url\": \"http://127.0.0.1:9/hook\"}}"));
         objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
         String pipeline = create(
                 "/pipelines",

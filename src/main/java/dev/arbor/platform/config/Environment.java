@@ -54,18 +54,21 @@ public final class Environment {
 
     /** A whole number of {@code unit}, at least {@code least}. */
     public Optional<Long> whole(String name, long least, String unit) {
-        return text(name).map(value -> {
-            try {
-                long number = Long.parseLong(value);
-                if (number >= least) {
-                    return number;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
+        return text(name).map(value -> whole(name, value, least, unit));
+    }
+
+    /** {@code value}, one of variable {@code name}'s values, as a whole number of {@code unit}, at least {@code least}. */
+    public static long whole(String name, String value, long least, String unit) {
+        try {
+            long number = Long.parseLong(value);
+            if (number >= least) {
+                return number;
             }
-            throw new ConfigException(
-                    name + " must be a whole number of " + unit + ", at least " + least + ", not '" + value + "'");
-        });
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(
+                name + " must be a whole number of " + unit + ", at least " + least + ", not '" + value + "'");
     }
 
     /** A whole number of {@code unit} that fits an int, at least one. */

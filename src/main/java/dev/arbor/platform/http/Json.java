@@ -109,6 +109,23 @@ public final class Json {
         return (ObjectNode) node;
     }
 
+    /** RFC 7396: objects merge, {@code null} removes a key, anything else replaces. */
+    public static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+        if (!patch.isObject()) {
+            return patch;
+        }
+        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : object();
+        for (var entries = patch.properties().iterator(); entries.hasNext(); ) {
+            var entry = entries.next();
+            if (entry.getValue().isNull()) {
+                result.remove(entry.getKey());
+            } else {
+                result.set(entry.getKey(), mergePatch(result.get(entry.getKey()), entry.getValue()));
+            }
+        }
+        return result;
+    }
+
     /**
      * Whether the bytes are well-formed UTF-8 in the strict sense (shortest forms, no surrogates): the JSON parser
      * decodes an overlong form such as {@code C0 AF} to {@code /}, which checks made on the text could then miss.

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code arbor_deliveries_seconds}: what this server sends out to others, one series for every feature that does
- * ({@code source}: {@code notifications} now; webhooks of events to come), by {@code kind} ({@code email},
+ * ({@code source}: {@code notifications}, {@code triggers}), by {@code kind} ({@code email},
  * {@code webhook}), {@code outcome} ({@code delivered}, {@code failed}) and {@code error} (a code, {@code none}
  * when delivered), with the time each delivery took.
  */

@@ -230,7 +230,7 @@ final class TemplateRoutes {
                 .definition()
                 .properties()
                 .forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
-        JsonNode merged = mergePatch(editable, patch);
+        JsonNode merged = Json.mergePatch(editable, patch);
         TemplateInput input = input((ObjectNode) merged);
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
@@ -578,22 +578,5 @@ final class TemplateRoutes {
         json.put("created_at", version.createdAtMillis() / 1000);
         json.put("created_by", version.createdBy());
         return json;
-    }
-
-    /** RFC 7396: objects merge, {@code null} removes a key, anything else replaces. */
-    static JsonNode mergePatch(JsonNode target, JsonNode patch) {
-        if (!patch.isObject()) {
-            return patch;
-        }
-        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : Json.object();
-        for (var entries = patch.properties().iterator(); entries.hasNext(); ) {
-            var entry = entries.next();
-            if (entry.getValue().isNull()) {
-                result.remove(entry.getKey());
-            } else {
-                result.set(entry.getKey(), mergePatch(result.get(entry.getKey()), entry.getValue()));
-            }
-        }
-        return result;
     }
 }
