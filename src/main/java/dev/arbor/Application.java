@@ -6,7 +6,10 @@ import dev.arbor.access.Access;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
+import dev.arbor.events.EventEnvelope;
+import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.Events;
+import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -45,6 +48,7 @@ public final class Application implements AutoCloseable {
     private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
+    private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
     private final HttpServer server;
@@ -107,11 +111,29 @@ public final class Application implements AutoCloseable {
             this.pipelines = new Pipelines(
                     database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
             pipelines.addRoutes(routes);
-            new Events(new EventConnections(database, secrets), access, () -> publicUrl(config), clock)
-                    .addRoutes(routes);
+            var eventConnections = new EventConnections(database, secrets);
+            EventSubscribers subscribers = new EventSubscribers() { // the triggers replace this at merge
+                        @Override
+                        public void dispatch(EventEnvelope event, int round) {}
+
+                        @Override
+                        public List<Firing> firings(String deliveryId) {
+                            return List.of();
+                        }
+
+                        @Override
+                        public int unsubscribe(String connectionId, Set<String> keptProjects) {
+                            return 0;
+                        }
+                    };
+            new Events(eventConnections, subscribers, access, () -> publicUrl(config), clock).addRoutes(routes);
+            this.deliveries =
+                    new Deliveries(database, eventConnections, subscribers, access, () -> publicUrl(config), clock);
+            deliveries.addRoutes(routes);
             studio.start();
             pipelines.start();
             connectors.start();
+            deliveries.start();
             extraRoutes.accept(routes);
 
             this.server = new HttpServer(
@@ -185,6 +207,7 @@ public final class Application implements AutoCloseable {
     public void close() {
         streams.stop();
         server.stop();
+        deliveries.close();
         pipelines.close();
         connectors.close();
         downloads.close();

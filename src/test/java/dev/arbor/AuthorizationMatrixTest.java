@@ -133,6 +133,9 @@ class AuthorizationMatrixTest {
                     "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, \"project_ids\": []}"),
             row("GET /events/shared-connections", Members.OWN_PROJECT),
             row("GET /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
+            row("GET /events/shared-connections/{connection_id}/deliveries", Members.OWN_PROJECT),
+            row("GET /events/shared-connections/{connection_id}/deliveries/{delivery_id}", Members.OWN_PROJECT),
+            row("POST /events/shared-connections/{connection_id}/deliveries/{delivery_id}/replay", Members.OWN_PROJECT),
             new Row(
                     "PATCH",
                     "/events/shared-connections/{connection_id}",
@@ -237,7 +240,10 @@ class AuthorizationMatrixTest {
                         "GET /events/shared-connections",
                         "GET /events/shared-connections/{connection_id}",
                         "PATCH /events/shared-connections/{connection_id}",
-                        "DELETE /events/shared-connections/{connection_id}");
+                        "DELETE /events/shared-connections/{connection_id}",
+                        "GET /events/shared-connections/{connection_id}/deliveries",
+                        "GET /events/shared-connections/{connection_id}/deliveries/{delivery_id}",
+                        "POST /events/shared-connections/{connection_id}/deliveries/{delivery_id}/replay");
     }
 
     Stream<Row> rows() {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -44,7 +45,16 @@ record DeliveryRules(
         /** The payload the rules read; a body that is not of the format is an {@link IllegalArgumentException}. */
         JsonNode payload(InboundRequest request) {
             if (this == JSON) {
-                return Json.read(request.body());
+                JsonNode payload;
+                try {
+                    payload = Json.read(request.body());
+                } catch (UncheckedIOException e) {
+                    throw new IllegalArgumentException("the body is not JSON", e);
+                }
+                if (!payload.isContainerNode()) {
+                    throw new IllegalArgumentException("the body is not a JSON object or array");
+                }
+                return payload;
             }
             ObjectNode fields = Json.object();
             for (InboundRequest.FormField field : request.formFields()) {

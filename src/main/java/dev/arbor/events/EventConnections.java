@@ -3,8 +3,12 @@ package dev.arbor.events;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
+import java.net.URI;
+import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,6 +37,19 @@ public final class EventConnections {
                         catalog.find(connection.provider()).orElseThrow().eventTypes().stream()
                                 .map(ProviderDescriptor.EventType::type)
                                 .toList()));
+    }
+
+    /**
+     * Reads a request to a webhook URL with its connection's secrets: a handshake, a refused delivery or an event.
+     * Empty when no connection has the URL's token.
+     *
+     * @param url the URL the provider called (the public one, query included): some providers sign it
+     */
+    public Optional<HookReading> readHook(
+            String hookToken, byte[] body, Map<String, List<String>> headers, URI url, Clock clock) {
+        requireNonNull(hookToken, "hookToken");
+        return store.findByHook(Digests.sha256Hex(hookToken))
+                .map(connection -> new HookReader(catalog, clock).read(connection, body, headers, url));
     }
 
     EventCatalog catalog() {

@@ -26,9 +26,15 @@ public final class Events {
     private final SharedConnectionRoutes sharedConnections;
 
     /** @param publicUrl the address providers reach this server at, without a trailing slash */
-    public Events(EventConnections connections, Access access, Supplier<String> publicUrl, Clock clock) {
+    public Events(
+            EventConnections connections,
+            EventSubscribers subscribers,
+            Access access,
+            Supplier<String> publicUrl,
+            Clock clock) {
         this.catalog = connections.catalog();
-        this.sharedConnections = new SharedConnectionRoutes(catalog, connections.store(), access, publicUrl, clock);
+        this.sharedConnections =
+                new SharedConnectionRoutes(catalog, connections.store(), access, publicUrl, subscribers, clock);
     }
 
     public void addRoutes(Routes routes) {

@@ -81,6 +81,7 @@ final class SharedConnectionRoutes {
     private final SharedConnectionStore connections;
     private final Access access;
     private final Supplier<String> publicUrl;
+    private final EventSubscribers subscribers;
     private final Clock clock;
 
     /** @param publicUrl the address providers reach this server at, without a trailing slash */
@@ -89,6 +90,7 @@ final class SharedConnectionRoutes {
             SharedConnectionStore connections,
             Access access,
             Supplier<String> publicUrl,
+            EventSubscribers subscribers,
             Clock clock) {
         this.catalog = requireNonNull(catalog, "catalog");
         this.provider = BodyField.choice(
@@ -100,6 +102,7 @@ final class SharedConnectionRoutes {
         this.connections = requireNonNull(connections, "connections");
         this.access = requireNonNull(access, "access");
         this.publicUrl = requireNonNull(publicUrl, "publicUrl");
+        this.subscribers = requireNonNull(subscribers, "subscribers");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -225,6 +228,9 @@ final class SharedConnectionRoutes {
             changed = rotated(changed, credentials.get(), descriptor);
         }
         connections.update(changed, clock.instant());
+        if (!changed.global() && (connection.global() || !changed.projects().containsAll(connection.projects()))) {
+            subscribers.unsubscribe(connection.id(), Set.copyOf(changed.projects()));
+        }
         Map<String, Object> json = json(find(connection.id()), descriptor, principal);
         credentials.flatMap(Credentials::generated).ifPresent(secret -> json.put("signing_secret", secret));
         Responses.ok(ctx, json);
@@ -241,13 +247,13 @@ final class SharedConnectionRoutes {
                     "This token may not delete connection '" + connection.id() + "': it is shared with other "
                             + "projects too, which only an admin may take it from.");
         }
+        int removed = subscribers.unsubscribe(connection.id(), Set.of());
         connections.delete(connection.id());
         var json = new LinkedHashMap<String, Object>();
         json.put("id", connection.id());
         json.put("object", "event.shared_connection.deleted");
         json.put("deleted", true);
-        // no subscription depends on a connection yet: the triggers that will subscribe to it are to come
-        json.put("subscriptions_removed", 0);
+        json.put("subscriptions_removed", removed);
         Responses.ok(ctx, json);
     }
 

@@ -64,6 +64,15 @@ final class SharedConnectionStore {
                         .findOne());
     }
 
+    /** The connection whose webhook URL has the token of this SHA-256. */
+    Optional<SharedConnection> findByHook(String hookTokenSha256) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM event_shared_connections WHERE hook_token_sha256 = :hook")
+                .bind("hook", hookTokenSha256)
+                .map((rs, ctx) -> row(rs, handle))
+                .findOne());
+    }
+
     /** Connections newest first. */
     Paging.Result<SharedConnection> list(Page page, Visible visible) {
         String filter = switch (visible) {
