@@ -2,11 +2,16 @@ package dev.arbor.events;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.events.providers.EventCatalog;
+import dev.arbor.events.providers.HookReader;
+import dev.arbor.events.providers.HookReading;
+import dev.arbor.events.providers.ProviderDescriptor;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
 import java.net.URI;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,8 +53,22 @@ public final class EventConnections {
     public Optional<HookReading> readHook(
             String hookToken, byte[] body, Map<String, List<String>> headers, URI url, Clock clock) {
         requireNonNull(hookToken, "hookToken");
-        return store.findByHook(Digests.sha256Hex(hookToken))
-                .map(connection -> new HookReader(catalog, clock).read(connection, body, headers, url));
+        return store.findByHook(Digests.sha256Hex(hookToken)).map(connection -> {
+            var hidden = new ArrayList<String>();
+            connection
+                    .secrets()
+                    .properties()
+                    .forEach(field -> hidden.add(field.getValue().asText()));
+            connection
+                    .previous()
+                    .ifPresent(previous -> hidden.add(previous.secret().value()));
+            var target = new HookReader.HookTarget(
+                    connection.id(),
+                    connection.provider(),
+                    field -> connection.signingSecrets(field, clock.instant()),
+                    hidden);
+            return new HookReader(catalog, clock).read(target, body, headers, url);
+        });
     }
 
     EventCatalog catalog() {

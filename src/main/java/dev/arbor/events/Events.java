@@ -1,6 +1,9 @@
 package dev.arbor.events;
 
 import dev.arbor.access.Access;
+import dev.arbor.events.providers.DescriptorShapes;
+import dev.arbor.events.providers.EventCatalog;
+import dev.arbor.events.providers.ProviderDescriptor;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
@@ -45,7 +48,7 @@ public final class Events {
                         "The event providers: credential fields, event types with sample events, grouping suggestions",
                         this::descriptors)
                 .query(PROVIDER)
-                .ok(Schema.list(ApiShapes.DESCRIPTOR));
+                .ok(Schema.list(DescriptorShapes.DESCRIPTOR));
     }
 
     private void descriptors(Context ctx) {

@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.events.EventConnections;
-import dev.arbor.events.HookReading;
 import dev.arbor.events.deliveries.DeliveryStore.Due;
 import dev.arbor.events.deliveries.DeliveryStore.Recorded;
+import dev.arbor.events.providers.HookReading;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;

@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
@@ -16,13 +16,43 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Reads a request to a connection's webhook URL with the connection's secrets and its provider's rules: a handshake to
  * answer, a delivery to refuse, or an event. What it hands on is masked: a shared token's header, credentials'
  * headers, and any copy of a secret in the headers or the body.
  */
-final class HookReader {
+public final class HookReader {
+    /**
+     * The connection a webhook URL's token names, as reading its deliveries needs it.
+     *
+     * @param signingSecrets the secrets a delivery may be signed with now, given the descriptor's secret field: the
+     *     current one first, then one a rotation replaced while its grace window lasts
+     * @param hidden every secret value of the connection (current and replaced), masked wherever a delivery carries it
+     */
+    public record HookTarget(
+            String connectionId,
+            String provider,
+            Function<String, List<SigningSecret>> signingSecrets,
+            List<String> hidden) {
+        public HookTarget {
+            requireNonNull(connectionId, "connectionId");
+            requireNonNull(provider, "provider");
+            requireNonNull(signingSecrets, "signingSecrets");
+            hidden = List.copyOf(hidden);
+        }
+
+        List<SigningSecret> signingSecrets(String secretField) {
+            return signingSecrets.apply(secretField);
+        }
+
+        @Override
+        public String toString() {
+            return "HookTarget[" + connectionId + ", " + provider + ", secrets hidden]";
+        }
+    }
+
     static final String MASK = "[masked]";
     /** The most of a refused or unreadable body the log keeps: enough to see what was sent. */
     static final int KEPT_BODY_CHARS = 64 * 1024;
@@ -32,12 +62,16 @@ final class HookReader {
     private final EventCatalog catalog;
     private final Clock clock;
 
-    HookReader(EventCatalog catalog, Clock clock) {
+    public HookReader(EventCatalog catalog, Clock clock) {
         this.catalog = requireNonNull(catalog, "catalog");
         this.clock = requireNonNull(clock, "clock");
     }
 
-    HookReading read(SharedConnection connection, byte[] body, Map<String, List<String>> headers, URI url) {
+    /**
+     * @param connection the connection the URL's token names
+     * @param url the URL the provider called (the public one, query included): some providers sign it
+     */
+    public HookReading read(HookTarget connection, byte[] body, Map<String, List<String>> headers, URI url) {
         ProviderDescriptor descriptor = catalog.find(connection.provider())
                 .orElseThrow(
                         () -> new IllegalStateException("provider gone from the catalog: " + connection.provider()));
@@ -51,12 +85,12 @@ final class HookReader {
             }
         }
         List<SigningSecret> secrets =
-                connection.signingSecrets(rules.signature().secretField(), clock.instant());
-        var masking = new Masking(connection, rules.signature());
+                connection.signingSecrets(rules.signature().secretField());
+        var masking = new Masking(connection.hidden(), rules.signature());
         Verification verification = rules.verify(request, secrets, clock);
         if (verification instanceof Verification.Rejected rejected) {
             return new HookReading.Refused(
-                    connection.id(),
+                    connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
                     masking.text(body),
@@ -70,7 +104,7 @@ final class HookReader {
         }
         if (payload.isEmpty()) {
             return new HookReading.Unreadable(
-                    connection.id(),
+                    connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
                     masking.text(body),
@@ -84,7 +118,7 @@ final class HookReader {
         Optional<String> type = rules.eventType().typeOf(request, payload.get());
         if (type.isEmpty()) {
             return new HookReading.Unreadable(
-                    connection.id(),
+                    connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
                     masking.text(body),
@@ -92,7 +126,7 @@ final class HookReader {
                     previous);
         }
         return new HookReading.Verified(
-                connection.id(),
+                connection.connectionId(),
                 connection.provider(),
                 masking.headers(request.headers()),
                 masking.json(payload.get()),
@@ -103,8 +137,9 @@ final class HookReader {
                 previous);
     }
 
-    private static HookReading handshake(SharedConnection connection, Handshake.Reply reply) {
-        return new HookReading.Handshake(connection.id(), connection.provider(), reply.contentType(), reply.body());
+    private static HookReading handshake(HookTarget connection, Handshake.Reply reply) {
+        return new HookReading.Handshake(
+                connection.connectionId(), connection.provider(), reply.contentType(), reply.body());
     }
 
     private static Optional<JsonNode> payload(DeliveryRules rules, InboundRequest request) {
@@ -120,13 +155,8 @@ final class HookReader {
         private final List<String> secrets = new ArrayList<>();
         private final Optional<String> tokenHeader;
 
-        Masking(SharedConnection connection, SignatureScheme scheme) {
-            connection.secrets().properties().forEach(e -> {
-                if (!e.getValue().asText().isEmpty()) {
-                    secrets.add(e.getValue().asText());
-                }
-            });
-            connection.previous().ifPresent(p -> secrets.add(p.secret().value()));
+        Masking(List<String> hidden, SignatureScheme scheme) {
+            hidden.stream().filter(secret -> !secret.isEmpty()).forEach(secrets::add);
             this.tokenHeader = scheme instanceof SignatureScheme.SharedToken token
                     ? Optional.of(token.header().toLowerCase(Locale.ROOT))
                     : Optional.empty();

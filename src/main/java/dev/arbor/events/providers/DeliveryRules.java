@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
@@ -19,7 +19,7 @@ import java.util.Optional;
  * for a provider that signs a time inside the payload, how fresh it must be), where the event type, the delivery id and
  * the event's time come from, and which registration handshake it answers.
  */
-record DeliveryRules(
+public record DeliveryRules(
         PayloadFormat format,
         SignatureScheme signature,
         Optional<Freshness> freshness,
@@ -27,7 +27,7 @@ record DeliveryRules(
         Optional<ValueSource> deliveryId,
         Optional<OccurredAt> occurredAt,
         Handshake handshake) {
-    DeliveryRules {
+    public DeliveryRules {
         requireNonNull(format, "format");
         requireNonNull(signature, "signature");
         requireNonNull(freshness, "freshness");

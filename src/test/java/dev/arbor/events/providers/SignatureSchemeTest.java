@@ -1,11 +1,11 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.events.Verification.Reason;
+import dev.arbor.events.providers.Verification.Reason;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.WebhookSigner;
 import java.net.URI;
