@@ -27,8 +27,9 @@ import javax.crypto.spec.SecretKeySpec;
  * Webhook ingest's speed: verified deliveries recorded per second (GitHub deliveries, each signed with HMAC-SHA256 and
  * a delivery id of its own, sent by concurrent clients to one connection's webhook URL; a delivery counts when its
  * 200 has come back, which is after its row is committed), beside the raw commit rate of the same database measured in
- * the same run (one-row transactions, one after another). Then how long until every delivery of the round was
- * dispatched. Run with the Arbor jar: java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar
+ * the same run (one-row transactions, one after another), and beside the rate of the same requests to an unknown
+ * token (404 before any database work: what HTTP alone allows on this machine). Then how long until every delivery of
+ * the round was dispatched. Run with the Arbor jar: java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar
  * bench/events/IngestBench.java [rounds, default 3] [clients, default 32] [jdbc:postgresql://... for PostgreSQL]
  */
 public class IngestBench {
@@ -60,14 +61,19 @@ public class IngestBench {
             String body = "{\"action\": \"opened\", \"issue\": {\"number\": 1347, \"title\": \"Found a bug\"}, "
                     + "\"repository\": {\"full_name\": \"octo-org/hello-world\"}}";
             String signature = "sha256=" + hmac(body);
-            deliver(hook, body, signature, clients, 2); // warm-up: class loading, JIT
+            String unknown = base + "/events/hooks/" + "A".repeat(43);
+            deliver(hook, body, signature, clients, 2, 200); // warm-up: class loading, JIT
+            deliver(unknown, body, signature, clients, 1, 404);
             System.out.printf(
                     "database: %s, %d clients, %d s a round%n",
                     postgres != null ? "PostgreSQL" : "SQLite", clients, SECONDS);
             for (int round = 0; round < rounds; round++) {
                 double commits = commitRate(jdbc);
+                long httpStart = System.nanoTime();
+                double http =
+                        deliver(unknown, body, signature, clients, 2, 404) / ((System.nanoTime() - httpStart) / 1e9);
                 long start = System.nanoTime();
-                long delivered = deliver(hook, body, signature, clients, SECONDS);
+                long delivered = deliver(hook, body, signature, clients, SECONDS, 200);
                 double rate = delivered / ((System.nanoTime() - start) / 1e9);
                 long waited = System.nanoTime();
                 while (send(
@@ -84,15 +90,22 @@ public class IngestBench {
                     Thread.sleep(10);
                 }
                 System.out.printf(
-                        "round %d: raw commits %,.0f/s | verified deliveries recorded %,.0f/s (%.2f of commits) | "
-                                + "the last dispatched %.2f s after the round%n",
-                        round + 1, commits, rate, rate / commits, (System.nanoTime() - waited) / 1e9);
+                        "round %d: raw commits %,.0f/s | unknown-token 404s %,.0f/s | verified deliveries recorded "
+                                + "%,.0f/s (%.2f of commits, %.2f of the 404s) | the last dispatched %.2f s after%n",
+                        round + 1,
+                        commits,
+                        http,
+                        rate,
+                        rate / commits,
+                        rate / http,
+                        (System.nanoTime() - waited) / 1e9);
             }
         }
     }
 
-    /** Deliveries sent by {@code clients} at once for {@code seconds}: how many got their 200. */
-    static long deliver(String hook, String body, String signature, int clients, long seconds) throws Exception {
+    /** Deliveries sent by {@code clients} at once for {@code seconds}: how many got the status expected. */
+    static long deliver(String hook, String body, String signature, int clients, long seconds, int expected)
+            throws Exception {
         var done = new AtomicLong();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -108,7 +121,7 @@ public class IngestBench {
                                 .POST(HttpRequest.BodyPublishers.ofString(body))
                                 .build();
                         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-                        if (response.statusCode() != 200) {
+                        if (response.statusCode() != expected) {
                             throw new IllegalStateException(response.statusCode() + " " + response.body());
                         }
                         done.incrementAndGet();
