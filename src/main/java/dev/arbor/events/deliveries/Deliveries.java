@@ -43,6 +43,8 @@ public final class Deliveries implements AutoCloseable {
                         "A provider's webhook delivery: authenticated by the URL's token and the provider's "
                                 + "signature, no bearer token; handshakes are answered, deliveries recorded",
                         ingest::receive)
+                .body(Schema.any("The provider's delivery as it signed it (JSON, or form fields for Twilio), read as "
+                        + "raw bytes: the signature is over them."))
                 .ok(DeliveryShapes.RECEIPT)
                 .answers(200, "text/plain", Schema.string());
         log.addTo(routes);
