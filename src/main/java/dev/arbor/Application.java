@@ -7,6 +7,7 @@ import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
+import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -49,6 +50,7 @@ public final class Application implements AutoCloseable {
     private final Pipelines pipelines;
     private final Connectors connectors;
     private final Triggers triggers;
+    private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
     private final HttpServer server;
@@ -119,12 +121,16 @@ public final class Application implements AutoCloseable {
                     meters,
                     clock);
             triggers.addRoutes(routes);
-            new Events(eventConnections, access, () -> publicUrl(config), clock).addRoutes(routes);
+            new Events(eventConnections, triggers, access, () -> publicUrl(config), clock).addRoutes(routes);
+            this.deliveries =
+                    new Deliveries(database, eventConnections, triggers, access, () -> publicUrl(config), clock);
+            deliveries.addRoutes(routes);
             studio.start();
             pipelines.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
             triggers.start();
             connectors.start();
+            deliveries.start();
             extraRoutes.accept(routes);
 
             var idempotency = new Idempotency(database, secrets, clock);
@@ -207,6 +213,7 @@ public final class Application implements AutoCloseable {
     public void close() {
         streams.stop();
         server.stop();
+        deliveries.close();
         triggers.close();
         pipelines.close();
         connectors.close();

@@ -2,9 +2,22 @@ package dev.arbor.events;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.events.providers.EventCatalog;
+import dev.arbor.events.providers.HookReader;
+import dev.arbor.events.providers.HookReading;
+import dev.arbor.events.providers.ProviderDescriptor;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,6 +26,8 @@ import java.util.Optional;
  * {@link Subscribable}, without its credentials.
  */
 public final class EventConnections {
+    private static final String CONNECTION_ID = "connection_id";
+
     private final EventCatalog catalog = EventCatalog.load();
     private final SharedConnectionStore store;
 
@@ -33,6 +48,57 @@ public final class EventConnections {
                         catalog.find(connection.provider()).orElseThrow().eventTypes().stream()
                                 .map(ProviderDescriptor.EventType::type)
                                 .toList()));
+    }
+
+    /**
+     * Reads a request to a webhook URL with its connection's secrets: a handshake, a refused delivery or an event.
+     * Empty when no connection has the URL's token.
+     *
+     * @param url the URL the provider called (the public one, query included): some providers sign it
+     */
+    public Optional<HookReading> readHook(
+            String hookToken, byte[] body, Map<String, List<String>> headers, URI url, Clock clock) {
+        requireNonNull(hookToken, "hookToken");
+        return store.findByHook(Digests.sha256Hex(hookToken)).map(connection -> {
+            var hidden = new ArrayList<String>();
+            connection
+                    .secrets()
+                    .properties()
+                    .forEach(field -> hidden.add(field.getValue().asText()));
+            connection
+                    .previous()
+                    .ifPresent(previous -> hidden.add(previous.secret().value()));
+            var target = new HookReader.HookTarget(
+                    connection.id(),
+                    connection.provider(),
+                    field -> connection.signingSecrets(field, clock.instant()),
+                    hidden);
+            return new HookReader(catalog, clock).read(target, body, headers, url);
+        });
+    }
+
+    /**
+     * The path's connection as a caller may see it: an admin any, a member one that is global or shared with one of
+     * its projects; 404 {@code event_connection_not_found} or 403 {@code project_forbidden} otherwise.
+     */
+    public Subscribable visibleTo(Principal principal, String connectionId) {
+        Subscribable connection = find(connectionId).orElseThrow(() -> notFound(connectionId));
+        requireVisible(principal, connection.id(), connection.global(), connection.projects());
+        return connection;
+    }
+
+    static ApiException notFound(String connectionId) {
+        return ApiException.of(
+                ErrorCode.EVENT_CONNECTION_NOT_FOUND,
+                CONNECTION_ID,
+                "There is no shared event connection '" + connectionId + "'.");
+    }
+
+    static void requireVisible(Principal principal, String connectionId, boolean global, List<String> projects) {
+        if (!principal.isAdmin() && !global && projects.stream().noneMatch(principal::mayActIn)) {
+            throw CurrentProject.forbidden(
+                    CONNECTION_ID, "This token may not use connection '" + connectionId + "' (`connection_id`).");
+        }
     }
 
     EventCatalog catalog() {

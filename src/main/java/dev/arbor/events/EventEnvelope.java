@@ -3,7 +3,10 @@ package dev.arbor.events;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * One verified event in the one shape every provider's deliveries are normalised to. Triggers match it and pipeline
@@ -25,8 +28,27 @@ public record EventEnvelope(
         payload = payload.deepCopy();
     }
 
+    /** The envelope's fields as JSON names them: a path into an event (a filter, a correlation key) starts there. */
+    public static final List<String> FIELDS =
+            List.of("id", "provider", "type", "occurred_at", "connection_id", "payload");
+
     @Override
     public JsonNode payload() {
         return payload.deepCopy();
+    }
+
+    /**
+     * The one JSON shape of an event: what the delivery log shows, what filters are rooted at, what a pipeline run
+     * reads as {@code event} and what a URL target receives.
+     */
+    public ObjectNode toJson() {
+        ObjectNode json = Json.object()
+                .put("id", id)
+                .put("provider", provider)
+                .put("type", type)
+                .put("occurred_at", occurredAt.getEpochSecond())
+                .put("connection_id", connectionId);
+        json.set("payload", payload.deepCopy());
+        return json;
     }
 }

@@ -1,6 +1,9 @@
 package dev.arbor.events;
 
 import dev.arbor.access.Access;
+import dev.arbor.events.providers.DescriptorShapes;
+import dev.arbor.events.providers.EventCatalog;
+import dev.arbor.events.providers.ProviderDescriptor;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
@@ -26,9 +29,15 @@ public final class Events {
     private final SharedConnectionRoutes sharedConnections;
 
     /** @param publicUrl the address providers reach this server at, without a trailing slash */
-    public Events(EventConnections connections, Access access, Supplier<String> publicUrl, Clock clock) {
+    public Events(
+            EventConnections connections,
+            EventSubscribers subscribers,
+            Access access,
+            Supplier<String> publicUrl,
+            Clock clock) {
         this.catalog = connections.catalog();
-        this.sharedConnections = new SharedConnectionRoutes(catalog, connections.store(), access, publicUrl, clock);
+        this.sharedConnections =
+                new SharedConnectionRoutes(catalog, connections.store(), access, publicUrl, subscribers, clock);
     }
 
     public void addRoutes(Routes routes) {
@@ -39,7 +48,7 @@ public final class Events {
                         "The event providers: credential fields, event types with sample events, grouping suggestions",
                         this::descriptors)
                 .query(PROVIDER)
-                .ok(Schema.list(ApiShapes.DESCRIPTOR));
+                .ok(Schema.list(DescriptorShapes.DESCRIPTOR));
     }
 
     private void descriptors(Context ctx) {

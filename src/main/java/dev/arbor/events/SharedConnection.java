@@ -3,6 +3,8 @@ package dev.arbor.events;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.events.providers.SignatureScheme;
+import dev.arbor.events.providers.SigningSecret;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -11,9 +11,13 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
-import dev.arbor.events.ProviderDescriptor.CredentialField;
 import dev.arbor.events.SharedConnection.PreviousSecret;
 import dev.arbor.events.SharedConnectionStore.Visible;
+import dev.arbor.events.providers.EventCatalog;
+import dev.arbor.events.providers.ProviderDescriptor;
+import dev.arbor.events.providers.ProviderDescriptor.CredentialField;
+import dev.arbor.events.providers.SignatureScheme;
+import dev.arbor.events.providers.SigningSecret;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
@@ -81,6 +85,7 @@ final class SharedConnectionRoutes {
     private final SharedConnectionStore connections;
     private final Access access;
     private final Supplier<String> publicUrl;
+    private final EventSubscribers subscribers;
     private final Clock clock;
 
     /** @param publicUrl the address providers reach this server at, without a trailing slash */
@@ -89,6 +94,7 @@ final class SharedConnectionRoutes {
             SharedConnectionStore connections,
             Access access,
             Supplier<String> publicUrl,
+            EventSubscribers subscribers,
             Clock clock) {
         this.catalog = requireNonNull(catalog, "catalog");
         this.provider = BodyField.choice(
@@ -100,6 +106,7 @@ final class SharedConnectionRoutes {
         this.connections = requireNonNull(connections, "connections");
         this.access = requireNonNull(access, "access");
         this.publicUrl = requireNonNull(publicUrl, "publicUrl");
+        this.subscribers = requireNonNull(subscribers, "subscribers");
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -225,6 +232,9 @@ final class SharedConnectionRoutes {
             changed = rotated(changed, credentials.get(), descriptor);
         }
         connections.update(changed, clock.instant());
+        if (!changed.global() && (connection.global() || !changed.projects().containsAll(connection.projects()))) {
+            subscribers.unsubscribe(connection.id(), Set.copyOf(changed.projects()));
+        }
         Map<String, Object> json = json(find(connection.id()), descriptor, principal);
         credentials.flatMap(Credentials::generated).ifPresent(secret -> json.put("signing_secret", secret));
         Responses.ok(ctx, json);
@@ -241,13 +251,13 @@ final class SharedConnectionRoutes {
                     "This token may not delete connection '" + connection.id() + "': it is shared with other "
                             + "projects too, which only an admin may take it from.");
         }
+        int removed = subscribers.unsubscribe(connection.id(), Set.of());
         connections.delete(connection.id());
         var json = new LinkedHashMap<String, Object>();
         json.put("id", connection.id());
         json.put("object", "event.shared_connection.deleted");
         json.put("deleted", true);
-        // no subscription depends on a connection yet: the triggers that will subscribe to it are to come
-        json.put("subscriptions_removed", 0);
+        json.put("subscriptions_removed", removed);
         Responses.ok(ctx, json);
     }
 
@@ -426,24 +436,14 @@ final class SharedConnectionRoutes {
     }
 
     private SharedConnection find(String id) {
-        return connections
-                .find(id)
-                .orElseThrow(() -> ApiException.of(
-                        ErrorCode.EVENT_CONNECTION_NOT_FOUND,
-                        CONNECTION_ID,
-                        "There is no shared event connection '" + id + "'."));
+        return connections.find(id).orElseThrow(() -> EventConnections.notFound(id));
     }
 
     /** The path's connection, when the caller may see it: global, or shared with one of a member's projects. */
     private SharedConnection visible(Context ctx) {
-        Principal principal = Access.principal(ctx);
         SharedConnection connection = find(ctx.pathParam(CONNECTION_ID));
-        if (!principal.isAdmin()
-                && !connection.global()
-                && connection.projects().stream().noneMatch(principal::mayActIn)) {
-            throw CurrentProject.forbidden(
-                    CONNECTION_ID, "This token may not use connection '" + connection.id() + "' (`connection_id`).");
-        }
+        EventConnections.requireVisible(
+                Access.principal(ctx), connection.id(), connection.global(), connection.projects());
         return connection;
     }
 

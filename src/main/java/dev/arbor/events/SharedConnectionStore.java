@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.events.SharedConnection.PreviousSecret;
+import dev.arbor.events.providers.SigningSecret;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -62,6 +63,15 @@ final class SharedConnectionStore {
                         .bind("id", id)
                         .map((rs, ctx) -> row(rs, handle))
                         .findOne());
+    }
+
+    /** The connection whose webhook URL has the token of this SHA-256. */
+    Optional<SharedConnection> findByHook(String hookTokenSha256) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM event_shared_connections WHERE hook_token_sha256 = :hook")
+                .bind("hook", hookTokenSha256)
+                .map((rs, ctx) -> row(rs, handle))
+                .findOne());
     }
 
     /** Connections newest first. */

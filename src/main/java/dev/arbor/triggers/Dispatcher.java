@@ -115,7 +115,7 @@ final class Dispatcher implements AutoCloseable {
         if (connection.isEmpty()) {
             return;
         }
-        ObjectNode envelope = Envelope.json(event);
+        ObjectNode envelope = event.toJson();
         for (Trigger trigger : triggers.enabledOf(event.connectionId())) {
             if (connection.get().usableBy(trigger.projectId())
                     && trigger.eventTypes().contains(event.type())

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.events.PayloadPath;
+import dev.arbor.events.providers.PayloadPath;
 import dev.arbor.platform.http.Json;
 import java.util.List;
 import java.util.Optional;

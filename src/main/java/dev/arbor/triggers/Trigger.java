@@ -3,7 +3,7 @@ package dev.arbor.triggers;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.events.PayloadPath;
+import dev.arbor.events.providers.PayloadPath;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -10,7 +10,8 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.EventConnections.Subscribable;
-import dev.arbor.events.PayloadPath;
+import dev.arbor.events.EventEnvelope;
+import dev.arbor.events.providers.PayloadPath;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -252,11 +253,12 @@ final class TriggerBody {
             return Optional.empty();
         }
         if (!(path.get().steps().getFirst() instanceof PayloadPath.Step.Field first)
-                || !Envelope.FIELDS.contains(first.name())) {
+                || !EventEnvelope.FIELDS.contains(first.name())) {
             problems.add(
                     ErrorCode.INVALID_FIELD,
                     param,
-                    "`" + param + "` must start at one of the event's fields (" + String.join(", ", Envelope.FIELDS)
+                    "`" + param + "` must start at one of the event's fields ("
+                            + String.join(", ", EventEnvelope.FIELDS)
                             + "): paths are rooted at the event, not its payload. Did you mean `$.payload"
                             + text.substring(1) + "`?");
             return Optional.empty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.events.SharedConnection.PreviousSecret;
 import dev.arbor.events.SharedConnectionStore.Visible;
+import dev.arbor.events.providers.SigningSecret;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.platform.http.Json;

@@ -3,6 +3,7 @@ package dev.arbor.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.events.SharedConnection.PreviousSecret;
+import dev.arbor.events.providers.SigningSecret;
 import dev.arbor.platform.http.Json;
 import java.time.Duration;
 import java.time.Instant;

@@ -50,18 +50,30 @@ public final class AdminFixture {
                 "POST",
                 "/prompts/matrix-agent/connections/" + gateway + "/attach-tools",
                 "{\"project_id\": \"" + projectId + "\", \"tool_ids\": [\"" + tool + "\"]}");
+        JsonNode connection = admin(
+                "POST",
+                "/events/shared-connections",
+                "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, " + "\"project_ids\": [\""
+                        + projectId + "\"]}");
+        String connectionId = connection.path("id").asText();
+        objects.put("connection_id", connectionId);
+        // an unsigned delivery: refused, and recorded in the connection's delivery log
+        String hook =
+                java.net.URI.create(connection.path("webhook_url").asText()).getPath();
+        assertThat(http.post(hook, "{}", "X-GitHub-Event", "push").status()).isEqualTo(401);
         objects.put(
-                "connection_id",
-                create(
-                        "/events/shared-connections",
-                        "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}, "
-                                + "\"project_ids\": [\"" + projectId + "\"]}"));
+                "delivery_id",
+                admin("GET", "/events/shared-connections/" + connectionId + "/deliveries", null)
+                        .path("data")
+                        .path(0)
+                        .path("id")
+                        .asText());
         objects.put(
                 "trigger_id",
                 create(
                         "/triggers",
                         "{\"name\": \"matrix\", \"project_id\": \"" + projectId + "\", \"connection_id\": \""
-                                + objects.get("connection_id") + "\", \"event_types\": [\"push\"], "
+                                + connectionId + "\", \"event_types\": [\"push\"], "
                                 + "\"target\": {\"url\": \"http://127.0.0.1:9/hook\"}}"));
         objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
         String pipeline = create(

@@ -13,7 +13,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One logfmt line per request on stderr: time, method, path (never the query, which may hold secrets), status,
+ * One logfmt line per request on stderr: time, method, path (never the query, which may hold secrets, and a webhook
+ * URL's token masked), status,
  * duration and request id. A request only queues its facts; one thread formats and writes them in batches a few
  * times a second, so that neither formatting nor a slow terminal holds a request up, and no request pays for waking
  * a writer. When the queue is full a line is dropped and counted rather than waited for.
@@ -56,8 +57,11 @@ final class AccessLog implements AutoCloseable {
                 };
     }
 
+    /** Queues a request's line; a path that carries a credential (a webhook token) is masked. */
     void request(String method, String path, int status, long nanos, String requestId) {
-        if (enabled && !lines.offer(new Line(System.currentTimeMillis(), method, path, status, nanos, requestId))) {
+        if (enabled
+                && !lines.offer(new Line(
+                        System.currentTimeMillis(), method, Access.loggable(path), status, nanos, requestId))) {
             dropped.incrementAndGet();
         }
     }

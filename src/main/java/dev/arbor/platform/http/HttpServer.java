@@ -160,7 +160,10 @@ public final class HttpServer {
             });
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
-                Handler handler = Requests.isWrite(route.method()) ? idempotency.wrap(route) : route.handler();
+                // a public write is a provider's webhook delivery: its own delivery id, not Idempotency-Key, dedupes it
+                Handler handler = Requests.isWrite(route.method()) && route.access() != Access.PUBLIC
+                        ? idempotency.wrap(route)
+                        : route.handler();
                 cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler));
             }
             cfg.routes.after(this::afterEveryRequest);
@@ -179,7 +182,12 @@ public final class HttpServer {
                                             + "ended before all of it arrived (its Content-Length or last chunk); send it whole."));
                     return;
                 }
-                LOG.error("unexpected failure in {} {} (request {})", ctx.method(), ctx.path(), Requests.id(ctx), e);
+                LOG.error(
+                        "unexpected failure in {} {} (request {})",
+                        ctx.method(),
+                        Access.loggable(ctx.path()),
+                        Requests.id(ctx),
+                        e);
                 Responses.error(
                         ctx,
                         ApiException.of(
@@ -344,7 +352,11 @@ public final class HttpServer {
                         ErrorCode.METHOD_NOT_ALLOWED, null, ctx.path() + " does not accept " + ctx.method() + ".");
             case 413 -> Requests.tooLarge(ctx.attribute(Requests.BODY_LIMIT));
             default -> {
-                LOG.warn("unexpected framework response {} for {} {}", e.getStatus(), ctx.method(), ctx.path());
+                LOG.warn(
+                        "unexpected framework response {} for {} {}",
+                        e.getStatus(),
+                        ctx.method(),
+                        Access.loggable(ctx.path()));
                 yield ApiException.of(ErrorCode.INTERNAL_ERROR, null, "The server could not handle the request.");
             }
         };

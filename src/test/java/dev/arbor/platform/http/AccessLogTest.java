@@ -25,6 +25,16 @@ class AccessLogTest {
     }
 
     @Test
+    void aWebhookUrlsTokenNeverReachesTheLog() {
+        var out = new ByteArrayOutputStream();
+        try (var log = new AccessLog(true, out)) {
+            log.request("POST", "/events/hooks/hk_2fQ9xKqv0ZJ3nK6pE4rT5s8bW1cY7dA0eF3gH6iJ9kL", 401, 10_000, "req_a");
+        }
+        String line = out.toString(StandardCharsets.UTF_8);
+        assertThat(line).contains("path=/events/hooks/*** ").doesNotContain("hk_2fQ9x");
+    }
+
+    @Test
     void isSilentBelowInfo() {
         assertThat(AccessLog.enabledFor(null)).isTrue();
         assertThat(AccessLog.enabledFor("debug")).isTrue();

@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
  * One event provider of the catalog: what an operator enters to connect it (its credential fields), the event types it
  * sends with a sample of each, the payload paths worth grouping events by, and how its deliveries are read.
  */
-record ProviderDescriptor(
+public record ProviderDescriptor(
         String provider,
         String providerType,
         String name,
@@ -21,7 +21,7 @@ record ProviderDescriptor(
         List<EventType> eventTypes,
         List<GroupingSuggestion> groupingSuggestions,
         DeliveryRules delivery) {
-    ProviderDescriptor {
+    public ProviderDescriptor {
         requireNonNull(provider, "provider");
         requireNonNull(providerType, "providerType");
         requireNonNull(name, "name");
@@ -37,8 +37,9 @@ record ProviderDescriptor(
      * form: Arbor chooses its value (a Standard Webhooks signing secret) and shows it once, for the operator to give
      * the sender.
      */
-    record CredentialField(String key, String label, String type, boolean secret, boolean required, boolean generated) {
-        CredentialField {
+    public record CredentialField(
+            String key, String label, String type, boolean secret, boolean required, boolean generated) {
+        public CredentialField {
             requireNonNull(key, "key");
             requireNonNull(label, "label");
             requireNonNull(type, "type");
@@ -49,8 +50,8 @@ record ProviderDescriptor(
      * An event type in the provider's own words, with a payload of that type as the provider sends it and the headers
      * the type rule reads.
      */
-    record EventType(String type, String description, JsonNode sampleEvent, Map<String, String> sampleHeaders) {
-        EventType {
+    public record EventType(String type, String description, JsonNode sampleEvent, Map<String, String> sampleHeaders) {
+        public EventType {
             requireNonNull(type, "type");
             requireNonNull(description, "description");
             sampleEvent = sampleEvent.deepCopy();
@@ -64,19 +65,19 @@ record ProviderDescriptor(
     }
 
     /** A payload path events of this provider are usefully grouped by (a repository, an incident, a customer). */
-    record GroupingSuggestion(PayloadPath path, String label) {
-        GroupingSuggestion {
+    public record GroupingSuggestion(PayloadPath path, String label) {
+        public GroupingSuggestion {
             requireNonNull(path, "path");
             requireNonNull(label, "label");
         }
     }
 
-    Optional<EventType> eventType(String type) {
+    public Optional<EventType> eventType(String type) {
         return eventTypes.stream().filter(t -> t.type().equals(type)).findFirst();
     }
 
     /** The descriptor as {@code GET /events/descriptors} shows it. */
-    Map<String, Object> toJson() {
+    public Map<String, Object> toJson() {
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "event.descriptor");
         json.put("provider", provider);

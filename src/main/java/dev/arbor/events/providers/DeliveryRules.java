@@ -1,10 +1,11 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import java.util.Optional;
  * for a provider that signs a time inside the payload, how fresh it must be), where the event type, the delivery id and
  * the event's time come from, and which registration handshake it answers.
  */
-record DeliveryRules(
+public record DeliveryRules(
         PayloadFormat format,
         SignatureScheme signature,
         Optional<Freshness> freshness,
@@ -26,7 +27,7 @@ record DeliveryRules(
         Optional<ValueSource> deliveryId,
         Optional<OccurredAt> occurredAt,
         Handshake handshake) {
-    DeliveryRules {
+    public DeliveryRules {
         requireNonNull(format, "format");
         requireNonNull(signature, "signature");
         requireNonNull(freshness, "freshness");
@@ -44,7 +45,16 @@ record DeliveryRules(
         /** The payload the rules read; a body that is not of the format is an {@link IllegalArgumentException}. */
         JsonNode payload(InboundRequest request) {
             if (this == JSON) {
-                return Json.read(request.body());
+                JsonNode payload;
+                try {
+                    payload = Json.read(request.body());
+                } catch (UncheckedIOException e) {
+                    throw new IllegalArgumentException("the body is not JSON", e);
+                }
+                if (!payload.isContainerNode()) {
+                    throw new IllegalArgumentException("the body is not a JSON object or array");
+                }
+                return payload;
             }
             ObjectNode fields = Json.object();
             for (InboundRequest.FormField field : request.formFields()) {

@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,11 +7,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.Error;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
-import dev.arbor.events.DeliveryRules.EventTypeRule;
-import dev.arbor.events.DeliveryRules.OccurredAt;
-import dev.arbor.events.DeliveryRules.PayloadFormat;
-import dev.arbor.events.DeliveryRules.TimeFormat;
-import dev.arbor.events.DeliveryRules.ValueSource;
+import dev.arbor.events.providers.DeliveryRules.EventTypeRule;
+import dev.arbor.events.providers.DeliveryRules.OccurredAt;
+import dev.arbor.events.providers.DeliveryRules.PayloadFormat;
+import dev.arbor.events.providers.DeliveryRules.TimeFormat;
+import dev.arbor.events.providers.DeliveryRules.ValueSource;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,11 +33,11 @@ import java.util.stream.Collectors;
 /**
  * The event providers the server knows, read at start from {@code catalog/event-providers.json} (their names, in the
  * order lists show them) and one file per provider in {@code catalog/event-providers/}. Each file is checked against
- * {@link ApiShapes#CATALOG_ENTRY} and then for sense (a signature scheme's own fields, the secret's credential field,
+ * {@link DescriptorShapes#CATALOG_ENTRY} and then for sense (a signature scheme's own fields, the secret's credential field,
  * every sample event yielding its own type through the type rule); a provider that fails stops the start with a
  * message naming it and each field at fault.
  */
-final class EventCatalog {
+public final class EventCatalog {
     private static final String INDEX = "/catalog/event-providers.json";
     private static final String FOLDER = "/catalog/event-providers/";
     private static final SchemaRegistry SCHEMAS = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
@@ -50,7 +50,7 @@ final class EventCatalog {
     }
 
     /** The catalog shipped with the server. */
-    static EventCatalog load() {
+    public static EventCatalog load() {
         var files = new LinkedHashMap<String, JsonNode>();
         for (JsonNode name : read(INDEX).path("providers")) {
             if (files.put(name.asText(), read(FOLDER + name.asText() + ".json")) != null) {
@@ -89,15 +89,15 @@ final class EventCatalog {
     }
 
     /** Every provider, in the catalog's order. */
-    List<ProviderDescriptor> all() {
+    public List<ProviderDescriptor> all() {
         return List.copyOf(providers.values());
     }
 
-    Optional<ProviderDescriptor> find(String provider) {
+    public Optional<ProviderDescriptor> find(String provider) {
         return Optional.ofNullable(providers.get(provider));
     }
 
-    List<String> names() {
+    public List<String> names() {
         return List.copyOf(providers.keySet());
     }
 
@@ -116,7 +116,7 @@ final class EventCatalog {
     }
 
     private static JsonNode schemaJson() {
-        ObjectNode schema = Json.mapper().valueToTree(ApiShapes.CATALOG_ENTRY.json());
+        ObjectNode schema = Json.mapper().valueToTree(DescriptorShapes.CATALOG_ENTRY.json());
         schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
         return schema;
     }

@@ -1,12 +1,12 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
 import java.nio.charset.StandardCharsets;
 
 /** A connection's signing secret or shared token; its text never shows in logs or messages. */
-record SigningSecret(String value) {
-    SigningSecret {
+public record SigningSecret(String value) {
+    public SigningSecret {
         requireNonNull(value, "value");
     }
 

@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static java.util.Objects.requireNonNull;
 
@@ -27,7 +27,7 @@ import javax.crypto.spec.SecretKeySpec;
  * too). Signatures and tokens are compared in constant time; a timestamped scheme refuses a timestamp further from the
  * clock's now than its tolerance, either way.
  */
-sealed interface SignatureScheme {
+public sealed interface SignatureScheme {
     /** The credential field of the descriptor that holds the secret. */
     String secretField();
 

@@ -1,18 +1,16 @@
-package dev.arbor.events;
+package dev.arbor.events.providers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.events.Verification.Reason;
+import dev.arbor.events.providers.Verification.Reason;
 import dev.arbor.platform.http.Json;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.arbor.testing.WebhookSigner;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -259,27 +257,6 @@ class SignatureSchemeTest {
     }
 
     private static JsonNode node(JsonNode cases) {
-        try {
-            Process node = new ProcessBuilder(
-                            "node",
-                            Path.of("src/test/mcp/sign-webhook.cjs")
-                                    .toAbsolutePath()
-                                    .toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            try (var in = node.getOutputStream()) {
-                in.write(Json.write(cases));
-            }
-            byte[] out = node.getInputStream().readAllBytes();
-            if (node.waitFor() != 0) {
-                throw new IllegalStateException("sign-webhook.cjs failed: " + new String(out, StandardCharsets.UTF_8));
-            }
-            return Json.read(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return WebhookSigner.sign(cases);
     }
 }

@@ -1,0 +1,217 @@
+package dev.arbor.events.deliveries;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.events.EventConnections;
+import dev.arbor.events.EventConnections.Subscribable;
+import dev.arbor.events.EventEnvelope;
+import dev.arbor.events.EventSubscribers;
+import dev.arbor.events.EventSubscribers.Firing;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.QueryParam;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The delivery log of a shared connection: its deliveries, each with its headers (masked), payload, signature result,
+ * envelope and what it fired, and a replay that dispatches an accepted delivery again. Seen by whoever may see the
+ * connection (an admin, or a member of a project it is shared with, or anyone for a global one).
+ */
+final class DeliveryRoutes {
+    private static final String CONNECTION_ID = "connection_id";
+    private static final String DELIVERY_ID = "delivery_id";
+    private static final String BASE = "/events/shared-connections/{connection_id}/deliveries";
+    private static final QueryParam STATUS = new QueryParam(
+            "status",
+            Schema.oneOf(Arrays.stream(Delivery.Status.values())
+                    .map(Delivery.Status::json)
+                    .toArray(String[]::new)),
+            "Only deliveries of this status.");
+    private static final QueryParam TYPE =
+            new QueryParam("type", Schema.string(200), "Only deliveries of this event type (`issues.opened`).");
+
+    private final EventConnections connections;
+    private final DeliveryStore store;
+    private final Dispatcher dispatcher;
+    private final EventSubscribers subscribers;
+    private final Access access;
+
+    DeliveryRoutes(
+            EventConnections connections,
+            DeliveryStore store,
+            Dispatcher dispatcher,
+            EventSubscribers subscribers,
+            Access access) {
+        this.connections = requireNonNull(connections, "connections");
+        this.store = requireNonNull(store, "store");
+        this.dispatcher = requireNonNull(dispatcher, "dispatcher");
+        this.subscribers = requireNonNull(subscribers, "subscribers");
+        this.access = requireNonNull(access, "access");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("events")
+                .get(BASE, "A shared connection's deliveries, newest first (by status and event type)", this::list)
+                .query(Page.PARAMETERS)
+                .query(STATUS, TYPE)
+                .header(CurrentProject.HEADER)
+                .ok(Schema.list(DeliveryShapes.DELIVERY))
+                .get(
+                        BASE + "/{delivery_id}",
+                        "A delivery: headers (secrets masked), payload, signature result, envelope, firings",
+                        this::get)
+                .header(CurrentProject.HEADER)
+                .ok(DeliveryShapes.DELIVERY_DETAIL)
+                .action(
+                        BASE + "/{delivery_id}/replay",
+                        "Dispatch an accepted delivery to the triggers again, as the next round",
+                        this::replay)
+                .header(CurrentProject.HEADER)
+                .accepted(DeliveryShapes.DELIVERY);
+    }
+
+    private void list(Context ctx) {
+        Subscribable connection = visible(ctx);
+        Optional<Delivery.Status> status = STATUS.read(ctx)
+                .map(text -> Delivery.Status.of(text.strip())
+                        .orElseThrow(() -> ApiException.of(
+                                ErrorCode.INVALID_PARAMETER,
+                                "status",
+                                "`status` is '" + text + "'; it is one of accepted, refused, unreadable.")));
+        Optional<String> type = TYPE.read(ctx).map(String::strip).filter(t -> !t.isEmpty());
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        store.list(connection.id(), Page.from(ctx), status, type),
+                        Delivery::id,
+                        DeliveryRoutes::summary));
+    }
+
+    private void get(Context ctx) {
+        Delivery delivery = delivery(ctx, visible(ctx));
+        Map<String, Object> json = summary(delivery);
+        json.put("headers", delivery.headers());
+        json.put("payload", delivery.payload().orElse(null));
+        json.put("body", delivery.body().orElse(null));
+        json.put("event", delivery.event().map(EventEnvelope::toJson).orElse(null));
+        // a connection shared with several projects: a member sees the firings of its own projects' triggers only
+        Principal principal = Access.principal(ctx);
+        json.put(
+                "firings",
+                subscribers.firings(delivery.id()).stream()
+                        .filter(firing -> principal.mayActIn(firing.projectId()))
+                        .map(DeliveryRoutes::firing)
+                        .toList());
+        json.put("errors", errors(delivery));
+        Responses.ok(ctx, json);
+    }
+
+    private void replay(Context ctx) {
+        Subscribable connection = visible(ctx);
+        Delivery delivery = delivery(ctx, connection);
+        DeliveryStore.Due due = store.replay(connection.id(), delivery.id())
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.DELIVERY_NOT_REPLAYABLE,
+                        DELIVERY_ID,
+                        "Delivery '" + delivery.id() + "' was "
+                                + delivery.status().json()
+                                + ": only an accepted delivery (its signature valid) is ever processed or replayed."));
+        dispatcher.offer(due);
+        Responses.json(ctx, 202, summary(due.delivery()));
+    }
+
+    /** The path's connection, when the caller may see it (the rule of the connection's own routes). */
+    private Subscribable visible(Context ctx) {
+        // a current project the header names is checked as on every route, though the connection decides
+        access.currentProject().named(ctx);
+        return connections.visibleTo(Access.principal(ctx), ctx.pathParam(CONNECTION_ID));
+    }
+
+    private Delivery delivery(Context ctx, Subscribable connection) {
+        String id = ctx.pathParam(DELIVERY_ID);
+        return store.find(connection.id(), id)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.DELIVERY_NOT_FOUND,
+                        DELIVERY_ID,
+                        "Connection '" + connection.id() + "' has no delivery '" + id + "'."));
+    }
+
+    private static Map<String, Object> summary(Delivery delivery) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", delivery.id());
+        json.put("object", "event.delivery");
+        json.put("connection_id", delivery.connectionId());
+        json.put("provider", delivery.provider());
+        json.put("status", delivery.status().json());
+        json.put("type", delivery.type().orElse(null));
+        json.put("listed_type", delivery.listedType());
+        json.put("provider_delivery_id", delivery.providerDeliveryId().orElse(null));
+        json.put("duplicates", delivery.duplicates());
+        json.put("last_duplicate_at", seconds(delivery.lastDuplicateAt()));
+        json.put("signature", delivery.signature());
+        var dispatch = new LinkedHashMap<String, Object>();
+        dispatch.put(
+                "status",
+                delivery.status() != Delivery.Status.ACCEPTED
+                        ? "never"
+                        : delivery.pendingRound().isPresent() ? "waiting" : "dispatched");
+        dispatch.put("rounds", delivery.rounds());
+        dispatch.put("dispatched_at", seconds(delivery.dispatchedAt()));
+        dispatch.put(
+                "error",
+                delivery.status() == Delivery.Status.ACCEPTED ? delivery.error().orElse(null) : null);
+        json.put("dispatch", dispatch);
+        json.put("occurred_at", delivery.occurredAt().getEpochSecond());
+        json.put("received_at", delivery.receivedAt().getEpochSecond());
+        return json;
+    }
+
+    private static Map<String, Object> firing(Firing firing) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("trigger_id", firing.triggerId());
+        json.put("round", firing.round());
+        json.put("status", firing.status().name().toLowerCase(Locale.ROOT));
+        json.put("run_id", firing.runId().orElse(null));
+        json.put("error", firing.error().orElse(null));
+        json.put("fired_at", firing.firedAt().getEpochSecond());
+        return json;
+    }
+
+    /** What went wrong with the delivery, each as {@code {stage, message}}. */
+    private static List<Map<String, Object>> errors(Delivery delivery) {
+        var errors = new ArrayList<Map<String, Object>>();
+        if (delivery.status() == Delivery.Status.REFUSED) {
+            errors.add(Map.of(
+                    "stage",
+                    "signature",
+                    "message",
+                    delivery.signature().path("detail").asText("")));
+        }
+        delivery.error()
+                .ifPresent(error -> errors.add(Map.of(
+                        "stage",
+                        delivery.status() == Delivery.Status.UNREADABLE ? "reading" : "dispatch",
+                        "message",
+                        error)));
+        return errors;
+    }
+
+    private static Long seconds(Optional<Instant> at) {
+        return at.map(Instant::getEpochSecond).orElse(null);
+    }
+}

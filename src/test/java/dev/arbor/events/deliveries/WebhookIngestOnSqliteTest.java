@@ -1,0 +1,10 @@
+package dev.arbor.events.deliveries;
+
+import java.util.Map;
+
+class WebhookIngestOnSqliteTest extends WebhookIngestContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of();
+    }
+}
