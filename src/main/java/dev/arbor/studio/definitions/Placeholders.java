@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,7 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** {@code {{name}}} placeholders: where they are, and the closest declared name for a misspelt one. */
-final class Placeholders {
+public final class Placeholders {
     /** {@code {{ name }}} with optional inner spaces, unless escaped as {@code \{{}. */
     static final Pattern PLACEHOLDER = Pattern.compile("(?<!\\\\)\\{\\{\\s*([^{}\\s]+)\\s*}}");
 
@@ -46,7 +46,7 @@ final class Placeholders {
     }
 
     /** " Did you mean `x`?" or nothing. */
-    static String didYouMean(String name, Collection<String> candidates) {
+    public static String didYouMean(String name, Collection<String> candidates) {
         return closest(name, candidates).map(c -> " Did you mean `" + c + "`?").orElse("");
     }
 
