@@ -34,7 +34,6 @@ import java.util.stream.Stream;
 final class AddModel {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
     private static final Set<String> MODALITIES = Set.of("text", "image", "audio", "video");
-    private static final Set<String> TYPES = Set.of("choice", "score", "noul");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-fA-F]{64}");
     private static final Pattern REPOSITORY = Pattern.compile(
             "([A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)?)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?");
@@ -112,7 +111,7 @@ final class AddModel {
         Optional<String> apiKey = API_KEY.read(body);
         Optional<String> sha256 = SHA256_FIELD.read(body);
         boolean cloud = source.orElse("").equals("cloud");
-        boolean remote = engine.orElse("").equals("remote");
+        boolean remote = engine.orElse("").equals(EngineKind.REMOTE.wire());
         if (source.isPresent() && engine.isPresent() && cloud != remote) {
             body.reject(
                     "engine",
@@ -157,16 +156,16 @@ final class AddModel {
                         "modalities",
                         ErrorCode.INVALID_FIELD,
                         "must include text, and only text, image, audio, video"));
-        types.filter(t -> !TYPES.containsAll(t) || t.isEmpty())
+        types.filter(t -> !Scoring.Primitive.wires().containsAll(t) || t.isEmpty())
                 .ifPresent(t -> body.reject("types", ErrorCode.INVALID_FIELD, "must be among choice, score, noul"));
         Optional<Path> folder =
                 uri.filter(u -> source.orElse("").equals("local")).flatMap(u -> folder(u, body, engine.orElse("")));
         List<Warning> warnings = body.finish();
-        boolean hash = engine.orElseThrow().equals("hash");
+        boolean hash = engine.orElseThrow().equals(EngineKind.HASH.wire());
         Path files = folder.orElseGet(() -> downloads.folder(modelId));
         var facts = new ModelFacts(
                 Set.copyOf(modalities.orElse(hash ? List.copyOf(MODALITIES) : List.of("text"))),
-                Set.copyOf(types.orElse(List.copyOf(TYPES))),
+                Set.copyOf(types.orElse(List.copyOf(Scoring.Primitive.wires()))),
                 maxOptions.orElse(remote ? RemoteEngine.MAX_OPTIONS : 1000L).intValue(),
                 maxQuestions.orElse(64L).intValue(),
                 contextTokens.orElse(defaultContext(engine.get())).intValue(),

@@ -96,7 +96,7 @@ final class EmbeddingEngine implements Engine {
     private void warmUp() throws OrtException {
         var question = new Scoring.Question(
                 "warm_up",
-                "choice",
+                Scoring.Primitive.CHOICE.wire(),
                 "Which fits?",
                 List.of(new Scoring.Option("a", "a", null), new Scoring.Option("b", "b", null)));
         for (int i = 0; i < WARM_UP_CALLS; i++) {
@@ -146,7 +146,7 @@ final class EmbeddingEngine implements Engine {
      */
     static String optionText(Scoring.Question question, Scoring.Option option) {
         String description = option.description();
-        if (question.type().equals("noul") && (description == null || description.isBlank())) {
+        if (question.type().equals(Scoring.Primitive.NOUL.wire()) && (description == null || description.isBlank())) {
             description =
                     option.key().equals("true") ? "yes, this is clearly the case" : "no, nothing here suggests this";
         }

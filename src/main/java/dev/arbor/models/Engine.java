@@ -16,13 +16,15 @@ public sealed interface Engine permits CausalLmEngine, ClassifierEngine, Embeddi
 
     /** Loads the engine a model names; a failure here is the model's load failure. */
     public static Engine load(String engine, Map<String, String> options) throws Exception {
-        return switch (engine) {
-            case "hash" -> HashEngine.load(options);
-            case "embedding" -> EmbeddingEngine.load(options);
-            case "onnx-classifier" -> ClassifierEngine.load(options);
-            case "causal-lm" -> CausalLmEngine.load(options);
-            case "remote" -> RemoteEngine.load(options);
-            default -> throw new IllegalArgumentException("engine '" + engine + "' is not available in this build");
+        EngineKind kind = EngineKind.of(engine)
+                .orElseThrow(
+                        () -> new IllegalArgumentException("engine '" + engine + "' is not available in this build"));
+        return switch (kind) {
+            case HASH -> HashEngine.load(options);
+            case EMBEDDING -> EmbeddingEngine.load(options);
+            case ONNX_CLASSIFIER -> ClassifierEngine.load(options);
+            case CAUSAL_LM -> CausalLmEngine.load(options);
+            case REMOTE -> RemoteEngine.load(options);
         };
     }
 }

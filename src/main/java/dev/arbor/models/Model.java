@@ -79,7 +79,7 @@ public record Model(
         json.put("uri", builtIn() ? null : uri);
         json.put("engine", engine);
         json.put("options", options);
-        if (engine.equals("remote")) {
+        if (engine.equals(EngineKind.REMOTE.wire())) {
             json.put("api_key_set", apiKey.isPresent());
         }
         json.put(

@@ -103,7 +103,7 @@ public final class ModelOperations {
                 .put("model_uri", PROVIDERS.getOrDefault(provider.toLowerCase(Locale.ROOT), provider))
                 .put("model_name", remoteModel)
                 .put("model_source", "cloud")
-                .put("engine", "remote")
+                .put("engine", EngineKind.REMOTE.wire())
                 .put("remote_model", remoteModel);
         apiKey.ifPresent(key -> request.put("api_key", key));
         return request;
@@ -142,7 +142,7 @@ public final class ModelOperations {
         List<String> situations = prompts.isEmpty() ? List.of("The service answers requests slowly today.") : prompts;
         var question = new Scoring.Question(
                 "relevant",
-                "noul",
+                Scoring.Primitive.NOUL.wire(),
                 "Does this need attention?",
                 List.of(new Scoring.Option("yes", "yes", ""), new Scoring.Option("no", "no", "")));
         runtime.score(modelId, new Scoring.Request(situations.getFirst(), List.of(), List.of(question)));

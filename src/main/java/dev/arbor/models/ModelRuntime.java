@@ -509,7 +509,7 @@ public final class ModelRuntime implements AutoCloseable {
             var all = new LinkedHashMap<>(model.options());
             all.putAll(options);
             model.path().ifPresent(folder -> all.put("path", folder.toString()));
-            if (model.engine().equals("remote")) {
+            if (model.engine().equals(EngineKind.REMOTE.wire())) {
                 all.put("url", model.uri());
             }
             all.forEach((key, value) -> {

@@ -27,7 +27,6 @@ import java.util.Set;
 public final class Models {
     private static final String CATALOG = "/catalog/models.json";
     private static final List<String> MODALITIES = List.of("text", "image", "audio", "video");
-    private static final Set<String> PRIMITIVE_TYPES = Set.of("choice", "score", "noul");
 
     /** The registry as it stands: built-in models first, then added ones in the order they came. */
     private volatile Map<String, Model> models;
@@ -163,7 +162,7 @@ public final class Models {
         if (id.isBlank()
                 || !MODALITIES.containsAll(modalities)
                 || !modalities.contains("text")
-                || !PRIMITIVE_TYPES.containsAll(types)
+                || !Scoring.Primitive.wires().containsAll(types)
                 || types.isEmpty()
                 || entry.path("max_options").asInt() < 2
                 || entry.path("max_questions").asInt() < 1

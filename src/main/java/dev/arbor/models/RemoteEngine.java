@@ -67,7 +67,7 @@ final class RemoteEngine implements Engine {
                 "Arbor checks that this model answers.",
                 new Scoring.Question(
                         "check",
-                        "noul",
+                        Scoring.Primitive.NOUL.wire(),
                         "Is this a check?",
                         List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null))));
         return engine;

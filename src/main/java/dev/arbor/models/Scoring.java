@@ -2,8 +2,12 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What an engine is asked and what it answers: primitive questions ({@code choice}, {@code score}, {@code noul})
@@ -11,6 +15,22 @@ import java.util.Map;
  */
 public final class Scoring {
     private Scoring() {}
+
+    /** The three question types every engine answers; the studio reduces its six to these. */
+    public enum Primitive {
+        CHOICE,
+        SCORE,
+        NOUL;
+
+        public String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The wire names of all three. */
+        public static Set<String> wires() {
+            return Arrays.stream(values()).map(Primitive::wire).collect(Collectors.toUnmodifiableSet());
+        }
+    }
 
     /** One option: its key, the label the model reads, and an optional description. */
     public record Option(String key, String label, String description) {

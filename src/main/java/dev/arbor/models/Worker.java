@@ -187,7 +187,7 @@ public final class Worker {
             options.add(new Scoring.Option("option_" + i, "Option " + i, "what option " + i + " stands for"));
             probabilities.add(0.05);
         }
-        var question = new Scoring.Question("warm_up", "choice", "Which option fits?", options);
+        var question = new Scoring.Question("warm_up", Scoring.Primitive.CHOICE.wire(), "Which option fits?", options);
         var answer = new Scoring.Answer(Map.of("warm_up", probabilities), 20);
         for (int i = 0; i < WARM_UP_MESSAGES; i++) {
             byte[] message = Json.write(Map.of(
@@ -207,7 +207,7 @@ public final class Worker {
     private static List<String> refusals(Scoring.Request request) {
         var refused = new ArrayList<String>();
         for (Scoring.Question question : request.questions()) {
-            if (!List.of("choice", "score", "noul").contains(question.type())) {
+            if (!Scoring.Primitive.wires().contains(question.type())) {
                 refused.add("question " + question.key() + " has type " + question.type()
                         + "; engines answer choice, score and noul");
             } else if (question.options().isEmpty()) {

@@ -3,10 +3,13 @@ package dev.arbor.studio.decisions;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Probabilities;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.QuestionDefinition;
 import dev.arbor.studio.questions.Rounding;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,10 +50,10 @@ final class Answers {
         for (Question question : questions) {
             SettingsLadder.QuestionSettings own = settings.of(question.key());
             ObjectNode answer = answers.putObject(question.key());
-            answer.put("type", question.type());
+            answer.put("type", question.type().wire());
             List<String> keys = question.optionKeys();
             double certainty;
-            if (question.type().equals("multi")) {
+            if (question.definition() instanceof QuestionDefinition.Multi) {
                 certainty = multi(
                         question, keys, probabilities, own, answer, raw.putObject(question.key()), rows, position);
             } else {
@@ -60,14 +63,15 @@ final class Answers {
                     rawOwn.put(keys.get(i), Rounding.round(cleaned[i], 6));
                 }
                 double[] p = Probabilities.calibrate(cleaned, own.temperature());
-                certainty = single(question, keys, p, answer);
+                Single single = single(question, keys, p, answer);
+                certainty = single.certainty();
                 rows.add(new AnswerRow(
                         question.key(),
                         0,
                         position,
                         question.type(),
-                        answer.path("decision").asText(),
-                        value(question, answer),
+                        single.decision(),
+                        single.value(),
                         certainty,
                         certainty >= own.actThreshold(),
                         question.origin()));
@@ -75,7 +79,7 @@ final class Answers {
             boolean act = certainty >= own.actThreshold();
             answer.put("certainty", Rounding.round(certainty, 4));
             answer.put("act", act);
-            answer.put("origin", question.origin());
+            answer.put("origin", question.origin().wire());
             if (question.dynamicOptions()) {
                 answer.put("dynamic_options", true);
             }
@@ -94,22 +98,33 @@ final class Answers {
                 List.copyOf(rows));
     }
 
-    /** Fills a choice, rank, score, number or yes/no answer; returns its certainty (the top probability). */
-    private static double single(Question question, List<String> keys, double[] p, ObjectNode answer) {
+    /**
+     * What history indexes of a single answer (see {@link AnswerRow}).
+     *
+     * @param certainty the top probability
+     * @param decision the answer: option, level key, value, yes or no
+     * @param value the number behind it: P(yes), expected level, estimate, else the top probability (rounded)
+     */
+    private record Single(double certainty, String decision, double value) {}
+
+    /** Fills a choice, rank, score, number or yes/no answer. */
+    private static Single single(Question question, List<String> keys, double[] p, ObjectNode answer) {
         int top = argmax(p);
         double topProbability = p[top];
+        String decision = keys.get(top);
+        double value = Rounding.round(topProbability, 4);
         ObjectNode probabilities = Json.object();
         for (int i = 0; i < keys.size(); i++) {
             probabilities.put(keys.get(i), Rounding.round(p[i], 4));
         }
-        switch (question.type()) {
-            case "choice" -> {
+        switch (question.definition()) {
+            case QuestionDefinition.Choice _ -> {
                 answer.put("choice", keys.get(top));
                 answer.set("probabilities", probabilities);
                 answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
                 answer.put("decision", keys.get(top));
             }
-            case "rank" -> {
+            case QuestionDefinition.Rank _ -> {
                 Integer[] order = IntStream.range(0, keys.size()).boxed().toArray(Integer[]::new);
                 Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -p[i]));
                 ArrayNode ranking = answer.putArray("ranking");
@@ -119,35 +134,46 @@ final class Answers {
                 answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
                 answer.put("decision", keys.get(top));
             }
-            case "score" -> {
-                answer.put("score", Rounding.round(expected(p), 4));
-                ObjectNode legend = answer.putObject("legend");
-                for (int i = 0; i < keys.size(); i++) {
-                    legend.set(keys.get(i), question.criteria().get(i));
-                }
+            case QuestionDefinition.Score score -> {
+                value = Rounding.round(expected(p), 4);
+                answer.put("score", value);
+                answer.set("legend", score.legend());
                 answer.set("probabilities", probabilities);
                 answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
                 answer.put("decision", keys.get(top));
             }
-            case "number" -> number(question, keys, p, top, probabilities, answer);
-            case "noul" -> {
-                answer.put("noul", Rounding.round(p[1], 4));
-                answer.set("probabilities", probabilities);
-                answer.put("decision", p[1] >= 0.5 ? "yes" : "no");
+            case QuestionDefinition.NumberScale number -> {
+                value = number(number, keys, p, top, probabilities, answer);
+                decision = String.valueOf(Primitives.value(keys.get(top)));
             }
-            default -> throw new IllegalArgumentException("unknown question type " + question.type());
+            case QuestionDefinition.YesNo _ -> {
+                value = Rounding.round(p[1], 4);
+                decision = p[1] >= 0.5 ? "yes" : "no";
+                answer.put("noul", value);
+                answer.set("probabilities", probabilities);
+                answer.put("decision", decision);
+            }
+            case QuestionDefinition.Multi _ ->
+                throw new IllegalArgumentException("a multi question has no single answer");
         }
         answer.put("top_probability", Rounding.round(topProbability, 4));
-        return topProbability;
+        return new Single(topProbability, decision, value);
     }
 
-    private static void number(
-            Question question, List<String> keys, double[] p, int top, ObjectNode probabilities, ObjectNode answer) {
+    /** Fills a number answer; returns its estimate, rounded as the answer shows it. */
+    private static double number(
+            QuestionDefinition.NumberScale question,
+            List<String> keys,
+            double[] p,
+            int top,
+            ObjectNode probabilities,
+            ObjectNode answer) {
         double estimate = 0;
         for (int i = 0; i < keys.size(); i++) {
             estimate += Primitives.value(keys.get(i)).doubleValue() * p[i];
         }
-        answer.put("estimate", Rounding.round(estimate, 4));
+        double rounded = Rounding.round(estimate, 4);
+        answer.put("estimate", rounded);
         answer.set("most_likely", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
         int lower = -1;
         int upper = keys.size() - 1;
@@ -165,12 +191,11 @@ final class Answers {
         ArrayNode range = answer.putArray("range");
         range.add(Json.mapper().valueToTree(Primitives.value(keys.get(Math.max(lower, 0)))));
         range.add(Json.mapper().valueToTree(Primitives.value(keys.get(upper))));
-        if (question.definition().has("unit")) {
-            answer.set("unit", question.definition().get("unit"));
-        }
+        question.unit().ifPresent(unit -> answer.put("unit", unit));
         answer.set("probabilities", probabilities);
         answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
         answer.set("decision", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
+        return rounded;
     }
 
     /** One yes/no child per option; returns the certainty, the least sure of the options. */
@@ -210,14 +235,15 @@ final class Answers {
         answer.put("top_probability", Rounding.round(top, 4));
         boolean act = certainty >= own.actThreshold();
         if (chosen.isEmpty()) {
-            rows.add(new AnswerRow(question.key(), 0, position, "multi", null, 0, certainty, act, question.origin()));
+            rows.add(new AnswerRow(
+                    question.key(), 0, position, QuestionType.MULTI, null, 0, certainty, act, question.origin()));
         }
         for (int i = 0; i < chosen.size(); i++) {
             rows.add(new AnswerRow(
                     question.key(),
                     i,
                     position,
-                    "multi",
+                    QuestionType.MULTI,
                     chosen.get(i),
                     applies[keys.indexOf(chosen.get(i))],
                     certainty,
@@ -225,15 +251,6 @@ final class Answers {
                     question.origin()));
         }
         return certainty;
-    }
-
-    private static double value(Question question, ObjectNode answer) {
-        return switch (question.type()) {
-            case "noul" -> answer.path("noul").asDouble();
-            case "score" -> answer.path("score").asDouble();
-            case "number" -> answer.path("estimate").asDouble();
-            default -> answer.path("top_probability").asDouble();
-        };
     }
 
     private static int argmax(double[] p) {

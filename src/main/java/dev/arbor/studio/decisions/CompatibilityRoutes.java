@@ -57,7 +57,7 @@ final class CompatibilityRoutes {
         var questions = new ArrayList<Question>();
         sent.ifPresent(field -> Templates.checkQuestions(field, "questions", Optional.empty(), body.problems())
                 .properties()
-                .forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(), "adhoc", false))));
+                .forEach(e -> questions.add(Question.of(e.getKey(), e.getValue(), Question.Origin.ADHOC, false))));
         var warnings = body.finish();
         var modalities = new HashSet<>(media.orElse(List.of()));
         ModelFacts.Needs needs = Primitives.needs(Primitives.of(questions), modalities, 0);

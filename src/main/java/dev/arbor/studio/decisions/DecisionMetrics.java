@@ -1,6 +1,8 @@
 package dev.arbor.studio.decisions;
 
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.studio.history.DecisionStatus;
+import dev.arbor.studio.planning.Plan;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -35,18 +37,18 @@ final class DecisionMetrics {
     }
 
     void completed(Plan plan, long sinceNanos) {
-        record(plan, "completed", NO_ERROR, sinceNanos);
+        record(plan, DecisionStatus.COMPLETED, NO_ERROR, sinceNanos);
     }
 
     void failed(Plan plan, ErrorCode code, long sinceNanos) {
-        record(plan, "failed", code.code(), sinceNanos);
+        record(plan, DecisionStatus.FAILED, code.code(), sinceNanos);
     }
 
     void cancelled(Plan plan, long sinceNanos) {
-        record(plan, "cancelled", NO_ERROR, sinceNanos);
+        record(plan, DecisionStatus.CANCELLED, NO_ERROR, sinceNanos);
     }
 
-    private void record(Plan plan, String outcome, String error, long sinceNanos) {
+    private void record(Plan plan, DecisionStatus outcome, String error, long sinceNanos) {
         decisions
                 .withTags(
                         "model",
@@ -54,7 +56,7 @@ final class DecisionMetrics {
                         "template",
                         plan.template().map(t -> t.id()).orElse(ADHOC),
                         "outcome",
-                        outcome,
+                        outcome.wire(),
                         "error",
                         error)
                 .record(System.nanoTime() - sinceNanos, TimeUnit.NANOSECONDS);

@@ -17,27 +17,23 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
-import dev.arbor.studio.Metadata;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionView;
-import dev.arbor.studio.history.Export;
-import dev.arbor.studio.history.HistoryQuery;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.MediaInput;
+import dev.arbor.studio.planning.Plan;
+import dev.arbor.studio.planning.Planner;
+import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
-import java.io.BufferedWriter;
-import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,7 +48,7 @@ final class DecisionRoutes {
     private final Templates templates;
     private final FeedbackStore feedback;
     private final StudioSettings settings;
-    private final Clock clock;
+    private final StoredDecisionHandlers stored;
 
     DecisionRoutes(
             DecisionService decisions,
@@ -68,7 +64,7 @@ final class DecisionRoutes {
         this.templates = requireNonNull(templates, "templates");
         this.feedback = requireNonNull(feedback, "feedback");
         this.settings = requireNonNull(settings, "settings");
-        this.clock = requireNonNull(clock, "clock");
+        this.stored = new StoredDecisionHandlers(store, templates, feedback, clock);
     }
 
     void addTo(Routes routes) {
@@ -81,12 +77,15 @@ final class DecisionRoutes {
                         this::create)
                 .body(DecisionShapes.DECISION_REQUEST)
                 .ok(HistoryShapes.DECISION)
-                .get(BASE, "List decisions in history, newest first, with filters", this::list)
+                .get(BASE, "List decisions in history, newest first, with filters", stored::list)
                 .query(Page.PARAMETERS)
                 .query(HistoryShapes.VIEW, DecisionShapes.INCLUDE_PARAM)
                 .query(HistoryShapes.FILTERS)
                 .ok(Schema.list(HistoryShapes.LISTED))
-                .get(BASE + "/export", "Export the decisions a filter matches as JSONL or CSV, streamed", this::export)
+                .get(
+                        BASE + "/export",
+                        "Export the decisions a filter matches as JSONL or CSV, streamed",
+                        stored::export)
                 .query(HistoryShapes.EXPORT_FORMAT)
                 .query(HistoryShapes.FILTERS)
                 .answers(200, "application/x-ndjson", HistoryShapes.JSON_LINES)
@@ -101,12 +100,12 @@ final class DecisionRoutes {
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
                 .query(DecisionShapes.WAIT, DecisionShapes.INCLUDE_PARAM, DecisionShapes.RENDER)
                 .ok(Schema.anyOf(HistoryShapes.DECISION, DecisionShapes.DECIDE_ANSWER))
-                .get(one + "/input", "What a decision read, when history kept it", this::input)
+                .get(one + "/input", "What a decision read, when history kept it", stored::input)
                 .ok(HistoryShapes.INPUT)
-                .patch(one, "Change a decision's metadata or pin", this::patch)
+                .patch(one, "Change a decision's metadata or pin", stored::patch)
                 .body(HistoryShapes.DECISION_PATCH)
                 .ok(HistoryShapes.DECISION)
-                .delete(one, "Delete a decision from history", this::delete)
+                .delete(one, "Delete a decision from history", stored::delete)
                 .ok(HistoryShapes.DELETED)
                 .action(one + "/cancel", "Cancel a background decision that has not reached its model", this::cancel)
                 .ok(HistoryShapes.DECISION)
@@ -119,119 +118,9 @@ final class DecisionRoutes {
 
     private void create(Context ctx) {
         DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
-        Plan plan = decisions.plan(request, false);
+        Plan plan = decisions.plan(request, Planner.Purpose.RUN);
         var source = new Source("api", BASE, Requests.id(ctx), "explicit", Optional.empty());
         respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
-    }
-
-    private void list(Context ctx) {
-        Page page = Page.from(ctx);
-        var params = HistoryQuery.params(ctx, List.of());
-        String view = HistoryShapes.VIEW.read(ctx).orElse("summary");
-        if (!view.equals("summary") && !view.equals("full")) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER, "view", "`view` is summary or full, not '" + view + "'.");
-        }
-        Set<String> include = includeParameter(ctx);
-        var query = store.query(params, templates, clock.instant());
-        var result = store.list(query, page);
-        Set<String> labelled = feedback.labelled(
-                result.items().stream().map(StoredDecision::id).toList());
-        Responses.ok(
-                ctx,
-                Responses.page(
-                        result,
-                        StoredDecision::id,
-                        decision -> view.equals("full")
-                                ? DecisionView.present(
-                                        decision.body(),
-                                        decision.input(),
-                                        include.stream().anyMatch(i -> i.startsWith("input")),
-                                        decision.metadata(),
-                                        decision.pinned(),
-                                        include)
-                                : summary(decision, labelled.contains(decision.id()))));
-    }
-
-    private void export(Context ctx) {
-        String format = HistoryShapes.EXPORT_FORMAT.read(ctx).orElse("jsonl");
-        if (!format.equals("jsonl") && !format.equals("csv")) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER, "format", "`format` is jsonl or csv, not '" + format + "'.");
-        }
-        var query =
-                store.query(HistoryQuery.params(ctx, List.of(HistoryShapes.EXPORT_FORMAT)), templates, clock.instant());
-        ctx.contentType(format.equals("csv") ? "text/csv; charset=utf-8" : "application/x-ndjson");
-        ctx.header("content-disposition", "attachment; filename=\"decisions." + format + "\"");
-        try (var out =
-                new BufferedWriter(new OutputStreamWriter(ctx.res().getOutputStream(), StandardCharsets.UTF_8))) {
-            if (format.equals("csv")) {
-                out.write(Export.CSV_HEADER);
-            }
-            store.eachPage(query, page -> {
-                try {
-                    for (StoredDecision decision : page) {
-                        out.write(
-                                format.equals("csv")
-                                        ? Export.csv(decision)
-                                        : Json.writeString(show(decision, Set.of())) + "\n");
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("the export was cut off", e);
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("the export was cut off", e);
-        }
-    }
-
-    /** A decision as a list shows it: what was decided, how sure, and where it came from. */
-    private static ObjectNode summary(StoredDecision decision, boolean labelled) {
-        ObjectNode body = decision.body();
-        ObjectNode summary = Json.object();
-        summary.put("id", decision.id());
-        summary.put("object", "decision.summary");
-        summary.put("status", decision.status());
-        summary.set("created_at", body.get("created_at"));
-        JsonNode template = body.path("template");
-        if (template.isObject()) {
-            summary.putObject("template")
-                    .put("id", template.path("id").asText())
-                    .put("version", template.path("version").asInt());
-        } else {
-            summary.putNull("template");
-        }
-        summary.set("model", body.get("model"));
-        summary.putObject("source").set("surface", body.path("source").path("surface"));
-        JsonNode extensions = body.path("extensions");
-        summary.put(
-                "extended",
-                !extensions.path("questions").isEmpty()
-                        || !extensions.path("options").isEmpty()
-                        || !extensions.path("skipped").isEmpty());
-        summary.set("act", body.get("act"));
-        summary.set("needs_review", body.get("needs_review"));
-        ObjectNode answers = summary.putObject("answers");
-        body.path("answers").properties().forEach(e -> {
-            JsonNode answer = e.getValue();
-            ObjectNode brief = answers.putObject(e.getKey());
-            brief.set("type", answer.get("type"));
-            JsonNode chosen = answer.path("decision");
-            brief.set("decision", chosen.isNumber() ? Json.mapper().valueToTree(chosen.asText()) : chosen);
-            brief.set("certainty", answer.get("certainty"));
-            brief.set("act", answer.get("act"));
-        });
-        summary.putObject("timing").set("total_ms", body.path("timing").path("total_ms"));
-        summary.set("metadata", decision.metadata());
-        summary.put("pinned", decision.pinned());
-        summary.put("labelled", labelled);
-        JsonNode error = body.path("error");
-        if (error.isObject()) {
-            summary.putObject("error").set("code", error.get("code"));
-        } else {
-            summary.putNull("error");
-        }
-        return summary;
     }
 
     private void rerun(Context ctx) {
@@ -239,7 +128,7 @@ final class DecisionRoutes {
         StoredDecision original = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
-        Plan plan = decisions.plan(request, false);
+        Plan plan = decisions.plan(request, Planner.Purpose.RUN);
         var source = new Source(
                 "rerun",
                 BASE + "/" + id + "/rerun",
@@ -269,7 +158,7 @@ final class DecisionRoutes {
 
     private void preview(Context ctx) {
         DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
-        Plan plan = decisions.plan(request, true);
+        Plan plan = decisions.plan(request, Planner.Purpose.PREVIEW);
         Responses.ok(ctx, Preview.of(plan, decisions.input(plan, false)));
     }
 
@@ -300,13 +189,13 @@ final class DecisionRoutes {
                 throw ApiException.of(
                         ErrorCode.DECISION_FINISHED,
                         "format",
-                        "Decision " + id + " is " + decision.status() + " and has no answers to render.");
+                        "Decision " + id + " is " + decision.status().wire() + " and has no answers to render.");
             }
             Responses.ok(ctx, WireRoutes.answer(decision.body()));
             return;
         }
         List<ObjectNode> entries = feedback.list(id);
-        ObjectNode shown = show(decision, include);
+        ObjectNode shown = StoredDecisionHandlers.show(decision, include);
         shown.set("feedback", FeedbackStore.labels(entries));
         Optional<Long> expires = expiresAt(decision, !entries.isEmpty());
         if (expires.isPresent()) {
@@ -330,99 +219,8 @@ final class DecisionRoutes {
         return Optional.of(decision.createdAtMillis() + days * 86_400_000L);
     }
 
-    private static ObjectNode show(StoredDecision decision, Set<String> include) {
-        return DecisionView.present(
-                decision.body(), decision.input(), true, decision.metadata(), decision.pinned(), include);
-    }
-
-    private void input(Context ctx) {
-        String id = ctx.pathParam("decision_id");
-        StoredDecision decision = find(id);
-        ObjectNode input = decision.input()
-                .orElseThrow(() -> ApiException.of(
-                        ErrorCode.INPUT_UNAVAILABLE,
-                        null,
-                        "Decision " + id + " was stored " + decision.storage().wire()
-                                + ", so its input was not kept."));
-        if (input.has("redacted")) {
-            var paths = new ArrayList<String>();
-            input.get("redacted").forEach(path -> paths.add(path.asText()));
-            throw ApiException.of(
-                    ErrorCode.INPUT_UNAVAILABLE,
-                    null,
-                    "Decision " + id + " was redacted (" + String.join(", ", paths)
-                            + "); its input can no longer be read back whole.");
-        }
-        ObjectNode out = Json.object();
-        out.put("object", "decision.input");
-        out.put("decision_id", id);
-        out.setAll(input);
-        Responses.ok(ctx, out);
-    }
-
-    private void patch(Context ctx) {
-        String id = ctx.pathParam("decision_id");
-        ObjectNode body = Requests.jsonObject(ctx);
-        StoredDecision decision = find(id);
-        var problems = new Problems();
-        Optional<ObjectNode> metadata = Optional.empty();
-        Optional<Boolean> pinned = Optional.empty();
-        for (var entries = body.properties().iterator(); entries.hasNext(); ) {
-            var entry = entries.next();
-            switch (entry.getKey()) {
-                case "metadata" -> metadata = mergedMetadata(decision.metadata(), entry.getValue(), problems);
-                case "pinned" -> {
-                    if (entry.getValue().isBoolean()) {
-                        pinned = Optional.of(entry.getValue().booleanValue());
-                    } else {
-                        problems.add(ErrorCode.INVALID_FIELD, "pinned", "`pinned` must be true or false.");
-                    }
-                }
-                default ->
-                    problems.add(
-                            ErrorCode.READ_ONLY_FIELD,
-                            entry.getKey(),
-                            "`" + entry.getKey() + "` cannot "
-                                    + "be changed: a decision records what happened; only `metadata` and `pinned` may change.");
-            }
-        }
-        problems.throwIfAny();
-        if (!store.patch(id, metadata, pinned)) {
-            throw DecisionView.notFound(id);
-        }
-        Responses.ok(ctx, show(find(id), Set.of()));
-    }
-
-    /** RFC 7396 on the metadata object: {@code null} removes a key; the result must fit the metadata limits. */
-    private static Optional<ObjectNode> mergedMetadata(ObjectNode current, JsonNode patch, Problems problems) {
-        if (patch.isNull()) {
-            return Optional.of(Json.object());
-        }
-        if (!patch.isObject()) {
-            problems.add(ErrorCode.INVALID_METADATA, "metadata", "`metadata` must be an object of string values.");
-            return Optional.empty();
-        }
-        ObjectNode merged = current.deepCopy();
-        patch.properties().forEach(e -> {
-            if (e.getValue().isNull()) {
-                merged.remove(e.getKey());
-            } else {
-                merged.set(e.getKey(), e.getValue());
-            }
-        });
-        return Metadata.check(merged, "metadata", problems);
-    }
-
-    private void delete(Context ctx) {
-        String id = ctx.pathParam("decision_id");
-        if (!store.delete(id)) {
-            throw DecisionView.notFound(id);
-        }
-        Responses.ok(ctx, Map.of("id", id, "object", "decision.deleted", "deleted", true));
-    }
-
     private void cancel(Context ctx) {
-        Responses.ok(ctx, show(decisions.cancel(ctx.pathParam("decision_id")), Set.of()));
+        Responses.ok(ctx, StoredDecisionHandlers.show(decisions.cancel(ctx.pathParam("decision_id")), Set.of()));
     }
 
     private StoredDecision find(String id) {
@@ -448,7 +246,7 @@ final class DecisionRoutes {
         }
     }
 
-    private static Set<String> includeParameter(Context ctx) {
+    static Set<String> includeParameter(Context ctx) {
         List<String> values = ctx.queryParams(DecisionShapes.INCLUDE_PARAM.name());
         if (values.isEmpty()) {
             return Set.of();
@@ -486,7 +284,7 @@ final class DecisionRoutes {
             preview.set("state", input.get("state"));
             preview.set("rendered_state", input.get("rendered_state"));
             preview.set("questions", input.get("questions"));
-            preview.set("extensions", plan.extensions());
+            preview.set("extensions", plan.extensions().json());
             preview.set("media", input.get("media"));
             preview.set("settings", plan.settings().json());
             preview.putObject("usage").put("input_tokens", plan.estimatedTokens());

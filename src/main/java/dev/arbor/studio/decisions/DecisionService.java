@@ -2,8 +2,6 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Scoring;
@@ -13,15 +11,17 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.ids.Ids;
-import dev.arbor.platform.secrets.Digests;
-import dev.arbor.studio.files.StudioFile;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
-import dev.arbor.studio.questions.Rounding;
-import dev.arbor.studio.templates.Substitution;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.MediaInput;
+import dev.arbor.studio.planning.Plan;
+import dev.arbor.studio.planning.Planner;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,7 +64,7 @@ final class DecisionService implements AutoCloseable {
     private final GroupCommit history;
     private final Planner planner;
     private final ModelRuntime runtime;
-    private final StudioFiles files;
+    private final DecisionRecords records;
     private final Clock clock;
     private final DecisionMetrics metrics;
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
@@ -84,13 +84,13 @@ final class DecisionService implements AutoCloseable {
         this.history = new GroupCommit(store);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
-        this.files = requireNonNull(files, "files");
+        this.records = new DecisionRecords(files);
         this.clock = requireNonNull(clock, "clock");
         this.metrics = requireNonNull(metrics, "metrics");
     }
 
-    Plan plan(DecisionRequest request, boolean preview) {
-        return planner.plan(request, preview);
+    Plan plan(DecisionRequest request, Planner.Purpose purpose) {
+        return planner.plan(request, purpose);
     }
 
     /**
@@ -103,13 +103,13 @@ final class DecisionService implements AutoCloseable {
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
         Optional<ObjectNode> input =
-                plan.store() == StoreLevel.FULL ? Optional.of(input(plan, plan.keepMedia())) : Optional.empty();
+                plan.store() == StoreLevel.FULL ? Optional.of(records.input(plan, plan.keepMedia())) : Optional.empty();
         if (plan.background()) {
             return queue(plan, source, id, created, input);
         }
         // counted in flight from here to the end, so that history's writer knows when waiting for company pays
         try (var _ = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
-            Ran ran;
+            DecisionRecords.Ran ran;
             try {
                 ran = ask(plan, 0, receivedNanos, () -> {});
             } catch (ApiException failure) {
@@ -121,19 +121,7 @@ final class DecisionService implements AutoCloseable {
         }
     }
 
-    /**
-     * Answers and timings of one run: {@code totalMillis} from arrival (or, in the background, from the end of
-     * the queue, plus the queue) to the answers, before they are recorded.
-     */
-    private record Ran(
-            Answers.Result answers,
-            int inputTokens,
-            double queueMillis,
-            double loadMillis,
-            double modelMillis,
-            double totalMillis) {}
-
-    private Ran ask(Plan plan, double queueMillis, long startedNanos, Runnable atModel) {
+    private DecisionRecords.Ran ask(Plan plan, double queueMillis, long startedNanos, Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
             throw ApiException.of(
@@ -168,7 +156,7 @@ final class DecisionService implements AutoCloseable {
         }
         long answered = System.nanoTime();
         Answers.Result answers = Answers.of(plan.questions(), probabilities, plan.settings());
-        return new Ran(
+        return new DecisionRecords.Ran(
                 answers,
                 tokens,
                 queueMillis,
@@ -177,15 +165,15 @@ final class DecisionService implements AutoCloseable {
                 queueMillis + (System.nanoTime() - startedNanos) / 1e6);
     }
 
-    private Outcome complete(Plan plan, Source source, String id, long created, Optional<ObjectNode> input, Ran ran) {
-        long completed = clock.millis();
+    private Outcome complete(
+            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, DecisionRecords.Ran ran) {
+        DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
         var warnings = new ArrayList<>(plan.warnings());
-        ObjectNode body = body(
-                plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran), Optional.empty());
+        ObjectNode body = records.body(plan, source, id, step);
         String stored = plan.store().wire();
         if (plan.store() != StoreLevel.NONE) {
             try {
-                history.write(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
+                history.write(records.record(plan, source, id, step, body, input));
             } catch (RuntimeException e) {
                 stored = storeFailed(plan, id, e, warnings);
             }
@@ -221,11 +209,10 @@ final class DecisionService implements AutoCloseable {
         if (plan.store() == StoreLevel.NONE) {
             return failure;
         }
-        long completed = clock.millis();
-        ObjectNode body = body(
-                plan, source, id, "failed", created, Optional.of(completed), Optional.empty(), Optional.of(failure));
+        DecisionRecords.Step step = DecisionRecords.Step.failed(created, clock.millis(), failure);
+        ObjectNode body = records.body(plan, source, id, step);
         try {
-            history.write(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
+            history.write(records.record(plan, source, id, step, body, input));
             return failure.withField("decision_id", id);
         } catch (RuntimeException e) {
             LOG.warn("failed decision {} could not be saved to history: {}", id, e.toString());
@@ -236,16 +223,16 @@ final class DecisionService implements AutoCloseable {
     // ---- background
 
     private Outcome queue(Plan plan, Source source, String id, long created, Optional<ObjectNode> input) {
-        ObjectNode body =
-                body(plan, source, id, "queued", created, Optional.empty(), Optional.empty(), Optional.empty());
+        DecisionRecords.Step step = DecisionRecords.Step.queued(created);
+        ObjectNode body = records.body(plan, source, id, step);
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        history.write(record(plan, source, id, "queued", created, 0, body, input, Optional.empty()));
+        history.write(records.record(plan, source, id, step, body, input));
         var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
         background.submit(() -> {
             run.thread().set(Thread.currentThread());
             try {
-                runInBackground(plan, source, body, created, input, run);
+                runInBackground(plan, source, id, body, created, input, run);
             } catch (RuntimeException e) {
                 LOG.error("background decision {} could not be recorded", id, e);
             } finally {
@@ -256,26 +243,31 @@ final class DecisionService implements AutoCloseable {
     }
 
     private void runInBackground(
-            Plan plan, Source source, ObjectNode queued, long created, Optional<ObjectNode> input, Running run) {
+            Plan plan,
+            Source source,
+            String id,
+            ObjectNode queued,
+            long created,
+            Optional<ObjectNode> input,
+            Running run) {
         AtomicReference<Phase> phase = run.phase();
-        String id = queued.path("id").asText();
-        ObjectNode inProgress = queued.deepCopy().put("status", "in_progress");
+        ObjectNode inProgress = queued.deepCopy().put("status", DecisionStatus.IN_PROGRESS.wire());
         if (phase.get() == Phase.CANCELLED
-                || !store.transition(id, List.of("queued"), "in_progress", inProgress, clock.millis())) {
+                || !store.transition(
+                        id, List.of(DecisionStatus.QUEUED), DecisionStatus.IN_PROGRESS, inProgress, clock.millis())) {
             return;
         }
         double queueMillis = clock.millis() - created;
         try {
-            Ran ran = ask(plan, queueMillis, System.nanoTime(), () -> {
+            DecisionRecords.Ran ran = ask(plan, queueMillis, System.nanoTime(), () -> {
                 if (!phase.compareAndSet(Phase.WAITING, Phase.AT_MODEL)) {
                     throw new CancellationException();
                 }
             });
-            long completed = clock.millis();
-            ObjectNode body = body(
-                    plan, source, id, "completed", created, Optional.of(completed), Optional.of(ran), Optional.empty());
+            DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
+            ObjectNode body = records.body(plan, source, id, step);
             body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-            store.finish(record(plan, source, id, "completed", created, completed, body, input, Optional.of(ran)));
+            store.finish(records.record(plan, source, id, step, body, input));
             metrics.completed(plan, run.queuedNanos());
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it
@@ -305,11 +297,10 @@ final class DecisionService implements AutoCloseable {
 
     private void finishFailed(
             Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
-        long completed = clock.millis();
-        ObjectNode body = body(
-                plan, source, id, "failed", created, Optional.of(completed), Optional.empty(), Optional.of(failure));
+        DecisionRecords.Step step = DecisionRecords.Step.failed(created, clock.millis(), failure);
+        ObjectNode body = records.body(plan, source, id, step);
         body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        store.finish(record(plan, source, id, "failed", created, completed, body, input, Optional.empty()));
+        store.finish(records.record(plan, source, id, step, body, input));
     }
 
     /** Thrown at the model's door when the decision was cancelled while it waited. */
@@ -331,16 +322,16 @@ final class DecisionService implements AutoCloseable {
                     ErrorCode.DECISION_FINISHED,
                     null,
                     decision.finished()
-                            ? "Decision " + id + " is " + decision.status()
+                            ? "Decision " + id + " is " + decision.status().wire()
                                     + "; only a queued decision or one waiting for its model can be cancelled."
                             : "Decision " + id + " is with the model and finishes in a moment; it can no longer be "
                                     + "cancelled.");
         }
         long now = clock.millis();
         ObjectNode body = decision.body().deepCopy();
-        body.put("status", "cancelled");
+        body.put("status", DecisionStatus.CANCELLED.wire());
         body.put("completed_at", now / 1000);
-        if (!store.transition(id, List.of("queued", "in_progress"), "cancelled", body, now)) {
+        if (!store.transition(id, DecisionStatus.UNFINISHED, DecisionStatus.CANCELLED, body, now)) {
             throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
         }
         if (run != null) {
@@ -352,192 +343,12 @@ final class DecisionService implements AutoCloseable {
         return store.find(id).orElseThrow(() -> DecisionView.notFound(id));
     }
 
-    // ---- the decision as JSON
-
-    private ObjectNode body(
-            Plan plan,
-            Source source,
-            String id,
-            String status,
-            long created,
-            Optional<Long> completed,
-            Optional<Ran> ran,
-            Optional<ApiException> error) {
-        ObjectNode body = Json.object();
-        body.put("id", id);
-        body.put("object", "decision");
-        body.put("status", status);
-        body.put("created_at", created / 1000);
-        if (completed.isPresent()) {
-            body.put("completed_at", completed.get() / 1000);
-        } else {
-            body.putNull("completed_at");
-        }
-        if (plan.template().isPresent()) {
-            var template = plan.template().get();
-            ObjectNode json = body.putObject("template");
-            json.put("id", template.id());
-            json.put("version", template.version());
-            json.put("ref", template.reference());
-            json.put("resolved_from", template.resolvedFrom());
-            json.put("attribution", source.attribution());
-        } else {
-            body.putNull("template");
-        }
-        body.put("model", plan.model().orElse(null));
-        body.put("model_requested", plan.modelRequested().orElse(null));
-        body.set("extensions", plan.extensions());
-        if (ran.isPresent()) {
-            Answers.Result answers = ran.get().answers();
-            body.set("answers", answers.answers());
-            body.put("act", answers.act());
-            ArrayNode review = body.putArray("needs_review");
-            answers.needsReview().forEach(review::add);
-        } else {
-            body.putNull("answers");
-            body.putNull("act");
-            body.putArray("needs_review");
-        }
-        body.set("settings", plan.settings().json());
-        ObjectNode usage = body.putObject("usage");
-        usage.put("input_tokens", ran.map(Ran::inputTokens).filter(t -> t > 0).orElse(plan.estimatedTokens()));
-        usage.put("output_tokens", 0);
-        ObjectNode timing = body.putObject("timing");
-        timing.put("queue_ms", Rounding.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
-        timing.put("load_ms", Rounding.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
-        timing.put("model_ms", Rounding.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
-        timing.put("total_ms", Rounding.round(ran.map(Ran::totalMillis).orElse(0.0), 3));
-        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        ObjectNode origin = body.putObject("source");
-        origin.put("surface", source.surface());
-        origin.put("endpoint", source.endpoint());
-        origin.put("request_id", source.requestId());
-        body.put("rerun_of", source.rerunOf().orElse(null));
-        body.put("store", plan.store().wire());
-        if (error.isPresent()) {
-            ObjectNode json = body.putObject("error");
-            json.put("type", error.get().code().type());
-            json.put("code", error.get().code().code());
-            json.put("message", error.get().problems().getFirst().message());
-        } else {
-            body.putNull("error");
-        }
-        ran.ifPresent(r -> body.set("raw_probabilities", r.answers().raw()));
-        return body;
-    }
-
-    private StoredDecision record(
-            Plan plan,
-            Source source,
-            String id,
-            String status,
-            long created,
-            long completed,
-            ObjectNode body,
-            Optional<ObjectNode> input,
-            Optional<Ran> ran) {
-        return new StoredDecision(
-                id,
-                status,
-                plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
-                source.surface(),
-                source.endpoint(),
-                source.requestId(),
-                plan.template().map(t -> t.id()),
-                plan.template().map(t -> t.version()),
-                plan.model(),
-                ran.map(r -> r.answers().act()),
-                ran.map(r -> r.answers().minCertainty()),
-                Optional.ofNullable(body.path("error").path("code").textValue()),
-                false,
-                plan.metadata(),
-                source.rerunOf(),
-                created,
-                completed > 0 ? Optional.of(completed) : Optional.empty(),
-                ran.map(r -> body.path("timing").path("total_ms").asDouble()),
-                body,
-                input,
-                ran.map(r -> r.answers().rows()).orElse(List.of()),
-                plan.secrets(),
-                input.map(i -> searchText(plan)));
-    }
-
-    private static final int MAX_SEARCH_TEXT = 200_000;
-
-    /** What search finds a decision by: its situation as stored (sensitive values masked) and its text variables. */
-    private static String searchText(Plan plan) {
-        var text = new StringBuilder(Substitution.asText(plan.storedState()));
-        plan.storedVariables()
-                .ifPresent(variables -> variables.properties().forEach(e -> {
-                    if (e.getValue().isTextual() && !e.getValue().textValue().startsWith("data:")) {
-                        text.append('\n').append(e.getValue().textValue());
-                    }
-                }));
-        return text.length() > MAX_SEARCH_TEXT ? text.substring(0, MAX_SEARCH_TEXT) : text.toString();
-    }
-
     /**
-     * What the decision read, as history keeps it: sensitive values as HMACs and markers, media as hashes, and, when
-     * {@code keepMedia}, as files (a new one for bytes sent inline; the upload itself for a file id). Sensitive
-     * media are never kept.
+     * What history keeps of a decision's input (see {@link DecisionRecords#input}); a preview shows the same without
+     * keeping media.
      */
     ObjectNode input(Plan plan, boolean keepMedia) {
-        ObjectNode input = Json.object();
-        ArrayNode items = Json.mapper().createArrayNode();
-        var keptIds = new HashMap<String, String>();
-        for (MediaInput item : plan.media()) {
-            boolean sensitive = item.variable().map(v -> plan.secrets().has(v)).orElse(false);
-            boolean kept = keepMedia && !sensitive;
-            byte[] bytes = item.inline() ? item.decode() : null;
-            StudioFile file = item.file().orElse(null);
-            if (kept && file == null) {
-                file = files.keep(bytes, item.type(), item.contentType(), item.name());
-            }
-            ObjectNode json = items.addObject();
-            json.put("type", item.type());
-            json.put("file_id", kept ? file.id() : null);
-            json.put("name", sensitive ? null : item.name().orElse(null));
-            json.put("variable", item.variable().orElse(null));
-            json.put("content_type", item.contentType());
-            json.put(
-                    "bytes",
-                    bytes != null ? bytes.length : item.file().orElseThrow().bytes());
-            json.put(
-                    "sha256",
-                    sensitive
-                            ? plan.secrets().path(item.variable().orElseThrow()).asText()
-                            : "sha256:"
-                                    + (bytes != null
-                                            ? Digests.sha256Hex(bytes)
-                                            : item.file().orElseThrow().sha256()));
-            json.put("available", kept);
-            if (kept) {
-                item.variable()
-                        .ifPresent(v -> keptIds.put(v, json.get("file_id").textValue()));
-            }
-        }
-        input.set(
-                "variables",
-                plan.storedVariables()
-                        .map(v -> (JsonNode) withMediaMarkers(v, plan, keptIds))
-                        .orElse(null));
-        input.set("state", plan.storedState());
-        input.set("media", items);
-        input.set("questions", Planner.questionsJson(plan.questions()));
-        input.put("rendered_state", Substitution.asText(plan.storedState()));
-        return input;
-    }
-
-    /** A media variable reads as the file history kept, or says that its bytes were not kept. */
-    private static ObjectNode withMediaMarkers(ObjectNode variables, Plan plan, Map<String, String> keptIds) {
-        ObjectNode copy = variables.deepCopy();
-        for (MediaInput item : plan.media()) {
-            item.variable()
-                    .filter(v -> copy.path(v).isTextual() && !plan.secrets().has(v))
-                    .ifPresent(v ->
-                            copy.put(v, keptIds.containsKey(v) ? keptIds.get(v) : "[" + item.type() + " not kept]"));
-        }
-        return copy;
+        return records.input(plan, keepMedia);
     }
 
     /** Stops taking background work; what runs is abandoned and recovered as failed at the next start. */

@@ -15,9 +15,10 @@ import static dev.arbor.platform.http.Schema.string;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.questions.QuestionShapes;
-import dev.arbor.studio.templates.SettingRange;
 
 /**
  * The shapes of decisions, their answers, examples, feedback, history edits, comparisons, settings and stats, for

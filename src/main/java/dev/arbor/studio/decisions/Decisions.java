@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -9,6 +9,7 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Primitives;
 import java.util.Set;
@@ -77,7 +78,9 @@ final class Rerun {
                 ObjectNode added = body.putObject("add_options");
                 extensions.get("options").properties().forEach(e -> {
                     JsonNode criteria = asked.path(e.getKey()).path("criteria");
-                    if (asked.path(e.getKey()).path("type").asText().equals("number")) {
+                    if (QuestionType.NUMBER
+                            .wire()
+                            .equals(asked.path(e.getKey()).path("type").asText())) {
                         var values = added.putArray(e.getKey());
                         e.getValue().forEach(v -> values.add(Json.mapper().valueToTree(Primitives.value(v.asText()))));
                     } else {

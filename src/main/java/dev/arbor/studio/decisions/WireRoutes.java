@@ -15,6 +15,10 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.studio.Metadata;
 import dev.arbor.studio.history.StoreLevel;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.MediaInput;
+import dev.arbor.studio.planning.Plan;
+import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
@@ -81,7 +85,7 @@ final class WireRoutes {
         store(ctx, sent, warnings).ifPresent(level -> body.put("store", level.wire()));
         metadata(ctx, sent, warnings).ifPresent(metadata -> body.set("metadata", metadata));
 
-        Plan plan = decisions.plan(DecisionRequest.parse(body), false);
+        Plan plan = decisions.plan(DecisionRequest.parse(body), Planner.Purpose.RUN);
         String templateHeader = ctx.header("x-studio-template");
         if (templateHeader != null) {
             Optional<Plan> attributed = attribute(plan, templateHeader.trim());
@@ -231,13 +235,16 @@ final class WireRoutes {
             Optional<Question> asked = plan.questions().stream()
                     .filter(q -> q.key().equals(entry.getKey()))
                     .findFirst();
-            if (asked.isEmpty() || !asked.get().definition().equals(entry.getValue())) {
+            if (asked.isEmpty() || !asked.get().definition().json().equals(entry.getValue())) {
                 return Optional.empty();
             }
         }
         var questions = plan.questions().stream()
                 .map(q -> new Question(
-                        q.key(), q.definition(), versionQuestions.has(q.key()) ? "template" : "extra", false))
+                        q.key(),
+                        q.definition(),
+                        versionQuestions.has(q.key()) ? Question.Origin.TEMPLATE : Question.Origin.EXTRA,
+                        false))
                 .toList();
         return Optional.of(plan.attributedTo(template, questions));
     }

@@ -12,17 +12,17 @@ import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.secrets.Digests;
-import dev.arbor.studio.decisions.DecisionRequest;
-import dev.arbor.studio.decisions.MediaInput;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.questions.Labels;
 import dev.arbor.studio.questions.Question;
-import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -266,7 +266,7 @@ final class ExampleDrafts {
                 labels.set(e.getKey(), e.getValue());
                 return;
             }
-            var question = new Question(e.getKey(), (ObjectNode) definition, "template", false);
+            var question = Question.of(e.getKey(), definition, Question.Origin.TEMPLATE, false);
             switch (Labels.checkAgainst(question, e.getValue())) {
                 case Labels.Canonical canonical -> labels.set(e.getKey(), canonical.value());
                 case Labels.Unfit unfit ->

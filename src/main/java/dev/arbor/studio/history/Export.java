@@ -24,7 +24,7 @@ public final class Export {
         List<String> common = List.of(
                 decision.id(),
                 body.path("created_at").asText(),
-                decision.status(),
+                decision.status().wire(),
                 template,
                 version,
                 body.path("model").asText(""),

@@ -11,7 +11,7 @@ import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.studio.templates.Substitution;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;

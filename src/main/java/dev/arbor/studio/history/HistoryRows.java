@@ -27,7 +27,7 @@ final class HistoryRows {
         for (HistoryStore.Prepared prepared : decisions) {
             StoredDecision decision = prepared.decision();
             rows.setString(1, decision.id());
-            rows.setString(2, decision.status());
+            rows.setString(2, decision.status().wire());
             rows.setString(3, decision.storage().wire());
             rows.setString(4, decision.surface());
             rows.setString(5, decision.endpoint());
@@ -57,7 +57,7 @@ final class HistoryRows {
     static Map<String, Object> outcome(HistoryStore.Prepared prepared) {
         StoredDecision decision = prepared.decision();
         var values = new HashMap<String, Object>();
-        values.put("status", decision.status());
+        values.put("status", decision.status().wire());
         values.put("storage", decision.storage().wire());
         values.put("model", decision.model().orElse(null));
         values.put("act", decision.act().orElse(null));
@@ -107,13 +107,13 @@ final class HistoryRows {
                 answers.setString(2, row.questionKey());
                 answers.setInt(3, row.ordinal());
                 answers.setInt(4, row.position());
-                answers.setString(5, row.type());
+                answers.setString(5, row.type().wire());
                 answers.setString(6, row.answer());
                 answers.setDouble(7, row.value());
                 // certainty as the decision shows it, so that sums over rows equal sums over what readers see
                 answers.setDouble(8, Rounding.round(row.certainty(), 4));
                 answers.setBoolean(9, row.act());
-                answers.setString(10, row.origin());
+                answers.setString(10, row.origin().wire());
                 answers.addBatch();
             }
         }

@@ -66,7 +66,7 @@ public final class HistoryShapes {
     public static final Schema DECISION = named(
             "Decision",
             resource("decision")
-                    .required("status", oneOf("queued", "in_progress", "completed", "failed", "cancelled"))
+                    .required("status", oneOf(DecisionStatus.wires().toArray(String[]::new)))
                     .required("created_at", timestamp())
                     .required("completed_at", nullable(timestamp()))
                     .required("template", nullable(TEMPLATE_REF))
@@ -105,7 +105,7 @@ public final class HistoryShapes {
     public static final Schema SUMMARY = named(
             "DecisionSummary",
             resource("decision.summary")
-                    .required("status", oneOf("queued", "in_progress", "completed", "failed", "cancelled"))
+                    .required("status", oneOf(DecisionStatus.wires().toArray(String[]::new)))
                     .required("created_at", timestamp())
                     .required(
                             "template",
@@ -171,7 +171,7 @@ public final class HistoryShapes {
             new QueryParam("template", string(), "Template ids, id@version or id@alias, or none (ad hoc)."),
             new QueryParam("version", string(), "Template version numbers."),
             new QueryParam("model", string(), "Model ids."),
-            new QueryParam("status", string(), "queued, in_progress, completed, failed, cancelled."),
+            new QueryParam("status", string(), String.join(", ", DecisionStatus.wires()) + "."),
             new QueryParam("surface", string(), "Where decisions came from: api, wire, rerun."),
             new QueryParam("endpoint", string(), "The paths decisions were made on."),
             new QueryParam("request_id", string(), "The request ids that made them."),

@@ -123,22 +123,23 @@ public final class HistoryStore {
      * Moves a decision from one status to another, with its body showing the new status, if it is still in the
      * first; returns whether it was.
      */
-    public boolean transition(String id, List<String> from, String to, ObjectNode body, long nowMillis) {
+    public boolean transition(
+            String id, List<DecisionStatus> from, DecisionStatus to, ObjectNode body, long nowMillis) {
         return database.write(handle -> {
             StatsRollup.count(
                     handle,
                     "d.id = :id AND d.status IN (<from>)",
-                    q -> q.bind("id", id).bindList("from", from),
+                    q -> q.bind("id", id).bindList("from", DecisionStatus.wires(from)),
                     -1);
             boolean moved = handle.createUpdate("UPDATE studio_decisions SET status = :to, "
                                     + "completed_at = CASE WHEN :finished THEN :now ELSE completed_at END, "
                                     + "body = :body WHERE id = :id AND status IN (<from>)")
-                            .bind("to", to)
-                            .bind("finished", !to.equals("in_progress"))
+                            .bind("to", to.wire())
+                            .bind("finished", to != DecisionStatus.IN_PROGRESS)
                             .bind("now", nowMillis)
                             .bind("body", Json.writeString(body))
                             .bind("id", id)
-                            .bindList("from", from)
+                            .bindList("from", DecisionStatus.wires(from))
                             .execute()
                     == 1;
             if (moved) {
@@ -409,7 +410,7 @@ public final class HistoryStore {
             StatsRollup.count(handle, "d.status IN ('queued', 'in_progress')", q -> {}, -1);
             for (var entry : unfinished) {
                 ObjectNode body = (ObjectNode) Json.read(entry.getValue());
-                body.put("status", "failed");
+                body.put("status", DecisionStatus.FAILED.wire());
                 body.put("completed_at", nowMillis / 1000);
                 body.set("error", error);
                 handle.createUpdate("UPDATE studio_decisions SET status = 'failed', error_code = :code, "
@@ -434,7 +435,7 @@ public final class HistoryStore {
         Object version = rs.getObject("template_version");
         return new StoredDecision(
                 rs.getString("id"),
-                rs.getString("status"),
+                DecisionStatus.stored(rs.getString("status")),
                 StoreLevel.of(rs.getString("storage")),
                 rs.getString("surface"),
                 rs.getString("endpoint"),

@@ -22,7 +22,7 @@ public final class HistoryTotals {
     }
 
     /** A version's decisions of one status: how many, how many acted, how many have a total time. */
-    public record Counted(Optional<Integer> version, String status, long n, long acted, long timed) {}
+    public record Counted(Optional<Integer> version, DecisionStatus status, long n, long acted, long timed) {}
 
     /**
      * Answers of one question, origin and value; {@code first} rows are one per decision and carry the sum of their
@@ -50,7 +50,11 @@ public final class HistoryTotals {
                 .bind("template", templateId)
                 .bindList(EmptyHandling.BLANK, "versions", versions)
                 .map((rs, ctx) -> new Counted(
-                        version(rs), rs.getString("status"), rs.getLong("n"), rs.getLong("acted"), rs.getLong("timed")))
+                        version(rs),
+                        DecisionStatus.stored(rs.getString("status")),
+                        rs.getLong("n"),
+                        rs.getLong("acted"),
+                        rs.getLong("timed")))
                 .list());
     }
 

@@ -17,7 +17,7 @@ import java.util.Optional;
  */
 public record StoredDecision(
         String id,
-        String status,
+        DecisionStatus status,
         StoreLevel storage,
         String surface,
         String endpoint,
@@ -52,6 +52,6 @@ public record StoredDecision(
     }
 
     public boolean finished() {
-        return !status.equals("queued") && !status.equals("in_progress");
+        return status.finished();
     }
 }

@@ -1,5 +1,7 @@
 package dev.arbor.studio.questions;
 
+import dev.arbor.studio.definitions.QuestionType;
+
 /**
  * One answer in the form history indexes it.
  *
@@ -11,9 +13,9 @@ public record AnswerRow(
         String questionKey,
         int ordinal,
         int position,
-        String type,
+        QuestionType type,
         String answer,
         double value,
         double certainty,
         boolean act,
-        String origin) {}
+        Question.Origin origin) {}

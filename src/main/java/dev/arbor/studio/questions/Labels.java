@@ -3,6 +3,7 @@ package dev.arbor.studio.questions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.definitions.QuestionType;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,14 +29,17 @@ public final class Labels {
     public static Checked check(JsonNode answer, JsonNode label) {
         List<String> options = new ArrayList<>();
         answer.path("probabilities").fieldNames().forEachRemaining(options::add);
-        return switch (answer.path("type").asText()) {
-            case "choice" -> option(options, label);
-            case "rank" -> option(options, label.isArray() && !label.isEmpty() ? label.get(0) : label);
-            case "noul" -> yesNo(label);
-            case "score" -> level(answer.path("legend"), label);
-            case "multi" -> selection(options, label);
-            case "number" -> number(label);
-            default -> new Unfit("the question type is not known");
+        Optional<QuestionType> type = QuestionType.parse(answer.path("type").asText());
+        if (type.isEmpty()) {
+            return new Unfit("the question type is not known");
+        }
+        return switch (type.get()) {
+            case CHOICE -> option(options, label);
+            case RANK -> option(options, label.isArray() && !label.isEmpty() ? label.get(0) : label);
+            case NOUL -> yesNo(label);
+            case SCORE -> level(answer.path("legend"), label);
+            case MULTI -> selection(options, label);
+            case NUMBER -> number(label);
         };
     }
 
@@ -45,32 +49,29 @@ public final class Labels {
      */
     public static Checked checkAgainst(Question question, JsonNode label) {
         var shape = Json.object();
-        shape.put("type", question.type());
+        shape.put("type", question.type().wire());
         var probabilities = shape.putObject("probabilities");
         question.optionKeys().forEach(key -> probabilities.put(key, 0));
-        if (question.type().equals("score")) {
-            var legend = shape.putObject("legend");
-            for (int i = 0; i < question.criteria().size(); i++) {
-                legend.set(Integer.toString(i), question.criteria().get(i));
-            }
+        if (question.definition() instanceof QuestionDefinition.Score score) {
+            shape.set("legend", score.legend());
         }
         return check(shape, label);
     }
 
     /** Whether the answer matches the canonical label. */
     public static boolean correct(JsonNode answer, JsonNode canonical) {
-        return switch (answer.path("type").asText()) {
-            case "multi" -> new HashSet<>(strings(answer.path("decision"))).equals(new HashSet<>(strings(canonical)));
-            case "number" -> {
-                JsonNode range = answer.path("range");
-                double value = canonical.asDouble();
-                yield range.size() == 2
-                        ? value >= range.get(0).asDouble()
-                                && value <= range.get(1).asDouble()
-                        : value == answer.path("decision").asDouble();
-            }
-            default -> answer.path("decision").asText().equals(canonical.asText());
-        };
+        Optional<QuestionType> type = QuestionType.parse(answer.path("type").asText());
+        if (type.equals(Optional.of(QuestionType.MULTI))) {
+            return new HashSet<>(strings(answer.path("decision"))).equals(new HashSet<>(strings(canonical)));
+        }
+        if (type.equals(Optional.of(QuestionType.NUMBER))) {
+            JsonNode range = answer.path("range");
+            double value = canonical.asDouble();
+            return range.size() == 2
+                    ? value >= range.get(0).asDouble() && value <= range.get(1).asDouble()
+                    : value == answer.path("decision").asDouble();
+        }
+        return answer.path("decision").asText().equals(canonical.asText());
     }
 
     private static Checked option(List<String> options, JsonNode label) {

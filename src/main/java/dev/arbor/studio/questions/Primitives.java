@@ -1,9 +1,7 @@
 package dev.arbor.studio.questions;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.Scoring;
-import dev.arbor.studio.templates.Substitution;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,8 +9,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The six question types reduced to the three an engine answers: {@code multi} becomes one yes/no question per
- * option, {@code rank} a choice, {@code number} a scale over its values. Engines see only this.
+ * The questions an engine is asked for a decision's questions, each of the primitive type its
+ * {@link dev.arbor.studio.definitions.QuestionType} names: {@code multi} becomes one yes/no question per option,
+ * {@code rank} a choice, {@code number} a scale over its values. Engines see only this.
  */
 public final class Primitives {
     /** Separates a multi question's key from its option index; question keys never contain it. */
@@ -23,60 +22,72 @@ public final class Primitives {
     public static List<Scoring.Question> of(List<Question> questions) {
         var primitives = new ArrayList<Scoring.Question>();
         for (Question question : questions) {
-            String instructions = text(question.definition().path("instructions"));
-            JsonNode criteria = question.criteria();
-            switch (question.type()) {
-                case "choice", "rank" -> {
+            String key = question.key();
+            QuestionDefinition definition = question.definition();
+            String instructions = QuestionDefinition.text(definition.instructions());
+            String primitive = definition.type().primitive().wire();
+            switch (definition) {
+                case QuestionDefinition.Choice choice ->
+                    primitives.add(new Scoring.Question(key, primitive, instructions, named(choice.options())));
+                case QuestionDefinition.Rank rank ->
+                    primitives.add(new Scoring.Question(key, primitive, instructions, named(rank.options())));
+                case QuestionDefinition.Score score -> {
                     var options = new ArrayList<Scoring.Option>();
-                    criteria.properties()
-                            .forEach(e ->
-                                    options.add(new Scoring.Option(e.getKey(), e.getKey(), description(e.getValue()))));
-                    primitives.add(new Scoring.Question(question.key(), "choice", instructions, options));
-                }
-                case "score" -> {
-                    var options = new ArrayList<Scoring.Option>();
-                    for (int i = 0; i < criteria.size(); i++) {
-                        options.add(new Scoring.Option(Integer.toString(i), text(criteria.get(i)), null));
-                    }
-                    primitives.add(new Scoring.Question(question.key(), "score", instructions, options));
-                }
-                case "number" -> {
-                    String unit = question.definition().path("unit").asText("");
-                    var options = new ArrayList<Scoring.Option>();
-                    criteria.properties().forEach(e -> {
-                        String description = description(e.getValue());
+                    for (int i = 0; i < score.levels().size(); i++) {
                         options.add(new Scoring.Option(
-                                e.getKey(),
-                                e.getKey()
-                                        + (unit.isEmpty() ? "" : " " + unit)
-                                        + (description == null ? "" : ": " + description),
+                                Integer.toString(i),
+                                QuestionDefinition.text(score.levels().get(i)),
                                 null));
-                    });
-                    primitives.add(new Scoring.Question(question.key(), "score", instructions, options));
+                    }
+                    primitives.add(new Scoring.Question(key, primitive, instructions, options));
                 }
-                case "noul" ->
+                case QuestionDefinition.NumberScale number -> {
+                    String unit = number.unit()
+                            .filter(u -> !u.isEmpty())
+                            .map(u -> " " + u)
+                            .orElse("");
+                    var options = new ArrayList<Scoring.Option>();
+                    for (QuestionDefinition.Option value : number.values()) {
+                        String description = QuestionDefinition.description(value.description());
+                        options.add(new Scoring.Option(
+                                value.name(),
+                                value.name() + unit + (description == null ? "" : ": " + description),
+                                null));
+                    }
+                    primitives.add(new Scoring.Question(key, primitive, instructions, options));
+                }
+                case QuestionDefinition.YesNo yesNo ->
                     primitives.add(yesNo(
-                            question.key(),
+                            key,
                             instructions,
-                            description(criteria.get("false")),
-                            description(criteria.get("true"))));
-                case "multi" -> {
-                    int i = 0;
-                    for (var entries = criteria.properties().iterator(); entries.hasNext(); i++) {
-                        var option = entries.next();
-                        String description = description(option.getValue());
+                            yesNo.side(false)
+                                    .map(QuestionDefinition::description)
+                                    .orElse(null),
+                            yesNo.side(true)
+                                    .map(QuestionDefinition::description)
+                                    .orElse(null)));
+                case QuestionDefinition.Multi multi -> {
+                    for (int i = 0; i < multi.options().size(); i++) {
+                        var option = multi.options().get(i);
+                        String description = QuestionDefinition.description(option.description());
                         primitives.add(yesNo(
-                                question.key() + CHILD + i,
-                                instructions + "\nDoes \"" + option.getKey() + "\" apply?"
+                                key + CHILD + i,
+                                instructions + "\nDoes \"" + option.name() + "\" apply?"
                                         + (description == null ? "" : " (" + description + ")"),
                                 null,
                                 null));
                     }
                 }
-                default -> throw new IllegalArgumentException("unknown question type " + question.type());
             }
         }
         return List.copyOf(primitives);
+    }
+
+    private static List<Scoring.Option> named(List<QuestionDefinition.Option> options) {
+        return options.stream()
+                .map(option -> new Scoring.Option(
+                        option.name(), option.name(), QuestionDefinition.description(option.description())))
+                .toList();
     }
 
     /** What the questions ask of a model, checked against its catalog facts before anything loads. */
@@ -93,17 +104,9 @@ public final class Primitives {
     private static Scoring.Question yesNo(String key, String instructions, String no, String yes) {
         return new Scoring.Question(
                 key,
-                "noul",
+                Scoring.Primitive.NOUL.wire(),
                 instructions,
                 List.of(new Scoring.Option("false", "no", no), new Scoring.Option("true", "yes", yes)));
-    }
-
-    private static String text(JsonNode value) {
-        return value == null || value.isMissingNode() ? "" : Substitution.asText(value);
-    }
-
-    private static String description(JsonNode value) {
-        return value == null || value.isNull() || value.isMissingNode() ? null : Substitution.asText(value);
     }
 
     /** A number question's value as the answer shows it: whole numbers without decimals. */

@@ -12,8 +12,10 @@ import static dev.arbor.platform.http.Schema.oneOf;
 import static dev.arbor.platform.http.Schema.string;
 
 import dev.arbor.platform.http.Schema;
-import dev.arbor.studio.templates.SettingRange;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.SettingRange;
 import java.util.ArrayList;
+import java.util.Arrays;
 
 /** The shapes of questions and of their answers, for the OpenAPI document. */
 public final class QuestionShapes {
@@ -22,7 +24,7 @@ public final class QuestionShapes {
     private static final Schema PROBABILITY = number();
     public static final Schema QUESTION = named(
             "Question",
-            object().required("type", oneOf("choice", "multi", "rank", "score", "number", "noul"))
+            object().required("type", oneOf(QuestionType.wires().toArray(String[]::new)))
                     .optional("instructions", any("Text, or any JSON the model reads"))
                     .optional("criteria", anyOf(mapOf(any()), arrayOf(any())))
                     .optional("threshold", number())
@@ -32,17 +34,23 @@ public final class QuestionShapes {
             .optional("temperature", SettingRange.TEMPERATURE.schema())
             .optional("multi_threshold", SettingRange.MULTI_THRESHOLD.schema());
     /** The answer to one question: the fields of its type, and (but on the wire) the studio's gate. */
-    private static Schema answer(String prefix, String type, boolean gated, Schema.Obj own) {
+    private static Schema answer(String prefix, QuestionType type, boolean gated, Schema.Obj own) {
         var properties = new ArrayList<>(own.properties());
-        properties.addFirst(new Schema.Property("type", oneOf(type), true));
+        properties.addFirst(new Schema.Property("type", oneOf(type.wire()), true));
         properties.add(new Schema.Property("probabilities", mapOf(PROBABILITY), true));
         properties.add(new Schema.Property("top_probability", PROBABILITY, true));
         properties.add(new Schema.Property("certainty", PROBABILITY, gated));
         properties.add(new Schema.Property("act", bool(), gated));
-        properties.add(new Schema.Property("origin", oneOf("template", "extended", "extra", "adhoc"), gated));
+        properties.add(new Schema.Property(
+                "origin",
+                oneOf(Arrays.stream(Question.Origin.values())
+                        .map(Question.Origin::wire)
+                        .toArray(String[]::new)),
+                gated));
         properties.add(new Schema.Property("dynamic_options", bool(), false));
         properties.add(new Schema.Property("raw_probabilities", mapOf(PROBABILITY), false));
-        String name = type.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + type.substring(1) + "Answer";
+        String wire = type.wire();
+        String name = wire.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + wire.substring(1) + "Answer";
         return named(prefix + name, new Schema.Obj(properties, false));
     }
 
@@ -52,21 +60,21 @@ public final class QuestionShapes {
                 anyOf(
                         answer(
                                 prefix,
-                                "choice",
+                                QuestionType.CHOICE,
                                 gated,
                                 object().required("choice", string())
                                         .required("confidence", PROBABILITY)
                                         .required("decision", string())),
                         answer(
                                 prefix,
-                                "multi",
+                                QuestionType.MULTI,
                                 gated,
                                 object().required("selected", arrayOf(string()))
                                         .required("threshold", number())
                                         .required("decision", arrayOf(string()))),
                         answer(
                                 prefix,
-                                "rank",
+                                QuestionType.RANK,
                                 gated,
                                 object().required("ranking", arrayOf(string()))
                                         .required("choice", string())
@@ -74,7 +82,7 @@ public final class QuestionShapes {
                                         .required("decision", string())),
                         answer(
                                 prefix,
-                                "score",
+                                QuestionType.SCORE,
                                 gated,
                                 object().required("score", number())
                                         .required("legend", mapOf(any()))
@@ -82,7 +90,7 @@ public final class QuestionShapes {
                                         .required("decision", string())),
                         answer(
                                 prefix,
-                                "number",
+                                QuestionType.NUMBER,
                                 gated,
                                 object().required("estimate", number())
                                         .required("most_likely", number())
@@ -92,7 +100,7 @@ public final class QuestionShapes {
                                         .required("decision", number())),
                         answer(
                                 prefix,
-                                "noul",
+                                QuestionType.NOUL,
                                 gated,
                                 object().required("noul", PROBABILITY).required("decision", oneOf("yes", "no")))));
     }

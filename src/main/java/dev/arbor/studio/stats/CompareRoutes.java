@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Rounding;
@@ -138,10 +139,10 @@ public final class CompareRoutes {
         decisions.eachPage(
                 query,
                 page -> page.forEach(decision -> {
-                    if (decision.status().equals("failed")) {
+                    if (decision.status() == DecisionStatus.FAILED) {
                         failed[0]++;
                     }
-                    if (!decision.status().equals("completed")
+                    if (decision.status() != DecisionStatus.COMPLETED
                             || decision.input().isEmpty()) {
                         return;
                     }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.Probabilities;
 import dev.arbor.studio.questions.Rounding;
@@ -80,13 +82,13 @@ final class Stats {
     // Totals kept in SQL (see TemplateStats), added to the same groups.
 
     /** {@code n} decisions of the group with this status, {@code acted} of them acting. */
-    void addCounted(ObjectNode key, String status, long n, long acted) {
+    void addCounted(ObjectNode key, DecisionStatus status, long n, long acted) {
         Group group = group(key);
         group.count += n;
-        if (status.equals("failed")) {
+        if (status == DecisionStatus.FAILED) {
             group.failed += n;
         }
-        if (status.equals("completed")) {
+        if (status == DecisionStatus.COMPLETED) {
             group.completed += n;
             group.acted += acted;
         }
@@ -137,7 +139,9 @@ final class Stats {
     }
 
     private boolean includes(String origin) {
-        return includeExtended || origin.equals("template") || origin.equals("adhoc");
+        return includeExtended
+                || origin.equals(dev.arbor.studio.questions.Question.Origin.TEMPLATE.wire())
+                || origin.equals(dev.arbor.studio.questions.Question.Origin.ADHOC.wire());
     }
 
     private Group group(ObjectNode key) {
@@ -158,7 +162,7 @@ final class Stats {
                     }
                 }
                 case "model" -> key.put(name, decision.model().orElse(null));
-                case "status" -> key.put(name, decision.status());
+                case "status" -> key.put(name, decision.status().wire());
                 case "surface" -> key.put(name, decision.surface());
                 case "day" -> key.put(name, DAY.format(created));
                 default -> key.put(name, HOUR.format(created));
@@ -211,10 +215,10 @@ final class Stats {
 
         void add(StoredDecision decision, Map<String, Boolean> correct) {
             count++;
-            if (decision.status().equals("failed")) {
+            if (decision.status() == DecisionStatus.FAILED) {
                 failed++;
             }
-            if (!decision.status().equals("completed")) {
+            if (decision.status() != DecisionStatus.COMPLETED) {
                 return;
             }
             completed++;
@@ -263,7 +267,7 @@ final class Stats {
                 return answer.path("certainty").asDouble();
             }
             double temperature = whatIf.temperature().get();
-            if (answer.path("type").asText().equals("multi")) {
+            if (QuestionType.MULTI.wire().equals(answer.path("type").asText())) {
                 double least = 1.0;
                 for (JsonNode p : raw) {
                     double[] two = Probabilities.calibrate(new double[] {1 - p.asDouble(), p.asDouble()}, temperature);

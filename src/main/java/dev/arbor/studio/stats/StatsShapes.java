@@ -14,7 +14,7 @@ import static dev.arbor.platform.http.Schema.string;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.studio.templates.SettingRange;
+import dev.arbor.studio.definitions.SettingRange;
 
 /** The shapes of statistics and version comparisons, for the OpenAPI document. */
 final class StatsShapes {

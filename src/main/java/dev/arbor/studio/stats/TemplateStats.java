@@ -3,6 +3,7 @@ package dev.arbor.studio.stats;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.templates.Templates;
 import java.util.Arrays;
@@ -53,7 +54,7 @@ final class TemplateStats {
             Optional<Integer> group = byVersion ? counted.version() : Optional.empty();
             ObjectNode key = keys.computeIfAbsent(group, version -> key(version, byVersion));
             stats.addCounted(key, counted.status(), counted.n(), counted.acted());
-            if (counted.status().equals("completed")) {
+            if (counted.status() == DecisionStatus.COMPLETED) {
                 timed.merge(group, counted.timed(), Long::sum);
             }
         }

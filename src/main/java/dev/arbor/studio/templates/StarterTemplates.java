@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.definitions.DefinitionValidator;
+import dev.arbor.studio.definitions.VersionChanges;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

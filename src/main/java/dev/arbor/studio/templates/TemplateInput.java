@@ -6,6 +6,7 @@ import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.definitions.DefinitionValidator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -2,6 +2,9 @@ package dev.arbor.studio.templates;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
+import dev.arbor.models.Scoring;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.Variable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,28 +23,11 @@ final class TemplateNeeds {
         for (JsonNode question : definition.path("questions")) {
             JsonNode criteria = question.path("criteria");
             int options = criteria.isTextual() ? 0 : criteria.size();
-            switch (question.path("type").asText()) {
-                case "multi" -> {
-                    types.add("noul");
-                    largest = Math.max(largest, 2);
-                    count += Math.max(1, options);
-                }
-                case "noul" -> {
-                    types.add("noul");
-                    largest = Math.max(largest, 2);
-                    count++;
-                }
-                case "rank", "choice" -> {
-                    types.add("choice");
-                    largest = Math.max(largest, options);
-                    count++;
-                }
-                default -> { // score and number
-                    types.add("score");
-                    largest = Math.max(largest, options);
-                    count++;
-                }
-            }
+            QuestionType type =
+                    QuestionType.parse(question.path("type").asText()).orElseThrow();
+            types.add(type.primitive().wire());
+            largest = Math.max(largest, type.primitive() == Scoring.Primitive.NOUL ? 2 : options);
+            count += type == QuestionType.MULTI ? Math.max(1, options) : 1;
         }
         var modalities = new HashSet<String>();
         int longestText = 0;

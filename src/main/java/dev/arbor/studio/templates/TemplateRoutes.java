@@ -33,7 +33,6 @@ import java.util.regex.Pattern;
 final class TemplateRoutes {
     static final int MAX_BODY_BYTES = 256 * 1024;
     private static final String BASE = "/v1/studio/templates";
-    private static final Pattern ALIAS = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
     private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})\"?");
     private static final Set<String> READ_ONLY = Set.of(
             "id", "object", "origin", "version", "content_hash", "aliases", "created_at", "updated_at", "archived");
@@ -41,11 +40,13 @@ final class TemplateRoutes {
     private final TemplateService templates;
     private final TemplateStore store;
     private final Models models;
+    private final VersionHandlers versionHandlers;
 
     TemplateRoutes(TemplateService templates, TemplateStore store, Models models) {
         this.templates = requireNonNull(templates, "templates");
         this.store = requireNonNull(store, "store");
         this.models = requireNonNull(models, "models");
+        this.versionHandlers = new VersionHandlers(templates, store);
     }
 
     /** A template body, checked; warns when the default model it names could not run it. */
@@ -116,36 +117,39 @@ final class TemplateRoutes {
                     .ok(ApiShapes.TEMPLATE)
                     .action(one + "/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
                     .ok(ApiShapes.TEMPLATE)
-                    .get(one + "/versions", "List a template's versions", this::versions)
+                    .get(one + "/versions", "List a template's versions", versionHandlers::versions)
                     .query(Page.PARAMETERS)
                     .query(ApiShapes.INCLUDE)
                     .ok(ApiShapes.VERSIONS)
-                    .get(one + "/versions/{version}", "Get a version by number, alias or latest", this::version)
+                    .get(
+                            one + "/versions/{version}",
+                            "Get a version by number, alias or latest",
+                            versionHandlers::version)
                     .ok(ApiShapes.VERSION)
-                    .get(one + "/versions/{version}/diff", "What changed between two versions", this::diff)
+                    .get(one + "/versions/{version}/diff", "What changed between two versions", versionHandlers::diff)
                     .query(ApiShapes.AGAINST)
                     .ok(ApiShapes.DIFF)
                     .action(
                             one + "/versions/{version}/restore",
                             "Make an older version's definition the latest again",
-                            this::restore)
+                            versionHandlers::restore)
                     .ok(ApiShapes.TEMPLATE)
-                    .get(one + "/schema", "JSON Schema of a version's variables", this::schema)
+                    .get(one + "/schema", "JSON Schema of a version's variables", versionHandlers::schema)
                     .query(ApiShapes.VERSION_PARAM)
                     .answers(200, "application/schema+json", ApiShapes.VARIABLES_SCHEMA)
                     .get(one + "/compatibility", "Which models can run a version", this::compatibilityRoute)
                     .query(ApiShapes.VERSION_PARAM)
                     .ok(ApiShapes.COMPATIBILITY)
-                    .put(one + "/aliases/{alias}", "Point an alias at a version", this::setAlias)
+                    .put(one + "/aliases/{alias}", "Point an alias at a version", versionHandlers::setAlias)
                     .body(ApiShapes.ALIAS_IN)
                     .ok(ApiShapes.ALIAS)
-                    .delete(one + "/aliases/{alias}", "Remove an alias", this::deleteAlias)
+                    .delete(one + "/aliases/{alias}", "Remove an alias", versionHandlers::deleteAlias)
                     .ok(ApiShapes.ALIAS_DELETED);
         }
     }
 
     /** The template id of the path: {@code builtin/<name>} or a user template's id. */
-    private static String templateId(Context ctx) {
+    static String templateId(Context ctx) {
         return ctx.pathParamMap().containsKey("builtin_name")
                 ? StarterTemplates.PREFIX + ctx.pathParam("builtin_name")
                 : ctx.pathParam("template_id");
@@ -316,155 +320,6 @@ final class TemplateRoutes {
         write(ctx, templates.setArchived(templateId(ctx), archived));
     }
 
-    private void versions(Context ctx) {
-        String id = templateId(ctx);
-        Page page = Page.from(ctx);
-        Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
-        Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
-        boolean withDefinition =
-                ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
-        Map<String, Object> body = store.database().read(handle -> {
-            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
-            Map<String, Integer> aliases = store.aliases(handle, head);
-            after.or(() -> before).ifPresent(cursor -> {
-                if (cursor < 1 || cursor > head.latestVersion()) {
-                    throw page.unknownCursor();
-                }
-            });
-            List<TemplateVersion> rows = store.versions(handle, id, page, after, before);
-            boolean more = rows.size() > page.limit();
-            if (more) {
-                rows = before.isPresent()
-                        ? rows.subList(rows.size() - page.limit(), rows.size())
-                        : rows.subList(0, page.limit());
-            }
-            var data = new ArrayList<Object>();
-            for (TemplateVersion version : rows) {
-                data.add(versionView(version, aliases, withDefinition));
-            }
-            var list = new LinkedHashMap<String, Object>();
-            list.put("object", "list");
-            list.put("data", data);
-            list.put("first_id", rows.isEmpty() ? null : rows.getFirst().version());
-            list.put("last_id", rows.isEmpty() ? null : rows.getLast().version());
-            list.put("has_more", more);
-            return list;
-        });
-        Responses.ok(ctx, body);
-    }
-
-    private void version(Context ctx) {
-        String id = templateId(ctx);
-        Map<String, Object> body = store.database().read(handle -> {
-            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
-            Map<String, Integer> aliases = store.aliases(handle, head);
-            int number = templates.resolve(handle, head, aliases, ctx.pathParam("version"), "version");
-            return versionView(store.version(handle, id, number).orElseThrow(), aliases, true);
-        });
-        Responses.ok(ctx, body);
-    }
-
-    private void diff(Context ctx) {
-        String id = templateId(ctx);
-        var to = templates.load(id, Optional.of(ctx.pathParam("version")));
-        String against = ApiShapes.AGAINST.read(ctx).orElse(null);
-        if (against == null && to.version().version() == 1) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "against",
-                    "Version 1 has no version before it; " + "name one with ?against=.");
-        }
-        var from = templates.load(
-                id, Optional.of(against == null ? Integer.toString(to.version().version() - 1) : against));
-        ObjectNode changes = VersionChanges.between(
-                from.version().version(),
-                from.version().definition(),
-                to.version().definition());
-        ObjectNode body = Json.object();
-        body.put("object", "template.diff");
-        body.put("template", id);
-        body.put("from", from.version().version());
-        body.put("to", to.version().version());
-        body.set("class", changes.get("class"));
-        body.set("breaking_for_callers", changes.get("breaking_for_callers"));
-        body.set("questions", changes.get("questions"));
-        body.set("summary", changes.get("summary"));
-        body.set(
-                "changes",
-                JsonDiff.between(from.version().definition(), to.version().definition()));
-        Responses.ok(ctx, body);
-    }
-
-    private void restore(Context ctx) {
-        Optional<String> note = Optional.empty();
-        if (Requests.body(ctx).length > 0) {
-            JsonNode sent = Requests.jsonObject(ctx).get("note");
-            if (sent != null
-                    && !sent.isNull()
-                    && (!sent.isTextual() || sent.textValue().length() > 500)) {
-                throw ApiException.of(
-                        ErrorCode.INVALID_FIELD, "note", "`note` must be a string of at most 500 " + "characters.");
-            }
-            note = Optional.ofNullable(sent).filter(JsonNode::isTextual).map(JsonNode::textValue);
-        }
-        write(ctx, templates.restore(templateId(ctx), ctx.pathParam("version"), note));
-    }
-
-    private void schema(Context ctx) {
-        String id = templateId(ctx);
-        var loaded = templates.load(id, ApiShapes.VERSION_PARAM.read(ctx));
-        ctx.contentType("application/schema+json");
-        ctx.result(Json.write(VariableSchema.of(id, loaded.version())));
-    }
-
-    private void setAlias(Context ctx) {
-        String id = templateId(ctx);
-        String alias = checkAlias(ctx.pathParam("alias"));
-        JsonNode version = Requests.jsonObject(ctx).get("version");
-        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() < 1) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "version", "`version` must be a version number.");
-        }
-        var change = templates.setAlias(id, alias, version.intValue());
-        var body = new LinkedHashMap<String, Object>();
-        body.put("object", "template.alias");
-        body.put("template", id);
-        body.put("alias", change.alias());
-        body.put("version", change.version());
-        body.put("previous_version", change.previous().orElse(null));
-        body.put("updated_at", change.updatedAtMillis() / 1000);
-        Responses.ok(ctx, body);
-    }
-
-    private void deleteAlias(Context ctx) {
-        String alias = checkAlias(ctx.pathParam("alias"));
-        templates.deleteAlias(templateId(ctx), alias);
-        Responses.ok(ctx, Map.of("id", alias, "object", "template.alias.deleted", "deleted", true));
-    }
-
-    private static String checkAlias(String alias) {
-        if (alias.equals("latest")) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_FIELD,
-                    "alias",
-                    "`latest` always names the newest version; " + "it cannot be set or removed.");
-        }
-        if (!ALIAS.matcher(alias).matches()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_FIELD,
-                    "alias",
-                    "An alias is 1 to 32 characters of a-z, 0-9, " + "_ and -, starting with a letter.");
-        }
-        return alias;
-    }
-
-    private static int versionCursor(String param, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw ApiException.of(ErrorCode.INVALID_PARAMETER, param, "`" + param + "` must be a version number.");
-        }
-    }
-
     private static ObjectNode body(Context ctx) {
         if (Requests.body(ctx).length > MAX_BODY_BYTES) {
             throw ApiException.of(
@@ -504,7 +359,7 @@ final class TemplateRoutes {
         return Optional.empty();
     }
 
-    private static void write(Context ctx, TemplateService.Saved saved) {
+    static void write(Context ctx, TemplateService.Saved saved) {
         ObjectNode body = view(saved.head(), saved.version(), saved.aliases(), true);
         body.put("change", saved.change());
         body.set("warnings", Json.mapper().valueToTree(saved.warnings()));
@@ -550,33 +405,6 @@ final class TemplateRoutes {
         }
         json.put("created_at", head.createdAtMillis() / 1000);
         json.put("updated_at", head.updatedAtMillis() / 1000);
-        return json;
-    }
-
-    private static Map<String, Object> versionView(
-            TemplateVersion version, Map<String, Integer> aliases, boolean withDefinition) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "template.version");
-        json.put("template", version.templateId());
-        json.put("version", version.version());
-        json.put("note", version.note());
-        json.put("content_hash", version.contentHash());
-        json.put("questions_hash", version.questionsHash());
-        json.put("question_set_key", version.questionSetKey());
-        json.put("source", version.source());
-        json.put("base_version", version.baseVersion().orElse(null));
-        json.put(
-                "aliases",
-                aliases.entrySet().stream()
-                        .filter(e -> e.getValue() == version.version())
-                        .map(Map.Entry::getKey)
-                        .toList());
-        json.put("changes", version.changes());
-        if (withDefinition) {
-            version.definition().properties().forEach(e -> json.put(e.getKey(), e.getValue()));
-        }
-        json.put("created_at", version.createdAtMillis() / 1000);
-        json.put("created_by", version.createdBy());
         return json;
     }
 }

@@ -7,6 +7,7 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
+import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;

@@ -8,6 +8,10 @@ import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.definitions.DefinitionValidator;
+import dev.arbor.studio.definitions.Placeholders;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -128,17 +132,13 @@ public final class Templates {
     }
 
     /** Checks a decision's {@code settings} by the template rules (no per-model settings on a decision). */
-    public static ObjectNode checkSettings(JsonNode settings, Map<String, String> questionTypes, Problems problems) {
+    public static ObjectNode checkSettings(
+            JsonNode settings, Map<String, QuestionType> questionTypes, Problems problems) {
         return DefinitionValidator.decisionSettings(settings, questionTypes, problems);
     }
 
     /** " Did you mean `x`?" for the closest known name, or nothing: the hint the template errors give. */
     public static String didYouMean(String name, java.util.Collection<String> known) {
         return Placeholders.didYouMean(name, known);
-    }
-
-    /** Whether a question type takes options added per decision (score levels and yes/no sides are fixed). */
-    public static boolean takesNewOptions(String questionType) {
-        return QuestionType.parse(questionType).map(QuestionType::extensible).orElse(false);
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.definitions.Variable;
 
 /** The JSON Schema (2020-12) of a template version's variables, for callers and their code generators. */
 final class VariableSchema {

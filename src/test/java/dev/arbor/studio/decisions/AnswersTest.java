@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Question;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class AnswersTest {
     private static Question question(String key, String json) {
-        return new Question(key, (ObjectNode) Json.read(json), "adhoc", false);
+        return Question.of(key, Json.read(json), Question.Origin.ADHOC, false);
     }
 
     private static SettingsLadder.Effective settings(List<Question> questions, String request) {

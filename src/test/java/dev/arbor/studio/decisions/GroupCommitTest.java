@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.AnswerRow;
+import dev.arbor.studio.questions.Question;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -23,7 +26,7 @@ class GroupCommitTest {
         var body = Json.object().put("id", id);
         return new StoredDecision(
                 id,
-                "completed",
+                DecisionStatus.COMPLETED,
                 StoreLevel.FULL,
                 "api",
                 "/v1/studio/decisions",
@@ -42,7 +45,7 @@ class GroupCommitTest {
                 Optional.of(1.0),
                 body,
                 Optional.empty(),
-                List.of(new AnswerRow("ok", 0, 0, "noul", "yes", 0.95, 0.95, true, "adhoc")),
+                List.of(new AnswerRow("ok", 0, 0, QuestionType.NOUL, "yes", 0.95, 0.95, true, Question.Origin.ADHOC)),
                 Json.object(),
                 Optional.empty());
     }

@@ -1,9 +1,8 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Model;
@@ -14,19 +13,18 @@ import dev.arbor.models.Scoring;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.settings.StudioSettings;
-import dev.arbor.studio.templates.Substitution;
 import dev.arbor.studio.templates.Templates;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -35,14 +33,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Steps one to eight of every decision, whatever route it came by: resolve the template, fill in the variables,
  * build the questions (skips, added options, extra questions), choose the model, settle the settings, and check
  * that the model can run it, all before any model is loaded. Every problem of the pass is reported at once.
  */
-final class Planner {
+public final class Planner {
     /** The model a decision runs on when it names none and none is loaded: bundled, so it needs no download. */
     static final String DEFAULT_MODEL = "minilm-decider";
 
@@ -55,7 +52,7 @@ final class Planner {
     private final StudioSettings studio;
     private final StudioFiles files;
 
-    Planner(
+    public Planner(
             Templates templates,
             Models models,
             ModelRuntime runtime,
@@ -70,8 +67,15 @@ final class Planner {
         this.files = requireNonNull(files, "files");
     }
 
-    /** @param preview whether a missing model is a warning (preview) rather than an error found later (run) */
-    Plan plan(DecisionRequest request, boolean preview) {
+    /** What a plan is for: a preview warns of a missing model that a run finds later as an error. */
+    public enum Purpose {
+        RUN,
+        PREVIEW
+    }
+
+    public Plan plan(DecisionRequest request, Purpose purpose) {
+        requireNonNull(purpose, "purpose");
+        boolean preview = purpose == Purpose.PREVIEW;
         StudioSettings.Values defaults = studio.current();
         var problems = new Problems().addAll(request.problems());
         if (request.rejected("template")) {
@@ -182,7 +186,7 @@ final class Planner {
             ObjectNode secrets,
             List<Question> questions,
             List<MediaInput> media,
-            ObjectNode extensions) {}
+            Extensions extensions) {}
 
     private Building adHoc(DecisionRequest request, Problems problems) {
         request.variables()
@@ -214,10 +218,9 @@ final class Planner {
             var field = request.extras().get();
             Templates.checkQuestions(field.value(), field.param(), Optional.empty(), problems)
                     .properties()
-                    .forEach(e -> questions.add(new Question(e.getKey(), (ObjectNode) e.getValue(), "adhoc", false)));
+                    .forEach(e -> questions.add(Question.of(e.getKey(), e.getValue(), Question.Origin.ADHOC, false)));
         }
-        ObjectNode extensions = emptyExtensions();
-        return new Building(state, state, Optional.empty(), Json.object(), questions, request.media(), extensions);
+        return new Building(state, state, Optional.empty(), Json.object(), questions, request.media(), Extensions.NONE);
     }
 
     private static JsonNode requireState(DecisionRequest request, Problems problems) {
@@ -242,7 +245,7 @@ final class Planner {
 
         // extra questions join the template's before the variables fill them, so they may use the same values
         ObjectNode extras = Json.object();
-        request.extras().ifPresent(field -> extras.setAll(extraQuestions(template, field, problems)));
+        request.extras().ifPresent(field -> extras.setAll(ExtensionRules.extraQuestions(template, field, problems)));
         ObjectNode combined = definition.deepCopy();
         ((ObjectNode) combined.path("questions")).setAll(extras);
 
@@ -284,11 +287,12 @@ final class Planner {
 
         Set<String> templateKeys = new LinkedHashSet<>();
         definition.path("questions").fieldNames().forEachRemaining(templateKeys::add);
-        Set<String> skipped = skipped(request, templateKeys, extensionRules, problems);
-        ObjectNode extensions = emptyExtensions();
-        skipped.forEach(((ArrayNode) extensions.get("skipped"))::add);
-        extras.fieldNames().forEachRemaining(((ArrayNode) extensions.get("questions"))::add);
-        Map<String, ObjectNode> added = addedOptions(request, definition, skipped, extensionRules, problems);
+        Set<String> skipped = ExtensionRules.skipped(request, templateKeys, extensionRules, problems);
+        var extraKeys = new ArrayList<String>();
+        extras.fieldNames().forEachRemaining(extraKeys::add);
+        var addedNames = new LinkedHashMap<String, List<String>>();
+        Map<String, ObjectNode> added =
+                ExtensionRules.addedOptions(request, definition, skipped, extensionRules, problems);
 
         var questions = new ArrayList<Question>();
         for (String key : templateKeys) {
@@ -301,15 +305,17 @@ final class Planner {
             ObjectNode newOptions = added.get(key);
             if (newOptions != null) {
                 ObjectNode criteria = (ObjectNode) question.get("criteria");
-                if (question.path("type").asText().equals("number")) {
-                    question.set("criteria", sortedNumbers(criteria, newOptions));
+                if (QuestionType.NUMBER.wire().equals(question.path("type").asText())) {
+                    question.set("criteria", ExtensionRules.sortedNumbers(criteria, newOptions));
                 } else {
                     criteria.setAll(newOptions);
                 }
-                ArrayNode names = ((ObjectNode) extensions.get("options")).putArray(key);
+                var names = new ArrayList<String>();
                 newOptions.fieldNames().forEachRemaining(names::add);
+                addedNames.put(key, names);
             }
-            questions.add(new Question(key, question, newOptions != null ? "extended" : "template", dynamic));
+            questions.add(Question.of(
+                    key, question, newOptions != null ? Question.Origin.EXTENDED : Question.Origin.TEMPLATE, dynamic));
         }
         if (questions.isEmpty() && !templateKeys.isEmpty() && extras.isEmpty()) {
             problems.add(
@@ -319,7 +325,7 @@ final class Planner {
         }
         for (var keys = extras.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
-            questions.add(new Question(key, (ObjectNode) questionDefinitions.path(key), "extra", false));
+            questions.add(Question.of(key, questionDefinitions.path(key), Question.Origin.EXTRA, false));
         }
         if (questions.size() > MAX_QUESTIONS) {
             problems.add(
@@ -328,207 +334,8 @@ final class Planner {
                     "This decision asks " + questions.size() + " questions; at most " + MAX_QUESTIONS
                             + " are allowed.");
         }
+        var extensions = new Extensions(extraKeys, addedNames, List.copyOf(skipped));
         return new Building(state, storedState, storedVariables, secrets, questions, media, extensions);
-    }
-
-    private static ObjectNode extraQuestions(
-            Templates.Resolved template, DecisionRequest.Field field, Problems problems) {
-        JsonNode rules = template.definition().path("extensions");
-        if (!rules.path("questions").asBoolean(true)) {
-            problems.add(
-                    ErrorCode.EXTENSION_NOT_ALLOWED,
-                    field.param(),
-                    "Template '" + template.id() + "' does " + "not take extra questions.");
-            return Json.object();
-        }
-        ObjectNode checked =
-                Templates.checkQuestions(field.value(), field.param(), Optional.of(template.definition()), problems);
-        ObjectNode kept = Json.object();
-        checked.properties().forEach(e -> {
-            if (template.definition().path("questions").has(e.getKey())) {
-                problems.add(
-                        ErrorCode.QUESTION_CONFLICT,
-                        ParamPath.key(field.param(), e.getKey()),
-                        "`" + e.getKey()
-                                + "` is a question of template '" + template.id()
-                                + "'; an extra question needs a new key "
-                                + "(to change a template question, save a new version).");
-            } else {
-                kept.set(e.getKey(), e.getValue());
-            }
-        });
-        int max = rules.path("max_questions").asInt(16);
-        if (kept.size() > max) {
-            problems.add(
-                    ErrorCode.TOO_MANY_EXTRA_QUESTIONS,
-                    field.param(),
-                    "Template '" + template.id() + "' takes at most " + max + " extra questions; this decision sends "
-                            + kept.size() + ".");
-        }
-        return kept;
-    }
-
-    private static Set<String> skipped(
-            DecisionRequest request, Set<String> templateKeys, JsonNode rules, Problems problems) {
-        var skipped = new LinkedHashSet<String>();
-        if (request.skip().isEmpty() || !request.skip().get().value().isArray()) {
-            return skipped;
-        }
-        var field = request.skip().get();
-        JsonNode allowed = rules.path("skip");
-        for (int i = 0; i < field.value().size(); i++) {
-            JsonNode item = field.value().get(i);
-            String param = ParamPath.index(field.param(), i);
-            if (!item.isTextual()) {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a question key.");
-            } else if (!templateKeys.contains(item.textValue())) {
-                problems.add(
-                        ErrorCode.UNKNOWN_QUESTION,
-                        param,
-                        "`" + item.textValue() + "` is not a question of " + "this template."
-                                + didYouMean(item.textValue(), templateKeys));
-            } else if (!listed(allowed, item.textValue())) {
-                problems.add(
-                        ErrorCode.SKIP_NOT_ALLOWED,
-                        param,
-                        "The template does not let callers skip `" + item.textValue()
-                                + "` (it needs `extensions.skip`).");
-            } else {
-                skipped.add(item.textValue());
-            }
-        }
-        return skipped;
-    }
-
-    private static Map<String, ObjectNode> addedOptions(
-            DecisionRequest request, ObjectNode definition, Set<String> skipped, JsonNode rules, Problems problems) {
-        var added = new LinkedHashMap<String, ObjectNode>();
-        if (request.addOptions().isEmpty()
-                || !request.addOptions().get().value().isObject()) {
-            return added;
-        }
-        var field = request.addOptions().get();
-        JsonNode questions = definition.path("questions");
-        field.value().properties().forEach(entry -> {
-            String key = entry.getKey();
-            String param = ParamPath.key(field.param(), key);
-            JsonNode question = questions.get(key);
-            if (question == null) {
-                var keys = new LinkedHashSet<String>();
-                questions.fieldNames().forEachRemaining(keys::add);
-                problems.add(
-                        ErrorCode.UNKNOWN_QUESTION,
-                        param,
-                        "`" + key + "` is not a question of this template." + didYouMean(key, keys));
-                return;
-            }
-            String type = question.path("type").asText();
-            if (skipped.contains(key)) {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + key + "` is skipped; it takes no options.");
-            } else if (!Templates.takesNewOptions(type)) {
-                problems.add(
-                        ErrorCode.OPTIONS_NOT_EXTENSIBLE,
-                        param,
-                        "`" + key + "` is a " + type + " question: its "
-                                + (type.equals("score") ? "levels" : "sides")
-                                + " are fixed; save a new template version "
-                                + "to change them.");
-            } else if (!listed(rules.path("options"), key)) {
-                problems.add(
-                        ErrorCode.EXTENSION_NOT_ALLOWED,
-                        param,
-                        "The template does not let callers add options " + "to `" + key
-                                + "` (it needs `extensions.options`).");
-            } else {
-                newOptions(type, question.path("criteria"), entry.getValue(), param, problems)
-                        .ifPresent(options -> added.put(key, options));
-            }
-        });
-        return added;
-    }
-
-    /** The new options of one question as name (or value) to description, or the problems with them. */
-    private static Optional<ObjectNode> newOptions(
-            String type, JsonNode existing, JsonNode sent, String param, Problems problems) {
-        ObjectNode options = Json.object();
-        int before = problemCount(problems);
-        if (type.equals("number")) {
-            if (!sent.isArray() || sent.isEmpty()) {
-                problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be a list of numbers.");
-                return Optional.empty();
-            }
-            var values = new HashSet<BigDecimal>();
-            existing.fieldNames().forEachRemaining(k -> values.add(new BigDecimal(k).stripTrailingZeros()));
-            for (int i = 0; i < sent.size(); i++) {
-                JsonNode item = sent.get(i);
-                String itemParam = ParamPath.index(param, i);
-                if (!item.isNumber() || !Double.isFinite(item.doubleValue())) {
-                    problems.add(ErrorCode.INVALID_FIELD, itemParam, "`" + itemParam + "` must be a finite number.");
-                } else if (!values.add(item.decimalValue().stripTrailingZeros())) {
-                    problems.add(
-                            ErrorCode.OPTION_CONFLICT,
-                            itemParam,
-                            "The value " + item.asText() + " is already an option.");
-                } else {
-                    options.putNull(item.decimalValue().stripTrailingZeros().toPlainString());
-                }
-            }
-        } else if (sent.isArray() || sent.isObject()) {
-            var names = new ArrayList<Map.Entry<String, JsonNode>>();
-            if (sent.isArray()) {
-                for (int i = 0; i < sent.size(); i++) {
-                    JsonNode item = sent.get(i);
-                    if (!item.isTextual()
-                            || item.textValue().isBlank()
-                            || item.textValue().length() > 200) {
-                        String itemParam = ParamPath.index(param, i);
-                        problems.add(
-                                ErrorCode.INVALID_FIELD,
-                                itemParam,
-                                "`" + itemParam + "` must be an option " + "name of 1 to 200 characters.");
-                    } else {
-                        names.add(Map.entry(item.textValue(), NullNode.getInstance()));
-                    }
-                }
-            } else {
-                sent.properties().forEach(e -> names.add(Map.entry(e.getKey(), e.getValue())));
-            }
-            for (var name : names) {
-                String nameParam = ParamPath.key(param, name.getKey());
-                if (name.getKey().isBlank() || name.getKey().length() > 200) {
-                    problems.add(ErrorCode.INVALID_FIELD, nameParam, "Option names are 1 to 200 characters.");
-                } else if (existing.has(name.getKey()) || options.has(name.getKey())) {
-                    problems.add(
-                            ErrorCode.OPTION_CONFLICT,
-                            nameParam,
-                            "\"" + name.getKey() + "\" is already an " + "option.");
-                } else {
-                    options.set(name.getKey(), name.getValue());
-                }
-            }
-        } else {
-            problems.add(
-                    ErrorCode.INVALID_FIELD,
-                    param,
-                    "`" + param + "` must be a list of option names or an " + "object of name to description.");
-        }
-        if (options.isEmpty() && problemCount(problems) == before) {
-            problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` adds no option.");
-        }
-        return problemCount(problems) == before ? Optional.of(options) : Optional.empty();
-    }
-
-    private static int problemCount(Problems problems) {
-        return problems.list().size();
-    }
-
-    private static ObjectNode sortedNumbers(ObjectNode existing, ObjectNode added) {
-        var sorted = new TreeMap<BigDecimal, Map.Entry<String, JsonNode>>();
-        existing.properties().forEach(e -> sorted.put(new BigDecimal(e.getKey()), e));
-        added.properties().forEach(e -> sorted.put(new BigDecimal(e.getKey()), e));
-        ObjectNode criteria = Json.object();
-        sorted.values().forEach(e -> criteria.set(e.getKey(), e.getValue()));
-        return criteria;
     }
 
     private static ObjectNode requestSettings(DecisionRequest request, List<Question> questions, Problems problems) {
@@ -643,34 +450,10 @@ final class Planner {
                                 .toList());
     }
 
-    static ObjectNode questionsJson(List<Question> questions) {
+    public static ObjectNode questionsJson(List<Question> questions) {
         ObjectNode json = Json.object();
-        questions.forEach(q -> json.set(q.key(), q.definition()));
+        questions.forEach(q -> json.set(q.key(), q.definition().json()));
         return json;
-    }
-
-    private static ObjectNode emptyExtensions() {
-        ObjectNode extensions = Json.object();
-        extensions.putArray("questions");
-        extensions.putObject("options");
-        extensions.putArray("skipped");
-        return extensions;
-    }
-
-    private static boolean listed(JsonNode rule, String key) {
-        if (rule.isBoolean()) {
-            return rule.booleanValue();
-        }
-        for (JsonNode item : rule) {
-            if (item.asText().equals(key)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String didYouMean(String name, Set<String> known) {
-        return Templates.didYouMean(name, known);
     }
 
     private static List<Warning> dedupe(List<Warning> warnings) {

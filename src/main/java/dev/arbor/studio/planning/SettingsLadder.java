@@ -1,10 +1,12 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.QuestionDefinition;
 import dev.arbor.studio.templates.Templates;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,20 +19,20 @@ import java.util.Optional;
  * value, its value, then the studio default. A decision-level request value therefore beats a template's
  * per-question value: the caller asked for it on this call.
  */
-final class SettingsLadder {
-    static final double DEFAULT_TEMPERATURE = 1.0;
+public final class SettingsLadder {
+    public static final double DEFAULT_TEMPERATURE = 1.0;
     private static final List<String> KEYS = List.of("act_threshold", "temperature", "multi_threshold");
 
     /** One question's settings, every value resolved. */
-    record QuestionSettings(double actThreshold, double temperature, double multiThreshold) {}
+    public record QuestionSettings(double actThreshold, double temperature, double multiThreshold) {}
 
     /**
      * @param json the settings as the decision shows them: decision-level values, per-question values that came
      *     from a per-question layer, and the layer of each
      */
-    record Effective(
+    public record Effective(
             double actThreshold, double temperature, Map<String, QuestionSettings> questions, ObjectNode json) {
-        QuestionSettings of(String key) {
+        public QuestionSettings of(String key) {
             return questions.get(key);
         }
     }
@@ -44,7 +46,7 @@ final class SettingsLadder {
      * @param request the request's {@code settings}, checked
      * @param defaultAct the studio's act threshold, the last layer
      */
-    static Effective resolve(
+    public static Effective resolve(
             ObjectNode template, ObjectNode request, String model, List<Question> questions, double defaultAct) {
         JsonNode perModel = template.path("models").path(model);
         var decisionLayers = List.of(
@@ -71,10 +73,12 @@ final class SettingsLadder {
                     new Layer("template.models." + model, perModel),
                     new Layer("template.questions", template.path("questions").path(key)),
                     new Layer("template", template));
+            double definedThreshold =
+                    question.definition() instanceof QuestionDefinition.Multi multi ? multi.threshold() : 0;
             double[] values = new double[KEYS.size()];
             for (int i = 0; i < KEYS.size(); i++) {
                 String setting = KEYS.get(i);
-                if (setting.equals("multi_threshold") && !question.type().equals("multi")) {
+                if (setting.equals("multi_threshold") && question.type() != QuestionType.MULTI) {
                     continue;
                 }
                 Optional<Found> found = pick(layers, setting);
@@ -90,8 +94,7 @@ final class SettingsLadder {
                                 switch (setting) {
                                     case "act_threshold" -> defaultAct;
                                     case "temperature" -> DEFAULT_TEMPERATURE;
-                                    default ->
-                                        question.definition().path("threshold").asDouble(0.5);
+                                    default -> definedThreshold;
                                 });
             }
             resolved.put(key, new QuestionSettings(values[0], values[1], values[2]));
@@ -118,8 +121,8 @@ final class SettingsLadder {
         return Optional.empty();
     }
 
-    private static Map<String, String> types(List<Question> questions) {
-        var types = new LinkedHashMap<String, String>();
+    private static Map<String, QuestionType> types(List<Question> questions) {
+        var types = new LinkedHashMap<String, QuestionType>();
         questions.forEach(q -> types.put(q.key(), q.type()));
         return types;
     }

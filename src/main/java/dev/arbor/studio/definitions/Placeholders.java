@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import dev.arbor.platform.http.DidYouMean;
 import java.util.ArrayList;
@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** {@code {{name}}} placeholders: where they are, and the closest declared name for a misspelt one. */
-final class Placeholders {
+public final class Placeholders {
     /** {@code {{ name }}} with optional inner spaces, unless escaped as {@code \{{}. */
     static final Pattern PLACEHOLDER = Pattern.compile("(?<!\\\\)\\{\\{\\s*([^{}\\s]+)\\s*}}");
 
@@ -33,7 +33,7 @@ final class Placeholders {
     }
 
     /** " Did you mean `x`?" or nothing. */
-    static String didYouMean(String name, Collection<String> candidates) {
+    public static String didYouMean(String name, Collection<String> candidates) {
         return DidYouMean.hint(name, candidates);
     }
 }

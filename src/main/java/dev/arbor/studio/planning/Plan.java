@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import static java.util.Objects.requireNonNull;
 
@@ -22,10 +22,10 @@ import java.util.Set;
  * @param storedVariables the variables as history keeps them (sensitive ones as HMACs); empty without a template
  * @param secrets the HMAC of each sensitive variable, for erasing by value
  * @param model the model that answers; empty only when none is loaded and none can be (a preview then warns)
- * @param extensions what the caller added or skipped: {@code {questions, options, skipped}}
+ * @param extensions what the caller added to or skipped of the template's questions
  * @param keepMedia whether history keeps the bytes of inline media (full storage, and the studio allows it)
  */
-record Plan(
+public record Plan(
         Optional<Templates.Resolved> template,
         JsonNode state,
         JsonNode storedState,
@@ -37,7 +37,7 @@ record Plan(
         Optional<String> model,
         Optional<String> modelRequested,
         SettingsLadder.Effective settings,
-        ObjectNode extensions,
+        Extensions extensions,
         StoreLevel store,
         boolean keepMedia,
         boolean failOnStoreError,
@@ -46,7 +46,7 @@ record Plan(
         Set<String> include,
         int estimatedTokens,
         List<Warning> warnings) {
-    Plan {
+    public Plan {
         requireNonNull(template, "template");
         requireNonNull(state, "state");
         requireNonNull(storedState, "storedState");
@@ -60,7 +60,7 @@ record Plan(
     }
 
     /** The same decision credited to a template version whose questions it asks (the wire format's header). */
-    Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
+    public Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
         return new Plan(
                 Optional.of(version),
                 state,

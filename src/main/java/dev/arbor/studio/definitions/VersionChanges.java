@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -13,7 +13,7 @@ import java.util.Set;
  * What one version changed against the one before it: a change class, whether existing callers break, and how
  * each question compares — stored with the version, so that history and stats know which answers still compare.
  */
-final class VersionChanges {
+public final class VersionChanges {
     /** Change classes, most severe first: a version takes the first that applies. */
     enum ChangeClass {
         BREAKING,
@@ -32,7 +32,7 @@ final class VersionChanges {
 
     private VersionChanges() {}
 
-    static ObjectNode first(ObjectNode definition) {
+    public static ObjectNode first(ObjectNode definition) {
         ObjectNode changes = Json.object();
         changes.putNull("from");
         changes.put("class", "created");
@@ -46,7 +46,7 @@ final class VersionChanges {
         return changes;
     }
 
-    static ObjectNode between(int from, JsonNode older, JsonNode newer) {
+    public static ObjectNode between(int from, JsonNode older, JsonNode newer) {
         return new VersionChanges().compare(from, older, newer);
     }
 
@@ -142,7 +142,7 @@ final class VersionChanges {
     }
 
     /** How answers to one question compare between two versions of it. */
-    static ObjectNode comparability(JsonNode older, JsonNode newer) {
+    public static ObjectNode comparability(JsonNode older, JsonNode newer) {
         ObjectNode result = Json.object();
         String oldType = older.path("type").asText();
         String newType = newer.path("type").asText();
@@ -158,10 +158,10 @@ final class VersionChanges {
                         "options now come from " + describeSource(newCriteria) + " instead of "
                                 + describeSource(oldCriteria));
             }
-        } else if (oldType.equals("score") && oldCriteria.size() != newCriteria.size()) {
+        } else if (oldType.equals(QuestionType.SCORE.wire()) && oldCriteria.size() != newCriteria.size()) {
             return incomparable(
                     result, "score levels changed from " + oldCriteria.size() + " to " + newCriteria.size());
-        } else if (!oldType.equals("score") && !oldType.equals("noul")) {
+        } else if (QuestionType.parse(oldType).filter(QuestionType::extensible).isPresent()) {
             Set<String> before = names(oldCriteria);
             Set<String> after = names(newCriteria);
             if (!before.equals(after)) {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -17,12 +17,12 @@ import java.util.regex.PatternSyntaxException;
  *
  * @param spec the normalised spec, as stored in the definition
  */
-record Variable(String name, VariableType type, ObjectNode spec) {
-    static final int DEFAULT_MAX_LENGTH = 20_000;
+public record Variable(String name, VariableType type, ObjectNode spec) {
+    public static final int DEFAULT_MAX_LENGTH = 20_000;
     static final int MAX_LENGTH = 200_000;
     static final int DEFAULT_JSON_BYTES = 256 * 1024;
 
-    Variable {
+    public Variable {
         requireNonNull(name, "name");
         requireNonNull(type, "type");
         requireNonNull(spec, "spec");

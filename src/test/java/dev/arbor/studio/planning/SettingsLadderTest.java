@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,18 +16,17 @@ class SettingsLadderTest {
              "models": {"laya": {"temperature": 1.3, "questions": {"urgency": {"temperature": 1.8}}}}}""";
 
     private static final List<Question> QUESTIONS = List.of(
-            new Question(
+            Question.of(
                     "urgency",
-                    (ObjectNode) Json.read("{\"type\": \"score\", \"criteria\": [\"a\", \"b\"]}"),
-                    "template",
+                    Json.read("{\"type\": \"score\", \"criteria\": [\"a\", \"b\"]}"),
+                    Question.Origin.TEMPLATE,
                     false),
-            new Question(
-                    "churn_risk", (ObjectNode) Json.read("{\"type\": \"noul\", \"criteria\": {}}"), "template", false),
-            new Question(
+            Question.of(
+                    "churn_risk", Json.read("{\"type\": \"noul\", \"criteria\": {}}"), Question.Origin.TEMPLATE, false),
+            Question.of(
                     "tags",
-                    (ObjectNode)
-                            Json.read("{\"type\": \"multi\", \"criteria\": {\"a\": null}, " + "\"threshold\": 0.4}"),
-                    "template",
+                    Json.read("{\"type\": \"multi\", \"criteria\": {\"a\": null}, " + "\"threshold\": 0.4}"),
+                    Question.Origin.TEMPLATE,
                     false));
 
     @Test

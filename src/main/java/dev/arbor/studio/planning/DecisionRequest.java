@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,8 +12,8 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.studio.Metadata;
+import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.StoreLevel;
-import dev.arbor.studio.templates.SettingRange;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -50,14 +50,14 @@ public record DecisionRequest(
         Set<String> include,
         List<Warning> warnings,
         List<Problem> problems) {
-    static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
+    public static final Set<String> INCLUDES = Set.of("input", "input.rendered_state", "answers.raw_probabilities");
     /** The most a string variable may hold, and more than any model reads; a situation is kept whole in history. */
-    static final int MAX_STATE_CHARACTERS = 200_000;
+    public static final int MAX_STATE_CHARACTERS = 200_000;
     /** Room for several variables at their longest; media sent inline as data URLs do not count. */
     static final int MAX_VARIABLES_CHARACTERS = 1_000_000;
 
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
-    record Field(String param, JsonNode value) {}
+    public record Field(String param, JsonNode value) {}
 
     public DecisionRequest {
         requireNonNull(template, "template");
@@ -73,7 +73,7 @@ public record DecisionRequest(
         return problems.stream().anyMatch(p -> param.equals(p.param()));
     }
 
-    static DecisionRequest parse(ObjectNode body) {
+    public static DecisionRequest parse(ObjectNode body) {
         BodyReader reader = BodyReader.of(body);
         Problems problems = reader.problems();
         Optional<String> template = reader.node("template", false).flatMap(node -> {
@@ -195,7 +195,7 @@ public record DecisionRequest(
     }
 
     /** {@code include}, as a list or a comma-separated string of the allowed values. */
-    static Set<String> include(JsonNode node, String param, Problems problems) {
+    public static Set<String> include(JsonNode node, String param, Problems problems) {
         var values = new ArrayList<String>();
         if (node.isTextual()) {
             for (String part : node.textValue().split(",")) {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Schema;

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.planning;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
-import dev.arbor.studio.templates.Substitution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
