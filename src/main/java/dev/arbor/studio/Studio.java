@@ -117,8 +117,9 @@ public final class Studio implements AutoCloseable {
         retention.sweep();
     }
 
-    /** Starts the hourly history sweep. */
+    /** Recovers the decisions a stopped server left unfinished, then starts the hourly history sweep. */
     public void start() {
+        decisions.start();
         retention.start();
     }
 

@@ -35,9 +35,10 @@ public final class Decisions implements AutoCloseable {
     private final FeedbackStore feedback;
     private final Models models;
     private final ModelRuntime runtime;
+    private final boolean readOnly;
 
     /**
-     * Opens decisions; those a previous run left queued or running are marked failed (never run twice).
+     * Opens decisions; {@link #start} recovers what a previous run left unfinished.
      *
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      * @param meters where decisions are counted and timed ({@code arbor_decisions_seconds})
@@ -68,6 +69,14 @@ public final class Decisions implements AutoCloseable {
                 files,
                 clock,
                 new DecisionMetrics(meters));
+        this.readOnly = database.readOnly();
+    }
+
+    /** Marks failed the decisions a previous run left queued or running: they are never run twice. */
+    public void start() {
+        if (readOnly) {
+            return;
+        }
         ObjectNode interrupted = Json.object();
         interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
         interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
@@ -75,7 +84,7 @@ public final class Decisions implements AutoCloseable {
                 "message",
                 "The server stopped while this decision was queued or running; it was not run "
                         + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
-        int recovered = database.readOnly() ? 0 : store.failUnfinished(interrupted, clock.millis());
+        int recovered = store.failUnfinished(interrupted, clock.millis());
         if (recovered > 0) {
             LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
         }
