@@ -200,15 +200,15 @@ final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when the
-     * firing it is for has started a run already.
+     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when what
+     * it is started {@code once} for (a schedule's firing, a webhook call) has started a run already.
      */
     Optional<Run> start(
             PipelineStore.Stored pipeline,
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,
-            Optional<RunStore.Firing> firing) {
+            Optional<RunStore.Once> once) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
@@ -242,7 +242,7 @@ final class RunEngine implements AutoCloseable {
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 steps);
-        if (!store.create(run, firing)) {
+        if (!store.create(run, once)) {
             return Optional.empty();
         }
         definitions.put(run.id(), definition);

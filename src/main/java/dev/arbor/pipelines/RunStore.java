@@ -127,25 +127,35 @@ final class RunStore {
         this.metrics = requireNonNull(metrics, "metrics");
     }
 
-    /** A schedule's firing that starts a run: it starts one run, however often it is delivered. */
-    record Firing(String scheduleId, long scheduledFor) {}
+    /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
+    sealed interface Once permits Firing, WebhookCall {}
+
+    /** A schedule's firing that starts a run. */
+    record Firing(String scheduleId, long scheduledFor) implements Once {}
+
+    /** A call to a pipeline's webhook, known by its {@code webhook-id}. */
+    record WebhookCall(String webhookId) implements Once {
+        WebhookCall {
+            requireNonNull(webhookId, "webhookId");
+        }
+    }
 
     /**
-     * Stores a new run, queued, with every step pending; false, storing nothing, when its firing has started a run
-     * already.
+     * How long a webhook call's id is kept: past it, a repeat of the call is refused by its timestamp (at most 5
+     * minutes from the server's time, either way) before its id is looked at.
      */
-    boolean create(Run run, Optional<Firing> firing) {
+    static final long WEBHOOK_CALLS_KEPT_MILLIS = 10 * 60 * 1000L;
+
+    /**
+     * Stores a new run, queued, with every step pending; false, storing nothing, when what it is started {@code once}
+     * for has started a run already.
+     */
+    boolean create(Run run, Optional<Once> once) {
         return database.write(handle -> {
-            if (firing.isPresent()
-                    && handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s "
-                                            + "AND scheduled_for = :at")
-                                    .bind("s", firing.get().scheduleId())
-                                    .bind("at", firing.get().scheduledFor())
-                                    .mapTo(Integer.class)
-                                    .one()
-                            > 0) {
+            if (once.isPresent() && !firstOf(handle, run, once.get())) {
                 return false;
             }
+            Optional<Firing> firing = once.filter(Firing.class::isInstance).map(Firing.class::cast);
             handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, schedule_id, "
                             + "scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, :trigger, "
                             + "'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, :created, "
@@ -175,6 +185,44 @@ final class RunStore {
             new Transition(handle, run.id(), run.createdAt()).event("run", null, "queued", null, "The run is queued.");
             return true;
         });
+    }
+
+    /** Records that {@code once} starts {@code run}; false when it has started one already. */
+    private static boolean firstOf(Handle handle, Run run, Once once) {
+        return switch (once) {
+            case Firing firing ->
+                handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s AND scheduled_for = :at")
+                                .bind("s", firing.scheduleId())
+                                .bind("at", firing.scheduledFor())
+                                .mapTo(Integer.class)
+                                .one()
+                        == 0;
+            case WebhookCall call -> {
+                handle.createUpdate("DELETE FROM pipeline_webhook_calls WHERE pipeline_id = :p AND received_at < :old")
+                        .bind("p", run.pipelineId())
+                        .bind("old", run.createdAt() - WEBHOOK_CALLS_KEPT_MILLIS)
+                        .execute();
+                // a repeat sent at the same time waits here for the first to commit, then inserts nothing
+                yield handle.createUpdate("INSERT INTO pipeline_webhook_calls (pipeline_id, webhook_id, run_id, "
+                                        + "received_at) VALUES (:p, :id, :run, :at) ON CONFLICT DO NOTHING")
+                                .bind("p", run.pipelineId())
+                                .bind("id", call.webhookId())
+                                .bind("run", run.id())
+                                .bind("at", run.createdAt())
+                                .execute()
+                        == 1;
+            }
+        };
+    }
+
+    /** The run a call to a pipeline's webhook started. */
+    Optional<String> webhookRun(String pipelineId, String webhookId) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT run_id FROM pipeline_webhook_calls WHERE pipeline_id = :p AND webhook_id = :id")
+                .bind("p", pipelineId)
+                .bind("id", webhookId)
+                .mapTo(String.class)
+                .findOne());
     }
 
     Optional<Run> find(String runId) {

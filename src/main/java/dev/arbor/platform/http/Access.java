@@ -7,7 +7,10 @@ import java.util.Set;
  * two cannot disagree.
  */
 public enum Access {
-    /** Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page. */
+    /**
+     * Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page; and a pipeline's webhook,
+     * {@code /pipelines/{id}/webhook}, where the call's signature is the authentication.
+     */
     PUBLIC,
     /** The studio ({@code /v1/studio}, {@code /v1/decide}): {@code STUDIO_API_KEY} as a bearer token when set. */
     STUDIO,
@@ -17,12 +20,21 @@ public enum Access {
     private static final Set<String> PUBLIC_PATHS = Set.of("/health", "/metrics", "/openapi.json", "/docs");
 
     public static Access of(String path) {
-        if (PUBLIC_PATHS.contains(path) || path.startsWith("/docs/")) {
+        if (PUBLIC_PATHS.contains(path) || path.startsWith("/docs/") || pipelineWebhook(path)) {
             return PUBLIC;
         }
         if (path.equals("/v1/studio") || path.startsWith("/v1/studio/") || path.equals("/v1/decide")) {
             return STUDIO;
         }
         return ADMIN;
+    }
+
+    private static boolean pipelineWebhook(String path) {
+        String[] segments = path.split("/", -1);
+        return segments.length == 4
+                && segments[0].isEmpty()
+                && segments[1].equals("pipelines")
+                && !segments[2].isEmpty()
+                && segments[3].equals("webhook");
     }
 }

@@ -54,6 +54,7 @@ public enum ErrorCode {
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),
     INVALID_API_KEY(401),
+    INVALID_SIGNATURE(401),
     REMOTE_ACCESS_REQUIRES_KEY(403),
     CROSS_SITE_REQUEST(403),
     HOST_NOT_ALLOWED(403),
