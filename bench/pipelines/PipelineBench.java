@@ -16,13 +16,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 /**
  * The pipeline engine's speed: step transitions per second (a step going pending → running → completed is two) for
  * a 100-step linear pipeline and a 100-wide fan-out of set_output steps, beside the raw commit rate of the same
  * database measured in the same run (one-row transactions, one after another: the limit a step's own commits run
- * against); then 1,000 runs parked in wait_until, with the server's threads and heap before and after. Run with the
+ * against), and on SQLite the writes a step takes (from the server's metrics: how often it took its one writer
+ * connection); then 1,000 runs parked in wait_until, with the server's threads and heap before and after. Run with the
  * Arbor jar: java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/pipelines/PipelineBench.java
  * [runs of each shape, default 5] [jdbc:postgresql://... for PostgreSQL]
  */
@@ -32,6 +35,8 @@ public class PipelineBench {
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final int STEPS = 100;
     static final int PARKED = 1_000;
+    static final Pattern WRITER_USES = Pattern.compile(
+            "(?m)^hikaricp_connections_usage_seconds_count\\{[^}]*pool=\"arbor-sqlite-writer\"[^}]*} ([0-9.eE+]+)$");
 
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
@@ -60,12 +65,19 @@ public class PipelineBench {
                     "database: %s, %d runs of each shape%n", postgres != null ? "PostgreSQL" : "SQLite", runs);
             for (int round = 0; round < runs; round++) {
                 double commits = commitRate(jdbc);
-                double linearRate = transitions(base, linear, STEPS);
-                double fanRate = transitions(base, fanOut, STEPS + 1);
+                Rate linearRate = transitions(base, linear, STEPS);
+                Rate fanRate = transitions(base, fanOut, STEPS + 1);
                 System.out.printf(
-                        "round %d: raw commits %,.0f/s | linear %,.0f transitions/s (%.3f of commits) | "
-                                + "fan-out %,.0f transitions/s (%.3f of commits)%n",
-                        round + 1, commits, linearRate, linearRate / commits, fanRate, fanRate / commits);
+                        "round %d: raw commits %,.0f/s | linear %,.0f transitions/s (%.3f of commits%s) | "
+                                + "fan-out %,.0f transitions/s (%.3f of commits%s)%n",
+                        round + 1,
+                        commits,
+                        linearRate.perSecond(),
+                        linearRate.perSecond() / commits,
+                        linearRate.writes(),
+                        fanRate.perSecond(),
+                        fanRate.perSecond() / commits,
+                        fanRate.writes());
             }
             parked(base);
         }
@@ -76,11 +88,33 @@ public class PipelineBench {
                 + ", \"params\": {\"key\": \"v\", \"value\": " + i + "}}";
     }
 
+    /**
+     * A run's transitions per second, and on SQLite its writes per step: the times the server took its one writer
+     * connection (each a transaction: ours and the engine's, its polls too), which no load on the machine changes.
+     */
+    record Rate(double perSecond, double writesPerStep) {
+        String writes() {
+            return Double.isNaN(writesPerStep) ? "" : String.format(", %.2f writes a step", writesPerStep);
+        }
+    }
+
     /** Transitions per second of one run: two per step, from the POST to the run's end. */
-    static double transitions(String base, String pipeline, int steps) throws Exception {
+    static Rate transitions(String base, String pipeline, int steps) throws Exception {
+        double writesBefore = writerUses(base);
         long start = System.nanoTime();
         run(base, pipeline);
-        return 2.0 * steps / ((System.nanoTime() - start) / 1e9);
+        double rate = 2.0 * steps / ((System.nanoTime() - start) / 1e9);
+        return new Rate(rate, (writerUses(base) - writesBefore) / steps);
+    }
+
+    /** How often the server has taken SQLite's writer connection (NaN on PostgreSQL, whose pool also reads). */
+    static double writerUses(String base) throws Exception {
+        String metrics = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        Matcher uses = WRITER_USES.matcher(metrics);
+        return uses.find() ? Double.parseDouble(uses.group(1)) : Double.NaN;
     }
 
     static void run(String base, String pipeline) throws Exception {

@@ -106,7 +106,16 @@ public final class Application implements AutoCloseable {
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
             this.pipelines = new Pipelines(
-                    database, clock, outboundClient, notifications, modelOperations, credentials, streams, meters);
+                    database,
+                    clock,
+                    outboundClient,
+                    notifications,
+                    modelOperations,
+                    credentials,
+                    streams,
+                    meters,
+                    secrets,
+                    () -> publicUrl(config));
             pipelines.addRoutes(routes);
             var eventConnections = new EventConnections(database, secrets);
             this.triggers = new Triggers(

@@ -166,6 +166,8 @@ class AuthorizationMatrixTest {
             row("POST /schedules/{schedule_id}/pause", Members.NONE),
             row("POST /schedules/{schedule_id}/resume", Members.NONE),
             row("POST /schedules/{schedule_id}/run", Members.NONE),
+            row("POST /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
+            row("GET /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
             // deletes last, each after every row that needs its object
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
@@ -176,6 +178,7 @@ class AuthorizationMatrixTest {
             row("DELETE /notification-channels/{channel}", Members.NONE),
             row("DELETE /credentials/{credential_id}", Members.NONE),
             row("DELETE /schedules/{schedule_id}", Members.NONE),
+            row("DELETE /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
             row("DELETE /pipelines/{pipeline_id}", Members.NONE),
             row("DELETE /models/{model_id}", Members.NONE),
             row("DELETE /auth/tokens/{token_id}", Members.NONE),

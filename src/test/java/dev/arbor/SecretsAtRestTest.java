@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
+import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import dev.arbor.testing.ChatCompletionsServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.SecuredMcpServer;
@@ -143,6 +144,28 @@ class SecretsAtRestTest {
                                         "{\"rotate_secret\": true, \"project_id\": \"" + project + "\"}",
                                         auth),
                                 "signing_secret"));
+
+                String pipeline = created(http.post(
+                        "/pipelines",
+                        "{\"name\": \"hooked\", \"steps\": [{\"id\": \"a\", \"action\": \"set_output\", "
+                                + "\"params\": {\"key\": \"v\", \"value\": 1}}]}",
+                        auth));
+                HttpReply pipelineHook = http.post("/pipelines/" + pipeline + "/webhook-secret", "{}", auth);
+                assertThat(pipelineHook.status()).as(pipelineHook.body()).isEqualTo(200);
+                String pipelineSecret = pipelineHook.json().path("secret").asText();
+                secrets.put("pipeline webhook secret", pipelineSecret);
+                long signedAt = System.currentTimeMillis() / 1000;
+                HttpReply called = http.post(
+                        "/pipelines/" + pipeline + "/webhook",
+                        "{}",
+                        "webhook-id",
+                        "msg_at_rest",
+                        "webhook-timestamp",
+                        Long.toString(signedAt),
+                        "webhook-signature",
+                        StandardWebhookSignature.header(
+                                pipelineSecret, "msg_at_rest", signedAt, "{}".getBytes(StandardCharsets.UTF_8)));
+                assertThat(called.status()).as(called.body()).isEqualTo(202);
 
                 authorize(http, auth, secured, remember(secrets, "OAuth client secret", marker("client")));
                 List<String> accessTokens = secured.tokensSeen();

@@ -151,4 +151,21 @@ final class ApiShapes {
             .required("object", oneOf("pipeline.run"))
             .required("status", RUN_STATUS)
             .required("schedule_id", string());
+
+    private static final Schema.Obj WEBHOOK_FIELDS = object().required("object", oneOf("pipeline.webhook"))
+            .required("pipeline_id", string())
+            .required("url", string())
+            .required("enabled", bool())
+            .required("secret_created_at", nullable(timestamp()))
+            .required("previous_secret_expires_at", nullable(timestamp()));
+    static final Schema WEBHOOK = named("PipelineWebhook", WEBHOOK_FIELDS);
+    static final Schema WEBHOOK_WITH_SECRET =
+            named("PipelineWebhookWithSecret", WEBHOOK_FIELDS.required("secret", string()));
+    static final Schema WEBHOOK_CALL = named(
+            "PipelineWebhookCall",
+            object().required("object", oneOf("pipeline.webhook_call"))
+                    .required("pipeline_id", string())
+                    .required("webhook_id", string())
+                    .required("run_id", string())
+                    .required("duplicate", bool()));
 }

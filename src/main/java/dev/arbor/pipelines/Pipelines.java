@@ -21,6 +21,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -28,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -41,10 +43,13 @@ public final class Pipelines implements AutoCloseable {
     private final RunEngine engine;
     private final RunRoutes runRoutes;
     private final ScheduleRoutes scheduleRoutes;
+    private final PipelineWebhooks webhooks;
 
     /**
      * @param streams where runs' event streams open
      * @param meters where runs and steps are counted as they end
+     * @param secrets what seals pipelines' webhook secrets
+     * @param publicUrl where callers reach this server, for webhook URLs
      */
     public Pipelines(
             Database database,
@@ -54,7 +59,9 @@ public final class Pipelines implements AutoCloseable {
             ModelOperations models,
             Credentials credentials,
             EventStreams streams,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            SecretBox secrets,
+            Supplier<String> publicUrl) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         var metrics = new RunMetrics(meters);
         this.runs = new RunStore(database, clock, metrics);
@@ -76,6 +83,8 @@ public final class Pipelines implements AutoCloseable {
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
         this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
+        this.webhooks = new PipelineWebhooks(
+                store, runs, engine, catalog, new WebhookSecretStore(database, secrets, clock), publicUrl, clock);
     }
 
     /** Starts running pipelines, going on with the runs a stopped server left unfinished. */
@@ -119,6 +128,7 @@ public final class Pipelines implements AutoCloseable {
                 .ok(Schema.deleted("pipeline"));
         runRoutes.addTo(routes);
         scheduleRoutes.addTo(routes);
+        webhooks.addTo(routes);
     }
 
     private void actions(Context ctx) {

@@ -27,10 +27,12 @@ import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,13 +113,16 @@ final class RunEngine implements AutoCloseable {
     private final Scheduler scheduler;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
-    private final Map<String, PipelineDefinition> definitions =
-            Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, PipelineDefinition> eldest) {
-                    return size() > 256;
-                }
-            });
+    /** What this node keeps of the runs it works on, by run id: their definitions, read and checked once. */
+    private final Map<String, KeptRun> kept = Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, KeptRun> eldest) {
+            return size() > 256;
+        }
+    });
+
+    private record KeptRun(PipelineDefinition definition, RunStore.Kept stored) {}
+
     private final Database database;
     private final Object signal = new Object();
     private volatile boolean started;
@@ -200,15 +205,15 @@ final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when the
-     * firing it is for has started a run already.
+     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when what
+     * it is started {@code once} for (a schedule's firing, a webhook call) has started a run already.
      */
     Optional<Run> start(
             PipelineStore.Stored pipeline,
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,
-            Optional<RunStore.Firing> firing) {
+            Optional<RunStore.Once> once) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
@@ -242,10 +247,10 @@ final class RunEngine implements AutoCloseable {
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 steps);
-        if (!store.create(run, firing)) {
+        if (!store.create(run, once)) {
             return Optional.empty();
         }
-        definitions.put(run.id(), definition);
+        kept.put(run.id(), new KeptRun(definition, new RunStore.Kept(run.definition())));
         scheduleDeadline(run.id(), run.generation(), run.deadlineAt());
         schedule(
                 run.id(),
@@ -402,22 +407,58 @@ final class RunEngine implements AutoCloseable {
     }
 
     private CompletionHandler<StepTask> executeStep(TaskInstance<StepTask> instance, ExecutionContext context) {
-        OptionalLong again = runStep(instance.getData());
+        StepTask task = instance.getData();
+        Next next = runStep(task);
+        runHere(task, next.runHere());
         signal();
-        if (again.isPresent()) {
-            Instant due = Instant.ofEpochMilli(again.getAsLong());
+        if (next.parkedUntil().isPresent()) {
+            Instant due = Instant.ofEpochMilli(next.parkedUntil().getAsLong());
             return (complete, operations) -> operations.reschedule(complete, due);
         }
         return new CompletionHandler.OnCompleteRemove<>();
     }
 
-    /** One execution of a step; the time to be asked again when it parks (waiting or retrying). */
-    private OptionalLong runStep(StepTask task) {
-        Optional<Run> found = store.find(task.runId());
+    /**
+     * What follows one execution of a step: when it is to be asked again (it parked: waiting or retrying), and the
+     * inline steps it made ready, to run on this thread.
+     */
+    private record Next(OptionalLong parkedUntil, List<String> runHere) {
+        static final Next NOTHING = new Next(OptionalLong.empty(), List.of());
+
+        static Next parked(long until) {
+            return new Next(OptionalLong.of(until), List.of());
+        }
+    }
+
+    /**
+     * Runs the inline steps an execution made ready, and those they make ready in turn, on the execution's thread
+     * instead of a round through the engine (an insert, a pick and a delete each). The execution's row stays in the
+     * engine until they are done, so a server that stops meanwhile leaves it to run again, and its repeat schedules
+     * whatever is ready then. A chained step that parks (a retry) gets an execution of its own.
+     */
+    private void runHere(StepTask from, List<String> stepIds) {
+        var queue = new ArrayDeque<>(stepIds);
+        while (!queue.isEmpty()) {
+            var task = new StepTask(from.runId(), queue.poll(), from.generation());
+            Next next = runStep(task);
+            if (next.parkedUntil().isPresent()) {
+                scheduler.scheduleIfNotExists(
+                        stepTask.instance(task.instance(), task),
+                        Instant.ofEpochMilli(next.parkedUntil().getAsLong()));
+            }
+            queue.addAll(next.runHere());
+            signal();
+        }
+    }
+
+    /** One execution of a step. */
+    private Next runStep(StepTask task) {
+        KeptRun known = kept.get(task.runId());
+        Optional<Run> found = known == null ? store.find(task.runId()) : store.find(task.runId(), known.stored());
         if (found.isEmpty()
                 || found.get().generation() != task.generation()
                 || !found.get().status().active()) {
-            return OptionalLong.empty();
+            return Next.NOTHING;
         }
         Run run = found.get();
         StepRun state = run.step(task.stepId()).orElseThrow();
@@ -429,92 +470,115 @@ final class RunEngine implements AutoCloseable {
                     task.generation(),
                     store.whileActive(task.runId(), task.generation(), tx -> advance(tx, definition))
                             .orElse(List.of()));
-            return OptionalLong.empty();
+            return Next.NOTHING;
         }
         long now = clock.millis();
         if (now >= run.deadlineAt()) {
             timeOut(task.runId(), task.generation());
-            return OptionalLong.empty();
+            return Next.NOTHING;
         }
         PipelineDefinition.Step step = definition.step(task.stepId());
         Map<String, Object> scope = scope(run, now);
         if (state.status() == StepStatus.PENDING && step.condition().isPresent()) {
             try {
                 if (!expressions.holds(step.condition().get(), scope)) {
-                    end(
-                            task,
-                            definition,
-                            StepStatus.SKIPPED,
-                            Optional.empty(),
-                            Optional.empty(),
-                            Set.of(),
-                            "Skipped: its condition is false.");
-                    return OptionalLong.empty();
+                    return new Next(
+                            OptionalLong.empty(),
+                            end(
+                                    task,
+                                    definition,
+                                    Optional.empty(),
+                                    StepStatus.SKIPPED,
+                                    Optional.empty(),
+                                    Optional.empty(),
+                                    Set.of(),
+                                    "Skipped: its condition is false."));
                 }
             } catch (Expressions.ExpressionException e) {
-                return failed(task, definition, 1, new Outcome.Failed("condition_error", e.getMessage(), false));
+                return failed(
+                        task,
+                        definition,
+                        Optional.empty(),
+                        1,
+                        new Outcome.Failed("condition_error", e.getMessage(), false));
             }
         }
         int attempt = state.status() == StepStatus.WAITING ? Math.max(1, state.attempts()) : state.attempts() + 1;
-        boolean began = store.whileActive(task.runId(), task.generation(), tx -> {
-                    if (!tx.startStep(task.stepId(), attempt)) {
-                        return false;
-                    }
-                    if (tx.runStarted()) {
-                        tx.event("run", null, "running", null, "The run started.");
-                    }
-                    if (state.status() != StepStatus.WAITING) {
-                        int of = step.retry()
-                                .map(PipelineDefinition.Retry::maxAttempts)
-                                .orElse(1);
-                        tx.event(
-                                "step",
-                                task.stepId(),
-                                "running",
-                                null,
-                                "Started" + (of > 1 ? ", attempt " + attempt + " of " + of : "")
-                                        + (state.status() == StepStatus.RUNNING
-                                                ? " (again: the attempt before was cut off when a server stopped)"
-                                                : "")
-                                        + ".");
-                    }
-                    return true;
-                })
-                .orElse(false);
-        if (!began) {
-            return OptionalLong.empty();
+        var start = new Start(attempt, state.status(), run.status());
+        // an inline step is marked running in the commit that ends it; any other in a commit of its own first, so
+        // that what it does outside the run is seen to have begun
+        Optional<Start> startsWithItsEnd = StepActions.inline(step) ? Optional.of(start) : Optional.empty();
+        if (startsWithItsEnd.isEmpty()
+                && !store.whileActive(task.runId(), task.generation(), tx -> begin(tx, step, start))
+                        .orElse(false)) {
+            return Next.NOTHING;
         }
         long startedAt = state.startedAt().orElse(now);
         Outcome outcome = attempt(task, step, run, scope, now, startedAt, state.waitDeadlineAt());
         return switch (outcome) {
-            case Outcome.Done done -> {
-                end(
-                        task,
-                        definition,
-                        StepStatus.COMPLETED,
-                        Optional.of(done.outputs()),
-                        Optional.empty(),
-                        done.skipped(),
-                        "Completed.");
-                yield OptionalLong.empty();
-            }
+            case Outcome.Done done ->
+                new Next(
+                        OptionalLong.empty(),
+                        end(
+                                task,
+                                definition,
+                                startsWithItsEnd,
+                                StepStatus.COMPLETED,
+                                Optional.of(done.outputs()),
+                                Optional.empty(),
+                                done.skipped(),
+                                "Completed."));
             case Outcome.Waiting waiting -> {
-                store.whileActive(task.runId(), task.generation(), tx -> {
-                    if (state.status() != StepStatus.WAITING) {
-                        tx.event("step", task.stepId(), "waiting", null, "Waiting for its condition.");
-                    }
-                    tx.parkStep(
-                            task.stepId(),
-                            StepStatus.WAITING,
-                            waiting.dueAt(),
-                            OptionalLong.of(waiting.deadlineAt()),
-                            Optional.empty());
-                    return null;
-                });
-                yield OptionalLong.of(waiting.dueAt());
+                boolean parked = store.whileActive(task.runId(), task.generation(), tx -> {
+                            if (startsWithItsEnd.isPresent() && !begin(tx, step, start)) {
+                                return false;
+                            }
+                            if (state.status() != StepStatus.WAITING) {
+                                tx.event("step", task.stepId(), "waiting", null, "Waiting for its condition.");
+                            }
+                            tx.parkStep(
+                                    task.stepId(),
+                                    StepStatus.WAITING,
+                                    waiting.dueAt(),
+                                    OptionalLong.of(waiting.deadlineAt()),
+                                    Optional.empty());
+                            return true;
+                        })
+                        .orElse(false);
+                yield parked ? Next.parked(waiting.dueAt()) : Next.NOTHING;
             }
-            case Outcome.Failed failed -> failed(task, definition, attempt, failed);
+            case Outcome.Failed failed -> failed(task, definition, startsWithItsEnd, attempt, failed);
         };
+    }
+
+    /**
+     * An attempt of a step about to be marked running: its number, the status the step had before, and the run's
+     * status when the step's execution read it (a run seen running is not marked running again).
+     */
+    private record Start(int attempt, StepStatus before, RunStatus runWas) {}
+
+    /** Marks a step running for an attempt (and its run, at its first step); false when the step has ended. */
+    private static boolean begin(RunStore.Transition tx, PipelineDefinition.Step step, Start start) {
+        if (!tx.startStep(step.id(), start.attempt())) {
+            return false;
+        }
+        if (start.runWas() == RunStatus.QUEUED && tx.runStarted()) {
+            tx.event("run", null, "running", null, "The run started.");
+        }
+        if (start.before() != StepStatus.WAITING) {
+            int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
+            tx.event(
+                    "step",
+                    step.id(),
+                    "running",
+                    null,
+                    "Started" + (of > 1 ? ", attempt " + start.attempt() + " of " + of : "")
+                            + (start.before() == StepStatus.RUNNING
+                                    ? " (again: the attempt before was cut off when a server stopped)"
+                                    : "")
+                            + ".");
+        }
+        return true;
     }
 
     private Outcome attempt(
@@ -557,6 +621,18 @@ final class RunEngine implements AutoCloseable {
                     tx.event("log", task.stepId(), null, level, message);
                     return null;
                 }));
+        if (StepActions.inline(step)) {
+            // microseconds of work: a hand-off to a thread with a time limit would cost more than the step
+            try {
+                return actions.run(call);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while step " + step.id() + " ran", e);
+            } catch (RuntimeException e) {
+                LOG.warn("pipeline step {} of run {} failed", step.id(), task.runId(), e);
+                return new Outcome.Failed("action_error", String.valueOf(e), true);
+            }
+        }
         int timeout = step.timeoutSeconds().orElse(DEFAULT_STEP_TIMEOUT_SECONDS);
         Future<Outcome> future = attempts.submit(() -> actions.run(call));
         inFlight.compute(task.runId(), (id, running) -> {
@@ -588,7 +664,8 @@ final class RunEngine implements AutoCloseable {
         }
     }
 
-    private OptionalLong failed(StepTask task, PipelineDefinition definition, int attempt, Outcome.Failed failure) {
+    private Next failed(
+            StepTask task, PipelineDefinition definition, Optional<Start> start, int attempt, Outcome.Failed failure) {
         PipelineDefinition.Step step = definition.step(task.stepId());
         ObjectNode error = Json.object().put("code", failure.code()).put("message", failure.message());
         int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
@@ -598,45 +675,62 @@ final class RunEngine implements AutoCloseable {
                     retry.maxBackoffSeconds() * 1000.0,
                     retry.backoffSeconds() * 1000.0 * Math.pow(retry.backoffMultiplier(), attempt - 1));
             long due = clock.millis() + delay;
-            store.whileActive(task.runId(), task.generation(), tx -> {
-                tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
-                tx.event(
-                        "step",
-                        task.stepId(),
-                        "retrying",
-                        null,
-                        "Attempt " + attempt + " of " + of + " failed (" + failure.code() + ": " + failure.message()
-                                + "); the next one in " + delay / 1000.0 + " s.");
-                return null;
-            });
-            return OptionalLong.of(due);
+            boolean parked = store.whileActive(task.runId(), task.generation(), tx -> {
+                        if (start.isPresent() && !begin(tx, step, start.get())) {
+                            return false;
+                        }
+                        tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
+                        tx.event(
+                                "step",
+                                task.stepId(),
+                                "retrying",
+                                null,
+                                "Attempt " + attempt + " of " + of + " failed (" + failure.code() + ": "
+                                        + failure.message() + "); the next one in " + delay / 1000.0 + " s.");
+                        return true;
+                    })
+                    .orElse(false);
+            return parked ? Next.parked(due) : Next.NOTHING;
         }
-        end(
-                task,
-                definition,
-                StepStatus.FAILED,
-                Optional.empty(),
-                Optional.of(error),
-                Set.of(),
-                "Failed: " + failure.code() + ": " + failure.message());
-        return OptionalLong.empty();
+        return new Next(
+                OptionalLong.empty(),
+                end(
+                        task,
+                        definition,
+                        start,
+                        StepStatus.FAILED,
+                        Optional.empty(),
+                        Optional.of(error),
+                        Set.of(),
+                        "Failed: " + failure.code() + ": " + failure.message()));
+    }
+
+    /** What ending a step did to its run: the steps it made ready, and whether the run ended with it. */
+    private record Moved(List<String> ready, boolean runEnded) {
+        static final Moved NOTHING = new Moved(List.of(), false);
     }
 
     /**
-     * Ends a step and moves the run on in one transaction: a failure that does not continue fails the run; steps a
-     * branch turned away from are skipped; the steps now ready are scheduled; the run ends when every step has.
+     * Ends a step and moves the run on in one transaction (marking the step running first when it {@code start}s
+     * with its end): a failure that does not continue fails the run; steps a branch turned away from are skipped;
+     * the run ends when every step has. The steps now ready are scheduled, except inline ones, which are returned to
+     * run here.
      */
-    private void end(
+    private List<String> end(
             StepTask task,
             PipelineDefinition definition,
+            Optional<Start> start,
             StepStatus status,
             Optional<JsonNode> outputs,
             Optional<JsonNode> error,
             Set<String> skipped,
             String message) {
-        List<String> ready = store.whileActive(task.runId(), task.generation(), tx -> {
+        Moved moved = store.whileActive(task.runId(), task.generation(), tx -> {
+                    if (start.isPresent() && !begin(tx, definition.step(task.stepId()), start.get())) {
+                        return Moved.NOTHING;
+                    }
                     if (!tx.endStep(task.stepId(), status, outputs, error)) {
-                        return List.<String>of();
+                        return Moved.NOTHING;
                     }
                     tx.event("step", task.stepId(), status.json(), null, message);
                     if (status == StepStatus.FAILED
@@ -644,7 +738,7 @@ final class RunEngine implements AutoCloseable {
                         ObjectNode runError =
                                 ((ObjectNode) error.orElseThrow()).deepCopy().put("step_id", task.stepId());
                         failRun(tx, runError, "The run failed at step " + task.stepId() + ".");
-                        return List.<String>of();
+                        return new Moved(List.of(), true);
                     }
                     for (String target : skipped) {
                         if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
@@ -656,23 +750,42 @@ final class RunEngine implements AutoCloseable {
                                     "Skipped: branch step " + task.stepId() + " did not lead to it.");
                         }
                     }
-                    return advance(tx, definition);
+                    var endedNow = new HashSet<String>(skipped);
+                    endedNow.add(task.stepId());
+                    List<String> ready = advance(tx, definition, endedNow);
+                    // only the steps this transaction made ready: each is made ready by one, so one worker takes it
+                    return new Moved(
+                            ready.stream()
+                                    .filter(id -> definition.step(id).dependsOn().stream()
+                                            .anyMatch(endedNow::contains))
+                                    .toList(),
+                            tx.endsRun());
                 })
-                .orElse(List.of());
-        schedule(task.runId(), task.generation(), ready);
-        if (ready.isEmpty()) {
-            ended(task.runId()); // nothing follows this step now: the run may have ended with it
+                .orElse(Moved.NOTHING);
+        if (moved.runEnded()) {
+            ended(task.runId());
         }
+        var here = new ArrayList<String>();
+        var elsewhere = new ArrayList<String>();
+        for (String stepId : moved.ready()) {
+            (StepActions.inline(definition.step(stepId)) ? here : elsewhere).add(stepId);
+        }
+        schedule(task.runId(), task.generation(), elsewhere);
+        return here;
     }
 
     /**
      * Skips the steps all of whose dependencies were skipped, returns the pending steps whose dependencies have all
-     * ended, and ends the run when every step has.
+     * ended, and ends the run when every step has. It reads the steps' statuses only: their outputs are read when
+     * the run ends.
      */
     private List<String> advance(RunStore.Transition tx, PipelineDefinition definition) {
-        Run run = tx.run();
-        var status = new HashMap<String, StepStatus>();
-        run.steps().forEach(step -> status.put(step.id(), step.status()));
+        return advance(tx, definition, new HashSet<>());
+    }
+
+    /** As {@link #advance(RunStore.Transition, PipelineDefinition)}, adding the steps it skips to {@code endedNow}. */
+    private List<String> advance(RunStore.Transition tx, PipelineDefinition definition, Set<String> endedNow) {
+        var status = new HashMap<>(tx.stepStatuses());
         boolean changed = true;
         while (changed) {
             changed = false;
@@ -683,6 +796,7 @@ final class RunEngine implements AutoCloseable {
                     tx.endStep(step.id(), StepStatus.SKIPPED, Optional.empty(), Optional.empty());
                     tx.event("step", step.id(), "skipped", null, "Skipped: every step it depends on was skipped.");
                     status.put(step.id(), StepStatus.SKIPPED);
+                    endedNow.add(step.id());
                     changed = true;
                 }
             }
@@ -769,7 +883,7 @@ final class RunEngine implements AutoCloseable {
             }
         }
         cancelQuietly(deadlineTask.instanceId(new DeadlineTask(after.id(), after.generation()).instance()));
-        definitions.remove(after.id());
+        kept.remove(after.id());
         signal();
     }
 
@@ -816,7 +930,14 @@ final class RunEngine implements AutoCloseable {
     }
 
     private PipelineDefinition definition(Run run) {
-        return definitions.computeIfAbsent(run.id(), id -> PipelineDefinition.stored(run.definition(), catalog));
+        return kept(run).definition();
+    }
+
+    private KeptRun kept(Run run) {
+        return kept.computeIfAbsent(
+                run.id(),
+                id -> new KeptRun(
+                        PipelineDefinition.stored(run.definition(), catalog), new RunStore.Kept(run.definition())));
     }
 
     /**

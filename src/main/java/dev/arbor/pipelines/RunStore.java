@@ -12,13 +12,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
 
@@ -29,6 +33,7 @@ import org.jdbi.v3.core.statement.StatementContext;
 final class RunStore {
     private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
             + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at";
+    private static final String RUN_COLUMNS_BUT_DEFINITION = RUN_COLUMNS.replace("definition, ", "");
     private static final String STEP_COLUMNS = "step_id, position, status, attempts, outputs, error, started_at, "
             + "finished_at, due_at, wait_deadline_at";
 
@@ -127,8 +132,18 @@ final class RunStore {
         this.metrics = requireNonNull(metrics, "metrics");
     }
 
-    /** A schedule's firing that starts a run: it starts one run, however often it is delivered. */
-    record Firing(String scheduleId, long scheduledFor) {}
+    /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
+    sealed interface Once permits Firing, WebhookCall {}
+
+    /** A schedule's firing that starts a run. */
+    record Firing(String scheduleId, long scheduledFor) implements Once {}
+
+    /** A call to a pipeline's webhook, known by its {@code webhook-id}. */
+    record WebhookCall(String webhookId) implements Once {
+        WebhookCall {
+            requireNonNull(webhookId, "webhookId");
+        }
+    }
 
     /** The run a firing started, when it started one. */
     Optional<String> runOf(Firing firing) {
@@ -141,21 +156,21 @@ final class RunStore {
     }
 
     /**
-     * Stores a new run, queued, with every step pending; false, storing nothing, when its firing has started a run
-     * already.
+     * How long a webhook call's id is kept: past it, a repeat of the call is refused by its timestamp (at most 5
+     * minutes from the server's time, either way) before its id is looked at.
      */
-    boolean create(Run run, Optional<Firing> firing) {
+    static final long WEBHOOK_CALLS_KEPT_MILLIS = 10 * 60 * 1000L;
+
+    /**
+     * Stores a new run, queued, with every step pending; false, storing nothing, when what it is started {@code once}
+     * for has started a run already.
+     */
+    boolean create(Run run, Optional<Once> once) {
         return database.write(handle -> {
-            if (firing.isPresent()
-                    && handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s "
-                                            + "AND scheduled_for = :at")
-                                    .bind("s", firing.get().scheduleId())
-                                    .bind("at", firing.get().scheduledFor())
-                                    .mapTo(Integer.class)
-                                    .one()
-                            > 0) {
+            if (once.isPresent() && !firstOf(handle, run, once.get())) {
                 return false;
             }
+            Optional<Firing> firing = once.filter(Firing.class::isInstance).map(Firing.class::cast);
             handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, schedule_id, "
                             + "scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, :trigger, "
                             + "'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, :created, "
@@ -187,6 +202,44 @@ final class RunStore {
         });
     }
 
+    /** Records that {@code once} starts {@code run}; false when it has started one already. */
+    private static boolean firstOf(Handle handle, Run run, Once once) {
+        return switch (once) {
+            case Firing firing ->
+                handle.createQuery("SELECT count(*) FROM pipeline_runs WHERE schedule_id = :s AND scheduled_for = :at")
+                                .bind("s", firing.scheduleId())
+                                .bind("at", firing.scheduledFor())
+                                .mapTo(Integer.class)
+                                .one()
+                        == 0;
+            case WebhookCall call -> {
+                handle.createUpdate("DELETE FROM pipeline_webhook_calls WHERE pipeline_id = :p AND received_at < :old")
+                        .bind("p", run.pipelineId())
+                        .bind("old", run.createdAt() - WEBHOOK_CALLS_KEPT_MILLIS)
+                        .execute();
+                // a repeat sent at the same time waits here for the first to commit, then inserts nothing
+                yield handle.createUpdate("INSERT INTO pipeline_webhook_calls (pipeline_id, webhook_id, run_id, "
+                                        + "received_at) VALUES (:p, :id, :run, :at) ON CONFLICT DO NOTHING")
+                                .bind("p", run.pipelineId())
+                                .bind("id", call.webhookId())
+                                .bind("run", run.id())
+                                .bind("at", run.createdAt())
+                                .execute()
+                        == 1;
+            }
+        };
+    }
+
+    /** The run a call to a pipeline's webhook started. */
+    Optional<String> webhookRun(String pipelineId, String webhookId) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT run_id FROM pipeline_webhook_calls WHERE pipeline_id = :p AND webhook_id = :id")
+                .bind("p", pipelineId)
+                .bind("id", webhookId)
+                .mapTo(String.class)
+                .findOne());
+    }
+
     Optional<Run> find(String runId) {
         return database.read(handle -> find(handle, runId));
     }
@@ -196,6 +249,63 @@ final class RunStore {
                 .bind("id", runId)
                 .map((rs, ctx) -> run(rs, steps(handle, runId)))
                 .findOne();
+    }
+
+    /**
+     * What the engine keeps of a run between its steps' executions, so that each reads little: its definition (a
+     * run's never changes) and, for the generation it last saw, its finished steps (a finished step does not change
+     * until a retry opens a new generation), whose outputs are then not read again.
+     */
+    static final class Kept {
+        private final ObjectNode definition;
+        private final AtomicReference<Finished> finished = new AtomicReference<>(new Finished(0, Map.of()));
+
+        private record Finished(int generation, Map<String, StepRun> steps) {}
+
+        Kept(ObjectNode definition) {
+            this.definition = requireNonNull(definition, "definition");
+        }
+
+        /** The finished steps kept for {@code generation}: a newer one starts afresh, an older (stale) reader alone. */
+        private Map<String, StepRun> finishedAt(int generation) {
+            Finished now = finished.updateAndGet(kept ->
+                    kept.generation() < generation ? new Finished(generation, new ConcurrentHashMap<>()) : kept);
+            return now.generation() == generation ? now.steps() : new HashMap<>();
+        }
+    }
+
+    /**
+     * A run read for one of its steps' executions: the definition is {@code kept}'s, and only the steps that have
+     * not finished, or finished since the last read, have their outputs and errors read.
+     */
+    Optional<Run> find(String runId, Kept kept) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + RUN_COLUMNS_BUT_DEFINITION + " FROM pipeline_runs WHERE id = :id")
+                .bind("id", runId)
+                .map((rs, ctx) -> {
+                    Map<String, StepRun> finished = kept.finishedAt(rs.getInt("generation"));
+                    return run(rs, kept.definition, steps(handle, runId, finished));
+                })
+                .findOne());
+    }
+
+    /** A run's steps, taking the finished ones from {@code finished} and adding those finished since. */
+    private static List<StepRun> steps(Handle handle, String runId, Map<String, StepRun> finished) {
+        return handle.createQuery("SELECT " + STEP_COLUMNS + " FROM pipeline_run_steps WHERE run_id = :run "
+                        + "ORDER BY position")
+                .bind("run", runId)
+                .map((rs, ctx) -> {
+                    StepRun known = finished.get(rs.getString("step_id"));
+                    if (known != null) {
+                        return known; // its outputs are not read again
+                    }
+                    StepRun step = step(rs, ctx);
+                    if (step.status().finished()) {
+                        finished.put(step.id(), step);
+                    }
+                    return step;
+                })
+                .list();
     }
 
     /** A pipeline's runs, newest first, without their steps. */
@@ -335,6 +445,21 @@ final class RunStore {
             return find(handle, runId).orElseThrow();
         }
 
+        /** Each step's status, by id: what moving a run on needs, without the steps' outputs. */
+        Map<String, StepStatus> stepStatuses() {
+            return handle.createQuery("SELECT step_id, status FROM pipeline_run_steps WHERE run_id = :run")
+                    .bind("run", runId)
+                    .map((rs, ctx) -> Map.entry(
+                            rs.getString("step_id"),
+                            StepStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT))))
+                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        }
+
+        /** Whether this transition has ended the run. */
+        boolean endsRun() {
+            return runEnded.isPresent();
+        }
+
         /** Marks a step running for an attempt; false when it has finished already. */
         boolean startStep(String stepId, int attempt) {
             return handle.createUpdate("UPDATE pipeline_run_steps SET status = 'running', attempts = :attempt, "
@@ -460,11 +585,15 @@ final class RunStore {
     }
 
     private static Run run(ResultSet rs, List<StepRun> steps) throws SQLException {
+        return run(rs, (ObjectNode) Json.read(rs.getString("definition")), steps);
+    }
+
+    private static Run run(ResultSet rs, ObjectNode definition, List<StepRun> steps) throws SQLException {
         return new Run(
                 rs.getString("id"),
                 rs.getString("pipeline_id"),
                 rs.getInt("pipeline_version"),
-                (ObjectNode) Json.read(rs.getString("definition")),
+                definition,
                 (ObjectNode) Json.read(rs.getString("params")),
                 (ObjectNode) Json.read(rs.getString("triggered_by")),
                 RunStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT)),

@@ -59,6 +59,18 @@ final class StepActions {
         this.models = requireNonNull(models, "models");
     }
 
+    /**
+     * The actions that work from their params alone, in microseconds, touching nothing outside the run: a step of one
+     * runs where the step before it ended, and is marked running in the same commit that ends it (one cut off by a
+     * stopped server runs again, which changes nothing).
+     */
+    private static final Set<String> INLINE =
+            Set.of("log", "conditional_branch", "transform", "aggregate", "set_output", "fail");
+
+    static boolean inline(PipelineDefinition.Step step) {
+        return INLINE.contains(step.action());
+    }
+
     Outcome run(StepCall call) throws InterruptedException {
         try {
             return switch (call.step().action()) {

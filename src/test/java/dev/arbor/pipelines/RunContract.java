@@ -134,6 +134,47 @@ abstract class RunContract {
     }
 
     @Test
+    void inlineStepsThatFanOutAndInAgainEachRunOnce() {
+        // inline steps run where the step before them ended: each is made ready by one transaction, so one worker
+        // takes it, however many of its siblings end at once
+        var steps = new ArrayList<String>();
+        steps.add("{\"id\": \"root\", \"action\": \"set_output\", \"params\": {\"key\": \"n\", \"value\": 1}}");
+        var sources = new ArrayList<String>();
+        for (int i = 0; i < 20; i++) {
+            sources.add("\"say" + i + "\"");
+            steps.add("{\"id\": \"say" + i + "\", \"action\": \"log\", \"depends_on\": [\"root\"], "
+                    + "\"params\": {\"message\": \"said " + i + "\"}}");
+        }
+        steps.add("{\"id\": \"join\", \"action\": \"aggregate\", \"depends_on\": " + sources + ", "
+                + "\"params\": {\"sources\": " + sources + ", \"strategy\": \"concat\"}}");
+        steps.add("{\"id\": \"after\", \"action\": \"log\", \"depends_on\": [\"join\"], "
+                + "\"params\": {\"message\": \"joined\"}}");
+        String pipeline = create("{\"steps\": [" + String.join(", ", steps) + "]}");
+
+        JsonNode run = finished(start(pipeline, "{}"));
+
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        run.path("steps")
+                .forEach(step -> assertThat(step.path("attempts").asInt())
+                        .as(step.toString())
+                        .isEqualTo(1));
+        List<JsonNode> events = events(run.path("id").asText());
+        for (int i = 0; i < 20; i++) {
+            String said = "said " + i;
+            assertThat(events)
+                    .filteredOn(e -> e.path("message").asText().equals(said))
+                    .hasSize(1);
+        }
+        assertThat(events)
+                .filteredOn(e -> e.path("kind").asText().equals("step")
+                        && e.path("status").asText().equals("running"))
+                .hasSize(23);
+        assertThat(events)
+                .filteredOn(e -> e.path("message").asText().equals("joined"))
+                .hasSize(1);
+    }
+
+    @Test
     void everyTransformOperationAndAggregateStrategyGivesWhatItSays() {
         String pipeline = create("""
                 {"steps": [

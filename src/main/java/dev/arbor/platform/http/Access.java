@@ -8,8 +8,9 @@ import java.util.Set;
  */
 public enum Access {
     /**
-     * Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page; and the webhook URLs
-     * ({@code /events/hooks/{token}}), whose token and the provider's signature authenticate a delivery.
+     * Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page; and the webhooks, where
+     * the call's signature is the authentication: {@code /events/hooks/{token}} (the token names the connection) and a
+     * pipeline's {@code /pipelines/{id}/webhook}.
      */
     PUBLIC,
     /** The studio ({@code /v1/studio}, {@code /v1/decide}): {@code STUDIO_API_KEY} as a bearer token when set. */
@@ -22,7 +23,10 @@ public enum Access {
     private static final String HOOKS = "/events/hooks/";
 
     public static Access of(String path) {
-        if (PUBLIC_PATHS.contains(path) || path.startsWith("/docs/") || path.startsWith(HOOKS)) {
+        if (PUBLIC_PATHS.contains(path)
+                || path.startsWith("/docs/")
+                || path.startsWith(HOOKS)
+                || pipelineWebhook(path)) {
             return PUBLIC;
         }
         if (path.equals("/v1/studio") || path.startsWith("/v1/studio/") || path.equals("/v1/decide")) {
@@ -34,5 +38,14 @@ public enum Access {
     /** The path as a log line may show it: a webhook URL's token, which authenticates its deliveries, masked. */
     public static String loggable(String path) {
         return path.startsWith(HOOKS) && path.length() > HOOKS.length() ? HOOKS + "***" : path;
+    }
+
+    private static boolean pipelineWebhook(String path) {
+        String[] segments = path.split("/", -1);
+        return segments.length == 4
+                && segments[0].isEmpty()
+                && segments[1].equals("pipelines")
+                && !segments[2].isEmpty()
+                && segments[3].equals("webhook");
     }
 }
