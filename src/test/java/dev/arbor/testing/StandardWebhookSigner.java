@@ -1,21 +1,16 @@
 package dev.arbor.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import dev.arbor.platform.http.Json;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Signs calls with the {@code standardwebhooks} npm library (through {@code src/test/mcp/sign-webhook.cjs}), so that
  * what Arbor verifies is the standard's own signature, not one Arbor made.
  */
 public final class StandardWebhookSigner {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private StandardWebhookSigner() {}
 
     /** One call to sign: its secret, {@code webhook-id}, unix seconds and body. */
@@ -23,7 +18,7 @@ public final class StandardWebhookSigner {
 
     /** The three headers of each call, as name, value pairs for {@link TestServer}, in the calls' order. */
     public static List<String[]> sign(List<Call> calls) {
-        ArrayNode cases = JSON.createArrayNode();
+        ArrayNode cases = Json.mapper().createArrayNode();
         for (Call call : calls) {
             cases.addObject()
                     .put("provider", "standard_webhooks")
@@ -32,8 +27,8 @@ public final class StandardWebhookSigner {
                     .put("timestamp", call.timestamp())
                     .put("body", call.body());
         }
-        JsonNode signed = node(cases);
-        return java.util.stream.IntStream.range(0, calls.size())
+        JsonNode signed = WebhookSigner.sign(cases);
+        return IntStream.range(0, calls.size())
                 .mapToObj(i -> new String[] {
                     "webhook-id", signed.path(i).path("webhook-id").asText(),
                     "webhook-timestamp",
@@ -46,30 +41,5 @@ public final class StandardWebhookSigner {
 
     public static String[] sign(Call call) {
         return sign(List.of(call)).getFirst();
-    }
-
-    private static JsonNode node(JsonNode cases) {
-        try {
-            Process node = new ProcessBuilder(
-                            "node",
-                            Path.of("src/test/mcp/sign-webhook.cjs")
-                                    .toAbsolutePath()
-                                    .toString())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            try (var in = node.getOutputStream()) {
-                in.write(JSON.writeValueAsBytes(cases));
-            }
-            byte[] out = node.getInputStream().readAllBytes();
-            if (node.waitFor() != 0) {
-                throw new IllegalStateException("sign-webhook.cjs failed: " + new String(out, StandardCharsets.UTF_8));
-            }
-            return JSON.readTree(out);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }
