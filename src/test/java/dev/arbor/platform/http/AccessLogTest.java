@@ -28,6 +28,7 @@ class AccessLogTest {
     void aWebhookUrlsTokenNeverReachesTheLog() {
         var out = new ByteArrayOutputStream();
         try (var log = new AccessLog(true, out)) {
+            log.start();
             log.request("POST", "/events/hooks/hk_2fQ9xKqv0ZJ3nK6pE4rT5s8bW1cY7dA0eF3gH6iJ9kL", 401, 10_000, "req_a");
         }
         String line = out.toString(StandardCharsets.UTF_8);
