@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.testing.GitHubHook;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
 import dev.arbor.testing.HttpReply;
@@ -11,6 +12,9 @@ import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +23,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.function.Function;
@@ -29,7 +34,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two servers on one PostgreSQL, as replicas run: a pipeline run's steps execute once, a schedule fires once per
- * time, an idempotency key replays on the other server, and an OAuth token about to expire is refreshed once.
+ * time, an idempotency key replays on the other server, an OAuth token about to expire is refreshed once, and a
+ * webhook delivery starts one run, whichever server receives or dispatches it.
  */
 class TwoServersOnPostgresTest {
     private static final String[] ADMIN = {"Authorization", "Bearer admin-secret-1"};
@@ -279,6 +285,120 @@ class TwoServersOnPostgresTest {
                 assertThat(used.getLast()).isEqualTo(used.getFirst());
                 previous = used.getFirst();
             }
+        }
+    }
+
+    @Test
+    void aWebhookDeliveryTheProviderSendsToBothServersIsOneDeliveryAndOneRun() {
+        try (var servers = Pair.start(Map.of(), Clock.systemUTC())) {
+            EventsOnOne events = EventsOnOne.set(servers.a().http());
+            String deliveryId = UUID.randomUUID().toString();
+
+            HttpReply first = events.hook().deliver(servers.a().http(), deliveryId);
+            HttpReply again = events.hook().deliver(servers.b().http(), deliveryId);
+
+            assertThat(first.status()).as(first.body()).isEqualTo(200);
+            assertThat(again.status()).as(again.body()).isEqualTo(200);
+            assertThat(again.json().path("duplicate").asBoolean()).isTrue();
+            String delivery = first.json().path("delivery_id").asText();
+            assertThat(again.json().path("delivery_id").asText()).isEqualTo(delivery);
+            events.awaitOneRun(servers.b().http(), delivery);
+            assertThat(events.deliveries(servers.b().http())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aDeliveryBothServersDispatchAtOnceStartsOneRun() throws Exception {
+        var clock = new MovableClock();
+        String url = TestPostgres.newDatabaseUrl();
+        var env = new HashMap<String, String>();
+        env.put("ARBOR_DATABASE_URL", url);
+        env.put("ARBOR_SECRET_KEY", Base64.getEncoder().encodeToString(new byte[32]));
+        try (ArborServer a = ArborServer.start(env, clock);
+                Connection lock = DriverManager.getConnection(url);
+                // another session: one transaction sees one snapshot of pg_stat_activity
+                Connection watch = DriverManager.getConnection(url)) {
+            EventsOnOne events = EventsOnOne.set(a.http());
+            // firings cannot be written until the lock goes: each dispatch of the round waits at its firing
+            lock.setAutoCommit(false);
+            try (Statement statement = lock.createStatement()) {
+                statement.execute("LOCK TABLE trigger_firings IN EXCLUSIVE MODE");
+            }
+            HttpReply delivered =
+                    events.hook().deliver(a.http(), UUID.randomUUID().toString());
+            assertThat(delivered.status()).as(delivered.body()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(20)).until(() -> firingsWaiting(watch) == 1);
+            // the second server's start-up sweep takes the round the first has in hand
+            clock.advance(Duration.ofSeconds(1));
+            try (ArborServer b = ArborServer.start(env, clock)) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> firingsWaiting(watch) == 2);
+                lock.commit();
+
+                String delivery = delivered.json().path("delivery_id").asText();
+                events.awaitOneRun(b.http(), delivery);
+                assertThat(events.deliveries(a.http())).isEqualTo(1);
+            }
+        }
+    }
+
+    /** Sessions of this database waiting for a lock to write a trigger firing. */
+    private static int firingsWaiting(Connection connection) throws Exception {
+        try (var statement = connection.prepareStatement("SELECT count(*) FROM pg_stat_activity "
+                        + "WHERE datname = current_database() AND wait_event_type = 'Lock' "
+                        + "AND query LIKE 'INSERT INTO trigger_firings%'");
+                var rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    /** A GitHub connection of a project, and a trigger on its issues that starts a one-step pipeline. */
+    private record EventsOnOne(GitHubHook hook, String pipeline) {
+        static EventsOnOne set(TestServer http) {
+            String project = http.post("/projects", "{\"name\": \"events\"}")
+                    .json()
+                    .path("id")
+                    .asText();
+            GitHubHook hook = GitHubHook.connect(http, project);
+            String pipeline = http.post("/pipelines", """
+                    {"name": "noted", "steps": [{"id": "note", "action": "set_output",
+                      "params": {"key": "seen", "value": "{{ event.payload.issue.title }}"}}]}""").json().path("id").asText();
+            HttpReply trigger = http.post(
+                    "/triggers",
+                    "{\"name\": \"on issues\", \"project_id\": \"" + project + "\", \"connection_id\": \""
+                            + hook.connectionId() + "\", \"event_types\": [\"issues.opened\"], "
+                            + "\"target\": {\"pipeline_id\": \"" + pipeline + "\"}}");
+            assertThat(trigger.status()).as(trigger.body()).isEqualTo(201);
+            return new EventsOnOne(hook, pipeline);
+        }
+
+        /** Waits for the delivery's run to complete, and that it is the pipeline's only run and firing. */
+        void awaitOneRun(TestServer http, String deliveryId) {
+            String path = "/events/shared-connections/" + hook.connectionId() + "/deliveries/" + deliveryId;
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> http.get(path)
+                            .json()
+                            .at("/firings/0/status")
+                            .asText()
+                            .equals("done"));
+            JsonNode delivery = http.get(path).json();
+            assertThat(delivery.path("firings").size()).as(delivery.toString()).isEqualTo(1);
+            assertThat(delivery.at("/dispatch/rounds").asInt()).isEqualTo(1);
+            String run = delivery.at("/firings/0/run_id").asText();
+            assertThat(finished(http, run).path("status").asText()).isEqualTo("completed");
+            var runs = new ArrayList<String>();
+            http.get("/pipelines/" + pipeline + "/runs?limit=100")
+                    .json()
+                    .path("data")
+                    .forEach(listed -> runs.add(listed.path("id").asText()));
+            assertThat(runs).containsExactly(run);
+        }
+
+        int deliveries(TestServer http) {
+            return http.get("/events/shared-connections/" + hook.connectionId() + "/deliveries")
+                    .json()
+                    .path("data")
+                    .size();
         }
     }
 

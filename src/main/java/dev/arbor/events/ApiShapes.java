@@ -43,10 +43,16 @@ final class ApiShapes {
                     .optional("signing_secret", string())
                     .closed());
 
-    /** What a change answers: a signing secret Arbor generated anew is shown once. */
+    /**
+     * What a change answers: a signing secret Arbor generated anew is shown once, and how many triggers of projects a
+     * narrowed share set left out were removed.
+     */
     static final Schema SHARED_CONNECTION_CHANGED = named(
             "EventSharedConnectionChanged",
-            connection().optional("signing_secret", string()).closed());
+            connection()
+                    .optional("signing_secret", string())
+                    .required("subscriptions_removed", integer(0, Long.MAX_VALUE))
+                    .closed());
 
     static final Schema SHARED_CONNECTION_DELETED = object().required("id", string())
             .required("object", oneOf("event.shared_connection.deleted"))

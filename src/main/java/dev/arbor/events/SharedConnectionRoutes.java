@@ -232,11 +232,13 @@ final class SharedConnectionRoutes {
             changed = rotated(changed, credentials.get(), descriptor);
         }
         connections.update(changed, clock.instant());
-        if (!changed.global() && (connection.global() || !changed.projects().containsAll(connection.projects()))) {
-            subscribers.unsubscribe(connection.id(), Set.copyOf(changed.projects()));
-        }
+        boolean narrowed =
+                !changed.global() && (connection.global() || !changed.projects().containsAll(connection.projects()));
+        int removed = narrowed ? subscribers.unsubscribe(connection.id(), Set.copyOf(changed.projects())) : 0;
         Map<String, Object> json = json(find(connection.id()), descriptor, principal);
         credentials.flatMap(Credentials::generated).ifPresent(secret -> json.put("signing_secret", secret));
+        // the triggers of the projects left out go with their subscriptions: never silently
+        json.put("subscriptions_removed", removed);
         Responses.ok(ctx, json);
     }
 

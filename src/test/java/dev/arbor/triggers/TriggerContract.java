@@ -640,6 +640,41 @@ abstract class TriggerContract {
     }
 
     @Test
+    void deletingTheConnectionDeletesItsTriggersInEveryProjectAndSaysHowMany() {
+        List<String> removed = List.of(
+                created(urlTrigger("/cascade"), admin(mine)),
+                created(pipelineTrigger("[\"push\"]", null, null), admin(mine)),
+                created(urlTrigger("/cascade"), admin(theirs)));
+
+        HttpReply deleted =
+                http.delete("/events/shared-connections/" + connection, "Authorization", "Bearer " + ADMIN_SECRET);
+
+        assertThat(deleted.status()).as(deleted.body()).isEqualTo(200);
+        assertThat(deleted.json().path("subscriptions_removed").asInt()).isEqualTo(removed.size());
+        for (String id : removed) {
+            http.get("/triggers/" + id, "Authorization", "Bearer " + ADMIN_SECRET)
+                    .assertError(404, "trigger_not_found", "trigger_id");
+        }
+    }
+
+    @Test
+    void narrowingTheShareSetDeletesTheTriggersOfTheProjectLeftOutOnly() {
+        String ours = created(urlTrigger("/narrowed"), admin(mine));
+        String other = created(urlTrigger("/narrowed"), admin(theirs));
+
+        HttpReply narrowed = http.patch(
+                "/events/shared-connections/" + connection, "{\"project_ids\": [\"" + mine + "\"]}", admin(mine));
+
+        assertThat(narrowed.status()).as(narrowed.body()).isEqualTo(200);
+        assertThat(narrowed.json().path("subscriptions_removed").asInt()).isEqualTo(1);
+        assertThat(narrowed.json().path("project_ids").toString()).isEqualTo("[\"" + mine + "\"]");
+        assertThat(ids(http.get("/triggers?connection_id=" + connection, admin(mine))))
+                .containsExactly(ours);
+        assertThat(ids(http.get("/triggers", admin(theirs)))).doesNotContain(other);
+        http.get("/triggers/" + other, admin(theirs)).assertError(404, "trigger_not_found", "trigger_id");
+    }
+
+    @Test
     void withoutACorrelationKeyAllTheTriggersEventsAreOneWindow() {
         String id = created(
                 body(
