@@ -171,10 +171,12 @@ final class RunStore {
                 return false;
             }
             Optional<Firing> firing = once.filter(Firing.class::isInstance).map(Firing.class::cast);
-            handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, schedule_id, "
-                            + "scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, :trigger, "
-                            + "'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, :created, "
-                            + ":schedule, :scheduled)")
+            // another server may start the same firing between the check above and this insert: its unique index
+            // makes ours a no-op, not an error
+            int inserted = handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, "
+                            + "schedule_id, scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, "
+                            + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, "
+                            + ":created, :schedule, :scheduled) ON CONFLICT DO NOTHING")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id())
@@ -188,6 +190,9 @@ final class RunStore {
                     .bind("deadline", run.deadlineAt())
                     .bind("created", run.createdAt())
                     .execute();
+            if (inserted == 0) {
+                return false;
+            }
             var insert = handle.prepareBatch("INSERT INTO pipeline_run_steps (run_id, step_id, position, status, "
                     + "attempts) VALUES (:run, :step, :position, 'pending', 0)");
             for (StepRun step : run.steps()) {
