@@ -53,6 +53,11 @@ class OutboundClientTest {
         local.stop(0);
     }
 
+    static OutboundPolicy policy(List<String> entries) {
+        return new OutboundPolicy(
+                entries.stream().map(AllowedDestination::parse).toList());
+    }
+
     @ParameterizedTest
     @ValueSource(
             strings = {
@@ -83,7 +88,7 @@ class OutboundClientTest {
                 "http://192.88.99.1/"
             })
     void internalAddressesAreRefusedByDefault(String url) {
-        var policy = new OutboundPolicy(List.of());
+        var policy = policy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create(url)))
                 .isInstanceOf(OutboundRefusedException.class)
                 .hasMessageContaining("ARBOR_OUTBOUND_ALLOW");
@@ -91,7 +96,7 @@ class OutboundClientTest {
 
     @Test
     void otherSchemesAreRefused() {
-        var policy = new OutboundPolicy(List.of());
+        var policy = policy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create("file:///etc/passwd")))
                 .isInstanceOf(OutboundRefusedException.class);
         assertThatThrownBy(() -> policy.check(URI.create("gopher://93.184.216.34/")))
@@ -100,22 +105,22 @@ class OutboundClientTest {
 
     @Test
     void publicAddressesPass() {
-        new OutboundPolicy(List.of()).check(URI.create("https://93.184.216.34/"));
-        new OutboundPolicy(List.of()).check(URI.create("https://[2606:2800:220:1::1]/"));
+        policy(List.of()).check(URI.create("https://93.184.216.34/"));
+        policy(List.of()).check(URI.create("https://[2606:2800:220:1::1]/"));
     }
 
     @Test
     void listedAddressesRangesAndNamesAreAllowed() {
-        new OutboundPolicy(List.of("127.0.0.1")).check(URI.create("http://127.0.0.1:9/"));
-        new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://10.20.30.40/"));
-        new OutboundPolicy(List.of("localhost")).check(URI.create("http://localhost:9/"));
-        assertThatThrownBy(() -> new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
+        policy(List.of("127.0.0.1")).check(URI.create("http://127.0.0.1:9/"));
+        policy(List.of("10.0.0.0/8")).check(URI.create("http://10.20.30.40/"));
+        policy(List.of("localhost")).check(URI.create("http://localhost:9/"));
+        assertThatThrownBy(() -> policy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
                 .isInstanceOf(OutboundRefusedException.class);
     }
 
     @Test
     void anAllowedEntryWithAPortAllowsThatPortOnly() {
-        var policy = new OutboundPolicy(List.of("127.0.0.1:8080", "[::1]:9000", "localhost:25", "10.0.0.0/8"));
+        var policy = policy(List.of("127.0.0.1:8080", "[::1]:9000", "localhost:25", "10.0.0.0/8"));
         policy.check(URI.create("http://127.0.0.1:8080/"));
         policy.check(URI.create("http://[::1]:9000/"));
         policy.checkHost("localhost", 25);
@@ -158,7 +163,7 @@ class OutboundClientTest {
                     .POST(HttpRequest.BodyPublishers.ofString("{}"))
                     .build();
 
-            var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+            var client = new OutboundClient(policy(List.of("127.0.0.1")));
             assertThat(client.send(request, HttpResponse.BodyHandlers.discarding())
                             .statusCode())
                     .isEqualTo(204);
@@ -175,18 +180,18 @@ class OutboundClientTest {
     void loopbackIsRefusedUntilListed() throws Exception {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
                 .build();
-        assertThatThrownBy(() -> new OutboundClient(new OutboundPolicy(List.of()))
-                        .send(request, HttpResponse.BodyHandlers.ofString()))
+        assertThatThrownBy(
+                        () -> new OutboundClient(policy(List.of())).send(request, HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(OutboundRefusedException.class);
 
-        var allowed = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        var allowed = new OutboundClient(policy(List.of("127.0.0.1")));
         assertThat(allowed.send(request, HttpResponse.BodyHandlers.ofString()).body())
                 .isEqualTo("hi");
     }
 
     @Test
     void redirectsAreCheckedAgainAtEveryHop() throws Exception {
-        var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        var client = new OutboundClient(policy(List.of("127.0.0.1")));
         var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata"))
                 .build();
         assertThatThrownBy(() -> client.send(toMetadata, HttpResponse.BodyHandlers.ofString()))
