@@ -1,5 +1,7 @@
 package dev.arbor.platform.outbound;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.arbor.platform.net.AddressRange;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -45,10 +47,22 @@ public final class OutboundPolicy {
             "2001:db8::/32",
             "2002::/16");
 
+    /** Name resolution, the system's but in tests. */
+    @FunctionalInterface
+    interface Resolver {
+        InetAddress[] addresses(String host) throws UnknownHostException;
+    }
+
     private final List<AllowedDestination> allowed;
+    private final Resolver resolver;
 
     public OutboundPolicy(List<AllowedDestination> allowed) {
+        this(allowed, InetAddress::getAllByName);
+    }
+
+    OutboundPolicy(List<AllowedDestination> allowed, Resolver resolver) {
         this.allowed = List.copyOf(allowed);
+        this.resolver = requireNonNull(resolver, "resolver");
     }
 
     /**
@@ -56,6 +70,14 @@ public final class OutboundPolicy {
      * checked, which are the ones to connect to (resolving the name again could give others: DNS rebinding).
      */
     public List<InetAddress> check(URI uri) {
+        return checkHost(uri.getHost(), requireCallable(uri));
+    }
+
+    /**
+     * Refuses a URL whose scheme or host the policy cannot judge, without resolving its host; the port it is called
+     * on. The addresses are checked when the connection is made ({@link OutboundClient}).
+     */
+    public int requireCallable(URI uri) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new OutboundRefusedException("only http and https URLs may be called, not '" + uri.getScheme() + "'");
@@ -64,7 +86,7 @@ public final class OutboundPolicy {
         if (host == null || host.isEmpty()) {
             throw new OutboundRefusedException("the URL has no host: " + uri);
         }
-        return checkHost(host, uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
+        return uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
     }
 
     /**
@@ -77,8 +99,11 @@ public final class OutboundPolicy {
         String name = bare.toLowerCase(Locale.ROOT);
         InetAddress[] addresses;
         try {
-            addresses = InetAddress.getAllByName(bare);
+            addresses = resolver.addresses(bare);
         } catch (UnknownHostException e) {
+            addresses = new InetAddress[0];
+        }
+        if (addresses.length == 0) {
             throw new OutboundRefusedException("the host '" + bare + "' does not resolve");
         }
         if (allowed.stream().anyMatch(a -> a.allowsName(name, port))) {
