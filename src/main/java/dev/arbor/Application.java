@@ -45,6 +45,7 @@ public final class Application implements AutoCloseable {
 
     private final Database database;
     private final ModelRuntime runtime;
+    private final OutboundClient outboundClient;
     private final Downloads downloads;
     private final Studio studio;
     private final Pipelines pipelines;
@@ -92,7 +93,7 @@ public final class Application implements AutoCloseable {
             var routes = new Routes();
             access.addRoutes(routes);
             var outbound = new OutboundPolicy(config.outboundAllow());
-            var outboundClient = new OutboundClient(outbound);
+            this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
@@ -227,6 +228,7 @@ public final class Application implements AutoCloseable {
         pipelines.close();
         connectors.close();
         downloads.close();
+        outboundClient.close();
         studio.close();
         runtime.close();
         database.close();

@@ -8,6 +8,7 @@ import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.http.HttpSettings;
+import dev.arbor.platform.outbound.AllowedDestination;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,7 +21,8 @@ import java.util.Optional;
  * each part. Flags on {@code serve} win over the {@code ARBOR_*} variables they mirror.
  *
  * @param adminToken a bootstrap admin token for the admin API
- * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private
+ * @param outboundAllow hosts, addresses or CIDR ranges that outbound calls may reach although they are private, each
+ *     on any port or on the one it names ({@code ARBOR_OUTBOUND_ALLOW})
  * @param publicUrl the address providers reach this server at, without a trailing slash: webhook URLs start with it
  *     ({@code ARBOR_PUBLIC_URL}; by default the server's own address)
  * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
@@ -31,7 +33,7 @@ public record Config(
         HttpSettings http,
         StorageSettings storage,
         Optional<String> adminToken,
-        List<String> outboundAllow,
+        List<AllowedDestination> outboundAllow,
         ModelSettings models,
         ConnectorSettings connectors,
         Optional<String> publicUrl,
@@ -88,7 +90,9 @@ public record Config(
                 http,
                 storage,
                 env.text("ARBOR_ADMIN_TOKEN"),
-                env.list("ARBOR_OUTBOUND_ALLOW", List.of()),
+                env.list("ARBOR_OUTBOUND_ALLOW", List.of()).stream()
+                        .map(Config::allowedDestination)
+                        .toList(),
                 models,
                 connectors,
                 env.webUrl("ARBOR_PUBLIC_URL"),
@@ -123,6 +127,15 @@ public record Config(
             values.put(variable, value);
         }
         return values;
+    }
+
+    private static AllowedDestination allowedDestination(String entry) {
+        try {
+            return AllowedDestination.parse(entry);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("ARBOR_OUTBOUND_ALLOW: " + e.getMessage()
+                    + " (a host name, an address or a CIDR range, with :port or [IPv6]:port for one port)");
+        }
     }
 
     private static int port(String value) {

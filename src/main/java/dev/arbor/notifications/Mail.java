@@ -3,6 +3,7 @@ package dev.arbor.notifications;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
+import dev.arbor.platform.outbound.PinnedSocketFactory;
 import jakarta.mail.Authenticator;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
@@ -12,6 +13,8 @@ import jakarta.mail.Transport;
 import jakarta.mail.internet.AddressException;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -32,10 +35,11 @@ final class Mail {
             List<String> recipients,
             String priority)
             throws NotificationException {
+        int port = settings.path("smtp_port").asInt(DEFAULT_PORT);
+        InetAddress checked;
         try {
-            policy.checkHost(
-                    settings.path("smtp_host").asText(),
-                    settings.path("smtp_port").asInt(DEFAULT_PORT));
+            checked =
+                    policy.checkHost(settings.path("smtp_host").asText(), port).getFirst();
         } catch (OutboundRefusedException e) {
             throw new NotificationException(
                     "host_not_allowed", "The mail server cannot be used: " + e.getMessage(), false);
@@ -50,8 +54,10 @@ final class Mail {
         String security = settings.path("security").asText("starttls");
         var properties = new Properties();
         properties.put("mail.smtp.host", settings.path("smtp_host").asText());
-        properties.put(
-                "mail.smtp.port", Integer.toString(settings.path("smtp_port").asInt(DEFAULT_PORT)));
+        properties.put("mail.smtp.port", Integer.toString(port));
+        // the mail library resolves the host again: its sockets go to the address just checked instead
+        properties.put("mail.smtp.socketFactory", new PinnedSocketFactory(new InetSocketAddress(checked, port)));
+        properties.put("mail.smtp.socketFactory.fallback", "false");
         properties.put("mail.smtp.connectiontimeout", "10000");
         properties.put("mail.smtp.timeout", "30000");
         properties.put("mail.smtp.writetimeout", "30000");

@@ -2,46 +2,134 @@ package dev.arbor.platform.outbound;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSession;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClientTransport;
+import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.Promise;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The one HTTP client for calls this server makes on behalf of users (HTTP request actions, custom MCP URLs,
- * webhook deliveries, model downloads). Every URL, and every redirect it leads to, passes the {@link OutboundPolicy}
- * first.
+ * The one HTTP client for calls this server makes on behalf of users (HTTP request actions, chat webhooks, trigger
+ * deliveries, OAuth, model downloads). Every URL, and every redirect it leads to, passes the {@link OutboundPolicy},
+ * and the connection goes to an address the policy checked: the client's name resolution IS the policy's, so a name
+ * whose DNS answer changes between the check and the connection (DNS rebinding) cannot reach an internal address.
+ * TLS still sends the host name (SNI) and checks the certificate against it.
+ *
+ * <p>Jetty's client, because the JDK's resolves names itself (a resolver of our own would be process-wide); requests
+ * and responses keep the JDK's types, so callers describe a call as they would to {@link HttpClient}. HTTP/1.1 only;
+ * bodies come as sent (no compression is asked for).
  */
-public final class OutboundClient {
+public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
     private static final Set<String> CROSS_ORIGIN_HEADERS =
             Set.of("accept", "accept-language", "content-type", "content-language", "user-agent");
 
     private final OutboundPolicy policy;
-    private final HttpClient client;
+    private final org.eclipse.jetty.client.HttpClient client;
 
     public OutboundClient(OutboundPolicy policy) {
-        this.policy = requireNonNull(policy, "policy");
-        this.client = HttpClient.newBuilder()
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(10))
-                .build();
+        this(policy, defaultTls());
     }
 
+    /** A client that trusts the certificates {@code tls} trusts (a test's own authority). */
+    OutboundClient(OutboundPolicy policy, SSLContext tls) {
+        this.policy = requireNonNull(policy, "policy");
+        var connector = new ClientConnector();
+        var sslContextFactory = new SslContextFactory.Client(); // checks the certificate names the host (HTTPS)
+        sslContextFactory.setSslContext(requireNonNull(tls, "tls"));
+        connector.setSslContextFactory(sslContextFactory);
+        connector.setConnectTimeout(CONNECT_TIMEOUT);
+        var threads = new QueuedThreadPool();
+        threads.setName("outbound-http");
+        threads.setDaemon(true);
+        connector.setExecutor(threads);
+        HttpClientTransport transport = new HttpClientTransportOverHTTP(connector);
+        client = new org.eclipse.jetty.client.HttpClient(transport);
+        client.setExecutor(threads);
+        client.setFollowRedirects(false);
+        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Arbor"));
+        client.getContentDecoderFactories().clear();
+        client.setSocketAddressResolver(this::resolve);
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the outbound HTTP client did not start", e);
+        }
+    }
+
+    private static SSLContext defaultTls() {
+        try {
+            return SSLContext.getDefault();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no TLS", e);
+        }
+    }
+
+    /** Every connection's name resolution: the policy's check, whose addresses are the ones connected to. */
+    private void resolve(String host, int port, Map<String, Object> context, Promise<List<InetSocketAddress>> promise) {
+        var addresses = new ArrayList<InetSocketAddress>();
+        try {
+            for (InetAddress address : policy.checkHost(host, port)) {
+                // the address keeps the name: TLS takes the name to check the certificate against from it
+                addresses.add(new InetSocketAddress(InetAddress.getByAddress(host, address.getAddress()), port));
+            }
+        } catch (OutboundRefusedException | UnknownHostException e) {
+            promise.failed(e);
+            return;
+        }
+        promise.succeeded(addresses);
+    }
+
+    /**
+     * Sends a request, following up to {@value #MAX_REDIRECTS} redirects, each checked again; the request's timeout
+     * bounds the wait for each response's head and each pause while its body streams.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL or a redirect, before any byte is sent there
+     */
     public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
         HttpRequest current = request;
         for (int hop = 0; ; hop++) {
-            policy.check(current.uri());
-            HttpResponse<T> response = client.send(current, body);
+            policy.requireCallable(current.uri());
+            HttpResponse<T> response = exchange(current, body);
             Optional<String> location = response.headers().firstValue("location");
             if (!REDIRECTS.contains(response.statusCode()) || location.isEmpty()) {
                 return response;
@@ -51,6 +139,126 @@ public final class OutboundClient {
                 throw new IOException("more than " + MAX_REDIRECTS + " redirects from " + request.uri());
             }
             current = redirected(current, response.statusCode(), current.uri().resolve(location.get()));
+        }
+    }
+
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        Request call = client.newRequest(request.uri()).method(request.method());
+        request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        call.headers(headers ->
+                request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
+        if (request.bodyPublisher().isPresent() && request.bodyPublisher().get().contentLength() != 0) {
+            call.body(new BytesRequestContent(bytes(request.bodyPublisher().get())));
+        }
+        var listener = new InputStreamResponseListener();
+        call.send(listener);
+        org.eclipse.jetty.client.Response head;
+        try {
+            head = listener.get(request.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            call.abort(e);
+            throw new HttpTimeoutException("no answer from " + request.uri().getHost() + " in time");
+        } catch (ExecutionException e) {
+            throw failure(e.getCause());
+        }
+        var headers = headers(head);
+        var info = new Info(head.getStatus(), headers);
+        HttpResponse.BodySubscriber<T> subscriber = handler.apply(info);
+        BodyPump.start(listener.getInputStream(), subscriber);
+        try {
+            return new Answer<>(
+                    head.getStatus(),
+                    request,
+                    headers,
+                    subscriber.getBody().toCompletableFuture().get());
+        } catch (ExecutionException e) {
+            throw failure(e.getCause());
+        }
+    }
+
+    /** What a failed exchange throws: the policy's refusal as it is, a timeout as the JDK client's, else I/O. */
+    private static IOException failure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof OutboundRefusedException refused) {
+                throw refused;
+            }
+        }
+        if (cause instanceof TimeoutException) {
+            return new HttpTimeoutException(cause.getMessage());
+        }
+        return cause instanceof IOException io ? io : new IOException(cause);
+    }
+
+    private static HttpHeaders headers(org.eclipse.jetty.client.Response response) {
+        var map = new TreeMap<String, List<String>>(String.CASE_INSENSITIVE_ORDER);
+        for (HttpField field : response.getHeaders()) {
+            map.computeIfAbsent(field.getName(), name -> new ArrayList<>()).add(field.getValue());
+        }
+        return HttpHeaders.of(map, (name, value) -> true);
+    }
+
+    /** A request body is small (JSON, a form): sent as bytes, read from the JDK publisher that describes it. */
+    private static byte[] bytes(HttpRequest.BodyPublisher publisher) throws IOException, InterruptedException {
+        var out = new ByteArrayOutputStream();
+        var done = new CompletableFuture<byte[]>();
+        publisher.subscribe(new Flow.Subscriber<ByteBuffer>() {
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+                subscription.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(ByteBuffer item) {
+                byte[] chunk = new byte[item.remaining()];
+                item.get(chunk);
+                out.write(chunk, 0, chunk.length);
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                done.completeExceptionally(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+                done.complete(out.toByteArray());
+            }
+        });
+        try {
+            return done.get();
+        } catch (ExecutionException e) {
+            throw new IOException("the request body could not be read", e.getCause());
+        }
+    }
+
+    private record Info(int statusCode, HttpHeaders headers) implements HttpResponse.ResponseInfo {
+        @Override
+        public HttpClient.Version version() {
+            return HttpClient.Version.HTTP_1_1;
+        }
+    }
+
+    private record Answer<T>(int statusCode, HttpRequest request, HttpHeaders headers, T body)
+            implements HttpResponse<T> {
+        @Override
+        public Optional<HttpResponse<T>> previousResponse() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<SSLSession> sslSession() {
+            return Optional.empty();
+        }
+
+        @Override
+        public URI uri() {
+            return request.uri();
+        }
+
+        @Override
+        public HttpClient.Version version() {
+            return HttpClient.Version.HTTP_1_1;
         }
     }
 
@@ -86,6 +294,15 @@ public final class OutboundClient {
     private static void discard(Object body) throws IOException {
         if (body instanceof Closeable closeable) {
             closeable.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("the outbound HTTP client did not stop", e);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.arbor.platform.outbound;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.arbor.platform.net.AddressRange;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -9,8 +11,6 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Decides which addresses outbound calls may reach. Loopback, private, link-local, shared, multicast, documentation,
@@ -47,46 +47,37 @@ public final class OutboundPolicy {
             "2001:db8::/32",
             "2002::/16");
 
-    /** One entry of the allow-list: a host name or an address range, on any port or on one. */
-    private record Allowed(Optional<String> host, Optional<AddressRange> range, OptionalInt port) {
-        boolean allowsPort(int wanted) {
-            return port.isEmpty() || port.getAsInt() == wanted;
-        }
+    /** Name resolution, the system's but in tests. */
+    @FunctionalInterface
+    interface Resolver {
+        InetAddress[] addresses(String host) throws UnknownHostException;
     }
 
-    private final List<Allowed> allowed = new ArrayList<>();
+    private final List<AllowedDestination> allowed;
+    private final Resolver resolver;
 
-    public OutboundPolicy(List<String> allow) {
-        for (String entry : allow) {
-            allowed.add(parse(entry.trim()));
-        }
+    public OutboundPolicy(List<AllowedDestination> allowed) {
+        this(allowed, InetAddress::getAllByName);
+    }
+
+    OutboundPolicy(List<AllowedDestination> allowed, Resolver resolver) {
+        this.allowed = List.copyOf(allowed);
+        this.resolver = requireNonNull(resolver, "resolver");
     }
 
     /**
-     * An entry as written: a range or address (IPv6 bare or in brackets), or a host name, each with an optional
-     * {@code :port}. A bare IPv6 address has colons of its own, so only a bracketed one takes a port.
+     * Resolves the URL's host and refuses it unless every address may be reached on the URL's port; the addresses
+     * checked, which are the ones to connect to (resolving the name again could give others: DNS rebinding).
      */
-    private static Allowed parse(String entry) {
-        String target = entry;
-        OptionalInt port = OptionalInt.empty();
-        int colon = entry.lastIndexOf(':');
-        boolean bracketed = entry.startsWith("[");
-        boolean oneColon = colon > 0 && entry.indexOf(':') == colon;
-        if ((bracketed && entry.lastIndexOf(']') == colon - 1) || (!bracketed && oneColon)) {
-            try {
-                port = OptionalInt.of(Integer.parseInt(entry.substring(colon + 1)));
-                target = entry.substring(0, colon);
-            } catch (NumberFormatException e) {
-                // not a port: the whole entry is the target
-            }
-        }
-        Optional<AddressRange> range = AddressRange.parse(target);
-        return new Allowed(
-                range.isPresent() ? Optional.empty() : Optional.of(target.toLowerCase(Locale.ROOT)), range, port);
+    public List<InetAddress> check(URI uri) {
+        return checkHost(uri.getHost(), requireCallable(uri));
     }
 
-    /** Resolves the URL's host and refuses it unless every address may be reached on the URL's port. */
-    public void check(URI uri) {
+    /**
+     * Refuses a URL whose scheme or host the policy cannot judge, without resolving its host; the port it is called
+     * on. The addresses are checked when the connection is made ({@link OutboundClient}).
+     */
+    public int requireCallable(URI uri) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new OutboundRefusedException("only http and https URLs may be called, not '" + uri.getScheme() + "'");
@@ -95,24 +86,28 @@ public final class OutboundPolicy {
         if (host == null || host.isEmpty()) {
             throw new OutboundRefusedException("the URL has no host: " + uri);
         }
-        checkHost(host, uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80);
+        return uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
     }
 
     /**
      * Resolves a host name or address (an IPv6 one in brackets or not) and refuses it as {@link #check} does, for a
-     * connection to {@code port}.
+     * connection to {@code port}; the addresses checked, never empty. A host name the allow-list names is resolved
+     * too, and all its addresses are allowed.
      */
-    public void checkHost(String host, int port) {
-        String bare = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    public List<InetAddress> checkHost(String host, int port) {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         String name = bare.toLowerCase(Locale.ROOT);
-        if (allowed.stream().anyMatch(a -> a.host().filter(name::equals).isPresent() && a.allowsPort(port))) {
-            return;
-        }
         InetAddress[] addresses;
         try {
-            addresses = InetAddress.getAllByName(bare);
+            addresses = resolver.addresses(bare);
         } catch (UnknownHostException e) {
+            addresses = new InetAddress[0];
+        }
+        if (addresses.length == 0) {
             throw new OutboundRefusedException("the host '" + bare + "' does not resolve");
+        }
+        if (allowed.stream().anyMatch(a -> a.allowsName(name, port))) {
+            return List.of(addresses);
         }
         for (InetAddress address : addresses) {
             if (isRefused(address, port)) {
@@ -120,15 +115,12 @@ public final class OutboundPolicy {
                         + ", a loopback, private or internal address; list it in ARBOR_OUTBOUND_ALLOW to allow it");
             }
         }
+        return List.of(addresses);
     }
 
     boolean isRefused(InetAddress address, int port) {
         InetAddress effective = unmapped(address);
-        if (allowed.stream()
-                .anyMatch(a -> a.allowsPort(port)
-                        && a.range()
-                                .filter(r -> r.contains(effective) || r.contains(address))
-                                .isPresent())) {
+        if (allowed.stream().anyMatch(a -> a.allowsAddress(address, effective, port))) {
             return false;
         }
         return effective.isAnyLocalAddress()

@@ -4,16 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,12 +36,20 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OutboundClientTest {
     private HttpServer local;
     private int port;
+    private final AtomicInteger hits = new AtomicInteger();
 
     @BeforeEach
     void startLocalServer() throws Exception {
         local = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         local.createContext("/hello", exchange -> {
+            hits.incrementAndGet();
             byte[] body = "hi".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        local.createContext("/host", exchange -> {
+            byte[] body = exchange.getRequestHeaders().getFirst("Host").getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
@@ -51,6 +71,11 @@ class OutboundClientTest {
     @AfterEach
     void stopLocalServer() {
         local.stop(0);
+    }
+
+    static OutboundPolicy policy(List<String> entries) {
+        return new OutboundPolicy(
+                entries.stream().map(AllowedDestination::parse).toList());
     }
 
     @ParameterizedTest
@@ -83,7 +108,7 @@ class OutboundClientTest {
                 "http://192.88.99.1/"
             })
     void internalAddressesAreRefusedByDefault(String url) {
-        var policy = new OutboundPolicy(List.of());
+        var policy = policy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create(url)))
                 .isInstanceOf(OutboundRefusedException.class)
                 .hasMessageContaining("ARBOR_OUTBOUND_ALLOW");
@@ -91,7 +116,7 @@ class OutboundClientTest {
 
     @Test
     void otherSchemesAreRefused() {
-        var policy = new OutboundPolicy(List.of());
+        var policy = policy(List.of());
         assertThatThrownBy(() -> policy.check(URI.create("file:///etc/passwd")))
                 .isInstanceOf(OutboundRefusedException.class);
         assertThatThrownBy(() -> policy.check(URI.create("gopher://93.184.216.34/")))
@@ -100,22 +125,22 @@ class OutboundClientTest {
 
     @Test
     void publicAddressesPass() {
-        new OutboundPolicy(List.of()).check(URI.create("https://93.184.216.34/"));
-        new OutboundPolicy(List.of()).check(URI.create("https://[2606:2800:220:1::1]/"));
+        policy(List.of()).check(URI.create("https://93.184.216.34/"));
+        policy(List.of()).check(URI.create("https://[2606:2800:220:1::1]/"));
     }
 
     @Test
     void listedAddressesRangesAndNamesAreAllowed() {
-        new OutboundPolicy(List.of("127.0.0.1")).check(URI.create("http://127.0.0.1:9/"));
-        new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://10.20.30.40/"));
-        new OutboundPolicy(List.of("localhost")).check(URI.create("http://localhost:9/"));
-        assertThatThrownBy(() -> new OutboundPolicy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
+        policy(List.of("127.0.0.1")).check(URI.create("http://127.0.0.1:9/"));
+        policy(List.of("10.0.0.0/8")).check(URI.create("http://10.20.30.40/"));
+        policy(List.of("localhost")).check(URI.create("http://localhost:9/"));
+        assertThatThrownBy(() -> policy(List.of("10.0.0.0/8")).check(URI.create("http://192.168.0.1/")))
                 .isInstanceOf(OutboundRefusedException.class);
     }
 
     @Test
     void anAllowedEntryWithAPortAllowsThatPortOnly() {
-        var policy = new OutboundPolicy(List.of("127.0.0.1:8080", "[::1]:9000", "localhost:25", "10.0.0.0/8"));
+        var policy = policy(List.of("127.0.0.1:8080", "[::1]:9000", "localhost:25", "10.0.0.0/8"));
         policy.check(URI.create("http://127.0.0.1:8080/"));
         policy.check(URI.create("http://[::1]:9000/"));
         policy.checkHost("localhost", 25);
@@ -158,7 +183,7 @@ class OutboundClientTest {
                     .POST(HttpRequest.BodyPublishers.ofString("{}"))
                     .build();
 
-            var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+            var client = new OutboundClient(policy(List.of("127.0.0.1")));
             assertThat(client.send(request, HttpResponse.BodyHandlers.discarding())
                             .statusCode())
                     .isEqualTo(204);
@@ -175,18 +200,18 @@ class OutboundClientTest {
     void loopbackIsRefusedUntilListed() throws Exception {
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
                 .build();
-        assertThatThrownBy(() -> new OutboundClient(new OutboundPolicy(List.of()))
-                        .send(request, HttpResponse.BodyHandlers.ofString()))
+        assertThatThrownBy(
+                        () -> new OutboundClient(policy(List.of())).send(request, HttpResponse.BodyHandlers.ofString()))
                 .isInstanceOf(OutboundRefusedException.class);
 
-        var allowed = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        var allowed = new OutboundClient(policy(List.of("127.0.0.1")));
         assertThat(allowed.send(request, HttpResponse.BodyHandlers.ofString()).body())
                 .isEqualTo("hi");
     }
 
     @Test
     void redirectsAreCheckedAgainAtEveryHop() throws Exception {
-        var client = new OutboundClient(new OutboundPolicy(List.of("127.0.0.1")));
+        var client = new OutboundClient(policy(List.of("127.0.0.1")));
         var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata"))
                 .build();
         assertThatThrownBy(() -> client.send(toMetadata, HttpResponse.BodyHandlers.ofString()))
@@ -197,5 +222,115 @@ class OutboundClientTest {
                 .build();
         assertThat(client.send(toHello, HttpResponse.BodyHandlers.ofString()).body())
                 .isEqualTo("hi");
+    }
+
+    @Test
+    void theConnectionGoesToTheAddressThePolicyResolvedAndChecked() throws Exception {
+        var lookups = new AtomicInteger();
+        // a name only the policy's resolver knows: had the client looked it up itself, it could not have connected
+        var policy = new OutboundPolicy(List.of(AllowedDestination.parse("127.0.0.1:" + port)), host -> {
+            lookups.incrementAndGet();
+            if (!host.equals("service.test")) {
+                throw new UnknownHostException(host);
+            }
+            return new InetAddress[] {InetAddress.getByName("127.0.0.1")};
+        });
+        try (var client = new OutboundClient(policy)) {
+            var request = HttpRequest.newBuilder(URI.create("http://service.test:" + port + "/host"))
+                    .build();
+            var response = client.send(request, HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("service.test:" + port); // the name, not the address, as Host
+        }
+        assertThat(lookups).hasValue(1);
+    }
+
+    @Test
+    void aNameThatRebindsToAnInternalAddressAfterItsCheckIsRefusedAtTheConnection() throws Exception {
+        var answers = new ArrayDeque<>(List.of("93.184.216.34", "127.0.0.1"));
+        var policy =
+                new OutboundPolicy(List.of(), host -> new InetAddress[] {InetAddress.getByName(answers.removeFirst())});
+        URI uri = URI.create("http://rebind.test:" + port + "/hello");
+        policy.check(uri); // when the URL was saved, the name had a public address
+
+        try (var client = new OutboundClient(policy)) {
+            assertThatThrownBy(() ->
+                            client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(OutboundRefusedException.class)
+                    .hasMessageContaining("127.0.0.1");
+        }
+        assertThat(hits).hasValue(0);
+        assertThat(answers).isEmpty();
+    }
+
+    @Test
+    void tlsChecksTheCertificateAgainstTheNameWhileConnectingToTheCheckedAddress(@TempDir Path dir) throws Exception {
+        char[] password = "changeit".toCharArray();
+        Path store = dir.resolve("tls.p12");
+        Process keytool = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "service",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=service.test",
+                        "-ext",
+                        "SAN=dns:service.test",
+                        "-validity",
+                        "2",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        store.toString(),
+                        "-storepass",
+                        "changeit")
+                .redirectErrorStream(true)
+                .start();
+        assertThat(keytool.waitFor())
+                .as(new String(keytool.getInputStream().readAllBytes()))
+                .isZero();
+        KeyStore keys = KeyStore.getInstance(store.toFile(), password);
+        var keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keys, password);
+        var serverTls = SSLContext.getInstance("TLS");
+        serverTls.init(keyManagers.getKeyManagers(), null, null);
+        var trustManagers = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(keys);
+        var clientTls = SSLContext.getInstance("TLS");
+        clientTls.init(null, trustManagers.getTrustManagers(), null);
+
+        HttpsServer https = HttpsServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        https.setHttpsConfigurator(new HttpsConfigurator(serverTls));
+        https.createContext("/hello", exchange -> {
+            byte[] body = "secure".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        https.start();
+        int tlsPort = https.getAddress().getPort();
+        // every name is this loopback server, as a rebinding DNS answer would make it
+        var policy = new OutboundPolicy(List.of(AllowedDestination.parse("127.0.0.1:" + tlsPort)), host ->
+                new InetAddress[] {InetAddress.getByName("127.0.0.1")});
+        try (var client = new OutboundClient(policy, clientTls)) {
+            var named = HttpRequest.newBuilder(URI.create("https://service.test:" + tlsPort + "/hello"))
+                    .build();
+            assertThat(client.send(named, HttpResponse.BodyHandlers.ofString()).body())
+                    .isEqualTo("secure");
+
+            var other = HttpRequest.newBuilder(URI.create("https://other.test:" + tlsPort + "/hello"))
+                    .build();
+            assertThatThrownBy(() -> client.send(other, HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(IOException.class)
+                    .hasStackTraceContaining("other.test");
+        } finally {
+            https.stop(0);
+        }
     }
 }
