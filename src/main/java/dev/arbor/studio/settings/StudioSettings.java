@@ -95,7 +95,7 @@ public final class StudioSettings {
     private static final BodyField.Group DECISIONS =
             BodyField.group(OPTIONAL, "decisions", BodySpec.closed("the decision settings", ACT_THRESHOLD_SETTING));
     /** A patch: the groups of settings, each a merge patch of its own; {@code storage} is reported, never set. */
-    static final BodySpec PATCH = BodySpec.closed("the settings (its groups)", HISTORY, DECISIONS);
+    static final BodySpec PATCH = BodySpec.closed("the studio settings", HISTORY, DECISIONS);
 
     private final Database database;
     private final Clock clock;
