@@ -35,6 +35,14 @@ abstract class ExampleApiContract extends StudioApiContract {
                 .assertError(400, "state_not_allowed", "state");
         http.post(e, "{\"variables\": {\"message\": \"x\"}, \"split\": \"train\"}")
                 .assertError(400, "invalid_field", "split");
+        JsonNode several = http.post(
+                        e,
+                        "{\"variables\": {\"message\": \"x\"}, \"split\": 1, \"note\": \"" + "n".repeat(2001)
+                                + "\", \"labels\": {}}")
+                .assertError(400, "invalid_field", "labels");
+        assertThat(several.path("details").findValuesAsText("param")).containsExactly("labels", "split", "note");
+        assertThat(several.path("details").findValuesAsText("message"))
+                .contains("`split` must be test or calibration.");
         String tooLongState = "\"" + "a".repeat(200_001) + "\"";
         http.post("/v1/studio/templates/plain/examples", "{\"state\": " + tooLongState + "}")
                 .assertError(400, "invalid_field", "state");

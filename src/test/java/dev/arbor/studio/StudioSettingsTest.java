@@ -8,6 +8,7 @@ import dev.arbor.testing.TestServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.util.ArrayList;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +17,33 @@ class StudioSettingsTest {
     private static final String D = "/v1/studio/decisions";
     private static final String DECISION = "{\"model\": \"hash-decider\", \"state\": \"x\", \"questions\": "
             + "{\"ok\": {\"type\": \"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64,iVBORw0KGgo=\"}]}";
+
+    @Test
+    void everyProblemOfAPatchIsReportedAtOnceAndNoneOfItIsApplied() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            JsonNode error = http.patch("/v1/studio/settings", """
+                    {"storage": {}, "colour": 1, "decisions": [],
+                     "history": {"store": "answers_only", "tone": 1, "retention_days": 1.5, "keep_labelled": "no"}}""").assertError(400, "read_only_field", "storage");
+            var problems = new ArrayList<String>();
+            error.path("details")
+                    .forEach(d -> problems.add(
+                            d.path("code").asText() + "@" + d.path("param").asText()));
+            assertThat(problems)
+                    .containsExactlyInAnyOrder(
+                            "read_only_field@storage",
+                            "invalid_field@colour",
+                            "invalid_field@decisions",
+                            "invalid_field@history.tone",
+                            "invalid_field@history.retention_days",
+                            "invalid_field@history.keep_labelled");
+            assertThat(http.get("/v1/studio/settings")
+                            .json()
+                            .at("/history/store")
+                            .asText())
+                    .isEqualTo("full");
+        }
+    }
 
     @Test
     void historyIsSweptByItsRetentionSparingPinnedAndLabelledDecisions() throws Exception {

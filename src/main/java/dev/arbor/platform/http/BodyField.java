@@ -3,8 +3,10 @@ package dev.arbor.platform.http;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -138,6 +140,119 @@ public sealed interface BodyField<T> {
         }
     }
 
+    /** A number from {@code lower} to {@code upper}, each end in the range or not as it says. */
+    record Decimal(String name, Presence presence, Schema.Bound lower, Schema.Bound upper)
+            implements BodyField<Double> {
+        public Decimal {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            requireNonNull(lower, "lower");
+            requireNonNull(upper, "upper");
+            if (lower.value() > upper.value()) {
+                throw new IllegalArgumentException("lower bound " + lower + " is above " + upper);
+            }
+        }
+
+        /** Whether {@code number} is in this field's range. */
+        public boolean admits(double number) {
+            return lower.admitsAbove(number) && upper.admitsBelow(number);
+        }
+
+        @Override
+        public Optional<Double> read(BodyReader body) {
+            body.requireDeclared(this);
+            Optional<JsonNode> value = body.node(name, required());
+            if (value.isPresent()
+                    && !(value.get().isNumber() && admits(value.get().doubleValue()))) {
+                body.reject(name, ErrorCode.INVALID_FIELD, refusal());
+                return Optional.empty();
+            }
+            return value.map(JsonNode::doubleValue);
+        }
+
+        @Override
+        public Schema schema() {
+            return Schema.number(lower, upper);
+        }
+
+        private String refusal() {
+            return "must be a number "
+                    + (lower.inclusion() == Schema.Inclusion.INCLUSIVE ? "at least " : "above ") + plain(lower.value())
+                    + (upper.inclusion() == Schema.Inclusion.INCLUSIVE ? " and at most " : " and below ")
+                    + plain(upper.value());
+        }
+
+        private static String plain(double number) {
+            return BigDecimal.valueOf(number).stripTrailingZeros().toPlainString();
+        }
+    }
+
+    /**
+     * One of a fixed list of values, each sent as its word ({@code wire}); any other value is refused with the list
+     * of the words.
+     */
+    record Word<T>(String name, Presence presence, List<T> values, Function<T, String> wire) implements BodyField<T> {
+        public Word {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            values = List.copyOf(values);
+            requireNonNull(wire, "wire");
+            if (values.isEmpty()) {
+                throw new IllegalArgumentException("a word field needs values: " + name);
+            }
+        }
+
+        @Override
+        public Optional<T> read(BodyReader body) {
+            body.requireDeclared(this);
+            Optional<JsonNode> value = body.node(name, required());
+            Optional<T> chosen = value.filter(JsonNode::isTextual)
+                    .flatMap(text -> values.stream()
+                            .filter(candidate -> wire.apply(candidate).equals(text.textValue()))
+                            .findFirst());
+            if (value.isPresent() && chosen.isEmpty()) {
+                body.reject(name, ErrorCode.INVALID_FIELD, "must be " + words());
+            }
+            return chosen;
+        }
+
+        @Override
+        public Schema schema() {
+            return new Schema.Enum(values.stream().map(wire).toList());
+        }
+
+        /** "a, b or c". */
+        private String words() {
+            List<String> words = values.stream().map(wire).toList();
+            return words.size() == 1
+                    ? words.getFirst()
+                    : String.join(", ", words.subList(0, words.size() - 1)) + " or " + words.getLast();
+        }
+    }
+
+    /**
+     * An object whose fields {@code spec} declares, read with the same rules: its reader's problems and warnings join
+     * the outer body's, at {@code name.field}; a closed {@code spec} refuses fields it does not declare.
+     */
+    record Group(String name, Presence presence, BodySpec spec) implements BodyField<BodyReader> {
+        public Group {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            requireNonNull(spec, "spec");
+        }
+
+        @Override
+        public Optional<BodyReader> read(BodyReader body) {
+            body.requireDeclared(this);
+            return body.object(name, required(), spec);
+        }
+
+        @Override
+        public Schema schema() {
+            return spec.schema();
+        }
+    }
+
     /** A list of at most {@code maxItems} non-blank strings of at most {@code maxLength}; duplicates are dropped. */
     record Texts(String name, Presence presence, int maxItems, int maxLength) implements BodyField<List<String>> {
         public Texts {
@@ -253,6 +368,18 @@ public sealed interface BodyField<T> {
 
     static Whole integer(Presence presence, String name, long min, long max) {
         return new Whole(name, presence, min, max);
+    }
+
+    static Decimal number(Presence presence, String name, Schema.Bound lower, Schema.Bound upper) {
+        return new Decimal(name, presence, lower, upper);
+    }
+
+    static <T> Word<T> word(Presence presence, String name, List<T> values, Function<T, String> wire) {
+        return new Word<>(name, presence, values, wire);
+    }
+
+    static Group group(Presence presence, String name, BodySpec spec) {
+        return new Group(name, presence, spec);
     }
 
     static Texts texts(Presence presence, String name, int maxItems, int maxLength) {

@@ -151,6 +151,15 @@ public final class BodyReader {
 
     /** The fields of a nested object, read with the same rules; its problems and warnings join this reader's. */
     public Optional<BodyReader> object(String name, boolean required) {
+        return object(name, required, Optional.empty());
+    }
+
+    /** A nested object declared by {@code spec}: see {@link BodyField.Group}. */
+    Optional<BodyReader> object(String name, boolean required, BodySpec spec) {
+        return object(name, required, Optional.of(requireNonNull(spec, "spec")));
+    }
+
+    private Optional<BodyReader> object(String name, boolean required, Optional<BodySpec> declared) {
         JsonNode value = field(name, required);
         if (value == null) {
             return Optional.empty();
@@ -158,7 +167,9 @@ public final class BodyReader {
         if (!value.isObject()) {
             return invalid(name, "must be an object");
         }
-        var child = new BodyReader((ObjectNode) value, path(name), problems, Optional.empty());
+        var child = new BodyReader((ObjectNode) value, path(name), problems, declared);
+        declared.filter(spec -> spec.closedAs().isPresent())
+                .ifPresent(spec -> spec.refuseUndeclared((ObjectNode) value, path(name), problems));
         children.add(child);
         return Optional.of(child);
     }

@@ -39,8 +39,13 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
 
     /** Adds {@code invalid_field} for each field of {@code body} this closed body does not declare. */
     public void refuseUndeclared(ObjectNode body, Problems problems) {
+        refuseUndeclared(body, null, problems);
+    }
+
+    /** As {@link #refuseUndeclared(ObjectNode, Problems)}, for an object nested {@code at} that path. */
+    void refuseUndeclared(ObjectNode body, String at, Problems problems) {
         String what = closedAs.orElseThrow(() -> new IllegalStateException("this body ignores undeclared fields"));
-        problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), null, what);
+        problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), at, what);
     }
 
     /**

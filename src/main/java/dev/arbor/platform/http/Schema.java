@@ -66,6 +66,16 @@ public sealed interface Schema {
         public static Bound exclusive(double value) {
             return new Bound(value, Inclusion.EXCLUSIVE);
         }
+
+        /** Whether {@code number} is on the range's side of this bound, taken as the lower end. */
+        public boolean admitsAbove(double number) {
+            return inclusion == Inclusion.INCLUSIVE ? number >= value : number > value;
+        }
+
+        /** Whether {@code number} is on the range's side of this bound, taken as the upper end. */
+        public boolean admitsBelow(double number) {
+            return inclusion == Inclusion.INCLUSIVE ? number <= value : number < value;
+        }
     }
 
     record Bool() implements Schema {}

@@ -1,9 +1,10 @@
 package dev.arbor.studio.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyField.Presence;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Schema.Bound;
-import dev.arbor.platform.http.Schema.Inclusion;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -19,14 +20,12 @@ public enum SettingRange {
             "multi_threshold", Bound.exclusive(0), Bound.exclusive(1), "must be a number between 0 and 1 (exclusive)");
 
     private final String key;
-    private final Bound lower;
-    private final Bound upper;
+    private final BodyField.Decimal range;
     private final String refusal;
 
     SettingRange(String key, Bound lower, Bound upper, String refusal) {
         this.key = key;
-        this.lower = lower;
-        this.upper = upper;
+        this.range = BodyField.number(Presence.OPTIONAL, key, lower, upper);
         this.refusal = refusal;
     }
 
@@ -46,16 +45,18 @@ public enum SettingRange {
 
     /** Whether {@code number} is in this range. */
     public boolean contains(double number) {
-        boolean aboveLower =
-                lower.inclusion() == Inclusion.INCLUSIVE ? number >= lower.value() : number > lower.value();
-        boolean belowUpper =
-                upper.inclusion() == Inclusion.INCLUSIVE ? number <= upper.value() : number < upper.value();
-        return aboveLower && belowUpper;
+        return range.admits(number);
     }
 
     /** The setting's number, with its range, for the API document. */
     public Schema schema() {
-        return Schema.number(lower, upper);
+        return range.schema();
+    }
+
+    /** An optional body field {@code name} holding this setting, refused with this setting's words. */
+    public BodyField.Worded<Double> field(String name) {
+        return BodyField.number(Presence.OPTIONAL, name, range.lower(), range.upper())
+                .refusedAs(refusal);
     }
 
     public static Optional<SettingRange> of(String key) {

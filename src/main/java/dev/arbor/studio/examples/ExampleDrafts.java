@@ -1,11 +1,14 @@
 package dev.arbor.studio.examples;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
@@ -29,13 +32,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Reads an example's body into a checked draft: its input (variables or state, media kept for good), its labels
  * checked against the template's questions, tags, split and note, or all of these taken from a stored decision.
  */
 final class ExampleDrafts {
-    private static final int MAX_NOTE = 2000;
+    private static final BodyField.Word<String> SPLIT =
+            BodyField.word(OPTIONAL, "split", List.of("test", "calibration"), Function.identity());
+    private static final BodyField.Worded<String> NOTE =
+            BodyField.text(OPTIONAL, "note", 2000).refusedAs("must be text of at most 2000 characters");
     private static final Set<String> FIELDS =
             Set.of("variables", "state", "media", "expected", "tags", "split", "note", "from_decision");
 
@@ -66,12 +73,8 @@ final class ExampleDrafts {
      * params under {@code prefix} (an import's {@code examples[i]}).
      */
     Optional<Draft> draft(Templates.Resolved template, ObjectNode body, Optional<String> prefix) {
-        var problems = new Problems();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!FIELDS.contains(name)) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a field of a test example.");
-            }
-        });
+        BodyReader reader = BodyReader.of(body);
+        Problems problems = reader.problems().unknownFields(body, FIELDS, null, "a test example");
         ObjectNode source = body.deepCopy();
         ObjectNode expected = Json.object();
         Optional<String> fromDecision = Optional.empty();
@@ -131,17 +134,8 @@ final class ExampleDrafts {
         input.set("media", media(source.get("media"), problems));
         ObjectNode labels = labels(template, expected, problems);
         List<String> tags = tags(body.get("tags"), problems);
-        String split = body.path("split").asText("test");
-        if (body.hasNonNull("split") && !split.equals("test") && !split.equals("calibration")) {
-            problems.add(ErrorCode.INVALID_FIELD, "split", "`split` is test or calibration.");
-        }
-        JsonNode note = body.path("note");
-        if (!note.isMissingNode()
-                && !note.isNull()
-                && (!note.isTextual() || note.textValue().length() > MAX_NOTE)) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD, "note", "`note` must be text of at most " + MAX_NOTE + " characters.");
-        }
+        String split = SPLIT.read(reader).orElse("test");
+        Optional<String> note = NOTE.read(reader);
         if (!problems.isEmpty()) {
             throw ApiException.of(problems.list().stream()
                     .map(p -> new Problem(
@@ -155,14 +149,7 @@ final class ExampleDrafts {
         ObjectNode identity = input.deepCopy();
         identity.path("media").forEach(item -> ((ObjectNode) item).remove("file_id"));
         String hash = "sha256:" + Digests.sha256Hex(Json.writeString(identity).getBytes(StandardCharsets.UTF_8));
-        return Optional.of(new Draft(
-                input,
-                hash,
-                labels,
-                tags,
-                split,
-                note.isTextual() ? Optional.of(note.textValue()) : Optional.empty(),
-                fromDecision));
+        return Optional.of(new Draft(input, hash, labels, tags, split, note, fromDecision));
     }
 
     /** Takes the input and labels of a stored decision that kept them whole. */

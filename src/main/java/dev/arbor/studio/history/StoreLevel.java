@@ -1,6 +1,9 @@
 package dev.arbor.studio.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyField.Presence;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -9,6 +12,10 @@ public enum StoreLevel {
     FULL,
     ANSWERS_ONLY,
     NONE;
+
+    /** What a failed history write does: {@code serve} the answer anyway, or {@code fail} the decision (true). */
+    public static final BodyField.Word<Boolean> ON_STORE_ERROR =
+            BodyField.word(Presence.OPTIONAL, "on_store_error", List.of(false, true), fail -> fail ? "fail" : "serve");
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);

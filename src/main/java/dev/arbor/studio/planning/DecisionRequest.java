@@ -1,9 +1,11 @@
 package dev.arbor.studio.planning;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -55,6 +57,10 @@ public record DecisionRequest(
     public static final int MAX_STATE_CHARACTERS = 200_000;
     /** Room for several variables at their longest; media sent inline as data URLs do not count. */
     static final int MAX_VARIABLES_CHARACTERS = 1_000_000;
+
+    private static final BodyField.Flag BACKGROUND = BodyField.flag(OPTIONAL, "background");
+    private static final BodyField.Text MODEL = BodyField.text(OPTIONAL, "model", 200);
+    private static final BodyField.Worded<Double> ACT_THRESHOLD = SettingRange.ACT_THRESHOLD.field("act_threshold");
 
     /** A request field and the path it was sent under (top level, or inside {@code extensions}). */
     public record Field(String param, JsonNode value) {}
@@ -141,7 +147,7 @@ public record DecisionRequest(
             }
             return level;
         });
-        boolean background = flag(reader, "background");
+        boolean background = BACKGROUND.read(reader).orElse(false);
         reader.node("stream", false)
                 .filter(node -> !(node.isBoolean() && !node.booleanValue()))
                 .ifPresent(node -> reader.reject(
@@ -149,24 +155,9 @@ public record DecisionRequest(
                         ErrorCode.INVALID_FIELD,
                         "is not supported: streaming answers is not built; send \"background\": true and read "
                                 + "GET /v1/studio/decisions/{id}?wait=30 instead"));
-        Optional<String> model = reader.string("model", false, 200);
-        Optional<Double> actThreshold = reader.node("act_threshold", false).flatMap(node -> {
-            if (!SettingRange.ACT_THRESHOLD.contains(node)) {
-                reader.reject("act_threshold", ErrorCode.INVALID_FIELD, SettingRange.ACT_THRESHOLD.refusal());
-                return Optional.empty();
-            }
-            return Optional.of(node.doubleValue());
-        });
-        Optional<Boolean> failOnStoreError = reader.node("on_store_error", false)
-                .flatMap(node -> {
-                    if (!node.isTextual()
-                            || !(node.textValue().equals("serve")
-                                    || node.textValue().equals("fail"))) {
-                        reader.reject("on_store_error", ErrorCode.INVALID_FIELD, "must be \"serve\" or \"fail\"");
-                        return Optional.empty();
-                    }
-                    return Optional.of(node.textValue().equals("fail"));
-                });
+        Optional<String> model = MODEL.read(reader);
+        Optional<Double> actThreshold = ACT_THRESHOLD.read(reader);
+        Optional<Boolean> failOnStoreError = StoreLevel.ON_STORE_ERROR.read(reader);
         Set<String> include = reader.node("include", false)
                 .map(node -> include(node, "include", problems))
                 .orElse(Set.of());
@@ -248,18 +239,6 @@ public record DecisionRequest(
             total += characters(child, skipped);
         }
         return total;
-    }
-
-    private static boolean flag(BodyReader reader, String name) {
-        return reader.node(name, false)
-                .map(node -> {
-                    if (!node.isBoolean()) {
-                        reader.reject(name, ErrorCode.INVALID_FIELD, "must be true or false");
-                        return false;
-                    }
-                    return node.booleanValue();
-                })
-                .orElse(false);
     }
 
     /** A field sent at the top level or inside {@code extensions}, never both. */

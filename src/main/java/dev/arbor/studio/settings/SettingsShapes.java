@@ -18,14 +18,7 @@ final class SettingsShapes {
 
     private static final Schema COUNT = integer(0, Long.MAX_VALUE);
 
-    private static final Schema HISTORY_SETTINGS = object().optional("store", HistoryShapes.STORE_LEVEL)
-            .optional("store_media", bool())
-            .optional("on_store_error", oneOf("serve", "fail"))
-            .optional("retention_days", integer(0, 36_500))
-            .optional("keep_labelled", bool())
-            .optional("max_storage_gb", number());
-    static final Schema SETTINGS_PATCH = object().optional("history", HISTORY_SETTINGS)
-            .optional("decisions", object().optional("default_act_threshold", number()));
+    static final Schema SETTINGS_PATCH = StudioSettings.PATCH.schema();
     static final Schema SETTINGS = named(
             "StudioSettings",
             object().required("object", oneOf("settings"))

@@ -1,19 +1,22 @@
 package dev.arbor.studio.settings;
 
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Schema.Bound;
 import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.Retention;
 import dev.arbor.studio.history.StoreLevel;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,6 +68,35 @@ public final class StudioSettings {
         }
     }
 
+    private static final BodyField.Word<StoreLevel> STORE =
+            BodyField.word(OPTIONAL, "store", List.of(StoreLevel.values()), StoreLevel::wire);
+    private static final BodyField.Flag STORE_MEDIA = BodyField.flag(OPTIONAL, "store_media");
+    private static final BodyField.Word<Boolean> ON_STORE_ERROR = StoreLevel.ON_STORE_ERROR;
+    private static final BodyField.Worded<Long> RETENTION_DAYS = BodyField.integer(
+                    OPTIONAL, "retention_days", 0, 36_500)
+            .refusedAs("must be a whole number of days from 0 (keep for ever) to 36500");
+    private static final BodyField.Flag KEEP_LABELLED = BodyField.flag(OPTIONAL, "keep_labelled");
+    private static final BodyField.Worded<Double> MAX_STORAGE_GB = BodyField.number(
+                    OPTIONAL, "max_storage_gb", Bound.inclusive(0), Bound.inclusive(1_000_000))
+            .refusedAs("must be a number of gigabytes from 0 (no cap) to 1000000");
+    private static final BodyField.Worded<Double> ACT_THRESHOLD_SETTING =
+            SettingRange.ACT_THRESHOLD.field("default_act_threshold");
+    private static final BodyField.Group HISTORY = BodyField.group(
+            OPTIONAL,
+            "history",
+            BodySpec.closed(
+                    "the history settings",
+                    STORE,
+                    STORE_MEDIA,
+                    ON_STORE_ERROR,
+                    RETENTION_DAYS,
+                    KEEP_LABELLED,
+                    MAX_STORAGE_GB));
+    private static final BodyField.Group DECISIONS =
+            BodyField.group(OPTIONAL, "decisions", BodySpec.closed("the decision settings", ACT_THRESHOLD_SETTING));
+    /** A patch: the groups of settings, each a merge patch of its own; {@code storage} is reported, never set. */
+    static final BodySpec PATCH = BodySpec.closed("the studio settings", HISTORY, DECISIONS);
+
     private final Database database;
     private final Clock clock;
     private final AtomicReference<Values> current;
@@ -82,7 +114,8 @@ public final class StudioSettings {
                             stored.has(path[0]) ? (ObjectNode) stored.get(path[0]) : stored.putObject(path[0]);
                     group.set(path[1], Json.read(e.getValue()));
                 });
-        this.current = new AtomicReference<>(merge(Values.DEFAULT, stored, new Problems()));
+        // a stored value this version refuses keeps its default
+        this.current = new AtomicReference<>(merge(Values.DEFAULT, PATCH.reader(stored)));
     }
 
     public Values current() {
@@ -94,9 +127,15 @@ public final class StudioSettings {
      * ({@code invalid_field}, or {@code read_only_field} for {@code storage}).
      */
     Values patch(ObjectNode patch) {
-        var problems = new Problems();
-        Values updated = merge(current.get(), patch, problems);
-        problems.throwIfAny();
+        ObjectNode groups = patch.deepCopy();
+        BodyReader reader = PATCH.reader(groups);
+        if (groups.remove("storage") != null) {
+            reader.problems()
+                    .add(ErrorCode.READ_ONLY_FIELD, "storage", "`storage` reports what history holds; it is not set.");
+        }
+        PATCH.refuseUndeclared(groups, reader.problems());
+        Values updated = merge(current.get(), reader);
+        reader.finish();
         var rows = new LinkedHashMap<String, String>();
         updated.json()
                 .properties()
@@ -116,103 +155,17 @@ public final class StudioSettings {
         return updated;
     }
 
-    private static Values merge(Values base, ObjectNode patch, Problems problems) {
-        StoreLevel store = base.store();
-        boolean storeMedia = base.storeMedia();
-        boolean fail = base.failOnStoreError();
-        int retention = base.retentionDays();
-        boolean keepLabelled = base.keepLabelled();
-        double maxStorage = base.maxStorageGb();
-        double act = base.defaultActThreshold();
-        for (var groups = patch.properties().iterator(); groups.hasNext(); ) {
-            var group = groups.next();
-            String name = group.getKey();
-            if (name.equals("storage")) {
-                problems.add(ErrorCode.READ_ONLY_FIELD, name, "`storage` reports what history holds; it is not set.");
-                continue;
-            }
-            if (!name.equals("history") && !name.equals("decisions")) {
-                problems.add(
-                        ErrorCode.INVALID_FIELD,
-                        name,
-                        "`" + name + "` is not a settings group (history, " + "decisions).");
-                continue;
-            }
-            if (!group.getValue().isObject()) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` must be an object.");
-                continue;
-            }
-            for (var settings = group.getValue().properties().iterator(); settings.hasNext(); ) {
-                var setting = settings.next();
-                String param = ParamPath.key(name, setting.getKey());
-                JsonNode value = setting.getValue();
-                switch (param) {
-                    case "history.store" -> {
-                        Optional<StoreLevel> level = value.isTextual() ? StoreLevel.parse(value) : Optional.empty();
-                        if (level.isPresent()) {
-                            store = level.get();
-                        } else {
-                            invalid(problems, param, "must be full, answers_only or none");
-                        }
-                    }
-                    case "history.store_media" -> {
-                        if (value.isBoolean()) {
-                            storeMedia = value.booleanValue();
-                        } else {
-                            invalid(problems, param, "must be true or false");
-                        }
-                    }
-                    case "history.on_store_error" -> {
-                        if (value.isTextual()
-                                && (value.textValue().equals("serve")
-                                        || value.textValue().equals("fail"))) {
-                            fail = value.textValue().equals("fail");
-                        } else {
-                            invalid(problems, param, "must be serve or fail");
-                        }
-                    }
-                    case "history.retention_days" -> {
-                        if (value.isIntegralNumber() && value.asLong() >= 0 && value.asLong() <= 36_500) {
-                            retention = value.asInt();
-                        } else {
-                            invalid(problems, param, "must be a whole number of days from 0 (keep for ever) to 36500");
-                        }
-                    }
-                    case "history.keep_labelled" -> {
-                        if (value.isBoolean()) {
-                            keepLabelled = value.booleanValue();
-                        } else {
-                            invalid(problems, param, "must be true or false");
-                        }
-                    }
-                    case "history.max_storage_gb" -> {
-                        if (value.isNumber() && value.doubleValue() >= 0 && value.doubleValue() <= 1_000_000) {
-                            maxStorage = value.doubleValue();
-                        } else {
-                            invalid(problems, param, "must be a number of gigabytes from 0 (no cap) to 1000000");
-                        }
-                    }
-                    case "decisions.default_act_threshold" -> {
-                        if (SettingRange.ACT_THRESHOLD.contains(value)) {
-                            act = value.doubleValue();
-                        } else {
-                            invalid(problems, param, SettingRange.ACT_THRESHOLD.refusal());
-                        }
-                    }
-                    default ->
-                        invalid(
-                                problems,
-                                param,
-                                "is not a setting (history.store, history.store_media, "
-                                        + "history.on_store_error, history.retention_days, history.keep_labelled, "
-                                        + "history.max_storage_gb, decisions.default_act_threshold)");
-                }
-            }
-        }
-        return new Values(store, storeMedia, fail, retention, keepLabelled, maxStorage, act);
-    }
-
-    private static void invalid(Problems problems, String param, String why) {
-        problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` " + why + ".");
+    /** Reads the settings a patch (or the stored rows) sets over {@code base}; a refused one keeps its base value. */
+    private static Values merge(Values base, BodyReader patch) {
+        Optional<BodyReader> history = HISTORY.read(patch);
+        Optional<BodyReader> decisions = DECISIONS.read(patch);
+        return new Values(
+                history.flatMap(STORE::read).orElse(base.store()),
+                history.flatMap(STORE_MEDIA::read).orElse(base.storeMedia()),
+                history.flatMap(ON_STORE_ERROR::read).orElse(base.failOnStoreError()),
+                history.flatMap(RETENTION_DAYS::read).map(Long::intValue).orElse(base.retentionDays()),
+                history.flatMap(KEEP_LABELLED::read).orElse(base.keepLabelled()),
+                history.flatMap(MAX_STORAGE_GB::read).orElse(base.maxStorageGb()),
+                decisions.flatMap(ACT_THRESHOLD_SETTING::read).orElse(base.defaultActThreshold()));
     }
 }

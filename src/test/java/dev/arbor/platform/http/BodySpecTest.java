@@ -67,6 +67,71 @@ class BodySpecTest {
         assertThat(schemaErrors(json)).as("the schema's verdict on %s", body).isEqualTo(!refusal.isEmpty());
     }
 
+    private enum Level {
+        LOW,
+        HIGH
+    }
+
+    private static final BodySpec NESTED = BodySpec.of(
+            BodyField.number(OPTIONAL, "ratio", Schema.Bound.exclusive(0), Schema.Bound.inclusive(1)),
+            BodyField.word(
+                    OPTIONAL,
+                    "level",
+                    List.of(Level.values()),
+                    level -> level.name().toLowerCase(java.util.Locale.ROOT)),
+            BodyField.group(
+                    OPTIONAL,
+                    "limits",
+                    BodySpec.closed(
+                            "the limits", BodyField.integer(OPTIONAL, "max", 0, 9), BodyField.flag(OPTIONAL, "on"))));
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            {"ratio": 1, "level": "low", "limits": {"max": 9}}   | ''
+            {"ratio": 0.5, "limits": {}}                         | ''
+            {"ratio": null, "level": null, "limits": null}       | ''
+            {"ratio": 0}                                         | invalid_field ratio
+            {"ratio": 1.01}                                      | invalid_field ratio
+            {"ratio": "0.5"}                                     | invalid_field ratio
+            {"level": "LOW"}                                     | invalid_field level
+            {"level": 1}                                         | invalid_field level
+            {"limits": []}                                       | invalid_field limits
+            {"limits": {"max": 10}}                              | invalid_field limits.max
+            {"limits": {"min": 1}}                               | invalid_field limits.min
+            """)
+    void numbersWordsAndGroupsAreRefusedAsTheirSchemaRefusesThem(String body, String refusal) {
+        JsonNode json = Json.read(body);
+        var reader = NESTED.reader((ObjectNode) json);
+        NESTED.fields()
+                .forEach(field -> field.read(reader).ifPresent(value -> {
+                    if (value instanceof BodyReader limits) {
+                        NESTED_LIMITS.fields().forEach(limit -> limit.read(limits));
+                    }
+                }));
+        assertThat(reader.problems().list())
+                .extracting(p -> p.code().code() + " " + p.param())
+                .as(body)
+                .isEqualTo(refusal.isEmpty() ? List.of() : List.of(refusal));
+        assertThat(schemaErrors(NESTED, json))
+                .as("the schema's verdict on %s", body)
+                .isEqualTo(!refusal.isEmpty());
+    }
+
+    private static final BodySpec NESTED_LIMITS =
+            ((BodyField.Group) NESTED.fields().getLast()).spec();
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            {"ratio": 0}           | `ratio` must be a number above 0 and at most 1.
+            {"level": "medium"}    | `level` must be low or high.
+            {"limits": {"min": 1}} | `limits.min` is not a field of the limits (its fields: max, on).
+            """)
+    void theirRefusalsSayWhatIsAllowed(String body, String message) {
+        var reader = NESTED.reader((ObjectNode) Json.read(body));
+        NESTED.fields().forEach(field -> field.read(reader));
+        assertThat(reader.problems().list()).extracting(Problem::message).containsExactly(message);
+    }
+
     @Test
     void theSchemaCarriesTheDeclaredLimits() {
         JsonNode schema = Json.mapper().valueToTree(SPEC.schema().json());
@@ -171,7 +236,11 @@ class BodySpecTest {
     }
 
     private static boolean schemaErrors(JsonNode value) {
-        ObjectNode root = Json.mapper().valueToTree(SPEC.schema().json());
+        return schemaErrors(SPEC, value);
+    }
+
+    private static boolean schemaErrors(BodySpec spec, JsonNode value) {
+        ObjectNode root = Json.mapper().valueToTree(spec.schema().json());
         root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
         return !SCHEMAS.getSchema(root).validate(value).isEmpty();
     }
