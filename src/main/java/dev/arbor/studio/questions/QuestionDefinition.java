@@ -27,16 +27,47 @@ public sealed interface QuestionDefinition
                 QuestionDefinition.NumberScale,
                 QuestionDefinition.YesNo {
 
-    QuestionType type();
-
     /** What the model reads as the question (text, or any JSON); missing where a definition gave none. */
     JsonNode instructions();
 
+    default QuestionType type() {
+        return switch (this) {
+            case Choice _ -> QuestionType.CHOICE;
+            case Rank _ -> QuestionType.RANK;
+            case Multi _ -> QuestionType.MULTI;
+            case Score _ -> QuestionType.SCORE;
+            case NumberScale _ -> QuestionType.NUMBER;
+            case YesNo _ -> QuestionType.NOUL;
+        };
+    }
+
     /** Option names (choice, multi, rank), level keys {@code "0".."n-1"} (score), values (number), false/true. */
-    List<String> optionKeys();
+    default List<String> optionKeys() {
+        return switch (this) {
+            case Choice choice -> names(choice.options());
+            case Rank rank -> names(rank.options());
+            case Multi multi -> names(multi.options());
+            case Score score -> score.levelKeys();
+            case NumberScale scale -> names(scale.values());
+            case YesNo _ -> List.of("false", "true");
+        };
+    }
 
     /** The definition in the templates' normal form. */
-    ObjectNode json();
+    default ObjectNode json() {
+        return switch (this) {
+            case Choice choice -> normal(this, named(choice.options()));
+            case Rank rank -> normal(this, named(rank.options()));
+            case Multi multi -> normal(this, named(multi.options())).put("threshold", multi.threshold());
+            case Score score -> normal(this, score.criteria());
+            case NumberScale scale -> {
+                ObjectNode json = normal(this, named(scale.values()));
+                scale.unit().ifPresent(u -> json.put("unit", u));
+                yield json;
+            }
+            case YesNo yesNo -> normal(this, named(yesNo.sides()));
+        };
+    }
 
     /** A named option and its description ({@code null} node when it has none). */
     record Option(String name, JsonNode description) {
@@ -58,42 +89,12 @@ public sealed interface QuestionDefinition
             instructions = copy(instructions);
             options = List.copyOf(options);
         }
-
-        @Override
-        public QuestionType type() {
-            return QuestionType.CHOICE;
-        }
-
-        @Override
-        public List<String> optionKeys() {
-            return names(options);
-        }
-
-        @Override
-        public ObjectNode json() {
-            return normal(this, named(options));
-        }
     }
 
     record Rank(JsonNode instructions, List<Option> options) implements QuestionDefinition {
         public Rank {
             instructions = copy(instructions);
             options = List.copyOf(options);
-        }
-
-        @Override
-        public QuestionType type() {
-            return QuestionType.RANK;
-        }
-
-        @Override
-        public List<String> optionKeys() {
-            return names(options);
-        }
-
-        @Override
-        public ObjectNode json() {
-            return normal(this, named(options));
         }
     }
 
@@ -102,21 +103,6 @@ public sealed interface QuestionDefinition
         public Multi {
             instructions = copy(instructions);
             options = List.copyOf(options);
-        }
-
-        @Override
-        public QuestionType type() {
-            return QuestionType.MULTI;
-        }
-
-        @Override
-        public List<String> optionKeys() {
-            return names(options);
-        }
-
-        @Override
-        public ObjectNode json() {
-            return normal(this, named(options)).put("threshold", threshold);
         }
     }
 
@@ -127,13 +113,8 @@ public sealed interface QuestionDefinition
             levels = levels.stream().<JsonNode>map(JsonNode::deepCopy).toList();
         }
 
-        @Override
-        public QuestionType type() {
-            return QuestionType.SCORE;
-        }
-
-        @Override
-        public List<String> optionKeys() {
+        /** The levels' keys, {@code "0".."n-1"}. */
+        List<String> levelKeys() {
             var keys = new ArrayList<String>();
             for (int i = 0; i < levels.size(); i++) {
                 keys.add(Integer.toString(i));
@@ -150,11 +131,11 @@ public sealed interface QuestionDefinition
             return legend;
         }
 
-        @Override
-        public ObjectNode json() {
+        /** The levels as the normal form's criteria. */
+        ArrayNode criteria() {
             ArrayNode criteria = Json.mapper().createArrayNode();
             levels.forEach(level -> criteria.add(level.deepCopy()));
-            return normal(this, criteria);
+            return criteria;
         }
     }
 
@@ -166,23 +147,6 @@ public sealed interface QuestionDefinition
             values = List.copyOf(values);
             requireNonNull(unit, "unit");
         }
-
-        @Override
-        public QuestionType type() {
-            return QuestionType.NUMBER;
-        }
-
-        @Override
-        public List<String> optionKeys() {
-            return names(values);
-        }
-
-        @Override
-        public ObjectNode json() {
-            ObjectNode json = normal(this, named(values));
-            unit.ifPresent(u -> json.put("unit", u));
-            return json;
-        }
     }
 
     /** @param sides the descriptions of {@code true} and {@code false} given, in the order given */
@@ -192,16 +156,6 @@ public sealed interface QuestionDefinition
             sides = List.copyOf(sides);
         }
 
-        @Override
-        public QuestionType type() {
-            return QuestionType.NOUL;
-        }
-
-        @Override
-        public List<String> optionKeys() {
-            return List.of("false", "true");
-        }
-
         /** The description of one side, if the definition gives one. */
         public Optional<JsonNode> side(boolean yes) {
             String name = Boolean.toString(yes);
@@ -209,11 +163,6 @@ public sealed interface QuestionDefinition
                     .filter(s -> s.name().equals(name))
                     .map(Option::description)
                     .findFirst();
-        }
-
-        @Override
-        public ObjectNode json() {
-            return normal(this, named(sides));
         }
     }
 
