@@ -267,12 +267,16 @@ public final class ModelRoutes {
         var json = new LinkedHashMap<String, Object>();
         json.put("status", model.status());
         json.put("error", model.error().orElse(null));
-        downloads.progress(model.id()).ifPresent(progress -> {
-            json.put("bytes_done", progress.bytesDone());
-            json.put("bytes_total", progress.bytesTotal());
-            json.put("files_done", progress.filesDone());
-            json.put("files_total", progress.filesTotal());
-        });
+        // progress only while downloading: the last counts can outlive the download by a moment
+        downloads
+                .progress(model.id())
+                .filter(_ -> model.status().equals("downloading"))
+                .ifPresent(progress -> {
+                    json.put("bytes_done", progress.bytesDone());
+                    json.put("bytes_total", progress.bytesTotal());
+                    json.put("files_done", progress.filesDone());
+                    json.put("files_total", progress.filesTotal());
+                });
         return json;
     }
 
