@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.TestServer;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,14 +22,10 @@ class RunRestartTest {
     @Test
     void aRunGoesOnAfterTheServerIsKilledAndNoCompletedStepRunsTwice() throws Exception {
         Path data = Files.createTempDirectory("arbor-restart-");
-        int port;
-        try (var socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        var http = new TestServer(port);
         try (var receiver = new HttpReceiver()) {
             receiver.hold("/held");
-            Process first = serve(data, port);
+            ArborProcess server = ArborProcess.serve(data, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
+            TestServer http = server.http();
             String pipeline;
             String running;
             String waiting;
@@ -61,11 +57,11 @@ class RunRestartTest {
                         .until(() -> receiver.received("/held").size() == 1
                                 && status(http, waiting).equals("running"));
             } finally {
-                first.destroyForcibly().waitFor();
+                server.kill();
             }
             receiver.release("/held");
 
-            Process second = serve(data, port);
+            server.start();
             try {
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> !status(http, running).equals("running")
@@ -96,8 +92,7 @@ class RunRestartTest {
                                 .asInt())
                         .isBetween(4, 30);
             } finally {
-                second.destroy();
-                second.waitFor();
+                server.close();
             }
         }
     }
@@ -110,32 +105,5 @@ class RunRestartTest {
         var events = new java.util.ArrayList<JsonNode>();
         http.get("/runs/" + runId + "/events?limit=100").json().path("data").forEach(events::add);
         return events;
-    }
-
-    /** The server in a process of its own, ready to answer. */
-    private static Process serve(Path data, int port) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        var builder = new ProcessBuilder(
-                java,
-                "--enable-native-access=ALL-UNNAMED",
-                "-Xmx512m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.arbor.Arbor",
-                "serve",
-                "--port",
-                Integer.toString(port),
-                "--data",
-                data.toString());
-        builder.environment().put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        builder.redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        data.resolve("server.log").toFile()));
-        Process process = builder.start();
-        var http = new TestServer(port);
-        await().atMost(Duration.ofSeconds(60))
-                .ignoreExceptions()
-                .until(() -> http.get("/health").status() == 200);
-        return process;
     }
 }
