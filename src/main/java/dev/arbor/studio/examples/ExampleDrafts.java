@@ -66,7 +66,28 @@ final class ExampleDrafts {
             List<String> tags,
             String split,
             Optional<String> note,
-            Optional<String> fromDecision) {}
+            Optional<String> fromDecision) {
+        /** This draft as a stored row. */
+        ExampleStore.Row row(String id, String templateId, int revision, long createdAtMillis, long updatedAtMillis) {
+            return new ExampleStore.Row(
+                    id,
+                    templateId,
+                    revision,
+                    input,
+                    inputHash,
+                    expected,
+                    tags,
+                    split,
+                    note,
+                    fromDecision,
+                    createdAtMillis,
+                    updatedAtMillis);
+        }
+
+        Draft withFromDecision(Optional<String> decision) {
+            return new Draft(input, inputHash, expected, tags, split, note, decision);
+        }
+    }
 
     /**
      * Checks an example body against the template's latest version; every problem of the pass at once, with

@@ -2,18 +2,14 @@ package dev.arbor.studio.examples;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.platform.ids.Ids;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryShapes;
@@ -39,11 +35,9 @@ import java.util.Optional;
  * revisioned: every change moves the template's examples revision on, and any past set can be read back.
  */
 public final class ExampleRoutes {
-    static final int MAX_IMPORT = 5000;
     private final ExampleStore store;
     private final Templates templates;
-    private final Clock clock;
-    private final ExampleDrafts drafts;
+    private final Examples examples;
 
     public ExampleRoutes(
             ExampleStore store,
@@ -55,8 +49,7 @@ public final class ExampleRoutes {
             byte[] hmacKey) {
         this.store = requireNonNull(store, "store");
         this.templates = requireNonNull(templates, "templates");
-        this.clock = requireNonNull(clock, "clock");
-        this.drafts = new ExampleDrafts(decisions, feedback, files, hmacKey);
+        this.examples = new Examples(store, new ExampleDrafts(decisions, feedback, files, hmacKey), clock);
     }
 
     public void addTo(Routes routes) {
@@ -98,94 +91,26 @@ public final class ExampleRoutes {
     }
 
     private Templates.Resolved template(Context ctx) {
-        String id = ctx.pathParam("template_id");
-        Templates.Resolved template = templates.resolve(id);
-        return template;
+        return templates.resolve(ctx.pathParam("template_id"));
     }
 
     private void create(Context ctx) {
-        Templates.Resolved template = writable(template(ctx));
-        ExampleDrafts.Draft draft = drafts.draft(template, Requests.jsonObject(ctx), Optional.empty())
-                .orElseThrow();
-        long now = clock.millis();
-        ExampleStore.Row row = store.database().write(handle -> {
-            int revision = ExampleStore.nextRevision(handle, template.id());
-            ExampleStore.withInput(handle, template.id(), draft.inputHash()).ifPresent(existing -> {
-                throw exists(existing);
-            });
-            var created = row(Ids.next("ex"), template.id(), revision, draft, now, now);
-            ExampleStore.insert(handle, created);
-            return created;
-        });
+        Templates.Resolved template = template(ctx);
+        ExampleStore.Row row = examples.create(template, Requests.jsonObject(ctx));
         ctx.header("location", "/v1/studio/templates/" + template.id() + "/examples/" + row.id());
         Responses.json(ctx, 201, row.json());
     }
 
     private void patch(Context ctx) {
-        Templates.Resolved template = writable(template(ctx));
-        String id = ctx.pathParam("example_id");
-        ObjectNode patch = Requests.jsonObject(ctx);
-        ExampleStore.Row current = store.database()
-                .read(handle -> ExampleStore.current(handle, template.id(), id))
-                .orElseThrow(() -> notFound(id));
-        ObjectNode merged = current.json();
-        for (String field : List.of("id", "object", "template", "revision", "created_at", "updated_at")) {
-            if (patch.has(field)) {
-                throw ApiException.of(
-                        ErrorCode.READ_ONLY_FIELD, field, "`" + field + "` of an example cannot be " + "changed.");
-            }
-            merged.remove(field);
-        }
-        patch.properties().forEach(e -> {
-            JsonNode value = e.getValue();
-            if ((e.getKey().equals("variables") || e.getKey().equals("expected"))
-                    && value.isObject()
-                    && merged.path(e.getKey()).isObject()) {
-                ObjectNode target = (ObjectNode) merged.get(e.getKey());
-                value.properties().forEach(v -> {
-                    if (v.getValue().isNull()) {
-                        target.remove(v.getKey());
-                    } else {
-                        target.set(v.getKey(), v.getValue());
-                    }
-                });
-            } else {
-                merged.set(e.getKey(), value);
-            }
-        });
-        merged.remove("from_decision");
-        ExampleDrafts.Draft draft =
-                drafts.draft(template, merged, Optional.empty()).orElseThrow();
-        ExampleDrafts.Draft kept = new ExampleDrafts.Draft(
-                draft.input(),
-                draft.inputHash(),
-                draft.expected(),
-                draft.tags(),
-                draft.split(),
-                draft.note(),
-                current.fromDecision());
-        ExampleStore.Row row = store.database().write(handle -> {
-            int revision = ExampleStore.nextRevision(handle, template.id());
-            ExampleStore.retire(handle, template.id(), id, revision);
-            ExampleStore.withInput(handle, template.id(), kept.inputHash()).ifPresent(existing -> {
-                throw exists(existing);
-            });
-            var changed = row(id, template.id(), revision, kept, current.createdAtMillis(), clock.millis());
-            ExampleStore.insert(handle, changed);
-            return changed;
-        });
-        Responses.ok(ctx, row.json());
+        Responses.ok(
+                ctx,
+                examples.change(template(ctx), ctx.pathParam("example_id"), Requests.jsonObject(ctx))
+                        .json());
     }
 
     private void delete(Context ctx) {
-        Templates.Resolved template = writable(template(ctx));
         String id = ctx.pathParam("example_id");
-        store.database().update(handle -> {
-            int revision = ExampleStore.nextRevision(handle, template.id());
-            if (!ExampleStore.retire(handle, template.id(), id, revision)) {
-                throw notFound(id);
-            }
-        });
+        examples.delete(template(ctx), id);
         Responses.ok(ctx, Map.of("id", id, "object", "template.example.deleted", "deleted", true));
     }
 
@@ -196,7 +121,7 @@ public final class ExampleRoutes {
         Responses.ok(
                 ctx,
                 store.at(template.id(), id, revision)
-                        .orElseThrow(() -> notFound(id))
+                        .orElseThrow(() -> Examples.notFound(id))
                         .json());
     }
 
@@ -246,68 +171,14 @@ public final class ExampleRoutes {
     }
 
     private void importAll(Context ctx) {
-        Templates.Resolved template = writable(template(ctx));
-        JsonNode items = Requests.jsonObject(ctx).path("examples");
-        if (!items.isArray() || items.isEmpty()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_FIELD,
-                    "examples",
-                    "`examples` must be a list of 1 to " + MAX_IMPORT + " examples.");
-        }
-        if (items.size() > MAX_IMPORT) {
-            throw ApiException.of(
-                    ErrorCode.TOO_MANY_ITEMS,
-                    "examples",
-                    "An import takes at most " + MAX_IMPORT + " examples; this one has " + items.size()
-                            + ". Split it.");
-        }
-        var failed = new ArrayList<Map<String, Object>>();
-        var drafts = new LinkedHashMap<Integer, ExampleDrafts.Draft>();
-        for (int i = 0; i < items.size(); i++) {
-            String prefix = ParamPath.index("examples", i);
-            if (!items.get(i).isObject()) {
-                failed.add(failure(
-                        i,
-                        new Problem(
-                                ErrorCode.INVALID_FIELD, prefix, "`" + prefix + "` must be an " + "example object.")));
-                continue;
-            }
-            try {
-                drafts.put(
-                        i,
-                        this.drafts
-                                .draft(template, (ObjectNode) items.get(i), Optional.of(prefix))
-                                .orElseThrow());
-            } catch (ApiException e) {
-                failed.add(failure(i, e.problems().getFirst()));
-            }
-        }
-        long now = clock.millis();
-        int[] created = {0};
-        int revision = store.database().write(handle -> {
-            int next = ExampleStore.nextRevision(handle, template.id());
-            drafts.forEach((index, draft) -> {
-                Optional<String> existing = ExampleStore.withInput(handle, template.id(), draft.inputHash());
-                if (existing.isPresent()) {
-                    failed.add(failure(
-                            index,
-                            new Problem(
-                                    ErrorCode.EXAMPLE_EXISTS,
-                                    ParamPath.index("examples", index),
-                                    "This input is already example " + existing.get() + ".")));
-                    return;
-                }
-                ExampleStore.insert(handle, row(Ids.next("ex"), template.id(), next, draft, now, now));
-                created[0]++;
-            });
-            return next;
-        });
-        failed.sort(java.util.Comparator.comparingInt(f -> (Integer) f.get("index")));
+        Examples.Imported imported =
+                examples.importAll(template(ctx), Requests.jsonObject(ctx).path("examples"));
         var body = new LinkedHashMap<String, Object>();
         body.put("object", "import_result");
-        body.put("created", created[0]);
-        body.put("revision", revision);
-        body.put("failed", failed);
+        body.put("created", imported.created());
+        body.put("revision", imported.revision());
+        body.put(
+                "failed", imported.failed().stream().map(ExampleRoutes::failure).toList());
         Responses.ok(ctx, body);
     }
 
@@ -337,38 +208,6 @@ public final class ExampleRoutes {
         }
     }
 
-    // ---- checking an example
-
-    // ---- helpers
-
-    private static ExampleStore.Row row(
-            String id, String templateId, int revision, ExampleDrafts.Draft draft, long created, long updated) {
-        return new ExampleStore.Row(
-                id,
-                templateId,
-                revision,
-                draft.input(),
-                draft.inputHash(),
-                draft.expected(),
-                draft.tags(),
-                draft.split(),
-                draft.note(),
-                draft.fromDecision(),
-                created,
-                updated);
-    }
-
-    private static Templates.Resolved writable(Templates.Resolved template) {
-        if (template.id().startsWith("builtin/")) {
-            throw ApiException.of(
-                    ErrorCode.TEMPLATE_READ_ONLY,
-                    null,
-                    "Starter template '" + template.id() + "' is "
-                            + "read-only; clone it to keep examples of your own.");
-        }
-        return template;
-    }
-
     private int revision(Context ctx, String templateId) {
         int current = store.revision(templateId);
         String sent = ExampleShapes.REVISION.read(ctx).orElse(null);
@@ -389,25 +228,14 @@ public final class ExampleRoutes {
                 "`revision` is a revision of these examples, " + "0 to " + current + ", not '" + sent + "'.");
     }
 
-    private static ApiException exists(String existing) {
-        return ApiException.of(
-                        ErrorCode.EXAMPLE_EXISTS,
-                        null,
-                        "This input is already example " + existing + "; change that one instead.")
-                .withField("existing_id", existing);
-    }
-
-    private static ApiException notFound(String id) {
-        return ApiException.of(ErrorCode.EXAMPLE_NOT_FOUND, "example_id", "There is no test example " + id + ".");
-    }
-
-    private static Map<String, Object> failure(int index, Problem problem) {
+    private static Map<String, Object> failure(Examples.Failure failed) {
+        Problem problem = failed.problem();
         var error = new LinkedHashMap<String, Object>();
         error.put("code", problem.code().code());
         error.put("param", problem.param());
         error.put("message", problem.message());
         var failure = new LinkedHashMap<String, Object>();
-        failure.put("index", index);
+        failure.put("index", failed.index());
         failure.put("error", error);
         return failure;
     }

@@ -60,7 +60,7 @@ final class ExampleShapes {
             .required("last_id", nullable(string()))
             .required("has_more", bool())
             .required("revision", COUNT);
-    static final Schema IMPORT = object().required("examples", arrayOf(EXAMPLE_IN, ExampleRoutes.MAX_IMPORT));
+    static final Schema IMPORT = object().required("examples", arrayOf(EXAMPLE_IN, Examples.MAX_IMPORT));
     static final Schema IMPORTED = object().required("object", oneOf("import_result"))
             .required("created", COUNT)
             .required("revision", COUNT)

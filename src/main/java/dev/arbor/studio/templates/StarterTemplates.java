@@ -63,21 +63,7 @@ final class StarterTemplates {
             long now = clock.millis();
             Optional<TemplateHead> existing = store.headForUpdate(handle, id);
             if (existing.isEmpty()) {
-                store.insertHead(
-                        handle,
-                        new TemplateHead(
-                                id,
-                                name,
-                                description,
-                                "builtin",
-                                false,
-                                metadata,
-                                "full",
-                                Optional.empty(),
-                                1,
-                                now,
-                                now,
-                                Optional.empty()));
+                store.insertHead(handle, TemplateHead.builtin(id, name, description, metadata, 1, now, now));
                 store.insertVersion(
                         handle,
                         TemplateVersion.create(
@@ -118,19 +104,7 @@ final class StarterTemplates {
             if (!same) {
                 store.updateHead(
                         handle,
-                        new TemplateHead(
-                                id,
-                                name,
-                                description,
-                                "builtin",
-                                false,
-                                metadata,
-                                "full",
-                                Optional.empty(),
-                                version,
-                                head.createdAtMillis(),
-                                now,
-                                Optional.empty()));
+                        TemplateHead.builtin(id, name, description, metadata, version, head.createdAtMillis(), now));
             }
         });
     }

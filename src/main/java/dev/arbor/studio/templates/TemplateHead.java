@@ -30,6 +30,30 @@ record TemplateHead(
         requireNonNull(deletedAtMillis, "deletedAtMillis");
     }
 
+    /** A starter template's head: shipped with the server, never archived, stored in full, kept for ever. */
+    static TemplateHead builtin(
+            String id,
+            String name,
+            String description,
+            ObjectNode metadata,
+            int latestVersion,
+            long createdAt,
+            long now) {
+        return new TemplateHead(
+                id,
+                name,
+                description,
+                "builtin",
+                false,
+                metadata,
+                "full",
+                Optional.empty(),
+                latestVersion,
+                createdAt,
+                now,
+                Optional.empty());
+    }
+
     boolean builtin() {
         return origin.equals("builtin");
     }
