@@ -143,7 +143,7 @@ final class DecisionRoutes {
         Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY
                 ? Optional.empty()
                 : outcome.input().or(() -> Optional.of(decisions.input(plan, false)));
-        ctx.header("x-studio-stored", outcome.stored());
+        ctx.header("x-studio-stored", outcome.stored().wire());
         if (plan.store() == StoreLevel.NONE) {
             Idempotency.keepInMemoryOnly(ctx); // nothing of a decision stored none is written down, a replay included
         }

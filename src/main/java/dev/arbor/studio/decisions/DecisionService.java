@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,7 +49,32 @@ final class DecisionService implements AutoCloseable {
      *
      * @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it
      */
-    record Outcome(ObjectNode decision, String stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
+    record Outcome(ObjectNode decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
+
+    /** What history kept of a decision, as the {@code x-studio-stored} header says it. */
+    enum Stored {
+        FULL,
+        ANSWERS_ONLY,
+        NONE,
+        /** History should have kept it, but its write failed and the answer was served anyway. */
+        FAILED;
+
+        static Stored at(StoreLevel level) {
+            return switch (level) {
+                case FULL -> FULL;
+                case ANSWERS_ONLY -> ANSWERS_ONLY;
+                case NONE -> NONE;
+            };
+        }
+
+        String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        boolean kept() {
+            return this == FULL || this == ANSWERS_ONLY;
+        }
+    }
 
     /** How far a background decision has gone: it may be cancelled until it reaches the model. */
     private enum Phase {
@@ -170,7 +196,7 @@ final class DecisionService implements AutoCloseable {
         DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
         var warnings = new ArrayList<>(plan.warnings());
         ObjectNode body = records.body(plan, source, id, step);
-        String stored = plan.store().wire();
+        Stored stored = Stored.at(plan.store());
         if (plan.store() != StoreLevel.NONE) {
             try {
                 history.write(records.record(plan, source, id, step, body, input));
@@ -179,15 +205,16 @@ final class DecisionService implements AutoCloseable {
             }
         }
         body.set("warnings", Json.mapper().valueToTree(warnings));
-        if (stored.equals("failed")) {
-            body.put("store", "none");
+        if (stored == Stored.FAILED) {
+            body.put("store", StoreLevel.NONE.wire());
         }
-        boolean kept = !stored.equals("failed") && !stored.equals("none");
-        return new Outcome(body, stored, kept ? Optional.of(id) : Optional.empty(), kept ? input : Optional.empty());
+        return stored.kept()
+                ? new Outcome(body, stored, Optional.of(id), input)
+                : new Outcome(body, stored, Optional.empty(), Optional.empty());
     }
 
     /** {@code serve}: the answer goes out with a warning; {@code fail}: 503 {@code store_failed}. */
-    private static String storeFailed(Plan plan, String id, RuntimeException cause, List<Warning> warnings) {
+    private static Stored storeFailed(Plan plan, String id, RuntimeException cause, List<Warning> warnings) {
         LOG.warn("decision {} could not be saved to history: {}", id, cause.toString());
         if (plan.failOnStoreError()) {
             throw ApiException.of(
@@ -200,7 +227,7 @@ final class DecisionService implements AutoCloseable {
                 WarningCode.HISTORY_WRITE_FAILED,
                 "The answer is right, but it could not be " + "saved to history.",
                 null));
-        return "failed";
+        return Stored.FAILED;
     }
 
     /** Stores a decision that failed at the model (when history keeps it) and returns the error to send. */
@@ -239,7 +266,7 @@ final class DecisionService implements AutoCloseable {
                 running.remove(id);
             }
         });
-        return new Outcome(body, plan.store().wire(), Optional.of(id), input);
+        return new Outcome(body, Stored.at(plan.store()), Optional.of(id), input);
     }
 
     private void runInBackground(

@@ -98,7 +98,7 @@ final class WireRoutes {
         }
         var source = new Source("wire", PATH, Requests.id(ctx), "header", Optional.empty());
         DecisionService.Outcome outcome = decisions.decide(plan, source, Requests.startedNanos(ctx));
-        ctx.header("x-studio-stored", outcome.stored());
+        ctx.header("x-studio-stored", outcome.stored().wire());
         if (plan.store() == StoreLevel.NONE) {
             Idempotency.keepInMemoryOnly(ctx);
         }
