@@ -59,34 +59,26 @@ record TemplateHead(
     }
 
     TemplateHead withDeleted(long now) {
-        return new TemplateHead(
-                id,
-                name,
-                description,
-                origin,
-                archived,
-                metadata,
-                storage,
-                retentionDays,
-                latestVersion,
-                createdAtMillis,
-                now,
-                Optional.of(now));
+        return changed(archived, now, Optional.of(now));
     }
 
     TemplateHead withArchived(boolean value, long now) {
+        return changed(value, now, deletedAtMillis);
+    }
+
+    private TemplateHead changed(boolean archivedNow, long now, Optional<Long> deletedAt) {
         return new TemplateHead(
                 id,
                 name,
                 description,
                 origin,
-                value,
+                archivedNow,
                 metadata,
                 storage,
                 retentionDays,
                 latestVersion,
                 createdAtMillis,
                 now,
-                deletedAtMillis);
+                deletedAt);
     }
 }
