@@ -128,9 +128,7 @@ final class DagCheck {
 
     private static void text(JsonNode json, String field, String at, int max, Problems problems) {
         JsonNode value = json.path(field);
-        if (!value.isMissingNode()
-                && !value.isNull()
-                && (!value.isTextual() || value.textValue().length() > max)) {
+        if (!value.isMissingNode() && (!value.isTextual() || value.textValue().length() > max)) {
             ParamSpec.invalid(problems, at + "." + field, "must be a string of at most " + max + " characters");
         }
     }

@@ -41,10 +41,10 @@ final class RouterCatalog {
     void check(ActionCatalog.Action action, JsonNode params, String prefix, Problems problems, RouterParams rules) {
         catalog.check(action, params, prefix, problems, rules);
         JsonNode template = params.path("template");
-        if (action.type().equals(DECIDE)
-                && template.isTextual()
-                && !template.textValue().isBlank()) {
-            String at = prefix + ".template";
+        String at = prefix + ".template";
+        // a template id its pattern refuses is not looked up: one problem says what is wrong with it
+        boolean wellFormed = problems.list().stream().noneMatch(problem -> at.equals(problem.param()));
+        if (action.type().equals(DECIDE) && template.isTextual() && wellFormed) {
             if (!lookups.template(template.textValue())) {
                 problems.add(
                         ErrorCode.UNKNOWN_REFERENCE,

@@ -69,15 +69,10 @@ final class RouterRoutes {
 
     static final BodySpec CREATE =
             BodySpec.closed("a router", PROJECT_ID, NAME, DESCRIPTION, TAGS, ICON, STATUS, DAG_CONFIG);
+    private static final BodyField<JsonNode> SAVED_DAG_CONFIG =
+            BodyField.value(REQUIRED, DAG_CONFIG.name(), ApiShapes.DAG_CONFIG);
     static final BodySpec SAVE = BodySpec.closed(
-            "a router's save",
-            PROJECT_ID,
-            OPTIONAL_NAME,
-            DESCRIPTION,
-            TAGS,
-            ICON,
-            STATUS,
-            BodyField.value(REQUIRED, DAG_CONFIG.name(), ApiShapes.DAG_CONFIG));
+            "a router's save", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS, SAVED_DAG_CONFIG);
     static final BodySpec CHANGE =
             BodySpec.closed("a router's change", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS);
 
@@ -262,8 +257,9 @@ final class RouterRoutes {
         Optional<List<String>> tags = TAGS.read(reader);
         Optional<String> icon = ICON.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
-        JsonNode dag = body.path(DAG_CONFIG.name());
-        List<Warning> warnings = checkGraph(dag, status, problems, rules(ctx));
+        Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
+        List<Warning> warnings =
+                dag.map(d -> checkGraph(d, status, problems, rules(ctx))).orElse(List.of());
         problems.throwIfAny();
         var router = new Router(
                 current.id(),
@@ -273,10 +269,10 @@ final class RouterRoutes {
                 tags.orElse(current.tags()),
                 icon.orElse(current.icon()),
                 status,
-                (ObjectNode) dag,
+                (ObjectNode) dag.orElseThrow(),
                 current.createdAt(),
                 after(current));
-        store.update(router, Routers.references(dag, catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
+        store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
         Responses.ok(ctx, saved(router, warnings));
     }
 

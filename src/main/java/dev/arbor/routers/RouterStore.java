@@ -146,12 +146,11 @@ final class RouterStore {
                                 .mapTo(Integer.class)
                                 .one()
                         + 1;
-                handle.createUpdate("INSERT INTO router_versions (router_id, version, dag_config, step_count,"
-                                + " saved_at, replaced_at) VALUES (:id, :version, :dag, :steps, :saved, :replaced)")
+                handle.createUpdate("INSERT INTO router_versions (router_id, version, dag_config, saved_at,"
+                                + " replaced_at) VALUES (:id, :version, :dag, :saved, :replaced)")
                         .bind("id", router.id())
                         .bind("version", version)
                         .bind("dag", Json.writeString(current.dagConfig()))
-                        .bind("steps", current.stepCount())
                         .bind("saved", current.modifiedAt().toEpochMilli())
                         .bind("replaced", router.modifiedAt().toEpochMilli())
                         .execute();

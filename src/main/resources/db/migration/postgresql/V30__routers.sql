@@ -9,7 +9,6 @@ CREATE TABLE routers (
     icon         TEXT    NOT NULL,
     status       TEXT    NOT NULL,
     dag_config   TEXT    NOT NULL,
-    step_count   INTEGER NOT NULL,
     created_at   BIGINT  NOT NULL,
     modified_at  BIGINT  NOT NULL,
     UNIQUE (project_id, name)
@@ -21,7 +20,6 @@ CREATE TABLE router_versions (
     router_id    TEXT    NOT NULL REFERENCES routers (id) ON DELETE CASCADE,
     version      INTEGER NOT NULL,
     dag_config   TEXT    NOT NULL,
-    step_count   INTEGER NOT NULL,
     saved_at     BIGINT  NOT NULL,
     replaced_at  BIGINT  NOT NULL,
     PRIMARY KEY (router_id, version)

@@ -9,7 +9,6 @@ CREATE TABLE routers (
     icon         TEXT    NOT NULL,
     status       TEXT    NOT NULL,
     dag_config   TEXT    NOT NULL,
-    step_count   INTEGER NOT NULL,
     created_at   INTEGER NOT NULL,
     modified_at  INTEGER NOT NULL,
     UNIQUE (project_id, name)
@@ -21,7 +20,6 @@ CREATE TABLE router_versions (
     router_id    TEXT    NOT NULL REFERENCES routers (id) ON DELETE CASCADE,
     version      INTEGER NOT NULL,
     dag_config   TEXT    NOT NULL,
-    step_count   INTEGER NOT NULL,
     saved_at     INTEGER NOT NULL,
     replaced_at  INTEGER NOT NULL,
     PRIMARY KEY (router_id, version)
