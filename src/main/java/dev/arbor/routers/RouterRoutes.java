@@ -195,10 +195,10 @@ final class RouterRoutes {
         RouterStatus status = STATUS.read(reader)
                 .flatMap(RouterStatus::of)
                 .orElse(dag.isPresent() ? RouterStatus.ACTIVE : RouterStatus.DRAFT);
-        ObjectNode graph =
-                dag.filter(JsonNode::isObject).map(d -> (ObjectNode) d).orElseGet(Json::object);
-        List<Warning> warnings = checkGraph(graph, status, problems, rules(ctx));
+        JsonNode given = dag.orElseGet(Json::object);
+        List<Warning> warnings = checkGraph(given, status, problems, rules(ctx));
         problems.throwIfAny();
+        ObjectNode graph = (ObjectNode) given; // an object: checkGraph refuses anything else
         Instant now = store.now();
         var router = new Router(
                 Ids.next("rtr"),
