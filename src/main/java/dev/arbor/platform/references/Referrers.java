@@ -10,19 +10,6 @@ import java.util.Set;
  * of what refers to it (routers today), and the referrers see no more than the ids and names they are asked about.
  */
 public interface Referrers {
-    /** Nothing refers to anything: for a server part built without referrers. */
-    Referrers NONE = new Referrers() {
-        @Override
-        public List<Referrer> inUse(Kind kind, Set<String> names) {
-            return List.of();
-        }
-
-        @Override
-        public List<Referrer> release(Kind kind, Set<String> names) {
-            return List.of();
-        }
-    };
-
     /** What is referred to. */
     enum Kind {
         MODEL,
