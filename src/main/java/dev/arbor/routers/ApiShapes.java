@@ -68,7 +68,7 @@ final class ApiShapes {
 
     static final Schema VERSION = named(
             "RouterVersion",
-            resource("router.version")
+            object().required("object", oneOf("router.version"))
                     .required("router_id", string())
                     .required("version", integer(1, Integer.MAX_VALUE))
                     .required("step_count", integer(0, DagCheck.MAX_STEPS))
