@@ -16,7 +16,9 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
@@ -199,7 +201,7 @@ final class RouterStore {
                 rows.removeLast();
             }
             if (page.before().isPresent()) {
-                java.util.Collections.reverse(rows);
+                Collections.reverse(rows);
             }
             return new Paging.Result<>(rows, more);
         });
@@ -272,7 +274,7 @@ final class RouterStore {
         return handle.createQuery("SELECT " + COLUMNS + " FROM routers WHERE status = 'active' AND id IN"
                         + " (SELECT router_id FROM router_references WHERE kind = :kind AND ref IN (<refs>))"
                         + " ORDER BY id")
-                .bind("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+                .bind("kind", kind.name().toLowerCase(Locale.ROOT))
                 .bindList("refs", List.copyOf(refs))
                 .map((rs, ctx) -> row(rs))
                 .list();
@@ -285,7 +287,7 @@ final class RouterStore {
         for (Reference reference : references) {
             handle.createUpdate("INSERT INTO router_references (router_id, kind, ref) VALUES (:id, :kind, :ref)")
                     .bind("id", routerId)
-                    .bind("kind", reference.kind().name().toLowerCase(java.util.Locale.ROOT))
+                    .bind("kind", reference.kind().name().toLowerCase(Locale.ROOT))
                     .bind("ref", reference.ref())
                     .execute();
         }

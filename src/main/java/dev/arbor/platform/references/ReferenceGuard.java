@@ -10,6 +10,7 @@ import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import io.javalin.http.Context;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -63,7 +64,7 @@ public final class ReferenceGuard {
                     .withField(
                             "used_by",
                             users.stream()
-                                    .map(user -> java.util.Map.of(
+                                    .map(user -> Map.of(
                                             "object", user.type(),
                                             "id", user.id(),
                                             "name", user.name(),
