@@ -30,6 +30,8 @@ import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.routers.ActiveRouters;
+import dev.arbor.routers.Routers;
 import dev.arbor.studio.Studio;
 import dev.arbor.triggers.Triggers;
 import java.time.Clock;
@@ -51,6 +53,7 @@ public final class Application implements AutoCloseable {
     private final Pipelines pipelines;
     private final Connectors connectors;
     private final Triggers triggers;
+    private final Routers routers;
     private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
@@ -96,7 +99,10 @@ public final class Application implements AutoCloseable {
             this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
-            var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
+            var credentials = new Credentials(database, secrets, clock);
+            // before the models' and credentials' routes: they ask the routers before deleting what one uses
+            this.routers = new Routers(database, clock, access, models, credentials, studio);
+            var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
@@ -104,8 +110,8 @@ public final class Application implements AutoCloseable {
             this.connectors =
                     new Connectors(database, secrets, access, outbound, outboundClient, config.connectors(), clock);
             connectors.addRoutes(routes);
-            var credentials = new Credentials(database, secrets, clock);
-            credentials.addRoutes(routes);
+            credentials.addRoutes(routes, routers);
+            routers.addRoutes(routes);
             this.pipelines = new Pipelines(
                     database,
                     clock,
@@ -208,6 +214,11 @@ public final class Application implements AutoCloseable {
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
     void refreshOAuthTokens() {
         connectors.refreshOAuthTokens();
+    }
+
+    /** The active routers inference requests may name: what the routing runtime reads. */
+    ActiveRouters activeRouters() {
+        return routers;
     }
 
     /** What verified events go to: the triggers (until the webhook ingest hands them events, tests do). */

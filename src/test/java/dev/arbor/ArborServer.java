@@ -2,6 +2,7 @@ package dev.arbor;
 
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.routers.ActiveRouters;
 import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
@@ -87,6 +88,11 @@ public final class ArborServer implements AutoCloseable {
     /** What verified events go to: tests hand the triggers events through it. */
     public EventSubscribers subscribers() {
         return application.triggers();
+    }
+
+    /** The active routers, as the routing runtime reads them. */
+    public ActiveRouters activeRouters() {
+        return application.activeRouters();
     }
 
     public Path dataDir() {

@@ -168,7 +168,20 @@ class AuthorizationMatrixTest {
             row("POST /schedules/{schedule_id}/run", Members.NONE),
             row("POST /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
             row("GET /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
+            row("GET /routers/actions", Members.ANY),
+            new Row(
+                    "POST",
+                    "/routers/actions/validate",
+                    Members.ANY,
+                    "{\"action_type\": \"canned_response\", \"params\": {\"message\": \"hi\"}}"),
+            row("POST /routers", Members.OWN_PROJECT),
+            row("GET /routers", Members.OWN_PROJECT),
+            row("GET /routers/{router_id}", Members.OWN_PROJECT),
+            new Row("PATCH", "/routers/{router_id}", Members.OWN_PROJECT, "{\"description\": \"changed\"}"),
+            row("PUT /routers/{router_id}", Members.OWN_PROJECT),
+            row("GET /routers/{router_id}/versions", Members.OWN_PROJECT),
             // deletes last, each after every row that needs its object
+            row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
             row("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", Members.OWN_PROJECT),
@@ -258,7 +271,14 @@ class AuthorizationMatrixTest {
                         "GET /triggers/{trigger_id}",
                         "PATCH /triggers/{trigger_id}",
                         "GET /triggers/{trigger_id}/firings",
-                        "DELETE /triggers/{trigger_id}");
+                        "DELETE /triggers/{trigger_id}",
+                        "POST /routers",
+                        "GET /routers",
+                        "GET /routers/{router_id}",
+                        "PUT /routers/{router_id}",
+                        "PATCH /routers/{router_id}",
+                        "GET /routers/{router_id}/versions",
+                        "DELETE /routers/{router_id}");
     }
 
     Stream<Row> rows() {

@@ -17,15 +17,20 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.references.ReferenceGuard;
+import dev.arbor.platform.references.Referrers;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.statement.StatementContext;
 
@@ -57,7 +62,9 @@ public final class Credentials {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    public void addRoutes(Routes routes) {
+    /** @param referrers what may use a credential (active routers), asked before one is deleted */
+    public void addRoutes(Routes routes, Referrers referrers) {
+        var guard = new ReferenceGuard(referrers);
         routes.group("credentials")
                 .post("/credentials", "Store a secret under a name, for steps to refer to", this::create)
                 .body(NEW_CREDENTIAL.schema())
@@ -70,7 +77,11 @@ public final class Credentials {
                 .put("/credentials/{credential_id}", "Replace a credential's value", this::replace)
                 .body(NEW_VALUE.schema())
                 .ok(ApiShapes.CREDENTIAL)
-                .delete("/credentials/{credential_id}", "Delete a credential", this::delete)
+                .delete(
+                        "/credentials/{credential_id}",
+                        "Delete a credential; refused while active routers use it, unless forced",
+                        ctx -> delete(ctx, guard))
+                .query(ReferenceGuard.FORCE)
                 .ok(Schema.deleted("credential"));
     }
 
@@ -81,6 +92,17 @@ public final class Credentials {
                 .bind("ref", reference)
                 .map((rs, ctx) -> secrets.open(rs.getString("sealed"), context(rs.getString("id"))))
                 .findFirst());
+    }
+
+    /** Whether a credential has this id or name. */
+    public boolean exists(String reference) {
+        requireNonNull(reference, "reference");
+        return database.read(
+                handle -> handle.createQuery("SELECT count(*) FROM credentials WHERE id = :ref OR name = :ref")
+                                .bind("ref", reference)
+                                .mapTo(Integer.class)
+                                .one()
+                        > 0);
     }
 
     private void create(Context ctx) {
@@ -159,13 +181,21 @@ public final class Credentials {
         Responses.ok(ctx, json(find(stored.id())));
     }
 
-    private void delete(Context ctx) {
+    private void delete(Context ctx, ReferenceGuard guard) {
         Access.requireAdmin(ctx);
         Stored stored = find(ctx.pathParam("credential_id"));
+        // routers may name it by id or by name
+        List<Warning> warnings = guard.beforeDelete(
+                Referrers.Kind.CREDENTIAL,
+                Set.of(stored.id(), stored.name()),
+                "credential '" + stored.name() + "'",
+                "credential_id",
+                ReferenceGuard.WhenInUse.of(ctx));
         database.update(handle -> handle.createUpdate("DELETE FROM credentials WHERE id = :id")
                 .bind("id", stored.id())
                 .execute());
-        Responses.ok(ctx, Map.of("id", stored.id(), "object", "credential.deleted", "deleted", true));
+        Responses.ok(
+                ctx, Map.of("id", stored.id(), "object", "credential.deleted", "deleted", true, "warnings", warnings));
     }
 
     private Stored find(String id) {

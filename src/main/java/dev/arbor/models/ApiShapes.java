@@ -40,7 +40,8 @@ final class ApiShapes {
             .required("cancelled", bool());
     static final Schema DELETED = object().required("id", string())
             .required("object", oneOf("model.deleted"))
-            .required("deleted", bool());
+            .required("deleted", bool())
+            .required("warnings", Schema.arrayOf(Schema.any()));
     static final Schema EJECTED = object().required("id", string())
             .required("object", oneOf("model.ejected"))
             .required("ejected", bool());

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.references.ReferenceGuard;
+import dev.arbor.platform.references.Referrers;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What may be done to the registry's models, by the admin routes and by pipeline steps alike: add (downloads start
@@ -30,6 +33,11 @@ public final class ModelOperations {
             "deepseek", "https://api.deepseek.com/v1",
             "openrouter", "https://openrouter.ai/api/v1");
 
+    /** The API URL of a provider known by name. */
+    public static Optional<String> providerUrl(String name) {
+        return Optional.ofNullable(PROVIDERS.get(requireNonNull(name, "name").toLowerCase(Locale.ROOT)));
+    }
+
     /** A model just added, with warnings about fields of the request that were not read. */
     public record Added(Model model, List<Warning> warnings, Duration maxWait) {}
 
@@ -40,8 +48,12 @@ public final class ModelOperations {
     private final ModelRuntime runtime;
     private final Downloads downloads;
     private final OutboundPolicy endpoints;
+    private final ReferenceGuard guard;
 
-    public ModelOperations(Models models, ModelRuntime runtime, Downloads downloads, OutboundPolicy endpoints) {
+    /** @param referrers what may use a model (active routers), asked before one is deleted */
+    public ModelOperations(
+            Models models, ModelRuntime runtime, Downloads downloads, OutboundPolicy endpoints, Referrers referrers) {
+        this.guard = new ReferenceGuard(referrers);
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
         this.downloads = requireNonNull(downloads, "downloads");
@@ -122,15 +134,23 @@ public final class ModelOperations {
         return models.list();
     }
 
-    /** Removes an added model: its download stops, its worker goes, and files it downloaded are deleted. */
-    public void delete(String modelId) {
+    /**
+     * Removes an added model: its download stops, its worker goes, and files it downloaded are deleted. While active
+     * routers use it, 409 {@code in_use} unless {@code whenInUse} releases them (they become inactive); the warnings
+     * say which were.
+     */
+    public List<Warning> delete(String modelId, ReferenceGuard.WhenInUse whenInUse) {
         Model model = models.require(modelId, "model_id");
+        Models.requireRemovable(model); // before routers are asked: a forced delete must not release them in vain
+        List<Warning> warnings = guard.beforeDelete(
+                Referrers.Kind.MODEL, Set.of(model.id()), "model '" + model.id() + "'", "model_id", whenInUse);
         models.remove(model);
         downloads.cancel(model.id());
         runtime.eject(model.id());
         if (model.source().equals("model_hub")) {
             downloads.deleteFiles(model.id());
         }
+        return warnings;
     }
 
     /**

@@ -13,11 +13,14 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.references.ReferenceGuard;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -78,8 +81,10 @@ public final class ModelRoutes {
                 .delete(
                         "/models/{model_id}",
                         "Remove an added model from the registry (ejects it; downloaded "
-                                + "files go, a local folder stays)",
+                                + "files go, a local folder stays); refused while active routers use it, unless "
+                                + "forced",
                         this::delete)
+                .query(ReferenceGuard.FORCE)
                 .ok(ApiShapes.DELETED)
                 .get("/models/{model_id}", "Get a model of the registry", this::get)
                 .ok(ApiShapes.MODEL)
@@ -163,8 +168,8 @@ public final class ModelRoutes {
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        operations.delete(model.id());
-        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true));
+        List<Warning> warnings = operations.delete(model.id(), ReferenceGuard.WhenInUse.of(ctx));
+        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true, "warnings", warnings));
     }
 
     /** A model as the API shows it, with its download's progress while it runs. */

@@ -120,14 +120,19 @@ public final class Models {
         return "model " + modelId + " api_key";
     }
 
-    /** Removes an added model from the registry (its files stay where they are); built-in ones cannot go. */
-    synchronized void remove(Model model) {
+    /** 409 {@code model_built_in} for a built-in model: it can be ejected but not deleted. */
+    static void requireRemovable(Model model) {
         if (model.builtIn()) {
             throw ApiException.of(
                     ErrorCode.MODEL_BUILT_IN,
                     "model_id",
                     "Model '" + model.id() + "' is built in; " + "it can be ejected but not deleted.");
         }
+    }
+
+    /** Removes an added model from the registry (its files stay where they are); built-in ones cannot go. */
+    synchronized void remove(Model model) {
+        requireRemovable(model);
         store.ifPresent(added -> added.delete(model.id()));
         var all = new LinkedHashMap<>(models);
         all.remove(model.id());

@@ -2,6 +2,7 @@ package dev.arbor.pipelines;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
@@ -160,7 +161,7 @@ final class GraphCheck {
                     "`" + at + ".action` is '" + step.action() + "', which is not an action; the actions are "
                             + String.join(", ", catalog.types()) + ".");
         } else {
-            catalog.check(action.get(), step.params(), at + ".params", problems);
+            catalog.check(action.get(), step.params(), at + ".params", problems, PipelineParams.RULES);
         }
         references(Templates.inValue(step.params()), at + ".params", before);
         JsonNode expression = step.params().path("condition");

@@ -9,6 +9,7 @@ import dev.arbor.models.ModelOperations;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.references.ReferenceGuard;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Optional;
@@ -105,7 +106,7 @@ final class ModelActions {
             return new Outcome.Done(Json.object()); // gone already: a repeat of this step, or deleted by hand
         }
         try {
-            models.delete(id);
+            models.delete(id, ReferenceGuard.WhenInUse.REFUSE); // a step never makes routers inactive
             return new Outcome.Done(Json.object());
         } catch (ApiException e) {
             return failed(e);

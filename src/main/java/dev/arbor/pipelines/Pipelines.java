@@ -8,11 +8,11 @@ import dev.arbor.access.Access;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
+import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.EventStreams;
-import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
  * engine. Admin routes: pipelines automate model and deployment operations.
  */
 public final class Pipelines implements AutoCloseable {
-    private final ActionCatalog catalog = ActionCatalog.load();
+    private final ActionCatalog catalog = ActionCatalog.load("/catalog/pipeline-actions.json");
     private final PipelineStore store;
     private final RunStore runs;
     private final RunEngine engine;
@@ -140,24 +140,7 @@ public final class Pipelines implements AutoCloseable {
         Access.requireAdmin(ctx);
         JsonNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        JsonNode type = body.path("action_type");
-        if (!type.isTextual()) {
-            problems.add(ErrorCode.MISSING_FIELD, "action_type", "`action_type` is required: an action's type.");
-        } else {
-            catalog.find(type.textValue())
-                    .ifPresentOrElse(
-                            action -> catalog.check(
-                                    action,
-                                    body.has("params") ? body.get("params") : Json.object(),
-                                    "params",
-                                    problems),
-                            () -> problems.add(
-                                    ErrorCode.INVALID_FIELD,
-                                    "action_type",
-                                    "`action_type` is '"
-                                            + type.textValue() + "', which is not an action; the actions are "
-                                            + String.join(", ", catalog.types()) + "."));
-        }
+        catalog.checkRequest(body, problems, PipelineParams.RULES);
         Responses.ok(
                 ctx,
                 Map.of(
@@ -166,7 +149,7 @@ public final class Pipelines implements AutoCloseable {
                         "valid",
                         problems.isEmpty(),
                         "errors",
-                        problems.list().stream().map(Pipelines::problemJson).toList()));
+                        ActionCatalog.errorsJson(problems)));
     }
 
     private void validate(Context ctx) {
@@ -182,7 +165,7 @@ public final class Pipelines implements AutoCloseable {
                         "valid",
                         problems.isEmpty(),
                         "errors",
-                        problems.list().stream().map(Pipelines::problemJson).toList(),
+                        ActionCatalog.errorsJson(problems),
                         "step_count",
                         body.path("steps").size()));
     }
@@ -307,14 +290,6 @@ public final class Pipelines implements AutoCloseable {
         json.put("created_at", stored.createdAtMillis() / 1000);
         json.put("updated_at", stored.updatedAtMillis() / 1000);
         json.put("definition", stored.definition());
-        return json;
-    }
-
-    private static Map<String, Object> problemJson(Problem problem) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("code", problem.code().code());
-        json.put("param", problem.param());
-        json.put("message", problem.message());
         return json;
     }
 }

@@ -18,6 +18,8 @@ import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
@@ -597,7 +599,7 @@ final class RunEngine implements AutoCloseable {
             return new Outcome.Failed("template_error", e.getMessage(), false);
         }
         var problems = new Problems();
-        catalog.check(action, params, "params", problems);
+        catalog.check(action, params, "params", problems, PipelineParams.RULES);
         if (!problems.isEmpty()) {
             return new Outcome.Failed(
                     "invalid_params",

@@ -1,6 +1,7 @@
 package dev.arbor.pipelines;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.actions.Expressions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,17 +53,12 @@ final class Templates {
     }
 
     private static void references(String expression, List<Reference> found) {
-        Matcher reference = REFERENCE.matcher(withoutQuotedText(expression));
+        Matcher reference = REFERENCE.matcher(Expressions.withoutQuotedText(expression));
         while (reference.find()) {
             found.add(new Reference(
                     reference.group(1),
                     Optional.ofNullable(reference.group(2)),
                     Optional.ofNullable(reference.group(3))));
         }
-    }
-
-    /** Quoted text inside an expression is text, not a reference: {@code 'params.x'} refers to nothing. */
-    static String withoutQuotedText(String expression) {
-        return expression.replaceAll("'[^']*'|\"[^\"]*\"", "''");
     }
 }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleRoutes;
@@ -97,6 +98,16 @@ public final class Studio implements AutoCloseable {
             used.addAll(examples.filesInUse(fileIds));
             return used;
         };
+    }
+
+    /** Whether a template reference ({@code id}, {@code id@3}, {@code id@alias}) names a version decisions can run. */
+    public boolean hasTemplate(String reference) {
+        try {
+            templates.resolve(requireNonNull(reference, "reference"));
+            return true;
+        } catch (ApiException e) {
+            return false; // the reference names nothing: the one answer resolve gives by an exception
+        }
     }
 
     public void addRoutes(Routes routes) {

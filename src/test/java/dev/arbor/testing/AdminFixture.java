@@ -76,6 +76,13 @@ public final class AdminFixture {
                                 + connectionId + "\", \"event_types\": [\"push\"], "
                                 + "\"target\": {\"url\": \"http://127.0.0.1:9/hook\"}}"));
         objects.put("credential_id", create("/credentials", "{\"name\": \"matrix\", \"value\": \"s3cret\"}"));
+        objects.put(
+                "router_id",
+                create(
+                        "/routers",
+                        "{\"name\": \"matrix\", \"project_id\": \"" + projectId + "\", \"dag_config\": "
+                                + "{\"entry_step\": \"hi\", \"steps\": [{\"step_id\": \"hi\", "
+                                + "\"action_type\": \"canned_response\", \"params\": {\"message\": \"hi\"}}]}}"));
         String pipeline = create(
                 "/pipelines",
                 "{\"name\": \"matrix\", \"steps\": [{\"id\": \"say\", \"action\": \"log\", "

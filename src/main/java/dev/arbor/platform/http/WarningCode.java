@@ -16,7 +16,9 @@ public enum WarningCode {
     DEFAULT_MODEL_INCOMPATIBLE,
     METADATA_IGNORED,
     STORE_IGNORED,
-    TEMPLATE_MISMATCH;
+    TEMPLATE_MISMATCH,
+    ROUTERS_DEACTIVATED,
+    ROUTER_INCOMPLETE;
 
     @JsonValue
     public String code() {

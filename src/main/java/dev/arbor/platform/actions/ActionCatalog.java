@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.platform.actions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -19,15 +19,19 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The actions a pipeline step may use, read from {@code catalog/pipeline-actions.json}: each with its parameters
- * (types and checks) and the outputs later steps may refer to. An action not in the catalog is an error, never a
- * step that pretends to run.
+ * The actions the steps of a graph may use (a pipeline's, a router's), read from a catalog shipped with the server:
+ * each with its parameters (types and checks) and the outputs later steps may refer to. An action not in the catalog
+ * is an error, never a step that pretends to run.
  */
-final class ActionCatalog {
-    private static final String RESOURCE = "/catalog/pipeline-actions.json";
+public final class ActionCatalog {
 
-    /** One action: what it is for, how an editor shows it, its parameters, and its outputs. */
-    record Action(
+    /**
+     * One action: what it is for, how an editor shows it, its parameters, and its outputs.
+     *
+     * @param outputNamedBy the parameter whose value names the action's one output (a pipeline's Set Output)
+     * @param terminal whether a step of it may end a graph: for routers, the action selects an endpoint or answers
+     */
+    public record Action(
             String type,
             String name,
             String category,
@@ -36,19 +40,20 @@ final class ActionCatalog {
             String color,
             List<ParamSpec> params,
             List<String> outputs,
-            Optional<String> outputNamedBy) {
-        Action {
+            Optional<String> outputNamedBy,
+            boolean terminal) {
+        public Action {
             requireNonNull(type, "type");
             params = List.copyOf(params);
             outputs = List.copyOf(outputs);
         }
 
-        Optional<ParamSpec> param(String name) {
+        public Optional<ParamSpec> param(String name) {
             return params.stream().filter(p -> p.name().equals(name)).findFirst();
         }
 
         /** Whether the action gives this output; a Set Output step gives the one its {@code key} names. */
-        boolean gives(String output, JsonNode params) {
+        public boolean gives(String output, JsonNode params) {
             return outputs.contains(output)
                     || outputNamedBy
                             .map(p -> output.equals(params.path(p).asText(null)))
@@ -56,7 +61,7 @@ final class ActionCatalog {
         }
     }
 
-    record Category(String id, String name) {}
+    public record Category(String id, String name) {}
 
     private final List<Category> categories;
     private final Map<String, Action> actions;
@@ -66,10 +71,10 @@ final class ActionCatalog {
         this.actions = Map.copyOf(actions);
     }
 
-    /** The catalog shipped with the server; a malformed entry stops the start. */
-    static ActionCatalog load() {
+    /** A catalog shipped with the server ({@code /catalog/...json}); a malformed entry stops the start. */
+    public static ActionCatalog load(String resource) {
         JsonNode json;
-        try (InputStream in = requireNonNull(ActionCatalog.class.getResourceAsStream(RESOURCE), RESOURCE)) {
+        try (InputStream in = requireNonNull(ActionCatalog.class.getResourceAsStream(resource), resource)) {
             json = Json.read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -95,24 +100,25 @@ final class ActionCatalog {
                     entry.path("color").asText(),
                     params,
                     outputs,
-                    Optional.ofNullable(entry.path("output_named_by").textValue()));
+                    Optional.ofNullable(entry.path("output_named_by").textValue()),
+                    entry.path("terminal").asBoolean());
             if (!categoryIds.contains(action.category())
                     || actions.put(action.type(), action) != null
                     || action.params().stream()
                             .anyMatch(p -> p.visibleWhen()
                                     .map(v -> action.param(v.param()).isEmpty())
                                     .orElse(false))) {
-                throw new IllegalStateException("pipeline action '" + action.type() + "' is invalid: " + entry);
+                throw new IllegalStateException(resource + ": action '" + action.type() + "' is invalid: " + entry);
             }
         }
         return new ActionCatalog(categories, actions);
     }
 
-    Optional<Action> find(String type) {
+    public Optional<Action> find(String type) {
         return Optional.ofNullable(actions.get(type));
     }
 
-    List<String> types() {
+    public List<String> types() {
         return List.copyOf(actions.keySet());
     }
 
@@ -121,7 +127,7 @@ final class ActionCatalog {
      * each value of its type and within its bounds, none given where it does not apply. Problems go at
      * {@code prefix.<name>}.
      */
-    void check(Action action, JsonNode params, String prefix, Problems problems) {
+    public void check(Action action, JsonNode params, String prefix, Problems problems, ParamRules rules) {
         if (!params.isObject()) {
             problems.add(ErrorCode.INVALID_FIELD, prefix, "`" + prefix + "` must be an object.");
             return;
@@ -153,7 +159,7 @@ final class ActionCatalog {
                         "`" + at + "` applies only "
                                 + spec.visibleWhen().orElseThrow().describe() + ".");
             } else if (present) {
-                spec.check(value, at, problems);
+                spec.check(value, at, problems, rules);
             } else if (spec.required() && applies) {
                 problems.add(
                         ErrorCode.MISSING_FIELD,
@@ -167,10 +173,48 @@ final class ActionCatalog {
     }
 
     /**
+     * Checks one action's params as {@code POST .../actions/validate} takes them, {@code {action_type, params}}: the
+     * same checks a saved step gets, problems at {@code action_type} and {@code params.<name>}.
+     */
+    public void checkRequest(JsonNode body, Problems problems, ParamRules rules) {
+        JsonNode type = body.path("action_type");
+        if (!type.isTextual()) {
+            problems.add(ErrorCode.MISSING_FIELD, "action_type", "`action_type` is required: an action's type.");
+            return;
+        }
+        find(type.textValue())
+                .ifPresentOrElse(
+                        action -> check(
+                                action,
+                                body.has("params") ? body.get("params") : Json.object(),
+                                "params",
+                                problems,
+                                rules),
+                        () -> problems.add(
+                                ErrorCode.INVALID_FIELD,
+                                "action_type",
+                                "`action_type` is '" + type.textValue() + "', which is not an action; the actions are "
+                                        + String.join(", ", types()) + "."));
+    }
+
+    /** Problems as a validation answer lists them: {@code [{code, param, message}]}. */
+    public static List<Map<String, Object>> errorsJson(Problems problems) {
+        return problems.list().stream()
+                .map(problem -> {
+                    var json = new LinkedHashMap<String, Object>();
+                    json.put("code", problem.code().code());
+                    json.put("param", problem.param());
+                    json.put("message", problem.message());
+                    return (Map<String, Object>) json;
+                })
+                .toList();
+    }
+
+    /**
      * Params as a step runs with them: each one left out that applies and has a default gets it, and a number or
      * boolean a template gave to a text parameter becomes its text ({@code "{{ params.n }}"} as a log message).
      */
-    static ObjectNode forRun(Action action, ObjectNode params) {
+    public static ObjectNode forRun(Action action, ObjectNode params) {
         ObjectNode full = params.deepCopy();
         for (ParamSpec spec : action.params()) {
             JsonNode given = full.get(spec.name());
@@ -187,8 +231,8 @@ final class ActionCatalog {
         return full;
     }
 
-    /** The catalog as {@code GET /pipelines/actions} shows it. */
-    Map<String, Object> toJson() {
+    /** The catalog as its {@code GET .../actions} route shows it. */
+    public Map<String, Object> toJson() {
         var data = new ArrayList<Map<String, Object>>();
         for (Action action : actions.values()) {
             var json = new LinkedHashMap<String, Object>();
@@ -203,6 +247,9 @@ final class ActionCatalog {
                     action.params().stream().map(ActionCatalog::paramJson).toList());
             json.put("outputs", action.outputs());
             action.outputNamedBy().ifPresent(p -> json.put("output_named_by", p));
+            if (action.terminal()) {
+                json.put("terminal", true);
+            }
             data.add(json);
         }
         var categoryJson = categories.stream()

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.platform.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
@@ -12,6 +12,7 @@ import com.hubspot.jinjava.interpret.UnknownTokenException;
 import dev.arbor.platform.http.Json;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,7 +22,7 @@ import java.util.regex.Pattern;
  * reports, never an empty string or a silent false. A template that is one expression and nothing else keeps the
  * expression's type (a list stays a list); a rendered result is never rendered again.
  */
-final class Expressions {
+public final class Expressions {
     private static final Pattern ONE_EXPRESSION =
             Pattern.compile("\\s*\\{\\{((?:(?!\\{\\{|}}).)*)}}\\s*", Pattern.DOTALL);
     private static final Pattern EXPRESSION = Pattern.compile("\\{\\{(.*?)}}", Pattern.DOTALL);
@@ -42,7 +43,7 @@ final class Expressions {
             .build());
 
     /** A template or condition that cannot be worked out, with why. */
-    static final class ExpressionException extends RuntimeException {
+    public static final class ExpressionException extends RuntimeException {
         ExpressionException(String message) {
             super(message);
         }
@@ -52,7 +53,7 @@ final class Expressions {
      * Renders every template in a value (strings anywhere inside objects and arrays), except fields named
      * {@code condition}: those are expressions the action evaluates itself, when it needs them.
      */
-    JsonNode render(JsonNode value, Map<String, Object> scope) {
+    public JsonNode render(JsonNode value, Map<String, Object> scope) {
         if (value.isTextual() && value.textValue().contains("{{")) {
             return renderText(value.textValue(), scope);
         }
@@ -91,7 +92,7 @@ final class Expressions {
      * Whether a condition holds: a boolean expression, with or without its {@code {{ }}}. Anything but true or false
      * is an error, so that a typo cannot read as false.
      */
-    boolean holds(String condition, Map<String, Object> scope) {
+    public boolean holds(String condition, Map<String, Object> scope) {
         Matcher one = ONE_EXPRESSION.matcher(condition);
         String expression = one.matches() ? one.group(1) : condition;
         if (expression.isBlank()) {
@@ -125,7 +126,7 @@ final class Expressions {
      * missing. A path into something other than an object (a list, text) is left to Jinja.
      */
     private static void requireDefined(String expression, Map<String, Object> scope) {
-        Matcher path = PATH.matcher(Templates.withoutQuotedText(expression));
+        Matcher path = PATH.matcher(withoutQuotedText(expression));
         while (path.find()) {
             if (path.group(2) != null) {
                 continue;
@@ -144,6 +145,35 @@ final class Expressions {
         }
     }
 
+    /**
+     * Why a condition (with or without its {@code {{ }}}) is not an expression at all; empty when it parses. What it
+     * refers to is not looked up: a condition over data known only when it runs parses all the same.
+     */
+    public Optional<String> syntaxError(String condition) {
+        Matcher one = ONE_EXPRESSION.matcher(condition);
+        String expression = one.matches() ? one.group(1) : condition;
+        if (expression.isBlank()) {
+            return Optional.of("the condition is empty");
+        }
+        JinjavaInterpreter interpreter = jinjava.newInterpreter();
+        try (var _ = JinjavaInterpreter.closeablePushCurrent(interpreter).get()) {
+            interpreter.resolveELExpression(expression, 1);
+        } catch (UnknownTokenException e) {
+            return Optional.empty(); // parsed; it refers to data this check has not got
+        } catch (RuntimeException e) {
+            return Optional.of(String.valueOf(e.getMessage()));
+        }
+        return interpreter.getErrors().stream()
+                .filter(error -> error.getReason() == TemplateError.ErrorReason.SYNTAX_ERROR)
+                .findFirst()
+                .map(TemplateError::getMessage);
+    }
+
+    /** Quoted text inside an expression is text, not a reference: {@code 'params.x'} refers to nothing. */
+    public static String withoutQuotedText(String expression) {
+        return expression.replaceAll("'[^']*'|\"[^\"]*\"", "''");
+    }
+
     private static void failOnErrors(List<TemplateError> errors, String text) {
         errors.stream()
                 .filter(error -> error.getSeverity() == TemplateError.ErrorType.FATAL)
@@ -154,7 +184,7 @@ final class Expressions {
     }
 
     /** A stored JSON value as the plain maps, lists and scalars templates read. */
-    static Object plain(JsonNode value) {
+    public static Object plain(JsonNode value) {
         return Json.mapper().convertValue(value, Object.class);
     }
 }

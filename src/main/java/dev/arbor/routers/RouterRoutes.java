@@ -1,0 +1,401 @@
+package dev.arbor.routers;
+
+import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.access.ProjectId;
+import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.Expressions;
+import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.http.BodyField;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.BodySpec;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.QueryParam;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.ids.Ids;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The routes of routers, in the current project: members see, make and change only their own projects' routers
+ * (another project's router is not found, and no list counts it). Every save checks the whole graph with the same
+ * code as {@code POST /routers/actions/validate}; a router ends active unless the save says draft or inactive, and
+ * only a complete graph may be active (a draft's gaps come back as warnings).
+ */
+final class RouterRoutes {
+    static final String ROUTER_ID = "router_id";
+    private static final int MAX_TAGS = 20;
+    private static final List<String> STATUSES =
+            Arrays.stream(RouterStatus.values()).map(RouterStatus::wire).toList();
+
+    private static final BodyField<String> PROJECT_ID = BodyField.text(OPTIONAL, CurrentProject.FIELD, 100);
+    private static final String NAME_REFUSAL = "must be a non-empty string of at most 200 characters";
+    private static final BodyField<String> NAME = BodyField.text(REQUIRED, "name", 200)
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NAME_REFUSAL)
+            .refusedAs(NAME_REFUSAL);
+    private static final BodyField<String> OPTIONAL_NAME = BodyField.text(OPTIONAL, "name", 200)
+            .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NAME_REFUSAL)
+            .refusedAs(NAME_REFUSAL);
+    private static final BodyField<String> DESCRIPTION = BodyField.text(OPTIONAL, "description", 2_000);
+    private static final BodyField<List<String>> TAGS = BodyField.texts(OPTIONAL, "tags", MAX_TAGS, 50);
+    private static final BodyField<String> ICON = BodyField.text(OPTIONAL, "icon", 100);
+    private static final BodyField<String> STATUS =
+            BodyField.choice(OPTIONAL, "status", STATUSES, "must be one of " + String.join(", ", STATUSES));
+    private static final BodyField<JsonNode> DAG_CONFIG = BodyField.value(OPTIONAL, "dag_config", ApiShapes.DAG_CONFIG);
+
+    static final BodySpec CREATE =
+            BodySpec.closed("a router", PROJECT_ID, NAME, DESCRIPTION, TAGS, ICON, STATUS, DAG_CONFIG);
+    private static final BodyField<JsonNode> SAVED_DAG_CONFIG =
+            BodyField.value(REQUIRED, DAG_CONFIG.name(), ApiShapes.DAG_CONFIG);
+    static final BodySpec SAVE = BodySpec.closed(
+            "a router's save", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS, SAVED_DAG_CONFIG);
+    static final BodySpec CHANGE =
+            BodySpec.closed("a router's change", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS);
+
+    private static final QueryParam PROJECT_QUERY = new QueryParam(
+            CurrentProject.FIELD,
+            Schema.string(),
+            "Only this project's routers (X-Project-Id when left out); without either, every router the token may "
+                    + "see.");
+    private static final QueryParam STATUS_QUERY =
+            new QueryParam("status", Schema.oneOf(STATUSES.toArray(String[]::new)), "Only routers in this state.");
+    private static final QueryParam NAME_QUERY =
+            new QueryParam("q", Schema.string(200), "Only routers whose name holds this text (any case).");
+    private static final QueryParam TAGS_QUERY =
+            new QueryParam("tags", Schema.string(), "Only routers with every one of these tags (comma-separated).");
+
+    private final RouterStore store;
+    private final RouterCatalog catalog;
+    private final DagCheck dags;
+    private final Lookups lookups;
+    private final Expressions expressions;
+    private final Access access;
+
+    RouterRoutes(
+            RouterStore store,
+            RouterCatalog catalog,
+            DagCheck dags,
+            Lookups lookups,
+            Expressions expressions,
+            Access access) {
+        this.store = requireNonNull(store, "store");
+        this.catalog = requireNonNull(catalog, "catalog");
+        this.dags = requireNonNull(dags, "dags");
+        this.lookups = requireNonNull(lookups, "lookups");
+        this.expressions = requireNonNull(expressions, "expressions");
+        this.access = requireNonNull(access, "access");
+    }
+
+    void addTo(Routes routes) {
+        routes.group("routers")
+                .get(
+                        "/routers/actions",
+                        "The actions router steps may use, by category, with their parameters",
+                        this::actions)
+                .ok(ApiShapes.CATALOG)
+                .post(
+                        "/routers/actions/validate",
+                        "Check one action's params as a save would (references too)",
+                        this::validateAction)
+                .body(ApiShapes.ACTION_CHECK)
+                .ok(ApiShapes.ACTION_VALIDATION)
+                .post(
+                        "/routers",
+                        "Create a router in the current project (active when it carries a complete dag_config)",
+                        this::create)
+                .body(CREATE.schema())
+                .header(CurrentProject.HEADER)
+                .created(ApiShapes.ROUTER_SAVED)
+                .get("/routers", "The routers of the current project, newest first", this::list)
+                .query(Page.PARAMETERS)
+                .query(PROJECT_QUERY, STATUS_QUERY, NAME_QUERY, TAGS_QUERY)
+                .header(CurrentProject.HEADER)
+                .ok(Schema.list(ApiShapes.ROUTER))
+                .get("/routers/{router_id}", "A router with its graph", this::get)
+                .header(CurrentProject.HEADER)
+                .ok(ApiShapes.ROUTER)
+                .put(
+                        "/routers/{router_id}",
+                        "Save a router's graph with its fields: the whole graph is checked, and the router ends "
+                                + "active unless the body says draft or inactive",
+                        this::save)
+                .body(SAVE.schema())
+                .header(CurrentProject.HEADER)
+                .ok(ApiShapes.ROUTER_SAVED)
+                .patch(
+                        "/routers/{router_id}",
+                        "Change a router's name, description, tags, icon or status (active checks the graph)",
+                        this::change)
+                .body(CHANGE.schema())
+                .header(CurrentProject.HEADER)
+                .ok(ApiShapes.ROUTER_SAVED)
+                .get(
+                        "/routers/{router_id}/versions",
+                        "The graphs a router's saves replaced, newest first",
+                        this::versions)
+                .query(Page.PARAMETERS)
+                .header(CurrentProject.HEADER)
+                .ok(Schema.list(ApiShapes.VERSION))
+                .delete("/routers/{router_id}", "Delete a router and its versions", this::delete)
+                .header(CurrentProject.HEADER)
+                .ok(Schema.deleted("router"));
+    }
+
+    private void actions(Context ctx) {
+        Responses.ok(ctx, catalog.toJson());
+    }
+
+    private void validateAction(Context ctx) {
+        ObjectNode body = Requests.jsonObject(ctx);
+        var problems = new Problems();
+        catalog.checkRequest(body, problems, rules(ctx));
+        var json = new LinkedHashMap<String, Object>();
+        json.put("object", "action.validation");
+        json.put("valid", problems.isEmpty());
+        json.put("errors", ActionCatalog.errorsJson(problems));
+        json.put("warnings", List.of());
+        Responses.ok(ctx, json);
+    }
+
+    private void create(Context ctx) {
+        ObjectNode body = Requests.jsonObject(ctx);
+        BodyReader reader = CREATE.reader(body);
+        Problems problems = reader.problems();
+        CREATE.refuseUndeclared(body, problems);
+        ProjectId project = access.currentProject().required(ctx, PROJECT_ID.read(reader));
+        Optional<String> name = NAME.read(reader).map(String::strip);
+        Optional<String> description = DESCRIPTION.read(reader);
+        Optional<List<String>> tags = TAGS.read(reader);
+        Optional<String> icon = ICON.read(reader);
+        Optional<JsonNode> dag = DAG_CONFIG.read(reader);
+        RouterStatus status = STATUS.read(reader)
+                .flatMap(RouterStatus::of)
+                .orElse(dag.isPresent() ? RouterStatus.ACTIVE : RouterStatus.DRAFT);
+        JsonNode given = dag.orElseGet(Json::object);
+        List<Warning> warnings = checkGraph(given, status, problems, rules(ctx));
+        problems.throwIfAny();
+        ObjectNode graph = (ObjectNode) given; // an object: checkGraph refuses anything else
+        Instant now = store.now();
+        var router = new Router(
+                Ids.next("rtr"),
+                project.value(),
+                name.orElseThrow(),
+                description.orElse(""),
+                tags.orElse(List.of()),
+                icon.orElse(""),
+                status,
+                graph,
+                now,
+                now);
+        store.create(router, Routers.references(graph, catalog));
+        Responses.created(ctx, "/routers/" + router.id(), saved(router, warnings));
+    }
+
+    private void list(Context ctx) {
+        Principal principal = Access.principal(ctx);
+        Optional<ProjectId> project = access.currentProject().named(ctx, PROJECT_QUERY.read(ctx));
+        Optional<Set<String>> projects = project.<Optional<Set<String>>>map(p -> Optional.of(Set.of(p.value())))
+                .orElseGet(() -> principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects()));
+        var problems = new Problems();
+        Optional<RouterStatus> status = STATUS_QUERY.read(ctx).flatMap(s -> {
+            Optional<RouterStatus> known = RouterStatus.of(s);
+            if (known.isEmpty()) {
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        "status",
+                        "`status` must be one of " + String.join(", ", STATUSES) + ".");
+            }
+            return known;
+        });
+        problems.throwIfAny();
+        List<String> tags = TAGS_QUERY.read(ctx).stream()
+                .flatMap(t -> Arrays.stream(t.split(",")))
+                .map(String::strip)
+                .filter(t -> !t.isEmpty())
+                .toList();
+        Optional<String> q = NAME_QUERY.read(ctx).map(String::strip).filter(t -> !t.isEmpty());
+        Paging.Result<Router> page = store.list(Page.from(ctx), new RouterStore.Filter(projects, status, q, tags));
+        Responses.ok(ctx, Responses.page(page, Router::id, RouterRoutes::json));
+    }
+
+    private void get(Context ctx) {
+        Responses.ok(ctx, json(visible(ctx, Optional.empty())));
+    }
+
+    private void save(Context ctx) {
+        ObjectNode body = Requests.jsonObject(ctx);
+        BodyReader reader = SAVE.reader(body);
+        Problems problems = reader.problems();
+        SAVE.refuseUndeclared(body, problems);
+        Router current = visible(ctx, PROJECT_ID.read(reader));
+        Optional<String> name = OPTIONAL_NAME.read(reader).map(String::strip);
+        Optional<String> description = DESCRIPTION.read(reader);
+        Optional<List<String>> tags = TAGS.read(reader);
+        Optional<String> icon = ICON.read(reader);
+        RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
+        Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
+        List<Warning> warnings =
+                dag.map(d -> checkGraph(d, status, problems, rules(ctx))).orElse(List.of());
+        problems.throwIfAny();
+        var router = new Router(
+                current.id(),
+                current.projectId(),
+                name.orElse(current.name()),
+                description.orElse(current.description()),
+                tags.orElse(current.tags()),
+                icon.orElse(current.icon()),
+                status,
+                (ObjectNode) dag.orElseThrow(),
+                current.createdAt(),
+                after(current));
+        store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
+        Responses.ok(ctx, saved(router, warnings));
+    }
+
+    private void change(Context ctx) {
+        ObjectNode body = Requests.jsonObject(ctx);
+        BodyReader reader = CHANGE.reader(body);
+        Problems problems = reader.problems();
+        CHANGE.refuseUndeclared(body, problems);
+        Router current = visible(ctx, PROJECT_ID.read(reader));
+        Optional<String> name = OPTIONAL_NAME.read(reader).map(String::strip);
+        Optional<String> description = DESCRIPTION.read(reader);
+        Optional<List<String>> tags = TAGS.read(reader);
+        Optional<String> icon = ICON.read(reader);
+        RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());
+        List<Warning> warnings = List.of();
+        if (problems.isEmpty() && status != current.status()) {
+            warnings = checkGraph(current.dagConfig(), status, problems, rules(ctx));
+        }
+        problems.throwIfAny();
+        var router = new Router(
+                current.id(),
+                current.projectId(),
+                name.orElse(current.name()),
+                description.orElse(current.description()),
+                tags.orElse(current.tags()),
+                icon.orElse(current.icon()),
+                status,
+                current.dagConfig(),
+                current.createdAt(),
+                after(current));
+        store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.SAME_GRAPH);
+        Responses.ok(ctx, saved(router, warnings));
+    }
+
+    private void versions(Context ctx) {
+        Router router = visible(ctx, Optional.empty());
+        Paging.Result<RouterStore.Version> page = store.versions(router.id(), Page.from(ctx));
+        Responses.ok(ctx, Responses.page(page, version -> Integer.toString(version.version()), version -> {
+            var json = new LinkedHashMap<String, Object>();
+            json.put("object", "router.version");
+            json.put("router_id", router.id());
+            json.put("version", version.version());
+            json.put("step_count", version.dagConfig().path("steps").size());
+            json.put("dag_config", version.dagConfig());
+            json.put("saved_at", version.savedAt().getEpochSecond());
+            json.put("replaced_at", version.replacedAt().getEpochSecond());
+            return json;
+        }));
+    }
+
+    private void delete(Context ctx) {
+        Router router = visible(ctx, Optional.empty());
+        if (!store.delete(router.id())) {
+            throw Routers.notFound(router.id(), false);
+        }
+        Responses.ok(ctx, Map.of("id", router.id(), "object", "router.deleted", "deleted", true));
+    }
+
+    /**
+     * Checks a graph for a save in {@code status}: its shape always; its completeness too, as errors for a router
+     * that may serve (active), as warnings otherwise (a draft or inactive router may be unfinished).
+     */
+    private List<Warning> checkGraph(JsonNode dag, RouterStatus status, Problems problems, RouterParams rules) {
+        if (!dags.shape(dag, problems)) {
+            return List.of();
+        }
+        var gaps = new Problems();
+        dags.complete(dag, gaps, rules);
+        if (status == RouterStatus.ACTIVE) {
+            problems.addAll(gaps.list());
+            return List.of();
+        }
+        var warnings = new ArrayList<Warning>();
+        for (Problem gap : gaps.list()) {
+            warnings.add(new Warning(WarningCode.ROUTER_INCOMPLETE, gap.message(), gap.param()));
+        }
+        return warnings;
+    }
+
+    private RouterParams rules(Context ctx) {
+        return new RouterParams(lookups, expressions, Access.principal(ctx));
+    }
+
+    /** A save's time: later than the last one, so that {@code modified_at} moves on every save. */
+    private Instant after(Router current) {
+        Instant now = store.now();
+        return now.isAfter(current.modifiedAt()) ? now : current.modifiedAt().plusMillis(1);
+    }
+
+    /**
+     * The path's router, when it is in the current project (if one is named) and the caller may act in its project;
+     * otherwise 404, as if there were none.
+     */
+    private Router visible(Context ctx, Optional<String> projectId) {
+        Optional<ProjectId> current = access.currentProject().named(ctx, projectId);
+        Principal principal = Access.principal(ctx);
+        String id = ctx.pathParam(ROUTER_ID);
+        return store.find(id)
+                .filter(r -> principal.mayActIn(r.projectId()))
+                .filter(r -> current.map(p -> p.value().equals(r.projectId())).orElse(true))
+                .orElseThrow(() -> Routers.notFound(id, current.isPresent()));
+    }
+
+    private static Map<String, Object> saved(Router router, List<Warning> warnings) {
+        Map<String, Object> json = json(router);
+        json.put("warnings", warnings);
+        return json;
+    }
+
+    static Map<String, Object> json(Router router) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("id", router.id());
+        json.put("object", "router");
+        json.put("project_id", router.projectId());
+        json.put("name", router.name());
+        json.put("description", router.description());
+        json.put("tags", router.tags());
+        json.put("icon", router.icon());
+        json.put("dag_config", router.dagConfig());
+        json.put("status", router.status().wire());
+        json.put("step_count", router.stepCount());
+        json.put("created_at", router.createdAt().getEpochSecond());
+        json.put("modified_at", router.modifiedAt().getEpochSecond());
+        return json;
+    }
+}

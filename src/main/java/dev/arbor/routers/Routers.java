@@ -1,0 +1,117 @@
+package dev.arbor.routers;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.access.Access;
+import dev.arbor.credentials.Credentials;
+import dev.arbor.models.Models;
+import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.Expressions;
+import dev.arbor.platform.actions.ParamSpec;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.references.Referrers;
+import dev.arbor.studio.Studio;
+import java.time.Clock;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Routers: a project's graphs of steps that pick, per inference request, the endpoint that answers it. This part
+ * owns what a router is (the action catalog, the checks of a graph, storage and versions); the routing runtime reads
+ * active routers through {@link ActiveRouters}. Models and credentials ask it, as {@link Referrers}, which active
+ * routers use one of theirs before they delete it.
+ */
+public final class Routers implements ActiveRouters, Referrers {
+    private final RouterStore store;
+    private final RouterCatalog catalog;
+    private final RouterRoutes routes;
+
+    public Routers(
+            Database database, Clock clock, Access access, Models models, Credentials credentials, Studio studio) {
+        this.store = new RouterStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
+        var lookups = new Lookups(models, credentials, access, studio, Clusters.LOCAL_ONLY);
+        this.catalog = new RouterCatalog(lookups);
+        var expressions = new Expressions();
+        this.routes = new RouterRoutes(
+                store,
+                catalog,
+                new DagCheck(catalog, expressions),
+                lookups,
+                expressions,
+                requireNonNull(access, "access"));
+    }
+
+    public void addRoutes(Routes routes) {
+        this.routes.addTo(routes);
+    }
+
+    @Override
+    public Optional<RouterSnapshot> find(Set<String> projectIds, String nameOrId) {
+        requireNonNull(nameOrId, "nameOrId");
+        return store.findActive(Set.copyOf(projectIds), nameOrId)
+                .map(router -> new RouterSnapshot(
+                        router.id(), router.projectId(), router.name(), router.modifiedAt(), router.dagConfig()));
+    }
+
+    @Override
+    public List<Referrer> inUse(Kind kind, Set<String> names) {
+        return store.activeReferring(requireNonNull(kind, "kind"), Set.copyOf(names)).stream()
+                .map(Routers::referrer)
+                .toList();
+    }
+
+    @Override
+    public List<Referrer> release(Kind kind, Set<String> names) {
+        return store.deactivateReferring(requireNonNull(kind, "kind"), Set.copyOf(names)).stream()
+                .map(Routers::referrer)
+                .toList();
+    }
+
+    private static Referrer referrer(Router router) {
+        return new Referrer("router", router.id(), router.name(), router.projectId());
+    }
+
+    /** What a graph refers to outside itself, by its params' types: models (endpoints too) and credentials. */
+    static Set<RouterStore.Reference> references(JsonNode dag, RouterCatalog catalog) {
+        var found = new LinkedHashSet<RouterStore.Reference>();
+        for (JsonNode step : dag.path("steps")) {
+            Optional<ActionCatalog.Action> action =
+                    catalog.find(step.path("action_type").asText());
+            if (action.isEmpty()) {
+                continue;
+            }
+            for (ParamSpec spec : action.get().params()) {
+                JsonNode value = step.path("params").path(spec.name());
+                switch (spec.type()) {
+                    case ENDPOINT_REF, CLOUD_MODEL_REF, MODEL_REF -> add(found, Kind.MODEL, value);
+                    case CREDENTIAL_REF -> add(found, Kind.CREDENTIAL, value);
+                    case ENDPOINT_REF_LIST -> value.forEach(item -> add(found, Kind.MODEL, item));
+                    case ENDPOINT_WEIGHTED_LIST, ENDPOINT_ORDERED_LIST ->
+                        value.forEach(item -> add(found, Kind.MODEL, item.path("endpoint")));
+                    default -> {}
+                }
+            }
+        }
+        return found;
+    }
+
+    private static void add(Set<RouterStore.Reference> found, Kind kind, JsonNode value) {
+        if (value.isTextual() && !value.textValue().isBlank()) {
+            found.add(new RouterStore.Reference(kind, value.textValue()));
+        }
+    }
+
+    /** 404 {@code router_not_found}: no such router, or not one the caller may see in the current project. */
+    static ApiException notFound(String id, boolean inProject) {
+        return ApiException.of(
+                ErrorCode.ROUTER_NOT_FOUND,
+                RouterRoutes.ROUTER_ID,
+                "There is no router '" + id + "'" + (inProject ? " in this project." : "."));
+    }
+}

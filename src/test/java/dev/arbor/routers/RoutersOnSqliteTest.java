@@ -1,0 +1,10 @@
+package dev.arbor.routers;
+
+import java.util.Map;
+
+class RoutersOnSqliteTest extends RouterContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of();
+    }
+}
