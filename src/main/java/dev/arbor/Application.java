@@ -3,6 +3,8 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.clusters.Clusters;
+import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
@@ -106,6 +108,16 @@ public final class Application implements AutoCloseable {
             connectors.addRoutes(routes);
             var credentials = new Credentials(database, secrets, clock);
             credentials.addRoutes(routes);
+            // no deployments yet: nothing keeps a cluster from being deleted until the deployments feature answers
+            var clusters = new Clusters(
+                    database,
+                    secrets,
+                    outbound,
+                    DeploymentsOnCluster.NONE,
+                    config.clusters(),
+                    storage.dataDir(),
+                    clock);
+            clusters.addRoutes(routes);
             this.pipelines = new Pipelines(
                     database,
                     clock,
@@ -113,6 +125,7 @@ public final class Application implements AutoCloseable {
                     notifications,
                     modelOperations,
                     credentials,
+                    clusters,
                     streams,
                     meters,
                     secrets,

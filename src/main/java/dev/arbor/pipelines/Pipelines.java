@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.clusters.ClusterHealthChecks;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
@@ -58,6 +59,7 @@ public final class Pipelines implements AutoCloseable {
             Notifications notifications,
             ModelOperations models,
             Credentials credentials,
+            ClusterHealthChecks clusters,
             EventStreams streams,
             MeterRegistry meters,
             SecretBox secrets,
@@ -78,7 +80,8 @@ public final class Pipelines implements AutoCloseable {
                         expressions,
                         new HttpRequestAction(outbound),
                         notifications,
-                        new ModelActions(models, credentials)),
+                        new ModelActions(models, credentials),
+                        new ClusterHealthAction(clusters)),
                 clock,
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);

@@ -51,6 +51,10 @@ public enum ErrorCode {
     OAUTH_REJECTED(400),
     INCOMPLETE_BODY(400),
     UNREADABLE_DELIVERY(400),
+    INVALID_KUBECONFIG(400),
+    CLUSTER_UNREACHABLE(400),
+    CLUSTER_UNAUTHORIZED(400),
+    CLUSTER_FORBIDDEN(400),
 
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),
@@ -88,6 +92,7 @@ public enum ErrorCode {
     CONNECTION_NOT_FOUND(404),
     HOOK_NOT_FOUND(404),
     DELIVERY_NOT_FOUND(404),
+    CLUSTER_NOT_FOUND(404),
 
     // 409, 412
     TEMPLATE_EXISTS(409),
@@ -117,6 +122,9 @@ public enum ErrorCode {
     MODEL_BUILT_IN(409),
     DOWNLOADS_DISABLED(409),
     DELIVERY_NOT_REPLAYABLE(409),
+    CLUSTER_EXISTS(409),
+    CLUSTER_BUILT_IN(409),
+    CLUSTER_IN_USE(409),
     VERSION_CONFLICT(412),
 
     // 413, 414, 415, 431: send less, or another kind
