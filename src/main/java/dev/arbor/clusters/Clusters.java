@@ -144,11 +144,15 @@ public final class Clusters implements ClusterHealthChecks {
         Optional<String> namespace = NAMESPACE.read(body);
         Optional<Kubeconfig> kubeconfig = text.flatMap(t -> Kubeconfig.read(t, context, namespace, body.problems()));
         body.finish();
-        requireNameFree(name.orElseThrow(), "");
-        kubernetes.verify(kubeconfig.orElseThrow(), CHECK_TIMEOUT);
-        String id = Ids.next("clu");
-        ClusterStore.Stored stored = store.insert(id, name.get(), kubeconfig.get());
-        Responses.created(ctx, "/clusters/" + id, json(stored));
+        ClusterStore.Stored stored = add(name.orElseThrow(), kubeconfig.orElseThrow());
+        Responses.created(ctx, "/clusters/" + stored.id(), json(stored));
+    }
+
+    /** Stores a cluster once its API server answered: nothing is stored when it did not. */
+    ClusterStore.Stored add(String name, Kubeconfig kubeconfig) {
+        requireNameFree(name, "");
+        kubernetes.verify(kubeconfig, CHECK_TIMEOUT);
+        return store.insert(Ids.next("clu"), name, kubeconfig);
     }
 
     private void list(Context ctx) {
@@ -192,7 +196,13 @@ public final class Clusters implements ClusterHealthChecks {
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
-        ClusterStore.Stored stored = findChangeable(ctx.pathParam("cluster_id"));
+        String id = remove(ctx.pathParam("cluster_id"));
+        Responses.ok(ctx, Map.of("id", id, "object", "cluster.deleted", "deleted", true));
+    }
+
+    /** Deletes a cluster no deployment runs on; its id. */
+    String remove(String clusterId) {
+        ClusterStore.Stored stored = findChangeable(clusterId);
         List<String> running = deployments.running(stored.id());
         if (!running.isEmpty()) {
             throw ApiException.of(
@@ -202,7 +212,7 @@ public final class Clusters implements ClusterHealthChecks {
                             + ". Delete them first.");
         }
         store.delete(stored.id());
-        Responses.ok(ctx, Map.of("id", stored.id(), "object", "cluster.deleted", "deleted", true));
+        return stored.id();
     }
 
     private void health(Context ctx) {
