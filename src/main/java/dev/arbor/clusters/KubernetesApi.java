@@ -15,12 +15,17 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import javax.net.ssl.SSLException;
 
 /**
  * A Kubernetes cluster's API server, through fabric8's client: whether a kubeconfig reaches it with the rights Arbor
@@ -62,7 +67,7 @@ final class KubernetesApi {
             client.nodes().list(new ListOptionsBuilder().withLimit(1L).build());
         } catch (RuntimeException e) {
             Failure failure = Failure.of(e, kubeconfig);
-            throw ApiException.of(failure.code(), Kubeconfig.FIELD, failure.message() + ".");
+            throw ApiException.of(failure.code(), Kubeconfig.FIELD, sentence(failure.message()));
         }
     }
 
@@ -170,6 +175,11 @@ final class KubernetesApi {
                 reasons);
     }
 
+    /** A reason (as health gives it) as the sentence of a refusal. */
+    private static String sentence(String reason) {
+        return Character.toUpperCase(reason.charAt(0)) + reason.substring(1) + ".";
+    }
+
     private static KubernetesClient client(Kubeconfig kubeconfig, Duration timeout) {
         return new KubernetesClientBuilder()
                 .withConfig(kubeconfig.clientConfig(timeout))
@@ -228,16 +238,32 @@ final class KubernetesApi {
             };
         }
 
-        /** The innermost message: the one that names what went wrong (refused, timed out, a certificate). */
+        /** What went wrong on the way, in words: the JDK's client often gives only exception types. */
         private static String cause(Throwable e) {
+            for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+                String said = switch (t) {
+                    case ConnectException _ -> "the connection was refused";
+                    case HttpTimeoutException _, SocketTimeoutException _ -> "it did not answer in time";
+                    case UnknownHostException _ -> "its host name does not resolve";
+                    case SSLException tls -> "TLS failed: " + firstLine(tls.getMessage());
+                    default -> "";
+                };
+                if (!said.isEmpty()) {
+                    return said;
+                }
+            }
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
-            String message = root.getMessage() == null || root.getMessage().isBlank()
-                    ? root.getClass().getSimpleName()
-                    : root.getMessage().strip().lines().findFirst().orElseThrow();
-            return message.length() > 300 ? message.substring(0, 300) + "…" : message;
+            return firstLine(root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage());
+        }
+
+        private static String firstLine(String message) {
+            String line = message == null || message.isBlank()
+                    ? "no reason given"
+                    : message.strip().lines().findFirst().orElseThrow();
+            return line.length() > 300 ? line.substring(0, 300) + "…" : line;
         }
     }
 }

@@ -207,12 +207,16 @@ class ClustersTest {
             assertThat(health.path("node_count").asInt()).isZero();
             assertThat(health.path("available_resources").path("cpu").asDouble())
                     .isZero();
-            assertThat(texts(health.path("reasons"))).singleElement().asString().contains("cannot be reached");
+            assertThat(texts(health.path("reasons")))
+                    .singleElement()
+                    .asString()
+                    .endsWith("cannot be reached: the connection was refused");
         }
     }
 
     /** A kubeconfig refused at creation: what the API server does, the body, and the refusal. */
-    record Refusal(String what, Function<KubernetesApiMock, String> body, int status, String code, String param) {
+    record Refusal(
+            String what, Function<KubernetesApiMock, String> body, int status, String code, String param, String says) {
         @Override
         public String toString() {
             return what;
@@ -222,25 +226,33 @@ class ClustersTest {
     static Stream<Refusal> refusals() {
         return Stream.of(
                 new Refusal(
-                        "not YAML", mock -> body("x", "clusters: [unclosed"), 400, "invalid_kubeconfig", "kubeconfig"),
+                        "not YAML",
+                        mock -> body("x", "clusters: [unclosed"),
+                        400,
+                        "invalid_kubeconfig",
+                        "kubeconfig",
+                        "is not YAML"),
                 new Refusal(
                         "not a mapping",
                         mock -> body("x", "- just\n- a list\n"),
                         400,
                         "invalid_kubeconfig",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "must be a kubeconfig document"),
                 new Refusal(
                         "no current context",
                         mock -> body("x", mock.kubeconfig().replace("current-context: mock\n", "")),
                         400,
                         "invalid_kubeconfig",
-                        "context"),
+                        "context",
+                        "has no current-context"),
                 new Refusal(
                         "a context it lacks",
                         mock -> body(Json.object().put("context", "prod"), "x", mock.kubeconfig()),
                         400,
                         "invalid_kubeconfig",
-                        "context"),
+                        "context",
+                        "has no context 'prod' (it has: mock)"),
                 new Refusal(
                         "a user that runs a command",
                         mock -> body(
@@ -251,7 +263,8 @@ class ClustersTest {
                                                 "    exec:\n      command: /bin/rm\n      apiVersion: v1")),
                         400,
                         "invalid_kubeconfig",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "has exec, which runs a command on this server"),
                 new Refusal(
                         "a certificate read from a file",
                         mock -> body(
@@ -262,21 +275,24 @@ class ClustersTest {
                                                 "    server: " + mock.url() + "\n    certificate-authority: /etc/ca")),
                         400,
                         "invalid_kubeconfig",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "has certificate-authority, which names a file of this server"),
                 new Refusal(
                         "a server that is not a URL",
                         mock -> body(
                                 "x", KubernetesApiMock.kubeconfig("ftp://cluster.example", KubernetesApiMock.TOKEN)),
                         400,
                         "invalid_kubeconfig",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "not an http or https URL: 'ftp://cluster.example'"),
                 new Refusal(
                         "a server the outbound policy refuses",
                         mock -> body(
                                 "x", KubernetesApiMock.kubeconfig("https://10.255.0.1:6443", KubernetesApiMock.TOKEN)),
                         400,
                         "invalid_field",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "10.255.0.1, a loopback, private or internal address"),
                 new Refusal(
                         "a server nobody answers at",
                         mock -> body(
@@ -285,7 +301,8 @@ class ClustersTest {
                                         "http://127.0.0.1:" + closedPort(), KubernetesApiMock.TOKEN)),
                         400,
                         "cluster_unreachable",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "cannot be reached: the connection was refused"),
                 new Refusal(
                         "credentials the API server rejects (401)",
                         mock -> body(
@@ -294,7 +311,8 @@ class ClustersTest {
                                         .kubeconfig()),
                         400,
                         "cluster_unauthorized",
-                        "kubeconfig"),
+                        "kubeconfig",
+                        "does not accept the kubeconfig's credentials (401)"),
                 new Refusal(
                         "a user that may not list nodes (403)",
                         mock -> body(
@@ -306,14 +324,17 @@ class ClustersTest {
                                         .kubeconfig()),
                         400,
                         "cluster_forbidden",
-                        "kubeconfig"),
-                new Refusal("no kubeconfig", mock -> "{\"name\": \"x\"}", 400, "missing_field", "kubeconfig"),
+                        "kubeconfig",
+                        "does not let the kubeconfig's user list nodes (403)"),
+                new Refusal(
+                        "no kubeconfig", mock -> "{\"name\": \"x\"}", 400, "missing_field", "kubeconfig", "kubeconfig"),
                 new Refusal(
                         "a namespace Kubernetes would refuse",
                         mock -> body(Json.object().put("namespace", "Not_A_Label"), "x", mock.kubeconfig()),
                         400,
                         "invalid_field",
-                        "namespace"));
+                        "namespace",
+                        "must be a Kubernetes namespace"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -324,7 +345,7 @@ class ClustersTest {
             TestServer http = server.http();
             JsonNode error = http.post("/clusters", refusal.body().apply(mock))
                     .assertError(refusal.status(), refusal.code(), refusal.param());
-            assertThat(error.path("message").asText()).doesNotContain(KubernetesApiMock.TOKEN);
+            assertThat(error.path("message").asText()).contains(refusal.says()).doesNotContain(KubernetesApiMock.TOKEN);
             assertThat(http.get("/clusters").json().path("data")).hasSize(1);
         }
     }
