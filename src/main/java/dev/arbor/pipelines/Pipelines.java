@@ -47,6 +47,7 @@ public final class Pipelines implements AutoCloseable {
     private final PipelineWebhooks webhooks;
 
     /**
+     * @param clusters what Cluster Health Check steps ask
      * @param streams where runs' event streams open
      * @param meters where runs and steps are counted as they end
      * @param secrets what seals pipelines' webhook secrets

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,8 +33,21 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ClustersTest {
     private static final long MIB = 1L << 20;
 
+    /** One server for the refusals: none of them stores anything. */
+    private static ArborServer refusing;
+
     @TempDir
     Path scripts;
+
+    @BeforeAll
+    static void startRefusingServer() {
+        refusing = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
+    }
+
+    @AfterAll
+    static void stopRefusingServer() {
+        refusing.close();
+    }
 
     @Test
     void localIsAlwaysThereAndCannotBeChangedOrDeleted() {
@@ -340,9 +355,8 @@ class ClustersTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusals")
     void aKubeconfigThatCannotServeIsRefusedAndNothingStored(Refusal refusal) {
-        try (var mock = new KubernetesApiMock().node("a", Map.of("Ready", "True"), "2", "4Gi", 0);
-                var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
-            TestServer http = server.http();
+        try (var mock = new KubernetesApiMock().node("a", Map.of("Ready", "True"), "2", "4Gi", 0)) {
+            TestServer http = refusing.http();
             JsonNode error = http.post("/clusters", refusal.body().apply(mock))
                     .assertError(refusal.status(), refusal.code(), refusal.param());
             assertThat(error.path("message").asText()).contains(refusal.says()).doesNotContain(KubernetesApiMock.TOKEN);
