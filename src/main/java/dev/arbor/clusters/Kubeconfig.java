@@ -55,6 +55,12 @@ record Kubeconfig(String text, String context, URI server, String namespace) {
         requireNonNull(namespace, "namespace");
     }
 
+    /** Without the kubeconfig's text: it holds credentials, and a record's own string would show them. */
+    @Override
+    public String toString() {
+        return "Kubeconfig[context=" + context + ", server=" + server + ", namespace=" + namespace + "]";
+    }
+
     /**
      * Reads and checks {@code text}, adding every problem found to {@code problems} ({@code invalid_kubeconfig} at
      * {@code kubeconfig}, or at {@code context} for a context it lacks); empty when there was one.
