@@ -2,8 +2,10 @@ package dev.arbor.clusters;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a cluster has to offer now: its status, how many nodes it has, the resources new work may use and, for a
@@ -47,6 +49,28 @@ public record ClusterHealth(Status status, int nodeCount, Resources available, L
         public Gpu {
             requireNonNull(name, "name");
         }
+    }
+
+    /**
+     * The contract's shape (Cluster Health Check's outputs, and the body of the health route): {@code status},
+     * {@code node_count}, {@code available_resources {cpu, memory_bytes, gpus [{name, memory_bytes}]}} and
+     * {@code reasons}.
+     */
+    public Map<String, Object> json() {
+        var resources = new LinkedHashMap<String, Object>();
+        resources.put("cpu", available.cpu());
+        resources.put("memory_bytes", available.memoryBytes());
+        resources.put(
+                "gpus",
+                available.gpus().stream()
+                        .map(gpu -> Map.of("name", gpu.name(), "memory_bytes", gpu.memoryBytes()))
+                        .toList());
+        var json = new LinkedHashMap<String, Object>();
+        json.put("status", status.wire());
+        json.put("node_count", nodeCount);
+        json.put("available_resources", resources);
+        json.put("reasons", reasons);
+        return json;
     }
 
     /** A cluster that cannot be asked: nothing of it counts. */

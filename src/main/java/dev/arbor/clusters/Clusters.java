@@ -218,21 +218,10 @@ public final class Clusters implements ClusterHealthChecks {
     private void health(Context ctx) {
         String id = ctx.pathParam("cluster_id");
         ClusterHealth health = check(id, CHECK_TIMEOUT);
-        var resources = new LinkedHashMap<String, Object>();
-        resources.put("cpu", health.available().cpu());
-        resources.put("memory_bytes", health.available().memoryBytes());
-        resources.put(
-                "gpus",
-                health.available().gpus().stream()
-                        .map(gpu -> Map.of("name", gpu.name(), "memory_bytes", gpu.memoryBytes()))
-                        .toList());
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "cluster.health");
         json.put("cluster_id", id);
-        json.put("status", health.status().wire());
-        json.put("node_count", health.nodeCount());
-        json.put("available_resources", resources);
-        json.put("reasons", health.reasons());
+        json.putAll(health.json());
         Responses.ok(ctx, json);
     }
 

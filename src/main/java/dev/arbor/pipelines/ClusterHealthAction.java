@@ -32,16 +32,7 @@ final class ClusterHealthAction {
         } catch (ApiException e) {
             return new Outcome.Failed(e.code().code(), e.problems().getFirst().message(), false);
         }
-        ObjectNode outputs = Json.object().put("status", health.status().wire()).put("node_count", health.nodeCount());
-        ObjectNode resources = outputs.putObject("available_resources")
-                .put("cpu", health.available().cpu())
-                .put("memory_bytes", health.available().memoryBytes());
-        var gpus = resources.putArray("gpus");
-        health.available()
-                .gpus()
-                .forEach(gpu -> gpus.addObject().put("name", gpu.name()).put("memory_bytes", gpu.memoryBytes()));
-        var reasons = outputs.putArray("reasons");
-        health.reasons().forEach(reasons::add);
+        ObjectNode outputs = Json.mapper().valueToTree(health.json());
         return new Outcome.Done(outputs);
     }
 }
