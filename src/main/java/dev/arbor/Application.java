@@ -3,6 +3,8 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.clusters.Clusters;
+import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
@@ -99,9 +101,18 @@ public final class Application implements AutoCloseable {
             this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
+            // no deployments yet: nothing keeps a cluster from being deleted until the deployments feature answers
+            var clusters = new Clusters(
+                    database,
+                    secrets,
+                    outbound,
+                    DeploymentsOnCluster.NONE,
+                    config.clusters(),
+                    storage.dataDir(),
+                    clock);
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
-            this.routers = new Routers(database, clock, access, models, credentials, studio);
+            this.routers = new Routers(database, clock, access, models, credentials, clusters, studio);
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             studio.addRoutes(routes);
@@ -112,6 +123,7 @@ public final class Application implements AutoCloseable {
             connectors.addRoutes(routes);
             credentials.addRoutes(routes, routers);
             routers.addRoutes(routes);
+            clusters.addRoutes(routes);
             this.pipelines = new Pipelines(
                     database,
                     clock,
@@ -119,6 +131,7 @@ public final class Application implements AutoCloseable {
                     notifications,
                     modelOperations,
                     credentials,
+                    clusters,
                     streams,
                     meters,
                     secrets,

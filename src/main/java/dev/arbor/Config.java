@@ -2,6 +2,7 @@ package dev.arbor;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.clusters.ClusterSettings;
 import dev.arbor.connectors.ConnectorSettings;
 import dev.arbor.models.ModelSettings;
 import dev.arbor.platform.config.ConfigException;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
  *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
  *     minutes)
+ * @param clusters how this machine's health is read ({@code ARBOR_NVIDIA_SMI})
  */
 public record Config(
         HttpSettings http,
@@ -37,7 +39,8 @@ public record Config(
         ModelSettings models,
         ConnectorSettings connectors,
         Optional<String> publicUrl,
-        List<Duration> triggerRetryDelays) {
+        List<Duration> triggerRetryDelays,
+        ClusterSettings clusters) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -51,6 +54,7 @@ public record Config(
         requireNonNull(connectors, "connectors");
         requireNonNull(publicUrl, "publicUrl");
         triggerRetryDelays = List.copyOf(triggerRetryDelays);
+        requireNonNull(clusters, "clusters");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -99,7 +103,8 @@ public record Config(
                 env.list("ARBOR_TRIGGER_RETRY_SECONDS", List.of("60", "300", "600", "900")).stream()
                         .map(seconds -> Duration.ofSeconds(
                                 Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
-                        .toList());
+                        .toList(),
+                new ClusterSettings(env.text("ARBOR_NVIDIA_SMI").orElse(ClusterSettings.DEFAULT.nvidiaSmi())));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

@@ -125,6 +125,12 @@ class AuthorizationMatrixTest {
             row("GET /credentials", Members.NONE),
             row("GET /credentials/{credential_id}", Members.NONE),
             row("PUT /credentials/{credential_id}", Members.NONE),
+            row("GET /clusters", Members.ANY),
+            row("GET /clusters/{cluster_id}", Members.ANY),
+            row("GET /clusters/{cluster_id}/health", Members.ANY),
+            row("POST /clusters", Members.NONE),
+            // local: 409 cluster_built_in for an admin, which still shows the route was reached
+            row("PATCH /clusters/{cluster_id}", Members.NONE),
             row("GET /events/descriptors", Members.ANY),
             new Row(
                     "POST",
@@ -190,6 +196,7 @@ class AuthorizationMatrixTest {
             row("DELETE /connectors/registry/{connector_id}", Members.NONE),
             row("DELETE /notification-channels/{channel}", Members.NONE),
             row("DELETE /credentials/{credential_id}", Members.NONE),
+            row("DELETE /clusters/{cluster_id}", Members.NONE),
             row("DELETE /schedules/{schedule_id}", Members.NONE),
             row("DELETE /pipelines/{pipeline_id}/webhook-secret", Members.NONE),
             row("DELETE /pipelines/{pipeline_id}", Members.NONE),

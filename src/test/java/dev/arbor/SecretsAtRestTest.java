@@ -7,9 +7,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
+import dev.arbor.platform.http.Json;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import dev.arbor.testing.ChatCompletionsServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
@@ -38,8 +40,6 @@ import org.slf4j.LoggerFactory;
  * file of the data folder (the database, its write-ahead log, model logs), every row of a PostgreSQL database, and
  * every line logged (the server's own loggers at DEBUG) and a model worker's log — plain, as hex and as base64 at each of the three byte
  * alignments. A control marker in a field that is not secret proves that the scan reads what it claims to read.
- *
- * <p>Kinds with no feature yet (kubeconfigs) join this table when their features land.
  */
 class SecretsAtRestTest {
 
@@ -185,6 +185,20 @@ class SecretsAtRestTest {
                                 + remember(secrets, "chat webhook URL", marker("hook")) + "\"}",
                         auth);
                 http.post("/notification-channels/team_chat_1/test", "{}", auth);
+
+                try (var kubernetes = new KubernetesApiMock()) {
+                    String kubeconfig = KubernetesApiMock.kubeconfig(
+                            kubernetes.url(), remember(secrets, "kubeconfig token", marker("kube")));
+                    HttpReply cluster = http.post(
+                            "/clusters",
+                            Json.object()
+                                    .put("name", "at-rest")
+                                    .put("kubeconfig", kubeconfig)
+                                    .toString(),
+                            auth);
+                    assertThat(cluster.status()).as(cluster.body()).isEqualTo(201);
+                    http.get("/clusters/" + created(cluster) + "/health", auth);
+                }
 
                 HttpReply model = http.post(
                         "/models",

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.clusters.ClusterHealthChecks;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
@@ -46,6 +47,7 @@ public final class Pipelines implements AutoCloseable {
     private final PipelineWebhooks webhooks;
 
     /**
+     * @param clusters what Cluster Health Check steps ask
      * @param streams where runs' event streams open
      * @param meters where runs and steps are counted as they end
      * @param secrets what seals pipelines' webhook secrets
@@ -58,6 +60,7 @@ public final class Pipelines implements AutoCloseable {
             Notifications notifications,
             ModelOperations models,
             Credentials credentials,
+            ClusterHealthChecks clusters,
             EventStreams streams,
             MeterRegistry meters,
             SecretBox secrets,
@@ -78,7 +81,8 @@ public final class Pipelines implements AutoCloseable {
                         expressions,
                         new HttpRequestAction(outbound),
                         notifications,
-                        new ModelActions(models, credentials)),
+                        new ModelActions(models, credentials),
+                        new ClusterHealthAction(clusters)),
                 clock,
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);

@@ -31,6 +31,7 @@ final class StepActions {
     private final HttpRequestAction http;
     private final Notifications notifications;
     private final ModelActions models;
+    private final ClusterHealthAction clusterHealth;
 
     /**
      * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
@@ -53,11 +54,17 @@ final class StepActions {
         }
     }
 
-    StepActions(Expressions expressions, HttpRequestAction http, Notifications notifications, ModelActions models) {
+    StepActions(
+            Expressions expressions,
+            HttpRequestAction http,
+            Notifications notifications,
+            ModelActions models,
+            ClusterHealthAction clusterHealth) {
         this.expressions = requireNonNull(expressions, "expressions");
         this.http = requireNonNull(http, "http");
         this.notifications = requireNonNull(notifications, "notifications");
         this.models = requireNonNull(models, "models");
+        this.clusterHealth = requireNonNull(clusterHealth, "clusterHealth");
     }
 
     /**
@@ -96,11 +103,12 @@ final class StepActions {
                 case "add_cloud_model" -> models.addCloud(call.params());
                 case "delete_model" -> models.delete(call.params());
                 case "model_benchmark" -> models.benchmark(call.params());
+                case "cluster_health_check" -> clusterHealth.run(call.params());
                 default ->
                     new Outcome.Failed(
                             "action_unavailable",
                             "The action " + call.step().action()
-                                    + " needs deployments and clusters, which this server does not manage yet.",
+                                    + " needs deployments, which this server does not manage yet.",
                             false);
             };
         } catch (Expressions.ExpressionException e) {

@@ -3,6 +3,7 @@ package dev.arbor.routers;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.clusters.Clusters;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.Model;
 import dev.arbor.models.ModelOperations;

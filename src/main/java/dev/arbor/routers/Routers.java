@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.clusters.Clusters;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.models.Models;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -33,9 +34,15 @@ public final class Routers implements ActiveRouters, Referrers {
     private final RouterRoutes routes;
 
     public Routers(
-            Database database, Clock clock, Access access, Models models, Credentials credentials, Studio studio) {
+            Database database,
+            Clock clock,
+            Access access,
+            Models models,
+            Credentials credentials,
+            Clusters clusters,
+            Studio studio) {
         this.store = new RouterStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
-        var lookups = new Lookups(models, credentials, access, studio, Clusters.LOCAL_ONLY);
+        var lookups = new Lookups(models, credentials, access, studio, clusters);
         this.catalog = new RouterCatalog(lookups);
         var expressions = new Expressions();
         this.routes = new RouterRoutes(

@@ -83,6 +83,7 @@ public final class AdminFixture {
                         "{\"name\": \"matrix\", \"project_id\": \"" + projectId + "\", \"dag_config\": "
                                 + "{\"entry_step\": \"hi\", \"steps\": [{\"step_id\": \"hi\", "
                                 + "\"action_type\": \"canned_response\", \"params\": {\"message\": \"hi\"}}]}}"));
+        objects.put("cluster_id", "local"); // always there; it refuses changes, which still reach the route
         String pipeline = create(
                 "/pipelines",
                 "{\"name\": \"matrix\", \"steps\": [{\"id\": \"say\", \"action\": \"log\", "

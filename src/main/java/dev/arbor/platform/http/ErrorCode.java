@@ -52,6 +52,10 @@ public enum ErrorCode {
     OAUTH_REJECTED(400),
     INCOMPLETE_BODY(400),
     UNREADABLE_DELIVERY(400),
+    INVALID_KUBECONFIG(400),
+    CLUSTER_UNREACHABLE(400),
+    CLUSTER_UNAUTHORIZED(400),
+    CLUSTER_FORBIDDEN(400),
 
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),
@@ -90,6 +94,7 @@ public enum ErrorCode {
     HOOK_NOT_FOUND(404),
     DELIVERY_NOT_FOUND(404),
     ROUTER_NOT_FOUND(404),
+    CLUSTER_NOT_FOUND(404),
 
     // 409, 412
     TEMPLATE_EXISTS(409),
@@ -121,6 +126,9 @@ public enum ErrorCode {
     DELIVERY_NOT_REPLAYABLE(409),
     ROUTER_EXISTS(409),
     IN_USE(409),
+    CLUSTER_EXISTS(409),
+    CLUSTER_BUILT_IN(409),
+    CLUSTER_IN_USE(409),
     VERSION_CONFLICT(412),
 
     // 413, 414, 415, 431: send less, or another kind
