@@ -30,6 +30,8 @@ import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.routing.InferenceRoutes;
+import dev.arbor.routing.Routing;
 import dev.arbor.studio.Studio;
 import dev.arbor.triggers.Triggers;
 import java.time.Clock;
@@ -47,6 +49,7 @@ public final class Application implements AutoCloseable {
     private final ModelRuntime runtime;
     private final OutboundClient outboundClient;
     private final Downloads downloads;
+    private final Routing routing;
     private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
@@ -98,6 +101,9 @@ public final class Application implements AutoCloseable {
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
+            this.routing =
+                    new Routing(models::remoteEndpoint, outboundClient, database, config.routing(), clock, meters);
+            new InferenceRoutes(routing).addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
@@ -228,6 +234,7 @@ public final class Application implements AutoCloseable {
         pipelines.close();
         connectors.close();
         downloads.close();
+        routing.close();
         outboundClient.close();
         studio.close();
         runtime.close();

@@ -9,6 +9,7 @@ import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.http.HttpSettings;
 import dev.arbor.platform.outbound.AllowedDestination;
+import dev.arbor.routing.RoutingSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
  *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
  *     minutes)
+ * @param routing how inference requests treat model endpoints (timeouts, cooling down)
  */
 public record Config(
         HttpSettings http,
@@ -37,7 +39,8 @@ public record Config(
         ModelSettings models,
         ConnectorSettings connectors,
         Optional<String> publicUrl,
-        List<Duration> triggerRetryDelays) {
+        List<Duration> triggerRetryDelays,
+        RoutingSettings routing) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -51,6 +54,7 @@ public record Config(
         requireNonNull(connectors, "connectors");
         requireNonNull(publicUrl, "publicUrl");
         triggerRetryDelays = List.copyOf(triggerRetryDelays);
+        requireNonNull(routing, "routing");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -99,7 +103,13 @@ public record Config(
                 env.list("ARBOR_TRIGGER_RETRY_SECONDS", List.of("60", "300", "600", "900")).stream()
                         .map(seconds -> Duration.ofSeconds(
                                 Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
-                        .toList());
+                        .toList(),
+                new RoutingSettings(
+                        env.seconds("ARBOR_ROUTING_TIMEOUT_SECONDS", 120),
+                        env.whole("ARBOR_ROUTING_FAILURES_TO_COOL", 1, "failures")
+                                .orElse(3L)
+                                .intValue(),
+                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

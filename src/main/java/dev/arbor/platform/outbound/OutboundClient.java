@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -57,6 +58,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final int MAX_CONNECTIONS_PER_DESTINATION = 512;
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
     private static final Set<String> CROSS_ORIGIN_HEADERS =
@@ -85,6 +87,8 @@ public final class OutboundClient implements AutoCloseable {
         client = new org.eclipse.jetty.client.HttpClient(transport);
         client.setExecutor(threads);
         client.setFollowRedirects(false);
+        // model endpoints take many long calls at once (streamed answers): Jetty's 64 would queue the rest
+        client.setMaxConnectionsPerDestination(MAX_CONNECTIONS_PER_DESTINATION);
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Arbor"));
         client.getContentDecoderFactories().clear();
         client.setSocketAddressResolver(this::resolve);
@@ -142,13 +146,36 @@ public final class OutboundClient implements AutoCloseable {
         }
     }
 
-    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
-            throws IOException, InterruptedException {
+    /**
+     * Sends {@code body} as the request's, following no redirect (a redirect is the answer), and gives the answer
+     * once its head arrived, its body to be read as it comes: no thread of its own, no copy. The request's timeout
+     * bounds the wait for the head and each pause while the body streams; closing the body before its end aborts the
+     * exchange.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL, before any byte is sent there
+     */
+    public StreamedAnswer open(HttpRequest request, byte[] body) throws IOException, InterruptedException {
+        policy.requireCallable(request.uri());
+        return start(request, Optional.of(body));
+    }
+
+    /** An answer whose body is read as it arrives; closing the body before its end aborts the exchange. */
+    public record StreamedAnswer(int status, HttpHeaders headers, InputStream body) {
+        public StreamedAnswer {
+            requireNonNull(headers, "headers");
+            requireNonNull(body, "body");
+        }
+    }
+
+    private StreamedAnswer start(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
         Request call = client.newRequest(request.uri()).method(request.method());
         request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
         call.headers(headers ->
                 request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
-        if (request.bodyPublisher().isPresent() && request.bodyPublisher().get().contentLength() != 0) {
+        if (body.isPresent()) {
+            call.body(new BytesRequestContent(body.get()));
+        } else if (request.bodyPublisher().isPresent()
+                && request.bodyPublisher().get().contentLength() != 0) {
             call.body(new BytesRequestContent(bytes(request.bodyPublisher().get())));
         }
         var listener = new InputStreamResponseListener();
@@ -162,13 +189,19 @@ public final class OutboundClient implements AutoCloseable {
         } catch (ExecutionException e) {
             throw failure(e.getCause());
         }
-        var headers = headers(head);
-        var info = new Info(head.getStatus(), headers);
+        return new StreamedAnswer(head.getStatus(), headers(head), listener.getInputStream());
+    }
+
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        StreamedAnswer head = start(request, Optional.empty());
+        var headers = head.headers();
+        var info = new Info(head.status(), headers);
         HttpResponse.BodySubscriber<T> subscriber = handler.apply(info);
-        BodyPump.start(listener.getInputStream(), subscriber);
+        BodyPump.start(head.body(), subscriber);
         try {
             return new Answer<>(
-                    head.getStatus(),
+                    head.status(),
                     request,
                     headers,
                     subscriber.getBody().toCompletableFuture().get());
