@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -106,18 +107,10 @@ public final class Routing implements AutoCloseable {
      * {@link ApiException} when no endpoint gave an answer to pass on.
      */
     public void forward(Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution) {
-        requireNonNull(request, "request");
-        requireNonNull(attribution, "attribution");
-        long started = System.nanoTime();
-        attribution.routerId().ifPresent(id -> ctx.header("x-router-id", id));
-        attribution.headers().forEach(ctx::header);
-        List<EndpointBoard.Planned> plan = board.plan(strategy);
+        var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
         Failed failed = null;
-        int attempts = 0;
-        for (EndpointBoard.Planned planned : plan) {
-            attempts++;
-            ctx.header("x-router-endpoint", planned.endpoint());
-            ctx.header("x-router-attempts", Integer.toString(attempts));
+        for (EndpointBoard.Planned planned : board.plan(strategy)) {
+            call.attempting(planned.endpoint());
             Optional<RemoteEndpoint> endpoint = directory.find(planned.endpoint());
             if (endpoint.isEmpty()) {
                 failed = new Failed(
@@ -129,51 +122,28 @@ public final class Routing implements AutoCloseable {
             EndpointState state = board.state(planned.endpoint());
             state.begin();
             long attemptStarted = System.nanoTime();
-            Attempt attempt = attempt(endpoint.get(), request, planned.timeout().orElse(settings.timeout()));
-            switch (attempt) {
+            switch (attempt(endpoint.get(), request, planned.timeout().orElse(settings.timeout()))) {
                 case Whole whole -> {
                     state.succeeded(System.nanoTime() - attemptStarted);
                     deliver(ctx, whole);
-                    finish(
-                            request,
-                            attribution,
-                            planned.endpoint(),
-                            whole.outcome(),
-                            whole.status(),
-                            attempts,
-                            whole.usage(),
-                            started);
+                    call.finish(whole.outcome(), whole.status(), whole.usage());
                     return;
                 }
                 case Streaming streaming -> {
-                    stream(
-                            ctx,
-                            request,
-                            streaming,
-                            state,
-                            attemptStarted,
-                            attribution,
-                            planned.endpoint(),
-                            attempts,
-                            started);
+                    stream(call, streaming, state, System.nanoTime() - attemptStarted);
                     return;
                 }
                 case Failed failure -> {
-                    state.failed(
-                            failure.message(),
-                            board.nowMillis(),
-                            settings.failuresToCool(),
-                            settings.cooldown().toMillis());
+                    failed(state, failure.message());
                     failed = failure;
                 }
             }
         }
         Failed last = requireNonNull(failed, "a plan has an attempt");
-        String endpoint = plan.getLast().endpoint();
         if (last.answer().isPresent()) {
             Whole answer = last.answer().get();
             deliver(ctx, answer);
-            finish(request, attribution, endpoint, last.outcome(), answer.status(), attempts, answer.usage(), started);
+            call.finish(last.outcome(), answer.status(), answer.usage());
             return;
         }
         ErrorCode code = switch (last.outcome()) {
@@ -181,8 +151,60 @@ public final class Routing implements AutoCloseable {
             case INVALID_RESPONSE -> ErrorCode.UPSTREAM_INVALID_RESPONSE;
             default -> ErrorCode.UPSTREAM_UNAVAILABLE;
         };
-        finish(request, attribution, endpoint, last.outcome(), code.status(), attempts, TopLevel.Usage.NONE, started);
+        call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
         throw ApiException.of(code, null, last.message());
+    }
+
+    /** One request on its way: the endpoint it is at, the attempts so far, and how it is recorded when it ends. */
+    private final class Call {
+        private final Context ctx;
+        private final InferenceRequest request;
+        private final Attribution attribution;
+        private final long started = System.nanoTime();
+        private String endpoint = "";
+        private int attempts;
+
+        Call(Context ctx, InferenceRequest request, Attribution attribution) {
+            this.ctx = ctx;
+            this.request = request;
+            this.attribution = requireNonNull(attribution, "attribution");
+            attribution.routerId().ifPresent(id -> ctx.header("x-router-id", id));
+            attribution.headers().forEach(ctx::header);
+        }
+
+        void attempting(String next) {
+            endpoint = next;
+            attempts++;
+            ctx.header("x-router-endpoint", endpoint);
+            ctx.header("x-router-attempts", Integer.toString(attempts));
+        }
+
+        /** Queues the request's usage row and records its metrics. */
+        void finish(Outcome outcome, int status, TopLevel.Usage tokens) {
+            long nanos = System.nanoTime() - started;
+            var entry = new UsageLog.Entry(
+                    board.nowMillis(),
+                    attribution.routerId(),
+                    endpoint,
+                    request.model(),
+                    request.operation(),
+                    outcome,
+                    status,
+                    attempts,
+                    tokens.promptTokens(),
+                    tokens.completionTokens(),
+                    nanos / 1000);
+            usage.record(entry);
+            metrics.record(entry, nanos);
+        }
+    }
+
+    private void failed(EndpointState state, String error) {
+        state.failed(
+                error,
+                board.nowMillis(),
+                settings.failuresToCool(),
+                settings.cooldown().toMillis());
     }
 
     /** One attempt's result. */
@@ -306,26 +328,18 @@ public final class Routing implements AutoCloseable {
         ctx.result(whole.body());
     }
 
-    private void stream(
-            Context ctx,
-            InferenceRequest request,
-            Streaming streaming,
-            EndpointState state,
-            long attemptStarted,
-            Attribution attribution,
-            String endpoint,
-            int attempts,
-            long started) {
-        long firstByte = System.nanoTime() - attemptStarted;
-        var relay = new SseRelay(request.quotedModel());
+    /** Relays a stream to its end, or to an error event when the endpoint breaks off or stalls. */
+    private void stream(Call call, Streaming streaming, EndpointState state, long firstByteNanos) {
+        var relay = new SseRelay(call.request.quotedModel());
         Outcome outcome = Outcome.OK;
+        Context ctx = call.ctx;
         try (InputStream in = streaming.body()) {
             ctx.status(200);
             ctx.header("cache-control", "no-cache");
             ctx.header("x-accel-buffering", "no"); // a proxy in front must not hold the stream back
             ctx.contentType("text/event-stream");
             OutputStream out = ctx.res().getOutputStream();
-            byte[] buffer = streaming.first().length == CHUNK ? streaming.first() : new byte[CHUNK];
+            byte[] buffer = streaming.first();
             int read = streaming.firstLength();
             while (read >= 0) {
                 if (read > 0) {
@@ -339,7 +353,7 @@ public final class Routing implements AutoCloseable {
                     breakOff(
                             out,
                             outcome,
-                            "Endpoint '" + endpoint + "' "
+                            "Endpoint '" + call.endpoint + "' "
                                     + (outcome == Outcome.TIMEOUT
                                             ? "stopped sending its stream (no more in time)"
                                             : "broke off its stream (" + describe(e) + ")")
@@ -355,16 +369,11 @@ public final class Routing implements AutoCloseable {
             outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
         }
         switch (outcome) {
-            case OK -> state.succeeded(firstByte);
+            case OK -> state.succeeded(firstByteNanos);
             case CLIENT_CLOSED -> state.abandoned();
-            default ->
-                state.failed(
-                        outcome.wire(),
-                        board.nowMillis(),
-                        settings.failuresToCool(),
-                        settings.cooldown().toMillis());
+            default -> failed(state, "its stream ended early: " + outcome.wire());
         }
-        finish(request, attribution, endpoint, outcome, 200, attempts, relay.usage(), started);
+        call.finish(outcome, 200, relay.usage());
     }
 
     /** The stream's last event: an error in OpenAI's shape, which its clients raise. */
@@ -375,36 +384,10 @@ public final class Routing implements AutoCloseable {
         error.put("type", code.type());
         error.put("param", null);
         error.put("code", code.code());
-        out.write("data: ".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.write("data: ".getBytes(StandardCharsets.US_ASCII));
         out.write(Json.write(Map.of("error", error)));
-        out.write("\n\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.write("\n\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
-    }
-
-    private void finish(
-            InferenceRequest request,
-            Attribution attribution,
-            String endpoint,
-            Outcome outcome,
-            int status,
-            int attempts,
-            TopLevel.Usage tokens,
-            long started) {
-        long nanos = System.nanoTime() - started;
-        var entry = new UsageLog.Entry(
-                board.nowMillis(),
-                attribution.routerId(),
-                endpoint,
-                request.model(),
-                request.operation(),
-                outcome,
-                status,
-                attempts,
-                tokens.promptTokens(),
-                tokens.completionTokens(),
-                nanos / 1000);
-        usage.record(entry);
-        metrics.record(entry, nanos);
     }
 
     private static void closeQuietly(InputStream body) {

@@ -193,6 +193,14 @@ class InferenceRoutesTest {
     }
 
     @Test
+    void aStreamThatStallsEndsWithATimeoutErrorInsteadOfHanging() {
+        upstream.then(Reply.streamThenHang(1));
+        List<JsonNode> lines = OpenAiClient.call("stream", base(), member, "gpt-local");
+        assertThat(lines).as(lines.toString()).hasSize(2);
+        assertThat(lines.getLast().at("/error/code").asText()).isEqualTo("upstream_timeout");
+    }
+
+    @Test
     void anUpstreamErrorReachesTheOfficialClientAsAnApiErrorWithItsStatusAndCode() {
         upstream.then(Reply.error(429, "rate_limit_exceeded"));
         JsonNode error = OpenAiClient.call("chat", base(), member, "gpt-local")

@@ -34,7 +34,9 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,25 +54,22 @@ class RoutingStrategiesTest {
     @TempDir
     Path folder;
 
+    /** What the test route routes with: each test's own. */
+    private static final AtomicReference<Routing> routing = new AtomicReference<>();
+
+    private static final AtomicReference<Strategy> strategy = new AtomicReference<>();
+    private static ArborServer server;
+
     private final MovableClock clock = new MovableClock();
     private final Map<String, RemoteEndpoint> endpoints = new HashMap<>();
-    private final AtomicReference<Routing> routing = new AtomicReference<>();
-    private final AtomicReference<Strategy> strategy = new AtomicReference<>();
     private OpenAiUpstream a;
     private OpenAiUpstream b;
     private OpenAiUpstream c;
     private OutboundClient outbound;
     private Database database;
-    private ArborServer server;
 
-    @BeforeEach
-    void start() throws IOException {
-        a = endpoint("a");
-        b = endpoint("b");
-        c = endpoint("c");
-        outbound = new OutboundClient(new OutboundPolicy(List.of(AllowedDestination.parse("127.0.0.1"))));
-        database = Database.openSqlite(folder.resolve("routing.db"));
-        routing.set(routing(database));
+    @BeforeAll
+    static void startServer() {
         server = ArborServer.start(
                 Map.of(),
                 routes -> routes.group("test")
@@ -83,6 +82,21 @@ class RoutingStrategiesTest {
                                                 InferenceRequest.read(Operation.CHAT_COMPLETIONS, ctx.bodyAsBytes()),
                                                 strategy.get(),
                                                 Attribution.router("rtr_test", Map.of("x-router-steps", "pick")))));
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @BeforeEach
+    void start() throws IOException {
+        a = endpoint("a");
+        b = endpoint("b");
+        c = endpoint("c");
+        outbound = new OutboundClient(new OutboundPolicy(List.of(AllowedDestination.parse("127.0.0.1"))));
+        database = Database.openSqlite(folder.resolve("routing.db"));
+        routing.set(routing(database));
     }
 
     private Routing routing(Database on) {
@@ -105,7 +119,6 @@ class RoutingStrategiesTest {
 
     @AfterEach
     void stop() throws IOException {
-        server.close();
         routing.get().close();
         database.close();
         outbound.close();

@@ -70,17 +70,22 @@ public final class OpenAiUpstream implements AutoCloseable {
 
         /** Server-sent chunks, a pause between them, then {@code [DONE]}. */
         static Reply stream(int chunks, Duration between) {
-            return new Stream(chunks, between, new CountDownLatch(0), false);
+            return new Stream(chunks, between, new CountDownLatch(0), Ending.DONE);
         }
 
         /** The first chunk, then the rest only once {@code release} is counted down. */
         static Reply streamHeldAfterFirst(int chunks, CountDownLatch release) {
-            return new Stream(chunks, Duration.ZERO, release, false);
+            return new Stream(chunks, Duration.ZERO, release, Ending.DONE);
         }
 
         /** Chunks, then a reset instead of {@code [DONE]}. */
         static Reply streamThenReset(int chunks) {
-            return new Stream(chunks, Duration.ZERO, new CountDownLatch(0), true);
+            return new Stream(chunks, Duration.ZERO, new CountDownLatch(0), Ending.RESET);
+        }
+
+        /** Chunks, then nothing more while the connection stays open. */
+        static Reply streamThenHang(int chunks) {
+            return new Stream(chunks, Duration.ZERO, new CountDownLatch(0), Ending.HANG);
         }
     }
 
@@ -94,7 +99,14 @@ public final class OpenAiUpstream implements AutoCloseable {
 
     record Invalid() implements Reply {}
 
-    record Stream(int chunks, Duration between, CountDownLatch release, boolean resetAtEnd) implements Reply {}
+    record Stream(int chunks, Duration between, CountDownLatch release, Ending ending) implements Reply {}
+
+    /** How a stream ends: {@code [DONE]}, a reset, or never. */
+    enum Ending {
+        DONE,
+        RESET,
+        HANG
+    }
 
     /** One request as it arrived. */
     public record Request(String path, Map<String, String> headers, JsonNode body) {}
@@ -226,8 +238,12 @@ public final class OpenAiUpstream implements AutoCloseable {
                             "data: " + new String(json(delta(model, "part" + i + " ")), StandardCharsets.UTF_8)
                                     + "\n\n");
                 }
-                if (stream.resetAtEnd()) {
+                if (stream.ending() == Ending.RESET) {
                     socket.setSoLinger(true, 0);
+                    return false;
+                }
+                if (stream.ending() == Ending.HANG) {
+                    closed.await();
                     return false;
                 }
                 chunk(out, "data: " + new String(json(usageChunk(model)), StandardCharsets.UTF_8) + "\n\n");
