@@ -228,10 +228,31 @@ public final class Routing implements AutoCloseable {
                 .header("accept", request.stream() ? "text/event-stream" : "application/json");
         endpoint.apiKey().ifPresent(key -> builder.header("authorization", "Bearer " + key));
         String where = "Endpoint '" + endpoint.modelId() + "'";
-        OutboundClient.StreamedAnswer answer;
+        HttpRequest call = builder.POST(HttpRequest.BodyPublishers.noBody()).build();
+        byte[] body = request.bodyFor(endpoint.remoteModel());
         try {
-            answer = outbound.open(
-                    builder.POST(HttpRequest.BodyPublishers.noBody()).build(), request.bodyFor(endpoint.remoteModel()));
+            if (!request.stream()) {
+                OutboundClient.WholeAnswer answer = outbound.call(call, body, MAX_ANSWER_BYTES);
+                return judged(
+                        where,
+                        answer.status(),
+                        answer.body(),
+                        request,
+                        answer.headers().firstValue("retry-after"));
+            }
+            OutboundClient.StreamedAnswer answer = outbound.open(call, body);
+            if (answer.status() / 100 == 2 && isEventStream(answer)) {
+                return firstBytes(where, answer.body());
+            }
+            try (InputStream rest = answer.body()) {
+                byte[] bytes = rest.readNBytes(MAX_ANSWER_BYTES + 1);
+                if (bytes.length > MAX_ANSWER_BYTES) {
+                    return new Failed(
+                            Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
+                }
+                return judged(
+                        where, answer.status(), bytes, request, answer.headers().firstValue("retry-after"));
+            }
         } catch (OutboundRefusedException e) {
             return new Failed(
                     Outcome.UNAVAILABLE, where + " may not be called: " + e.getMessage() + ".", Optional.empty());
@@ -241,20 +262,14 @@ public final class Routing implements AutoCloseable {
             Thread.currentThread().interrupt();
             return new Failed(Outcome.UNAVAILABLE, where + ": the call was interrupted.", Optional.empty());
         }
-        int status = answer.status();
-        InputStream body = answer.body();
+    }
+
+    /** A stream's first bytes, read before anything is sent to the caller: a failure here may still fall back. */
+    private static Attempt firstBytes(String where, InputStream body) {
+        byte[] first = new byte[CHUNK];
         try {
-            if (status / 100 == 2 && request.stream() && isEventStream(answer)) {
-                byte[] first = new byte[CHUNK];
-                int read = body.read(first);
-                return new Streaming(body, first, Math.max(read, 0));
-            }
-            byte[] bytes = body.readNBytes(MAX_ANSWER_BYTES + 1);
-            body.close();
-            if (bytes.length > MAX_ANSWER_BYTES) {
-                return new Failed(Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
-            }
-            return judged(where, status, bytes, request, answer.headers().firstValue("retry-after"));
+            int read = body.read(first);
+            return new Streaming(body, first, Math.max(read, 0));
         } catch (IOException e) {
             closeQuietly(body);
             return transportFailure(where, e);

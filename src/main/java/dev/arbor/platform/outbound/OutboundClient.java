@@ -33,6 +33,8 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSession;
 import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClientTransport;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -167,7 +169,39 @@ public final class OutboundClient implements AutoCloseable {
         }
     }
 
-    private StreamedAnswer start(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
+    /**
+     * Sends {@code body} as the request's and reads the whole answer, of at most {@code maxBytes}, following no
+     * redirect: the same as {@link #open} read to its end, with one hand-off between threads instead of one per part
+     * of the body. The request's timeout bounds the wait for all of it.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL, before any byte is sent there
+     * @throws IOException when the answer is larger than {@code maxBytes}, among the other failures
+     */
+    public WholeAnswer call(HttpRequest request, byte[] body, int maxBytes) throws IOException, InterruptedException {
+        policy.requireCallable(request.uri());
+        Request call = prepared(request, Optional.of(body));
+        CompletableFuture<ContentResponse> answer = new CompletableResponseListener(call, maxBytes).send();
+        try {
+            ContentResponse response =
+                    answer.get(request.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE), TimeUnit.NANOSECONDS);
+            return new WholeAnswer(response.getStatus(), headers(response), response.getContent());
+        } catch (TimeoutException e) {
+            call.abort(e);
+            throw new HttpTimeoutException("no answer from " + request.uri().getHost() + " in time");
+        } catch (ExecutionException e) {
+            throw failure(e.getCause());
+        }
+    }
+
+    /** An answer read whole. */
+    public record WholeAnswer(int status, HttpHeaders headers, byte[] body) {
+        public WholeAnswer {
+            requireNonNull(headers, "headers");
+            requireNonNull(body, "body");
+        }
+    }
+
+    private Request prepared(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
         Request call = client.newRequest(request.uri()).method(request.method());
         request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
         call.headers(headers ->
@@ -178,6 +212,11 @@ public final class OutboundClient implements AutoCloseable {
                 && request.bodyPublisher().get().contentLength() != 0) {
             call.body(new BytesRequestContent(bytes(request.bodyPublisher().get())));
         }
+        return call;
+    }
+
+    private StreamedAnswer start(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
+        Request call = prepared(request, body);
         var listener = new InputStreamResponseListener();
         call.send(listener);
         org.eclipse.jetty.client.Response head;
