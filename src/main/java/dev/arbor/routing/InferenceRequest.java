@@ -7,6 +7,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Problem;
+import java.util.ArrayList;
 
 /**
  * An OpenAI-compatible request as its caller sent it: the body's bytes, kept as they are (an upstream gets them with
@@ -29,7 +31,7 @@ public final class InferenceRequest {
 
     /**
      * Reads a request body: a JSON object with {@code model} a non-empty string and {@code stream}, when sent, true or
-     * false; 400 {@code invalid_json}, {@code missing_field} or {@code invalid_field} otherwise.
+     * false; 400 {@code invalid_json}, or {@code missing_field} and {@code invalid_field} for every field wrong.
      */
     public static InferenceRequest read(Operation operation, byte[] body) {
         requireNonNull(operation, "operation");
@@ -41,18 +43,21 @@ public final class InferenceRequest {
             throw ApiException.of(
                     ErrorCode.INVALID_JSON, null, "The body must be one JSON object; " + e.getMessage() + ".");
         }
+        var problems = new ArrayList<Problem>();
         if (fields.modelToken() == JsonToken.NOT_AVAILABLE) {
-            throw ApiException.of(ErrorCode.MISSING_FIELD, "model", "`model` is required: the model to answer.");
+            problems.add(new Problem(ErrorCode.MISSING_FIELD, "model", "`model` is required: the model to answer."));
+        } else if (fields.model().filter(name -> !name.isBlank()).isEmpty()) {
+            problems.add(new Problem(ErrorCode.INVALID_FIELD, "model", "`model` must be a non-empty string."));
         }
-        String model = fields.model()
-                .filter(name -> !name.isBlank())
-                .orElseThrow(
-                        () -> ApiException.of(ErrorCode.INVALID_FIELD, "model", "`model` must be a non-empty string."));
         if (fields.streamToken() != JsonToken.NOT_AVAILABLE
                 && fields.streamToken() != JsonToken.VALUE_NULL
                 && fields.stream().isEmpty()) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "stream", "`stream` must be true or false.");
+            problems.add(new Problem(ErrorCode.INVALID_FIELD, "stream", "`stream` must be true or false."));
         }
+        if (!problems.isEmpty()) {
+            throw ApiException.of(problems);
+        }
+        String model = fields.model().orElseThrow();
         return new InferenceRequest(operation, body, fields, model);
     }
 

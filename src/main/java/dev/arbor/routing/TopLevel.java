@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -124,9 +125,7 @@ record TopLevel(
      */
     byte[] withModel(byte[] bytes, int offset, int length, byte[] quotedModel) {
         if (modelStart < 0) {
-            return offset == 0 && length == bytes.length
-                    ? bytes
-                    : java.util.Arrays.copyOfRange(bytes, offset, offset + length);
+            return offset == 0 && length == bytes.length ? bytes : Arrays.copyOfRange(bytes, offset, offset + length);
         }
         byte[] out = new byte[length - (modelEnd - modelStart) + quotedModel.length];
         System.arraycopy(bytes, offset, out, 0, modelStart);

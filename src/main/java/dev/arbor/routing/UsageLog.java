@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -138,7 +139,7 @@ final class UsageLog implements AutoCloseable {
                         rs.getLong("latency")))
                 .list());
         var outcomes = new HashMap<String, Long>();
-        var byEndpoint = new java.util.LinkedHashMap<String, List<Row>>();
+        var byEndpoint = new LinkedHashMap<String, List<Row>>();
         for (Row row : rows) {
             outcomes.merge(row.outcome(), row.requests(), Long::sum);
             byEndpoint.computeIfAbsent(row.endpoint(), e -> new ArrayList<>()).add(row);

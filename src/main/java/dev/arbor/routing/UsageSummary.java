@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a router's requests since a moment came to: counts by outcome, tokens, and the same by endpoint.
@@ -56,7 +57,7 @@ public record UsageSummary(
         json.put("router_id", routerId);
         json.put("since", since.getEpochSecond());
         json.put("requests", requests);
-        json.put("outcomes", new java.util.TreeMap<>(outcomes));
+        json.put("outcomes", new TreeMap<>(outcomes));
         json.put("prompt_tokens", promptTokens);
         json.put("completion_tokens", completionTokens);
         json.put("endpoints", endpoints.stream().map(EndpointUsage::toJson).toList());

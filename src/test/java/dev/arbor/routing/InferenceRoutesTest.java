@@ -285,6 +285,12 @@ class InferenceRoutesTest {
     }
 
     @Test
+    void everyWrongFieldIsListed() {
+        JsonNode error = chat("{\"stream\": \"yes\"}").assertError(400, "missing_field", "model");
+        assertThat(error.path("details").findValuesAsText("param")).containsExactly("model", "stream");
+    }
+
+    @Test
     void callersNeedAToken() {
         http.post("/v1/chat/completions", "{\"model\": \"gpt-local\"}").assertError(401, "missing_api_key", null);
     }
