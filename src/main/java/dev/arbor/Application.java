@@ -10,6 +10,8 @@ import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
+import dev.arbor.inference.InferenceRoutes;
+import dev.arbor.inference.Routing;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -51,6 +53,7 @@ public final class Application implements AutoCloseable {
     private final ModelRuntime runtime;
     private final OutboundClient outboundClient;
     private final Downloads downloads;
+    private final Routing routing;
     private final Studio studio;
     private final Pipelines pipelines;
     private final Connectors connectors;
@@ -115,6 +118,9 @@ public final class Application implements AutoCloseable {
             this.routers = new Routers(database, clock, access, models, credentials, clusters, studio);
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
+            this.routing =
+                    new Routing(models::remoteEndpoint, outboundClient, database, config.routing(), clock, meters);
+            new InferenceRoutes(routing).addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
@@ -252,6 +258,7 @@ public final class Application implements AutoCloseable {
         pipelines.close();
         connectors.close();
         downloads.close();
+        routing.close();
         outboundClient.close();
         studio.close();
         runtime.close();

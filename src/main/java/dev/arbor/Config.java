@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.ClusterSettings;
 import dev.arbor.connectors.ConnectorSettings;
+import dev.arbor.inference.RoutingSettings;
 import dev.arbor.models.ModelSettings;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.Environment;
@@ -30,6 +31,7 @@ import java.util.Optional;
  *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
  *     minutes)
  * @param clusters how this machine's health is read ({@code ARBOR_NVIDIA_SMI})
+ * @param routing how inference requests treat model endpoints (timeouts, cooling down)
  */
 public record Config(
         HttpSettings http,
@@ -40,7 +42,8 @@ public record Config(
         ConnectorSettings connectors,
         Optional<String> publicUrl,
         List<Duration> triggerRetryDelays,
-        ClusterSettings clusters) {
+        ClusterSettings clusters,
+        RoutingSettings routing) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -55,6 +58,7 @@ public record Config(
         requireNonNull(publicUrl, "publicUrl");
         triggerRetryDelays = List.copyOf(triggerRetryDelays);
         requireNonNull(clusters, "clusters");
+        requireNonNull(routing, "routing");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -104,7 +108,13 @@ public record Config(
                         .map(seconds -> Duration.ofSeconds(
                                 Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
                         .toList(),
-                new ClusterSettings(env.text("ARBOR_NVIDIA_SMI").orElse(ClusterSettings.DEFAULT.nvidiaSmi())));
+                new ClusterSettings(env.text("ARBOR_NVIDIA_SMI").orElse(ClusterSettings.DEFAULT.nvidiaSmi())),
+                new RoutingSettings(
+                        env.seconds("ARBOR_ROUTING_TIMEOUT_SECONDS", 120),
+                        env.whole("ARBOR_ROUTING_FAILURES_TO_COOL", 1, "failures")
+                                .orElse(3L)
+                                .intValue(),
+                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

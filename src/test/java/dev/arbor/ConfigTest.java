@@ -102,6 +102,26 @@ class ConfigTest {
     }
 
     @Test
+    void routingSettingsHaveDefaultsAndTakeTheirVariables() {
+        Config defaults = Config.load(Map.of(), List.of());
+        assertThat(defaults.routing().timeout()).hasSeconds(120);
+        assertThat(defaults.routing().failuresToCool()).isEqualTo(3);
+        assertThat(defaults.routing().cooldown()).hasSeconds(30);
+        Config set = Config.load(
+                Map.of(
+                        "ARBOR_ROUTING_TIMEOUT_SECONDS", "7",
+                        "ARBOR_ROUTING_FAILURES_TO_COOL", "1",
+                        "ARBOR_ROUTING_COOLDOWN_SECONDS", "90"),
+                List.of());
+        assertThat(set.routing().timeout()).hasSeconds(7);
+        assertThat(set.routing().failuresToCool()).isEqualTo(1);
+        assertThat(set.routing().cooldown()).hasSeconds(90);
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_ROUTING_FAILURES_TO_COOL", "0"), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_ROUTING_FAILURES_TO_COOL");
+    }
+
+    @Test
     void connectionLimitsHaveDefaultsAndTakeTheirVariables() {
         Config defaults = Config.load(Map.of(), List.of());
         assertThat(defaults.http().headerTimeout()).hasSeconds(20);

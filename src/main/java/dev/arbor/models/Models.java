@@ -11,6 +11,7 @@ import dev.arbor.platform.secrets.SecretBox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.HashSet;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one model registry: the models this server knows, what each can run, and where it stands. Other features ask
@@ -30,6 +32,9 @@ public final class Models {
 
     /** The registry as it stands: built-in models first, then added ones in the order they came. */
     private volatile Map<String, Model> models;
+
+    /** Cloud models' endpoints as {@link #remoteEndpoint} opened them, for the registry as it stands. */
+    private volatile Map<String, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
 
     private final Optional<ModelStore> store;
     private final Optional<SecretBox> secrets;
@@ -87,6 +92,30 @@ public final class Models {
     }
 
     /**
+     * The endpoint of a cloud model (engine {@code remote}), its key opened; empty for any other model or id. Opened
+     * once per model, not per call: inference traffic asks for it on every request.
+     */
+    public Optional<RemoteEndpoint> remoteEndpoint(String id) {
+        requireNonNull(id, "id");
+        Map<String, RemoteEndpoint> opened = endpoints;
+        RemoteEndpoint known = opened.get(id);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        Model model = models.get(id);
+        if (model == null || !model.engine().equals(EngineKind.REMOTE.wire())) {
+            return Optional.empty();
+        }
+        var endpoint = new RemoteEndpoint(
+                model.id(),
+                URI.create(model.uri()),
+                model.options().getOrDefault("model", model.name()),
+                model.apiKey().flatMap(sealedKey -> secrets.map(box -> box.open(sealedKey, keyContext(model.id())))));
+        opened.put(id, endpoint);
+        return Optional.of(endpoint);
+    }
+
+    /**
      * Adds a model whose files are in place (a local folder) or that needs none (a remote one, with the key of its
      * endpoint, sealed here); 409 {@code model_exists} when the id is taken.
      */
@@ -104,7 +133,7 @@ public final class Models {
                 .insert(model, clock.millis());
         var all = new LinkedHashMap<>(models);
         all.put(model.id(), model);
-        models = Collections.unmodifiableMap(all);
+        replace(all);
         return model;
     }
 
@@ -136,7 +165,7 @@ public final class Models {
         store.ifPresent(added -> added.delete(model.id()));
         var all = new LinkedHashMap<>(models);
         all.remove(model.id());
-        models = Collections.unmodifiableMap(all);
+        replace(all);
     }
 
     /** Records where an added model's download stands. */
@@ -146,9 +175,15 @@ public final class Models {
         if (models.containsKey(model.id())) {
             var all = new LinkedHashMap<>(models);
             all.put(model.id(), updated);
-            models = Collections.unmodifiableMap(all);
+            replace(all);
         }
         return updated;
+    }
+
+    /** The registry from now on; the endpoints opened for the one before are forgotten. */
+    private void replace(Map<String, Model> all) {
+        models = Collections.unmodifiableMap(all);
+        endpoints = new ConcurrentHashMap<>();
     }
 
     /** Whether the deterministic test engine may be used (ARBOR_TEST_MODELS). */

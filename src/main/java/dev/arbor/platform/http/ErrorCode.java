@@ -140,6 +140,7 @@ public enum ErrorCode {
     // 5xx: retry after a pause
     INTERNAL_ERROR(500),
     UPSTREAM_UNAVAILABLE(502),
+    UPSTREAM_INVALID_RESPONSE(502),
     MODEL_LOAD_FAILED(503),
     MODEL_EJECTED(503),
     MODEL_CRASHED(503),

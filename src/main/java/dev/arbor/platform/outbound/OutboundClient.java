@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -32,6 +33,8 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSession;
 import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClientTransport;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
@@ -57,6 +60,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final int MAX_CONNECTIONS_PER_DESTINATION = 512;
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
     private static final Set<String> CROSS_ORIGIN_HEADERS =
@@ -85,6 +89,8 @@ public final class OutboundClient implements AutoCloseable {
         client = new org.eclipse.jetty.client.HttpClient(transport);
         client.setExecutor(threads);
         client.setFollowRedirects(false);
+        // model endpoints take many long calls at once (streamed answers): Jetty's 64 would queue the rest
+        client.setMaxConnectionsPerDestination(MAX_CONNECTIONS_PER_DESTINATION);
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, "Arbor"));
         client.getContentDecoderFactories().clear();
         client.setSocketAddressResolver(this::resolve);
@@ -142,15 +148,75 @@ public final class OutboundClient implements AutoCloseable {
         }
     }
 
-    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
-            throws IOException, InterruptedException {
+    /**
+     * Sends {@code body} as the request's, following no redirect (a redirect is the answer), and gives the answer
+     * once its head arrived, its body to be read as it comes: no thread of its own, no copy. The request's timeout
+     * bounds the wait for the head and each pause while the body streams; closing the body before its end aborts the
+     * exchange.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL, before any byte is sent there
+     */
+    public StreamedAnswer open(HttpRequest request, byte[] body) throws IOException, InterruptedException {
+        policy.requireCallable(request.uri());
+        return start(request, Optional.of(body));
+    }
+
+    /** An answer whose body is read as it arrives; closing the body before its end aborts the exchange. */
+    public record StreamedAnswer(int status, HttpHeaders headers, InputStream body) {
+        public StreamedAnswer {
+            requireNonNull(headers, "headers");
+            requireNonNull(body, "body");
+        }
+    }
+
+    /**
+     * Sends {@code body} as the request's and reads the whole answer, of at most {@code maxBytes}, following no
+     * redirect: the same as {@link #open} read to its end, with one hand-off between threads instead of one per part
+     * of the body. The request's timeout bounds the wait for all of it.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL, before any byte is sent there
+     * @throws IOException when the answer is larger than {@code maxBytes}, among the other failures
+     */
+    public WholeAnswer call(HttpRequest request, byte[] body, int maxBytes) throws IOException, InterruptedException {
+        policy.requireCallable(request.uri());
+        Request call = prepared(request, Optional.of(body));
+        CompletableFuture<ContentResponse> answer = new CompletableResponseListener(call, maxBytes).send();
+        try {
+            ContentResponse response =
+                    answer.get(request.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE), TimeUnit.NANOSECONDS);
+            return new WholeAnswer(response.getStatus(), headers(response), response.getContent());
+        } catch (TimeoutException e) {
+            call.abort(e);
+            throw new HttpTimeoutException("no answer from " + request.uri().getHost() + " in time");
+        } catch (ExecutionException e) {
+            throw failure(e.getCause());
+        }
+    }
+
+    /** An answer read whole. */
+    public record WholeAnswer(int status, HttpHeaders headers, byte[] body) {
+        public WholeAnswer {
+            requireNonNull(headers, "headers");
+            requireNonNull(body, "body");
+        }
+    }
+
+    private Request prepared(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
         Request call = client.newRequest(request.uri()).method(request.method());
         request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
         call.headers(headers ->
                 request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
-        if (request.bodyPublisher().isPresent() && request.bodyPublisher().get().contentLength() != 0) {
+        if (body.isPresent()) {
+            call.body(new BytesRequestContent(body.get()));
+        } else if (request.bodyPublisher().isPresent()
+                && request.bodyPublisher().get().contentLength() != 0) {
             call.body(new BytesRequestContent(bytes(request.bodyPublisher().get())));
         }
+        return call;
+    }
+
+    private StreamedAnswer start(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
+        Request call = prepared(request, body);
         var listener = new InputStreamResponseListener();
         call.send(listener);
         org.eclipse.jetty.client.Response head;
@@ -162,13 +228,19 @@ public final class OutboundClient implements AutoCloseable {
         } catch (ExecutionException e) {
             throw failure(e.getCause());
         }
-        var headers = headers(head);
-        var info = new Info(head.getStatus(), headers);
+        return new StreamedAnswer(head.getStatus(), headers(head), listener.getInputStream());
+    }
+
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+            throws IOException, InterruptedException {
+        StreamedAnswer head = start(request, Optional.empty());
+        var headers = head.headers();
+        var info = new Info(head.status(), headers);
         HttpResponse.BodySubscriber<T> subscriber = handler.apply(info);
-        BodyPump.start(listener.getInputStream(), subscriber);
+        BodyPump.start(head.body(), subscriber);
         try {
             return new Answer<>(
-                    head.getStatus(),
+                    head.status(),
                     request,
                     headers,
                     subscriber.getBody().toCompletableFuture().get());

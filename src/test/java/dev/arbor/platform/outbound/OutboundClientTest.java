@@ -210,6 +210,42 @@ class OutboundClientTest {
     }
 
     @Test
+    void aCallWithItsBodyAsBytesIsRefusedUntilListedAndFollowsNoRedirect() throws Exception {
+        var hello = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        try (var refusing = new OutboundClient(policy(List.of()))) {
+            assertThatThrownBy(() -> refusing.call(hello, new byte[] {'{', '}'}, 1024))
+                    .isInstanceOf(OutboundRefusedException.class);
+            assertThatThrownBy(() -> refusing.open(hello, new byte[] {'{', '}'}))
+                    .isInstanceOf(OutboundRefusedException.class);
+        }
+        assertThat(hits).hasValue(0);
+        try (var client = new OutboundClient(policy(List.of("127.0.0.1")))) {
+            assertThat(client.call(hello, new byte[] {'{', '}'}, 1024).body())
+                    .asString()
+                    .isEqualTo("hi");
+            assertThat(client.open(hello, new byte[] {'{', '}'}).body().readAllBytes())
+                    .asString()
+                    .isEqualTo("hi");
+            var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata"))
+                    .POST(HttpRequest.BodyPublishers.noBody())
+                    .build();
+            assertThat(client.call(toMetadata, new byte[0], 1024).status()).isEqualTo(302);
+        }
+    }
+
+    @Test
+    void aCallWhoseAnswerIsLargerThanAllowedFails() throws Exception {
+        var hello = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hello"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
+        try (var client = new OutboundClient(policy(List.of("127.0.0.1")))) {
+            assertThatThrownBy(() -> client.call(hello, new byte[0], 1)).isInstanceOf(IOException.class);
+        }
+    }
+
+    @Test
     void redirectsAreCheckedAgainAtEveryHop() throws Exception {
         var client = new OutboundClient(policy(List.of("127.0.0.1")));
         var toMetadata = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/to-metadata"))

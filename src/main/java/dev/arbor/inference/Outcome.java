@@ -1,0 +1,25 @@
+package dev.arbor.inference;
+
+import java.util.Locale;
+
+/** How a routed request ended, as its usage row and metrics say. */
+enum Outcome {
+    /** The endpoint answered 2xx, whole. */
+    OK,
+    /** The endpoint answered an error (4xx, 5xx), passed on to the caller. */
+    UPSTREAM_ERROR,
+    /** No answer in time. */
+    TIMEOUT,
+    /** The endpoint could not be reached (refused, reset, not resolved, not allowed by the outbound policy). */
+    UNAVAILABLE,
+    /** The endpoint's answer was not what the API promises (not JSON). */
+    INVALID_RESPONSE,
+    /** A stream that broke off after its first byte reached the caller. */
+    STREAM_BROKEN,
+    /** The caller went away before the answer was all sent. */
+    CLIENT_CLOSED;
+
+    String wire() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

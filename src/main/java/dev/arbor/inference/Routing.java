@@ -1,0 +1,420 @@
+package dev.arbor.inference;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.models.RemoteEndpoint;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundRefusedException;
+import io.javalin.http.Context;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Serves OpenAI-compatible requests from model endpoints: a strategy picks the endpoint (or, for a fallback chain,
+ * the order), the caller's body goes there with only {@code model} replaced, and the answer comes back as the
+ * endpoint sent it — status, JSON, server-sent events chunk by chunk — with {@code model} as the caller named it.
+ * Every answer says which endpoint gave it and after how many attempts ({@code x-router-endpoint},
+ * {@code x-router-attempts}). Each attempt's outcome feeds the endpoint's health (failures cool it down) and each
+ * request's usage is recorded off the request path, with metrics by router and endpoint.
+ *
+ * <p>What a failure becomes: the endpoint's own error answer (OpenAI's error shape) as it sent it; no answer in time
+ * 504 {@code upstream_timeout}; no connection, or one reset, 502 {@code upstream_unavailable}; an answer that is not
+ * JSON 502 {@code upstream_invalid_response}. A stream that breaks after its first byte reached the caller ends with
+ * an error event.
+ */
+public final class Routing implements AutoCloseable {
+    /** Larger answers are refused (502) rather than held: embeddings of a large batch stay well below. */
+    private static final int MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+    private static final int CHUNK = 16 * 1024;
+
+    private final EndpointDirectory directory;
+    private final OutboundClient outbound;
+    private final RoutingSettings settings;
+    private final EndpointBoard board;
+    private final UsageLog usage;
+    private final RoutingMetrics metrics;
+
+    public Routing(
+            EndpointDirectory directory,
+            OutboundClient outbound,
+            Database database,
+            RoutingSettings settings,
+            Clock clock,
+            MeterRegistry meters) {
+        this(directory, outbound, database, settings, clock, meters, ThreadLocalRandom::current);
+    }
+
+    Routing(
+            EndpointDirectory directory,
+            OutboundClient outbound,
+            Database database,
+            RoutingSettings settings,
+            Clock clock,
+            MeterRegistry meters,
+            Supplier<RandomGenerator> random) {
+        this.directory = requireNonNull(directory, "directory");
+        this.outbound = requireNonNull(outbound, "outbound");
+        this.settings = requireNonNull(settings, "settings");
+        this.board = new EndpointBoard(clock, random);
+        this.usage = new UsageLog(database, meters);
+        this.metrics = new RoutingMetrics(meters);
+    }
+
+    /** Whether {@code endpoint} names something routing can call now. */
+    public boolean knows(String endpoint) {
+        return directory.find(endpoint).isPresent();
+    }
+
+    /** The health of these endpoints on this server, in their order. */
+    public List<EndpointHealth> health(List<String> endpoints) {
+        return board.health(List.copyOf(endpoints));
+    }
+
+    /** The health of every endpoint this server has routed to since it started, by reference. */
+    public List<EndpointHealth> health() {
+        return board.health();
+    }
+
+    /** What a router's requests since {@code since} came to (a moment's rows may still be on their way). */
+    public UsageSummary stats(String routerId, Instant since) {
+        return usage.summary(requireNonNull(routerId, "routerId"), requireNonNull(since, "since"));
+    }
+
+    /**
+     * Answers {@code request} through the endpoints {@code strategy} picks, writing the answer to {@code ctx}; throws
+     * {@link ApiException} when no endpoint gave an answer to pass on.
+     */
+    public void forward(Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution) {
+        var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
+        Failed failed = null;
+        for (EndpointBoard.Planned planned : board.plan(strategy)) {
+            call.attempting(planned.endpoint());
+            Optional<RemoteEndpoint> endpoint = directory.find(planned.endpoint());
+            if (endpoint.isEmpty()) {
+                failed = new Failed(
+                        Outcome.UNAVAILABLE,
+                        "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry (any more).",
+                        Optional.empty());
+                continue;
+            }
+            EndpointState state = board.state(planned.endpoint());
+            state.begin();
+            long attemptStarted = System.nanoTime();
+            switch (attempt(endpoint.get(), request, planned.timeout().orElse(settings.timeout()))) {
+                case Whole whole -> {
+                    state.succeeded(System.nanoTime() - attemptStarted);
+                    deliver(ctx, whole);
+                    call.finish(whole.outcome(), whole.status(), whole.usage());
+                    return;
+                }
+                case Streaming streaming -> {
+                    stream(call, streaming, state, System.nanoTime() - attemptStarted);
+                    return;
+                }
+                case Failed failure -> {
+                    failed(state, failure.message());
+                    failed = failure;
+                }
+            }
+        }
+        Failed last = requireNonNull(failed, "a plan has an attempt");
+        if (last.answer().isPresent()) {
+            Whole answer = last.answer().get();
+            deliver(ctx, answer);
+            call.finish(last.outcome(), answer.status(), answer.usage());
+            return;
+        }
+        ErrorCode code = switch (last.outcome()) {
+            case TIMEOUT -> ErrorCode.UPSTREAM_TIMEOUT;
+            case INVALID_RESPONSE -> ErrorCode.UPSTREAM_INVALID_RESPONSE;
+            default -> ErrorCode.UPSTREAM_UNAVAILABLE;
+        };
+        call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
+        throw ApiException.of(code, null, last.message());
+    }
+
+    /** One request on its way: the endpoint it is at, the attempts so far, and how it is recorded when it ends. */
+    private final class Call {
+        private final Context ctx;
+        private final InferenceRequest request;
+        private final Attribution attribution;
+        private final long started = System.nanoTime();
+        private String endpoint = "";
+        private int attempts;
+
+        Call(Context ctx, InferenceRequest request, Attribution attribution) {
+            this.ctx = ctx;
+            this.request = request;
+            this.attribution = requireNonNull(attribution, "attribution");
+            attribution.routerId().ifPresent(id -> ctx.header("x-router-id", id));
+            attribution.headers().forEach(ctx::header);
+        }
+
+        void attempting(String next) {
+            endpoint = next;
+            attempts++;
+            ctx.header("x-router-endpoint", endpoint);
+            ctx.header("x-router-attempts", Integer.toString(attempts));
+        }
+
+        /** Queues the request's usage row and records its metrics. */
+        void finish(Outcome outcome, int status, TopLevel.Usage tokens) {
+            long nanos = System.nanoTime() - started;
+            var entry = new UsageLog.Entry(
+                    board.nowMillis(),
+                    attribution.routerId(),
+                    endpoint,
+                    request.model(),
+                    request.operation(),
+                    outcome,
+                    status,
+                    attempts,
+                    tokens.promptTokens(),
+                    tokens.completionTokens(),
+                    nanos / 1000);
+            usage.record(entry);
+            metrics.record(entry, nanos);
+        }
+    }
+
+    private void failed(EndpointState state, String error) {
+        state.failed(
+                error,
+                board.nowMillis(),
+                settings.failuresToCool(),
+                settings.cooldown().toMillis());
+    }
+
+    /** One attempt's result. */
+    private sealed interface Attempt {}
+
+    /** An answer read whole, ready for the caller: a success with {@code model} replaced, or a 4xx as it came. */
+    private record Whole(int status, byte[] body, Optional<String> retryAfter, TopLevel.Usage usage, Outcome outcome)
+            implements Attempt {}
+
+    /** A stream whose first bytes arrived: from here on it is the caller's, whatever happens. */
+    private record Streaming(InputStream body, byte[] first, int firstLength) implements Attempt {}
+
+    /** A failed attempt, the next endpoint's turn; {@code answer} is the endpoint's error to pass on if it is last. */
+    private record Failed(Outcome outcome, String message, Optional<Whole> answer) implements Attempt {}
+
+    private Attempt attempt(RemoteEndpoint endpoint, InferenceRequest request, Duration timeout) {
+        var builder = HttpRequest.newBuilder(
+                        endpoint.operation(request.operation().path()))
+                .timeout(timeout)
+                .header("content-type", "application/json")
+                .header("accept", request.stream() ? "text/event-stream" : "application/json");
+        endpoint.apiKey().ifPresent(key -> builder.header("authorization", "Bearer " + key));
+        String where = "Endpoint '" + endpoint.modelId() + "'";
+        HttpRequest call = builder.POST(HttpRequest.BodyPublishers.noBody()).build();
+        byte[] body = request.bodyFor(endpoint.remoteModel());
+        try {
+            if (!request.stream()) {
+                OutboundClient.WholeAnswer answer = outbound.call(call, body, MAX_ANSWER_BYTES);
+                return judged(
+                        where,
+                        answer.status(),
+                        answer.body(),
+                        request,
+                        answer.headers().firstValue("retry-after"));
+            }
+            OutboundClient.StreamedAnswer answer = outbound.open(call, body);
+            if (answer.status() / 100 == 2 && isEventStream(answer)) {
+                return firstBytes(where, answer.body());
+            }
+            try (InputStream rest = answer.body()) {
+                byte[] bytes = rest.readNBytes(MAX_ANSWER_BYTES + 1);
+                if (bytes.length > MAX_ANSWER_BYTES) {
+                    return new Failed(
+                            Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
+                }
+                return judged(
+                        where, answer.status(), bytes, request, answer.headers().firstValue("retry-after"));
+            }
+        } catch (OutboundRefusedException e) {
+            return new Failed(
+                    Outcome.UNAVAILABLE, where + " may not be called: " + e.getMessage() + ".", Optional.empty());
+        } catch (IOException e) {
+            return transportFailure(where, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Failed(Outcome.UNAVAILABLE, where + ": the call was interrupted.", Optional.empty());
+        }
+    }
+
+    /** A stream's first bytes, read before anything is sent to the caller: a failure here may still fall back. */
+    private static Attempt firstBytes(String where, InputStream body) {
+        byte[] first = new byte[CHUNK];
+        try {
+            int read = body.read(first);
+            return new Streaming(body, first, Math.max(read, 0));
+        } catch (IOException e) {
+            closeQuietly(body);
+            return transportFailure(where, e);
+        }
+    }
+
+    private static Attempt judged(
+            String where, int status, byte[] bytes, InferenceRequest request, Optional<String> retryAfter) {
+        TopLevel fields;
+        try {
+            fields = TopLevel.scan(bytes, 0, bytes.length);
+        } catch (TopLevel.NotAnObject e) {
+            String got = "answered " + status + " with a body that is not a JSON object (" + e.getMessage() + ")";
+            return new Failed(Outcome.INVALID_RESPONSE, where + " " + got + ".", Optional.empty());
+        }
+        if (status / 100 == 2) {
+            byte[] answer = fields.withModel(bytes, 0, bytes.length, request.quotedModel());
+            return new Whole(status, answer, retryAfter, fields.usage(), Outcome.OK);
+        }
+        var whole = new Whole(status, bytes, retryAfter, TopLevel.Usage.NONE, Outcome.UPSTREAM_ERROR);
+        if (status == 429 || status >= 500) {
+            return new Failed(Outcome.UPSTREAM_ERROR, where + " answered " + status + ".", Optional.of(whole));
+        }
+        if (status >= 400) {
+            return whole;
+        }
+        return new Failed(
+                Outcome.INVALID_RESPONSE,
+                where + " answered " + status + ", which is not an answer of the API.",
+                Optional.empty());
+    }
+
+    private static Failed transportFailure(String where, IOException e) {
+        if (timedOut(e)) {
+            return new Failed(Outcome.TIMEOUT, where + " did not answer in time.", Optional.empty());
+        }
+        return new Failed(
+                Outcome.UNAVAILABLE,
+                where + " could not be reached or broke off its answer (" + describe(e) + ").",
+                Optional.empty());
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpTimeoutException || t instanceof TimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    }
+
+    private static boolean isEventStream(OutboundClient.StreamedAnswer answer) {
+        return answer.headers()
+                .firstValue("content-type")
+                .map(type -> type.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
+                .orElse(false);
+    }
+
+    private static void deliver(Context ctx, Whole whole) {
+        whole.retryAfter().ifPresent(value -> ctx.header("retry-after", value));
+        ctx.status(whole.status());
+        ctx.contentType("application/json");
+        ctx.result(whole.body());
+    }
+
+    /** Relays a stream to its end, or to an error event when the endpoint breaks off or stalls. */
+    private void stream(Call call, Streaming streaming, EndpointState state, long firstByteNanos) {
+        var relay = new SseRelay(call.request.quotedModel());
+        Outcome outcome = Outcome.OK;
+        Context ctx = call.ctx;
+        try (InputStream in = streaming.body()) {
+            ctx.status(200);
+            ctx.header("cache-control", "no-cache");
+            ctx.header("x-accel-buffering", "no"); // a proxy in front must not hold the stream back
+            ctx.contentType("text/event-stream");
+            OutputStream out = ctx.res().getOutputStream();
+            byte[] buffer = streaming.first();
+            int read = streaming.firstLength();
+            while (read >= 0) {
+                if (read > 0) {
+                    relay.relay(buffer, read, out);
+                    out.flush();
+                }
+                try {
+                    read = in.read(buffer);
+                } catch (IOException e) {
+                    outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
+                    breakOff(
+                            out,
+                            outcome,
+                            "Endpoint '" + call.endpoint + "' "
+                                    + (outcome == Outcome.TIMEOUT
+                                            ? "stopped sending its stream (no more in time)"
+                                            : "broke off its stream (" + describe(e) + ")")
+                                    + ".");
+                    break;
+                }
+            }
+            if (outcome == Outcome.OK) {
+                relay.finish(out);
+                out.flush();
+            }
+        } catch (IOException e) {
+            outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
+        }
+        switch (outcome) {
+            case OK -> state.succeeded(firstByteNanos);
+            case CLIENT_CLOSED -> state.abandoned();
+            default -> failed(state, "its stream ended early: " + outcome.wire());
+        }
+        call.finish(outcome, 200, relay.usage());
+    }
+
+    /** The stream's last event: an error in OpenAI's shape, which its clients raise. */
+    private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
+        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+        var error = new LinkedHashMap<String, Object>();
+        error.put("message", message);
+        error.put("type", code.type());
+        error.put("param", null);
+        error.put("code", code.code());
+        out.write("data: ".getBytes(StandardCharsets.US_ASCII));
+        out.write(Json.write(Map.of("error", error)));
+        out.write("\n\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+    }
+
+    private static void closeQuietly(InputStream body) {
+        try {
+            body.close();
+        } catch (IOException e) {
+            // the exchange is given up already
+        }
+    }
+
+    @Override
+    public void close() {
+        usage.close();
+    }
+}

@@ -1,0 +1,181 @@
+package dev.arbor.inference;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.db.Database;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every routed request's usage row, written off the request path: a request queues its row; one thread writes what
+ * queued in one batch a few times a second. A full queue (the database far behind) drops rows and counts them
+ * ({@code arbor_routing_usage_dropped_total}) rather than slow inference down; so does a failed batch.
+ */
+final class UsageLog implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(UsageLog.class);
+    private static final int QUEUE = 65_536;
+    private static final int BATCH = 2_000;
+    private static final long WRITE_EVERY_MILLIS = 250;
+
+    /** One request's row. */
+    record Entry(
+            long atMillis,
+            Optional<String> routerId,
+            String endpoint,
+            String model,
+            Operation operation,
+            Outcome outcome,
+            int status,
+            int attempts,
+            OptionalLong promptTokens,
+            OptionalLong completionTokens,
+            long latencyMicros) {}
+
+    private final Database database;
+    private final BlockingQueue<Entry> queue = new ArrayBlockingQueue<>(QUEUE);
+    private final Counter dropped;
+    private final Thread writer;
+    private volatile boolean closed;
+
+    UsageLog(Database database, MeterRegistry meters) {
+        this.database = requireNonNull(database, "database");
+        this.dropped = Counter.builder("arbor.routing.usage.dropped")
+                .description("Routed requests whose usage row was not stored (queue full or write failed)")
+                .register(meters);
+        this.writer = Thread.ofPlatform().daemon().name("arbor-routing-usage").start(this::drain);
+    }
+
+    void record(Entry entry) {
+        if (!queue.offer(entry)) {
+            dropped.increment();
+        }
+    }
+
+    private void drain() {
+        var batch = new ArrayList<Entry>(BATCH);
+        while (!closed || !queue.isEmpty()) {
+            try {
+                Entry first = queue.poll(WRITE_EVERY_MILLIS, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, BATCH - 1);
+                write(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void write(List<Entry> batch) {
+        try {
+            database.write(handle -> {
+                var insert = handle.prepareBatch("INSERT INTO routing_usage (at, router_id, endpoint, model, "
+                        + "operation, outcome, status, attempts, prompt_tokens, completion_tokens, latency_micros) "
+                        + "VALUES (:at, :router, :endpoint, :model, :operation, :outcome, :status, :attempts, "
+                        + ":prompt, :completion, :latency)");
+                for (Entry entry : batch) {
+                    insert.bind("at", entry.atMillis())
+                            .bind("router", entry.routerId().orElse(null))
+                            .bind("endpoint", entry.endpoint())
+                            .bind("model", entry.model())
+                            .bind("operation", entry.operation().path())
+                            .bind("outcome", entry.outcome().wire())
+                            .bind("status", entry.status())
+                            .bind("attempts", entry.attempts())
+                            .bind("prompt", boxed(entry.promptTokens()))
+                            .bind("completion", boxed(entry.completionTokens()))
+                            .bind("latency", entry.latencyMicros())
+                            .add();
+                }
+                return insert.execute();
+            });
+        } catch (RuntimeException e) {
+            dropped.increment(batch.size());
+            LOG.warn("could not store the usage of {} routed requests: {}", batch.size(), e.getMessage());
+        }
+    }
+
+    private static Long boxed(OptionalLong value) {
+        return value.isPresent() ? value.getAsLong() : null;
+    }
+
+    /** A router's requests since {@code since}, as stored (the rows of the last moment may still be queued). */
+    UsageSummary summary(String routerId, Instant since) {
+        record Row(String endpoint, String outcome, long requests, long prompt, long completion, long latency) {}
+        List<Row> rows = database.read(handle -> handle.createQuery("""
+                        SELECT endpoint, outcome, count(*) AS requests,
+                               coalesce(sum(prompt_tokens), 0) AS prompt,
+                               coalesce(sum(completion_tokens), 0) AS completion,
+                               coalesce(sum(latency_micros), 0) AS latency
+                          FROM routing_usage
+                         WHERE router_id = :router AND at >= :since
+                         GROUP BY endpoint, outcome
+                         ORDER BY endpoint, outcome""")
+                .bind("router", routerId)
+                .bind("since", since.toEpochMilli())
+                .map((rs, ctx) -> new Row(
+                        rs.getString("endpoint"),
+                        rs.getString("outcome"),
+                        rs.getLong("requests"),
+                        rs.getLong("prompt"),
+                        rs.getLong("completion"),
+                        rs.getLong("latency")))
+                .list());
+        var outcomes = new HashMap<String, Long>();
+        var byEndpoint = new LinkedHashMap<String, List<Row>>();
+        for (Row row : rows) {
+            outcomes.merge(row.outcome(), row.requests(), Long::sum);
+            byEndpoint.computeIfAbsent(row.endpoint(), e -> new ArrayList<>()).add(row);
+        }
+        var endpoints = new ArrayList<UsageSummary.EndpointUsage>();
+        byEndpoint.forEach((endpoint, its) -> {
+            long requests = its.stream().mapToLong(Row::requests).sum();
+            endpoints.add(new UsageSummary.EndpointUsage(
+                    endpoint,
+                    requests,
+                    its.stream()
+                            .filter(r -> r.outcome().equals(Outcome.OK.wire()))
+                            .mapToLong(Row::requests)
+                            .sum(),
+                    its.stream().mapToLong(Row::prompt).sum(),
+                    its.stream().mapToLong(Row::completion).sum(),
+                    its.stream().mapToLong(Row::latency).sum() / 1000.0 / requests));
+        });
+        return new UsageSummary(
+                routerId,
+                since,
+                rows.stream().mapToLong(Row::requests).sum(),
+                outcomes,
+                rows.stream().mapToLong(Row::prompt).sum(),
+                rows.stream().mapToLong(Row::completion).sum(),
+                endpoints);
+    }
+
+    /** Writes what is queued, then stops. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
