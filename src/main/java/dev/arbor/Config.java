@@ -28,6 +28,9 @@ import java.util.Optional;
  * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
  *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
  *     minutes)
+ * @param heartbeat how often this server refreshes its heartbeat on a database replicas share; one that missed four is
+ *     counted as stopped, and the background decisions it ran are failed ({@code ARBOR_HEARTBEAT_SECONDS}, 10 by
+ *     default)
  */
 public record Config(
         HttpSettings http,
@@ -37,7 +40,8 @@ public record Config(
         ModelSettings models,
         ConnectorSettings connectors,
         Optional<String> publicUrl,
-        List<Duration> triggerRetryDelays) {
+        List<Duration> triggerRetryDelays,
+        Duration heartbeat) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -51,6 +55,7 @@ public record Config(
         requireNonNull(connectors, "connectors");
         requireNonNull(publicUrl, "publicUrl");
         triggerRetryDelays = List.copyOf(triggerRetryDelays);
+        requireNonNull(heartbeat, "heartbeat");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -99,7 +104,8 @@ public record Config(
                 env.list("ARBOR_TRIGGER_RETRY_SECONDS", List.of("60", "300", "600", "900")).stream()
                         .map(seconds -> Duration.ofSeconds(
                                 Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
-                        .toList());
+                        .toList(),
+                env.seconds("ARBOR_HEARTBEAT_SECONDS", 10));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {
