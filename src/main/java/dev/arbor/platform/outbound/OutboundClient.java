@@ -56,13 +56,14 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
     private static final Set<String> CROSS_ORIGIN_HEADERS =
             Set.of("accept", "accept-language", "content-type", "content-language", "user-agent");
 
     private final OutboundPolicy policy;
+    private final SSLContext tls;
     private final org.eclipse.jetty.client.HttpClient client;
 
     public OutboundClient(OutboundPolicy policy) {
@@ -72,9 +73,10 @@ public final class OutboundClient implements AutoCloseable {
     /** A client that trusts the certificates {@code tls} trusts (a test's own authority). */
     OutboundClient(OutboundPolicy policy, SSLContext tls) {
         this.policy = requireNonNull(policy, "policy");
+        this.tls = requireNonNull(tls, "tls");
         var connector = new ClientConnector();
         var sslContextFactory = new SslContextFactory.Client(); // checks the certificate names the host (HTTPS)
-        sslContextFactory.setSslContext(requireNonNull(tls, "tls"));
+        sslContextFactory.setSslContext(tls);
         connector.setSslContextFactory(sslContextFactory);
         connector.setConnectTimeout(CONNECT_TIMEOUT);
         var threads = new QueuedThreadPool();
@@ -116,6 +118,15 @@ public final class OutboundClient implements AutoCloseable {
             return;
         }
         promise.succeeded(addresses);
+    }
+
+    /**
+     * A builder of JDK HTTP clients whose every exchange is this client's ({@link #send}: checked and connected to
+     * the checked address), for a library that builds its own JDK client, such as the MCP SDK's transports. A JDK
+     * client of its own would resolve the name again.
+     */
+    public HttpClient.Builder jdkClientBuilder() {
+        return new JdkClientView.Builder(this, tls);
     }
 
     /**
