@@ -3,6 +3,7 @@ package dev.arbor.platform.instances;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.ids.Ids;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -113,8 +114,10 @@ public final class ServerInstances implements AutoCloseable {
                         id);
                 register();
             }
+        } catch (ApiException e) {
+            LOG.debug("this server's heartbeat could not be written: {}", e.getMessage()); // the database logged why
         } catch (RuntimeException e) {
-            LOG.warn("this server's heartbeat could not be written: {}", e.getMessage());
+            LOG.warn("this server's heartbeat could not be written", e);
         }
     }
 

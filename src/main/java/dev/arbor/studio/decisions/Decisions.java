@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
@@ -99,8 +100,11 @@ public final class Decisions implements AutoCloseable {
                     () -> {
                         try {
                             recover();
+                        } catch (ApiException e) {
+                            // the database is out of reach, and said so itself: the next beat looks again
+                            LOG.debug("decisions of stopped servers could not be looked for: {}", e.getMessage());
                         } catch (RuntimeException e) {
-                            LOG.warn("decisions of stopped servers could not be looked for: {}", e.getMessage());
+                            LOG.warn("decisions of stopped servers could not be looked for", e);
                         }
                     },
                     millis,
