@@ -129,7 +129,9 @@ public final class ServerInstances implements AutoCloseable {
     public List<Stopped> forgetStopped() {
         long staleMillis = heartbeat.toMillis() * MISSED_BEATS;
         List<Stopped> stopped = database.read(handle -> handle
-                .createQuery("SELECT id, place, pid, process_started_at, " + silentMillis() + " AS silent_ms "
+                .createQuery("SELECT id, place, pid, process_started_at, "
+                        + database.dialect().millisSince("heartbeat_at")
+                        + " AS silent_ms "
                         + "FROM server_instances WHERE id <> :id")
                 .bind("id", id)
                 .map((rs, ctx) -> {
@@ -164,11 +166,6 @@ public final class ServerInstances implements AutoCloseable {
                     .execute());
         }
         return stopped;
-    }
-
-    /** How long ago a server's heartbeat was written, in milliseconds; kept on PostgreSQL only. */
-    private String silentMillis() {
-        return shared() ? "CAST(EXTRACT(EPOCH FROM (CURRENT_TIMESTAMP - heartbeat_at)) * 1000 AS BIGINT)" : "0";
     }
 
     /** Stops the heartbeat and removes this server's row: what it leaves unfinished is others' to give up. */
