@@ -131,7 +131,8 @@ public final class OutboundClient implements AutoCloseable {
 
     /**
      * Sends a request, following up to {@value #MAX_REDIRECTS} redirects, each checked again; the request's timeout
-     * bounds the wait for each response's head and each pause while its body streams.
+     * bounds the wait for each response's head and each pause while its body streams (without one, neither is bounded,
+     * as with the JDK's client).
      *
      * @throws OutboundRefusedException when the policy refuses the URL or a redirect, before any byte is sent there
      */
@@ -156,7 +157,9 @@ public final class OutboundClient implements AutoCloseable {
     private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
             throws IOException, InterruptedException {
         Request call = client.newRequest(request.uri()).method(request.method());
-        request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        // as the JDK client does, a request without a timeout waits for as long as the server takes (0: no limit),
+        // such as the event stream an MCP server keeps open, where the connector's own idle limit would cut it
+        call.idleTimeout(request.timeout().map(Duration::toMillis).orElse(0L), TimeUnit.MILLISECONDS);
         call.headers(headers ->
                 request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
         if (request.bodyPublisher().isPresent() && request.bodyPublisher().get().contentLength() != 0) {
