@@ -29,6 +29,7 @@ import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.HttpServer;
 import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
@@ -50,6 +51,7 @@ public final class Application implements AutoCloseable {
     private final Optional<DataFolderLock> folderLock;
 
     private final Database database;
+    private final ServerInstances instances;
     private final ModelRuntime runtime;
     private final OutboundClient outboundClient;
     private final Downloads downloads;
@@ -76,6 +78,7 @@ public final class Application implements AutoCloseable {
             throw e;
         }
         this.metrics = new Metrics();
+        this.instances = new ServerInstances(database, storage.dataDir(), config.heartbeat());
         try {
             var meters = metrics.registry();
             database.recordMetrics(meters);
@@ -96,7 +99,14 @@ public final class Application implements AutoCloseable {
                     meters);
             runtime.start();
             this.studio = new Studio(
-                    database, clock, models, runtime, storage.dataDir(), secrets.derive("studio-hmac"), meters);
+                    database,
+                    clock,
+                    models,
+                    runtime,
+                    instances,
+                    storage.dataDir(),
+                    secrets.derive("studio-hmac"),
+                    meters);
 
             var routes = new Routes();
             access.addRoutes(routes);
@@ -160,6 +170,8 @@ public final class Application implements AutoCloseable {
             this.deliveries =
                     new Deliveries(database, eventConnections, triggers, access, () -> publicUrl(config), clock);
             deliveries.addRoutes(routes);
+            // registered before the studio recovers: what this server makes is its own from the first decision
+            instances.start();
             studio.start();
             pipelines.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
@@ -178,6 +190,7 @@ public final class Application implements AutoCloseable {
                     new HttpMetrics(metrics),
                     Version.current());
         } catch (RuntimeException e) {
+            instances.close();
             database.close();
             metrics.close();
             folderLock.ifPresent(DataFolderLock::close);
@@ -262,6 +275,7 @@ public final class Application implements AutoCloseable {
         outboundClient.close();
         studio.close();
         runtime.close();
+        instances.close();
         database.close();
         metrics.close();
         folderLock.ifPresent(DataFolderLock::close);

@@ -32,6 +32,9 @@ import java.util.Optional;
  *     minutes)
  * @param clusters how this machine's health is read ({@code ARBOR_NVIDIA_SMI})
  * @param routing how inference requests treat model endpoints (timeouts, cooling down)
+ * @param heartbeat how often this server refreshes its heartbeat on a database replicas share; one that missed four is
+ *     counted as stopped, and the background decisions it ran are failed ({@code ARBOR_HEARTBEAT_SECONDS}, 10 by
+ *     default)
  */
 public record Config(
         HttpSettings http,
@@ -43,7 +46,8 @@ public record Config(
         Optional<String> publicUrl,
         List<Duration> triggerRetryDelays,
         ClusterSettings clusters,
-        RoutingSettings routing) {
+        RoutingSettings routing,
+        Duration heartbeat) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -59,6 +63,7 @@ public record Config(
         triggerRetryDelays = List.copyOf(triggerRetryDelays);
         requireNonNull(clusters, "clusters");
         requireNonNull(routing, "routing");
+        requireNonNull(heartbeat, "heartbeat");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -114,7 +119,8 @@ public record Config(
                         env.whole("ARBOR_ROUTING_FAILURES_TO_COOL", 1, "failures")
                                 .orElse(3L)
                                 .intValue(),
-                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)));
+                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)),
+                env.seconds("ARBOR_HEARTBEAT_SECONDS", 10));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

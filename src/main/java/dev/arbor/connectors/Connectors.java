@@ -63,7 +63,7 @@ public final class Connectors implements AutoCloseable {
         var bindingStore = new BindingStore(database, clock);
         this.oauth =
                 new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout), clock);
-        this.upstream = new McpUpstream(policy, oauth, stdioCommands, upstreamTimeout);
+        this.upstream = new McpUpstream(policy, outbound, oauth, stdioCommands, upstreamTimeout);
         this.gateways = new GatewayRoutes(
                 registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access, policy, stdioCommands, clock);
         this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);

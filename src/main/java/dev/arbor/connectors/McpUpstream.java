@@ -7,6 +7,7 @@ import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import io.modelcontextprotocol.client.McpClient;
@@ -33,9 +34,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Talks to a gateway's MCP server with the MCP Java SDK, over Streamable HTTP or SSE, with the gateway's credentials
- * as headers, or its OAuth access token (refreshed before it expires, and once more when the server refuses it). The
- * address is checked by the outbound policy first. A server that cannot be reached or answers nonsense is 502
- * {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
+ * as headers, or its OAuth access token (refreshed before it expires, and once more when the server refuses it). Every
+ * request goes through the {@link OutboundClient}, so the server's name is resolved once, by the outbound policy, and
+ * only an address it checked is connected to. A server the policy refuses, that cannot be reached or answers nonsense
+ * is 502 {@code upstream_unavailable}; one too slow is 504 {@code upstream_timeout}.
  */
 final class McpUpstream {
     private static final Logger LOG = LoggerFactory.getLogger(McpUpstream.class);
@@ -46,6 +48,7 @@ final class McpUpstream {
             List.of("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LC_ALL", "TMPDIR", "TZ");
 
     private final OutboundPolicy policy;
+    private final OutboundClient outbound;
     private final GatewayOAuth oauth;
     private final List<String> stdioCommands;
     private final Duration timeout;
@@ -53,12 +56,18 @@ final class McpUpstream {
     private final StreamableCalls streamable;
     private final JacksonMcpJsonMapper mapper = new JacksonMcpJsonMapper(Json.mapper());
 
-    McpUpstream(OutboundPolicy policy, GatewayOAuth oauth, List<String> stdioCommands, Duration timeout) {
+    McpUpstream(
+            OutboundPolicy policy,
+            OutboundClient outbound,
+            GatewayOAuth oauth,
+            List<String> stdioCommands,
+            Duration timeout) {
         this.policy = requireNonNull(policy, "policy");
+        this.outbound = requireNonNull(outbound, "outbound");
         this.oauth = requireNonNull(oauth, "oauth");
         this.stdioCommands = List.copyOf(stdioCommands);
         this.timeout = requireNonNull(timeout, "timeout");
-        this.streamable = new StreamableCalls(policy, timeout);
+        this.streamable = new StreamableCalls(outbound, timeout);
     }
 
     /** Every tool the server lists, through all its pages. */
@@ -138,7 +147,7 @@ final class McpUpstream {
                 continue;
             } catch (IOException | RuntimeException e) {
                 streamable.forget(gateway.id());
-                if (attempt > 0 || timedOut(e) || e instanceof ApiException) {
+                if (attempt > 0 || timedOut(e) || e instanceof ApiException || e instanceof OutboundRefusedException) {
                     throw e instanceof ApiException api ? api : failure(gateway, e);
                 }
                 continue;
@@ -245,8 +254,8 @@ final class McpUpstream {
     }
 
     /**
-     * A client initialized with the gateway's server; its address checked by the outbound policy first, and an OAuth
-     * gateway's token at hand (or 409 {@code oauth_required}).
+     * A client initialized with the gateway's server, connected to an address the outbound policy checked, and an
+     * OAuth gateway's token at hand (or 409 {@code oauth_required}).
      */
     private McpSyncClient connect(Gateway gateway) {
         if (gateway.authType() == Connector.AuthType.OAUTH) {
@@ -275,12 +284,9 @@ final class McpUpstream {
         }
         URI uri = URI.create(gateway.url());
         try {
-            policy.check(uri);
+            policy.requireCallable(uri); // the address is checked as the connection is made
         } catch (OutboundRefusedException e) {
-            throw ApiException.of(
-                    ErrorCode.UPSTREAM_UNAVAILABLE,
-                    "gateway_id",
-                    "The gateway's server cannot be " + "called: " + e.getMessage());
+            throw refused(e);
         }
         McpSyncHttpClientRequestCustomizer headers =
                 (request, method, endpoint, body, context) -> headers(gateway).forEach(request::header);
@@ -293,14 +299,14 @@ final class McpUpstream {
             return HttpClientSseClientTransport.builder(base)
                     .sseEndpoint(path)
                     .jsonMapper(mapper)
-                    .connectTimeout(timeout)
+                    .clientBuilder(outbound.jdkClientBuilder())
                     .addHttpRequestCustomizer(headers)
                     .build();
         }
         return HttpClientStreamableHttpTransport.builder(base)
                 .endpoint(path)
                 .jsonMapper(mapper)
-                .connectTimeout(timeout)
+                .clientBuilder(outbound.jdkClientBuilder())
                 .addHttpRequestCustomizer(headers)
                 .build();
     }
@@ -353,7 +359,19 @@ final class McpUpstream {
         return false;
     }
 
+    private static ApiException refused(OutboundRefusedException e) {
+        return ApiException.of(
+                ErrorCode.UPSTREAM_UNAVAILABLE,
+                "gateway_id",
+                "The gateway's server cannot be called: " + e.getMessage());
+    }
+
     private ApiException failure(Gateway gateway, Exception e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof OutboundRefusedException refusal) {
+                return refused(refusal);
+            }
+        }
         if (timedOut(e)) {
             return ApiException.of(
                     ErrorCode.UPSTREAM_TIMEOUT,

@@ -7,13 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.connectors.GatewayStore.Gateway;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundClient;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -30,8 +29,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Tool calls to a Streamable HTTP server over a kept session, straight on the JDK's HTTP client: the hot path of
- * agents' calls, where the SDK's reactive client costs more than the server itself (AgentEndpointBench). A session
+ * Tool calls to a Streamable HTTP server over a kept session, straight on the {@link OutboundClient} (which connects
+ * only to an address the outbound policy checked): the hot path of agents' calls, where the SDK's reactive client
+ * costs more than the server itself (AgentEndpointBench). A session
  * is opened once per gateway (initialize, then the initialized notification) and opened again when the server has
  * forgotten it (404). An answer may come as JSON or as a stream of events, of which the one answering the call counts.
  */
@@ -51,24 +51,16 @@ final class StreamableCalls implements AutoCloseable {
 
     private record Session(Optional<String> id, String protocolVersion) {}
 
-    private final OutboundPolicy policy;
+    private final OutboundClient http;
     private final Duration timeout;
-    private final HttpClient http;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("mcp-call-deadlines").factory());
 
-    StreamableCalls(OutboundPolicy policy, Duration timeout) {
-        this.policy = requireNonNull(policy, "policy");
+    StreamableCalls(OutboundClient http, Duration timeout) {
+        this.http = requireNonNull(http, "http");
         this.timeout = requireNonNull(timeout, "timeout");
-        // its own work run where it arises, not handed to a pool: each hand-off costs more than a call's parsing
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(timeout)
-                .executor(Runnable::run)
-                .build();
     }
 
     /** Calls a tool; {@code headers} carry the gateway's credentials. */
@@ -99,7 +91,6 @@ final class StreamableCalls implements AutoCloseable {
             return known;
         }
         forget(gateway.id());
-        policy.check(URI.create(gateway.url()));
         ObjectNode params = Json.object().put("protocolVersion", PROTOCOL);
         params.putObject("capabilities");
         params.putObject("clientInfo").put("name", "arbor").put("version", "1");
@@ -234,9 +225,9 @@ final class StreamableCalls implements AutoCloseable {
         return new String(bytes, UTF_8);
     }
 
+    /** Stops the deadlines; the outbound client is the server's, closed with it. */
     @Override
     public void close() {
         deadlines.shutdownNow();
-        http.close();
     }
 }

@@ -170,6 +170,7 @@ final class RunEngine implements AutoCloseable {
                 .heartbeatInterval(Duration.ofSeconds(10))
                 .missedHeartbeatsLimit(4)
                 .shutdownMaxWait(Duration.ofSeconds(5))
+                .addSchedulerListener(database.jobEngineLog().listener())
                 .schedulerName(new SchedulerName.Fixed(nodeName()))
                 .clock(clock::instant);
         if (!database.dialect().singleNode()) {

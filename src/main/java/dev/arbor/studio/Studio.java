@@ -7,6 +7,7 @@ import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleRoutes;
 import dev.arbor.studio.examples.ExampleStore;
@@ -46,8 +47,9 @@ public final class Studio implements AutoCloseable {
     private final Decisions decisions;
 
     /**
-     * Opens the studio; decisions a previous run left queued or running are marked failed (never run twice).
+     * Opens the studio; {@link #start} marks failed the decisions that stopped servers left queued or running.
      *
+     * @param instances this server, which owns the background decisions it queues, and the others on the database
      * @param dataDir where uploaded files are kept
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      * @param meters where decisions are counted and timed
@@ -57,6 +59,7 @@ public final class Studio implements AutoCloseable {
             Clock clock,
             Models models,
             ModelRuntime runtime,
+            ServerInstances instances,
             Path dataDir,
             byte[] hmacKey,
             MeterRegistry meters) {
@@ -70,7 +73,8 @@ public final class Studio implements AutoCloseable {
         this.feedback = new FeedbackStore(database);
         this.retention = new Retention(history, () -> settings.current().retention(), templates, files, clock);
         this.decisions = new Decisions(
-                database, clock, templates, models, runtime, files, history, settings, feedback, hmacKey, meters);
+                database, clock, templates, models, runtime, instances, files, history, settings, feedback, hmacKey,
+                meters);
     }
 
     /** The decisions that name each template, for templates to consult before they delete one. */
@@ -128,7 +132,10 @@ public final class Studio implements AutoCloseable {
         retention.sweep();
     }
 
-    /** Recovers the decisions a stopped server left unfinished, then starts the hourly history sweep. */
+    /**
+     * Marks failed the decisions stopped servers left unfinished (and keeps doing so while replicas share the
+     * database), then starts the hourly history sweep.
+     */
     public void start() {
         decisions.start();
         retention.start();

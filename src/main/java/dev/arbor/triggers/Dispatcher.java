@@ -91,6 +91,7 @@ final class Dispatcher implements AutoCloseable {
                 .heartbeatInterval(Duration.ofSeconds(10))
                 .missedHeartbeatsLimit(4)
                 .shutdownMaxWait(Duration.ofSeconds(5))
+                .addSchedulerListener(database.jobEngineLog().listener())
                 // servers on one database must not share a name: a node's picks are its own
                 .schedulerName(
                         new SchedulerName.Fixed("triggers-" + HexFormat.of().formatHex(Ids.randomBytes(6))))

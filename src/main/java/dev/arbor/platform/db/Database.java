@@ -79,6 +79,7 @@ public final class Database implements AutoCloseable {
     private final Map<String, PreparedStatement> kept = new HashMap<>();
     private final Optional<String> newerSchema;
     private final Optional<WalCheckpoints> checkpoints;
+    private final JobEngineLog jobEngineLog = new JobEngineLog();
 
     private Database(
             Dialect dialect,
@@ -93,6 +94,7 @@ public final class Database implements AutoCloseable {
         this.readerPool = readerPool;
         this.writer = Jdbi.create(writerPool);
         this.reader = readerPool == writerPool ? writer : Jdbi.create(readerPool);
+        jobEngineLog.install();
     }
 
     public static Database open(StorageSettings config) {
@@ -175,6 +177,14 @@ public final class Database implements AutoCloseable {
      */
     public DataSource dataSource() {
         return writerPool;
+    }
+
+    /**
+     * What a job engine on {@link #dataSource} tells about its polls, so that a database out of reach is logged once,
+     * not once a poll ({@link JobEngineLog}).
+     */
+    public JobEngineLog jobEngineLog() {
+        return jobEngineLog;
     }
 
     /**
@@ -271,9 +281,7 @@ public final class Database implements AutoCloseable {
      */
     private static RuntimeException unavailableOr(JdbiException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLTransientConnectionException
-                    || cause instanceof SQLNonTransientConnectionException
-                    || (cause instanceof SQLException sql && unavailable(sql))) {
+            if (unreachable(cause) || (cause instanceof SQLException sql && unusable(sql))) {
                 LOG.warn("the database is unavailable: {}", cause.toString());
                 return ApiException.of(
                                 ErrorCode.HISTORY_UNAVAILABLE,
@@ -286,15 +294,24 @@ public final class Database implements AutoCloseable {
         return e;
     }
 
-    private static boolean unavailable(SQLException e) {
+    /**
+     * Whether a failure (this one, not its causes) is the database out of reach: a connection refused or lost, or the
+     * server shutting down, crashed or not taking connections yet.
+     */
+    static boolean unreachable(Throwable failure) {
+        if (failure instanceof SQLTransientConnectionException
+                || failure instanceof SQLNonTransientConnectionException) {
+            return true;
+        }
+        String state = failure instanceof SQLException sql && sql.getSQLState() != null ? sql.getSQLState() : "";
+        return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03");
+    }
+
+    /** Whether the database is reached but cannot be used: disk full, read-only, a SQLite file it cannot write. */
+    private static boolean unusable(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.startsWith("08")
-                || state.equals("57P01")
-                || state.equals("57P02")
-                || state.equals("57P03")
-                || state.equals("53100")
-                || state.equals("25006")) {
-            return true; // connection lost or refused, server shutting down, disk full, read-only transaction
+        if (state.equals("53100") || state.equals("25006")) {
+            return true;
         }
         return e instanceof SQLiteException sqlite && SQLITE_UNAVAILABLE.contains(sqlite.getResultCode().code & 0xff);
     }
@@ -376,6 +393,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        jobEngineLog.uninstall();
         checkpoints.ifPresent(WalCheckpoints::close);
         if (readerPool != writerPool) {
             readerPool.close();

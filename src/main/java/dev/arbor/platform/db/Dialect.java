@@ -33,6 +33,13 @@ public enum Dialect {
         return this == POSTGRESQL ? " FOR UPDATE" : "";
     }
 
+    /** SQL for the milliseconds from a timestamp column (written as {@code CURRENT_TIMESTAMP}) to the database's now. */
+    public String millisSince(String column) {
+        return this == POSTGRESQL
+                ? "CAST(EXTRACT(EPOCH FROM (CURRENT_TIMESTAMP - " + column + ")) * 1000 AS BIGINT)"
+                : "CAST((julianday('now') - julianday(" + column + ")) * 86400000 AS INTEGER)";
+    }
+
     /**
      * SQL for the text at one key of a JSON object kept in a text column.
      *

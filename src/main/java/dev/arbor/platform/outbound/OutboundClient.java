@@ -59,7 +59,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     private static final int MAX_CONNECTIONS_PER_DESTINATION = 512;
     private static final Set<Integer> REDIRECTS = Set.of(301, 302, 303, 307, 308);
     /** The headers a redirect to another origin keeps: they describe the request and carry no credential. */
@@ -67,6 +67,7 @@ public final class OutboundClient implements AutoCloseable {
             Set.of("accept", "accept-language", "content-type", "content-language", "user-agent");
 
     private final OutboundPolicy policy;
+    private final SSLContext tls;
     private final org.eclipse.jetty.client.HttpClient client;
 
     public OutboundClient(OutboundPolicy policy) {
@@ -76,9 +77,10 @@ public final class OutboundClient implements AutoCloseable {
     /** A client that trusts the certificates {@code tls} trusts (a test's own authority). */
     OutboundClient(OutboundPolicy policy, SSLContext tls) {
         this.policy = requireNonNull(policy, "policy");
+        this.tls = requireNonNull(tls, "tls");
         var connector = new ClientConnector();
         var sslContextFactory = new SslContextFactory.Client(); // checks the certificate names the host (HTTPS)
-        sslContextFactory.setSslContext(requireNonNull(tls, "tls"));
+        sslContextFactory.setSslContext(tls);
         connector.setSslContextFactory(sslContextFactory);
         connector.setConnectTimeout(CONNECT_TIMEOUT);
         var threads = new QueuedThreadPool();
@@ -125,8 +127,18 @@ public final class OutboundClient implements AutoCloseable {
     }
 
     /**
+     * A builder of JDK HTTP clients whose every exchange is this client's ({@link #send}: checked and connected to
+     * the checked address), for a library that builds its own JDK client, such as the MCP SDK's transports. A JDK
+     * client of its own would resolve the name again.
+     */
+    public HttpClient.Builder jdkClientBuilder() {
+        return new JdkClientView.Builder(this, tls);
+    }
+
+    /**
      * Sends a request, following up to {@value #MAX_REDIRECTS} redirects, each checked again; the request's timeout
-     * bounds the wait for each response's head and each pause while its body streams.
+     * bounds the wait for each response's head and each pause while its body streams (without one, neither is bounded,
+     * as with the JDK's client).
      *
      * @throws OutboundRefusedException when the policy refuses the URL or a redirect, before any byte is sent there
      */
@@ -203,7 +215,9 @@ public final class OutboundClient implements AutoCloseable {
 
     private Request prepared(HttpRequest request, Optional<byte[]> body) throws IOException, InterruptedException {
         Request call = client.newRequest(request.uri()).method(request.method());
-        request.timeout().ifPresent(timeout -> call.idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        // as the JDK client does, a request without a timeout waits for as long as the server takes (0: no limit),
+        // such as the event stream an MCP server keeps open, where the connector's own idle limit would cut it
+        call.idleTimeout(request.timeout().map(Duration::toMillis).orElse(0L), TimeUnit.MILLISECONDS);
         call.headers(headers ->
                 request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
         if (body.isPresent()) {

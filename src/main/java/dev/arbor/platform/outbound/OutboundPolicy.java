@@ -47,9 +47,9 @@ public final class OutboundPolicy {
             "2001:db8::/32",
             "2002::/16");
 
-    /** Name resolution, the system's but in tests. */
+    /** Name resolution, the system's but in tests (a name that rebinds, a name only the test knows). */
     @FunctionalInterface
-    interface Resolver {
+    public interface Resolver {
         InetAddress[] addresses(String host) throws UnknownHostException;
     }
 
@@ -60,7 +60,8 @@ public final class OutboundPolicy {
         this(allowed, InetAddress::getAllByName);
     }
 
-    OutboundPolicy(List<AllowedDestination> allowed, Resolver resolver) {
+    /** A policy that resolves names with {@code resolver}; every connection's addresses come from it. */
+    public OutboundPolicy(List<AllowedDestination> allowed, Resolver resolver) {
         this.allowed = List.copyOf(allowed);
         this.resolver = requireNonNull(resolver, "resolver");
     }

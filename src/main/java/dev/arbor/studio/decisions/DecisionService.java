@@ -101,13 +101,14 @@ final class DecisionService implements AutoCloseable {
 
     DecisionService(
             HistoryStore store,
+            String serverInstance,
             Planner planner,
             ModelRuntime runtime,
             StudioFiles files,
             Clock clock,
             DecisionMetrics metrics) {
         this.store = requireNonNull(store, "store");
-        this.history = new GroupCommit(store);
+        this.history = new GroupCommit(store, serverInstance);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
         this.records = new DecisionRecords(files);

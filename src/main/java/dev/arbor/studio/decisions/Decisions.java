@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryStore;
@@ -17,6 +19,9 @@ import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,11 +40,15 @@ public final class Decisions implements AutoCloseable {
     private final FeedbackStore feedback;
     private final Models models;
     private final ModelRuntime runtime;
+    private final ServerInstances instances;
     private final boolean readOnly;
+    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("arbor-decision-owners").factory());
 
     /**
-     * Opens decisions; {@link #start} recovers what a previous run left unfinished.
+     * Opens decisions; {@link #start} recovers what stopped servers left unfinished.
      *
+     * @param instances this server, which owns the background decisions it queues, and the others on the database
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      * @param meters where decisions are counted and timed ({@code arbor_decisions_seconds})
      */
@@ -49,6 +58,7 @@ public final class Decisions implements AutoCloseable {
             Templates templates,
             Models models,
             ModelRuntime runtime,
+            ServerInstances instances,
             StudioFiles files,
             HistoryStore store,
             StudioSettings settings,
@@ -62,8 +72,10 @@ public final class Decisions implements AutoCloseable {
         this.feedback = requireNonNull(feedback, "feedback");
         this.models = requireNonNull(models, "models");
         this.runtime = requireNonNull(runtime, "runtime");
+        this.instances = requireNonNull(instances, "instances");
         this.service = new DecisionService(
                 store,
+                instances.id(),
                 new Planner(templates, models, runtime, hmacKey, settings, files),
                 runtime,
                 files,
@@ -72,22 +84,57 @@ public final class Decisions implements AutoCloseable {
         this.readOnly = database.readOnly();
     }
 
-    /** Marks failed the decisions a previous run left queued or running: they are never run twice. */
+    /**
+     * Marks failed the decisions that stopped servers left queued or running: they are never run twice. While
+     * replicas share the database, it looks again at every heartbeat, so that a server that dies leaves nothing
+     * queued for ever; a server that runs keeps its own.
+     */
     public void start() {
         if (readOnly) {
             return;
         }
-        ObjectNode interrupted = Json.object();
-        interrupted.put("type", ErrorCode.INTERNAL_ERROR.type());
-        interrupted.put("code", ErrorCode.INTERNAL_ERROR.code());
-        interrupted.put(
-                "message",
-                "The server stopped while this decision was queued or running; it was not run "
-                        + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
-        int recovered = store.failUnfinished(interrupted, clock.millis());
-        if (recovered > 0) {
-            LOG.warn("{} decisions were queued or running when the server stopped; they are marked failed", recovered);
+        recover();
+        if (instances.shared()) {
+            long millis = instances.heartbeat().toMillis();
+            sweeper.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            recover();
+                        } catch (ApiException e) {
+                            // the database is out of reach, and said so itself: the next beat looks again
+                            LOG.debug("decisions of stopped servers could not be looked for: {}", e.getMessage());
+                        } catch (RuntimeException e) {
+                            LOG.warn("decisions of stopped servers could not be looked for", e);
+                        }
+                    },
+                    millis,
+                    millis,
+                    TimeUnit.MILLISECONDS);
         }
+    }
+
+    private void recover() {
+        long now = clock.millis();
+        int recovered = 0;
+        for (var stopped : instances.forgetStopped()) {
+            recovered += store.failUnfinishedOf(stopped.id(), interrupted(stopped.why()), now);
+        }
+        recovered += store.failUnfinishedOfUnregistered(interrupted("its server stopped"), now);
+        if (recovered > 0) {
+            LOG.warn(
+                    "{} decisions were queued or running when their server stopped; they are marked failed", recovered);
+        }
+    }
+
+    private static ObjectNode interrupted(String why) {
+        ObjectNode error = Json.object();
+        error.put("type", ErrorCode.INTERNAL_ERROR.type());
+        error.put("code", ErrorCode.INTERNAL_ERROR.code());
+        error.put(
+                "message",
+                "The server stopped while this decision was queued or running (" + why + "); it was not run "
+                        + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
+        return error;
     }
 
     /** The routes that check what models can answer, make and read decisions, and take the single-request format. */
@@ -99,6 +146,7 @@ public final class Decisions implements AutoCloseable {
 
     @Override
     public void close() {
+        sweeper.shutdownNow();
         service.close();
     }
 }

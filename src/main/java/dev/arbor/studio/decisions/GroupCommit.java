@@ -42,6 +42,7 @@ final class GroupCommit {
     private record Pending(HistoryStore.Prepared decision, CompletableFuture<Void> done) {}
 
     private final HistoryStore store;
+    private final String serverInstance;
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -49,8 +50,10 @@ final class GroupCommit {
     /** The writer waiting for company, woken by each decision queued. */
     private volatile Thread waitingWriter;
 
-    GroupCommit(HistoryStore store) {
+    /** @param serverInstance this server, which owns the decisions it writes unfinished until it finishes them */
+    GroupCommit(HistoryStore store, String serverInstance) {
         this.store = requireNonNull(store, "store");
+        this.serverInstance = requireNonNull(serverInstance, "serverInstance");
     }
 
     /** Counts a decision in flight whose record history will keep, until it is closed. */
@@ -113,7 +116,7 @@ final class GroupCommit {
             return;
         }
         try {
-            store.insertAll(batch.stream().map(Pending::decision).toList());
+            store.insertAll(batch.stream().map(Pending::decision).toList(), serverInstance);
             batch.forEach(p -> p.done().complete(null));
         } catch (RuntimeException e) {
             if (batch.size() == 1) {
@@ -122,7 +125,7 @@ final class GroupCommit {
             }
             for (Pending one : batch) {
                 try {
-                    store.insertAll(List.of(one.decision()));
+                    store.insertAll(List.of(one.decision()), serverInstance);
                     one.done().complete(null);
                 } catch (RuntimeException alone) {
                     one.done().completeExceptionally(alone);

@@ -18,12 +18,13 @@ import java.util.Optional;
 final class HistoryRows {
     private HistoryRows() {}
 
-    static void insertRows(Database.Statements statements, List<HistoryStore.Prepared> decisions) throws SQLException {
+    static void insertRows(Database.Statements statements, List<HistoryStore.Prepared> decisions, String serverInstance)
+            throws SQLException {
         PreparedStatement rows = statements.prepare("""
                 INSERT INTO studio_decisions (id, status, storage, surface, endpoint, request_id, template_id,
                     template_version, model, act, min_certainty, error_code, pinned, metadata, rerun_of, created_at,
-                    completed_at, total_ms, body, input, search_text, stored_bytes)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
+                    completed_at, total_ms, body, input, search_text, stored_bytes, server_instance)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""");
         for (HistoryStore.Prepared prepared : decisions) {
             StoredDecision decision = prepared.decision();
             rows.setString(1, decision.id());
@@ -48,6 +49,7 @@ final class HistoryRows {
             rows.setString(20, prepared.input().orElse(null));
             rows.setString(21, decision.searchText().orElse(null));
             rows.setLong(22, prepared.storedBytes());
+            rows.setString(23, serverInstance);
             rows.addBatch();
         }
         rows.executeBatch();

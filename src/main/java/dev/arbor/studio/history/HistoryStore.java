@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /** The SQL of decisions. A decision, its answers and its secrets are written in one transaction. */
 public final class HistoryStore {
@@ -67,11 +68,14 @@ public final class HistoryStore {
      * Several decisions in one transaction: all of them are stored, or none. The rows go through plain JDBC, one
      * batch per statement (see {@link Database#jdbc}), and the rows that belong to a decision find it by its id, so
      * no generated key is read back.
+     *
+     * @param serverInstance the server that makes them, and runs those still queued or running
      */
-    public void insertAll(List<Prepared> decisions) {
+    public void insertAll(List<Prepared> decisions, String serverInstance) {
+        requireNonNull(serverInstance, "serverInstance");
         database.update(handle -> {
             database.jdbc(handle, statements -> {
-                HistoryRows.insertRows(statements, decisions);
+                HistoryRows.insertRows(statements, decisions, serverInstance);
                 HistoryRows.insertDetails(
                         statements, decisions.stream().map(Prepared::decision).toList());
             });
@@ -398,17 +402,39 @@ public final class HistoryStore {
     }
 
     /**
-     * Marks decisions left queued or running by a server that stopped as failed, with the error recorded: they are
+     * Marks failed, with the error recorded, the decisions left queued or running by a server that stopped: they are
      * never run twice. Returns how many there were.
      */
-    public int failUnfinished(ObjectNode error, long nowMillis) {
+    public int failUnfinishedOf(String serverInstance, ObjectNode error, long nowMillis) {
+        return failUnfinished("server_instance = :server", q -> q.bind("server", serverInstance), error, nowMillis);
+    }
+
+    /**
+     * {@link #failUnfinishedOf} for the decisions whose server is not registered: it closed, or it made them before
+     * servers registered.
+     */
+    public int failUnfinishedOfUnregistered(ObjectNode error, long nowMillis) {
+        return failUnfinished(
+                "(server_instance IS NULL OR server_instance NOT IN (SELECT id FROM server_instances))",
+                q -> {},
+                error,
+                nowMillis);
+    }
+
+    private int failUnfinished(String owners, Consumer<SqlStatement<?>> bindOwners, ObjectNode error, long nowMillis) {
+        String unfinished = "status IN ('queued', 'in_progress') AND " + owners;
         return database.write(handle -> {
-            var unfinished = handle.createQuery(
-                            "SELECT id, body FROM studio_decisions WHERE status IN ('queued', " + "'in_progress')")
-                    .map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body")))
+            var select = handle.createQuery("SELECT id, body FROM studio_decisions WHERE " + unfinished
+                    + database.dialect().forUpdate());
+            bindOwners.accept(select);
+            var found = select.map((rs, ctx) -> Map.entry(rs.getString("id"), rs.getString("body")))
                     .list();
-            StatsRollup.count(handle, "d.status IN ('queued', 'in_progress')", q -> {}, -1);
-            for (var entry : unfinished) {
+            if (found.isEmpty()) {
+                return 0;
+            }
+            var ids = found.stream().map(Map.Entry::getKey).toList();
+            StatsRollup.count(handle, "d.id IN (<ids>)", q -> q.bindList("ids", ids), -1);
+            for (var entry : found) {
                 ObjectNode body = (ObjectNode) Json.read(entry.getValue());
                 body.put("status", DecisionStatus.FAILED.wire());
                 body.put("completed_at", nowMillis / 1000);
@@ -420,9 +446,9 @@ public final class HistoryStore {
                         .bind("body", Json.writeString(body))
                         .bind("id", entry.getKey())
                         .execute();
-                StatsRollup.count(handle, "d.id = :id", q -> q.bind("id", entry.getKey()), 1);
             }
-            return unfinished.size();
+            StatsRollup.count(handle, "d.id IN (<ids>)", q -> q.bindList("ids", ids), 1);
+            return found.size();
         });
     }
 

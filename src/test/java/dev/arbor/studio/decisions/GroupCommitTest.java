@@ -55,7 +55,7 @@ class GroupCommitTest {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
             var store = new HistoryStore(database, Clock.systemUTC(), file -> false);
-            var commit = new GroupCommit(store);
+            var commit = new GroupCommit(store, "srv_test");
             commit.write(decision("dec_taken"));
             var outcomes = new ArrayList<Future<Boolean>>();
             try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -89,7 +89,7 @@ class GroupCommitTest {
     void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
         try (var database =
                 Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
-            var commit = new GroupCommit(new HistoryStore(database, Clock.systemUTC(), file -> false));
+            var commit = new GroupCommit(new HistoryStore(database, Clock.systemUTC(), file -> false), "srv_test");
             // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
             // for company and then writes alone, and once they are given up it waits for nothing
             var inFlight = new ArrayList<GroupCommit.InFlight>();
