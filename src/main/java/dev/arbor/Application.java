@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.connectors.Connectors;
+import dev.arbor.console.Console;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
@@ -141,6 +142,7 @@ public final class Application implements AutoCloseable {
             triggers.start();
             connectors.start();
             deliveries.start();
+            new Console().addTo(routes);
             extraRoutes.accept(routes);
 
             var idempotency = new Idempotency(database, secrets, clock);
