@@ -153,7 +153,7 @@ export interface EventConnection {
   project_ids: string[];
   webhook_url?: string;
   signing_secret?: string;
-  [key: string]: unknown;
+  subscriptions_removed?: number;
 }
 
 export interface Delivery {

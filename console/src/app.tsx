@@ -61,20 +61,25 @@ export function App() {
 
   if (starting) return <p class="loading">Loading…</p>;
   if (!signed) return <SignIn onSignedIn={setSigned} />;
+  return <Shell path={path} signed={signed} onChange={setSigned} />;
+}
 
+function Shell(props: { path: string; signed: Signed; onChange: (signed: Signed | null) => void }) {
+  const { path, signed } = props;
   const pages = offered(signed.principal);
   const signOut = () => {
     session.signOut();
-    setSigned(null);
+    props.onChange(null);
     navigate('/', true);
   };
   const chooseProject = (project: string) => {
     session.chooseProject(project || null);
-    setSigned({ ...signed, project: project || null });
+    props.onChange({ ...signed, project: project || null });
   };
-  if (path === '/' && pages.length > 0) {
-    navigate(pages[0].path, true);
-  }
+  const landing = path === '/' && pages.length > 0 ? pages[0].path : null;
+  useEffect(() => {
+    if (landing) navigate(landing, true);
+  }, [landing]);
   const page = pages.find((p) => path === p.path || path.startsWith(p.path + '/'));
   const hidden = PAGES.find((p) => path === p.path || path.startsWith(p.path + '/'));
   return (
@@ -95,17 +100,17 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <label class="project">
-          Project{' '}
-          <select value={signed.project ?? ''} onChange={(e) => chooseProject((e.target as HTMLSelectElement).value)}>
+        <label class="project" for="current-project">
+          Project
+        </label>
+        <select id="current-project" value={signed.project ?? ''} onChange={(e) => chooseProject((e.target as HTMLSelectElement).value)}>
             {signed.principal.role === 'admin' && <option value="">None</option>}
             {signed.projects.map((p) => (
               <option key={p.id} value={p.id}>
                 {p.name}
               </option>
             ))}
-          </select>
-        </label>
+        </select>
         <span class="who">{signed.principal.role === 'admin' ? 'Admin' : 'Member'}</span>
         <button type="button" class="link" onClick={signOut}>
           Sign out

@@ -3,7 +3,7 @@
 // the envelope's message beside the field its `param` names.
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type CredentialField, type DescriptorField, type Problem } from './api';
 
 /** One field, in the union of what the server's metadata says about a value. */
@@ -130,8 +130,19 @@ function problemsAt(problems: Problem[], param: string) {
 
 const domId = (param: string) => 'field-' + param.replace(/[^A-Za-z0-9_-]/g, '-');
 
+/** The param a field shows problems for, and the ones inside it, from the nearest field up. */
+function claims(form: HTMLFormElement, param: string): HTMLElement | null {
+  for (let at = param; at; at = at.replace(/(\[\d+\]|\.[^.[]*)$/, '')) {
+    const field = form.querySelector<HTMLElement>(`[data-param="${CSS.escape(at)}"]`);
+    if (field) return field;
+    if (!/(\[\d+\]|\.[^.[]*)$/.test(at)) break;
+  }
+  return null;
+}
+
 /**
- * A form: runs `onSubmit`, shows every problem of a failure in a summary at the top and each beside its field.
+ * A form: runs `onSubmit`, shows each problem of a failure beside the field its `param` names, and the others (no
+ * param, or one no field shows) at the top; focus goes to the first field at fault.
  * `checkFirst` returns problems found before sending (then nothing is sent).
  */
 export function Form(props: {
@@ -142,7 +153,16 @@ export function Form(props: {
   children: ComponentChildren;
 }) {
   const [problems, setProblems] = useState<Problem[]>([]);
+  const [unclaimed, setUnclaimed] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useLayoutEffect(() => {
+    const element = form.current;
+    if (!element) return;
+    setUnclaimed(problems.filter((p) => p.param === null || claims(element, p.param) === null));
+    const first = problems.map((p) => (p.param === null ? null : claims(element, p.param))).find((f) => f !== null);
+    first?.querySelector<HTMLElement>('input, select, textarea, [tabindex]')?.focus();
+  }, [problems]);
   const submit = async (event: Event) => {
     event.preventDefault();
     const found = props.checkFirst?.() ?? [];
@@ -158,11 +178,11 @@ export function Form(props: {
     }
   };
   return (
-    <form aria-label={props.label} onSubmit={submit} noValidate>
-      {problems.length > 0 && (
+    <form aria-label={props.label} onSubmit={submit} noValidate ref={form}>
+      {unclaimed.length > 0 && (
         <div class="problems" role="alert">
           <ul>
-            {problems.map((p, i) => (
+            {unclaimed.map((p, i) => (
               <li key={i}>{p.message}</li>
             ))}
           </ul>
@@ -188,7 +208,7 @@ export function Field(props: {
   const id = domId(props.param);
   const described = [props.hint ? id + '-hint' : '', mine.length ? id + '-error' : ''].filter(Boolean).join(' ');
   return (
-    <div class={'field' + (mine.length ? ' invalid' : '')}>
+    <div class={'field' + (mine.length ? ' invalid' : '')} data-param={props.param}>
       <label for={id}>
         {props.label}
         {props.required && (
@@ -204,7 +224,7 @@ export function Field(props: {
         </p>
       )}
       {mine.length > 0 && (
-        <p class="error" id={id + '-error'}>
+        <p class="error" id={id + '-error'} role="alert">
           {mine.map((p) => p.message).join(' ')}
         </p>
       )}

@@ -70,7 +70,7 @@ function Agent(props: { agent: string }) {
                   <ul aria-label={`Tools of ${c.gateway_name ?? c.gateway_id} attached`}>
                     {c.tools.map((t) => (
                       <li key={t.id}>
-                        {t.name}{' '}
+                        <span>{t.name}</span>{' '}
                         <button type="button" class="link" onClick={() => removeTool(c, t.id, t.name)}>
                           Remove {t.name}
                         </button>
@@ -144,7 +144,7 @@ function GatewayTools(props: { agent: string; gateway: Gateway; onAttached: (not
         <p>
           Authorization: <span class="status">{status.value?.status ?? '…'}</span>{' '}
           <button type="button" onClick={authorize}>
-            {authorized ? 'Authorize again' : 'Authorize'} {g.name}
+            {authorized ? `Authorize ${g.name} again` : `Authorize ${g.name}`}
           </button>
         </p>
       )}
@@ -163,15 +163,22 @@ function GatewayTools(props: { agent: string; gateway: Gateway; onAttached: (not
               <fieldset class="tools">
                 <legend>Tools of {g.name}</legend>
                 {page.data.map((t) => (
-                  <label class="inline" key={t.id}>
+                  <div class="tool" key={t.id}>
                     <input
                       type="checkbox"
+                      id={'tool-' + t.id}
+                      aria-describedby={t.description ? 'tool-about-' + t.id : undefined}
                       checked={chosen.includes(t.id)}
                       onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, t.id] : chosen.filter((x) => x !== t.id))}
                     />{' '}
-                    {t.name}
-                    {t.description ? <span class="meta"> — {t.description}</span> : null}
-                  </label>
+                    <label for={'tool-' + t.id}>{t.name}</label>
+                    {t.description ? (
+                      <span class="meta" id={'tool-about-' + t.id}>
+                        {' '}
+                        — {t.description}
+                      </span>
+                    ) : null}
+                  </div>
                 ))}
               </fieldset>
             </Form>

@@ -31,9 +31,9 @@ export interface ScopeValue {
   projects: string[];
 }
 
-/** Shared with every project, or with the ones chosen; problems at `<param>.global` and `<param>.projects`. */
+/** Shared with every project, or with the ones chosen; the server's problems with the projects at `projectsParam`. */
 export function ScopeFields(props: {
-  param: string;
+  projectsParam: string;
   projects: Project[];
   value: ScopeValue;
   onChange: (value: ScopeValue) => void;
@@ -51,7 +51,7 @@ export function ScopeFields(props: {
       )}
       {!value.global && (
         <Field
-          param={props.param + '.projects'}
+          param={props.projectsParam}
           label="Projects"
           control={(id, described, invalid) => (
             <select

@@ -119,7 +119,7 @@ function EditGateway(props: { gateway: Gateway; signed: Signed; onDone: (notice:
             </label>
           ))}
         </fieldset>
-        <ScopeFields param="scope" projects={props.signed.projects} value={scope} onChange={setScope} allowGlobal />
+        <ScopeFields projectsParam="scope.projects" projects={props.signed.projects} value={scope} onChange={setScope} allowGlobal />
       </Form>
       <button type="button" class="link" onClick={() => props.onDone(null)}>
         Close

@@ -79,7 +79,7 @@ function GatewayForm(props: { connector: Connector; signed: Signed; onClose: () 
             <SchemaFields fields={fields} values={credentials} onChange={setCredentials} prefix="credentials" />
           </fieldset>
         )}
-        <ScopeFields param="scope" projects={props.signed.projects} value={scope} onChange={setScope} allowGlobal />
+        <ScopeFields projectsParam="scope.projects" projects={props.signed.projects} value={scope} onChange={setScope} allowGlobal />
       </Form>
       <button type="button" class="link" onClick={props.onClose}>
         Close

@@ -12,6 +12,7 @@ export function Triggers(props: { signed: Signed }) {
   const [created, setCreated] = useState<EventConnection | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const remove = async (c: EventConnection) => {
     try {
       await api.deleteEventConnection(c.id);
@@ -51,6 +52,9 @@ export function Triggers(props: { signed: Signed }) {
                       <button type="button" aria-label={`Deliveries of ${c.name}`} onClick={() => setOpen(c.id)}>
                         Deliveries
                       </button>
+                      <button type="button" aria-label={`Edit ${c.name}`} onClick={() => setEditing(c.id)}>
+                        Edit
+                      </button>
                       <ConfirmButton label="Delete" confirm={`Delete ${c.name}`} onConfirm={() => remove(c)} />
                     </td>
                   </tr>
@@ -60,6 +64,18 @@ export function Triggers(props: { signed: Signed }) {
           )
         }
       </Loaded>
+      {editing && connections.value && (
+        <EditConnection
+          key={editing}
+          connection={connections.value.data.find((c) => c.id === editing)!}
+          signed={props.signed}
+          onDone={(text) => {
+            setEditing(null);
+            setNotice(text);
+            connections.reload();
+          }}
+        />
+      )}
       {created && <Created connection={created} onClose={() => setCreated(null)} />}
       {open && <DeliveryLog key={open} connectionId={open} name={connections.value?.data.find((c) => c.id === open)?.name ?? open} />}
       <Loaded state={descriptors}>
@@ -169,7 +185,7 @@ function NewConnection(props: { descriptors: Descriptor[]; signed: Signed; onCre
           </fieldset>
         )}
         <ScopeFields
-          param="project_ids"
+          projectsParam="project_ids"
           projects={admin ? props.signed.projects : props.signed.projects.filter((p) => props.signed.principal.projects.includes(p.id))}
           value={scope}
           onChange={setScope}
@@ -216,6 +232,32 @@ function DeliveryLog(props: { connectionId: string; name: string }) {
           )
         }
       </Loaded>
+    </div>
+  );
+}
+
+/** Renames a connection, or replaces its share set (a global one stays global). */
+function EditConnection(props: { connection: EventConnection; signed: Signed; onDone: (notice: string | null) => void }) {
+  const c = props.connection;
+  const [name, setName] = useState(c.name);
+  const [scope, setScope] = useState<ScopeValue>({ global: c.global, projects: c.project_ids });
+  const submit = async () => {
+    const body: Record<string, unknown> = { name };
+    if (!c.global) body.project_ids = scope.projects;
+    const changed = await api.updateEventConnection(c.id, body);
+    const removed = Number(changed.subscriptions_removed ?? 0);
+    props.onDone(`${name} saved.` + (removed > 0 ? ` ${removed} trigger subscriptions removed.` : ''));
+  };
+  return (
+    <div class="panel" role="dialog" aria-labelledby="edit-connection-title">
+      <h2 id="edit-connection-title">Edit {c.name}</h2>
+      <Form label={`Edit ${c.name}`} submit="Save" onSubmit={submit}>
+        <TextField param="name" label="Name" required value={name} onInput={setName} />
+        {!c.global && <ScopeFields projectsParam="project_ids" projects={props.signed.projects} value={scope} onChange={setScope} allowGlobal={false} />}
+      </Form>
+      <button type="button" class="link" onClick={() => props.onDone(null)}>
+        Close
+      </button>
     </div>
   );
 }
