@@ -272,8 +272,6 @@ export function SchemaFields(props: {
   onChange: (values: Values) => void;
   /** Where the fields sit in the request body: `credentials`, `params`; errors are matched by it. */
   prefix: string;
-  /** Names of secret fields the server already holds (`<field>_set`): shown as kept unless replaced. */
-  secretsSet?: string[];
   refs?: RefOptions;
 }) {
   const set = (name: string, value: unknown) => props.onChange({ ...props.values, [name]: value });
@@ -296,7 +294,6 @@ export function SchemaFields(props: {
                 spec={spec}
                 value={props.values[spec.name]}
                 onChange={(value) => set(spec.name, value)}
-                kept={props.secretsSet?.includes(spec.name) ?? false}
                 refs={props.refs}
               />
             )}
@@ -313,7 +310,6 @@ interface ControlProps {
   spec: FieldSpec;
   value: unknown;
   onChange: (value: unknown) => void;
-  kept: boolean;
   refs?: RefOptions;
 }
 
@@ -388,7 +384,6 @@ function Control(props: ControlProps) {
           type={spec.secret ? 'password' : spec.type === 'url' ? 'url' : 'text'}
           {...common}
           autocomplete={spec.secret ? 'new-password' : 'off'}
-          placeholder={spec.secret && props.kept ? 'kept — type to replace' : undefined}
           minLength={spec.min_length}
           maxLength={spec.max_length}
           pattern={spec.pattern}

@@ -175,6 +175,11 @@ const scenarios = {
     await nav().getByRole('link', { name: 'Triggers' }).click();
     const form = page.getByRole('form', { name: 'New event connection' });
     await form.getByLabel('Provider').selectOption({ label: args.provider });
+    // sent without a name: the server's message for `name` appears beside the Name field, which gets the focus
+    await form.getByRole('button', { name: 'Create connection' }).click();
+    await see(form.locator('#field-name-error'), "the server's message beside the Name field");
+    if ((await page.evaluate(() => document.activeElement?.id)) !== 'field-name') throw new Error('Name not focused');
+    await snap('refused');
     await form.getByLabel('Name').fill(args.name);
     await snap('form');
     await form.getByRole('button', { name: 'Create connection' }).click();

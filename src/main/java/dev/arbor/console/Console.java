@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * The web console: a single page built from {@code console/} by the Maven build (Vite) into the jar's
  * {@code console/} folder, served at {@code /console}. Its paths are public (the page asks for a token itself);
- * every path under it that is not an asset is one of the page's own routes and gets the page.
+ * every path under it (one or two parts deep) that is not an asset is one of the page's own routes and gets the page.
  */
 public final class Console {
     private static final String FOLDER = "console/";
@@ -44,13 +44,16 @@ public final class Console {
         requireNonNull(routes, "routes");
         routes.group("console")
                 .get("/", "The web console's address: redirects to /console", this::redirect)
-                .answers(302, "text/html", Schema.string())
+                .answers(302, "text/plain", Schema.string())
                 .get("/console", "The web console (a page; it signs in with a token itself)", this::page)
                 .answers(200, "text/html", Schema.string())
-                .get("/console/<path>", "A file of the web console, or one of its pages", this::fileOrPage)
+                .get("/console/{page}", "A page of the web console", this::page)
+                .answers(200, "text/html", Schema.string())
+                .get("/console/{section}/{item}", "A file of the web console, or one of its pages", this::fileOrPage)
                 .answers(200, "text/html", Schema.string())
                 .answers(200, "text/javascript", Schema.string())
-                .answers(200, "text/css", Schema.string());
+                .answers(200, "text/css", Schema.string())
+                .answers(200, "image/svg+xml", Schema.string());
     }
 
     private void redirect(Context ctx) {
@@ -62,12 +65,13 @@ public final class Console {
         send(ctx, FOLDER + "index.html", "text/html; charset=utf-8", "no-cache");
     }
 
+    /** Assets are {@code /console/assets/<name>}; any other two-part path is a page ({@code /console/agents/x}). */
     private void fileOrPage(Context ctx) {
-        String path = ctx.pathParam("path");
-        if (!path.startsWith("assets/")) {
+        if (!ctx.pathParam("section").equals("assets")) {
             page(ctx);
             return;
         }
+        String path = "assets/" + ctx.pathParam("item");
         var asset = ASSET.matcher(path);
         String type = asset.matches() ? TYPES.get(asset.group(1)) : null;
         if (type == null || resources.getResource(FOLDER + path) == null) {

@@ -7,6 +7,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.StandardWebhookSigner;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.net.URI;
 import java.util.List;
@@ -32,6 +33,7 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
+        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS); // the report shows this run's screenshots only
         everything = EverythingServer.start("streamableHttp");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
         http = server.http();
