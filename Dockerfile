@@ -1,13 +1,22 @@
 # syntax=docker/dockerfile:1
 # Arbor in a container: docker build -t arbor . (the README's "Run in a container" has the run line).
 
+# the web console's static files, built with Node.js (npm ci from its lockfile) where the jar build picks them up
+FROM node:22-bookworm-slim AS console
+WORKDIR /src/console
+COPY console/package.json console/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY console/ ./
+RUN npm run build
+
 FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src
 COPY mvnw pom.xml ./
 COPY .mvn/ .mvn/
 COPY src/main/ src/main/
+COPY --from=console /src/target/classes/console/ target/classes/console/
 # the tests run in CI, not here; the Maven cache mount keeps dependencies between builds
-RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp -DskipTests -Dmaven.test.skip=true package
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp -DskipTests -Dmaven.test.skip=true -Dconsole.skip=true package
 
 FROM eclipse-temurin:25-jre
 # curl only answers the health check; a fixed uid lets volumes and Kubernetes' runAsUser agree on the owner

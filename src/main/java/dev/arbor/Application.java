@@ -6,6 +6,7 @@ import dev.arbor.access.Access;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.connectors.Connectors;
+import dev.arbor.console.Console;
 import dev.arbor.credentials.Credentials;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
@@ -178,6 +179,7 @@ public final class Application implements AutoCloseable {
             triggers.start();
             connectors.start();
             deliveries.start();
+            new Console().addTo(routes);
             extraRoutes.accept(routes);
 
             var idempotency = new Idempotency(database, secrets, clock);

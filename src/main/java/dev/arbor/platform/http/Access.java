@@ -10,7 +10,8 @@ public enum Access {
     /**
      * Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page; and the webhooks, where
      * the call's signature is the authentication: {@code /events/hooks/{token}} (the token names the connection) and a
-     * pipeline's {@code /pipelines/{id}/webhook}.
+     * pipeline's {@code /pipelines/{id}/webhook}. Also the web console's page and files ({@code /console}, and
+     * {@code /}, which leads there): the page asks for a token itself.
      */
     PUBLIC,
     /** The studio ({@code /v1/studio}, {@code /v1/decide}): {@code STUDIO_API_KEY} as a bearer token when set. */
@@ -18,13 +19,15 @@ public enum Access {
     /** The admin API: an admin or member bearer token. */
     ADMIN;
 
-    private static final Set<String> PUBLIC_PATHS = Set.of("/health", "/metrics", "/openapi.json", "/docs");
+    private static final Set<String> PUBLIC_PATHS =
+            Set.of("/", "/health", "/metrics", "/openapi.json", "/docs", "/console");
     /** Paths whose rest is a credential: a webhook URL's token. */
     private static final String HOOKS = "/events/hooks/";
 
     public static Access of(String path) {
         if (PUBLIC_PATHS.contains(path)
                 || path.startsWith("/docs/")
+                || path.startsWith("/console/")
                 || path.startsWith(HOOKS)
                 || pipelineWebhook(path)) {
             return PUBLIC;

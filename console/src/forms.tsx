@@ -1,0 +1,467 @@
+// Forms: one component that draws fields from the server's own metadata (connectors' credential schemas, event
+// descriptors' credential fields, the action catalog's parameters), and the frame every form shares, which shows
+// the envelope's message beside the field its `param` names.
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type CredentialField, type DescriptorField, type Problem } from './api';
+
+/** One field, in the union of what the server's metadata says about a value. */
+export interface FieldSpec {
+  name: string;
+  label: string;
+  type: string;
+  required: boolean;
+  secret?: boolean;
+  description?: string;
+  options?: string[];
+  min?: number;
+  max?: number;
+  integer?: boolean;
+  min_length?: number;
+  max_length?: number;
+  pattern?: string;
+  max_items?: number;
+  visible_when?: { param: string; equals?: string; not_equals?: string };
+  default?: unknown;
+}
+
+export type Values = Record<string, unknown>;
+export interface KeyValue {
+  key: string;
+  value: string;
+}
+/** Choices for the `*_ref` parameter types, by type: the caller loads what exists. */
+export type RefOptions = Partial<Record<string, { value: string; label: string }[]>>;
+
+const labelOf = (name: string) => name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+export const fromCredentialSchema = (fields: CredentialField[]): FieldSpec[] =>
+  fields.map((f) => ({
+    name: f.field,
+    label: labelOf(f.field),
+    type: f.type,
+    required: f.required,
+    secret: f.secret,
+    description: f.description,
+    default: f.default,
+  }));
+
+/** A `generated` field is one Arbor chooses, so the form leaves it out. */
+export const fromDescriptor = (fields: DescriptorField[]): FieldSpec[] =>
+  fields
+    .filter((f) => !f.generated)
+    .map((f) => ({ name: f.key, label: f.label, type: f.type, required: f.required, secret: f.secret }));
+
+/** The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key. */
+export const fromActionParams = (params: (Omit<FieldSpec, 'label'> & { label?: string })[]): FieldSpec[] =>
+  params.map((p) => ({ ...p, label: p.label ?? labelOf(p.name) }));
+
+export function isVisible(spec: FieldSpec, values: Values): boolean {
+  const rule = spec.visible_when;
+  if (!rule) return true;
+  const other = values[rule.param];
+  const text = other === undefined || other === null ? undefined : String(other);
+  return (rule.equals === undefined || rule.equals === text) && (rule.not_equals === undefined || rule.not_equals !== text);
+}
+
+const isEmpty = (value: unknown) =>
+  value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+
+/** The checks an editor runs before sending: what the server would say, found without a round trip. */
+export function check(fields: FieldSpec[], values: Values, prefix: string): Problem[] {
+  const problems: Problem[] = [];
+  const at = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  for (const spec of fields) {
+    if (!isVisible(spec, values)) continue;
+    const value = values[spec.name];
+    if (isEmpty(value)) {
+      if (spec.required) problems.push({ code: 'missing_field', param: at(spec.name), message: `${spec.label} is required.` });
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (spec.min !== undefined && value < spec.min)
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} must be at least ${spec.min}.` });
+      if (spec.max !== undefined && value > spec.max)
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} must be at most ${spec.max}.` });
+      if (spec.integer && !Number.isInteger(value))
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} must be a whole number.` });
+    }
+    if (typeof value === 'string') {
+      if (spec.min_length !== undefined && value.length < spec.min_length)
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} needs at least ${spec.min_length} characters.` });
+      if (spec.max_length !== undefined && value.length > spec.max_length)
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} takes at most ${spec.max_length} characters.` });
+      if (spec.pattern && !new RegExp(spec.pattern).test(value))
+        problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} must match ${spec.pattern}.` });
+    }
+    if (Array.isArray(value) && spec.max_items !== undefined && value.length > spec.max_items)
+      problems.push({ code: 'invalid_field', param: at(spec.name), message: `${spec.label} takes at most ${spec.max_items} items.` });
+  }
+  return problems;
+}
+
+/** The values to send: hidden fields and empty optional ones left out. */
+export function valuesToSend(fields: FieldSpec[], values: Values): Values {
+  const out: Values = {};
+  for (const spec of fields) {
+    const value = values[spec.name];
+    if (isVisible(spec, values) && !isEmpty(value)) out[spec.name] = value;
+  }
+  return out;
+}
+
+export function initialValues(fields: FieldSpec[]): Values {
+  const out: Values = {};
+  for (const spec of fields) if (spec.default !== undefined) out[spec.name] = spec.default;
+  return out;
+}
+
+// ---- the frame every form shares ----
+
+const Problems = createContext<Problem[]>([]);
+
+/** The problems for a field: those at its param, or inside it (`credentials.auth_headers[0].value`). */
+function problemsAt(problems: Problem[], param: string) {
+  return problems.filter(
+    (p) => p.param !== null && (p.param === param || p.param.startsWith(param + '.') || p.param.startsWith(param + '[')),
+  );
+}
+
+const domId = (param: string) => 'field-' + param.replace(/[^A-Za-z0-9_-]/g, '-');
+
+/** The param a field shows problems for, and the ones inside it, from the nearest field up. */
+function claims(form: HTMLFormElement, param: string): HTMLElement | null {
+  for (let at = param; at; at = at.replace(/(\[\d+\]|\.[^.[]*)$/, '')) {
+    const field = form.querySelector<HTMLElement>(`[data-param="${CSS.escape(at)}"]`);
+    if (field) return field;
+    if (!/(\[\d+\]|\.[^.[]*)$/.test(at)) break;
+  }
+  return null;
+}
+
+/**
+ * A form: runs `onSubmit`, shows each problem of a failure beside the field its `param` names, and the others (no
+ * param, or one no field shows) at the top; focus goes to the first field at fault.
+ * `checkFirst` returns problems found before sending (then nothing is sent).
+ */
+export function Form(props: {
+  label: string;
+  submit: string;
+  onSubmit: () => Promise<void>;
+  checkFirst?: () => Problem[];
+  children: ComponentChildren;
+}) {
+  const [problems, setProblems] = useState<Problem[]>([]);
+  const [unclaimed, setUnclaimed] = useState<Problem[]>([]);
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  useLayoutEffect(() => {
+    const element = form.current;
+    if (!element) return;
+    setUnclaimed(problems.filter((p) => p.param === null || claims(element, p.param) === null));
+    const first = problems.map((p) => (p.param === null ? null : claims(element, p.param))).find((f) => f !== null);
+    first?.querySelector<HTMLElement>('input, select, textarea, [tabindex]')?.focus();
+  }, [problems]);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const found = props.checkFirst?.() ?? [];
+    setProblems(found);
+    if (found.length > 0) return;
+    setBusy(true);
+    try {
+      await props.onSubmit();
+    } catch (error) {
+      setProblems(error instanceof ApiError ? error.details : [{ code: 'error', param: null, message: String(error) }]);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form aria-label={props.label} onSubmit={submit} noValidate ref={form}>
+      {unclaimed.length > 0 && (
+        <div class="problems" role="alert">
+          <ul>
+            {unclaimed.map((p, i) => (
+              <li key={i}>{p.message}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      <button type="submit" disabled={busy}>
+        {props.submit}
+      </button>
+    </form>
+  );
+}
+
+/** A labelled control with its hint and its problems; `control` gets the id and the describedby to use. */
+export function Field(props: {
+  param: string;
+  label: string;
+  required?: boolean;
+  hint?: string;
+  control: (id: string, describedBy: string | undefined, invalid: boolean) => ComponentChildren;
+}) {
+  const mine = problemsAt(useContext(Problems), props.param);
+  const id = domId(props.param);
+  const described = [props.hint ? id + '-hint' : '', mine.length ? id + '-error' : ''].filter(Boolean).join(' ');
+  return (
+    <div class={'field' + (mine.length ? ' invalid' : '')} data-param={props.param}>
+      <label for={id}>
+        {props.label}
+        {props.required && (
+          <span class="required" aria-hidden="true">
+            {' '}*
+          </span>
+        )}
+      </label>
+      {props.control(id, described || undefined, mine.length > 0)}
+      {props.hint && (
+        <p class="hint" id={id + '-hint'}>
+          {props.hint}
+        </p>
+      )}
+      {mine.length > 0 && (
+        <p class="error" id={id + '-error'} role="alert">
+          {mine.map((p) => p.message).join(' ')}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A plain text field of a form (a name, a URL), not from metadata. */
+export function TextField(props: {
+  param: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  required?: boolean;
+  hint?: string;
+  type?: 'text' | 'url' | 'password';
+}) {
+  return (
+    <Field
+      param={props.param}
+      label={props.label}
+      required={props.required}
+      hint={props.hint}
+      control={(id, described, invalid) => (
+        <input
+          id={id}
+          type={props.type ?? 'text'}
+          value={props.value}
+          required={props.required}
+          aria-invalid={invalid}
+          aria-describedby={described}
+          autocomplete="off"
+          onInput={(e) => props.onInput((e.target as HTMLInputElement).value)}
+        />
+      )}
+    />
+  );
+}
+
+// ---- the fields drawn from metadata ----
+
+export function SchemaFields(props: {
+  fields: FieldSpec[];
+  values: Values;
+  onChange: (values: Values) => void;
+  /** Where the fields sit in the request body: `credentials`, `params`; errors are matched by it. */
+  prefix: string;
+  refs?: RefOptions;
+}) {
+  const set = (name: string, value: unknown) => props.onChange({ ...props.values, [name]: value });
+  return (
+    <>
+      {props.fields
+        .filter((spec) => isVisible(spec, props.values))
+        .map((spec) => (
+          <Field
+            key={spec.name}
+            param={props.prefix ? `${props.prefix}.${spec.name}` : spec.name}
+            label={spec.label}
+            required={spec.required}
+            hint={spec.description}
+            control={(id, described, invalid) => (
+              <Control
+                id={id}
+                described={described}
+                invalid={invalid}
+                spec={spec}
+                value={props.values[spec.name]}
+                onChange={(value) => set(spec.name, value)}
+                refs={props.refs}
+              />
+            )}
+          />
+        ))}
+    </>
+  );
+}
+
+interface ControlProps {
+  id: string;
+  described: string | undefined;
+  invalid: boolean;
+  spec: FieldSpec;
+  value: unknown;
+  onChange: (value: unknown) => void;
+  refs?: RefOptions;
+}
+
+const SINGLE_REFS = ['model_ref', 'cluster_ref', 'project_ref', 'endpoint_ref', 'provider_ref', 'credential_ref', 'cloud_model_ref'];
+
+function Control(props: ControlProps) {
+  const { id, described, invalid, spec, value, onChange } = props;
+  const common = { id, 'aria-describedby': described, 'aria-invalid': invalid, required: spec.required };
+  const text = (e: Event) => (e.target as HTMLInputElement).value;
+  switch (spec.type) {
+    case 'boolean':
+      return <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />;
+    case 'number':
+    case 'range':
+      return (
+        <input
+          type={spec.type === 'range' && spec.min !== undefined && spec.max !== undefined ? 'range' : 'number'}
+          {...common}
+          min={spec.min}
+          max={spec.max}
+          step={spec.integer ? 1 : 'any'}
+          value={value === undefined ? '' : String(value)}
+          onInput={(e) => onChange(text(e) === '' ? undefined : Number(text(e)))}
+        />
+      );
+    case 'select':
+      return (
+        <select {...common} value={value === undefined ? '' : String(value)} onChange={(e) => onChange(text(e) || undefined)}>
+          <option value="">—</option>
+          {(spec.options ?? []).map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+    case 'multiselect':
+    case 'endpoint_ref_list': {
+      const chosen = Array.isArray(value) ? (value as string[]) : [];
+      const options = spec.type === 'multiselect' ? (spec.options ?? []).map((o) => ({ value: o, label: o })) : (props.refs?.endpoint_ref ?? []);
+      return (
+        <select
+          {...common}
+          multiple
+          onChange={(e) => onChange(Array.from((e.target as HTMLSelectElement).selectedOptions, (o) => o.value))}
+        >
+          {options.map((o) => (
+            <option key={o.value} value={o.value} selected={chosen.includes(o.value)}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      );
+    }
+    case 'string_list':
+      return (
+        <textarea
+          {...common}
+          rows={3}
+          value={Array.isArray(value) ? (value as string[]).join('\n') : ''}
+          onInput={(e) => onChange(text(e).split('\n').map((s) => s.trim()).filter(Boolean))}
+        />
+      );
+    case 'key_value_list':
+      return <KeyValues {...props} />;
+    case 'template':
+      return <textarea {...common} rows={4} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />;
+    case 'string':
+    case 'url':
+      return (
+        <input
+          type={spec.secret ? 'password' : spec.type === 'url' ? 'url' : 'text'}
+          {...common}
+          autocomplete={spec.secret ? 'new-password' : 'off'}
+          minLength={spec.min_length}
+          maxLength={spec.max_length}
+          pattern={spec.pattern}
+          value={(value as string) ?? ''}
+          onInput={(e) => onChange(text(e))}
+        />
+      );
+    default:
+      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type]) {
+        return (
+          <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>
+            <option value="">—</option>
+            {props.refs[spec.type]!.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        );
+      }
+      if (SINGLE_REFS.includes(spec.type)) {
+        return <input type="text" {...common} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />;
+      }
+      // json, and the structured lists (branches, weighted and ordered endpoints, content rules): JSON text
+      return <JsonText {...props} />;
+  }
+}
+
+function JsonText(props: ControlProps) {
+  const [draft, setDraft] = useState(props.value === undefined ? '' : JSON.stringify(props.value, null, 2));
+  const [bad, setBad] = useState(false);
+  return (
+    <textarea
+      id={props.id}
+      class="code"
+      rows={5}
+      aria-describedby={props.described}
+      aria-invalid={props.invalid || bad}
+      value={draft}
+      onInput={(e) => {
+        const text = (e.target as HTMLTextAreaElement).value;
+        setDraft(text);
+        try {
+          props.onChange(text.trim() === '' ? undefined : JSON.parse(text));
+          setBad(false);
+        } catch {
+          setBad(true);
+        }
+      }}
+    />
+  );
+}
+
+/** Header-like pairs; values of a secret list are masked and never read back. */
+function KeyValues(props: ControlProps) {
+  const rows = Array.isArray(props.value) ? (props.value as KeyValue[]) : [];
+  const change = (index: number, part: Partial<KeyValue>) =>
+    props.onChange(rows.map((row, i) => (i === index ? { ...row, ...part } : row)));
+  return (
+    <div class="pairs" id={props.id} role="group" aria-describedby={props.described}>
+      {rows.map((row, i) => (
+        <div class="pair" key={i}>
+          <input aria-label={`${props.spec.label} ${i + 1} name`} value={row.key} onInput={(e) => change(i, { key: (e.target as HTMLInputElement).value })} />
+          <input
+            aria-label={`${props.spec.label} ${i + 1} value`}
+            type={props.spec.secret ? 'password' : 'text'}
+            autocomplete="new-password"
+            value={row.value}
+            onInput={(e) => change(i, { value: (e.target as HTMLInputElement).value })}
+          />
+          <button type="button" class="link" onClick={() => props.onChange(rows.filter((_, j) => j !== i))}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" class="link" onClick={() => props.onChange([...rows, { key: '', value: '' }])}>
+        Add {props.spec.label.toLowerCase()}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+package dev.arbor.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Debian's chromium driven by {@code src/test/console/drive.mjs} (playwright-core, installed by the build's npm ci;
+ * never a downloaded browser): one scenario per run, its screenshots kept in the test report.
+ */
+final class ConsoleBrowser {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path DRIVER = Path.of("src/test/console").toAbsolutePath();
+    static final Path SHOTS =
+            Path.of("target/surefire-reports/console-screenshots").toAbsolutePath();
+
+    private final String baseUrl;
+
+    private ConsoleBrowser(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    /**
+     * The browser for a server at {@code baseUrl}; chromium is installed first where it is missing and the tests
+     * may install packages (as root), and elsewhere the test is skipped, saying why — a skipped run proves nothing.
+     */
+    static ConsoleBrowser forServer(String baseUrl) throws Exception {
+        if (!Files.isExecutable(CHROMIUM)) {
+            Assumptions.assumeTrue(
+                    isRoot(), "chromium is missing and only root may install it: apt-get install -y chromium");
+            String said = run(List.of("apt-get", "install", "-y", "chromium"));
+            if (!Files.isExecutable(CHROMIUM)) {
+                said = run(List.of("apt-get", "update")) + run(List.of("apt-get", "install", "-y", "chromium"));
+            }
+            Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "could not install chromium: " + said);
+        }
+        if (!Files.isDirectory(DRIVER.resolve("node_modules/playwright-core"))) {
+            throw new IllegalStateException(
+                    "playwright-core is missing: the build installs it (npm ci in " + DRIVER + ")");
+        }
+        return new ConsoleBrowser(baseUrl);
+    }
+
+    /** Runs a scenario of drive.mjs with its arguments; answers what it printed last, or fails with what it said. */
+    JsonNode run(String scenario, Map<String, Object> args) throws Exception {
+        var builder = new ProcessBuilder("node", DRIVER.resolve("drive.mjs").toString()).redirectErrorStream(true);
+        builder.environment().put("ARBOR_URL", baseUrl);
+        builder.environment().put("SHOTS", SHOTS.toString());
+        builder.environment().put("SCENARIO", scenario);
+        builder.environment().put("ARGS", Json.writeString(args));
+        builder.environment().put("CHROMIUM", CHROMIUM.toString());
+        Process process = builder.start();
+        String output;
+        try (var out = process.getInputStream()) {
+            output = new String(out.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        if (!process.waitFor(2, TimeUnit.MINUTES)) {
+            process.destroyForcibly();
+            throw new AssertionError(scenario + " did not end:\n" + output);
+        }
+        if (process.exitValue() != 0) {
+            throw new AssertionError(scenario + " failed (screenshots in " + SHOTS + "):\n" + output);
+        }
+        String[] lines = output.strip().split("\n");
+        return Json.mapper().readTree(lines[lines.length - 1]);
+    }
+
+    private static boolean isRoot() throws Exception {
+        return run(List.of("id", "-u")).strip().equals("0");
+    }
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output;
+        try (var out = process.getInputStream()) {
+            output = new String(out.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        process.waitFor(10, TimeUnit.MINUTES);
+        return output.length() > 2000 ? output.substring(output.length() - 2000) : output;
+    }
+}
