@@ -175,6 +175,7 @@ public final class Application implements AutoCloseable {
             instances.start();
             studio.start();
             pipelines.start();
+            routing.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
             triggers.start();
             connectors.start();

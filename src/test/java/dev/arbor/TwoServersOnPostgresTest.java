@@ -202,6 +202,24 @@ class TwoServersOnPostgresTest {
     }
 
     @Test
+    void aTokenRevokedOnOneServerIsRefusedThereAtOnceAndOnTheOtherWithinFiveSeconds() {
+        var clock = new MovableClock();
+        try (var servers = Pair.start(Map.of("ARBOR_ADMIN_TOKEN", "admin-secret-1"), clock)) {
+            JsonNode created = servers.a()
+                    .http()
+                    .post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}", ADMIN)
+                    .json();
+            String[] ops = {"Authorization", "Bearer " + created.path("token").asText()};
+            assertThat(servers.b().http().get("/auth/me", ops).status()).isEqualTo(200);
+
+            servers.a().http().delete("/auth/tokens/" + created.path("id").asText(), ADMIN);
+            servers.a().http().get("/auth/me", ops).assertError(401, "invalid_api_key", null);
+            clock.advance(Duration.ofSeconds(5));
+            servers.b().http().get("/auth/me", ops).assertError(401, "invalid_api_key", null);
+        }
+    }
+
+    @Test
     void aTokenAboutToExpireIsRefreshedOnceWhenBothServersTryAtOnce() throws Exception {
         var clock = new MovableClock();
         try (var secured = SecuredMcpServer.start(3600);

@@ -26,6 +26,11 @@ record ApiToken(
         requireNonNull(hint, "hint");
     }
 
+    ApiToken usedAt(long millis) {
+        return new ApiToken(
+                id, name, role, projects, hint, createdAtMillis, expiresAtMillis, Optional.of(millis), revokedAtMillis);
+    }
+
     Principal principal() {
         return new Principal(id, role, java.util.Set.copyOf(projects));
     }

@@ -14,20 +14,37 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 
 /**
  * Admin tokens in the database. A token's secret is shown once, at creation; only its SHA-256 is kept (the secret
  * is 256 random bits, so a fast hash is enough).
+ *
+ * <p>A token found live is remembered for a few seconds, so that a busy caller (an inference client, an agent) costs
+ * no query per request. A revocation here forgets it at once; one made by another server on the same database takes
+ * effect here within {@link #RECHECK_AFTER}. Unknown secrets are never remembered: what is kept is bounded by the
+ * tokens that exist.
  */
 final class TokenStore {
+    static final Duration RECHECK_AFTER = Duration.ofSeconds(5);
     private static final String COLUMNS = "id, name, role, hint, created_at, expires_at, last_used_at, revoked_at";
     /** Recording every use would turn every read into a write; once a minute is precise enough. */
     private static final Duration TOUCH_EVERY = Duration.ofMinutes(1);
 
     private final Database database;
     private final Clock clock;
+    /** Live tokens by their secret's hash, with when the database last said so. */
+    private final Map<String, Verified> verified = new ConcurrentHashMap<>();
+    /** Moves on with every revocation here, so that a token looked up before one is looked up again. */
+    private final AtomicLong revocations = new AtomicLong();
+    /** Tokens are never deleted: once one exists, it always will. */
+    private volatile boolean anyMade;
+
+    private record Verified(ApiToken token, long checkedAtMillis, long revocationsSeen) {}
 
     TokenStore(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
@@ -65,22 +82,47 @@ final class TokenStore {
     /** The live token with this secret: not revoked, not expired. */
     Optional<ApiToken> findActive(String secret) {
         long now = clock.millis();
-        Optional<ApiToken> token = database.read(handle -> handle.createQuery("SELECT " + COLUMNS + """
+        long revocationsSeen = revocations.get();
+        String hash = Digests.sha256Hex(secret);
+        Verified known = verified.get(hash);
+        if (known == null
+                || known.revocationsSeen() != revocationsSeen
+                || now - known.checkedAtMillis() >= RECHECK_AFTER.toMillis()) {
+            Optional<ApiToken> found = lookUp(hash, now);
+            if (found.isEmpty()) {
+                verified.remove(hash);
+                return found;
+            }
+            known = new Verified(found.get(), now, revocationsSeen);
+        }
+        ApiToken token = known.token();
+        if (token.expiresAtMillis().map(expires -> expires <= now).orElse(false)) {
+            verified.remove(hash);
+            return Optional.empty();
+        }
+        if (!database.readOnly() && token.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis()) {
+            String id = token.id();
+            database.update(handle -> handle.createUpdate("UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
+                    .bind("now", now)
+                    .bind("id", id)
+                    .execute());
+            token = token.usedAt(now);
+            known = new Verified(token, known.checkedAtMillis(), known.revocationsSeen());
+        }
+        verified.put(hash, known);
+        return Optional.of(token);
+    }
+
+    private Optional<ApiToken> lookUp(String hash, long now) {
+        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + """
                          FROM api_tokens
                         WHERE secret_hash = :hash AND revoked_at IS NULL
                           AND (expires_at IS NULL OR expires_at > :now)""")
-                .bind("hash", Digests.sha256Hex(secret))
+                .bind("hash", hash)
                 .bind("now", now)
                 .map((rs, ctx) -> row(rs))
                 .findOne()
                 .map(found -> withProjects(handle, found)));
-        token.filter(t -> !database.readOnly() && t.lastUsedAtMillis().orElse(0L) < now - TOUCH_EVERY.toMillis())
-                .ifPresent(t -> database.update(
-                        handle -> handle.createUpdate("UPDATE api_tokens SET last_used_at = :now WHERE id = :id")
-                                .bind("now", now)
-                                .bind("id", t.id())
-                                .execute()));
-        return token;
     }
 
     /**
@@ -89,10 +131,13 @@ final class TokenStore {
      * than opening it to every local process.
      */
     boolean anyEverMade() {
-        return database.read(handle -> handle.createQuery("SELECT 1 FROM api_tokens LIMIT 1")
-                .mapTo(Integer.class)
-                .findOne()
-                .isPresent());
+        if (!anyMade) {
+            anyMade = database.read(handle -> handle.createQuery("SELECT 1 FROM api_tokens LIMIT 1")
+                    .mapTo(Integer.class)
+                    .findOne()
+                    .isPresent());
+        }
+        return anyMade;
     }
 
     Paging.Result<ApiToken> list(Page page, boolean includeRevoked) {
@@ -113,13 +158,17 @@ final class TokenStore {
     }
 
     Optional<ApiToken> revoke(String id) {
-        return database.write(handle -> {
+        Optional<ApiToken> revoked = database.write(handle -> {
             handle.createUpdate("UPDATE api_tokens SET revoked_at = :now WHERE id = :id AND revoked_at IS NULL")
                     .bind("now", clock.millis())
                     .bind("id", id)
                     .execute();
             return load(handle, id);
         });
+        // after the write: a lookup that began before it counts as stale, one that begins after reads it
+        revocations.incrementAndGet();
+        verified.values().removeIf(known -> known.token().id().equals(id));
+        return revoked;
     }
 
     private static Optional<ApiToken> load(Handle handle, String id) {

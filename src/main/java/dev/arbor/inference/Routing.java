@@ -78,8 +78,13 @@ public final class Routing implements AutoCloseable {
         this.outbound = requireNonNull(outbound, "outbound");
         this.settings = requireNonNull(settings, "settings");
         this.board = new EndpointBoard(clock, random);
-        this.usage = new UsageLog(database, meters);
+        this.usage = new UsageLog(database, clock, meters);
         this.metrics = new RoutingMetrics(meters);
+    }
+
+    /** Starts storing usage rows in the background. */
+    public void start() {
+        usage.start();
     }
 
     /** Whether {@code endpoint} names something routing can call now. */

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.platform.db.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,13 +23,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Every routed request's usage row, written off the request path: a request queues its row; one thread writes what
  * queued in one batch a few times a second. A full queue (the database far behind) drops rows and counts them
- * ({@code arbor_routing_usage_dropped_total}) rather than slow inference down; so does a failed batch.
+ * ({@code arbor_routing_usage_dropped_total}) rather than slow inference down; so does a failed batch. The same thread
+ * removes rows older than {@link #RETENTION} once an hour.
  */
 final class UsageLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UsageLog.class);
     private static final int QUEUE = 65_536;
     private static final int BATCH = 2_000;
     private static final long WRITE_EVERY_MILLIS = 250;
+    static final Duration RETENTION = Duration.ofDays(30);
+    private static final Duration PRUNE_EVERY = Duration.ofHours(1);
 
     /** One request's row. */
     record Entry(
@@ -44,17 +49,26 @@ final class UsageLog implements AutoCloseable {
             long latencyMicros) {}
 
     private final Database database;
+    private final Clock clock;
     private final BlockingQueue<Entry> queue = new ArrayBlockingQueue<>(QUEUE);
     private final Counter dropped;
     private final Thread writer;
     private volatile boolean closed;
 
-    UsageLog(Database database, MeterRegistry meters) {
+    UsageLog(Database database, Clock clock, MeterRegistry meters) {
         this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
         this.dropped = Counter.builder("arbor.routing.usage.dropped")
                 .description("Routed requests whose usage row was not stored (queue full or write failed)")
                 .register(meters);
-        this.writer = Thread.ofPlatform().daemon().name("arbor-routing-usage").start(this::drain);
+        this.writer = Thread.ofPlatform().daemon().name("arbor-routing-usage").unstarted(this::drain);
+    }
+
+    /** Starts writing queued rows (and pruning old ones); a database a newer release migrated is only read. */
+    void start() {
+        if (!database.readOnly()) {
+            writer.start();
+        }
     }
 
     void record(Entry entry) {
@@ -65,8 +79,13 @@ final class UsageLog implements AutoCloseable {
 
     private void drain() {
         var batch = new ArrayList<Entry>(BATCH);
+        long prunedAt = 0;
         while (!closed || !queue.isEmpty()) {
             try {
+                if (clock.millis() - prunedAt >= PRUNE_EVERY.toMillis()) {
+                    prunedAt = clock.millis();
+                    prune(prunedAt - RETENTION.toMillis());
+                }
                 Entry first = queue.poll(WRITE_EVERY_MILLIS, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
@@ -110,6 +129,25 @@ final class UsageLog implements AutoCloseable {
             dropped.increment(batch.size());
             LOG.warn("could not store the usage of {} routed requests: {}", batch.size(), e.getMessage());
         }
+    }
+
+    /** Removes the rows of requests before {@code before}, a batch at a time so that no transaction grows large. */
+    int prune(long before) {
+        int removed = 0;
+        try {
+            int batch;
+            do {
+                batch = database.write(handle -> handle.createUpdate(
+                                "DELETE FROM routing_usage WHERE id IN (SELECT id FROM routing_usage WHERE at < :before "
+                                        + "LIMIT 10000)")
+                        .bind("before", before)
+                        .execute());
+                removed += batch;
+            } while (batch == 10_000 && !closed);
+        } catch (RuntimeException e) {
+            LOG.warn("could not remove old usage rows: {}", e.getMessage());
+        }
+        return removed;
     }
 
     private static Long boxed(OptionalLong value) {

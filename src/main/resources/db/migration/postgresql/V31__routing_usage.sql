@@ -17,3 +17,4 @@ CREATE TABLE routing_usage (
     latency_micros    BIGINT  NOT NULL
 );
 CREATE INDEX routing_usage_by_router ON routing_usage (router_id, at);
+CREATE INDEX routing_usage_at ON routing_usage (at);

@@ -22,7 +22,7 @@ class ToolFetchTest {
         try (var sse = EverythingServer.start("sse");
                 var receiver = new HttpReceiver();
                 var server = ArborServer.start(
-                        Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MCP_TIMEOUT_SECONDS", "2"))) {
+                        Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MCP_TIMEOUT_SECONDS", "4"))) {
             TestServer http = server.http();
             String gateway = custom(http, "Everything", streamable.url("/mcp"));
             JsonNode fetched =
@@ -74,7 +74,7 @@ class ToolFetchTest {
             String garbage = custom(http, "Garbage", receiver.url("/garbage"));
             http.action("/connectors/" + garbage + "/fetch-tools")
                     .assertError(502, "upstream_unavailable", "gateway_id");
-            receiver.script("/slow", Reply.slow(6_000));
+            receiver.script("/slow", Reply.slow(10_000));
             String slow = custom(http, "Slow", receiver.url("/slow"));
             http.action("/connectors/" + slow + "/fetch-tools").assertError(504, "upstream_timeout", "gateway_id");
 

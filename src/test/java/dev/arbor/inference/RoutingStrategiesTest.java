@@ -101,7 +101,7 @@ class RoutingStrategiesTest {
 
     private Routing routing(Database on) {
         var random = new SplittableRandom(23);
-        return new Routing(
+        var started = new Routing(
                 ref -> Optional.ofNullable(endpoints.get(ref)),
                 outbound,
                 on,
@@ -109,6 +109,8 @@ class RoutingStrategiesTest {
                 clock,
                 new SimpleMeterRegistry(),
                 () -> random);
+        started.start();
+        return started;
     }
 
     private OpenAiUpstream endpoint(String name) throws IOException {
@@ -350,6 +352,21 @@ class RoutingStrategiesTest {
                 on.close();
             }
         }
+    }
+
+    @Test
+    void usageOlderThanThirtyDaysIsRemoved() {
+        strategy.set(new Strategy.Single("a"));
+        Instant since = Instant.ofEpochMilli(clock.millis()).minusSeconds(60);
+        call();
+        call();
+        await().until(() -> routing.get().stats("rtr_test", since).requests() == 2);
+
+        clock.advance(UsageLog.RETENTION.minusHours(1));
+        call();
+        await().until(() -> routing.get().stats("rtr_test", since).requests() == 3);
+        clock.advance(Duration.ofHours(2));
+        await().until(() -> routing.get().stats("rtr_test", since).requests() == 1);
     }
 
     private EndpointHealth health(String endpoint) {
