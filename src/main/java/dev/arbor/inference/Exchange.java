@@ -27,6 +27,7 @@ final class Exchange {
     private final Map<String, String> headers;
     private final Set<String> tags = new LinkedHashSet<>();
     private final List<String> walked = new ArrayList<>();
+    private final List<OutputRule> outputRules = new ArrayList<>();
     private boolean changed;
 
     Exchange(InferenceRequest original, Map<String, String> headers) {
@@ -60,6 +61,18 @@ final class Exchange {
 
     void tag(String tag) {
         tags.add(tag);
+    }
+
+    /** A content rule that applies to the answer, with its step (for its block message and the error's step). */
+    record OutputRule(PlanStep.ContentRules step, PlanStep.ContentRule rule) {}
+
+    /** Keeps a rule to apply to the answer once it comes. */
+    void checkOutput(PlanStep.ContentRules step, PlanStep.ContentRule rule) {
+        outputRules.add(new OutputRule(step, rule));
+    }
+
+    List<OutputRule> outputRules() {
+        return List.copyOf(outputRules);
     }
 
     void walk(String stepId) {

@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
@@ -12,6 +13,8 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.routers.RouterSnapshot;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -81,6 +84,11 @@ final class RouterRuntime {
                             route.strategy(),
                             Attribution.router(
                                     router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
+                    if (!exchange.stream()
+                            && ctx.statusCode() / 100 == 2
+                            && !exchange.outputRules().isEmpty()) {
+                        filterOutput(ctx, exchange);
+                    }
                     return;
                 }
                 case PlanStep.CannedResponse canned -> {
@@ -130,6 +138,9 @@ final class RouterRuntime {
 
     private String contentRules(PlanStep.ContentRules step, Exchange exchange) {
         for (PlanStep.ContentRule rule : step.rules()) {
+            if (rule.onOutput()) {
+                exchange.checkOutput(step, rule);
+            }
             if (!rule.onInput()) {
                 continue;
             }
@@ -151,6 +162,49 @@ final class RouterRuntime {
             }
         }
         return step.next();
+    }
+
+    /**
+     * Applies the output rules to a whole answer's text (a stream goes to the caller as it comes, unchecked): a redact
+     * rule replaces what it matches, a block rule refuses the answer; a tag has nothing after it to inform.
+     */
+    private static void filterOutput(Context ctx, Exchange exchange) {
+        JsonNode answer;
+        try (var in = ctx.resultInputStream()) {
+            answer = Json.read(in == null ? new byte[0] : in.readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (JsonNode choice : answer.path("choices")) {
+            if (choice.path("message") instanceof ObjectNode message
+                    && message.path("content").isTextual()) {
+                message.put("content", filtered(message.path("content").textValue(), exchange));
+            }
+            if (choice instanceof ObjectNode text && text.path("text").isTextual()) {
+                text.put("text", filtered(text.path("text").textValue(), exchange));
+            }
+        }
+        ctx.result(Json.write(answer));
+    }
+
+    private static String filtered(String text, Exchange exchange) {
+        String result = text;
+        for (Exchange.OutputRule output : exchange.outputRules()) {
+            PlanStep.ContentRule rule = output.rule();
+            switch (rule.action()) {
+                case BLOCK -> {
+                    if (rule.pattern().matcher(result).find()) {
+                        throw stepError(
+                                ErrorCode.CONTENT_BLOCKED,
+                                output.step(),
+                                output.step().blockMessage());
+                    }
+                }
+                case REDACT -> result = rule.pattern().matcher(result).replaceAll(REDACTED);
+                case TAG -> {}
+            }
+        }
+        return result;
     }
 
     private String systemPrompt(PlanStep.SystemPrompt step, Exchange exchange) {
