@@ -133,7 +133,14 @@ public final class Application implements AutoCloseable {
                     new Routers(database, clock, access, models, credentials, clusters, studio, routing.telemetry());
             var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
-            new InferenceRoutes(routing, routers, access.currentProject(), new Expressions(), clock).addTo(routes);
+            new InferenceRoutes(
+                            routing,
+                            routers,
+                            access.currentProject(),
+                            studio::decideForRouter,
+                            new Expressions(),
+                            clock)
+                    .addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);

@@ -57,12 +57,13 @@ public final class InferenceRoutes {
             Routing routing,
             ActiveRouters routers,
             CurrentProject currentProject,
+            RouterDecider decider,
             Expressions expressions,
             Clock clock) {
         this.routing = requireNonNull(routing, "routing");
         this.routers = requireNonNull(routers, "routers");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(routing, expressions, clock);
+        this.runtime = new RouterRuntime(routing, decider, expressions, clock);
     }
 
     public void addTo(Routes routes) {

@@ -131,6 +131,23 @@ sealed interface PlanStep {
         HEADER
     }
 
+    /**
+     * Asks the studio a template's question about the request and branches on the answer ({@code decide.answer},
+     * {@code decide.probability}); goes to {@code fallback} when the studio would not act on it.
+     */
+    record Decide(
+            String id, String template, String input, List<Branch> branches, String fallback, Optional<String> next)
+            implements PlanStep {
+        public Decide {
+            requireNonNull(id, "id");
+            requireNonNull(template, "template");
+            requireNonNull(input, "input");
+            branches = List.copyOf(branches);
+            requireNonNull(fallback, "fallback");
+            requireNonNull(next, "next");
+        }
+    }
+
     /** An action the runtime does not run yet: a request that reaches it is refused, naming the step. */
     record Unavailable(String id, String actionType) implements PlanStep {
         public Unavailable {

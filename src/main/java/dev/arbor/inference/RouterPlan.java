@@ -86,17 +86,16 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                                 texts(params.path("endpoints")),
                                 Strategy.Percentile.valueOf(
                                         upper(params.path("percentile").asText("p50")))));
-            case "decision_branches" -> {
-                var branches = new ArrayList<PlanStep.Branch>();
-                params.path("branches")
-                        .forEach(b -> branches.add(new PlanStep.Branch(
-                                b.path("name").asText(""),
-                                b.hasNonNull("condition")
-                                        ? Optional.of(b.path("condition").asText())
-                                        : Optional.empty(),
-                                b.path("next_step").asText())));
-                yield new PlanStep.Branches(id, branches, next.isEmpty() ? Optional.empty() : Optional.of(next));
-            }
+            case "decision_branches" ->
+                new PlanStep.Branches(id, branches(params), next.isEmpty() ? Optional.empty() : Optional.of(next));
+            case "decide" ->
+                new PlanStep.Decide(
+                        id,
+                        params.path("template").asText(),
+                        params.path("input").asText("{{ request.text }}"),
+                        branches(params),
+                        params.path("fallback_step").asText(),
+                        next.isEmpty() ? Optional.empty() : Optional.of(next));
             case "content_rules" -> contentRules(id, params, next);
             case "system_prompt" ->
                 new PlanStep.SystemPrompt(
@@ -156,6 +155,18 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
         }
         return new PlanStep.ContentRules(
                 id, rules, params.path("block_message").asText("This request was blocked by a content rule."), next);
+    }
+
+    private static List<PlanStep.Branch> branches(JsonNode params) {
+        var branches = new ArrayList<PlanStep.Branch>();
+        params.path("branches")
+                .forEach(b -> branches.add(new PlanStep.Branch(
+                        b.path("name").asText(""),
+                        b.hasNonNull("condition")
+                                ? Optional.of(b.path("condition").asText())
+                                : Optional.empty(),
+                        b.path("next_step").asText())));
+        return branches;
     }
 
     private static List<String> texts(JsonNode list) {

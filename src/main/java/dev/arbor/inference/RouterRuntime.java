@@ -11,7 +11,9 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.http.Requests;
 import dev.arbor.routers.RouterSnapshot;
+import dev.arbor.studio.RoutedDecision;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -36,6 +39,7 @@ final class RouterRuntime {
     private static final String REDACTED = "[REDACTED]";
 
     private final Routing routing;
+    private final RouterDecider decider;
     private final Expressions expressions;
     private final RateLimits limits;
     private final Clock clock;
@@ -43,8 +47,9 @@ final class RouterRuntime {
 
     private record Compiled(Instant modifiedAt, RouterPlan plan) {}
 
-    RouterRuntime(Routing routing, Expressions expressions, Clock clock) {
+    RouterRuntime(Routing routing, RouterDecider decider, Expressions expressions, Clock clock) {
         this.routing = requireNonNull(routing, "routing");
+        this.decider = requireNonNull(decider, "decider");
         this.expressions = requireNonNull(expressions, "expressions");
         this.clock = requireNonNull(clock, "clock");
         this.limits = new RateLimits(clock);
@@ -101,7 +106,9 @@ final class RouterRuntime {
                             step,
                             "Step '" + step.id() + "' is a " + unavailable.actionType()
                                     + " step, which this server does not run yet.");
-                case PlanStep.Branches branches -> next = branch(branches, exchange);
+                case PlanStep.Branches branches ->
+                    next = branch(branches, branches.branches(), branches.next(), exchange.scope());
+                case PlanStep.Decide decide -> next = decide(ctx, decide, exchange);
                 case PlanStep.ContentRules rules -> next = contentRules(rules, exchange);
                 case PlanStep.SystemPrompt prompt -> next = systemPrompt(prompt, exchange);
                 case PlanStep.RequestLimits requestLimits -> next = requestLimits(requestLimits, exchange);
@@ -111,9 +118,9 @@ final class RouterRuntime {
         throw new IllegalStateException("router " + router.id() + " walked more steps than it has");
     }
 
-    private String branch(PlanStep.Branches step, Exchange exchange) {
-        Map<String, Object> scope = exchange.scope();
-        for (PlanStep.Branch branch : step.branches()) {
+    private String branch(
+            PlanStep step, List<PlanStep.Branch> branches, Optional<String> otherwise, Map<String, Object> scope) {
+        for (PlanStep.Branch branch : branches) {
             if (branch.condition().isEmpty()) {
                 return branch.next();
             }
@@ -129,11 +136,29 @@ final class RouterRuntime {
                                 + ".");
             }
         }
-        return step.next()
-                .orElseThrow(() -> stepError(
-                        ErrorCode.ROUTER_STEP_FAILED,
-                        step,
-                        "Step '" + step.id() + "' has no branch for this request."));
+        return otherwise.orElseThrow(() -> stepError(
+                ErrorCode.ROUTER_STEP_FAILED, step, "Step '" + step.id() + "' has no branch for this request."));
+    }
+
+    /** Asks the studio; an answer it would not act on goes to the fallback step, any other down the branches. */
+    private String decide(Context ctx, PlanStep.Decide step, Exchange exchange) {
+        String situation = render(step, step.input(), exchange);
+        RoutedDecision decision;
+        try {
+            decision = decider.decide(step.template(), situation, Requests.id(ctx));
+        } catch (ApiException e) {
+            throw stepError(
+                    e.code(),
+                    step,
+                    "Step '" + step.id() + "' could not ask template '" + step.template() + "': " + e.getMessage());
+        }
+        decision.decisionId().ifPresent(id -> ctx.header("x-router-decision-id", id));
+        if (!decision.act()) {
+            return step.fallback();
+        }
+        var scope = new LinkedHashMap<String, Object>(exchange.scope());
+        scope.put("decide", Map.of("answer", decision.answer(), "probability", decision.probability()));
+        return branch(step, step.branches(), step.next(), scope);
     }
 
     private String contentRules(PlanStep.ContentRules step, Exchange exchange) {

@@ -454,6 +454,20 @@ class RouterRuntimeTest {
     }
 
     @Test
+    void aDecideStepWhoseTemplateCannotRunFailsNamingTheStep() {
+        HttpReply template = http.post(
+                "/v1/studio/templates",
+                "{\"id\": \"route-vars\", \"state\": \"{{ ticket }}\", \"variables\": {\"ticket\": {\"type\": "
+                        + "\"string\", \"required\": true}}, \"questions\": {\"kind\": {\"type\": \"noul\"}}}",
+                admin());
+        assertThat(template.status()).as(template.body()).isEqualTo(201);
+        String name = router(decide("route-vars"));
+        JsonNode error = chat(name, "").json().path("error");
+        assertThat(error.path("step").asText()).as(error.toString()).isEqualTo("ask");
+        assertThat(error.path("message").asText()).contains("route-vars");
+    }
+
+    @Test
     void aStepThatReachesAnActionTheServerDoesNotRunIsRefusedNamingIt() {
         String name = router("{\"step_id\": \"elsewhere\", \"action_type\": \"delegate\", \"params\": {\"project\": \""
                 + mine + "\", \"router\": \"other\"}}");
@@ -470,6 +484,48 @@ class RouterRuntimeTest {
                         + "{\"name\": \"rest\", \"next_step\": \"a\"}]}}, " + single("a", "alpha"));
         JsonNode error = chat(name, "").assertError(400, "router_step_failed", null);
         assertThat(error.path("step").asText()).isEqualTo("pick");
+    }
+
+    @Test
+    void decideBranchesOnTheStudiosAnswerAndKeepsTheDecisionInHistory() {
+        HttpReply template = http.post(
+                "/v1/studio/templates",
+                "{\"id\": \"route-certain\", \"questions\": {\"kind\": {\"type\": \"choice\", \"criteria\": "
+                        + "[\"billing\"]}}}",
+                admin());
+        assertThat(template.status()).as(template.body()).isEqualTo(201);
+        String name = router(decide("route-certain"));
+        HttpReply reply = chat(name, "");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.header("x-router-steps")).isEqualTo("ask,billing");
+        assertThat(reply.header("x-router-endpoint")).isEqualTo("beta");
+        JsonNode decision = http.get("/v1/studio/decisions/" + reply.header("x-router-decision-id"), admin())
+                .json();
+        assertThat(decision.at("/template/id").asText()).as(decision.toString()).isEqualTo("route-certain");
+        assertThat(decision.at("/answers/kind/decision").asText()).isEqualTo("billing");
+    }
+
+    @Test
+    void decideGoesToItsFallbackStepWhenTheStudioWouldNotAct() {
+        HttpReply template = http.post(
+                "/v1/studio/templates",
+                "{\"id\": \"route-unsure\", \"settings\": {\"act_threshold\": 1.0}, \"questions\": {\"kind\": "
+                        + "{\"type\": \"choice\", \"criteria\": [\"billing\", \"tech\"]}}}",
+                admin());
+        assertThat(template.status()).as(template.body()).isEqualTo(201);
+        String name = router(decide("route-unsure"));
+        HttpReply reply = chat(name, "");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.header("x-router-steps")).isEqualTo("ask,unsure");
+        assertThat(reply.header("x-router-endpoint")).isEqualTo("gamma");
+    }
+
+    private static String decide(String template) {
+        return "{\"step_id\": \"ask\", \"action_type\": \"decide\", \"params\": {\"template\": \"" + template
+                + "\", \"input\": \"{{ request.text }}\", \"fallback_step\": \"unsure\", \"branches\": ["
+                + "{\"name\": \"billing\", \"condition\": \"decide.answer == 'billing' and decide.probability > 0.5\", "
+                + "\"next_step\": \"billing\"}, {\"name\": \"other\", \"next_step\": \"other\"}]}}, "
+                + single("billing", "beta") + ", " + single("other", "alpha") + ", " + single("unsure", "gamma");
     }
 
     @Test
