@@ -291,6 +291,8 @@ class AuthorizationMatrixTest {
                         "PUT /routers/{router_id}",
                         "PATCH /routers/{router_id}",
                         "GET /routers/{router_id}/versions",
+                        "GET /routers/{router_id}/health",
+                        "GET /routers/{router_id}/stats",
                         "DELETE /routers/{router_id}");
     }
 

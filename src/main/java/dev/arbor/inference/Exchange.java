@@ -23,7 +23,7 @@ import java.util.function.UnaryOperator;
  */
 final class Exchange {
     private final InferenceRequest original;
-    private final ObjectNode body;
+    private ObjectNode body; // read when a step first needs it: a router that only routes forwards the bytes as sent
     private final Map<String, String> headers;
     private final Set<String> tags = new LinkedHashSet<>();
     private final List<String> walked = new ArrayList<>();
@@ -32,7 +32,6 @@ final class Exchange {
 
     Exchange(InferenceRequest original, Map<String, String> headers) {
         this.original = requireNonNull(original, "original");
-        this.body = Json.parseObject(original.body());
         var lower = new LinkedHashMap<String, String>();
         headers.forEach((name, value) -> lower.putIfAbsent(name.toLowerCase(Locale.ROOT), value));
         this.headers = Map.copyOf(lower);
@@ -47,6 +46,9 @@ final class Exchange {
     }
 
     ObjectNode body() {
+        if (body == null) {
+            body = Json.parseObject(original.body());
+        }
         return body;
     }
 
@@ -85,7 +87,7 @@ final class Exchange {
 
     /** The request to forward: the caller's bytes as they came, or the changed body. */
     InferenceRequest request() {
-        return changed ? InferenceRequest.read(original.operation(), Json.write(body)) : original;
+        return changed ? InferenceRequest.read(original.operation(), Json.write(body())) : original;
     }
 
     /**
@@ -99,7 +101,8 @@ final class Exchange {
         request.put("model", original.model());
         request.put("headers", headers);
         request.put("tokens", (text.length() + 3) / 4);
-        request.put("metadata", body.path("metadata").isObject() ? Expressions.plain(body.path("metadata")) : Map.of());
+        JsonNode metadata = body().path("metadata");
+        request.put("metadata", metadata.isObject() ? Expressions.plain(metadata) : Map.of());
         request.put("tags", List.copyOf(tags));
         request.put("text", text);
         return Map.of("request", request);
@@ -119,14 +122,14 @@ final class Exchange {
     void rewriteTexts(UnaryOperator<String> rewrite) {
         switch (original.operation()) {
             case CHAT_COMPLETIONS -> {
-                for (JsonNode message : body.path("messages")) {
+                for (JsonNode message : body().path("messages")) {
                     if (message instanceof ObjectNode object) {
                         rewriteContent(object, "content", rewrite);
                     }
                 }
             }
-            case COMPLETIONS -> rewriteField(body, "prompt", rewrite);
-            case EMBEDDINGS -> rewriteField(body, "input", rewrite);
+            case COMPLETIONS -> rewriteField(body(), "prompt", rewrite);
+            case EMBEDDINGS -> rewriteField(body(), "input", rewrite);
         }
     }
 
