@@ -307,6 +307,39 @@ class RouterRuntimeTest {
         assertThat(alpha.served() + beta.served() + gamma.served()).isEqualTo(before);
     }
 
+    static Stream<Arguments> oddBodies() {
+        return Stream.of(
+                Arguments.of("messages not a list", ", \"messages\": \"hello\""),
+                Arguments.of("messages of other things", ", \"messages\": [1, null, \"x\", {\"content\": 5}]"),
+                Arguments.of(
+                        "content in parts",
+                        ", \"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": "
+                                + "\"555-0100\"}, {\"type\": \"image_url\"}]}]"),
+                Arguments.of("metadata not an object", ", \"messages\": [], \"metadata\": [1, 2]"),
+                Arguments.of("max_tokens as text", ", \"messages\": [], \"max_tokens\": \"many\""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oddBodies")
+    void oddlyShapedBodiesGoThroughEveryStepToTheEndpoint(String what, String fields) {
+        String name = router(
+                rules("{\"match\": \"regex\", \"pattern\": \"\\\\d{3}\", \"action\": \"redact\", \"on\": \"both\"}")
+                                .replace("[\"go\"]", "[\"prompt\"]")
+                        + ", {\"step_id\": \"prompt\", \"action_type\": \"system_prompt\", \"params\": {\"prompt\": "
+                        + "\"Tokens: {{ request.tokens }}\", \"mode\": \"replace\"}, \"next_steps\": [\"pick\"]}, "
+                        + "{\"step_id\": \"pick\", \"action_type\": \"decision_branches\", \"params\": {\"branches\": ["
+                        + "{\"name\": \"meta\", \"condition\": \"request.metadata.plan == 'pro'\", \"next_step\": "
+                        + "\"limits\"}, {\"name\": \"rest\", \"next_step\": \"limits\"}]}}, "
+                        + limits() + ", " + single("go", "alpha"));
+        HttpReply reply = http.post(
+                "/v1/chat/completions",
+                "{\"model\": \"" + name + "\"" + fields + "}",
+                "Authorization",
+                "Bearer " + member);
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.header("x-router-steps")).isEqualTo("guard,prompt,pick,limits,go");
+    }
+
     @Test
     void aContentRuleBlocksWithItsBlockMessage() {
         String name = router(
