@@ -21,6 +21,7 @@ import dev.arbor.models.ModelSettings;
 import dev.arbor.models.Models;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
+import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.config.Version;
@@ -126,12 +127,20 @@ public final class Application implements AutoCloseable {
                     clock);
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
-            this.routers = new Routers(database, clock, access, models, credentials, clusters, studio);
-            var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
-            new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             this.routing =
                     new Routing(models::remoteEndpoint, outboundClient, database, config.routing(), clock, meters);
-            new InferenceRoutes(routing).addTo(routes);
+            this.routers =
+                    new Routers(database, clock, access, models, credentials, clusters, studio, routing.telemetry());
+            var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
+            new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
+            new InferenceRoutes(
+                            routing,
+                            routers,
+                            access.currentProject(),
+                            studio::decideForRouter,
+                            new Expressions(),
+                            clock)
+                    .addTo(routes);
             studio.addRoutes(routes);
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);

@@ -190,6 +190,8 @@ class AuthorizationMatrixTest {
             new Row("PATCH", "/routers/{router_id}", Members.OWN_PROJECT, "{\"description\": \"changed\"}"),
             row("PUT /routers/{router_id}", Members.OWN_PROJECT),
             row("GET /routers/{router_id}/versions", Members.OWN_PROJECT),
+            row("GET /routers/{router_id}/health", Members.OWN_PROJECT),
+            row("GET /routers/{router_id}/stats", Members.OWN_PROJECT),
             // deletes last, each after every row that needs its object
             row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
@@ -289,6 +291,8 @@ class AuthorizationMatrixTest {
                         "PUT /routers/{router_id}",
                         "PATCH /routers/{router_id}",
                         "GET /routers/{router_id}/versions",
+                        "GET /routers/{router_id}/health",
+                        "GET /routers/{router_id}/stats",
                         "DELETE /routers/{router_id}");
     }
 

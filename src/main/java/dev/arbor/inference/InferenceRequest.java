@@ -75,6 +75,11 @@ public final class InferenceRequest {
         return fields.stream().orElse(false);
     }
 
+    /** The body as the caller sent it (not a copy: nothing writes to it). */
+    byte[] body() {
+        return body;
+    }
+
     /** The body an endpoint gets: the caller's, with {@code model} the endpoint's name for it. */
     byte[] bodyFor(String remoteModel) {
         return fields.withModel(body, 0, body.length, quoted(remoteModel));

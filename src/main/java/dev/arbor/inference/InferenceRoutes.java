@@ -11,18 +11,28 @@ import static dev.arbor.platform.http.Schema.string;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.access.ProjectId;
+import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.routers.ActiveRouters;
+import dev.arbor.routers.RouterSnapshot;
 import io.javalin.http.Context;
+import java.time.Clock;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The OpenAI-compatible surface: {@code POST /v1/chat/completions}, {@code /v1/completions} and
  * {@code /v1/embeddings}, where {@code model} names a cloud model of the registry (any valid token may call them:
- * registry models are the platform's), and endpoint health for admins.
+ * registry models are the platform's) or an active router in a project the caller may act in, and endpoint health for
+ * admins.
  */
 public final class InferenceRoutes {
     private static final Schema REQUEST = object().required("model", string()).optional("stream", bool());
@@ -39,9 +49,21 @@ public final class InferenceRoutes {
             .required("last_error", nullable(string()));
 
     private final Routing routing;
+    private final ActiveRouters routers;
+    private final CurrentProject currentProject;
+    private final RouterRuntime runtime;
 
-    public InferenceRoutes(Routing routing) {
+    public InferenceRoutes(
+            Routing routing,
+            ActiveRouters routers,
+            CurrentProject currentProject,
+            RouterDecider decider,
+            Expressions expressions,
+            Clock clock) {
         this.routing = requireNonNull(routing, "routing");
+        this.routers = requireNonNull(routers, "routers");
+        this.currentProject = requireNonNull(currentProject, "currentProject");
+        this.runtime = new RouterRuntime(routing, decider, expressions, clock);
     }
 
     public void addTo(Routes routes) {
@@ -76,14 +98,40 @@ public final class InferenceRoutes {
 
     private void serve(Context ctx, Operation operation) {
         InferenceRequest request = InferenceRequest.read(operation, ctx.bodyAsBytes());
-        if (!routing.knows(request.model())) {
+        if (routing.knows(request.model())) {
+            routing.forward(ctx, request, new Strategy.Single(request.model()), Attribution.direct());
+            return;
+        }
+        runtime.serve(ctx, request, router(ctx, request.model()));
+    }
+
+    /**
+     * The active router {@code model} names among the projects the caller may act in (only the one X-Project-Id names,
+     * when sent): by id, else by name; 404 {@code model_not_found} when there is none, or when the name is in several
+     * of them.
+     */
+    private RouterSnapshot router(Context ctx, String model) {
+        Principal principal = Access.principal(ctx);
+        Optional<ProjectId> project = currentProject.named(ctx);
+        List<RouterSnapshot> found = routers.find(
+                id -> principal.mayActIn(id)
+                        && project.map(p -> p.value().equals(id)).orElse(true),
+                model);
+        if (found.isEmpty()) {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_FOUND,
                     "model",
-                    "There is no cloud model '" + request.model() + "'; a model here is a cloud model's id in the "
-                            + "registry (GET /models).");
+                    "There is no cloud model or active router '" + model + "' that this token may use; a model here "
+                            + "is a cloud model's id in the registry (GET /models), or an active router's name or id.");
         }
-        routing.forward(ctx, request, new Strategy.Single(request.model()), Attribution.direct());
+        if (found.size() > 1) {
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_FOUND,
+                    "model",
+                    "Routers named '" + model + "' are active in " + found.size() + " projects: name the router by "
+                            + "its id, or its project with X-Project-Id.");
+        }
+        return found.getFirst();
     }
 
     private void health(Context ctx) {

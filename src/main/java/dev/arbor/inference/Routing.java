@@ -9,6 +9,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
+import dev.arbor.routers.RouterTelemetry;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -102,6 +103,21 @@ public final class Routing implements AutoCloseable {
         return board.health();
     }
 
+    /** {@link #health(List)} and {@link #stats} in the API's shapes, for the routers' routes. */
+    public RouterTelemetry telemetry() {
+        return new RouterTelemetry() {
+            @Override
+            public List<Map<String, Object>> endpointHealth(List<String> endpoints) {
+                return health(endpoints).stream().map(EndpointHealth::toJson).toList();
+            }
+
+            @Override
+            public Map<String, Object> usage(String routerId, Instant since) {
+                return stats(routerId, since).toJson();
+            }
+        };
+    }
+
     /** What a router's requests since {@code since} came to (a moment's rows may still be on their way). */
     public UsageSummary stats(String routerId, Instant since) {
         return usage.summary(requireNonNull(routerId, "routerId"), requireNonNull(since, "since"));
@@ -122,6 +138,9 @@ public final class Routing implements AutoCloseable {
                         Outcome.UNAVAILABLE,
                         "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry (any more).",
                         Optional.empty());
+                if (!retried(strategy, failed)) {
+                    break;
+                }
                 continue;
             }
             EndpointState state = board.state(planned.endpoint());
@@ -143,6 +162,9 @@ public final class Routing implements AutoCloseable {
                     failed = failure;
                 }
             }
+            if (!retried(strategy, failed)) {
+                break;
+            }
         }
         Failed last = requireNonNull(failed, "a plan has an attempt");
         if (last.answer().isPresent()) {
@@ -158,6 +180,22 @@ public final class Routing implements AutoCloseable {
         };
         call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
         throw ApiException.of(code, null, last.message());
+    }
+
+    /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */
+    private static boolean retried(Strategy strategy, Failed failed) {
+        if (!(strategy instanceof Strategy.Fallback fallback)) {
+            return true;
+        }
+        Strategy.Retry kind = switch (failed.outcome()) {
+            case TIMEOUT -> Strategy.Retry.TIMEOUT;
+            case UNAVAILABLE -> Strategy.Retry.CONNECTION_REFUSED;
+            default ->
+                failed.answer().filter(a -> a.status() == 429).isPresent()
+                        ? Strategy.Retry.RATE_LIMITED
+                        : Strategy.Retry.SERVER_ERROR;
+        };
+        return fallback.retryOn().contains(kind);
     }
 
     /** One request on its way: the endpoint it is at, the attempts so far, and how it is recorded when it ends. */

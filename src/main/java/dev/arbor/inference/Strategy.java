@@ -3,9 +3,11 @@ package dev.arbor.inference;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * How one request picks among endpoints (each named by its reference: a cloud model's id in the registry). Only
@@ -55,16 +57,34 @@ public sealed interface Strategy {
      * The endpoints in order: the next is tried when one answers 429 or 5xx, times out or cannot be reached — for a
      * stream, only before its first byte went to the caller.
      */
-    record Fallback(List<Step> steps) implements Strategy {
+    record Fallback(List<Step> steps, Set<Retry> retryOn) implements Strategy {
         public Fallback {
             steps = List.copyOf(steps);
             requireDistinct(steps.stream().map(Step::endpoint).toList());
+            retryOn = Set.copyOf(retryOn);
+        }
+
+        /** A chain that goes on after every kind of failure. */
+        public Fallback(List<Step> steps) {
+            this(steps, EnumSet.allOf(Retry.class));
         }
 
         @Override
         public List<String> endpoints() {
             return steps.stream().map(Step::endpoint).toList();
         }
+    }
+
+    /** The failures after which a fallback chain tries its next endpoint; after any other it answers with that one. */
+    enum Retry {
+        /** The endpoint answered 429. */
+        RATE_LIMITED,
+        /** It answered 5xx, or something that is not an answer of the API. */
+        SERVER_ERROR,
+        /** It did not answer in time. */
+        TIMEOUT,
+        /** It could not be reached: refused, reset, not resolved, not allowed, or no longer in the registry. */
+        CONNECTION_REFUSED
     }
 
     /** One endpoint of a fallback chain, with its own timeout or the server's. */

@@ -1,13 +1,14 @@
 package dev.arbor.routers;
 
-import java.util.Optional;
-import java.util.Set;
+import java.util.List;
+import java.util.function.Predicate;
 
 /** The active routers that inference requests may name, for the routing runtime. */
 public interface ActiveRouters {
     /**
-     * The active router a request's {@code model} names: by id in any of {@code projectIds}, else by name within
-     * them. Empty when none is active there.
+     * The active routers a request's {@code model} names among the projects {@code inProject} accepts: the one with
+     * that id, else those with that name (more than one only when projects share a name). Empty when none is active
+     * there.
      */
-    Optional<RouterSnapshot> find(Set<String> projectIds, String nameOrId);
+    List<RouterSnapshot> find(Predicate<String> inProject, String nameOrId);
 }

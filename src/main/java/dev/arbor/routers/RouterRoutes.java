@@ -2,6 +2,11 @@ package dev.arbor.routers;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.Schema.arrayOf;
+import static dev.arbor.platform.http.Schema.integer;
+import static dev.arbor.platform.http.Schema.object;
+import static dev.arbor.platform.http.Schema.oneOf;
+import static dev.arbor.platform.http.Schema.string;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,6 +18,7 @@ import dev.arbor.access.ProjectId;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.BodySpec;
@@ -29,7 +35,10 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.references.Referrers;
 import io.javalin.http.Context;
+import java.time.DateTimeException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -88,12 +97,17 @@ final class RouterRoutes {
     private static final QueryParam TAGS_QUERY =
             new QueryParam("tags", Schema.string(), "Only routers with every one of these tags (comma-separated).");
 
+    private static final QueryParam SINCE_QUERY =
+            new QueryParam("since", Schema.integer(0, Long.MAX_VALUE), "Requests from this moment on (Unix seconds).");
+    private static final Duration DEFAULT_STATS_PERIOD = Duration.ofDays(1);
+
     private final RouterStore store;
     private final RouterCatalog catalog;
     private final DagCheck dags;
     private final Lookups lookups;
     private final Expressions expressions;
     private final Access access;
+    private final RouterTelemetry telemetry;
 
     RouterRoutes(
             RouterStore store,
@@ -101,13 +115,15 @@ final class RouterRoutes {
             DagCheck dags,
             Lookups lookups,
             Expressions expressions,
-            Access access) {
+            Access access,
+            RouterTelemetry telemetry) {
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
         this.dags = requireNonNull(dags, "dags");
         this.lookups = requireNonNull(lookups, "lookups");
         this.expressions = requireNonNull(expressions, "expressions");
         this.access = requireNonNull(access, "access");
+        this.telemetry = requireNonNull(telemetry, "telemetry");
     }
 
     void addTo(Routes routes) {
@@ -160,6 +176,19 @@ final class RouterRoutes {
                 .query(Page.PARAMETERS)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.VERSION))
+                .get(
+                        "/routers/{router_id}/health",
+                        "How the endpoints the router names have been answering on this server",
+                        this::health)
+                .header(CurrentProject.HEADER)
+                .ok(object().required("object", oneOf("list")).required("data", arrayOf(object())))
+                .get(
+                        "/routers/{router_id}/stats",
+                        "What the router's requests came to since a moment (the last 24 hours when left out)",
+                        this::stats)
+                .query(SINCE_QUERY)
+                .header(CurrentProject.HEADER)
+                .ok(object().required("router_id", string()).required("requests", integer(0, Long.MAX_VALUE)))
                 .delete("/routers/{router_id}", "Delete a router and its versions", this::delete)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.deleted("router"));
@@ -350,6 +379,31 @@ final class RouterRoutes {
             warnings.add(new Warning(WarningCode.ROUTER_INCOMPLETE, gap.message(), gap.param()));
         }
         return warnings;
+    }
+
+    private void health(Context ctx) {
+        Router router = visible(ctx, Optional.empty());
+        List<String> endpoints = Routers.references(router.dagConfig(), catalog).stream()
+                .filter(reference -> reference.kind() == Referrers.Kind.MODEL)
+                .map(RouterStore.Reference::ref)
+                .toList();
+        Responses.ok(ctx, Map.of("object", "list", "data", telemetry.endpointHealth(endpoints)));
+    }
+
+    private void stats(Context ctx) {
+        Router router = visible(ctx, Optional.empty());
+        Instant since = SINCE_QUERY
+                .read(ctx)
+                .map(text -> {
+                    try {
+                        return Instant.ofEpochSecond(Long.parseLong(text));
+                    } catch (NumberFormatException | DateTimeException e) {
+                        throw ApiException.of(
+                                ErrorCode.INVALID_PARAMETER, "since", "`since` must be a moment in Unix seconds.");
+                    }
+                })
+                .orElseGet(() -> store.now().minus(DEFAULT_STATS_PERIOD));
+        Responses.ok(ctx, telemetry.usage(router.id(), since));
     }
 
     private RouterParams rules(Context ctx) {

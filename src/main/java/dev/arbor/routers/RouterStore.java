@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of routers, the versions their saves replaced, and what they refer to outside themselves. */
@@ -231,17 +232,17 @@ final class RouterStore {
     }
 
     /** The active router with this id in these projects, else the oldest active one with this name in them. */
-    Optional<Router> findActive(Set<String> projects, String nameOrId) {
-        if (projects.isEmpty()) {
-            return Optional.empty();
-        }
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM routers"
-                        + " WHERE status = 'active' AND project_id IN (<projects>) AND (id = :ref OR name = :ref)"
-                        + " ORDER BY CASE WHEN id = :ref THEN 0 ELSE 1 END, id LIMIT 1")
-                .bindList("projects", List.copyOf(projects))
+    List<Router> findActive(Predicate<String> inProject, String nameOrId) {
+        List<Router> found = database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM routers"
+                        + " WHERE status = 'active' AND (id = :ref OR name = :ref) ORDER BY id")
                 .bind("ref", nameOrId)
                 .map((rs, ctx) -> row(rs))
-                .findOne());
+                .list());
+        List<Router> visible =
+                found.stream().filter(r -> inProject.test(r.projectId())).toList();
+        List<Router> byId =
+                visible.stream().filter(r -> r.id().equals(nameOrId)).toList();
+        return byId.isEmpty() ? visible : byId;
     }
 
     /** The active routers that refer to any of these names of one thing. */

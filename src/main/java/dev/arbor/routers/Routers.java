@@ -21,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Routers: a project's graphs of steps that pick, per inference request, the endpoint that answers it. This part
@@ -40,7 +41,8 @@ public final class Routers implements ActiveRouters, Referrers {
             Models models,
             Credentials credentials,
             Clusters clusters,
-            Studio studio) {
+            Studio studio,
+            RouterTelemetry telemetry) {
         this.store = new RouterStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
         var lookups = new Lookups(models, credentials, access, studio, clusters);
         this.catalog = new RouterCatalog(lookups);
@@ -51,7 +53,8 @@ public final class Routers implements ActiveRouters, Referrers {
                 new DagCheck(catalog, expressions),
                 lookups,
                 expressions,
-                requireNonNull(access, "access"));
+                requireNonNull(access, "access"),
+                requireNonNull(telemetry, "telemetry"));
     }
 
     public void addRoutes(Routes routes) {
@@ -59,11 +62,13 @@ public final class Routers implements ActiveRouters, Referrers {
     }
 
     @Override
-    public Optional<RouterSnapshot> find(Set<String> projectIds, String nameOrId) {
+    public List<RouterSnapshot> find(Predicate<String> inProject, String nameOrId) {
+        requireNonNull(inProject, "inProject");
         requireNonNull(nameOrId, "nameOrId");
-        return store.findActive(Set.copyOf(projectIds), nameOrId)
+        return store.findActive(inProject, nameOrId).stream()
                 .map(router -> new RouterSnapshot(
-                        router.id(), router.projectId(), router.name(), router.modifiedAt(), router.dagConfig()));
+                        router.id(), router.projectId(), router.name(), router.modifiedAt(), router.dagConfig()))
+                .toList();
     }
 
     @Override

@@ -2,10 +2,13 @@ package dev.arbor.studio;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.decisions.Decisions;
@@ -29,6 +32,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashSet;
+import java.util.Optional;
 
 /**
  * The studio, built in one place: templates, files, decisions, history, feedback, test examples, statistics and the
@@ -112,6 +116,33 @@ public final class Studio implements AutoCloseable {
         } catch (ApiException e) {
             return false; // the reference names nothing: the one answer resolve gives by an exception
         }
+    }
+
+    /**
+     * Asks a template's questions about a situation, as a router's decide step does, and reads the answer to its first
+     * question; the decision is kept in history as any decision (its surface {@code router}).
+     *
+     * @param template a template reference ({@code id}, {@code id@3}, {@code id@alias})
+     * @param situation the text the question is asked about (the decision's {@code state})
+     * @param requestId the inference request's id, which history keeps with the decision
+     */
+    public RoutedDecision decideForRouter(String template, String situation, String requestId) {
+        ObjectNode body = Json.object()
+                .put("template", requireNonNull(template, "template"))
+                .put("state", requireNonNull(situation, "situation"));
+        JsonNode decision = decisions.decide(body, "router", requestId);
+        JsonNode first = decision.path("answers").elements().hasNext()
+                ? decision.path("answers").elements().next()
+                : Json.object();
+        String answer = first.path("decision").asText("");
+        JsonNode probability = first.path("probabilities").path(answer);
+        return new RoutedDecision(
+                answer,
+                probability.isNumber()
+                        ? probability.asDouble()
+                        : first.path("certainty").asDouble(0),
+                first.path("act").asBoolean(decision.path("act").asBoolean(false)),
+                decision.hasNonNull("id") ? Optional.of(decision.path("id").asText()) : Optional.empty());
     }
 
     public void addRoutes(Routes routes) {

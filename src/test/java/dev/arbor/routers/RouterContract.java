@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -300,14 +298,13 @@ abstract class RouterContract {
         String id =
                 create("/routers", "{\"name\": \"" + name + "\", \"dag_config\": " + oneStep(model) + "}", admin(mine));
         ActiveRouters active = server.activeRouters();
-        Optional<RouterSnapshot> byName = active.find(Set.of(mine), name);
-        assertThat(byName).isPresent();
-        assertThat(byName.get().id()).isEqualTo(id);
-        assertThat(byName.get().dagConfig().path("entry_step").asText()).isEqualTo("go");
-        assertThat(active.find(Set.of(mine), id)).isPresent();
-        assertThat(active.find(Set.of(theirs), name)).isEmpty();
+        List<RouterSnapshot> byName = active.find(mine::equals, name);
+        assertThat(byName).singleElement().extracting(RouterSnapshot::id).isEqualTo(id);
+        assertThat(byName.getFirst().dagConfig().path("entry_step").asText()).isEqualTo("go");
+        assertThat(active.find(mine::equals, id)).hasSize(1);
+        assertThat(active.find(theirs::equals, name)).isEmpty();
         http.patch("/routers/" + id, "{\"status\": \"inactive\"}", admin());
-        assertThat(active.find(Set.of(mine), name)).isEmpty();
+        assertThat(active.find(mine::equals, name)).isEmpty();
     }
 
     private String cloudModel() {

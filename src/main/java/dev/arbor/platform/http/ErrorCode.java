@@ -56,6 +56,10 @@ public enum ErrorCode {
     CLUSTER_UNREACHABLE(400),
     CLUSTER_UNAUTHORIZED(400),
     CLUSTER_FORBIDDEN(400),
+    CONTENT_BLOCKED(400),
+    PARAM_BLOCKED(400),
+    ACTION_UNAVAILABLE(400),
+    ROUTER_STEP_FAILED(400),
 
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),
@@ -136,6 +140,9 @@ public enum ErrorCode {
     URI_TOO_LONG(414),
     UNSUPPORTED_MEDIA_TYPE(415),
     HEADERS_TOO_LARGE(431),
+
+    // 429: slow down
+    RATE_LIMITED(429),
 
     // 5xx: retry after a pause
     INTERNAL_ERROR(500),

@@ -14,11 +14,14 @@ import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -135,6 +138,26 @@ public final class Decisions implements AutoCloseable {
                 "The server stopped while this decision was queued or running (" + why + "); it was not run "
                         + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
         return error;
+    }
+
+    /**
+     * Runs one decision for another part of the server, from a body as the API takes it (never in the background), and
+     * records it in history as any decision, its source's surface saying who asked.
+     */
+    public ObjectNode decide(ObjectNode body, String surface, String requestId) {
+        ObjectNode foreground = requireNonNull(body, "body").deepCopy();
+        foreground.remove("background");
+        Plan plan = service.plan(DecisionRequest.parse(foreground), Planner.Purpose.RUN);
+        var source = new Source(
+                requireNonNull(surface, "surface"),
+                surface,
+                requireNonNull(requestId, "requestId"),
+                "explicit",
+                Optional.empty());
+        DecisionService.Outcome outcome = service.decide(plan, source, System.nanoTime());
+        ObjectNode decision = outcome.decision().deepCopy();
+        outcome.decisionId().ifPresent(id -> decision.put("id", id));
+        return decision;
     }
 
     /** The routes that check what models can answer, make and read decisions, and take the single-request format. */

@@ -1,0 +1,158 @@
+package dev.arbor.inference;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/** One step of a compiled router, as the runtime runs it: its action with typed params and the step after it. */
+sealed interface PlanStep {
+    /** The step's {@code step_id}. */
+    String id();
+
+    /** Picks the endpoint (or the fallback order) and forwards the request: the route ends here. */
+    record Route(String id, Strategy strategy) implements PlanStep {
+        public Route {
+            requireNonNull(id, "id");
+            requireNonNull(strategy, "strategy");
+        }
+    }
+
+    /** Goes to the first branch whose condition holds; a branch without one always holds. */
+    record Branches(String id, List<Branch> branches, Optional<String> next) implements PlanStep {
+        public Branches {
+            requireNonNull(id, "id");
+            branches = List.copyOf(branches);
+            requireNonNull(next, "next");
+        }
+    }
+
+    record Branch(String name, Optional<String> condition, String next) {
+        public Branch {
+            requireNonNull(name, "name");
+            requireNonNull(condition, "condition");
+            requireNonNull(next, "next");
+        }
+    }
+
+    /** Blocks, redacts or tags what the rules match in the request's text. */
+    record ContentRules(String id, List<ContentRule> rules, String blockMessage, String next) implements PlanStep {
+        public ContentRules {
+            requireNonNull(id, "id");
+            rules = List.copyOf(rules);
+            requireNonNull(blockMessage, "blockMessage");
+            requireNonNull(next, "next");
+        }
+    }
+
+    record ContentRule(Pattern pattern, RuleAction action, String tag, boolean onInput, boolean onOutput) {
+        public ContentRule {
+            requireNonNull(pattern, "pattern");
+            requireNonNull(action, "action");
+            requireNonNull(tag, "tag");
+        }
+    }
+
+    enum RuleAction {
+        BLOCK,
+        REDACT,
+        TAG
+    }
+
+    /** Adds (or puts in place of the caller's) a system message rendered from a template. */
+    record SystemPrompt(String id, String template, PromptMode mode, String next) implements PlanStep {
+        public SystemPrompt {
+            requireNonNull(id, "id");
+            requireNonNull(template, "template");
+            requireNonNull(mode, "mode");
+            requireNonNull(next, "next");
+        }
+    }
+
+    enum PromptMode {
+        PREPEND,
+        APPEND,
+        REPLACE
+    }
+
+    /** Caps, refuses, clamps and fills request fields. */
+    record RequestLimits(
+            String id,
+            OptionalInt maxTokens,
+            List<String> blockedParams,
+            Optional<Range> temperature,
+            ObjectNode defaults,
+            String next)
+            implements PlanStep {
+        public RequestLimits {
+            requireNonNull(id, "id");
+            requireNonNull(maxTokens, "maxTokens");
+            blockedParams = List.copyOf(blockedParams);
+            requireNonNull(temperature, "temperature");
+            defaults = requireNonNull(defaults, "defaults").deepCopy();
+            requireNonNull(next, "next");
+        }
+
+        @Override
+        public ObjectNode defaults() {
+            return defaults.deepCopy();
+        }
+    }
+
+    record Range(double min, double max) {}
+
+    /** Answers itself, from a template, without any endpoint: the route ends here. */
+    record CannedResponse(String id, String template) implements PlanStep {
+        public CannedResponse {
+            requireNonNull(id, "id");
+            requireNonNull(template, "template");
+        }
+    }
+
+    /** Lets so many requests through per window and key, then answers 429 until the window ends. */
+    record RateLimit(String id, int requests, Duration window, LimitKey per, Optional<String> header, String next)
+            implements PlanStep {
+        public RateLimit {
+            requireNonNull(id, "id");
+            requireNonNull(window, "window");
+            requireNonNull(per, "per");
+            requireNonNull(header, "header");
+            requireNonNull(next, "next");
+        }
+    }
+
+    enum LimitKey {
+        ROUTER,
+        TOKEN,
+        HEADER
+    }
+
+    /**
+     * Asks the studio a template's question about the request and branches on the answer ({@code decide.answer},
+     * {@code decide.probability}); goes to {@code fallback} when the studio would not act on it.
+     */
+    record Decide(
+            String id, String template, String input, List<Branch> branches, String fallback, Optional<String> next)
+            implements PlanStep {
+        public Decide {
+            requireNonNull(id, "id");
+            requireNonNull(template, "template");
+            requireNonNull(input, "input");
+            branches = List.copyOf(branches);
+            requireNonNull(fallback, "fallback");
+            requireNonNull(next, "next");
+        }
+    }
+
+    /** An action the runtime does not run yet: a request that reaches it is refused, naming the step. */
+    record Unavailable(String id, String actionType) implements PlanStep {
+        public Unavailable {
+            requireNonNull(id, "id");
+            requireNonNull(actionType, "actionType");
+        }
+    }
+}

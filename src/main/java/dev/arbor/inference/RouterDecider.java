@@ -1,0 +1,13 @@
+package dev.arbor.inference;
+
+import dev.arbor.studio.RoutedDecision;
+
+/** Where a router's decide step asks its question: the studio, recording the decision in history. */
+@FunctionalInterface
+public interface RouterDecider {
+    /**
+     * The answer to {@code template}'s first question about {@code situation}; throws the studio's
+     * {@link dev.arbor.platform.http.ApiException} when the decision cannot run.
+     */
+    RoutedDecision decide(String template, String situation, String requestId);
+}

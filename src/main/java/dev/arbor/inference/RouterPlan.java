@@ -1,0 +1,181 @@
+package dev.arbor.inference;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A router's graph compiled for the runtime: each step's action with its params read once into typed values. The
+ * graph was checked when it was saved (every param, every link, no cycle), so compiling reads it without checking it
+ * again; a param left out takes the catalog's default.
+ */
+record RouterPlan(String entry, Map<String, PlanStep> steps) {
+    RouterPlan {
+        requireNonNull(entry, "entry");
+        steps = Map.copyOf(steps);
+    }
+
+    /** The step with this id; the graph's checks make sure every link names one. */
+    PlanStep step(String id) {
+        PlanStep step = steps.get(id);
+        if (step == null) {
+            throw new IllegalStateException("a checked graph links only to its steps: " + id);
+        }
+        return step;
+    }
+
+    static RouterPlan compile(JsonNode dag) {
+        var steps = new LinkedHashMap<String, PlanStep>();
+        for (JsonNode step : dag.path("steps")) {
+            String id = step.path("step_id").asText();
+            steps.put(id, compile(id, step));
+        }
+        return new RouterPlan(dag.path("entry_step").asText(), steps);
+    }
+
+    private static PlanStep compile(String id, JsonNode step) {
+        JsonNode params = step.path("params");
+        String next = step.path("next_steps").path(0).asText("");
+        return switch (step.path("action_type").asText()) {
+            case "single_endpoint" ->
+                new PlanStep.Route(
+                        id, new Strategy.Single(params.path("endpoint").asText()));
+            case "weighted_routing" -> {
+                var weights = new ArrayList<Strategy.Weight>();
+                params.path("weights")
+                        .forEach(w -> weights.add(new Strategy.Weight(
+                                w.path("endpoint").asText(), w.path("weight").asDouble())));
+                yield new PlanStep.Route(id, new Strategy.Weighted(weights));
+            }
+            case "ordered_fallback" -> {
+                var order = new ArrayList<Strategy.Step>();
+                params.path("endpoints")
+                        .forEach(e -> order.add(new Strategy.Step(
+                                e.path("endpoint").asText(),
+                                e.path("timeout_seconds").isNumber()
+                                        ? Optional.of(Duration.ofMillis(Math.round(
+                                                e.path("timeout_seconds").asDouble() * 1000)))
+                                        : Optional.empty())));
+                Set<Strategy.Retry> retryOn = EnumSet.allOf(Strategy.Retry.class);
+                if (params.path("retry_on").isArray()) {
+                    retryOn = EnumSet.noneOf(Strategy.Retry.class);
+                    for (JsonNode kind : params.path("retry_on")) {
+                        retryOn.add(Strategy.Retry.valueOf(upper(kind.asText())));
+                    }
+                }
+                yield new PlanStep.Route(id, new Strategy.Fallback(order, retryOn));
+            }
+            case "least_busy" -> new PlanStep.Route(id, new Strategy.LeastBusy(texts(params.path("endpoints"))));
+            case "latency_aware" ->
+                new PlanStep.Route(
+                        id,
+                        new Strategy.LatencyAware(
+                                texts(params.path("endpoints")),
+                                Strategy.Percentile.valueOf(
+                                        upper(params.path("percentile").asText("p50")))));
+            case "decision_branches" ->
+                new PlanStep.Branches(id, branches(params), next.isEmpty() ? Optional.empty() : Optional.of(next));
+            case "decide" ->
+                new PlanStep.Decide(
+                        id,
+                        params.path("template").asText(),
+                        params.path("input").asText("{{ request.text }}"),
+                        branches(params),
+                        params.path("fallback_step").asText(),
+                        next.isEmpty() ? Optional.empty() : Optional.of(next));
+            case "content_rules" -> contentRules(id, params, next);
+            case "system_prompt" ->
+                new PlanStep.SystemPrompt(
+                        id,
+                        params.path("prompt").asText(),
+                        PlanStep.PromptMode.valueOf(upper(params.path("mode").asText("prepend"))),
+                        next);
+            case "request_limits" ->
+                new PlanStep.RequestLimits(
+                        id,
+                        params.path("max_tokens").isNumber()
+                                ? OptionalInt.of(params.path("max_tokens").asInt())
+                                : OptionalInt.empty(),
+                        texts(params.path("blocked_params")),
+                        params.path("temperature").isObject()
+                                ? Optional.of(new PlanStep.Range(
+                                        params.path("temperature").path("min").asDouble(),
+                                        params.path("temperature").path("max").asDouble()))
+                                : Optional.empty(),
+                        params.path("default_params") instanceof ObjectNode defaults ? defaults : Json.object(),
+                        next);
+            case "canned_response" ->
+                new PlanStep.CannedResponse(id, params.path("message").asText());
+            case "rate_limit" ->
+                new PlanStep.RateLimit(
+                        id,
+                        params.path("requests").asInt(),
+                        switch (params.path("window").asText("minute")) {
+                            case "second" -> Duration.ofSeconds(1);
+                            case "hour" -> Duration.ofHours(1);
+                            default -> Duration.ofMinutes(1);
+                        },
+                        PlanStep.LimitKey.valueOf(upper(params.path("per").asText("router"))),
+                        params.hasNonNull("header")
+                                ? Optional.of(params.path("header").asText().toLowerCase(Locale.ROOT))
+                                : Optional.empty(),
+                        next);
+            default -> new PlanStep.Unavailable(id, step.path("action_type").asText());
+        };
+    }
+
+    private static PlanStep contentRules(String id, JsonNode params, String next) {
+        boolean caseSensitive = params.path("case_sensitive").asBoolean(false);
+        var rules = new ArrayList<PlanStep.ContentRule>();
+        for (JsonNode rule : params.path("rules")) {
+            String pattern = rule.path("pattern").asText();
+            if (!rule.path("match").asText("keyword").equals("regex")) {
+                pattern = Pattern.quote(pattern);
+            }
+            String on = rule.path("on").asText("input");
+            rules.add(new PlanStep.ContentRule(
+                    Pattern.compile(pattern, caseSensitive ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
+                    PlanStep.RuleAction.valueOf(upper(rule.path("action").asText())),
+                    rule.path("tag").asText(rule.path("pattern").asText()),
+                    !on.equals("output"),
+                    !on.equals("input")));
+        }
+        return new PlanStep.ContentRules(
+                id, rules, params.path("block_message").asText("This request was blocked by a content rule."), next);
+    }
+
+    private static List<PlanStep.Branch> branches(JsonNode params) {
+        var branches = new ArrayList<PlanStep.Branch>();
+        params.path("branches")
+                .forEach(b -> branches.add(new PlanStep.Branch(
+                        b.path("name").asText(""),
+                        b.hasNonNull("condition")
+                                ? Optional.of(b.path("condition").asText())
+                                : Optional.empty(),
+                        b.path("next_step").asText())));
+        return branches;
+    }
+
+    private static List<String> texts(JsonNode list) {
+        var texts = new ArrayList<String>();
+        list.forEach(item -> texts.add(item.asText()));
+        return texts;
+    }
+
+    private static String upper(String text) {
+        return text.toUpperCase(Locale.ROOT);
+    }
+}
