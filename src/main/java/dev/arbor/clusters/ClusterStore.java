@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jdbi.v3.core.statement.Update;
 
 /** The Kubernetes clusters, their kubeconfigs sealed; opened only to connect. */
 final class ClusterStore {
@@ -38,32 +39,40 @@ final class ClusterStore {
         long now = clock.millis();
         database.update(handle -> {
             requireNameFree(handle, name, id);
-            handle.createUpdate("INSERT INTO clusters (id, name, server, context, namespace, sealed, created_at, "
-                            + "updated_at) VALUES (:id, :name, :server, :context, :namespace, :sealed, :now, :now)")
-                    .bind("id", id)
-                    .bind("name", name)
-                    .bind("server", kubeconfig.server().toString())
-                    .bind("context", kubeconfig.context())
-                    .bind("namespace", kubeconfig.namespace())
-                    .bind("sealed", secrets.seal(kubeconfig.text(), sealContext(id)))
+            withFields(
+                            handle.createUpdate("INSERT INTO clusters (id, name, server, context, namespace, sealed, "
+                                    + "created_at, updated_at) VALUES (:id, :name, :server, :context, :namespace, "
+                                    + ":sealed, :now, :now)"),
+                            id,
+                            name,
+                            kubeconfig)
                     .bind("now", now)
                     .execute();
         });
         return find(id).orElseThrow();
     }
 
+    /** Binds what an insert and an update both write of a cluster: its name and its kubeconfig, sealed. */
+    private Update withFields(Update update, String id, String name, Kubeconfig kubeconfig) {
+        return update.bind("id", id)
+                .bind("name", name)
+                .bind("server", kubeconfig.server().toString())
+                .bind("context", kubeconfig.context())
+                .bind("namespace", kubeconfig.namespace())
+                .bind("sealed", secrets.seal(kubeconfig.text(), sealContext(id)));
+    }
+
     /** Replaces a cluster's name and kubeconfig (checked already); {@code cluster_exists} when the name is taken. */
     Stored update(String id, String name, Kubeconfig kubeconfig) {
         database.update(handle -> {
             requireNameFree(handle, name, id);
-            handle.createUpdate("UPDATE clusters SET name = :name, server = :server, context = :context, "
-                            + "namespace = :namespace, sealed = :sealed, updated_at = :now WHERE id = :id")
-                    .bind("id", id)
-                    .bind("name", name)
-                    .bind("server", kubeconfig.server().toString())
-                    .bind("context", kubeconfig.context())
-                    .bind("namespace", kubeconfig.namespace())
-                    .bind("sealed", secrets.seal(kubeconfig.text(), sealContext(id)))
+            withFields(
+                            handle.createUpdate("UPDATE clusters SET name = :name, server = :server, "
+                                    + "context = :context, namespace = :namespace, sealed = :sealed, "
+                                    + "updated_at = :now WHERE id = :id"),
+                            id,
+                            name,
+                            kubeconfig)
                     .bind("now", clock.millis())
                     .execute();
         });

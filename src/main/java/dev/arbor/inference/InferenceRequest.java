@@ -75,9 +75,9 @@ public final class InferenceRequest {
         return fields.stream().orElse(false);
     }
 
-    /** The body as the caller sent it (not a copy: nothing writes to it). */
-    byte[] body() {
-        return body;
+    /** A copy of the body as the caller sent it. */
+    public byte[] body() {
+        return body.clone();
     }
 
     /** The body an endpoint gets: the caller's, with {@code model} the endpoint's name for it. */

@@ -14,6 +14,8 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
+import dev.arbor.inference.steps.RouterDecider;
+import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;

@@ -275,32 +275,45 @@ final class RouterRoutes {
         Responses.ok(ctx, json(visible(ctx, Optional.empty())));
     }
 
+    /** The router fields a save and a patch both take; each one left out keeps its value. */
+    private record FieldEdits(
+            Optional<String> name, Optional<String> description, Optional<List<String>> tags, Optional<String> icon) {
+        static FieldEdits read(BodyReader reader) {
+            return new FieldEdits(
+                    OPTIONAL_NAME.read(reader).map(String::strip),
+                    DESCRIPTION.read(reader),
+                    TAGS.read(reader),
+                    ICON.read(reader));
+        }
+
+        Router applied(Router current, RouterStatus status, ObjectNode dagConfig, Instant modifiedAt) {
+            return new Router(
+                    current.id(),
+                    current.projectId(),
+                    name.orElse(current.name()),
+                    description.orElse(current.description()),
+                    tags.orElse(current.tags()),
+                    icon.orElse(current.icon()),
+                    status,
+                    dagConfig,
+                    current.createdAt(),
+                    modifiedAt);
+        }
+    }
+
     private void save(Context ctx) {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = SAVE.reader(body);
         Problems problems = reader.problems();
         SAVE.refuseUndeclared(body, problems);
         Router current = visible(ctx, PROJECT_ID.read(reader));
-        Optional<String> name = OPTIONAL_NAME.read(reader).map(String::strip);
-        Optional<String> description = DESCRIPTION.read(reader);
-        Optional<List<String>> tags = TAGS.read(reader);
-        Optional<String> icon = ICON.read(reader);
+        FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
         List<Warning> warnings =
                 dag.map(d -> checkGraph(d, status, problems, rules(ctx))).orElse(List.of());
         problems.throwIfAny();
-        var router = new Router(
-                current.id(),
-                current.projectId(),
-                name.orElse(current.name()),
-                description.orElse(current.description()),
-                tags.orElse(current.tags()),
-                icon.orElse(current.icon()),
-                status,
-                (ObjectNode) dag.orElseThrow(),
-                current.createdAt(),
-                after(current));
+        Router router = edits.applied(current, status, (ObjectNode) dag.orElseThrow(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
         Responses.ok(ctx, saved(router, warnings));
     }
@@ -311,27 +324,14 @@ final class RouterRoutes {
         Problems problems = reader.problems();
         CHANGE.refuseUndeclared(body, problems);
         Router current = visible(ctx, PROJECT_ID.read(reader));
-        Optional<String> name = OPTIONAL_NAME.read(reader).map(String::strip);
-        Optional<String> description = DESCRIPTION.read(reader);
-        Optional<List<String>> tags = TAGS.read(reader);
-        Optional<String> icon = ICON.read(reader);
+        FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());
         List<Warning> warnings = List.of();
         if (problems.isEmpty() && status != current.status()) {
             warnings = checkGraph(current.dagConfig(), status, problems, rules(ctx));
         }
         problems.throwIfAny();
-        var router = new Router(
-                current.id(),
-                current.projectId(),
-                name.orElse(current.name()),
-                description.orElse(current.description()),
-                tags.orElse(current.tags()),
-                icon.orElse(current.icon()),
-                status,
-                current.dagConfig(),
-                current.createdAt(),
-                after(current));
+        Router router = edits.applied(current, status, current.dagConfig(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.SAME_GRAPH);
         Responses.ok(ctx, saved(router, warnings));
     }

@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Update;
 
 /** The SQL of routers, the versions their saves replaced, and what they refer to outside themselves. */
 final class RouterStore {
@@ -69,22 +70,28 @@ final class RouterStore {
     void create(Router router, Set<Reference> references) {
         database.write(handle -> {
             requireFreeName(handle, router.projectId(), router.name(), Optional.empty());
-            handle.createUpdate("INSERT INTO routers (" + COLUMNS + ") VALUES (:id, :project, :name, :description,"
-                            + " :tags, :icon, :status, :dag, :created, :modified)")
-                    .bind("id", router.id())
+            withFields(
+                            handle.createUpdate("INSERT INTO routers (" + COLUMNS + ") VALUES (:id, :project, :name,"
+                                    + " :description, :tags, :icon, :status, :dag, :created, :modified)"),
+                            router)
                     .bind("project", router.projectId())
-                    .bind("name", router.name())
-                    .bind("description", router.description())
-                    .bind("tags", Json.writeString(router.tags()))
-                    .bind("icon", router.icon())
-                    .bind("status", router.status().wire())
-                    .bind("dag", Json.writeString(router.dagConfig()))
                     .bind("created", router.createdAt().toEpochMilli())
-                    .bind("modified", router.modifiedAt().toEpochMilli())
                     .execute();
             writeReferences(handle, router.id(), references);
             return null;
         });
+    }
+
+    /** Binds what an insert and an update both write of a router. */
+    private static Update withFields(Update update, Router router) {
+        return update.bind("id", router.id())
+                .bind("name", router.name())
+                .bind("description", router.description())
+                .bind("tags", Json.writeString(router.tags()))
+                .bind("icon", router.icon())
+                .bind("status", router.status().wire())
+                .bind("dag", Json.writeString(router.dagConfig()))
+                .bind("modified", router.modifiedAt().toEpochMilli());
     }
 
     Optional<Router> find(String id) {
@@ -158,17 +165,11 @@ final class RouterStore {
                         .bind("replaced", router.modifiedAt().toEpochMilli())
                         .execute();
             }
-            handle.createUpdate("UPDATE routers SET name = :name, description = :description, tags = :tags,"
-                            + " icon = :icon, status = :status, dag_config = :dag, modified_at = :modified"
-                            + " WHERE id = :id")
-                    .bind("name", router.name())
-                    .bind("description", router.description())
-                    .bind("tags", Json.writeString(router.tags()))
-                    .bind("icon", router.icon())
-                    .bind("status", router.status().wire())
-                    .bind("dag", Json.writeString(router.dagConfig()))
-                    .bind("modified", router.modifiedAt().toEpochMilli())
-                    .bind("id", router.id())
+            withFields(
+                            handle.createUpdate("UPDATE routers SET name = :name, description = :description,"
+                                    + " tags = :tags, icon = :icon, status = :status, dag_config = :dag,"
+                                    + " modified_at = :modified WHERE id = :id"),
+                            router)
                     .execute();
             writeReferences(handle, router.id(), references);
             return null;

@@ -1,8 +1,9 @@
-package dev.arbor.inference;
+package dev.arbor.inference.steps;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.inference.Strategy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

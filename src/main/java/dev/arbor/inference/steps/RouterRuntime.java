@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.steps;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.inference.Attribution;
+import dev.arbor.inference.InferenceRequest;
+import dev.arbor.inference.Routing;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -35,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * through ({@code x-router-id}, {@code x-router-steps}); a step that cannot run answers in OpenAI's error shape with
  * the step named, never a 500.
  */
-final class RouterRuntime {
+public final class RouterRuntime {
     private static final String REDACTED = "[REDACTED]";
 
     private final Routing routing;
@@ -47,7 +50,7 @@ final class RouterRuntime {
 
     private record Compiled(Instant modifiedAt, RouterPlan plan) {}
 
-    RouterRuntime(Routing routing, RouterDecider decider, Expressions expressions, Clock clock) {
+    public RouterRuntime(Routing routing, RouterDecider decider, Expressions expressions, Clock clock) {
         this.routing = requireNonNull(routing, "routing");
         this.decider = requireNonNull(decider, "decider");
         this.expressions = requireNonNull(expressions, "expressions");
@@ -55,7 +58,8 @@ final class RouterRuntime {
         this.limits = new RateLimits(clock);
     }
 
-    void serve(Context ctx, InferenceRequest request, RouterSnapshot router) {
+    /** Walks the router's plan for this request, answering it through the step that ends the walk. */
+    public void serve(Context ctx, InferenceRequest request, RouterSnapshot router) {
         RouterPlan plan = plan(router);
         var exchange = new Exchange(request, ctx.headerMap());
         ctx.header("x-router-id", router.id());

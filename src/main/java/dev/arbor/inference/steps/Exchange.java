@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.steps;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.arbor.inference.InferenceRequest;
+import dev.arbor.inference.Operation;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.Json;
 import java.util.ArrayList;

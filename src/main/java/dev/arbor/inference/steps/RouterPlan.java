@@ -1,9 +1,10 @@
-package dev.arbor.inference;
+package dev.arbor.inference.steps;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.inference.Strategy;
 import dev.arbor.platform.http.Json;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.steps;
 
 import dev.arbor.studio.RoutedDecision;
 
