@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Load and soak: the shaded jar started as a user runs it (its own JVM, SQLite in a temporary folder, or PostgreSQL
@@ -40,6 +42,7 @@ import java.util.regex.Pattern;
  * java bench/load/LoadSoakBench.java load [--connections 1000] [--seconds 60]
  * java bench/load/LoadSoakBench.java soak [--minutes 3] [--rate 50] [--connections 32]
  * common: [--jar target/arbor.jar] [--database-url jdbc:postgresql://...] [--out target/load]
+ *         [--jvm "server JVM flags"] [--server-env NAME=value,NAME=value]
  * </pre>
  *
  * load: every connection sends its next request as soon as the last is answered; counts connections established
@@ -69,7 +72,8 @@ public class LoadSoakBench {
             Path jar,
             String databaseUrl,
             Path out,
-            List<String> jvmFlags) {
+            List<String> jvmFlags,
+            Map<String, String> serverEnv) {
         static Options parse(String[] args) {
             if (args.length == 0 || !(args[0].equals("load") || args[0].equals("soak"))) {
                 throw new IllegalArgumentException("usage: load|soak [--flag value ...] (see the class comment)");
@@ -90,7 +94,12 @@ public class LoadSoakBench {
                     Path.of(flags.getOrDefault("jar", "target/arbor.jar")),
                     flags.get("database-url"),
                     Path.of(flags.getOrDefault("out", "target/load")),
-                    flags.containsKey("jvm") ? List.of(flags.get("jvm").split(" ")) : List.of());
+                    flags.containsKey("jvm") ? List.of(flags.get("jvm").split(" ")) : List.of(),
+                    flags.containsKey("server-env")
+                            ? Arrays.stream(flags.get("server-env").split(","))
+                                    .map(pair -> pair.split("=", 2))
+                                    .collect(Collectors.toMap(pair -> pair[0], pair -> pair[1]))
+                            : Map.of());
         }
     }
 
@@ -98,7 +107,25 @@ public class LoadSoakBench {
     record Server(Process process, int port, String token, Path data) {}
 
     static final Map<String, ConcurrentLinkedQueue<Long>> LATENCIES = new ConcurrentHashMap<>();
-    static final Map<String, LongAdder> ERRORS = new ConcurrentHashMap<>();
+    static final Map<String, Failures> ERRORS = new ConcurrentHashMap<>();
+    /** When the measured run began, for the times of errors. */
+    static volatile long runStarted = System.nanoTime();
+
+    /** How often one kind of error happened, and when first and last (seconds into the run). */
+    record Failures(LongAdder count, AtomicLong firstMillis, AtomicLong lastMillis) {
+        void add() {
+            long at = (System.nanoTime() - runStarted) / 1_000_000;
+            count.increment();
+            firstMillis.accumulateAndGet(at, Math::min);
+            lastMillis.accumulateAndGet(at, Math::max);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(
+                    Locale.ROOT, "%d (%.1f–%.1f s)", count.sum(), firstMillis.get() / 1e3, lastMillis.get() / 1e3);
+        }
+    }
     static final AtomicReferenceArray<String> DECISIONS = new AtomicReferenceArray<>(256);
     static final AtomicInteger DECISION_SLOT = new AtomicInteger();
     static final AtomicLong WRITES = new AtomicLong();
@@ -146,6 +173,7 @@ public class LoadSoakBench {
         builder.environment().put("ARBOR_ADMIN_TOKEN", token);
         // every caller here comes from loopback: the per-address cap (256 by default) must admit them all
         builder.environment().put("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", String.valueOf(options.connections() + 64));
+        builder.environment().putAll(options.serverEnv());
         if (options.databaseUrl() != null) {
             builder.environment().put("ARBOR_DATABASE_URL", options.databaseUrl());
         }
@@ -261,7 +289,9 @@ public class LoadSoakBench {
     }
 
     static void error(String kind) {
-        ERRORS.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        ERRORS.computeIfAbsent(kind, k -> new Failures(
+                        new LongAdder(), new AtomicLong(Long.MAX_VALUE), new AtomicLong(Long.MIN_VALUE)))
+                .add();
     }
 
     /**
@@ -316,6 +346,7 @@ public class LoadSoakBench {
 
     static void load(Server server, Options options) throws Exception {
         long started = System.nanoTime();
+        runStarted = started;
         long end = started + options.seconds() * 1_000_000_000L;
         var snapshot = new AtomicReference<String>("");
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -348,6 +379,7 @@ public class LoadSoakBench {
 
     static void soak(Server server, Options options) throws Exception {
         long started = System.nanoTime();
+        runStarted = started;
         long end = started + options.seconds() * 1_000_000_000L;
         long interval = (long) (options.connections() * 1e9 / options.rate());
         Path csv = options.out().resolve("soak-" + Instant.now().toString().replace(':', '-') + ".csv");
@@ -485,7 +517,7 @@ public class LoadSoakBench {
     }
 
     static double errors() {
-        return ERRORS.values().stream().mapToLong(LongAdder::sum).sum();
+        return ERRORS.values().stream().mapToLong(f -> f.count().sum()).sum();
     }
 
     static void summary(double seconds) {
@@ -512,7 +544,8 @@ public class LoadSoakBench {
                     sorted[Math.min(sorted.length - 1, (int) (sorted.length * 0.99))] / 1e6,
                     sorted[sorted.length - 1] / 1e6);
         }
-        System.out.println("errors by kind: " + (ERRORS.isEmpty() ? "none" : new TreeMap<>(ERRORS)));
+        System.out.println("errors by kind, count (first–last second of the run): "
+                + (ERRORS.isEmpty() ? "none" : new TreeMap<>(ERRORS)));
     }
 
     static long heapUsed(Connection metrics) throws IOException {
