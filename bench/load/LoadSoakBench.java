@@ -126,6 +126,7 @@ public class LoadSoakBench {
                     Locale.ROOT, "%d (%.1f–%.1f s)", count.sum(), firstMillis.get() / 1e3, lastMillis.get() / 1e3);
         }
     }
+
     static final AtomicReferenceArray<String> DECISIONS = new AtomicReferenceArray<>(256);
     static final AtomicInteger DECISION_SLOT = new AtomicInteger();
     static final AtomicLong WRITES = new AtomicLong();
@@ -289,8 +290,10 @@ public class LoadSoakBench {
     }
 
     static void error(String kind) {
-        ERRORS.computeIfAbsent(kind, k -> new Failures(
-                        new LongAdder(), new AtomicLong(Long.MAX_VALUE), new AtomicLong(Long.MIN_VALUE)))
+        ERRORS.computeIfAbsent(
+                        kind,
+                        k -> new Failures(
+                                new LongAdder(), new AtomicLong(Long.MAX_VALUE), new AtomicLong(Long.MIN_VALUE)))
                 .add();
     }
 

@@ -2,6 +2,7 @@ package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +11,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +26,23 @@ class ConnectionLimitsTest {
     private static final byte[] HEALTH =
             "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern CONTENT_LENGTH = Pattern.compile("(?i)content-length: *(\\d+)");
+
+    @Test
+    void theServerListensWithRoomForABurstOfNewConnections() throws IOException, InterruptedException {
+        assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/ss")) || Files.isExecutable(Path.of("/bin/ss")),
+                "ss (iproute2) shows a listening socket's backlog; it is not installed here");
+        try (var server = ArborServer.start(Map.of())) {
+            Process ss = new ProcessBuilder(
+                            "ss", "-Hltn", "sport = :" + server.http().port())
+                    .redirectErrorStream(true)
+                    .start();
+            String listening = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(ss.waitFor()).isZero();
+            // State Recv-Q Send-Q Local Peer: a listening socket's Send-Q is its accept queue
+            assertThat(listening.strip().split("\\s+")[2]).as(listening).isEqualTo("1024");
+        }
+    }
 
     @Test
     void headersSentALineAtATimeAreCutAfterTheHeaderTimeout() throws IOException {

@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,9 @@ public final class HttpServer {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
     private static final Duration DRAIN = Duration.ofSeconds(30);
+    /** Connections the kernel may hold for the server before it accepts them (it caps this at somaxconn). */
+    private static final int ACCEPT_QUEUE = 1024;
+
     private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
     /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
     private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
@@ -149,6 +154,15 @@ public final class HttpServer {
             cfg.http.maxRequestSize = config.maxBodyBytes();
             cfg.router.ignoreTrailingSlashes = true;
             cfg.router.javaLangErrorHandler(this::fatal);
+            // Jetty's accept queue is 50 by default: a burst of new connections (a thousand clients starting at
+            // once) overflows the kernel's listen queue and some are reset before Arbor sees them
+            cfg.jetty.addConnector((server, http) -> {
+                var connector = new ServerConnector(server, new HttpConnectionFactory(http));
+                connector.setHost(config.host());
+                connector.setPort(config.port());
+                connector.setAcceptQueueSize(ACCEPT_QUEUE);
+                return connector;
+            });
             cfg.jetty.modifyServer(server -> {
                 server.setStopTimeout(DRAIN.toMillis());
                 server.setStopAtShutdown(false);
@@ -198,7 +212,7 @@ public final class HttpServer {
         });
         accessLog.start();
         try {
-            app.start(config.host(), config.port());
+            app.start();
         } catch (JavalinException e) {
             app.stop();
             throw cannotListen(config, e);
