@@ -529,13 +529,10 @@ class RouterRuntimeTest {
 
     @Test
     void aDecideStepWhoseTemplateCannotRunFailsNamingTheStep() {
-        HttpReply template = http.post(
-                "/v1/studio/templates",
+        String name = routerDeciding(
+                "route-vars",
                 "{\"id\": \"route-vars\", \"state\": \"{{ ticket }}\", \"variables\": {\"ticket\": {\"type\": "
-                        + "\"string\", \"required\": true}}, \"questions\": {\"kind\": {\"type\": \"noul\"}}}",
-                admin());
-        assertThat(template.status()).as(template.body()).isEqualTo(201);
-        String name = router(decide("route-vars"));
+                        + "\"string\", \"required\": true}}, \"questions\": {\"kind\": {\"type\": \"noul\"}}}");
         JsonNode error = chat(name, "").json().path("error");
         assertThat(error.path("step").asText()).as(error.toString()).isEqualTo("ask");
         assertThat(error.path("message").asText()).contains("route-vars");
@@ -543,13 +540,10 @@ class RouterRuntimeTest {
 
     @Test
     void decideBranchesOnTheStudiosAnswerAndKeepsTheDecisionInHistory() {
-        HttpReply template = http.post(
-                "/v1/studio/templates",
+        String name = routerDeciding(
+                "route-certain",
                 "{\"id\": \"route-certain\", \"questions\": {\"kind\": {\"type\": \"choice\", \"criteria\": "
-                        + "[\"billing\"]}}}",
-                admin());
-        assertThat(template.status()).as(template.body()).isEqualTo(201);
-        String name = router(decide("route-certain"));
+                        + "[\"billing\"]}}}");
         HttpReply reply = chat(name, "");
         assertThat(reply.status()).as(reply.body()).isEqualTo(200);
         assertThat(reply.header("x-router-steps")).isEqualTo("ask,billing");
@@ -562,17 +556,21 @@ class RouterRuntimeTest {
 
     @Test
     void decideGoesToItsFallbackStepWhenTheStudioWouldNotAct() {
-        HttpReply template = http.post(
-                "/v1/studio/templates",
+        String name = routerDeciding(
+                "route-unsure",
                 "{\"id\": \"route-unsure\", \"settings\": {\"act_threshold\": 1.0}, \"questions\": {\"kind\": "
-                        + "{\"type\": \"choice\", \"criteria\": [\"billing\", \"tech\"]}}}",
-                admin());
-        assertThat(template.status()).as(template.body()).isEqualTo(201);
-        String name = router(decide("route-unsure"));
+                        + "{\"type\": \"choice\", \"criteria\": [\"billing\", \"tech\"]}}}");
         HttpReply reply = chat(name, "");
         assertThat(reply.status()).as(reply.body()).isEqualTo(200);
         assertThat(reply.header("x-router-steps")).isEqualTo("ask,unsure");
         assertThat(reply.header("x-router-endpoint")).isEqualTo("gamma");
+    }
+
+    /** A router whose first step asks the studio template {@code id}, created from {@code templateJson}. */
+    private String routerDeciding(String id, String templateJson) {
+        HttpReply template = http.post("/v1/studio/templates", templateJson, admin());
+        assertThat(template.status()).as(template.body()).isEqualTo(201);
+        return router(decide(id));
     }
 
     private static String decide(String template) {
