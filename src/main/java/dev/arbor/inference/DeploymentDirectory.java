@@ -1,0 +1,51 @@
+package dev.arbor.inference;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.models.RemoteEndpoint;
+import dev.arbor.models.ReplicaSet;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * Where inference finds the running deployments a request's {@code model} (or a router's endpoint) may name: by name
+ * within the caller's projects, or by id. The deployments feature answers; {@link #NONE} knows none.
+ */
+@FunctionalInterface
+public interface DeploymentDirectory {
+    DeploymentDirectory NONE = (inProject, nameOrId) -> List.of();
+
+    /** The running deployments called {@code nameOrId} (or with that id) in a project {@code inProject} accepts. */
+    List<ServedDeployment> find(Predicate<String> inProject, String nameOrId);
+
+    /**
+     * A deployment that serves: its replicas on this machine, or the OpenAI-compatible Service of its pods on a
+     * Kubernetes cluster; with its rate limit when it has one.
+     */
+    record ServedDeployment(
+            String id, String name, String projectId, Optional<RateLimiter.Limit> rateLimit, Backend backend) {
+        public ServedDeployment {
+            requireNonNull(id, "id");
+            requireNonNull(name, "name");
+            requireNonNull(projectId, "projectId");
+            requireNonNull(rateLimit, "rateLimit");
+            requireNonNull(backend, "backend");
+        }
+    }
+
+    sealed interface Backend {
+        record Replicas(ReplicaSet replicas) implements Backend {
+            public Replicas {
+                requireNonNull(replicas, "replicas");
+            }
+        }
+
+        record Endpoint(RemoteEndpoint endpoint) implements Backend {
+            public Endpoint {
+                requireNonNull(endpoint, "endpoint");
+            }
+        }
+    }
+}
