@@ -84,7 +84,13 @@ public record Config(
         var storage = new StorageSettings(
                 Path.of(env.text("ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
                 env.text("ARBOR_DATABASE_URL"),
-                env.text("ARBOR_SECRET_KEY"));
+                env.text("ARBOR_SECRET_KEY"),
+                new StorageSettings.Pool(
+                        env.count("ARBOR_DATABASE_POOL_SIZE", "connections")
+                                .orElse(StorageSettings.Pool.DEFAULT.size()),
+                        env.seconds(
+                                "ARBOR_DATABASE_POOL_WAIT_SECONDS",
+                                StorageSettings.Pool.DEFAULT.timeout().toSeconds())));
         var models = new ModelSettings(
                 env.flag("ARBOR_TEST_MODELS", false),
                 env.flag("ARBOR_AUTO_LOAD", true),

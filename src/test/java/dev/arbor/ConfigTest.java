@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.config.StorageSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -149,5 +150,19 @@ class ConfigTest {
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_HEADER_TIMEOUT_SECONDS", "soon"), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ARBOR_HEADER_TIMEOUT_SECONDS");
+    }
+
+    @Test
+    void databasePoolHasDefaultsAndTakesItsVariables() {
+        assertThat(Config.load(Map.of(), List.of()).storage().pool()).isEqualTo(StorageSettings.Pool.DEFAULT);
+        StorageSettings.Pool set = Config.load(
+                        Map.of("ARBOR_DATABASE_POOL_SIZE", "40", "ARBOR_DATABASE_POOL_WAIT_SECONDS", "30"), List.of())
+                .storage()
+                .pool();
+        assertThat(set.size()).isEqualTo(40);
+        assertThat(set.timeout()).hasSeconds(30);
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_DATABASE_POOL_SIZE", "0"), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_DATABASE_POOL_SIZE");
     }
 }

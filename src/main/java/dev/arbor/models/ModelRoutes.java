@@ -53,6 +53,7 @@ public final class ModelRoutes {
 
     public void addTo(Routes routes) {
         routes.group("studio.models")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .get("/v1/studio/models", "List the models decisions can run on", this::list)
                 .ok(Schema.list(ApiShapes.MODEL))
                 .get("/v1/studio/models/{model_id}", "Get a model", this::get)

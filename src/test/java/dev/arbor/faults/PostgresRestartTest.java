@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * PostgreSQL stopped and started again while Arbor serves a steady stream of writes: every request answers within the
- * client's timeout, with the write or a 503 {@code history_unavailable} to retry, never a 500; the same Arbor process
+ * client's timeout, with the write or a 503 {@code database_unavailable} to retry, never a 500; the same Arbor process
  * serves again once the database is back; and what it said it stored is stored, what it refused is not.
  */
 class PostgresRestartTest {
@@ -76,7 +76,7 @@ class PostgresRestartTest {
                     .filter(answer -> answer.reply().status() != 201)
                     .toList();
             assertThat(refused).isNotEmpty().allSatisfy(answer -> {
-                answer.reply().assertError(503, "history_unavailable", null);
+                answer.reply().assertError(503, "database_unavailable", null);
                 assertThat(answer.reply().header("retry-after")).isEqualTo("5");
                 assertThat(answer.reply().body()).doesNotContain("\tat ", "Exception:");
             });

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SQLite on a disk that fills up: writes answer 503 {@code history_unavailable} (never a 500), nothing is
+ * SQLite on a disk that fills up: writes answer 503 {@code database_unavailable} (never a 500), nothing is
  * corrupted, and the same server writes again once space returns. The disk is a small tmpfs of the test's own, which
  * needs the right to mount (root, or a container that grants it): where mounting is refused the test is skipped,
  * and says why — a skipped run proves nothing.
@@ -84,10 +84,10 @@ class SqliteFullDiskTest {
                 }
             }
             assertThat(refused).as("a write refused on the full disk").isNotNull();
-            refused.assertError(503, "history_unavailable", null);
+            refused.assertError(503, "database_unavailable", null);
             assertThat(refused.header("retry-after")).isEqualTo("5");
             HttpReply again = write(http, "while-full");
-            again.assertError(503, "history_unavailable", null);
+            again.assertError(503, "database_unavailable", null);
 
             Files.delete(filler);
             await().atMost(Duration.ofSeconds(30))

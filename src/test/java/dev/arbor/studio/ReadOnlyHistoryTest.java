@@ -100,6 +100,8 @@ class ReadOnlyHistoryTest {
             http.post("/v1/studio/templates", "{\"id\": \"late\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}")
                     .assertError(503, "history_unavailable", null);
             http.delete(D + "/" + earlier).assertError(503, "history_unavailable", null);
+            // outside the studio the same refusal names the database
+            http.post("/projects", "{\"name\": \"late\"}").assertError(503, "database_unavailable", null);
             assertThat(http.get(D + "/" + earlier).status()).isEqualTo(200);
         }
     }

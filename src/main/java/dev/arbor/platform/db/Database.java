@@ -54,7 +54,7 @@ import org.sqlite.SQLiteException;
  * our process is fairer than busy retries), while reads use their own pool and run in parallel thanks to WAL.
  *
  * <p>A database a newer release has migrated further than this one knows is opened read-only, so that going back a
- * release never damages it: reads work, and every write is 503 {@code history_unavailable}.
+ * release never damages it: reads work, and every write is 503 {@code database_unavailable}.
  */
 public final class Database implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
@@ -63,9 +63,6 @@ public final class Database implements AutoCloseable {
     private static final int WAL_PAGES_MAX = 10_000;
     /** SQLite's primary result codes for a file it cannot use: read-only, I/O error, corrupt, full, cannot open. */
     private static final Set<Integer> SQLITE_UNAVAILABLE = Set.of(8, 10, 11, 13, 14, 26);
-
-    private static final long CONNECT_TIMEOUT_MILLIS = 5_000;
-    private static final int POSTGRES_POOL = 10;
 
     private final Dialect dialect;
     private final HikariDataSource writerPool;
@@ -100,7 +97,7 @@ public final class Database implements AutoCloseable {
     public static Database open(StorageSettings config) {
         requireNonNull(config, "config");
         return config.databaseUrl().isPresent()
-                ? openPostgres(config.databaseUrl().get())
+                ? openPostgres(config.databaseUrl().get(), config.pool())
                 : openSqlite(config.dataDir().resolve("arbor.db"));
     }
 
@@ -118,11 +115,17 @@ public final class Database implements AutoCloseable {
     }
 
     public static Database openPostgres(String url) {
+        return openPostgres(url, StorageSettings.Pool.DEFAULT);
+    }
+
+    public static Database openPostgres(String url, StorageSettings.Pool settings) {
         var config = new HikariConfig();
         config.setPoolName("arbor-postgresql");
         setPostgresUrl(config, url);
-        config.setMaximumPoolSize(POSTGRES_POOL);
-        config.setConnectionTimeout(CONNECT_TIMEOUT_MILLIS);
+        config.setMaximumPoolSize(settings.size());
+        // connections open as requests need them, so that many servers on one PostgreSQL do not hold idle ones
+        config.setMinimumIdle(Math.min(2, settings.size()));
+        config.setConnectionTimeout(settings.timeout().toMillis());
         var pool = new HikariDataSource(config);
         try {
             return new Database(Dialect.POSTGRESQL, pool, pool, migrate(Dialect.POSTGRESQL, pool), Optional.empty());
@@ -243,12 +246,12 @@ public final class Database implements AutoCloseable {
 
     /**
      * Runs work in one transaction on the writer: all of it is stored, or none. On a read-only database, 503
-     * {@code history_unavailable}.
+     * {@code database_unavailable}.
      */
     public <T> T write(HandleCallback<T, RuntimeException> work) {
         if (newerSchema.isPresent()) {
             throw ApiException.of(
-                    ErrorCode.HISTORY_UNAVAILABLE,
+                    ErrorCode.DATABASE_UNAVAILABLE,
                     null,
                     "The database is read-only: a newer release "
                             + "migrated it to version " + newerSchema.get()
@@ -277,14 +280,14 @@ public final class Database implements AutoCloseable {
 
     /**
      * A database that cannot be reached, opened or written (connection lost, disk full, file damaged) is 503
-     * {@code history_unavailable}, which callers may retry; anything else is a fault of ours and stays as it is.
+     * {@code database_unavailable}, which callers may retry; anything else is a fault of ours and stays as it is.
      */
     private static RuntimeException unavailableOr(JdbiException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (unreachable(cause) || (cause instanceof SQLException sql && unusable(sql))) {
                 LOG.warn("the database is unavailable: {}", cause.toString());
                 return ApiException.of(
-                                ErrorCode.HISTORY_UNAVAILABLE,
+                                ErrorCode.DATABASE_UNAVAILABLE,
                                 null,
                                 "The database cannot be used right now ("
                                         + cause.getClass().getSimpleName() + "); try again shortly.")

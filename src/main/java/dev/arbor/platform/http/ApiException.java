@@ -48,6 +48,15 @@ public final class ApiException extends RuntimeException {
         return new ApiException(problems, extra, all);
     }
 
+    /** The same error under another code of the same status; what it says and carries stays. */
+    public ApiException withCode(ErrorCode code) {
+        requireNonNull(code, "code");
+        var renamed = problems.stream()
+                .map(p -> p.code() == code() ? new Problem(code, p.param(), p.message()) : p)
+                .toList();
+        return new ApiException(renamed, extra, headers);
+    }
+
     public ErrorCode code() {
         return problems.getFirst().code();
     }

@@ -32,10 +32,23 @@ public final class Routes {
     /** Routes of one feature. */
     public final class Group {
         private final String tag;
+        private Optional<ErrorCode> databaseUnavailable = Optional.empty();
         private int last = -1;
 
         private Group(String tag) {
             this.tag = tag;
+        }
+
+        /**
+         * The code this feature's routes answer in place of {@code database_unavailable} (added after this call): the
+         * studio's contract names its store {@code history_unavailable}; status, message and headers stay.
+         */
+        public Group databaseUnavailableAs(ErrorCode code) {
+            if (code.status() != ErrorCode.DATABASE_UNAVAILABLE.status()) {
+                throw new IllegalArgumentException(code + " does not have the status of database_unavailable");
+            }
+            this.databaseUnavailable = Optional.of(code);
+            return this;
         }
 
         public Group get(String path, String summary, Handler handler) {
@@ -204,9 +217,21 @@ public final class Routes {
         }
 
         private Group add(HandlerType method, String path, String summary, Route.Body body, Handler handler) {
-            all.add(new Route(method, path, tag, summary, body, List.of(), List.of(), List.of(), handler));
+            Handler answered =
+                    databaseUnavailable.map(code -> renaming(handler, code)).orElse(handler);
+            all.add(new Route(method, path, tag, summary, body, List.of(), List.of(), List.of(), answered));
             last = all.size() - 1;
             return this;
         }
+    }
+
+    private static Handler renaming(Handler handler, ErrorCode code) {
+        return ctx -> {
+            try {
+                handler.handle(ctx);
+            } catch (ApiException e) {
+                throw e.code() == ErrorCode.DATABASE_UNAVAILABLE ? e.withCode(code) : e;
+            }
+        };
     }
 }

@@ -42,6 +42,7 @@ final class CompatibilityRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.models")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
                 .body(DecisionShapes.COMPATIBILITY_IN)
                 .ok(DecisionShapes.COMPATIBILITY);

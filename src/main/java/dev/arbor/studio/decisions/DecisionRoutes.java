@@ -70,6 +70,7 @@ final class DecisionRoutes {
     void addTo(Routes routes) {
         String one = BASE + "/{decision_id}";
         routes.group("studio.decisions")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .postWithFiles(
                         BASE,
                         "Make a decision (with background: true it answers at once, queued)",

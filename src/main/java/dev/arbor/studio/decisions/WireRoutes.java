@@ -49,6 +49,7 @@ final class WireRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.wire")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .postWithFiles(
                         PATH,
                         "Decide in one request: {model, state, questions} in, answers out",

@@ -55,6 +55,7 @@ public final class ExampleRoutes {
     public void addTo(Routes routes) {
         String base = "/v1/studio/templates/{template_id}/examples";
         routes.group("studio.examples")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .get(base + "/export", "A template's current test examples as JSON lines", this::export)
                 .answers(200, "application/x-ndjson", HistoryShapes.JSON_LINES)
                 .post(

@@ -45,6 +45,7 @@ public final class FeedbackRoutes {
 
     public void addTo(Routes routes) {
         routes.group("studio.feedback")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post(
                         "/v1/studio/decisions/{decision_id}/feedback",
                         "Label a decision: expected answers and a rating",

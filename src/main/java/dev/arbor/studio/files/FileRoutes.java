@@ -52,6 +52,7 @@ final class FileRoutes {
 
     void addTo(Routes routes) {
         routes.group("studio.files")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .upload(
                         FILES,
                         "Upload an image, audio or video file (multipart field `file`, or the raw bytes)",

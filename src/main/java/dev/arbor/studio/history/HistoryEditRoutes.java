@@ -46,6 +46,7 @@ public final class HistoryEditRoutes {
 
     public void addTo(Routes routes) {
         routes.group("studio.history")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post(BASE + "/delete", "Delete every decision a filter matches (or all)", this::bulkDelete)
                 .body(HistoryShapes.BULK_DELETE)
                 .ok(HistoryShapes.BULK_DELETED)

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -25,6 +26,7 @@ public final class SettingsRoutes {
 
     public void addTo(Routes routes) {
         routes.group("studio.settings")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .get("/v1/studio/settings", "The studio's settings and what history holds", this::get)
                 .ok(SettingsShapes.SETTINGS)
                 .patch("/v1/studio/settings", "Change the studio's settings (a merge patch)", this::patch)

@@ -53,6 +53,7 @@ public final class CompareRoutes {
 
     public void addTo(Routes routes) {
         routes.group("studio.compare")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .get(
                         "/v1/studio/templates/{template_id}/compare",
                         "Compare how two versions of a template answered",

@@ -56,6 +56,7 @@ public final class StatsRoutes {
     /** Registered before the routes of one decision, so that {@code stats} is never read as a decision id. */
     public void addTo(Routes routes) {
         routes.group("studio.stats")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .get(
                         "/v1/studio/decisions/stats",
                         "Statistics over the decisions a filter matches",

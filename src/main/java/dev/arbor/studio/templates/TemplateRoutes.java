@@ -86,6 +86,7 @@ final class TemplateRoutes {
 
     void addTo(Routes routes) {
         var group = routes.group("studio.templates")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post(BASE, "Create a template (or clone one with `from`)", this::create)
                 .body(ApiShapes.DEFINITION)
                 .created(ApiShapes.TEMPLATE)
