@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * MCP connectors: the registry of MCP servers (a curated catalog plus admins' own entries), each with the credential
- * schema its gateways take; the gateways configured from it or to servers of one's own, with their OAuth, tools and
- * agents' attachments; and an MCP endpoint per agent.
+ * schema its gateways take; the gateways configured from it or to servers of one's own, with their OAuth
+ * ({@code connectors.oauth}), tools and agents' attachments; and an MCP endpoint per agent ({@code connectors.agents}).
+ * Every part is built here and given the others it needs.
  */
 public final class Connectors implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Connectors.class);
