@@ -69,7 +69,7 @@ public final class Connectors implements AutoCloseable {
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
     public void refreshOAuthTokens() {
         try {
-            oauth.refreshDue(lookup::find);
+            oauth.refreshDue(lookup);
         } catch (RuntimeException e) {
             LOG.warn("The OAuth refresh sweep failed: {}", e.getMessage());
         }

@@ -7,6 +7,7 @@ import dev.arbor.access.Principal;
 import dev.arbor.connectors.AuthType;
 import dev.arbor.connectors.Gateway;
 import dev.arbor.connectors.GatewayAuthorization;
+import dev.arbor.connectors.Gateways;
 import dev.arbor.connectors.oauth.OAuthClient.Client;
 import dev.arbor.connectors.oauth.OAuthClient.OAuthException;
 import dev.arbor.connectors.oauth.OAuthClient.Server;
@@ -329,12 +330,12 @@ public final class GatewayOAuth implements GatewayAuthorization {
     }
 
     /** Refreshes every token about to expire; what fails is recorded and the status shows it. */
-    public void refreshDue(java.util.function.Function<String, Optional<Gateway>> gateways) {
+    public void refreshDue(Gateways gateways) {
         long now = clock.millis();
         // another server may have refreshed these: the next use reads the newest token instead of the old one
         tokens.values().removeIf(cached -> !fresh(cached.expiresAt(), REFRESH_AHEAD));
         for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
-            gateways.apply(id).ifPresent(gateway -> {
+            gateways.find(id).ifPresent(gateway -> {
                 try {
                     Optional<Grant> current = store.find(id).flatMap(Connection::grant);
                     if (current.isPresent() && !fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
