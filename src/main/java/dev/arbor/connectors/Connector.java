@@ -2,10 +2,8 @@ package dev.arbor.connectors;
 
 import static java.util.Objects.requireNonNull;
 
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,49 +25,6 @@ record Connector(
         requireNonNull(id, "id");
         requireNonNull(name, "name");
         requireNonNull(url, "url");
-    }
-
-    /**
-     * How the server is reached: the MCP transports a shared gateway can use. Registry servers are remote; a custom
-     * gateway may also run a local command ({@code stdio}).
-     */
-    enum Transport {
-        STREAMABLE_HTTP,
-        SSE,
-        STDIO;
-
-        String wire() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        static Optional<Transport> of(String wire) {
-            return Arrays.stream(values()).filter(t -> t.wire().equals(wire)).findFirst();
-        }
-
-        static Optional<Transport> remote(String wire) {
-            return of(wire).filter(t -> t != STDIO);
-        }
-
-        /** A URL ending in {@code /sse} is an SSE endpoint; anything else speaks Streamable HTTP. */
-        static Transport detect(String url) {
-            String path = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-            return path.endsWith("/sse") ? SSE : STREAMABLE_HTTP;
-        }
-    }
-
-    /** How a gateway to the server is authorized: not at all, by headers it sends, or by OAuth. */
-    enum AuthType {
-        NONE,
-        HEADERS,
-        OAUTH;
-
-        String wire() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        static Optional<AuthType> of(String wire) {
-            return Arrays.stream(values()).filter(t -> t.wire().equals(wire)).findFirst();
-        }
     }
 
     /** What the registry knows of a server's OAuth: the scopes to ask for, and whether clients may register. */

@@ -9,7 +9,7 @@ import org.jdbi.v3.core.Handle;
  * A counter of changes to gateways, tools and bindings, raised in the transaction of each: what is kept in memory
  * from them is good while the counter has not moved, on this server and on every other one sharing the database.
  */
-final class ConnectorChanges {
+public final class ConnectorChanges {
     private final Database database;
 
     ConnectorChanges(Database database) {
@@ -17,12 +17,12 @@ final class ConnectorChanges {
     }
 
     /** Called inside the transaction of a change. */
-    static void record(Handle handle) {
+    public static void record(Handle handle) {
         handle.createUpdate("UPDATE connector_changes SET version = version + 1 WHERE id = 1")
                 .execute();
     }
 
-    long version() {
+    public long version() {
         return database.read(handle -> handle.createQuery("SELECT version FROM connector_changes WHERE id = 1")
                 .mapTo(Long.class)
                 .one());

@@ -43,14 +43,14 @@ final class ConnectorRegistry {
     private static final BodyField.Choice AUTH_TYPE = BodyField.choice(
             REQUIRED,
             "auth_type",
-            Stream.of(Connector.AuthType.values()).map(Connector.AuthType::wire).toList(),
+            Stream.of(AuthType.values()).map(AuthType::wire).toList(),
             "must be none, headers or oauth");
     private static final BodyField.Choice TRANSPORT = BodyField.choice(
             OPTIONAL,
             "transport",
-            Stream.of(Connector.Transport.values())
-                    .map(Connector.Transport::wire)
-                    .filter(t -> Connector.Transport.remote(t).isPresent())
+            Stream.of(Transport.values())
+                    .map(Transport::wire)
+                    .filter(t -> Transport.remote(t).isPresent())
                     .toList(),
             "must be streamable_http or sse");
     private static final BodyField.Text DESCRIPTION = BodyField.text(OPTIONAL, "description", 2000);
@@ -161,8 +161,8 @@ final class ConnectorRegistry {
                 category.orElse("custom"),
                 description.orElse(""),
                 url.get(),
-                transport.flatMap(Connector.Transport::remote).orElse(Connector.Transport.detect(url.get())),
-                Connector.AuthType.of(auth.get()).orElseThrow(),
+                transport.flatMap(Transport::remote).orElse(Transport.detect(url.get())),
+                AuthType.of(auth.get()).orElseThrow(),
                 documentation,
                 icon,
                 oauth
@@ -228,8 +228,8 @@ final class ConnectorRegistry {
                 entry.path("category").asText(),
                 entry.path("description").asText(),
                 entry.path("url").asText(),
-                Connector.Transport.of(entry.path("transport").asText()).orElseThrow(),
-                Connector.AuthType.of(entry.path("auth_type").asText()).orElseThrow(),
+                Transport.of(entry.path("transport").asText()).orElseThrow(),
+                AuthType.of(entry.path("auth_type").asText()).orElseThrow(),
                 Optional.ofNullable(entry.path("documentation_url").textValue()),
                 Optional.ofNullable(entry.path("icon").textValue()),
                 oauth.isObject()

@@ -1,6 +1,9 @@
 package dev.arbor.connectors;
 
 import dev.arbor.access.Access;
+import dev.arbor.connectors.agents.Agents;
+import dev.arbor.connectors.oauth.GatewayOAuth;
+import dev.arbor.connectors.oauth.OAuthRoutes;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.QueryParam;
@@ -13,7 +16,6 @@ import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -24,29 +26,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * MCP connectors: the registry of MCP servers (a curated catalog plus admins' own entries), each with the credential
- * schema its gateways take; the gateways configured from it or to servers of one's own, with their OAuth, tools and
- * agents' attachments; and an MCP endpoint per agent.
+ * schema its gateways take; the gateways configured from it or to servers of one's own, with their OAuth
+ * ({@code connectors.oauth}), tools and agents' attachments; and an MCP endpoint per agent ({@code connectors.agents}).
+ * Every part is built here and given the others it needs.
  */
 public final class Connectors implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Connectors.class);
     private static final QueryParam SEARCH = new QueryParam("q", Schema.string(), "Words the names contain.");
     private final ConnectorRegistry registry;
     private final GatewayRoutes gateways;
-    private final ToolRoutes tools;
-    private final AgentRoutes agents;
-    private final AgentEndpoint endpoint;
-    private final McpUpstream upstream;
-    private final GatewayStore gatewayStore;
+    private final Gateways lookup;
     private final GatewayOAuth oauth;
     private final OAuthRoutes oauthRoutes;
+    private final Agents agents;
     private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofVirtual().name("oauth-refresh").factory());
 
-    /**
-     * @param upstreamTimeout how long an MCP server (or an authorization server) may take to answer
-     * @param oauthReturnHosts the hosts an authorization may send the browser back to
-     * @param stdioCommands the commands a stdio gateway may run
-     */
     public Connectors(
             Database database,
             SecretBox secrets,
@@ -55,21 +50,15 @@ public final class Connectors implements AutoCloseable {
             OutboundClient outbound,
             ConnectorSettings settings,
             Clock clock) {
-        Duration upstreamTimeout = settings.mcpTimeout();
-        List<String> stdioCommands = settings.stdioCommands();
         this.registry = new ConnectorRegistry(database, clock);
-        this.gatewayStore = new GatewayStore(database, secrets, clock);
-        var toolStore = new ToolStore(database, clock);
-        var bindingStore = new BindingStore(database, clock);
-        this.oauth =
-                new GatewayOAuth(new OAuthStore(database, secrets), new OAuthClient(outbound, upstreamTimeout), clock);
-        this.upstream = new McpUpstream(policy, outbound, oauth, stdioCommands, upstreamTimeout);
+        var gatewayStore = new GatewayStore(database, secrets, clock);
+        this.lookup = new Gateways(gatewayStore);
+        this.oauth = new GatewayOAuth(database, secrets, outbound, settings.mcpTimeout(), clock);
+        this.agents = new Agents(
+                database, lookup, new ConnectorChanges(database), oauth, access, policy, outbound, settings, clock);
         this.gateways = new GatewayRoutes(
-                registry, gatewayStore, toolStore, bindingStore, oauth, upstream, access, policy, stdioCommands, clock);
-        this.tools = new ToolRoutes(gatewayStore, toolStore, upstream);
-        this.oauthRoutes = new OAuthRoutes(gatewayStore, oauth, tools, settings.oauthReturnHosts(), clock);
-        this.agents = new AgentRoutes(gatewayStore, toolStore, bindingStore, access);
-        this.endpoint = new AgentEndpoint(gatewayStore, bindingStore, upstream, new ConnectorChanges(database));
+                registry, gatewayStore, lookup, oauth, agents, access, policy, settings.stdioCommands(), clock);
+        this.oauthRoutes = new OAuthRoutes(lookup, oauth, agents, settings.oauthReturnHosts(), clock);
     }
 
     /** Refreshes, every minute, the OAuth tokens that expire within five. */
@@ -80,7 +69,7 @@ public final class Connectors implements AutoCloseable {
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
     public void refreshOAuthTokens() {
         try {
-            oauth.refreshDue(gatewayStore::find);
+            oauth.refreshDue(lookup);
         } catch (RuntimeException e) {
             LOG.warn("The OAuth refresh sweep failed: {}", e.getMessage());
         }
@@ -103,10 +92,8 @@ public final class Connectors implements AutoCloseable {
                 .delete("/connectors/registry/{connector_id}", "Remove an entry added to the registry", this::remove)
                 .ok(Schema.deleted("connector"));
         gateways.addTo(routes);
-        tools.addTo(routes);
+        agents.addRoutes(routes);
         oauthRoutes.addTo(routes);
-        agents.addTo(routes);
-        endpoint.addTo(routes);
     }
 
     private void list(Context ctx) {
@@ -165,6 +152,6 @@ public final class Connectors implements AutoCloseable {
     @Override
     public void close() {
         refresher.shutdownNow();
-        upstream.close();
+        agents.close();
     }
 }

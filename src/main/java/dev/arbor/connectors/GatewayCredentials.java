@@ -20,10 +20,10 @@ import java.util.regex.Pattern;
 final class GatewayCredentials {
     private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,99}");
-    private static final Map<Connector.AuthType, Set<String>> FIELDS = Map.of(
-            Connector.AuthType.NONE, Set.of("passthrough_headers"),
-            Connector.AuthType.HEADERS, Set.of("auth_headers", "passthrough_headers"),
-            Connector.AuthType.OAUTH,
+    private static final Map<AuthType, Set<String>> FIELDS = Map.of(
+            AuthType.NONE, Set.of("passthrough_headers"),
+            AuthType.HEADERS, Set.of("auth_headers", "passthrough_headers"),
+            AuthType.OAUTH,
                     Set.of(
                             "client_id",
                             "client_secret",
@@ -41,8 +41,7 @@ final class GatewayCredentials {
      * @param clientRegisters whether the server registers OAuth clients itself, so that a client id may be left out
      * @param local whether the server is a local command ({@code stdio}), whose credentials are its environment
      */
-    static Split read(
-            JsonNode credentials, Connector.AuthType auth, boolean clientRegisters, boolean local, Problems problems) {
+    static Split read(JsonNode credentials, AuthType auth, boolean clientRegisters, boolean local, Problems problems) {
         ObjectNode settings = Json.object();
         ObjectNode secret = Json.object();
         if (credentials.isMissingNode() || credentials.isNull()) {

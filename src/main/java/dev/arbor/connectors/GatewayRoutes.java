@@ -10,10 +10,8 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
-import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
-import dev.arbor.connectors.GatewayStore.Gateway;
-import dev.arbor.connectors.GatewayStore.Scope;
+import dev.arbor.connectors.Gateway.Scope;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
@@ -98,10 +96,9 @@ final class GatewayRoutes {
             "The project whose agents would use the gateways (X-Project-Id when left out).");
     private final ConnectorRegistry registry;
     private final GatewayStore gateways;
-    private final ToolStore tools;
-    private final BindingStore bindings;
-    private final GatewayOAuth oauth;
-    private final McpUpstream upstream;
+    private final Gateways lookup;
+    private final GatewayAuthorization authorizations;
+    private final GatewayUsers users;
     private final Access access;
     private final OutboundPolicy policy;
     private final List<String> stdioCommands;
@@ -111,20 +108,18 @@ final class GatewayRoutes {
     GatewayRoutes(
             ConnectorRegistry registry,
             GatewayStore gateways,
-            ToolStore tools,
-            BindingStore bindings,
-            GatewayOAuth oauth,
-            McpUpstream upstream,
+            Gateways lookup,
+            GatewayAuthorization authorizations,
+            GatewayUsers users,
             Access access,
             OutboundPolicy policy,
             List<String> stdioCommands,
             Clock clock) {
         this.registry = requireNonNull(registry, "registry");
         this.gateways = requireNonNull(gateways, "gateways");
-        this.tools = requireNonNull(tools, "tools");
-        this.bindings = requireNonNull(bindings, "bindings");
-        this.oauth = requireNonNull(oauth, "oauth");
-        this.upstream = requireNonNull(upstream, "upstream");
+        this.lookup = requireNonNull(lookup, "lookup");
+        this.authorizations = requireNonNull(authorizations, "authorizations");
+        this.users = requireNonNull(users, "users");
         this.access = requireNonNull(access, "access");
         this.policy = requireNonNull(policy, "policy");
         this.stdioCommands = List.copyOf(stdioCommands);
@@ -222,31 +217,31 @@ final class GatewayRoutes {
         Problems problems = reader.problems();
         CUSTOM.refuseUndeclared(body, problems);
         Optional<String> name = CUSTOM_NAME.read(reader);
-        Optional<Connector.Transport> transport = TRANSPORT
+        Optional<Transport> transport = TRANSPORT
                 .read(reader)
-                .map(t -> Connector.Transport.of(t).orElseGet(() -> {
+                .map(t -> Transport.of(t).orElseGet(() -> {
                     problems.add(
                             ErrorCode.INVALID_FIELD,
                             "transport",
                             "`transport` must be streamable_http, sse or " + "stdio.");
                     return null;
                 }));
-        boolean local = transport.orElse(null) == Connector.Transport.STDIO;
+        boolean local = transport.orElse(null) == Transport.STDIO;
         ObjectNode launch = Json.object();
         Optional<String> url = local ? command(body, reader, launch) : remoteUrl(body, reader);
-        Optional<Connector.AuthType> auth = (local ? AUTH_TYPE.read(reader) : requiredHere(AUTH_TYPE, reader, body))
-                .flatMap(a -> Connector.AuthType.of(a).or(() -> {
+        Optional<AuthType> auth = (local ? AUTH_TYPE.read(reader) : requiredHere(AUTH_TYPE, reader, body))
+                .flatMap(a -> AuthType.of(a).or(() -> {
                     problems.add(ErrorCode.INVALID_FIELD, "auth_type", "`auth_type` must be none, headers or oauth.");
                     return Optional.empty();
                 }));
-        if (local && auth.filter(a -> a != Connector.AuthType.NONE).isPresent()) {
+        if (local && auth.filter(a -> a != AuthType.NONE).isPresent()) {
             problems.add(
                     ErrorCode.INVALID_FIELD,
                     "auth_type",
                     "`auth_type` must be none for a stdio server: its " + "secrets go in credentials.env.");
         }
-        GatewayCredentials.Split credentials = GatewayCredentials.read(
-                value(CREDENTIALS, reader), auth.orElse(Connector.AuthType.NONE), true, local, problems);
+        GatewayCredentials.Split credentials =
+                GatewayCredentials.read(value(CREDENTIALS, reader), auth.orElse(AuthType.NONE), true, local, problems);
         String description = DESCRIPTION.read(reader).orElse("");
         Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
         List<String> clients =
@@ -260,8 +255,8 @@ final class GatewayRoutes {
                         name.orElseThrow(),
                         Optional.empty(),
                         url.orElseThrow(),
-                        transport.orElse(Connector.Transport.detect(url.get())),
-                        auth.orElse(Connector.AuthType.NONE),
+                        transport.orElse(Transport.detect(url.get())),
+                        auth.orElse(AuthType.NONE),
                         description,
                         settings,
                         credentials.secret(),
@@ -350,7 +345,7 @@ final class GatewayRoutes {
                 new Scope(enabled, gateway.scope().global(), gateway.scope().projects()), gateway.clients());
         gateways.update(changed);
         if (!enabled) {
-            upstream.forget(gateway.id());
+            users.disconnect(gateway.id());
         }
         Responses.ok(ctx, json(find(gateway.id())));
     }
@@ -373,14 +368,14 @@ final class GatewayRoutes {
         gateways.update(changed);
         if (body.has("credentials")) {
             // tokens got with other credentials (another client, other scopes) are not these credentials' tokens
-            oauth.credentialsChanged(gateway);
-            upstream.forget(gateway.id());
+            authorizations.credentialsChanged(gateway);
+            users.disconnect(gateway.id());
         }
         // an agent whose project the narrowed scope leaves out loses the gateway, and the answer says which
         Map<String, Object> json = json(find(gateway.id()));
         json.put(
                 "detached_agents",
-                bindings.detachOutside(gateway.id(), scope).stream()
+                users.detachOutside(gateway.id(), scope).stream()
                         .map(agent -> {
                             var detached = new LinkedHashMap<String, Object>();
                             detached.put("prompt_id", agent.promptId());
@@ -401,7 +396,7 @@ final class GatewayRoutes {
         boolean registers = connector
                 .map(c -> c.oauth().map(Connector.OAuthHints::supportsDcr).orElse(false))
                 .orElse(true);
-        boolean local = gateway.transport() == Connector.Transport.STDIO;
+        boolean local = gateway.transport() == Transport.STDIO;
         GatewayCredentials.Split split =
                 GatewayCredentials.read(credentials, gateway.authType(), registers, local, problems);
         ObjectNode settings = split.settings();
@@ -426,12 +421,12 @@ final class GatewayRoutes {
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         String id = find(ctx.pathParam("gateway_id")).id();
-        int toolCount = tools.count(id);
-        int prompts = bindings.promptsUsing(id);
+        int toolCount = users.toolCount(id);
+        int prompts = users.agentCount(id);
         if (!gateways.delete(id)) {
-            throw notFound(id);
+            throw Gateways.notFound(id);
         }
-        upstream.forget(id);
+        users.disconnect(id);
         Responses.ok(
                 ctx,
                 Map.of(
@@ -461,31 +456,7 @@ final class GatewayRoutes {
     }
 
     private Gateway find(String id) {
-        return find(gateways, id);
-    }
-
-    static Gateway find(GatewayStore gateways, String id) {
-        return gateways.find(id).orElseThrow(() -> notFound(id));
-    }
-
-    /**
-     * A gateway the principal may use for agents (authorize it, fetch and list its tools): any for admins, an enabled
-     * one shared with one of a member's projects otherwise (403 {@code project_forbidden}).
-     */
-    static Gateway usable(GatewayStore gateways, String id, Principal principal) {
-        Gateway gateway = find(gateways, id);
-        boolean shared = gateway.scope().enabled()
-                && (gateway.scope().global()
-                        || gateway.scope().projects().stream().anyMatch(principal::mayActIn));
-        if (!principal.isAdmin() && !shared) {
-            throw CurrentProject.forbidden(
-                    "gateway_id", "Gateway " + gateway.id() + " is not shared with a project this token may act in.");
-        }
-        return gateway;
-    }
-
-    private static ApiException notFound(String id) {
-        return ApiException.of(ErrorCode.GATEWAY_NOT_FOUND, "gateway_id", "There is no gateway '" + id + "'.");
+        return lookup.require(id);
     }
 
     /** Contract 2.1's scope: {@code enabled}, {@code global}, {@code projects}; fields left out keep their value. */
@@ -605,7 +576,7 @@ final class GatewayRoutes {
         json.put("name", gateway.name());
         json.put("connector_id", gateway.connectorId().orElse(null));
         json.put("source", gateway.connectorId().isPresent() ? "registry" : "custom");
-        boolean local = gateway.transport() == Connector.Transport.STDIO;
+        boolean local = gateway.transport() == Transport.STDIO;
         json.put("url", local ? null : gateway.url());
         json.put("transport", gateway.transport().wire());
         if (local) {
@@ -618,13 +589,13 @@ final class GatewayRoutes {
         credentials.remove(List.of("auth_header_keys", "env_keys", "command", "args"));
         shownKeys(gateway, "auth_header_keys", credentials, "auth_headers");
         shownKeys(gateway, "env_keys", credentials, "env");
-        if (gateway.authType() == Connector.AuthType.OAUTH) {
+        if (gateway.authType() == AuthType.OAUTH) {
             credentials.put(
                     "client_secret_set",
                     gateway.secret().map(s -> s.has("client_secret")).orElse(false));
         }
         json.put("credentials", credentials);
-        json.put("authorization", oauth.statusOf(gateway).wire());
+        json.put("authorization", authorizations.authorization(gateway));
         json.put(
                 "scope",
                 Map.of(

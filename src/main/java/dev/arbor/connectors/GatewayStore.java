@@ -21,74 +21,6 @@ final class GatewayStore {
     private static final String COLUMNS = "id, name, connector_id, url, transport, auth_type, description, "
             + "settings, secret, enabled, global, clients, created_at, updated_at";
 
-    /** Who may use a gateway: contract 2.1's scope. */
-    record Scope(boolean enabled, boolean global, List<String> projects) {
-        Scope {
-            projects = List.copyOf(projects);
-        }
-    }
-
-    /** A configured gateway; {@code secret} is opened (header values, client secret). */
-    record Gateway(
-            String id,
-            String name,
-            Optional<String> connectorId,
-            String url,
-            Connector.Transport transport,
-            Connector.AuthType authType,
-            String description,
-            ObjectNode settings,
-            Optional<ObjectNode> secret,
-            Scope scope,
-            List<String> clients,
-            long createdAt,
-            long updatedAt) {
-        Gateway {
-            requireNonNull(id, "id");
-            clients = List.copyOf(clients);
-        }
-
-        Gateway with(Scope newScope, List<String> newClients) {
-            return new Gateway(
-                    id,
-                    name,
-                    connectorId,
-                    url,
-                    transport,
-                    authType,
-                    description,
-                    settings,
-                    secret,
-                    newScope,
-                    newClients,
-                    createdAt,
-                    updatedAt);
-        }
-
-        Gateway withCredentials(ObjectNode newSettings, Optional<ObjectNode> newSecret) {
-            return new Gateway(
-                    id,
-                    name,
-                    connectorId,
-                    url,
-                    transport,
-                    authType,
-                    description,
-                    newSettings,
-                    newSecret,
-                    scope,
-                    clients,
-                    createdAt,
-                    updatedAt);
-        }
-
-        @Override
-        public String toString() {
-            return "Gateway[" + id + ", " + name + ", " + url + ", secret " + (secret.isPresent() ? "set" : "none")
-                    + "]";
-        }
-    }
-
     private final Database database;
     private final SecretBox secrets;
     private final Clock clock;
@@ -227,12 +159,12 @@ final class GatewayStore {
                 rs.getString("name"),
                 Optional.ofNullable(rs.getString("connector_id")),
                 rs.getString("url"),
-                Connector.Transport.of(rs.getString("transport")).orElseThrow(),
-                Connector.AuthType.of(rs.getString("auth_type")).orElseThrow(),
+                Transport.of(rs.getString("transport")).orElseThrow(),
+                AuthType.of(rs.getString("auth_type")).orElseThrow(),
                 rs.getString("description"),
                 (ObjectNode) Json.read(rs.getString("settings")),
                 Optional.ofNullable(sealed).map(s -> (ObjectNode) Json.read(secrets.open(s, context(id)))),
-                new Scope(rs.getInt("enabled") == 1, rs.getInt("global") == 1, projects),
+                new Gateway.Scope(rs.getInt("enabled") == 1, rs.getInt("global") == 1, projects),
                 clients,
                 rs.getLong("created_at"),
                 rs.getLong("updated_at"));

@@ -1,8 +1,11 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.connectors.ConnectorChanges;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.GatewayUsers.Agent;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import java.time.Clock;
@@ -128,11 +131,8 @@ final class BindingStore {
                 .list());
     }
 
-    /** An agent (prompt) in its project. */
-    record Agent(String promptId, String projectId) {}
-
     /** Detaches a gateway from the agents of projects its scope no longer covers; returns those agents. */
-    List<Agent> detachOutside(String gatewayId, GatewayStore.Scope scope) {
+    List<Agent> detachOutside(String gatewayId, Gateway.Scope scope) {
         if (scope.global()) {
             return List.of();
         }

@@ -1,11 +1,11 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.Gateway;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import java.io.BufferedReader;

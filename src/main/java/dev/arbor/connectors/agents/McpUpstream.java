@@ -1,9 +1,12 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.AuthType;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Transport;
+import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -108,7 +111,7 @@ final class McpUpstream {
      * server may have forgotten its session, and after a refused token on a new one.
      */
     JsonNode call(Gateway gateway, String tool, JsonNode arguments) {
-        if (gateway.transport() == Connector.Transport.STREAMABLE_HTTP) {
+        if (gateway.transport() == Transport.STREAMABLE_HTTP) {
             return callStreamable(gateway, tool, arguments);
         }
         @SuppressWarnings("unchecked")
@@ -140,7 +143,7 @@ final class McpUpstream {
             try {
                 answer = streamable.call(gateway, headers(gateway), tool, arguments);
             } catch (StreamableCalls.Unauthorized e) {
-                if (attempt > 0 || gateway.authType() != Connector.AuthType.OAUTH) {
+                if (attempt > 0 || gateway.authType() != AuthType.OAUTH) {
                     throw failure(gateway, e);
                 }
                 oauth.rejected(gateway, oauth.accessToken(gateway));
@@ -175,7 +178,7 @@ final class McpUpstream {
                         .forEach(header -> headers.put(
                                 header.path("key").asText(),
                                 header.path("value").asText())));
-        if (gateway.authType() == Connector.AuthType.OAUTH) {
+        if (gateway.authType() == AuthType.OAUTH) {
             headers.put("Authorization", "Bearer " + oauth.accessToken(gateway));
         }
         return headers;
@@ -236,7 +239,7 @@ final class McpUpstream {
      * meantime); true when there is one to try again with.
      */
     private boolean refreshedAfterRefusal(Gateway gateway, RuntimeException failure) {
-        if (gateway.authType() != Connector.AuthType.OAUTH || !refused(failure)) {
+        if (gateway.authType() != AuthType.OAUTH || !refused(failure)) {
             return false;
         }
         oauth.rejected(gateway, oauth.accessToken(gateway));
@@ -258,7 +261,7 @@ final class McpUpstream {
      * OAuth gateway's token at hand (or 409 {@code oauth_required}).
      */
     private McpSyncClient connect(Gateway gateway) {
-        if (gateway.authType() == Connector.AuthType.OAUTH) {
+        if (gateway.authType() == AuthType.OAUTH) {
             oauth.accessToken(gateway);
         }
         McpSyncClient client = McpClient.sync(transport(gateway))
@@ -279,7 +282,7 @@ final class McpUpstream {
     @SuppressWarnings("deprecation")
     private McpClientTransport transport(Gateway gateway) {
         var mapper = new JacksonMcpJsonMapper(Json.mapper());
-        if (gateway.transport() == Connector.Transport.STDIO) {
+        if (gateway.transport() == Transport.STDIO) {
             return local(gateway, mapper);
         }
         URI uri = URI.create(gateway.url());
@@ -295,7 +298,7 @@ final class McpUpstream {
         if (uri.getRawQuery() != null) {
             path += "?" + uri.getRawQuery();
         }
-        if (gateway.transport() == Connector.Transport.SSE) {
+        if (gateway.transport() == Transport.SSE) {
             return HttpClientSseClientTransport.builder(base)
                     .sseEndpoint(path)
                     .jsonMapper(mapper)
@@ -391,7 +394,7 @@ final class McpUpstream {
     }
 
     private static String host(Gateway gateway) {
-        if (gateway.transport() == Connector.Transport.STDIO) {
+        if (gateway.transport() == Transport.STDIO) {
             return "'" + gateway.settings().path("command").asText() + "' (stdio)";
         }
         URI uri = URI.create(gateway.url());

@@ -1,11 +1,14 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.GatewayStore.Gateway;
-import dev.arbor.connectors.GatewayStore.Scope;
+import dev.arbor.connectors.AuthType;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Gateway.Scope;
+import dev.arbor.connectors.Transport;
+import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
@@ -56,16 +59,16 @@ class McpUpstreamPinningTest {
 
     @ParameterizedTest
     @EnumSource(
-            value = Connector.Transport.class,
+            value = Transport.class,
             names = {"STREAMABLE_HTTP", "SSE"})
-    void aNameOnlyThePolicyResolvesIsCalledAtTheAddressItChecked(Connector.Transport transport) throws Exception {
+    void aNameOnlyThePolicyResolvesIsCalledAtTheAddressItChecked(Transport transport) throws Exception {
         var lookups = new AtomicInteger();
-        try (var server = EverythingServer.start(transport == Connector.Transport.SSE ? "sse" : "streamableHttp")) {
+        try (var server = EverythingServer.start(transport == Transport.SSE ? "sse" : "streamableHttp")) {
             var policy = new OutboundPolicy(List.of(AllowedDestination.parse("127.0.0.1:" + server.port())), host -> {
                 lookups.incrementAndGet();
                 return new InetAddress[] {InetAddress.getByName("127.0.0.1")};
             });
-            String path = transport == Connector.Transport.SSE ? "/sse" : "/mcp";
+            String path = transport == Transport.SSE ? "/sse" : "/mcp";
             Gateway gateway = gateway("http://everything.invalid:" + server.port() + path, transport);
             try (var outbound = new OutboundClient(policy)) {
                 McpUpstream upstream = upstream(policy, outbound);
@@ -86,10 +89,10 @@ class McpUpstreamPinningTest {
 
     @ParameterizedTest
     @EnumSource(
-            value = Connector.Transport.class,
+            value = Transport.class,
             names = {"STREAMABLE_HTTP", "SSE"})
-    void aNameThatRebindsToAnInternalAddressAfterTheGatewayWasSavedIsRefusedBeforeAnyRequest(
-            Connector.Transport transport) throws Exception {
+    void aNameThatRebindsToAnInternalAddressAfterTheGatewayWasSavedIsRefusedBeforeAnyRequest(Transport transport)
+            throws Exception {
         try (var receiver = new HttpReceiver()) {
             // public when the gateway was saved, then the receiver's loopback address at every later lookup
             var answers = new ArrayDeque<>(List.of("93.184.216.34"));
@@ -102,7 +105,7 @@ class McpUpstreamPinningTest {
                 McpUpstream upstream = upstream(policy, outbound);
                 try {
                     // the SDK's SSE transport reports no failure to connect, only the answer that never comes
-                    String refusal = transport == Connector.Transport.SSE ? "did not answer" : "cannot be called";
+                    String refusal = transport == Transport.SSE ? "did not answer" : "cannot be called";
                     assertThatThrownBy(() -> upstream.tools(gateway))
                             .isInstanceOf(ApiException.class)
                             .hasMessageContaining(refusal);
@@ -120,21 +123,18 @@ class McpUpstreamPinningTest {
     }
 
     private McpUpstream upstream(OutboundPolicy policy, OutboundClient outbound) {
-        var oauth = new GatewayOAuth(
-                new OAuthStore(database, new SecretBox(new byte[32])),
-                new OAuthClient(outbound, TIMEOUT),
-                Clock.systemUTC());
+        var oauth = new GatewayOAuth(database, new SecretBox(new byte[32]), outbound, TIMEOUT, Clock.systemUTC());
         return new McpUpstream(policy, outbound, oauth, List.of(), TIMEOUT);
     }
 
-    private static Gateway gateway(String url, Connector.Transport transport) {
+    private static Gateway gateway(String url, Transport transport) {
         return new Gateway(
                 "gw_pinned",
                 "pinned",
                 Optional.empty(),
                 url,
                 transport,
-                Connector.AuthType.NONE,
+                AuthType.NONE,
                 "",
                 Json.object(),
                 Optional.empty(),

@@ -1,8 +1,9 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.connectors.ConnectorChanges;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;

@@ -1,8 +1,11 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.connectors.ConnectorChanges;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Gateways;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
@@ -29,14 +32,14 @@ final class AgentEndpoint {
     private static final Set<String> PROTOCOLS = Set.of("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05");
     private static final String LATEST = "2025-06-18";
 
-    private final GatewayStore gateways;
+    private final Gateways gateways;
     private final BindingStore bindings;
     private final McpUpstream upstream;
     private final ConnectorChanges changes;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private volatile long servedVersion = -1;
 
-    AgentEndpoint(GatewayStore gateways, BindingStore bindings, McpUpstream upstream, ConnectorChanges changes) {
+    AgentEndpoint(Gateways gateways, BindingStore bindings, McpUpstream upstream, ConnectorChanges changes) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
@@ -50,8 +53,8 @@ final class AgentEndpoint {
                         "The agent's MCP server (Streamable HTTP): its "
                                 + "attached tools, each call forwarded to its gateway",
                         this::handle)
-                .body(ApiShapes.MCP_MESSAGE)
-                .ok(ApiShapes.MCP_MESSAGE)
+                .body(AgentShapes.MCP_MESSAGE)
+                .ok(AgentShapes.MCP_MESSAGE)
                 .acceptedWithoutBody();
     }
 
@@ -60,7 +63,7 @@ final class AgentEndpoint {
             long version,
             Optional<String> project,
             Map<String, BindingStore.ServedTool> tools,
-            Map<String, GatewayStore.Gateway> gateways) {}
+            Map<String, Gateway> gateways) {}
 
     /**
      * The agent's project, tools and their gateways: kept while nothing about gateways, tools or bindings changed
@@ -77,7 +80,7 @@ final class AgentEndpoint {
             return kept;
         }
         Map<String, BindingStore.ServedTool> tools = new LinkedHashMap<>(tools(prompt));
-        var byId = new LinkedHashMap<String, GatewayStore.Gateway>();
+        var byId = new LinkedHashMap<String, Gateway>();
         tools.values().stream()
                 .map(BindingStore.ServedTool::gatewayId)
                 .distinct()
@@ -177,7 +180,7 @@ final class AgentEndpoint {
         if (tool == null) {
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
-        GatewayStore.Gateway gateway = agent.gateways().get(tool.gatewayId());
+        Gateway gateway = agent.gateways().get(tool.gatewayId());
         JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         try {
             return upstream.call(gateway, tool.name(), arguments);

@@ -1,11 +1,11 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.oauth;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.connectors.OAuthClient.Client;
-import dev.arbor.connectors.OAuthClient.Server;
+import dev.arbor.connectors.oauth.OAuthClient.Client;
+import dev.arbor.connectors.oauth.OAuthClient.Server;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.secrets.SecretBox;

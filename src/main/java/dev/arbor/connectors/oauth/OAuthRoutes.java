@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.oauth;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Gateways;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodySpec;
@@ -34,7 +35,7 @@ import java.util.Optional;
  * {@code return_url} posts the code and state back; the tools are fetched at once), see its status, or disconnect.
  * Admins may authorize any gateway; a member may authorize an enabled gateway shared with one of its projects.
  */
-final class OAuthRoutes {
+public final class OAuthRoutes {
     private static final int MAX_TEXT = 4096;
     private static final Schema TEXT = new Schema.Str(1, MAX_TEXT, "", "");
     /** Its {@code return_url} is checked against the hosts allowed to receive the browser. */
@@ -52,13 +53,15 @@ final class OAuthRoutes {
             BodyField.value(OPTIONAL, "scope", Schema.string()),
             BodyField.value(OPTIONAL, "session_state", Schema.string()));
 
-    private final GatewayStore gateways;
+    private final Gateways gateways;
     private final GatewayOAuth oauth;
-    private final ToolRoutes tools;
+    private final ToolRefetch tools;
     private final List<String> returnHosts;
     private final Clock clock;
 
-    OAuthRoutes(GatewayStore gateways, GatewayOAuth oauth, ToolRoutes tools, List<String> returnHosts, Clock clock) {
+    /** @param returnHosts the hosts an authorization may send the browser back to */
+    public OAuthRoutes(
+            Gateways gateways, GatewayOAuth oauth, ToolRefetch tools, List<String> returnHosts, Clock clock) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.oauth = requireNonNull(oauth, "oauth");
         this.tools = requireNonNull(tools, "tools");
@@ -67,7 +70,7 @@ final class OAuthRoutes {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("connectors")
                 .post(
                         "/connectors/{gateway_id}/oauth/initiate",
@@ -75,21 +78,21 @@ final class OAuthRoutes {
                                 + "the browser to, coming back to return_url",
                         this::initiate)
                 .body(INITIATE.schema())
-                .ok(ApiShapes.AUTHORIZATION)
+                .ok(OAuthShapes.AUTHORIZATION)
                 .post(
                         "/connectors/oauth/callback",
                         "Finish an authorization with the code and state the browser "
                                 + "came back with; the tools are fetched at once",
                         this::callback)
                 .body(CALLBACK.schema())
-                .ok(ApiShapes.ANY_OBJECT)
+                .ok(OAuthShapes.ANY_OBJECT)
                 .get(
                         "/connectors/{gateway_id}/oauth/status",
                         "A gateway's authorization: configured, authorized, " + "expiry, scopes",
                         this::status)
-                .ok(ApiShapes.OAUTH_STATUS)
+                .ok(OAuthShapes.OAUTH_STATUS)
                 .delete("/connectors/{gateway_id}/oauth", "Forget a gateway's tokens", this::disconnect)
-                .ok(ApiShapes.ANY_OBJECT);
+                .ok(OAuthShapes.ANY_OBJECT);
     }
 
     private void initiate(Context ctx) {
@@ -191,7 +194,7 @@ final class OAuthRoutes {
     }
 
     private Gateway usable(String gatewayId, Principal principal) {
-        return GatewayRoutes.usable(gateways, gatewayId, principal);
+        return gateways.usable(gatewayId, principal);
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
@@ -10,7 +10,8 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Gateways;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodySpec;
@@ -46,12 +47,12 @@ final class AgentRoutes {
 
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
-    private final GatewayStore gateways;
+    private final Gateways gateways;
     private final ToolStore tools;
     private final BindingStore bindings;
     private final Access access;
 
-    AgentRoutes(GatewayStore gateways, ToolStore tools, BindingStore bindings, Access access) {
+    AgentRoutes(Gateways gateways, ToolStore tools, BindingStore bindings, Access access) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
         this.bindings = requireNonNull(bindings, "bindings");
@@ -66,22 +67,22 @@ final class AgentRoutes {
                         this::attach)
                 .body(ATTACH.schema())
                 .header(CurrentProject.HEADER)
-                .ok(ApiShapes.CONNECTION)
+                .ok(AgentShapes.CONNECTION)
                 .delete(
                         "/prompts/{prompt_id}/connections/{gateway_id}/detach",
                         "Remove a gateway from one agent",
                         this::detach)
-                .ok(ApiShapes.DETACHED)
+                .ok(AgentShapes.DETACHED)
                 .get(
                         "/prompts/{prompt_id}/connections",
                         "An agent's gateways and the tools it uses in each",
                         this::list)
-                .ok(Schema.list(ApiShapes.CONNECTION));
+                .ok(Schema.list(AgentShapes.CONNECTION));
     }
 
     private void attach(Context ctx) {
         String prompt = promptId(ctx);
-        Gateway gateway = GatewayRoutes.find(gateways, ctx.pathParam("gateway_id"));
+        Gateway gateway = gateways.require(ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
         ATTACH.refuseUndeclared(body, problems);

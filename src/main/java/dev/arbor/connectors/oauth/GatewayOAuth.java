@@ -1,18 +1,24 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.oauth;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Principal;
-import dev.arbor.connectors.GatewayStore.Gateway;
-import dev.arbor.connectors.OAuthClient.Client;
-import dev.arbor.connectors.OAuthClient.OAuthException;
-import dev.arbor.connectors.OAuthClient.Server;
-import dev.arbor.connectors.OAuthClient.Tokens;
-import dev.arbor.connectors.OAuthStore.Connection;
-import dev.arbor.connectors.OAuthStore.Grant;
+import dev.arbor.connectors.AuthType;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.GatewayAuthorization;
+import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.oauth.OAuthClient.Client;
+import dev.arbor.connectors.oauth.OAuthClient.OAuthException;
+import dev.arbor.connectors.oauth.OAuthClient.Server;
+import dev.arbor.connectors.oauth.OAuthClient.Tokens;
+import dev.arbor.connectors.oauth.OAuthStore.Connection;
+import dev.arbor.connectors.oauth.OAuthStore.Grant;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.secrets.SecretBox;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * to the principal), finished (callback: the state used up, the code exchanged, the tokens sealed), and its tokens
  * refreshed before they expire, on use and by a periodic sweep, one server at a time.
  */
-final class GatewayOAuth {
+public final class GatewayOAuth implements GatewayAuthorization {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayOAuth.class);
     private static final Duration STATE_LIFETIME = Duration.ofMinutes(10);
     /** A token this close to expiry is refreshed before it is used. */
@@ -71,9 +77,10 @@ final class GatewayOAuth {
     private final Map<String, Cached> tokens = new ConcurrentHashMap<>();
     private final Map<String, Object> refreshLocks = new ConcurrentHashMap<>();
 
-    GatewayOAuth(OAuthStore store, OAuthClient client, Clock clock) {
-        this.store = requireNonNull(store, "store");
-        this.client = requireNonNull(client, "client");
+    /** @param timeout how long an authorization server may take to answer */
+    public GatewayOAuth(Database database, SecretBox secrets, OutboundClient outbound, Duration timeout, Clock clock) {
+        this.store = new OAuthStore(database, secrets);
+        this.client = new OAuthClient(outbound, timeout);
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -221,7 +228,7 @@ final class GatewayOAuth {
      * The access token to call the gateway's server with, refreshed first when it is about to expire; 409
      * {@code oauth_required} when there is none that works.
      */
-    String accessToken(Gateway gateway) {
+    public String accessToken(Gateway gateway) {
         Cached cached = tokens.get(gateway.id());
         if (cached != null && fresh(cached.expiresAt(), REFRESH_ON_USE)) {
             return cached.accessToken();
@@ -237,7 +244,7 @@ final class GatewayOAuth {
     }
 
     /** The server refused this token: a newer one if another refresh made one, else a refresh now. */
-    void rejected(Gateway gateway, String token) {
+    public void rejected(Gateway gateway, String token) {
         tokens.remove(gateway.id());
         refresh(gateway, token, true);
     }
@@ -323,12 +330,12 @@ final class GatewayOAuth {
     }
 
     /** Refreshes every token about to expire; what fails is recorded and the status shows it. */
-    void refreshDue(java.util.function.Function<String, Optional<Gateway>> gateways) {
+    public void refreshDue(Gateways gateways) {
         long now = clock.millis();
         // another server may have refreshed these: the next use reads the newest token instead of the old one
         tokens.values().removeIf(cached -> !fresh(cached.expiresAt(), REFRESH_AHEAD));
         for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
-            gateways.apply(id).ifPresent(gateway -> {
+            gateways.find(id).ifPresent(gateway -> {
                 try {
                     Optional<Grant> current = store.find(id).flatMap(Connection::grant);
                     if (current.isPresent() && !fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
@@ -342,8 +349,8 @@ final class GatewayOAuth {
         store.sweep(now - Duration.ofDays(1).toMillis());
     }
 
-    /** New credentials: the tokens got with the old ones are forgotten (nothing when the gateway has none). */
-    void credentialsChanged(Gateway gateway) {
+    @Override
+    public void credentialsChanged(Gateway gateway) {
         tokens.remove(gateway.id());
         store.forget(gateway.id(), clock.millis());
     }
@@ -358,19 +365,19 @@ final class GatewayOAuth {
     /** The status of a gateway's authorization, separating configured from authorized. */
     Map<String, Object> status(Gateway gateway) {
         Optional<Connection> connection =
-                gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty();
+                gateway.authType() == AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty();
         Optional<Grant> grant = connection.flatMap(Connection::grant);
         var json = new LinkedHashMap<String, Object>();
         json.put("object", "connector.oauth.status");
         json.put("gateway_id", gateway.id());
         json.put("status", statusOf(gateway, connection).wire());
-        json.put("configured", gateway.authType() == Connector.AuthType.OAUTH);
+        json.put("configured", gateway.authType() == AuthType.OAUTH);
         json.put(
                 "authorization_server",
                 connection.flatMap(Connection::server).map(Server::issuer).orElse(null));
         json.put(
                 "client",
-                gateway.authType() != Connector.AuthType.OAUTH
+                gateway.authType() != AuthType.OAUTH
                         ? null
                         : givenClient(gateway).isPresent()
                                 ? "configured"
@@ -400,13 +407,17 @@ final class GatewayOAuth {
         return json;
     }
 
-    Status statusOf(Gateway gateway) {
-        return statusOf(
-                gateway, gateway.authType() == Connector.AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty());
+    @Override
+    public String authorization(Gateway gateway) {
+        return statusOf(gateway).wire();
+    }
+
+    private Status statusOf(Gateway gateway) {
+        return statusOf(gateway, gateway.authType() == AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty());
     }
 
     private Status statusOf(Gateway gateway, Optional<Connection> connection) {
-        if (gateway.authType() != Connector.AuthType.OAUTH) {
+        if (gateway.authType() != AuthType.OAUTH) {
             return Status.NOT_REQUIRED;
         }
         long now = clock.millis();
@@ -477,7 +488,7 @@ final class GatewayOAuth {
     }
 
     private static void requireOAuth(Gateway gateway) {
-        if (gateway.authType() != Connector.AuthType.OAUTH) {
+        if (gateway.authType() != AuthType.OAUTH) {
             throw ApiException.of(
                     ErrorCode.OAUTH_NOT_REQUIRED,
                     "gateway_id",

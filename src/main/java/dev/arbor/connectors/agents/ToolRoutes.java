@@ -1,9 +1,10 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Gateways;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
@@ -19,11 +20,11 @@ import java.util.Map;
  * members of a project the gateway is shared with. A disabled gateway's tools are neither fetched nor listed.
  */
 final class ToolRoutes {
-    private final GatewayStore gateways;
+    private final Gateways gateways;
     private final ToolStore tools;
     private final McpUpstream upstream;
 
-    ToolRoutes(GatewayStore gateways, ToolStore tools, McpUpstream upstream) {
+    ToolRoutes(Gateways gateways, ToolStore tools, McpUpstream upstream) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.tools = requireNonNull(tools, "tools");
         this.upstream = requireNonNull(upstream, "upstream");
@@ -35,14 +36,14 @@ final class ToolRoutes {
                         "/connectors/{gateway_id}/fetch-tools",
                         "Fetch a gateway's tools from its MCP server and " + "say what changed",
                         this::fetch)
-                .ok(ApiShapes.FETCHED)
+                .ok(AgentShapes.FETCHED)
                 .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list)
                 .query(Page.PARAMETERS)
-                .ok(Schema.list(ApiShapes.TOOL));
+                .ok(Schema.list(AgentShapes.TOOL));
     }
 
     private void fetch(Context ctx) {
-        Responses.ok(ctx, refetch(GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"), Access.principal(ctx))));
+        Responses.ok(ctx, refetch(gateways.usable(ctx.pathParam("gateway_id"), Access.principal(ctx))));
     }
 
     /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
@@ -61,7 +62,7 @@ final class ToolRoutes {
     }
 
     private void list(Context ctx) {
-        Gateway gateway = GatewayRoutes.usable(gateways, ctx.pathParam("gateway_id"), Access.principal(ctx));
+        Gateway gateway = gateways.usable(ctx.pathParam("gateway_id"), Access.principal(ctx));
         requireEnabled(gateway);
         Responses.ok(
                 ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id, ToolRoutes::json));

@@ -1,10 +1,11 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.oauth;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.GatewayStore.Gateway;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.Transport;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
@@ -324,7 +325,7 @@ final class OAuthClient {
 
     private Challenge challenge(Gateway gateway, URI mcp) {
         var request = HttpRequest.newBuilder(mcp).timeout(timeout);
-        if (gateway.transport() == Connector.Transport.SSE) {
+        if (gateway.transport() == Transport.SSE) {
             request.header("Accept", "text/event-stream").GET();
         } else {
             request.header("Accept", "application/json, text/event-stream")

@@ -1,0 +1,52 @@
+package dev.arbor.connectors.agents;
+
+import static dev.arbor.platform.http.Schema.any;
+import static dev.arbor.platform.http.Schema.arrayOf;
+import static dev.arbor.platform.http.Schema.bool;
+import static dev.arbor.platform.http.Schema.integer;
+import static dev.arbor.platform.http.Schema.named;
+import static dev.arbor.platform.http.Schema.nullable;
+import static dev.arbor.platform.http.Schema.object;
+import static dev.arbor.platform.http.Schema.oneOf;
+import static dev.arbor.platform.http.Schema.resource;
+import static dev.arbor.platform.http.Schema.string;
+import static dev.arbor.platform.http.Schema.timestamp;
+
+import dev.arbor.platform.http.Schema;
+
+/** The shapes of gateways' tools, agents' connections and agents' MCP endpoints, for the OpenAPI document. */
+final class AgentShapes {
+    private AgentShapes() {}
+
+    static final Schema TOOL = named(
+            "Tool",
+            resource("connector.tool")
+                    .required("gateway_id", string())
+                    .required("name", string())
+                    .required("title", nullable(string()))
+                    .required("description", string())
+                    .required("input_schema", any())
+                    .required("annotations", any())
+                    .required("created_at", timestamp()));
+    static final Schema FETCHED = object().required("object", oneOf("connector.tools.fetch"))
+            .required("gateway_id", string())
+            .required("added", any())
+            .required("changed", any())
+            .required("removed", any());
+
+    static final Schema CONNECTION = named(
+            "AgentConnection",
+            object().required("object", oneOf("prompt.connection"))
+                    .required("prompt_id", string())
+                    .required("project_id", nullable(string()))
+                    .required("gateway_id", string())
+                    .optional("gateway_name", string())
+                    .required("tools", arrayOf(object().required("id", string()).required("name", string()))));
+    static final Schema DETACHED = object().required("object", oneOf("prompt.connection.deleted"))
+            .required("prompt_id", string())
+            .required("gateway_id", string())
+            .required("detached", bool())
+            .required("tools_removed", integer(0, Long.MAX_VALUE));
+    /** A JSON-RPC message of the Model Context Protocol, or a batch of them. */
+    static final Schema MCP_MESSAGE = any("A JSON-RPC 2.0 message of the Model Context Protocol");
+}

@@ -1,0 +1,88 @@
+package dev.arbor.connectors.agents;
+
+import dev.arbor.access.Access;
+import dev.arbor.connectors.ConnectorChanges;
+import dev.arbor.connectors.ConnectorSettings;
+import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.GatewayUsers;
+import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.oauth.GatewayOAuth;
+import dev.arbor.connectors.oauth.ToolRefetch;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Gateways' tools and the agents that use them, built in one place: the calls to gateways' MCP servers, the tools
+ * fetched from them, agents' attachments and each agent's MCP endpoint. The gateways and OAuth reach it through
+ * {@link GatewayUsers} and {@link ToolRefetch}.
+ */
+public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
+    private final McpUpstream upstream;
+    private final ToolStore toolStore;
+    private final BindingStore bindings;
+    private final ToolRoutes tools;
+    private final AgentRoutes agents;
+    private final AgentEndpoint endpoint;
+
+    /** @param oauth the tokens of OAuth gateways, for calls to their servers */
+    public Agents(
+            Database database,
+            Gateways gateways,
+            ConnectorChanges changes,
+            GatewayOAuth oauth,
+            Access access,
+            OutboundPolicy policy,
+            OutboundClient outbound,
+            ConnectorSettings settings,
+            Clock clock) {
+        this.upstream = new McpUpstream(policy, outbound, oauth, settings.stdioCommands(), settings.mcpTimeout());
+        this.toolStore = new ToolStore(database, clock);
+        this.bindings = new BindingStore(database, clock);
+        this.tools = new ToolRoutes(gateways, toolStore, upstream);
+        this.agents = new AgentRoutes(gateways, toolStore, bindings, access);
+        this.endpoint = new AgentEndpoint(gateways, bindings, upstream, changes);
+    }
+
+    /** The routes of gateways' tools, agents' attachments and agents' MCP endpoints. */
+    public void addRoutes(Routes routes) {
+        tools.addTo(routes);
+        agents.addTo(routes);
+        endpoint.addTo(routes);
+    }
+
+    @Override
+    public Map<String, Object> refetch(Gateway gateway) {
+        return tools.refetch(gateway);
+    }
+
+    @Override
+    public int toolCount(String gatewayId) {
+        return toolStore.count(gatewayId);
+    }
+
+    @Override
+    public int agentCount(String gatewayId) {
+        return bindings.promptsUsing(gatewayId);
+    }
+
+    @Override
+    public List<Agent> detachOutside(String gatewayId, Gateway.Scope scope) {
+        return bindings.detachOutside(gatewayId, scope);
+    }
+
+    @Override
+    public void disconnect(String gatewayId) {
+        upstream.forget(gatewayId);
+    }
+
+    /** Closes the connections kept to gateways' servers. */
+    @Override
+    public void close() {
+        upstream.close();
+    }
+}
