@@ -33,7 +33,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * {@link Workloads} through fabric8's client, with the kubeconfig the cluster was added with, in its namespace. Objects
+ * {@link Workloads} through fabric8's client (the cluster {@code local} is refused with an IllegalArgumentException), with the kubeconfig the cluster was added with, in its namespace. Objects
  * are created when absent and replaced (PUT) when present, so a second apply brings them to the new spec; server-side
  * apply is not used because fabric8's API server mock, which the tests run against, cannot create with it.
  */
@@ -74,8 +74,10 @@ public final class KubernetesWorkloads implements Workloads {
     }
 
     /**
-     * @throws IllegalArgumentException for a name that is not a DNS-1035 label, labels Kubernetes would refuse, or
-     *     negative amounts
+     * @throws ApiException {@code model_format_unsupported} for a model the chosen server cannot load (see
+     *     {@link Serving}), before the cluster is asked for anything
+     * @throws IllegalArgumentException for a name that is not a DNS-1035 label, labels Kubernetes would refuse,
+     *     negative amounts or autoscaling bounds out of order
      */
     @Override
     public WorkloadStatus apply(String clusterId, Workload workload) {

@@ -9,8 +9,14 @@ import dev.arbor.clusters.Workloads.Resources;
 import dev.arbor.clusters.Workloads.Scaling;
 import dev.arbor.clusters.Workloads.Workload;
 import dev.arbor.clusters.Workloads.WorkloadStatus;
+import dev.arbor.platform.config.StorageSettings;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.outbound.AllowedDestination;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.testing.KubernetesApiMock;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -21,6 +27,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,13 +37,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A deployment's Kubernetes objects through the real fabric8 client against fabric8's API server mock in CRUD mode,
- * on clusters added through the server's API; the server's CPU image is a setting, its GPU image the default.
+ * on clusters added through the server's API (one test builds the clusters by hand, to change the outbound policy
+ * under a stored cluster); the server's CPU image is a setting, its GPU image the default.
  */
 class KubernetesWorkloadsTest {
     private static final String NAMESPACE = "serving";
@@ -422,6 +432,43 @@ class KubernetesWorkloadsTest {
     }
 
     @Test
+    void credentialsTheApiServerNoLongerTakesAreUnauthorized() {
+        try (var mock = new KubernetesApiMock()) {
+            String cluster = addCluster(mock);
+            mock.answer("GET", "/apis/apps/v1/namespaces/serving/deployments/chat", 401, "Unauthorized");
+
+            assertThatThrownBy(() -> workloads().status(cluster, "chat"))
+                    .isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_UNAUTHORIZED);
+                        assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
+                        assertThat(e.getMessage()).contains("does not accept the kubeconfig's credentials (401)");
+                    });
+        }
+    }
+
+    @Test
+    void anApiServerTheOutboundPolicyNoLongerAllowsIsNotCalled(@TempDir Path data) {
+        var storage = new StorageSettings(data, Optional.empty(), Optional.empty());
+        try (var mock = new KubernetesApiMock();
+                var database = Database.open(storage)) {
+            var problems = new Problems();
+            Kubeconfig kubeconfig = Kubeconfig.read(mock.kubeconfig(), Optional.empty(), Optional.empty(), problems)
+                    .orElseThrow();
+            String cluster = clusters(database, storage, List.of(AllowedDestination.parse("127.0.0.1")))
+                    .add("was-allowed", kubeconfig)
+                    .id();
+            var workloads = new KubernetesWorkloads(clusters(database, storage, List.of()), ClusterSettings.DEFAULT);
+
+            assertThatThrownBy(() -> workloads.delete(cluster, "chat"))
+                    .isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_UNREACHABLE);
+                        assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
+                        assertThat(e.getMessage()).contains("The API server " + mock.url() + " may not be called");
+                    });
+        }
+    }
+
+    @Test
     void anUnknownClusterIsNotFound() {
         assertThatThrownBy(() -> workloads().status("clu_none", "chat"))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
@@ -509,6 +556,69 @@ class KubernetesWorkloadsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("DNS-1035 label");
         assertThatThrownBy(() -> workloads().delete("clu_none", name)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A workload Kubernetes would refuse, and what the refusal names. */
+    record Refused(String what, Workload workload, String says) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static Stream<Refused> refusedWorkloads() {
+        return Stream.of(
+                new Refused(
+                        "a label key with a space",
+                        new Workload("chat", Map.of("team name", "x"), GGUF, 1, Optional.empty(), CPU_ONLY),
+                        "'team name' is not a Kubernetes label key"),
+                new Refused(
+                        "a label key with a bad prefix",
+                        new Workload("chat", Map.of("-arbor.dev/x", "x"), GGUF, 1, Optional.empty(), CPU_ONLY),
+                        "'-arbor.dev/x' is not a Kubernetes label key"),
+                new Refused(
+                        "a label value with a slash",
+                        new Workload("chat", Map.of("team", "a/b"), GGUF, 1, Optional.empty(), CPU_ONLY),
+                        "'a/b' (label team) is not a Kubernetes label value"),
+                new Refused(
+                        "negative replicas",
+                        new Workload("chat", LABELS, GGUF, -1, Optional.empty(), CPU_ONLY),
+                        "must be 0 or more"),
+                new Refused(
+                        "no number of CPUs",
+                        new Workload("chat", LABELS, GGUF, 1, Optional.empty(), new Resources(Double.NaN, 0, 0)),
+                        "must be 0 or more"),
+                new Refused(
+                        "a minimum of zero",
+                        new Workload("chat", LABELS, GGUF, 1, Optional.of(new Scaling(0, 2, 4)), CPU_ONLY),
+                        "1 <= min_replicas <= max_replicas"),
+                new Refused(
+                        "a maximum under the minimum",
+                        new Workload("chat", LABELS, GGUF, 1, Optional.of(new Scaling(3, 2, 4)), CPU_ONLY),
+                        "1 <= min_replicas <= max_replicas"),
+                new Refused(
+                        "no requests in flight",
+                        new Workload("chat", LABELS, GGUF, 1, Optional.of(new Scaling(1, 2, 0)), CPU_ONLY),
+                        "target_in_flight >= 1"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedWorkloads")
+    void aWorkloadKubernetesWouldRefuseIsRefusedBeforeTheClusterIsAsked(Refused refused) {
+        assertThatThrownBy(() -> workloads().apply("clu_none", refused.workload()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(refused.says());
+    }
+
+    private static Clusters clusters(Database database, StorageSettings storage, List<AllowedDestination> allowed) {
+        return new Clusters(
+                database,
+                SecretBox.forStorage(storage),
+                new OutboundPolicy(allowed),
+                DeploymentsOnCluster.NONE,
+                ClusterSettings.DEFAULT,
+                storage.dataDir(),
+                Clock.systemUTC());
     }
 
     private static Workloads workloads() {
