@@ -75,17 +75,19 @@ public final class KubernetesWorkloads implements Workloads {
 
     /**
      * @throws ApiException {@code model_format_unsupported} for a model the chosen server cannot load (see
-     *     {@link Serving}), before the cluster is asked for anything
+     *     {@link Serving})
      * @throws IllegalArgumentException for a name that is not a DNS-1035 label, labels Kubernetes would refuse,
      *     negative amounts or autoscaling bounds out of order
      */
     @Override
+    public void check(Workload workload) {
+        serving(workload);
+    }
+
+    @Override
     public WorkloadStatus apply(String clusterId, Workload workload) {
         requireNonNull(clusterId, "clusterId");
-        requireNonNull(workload, "workload");
-        requireName(workload.name());
-        requireValid(workload);
-        Serving serving = Serving.of(workload.name(), workload.model(), workload.resources(), settings);
+        Serving serving = serving(workload);
         Kubeconfig kubeconfig = clusters.kubeconfig(clusterId);
         try (KubernetesClient client = clusters.connect(kubeconfig, Clusters.CHECK_TIMEOUT)) {
             var call = new Call(client, kubeconfig);
@@ -213,6 +215,14 @@ public final class KubernetesWorkloads implements Workloads {
                             .delete());
             return autoscaler || service || deployment;
         }
+    }
+
+    /** What the workload's pods run, once it passed every check made without the cluster. */
+    private Serving serving(Workload workload) {
+        requireNonNull(workload, "workload");
+        requireName(workload.name());
+        requireValid(workload);
+        return Serving.of(workload.name(), workload.model(), workload.resources(), settings);
     }
 
     private static Deployment deployment(

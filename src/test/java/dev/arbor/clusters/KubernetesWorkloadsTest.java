@@ -77,6 +77,7 @@ class KubernetesWorkloadsTest {
             var workload =
                     new Workload("chat-small", LABELS, SAFETENSORS, 2, Optional.of(new Scaling(1, 4, 8)), TWO_GPUS);
 
+            workloads().check(workload);
             WorkloadStatus status = workloads().apply(cluster, workload);
 
             assertThat(status.name()).isEqualTo("chat-small");
@@ -522,13 +523,14 @@ class KubernetesWorkloadsTest {
             var workload =
                     new Workload("chat", LABELS, unservable.model(), 1, Optional.empty(), unservable.resources());
 
-            assertThatThrownBy(() -> workloads().apply(cluster, workload))
-                    .isInstanceOfSatisfying(ApiException.class, e -> {
+            Stream.<Runnable>of(
+                            () -> workloads().check(workload), () -> workloads().apply(cluster, workload))
+                    .forEach(call -> assertThatThrownBy(call::run).isInstanceOfSatisfying(ApiException.class, e -> {
                         assertThat(e.code()).isEqualTo(ErrorCode.MODEL_FORMAT_UNSUPPORTED);
                         assertThat(e.status()).isEqualTo(400);
                         assertThat(e.problems().getFirst().param()).isEqualTo("model_id");
                         assertThat(e.problems().getFirst().message()).contains(unservable.says());
-                    });
+                    }));
 
             assertThat(mock.client()
                             .apps()
@@ -605,6 +607,9 @@ class KubernetesWorkloadsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusedWorkloads")
     void aWorkloadKubernetesWouldRefuseIsRefusedBeforeTheClusterIsAsked(Refused refused) {
+        assertThatThrownBy(() -> workloads().check(refused.workload()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(refused.says());
         assertThatThrownBy(() -> workloads().apply("clu_none", refused.workload()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(refused.says());
