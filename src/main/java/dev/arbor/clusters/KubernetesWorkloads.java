@@ -98,15 +98,7 @@ public final class KubernetesWorkloads implements Workloads {
             workload.autoscaling()
                     .ifPresentOrElse(
                             scaling -> call.put(autoscaler(name, scaling, serving, labels, kubeconfig.namespace())),
-                            () -> call.delete(
-                                    "HorizontalPodAutoscaler",
-                                    name,
-                                    () -> client.autoscaling()
-                                            .v2()
-                                            .horizontalPodAutoscalers()
-                                            .inNamespace(kubeconfig.namespace())
-                                            .withName(name)
-                                            .delete()));
+                            () -> call.deleteAutoscaler(name));
             return status(deployment, call.pods(name), kubeconfig.namespace());
         }
     }
@@ -189,15 +181,7 @@ public final class KubernetesWorkloads implements Workloads {
         String namespace = kubeconfig.namespace();
         try (KubernetesClient client = clusters.connect(kubeconfig, Clusters.CHECK_TIMEOUT)) {
             var call = new Call(client, kubeconfig);
-            boolean autoscaler = call.delete(
-                    "HorizontalPodAutoscaler",
-                    name,
-                    () -> client.autoscaling()
-                            .v2()
-                            .horizontalPodAutoscalers()
-                            .inNamespace(namespace)
-                            .withName(name)
-                            .delete());
+            boolean autoscaler = call.deleteAutoscaler(name);
             boolean service = call.delete(
                     "Service",
                     name,
@@ -516,6 +500,18 @@ public final class KubernetesWorkloads implements Workloads {
                             "delete the " + kind + " '" + name + "' in the namespace '" + kubeconfig.namespace() + "'",
                             deletion)
                     .isEmpty();
+        }
+
+        boolean deleteAutoscaler(String name) {
+            return delete(
+                    "HorizontalPodAutoscaler",
+                    name,
+                    () -> client.autoscaling()
+                            .v2()
+                            .horizontalPodAutoscalers()
+                            .inNamespace(kubeconfig.namespace())
+                            .withName(name)
+                            .delete());
         }
 
         Optional<Deployment> deployment(String name) {
