@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.access.Access;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.clusters.DeploymentsOnCluster;
+import dev.arbor.clusters.KubernetesWorkloads;
+import dev.arbor.clusters.Workloads;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.console.Console;
 import dev.arbor.credentials.Credentials;
@@ -63,6 +65,7 @@ public final class Application implements AutoCloseable {
     private final Connectors connectors;
     private final Triggers triggers;
     private final Routers routers;
+    private final Workloads workloads;
     private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
@@ -125,6 +128,8 @@ public final class Application implements AutoCloseable {
                     config.clusters(),
                     storage.dataDir(),
                     clock);
+            // a deployment's objects on a Kubernetes cluster: the deployments feature will use them
+            this.workloads = new KubernetesWorkloads(clusters, config.clusters());
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
             this.routing =
@@ -263,6 +268,11 @@ public final class Application implements AutoCloseable {
     /** The active routers inference requests may name: what the routing runtime reads. */
     ActiveRouters activeRouters() {
         return routers;
+    }
+
+    /** A deployment's objects on the Kubernetes clusters of the registry. */
+    Workloads workloads() {
+        return workloads;
     }
 
     /** What verified events go to: the triggers (until the webhook ingest hands them events, tests do). */
