@@ -77,9 +77,11 @@ final class EvalMetrics {
             target.put("fitted_on", split ? "calibration" : "all");
             ObjectNode perQuestion = target.putObject("questions");
             for (String question : questions) {
-                List<Entry> entries = entries(ofTarget, question);
+                List<Entry> entries = entries(ofTarget, question).stream()
+                        .filter(e -> !e.expected().isMissingNode())
+                        .toList();
                 if (entries.isEmpty()) {
-                    continue;
+                    continue; // no item has a label for it: nothing to measure
                 }
                 List<Entry> measured = split
                         ? entries.stream()
@@ -236,6 +238,9 @@ final class EvalMetrics {
     }
 
     private static int indexOf(List<String> keys, JsonNode label, String type) {
+        if (type.equals("noul")) {
+            return keys.size() == 2 ? List.of("no", "yes").indexOf(label.asText()) : -1; // options: no, then yes
+        }
         if (type.equals("number")) {
             for (int i = 0; i < keys.size(); i++) {
                 try {

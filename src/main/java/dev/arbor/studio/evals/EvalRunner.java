@@ -154,7 +154,7 @@ final class EvalRunner implements AutoCloseable {
                     position,
                     item.source(),
                     item.split(),
-                    Optional.ofNullable(decision.path("id").textValue()),
+                    kept(decision),
                     item.expected(),
                     Optional.of(answers(decision, item.expected(), job.questions())),
                     Optional.empty());
@@ -177,6 +177,13 @@ final class EvalRunner implements AutoCloseable {
                             ErrorCode.INTERNAL_ERROR,
                             "The decision failed unexpectedly (" + e.getClass().getSimpleName() + ")."));
         }
+    }
+
+    /** The decision's id when history kept it (its {@code store} is not {@code none}). */
+    private static Optional<String> kept(ObjectNode decision) {
+        return decision.path("store").asText().equals("none")
+                ? Optional.empty()
+                : Optional.ofNullable(decision.path("id").textValue());
     }
 
     private boolean cancelled(String id) {
