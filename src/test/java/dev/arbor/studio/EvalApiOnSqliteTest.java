@@ -17,6 +17,22 @@ class EvalApiOnSqliteTest extends EvalApiContract {
     }
 
     @Test
+    void evalsAreGuardedAsTheRestOfTheStudio() {
+        try (var keyed = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "STUDIO_API_KEY", "sk-evals"))) {
+            keyed.http().get(E).assertError(401, "missing_api_key", null);
+            keyed.http().post(E, "{}").assertError(401, "missing_api_key", null);
+            keyed.http()
+                    .get(E + "/eval_nope", "Authorization", "Bearer sk-evals")
+                    .assertError(404, "eval_not_found", "eval_id");
+        }
+        try (var proxied = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_TRUSTED_PROXIES", "127.0.0.1"))) {
+            proxied.http()
+                    .post(E, "{}", "X-Forwarded-For", "203.0.113.7")
+                    .assertError(403, "remote_access_requires_key", null);
+        }
+    }
+
+    @Test
     void anEvalRunningWhenItsServerStopsIsFailedAtTheNextStartWithTheReason() {
         Path data;
         String id;

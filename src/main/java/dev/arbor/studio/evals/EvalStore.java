@@ -97,9 +97,21 @@ final class EvalStore {
                 == 1);
     }
 
-    /** Records the items of one step and the progress they make, while the eval is in progress. */
+    /**
+     * Records the items of one step and the progress they make, while the eval is in progress; nothing once it was
+     * cancelled or deleted meanwhile.
+     */
     void record(String id, List<Item> items, int done, int failed) {
         database.update(handle -> {
+            int running = handle.createUpdate("UPDATE studio_evals SET done = :done, failed_items = :failed WHERE id "
+                            + "= :id AND status = 'in_progress'")
+                    .bind("done", done)
+                    .bind("failed", failed)
+                    .bind("id", id)
+                    .execute();
+            if (running == 0) {
+                return;
+            }
             var batch = handle.prepareBatch("INSERT INTO studio_eval_items (eval_id, target, position, source, split, "
                     + "decision_id, expected, answers, error) VALUES (:eval, :target, :position, :source, :split, "
                     + ":decision, :expected, :answers, :error)");
@@ -118,11 +130,6 @@ final class EvalStore {
             if (!items.isEmpty()) {
                 batch.execute();
             }
-            handle.createUpdate("UPDATE studio_evals SET done = :done, failed_items = :failed WHERE id = :id")
-                    .bind("done", done)
-                    .bind("failed", failed)
-                    .bind("id", id)
-                    .execute();
         });
     }
 
