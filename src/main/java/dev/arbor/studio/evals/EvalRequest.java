@@ -153,13 +153,13 @@ record EvalRequest(
         DataSet dataSet = dataSet(reader, body).orElse(null);
         List<String> questions = reader.strings("questions", false, 128, 64).orElse(List.of());
         double budget = DEFAULT_ERROR_BUDGET;
-        JsonNode budgetNode = body.get("error_budget");
-        if (budgetNode != null && !budgetNode.isNull()) {
-            reader.node("error_budget", false);
-            if (!budgetNode.isNumber() || !(budgetNode.doubleValue() > 0 && budgetNode.doubleValue() < 1)) {
+        Optional<JsonNode> budgetNode = reader.node("error_budget", false);
+        if (budgetNode.isPresent()) {
+            double sent = budgetNode.get().asDouble();
+            if (!budgetNode.get().isNumber() || !(sent > 0 && sent < 1)) {
                 reader.reject("error_budget", ErrorCode.INVALID_FIELD, "must be a number between 0 and 1 (exclusive)");
             } else {
-                budget = budgetNode.doubleValue();
+                budget = sent;
             }
         }
         String store = reader.string("store", false, 20).orElse("answers_only");

@@ -148,8 +148,7 @@ final class EvalRoutes {
     }
 
     private void apply(Context ctx) {
-        ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
-        Responses.ok(ctx, apply.apply(ctx.pathParam("eval_id"), body));
+        Responses.ok(ctx, apply.apply(ctx.pathParam("eval_id"), Requests.jsonObject(ctx)));
     }
 
     private void delete(Context ctx) {
