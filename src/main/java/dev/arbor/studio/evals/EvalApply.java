@@ -8,6 +8,7 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.ParamPath;
 import dev.arbor.studio.templates.Templates;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -79,10 +80,11 @@ final class EvalApply {
             String question = questions.get(i);
             JsonNode metrics = measured.path(question);
             if (asked.isPresent() && !metrics.isObject()) {
+                String param = ParamPath.index("questions", i);
                 throw ApiException.of(
                         ErrorCode.UNKNOWN_QUESTION,
-                        "questions[" + i + "]",
-                        "`questions[" + i + "]` is '" + question + "', which this eval did not measure.");
+                        param,
+                        "`" + param + "` is '" + question + "', which this eval did not measure.");
             }
             JsonNode fitted = metrics.path("temperature").path("fitted");
             if (!metrics.path("temperature").isObject()) {

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Evals ({@code /v1/studio/evals}): a template's versions, on one or more models, run over labelled items and
  * measured — accuracy, calibration, a fitted temperature and a suggested act threshold per question, and what changed
- * from one version to the next. {@code apply} writes a target's fitted settings into a new template version.
+ * from one version to the next. {@code apply} writes a target's fitted settings into a new template version. A target
+ * is a template version on a model and every item goes through the decision path, so whatever a version decides with
+ * (a fitted head, when versions can reference one) is measured and compared here unchanged.
  */
 public final class Evals implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Evals.class);
