@@ -17,6 +17,7 @@ import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -115,6 +116,13 @@ class OpenApiFuzzTest {
                 fixture.create(
                         "/v1/studio/templates/fuzz-template/examples",
                         "{\"state\": \"hi\", \"expected\": {\"ok\": \"yes\"}}"));
+        // a completed eval with enough labels that an apply with no body succeeds
+        String items =
+                String.join(", ", Collections.nCopies(30, "{\"state\": \"fuzz\", \"expected\": {\"ok\": \"yes\"}}"));
+        String eval = fixture.create(
+                "/v1/studio/evals", "{\"template\": \"fuzz-template\", \"inline\": {\"items\": [" + items + "]}}");
+        fixture.admin("GET", "/v1/studio/evals/" + eval + "?wait=60", null);
+        objects.put("eval_id", eval);
         String tool = fixture.admin("GET", "/connectors/" + objects.get("gateway_id") + "/tools", null)
                 .path("data")
                 .path(0)

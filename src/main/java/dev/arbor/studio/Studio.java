@@ -12,6 +12,7 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.decisions.Decisions;
+import dev.arbor.studio.evals.Evals;
 import dev.arbor.studio.examples.ExampleRoutes;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackRoutes;
@@ -35,8 +36,8 @@ import java.util.HashSet;
 import java.util.Optional;
 
 /**
- * The studio, built in one place: templates, files, decisions, history, feedback, test examples, statistics and the
- * studio's settings, each part made here by hand and given the parts it needs.
+ * The studio, built in one place: templates, files, decisions, history, feedback, test examples, evals, statistics
+ * and the studio's settings, each part made here by hand and given the parts it needs.
  */
 public final class Studio implements AutoCloseable {
     private final Database database;
@@ -49,6 +50,7 @@ public final class Studio implements AutoCloseable {
     private final FeedbackStore feedback;
     private final Retention retention;
     private final Decisions decisions;
+    private final Evals evals;
 
     /**
      * Opens the studio; {@link #start} marks failed the decisions that stopped servers left queued or running.
@@ -79,6 +81,8 @@ public final class Studio implements AutoCloseable {
         this.decisions = new Decisions(
                 database, clock, templates, models, runtime, instances, files, history, settings, feedback, hmacKey,
                 meters);
+        this.evals = new Evals(
+                database, clock, templates, decisions, new ExampleStore(database), history, feedback, instances);
     }
 
     /** The decisions that name each template, for templates to consult before they delete one. */
@@ -156,6 +160,7 @@ public final class Studio implements AutoCloseable {
         new SettingsRoutes(settings, history, retention).addTo(routes);
         new ExampleRoutes(new ExampleStore(database), history, feedback, templates, files, clock, hmacKey)
                 .addTo(routes);
+        evals.addRoutes(routes);
     }
 
     /** Sweeps history now: decisions past their retention, unused files. */
@@ -169,12 +174,14 @@ public final class Studio implements AutoCloseable {
      */
     public void start() {
         decisions.start();
+        evals.start(); // after the decisions, whose recovery forgets the stopped servers
         retention.start();
     }
 
     @Override
     public void close() {
         retention.close();
+        evals.close();
         decisions.close();
     }
 }

@@ -160,6 +160,14 @@ public final class Decisions implements AutoCloseable {
         return decision;
     }
 
+    /**
+     * Checks a decision body as a preview does, up to the model and without running it: throws the error a run of it
+     * would give before reaching the model (an unknown or incompatible model, a bad input).
+     */
+    public void check(ObjectNode body) {
+        service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
+    }
+
     /** The routes that check what models can answer, make and read decisions, and take the single-request format. */
     public void addRoutes(Routes routes) {
         new CompatibilityRoutes(models, runtime).addTo(routes);

@@ -94,6 +94,28 @@ public final class ExampleStore {
                 .orElse(0));
     }
 
+    /** A labelled example as evals read it: its input ({@code variables}, {@code state}, {@code media}) and labels. */
+    public record Labelled(String id, ObjectNode input, ObjectNode expected, String split, List<String> tags) {
+        public Labelled {
+            requireNonNull(id, "id");
+            requireNonNull(input, "input");
+            requireNonNull(expected, "expected");
+            requireNonNull(split, "split");
+            tags = List.copyOf(tags);
+        }
+    }
+
+    /** The most examples a template keeps, and so the most an eval reads. */
+    private static final int MAX_PER_TEMPLATE = 10_000;
+
+    /** A template's current examples that have labels, in id order. */
+    public List<Labelled> labelled(String templateId) {
+        var filter = new Filter(Optional.empty(), Optional.empty(), Optional.of(true), Optional.empty());
+        return list(templateId, revision(templateId), Optional.empty(), MAX_PER_TEMPLATE, filter).stream()
+                .map(row -> new Labelled(row.id(), row.input(), row.expected(), row.split(), row.tags()))
+                .toList();
+    }
+
     /** The current example with this input, if there is one. */
     static Optional<String> withInput(Handle handle, String templateId, String inputHash) {
         return handle.createQuery("SELECT id FROM studio_examples WHERE template_id = :template AND input_hash = :hash "

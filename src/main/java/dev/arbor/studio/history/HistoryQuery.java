@@ -49,6 +49,9 @@ public final class HistoryQuery {
             "request_id",
             "rerun_of",
             "rerun_of");
+    /** Surfaces history leaves out unless {@code surface} names them (or is {@code all}): the evals' decisions. */
+    public static final List<String> HIDDEN_SURFACES = List.of("eval");
+
     private static final Map<String, QueryParam> DECLARED =
             HistoryShapes.FILTERS.stream().collect(Collectors.toUnmodifiableMap(QueryParam::name, param -> param));
 
@@ -106,6 +109,10 @@ public final class HistoryQuery {
             Map<String, String> params, Templates templates, Instant now, Dialect dialect, boolean searchable) {
         var query = new HistoryQuery();
         params.forEach((name, value) -> query.read(name, value, templates, now, dialect, searchable));
+        if (!params.containsKey("surface")) {
+            var binds = query.new Binds();
+            binds.add("surface NOT IN (" + binds.list(HIDDEN_SURFACES) + ")");
+        }
         query.problems.throwIfAny();
         return query;
     }
@@ -145,6 +152,9 @@ public final class HistoryQuery {
     private void read(
             String name, String value, Templates templates, Instant now, Dialect dialect, boolean searchable) {
         var binds = new Binds();
+        if (name.equals("surface") && value.equals("all")) {
+            return; // every surface, the hidden ones too
+        }
         if (LISTS.containsKey(name)) {
             binds.add(LISTS.get(name) + " IN (" + binds.list(values(value)) + ")");
             return;

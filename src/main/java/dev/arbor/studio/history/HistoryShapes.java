@@ -172,7 +172,11 @@ public final class HistoryShapes {
             new QueryParam("version", string(), "Template version numbers."),
             new QueryParam("model", string(), "Model ids."),
             new QueryParam("status", string(), String.join(", ", DecisionStatus.wires()) + "."),
-            new QueryParam("surface", string(), "Where decisions came from: api, wire, rerun."),
+            new QueryParam(
+                    "surface",
+                    string(),
+                    "Where decisions came from: api, wire, rerun, router, eval; all for every one (eval is left out "
+                            + "unless named)."),
             new QueryParam("endpoint", string(), "The paths decisions were made on."),
             new QueryParam("request_id", string(), "The request ids that made them."),
             new QueryParam("rerun_of", string(), "The decisions they rerun."),

@@ -11,6 +11,14 @@ import org.jdbi.v3.core.statement.Update;
  * its own transaction, with the same two statements: the totals can never drift from the rows.
  */
 final class StatsRollup {
+    /** Decisions of hidden surfaces (evals') are never counted, as a template's statistics leave them out. */
+    private static final String COUNTED = "d.surface NOT IN ("
+            + String.join(
+                    ", ",
+                    HistoryQuery.HIDDEN_SURFACES.stream()
+                            .map(s -> "'" + s + "'")
+                            .toList()) + ")";
+
     private StatsRollup() {}
 
     /**
@@ -19,12 +27,13 @@ final class StatsRollup {
      * @param where a condition on {@code studio_decisions d}, with its values bound by {@code binds}
      */
     static void count(Handle handle, String where, Consumer<SqlStatement<?>> binds, int sign) {
+        String counted = COUNTED + " AND (" + where + ")";
         run(handle, """
                         INSERT INTO studio_stats_decisions (template_id, template_version, status, n, acted, timed)
                         SELECT d.template_id, d.template_version, d.status, :sign * COUNT(*),
                             :sign * SUM(CASE WHEN d.act THEN 1 ELSE 0 END),
                             :sign * SUM(CASE WHEN d.total_ms IS NOT NULL THEN 1 ELSE 0 END)
-                        FROM studio_decisions d WHERE d.template_id IS NOT NULL AND (""" + where + """
+                        FROM studio_decisions d WHERE d.template_id IS NOT NULL AND (""" + counted + """
                         )
                         GROUP BY d.template_id, d.template_version, d.status
                         ON CONFLICT (template_id, template_version, status) DO UPDATE
@@ -39,7 +48,7 @@ final class StatsRollup {
                             :sign * COUNT(*), :sign * SUM(CAST(ROUND(a.certainty * 10000) AS BIGINT)),
                             :sign * SUM(CASE WHEN a.act THEN 1 ELSE 0 END), MIN(a.position)
                         FROM studio_decision_answers a JOIN studio_decisions d ON d.seq = a.decision_seq
-                        WHERE d.template_id IS NOT NULL AND (""" + where + """
+                        WHERE d.template_id IS NOT NULL AND (""" + counted + """
                         )
                         GROUP BY d.template_id, d.template_version, a.question_key,
                             CASE WHEN a.ordinal = 0 THEN 1 ELSE 0 END, a.origin, COALESCE(a.answer, '')

@@ -11,8 +11,10 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.Placeholders;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -66,6 +68,53 @@ public final class Templates {
     /** The number of a template's latest version. */
     public int latestVersion(String id) {
         return service.load(id, Optional.empty()).head().latestVersion();
+    }
+
+    /** A version written for another part of the studio, and whether it is new (an identical one is not). */
+    public record Written(int version, boolean created) {}
+
+    /**
+     * Writes per-model, per-question settings into a new latest version, made from the latest version's definition
+     * (under {@code settings.models.<model>.questions.<question>}), with its source saying who wrote it; nothing new
+     * when the latest version holds these values already.
+     *
+     * @param settings by question, the settings to set (act_threshold, temperature), each in its range
+     */
+    public Written writeModelSettings(
+            String id, String model, Map<String, Map<String, Double>> settings, String note, String source) {
+        requireNonNull(model, "model");
+        var latest = service.load(requireNonNull(id, "id"), Optional.empty());
+        ObjectNode definition = latest.version().definition().deepCopy();
+        ObjectNode perQuestion = child(child(child(child(definition, "settings"), "models"), model), "questions");
+        settings.forEach((question, values) -> {
+            ObjectNode own = child(perQuestion, question);
+            values.forEach((key, value) -> {
+                if (!SettingRange.of(key).orElseThrow().contains(value)) {
+                    throw new IllegalArgumentException(key + " " + value + " is out of its range");
+                }
+                own.put(key, value);
+            });
+        });
+        var input = new TemplateInput(
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                definition,
+                Optional.of(requireNonNull(note, "note")),
+                Optional.empty(),
+                List.of());
+        var saved = service.save(id, input, Optional.empty(), requireNonNull(source, "source"));
+        return new Written(saved.version().version(), saved.change().equals("new_version"));
+    }
+
+    private static ObjectNode child(ObjectNode parent, String key) {
+        if (!(parent.get(key) instanceof ObjectNode)) {
+            parent.putObject(key);
+        }
+        return (ObjectNode) parent.get(key);
     }
 
     /** The templates whose decisions history keeps for their own number of days (0: for ever), by id. */

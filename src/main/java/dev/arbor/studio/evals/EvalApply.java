@@ -1,0 +1,133 @@
+package dev.arbor.studio.evals;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.BodyReader;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.studio.templates.Templates;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code POST /v1/studio/evals/{id}/apply}: writes one target's fitted temperature and suggested act threshold, per
+ * question, into a new version of the eval's template (source {@code eval_apply}), for the model that answered. A
+ * question needs at least {@code min_n} labelled answers to fit on (default {@value #DEFAULT_MIN_N}, at least
+ * {@value #LOWEST_MIN_N}); below that the apply is refused with the counts, since a temperature fitted on a handful
+ * of labels follows their noise.
+ */
+final class EvalApply {
+    static final int DEFAULT_MIN_N = 30;
+    static final int LOWEST_MIN_N = 10;
+
+    private final EvalStore store;
+    private final Templates templates;
+
+    EvalApply(EvalStore store, Templates templates) {
+        this.store = requireNonNull(store, "store");
+        this.templates = requireNonNull(templates, "templates");
+    }
+
+    ObjectNode apply(String id, ObjectNode body) {
+        var reader = BodyReader.of(body);
+        int index = reader.integer("target", false, 0, EvalRequest.MAX_TARGETS - 1)
+                .map(Long::intValue)
+                .orElse(0);
+        Optional<List<String>> asked = reader.strings("questions", false, 128, 64);
+        int minN = reader.integer("min_n", false, LOWEST_MIN_N, 1_000_000)
+                .map(Long::intValue)
+                .orElse(DEFAULT_MIN_N);
+        Optional<String> note = reader.string("note", false, 500);
+        reader.finish();
+        EvalStore.Stored eval = store.find(id).orElseThrow(() -> Evals.notFound(id));
+        if (eval.templateId().isEmpty()) {
+            throw ApiException.of(
+                    ErrorCode.EVAL_HAS_NO_TEMPLATE,
+                    "eval_id",
+                    "Eval " + id + " measured an inline definition; there is no template to write its settings into.");
+        }
+        if (eval.status() != EvalStatus.COMPLETED || eval.results().isEmpty()) {
+            throw ApiException.of(
+                    ErrorCode.EVAL_NOT_COMPLETED,
+                    "eval_id",
+                    "Eval " + id + " is " + eval.status().wire() + "; only a completed eval has settings to apply.");
+        }
+        JsonNode targets = eval.results().get().path("targets");
+        if (index >= targets.size()) {
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD,
+                    "target",
+                    "`target` is " + index + ", but eval " + id + " has " + targets.size() + " target(s), from 0.");
+        }
+        JsonNode target = targets.get(index);
+        String model = target.path("model").asText("");
+        JsonNode measured = target.path("questions");
+        var counts = new LinkedHashMap<String, Integer>();
+        var settings = new LinkedHashMap<String, Map<String, Double>>();
+        List<String> questions = asked.orElseGet(() -> {
+            var all = new ArrayList<String>();
+            measured.fieldNames().forEachRemaining(all::add);
+            return all;
+        });
+        for (int i = 0; i < questions.size(); i++) {
+            String question = questions.get(i);
+            JsonNode metrics = measured.path(question);
+            if (asked.isPresent() && !metrics.isObject()) {
+                String param = ParamPath.index("questions", i);
+                throw ApiException.of(
+                        ErrorCode.UNKNOWN_QUESTION,
+                        param,
+                        "`" + param + "` is '" + question + "', which this eval did not measure.");
+            }
+            JsonNode fitted = metrics.path("temperature").path("fitted");
+            if (!metrics.path("temperature").isObject()) {
+                continue; // multi answers have no single temperature to fit
+            }
+            counts.put(question, metrics.path("temperature").path("n").asInt());
+            if (fitted.isNumber()) {
+                var own = new LinkedHashMap<String, Double>();
+                own.put("temperature", fitted.doubleValue());
+                JsonNode threshold = metrics.path("act_threshold").path("suggested");
+                if (threshold.isNumber()) {
+                    own.put("act_threshold", threshold.doubleValue());
+                }
+                settings.put(question, own);
+            }
+        }
+        if (counts.isEmpty() || counts.values().stream().anyMatch(n -> n < minN) || model.isEmpty()) {
+            ObjectNode shown = Json.object();
+            counts.forEach(shown::put);
+            throw ApiException.of(
+                            ErrorCode.TOO_FEW_LABELS,
+                            "min_n",
+                            "Fitted settings are applied only where at least " + minN + " labelled answers were "
+                                    + "fitted on; this target has " + (counts.isEmpty() ? "none" : counts)
+                                    + ". Label more examples, or apply fewer `questions`.")
+                    .withField("labels", shown)
+                    .withField("min_n", minN);
+        }
+        Templates.Written written = templates.writeModelSettings(
+                eval.templateId().get(),
+                model,
+                settings,
+                note.orElse("Fitted by eval " + id + " (target " + index + ", " + model + ")"),
+                "eval_apply");
+        ObjectNode json = Json.object();
+        json.put("object", "eval.applied");
+        json.put("eval", id);
+        json.put("template", eval.templateId().get());
+        json.put("version", written.version());
+        json.put("created", written.created());
+        json.put("model", model);
+        json.set("settings", Json.mapper().valueToTree(settings));
+        json.set("labels", Json.mapper().valueToTree(counts));
+        return json;
+    }
+}

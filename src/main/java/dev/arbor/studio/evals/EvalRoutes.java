@@ -1,0 +1,160 @@
+package dev.arbor.studio.evals;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import io.javalin.http.Context;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The eval routes under {@code /v1/studio/evals}. */
+final class EvalRoutes {
+    private static final String BASE = "/v1/studio/evals";
+    private static final int MAX_WAIT_SECONDS = 60;
+
+    private final Evals evals;
+    private final EvalStore store;
+    private final EvalApply apply;
+
+    EvalRoutes(Evals evals, EvalStore store, EvalApply apply) {
+        this.evals = requireNonNull(evals, "evals");
+        this.store = requireNonNull(store, "store");
+        this.apply = requireNonNull(apply, "apply");
+    }
+
+    void addTo(Routes routes) {
+        String one = BASE + "/{eval_id}";
+        routes.group("studio.evals")
+                .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
+                .post(
+                        BASE,
+                        "Measure a template on labelled items (answers at once; runs in the background)",
+                        this::create)
+                .body(EvalShapes.EVAL_IN)
+                .accepted(EvalShapes.EVAL)
+                .get(BASE, "List evals, newest first", this::list)
+                .query(Page.PARAMETERS)
+                .ok(EvalShapes.EVALS)
+                .get(one, "Get an eval and its results (?wait=N waits for it to finish)", this::get)
+                .query(EvalShapes.WAIT)
+                .ok(EvalShapes.EVAL)
+                .get(one + "/items", "An eval's items: each item's answers on each target, and its labels", this::items)
+                .query(Page.LIMIT, EvalShapes.ITEMS_AFTER)
+                .ok(EvalShapes.ITEMS)
+                .action(one + "/cancel", "Cancel a queued or running eval", this::cancel)
+                .ok(EvalShapes.EVAL)
+                .post(
+                        one + "/apply",
+                        "Write a target's fitted temperature and act threshold into a new version",
+                        this::apply)
+                .body(EvalShapes.APPLY_IN)
+                .ok(EvalShapes.APPLIED)
+                .delete(one, "Delete an eval and its items (its decisions stay in history)", this::delete)
+                .ok(EvalShapes.DELETED);
+    }
+
+    private void create(Context ctx) {
+        EvalStore.Stored eval = evals.create(Requests.jsonObject(ctx));
+        ctx.header("location", BASE + "/" + eval.id());
+        Responses.json(ctx, 202, Evals.json(eval));
+    }
+
+    private void list(Context ctx) {
+        Responses.ok(ctx, Responses.page(store.list(Page.from(ctx)), EvalStore.Stored::id, Evals::json));
+    }
+
+    private void get(Context ctx) {
+        String id = ctx.pathParam("eval_id");
+        int wait = waitSeconds(ctx);
+        EvalStore.Stored eval = evals.find(id);
+        long deadline = System.nanoTime() + wait * 1_000_000_000L;
+        while (!eval.status().finished() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            eval = evals.find(id);
+        }
+        Responses.ok(ctx, Evals.json(eval));
+    }
+
+    private static int waitSeconds(Context ctx) {
+        Optional<String> sent = EvalShapes.WAIT.read(ctx);
+        try {
+            double seconds = sent.map(Double::parseDouble).orElse(0.0);
+            if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
+                throw new NumberFormatException();
+            }
+            return (int) Math.ceil(seconds);
+        } catch (NumberFormatException e) {
+            throw ApiException.of(
+                    ErrorCode.INVALID_PARAMETER,
+                    "wait",
+                    "`wait` is a number of seconds from 0 to " + MAX_WAIT_SECONDS + ", not '" + sent.orElse("") + "'.");
+        }
+    }
+
+    private void items(Context ctx) {
+        String id = ctx.pathParam("eval_id");
+        evals.find(id);
+        Page page = Page.from(ctx);
+        Optional<int[]> after = page.after().map(cursor -> {
+            String[] parts = cursor.split("\\.");
+            try {
+                if (parts.length == 2) {
+                    return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+                }
+            } catch (NumberFormatException e) {
+                // refused below, as any other shape
+            }
+            throw page.unknownCursor();
+        });
+        List<EvalStore.Item> found = store.items(id, after, page.limit());
+        boolean more = found.size() > page.limit();
+        List<EvalStore.Item> shown = more ? found.subList(0, page.limit()) : found;
+        var data = new ArrayList<ObjectNode>();
+        shown.forEach(item -> data.add(item(item)));
+        Responses.ok(
+                ctx, Responses.list(data, shown.stream().map(EvalStore.Item::id).toList(), more));
+    }
+
+    private static ObjectNode item(EvalStore.Item item) {
+        ObjectNode json = Json.object();
+        json.put("id", item.id());
+        json.put("object", "eval.item");
+        json.put("target", item.target());
+        json.put("position", item.position());
+        json.put("source", item.source());
+        json.put("split", item.split().orElse(null));
+        json.put("decision_id", item.decisionId().orElse(null));
+        json.set("expected", item.expected());
+        json.set("answers", item.answers().map(ObjectNode.class::cast).orElse(null));
+        json.set("error", item.error().map(ObjectNode.class::cast).orElse(null));
+        return json;
+    }
+
+    private void cancel(Context ctx) {
+        Responses.ok(ctx, Evals.json(evals.cancel(ctx.pathParam("eval_id"))));
+    }
+
+    private void apply(Context ctx) {
+        Responses.ok(ctx, apply.apply(ctx.pathParam("eval_id"), Requests.jsonObject(ctx)));
+    }
+
+    private void delete(Context ctx) {
+        String id = ctx.pathParam("eval_id");
+        evals.delete(id);
+        Responses.ok(ctx, Map.of("id", id, "object", "eval.deleted", "deleted", true));
+    }
+}
