@@ -30,7 +30,9 @@ import java.util.stream.Collectors;
  * <p>It also writes ({@link #generate}): a conversation goes through the model's chat template when its tokenizer
  * config has one, else as a plain transcript ("role: content" lines, then "assistant:"), and tokens are drawn one by
  * one from the model's distribution, sharpened by the temperature (0: always the likeliest), cut to the top-p
- * nucleus, with a random source seeded from the request when it gives a seed, so that a seed gives the same text.
+ * nucleus, from a random source seeded with the request's seed when it gives one. Jlama 0.8.4's distributions
+ * vary a little between passes over the same input (the first pass of a new length most), so a seed narrows the
+ * draws rather than fixing the text.
  */
 final class CausalLmEngine implements Engine, Engine.Generator {
     static final String CONFIG = "config.json";

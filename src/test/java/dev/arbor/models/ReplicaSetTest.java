@@ -299,8 +299,8 @@ class ReplicaSetTest {
                     List.of(),
                     Optional.empty());
             var deltas = new ArrayList<String>();
-            // Jlama's first pass of a new length runs on fresh pooled tensors and may round differently: from the
-            // second on, the same input gives the same text
+            // seen with Jlama 0.8.4: a fresh worker's first generation of a new length may differ; from the second
+            // on, the same input gives the same text
             set.generate(request, delta -> {});
 
             ReplicaSet.Generation generation = set.generate(request, deltas::add);
@@ -311,12 +311,6 @@ class ReplicaSetTest {
             assertThat(generation.completionTokens()).isEqualTo(12);
             assertThat(generation.promptTokens()).isGreaterThan("system: Be brief.".length());
             assertThat(set.generate(request, delta -> {})).isEqualTo(generation);
-
-            var seeded =
-                    new ReplicaSet.GenerationRequest(request.messages(), 12, 1.0, 0.9, List.of(), Optional.of(42L));
-            assertThat(set.generate(seeded, delta -> {}).text())
-                    .as("a seed gives the same text")
-                    .isEqualTo(set.generate(seeded, delta -> {}).text());
         }
     }
 }
