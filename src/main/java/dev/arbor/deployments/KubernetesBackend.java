@@ -72,10 +72,9 @@ final class KubernetesBackend {
         });
     }
 
-    /** Sets the replicas on the cluster at once (the caller answers with the outcome), then watches them. */
+    /** Sets the deployment's replicas on the cluster now; a refusal is thrown for the caller to answer. */
     void scale(Deployment deployment) {
         workloads.scale(deployment.clusterId(), deployment.name(), deployment.replicas());
-        watch(deployment);
     }
 
     /** Removes the objects; the caller then forgets the deployment. */

@@ -241,6 +241,7 @@ abstract class DeploymentContract {
                 .getMetadata()
                 .getLabels();
         assertThat(labels).containsEntry("arbor.dev/deployment", id).containsEntry("arbor.dev/project", mine);
+        JsonNode deploying = awaitStatus(id, "deploying");
         assertThat(kube.services().inNamespace(NAMESPACE).withName(name).get()).isNotNull();
         assertThat(kube.autoscaling()
                         .v2()
@@ -249,7 +250,6 @@ abstract class DeploymentContract {
                         .withName(name)
                         .get())
                 .isNotNull();
-        JsonNode deploying = awaitStatus(id, "deploying");
         assertThat(deploying.path("ready_replicas").asInt()).isZero();
         assertThat(deploying.path("endpoint_url").asText()).isEqualTo("http://" + name + ".serving.svc:80/v1");
 
