@@ -306,6 +306,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 onLocal ? Optional.of(instances.id()) : Optional.empty(),
                 now,
                 now);
+        if (!onLocal) {
+            kubernetes.check(deployment, model.get());
+        }
         store.insert(deployment);
         if (onLocal) {
             local.start(deployment);
