@@ -4,12 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.clusters.Clusters;
-import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.clusters.KubernetesWorkloads;
 import dev.arbor.clusters.Workloads;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.console.Console;
 import dev.arbor.credentials.Credentials;
+import dev.arbor.deployments.Deployments;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
@@ -38,6 +38,7 @@ import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.references.Referrers;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.Routers;
@@ -66,6 +67,7 @@ public final class Application implements AutoCloseable {
     private final Triggers triggers;
     private final Routers routers;
     private final Workloads workloads;
+    private final Deployments deployments;
     private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
@@ -119,24 +121,34 @@ public final class Application implements AutoCloseable {
             this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
-            // no deployments yet: nothing keeps a cluster from being deleted until the deployments feature answers
             var clusters = new Clusters(
                     database,
                     secrets,
                     outbound,
-                    DeploymentsOnCluster.NONE,
+                    Deployments.onCluster(database),
                     config.clusters(),
                     storage.dataDir(),
                     clock);
-            // a deployment's objects on a Kubernetes cluster: the deployments feature will use them
             this.workloads = new KubernetesWorkloads(clusters, config.clusters());
+            this.deployments = new Deployments(
+                    database,
+                    clock,
+                    access,
+                    models,
+                    clusters,
+                    workloads,
+                    runtime::replicas,
+                    instances,
+                    streams,
+                    () -> publicUrl(config));
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
             this.routing =
                     new Routing(models::remoteEndpoint, outboundClient, database, config.routing(), clock, meters);
             this.routers =
                     new Routers(database, clock, access, models, credentials, clusters, studio, routing.telemetry());
-            var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
+            var modelOperations = new ModelOperations(
+                    models, runtime, downloads, outbound, Referrers.all(List.of(routers, deployments)));
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             new InferenceRoutes(
                             routing,
@@ -155,6 +167,7 @@ public final class Application implements AutoCloseable {
             credentials.addRoutes(routes, routers);
             routers.addRoutes(routes);
             clusters.addRoutes(routes);
+            deployments.addRoutes(routes);
             this.pipelines = new Pipelines(
                     database,
                     clock,
@@ -163,6 +176,7 @@ public final class Application implements AutoCloseable {
                     modelOperations,
                     credentials,
                     clusters,
+                    deployments,
                     streams,
                     meters,
                     secrets,
@@ -190,6 +204,8 @@ public final class Application implements AutoCloseable {
             studio.start();
             pipelines.start();
             routing.start();
+            // after the studio: its start forgets the servers that stopped, whose local deployments this one takes
+            deployments.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
             triggers.start();
             connectors.start();
@@ -291,6 +307,7 @@ public final class Application implements AutoCloseable {
         deliveries.close();
         triggers.close();
         pipelines.close();
+        deployments.close();
         connectors.close();
         downloads.close();
         routing.close();
