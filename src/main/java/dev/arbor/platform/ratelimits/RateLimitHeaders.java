@@ -2,13 +2,15 @@ package dev.arbor.platform.ratelimits;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
 import io.javalin.http.Context;
 import java.time.Duration;
 
 /**
- * The headers a rate-limited answer carries: {@code x-ratelimit-limit}, {@code x-ratelimit-remaining} and
- * {@code x-ratelimit-reset} (seconds until the limit is whole again) on every answer, and {@code retry-after}
- * (seconds) on a refusal.
+ * What a rate-limited answer says: {@code x-ratelimit-limit}, {@code x-ratelimit-remaining} and
+ * {@code x-ratelimit-reset} (seconds until the limit is whole again) on every answer, and a refusal is 429
+ * {@code rate_limited} with {@code retry-after} (seconds).
  */
 public final class RateLimitHeaders {
     private RateLimitHeaders() {}
@@ -19,9 +21,12 @@ public final class RateLimitHeaders {
         ctx.header("x-ratelimit-limit", Long.toString(verdict.limit()));
         ctx.header("x-ratelimit-remaining", Long.toString(verdict.remaining()));
         ctx.header("x-ratelimit-reset", Long.toString(seconds(verdict.reset())));
-        if (!verdict.allowed()) {
-            ctx.header("retry-after", Long.toString(retryAfterSeconds(verdict)));
-        }
+    }
+
+    /** The 429 of a refused request, with {@code retry-after}; {@code message} says whose limit it is. */
+    public static ApiException refusal(RateLimiter.Verdict verdict, String message) {
+        return ApiException.of(ErrorCode.RATE_LIMITED, null, requireNonNull(message, "message"))
+                .withHeader("retry-after", Long.toString(retryAfterSeconds(verdict)));
     }
 
     /** When a refused request may be tried again, in whole seconds (at least one). */
