@@ -4,14 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.clusters.Clusters;
-import dev.arbor.clusters.DeploymentsOnCluster;
+import dev.arbor.clusters.KubernetesWorkloads;
+import dev.arbor.clusters.Workloads;
 import dev.arbor.connectors.Connectors;
 import dev.arbor.console.Console;
 import dev.arbor.credentials.Credentials;
+import dev.arbor.deployments.Deployments;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
-import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
@@ -40,6 +41,7 @@ import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.platform.ratelimits.RateLimiters;
+import dev.arbor.platform.references.Referrers;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.Routers;
@@ -67,6 +69,8 @@ public final class Application implements AutoCloseable {
     private final Connectors connectors;
     private final Triggers triggers;
     private final Routers routers;
+    private final Workloads workloads;
+    private final Deployments deployments;
     private final Deliveries deliveries;
     private final EventStreams streams = new EventStreams();
     private final Metrics metrics;
@@ -120,19 +124,30 @@ public final class Application implements AutoCloseable {
             this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
                     models, outboundClient, storage.dataDir(), modelSettings.hubUrl(), modelSettings.downloads());
-            // no deployments yet: nothing keeps a cluster from being deleted until the deployments feature answers
             var clusters = new Clusters(
                     database,
                     secrets,
                     outbound,
-                    DeploymentsOnCluster.NONE,
+                    Deployments.onCluster(database),
                     config.clusters(),
                     storage.dataDir(),
                     clock);
+            this.workloads = new KubernetesWorkloads(clusters, config.clusters());
+            this.deployments = new Deployments(
+                    database,
+                    clock,
+                    access,
+                    models,
+                    clusters,
+                    workloads,
+                    (modelId, name, count, listener) -> {
+                        throw new UnsupportedOperationException("TEMPORARY until h-replicas");
+                    },
+                    instances,
+                    streams,
+                    () -> publicUrl(config));
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
-            // no deployments yet: until the deployments feature answers, requests and routers name none
-            DeploymentDirectory deployments = DeploymentDirectory.NONE;
             RateLimiter rateLimits = RateLimiters.forDatabase(database, clock);
             this.routing = new Routing(
                     EndpointDirectory.of(models::remoteEndpoint, deployments),
@@ -152,7 +167,8 @@ public final class Application implements AutoCloseable {
                     ref -> deployments.find(project -> true, ref).stream().anyMatch(d -> d.id().equals(ref)),
                     studio,
                     routing.telemetry());
-            var modelOperations = new ModelOperations(models, runtime, downloads, outbound, routers);
+            var modelOperations = new ModelOperations(
+                    models, runtime, downloads, outbound, Referrers.all(List.of(routers, deployments)));
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             new InferenceRoutes(
                             routing,
@@ -173,6 +189,7 @@ public final class Application implements AutoCloseable {
             credentials.addRoutes(routes, routers);
             routers.addRoutes(routes);
             clusters.addRoutes(routes);
+            deployments.addRoutes(routes);
             this.pipelines = new Pipelines(
                     database,
                     clock,
@@ -181,6 +198,7 @@ public final class Application implements AutoCloseable {
                     modelOperations,
                     credentials,
                     clusters,
+                    deployments,
                     streams,
                     meters,
                     secrets,
@@ -208,6 +226,8 @@ public final class Application implements AutoCloseable {
             studio.start();
             pipelines.start();
             routing.start();
+            // after the studio: its start forgets the servers that stopped, whose local deployments this one takes
+            deployments.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
             triggers.start();
             connectors.start();
@@ -288,6 +308,11 @@ public final class Application implements AutoCloseable {
         return routers;
     }
 
+    /** A deployment's objects on the Kubernetes clusters of the registry. */
+    Workloads workloads() {
+        return workloads;
+    }
+
     /** What verified events go to: the triggers (until the webhook ingest hands them events, tests do). */
     Triggers triggers() {
         return triggers;
@@ -304,6 +329,7 @@ public final class Application implements AutoCloseable {
         deliveries.close();
         triggers.close();
         pipelines.close();
+        deployments.close();
         connectors.close();
         downloads.close();
         routing.close();

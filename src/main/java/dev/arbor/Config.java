@@ -30,7 +30,8 @@ import java.util.Optional;
  * @param triggerRetryDelays how long a trigger's delivery to a URL waits before each attempt after the first
  *     ({@code ARBOR_TRIGGER_RETRY_SECONDS}, a comma list; {@code 60,300,600,900} by default: 5 attempts over 31
  *     minutes)
- * @param clusters how this machine's health is read ({@code ARBOR_NVIDIA_SMI})
+ * @param clusters how this machine's health is read ({@code ARBOR_NVIDIA_SMI}) and the images deployments run on
+ *     Kubernetes ({@code ARBOR_SERVING_IMAGE_GPU}, {@code ARBOR_SERVING_IMAGE_CPU})
  * @param routing how inference requests treat model endpoints (timeouts, cooling down)
  * @param heartbeat how often this server refreshes its heartbeat on a database replicas share; one that missed four is
  *     counted as stopped, and the background decisions it ran are failed ({@code ARBOR_HEARTBEAT_SECONDS}, 10 by
@@ -113,7 +114,10 @@ public record Config(
                         .map(seconds -> Duration.ofSeconds(
                                 Environment.whole("ARBOR_TRIGGER_RETRY_SECONDS", seconds, 1, "seconds")))
                         .toList(),
-                new ClusterSettings(env.text("ARBOR_NVIDIA_SMI").orElse(ClusterSettings.DEFAULT.nvidiaSmi())),
+                new ClusterSettings(
+                        env.text("ARBOR_NVIDIA_SMI").orElse(ClusterSettings.DEFAULT.nvidiaSmi()),
+                        env.text("ARBOR_SERVING_IMAGE_GPU").orElse(ClusterSettings.DEFAULT.servingImageGpu()),
+                        env.text("ARBOR_SERVING_IMAGE_CPU").orElse(ClusterSettings.DEFAULT.servingImageCpu())),
                 new RoutingSettings(
                         env.seconds("ARBOR_ROUTING_TIMEOUT_SECONDS", 120),
                         env.whole("ARBOR_ROUTING_FAILURES_TO_COOL", 1, "failures")

@@ -1,5 +1,6 @@
 package dev.arbor;
 
+import dev.arbor.clusters.Workloads;
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.routers.ActiveRouters;
@@ -65,6 +66,11 @@ public final class ArborServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A deployment's objects on Kubernetes clusters, which no part of the server uses yet. */
+    public Workloads workloads() {
+        return application.workloads();
     }
 
     public TestServer http() {

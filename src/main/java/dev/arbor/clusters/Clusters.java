@@ -19,6 +19,7 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javalin.http.Context;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -128,16 +129,48 @@ public final class Clusters implements ClusterHealthChecks {
         if (clusterId.equals(LOCAL)) {
             return local.check(timeout);
         }
-        ClusterStore.Stored stored = find(clusterId);
         var problems = new Problems();
-        Optional<Kubeconfig> kubeconfig = Kubeconfig.read(
-                store.kubeconfig(clusterId), Optional.of(stored.context()), Optional.of(stored.namespace()), problems);
+        Optional<Kubeconfig> kubeconfig = stored(find(clusterId), problems);
         if (kubeconfig.isEmpty()) {
-            // checked when stored: only a change of these rules since then gets here
-            return ClusterHealth.unreachable("the stored kubeconfig is no longer accepted: "
-                    + problems.list().getFirst().message());
+            return ClusterHealth.unreachable(noLongerAccepted(problems));
         }
         return kubernetes.health(kubeconfig.get(), timeout);
+    }
+
+    /**
+     * The kubeconfig of a Kubernetes cluster of the registry, as stored: {@code cluster_not_found} for an unknown id,
+     * {@code cluster_unreachable} when it is no longer accepted.
+     */
+    Kubeconfig kubeconfig(String clusterId) {
+        requireNonNull(clusterId, "clusterId");
+        if (clusterId.equals(LOCAL)) {
+            throw new IllegalArgumentException("the cluster 'local' is this machine, not a Kubernetes cluster");
+        }
+        var problems = new Problems();
+        return stored(find(clusterId), problems)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.CLUSTER_UNREACHABLE,
+                        "cluster_id",
+                        KubernetesApi.sentence(noLongerAccepted(problems))));
+    }
+
+    /** A client of the cluster's API server for a deployment's objects (see {@link KubernetesApi#connect}). */
+    KubernetesClient connect(Kubeconfig kubeconfig, Duration timeout) {
+        return kubernetes.connect(kubeconfig, timeout);
+    }
+
+    private Optional<Kubeconfig> stored(ClusterStore.Stored stored, Problems problems) {
+        return Kubeconfig.read(
+                store.kubeconfig(stored.id()),
+                Optional.of(stored.context()),
+                Optional.of(stored.namespace()),
+                problems);
+    }
+
+    /** Checked when stored: only a change of the kubeconfig rules since then gets here. */
+    private static String noLongerAccepted(Problems problems) {
+        return "the stored kubeconfig is no longer accepted: "
+                + problems.list().getFirst().message();
     }
 
     private void create(Context ctx) {

@@ -71,6 +71,22 @@ final class KubernetesApi {
         }
     }
 
+    /**
+     * A client of the API server for a deployment's objects, once its address passes the outbound policy
+     * ({@code cluster_unreachable} at {@code cluster_id} otherwise); the caller closes it.
+     */
+    KubernetesClient connect(Kubeconfig kubeconfig, Duration timeout) {
+        try {
+            policy.check(kubeconfig.server());
+        } catch (OutboundRefusedException e) {
+            throw ApiException.of(
+                    ErrorCode.CLUSTER_UNREACHABLE,
+                    "cluster_id",
+                    "The API server " + kubeconfig.server() + " may not be called: " + e.getMessage() + ".");
+        }
+        return client(kubeconfig, timeout);
+    }
+
     ClusterHealth health(Kubeconfig kubeconfig, Duration timeout) {
         try {
             policy.check(kubeconfig.server());
@@ -176,7 +192,7 @@ final class KubernetesApi {
     }
 
     /** A reason (as health gives it) as the sentence of a refusal. */
-    private static String sentence(String reason) {
+    static String sentence(String reason) {
         return Character.toUpperCase(reason.charAt(0)) + reason.substring(1) + ".";
     }
 
@@ -211,6 +227,14 @@ final class KubernetesApi {
     /** Why a call to the API server failed, as one of the cluster codes and a sentence naming the server. */
     record Failure(ErrorCode code, int status, String message) {
         static Failure of(RuntimeException e, Kubeconfig kubeconfig) {
+            return of(e, kubeconfig, "list nodes", "grant it get and list on nodes");
+        }
+
+        /**
+         * @param action what the call did, as a 403 says the user may not ("list nodes")
+         * @param grant what to grant for it ("grant it get and list on nodes")
+         */
+        static Failure of(RuntimeException e, Kubeconfig kubeconfig, String action, String grant) {
             int status = 0;
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof KubernetesClientException k && k.getCode() > 0) {
@@ -230,8 +254,7 @@ final class KubernetesApi {
                     new Failure(
                             ErrorCode.CLUSTER_FORBIDDEN,
                             403,
-                            server + " does not let the kubeconfig's user list nodes (403): grant it get and list"
-                                    + " on nodes");
+                            server + " does not let the kubeconfig's user " + action + " (403): " + grant);
                 default ->
                     new Failure(
                             ErrorCode.CLUSTER_UNREACHABLE, status, server + " answered " + status + ": " + cause(e));

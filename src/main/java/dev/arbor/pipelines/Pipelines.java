@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.clusters.ClusterHealthChecks;
 import dev.arbor.credentials.Credentials;
+import dev.arbor.deployments.Deployments;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -61,6 +62,7 @@ public final class Pipelines implements AutoCloseable {
             ModelOperations models,
             Credentials credentials,
             ClusterHealthChecks clusters,
+            Deployments deployments,
             EventStreams streams,
             MeterRegistry meters,
             SecretBox secrets,
@@ -82,7 +84,8 @@ public final class Pipelines implements AutoCloseable {
                         new HttpRequestAction(outbound),
                         notifications,
                         new ModelActions(models, credentials),
-                        new ClusterHealthAction(clusters)),
+                        new ClusterHealthAction(clusters),
+                        new DeploymentActions(deployments)),
                 clock,
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);

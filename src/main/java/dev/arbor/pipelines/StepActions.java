@@ -32,6 +32,7 @@ final class StepActions {
     private final Notifications notifications;
     private final ModelActions models;
     private final ClusterHealthAction clusterHealth;
+    private final DeploymentActions deployments;
 
     /**
      * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
@@ -59,12 +60,14 @@ final class StepActions {
             HttpRequestAction http,
             Notifications notifications,
             ModelActions models,
-            ClusterHealthAction clusterHealth) {
+            ClusterHealthAction clusterHealth,
+            DeploymentActions deployments) {
         this.expressions = requireNonNull(expressions, "expressions");
         this.http = requireNonNull(http, "http");
         this.notifications = requireNonNull(notifications, "notifications");
         this.models = requireNonNull(models, "models");
         this.clusterHealth = requireNonNull(clusterHealth, "clusterHealth");
+        this.deployments = requireNonNull(deployments, "deployments");
     }
 
     /**
@@ -104,11 +107,14 @@ final class StepActions {
                 case "delete_model" -> models.delete(call.params());
                 case "model_benchmark" -> models.benchmark(call.params());
                 case "cluster_health_check" -> clusterHealth.run(call.params());
+                case "deploy_model" -> deployments.deploy(call.params());
+                case "scale_deployment" -> deployments.scale(call.params());
+                case "configure_rate_limiting" -> deployments.rateLimit(call.params());
+                case "delete_deployment" -> deployments.delete(call.params());
                 default ->
                     new Outcome.Failed(
                             "action_unavailable",
-                            "The action " + call.step().action()
-                                    + " needs deployments, which this server does not manage yet.",
+                            "The action " + call.step().action() + " is not available on this server.",
                             false);
             };
         } catch (Expressions.ExpressionException e) {

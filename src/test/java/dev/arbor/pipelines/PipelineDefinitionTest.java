@@ -75,7 +75,8 @@ class PipelineDefinitionTest {
                             "send_notification");
             assertThat(catalog.path("categories")).hasSize(5);
             assertThat(names(actions.get("deploy_model").path("params")))
-                    .containsExactly("model_id", "cluster_id", "deployment_name", "replicas", "auto_scaling");
+                    .containsExactly(
+                            "model_id", "cluster_id", "deployment_name", "replicas", "auto_scaling", "project_id");
             assertThat(actions.get("deploy_model").path("outputs").toString())
                     .isEqualTo("[\"deployment_id\",\"endpoint_url\",\"status\"]");
             assertThat(names(actions.get("http_request").path("params")))

@@ -23,7 +23,8 @@ public final class ReferenceGuard {
     public static final QueryParam FORCE = new QueryParam(
             "force",
             Schema.bool(),
-            "Delete even when active routers use it: they become inactive, and the answer's warnings say which.");
+            "Delete even when active routers or deployments use it: routers become inactive, deployments are deleted, "
+                    + "and the answer's warnings say which.");
 
     /** Whether a delete that finds users is refused or releases them. */
     public enum WhenInUse {
@@ -59,8 +60,9 @@ public final class ReferenceGuard {
             throw ApiException.of(
                             ErrorCode.IN_USE,
                             param,
-                            "The " + what + " is used by active routers: " + describe(users)
-                                    + ". Change them first, or delete with ?force=true to make them inactive.")
+                            "The " + what + " is used by " + describe(users)
+                                    + ". Change them first, or delete with ?force=true to release them (routers "
+                                    + "become inactive, deployments are deleted).")
                     .withField(
                             "used_by",
                             users.stream()
@@ -74,13 +76,14 @@ public final class ReferenceGuard {
         List<Referrers.Referrer> released = referrers.release(kind, Set.copyOf(names));
         return List.of(new Warning(
                 WarningCode.ROUTERS_DEACTIVATED,
-                "These routers used the " + what + " and are inactive now: " + describe(released) + ".",
+                "These used the " + what + " and are released now (routers inactive, deployments deleted): "
+                        + describe(released) + ".",
                 param));
     }
 
     private static String describe(List<Referrers.Referrer> users) {
         return users.stream()
-                .map(user -> user.name() + " (" + user.id() + ", project " + user.projectId() + ")")
+                .map(user -> user.type() + " " + user.name() + " (" + user.id() + ", project " + user.projectId() + ")")
                 .collect(Collectors.joining(", "));
     }
 }

@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * Who refers to a model or a credential, asked by their owners before they delete one: the owner keeps no knowledge
- * of what refers to it (routers today), and the referrers see no more than the ids and names they are asked about.
+ * of what refers to it (routers, deployments), and the referrers see no more than the ids and names they are asked about.
  */
 public interface Referrers {
     /** What is referred to. */
@@ -31,4 +31,24 @@ public interface Referrers {
 
     /** Makes what uses any of these names stop using it (an active router becomes inactive); what changed. */
     List<Referrer> release(Kind kind, Set<String> names);
+
+    /** The referrers of every one of these, in order: what a model's owner asks (routers, deployments). */
+    static Referrers all(List<Referrers> each) {
+        List<Referrers> every = List.copyOf(each);
+        return new Referrers() {
+            @Override
+            public List<Referrer> inUse(Kind kind, Set<String> names) {
+                return every.stream()
+                        .flatMap(r -> r.inUse(kind, names).stream())
+                        .toList();
+            }
+
+            @Override
+            public List<Referrer> release(Kind kind, Set<String> names) {
+                return every.stream()
+                        .flatMap(r -> r.release(kind, names).stream())
+                        .toList();
+            }
+        };
+    }
 }

@@ -1,0 +1,197 @@
+package dev.arbor.deployments;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.clusters.Clusters;
+import dev.arbor.models.ReplicaSet;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A stored deployment.
+ *
+ * @param replicas the replicas asked for (autoscaling, when on, moves the running count between its bounds)
+ * @param endpointUrl where it answers: this server's OpenAI surface on {@code local}, the Service on Kubernetes
+ * @param serverInstance the server that runs a local deployment's replicas
+ */
+record Deployment(
+        String id,
+        String projectId,
+        String name,
+        String modelId,
+        String clusterId,
+        int replicas,
+        int readyReplicas,
+        Optional<ReplicaSet.Autoscaling> autoScaling,
+        Optional<RateLimiter.Limit> rateLimit,
+        DeploymentStatus status,
+        Optional<String> error,
+        Optional<String> endpointUrl,
+        Optional<String> serverInstance,
+        Instant createdAt,
+        Instant updatedAt) {
+    Deployment {
+        requireNonNull(id, "id");
+        requireNonNull(projectId, "projectId");
+        requireNonNull(name, "name");
+        requireNonNull(modelId, "modelId");
+        requireNonNull(clusterId, "clusterId");
+        requireNonNull(autoScaling, "autoScaling");
+        requireNonNull(rateLimit, "rateLimit");
+        requireNonNull(status, "status");
+        requireNonNull(error, "error");
+        requireNonNull(endpointUrl, "endpointUrl");
+        requireNonNull(serverInstance, "serverInstance");
+        requireNonNull(createdAt, "createdAt");
+        requireNonNull(updatedAt, "updatedAt");
+    }
+
+    boolean local() {
+        return clusterId.equals(Clusters.LOCAL);
+    }
+
+    /** Progress of the work under way, 0 to 100: the ready share of the replicas asked for; 100 once settled. */
+    int progress() {
+        if (status.settled()) {
+            return 100;
+        }
+        if (status == DeploymentStatus.PENDING || status == DeploymentStatus.DELETING) {
+            return 0;
+        }
+        return Math.min(100, readyReplicas * 100 / Math.max(1, replicas));
+    }
+
+    Deployment withState(DeploymentStatus newStatus, int ready, Optional<String> newError) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                ready,
+                autoScaling,
+                rateLimit,
+                newStatus,
+                newError,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withReplicas(int asked) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                asked,
+                readyReplicas,
+                autoScaling,
+                rateLimit,
+                status,
+                error,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withAutoScaling(Optional<ReplicaSet.Autoscaling> scaling) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                scaling,
+                rateLimit,
+                status,
+                error,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withRateLimit(Optional<RateLimiter.Limit> limit) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                autoScaling,
+                limit,
+                status,
+                error,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withEndpoint(Optional<String> url) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                autoScaling,
+                rateLimit,
+                status,
+                error,
+                url,
+                serverInstance,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withServer(Optional<String> server) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                autoScaling,
+                rateLimit,
+                status,
+                error,
+                endpointUrl,
+                server,
+                createdAt,
+                updatedAt);
+    }
+
+    Deployment withUpdatedAt(Instant at) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                autoScaling,
+                rateLimit,
+                status,
+                error,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                at);
+    }
+}

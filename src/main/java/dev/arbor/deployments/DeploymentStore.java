@@ -1,0 +1,265 @@
+package dev.arbor.deployments;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.models.ReplicaSet;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.jdbi.v3.core.Handle;
+
+/** The SQL of deployments. */
+final class DeploymentStore {
+    private static final String COLUMNS = "id, project_id, name, model_id, cluster_id, replicas, ready_replicas, "
+            + "auto_scaling, rate_limit, status, error, endpoint_url, server_instance, created_at, updated_at";
+
+    private final Database database;
+    private final Clock clock;
+
+    DeploymentStore(Database database, Clock clock) {
+        this.database = requireNonNull(database, "database");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    /** Stores a new deployment; {@code deployment_exists} when its project has one of that name. */
+    void insert(Deployment deployment) {
+        database.write(handle -> {
+            if (findByName(handle, deployment.projectId(), deployment.name()).isPresent()) {
+                throw nameTaken(deployment.name());
+            }
+            handle.createUpdate("INSERT INTO deployments (" + COLUMNS + ") VALUES (:id, :project, :name, :model, "
+                            + ":cluster, :replicas, :ready, :scaling, :limit, :status, :error, :url, :server, "
+                            + ":created, :updated)")
+                    .bind("id", deployment.id())
+                    .bind("project", deployment.projectId())
+                    .bind("name", deployment.name())
+                    .bind("model", deployment.modelId())
+                    .bind("cluster", deployment.clusterId())
+                    .bind("replicas", deployment.replicas())
+                    .bind("ready", deployment.readyReplicas())
+                    .bind(
+                            "scaling",
+                            deployment.autoScaling().map(DeploymentStore::json).orElse(null))
+                    .bind(
+                            "limit",
+                            deployment.rateLimit().map(DeploymentStore::json).orElse(null))
+                    .bind("status", deployment.status().wire())
+                    .bind("error", deployment.error().orElse(null))
+                    .bind("url", deployment.endpointUrl().orElse(null))
+                    .bind("server", deployment.serverInstance().orElse(null))
+                    .bind("created", deployment.createdAt().toEpochMilli())
+                    .bind("updated", deployment.updatedAt().toEpochMilli())
+                    .execute();
+            return null;
+        });
+    }
+
+    /** Writes what may change of a deployment (its name, model, cluster and project never do); false when gone. */
+    boolean update(Deployment deployment) {
+        return database.write(handle -> handle.createUpdate("UPDATE deployments SET replicas = :replicas, "
+                                + "ready_replicas = :ready, auto_scaling = :scaling, rate_limit = :limit, "
+                                + "status = :status, error = :error, endpoint_url = :url, server_instance = :server, "
+                                + "updated_at = :updated WHERE id = :id")
+                        .bind("id", deployment.id())
+                        .bind("replicas", deployment.replicas())
+                        .bind("ready", deployment.readyReplicas())
+                        .bind(
+                                "scaling",
+                                deployment
+                                        .autoScaling()
+                                        .map(DeploymentStore::json)
+                                        .orElse(null))
+                        .bind(
+                                "limit",
+                                deployment
+                                        .rateLimit()
+                                        .map(DeploymentStore::json)
+                                        .orElse(null))
+                        .bind("status", deployment.status().wire())
+                        .bind("error", deployment.error().orElse(null))
+                        .bind("url", deployment.endpointUrl().orElse(null))
+                        .bind("server", deployment.serverInstance().orElse(null))
+                        .bind("updated", deployment.updatedAt().toEpochMilli())
+                        .execute())
+                > 0;
+    }
+
+    void delete(String id) {
+        database.update(handle -> handle.createUpdate("DELETE FROM deployments WHERE id = :id")
+                .bind("id", id)
+                .execute());
+    }
+
+    Optional<Deployment> find(String id) {
+        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM deployments WHERE id = :id")
+                .bind("id", id)
+                .map((rs, ctx) -> row(rs))
+                .findOne());
+    }
+
+    Optional<Deployment> findByName(String projectId, String name) {
+        return database.read(handle -> findByName(handle, projectId, name));
+    }
+
+    /** Every deployment, or those of these projects, newest first. */
+    List<Deployment> list(Optional<Set<String>> projects) {
+        if (projects.isPresent() && projects.get().isEmpty()) {
+            return List.of();
+        }
+        return database.read(handle -> {
+            var query = handle.createQuery("SELECT " + COLUMNS + " FROM deployments"
+                    + projects.map(p -> " WHERE project_id IN (<projects>)").orElse("")
+                    + " ORDER BY created_at DESC, id DESC");
+            projects.ifPresent(p -> query.bindList("projects", List.copyOf(p)));
+            return query.map((rs, ctx) -> row(rs)).list();
+        });
+    }
+
+    /** The deployments called {@code nameOrId} or with that id. */
+    List<Deployment> named(String nameOrId) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM deployments WHERE name = :name OR id = :name ORDER BY id")
+                .bind("name", nameOrId)
+                .map((rs, ctx) -> row(rs))
+                .list());
+    }
+
+    List<Deployment> onCluster(String clusterId) {
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM deployments WHERE cluster_id = :cluster ORDER BY name")
+                .bind("cluster", clusterId)
+                .map((rs, ctx) -> row(rs))
+                .list());
+    }
+
+    List<Deployment> ofModels(Set<String> modelIds) {
+        if (modelIds.isEmpty()) {
+            return List.of();
+        }
+        return database.read(handle -> handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM deployments WHERE model_id IN (<models>) ORDER BY name")
+                .bindList("models", List.copyOf(modelIds))
+                .map((rs, ctx) -> row(rs))
+                .list());
+    }
+
+    /**
+     * Takes over the local deployments whose server is gone (on a shared database, no longer registered; on SQLite,
+     * any other server, since one server holds the data folder): they become this server's, to start again.
+     */
+    List<Deployment> claimOrphans(String serverInstance, boolean shared) {
+        String gone = shared
+                ? "(server_instance IS NULL OR server_instance NOT IN (SELECT id FROM server_instances))"
+                : "(server_instance IS NULL OR server_instance <> :server)";
+        return database.write(handle -> {
+            List<String> ids = handle.createQuery("SELECT id FROM deployments WHERE cluster_id = 'local' AND "
+                            + "status <> 'failed' AND " + gone)
+                    .bind("server", serverInstance)
+                    .mapTo(String.class)
+                    .list();
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            handle.createUpdate("UPDATE deployments SET server_instance = :server WHERE id IN (<ids>)")
+                    .bind("server", serverInstance)
+                    .bindList("ids", ids)
+                    .execute();
+            return handle.createQuery("SELECT " + COLUMNS + " FROM deployments WHERE id IN (<ids>) ORDER BY id")
+                    .bindList("ids", ids)
+                    .map((rs, ctx) -> row(rs))
+                    .list();
+        });
+    }
+
+    /** Whether a server is registered on this database now. */
+    boolean serverRuns(String serverInstance) {
+        return database.read(handle -> handle.createQuery("SELECT count(*) FROM server_instances WHERE id = :id")
+                        .bind("id", serverInstance)
+                        .mapTo(Integer.class)
+                        .one())
+                > 0;
+    }
+
+    static ApiException notFound(String id, boolean inProject) {
+        return ApiException.of(
+                ErrorCode.DEPLOYMENT_NOT_FOUND,
+                DeploymentRoutes.DEPLOYMENT_ID,
+                "There is no deployment '" + id + "'" + (inProject ? " in this project." : "."));
+    }
+
+    static ApiException nameTaken(String name) {
+        return ApiException.of(
+                ErrorCode.DEPLOYMENT_EXISTS,
+                "name",
+                "A deployment of this project is named '" + name + "' already; names are unique in a project.");
+    }
+
+    private static Optional<Deployment> findByName(Handle handle, String projectId, String name) {
+        return handle.createQuery(
+                        "SELECT " + COLUMNS + " FROM deployments WHERE project_id = :project AND name = :name")
+                .bind("project", projectId)
+                .bind("name", name)
+                .map((rs, ctx) -> row(rs))
+                .findOne();
+    }
+
+    private static String json(ReplicaSet.Autoscaling scaling) {
+        var json = new LinkedHashMap<String, Object>();
+        json.put("min_replicas", scaling.minReplicas());
+        json.put("max_replicas", scaling.maxReplicas());
+        json.put("target_in_flight", scaling.targetInFlight());
+        return Json.writeString(json);
+    }
+
+    private static String json(RateLimiter.Limit limit) {
+        return Json.writeString(DeploymentRoutes.json(limit));
+    }
+
+    private static Deployment row(ResultSet rs) throws SQLException {
+        return new Deployment(
+                rs.getString("id"),
+                rs.getString("project_id"),
+                rs.getString("name"),
+                rs.getString("model_id"),
+                rs.getString("cluster_id"),
+                rs.getInt("replicas"),
+                rs.getInt("ready_replicas"),
+                Optional.ofNullable(rs.getString("auto_scaling")).map(text -> {
+                    JsonNode node = Json.read(text);
+                    return new ReplicaSet.Autoscaling(
+                            node.path("min_replicas").asInt(),
+                            node.path("max_replicas").asInt(),
+                            node.path("target_in_flight").asInt());
+                }),
+                Optional.ofNullable(rs.getString("rate_limit")).map(text -> {
+                    JsonNode node = Json.read(text);
+                    return new RateLimiter.Limit(
+                            RateLimiter.Algorithm.of(node.path("algorithm").asText())
+                                    .orElseThrow(),
+                            node.path("rate_limit").asLong(),
+                            RateLimiter.Window.of(node.path("time_window").asText())
+                                    .orElseThrow());
+                }),
+                DeploymentStatus.of(rs.getString("status")).orElseThrow(),
+                Optional.ofNullable(rs.getString("error")),
+                Optional.ofNullable(rs.getString("endpoint_url")),
+                Optional.ofNullable(rs.getString("server_instance")),
+                Instant.ofEpochMilli(rs.getLong("created_at")),
+                Instant.ofEpochMilli(rs.getLong("updated_at")));
+    }
+}

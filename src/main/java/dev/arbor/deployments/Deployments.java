@@ -1,0 +1,569 @@
+package dev.arbor.deployments;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.access.Access;
+import dev.arbor.clusters.Clusters;
+import dev.arbor.clusters.DeploymentsOnCluster;
+import dev.arbor.clusters.Workloads;
+import dev.arbor.inference.DeploymentDirectory;
+import dev.arbor.models.Model;
+import dev.arbor.models.Models;
+import dev.arbor.models.RemoteEndpoint;
+import dev.arbor.models.ReplicaSet;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.EventStreams;
+import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.instances.ServerInstances;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.references.Referrers;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Deployments: a registry model served under a name of a project, by replicas on this machine ({@code local}) or by
+ * pods on a Kubernetes cluster. Work that takes time (starting replicas, the cluster making pods) runs in the
+ * background; the status and progress say where it stands. A local deployment's replicas run in the server that made
+ * it (on PostgreSQL, others answer 503 {@code deployment_on_other_server} to changes, and take it over once that
+ * server is gone); a server that starts again starts its local deployments again.
+ *
+ * <p>Inference finds running deployments through {@link DeploymentDirectory}; the model registry asks it, as
+ * {@link Referrers}, which deployments use a model before deleting one.
+ */
+public final class Deployments implements DeploymentDirectory, Referrers {
+    /** How often the ready replicas of a Kubernetes deployment are read back while it deploys or scales. */
+    static final Duration POLL_EVERY = Duration.ofSeconds(1);
+
+    /** The most replicas a deployment may ask for. */
+    static final int MAX_REPLICAS = 32;
+
+    private final DeploymentStore store;
+    private final Models models;
+    private final Clusters clusters;
+    private final ServerInstances instances;
+    private final Access access;
+    private final Supplier<String> publicUrl;
+    private final LocalBackend local;
+    private final KubernetesBackend kubernetes;
+    private final DeploymentRoutes routes;
+    /** Notified at every change this server records, so that waiting readers look again at once. */
+    private final Object changes = new Object();
+
+    /**
+     * @param replicaSets starts a local deployment's replicas
+     * @param publicUrl this server's address as callers reach it: a local deployment answers under it, at {@code /v1}
+     */
+    public Deployments(
+            Database database,
+            Clock clock,
+            Access access,
+            Models models,
+            Clusters clusters,
+            Workloads workloads,
+            ReplicaSets replicaSets,
+            ServerInstances instances,
+            EventStreams streams,
+            Supplier<String> publicUrl) {
+        this.store = new DeploymentStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
+        this.models = requireNonNull(models, "models");
+        this.clusters = requireNonNull(clusters, "clusters");
+        this.instances = requireNonNull(instances, "instances");
+        this.access = requireNonNull(access, "access");
+        this.publicUrl = requireNonNull(publicUrl, "publicUrl");
+        this.local = new LocalBackend(replicaSets, this::replicasChanged);
+        this.kubernetes = new KubernetesBackend(workloads, this::workloadChanged, POLL_EVERY);
+        this.routes = new DeploymentRoutes(this, access, requireNonNull(streams, "streams"));
+    }
+
+    /**
+     * What keeps a cluster from being deleted: the deployments on it. Made from the database alone, since the
+     * clusters are made before the deployments (which need them).
+     */
+    public static DeploymentsOnCluster onCluster(Database database) {
+        var store = new DeploymentStore(database, Clock.systemUTC());
+        return clusterId -> store.onCluster(requireNonNull(clusterId, "clusterId")).stream()
+                .map(Deployment::name)
+                .toList();
+    }
+
+    public void addRoutes(Routes routes) {
+        this.routes.addTo(routes);
+    }
+
+    /**
+     * Starts again the local deployments no running server runs (this server's previous life's, or a stopped
+     * server's): they deploy again from no ready replica. Kubernetes deployments still on their way are watched again.
+     */
+    public void start() {
+        for (Deployment orphan : store.claimOrphans(instances.id(), instances.shared())) {
+            if (orphan.status() == DeploymentStatus.DELETING) {
+                store.delete(orphan.id());
+                continue;
+            }
+            Deployment restarting = record(
+                    orphan.id(),
+                    d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty())
+                            .withEndpoint(Optional.of(localEndpoint())));
+            local.start(restarting);
+        }
+        for (Deployment deployment : store.list(Optional.empty())) {
+            if (!deployment.local()
+                    && (deployment.status() == DeploymentStatus.DEPLOYING
+                            || deployment.status() == DeploymentStatus.SCALING)) {
+                kubernetes.watch(deployment);
+            }
+        }
+    }
+
+    /** Stops this server's replicas (their deployments start again with the server) and the cluster poller. */
+    public void close() {
+        kubernetes.close();
+        local.close();
+    }
+
+    /** A deployment as a pipeline step sees it. */
+    public record Snapshot(
+            String id, String name, String status, int replicas, Optional<String> endpointUrl, Optional<String> error) {
+        public Snapshot {
+            requireNonNull(id, "id");
+            requireNonNull(name, "name");
+            requireNonNull(status, "status");
+            requireNonNull(endpointUrl, "endpointUrl");
+            requireNonNull(error, "error");
+        }
+
+        public boolean running() {
+            return status.equals(DeploymentStatus.RUNNING.wire());
+        }
+
+        public boolean failed() {
+            return status.equals(DeploymentStatus.FAILED.wire());
+        }
+
+        static Snapshot of(Deployment deployment) {
+            return new Snapshot(
+                    deployment.id(),
+                    deployment.name(),
+                    deployment.status().wire(),
+                    deployment.replicas(),
+                    deployment.endpointUrl(),
+                    deployment.error());
+        }
+    }
+
+    /**
+     * Deploy Model: the deployment of this name in the project, made now when there is none (a deployment of that
+     * name that exists counts as deployed, so that a step may run twice). Refusals are {@link ApiException}s, as the
+     * API answers them.
+     */
+    public Snapshot deploy(
+            String projectId,
+            String name,
+            String modelId,
+            String clusterId,
+            int replicas,
+            Optional<ReplicaSet.Autoscaling> autoScaling) {
+        if (!access.unknownProjects(List.of(requireNonNull(projectId, "projectId")))
+                .isEmpty()) {
+            throw ApiException.of(
+                    ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + projectId + "'.");
+        }
+        Optional<Deployment> existing = store.findByName(projectId, name);
+        if (existing.isPresent()) {
+            return Snapshot.of(existing.get());
+        }
+        return Snapshot.of(create(
+                new NewDeployment(projectId, name, modelId, clusterId, replicas, autoScaling, Optional.empty())));
+    }
+
+    /** The deployment of this id, else the one of this name; 409 {@code deployment_exists} when several have it. */
+    public Optional<Snapshot> lookup(String idOrName) {
+        List<Deployment> found = named(requireNonNull(idOrName, "idOrName"));
+        if (found.size() > 1) {
+            throw ApiException.of(
+                    ErrorCode.DEPLOYMENT_EXISTS,
+                    DeploymentRoutes.DEPLOYMENT_ID,
+                    "Deployments of several projects are named '" + idOrName + "': name one by its id.");
+        }
+        return found.stream().findFirst().map(Snapshot::of);
+    }
+
+    /** Waits until the deployment's work settles (running or failed); empty when it is gone. */
+    public Optional<Snapshot> awaitSettled(String id, Duration wait) throws InterruptedException {
+        return await(id, wait).map(Snapshot::of);
+    }
+
+    /** Scale Deployment: asks for {@code replicas} of the deployment of this id. */
+    public Snapshot scaleTo(String id, int replicas) {
+        if (replicas < 1 || replicas > MAX_REPLICAS) {
+            throw ApiException.of(
+                    ErrorCode.INVALID_FIELD, "replicas", "`replicas` must be from 1 to " + MAX_REPLICAS + ".");
+        }
+        Deployment current = current(id);
+        current.autoScaling().ifPresent(bounds -> {
+            if (replicas < bounds.minReplicas() || replicas > bounds.maxReplicas()) {
+                throw ApiException.of(
+                        ErrorCode.INVALID_FIELD,
+                        "replicas",
+                        "`replicas` must be within the deployment's autoscaling bounds, " + bounds.minReplicas()
+                                + " to " + bounds.maxReplicas() + ".");
+            }
+        });
+        if (replicas == current.replicas() && current.status() != DeploymentStatus.FAILED) {
+            return Snapshot.of(current);
+        }
+        return Snapshot.of(scale(current, replicas));
+    }
+
+    /** Configure Rate Limiting: sets the limit of the deployment of this id. */
+    public void rateLimit(String id, RateLimiter.Limit limit) {
+        limit(current(id), Optional.of(requireNonNull(limit, "limit")));
+    }
+
+    /** Delete Deployment: deletes the deployment of this id; one gone already counts as deleted. */
+    public void deleteIfPresent(String id) {
+        store.find(requireNonNull(id, "id")).ifPresent(this::delete);
+    }
+
+    /** What a deployment is to be, checked for its shape already. */
+    record NewDeployment(
+            String projectId,
+            String name,
+            String modelId,
+            String clusterId,
+            int replicas,
+            Optional<ReplicaSet.Autoscaling> autoScaling,
+            Optional<RateLimiter.Limit> rateLimit) {
+        NewDeployment {
+            requireNonNull(projectId, "projectId");
+            requireNonNull(name, "name");
+            requireNonNull(modelId, "modelId");
+            requireNonNull(clusterId, "clusterId");
+            requireNonNull(autoScaling, "autoScaling");
+            requireNonNull(rateLimit, "rateLimit");
+        }
+    }
+
+    /**
+     * Stores a deployment and starts its work in the background; it answers {@code pending}. An unknown model or
+     * cluster is 404 (both listed when both are), a model not downloaded or a name taken 409, and nothing is stored.
+     */
+    Deployment create(NewDeployment spec) {
+        var missing = new ArrayList<Problem>();
+        Optional<Model> model = models.find(spec.modelId());
+        if (model.isEmpty()) {
+            missing.add(
+                    new Problem(ErrorCode.MODEL_NOT_FOUND, "model_id", "There is no model '" + spec.modelId() + "'."));
+        }
+        if (!clusters.exists(spec.clusterId())) {
+            missing.add(new Problem(
+                    ErrorCode.CLUSTER_NOT_FOUND, "cluster_id", "There is no cluster '" + spec.clusterId() + "'."));
+        }
+        if (!missing.isEmpty()) {
+            throw ApiException.of(missing);
+        }
+        requireServable(model.get());
+        if (!spec.clusterId().equals(Clusters.LOCAL)
+                && store.onCluster(spec.clusterId()).stream()
+                        .anyMatch(d -> d.name().equals(spec.name()))) {
+            // its objects are named after it in the cluster's one namespace, whatever the project
+            throw ApiException.of(
+                    ErrorCode.DEPLOYMENT_EXISTS,
+                    "name",
+                    "A deployment on the cluster '" + spec.clusterId() + "' is named '" + spec.name()
+                            + "' already; on a Kubernetes cluster names are unique across projects.");
+        }
+        Instant now = store.now();
+        boolean onLocal = spec.clusterId().equals(Clusters.LOCAL);
+        var deployment = new Deployment(
+                Ids.next("dep"),
+                spec.projectId(),
+                spec.name(),
+                spec.modelId(),
+                spec.clusterId(),
+                spec.replicas(),
+                0,
+                spec.autoScaling(),
+                spec.rateLimit(),
+                DeploymentStatus.PENDING,
+                Optional.empty(),
+                onLocal ? Optional.of(localEndpoint()) : Optional.empty(),
+                onLocal ? Optional.of(instances.id()) : Optional.empty(),
+                now,
+                now);
+        store.insert(deployment);
+        if (onLocal) {
+            local.start(deployment);
+        } else {
+            kubernetes.apply(deployment, model.get());
+        }
+        return deployment;
+    }
+
+    /**
+     * Asks for {@code replicas}: {@code scaling} until they are ready. A failed deployment deploys again with the new
+     * count.
+     */
+    Deployment scale(Deployment current, int replicas) {
+        requireRunnableHere(current);
+        if (current.status() == DeploymentStatus.FAILED) {
+            return redeploy(current, d -> d.withReplicas(replicas));
+        }
+        DeploymentStatus next =
+                current.status() == DeploymentStatus.PENDING || current.status() == DeploymentStatus.DEPLOYING
+                        ? DeploymentStatus.DEPLOYING
+                        : DeploymentStatus.SCALING;
+        Deployment scaled =
+                record(current.id(), d -> d.withReplicas(replicas).withState(next, d.readyReplicas(), d.error()));
+        if (scaled.local()) {
+            if (!local.scale(scaled.id(), replicas)) {
+                local.start(scaled);
+            }
+        } else {
+            kubernetes.scale(scaled);
+        }
+        return current(scaled.id());
+    }
+
+    /** Turns autoscaling on (with these bounds) or off. */
+    Deployment autoscale(Deployment current, Optional<ReplicaSet.Autoscaling> autoScaling) {
+        requireRunnableHere(current);
+        Deployment changed = record(current.id(), d -> d.withAutoScaling(autoScaling));
+        if (changed.local()) {
+            local.autoscale(changed.id(), autoScaling);
+        } else if (changed.status() != DeploymentStatus.FAILED) {
+            kubernetes.apply(changed, models.require(changed.modelId(), "model_id"));
+        }
+        return current(changed.id());
+    }
+
+    /** Sets or removes the rate limit; the serving endpoint reads it with the deployment. */
+    Deployment limit(Deployment current, Optional<RateLimiter.Limit> limit) {
+        return record(current.id(), d -> d.withRateLimit(limit));
+    }
+
+    /** Stops the deployment's replicas or removes its objects, then forgets it. */
+    void delete(Deployment current) {
+        requireRunnableHere(current);
+        record(current.id(), d -> d.withState(DeploymentStatus.DELETING, d.readyReplicas(), d.error()));
+        try {
+            if (current.local()) {
+                local.stop(current.id());
+            } else {
+                kubernetes.remove(current);
+            }
+        } catch (RuntimeException e) {
+            // the cluster did not answer: the deployment stays, as it was, to be deleted again
+            record(current.id(), d -> d.withState(current.status(), d.readyReplicas(), d.error()));
+            throw e;
+        }
+        store.delete(current.id());
+        changed();
+    }
+
+    Optional<Deployment> find(String id) {
+        return store.find(id);
+    }
+
+    /** The deployments of these projects, or every one, newest first. */
+    List<Deployment> list(Optional<Set<String>> projects) {
+        return store.list(projects);
+    }
+
+    /** The deployment of this name in the project, if there is one. */
+    Optional<Deployment> findByName(String projectId, String name) {
+        return store.findByName(projectId, name);
+    }
+
+    /** The deployments a pipeline step may mean by {@code idOrName}: the one of that id, else those of that name. */
+    List<Deployment> named(String idOrName) {
+        return store.find(idOrName).map(List::of).orElseGet(() -> store.named(idOrName));
+    }
+
+    /** Waits up to {@code wait} for the deployment's work to settle (running or failed) or for it to be gone. */
+    Optional<Deployment> await(String id, Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        Optional<Deployment> now = store.find(id);
+        while (now.isPresent() && !now.get().status().settled()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            synchronized (changes) {
+                // a change recorded by another server is seen at the next look, at most half a second on
+                changes.wait(Math.max(1, Math.min(Duration.ofNanos(left).toMillis(), 500)));
+            }
+            now = store.find(id);
+        }
+        return now;
+    }
+
+    /** This server's replicas of a local deployment, when it runs them. */
+    Optional<ReplicaSet> replicas(String deploymentId) {
+        return local.replicas(deploymentId);
+    }
+
+    @Override
+    public List<ServedDeployment> find(Predicate<String> inProject, String nameOrId) {
+        requireNonNull(inProject, "inProject");
+        requireNonNull(nameOrId, "nameOrId");
+        var found = new ArrayList<ServedDeployment>();
+        for (Deployment deployment : store.named(nameOrId)) {
+            if (!deployment.status().serves() || !inProject.test(deployment.projectId())) {
+                continue;
+            }
+            Optional<Backend> backend = deployment.local()
+                    ? local.replicas(deployment.id()).map(Backend.Replicas::new)
+                    : deployment
+                            .endpointUrl()
+                            .map(url -> new Backend.Endpoint(new RemoteEndpoint(
+                                    deployment.modelId(), URI.create(url), deployment.name(), Optional.empty())));
+            backend.ifPresent(b -> found.add(new ServedDeployment(
+                    deployment.id(), deployment.name(), deployment.projectId(), deployment.rateLimit(), b)));
+        }
+        return found;
+    }
+
+    @Override
+    public List<Referrer> inUse(Kind kind, Set<String> names) {
+        requireNonNull(kind, "kind");
+        if (kind != Kind.MODEL) {
+            return List.of();
+        }
+        return store.ofModels(Set.copyOf(names)).stream()
+                .map(d -> new Referrer("deployment", d.id(), d.name(), d.projectId()))
+                .toList();
+    }
+
+    /** A forced delete of a model deletes the deployments that serve it. */
+    @Override
+    public List<Referrer> release(Kind kind, Set<String> names) {
+        List<Referrer> users = inUse(kind, names);
+        for (Referrer user : users) {
+            store.find(user.id()).ifPresent(this::delete);
+        }
+        return users;
+    }
+
+    /** 409 for a model that cannot serve a deployment: not downloaded, or a cloud model (served where it is). */
+    private static void requireServable(Model model) {
+        if (model.engine().equals("remote")) {
+            throw ApiException.of(
+                    ErrorCode.MODEL_INCOMPATIBLE,
+                    "model_id",
+                    "The model '" + model.id() + "' is a cloud model: its provider serves it, so it cannot be "
+                            + "deployed.");
+        }
+        if (!model.status().equals("downloaded")) {
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_DOWNLOADED,
+                    "model_id",
+                    "The model '" + model.id() + "' is " + model.status().replace('_', ' ')
+                            + ": a deployment needs its files. Wait for its download, or add it again.");
+        }
+    }
+
+    /**
+     * A local deployment is changed by the server that runs its replicas: another server answers 503 while that one
+     * runs, and takes the deployment over once it is gone.
+     */
+    private void requireRunnableHere(Deployment deployment) {
+        if (!deployment.local()
+                || deployment.serverInstance().map(instances.id()::equals).orElse(false)) {
+            return;
+        }
+        String owner = deployment.serverInstance().orElse("");
+        if (!owner.isEmpty() && store.serverRuns(owner)) {
+            throw ApiException.of(
+                            ErrorCode.DEPLOYMENT_ON_OTHER_SERVER,
+                            DeploymentRoutes.DEPLOYMENT_ID,
+                            "The replicas of deployment '" + deployment.name() + "' run on server " + owner
+                                    + ": send this change to that server.")
+                    .withHeader("retry-after", "1");
+        }
+        record(deployment.id(), d -> d.withServer(Optional.of(instances.id())));
+    }
+
+    private Deployment redeploy(Deployment current, UnaryOperator<Deployment> change) {
+        Deployment again =
+                record(current.id(), d -> change.apply(d).withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
+        if (again.local()) {
+            local.start(again);
+        } else {
+            kubernetes.apply(again, models.require(again.modelId(), "model_id"));
+        }
+        return again;
+    }
+
+    private void replicasChanged(String id, LocalBackend.Observed observed) {
+        recordIfPresent(id, d -> switch (observed) {
+            case LocalBackend.Observed.Settled settled ->
+                d.withState(DeploymentStatus.RUNNING, settled.ready(), Optional.empty());
+            case LocalBackend.Observed.Moving moving -> d.withState(moving(d.status()), moving.ready(), d.error());
+            case LocalBackend.Observed.Failed failed ->
+                d.withState(DeploymentStatus.FAILED, failed.ready(), Optional.of(failed.reason()));
+        });
+    }
+
+    private void workloadChanged(String id, KubernetesBackend.Observed observed) {
+        recordIfPresent(id, d -> switch (observed) {
+            case KubernetesBackend.Observed.Applied applied ->
+                d.withState(
+                                applied.ready() >= d.replicas() ? DeploymentStatus.RUNNING : moving(d.status()),
+                                applied.ready(),
+                                Optional.empty())
+                        .withEndpoint(Optional.of(applied.serviceUrl()));
+            case KubernetesBackend.Observed.Failed failed ->
+                d.withState(DeploymentStatus.FAILED, 0, Optional.of(failed.reason()));
+        });
+    }
+
+    /** A deployment whose replicas move stays as it was, unless it had not started yet. */
+    private static DeploymentStatus moving(DeploymentStatus status) {
+        return status == DeploymentStatus.PENDING ? DeploymentStatus.DEPLOYING : status;
+    }
+
+    /** Records a change the background work reports, unless the deployment is being deleted or is gone. */
+    private synchronized void recordIfPresent(String id, UnaryOperator<Deployment> change) {
+        store.find(id).filter(d -> d.status() != DeploymentStatus.DELETING).ifPresent(d -> write(change.apply(d)));
+    }
+
+    /** Reads, changes and writes a deployment, one change at a time on this server. */
+    private synchronized Deployment record(String id, UnaryOperator<Deployment> change) {
+        Deployment changed = change.apply(current(id));
+        write(changed);
+        return changed;
+    }
+
+    private void write(Deployment deployment) {
+        store.update(deployment.withUpdatedAt(store.now()));
+        changed();
+    }
+
+    private void changed() {
+        synchronized (changes) {
+            changes.notifyAll();
+        }
+    }
+
+    private Deployment current(String id) {
+        return store.find(id).orElseThrow(() -> DeploymentStore.notFound(id, false));
+    }
+
+    private String localEndpoint() {
+        return publicUrl.get() + "/v1";
+    }
+}

@@ -1,0 +1,147 @@
+package dev.arbor.deployments;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.clusters.Workloads;
+import dev.arbor.models.Model;
+import dev.arbor.platform.http.ApiException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deployments on Kubernetes clusters, through {@link Workloads}: a Deployment, a Service and (with autoscaling) an
+ * autoscaler named after the deployment, labelled with its id and project. While a deployment deploys or scales, a
+ * poller reads its ready replicas back from the cluster until they match.
+ */
+final class KubernetesBackend {
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesBackend.class);
+    static final String DEPLOYMENT_LABEL = "arbor.dev/deployment";
+    static final String PROJECT_LABEL = "arbor.dev/project";
+    /** What each pod asks for: the serving image's needs beyond these are the cluster's to meet. */
+    static final Workloads.Resources RESOURCES = new Workloads.Resources(1.0, 2L << 30, 0);
+
+    /** What the cluster says of a deployment's workload. */
+    sealed interface Observed {
+        record Applied(String serviceUrl, int ready, int desired) implements Observed {}
+
+        record Failed(String reason) implements Observed {}
+    }
+
+    @FunctionalInterface
+    interface Reports {
+        void workload(String deploymentId, Observed observed);
+    }
+
+    private final Workloads workloads;
+    private final Reports reports;
+    private final Map<String, Deployment> watching = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("deployment-poller").factory());
+
+    KubernetesBackend(Workloads workloads, Reports reports, Duration pollEvery) {
+        this.workloads = requireNonNull(workloads, "workloads");
+        this.reports = requireNonNull(reports, "reports");
+        poller.scheduleWithFixedDelay(this::poll, pollEvery.toMillis(), pollEvery.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Makes (or brings to this spec) the deployment's objects in the background, then watches them. */
+    void apply(Deployment deployment, Model model) {
+        Thread.ofVirtual().name("deployment-apply-" + deployment.id()).start(() -> {
+            try {
+                Workloads.WorkloadStatus status = workloads.apply(deployment.clusterId(), workload(deployment, model));
+                reports.workload(
+                        deployment.id(),
+                        new Observed.Applied(status.serviceUrl(), status.readyReplicas(), deployment.replicas()));
+                watch(deployment);
+            } catch (ApiException e) {
+                reports.workload(
+                        deployment.id(),
+                        new Observed.Failed(e.problems().getFirst().message()));
+            } catch (RuntimeException e) {
+                LOG.warn("deployment {} could not be made on cluster {}", deployment.id(), deployment.clusterId(), e);
+                reports.workload(deployment.id(), new Observed.Failed("the cluster refused its objects: " + e));
+            }
+        });
+    }
+
+    /** Sets the replicas on the cluster at once (the caller answers with the outcome), then watches them. */
+    void scale(Deployment deployment) {
+        workloads.scale(deployment.clusterId(), deployment.name(), deployment.replicas());
+        watch(deployment);
+    }
+
+    /** Removes the objects; the caller then forgets the deployment. */
+    void remove(Deployment deployment) {
+        watching.remove(deployment.id());
+        workloads.delete(deployment.clusterId(), deployment.name());
+    }
+
+    /** Watches a deployment until its ready replicas match those asked for. */
+    void watch(Deployment deployment) {
+        watching.put(deployment.id(), deployment);
+    }
+
+    void close() {
+        poller.shutdownNow();
+    }
+
+    private void poll() {
+        for (Deployment deployment : watching.values()) {
+            try {
+                Optional<Workloads.WorkloadStatus> status = workloads.status(deployment.clusterId(), deployment.name());
+                if (status.isEmpty()) {
+                    watching.remove(deployment.id());
+                    reports.workload(deployment.id(), new Observed.Failed("its Deployment is gone from the cluster"));
+                    continue;
+                }
+                Workloads.WorkloadStatus now = status.get();
+                if (now.failure().isPresent()) {
+                    watching.remove(deployment.id());
+                    reports.workload(
+                            deployment.id(), new Observed.Failed(now.failure().get()));
+                    continue;
+                }
+                if (now.readyReplicas() >= deployment.replicas()) {
+                    watching.remove(deployment.id());
+                }
+                reports.workload(
+                        deployment.id(),
+                        new Observed.Applied(now.serviceUrl(), now.readyReplicas(), deployment.replicas()));
+            } catch (RuntimeException e) {
+                // the cluster may answer at the next look: a deployment fails only on what the cluster says
+                LOG.debug("deployment {}: its cluster did not answer", deployment.id(), e);
+            }
+        }
+    }
+
+    private static Workloads.Workload workload(Deployment deployment, Model model) {
+        return new Workloads.Workload(
+                deployment.name(),
+                Map.of(DEPLOYMENT_LABEL, deployment.id(), PROJECT_LABEL, deployment.projectId()),
+                new Workloads.ModelSource(model.id(), model.uri(), format(model)),
+                deployment.replicas(),
+                deployment
+                        .autoScaling()
+                        .map(a -> new Workloads.Scaling(a.minReplicas(), a.maxReplicas(), a.targetInFlight())),
+                RESOURCES);
+    }
+
+    /** The model's files as the serving image reads them: a GGUF file, ONNX (this registry's engines), else weights. */
+    static String format(Model model) {
+        if (model.uri().toLowerCase(Locale.ROOT).endsWith(".gguf")) {
+            return "gguf";
+        }
+        return switch (model.engine()) {
+            case "embedding", "onnx-classifier" -> "onnx";
+            default -> "safetensors";
+        };
+    }
+}

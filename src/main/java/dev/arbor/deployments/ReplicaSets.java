@@ -1,0 +1,13 @@
+package dev.arbor.deployments;
+
+import dev.arbor.models.ReplicaSet;
+
+/** Starts replicas of a registry model on this machine: the models' runtime answers. */
+@FunctionalInterface
+public interface ReplicaSets {
+    /**
+     * Starts {@code replicas} worker processes of the model, named after {@code name} in their logs; {@code listener}
+     * hears of each replica's changes from then on.
+     */
+    ReplicaSet start(String modelId, String name, int replicas, ReplicaSet.Listener listener);
+}
