@@ -72,7 +72,7 @@ public final class InferenceRoutes {
         this.routers = requireNonNull(routers, "routers");
         this.deployments = requireNonNull(deployments, "deployments");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(routing, decider, expressions, limits, clock);
+        this.runtime = new RouterRuntime(routing, deployments, decider, expressions, limits, clock);
     }
 
     public void addTo(Routes routes) {

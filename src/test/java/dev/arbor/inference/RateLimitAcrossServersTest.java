@@ -29,10 +29,14 @@ class RateLimitAcrossServersTest {
     @Test
     void twoServersOnOnePostgresqlLetARoutersLimitThroughOnceBetweenThem() throws Exception {
         Map<String, String> env = Map.of(
-                "ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl(),
-                "ARBOR_SECRET_KEY", Base64.getEncoder().encodeToString(new byte[32]),
-                "ARBOR_ADMIN_TOKEN", ADMIN,
-                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
+                "ARBOR_DATABASE_URL",
+                TestPostgres.newDatabaseUrl(),
+                "ARBOR_SECRET_KEY",
+                Base64.getEncoder().encodeToString(new byte[32]),
+                "ARBOR_ADMIN_TOKEN",
+                ADMIN,
+                "ARBOR_OUTBOUND_ALLOW",
+                "127.0.0.1");
         try (var upstream = new OpenAiUpstream("alpha");
                 var a = ArborProcess.serve(folder.resolve("a"), env);
                 var b = ArborProcess.serve(folder.resolve("b"), env)) {
@@ -69,8 +73,10 @@ class RateLimitAcrossServersTest {
                         + "\"model_source\": \"cloud\", \"engine\": \"remote\", \"remote_model\": \"remote-alpha\"}",
                 admin);
         assertThat(model.status()).as(model.body()).isEqualTo(201);
-        String project =
-                http.post("/projects", "{\"name\": \"shared\"}", admin).json().path("id").asText();
+        String project = http.post("/projects", "{\"name\": \"shared\"}", admin)
+                .json()
+                .path("id")
+                .asText();
         HttpReply router = http.post(
                 "/routers",
                 "{\"project_id\": \"" + project + "\", \"name\": \"limited\", \"dag_config\": {\"entry_step\": "

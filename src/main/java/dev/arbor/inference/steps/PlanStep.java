@@ -149,6 +149,15 @@ sealed interface PlanStep {
         }
     }
 
+    /** Forwards to a running deployment of a registry model on a cluster, the least busy when there are several. */
+    record LocalModel(String id, String model, String cluster) implements PlanStep {
+        public LocalModel {
+            requireNonNull(id, "id");
+            requireNonNull(model, "model");
+            requireNonNull(cluster, "cluster");
+        }
+    }
+
     /** An action the runtime does not run yet: a request that reaches it is refused, naming the step. */
     record Unavailable(String id, String actionType) implements PlanStep {
         public Unavailable {

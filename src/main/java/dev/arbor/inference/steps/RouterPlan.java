@@ -80,6 +80,11 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                 }
                 yield new PlanStep.Route(id, new Strategy.Fallback(order, retryOn));
             }
+            case "local_model" ->
+                new PlanStep.LocalModel(
+                        id,
+                        params.path("model").asText(),
+                        params.path("cluster").asText("local"));
             case "least_busy" -> new PlanStep.Route(id, new Strategy.LeastBusy(texts(params.path("endpoints"))));
             case "latency_aware" ->
                 new PlanStep.Route(

@@ -7,9 +7,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.inference.Attribution;
+import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.InferenceRequest;
 import dev.arbor.inference.OpenAiAnswers;
 import dev.arbor.inference.Routing;
+import dev.arbor.inference.Strategy;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -45,6 +47,7 @@ public final class RouterRuntime {
 
     private final Routing routing;
     private final RouterDecider decider;
+    private final DeploymentDirectory deployments;
     private final Expressions expressions;
     private final RateLimiter limits;
     private final Clock clock;
@@ -53,8 +56,14 @@ public final class RouterRuntime {
     private record Compiled(Instant modifiedAt, RouterPlan plan) {}
 
     public RouterRuntime(
-            Routing routing, RouterDecider decider, Expressions expressions, RateLimiter limits, Clock clock) {
+            Routing routing,
+            DeploymentDirectory deployments,
+            RouterDecider decider,
+            Expressions expressions,
+            RateLimiter limits,
+            Clock clock) {
         this.routing = requireNonNull(routing, "routing");
+        this.deployments = requireNonNull(deployments, "deployments");
         this.decider = requireNonNull(decider, "decider");
         this.expressions = requireNonNull(expressions, "expressions");
         this.limits = requireNonNull(limits, "limits");
@@ -90,17 +99,11 @@ public final class RouterRuntime {
             exchange.walk(step.id());
             switch (step) {
                 case PlanStep.Route route -> {
-                    routing.forward(
-                            ctx,
-                            exchange.request(),
-                            route.strategy(),
-                            Attribution.router(
-                                    router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
-                    if (!exchange.stream()
-                            && ctx.statusCode() / 100 == 2
-                            && !exchange.outputRules().isEmpty()) {
-                        filterOutput(ctx, exchange);
-                    }
+                    forward(ctx, router, exchange, route.strategy());
+                    return;
+                }
+                case PlanStep.LocalModel local -> {
+                    forward(ctx, router, exchange, localModel(router, local));
                     return;
                 }
                 case PlanStep.CannedResponse canned -> {
@@ -123,6 +126,41 @@ public final class RouterRuntime {
             }
         }
         throw new IllegalStateException("router " + router.id() + " walked more steps than it has");
+    }
+
+    private void forward(Context ctx, RouterSnapshot router, Exchange exchange, Strategy strategy) {
+        routing.forward(
+                ctx,
+                exchange.request(),
+                strategy,
+                Attribution.router(router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
+        if (!exchange.stream()
+                && ctx.statusCode() / 100 == 2
+                && !exchange.outputRules().isEmpty()) {
+            filterOutput(ctx, exchange);
+        }
+    }
+
+    /**
+     * The running deployments of the step's model on its cluster in the router's project, the least busy first; 503
+     * {@code model_not_deployed} when none runs.
+     */
+    private Strategy localModel(RouterSnapshot router, PlanStep.LocalModel step) {
+        List<String> running =
+                deployments
+                        .ofModel(project -> project.equals(router.projectId()), step.model(), step.cluster())
+                        .stream()
+                        .map(DeploymentDirectory.ServedDeployment::id)
+                        .toList();
+        if (running.isEmpty()) {
+            throw stepError(
+                    ErrorCode.MODEL_NOT_DEPLOYED,
+                    step,
+                    "Step '" + step.id() + "' answers with model '" + step.model() + "' on cluster '" + step.cluster()
+                            + "', and no deployment of it runs there in this router's project; deploy it "
+                            + "(POST /deployments) or wait until its deployment is running.");
+        }
+        return new Strategy.LeastBusy(running);
     }
 
     private String branch(
