@@ -192,8 +192,14 @@ class AuthorizationMatrixTest {
             row("GET /routers/{router_id}/versions", Members.OWN_PROJECT),
             row("GET /routers/{router_id}/health", Members.OWN_PROJECT),
             row("GET /routers/{router_id}/stats", Members.OWN_PROJECT),
+            row("POST /deployments", Members.OWN_PROJECT),
+            row("GET /deployments", Members.OWN_PROJECT),
+            row("GET /deployments/{deployment_id}", Members.OWN_PROJECT),
+            row("GET /deployments/{deployment_id}/events", Members.OWN_PROJECT),
+            new Row("PATCH", "/deployments/{deployment_id}", Members.OWN_PROJECT, "{\"rate_limit\": null}"),
             // deletes last, each after every row that needs its object
             row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
+            row("DELETE /deployments/{deployment_id}", Members.OWN_PROJECT),
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
             row("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", Members.OWN_PROJECT),
@@ -293,7 +299,13 @@ class AuthorizationMatrixTest {
                         "GET /routers/{router_id}/versions",
                         "GET /routers/{router_id}/health",
                         "GET /routers/{router_id}/stats",
-                        "DELETE /routers/{router_id}");
+                        "DELETE /routers/{router_id}",
+                        "POST /deployments",
+                        "GET /deployments",
+                        "GET /deployments/{deployment_id}",
+                        "PATCH /deployments/{deployment_id}",
+                        "DELETE /deployments/{deployment_id}",
+                        "GET /deployments/{deployment_id}/events");
     }
 
     Stream<Row> rows() {

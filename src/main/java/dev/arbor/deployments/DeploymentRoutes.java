@@ -47,10 +47,11 @@ final class DeploymentRoutes {
     static final int MAX_WAIT_SECONDS = 60;
 
     /** A DNS-1123 label: the deployment's Kubernetes objects are named after it. */
-    private static final Pattern NAME_PATTERN = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+    private static final Pattern NAME_PATTERN = Pattern.compile("[a-z]([-a-z0-9]{0,61}[a-z0-9])?");
 
-    private static final String NAME_RULE = "must be a DNS label: lowercase letters, digits and '-', starting and "
-            + "ending with a letter or digit, at most 63 characters";
+    private static final String NAME_RULE =
+            "must be a DNS label: lowercase letters, digits and '-', starting with a letter and "
+                    + "ending with a letter or digit, at most 63 characters";
     private static final List<String> ALGORITHMS = Arrays.stream(RateLimiter.Algorithm.values())
             .map(RateLimiter.Algorithm::wire)
             .toList();
@@ -147,6 +148,7 @@ final class DeploymentRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CREATE.reader(body);
         Problems problems = reader.problems();
+        CREATE.refuseUndeclared(body, problems);
         ProjectId project = access.currentProject().required(ctx, PROJECT_ID.read(reader));
         Optional<String> name = NAME.read(reader);
         Optional<String> model = MODEL_ID.read(reader);
@@ -192,6 +194,7 @@ final class DeploymentRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
+        CHANGE.refuseUndeclared(body, problems);
         Deployment current = visible(ctx, PROJECT_ID.read(reader));
         Optional<Integer> replicas = REPLICAS.read(reader).map(Long::intValue);
         boolean scalingOff =
@@ -350,7 +353,7 @@ final class DeploymentRoutes {
     }
 
     /** A deployment as the API shows it; {@code replicas_detail} when this server runs its replicas. */
-    static Map<String, Object> json(Deployment deployment, Optional<ReplicaSet> replicas) {
+    private Map<String, Object> json(Deployment deployment, Optional<ReplicaSet> replicas) {
         var json = new LinkedHashMap<String, Object>();
         json.put("id", deployment.id());
         json.put("object", "deployment");
@@ -373,7 +376,7 @@ final class DeploymentRoutes {
                 "rate_limit", deployment.rateLimit().map(DeploymentRoutes::json).orElse(null));
         json.put("status", deployment.status().wire());
         json.put("progress", deployment.progress());
-        json.put("endpoint_url", deployment.endpointUrl().orElse(null));
+        json.put("endpoint_url", deployments.endpoint(deployment).orElse(null));
         json.put("error", deployment.error().orElse(null));
         replicas.ifPresent(set -> json.put(
                 "replicas_detail",

@@ -113,10 +113,8 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 store.delete(orphan.id());
                 continue;
             }
-            Deployment restarting = record(
-                    orphan.id(),
-                    d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty())
-                            .withEndpoint(Optional.of(localEndpoint())));
+            Deployment restarting =
+                    record(orphan.id(), d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
             local.start(restarting);
         }
         for (Deployment deployment : store.list(Optional.empty())) {
@@ -153,13 +151,13 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             return status.equals(DeploymentStatus.FAILED.wire());
         }
 
-        static Snapshot of(Deployment deployment) {
+        static Snapshot of(Deployment deployment, Optional<String> endpoint) {
             return new Snapshot(
                     deployment.id(),
                     deployment.name(),
                     deployment.status().wire(),
                     deployment.replicas(),
-                    deployment.endpointUrl(),
+                    endpoint,
                     deployment.error());
         }
     }
@@ -183,9 +181,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         }
         Optional<Deployment> existing = store.findByName(projectId, name);
         if (existing.isPresent()) {
-            return Snapshot.of(existing.get());
+            return snapshot(existing.get());
         }
-        return Snapshot.of(create(
+        return snapshot(create(
                 new NewDeployment(projectId, name, modelId, clusterId, replicas, autoScaling, Optional.empty())));
     }
 
@@ -198,12 +196,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                     DeploymentRoutes.DEPLOYMENT_ID,
                     "Deployments of several projects are named '" + idOrName + "': name one by its id.");
         }
-        return found.stream().findFirst().map(Snapshot::of);
+        return found.stream().findFirst().map(this::snapshot);
     }
 
     /** Waits until the deployment's work settles (running or failed); empty when it is gone. */
     public Optional<Snapshot> awaitSettled(String id, Duration wait) throws InterruptedException {
-        return await(id, wait).map(Snapshot::of);
+        return await(id, wait).map(this::snapshot);
     }
 
     /** Scale Deployment: asks for {@code replicas} of the deployment of this id. */
@@ -223,9 +221,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             }
         });
         if (replicas == current.replicas() && current.status() != DeploymentStatus.FAILED) {
-            return Snapshot.of(current);
+            return snapshot(current);
         }
-        return Snapshot.of(scale(current, replicas));
+        return snapshot(scale(current, replicas));
     }
 
     /** Configure Rate Limiting: sets the limit of the deployment of this id. */
@@ -236,6 +234,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /** Delete Deployment: deletes the deployment of this id; one gone already counts as deleted. */
     public void deleteIfPresent(String id) {
         store.find(requireNonNull(id, "id")).ifPresent(this::delete);
+    }
+
+    private Snapshot snapshot(Deployment deployment) {
+        return Snapshot.of(deployment, endpoint(deployment));
     }
 
     /** What a deployment is to be, checked for its shape already. */
@@ -275,7 +277,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         if (!missing.isEmpty()) {
             throw ApiException.of(missing);
         }
-        requireServable(model.get());
+        requireServable(model.get(), spec.clusterId());
         if (!spec.clusterId().equals(Clusters.LOCAL)
                 && store.onCluster(spec.clusterId()).stream()
                         .anyMatch(d -> d.name().equals(spec.name()))) {
@@ -300,7 +302,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 spec.rateLimit(),
                 DeploymentStatus.PENDING,
                 Optional.empty(),
-                onLocal ? Optional.of(localEndpoint()) : Optional.empty(),
+                Optional.empty(),
                 onLocal ? Optional.of(instances.id()) : Optional.empty(),
                 now,
                 now);
@@ -474,8 +476,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         return users;
     }
 
-    /** 409 for a model that cannot serve a deployment: not downloaded, or a cloud model (served where it is). */
-    private static void requireServable(Model model) {
+    /**
+     * Refuses a model no deployment can serve: a cloud model (its provider serves it; 400 {@code model_incompatible}),
+     * or, on {@code local}, one whose files are not here (409 {@code model_not_downloaded}). A Kubernetes cluster's
+     * pods load the model from its source themselves.
+     */
+    private static void requireServable(Model model, String clusterId) {
         if (model.engine().equals("remote")) {
             throw ApiException.of(
                     ErrorCode.MODEL_INCOMPATIBLE,
@@ -483,12 +489,13 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                     "The model '" + model.id() + "' is a cloud model: its provider serves it, so it cannot be "
                             + "deployed.");
         }
-        if (!model.status().equals("downloaded")) {
+        if (clusterId.equals(Clusters.LOCAL) && !model.status().equals("downloaded")) {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_DOWNLOADED,
                     "model_id",
                     "The model '" + model.id() + "' is " + model.status().replace('_', ' ')
-                            + ": a deployment needs its files. Wait for its download, or add it again.");
+                            + ": a deployment on this machine needs its files. Wait for its download, or add it "
+                            + "again.");
         }
     }
 
@@ -579,7 +586,11 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         return store.find(id).orElseThrow(() -> DeploymentStore.notFound(id, false));
     }
 
-    private String localEndpoint() {
-        return publicUrl.get() + "/v1";
+    /**
+     * Where a deployment answers: this server's OpenAI-compatible API for a local one (worked out when asked: the
+     * server's address is known once it listens), the Service the cluster gave for a Kubernetes one.
+     */
+    Optional<String> endpoint(Deployment deployment) {
+        return deployment.local() ? Optional.of(publicUrl.get() + "/v1") : deployment.endpointUrl();
     }
 }

@@ -134,9 +134,12 @@ final class KubernetesBackend {
                 RESOURCES);
     }
 
-    /** The model's files as the serving image reads them: a GGUF file, ONNX (this registry's engines), else weights. */
+    /**
+     * The model's files as the serving image reads them: GGUF for a {@code .gguf} file or a repository named so (as
+     * GGUF repositories are), ONNX for this registry's embedding and classifier engines, else safetensors weights.
+     */
     static String format(Model model) {
-        if (model.uri().toLowerCase(Locale.ROOT).endsWith(".gguf")) {
+        if (model.uri().toLowerCase(Locale.ROOT).contains("gguf")) {
             return "gguf";
         }
         return switch (model.engine()) {

@@ -84,6 +84,12 @@ public final class AdminFixture {
                                 + "{\"entry_step\": \"hi\", \"steps\": [{\"step_id\": \"hi\", "
                                 + "\"action_type\": \"canned_response\", \"params\": {\"message\": \"hi\"}}]}}"));
         objects.put("cluster_id", "local"); // always there; it refuses changes, which still reach the route
+        objects.put(
+                "deployment_id",
+                create(
+                        "/deployments",
+                        "{\"name\": \"matrix\", \"project_id\": \"" + projectId
+                                + "\", \"model_id\": \"hash-decider\"}"));
         String pipeline = create(
                 "/pipelines",
                 "{\"name\": \"matrix\", \"steps\": [{\"id\": \"say\", \"action\": \"log\", "

@@ -1,0 +1,11 @@
+package dev.arbor.deployments;
+
+import dev.arbor.testing.TestPostgres;
+import java.util.Map;
+
+class DeploymentsOnPostgresTest extends DeploymentContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
+    }
+}

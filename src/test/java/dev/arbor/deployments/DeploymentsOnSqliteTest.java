@@ -1,0 +1,10 @@
+package dev.arbor.deployments;
+
+import java.util.Map;
+
+class DeploymentsOnSqliteTest extends DeploymentContract {
+    @Override
+    Map<String, String> database() {
+        return Map.of();
+    }
+}
