@@ -13,6 +13,7 @@ import dev.arbor.deployments.Deployments;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
+import dev.arbor.inference.DeploymentDecisions;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
@@ -180,7 +181,7 @@ public final class Application implements AutoCloseable {
                             rateLimits,
                             clock)
                     .addTo(routes);
-            studio.addRoutes(routes);
+            studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors =

@@ -10,7 +10,6 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
-import dev.arbor.platform.ratelimits.RateLimitHeaders;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.RouterTelemetry;
 import io.javalin.http.Context;
@@ -56,7 +55,7 @@ public final class Routing implements AutoCloseable {
 
     private final EndpointDirectory directory;
     private final OutboundClient outbound;
-    private final RateLimiter limits;
+    private final DeploymentLimits limits;
     private final ReplicaServing replicas;
     private final RoutingSettings settings;
     private final EndpointBoard board;
@@ -85,7 +84,7 @@ public final class Routing implements AutoCloseable {
             Supplier<RandomGenerator> random) {
         this.directory = requireNonNull(directory, "directory");
         this.outbound = requireNonNull(outbound, "outbound");
-        this.limits = requireNonNull(limits, "limits");
+        this.limits = new DeploymentLimits(limits);
         this.replicas = new ReplicaServing(clock);
         this.settings = requireNonNull(settings, "settings");
         this.board = new EndpointBoard(clock, random);
@@ -234,22 +233,9 @@ public final class Routing implements AutoCloseable {
         if (deployment.backend() instanceof DeploymentDirectory.Backend.Replicas(ReplicaSet set)) {
             ReplicaServing.requireCapability(set, operation, deployment.name());
         }
-        if (deployment.rateLimit().isEmpty()) {
-            return Optional.empty();
-        }
-        RateLimiter.Limit limit = deployment.rateLimit().get();
-        RateLimiter.Verdict verdict = limits.take("deployment/" + deployment.id(), limit);
-        RateLimitHeaders.write(ctx, verdict);
-        if (verdict.allowed()) {
-            return Optional.empty();
-        }
-        String message = "Deployment '" + deployment.name() + "' takes " + limit.requests() + " requests a "
-                + limit.window().wire() + "; try again in " + RateLimitHeaders.retryAfterSeconds(verdict) + " s.";
-        return Optional.of(new Failed(
-                Outcome.RATE_LIMITED,
-                message,
-                Optional.empty(),
-                Optional.of(RateLimitHeaders.refusal(verdict, message))));
+        return limits.take(ctx, deployment)
+                .map(refusal ->
+                        new Failed(Outcome.RATE_LIMITED, refusal.getMessage(), Optional.empty(), Optional.of(refusal)));
     }
 
     /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */
