@@ -168,7 +168,15 @@ public final class Routing implements AutoCloseable {
             state.begin();
             long attemptStarted = System.nanoTime();
             Duration timeout = planned.timeout().orElse(settings.timeout());
-            switch (attempt(call, target.get(), request, timeout)) {
+            Attempt attempt;
+            try {
+                attempt = attempt(call, target.get(), request, timeout);
+            } catch (ApiException e) { // a request the deployment's replicas refuse: the caller's to see
+                state.abandoned();
+                call.finish(Outcome.UPSTREAM_ERROR, e.status(), TopLevel.Usage.NONE);
+                throw e;
+            }
+            switch (attempt) {
                 case Whole whole -> {
                     state.succeeded(System.nanoTime() - attemptStarted);
                     deliver(ctx, whole);
