@@ -141,9 +141,7 @@ public final class Application implements AutoCloseable {
                     models,
                     clusters,
                     workloads,
-                    (modelId, name, count, listener) -> {
-                        throw new UnsupportedOperationException("TEMPORARY until h-replicas");
-                    },
+                    runtime::replicas,
                     instances,
                     streams,
                     () -> publicUrl(config));

@@ -55,7 +55,7 @@ final class LocalBackend {
             try {
                 ReplicaSet set = starter.start(
                         deployment.modelId(),
-                        deployment.name(),
+                        deployment.id(), // a name is unique in its project only; the runtime needs it unique
                         deployment.replicas(),
                         replica -> Optional.ofNullable(holder.get())
                                 .filter(s -> sets.get(deployment.id()) == s)

@@ -6,7 +6,7 @@ import dev.arbor.models.ReplicaSet;
 @FunctionalInterface
 public interface ReplicaSets {
     /**
-     * Starts {@code replicas} worker processes of the model, named after {@code name} in their logs; {@code listener}
+     * Starts {@code replicas} worker processes of the model, named after {@code name} (unique among the open sets) in their logs; {@code listener}
      * hears of each replica's changes from then on.
      */
     ReplicaSet start(String modelId, String name, int replicas, ReplicaSet.Listener listener);

@@ -9,10 +9,13 @@ import dev.arbor.platform.http.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -22,8 +25,13 @@ import java.util.stream.Collectors;
  * labels are not punished for their length; a softmax over the options (with the model's temperature) gives their
  * probabilities. Read, not sampled: the same input gets the same answer (up to the rounding of the model's parallel
  * sums).
+ *
+ * <p>It also writes ({@link #generate}): a conversation goes through the model's chat template when its tokenizer
+ * config has one, else as a plain transcript ("role: content" lines, then "assistant:"), and tokens are drawn one by
+ * one from the model's distribution, sharpened by the temperature (0: always the likeliest), cut to the top-p
+ * nucleus, with a random source seeded from the request when it gives a seed, so that a seed gives the same text.
  */
-final class CausalLmEngine implements Engine {
+final class CausalLmEngine implements Engine, Engine.Generator {
     static final String CONFIG = "config.json";
     static final String TOKENIZER = "tokenizer.json";
     static final String WEIGHTS = "model.safetensors";
@@ -145,5 +153,192 @@ final class CausalLmEngine implements Engine {
         return Arrays.stream(model.getTokenizer().encode(text))
                 .mapToInt(Math::toIntExact)
                 .toArray();
+    }
+
+    /**
+     * Writes the model's answer to a conversation. The text streams through {@code deltas} as it comes, held back
+     * only where it may still change: up to a stop sequence's length before its end (a stop string is not shown),
+     * and a character whose bytes are not all written yet. It ends at an end-of-sequence token or a stop string
+     * ({@code stop}), or after {@code max_tokens} or at the end of the model's context ({@code length}).
+     */
+    @Override
+    public ReplicaSet.Generation generate(ReplicaSet.GenerationRequest request, Consumer<String> deltas) {
+        if (request.messages().isEmpty()) {
+            throw new IllegalArgumentException("there are no messages");
+        }
+        if (request.maxTokens() < 1) {
+            throw new IllegalArgumentException("max_tokens must be at least 1");
+        }
+        if (request.temperature() < 0 || !(request.topP() > 0 && request.topP() <= 1)) {
+            throw new IllegalArgumentException("temperature must be at least 0 and top_p within (0, 1]");
+        }
+        int[] prompt = chatPrompt(request.messages());
+        int room = model.getConfig().contextLength - CONTEXT_MARGIN - prompt.length;
+        if (room < 1) {
+            throw new IllegalArgumentException("the conversation takes " + prompt.length + " tokens; the model reads "
+                    + (model.getConfig().contextLength - CONTEXT_MARGIN) + " at most, its answer included");
+        }
+        int limit = Math.min(request.maxTokens(), room);
+        Random random = request.seed().map(Random::new).orElseGet(Random::new);
+        int holdBack = request.stop().stream().mapToInt(String::length).max().orElse(1) - 1;
+        var generated = new ArrayList<Long>();
+        var sent = new StringBuilder();
+        String text = "";
+        String finish = "length";
+        try (KvBufferCache.KvBuffer kv = cache.getEphemeralKvBuffer()) {
+            AbstractTensor<?, ?> hidden =
+                    model.batchForward(Arrays.copyOfRange(prompt, 0, Math.min(BATCH, prompt.length)), 0, kv);
+            for (int start = BATCH; start < prompt.length; start += BATCH) {
+                hidden = model.batchForward(
+                        Arrays.copyOfRange(prompt, start, Math.min(prompt.length, start + BATCH)), start, kv);
+            }
+            float[] next = model.getLogits(hidden.slice(hidden.shape().first() - 1));
+            while (true) {
+                int token = pick(next, request.temperature(), request.topP(), random);
+                if (model.getConfig().eosTokens.contains(token)) {
+                    finish = "stop";
+                    break;
+                }
+                generated.add((long) token);
+                text = decode(generated);
+                int stopAt = firstStop(text, request.stop());
+                if (stopAt >= 0) {
+                    text = text.substring(0, stopAt);
+                    finish = "stop";
+                    break;
+                }
+                send(text, settled(text, holdBack), sent, deltas);
+                if (generated.size() >= limit) {
+                    break;
+                }
+                int position = prompt.length + generated.size() - 1;
+                next = model.getLogits(
+                        model.batchForward(new int[] {token}, position, kv).slice(0));
+            }
+        }
+        send(text, text.length(), sent, deltas); // the end: nothing can change the rest now
+        return new ReplicaSet.Generation(sent.toString(), finish, prompt.length, generated.size());
+    }
+
+    /** Sends the text from what was sent up to {@code end}, unless an earlier part changed (then it waits). */
+    private static void send(String text, int end, StringBuilder sent, Consumer<String> deltas) {
+        if (end > sent.length() && text.startsWith(sent.toString())) {
+            String delta = text.substring(sent.length(), end);
+            sent.append(delta);
+            deltas.accept(delta);
+        }
+    }
+
+    /** The tokens of a conversation, ready for the answer: through the chat template when the model has one. */
+    private int[] chatPrompt(List<ReplicaSet.Message> messages) {
+        for (ReplicaSet.Message message : messages) {
+            if (!List.of("system", "user", "assistant").contains(message.role())) {
+                throw new IllegalArgumentException(
+                        "a message has role " + message.role() + "; the roles are system, user and assistant");
+            }
+        }
+        var template = model.promptSupport();
+        if (template.isPresent()) {
+            var builder = template.get().builder().addGenerationPrompt(true);
+            for (ReplicaSet.Message message : messages) {
+                switch (message.role()) {
+                    case "system" -> builder.addSystemMessage(message.content());
+                    case "assistant" -> builder.addAssistantMessage(message.content());
+                    default -> builder.addUserMessage(message.content());
+                }
+            }
+            int[] tokens = tokens(builder.build().getPrompt());
+            return tokens.length > 0 && tokens[0] == model.getConfig().bosToken ? tokens : withBos(tokens);
+        }
+        var transcript = new StringBuilder();
+        for (ReplicaSet.Message message : messages) {
+            transcript
+                    .append(message.role())
+                    .append(": ")
+                    .append(message.content())
+                    .append('\n');
+        }
+        return withBos(tokens(transcript.append("assistant:").toString()));
+    }
+
+    private int[] withBos(int[] tokens) {
+        int[] all = new int[tokens.length + 1];
+        all[0] = model.getConfig().bosToken;
+        System.arraycopy(tokens, 0, all, 1, tokens.length);
+        return all;
+    }
+
+    /** The text of the tokens written so far, special tokens left out. */
+    private String decode(List<Long> generated) {
+        long[] ordinary = generated.stream()
+                .mapToLong(Long::longValue)
+                .filter(token -> !model.getTokenizer().getModel().isSpecialToken(token))
+                .toArray();
+        return ordinary.length == 0 ? "" : model.getTokenizer().decode(ordinary);
+    }
+
+    /** How much of the text may be sent: all but what a stop string or an unfinished character may still change. */
+    private static int settled(String text, int holdBack) {
+        int end = text.length();
+        while (end > 0 && text.charAt(end - 1) == '\uFFFD') {
+            end--;
+        }
+        return Math.max(0, Math.min(end, text.length() - holdBack));
+    }
+
+    private static int firstStop(String text, List<String> stops) {
+        int first = -1;
+        for (String stop : stops) {
+            int at = stop.isEmpty() ? -1 : text.indexOf(stop);
+            if (at >= 0 && (first < 0 || at < first)) {
+                first = at;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * The next token from a distribution (the model's, softmaxed): the likeliest at temperature 0; otherwise drawn
+     * after sharpening by the temperature and keeping the likeliest tokens whose probabilities add up to top-p.
+     */
+    static int pick(float[] distribution, double temperature, double topP, Random random) {
+        if (temperature == 0) {
+            int best = 0;
+            for (int i = 1; i < distribution.length; i++) {
+                if (distribution[i] > distribution[best]) {
+                    best = i;
+                }
+            }
+            return best;
+        }
+        double[] weights = new double[distribution.length];
+        double highest = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < weights.length; i++) {
+            weights[i] = Math.log(Math.max(distribution[i], Float.MIN_VALUE)) / temperature;
+            highest = Math.max(highest, weights[i]);
+        }
+        double total = 0;
+        for (int i = 0; i < weights.length; i++) {
+            weights[i] = Math.exp(weights[i] - highest);
+            total += weights[i];
+        }
+        Integer[] order = new Integer[weights.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(weights[b], weights[a]));
+        int kept = 0;
+        double nucleus = 0;
+        while (kept < order.length && (kept == 0 || nucleus < topP * total)) {
+            nucleus += weights[order[kept++]];
+        }
+        double draw = random.nextDouble() * nucleus;
+        for (int i = 0; i < kept; i++) {
+            draw -= weights[order[i]];
+            if (draw < 0) {
+                return order[i];
+            }
+        }
+        return order[kept - 1];
     }
 }

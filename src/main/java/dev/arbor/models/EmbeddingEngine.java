@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * path, so it needs no download. Option embeddings are cached, so a repeated question costs one embedding of the
  * situation; the load ends with a warm-up, so the first decisions run compiled code.
  */
-final class EmbeddingEngine implements Engine {
+final class EmbeddingEngine implements Engine, Engine.Embedder {
     static final String BUNDLED_GRAPH = "/all-minilm-l6-v2-q.onnx";
     static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
     /** Where a model folder may keep its graph, in the order looked at. */
@@ -125,6 +125,19 @@ final class EmbeddingEngine implements Engine {
             probabilities.put(question.key(), softmax(similarities, temperature));
         }
         return new Scoring.Answer(probabilities, encoding.getIds().length);
+    }
+
+    /** Each input's embedding (mean-pooled, unit length: the vectors the decisions compare), cut at 256 tokens. */
+    @Override
+    public ReplicaSet.Embeddings embed(List<String> inputs) throws OrtException {
+        var vectors = new ArrayList<float[]>(inputs.size());
+        int tokens = 0;
+        for (String input : inputs) {
+            Encoding encoding = tokenizer.encode(input);
+            tokens += encoding.getIds().length;
+            vectors.add(embed(encoding));
+        }
+        return new ReplicaSet.Embeddings(vectors, tokens);
     }
 
     private float[] option(Scoring.Question question, Scoring.Option option) throws OrtException {

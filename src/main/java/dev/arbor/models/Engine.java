@@ -1,6 +1,8 @@
 package dev.arbor.models;
 
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * A loaded model inside a worker process: it scores every option of every question. Public so that benchmarks can
@@ -12,6 +14,16 @@ public sealed interface Engine permits CausalLmEngine, ClassifierEngine, Embeddi
     /** Whether answers may run at the same time; otherwise the worker answers one request at a time. */
     default boolean concurrent() {
         return false;
+    }
+
+    /** An engine that also turns texts into vectors (the embedding engine). */
+    interface Embedder {
+        ReplicaSet.Embeddings embed(List<String> inputs) throws Exception;
+    }
+
+    /** An engine that also writes text (causal language models), handing each piece to {@code deltas} as it comes. */
+    interface Generator {
+        ReplicaSet.Generation generate(ReplicaSet.GenerationRequest request, Consumer<String> deltas) throws Exception;
     }
 
     /** Loads the engine a model names; a failure here is the model's load failure. */

@@ -39,6 +39,15 @@ enum EngineKind {
         return wire;
     }
 
+    /** What a model of this engine serves: every engine scores; the embedding engine embeds; causal models write. */
+    List<ReplicaSet.Capability> capabilities() {
+        return switch (this) {
+            case EMBEDDING -> List.of(ReplicaSet.Capability.SCORE, ReplicaSet.Capability.EMBED);
+            case CAUSAL_LM -> List.of(ReplicaSet.Capability.SCORE, ReplicaSet.Capability.GENERATE);
+            case ONNX_CLASSIFIER, REMOTE, HASH -> List.of(ReplicaSet.Capability.SCORE);
+        };
+    }
+
     static Optional<EngineKind> of(String wire) {
         return Arrays.stream(values()).filter(kind -> kind.wire.equals(wire)).findFirst();
     }

@@ -2,32 +2,25 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -77,12 +70,17 @@ public final class ModelRuntime implements AutoCloseable {
     }
 
     private final Models models;
-    private final Path logDir;
-    private final Path cacheDir;
+    private final WorkerProcess.Launcher launcher;
     private final Settings settings;
     private final MeterRegistry meters;
     private final Meter.MeterProvider<Timer> loads;
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
+    /** The open replica sets by name; apart from the workers above, which ejection and the budget act on. */
+    private final Map<String, Replicas> replicaSets = new ConcurrentHashMap<>();
+    /** Restarts replicas and takes their autoscaling steps: short tasks, that never wait on a process. */
+    private final ScheduledExecutorService replicaUpkeep = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("arbor-replica-upkeep").factory());
+
     private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-model-housekeeping").factory());
     /** Ends waits for answers that take too long; apart from housekeeping, which may wait on a stopping worker. */
@@ -96,8 +94,7 @@ public final class ModelRuntime implements AutoCloseable {
      */
     public ModelRuntime(Models models, Path dataDir, Settings settings, MeterRegistry meters) {
         this.models = requireNonNull(models, "models");
-        this.logDir = dataDir.resolve("logs");
-        this.cacheDir = dataDir.resolve("cache");
+        this.launcher = new WorkerProcess.Launcher(models, dataDir.resolve("logs"), dataDir.resolve("cache"));
         this.settings = requireNonNull(settings, "settings");
         this.meters = requireNonNull(meters, "meters");
         this.loads = Timer.builder("arbor.model.loads")
@@ -124,10 +121,11 @@ public final class ModelRuntime implements AutoCloseable {
     private void endLateAnswers() {
         long now = System.nanoTime();
         for (WorkerHandle handle : workers.values()) {
-            if (handle.link.state() == Future.State.SUCCESS) {
-                handle.link.resultNow().closeLate(now);
+            if (handle.worker.link.state() == Future.State.SUCCESS) {
+                handle.worker.link.resultNow().closeLate(now);
             }
         }
+        replicaSets.values().forEach(set -> set.closeLate(now));
     }
 
     /**
@@ -138,7 +136,8 @@ public final class ModelRuntime implements AutoCloseable {
         try {
             long now = System.currentTimeMillis();
             var loaded = workers.entrySet().stream()
-                    .filter(e -> e.getValue().link.isDone() && !e.getValue().failed())
+                    .filter(e ->
+                            e.getValue().worker.link.isDone() && !e.getValue().failed())
                     .sorted(Comparator.comparingLong(e -> e.getValue().lastUsedMillis))
                     .toList();
             var kept = new ArrayList<Map.Entry<String, WorkerHandle>>();
@@ -156,10 +155,10 @@ public final class ModelRuntime implements AutoCloseable {
                 }
             }
             long held = kept.stream()
-                    .mapToLong(e -> residentBytes(e.getValue().process))
+                    .mapToLong(e -> residentBytes(e.getValue().worker.process))
                     .sum();
             for (int i = 0; held > settings.memoryBudget() && i < kept.size() - 1; i++) {
-                long freed = residentBytes(kept.get(i).getValue().process);
+                long freed = residentBytes(kept.get(i).getValue().worker.process);
                 LOG.info(
                         "ejecting {}: the workers hold {} MB, over the budget of {} MB",
                         kept.get(i).getKey(),
@@ -187,29 +186,32 @@ public final class ModelRuntime implements AutoCloseable {
         return 0;
     }
 
-    /** One worker process and what it said about its load. */
+    /** The studio's worker for a model, and how it has been used. */
     private static final class WorkerHandle {
-        final Process process;
-        final CompletableFuture<WorkerLink> link = new CompletableFuture<>();
-        final long startedAtMillis = System.currentTimeMillis();
-        volatile long loadedAtMillis;
+        /** Set once, as the worker starts, before the handle is shared. */
+        WorkerProcess worker;
+
         volatile long lastUsedMillis = System.currentTimeMillis();
         volatile boolean ejected;
         /** The worker's resident memory as a gauge, from its load until it goes. */
         volatile Optional<Gauge> memory = Optional.empty();
 
-        WorkerHandle(Process process) {
-            this.process = process;
+        long startedAtMillis() {
+            return worker.startedAtMillis;
+        }
+
+        long loadedAtMillis() {
+            return worker.loadedAtMillis;
         }
 
         boolean failed() {
-            return link.isCompletedExceptionally() && !ejected;
+            return worker.link.isCompletedExceptionally() && !ejected;
         }
     }
 
     /** Lets go of a worker that is gone or going: its socket, and its memory gauge. */
     private void forget(WorkerHandle handle) {
-        handle.link.thenAccept(WorkerLink::close);
+        handle.worker.link.thenAccept(WorkerLink::close);
         handle.memory.ifPresent(meters::remove);
     }
 
@@ -224,13 +226,16 @@ public final class ModelRuntime implements AutoCloseable {
         if (handle == null) {
             return new WorkerState("not_loaded", Optional.empty(), Optional.empty());
         }
-        Optional<Long> pid = handle.process.isAlive() ? Optional.of(handle.process.pid()) : Optional.empty();
+        Optional<Long> pid =
+                handle.worker.process.isAlive() ? Optional.of(handle.worker.process.pid()) : Optional.empty();
         if (handle.failed()) {
             return new WorkerState(
-                    "failed", pid, Optional.of(handle.link.exceptionNow().getMessage()));
+                    "failed", pid, Optional.of(handle.worker.link.exceptionNow().getMessage()));
         }
         return new WorkerState(
-                handle.link.isDone() && handle.process.isAlive() ? "loaded" : "loading", pid, Optional.empty());
+                handle.worker.link.isDone() && handle.worker.process.isAlive() ? "loaded" : "loading",
+                pid,
+                Optional.empty());
     }
 
     /** Where a model stands at run time: {@code loaded}, {@code loading}, {@code failed}, or its files' status. */
@@ -243,7 +248,7 @@ public final class ModelRuntime implements AutoCloseable {
     public void load(String modelId, Map<String, String> options) {
         Model model = downloaded(models.require(modelId, "model_id"), "model_id");
         workers.compute(model.id(), (id, existing) -> {
-            if (existing != null && !existing.failed() && existing.process.isAlive()) {
+            if (existing != null && !existing.failed() && existing.worker.process.isAlive()) {
                 return existing;
             }
             return replace(existing, model, options);
@@ -257,16 +262,8 @@ public final class ModelRuntime implements AutoCloseable {
             return false;
         }
         handle.ejected = true;
-        handle.link.completeExceptionally(new IllegalStateException("ejected"));
-        handle.process.destroy();
-        try {
-            if (!handle.process.waitFor(5, TimeUnit.SECONDS)) {
-                handle.process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            handle.process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        handle.worker.link.completeExceptionally(new IllegalStateException("ejected"));
+        handle.worker.stop();
         forget(handle);
         return true;
     }
@@ -274,13 +271,13 @@ public final class ModelRuntime implements AutoCloseable {
     /** The process id of a model's worker, when one runs. */
     public Optional<Long> workerPid(String modelId) {
         return Optional.ofNullable(workers.get(modelId))
-                .filter(h -> h.process.isAlive())
-                .map(h -> h.process.pid());
+                .filter(h -> h.worker.process.isAlive())
+                .map(h -> h.worker.process.pid());
     }
 
     /** The last lines of a model's worker log. */
     public List<String> logs(String modelId, int lines) {
-        Path log = logFile(modelId);
+        Path log = launcher.workerLog(modelId);
         if (!Files.exists(log)) {
             return List.of();
         }
@@ -336,9 +333,10 @@ public final class ModelRuntime implements AutoCloseable {
     /** The model whose load finished last among those still loaded: the one a decision naming none runs on. */
     public Optional<String> lastLoaded() {
         return workers.entrySet().stream()
-                .filter(e ->
-                        e.getValue().loadedAtMillis > 0 && e.getValue().process.isAlive() && !e.getValue().ejected)
-                .max(Comparator.comparingLong(e -> e.getValue().loadedAtMillis))
+                .filter(e -> e.getValue().loadedAtMillis() > 0
+                        && e.getValue().worker.process.isAlive()
+                        && !e.getValue().ejected)
+                .max(Comparator.comparingLong(e -> e.getValue().loadedAtMillis()))
                 .map(Map.Entry::getKey);
     }
 
@@ -346,10 +344,10 @@ public final class ModelRuntime implements AutoCloseable {
         WorkerHandle handle = workers.get(model.id());
         if (handle != null
                 && handle.failed()
-                && System.currentTimeMillis() - handle.startedAtMillis < RETRY_FAILED_LOAD_AFTER.toMillis()) {
+                && System.currentTimeMillis() - handle.startedAtMillis() < RETRY_FAILED_LOAD_AFTER.toMillis()) {
             return handle;
         }
-        if (handle != null && !handle.failed() && (handle.process.isAlive() || !handle.link.isDone())) {
+        if (handle != null && !handle.failed() && (handle.worker.process.isAlive() || !handle.worker.link.isDone())) {
             return handle;
         }
         if (!settings.autoLoad()) {
@@ -361,10 +359,11 @@ public final class ModelRuntime implements AutoCloseable {
         }
         return workers.compute(
                 model.id(),
-                (id, existing) ->
-                        existing == null || existing.failed() || (existing.link.isDone() && !existing.process.isAlive())
-                                ? replace(existing, model, Map.of())
-                                : existing);
+                (id, existing) -> existing == null
+                                || existing.failed()
+                                || (existing.worker.link.isDone() && !existing.worker.process.isAlive())
+                        ? replace(existing, model, Map.of())
+                        : existing);
     }
 
     /** Starts a worker in place of one that failed or ended (or of none). */
@@ -376,10 +375,10 @@ public final class ModelRuntime implements AutoCloseable {
     }
 
     private WorkerLink awaitLink(Model model, WorkerHandle handle) {
-        long waitedMillis = System.currentTimeMillis() - handle.startedAtMillis;
+        long waitedMillis = System.currentTimeMillis() - handle.startedAtMillis();
         long left = Math.max(1, settings.loadTimeout().toMillis() - waitedMillis);
         try {
-            return handle.link.get(left, TimeUnit.MILLISECONDS);
+            return handle.worker.link.get(left, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw ApiException.of(
                     ErrorCode.MODEL_LOAD_TIMEOUT,
@@ -405,47 +404,17 @@ public final class ModelRuntime implements AutoCloseable {
 
     private Scoring.Answer ask(Model model, WorkerHandle handle, WorkerLink link, Scoring.Request request) {
         handle.lastUsedMillis = System.currentTimeMillis();
-        var body = new LinkedHashMap<String, Object>();
-        body.put("state", request.state());
-        body.put("media", request.media());
-        body.put("questions", request.questions());
-        JsonNode reply;
         try {
-            reply = Json.read(link.call(Json.write(body), settings.answerTimeout()));
-        } catch (SocketTimeoutException e) {
-            throw ApiException.of(
-                    ErrorCode.MODEL_TIMEOUT,
-                    "model",
-                    "Model " + model.id() + " took longer than "
-                            + settings.answerTimeout().toSeconds() + " seconds to answer.");
+            return WorkerProtocol.answer(WorkerProtocol.exchange(
+                    link, WorkerProtocol.score(request), settings.answerTimeout(), delta -> {}, "Model " + model.id()));
         } catch (IOException e) {
             throw crashed(model, handle);
-        } catch (RuntimeException e) {
-            throw ApiException.of(
-                    ErrorCode.MODEL_CRASHED,
-                    "model",
-                    "Model " + model.id() + " answered something " + "that is not JSON.");
         }
-        return switch (reply.path("outcome").asText()) {
-            case "answered" -> answer(reply);
-            case "refused" ->
-                throw ApiException.of(
-                        ErrorCode.MODEL_REJECTED_INPUT,
-                        null,
-                        "Model " + model.id() + " refused the input: "
-                                + reply.path("error").asText());
-            default ->
-                throw ApiException.of(
-                        ErrorCode.MODEL_CRASHED,
-                        "model",
-                        "Model " + model.id() + " failed while answering: "
-                                + reply.path("error").asText());
-        };
     }
 
     private ApiException crashed(Model model, WorkerHandle handle) {
         try {
-            handle.process.waitFor(2, TimeUnit.SECONDS);
+            handle.worker.process.waitFor(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -456,9 +425,9 @@ public final class ModelRuntime implements AutoCloseable {
         if (workers.remove(model.id(), handle)) {
             forget(handle);
         }
-        String how = handle.process.isAlive()
+        String how = handle.worker.process.isAlive()
                 ? "stopped answering"
-                : "stopped while answering (" + exitReason(handle.process.exitValue()) + ")";
+                : "stopped while answering (" + WorkerProcess.exitReason(handle.worker.process.exitValue()) + ")";
         LOG.warn("worker for {} {}", model.id(), how);
         return ApiException.of(
                 ErrorCode.MODEL_CRASHED,
@@ -466,138 +435,95 @@ public final class ModelRuntime implements AutoCloseable {
                 "Model " + model.id() + " " + how + "; the next decision starts it again.");
     }
 
-    private static String exitReason(int code) {
-        return code == 137 || code == 143 || code < 0
-                ? "killed, exit code " + code + ", often for lack of memory"
-                : "exit code " + code;
-    }
-
-    private static Scoring.Answer answer(JsonNode json) {
-        var probabilities = new LinkedHashMap<String, List<Double>>();
-        json.path("probabilities").properties().forEach(e -> {
-            var values = new ArrayList<Double>();
-            e.getValue().forEach(p -> values.add(p.asDouble()));
-            probabilities.put(e.getKey(), values);
-        });
-        return new Scoring.Answer(
-                probabilities, json.path("usage").path("input_tokens").asInt());
-    }
-
     private WorkerHandle start(Model model, Map<String, String> options) {
-        Process process;
-        try {
-            var command = new ArrayList<String>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("--enable-native-access=ALL-UNNAMED");
-            if (EngineKind.of(model.engine())
-                    .filter(kind -> kind == EngineKind.CAUSAL_LM)
-                    .isPresent()) {
-                // Jlama's vector arithmetic; other workers go without, and without the JVM's warning about it
-                command.add("--add-modules=jdk.incubator.vector");
-            }
-            command.add("-XX:+ExitOnOutOfMemoryError");
-            // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
-            command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));
-            command.add("-Dai.djl.offline=true");
-            command.add("@" + classPathFile());
-            command.add("dev.arbor.Arbor");
-            command.add("worker");
-            command.add("--model");
-            command.add(model.id());
-            command.add("--engine");
-            command.add(model.engine());
-            var all = new LinkedHashMap<>(model.options());
-            all.putAll(options);
-            model.path().ifPresent(folder -> all.put("path", folder.toString()));
-            if (model.engine().equals(EngineKind.REMOTE.wire())) {
-                all.put("url", model.uri());
-            }
-            all.forEach((key, value) -> {
-                command.add("--option");
-                command.add(key + "=" + value);
-            });
-            Files.createDirectories(logDir);
-            var builder = new ProcessBuilder(command)
-                    .redirectError(
-                            ProcessBuilder.Redirect.appendTo(logFile(model.id()).toFile()));
-            builder.environment().putAll(models.workerEnvironment(model));
-            process = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a worker for " + model.id(), e);
-        }
-        var handle = new WorkerHandle(process);
-        Thread.ofVirtual().name("arbor-worker-" + model.id()).start(() -> readFirstLine(model, handle));
-        LOG.info("starting a worker for {} (pid {})", model.id(), process.pid());
+        var handle = new WorkerHandle();
+        handle.worker = launcher.start(
+                model,
+                options,
+                launcher.workerLog(model.id()),
+                Optional.empty(),
+                ready -> loaded(model, handle, ready));
+        handle.worker.link.whenComplete((link, failure) -> recordLoad(model, handle));
         return handle;
     }
 
-    private void readFirstLine(Model model, WorkerHandle handle) {
-        try (var out =
-                new BufferedReader(new InputStreamReader(handle.process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line = out.readLine();
-            if (line != null && line.startsWith(Worker.READY)) {
-                handle.loadedAtMillis = System.currentTimeMillis();
-                handle.lastUsedMillis = handle.loadedAtMillis;
-                handle.memory =
-                        Optional.of(Gauge.builder("arbor.model.worker.resident", handle, h -> residentBytes(h.process))
-                                .description("The resident memory of a loaded model's worker process")
-                                .baseUnit("bytes")
-                                .tag("model", model.id())
-                                .register(meters));
-                handle.link.complete(new WorkerLink(
-                        Path.of(line.substring(Worker.READY.length()).trim())));
-                if (handle.ejected) {
-                    forget(handle); // ejected as it became ready: the eject let go before the gauge was there
-                }
-                LOG.info("{} is loaded ({} ms)", model.id(), System.currentTimeMillis() - handle.startedAtMillis);
-            } else if (line != null && line.startsWith(Worker.FAILED)) {
-                handle.link.completeExceptionally(new IllegalStateException(line.substring(Worker.FAILED.length())));
-            } else {
-                handle.process.waitFor(5, TimeUnit.SECONDS);
-                handle.link.completeExceptionally(new IllegalStateException("the worker exited while loading ("
-                        + (handle.process.isAlive() ? "no answer" : exitReason(handle.process.exitValue()))
-                        + "); see GET /models/" + model.id() + "/logs"));
-            }
-            recordLoad(model, handle);
-            while (out.readLine() != null) {
-                // drain, so that the worker never blocks on a full pipe
-            }
-        } catch (IOException | InterruptedException | InvalidPathException e) {
-            if (handle.link.completeExceptionally(
-                    new IllegalStateException("lost contact with the worker: " + e.getMessage()))) {
-                recordLoad(model, handle);
-            }
+    /** A worker that became ready is used from now, and its memory shown. */
+    private void loaded(Model model, WorkerHandle handle, WorkerProcess ready) {
+        handle.lastUsedMillis = ready.loadedAtMillis;
+        handle.memory = Optional.of(Gauge.builder("arbor.model.worker.resident", ready, w -> residentBytes(w.process))
+                .description("The resident memory of a loaded model's worker process")
+                .baseUnit("bytes")
+                .tag("model", model.id())
+                .register(meters));
+        if (handle.ejected) {
+            forget(handle); // ejected as it became ready: the eject let go before the gauge was there
         }
     }
 
     private void recordLoad(Model model, WorkerHandle handle) {
-        String outcome = handle.ejected ? "ejected" : handle.link.isCompletedExceptionally() ? "failed" : "loaded";
+        String outcome =
+                handle.ejected ? "ejected" : handle.worker.link.isCompletedExceptionally() ? "failed" : "loaded";
         loads.withTags("model", model.id(), "outcome", outcome)
-                .record(System.currentTimeMillis() - handle.startedAtMillis, TimeUnit.MILLISECONDS);
+                .record(System.currentTimeMillis() - handle.startedAtMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
-     * The class path as a JVM argument file. A long command line crashes the tokenizer's native library as it
-     * loads (seen with a test class path of 90 entries); a short one with the path in a file does not.
+     * Starts {@code replicas} worker processes of a downloaded model behind one least-busy entry point, and returns
+     * at once: they load in the background, and calls wait for the first ready one. They stand apart from the
+     * studio's one worker per model (no idle ejection, outside the memory budget) until the caller closes the set.
+     * {@code name} names their logs ({@code logs/replica-<name>-<index>.log}), their processes and their metrics
+     * ({@code arbor_model_replicas}, {@code arbor_model_replicas_in_flight}, tagged {@code set}); it must be unique
+     * among the open sets. 404 {@code model_not_found} or 409 {@code model_not_downloaded} (param {@code model_id})
+     * for a model that cannot run.
      */
-    private Path classPathFile() throws IOException {
-        Files.createDirectories(cacheDir);
-        Path file = cacheDir.resolve("worker-classpath.args");
-        String classPath =
-                System.getProperty("java.class.path").replace("\\", "\\\\").replace("\"", "\\\"");
-        Files.writeString(file, "-cp \"" + classPath + "\"\n", StandardCharsets.UTF_8);
-        return file;
+    public ReplicaSet replicas(String modelId, String name, int replicas, ReplicaSet.Listener listener) {
+        return replicas(modelId, name, replicas, listener, Map.of(), Clock.systemUTC());
     }
 
-    private Path logFile(String modelId) {
-        return logDir.resolve("worker-" + modelId.replaceAll("[^A-Za-z0-9._-]", "_") + ".log");
+    /**
+     * {@link #replicas(String, String, int, ReplicaSet.Listener)} with load options for the workers (as
+     * {@link #load} takes them) and a clock for autoscaling that tests move.
+     */
+    Replicas replicas(
+            String modelId,
+            String name,
+            int replicas,
+            ReplicaSet.Listener listener,
+            Map<String, String> options,
+            Clock clock) {
+        requireNonNull(name, "name");
+        requireNonNull(listener, "listener");
+        if (replicas < 0) {
+            throw new IllegalArgumentException("a replica set cannot have " + replicas + " replicas");
+        }
+        Model model = downloaded(models.require(modelId, "model_id"), "model_id");
+        Replicas set = replicaSets.compute(name, (key, open) -> {
+            if (open != null) {
+                throw new IllegalStateException("a replica set named " + name + " is open already");
+            }
+            return new Replicas(
+                    model,
+                    name,
+                    options,
+                    launcher,
+                    settings,
+                    meters,
+                    replicaUpkeep,
+                    clock,
+                    listener,
+                    () -> replicaSets.remove(key));
+        });
+        set.scale(replicas);
+        return set;
     }
 
-    /** Stops every worker. */
+    /** Stops every worker and every replica set. */
     @Override
     public void close() {
         housekeeping.shutdownNow();
         deadlines.shutdownNow();
+        List.copyOf(replicaSets.values()).forEach(Replicas::close);
+        replicaUpkeep.shutdownNow();
         List.copyOf(workers.keySet()).forEach(this::eject);
     }
 }

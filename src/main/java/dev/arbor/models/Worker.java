@@ -43,8 +43,8 @@ public final class Worker {
         Map<String, String> options = new LinkedHashMap<>();
         for (int i = 0; i + 1 < args.size(); i += 2) {
             switch (args.get(i)) {
-                case "--model" -> {
-                    // only named so that a process list shows which model a worker holds
+                case "--model", "--replica" -> {
+                    // only named so that a process list shows which model (and replica) a worker holds
                 }
                 case "--engine" -> engineName = args.get(i + 1);
                 case "--option" -> {

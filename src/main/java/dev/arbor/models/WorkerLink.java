@@ -45,6 +45,14 @@ final class WorkerLink implements AutoCloseable {
      * {@link #closeLate}), another {@link IOException} when the worker went away.
      */
     byte[] call(byte[] request, Duration timeout) throws IOException {
+        return call(request, timeout, frame -> false);
+    }
+
+    /**
+     * Sends one request whose reply may come as several frames (a generation streams its text): each frame but the
+     * last goes to {@code interim}, which says whether more follow; returns the last. The timeout covers them all.
+     */
+    byte[] call(byte[] request, Duration timeout, Frames interim) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             if (!connections.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
@@ -56,13 +64,20 @@ final class WorkerLink implements AutoCloseable {
             throw new InterruptedIOException("interrupted while waiting for a connection to the worker");
         }
         try {
-            return callOn(request, deadline);
+            return callOn(request, deadline, interim);
         } finally {
             connections.release();
         }
     }
 
-    private byte[] callOn(byte[] request, long deadlineNanos) throws IOException {
+    /** Reads the frames of one reply. */
+    @FunctionalInterface
+    interface Frames {
+        /** Handles a frame of the reply; returns whether more frames of it follow. */
+        boolean more(byte[] frame);
+    }
+
+    private byte[] callOn(byte[] request, long deadlineNanos, Frames interim) throws IOException {
         SocketChannel channel = idle.pollFirst();
         if (channel == null) {
             channel = SocketChannel.open(address);
@@ -72,6 +87,9 @@ final class WorkerLink implements AutoCloseable {
         try {
             WorkerWire.write(channel, request);
             byte[] reply = WorkerWire.read(channel);
+            while (interim.more(reply)) {
+                reply = WorkerWire.read(channel);
+            }
             calls.remove(call);
             if (call.endedInTime()) {
                 release(channel);
@@ -85,6 +103,10 @@ final class WorkerLink implements AutoCloseable {
                 timedOut.initCause(e);
                 throw timedOut;
             }
+            throw e;
+        } catch (RuntimeException e) { // a reader of the frames gave up: the rest of the reply is never read
+            calls.remove(call);
+            closeQuietly(channel);
             throw e;
         }
     }
