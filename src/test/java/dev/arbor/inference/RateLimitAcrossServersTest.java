@@ -38,30 +38,36 @@ class RateLimitAcrossServersTest {
                 "ARBOR_OUTBOUND_ALLOW",
                 "127.0.0.1");
         try (var upstream = new OpenAiUpstream("alpha");
-                var a = ArborProcess.serve(folder.resolve("a"), env);
-                var b = ArborProcess.serve(folder.resolve("b"), env)) {
+                var a = ArborProcess.serve(folder.resolve("a"), env)) {
             String router = limitedRouter(a.http(), upstream);
-
-            List<Integer> statuses = new ArrayList<>();
-            List<String> remaining = new ArrayList<>();
-            for (int i = 0; i < LIMIT; i++) {
-                HttpReply answer = chat(i % 2 == 0 ? a.http() : b.http(), router);
-                statuses.add(answer.status());
-                remaining.add(answer.header("x-ratelimit-remaining"));
+            // started after the cloud model was added: a server reads the registry's models when it starts
+            try (var b = ArborProcess.serve(folder.resolve("b"), env)) {
+                bothServe(a, b, router, upstream);
             }
-            HttpReply refusedOnA = chat(a.http(), router);
-            HttpReply refusedOnB = chat(b.http(), router);
-
-            assertThat(statuses).containsOnly(200);
-            assertThat(remaining).containsExactly("4", "3", "2", "1", "0");
-            for (HttpReply refused : List.of(refusedOnA, refusedOnB)) {
-                refused.assertError(429, "rate_limited", null);
-                assertThat(refused.header("x-ratelimit-limit")).isEqualTo(Integer.toString(LIMIT));
-                assertThat(refused.header("x-ratelimit-remaining")).isEqualTo("0");
-                assertThat(Long.parseLong(refused.header("retry-after"))).isBetween(1L, 60L);
-            }
-            assertThat(upstream.requests()).hasSize(LIMIT);
         }
+    }
+
+    /** The limit's requests alternate between the servers, then one more on each is refused. */
+    private static void bothServe(ArborProcess a, ArborProcess b, String router, OpenAiUpstream upstream) {
+        List<Integer> statuses = new ArrayList<>();
+        List<String> remaining = new ArrayList<>();
+        for (int i = 0; i < LIMIT; i++) {
+            HttpReply answer = chat(i % 2 == 0 ? a.http() : b.http(), router);
+            statuses.add(answer.status());
+            remaining.add(answer.header("x-ratelimit-remaining"));
+        }
+        HttpReply refusedOnA = chat(a.http(), router);
+        HttpReply refusedOnB = chat(b.http(), router);
+
+        assertThat(statuses).containsOnly(200);
+        assertThat(remaining).containsExactly("4", "3", "2", "1", "0");
+        for (HttpReply refused : List.of(refusedOnA, refusedOnB)) {
+            refused.assertError(429, "rate_limited", null);
+            assertThat(refused.header("x-ratelimit-limit")).isEqualTo(Integer.toString(LIMIT));
+            assertThat(refused.header("x-ratelimit-remaining")).isEqualTo("0");
+            assertThat(Long.parseLong(refused.header("retry-after"))).isBetween(1L, 60L);
+        }
+        assertThat(upstream.requests()).hasSize(LIMIT);
     }
 
     /** A cloud model on the upstream and an active router before it that lets {@link #LIMIT} through a minute. */
