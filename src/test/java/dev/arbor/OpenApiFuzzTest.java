@@ -267,7 +267,11 @@ class OpenApiFuzzTest {
                 Map.entry("fields", "[\"input.state\"]"),
                 Map.entry("filter", "{\"model\": \"hash-decider\"}"),
                 Map.entry("storage", "\"full\""),
-                Map.entry("version", "1"));
+                Map.entry("version", "1"),
+                // a deployment's replicas are worker processes: one each, not up to 32, on a shared test machine
+                Map.entry("replicas", "1"),
+                Map.entry("min_replicas", "1"),
+                Map.entry("max_replicas", "1"));
         var hints = new HashMap<String, JsonNode>();
         json.forEach((name, value) -> hints.put(name, readTree(value)));
         // a template to copy, or an example's decision, would have to exist; an email channel's sender is left out

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * {@link Workloads} through fabric8's client, with the kubeconfig the cluster was added with, in its namespace. Objects
+ * {@link Workloads} through fabric8's client (the cluster {@code local} is refused with an IllegalArgumentException), with the kubeconfig the cluster was added with, in its namespace. Objects
  * are created when absent and replaced (PUT) when present, so a second apply brings them to the new spec; server-side
  * apply is not used because fabric8's API server mock, which the tests run against, cannot create with it.
  */
@@ -74,16 +74,20 @@ public final class KubernetesWorkloads implements Workloads {
     }
 
     /**
-     * @throws IllegalArgumentException for a name that is not a DNS-1035 label, labels Kubernetes would refuse, or
-     *     negative amounts
+     * @throws ApiException {@code model_format_unsupported} for a model the chosen server cannot load (see
+     *     {@link Serving})
+     * @throws IllegalArgumentException for a name that is not a DNS-1035 label, labels Kubernetes would refuse,
+     *     negative amounts or autoscaling bounds out of order
      */
+    @Override
+    public void check(Workload workload) {
+        serving(workload);
+    }
+
     @Override
     public WorkloadStatus apply(String clusterId, Workload workload) {
         requireNonNull(clusterId, "clusterId");
-        requireNonNull(workload, "workload");
-        requireName(workload.name());
-        requireValid(workload);
-        Serving serving = Serving.of(workload.name(), workload.model(), workload.resources(), settings);
+        Serving serving = serving(workload);
         Kubeconfig kubeconfig = clusters.kubeconfig(clusterId);
         try (KubernetesClient client = clusters.connect(kubeconfig, Clusters.CHECK_TIMEOUT)) {
             var call = new Call(client, kubeconfig);
@@ -94,15 +98,7 @@ public final class KubernetesWorkloads implements Workloads {
             workload.autoscaling()
                     .ifPresentOrElse(
                             scaling -> call.put(autoscaler(name, scaling, serving, labels, kubeconfig.namespace())),
-                            () -> call.delete(
-                                    "HorizontalPodAutoscaler",
-                                    name,
-                                    () -> client.autoscaling()
-                                            .v2()
-                                            .horizontalPodAutoscalers()
-                                            .inNamespace(kubeconfig.namespace())
-                                            .withName(name)
-                                            .delete()));
+                            () -> call.deleteAutoscaler(name));
             return status(deployment, call.pods(name), kubeconfig.namespace());
         }
     }
@@ -185,15 +181,7 @@ public final class KubernetesWorkloads implements Workloads {
         String namespace = kubeconfig.namespace();
         try (KubernetesClient client = clusters.connect(kubeconfig, Clusters.CHECK_TIMEOUT)) {
             var call = new Call(client, kubeconfig);
-            boolean autoscaler = call.delete(
-                    "HorizontalPodAutoscaler",
-                    name,
-                    () -> client.autoscaling()
-                            .v2()
-                            .horizontalPodAutoscalers()
-                            .inNamespace(namespace)
-                            .withName(name)
-                            .delete());
+            boolean autoscaler = call.deleteAutoscaler(name);
             boolean service = call.delete(
                     "Service",
                     name,
@@ -211,6 +199,14 @@ public final class KubernetesWorkloads implements Workloads {
                             .delete());
             return autoscaler || service || deployment;
         }
+    }
+
+    /** What the workload's pods run, once it passed every check made without the cluster. */
+    private Serving serving(Workload workload) {
+        requireNonNull(workload, "workload");
+        requireName(workload.name());
+        requireValid(workload);
+        return Serving.of(workload.name(), workload.model(), workload.resources(), settings);
     }
 
     private static Deployment deployment(
@@ -504,6 +500,18 @@ public final class KubernetesWorkloads implements Workloads {
                             "delete the " + kind + " '" + name + "' in the namespace '" + kubeconfig.namespace() + "'",
                             deletion)
                     .isEmpty();
+        }
+
+        boolean deleteAutoscaler(String name) {
+            return delete(
+                    "HorizontalPodAutoscaler",
+                    name,
+                    () -> client.autoscaling()
+                            .v2()
+                            .horizontalPodAutoscalers()
+                            .inNamespace(kubeconfig.namespace())
+                            .withName(name)
+                            .delete());
         }
 
         Optional<Deployment> deployment(String name) {

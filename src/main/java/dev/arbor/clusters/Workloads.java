@@ -14,6 +14,13 @@ import java.util.Optional;
  */
 public interface Workloads {
     /**
+     * Refuses, without asking the cluster, a workload it could not run: {@code model_format_unsupported} at
+     * {@code model_id} for a model the serving image its resources pick cannot load; an IllegalArgumentException for a
+     * name, labels or amounts Kubernetes would refuse. {@link #apply} checks the same first.
+     */
+    void check(Workload workload);
+
+    /**
      * Creates the objects, or brings existing ones to this spec; when a step fails, the objects this call created are
      * removed before the failure is thrown, so a cluster never keeps half a workload.
      */

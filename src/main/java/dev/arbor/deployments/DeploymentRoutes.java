@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -385,7 +386,7 @@ final class DeploymentRoutes {
                             var item = new LinkedHashMap<String, Object>();
                             item.put("index", replica.index());
                             item.put("pid", replica.pid());
-                            item.put("status", replica.status().name().toLowerCase(java.util.Locale.ROOT));
+                            item.put("status", replica.status().name().toLowerCase(Locale.ROOT));
                             item.put("in_flight", replica.inFlight());
                             item.put("error", replica.error().orElse(null));
                             return item;

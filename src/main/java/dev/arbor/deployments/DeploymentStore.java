@@ -164,8 +164,8 @@ final class DeploymentStore {
      */
     List<Deployment> claimOrphans(String serverInstance, boolean shared) {
         String gone = shared
-                ? "(server_instance IS NULL OR (server_instance <> :server"
-                        + " AND server_instance NOT IN (SELECT id FROM server_instances)))"
+                ? "(server_instance IS NULL OR (server_instance <> :server "
+                        + "AND server_instance NOT IN (SELECT id FROM server_instances)))"
                 : "(server_instance IS NULL OR server_instance <> :server)";
         return database.write(handle -> {
             List<String> ids = handle.createQuery("SELECT id FROM deployments WHERE cluster_id = 'local' AND "

@@ -306,6 +306,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 onLocal ? Optional.of(instances.id()) : Optional.empty(),
                 now,
                 now);
+        if (!onLocal) {
+            kubernetes.check(deployment, model.get());
+        }
         store.insert(deployment);
         if (onLocal) {
             local.start(deployment);
@@ -328,14 +331,16 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 current.status() == DeploymentStatus.PENDING || current.status() == DeploymentStatus.DEPLOYING
                         ? DeploymentStatus.DEPLOYING
                         : DeploymentStatus.SCALING;
+        if (!current.local()) {
+            // the cluster first: a cluster that refuses leaves the deployment as it was
+            kubernetes.scale(current.withReplicas(replicas));
+        }
         Deployment scaled =
                 record(current.id(), d -> d.withReplicas(replicas).withState(next, d.readyReplicas(), d.error()));
-        if (scaled.local()) {
-            if (!local.scale(scaled.id(), replicas)) {
-                local.start(scaled);
-            }
-        } else {
-            kubernetes.scale(scaled);
+        if (!scaled.local()) {
+            kubernetes.watch(scaled);
+        } else if (!local.scale(scaled.id(), replicas)) {
+            local.start(scaled);
         }
         return current(scaled.id());
     }

@@ -52,6 +52,14 @@ final class KubernetesBackend {
         poller.scheduleWithFixedDelay(this::poll, pollEvery.toMillis(), pollEvery.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Refuses at once what the cluster could not run: {@code model_format_unsupported} at {@code model_id} for a model
+     * the serving image cannot load.
+     */
+    void check(Deployment deployment, Model model) {
+        workloads.check(workload(deployment, model));
+    }
+
     /** Makes (or brings to this spec) the deployment's objects in the background, then watches them. */
     void apply(Deployment deployment, Model model) {
         Thread.ofVirtual().name("deployment-apply-" + deployment.id()).start(() -> {
@@ -72,10 +80,9 @@ final class KubernetesBackend {
         });
     }
 
-    /** Sets the replicas on the cluster at once (the caller answers with the outcome), then watches them. */
+    /** Sets the deployment's replicas on the cluster now; a refusal is thrown for the caller to answer. */
     void scale(Deployment deployment) {
         workloads.scale(deployment.clusterId(), deployment.name(), deployment.replicas());
-        watch(deployment);
     }
 
     /** Removes the objects; the caller then forgets the deployment. */

@@ -25,7 +25,7 @@ final class LocalBackend {
     sealed interface Observed {
         int ready();
 
-        /** Every replica asked for is ready, and none is on its way in or out. */
+        /** Every replica asked for is ready, and none is still starting. */
         record Settled(int ready) implements Observed {}
 
         record Moving(int ready) implements Observed {}
@@ -120,7 +120,6 @@ final class LocalBackend {
         List<ReplicaSet.ReplicaState> replicas = set.replicas();
         int ready = count(replicas, ReplicaSet.ReplicaStatus.READY);
         int starting = count(replicas, ReplicaSet.ReplicaStatus.STARTING);
-        int stopping = count(replicas, ReplicaSet.ReplicaStatus.STOPPING);
         Optional<String> failure = replicas.stream()
                 .filter(r -> r.status() == ReplicaSet.ReplicaStatus.FAILED)
                 .map(r -> r.error().orElse("replica " + r.index() + " failed"))
@@ -128,7 +127,8 @@ final class LocalBackend {
         if (ready == 0 && starting == 0 && failure.isPresent()) {
             return new Observed.Failed(0, failure.get());
         }
-        if (ready >= set.desired() && starting == 0 && stopping == 0) {
+        // a stopping replica serves no more: it finishes its calls and ends, which the set does not announce
+        if (ready >= set.desired() && starting == 0) {
             return new Observed.Settled(ready);
         }
         return new Observed.Moving(ready);

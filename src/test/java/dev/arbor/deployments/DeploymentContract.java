@@ -241,6 +241,7 @@ abstract class DeploymentContract {
                 .getMetadata()
                 .getLabels();
         assertThat(labels).containsEntry("arbor.dev/deployment", id).containsEntry("arbor.dev/project", mine);
+        JsonNode deploying = awaitStatus(id, "deploying");
         assertThat(kube.services().inNamespace(NAMESPACE).withName(name).get()).isNotNull();
         assertThat(kube.autoscaling()
                         .v2()
@@ -249,7 +250,6 @@ abstract class DeploymentContract {
                         .withName(name)
                         .get())
                 .isNotNull();
-        JsonNode deploying = awaitStatus(id, "deploying");
         assertThat(deploying.path("ready_replicas").asInt()).isZero();
         assertThat(deploying.path("endpoint_url").asText()).isEqualTo("http://" + name + ".serving.svc:80/v1");
 
@@ -320,8 +320,7 @@ abstract class DeploymentContract {
         String id = created(
                 http.post(
                         "/deployments",
-                        "{\"name\": \"" + name + "\", \"model_id\": \"" + model + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
+                        "{\"name\": \"" + name + "\", \"model_id\": \"" + model + "\"}",
                         admin(mine)),
                 202);
         JsonNode refused = http.delete("/models/" + model, admin()).assertError(409, "in_use", "model_id");
@@ -449,6 +448,16 @@ abstract class DeploymentContract {
         assertThat(http.get("/deployments", admin(mine)).json().path("data").toString())
                 .as("nothing of a refused create is kept")
                 .doesNotContain("\"name\":\"web\"");
+    }
+
+    @Test
+    void aModelTheClustersServerCannotLoadIsRefusedAtOnce() {
+        http.post(
+                        "/deployments",
+                        "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\", \"cluster_id\": \"" + cluster
+                                + "\"}",
+                        admin(mine))
+                .assertError(400, "model_format_unsupported", "model_id");
     }
 
     @Test

@@ -105,11 +105,31 @@ public final class KubernetesApiMock implements AutoCloseable {
         return this;
     }
 
-    /** Every request for {@code path} (with its query) answered with {@code status} and a Kubernetes Status body. */
+    /** The client of the mock's own: what a test reads back, or sets as a cluster's controllers would. */
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** Every GET of {@code path} (with its query) answered with {@code status} and a Kubernetes Status body. */
     public KubernetesApiMock answer(String path, int status, String message) {
-        server.expect()
-                .get()
-                .withPath(path)
+        return answer("GET", path, status, message);
+    }
+
+    /**
+     * Every {@code method} request for {@code path} (with its query) answered with {@code status} and a Kubernetes
+     * Status body, as an API server that refuses one kind of request does.
+     */
+    public KubernetesApiMock answer(String method, String path, int status, String message) {
+        var expectation = server.expect();
+        var request = switch (method) {
+            case "GET" -> expectation.get();
+            case "POST" -> expectation.post();
+            case "PUT" -> expectation.put();
+            case "PATCH" -> expectation.patch();
+            case "DELETE" -> expectation.delete();
+            default -> throw new IllegalArgumentException("no expectation for the method " + method);
+        };
+        request.withPath(path)
                 .andReturn(
                         status,
                         new StatusBuilder()
