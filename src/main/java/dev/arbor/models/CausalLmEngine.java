@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -212,8 +213,7 @@ final class CausalLmEngine implements Engine, Engine.Generator {
                     break;
                 }
                 int position = prompt.length + generated.size() - 1;
-                next = model.getLogits(
-                        model.batchForward(new int[] {token}, position, kv).slice(0));
+                next = model.getLogits(model.forward(token, position, kv, Optional.empty()));
             }
         }
         send(text, text.length(), sent, deltas); // the end: nothing can change the rest now

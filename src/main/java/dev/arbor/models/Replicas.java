@@ -490,8 +490,9 @@ final class Replicas implements ReplicaSet {
                                             .toList())
                             + ".");
         }
-        Replica replica = leastBusy();
-        WorkerProcess worker = replica.worker.orElseThrow();
+        Lease lease = leastBusy();
+        Replica replica = lease.replica();
+        WorkerProcess worker = lease.worker();
         try {
             return read.apply(WorkerProtocol.exchange(
                     worker.link.resultNow(),
@@ -506,8 +507,11 @@ final class Replicas implements ReplicaSet {
         }
     }
 
+    /** A call's replica and the process it runs in, as they were when the call was counted on it. */
+    private record Lease(Replica replica, WorkerProcess worker) {}
+
     /** The ready replica with the fewest calls in flight, counted as one more; waits while none is ready. */
-    private Replica leastBusy() {
+    private Lease leastBusy() {
         long deadline = System.nanoTime() + settings.loadTimeout().toNanos();
         lock.lock();
         try {
@@ -531,7 +535,7 @@ final class Replicas implements ReplicaSet {
                 if (best.isPresent()) {
                     turn++;
                     best.get().inFlight++;
-                    return best.get();
+                    return new Lease(best.get(), best.get().worker.orElseThrow());
                 }
                 List<Replica> serving = replicas.stream()
                         .filter(r -> r.status != ReplicaStatus.STOPPING)

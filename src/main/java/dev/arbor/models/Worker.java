@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -16,10 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * The worker process, {@code arbor.jar worker --model ID --engine E [--option k=v ...]}: loads one model, then
- * answers scoring requests on a Unix socket ({@link WorkerWire}). It tells the server {@code ready <socket path>} or
+ * The worker process, {@code arbor.jar worker --model ID [--replica NAME] --engine E [--option k=v ...]}: loads one
+ * model, then answers requests on a Unix socket ({@link WorkerWire}, {@link WorkerProtocol}): scoring, and embedding
+ * or generation where the engine does them. It tells the server {@code ready <socket path>} or
  * {@code failed <why>} on its first line of output, and stops when the server closes its standard input, so it
  * never outlives the server.
  */
@@ -32,9 +37,11 @@ public final class Worker {
     private static final int WARM_UP_MESSAGES = 5_000;
 
     private final Engine engine;
+    private final String engineName;
 
-    private Worker(Engine engine) {
+    private Worker(Engine engine, String engineName) {
         this.engine = engine;
+        this.engineName = engineName;
     }
 
     public static void main(List<String> args) {
@@ -70,7 +77,7 @@ public final class Worker {
         }
         warmUpMessages();
         try {
-            Path socket = new Worker(engine).serve();
+            Path socket = new Worker(engine, engineName).serve();
             out.println(READY + socket);
             out.flush();
         } catch (IOException e) {
@@ -125,18 +132,75 @@ public final class Worker {
     private void answer(SocketChannel connection) {
         try (connection) {
             while (true) {
-                WorkerWire.write(connection, Json.write(score(WorkerWire.read(connection))));
+                byte[] message = WorkerWire.read(connection);
+                Map<String, Object> reply = reply(message, delta -> {
+                    try {
+                        WorkerWire.write(connection, Json.write(Map.of("delta", delta)));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e); // the server went: the generation stops here
+                    }
+                });
+                WorkerWire.write(connection, Json.write(reply));
             }
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             // the server closed this connection (or gave up waiting on it)
         }
     }
 
+    /** The last frame of the reply to a message; a generation sends its text to {@code deltas} before it. */
+    private Map<String, Object> reply(byte[] message, Consumer<String> deltas) {
+        JsonNode json;
+        try {
+            json = Json.read(message);
+        } catch (RuntimeException e) {
+            return Map.of("outcome", "refused", "error", "the request is not JSON: " + oneLine(e));
+        }
+        String wire = json.path("kind").asText(WorkerProtocol.Kind.SCORE.wire());
+        Optional<WorkerProtocol.Kind> kind = WorkerProtocol.Kind.of(wire);
+        if (kind.isEmpty()) {
+            return unsupported("a worker answers score, embed and generate, not " + wire);
+        }
+        return switch (kind.get()) {
+            case SCORE -> score(json);
+            case EMBED ->
+                engine instanceof Engine.Embedder embedder
+                        ? embed(embedder, json)
+                        : unsupported("engine " + engineName + " does not embed");
+            case GENERATE ->
+                engine instanceof Engine.Generator generator
+                        ? generate(generator, json, deltas)
+                        : unsupported("engine " + engineName + " does not generate text");
+        };
+    }
+
+    private static Map<String, Object> unsupported(String why) {
+        return Map.of("outcome", "unsupported", "error", why);
+    }
+
+    /** Runs the engine: at once when it answers concurrently, else one call at a time. */
+    private <T> Map<String, Object> run(Callable<T> call, Function<T, Map<String, Object>> answered) {
+        try {
+            T result;
+            if (engine.concurrent()) {
+                result = call.call();
+            } else {
+                synchronized (engine) { // one answer at a time: this engine holds state that is not shared safely
+                    result = call.call();
+                }
+            }
+            return answered.apply(result);
+        } catch (IllegalArgumentException e) {
+            return Map.of("outcome", "refused", "error", oneLine(e));
+        } catch (Exception e) {
+            return Map.of("outcome", "failed", "error", oneLine(e));
+        }
+    }
+
     /** A reply: {@code answered} with probabilities, {@code refused} (the input), or {@code failed} (the engine). */
-    private Map<String, Object> score(byte[] message) {
+    private Map<String, Object> score(JsonNode json) {
         Scoring.Request request;
         try {
-            request = decode(message);
+            request = parse(json);
         } catch (RuntimeException e) {
             return Map.of("outcome", "refused", "error", "the request is not a scoring request: " + oneLine(e));
         }
@@ -144,21 +208,62 @@ public final class Worker {
         if (!refused.isEmpty()) {
             return Map.of("outcome", "refused", "error", String.join("; ", refused));
         }
-        try {
-            Scoring.Answer answer;
-            if (engine.concurrent()) {
-                answer = engine.score(request);
-            } else {
-                synchronized (engine) { // one answer at a time: this engine holds state that is not shared safely
-                    answer = engine.score(request);
-                }
-            }
-            return answered(answer);
-        } catch (IllegalArgumentException e) {
-            return Map.of("outcome", "refused", "error", oneLine(e));
-        } catch (Exception e) {
-            return Map.of("outcome", "failed", "error", oneLine(e));
+        return run(() -> engine.score(request), Worker::answered);
+    }
+
+    private Map<String, Object> embed(Engine.Embedder embedder, JsonNode json) {
+        JsonNode inputs = json.path("inputs");
+        var texts = new ArrayList<String>();
+        inputs.forEach(input -> texts.add(input.asText()));
+        if (!inputs.isArray() || texts.isEmpty() || !inputs.valueStream().allMatch(JsonNode::isTextual)) {
+            return Map.of("outcome", "refused", "error", "inputs must be a non-empty list of texts");
         }
+        return run(
+                () -> embedder.embed(texts),
+                embeddings -> Map.of(
+                        "outcome",
+                        "answered",
+                        "vectors",
+                        embeddings.vectors(),
+                        "usage",
+                        Map.of("input_tokens", embeddings.inputTokens())));
+    }
+
+    private Map<String, Object> generate(Engine.Generator generator, JsonNode json, Consumer<String> deltas) {
+        ReplicaSet.GenerationRequest request;
+        try {
+            var messages = new ArrayList<ReplicaSet.Message>();
+            for (JsonNode message : json.path("messages")) {
+                messages.add(new ReplicaSet.Message(
+                        message.path("role").asText(), message.path("content").asText()));
+            }
+            var stop = new ArrayList<String>();
+            json.path("stop").forEach(s -> stop.add(s.asText()));
+            request = new ReplicaSet.GenerationRequest(
+                    messages,
+                    json.path("max_tokens").asInt(0),
+                    json.path("temperature").asDouble(1),
+                    json.path("top_p").asDouble(1),
+                    stop,
+                    json.hasNonNull("seed") ? Optional.of(json.path("seed").asLong()) : Optional.empty());
+        } catch (RuntimeException e) {
+            return Map.of("outcome", "refused", "error", "the request is not a generation request: " + oneLine(e));
+        }
+        return run(
+                () -> generator.generate(request, deltas),
+                generation -> Map.of(
+                        "outcome",
+                        "answered",
+                        "text",
+                        generation.text(),
+                        "finish_reason",
+                        generation.finishReason(),
+                        "usage",
+                        Map.of(
+                                "prompt_tokens",
+                                generation.promptTokens(),
+                                "completion_tokens",
+                                generation.completionTokens())));
     }
 
     private static Scoring.Request decode(byte[] message) {

@@ -6,13 +6,21 @@ import static org.awaitility.Awaitility.await;
 
 import dev.arbor.models.ReplicaSet.ReplicaState;
 import dev.arbor.models.ReplicaSet.ReplicaStatus;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.testing.MovableClock;
+import dev.arbor.testing.TinyLlama;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Replica sets of real worker processes (the hash engine): balancing, replacement, scaling and their end. */
 class ReplicaSetTest {
@@ -114,5 +124,199 @@ class ReplicaSetTest {
                 .isEmpty();
         assertThatThrownBy(() -> set.score(REQUEST))
                 .satisfies(e -> assertThat(((ApiException) e).code().code()).isEqualTo("model_ejected"));
+    }
+
+    @Test
+    void aKilledReplicaIsReplacedWhileTheOthersAnswer() {
+        var set = replicas(2, Map.of());
+        awaitReady(set, 2);
+        long killed = set.replicas().getFirst().pid();
+        heard.clear();
+
+        ProcessHandle.of(killed).orElseThrow().destroyForcibly();
+
+        await().atMost(LOAD).until(() -> statusesOf(0).contains(ReplicaStatus.FAILED));
+        for (int i = 0; i < 5; i++) {
+            assertThat(set.score(REQUEST).probabilities()).containsKey("team");
+        }
+        await().atMost(LOAD).until(() -> statusesOf(0).contains(ReplicaStatus.READY));
+        assertThat(statusesOf(0)).containsExactly(ReplicaStatus.FAILED, ReplicaStatus.STARTING, ReplicaStatus.READY);
+        assertThat(heard.getFirst().error())
+                .hasValueSatisfying(why -> assertThat(why).contains("killed"));
+        assertThat(set.replicas().getFirst().pid()).isNotEqualTo(killed);
+        assertThat(set.replicas()).extracting(ReplicaState::status).containsOnly(ReplicaStatus.READY);
+    }
+
+    private List<ReplicaStatus> statusesOf(int index) {
+        return heard.stream()
+                .filter(r -> r.index() == index)
+                .map(ReplicaState::status)
+                .toList();
+    }
+
+    @Test
+    void aCallOnAReplicaThatDiesFailsAndTheNextGoesToALiveOne() {
+        var set = replicas(2, Map.of("crash_marker", "CRASH"));
+        awaitReady(set, 2);
+        var crashing = new Scoring.Request("CRASH now", List.of(), REQUEST.questions());
+
+        assertThatThrownBy(() -> set.score(crashing))
+                .satisfies(e -> assertThat(((ApiException) e).code().code()).isEqualTo("model_crashed"))
+                .hasMessageContaining("exit code 70");
+        assertThat(set.score(REQUEST).probabilities()).containsKey("team");
+    }
+
+    @Test
+    void scalesUpAndThenDownStoppingTheReplicasItLetsGo() {
+        var set = replicas(1, Map.of());
+        awaitReady(set, 1);
+        set.scale(3);
+        assertThat(set.desired()).isEqualTo(3);
+        awaitReady(set, 3);
+        assertThat(set.replicas()).extracting(ReplicaState::index).containsExactly(0, 1, 2);
+        List<Long> pids = set.replicas().stream().map(ReplicaState::pid).toList();
+
+        set.scale(1);
+
+        await().atMost(LOAD).until(() -> set.replicas().size() == 1);
+        assertThat(set.replicas()).extracting(ReplicaState::index).containsExactly(0);
+        await().atMost(LOAD).until(() -> !alive(pids.get(1)) && !alive(pids.get(2)));
+        assertThat(heard)
+                .filteredOn(r -> r.status() == ReplicaStatus.STOPPING)
+                .extracting(ReplicaState::index)
+                .containsExactlyInAnyOrder(1, 2);
+        assertThat(set.score(REQUEST).probabilities()).containsKey("team");
+    }
+
+    @Test
+    void autoscalingGoesUpAtOnceWithTheCallsInFlightAndDownAfterAQuietPeriod() throws Exception {
+        var clock = new MovableClock();
+        var set = replicas(1, Map.of("score_delay_ms", "1500"), clock);
+        set.autoscale(Optional.of(new ReplicaSet.Autoscaling(1, 3, 1)));
+        awaitReady(set, 1);
+
+        List<CompletableFuture<Scoring.Answer>> calls = List.of(
+                CompletableFuture.supplyAsync(() -> set.score(REQUEST), callers),
+                CompletableFuture.supplyAsync(() -> set.score(REQUEST), callers),
+                CompletableFuture.supplyAsync(() -> set.score(REQUEST), callers));
+        await().atMost(LOAD)
+                .until(() ->
+                        set.replicas().stream().mapToInt(ReplicaState::inFlight).sum() == 3);
+        set.tick();
+        assertThat(set.desired()).as("three in flight, a target of one").isEqualTo(3);
+        awaitReady(set, 3);
+        for (var call : calls) {
+            call.get(60, TimeUnit.SECONDS);
+        }
+
+        set.tick();
+        assertThat(set.desired()).as("not before the quiet period").isEqualTo(3);
+        clock.advance(Replicas.QUIET_PERIOD.plus(Replicas.AUTOSCALING_WINDOW).plusSeconds(1));
+        set.tick();
+        set.tick();
+        assertThat(set.desired()).isEqualTo(1);
+        await().atMost(LOAD).until(() -> set.replicas().size() == 1);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"hash-decider, embed", "hash-decider, generate", "minilm-decider, generate"})
+    void aCallTheModelCannotServeIsRefused(String modelId, String call) {
+        runtime = new ModelRuntime(new Models(true), data, ModelRuntime.Settings.DEFAULT, meters);
+        try (var set = runtime.replicas(modelId, "none-running", 0, ReplicaSet.Listener.NONE)) {
+            assertThatThrownBy(() -> {
+                        if (call.equals("embed")) {
+                            set.embed(List.of("a text"));
+                        } else {
+                            set.generate(
+                                    new ReplicaSet.GenerationRequest(
+                                            List.of(new ReplicaSet.Message("user", "hi")),
+                                            5,
+                                            0,
+                                            1,
+                                            List.of(),
+                                            Optional.empty()),
+                                    delta -> {});
+                        }
+                    })
+                    .isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.code().code()).isEqualTo("model_capability_unsupported");
+                        assertThat(e.code().status()).isEqualTo(400);
+                        assertThat(e.problems().getFirst().param()).isEqualTo("model");
+                    });
+            assertThat(set.capabilities()).doesNotContain(ReplicaSet.Capability.valueOf(call.toUpperCase(Locale.ROOT)));
+        }
+    }
+
+    @Test
+    void embedsEachInputIntoOneVectorOfTheModelsDimension() {
+        runtime = new ModelRuntime(new Models(true), data, ModelRuntime.Settings.DEFAULT, meters);
+        runtime.start();
+        var set = runtime.replicas("minilm-decider", "embedder", 1, ReplicaSet.Listener.NONE);
+        assertThat(set.capabilities()).contains(ReplicaSet.Capability.EMBED);
+
+        ReplicaSet.Embeddings embeddings =
+                set.embed(List.of("Billed twice for March", "The login page is broken", "Billed twice for March"));
+
+        assertThat(embeddings.vectors())
+                .hasSize(3)
+                .allSatisfy(vector -> assertThat(vector).hasSize(384));
+        assertThat(embeddings.vectors().get(0)).isEqualTo(embeddings.vectors().get(2));
+        assertThat(embeddings.vectors().get(0))
+                .isNotEqualTo(embeddings.vectors().get(1));
+        assertThat(embeddings.inputTokens()).isGreaterThan(6);
+    }
+
+    @Test
+    void generatesStreamingDeltasThatAddUpToTheTextTheSameEachTimeAtTemperatureZero() throws Exception {
+        Path folder = data.resolve("tiny-llama");
+        TinyLlama.write(folder, 7);
+        var database = Database.openSqlite(data.resolve("arbor.db"));
+        var models = new Models(true, database, new SecretBox(new byte[32]), Clock.systemUTC());
+        models.add(
+                new Model(
+                        "tiny-llama",
+                        "Tiny llama",
+                        "local",
+                        folder.toString(),
+                        "causal-lm",
+                        new ModelFacts(Set.of("text"), Set.of("choice", "score", "noul"), 10, 10, 512, List.of()),
+                        Map.of(),
+                        Optional.of(folder),
+                        0,
+                        "downloaded",
+                        Optional.empty(),
+                        Optional.empty()),
+                Optional.empty());
+        runtime = new ModelRuntime(models, data, ModelRuntime.Settings.DEFAULT, meters);
+        runtime.start();
+        try (database;
+                var set = runtime.replicas("tiny-llama", "writer", 1, ReplicaSet.Listener.NONE)) {
+            var request = new ReplicaSet.GenerationRequest(
+                    List.of(new ReplicaSet.Message("system", "Be brief."), new ReplicaSet.Message("user", "Hello")),
+                    12,
+                    0,
+                    1,
+                    List.of(),
+                    Optional.empty());
+            var deltas = new ArrayList<String>();
+            // Jlama's first pass of a new length runs on fresh pooled tensors and may round differently: from the
+            // second on, the same input gives the same text
+            set.generate(request, delta -> {});
+
+            ReplicaSet.Generation generation = set.generate(request, deltas::add);
+
+            assertThat(deltas).isNotEmpty();
+            assertThat(String.join("", deltas)).isEqualTo(generation.text());
+            assertThat(generation.finishReason()).isEqualTo("length");
+            assertThat(generation.completionTokens()).isEqualTo(12);
+            assertThat(generation.promptTokens()).isGreaterThan("system: Be brief.".length());
+            assertThat(set.generate(request, delta -> {})).isEqualTo(generation);
+
+            var seeded =
+                    new ReplicaSet.GenerationRequest(request.messages(), 12, 1.0, 0.9, List.of(), Optional.of(42L));
+            assertThat(set.generate(seeded, delta -> {}).text())
+                    .as("a seed gives the same text")
+                    .isEqualTo(set.generate(seeded, delta -> {}).text());
+        }
     }
 }
