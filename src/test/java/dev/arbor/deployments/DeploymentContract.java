@@ -318,10 +318,7 @@ abstract class DeploymentContract {
                 201);
         String name = name();
         String id = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name + "\", \"model_id\": \"" + model + "\"}",
-                        admin(mine)),
+                http.post("/deployments", "{\"name\": \"" + name + "\", \"model_id\": \"" + model + "\"}", admin(mine)),
                 202);
         JsonNode refused = http.delete("/models/" + model, admin()).assertError(409, "in_use", "model_id");
         assertThat(refused.path("message").asText()).contains("deployment " + name);
