@@ -13,6 +13,8 @@ import dev.arbor.deployments.Deployments;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
+import dev.arbor.inference.DeploymentDecisions;
+import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
 import dev.arbor.models.Downloads;
@@ -38,6 +40,8 @@ import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.metrics.Metrics;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.ratelimits.RateLimiters;
 import dev.arbor.platform.references.Referrers;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.routers.ActiveRouters;
@@ -143,22 +147,39 @@ public final class Application implements AutoCloseable {
                     () -> publicUrl(config));
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
-            this.routing =
-                    new Routing(models::remoteEndpoint, outboundClient, database, config.routing(), clock, meters);
-            this.routers =
-                    new Routers(database, clock, access, models, credentials, clusters, studio, routing.telemetry());
+            RateLimiter rateLimits = RateLimiters.forDatabase(database, clock);
+            this.routing = new Routing(
+                    EndpointDirectory.of(models::remoteEndpoint, deployments),
+                    outboundClient,
+                    rateLimits,
+                    database,
+                    config.routing(),
+                    clock,
+                    meters);
+            this.routers = new Routers(
+                    database,
+                    clock,
+                    access,
+                    models,
+                    credentials,
+                    clusters,
+                    ref -> deployments.find(project -> true, ref).stream().anyMatch(d -> d.id().equals(ref)),
+                    studio,
+                    routing.telemetry());
             var modelOperations = new ModelOperations(
                     models, runtime, downloads, outbound, Referrers.all(List.of(routers, deployments)));
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
             new InferenceRoutes(
                             routing,
                             routers,
+                            deployments,
                             access.currentProject(),
                             studio::decideForRouter,
                             new Expressions(),
+                            rateLimits,
                             clock)
                     .addTo(routes);
-            studio.addRoutes(routes);
+            studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors =

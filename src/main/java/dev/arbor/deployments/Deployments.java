@@ -427,8 +427,24 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     public List<ServedDeployment> find(Predicate<String> inProject, String nameOrId) {
         requireNonNull(inProject, "inProject");
         requireNonNull(nameOrId, "nameOrId");
+        return served(store.named(nameOrId), inProject);
+    }
+
+    @Override
+    public List<ServedDeployment> ofModel(Predicate<String> inProject, String modelId, String clusterId) {
+        requireNonNull(inProject, "inProject");
+        requireNonNull(modelId, "modelId");
+        return served(
+                store.onCluster(requireNonNull(clusterId, "clusterId")).stream()
+                        .filter(deployment -> deployment.modelId().equals(modelId))
+                        .toList(),
+                inProject);
+    }
+
+    /** Those of {@code deployments} that serve now, in a project {@code inProject} accepts, as inference calls them. */
+    private List<ServedDeployment> served(List<Deployment> deployments, Predicate<String> inProject) {
         var found = new ArrayList<ServedDeployment>();
-        for (Deployment deployment : store.named(nameOrId)) {
+        for (Deployment deployment : deployments) {
             if (!deployment.status().serves() || !inProject.test(deployment.projectId())) {
                 continue;
             }

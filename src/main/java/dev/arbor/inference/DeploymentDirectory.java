@@ -21,6 +21,15 @@ public interface DeploymentDirectory {
     List<ServedDeployment> find(Predicate<String> inProject, String nameOrId);
 
     /**
+     * The running deployments of the registry's model {@code modelId} on cluster {@code clusterId}, in a project
+     * {@code inProject} accepts: what a router's {@code local_model} step chooses among. None where deployments are
+     * not served.
+     */
+    default List<ServedDeployment> ofModel(Predicate<String> inProject, String modelId, String clusterId) {
+        return List.of();
+    }
+
+    /**
      * A deployment that serves: its replicas on this machine, or the OpenAI-compatible Service of its pods on a
      * Kubernetes cluster; with its rate limit when it has one.
      */

@@ -22,6 +22,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.RouterSnapshot;
 import io.javalin.http.Context;
@@ -29,12 +30,14 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The OpenAI-compatible surface: {@code POST /v1/chat/completions}, {@code /v1/completions} and
- * {@code /v1/embeddings}, where {@code model} names a cloud model of the registry (any valid token may call them:
- * registry models are the platform's) or an active router in a project the caller may act in, and endpoint health for
- * admins.
+ * {@code /v1/embeddings}, where {@code model} names, in this order, an active router or a running deployment in a
+ * project the caller may act in (by name or id), or a cloud model of the registry (any valid token may call those:
+ * registry models are the platform's); and endpoint health for admins. Routers come first because their names are
+ * chosen per project, so a project may put a router in front of a deployment or cloud model of the same name.
  */
 public final class InferenceRoutes {
     private static final Schema REQUEST = object().required("model", string()).optional("stream", bool());
@@ -52,41 +55,46 @@ public final class InferenceRoutes {
 
     private final Routing routing;
     private final ActiveRouters routers;
+    private final DeploymentDirectory deployments;
     private final CurrentProject currentProject;
     private final RouterRuntime runtime;
 
     public InferenceRoutes(
             Routing routing,
             ActiveRouters routers,
+            DeploymentDirectory deployments,
             CurrentProject currentProject,
             RouterDecider decider,
             Expressions expressions,
+            RateLimiter limits,
             Clock clock) {
         this.routing = requireNonNull(routing, "routing");
         this.routers = requireNonNull(routers, "routers");
+        this.deployments = requireNonNull(deployments, "deployments");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(routing, decider, expressions, clock);
+        this.runtime = new RouterRuntime(routing, deployments, decider, expressions, limits, clock);
     }
 
     public void addTo(Routes routes) {
         routes.group("inference")
                 .post(
                         "/v1/chat/completions",
-                        "OpenAI-compatible chat completions from a cloud model (stream: true for server-sent events)",
+                        "OpenAI-compatible chat completions from a router, deployment or cloud model (stream: true for "
+                                + "server-sent events)",
                         ctx -> serve(ctx, Operation.CHAT_COMPLETIONS))
                 .body(REQUEST)
                 .ok(ANSWER)
                 .answers(200, "text/event-stream", string())
                 .post(
                         "/v1/completions",
-                        "OpenAI-compatible text completions from a cloud model",
+                        "OpenAI-compatible text completions from a router, deployment or cloud model",
                         ctx -> serve(ctx, Operation.COMPLETIONS))
                 .body(REQUEST)
                 .ok(ANSWER)
                 .answers(200, "text/event-stream", string())
                 .post(
                         "/v1/embeddings",
-                        "OpenAI-compatible embeddings from a cloud model",
+                        "OpenAI-compatible embeddings from a router, deployment or cloud model",
                         ctx -> serve(ctx, Operation.EMBEDDINGS))
                 .body(REQUEST)
                 .ok(ANSWER);
@@ -100,38 +108,47 @@ public final class InferenceRoutes {
 
     private void serve(Context ctx, Operation operation) {
         InferenceRequest request = InferenceRequest.read(operation, ctx.bodyAsBytes());
-        if (routing.knows(request.model())) {
-            routing.forward(ctx, request, new Strategy.Single(request.model()), Attribution.direct());
+        String model = request.model();
+        Predicate<String> inProject = callersProjects(ctx);
+        List<RouterSnapshot> routersNamed = routers.find(inProject, model);
+        if (!routersNamed.isEmpty()) {
+            runtime.serve(ctx, request, only(routersNamed, "Routers", model));
             return;
         }
-        runtime.serve(ctx, request, router(ctx, request.model()));
+        List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model);
+        if (!deploymentsNamed.isEmpty()) {
+            DeploymentDirectory.ServedDeployment deployment = only(deploymentsNamed, "Deployments", model);
+            routing.forward(ctx, request, new Strategy.Single(deployment.id()), Attribution.direct());
+            return;
+        }
+        if (routing.knows(model)) {
+            routing.forward(ctx, request, new Strategy.Single(model), Attribution.direct());
+            return;
+        }
+        throw ApiException.of(
+                ErrorCode.MODEL_NOT_FOUND,
+                "model",
+                "There is no active router, running deployment or cloud model '" + model + "' that this token may "
+                        + "use; a model here is an active router's or a running deployment's name or id (GET "
+                        + "/routers, GET /deployments), or a cloud model's id in the registry (GET /models).");
     }
 
-    /**
-     * The active router {@code model} names among the projects the caller may act in (only the one X-Project-Id names,
-     * when sent): by id, else by name; 404 {@code model_not_found} when there is none, or when the name is in several
-     * of them.
-     */
-    private RouterSnapshot router(Context ctx, String model) {
+    /** The projects the caller may act in: only the one X-Project-Id names, when sent. */
+    private Predicate<String> callersProjects(Context ctx) {
         Principal principal = Access.principal(ctx);
         Optional<ProjectId> project = currentProject.named(ctx);
-        List<RouterSnapshot> found = routers.find(
-                id -> principal.mayActIn(id)
-                        && project.map(p -> p.value().equals(id)).orElse(true),
-                model);
-        if (found.isEmpty()) {
-            throw ApiException.of(
-                    ErrorCode.MODEL_NOT_FOUND,
-                    "model",
-                    "There is no cloud model or active router '" + model + "' that this token may use; a model here "
-                            + "is a cloud model's id in the registry (GET /models), or an active router's name or id.");
-        }
+        return id ->
+                principal.mayActIn(id) && project.map(p -> p.value().equals(id)).orElse(true);
+    }
+
+    /** The one found; 404 {@code model_not_found} when the name is in several projects. */
+    private static <T> T only(List<T> found, String what, String model) {
         if (found.size() > 1) {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_FOUND,
                     "model",
-                    "Routers named '" + model + "' are active in " + found.size() + " projects: name the router by "
-                            + "its id, or its project with X-Project-Id.");
+                    what + " named '" + model + "' are in " + found.size() + " projects: name one by its id, or its "
+                            + "project with X-Project-Id.");
         }
         return found.getFirst();
     }

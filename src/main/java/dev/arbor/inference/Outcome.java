@@ -8,6 +8,8 @@ enum Outcome {
     OK,
     /** The endpoint answered an error (4xx, 5xx), passed on to the caller. */
     UPSTREAM_ERROR,
+    /** A deployment's own rate limit refused it (429) before it reached the deployment. */
+    RATE_LIMITED,
     /** No answer in time. */
     TIMEOUT,
     /** The endpoint could not be reached (refused, reset, not resolved, not allowed by the outbound policy). */

@@ -3,18 +3,21 @@ package dev.arbor.inference;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.RemoteEndpoint;
+import dev.arbor.models.ReplicaSet;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.RouterTelemetry;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +55,8 @@ public final class Routing implements AutoCloseable {
 
     private final EndpointDirectory directory;
     private final OutboundClient outbound;
+    private final DeploymentLimits limits;
+    private final ReplicaServing replicas;
     private final RoutingSettings settings;
     private final EndpointBoard board;
     private final UsageLog usage;
@@ -60,16 +65,18 @@ public final class Routing implements AutoCloseable {
     public Routing(
             EndpointDirectory directory,
             OutboundClient outbound,
+            RateLimiter limits,
             Database database,
             RoutingSettings settings,
             Clock clock,
             MeterRegistry meters) {
-        this(directory, outbound, database, settings, clock, meters, ThreadLocalRandom::current);
+        this(directory, outbound, limits, database, settings, clock, meters, ThreadLocalRandom::current);
     }
 
     Routing(
             EndpointDirectory directory,
             OutboundClient outbound,
+            RateLimiter limits,
             Database database,
             RoutingSettings settings,
             Clock clock,
@@ -77,6 +84,8 @@ public final class Routing implements AutoCloseable {
             Supplier<RandomGenerator> random) {
         this.directory = requireNonNull(directory, "directory");
         this.outbound = requireNonNull(outbound, "outbound");
+        this.limits = new DeploymentLimits(limits);
+        this.replicas = new ReplicaServing(clock);
         this.settings = requireNonNull(settings, "settings");
         this.board = new EndpointBoard(clock, random);
         this.usage = new UsageLog(database, clock, meters);
@@ -88,9 +97,12 @@ public final class Routing implements AutoCloseable {
         usage.start();
     }
 
-    /** Whether {@code endpoint} names something routing can call now. */
+    /** Whether {@code endpoint} names a cloud model of the registry (deployments are found in a project first). */
     public boolean knows(String endpoint) {
-        return directory.find(endpoint).isPresent();
+        return directory
+                .find(endpoint)
+                .filter(EndpointDirectory.Target.CloudModel.class::isInstance)
+                .isPresent();
     }
 
     /** The health of these endpoints on this server, in their order. */
@@ -132,12 +144,21 @@ public final class Routing implements AutoCloseable {
         Failed failed = null;
         for (EndpointBoard.Planned planned : board.plan(strategy)) {
             call.attempting(planned.endpoint());
-            Optional<RemoteEndpoint> endpoint = directory.find(planned.endpoint());
-            if (endpoint.isEmpty()) {
+            Optional<EndpointDirectory.Target> target = directory.find(planned.endpoint());
+            if (target.isEmpty()) {
                 failed = new Failed(
                         Outcome.UNAVAILABLE,
-                        "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry (any more).",
+                        "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry or a running "
+                                + "deployment (any more).",
                         Optional.empty());
+                if (!retried(strategy, failed)) {
+                    break;
+                }
+                continue;
+            }
+            Optional<Failed> refused = admitted(ctx, target.get(), request.operation());
+            if (refused.isPresent()) {
+                failed = refused.get();
                 if (!retried(strategy, failed)) {
                     break;
                 }
@@ -146,7 +167,16 @@ public final class Routing implements AutoCloseable {
             EndpointState state = board.state(planned.endpoint());
             state.begin();
             long attemptStarted = System.nanoTime();
-            switch (attempt(endpoint.get(), request, planned.timeout().orElse(settings.timeout()))) {
+            Duration timeout = planned.timeout().orElse(settings.timeout());
+            Attempt attempt;
+            try {
+                attempt = attempt(call, target.get(), request, timeout);
+            } catch (ApiException e) { // a request the deployment's replicas refuse: the caller's to see
+                state.abandoned();
+                call.finish(Outcome.UPSTREAM_ERROR, e.status(), TopLevel.Usage.NONE);
+                throw e;
+            }
+            switch (attempt) {
                 case Whole whole -> {
                     state.succeeded(System.nanoTime() - attemptStarted);
                     deliver(ctx, whole);
@@ -155,6 +185,19 @@ public final class Routing implements AutoCloseable {
                 }
                 case Streaming streaming -> {
                     stream(call, streaming, state, System.nanoTime() - attemptStarted);
+                    return;
+                }
+                case Served served -> {
+                    switch (served.outcome()) {
+                        case OK -> state.succeeded(System.nanoTime() - attemptStarted);
+                        case CLIENT_CLOSED -> state.abandoned();
+                        default ->
+                            failed(
+                                    state,
+                                    "its stream ended early: "
+                                            + served.outcome().wire());
+                    }
+                    call.finish(served.outcome(), 200, served.usage());
                     return;
                 }
                 case Failed failure -> {
@@ -173,6 +216,10 @@ public final class Routing implements AutoCloseable {
             call.finish(last.outcome(), answer.status(), answer.usage());
             return;
         }
+        if (last.error().isPresent()) {
+            call.finish(last.outcome(), last.error().get().status(), TopLevel.Usage.NONE);
+            throw last.error().get();
+        }
         ErrorCode code = switch (last.outcome()) {
             case TIMEOUT -> ErrorCode.UPSTREAM_TIMEOUT;
             case INVALID_RESPONSE -> ErrorCode.UPSTREAM_INVALID_RESPONSE;
@@ -180,6 +227,23 @@ public final class Routing implements AutoCloseable {
         };
         call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
         throw ApiException.of(code, null, last.message());
+    }
+
+    /**
+     * What a deployment checks before a request reaches it: that its model can serve the operation (400
+     * {@code model_capability_unsupported} otherwise, answered at once), and its rate limit, whose headers every
+     * answer through it carries; a refusal is a 429 that a fallback chain may pass over.
+     */
+    private Optional<Failed> admitted(Context ctx, EndpointDirectory.Target target, Operation operation) {
+        if (!(target instanceof EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment))) {
+            return Optional.empty();
+        }
+        if (deployment.backend() instanceof DeploymentDirectory.Backend.Replicas(ReplicaSet set)) {
+            ReplicaServing.requireCapability(set, operation, deployment.name());
+        }
+        return limits.take(ctx, deployment)
+                .map(refusal ->
+                        new Failed(Outcome.RATE_LIMITED, refusal.getMessage(), Optional.empty(), Optional.of(refusal)));
     }
 
     /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */
@@ -190,6 +254,7 @@ public final class Routing implements AutoCloseable {
         Strategy.Retry kind = switch (failed.outcome()) {
             case TIMEOUT -> Strategy.Retry.TIMEOUT;
             case UNAVAILABLE -> Strategy.Retry.CONNECTION_REFUSED;
+            case RATE_LIMITED -> Strategy.Retry.RATE_LIMITED;
             default ->
                 failed.answer().filter(a -> a.status() == 429).isPresent()
                         ? Strategy.Retry.RATE_LIMITED
@@ -260,8 +325,68 @@ public final class Routing implements AutoCloseable {
     /** A stream whose first bytes arrived: from here on it is the caller's, whatever happens. */
     private record Streaming(InputStream body, byte[] first, int firstLength) implements Attempt {}
 
-    /** A failed attempt, the next endpoint's turn; {@code answer} is the endpoint's error to pass on if it is last. */
-    private record Failed(Outcome outcome, String message, Optional<Whole> answer) implements Attempt {}
+    /** An answer this server wrote itself from a deployment's replicas, stream and all. */
+    private record Served(Outcome outcome, TopLevel.Usage usage) implements Attempt {}
+
+    /**
+     * A failed attempt, the next endpoint's turn; {@code answer} is the endpoint's error to pass on if it is last,
+     * {@code error} ours (a deployment's refusal or its replicas' failure).
+     */
+    private record Failed(Outcome outcome, String message, Optional<Whole> answer, Optional<ApiException> error)
+            implements Attempt {
+        Failed(Outcome outcome, String message, Optional<Whole> answer) {
+            this(outcome, message, answer, Optional.empty());
+        }
+    }
+
+    private Attempt attempt(Call call, EndpointDirectory.Target target, InferenceRequest request, Duration timeout) {
+        return switch (target) {
+            case EndpointDirectory.Target.CloudModel cloud -> attempt(cloud.endpoint(), request, timeout);
+            case EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment) ->
+                switch (deployment.backend()) {
+                    case DeploymentDirectory.Backend.Endpoint remote -> attempt(remote.endpoint(), request, timeout);
+                    case DeploymentDirectory.Backend.Replicas local -> served(call, local.replicas(), request);
+                };
+        };
+    }
+
+    /**
+     * Answers from replicas in this process; a model failure (5xx: crashed, overloaded, timed out) before anything
+     * reached the caller is a failed attempt that a fallback chain may pass over, a 4xx is the caller's to see.
+     */
+    private Attempt served(Call call, ReplicaSet set, InferenceRequest request) {
+        try {
+            if (request.stream()) {
+                ReplicaServing.Streamed streamed = replicas.stream(set, request, () -> startStream(call.ctx));
+                return new Served(streamed.outcome(), streamed.usage());
+            }
+            ReplicaServing.Answered answered = replicas.whole(set, request);
+            return new Whole(200, answered.body(), Optional.empty(), answered.usage(), Outcome.OK);
+        } catch (ApiException e) {
+            if (e.status() < 500) {
+                throw e;
+            }
+            Outcome outcome = e.status() == 504 ? Outcome.TIMEOUT : Outcome.UPSTREAM_ERROR;
+            return new Failed(
+                    outcome,
+                    "Replicas of '" + set.modelId() + "': " + e.getMessage(),
+                    Optional.empty(),
+                    Optional.of(e));
+        }
+    }
+
+    /** Commits a 200 event stream: what is written after this goes to the caller as it comes. */
+    private static OutputStream startStream(Context ctx) {
+        ctx.status(200);
+        ctx.header("cache-control", "no-cache");
+        ctx.header("x-accel-buffering", "no"); // a proxy in front must not hold the stream back
+        ctx.contentType("text/event-stream");
+        try {
+            return ctx.res().getOutputStream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     private Attempt attempt(RemoteEndpoint endpoint, InferenceRequest request, Duration timeout) {
         var builder = HttpRequest.newBuilder(
@@ -392,11 +517,7 @@ public final class Routing implements AutoCloseable {
         Outcome outcome = Outcome.OK;
         Context ctx = call.ctx;
         try (InputStream in = streaming.body()) {
-            ctx.status(200);
-            ctx.header("cache-control", "no-cache");
-            ctx.header("x-accel-buffering", "no"); // a proxy in front must not hold the stream back
-            ctx.contentType("text/event-stream");
-            OutputStream out = ctx.res().getOutputStream();
+            OutputStream out = startStream(ctx);
             byte[] buffer = streaming.first();
             int read = streaming.firstLength();
             while (read >= 0) {
@@ -423,7 +544,7 @@ public final class Routing implements AutoCloseable {
                 relay.finish(out);
                 out.flush();
             }
-        } catch (IOException e) {
+        } catch (IOException | UncheckedIOException e) {
             outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
         }
         switch (outcome) {
@@ -434,9 +555,13 @@ public final class Routing implements AutoCloseable {
         call.finish(outcome, 200, relay.usage());
     }
 
-    /** The stream's last event: an error in OpenAI's shape, which its clients raise. */
     private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
-        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+        errorEvent(
+                out, outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE, message);
+    }
+
+    /** A stream's last event: an error in OpenAI's shape, which its clients raise. */
+    static void errorEvent(OutputStream out, ErrorCode code, String message) throws IOException {
         var error = new LinkedHashMap<String, Object>();
         error.put("message", message);
         error.put("type", code.type());

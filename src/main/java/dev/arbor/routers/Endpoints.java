@@ -1,9 +1,10 @@
 package dev.arbor.routers;
 
 /**
- * What an {@code endpoint_ref} may name: a cloud model of the registry by its id today; a deployment's id too once
- * deployments exist (both are ids, so a saved reference keeps its meaning).
+ * Which references name something an {@code endpoint_ref} may name besides a cloud model of the registry: a running
+ * deployment, by id (both are ids, so a saved reference keeps its meaning). The deployments feature answers.
  */
-interface Endpoints {
+@FunctionalInterface
+public interface Endpoints {
     boolean exists(String ref);
 }

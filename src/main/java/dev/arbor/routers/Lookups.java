@@ -20,13 +20,20 @@ final class Lookups {
     private final Clusters clusters;
     private final Endpoints endpoints;
 
-    Lookups(Models models, Credentials credentials, Access access, Studio studio, Clusters clusters) {
+    Lookups(
+            Models models,
+            Credentials credentials,
+            Access access,
+            Studio studio,
+            Clusters clusters,
+            Endpoints deployments) {
         this.models = requireNonNull(models, "models");
         this.credentials = requireNonNull(credentials, "credentials");
         this.access = requireNonNull(access, "access");
         this.studio = requireNonNull(studio, "studio");
         this.clusters = requireNonNull(clusters, "clusters");
-        this.endpoints = this::cloudModel;
+        requireNonNull(deployments, "deployments");
+        this.endpoints = ref -> cloudModel(ref) || deployments.exists(ref);
     }
 
     boolean model(String id) {

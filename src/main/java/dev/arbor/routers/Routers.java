@@ -41,10 +41,11 @@ public final class Routers implements ActiveRouters, Referrers {
             Models models,
             Credentials credentials,
             Clusters clusters,
+            Endpoints deployments,
             Studio studio,
             RouterTelemetry telemetry) {
         this.store = new RouterStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
-        var lookups = new Lookups(models, credentials, access, studio, clusters);
+        var lookups = new Lookups(models, credentials, access, studio, clusters, deployments);
         this.catalog = new RouterCatalog(lookups);
         var expressions = new Expressions();
         this.routes = new RouterRoutes(

@@ -149,12 +149,13 @@ public final class Studio implements AutoCloseable {
                 decision.hasNonNull("id") ? Optional.of(decision.path("id").asText()) : Optional.empty());
     }
 
-    public void addRoutes(Routes routes) {
+    /** The studio's routes; {@code POST /v1/decide} serves the deployments {@code deployed} knows too. */
+    public void addRoutes(Routes routes, DeployedModels deployed) {
         templates.addRoutes(routes);
         files.addRoutes(routes);
         new StatsRoutes(history, new HistoryTotals(database), feedback, templates, clock).addTo(routes);
         new CompareRoutes(history, feedback, templates, clock).addTo(routes);
-        decisions.addRoutes(routes);
+        decisions.addRoutes(routes, requireNonNull(deployed, "deployed"));
         new FeedbackRoutes(feedback, history, clock).addTo(routes);
         new HistoryEditRoutes(history, templates, clock, hmacKey).addTo(routes);
         new SettingsRoutes(settings, history, retention).addTo(routes);

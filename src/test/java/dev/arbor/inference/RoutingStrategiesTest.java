@@ -9,6 +9,7 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.outbound.AllowedDestination;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.ratelimits.RateLimiters;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.OpenAiUpstream;
@@ -102,8 +103,9 @@ class RoutingStrategiesTest {
     private Routing routing(Database on) {
         var random = new SplittableRandom(23);
         var started = new Routing(
-                ref -> Optional.ofNullable(endpoints.get(ref)),
+                ref -> Optional.ofNullable(endpoints.get(ref)).map(EndpointDirectory.Target.CloudModel::new),
                 outbound,
+                RateLimiters.forDatabase(on, clock),
                 on,
                 new RoutingSettings(Duration.ofSeconds(1), 2, Duration.ofSeconds(30)),
                 clock,

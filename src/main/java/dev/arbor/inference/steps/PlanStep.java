@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.inference.Strategy;
-import java.time.Duration;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -115,11 +115,11 @@ sealed interface PlanStep {
     }
 
     /** Lets so many requests through per window and key, then answers 429 until the window ends. */
-    record RateLimit(String id, int requests, Duration window, LimitKey per, Optional<String> header, String next)
+    record RateLimit(String id, RateLimiter.Limit limit, LimitKey per, Optional<String> header, String next)
             implements PlanStep {
         public RateLimit {
             requireNonNull(id, "id");
-            requireNonNull(window, "window");
+            requireNonNull(limit, "limit");
             requireNonNull(per, "per");
             requireNonNull(header, "header");
             requireNonNull(next, "next");
@@ -146,6 +146,15 @@ sealed interface PlanStep {
             branches = List.copyOf(branches);
             requireNonNull(fallback, "fallback");
             requireNonNull(next, "next");
+        }
+    }
+
+    /** Forwards to a running deployment of a registry model on a cluster, the least busy when there are several. */
+    record LocalModel(String id, String model, String cluster) implements PlanStep {
+        public LocalModel {
+            requireNonNull(id, "id");
+            requireNonNull(model, "model");
+            requireNonNull(cluster, "cluster");
         }
     }
 

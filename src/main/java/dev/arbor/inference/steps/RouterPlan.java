@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.inference.Strategy;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -79,6 +80,11 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                 }
                 yield new PlanStep.Route(id, new Strategy.Fallback(order, retryOn));
             }
+            case "local_model" ->
+                new PlanStep.LocalModel(
+                        id,
+                        params.path("model").asText(),
+                        params.path("cluster").asText("local"));
             case "least_busy" -> new PlanStep.Route(id, new Strategy.LeastBusy(texts(params.path("endpoints"))));
             case "latency_aware" ->
                 new PlanStep.Route(
@@ -123,12 +129,11 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
             case "rate_limit" ->
                 new PlanStep.RateLimit(
                         id,
-                        params.path("requests").asInt(),
-                        switch (params.path("window").asText("minute")) {
-                            case "second" -> Duration.ofSeconds(1);
-                            case "hour" -> Duration.ofHours(1);
-                            default -> Duration.ofMinutes(1);
-                        },
+                        new RateLimiter.Limit(
+                                RateLimiter.Algorithm.FIXED_WINDOW,
+                                params.path("requests").asInt(),
+                                RateLimiter.Window.of(params.path("window").asText())
+                                        .orElse(RateLimiter.Window.MINUTE)),
                         PlanStep.LimitKey.valueOf(upper(params.path("per").asText("router"))),
                         params.hasNonNull("header")
                                 ? Optional.of(params.path("header").asText().toLowerCase(Locale.ROOT))

@@ -7,20 +7,25 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.inference.Attribution;
+import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.InferenceRequest;
+import dev.arbor.inference.OpenAiAnswers;
 import dev.arbor.inference.Routing;
+import dev.arbor.inference.Strategy;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.ratelimits.RateLimitHeaders;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.RouterSnapshot;
 import dev.arbor.studio.RoutedDecision;
 import io.javalin.http.Context;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,7 +33,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -43,19 +47,27 @@ public final class RouterRuntime {
 
     private final Routing routing;
     private final RouterDecider decider;
+    private final DeploymentDirectory deployments;
     private final Expressions expressions;
-    private final RateLimits limits;
+    private final RateLimiter limits;
     private final Clock clock;
     private final ConcurrentHashMap<String, Compiled> plans = new ConcurrentHashMap<>();
 
     private record Compiled(Instant modifiedAt, RouterPlan plan) {}
 
-    public RouterRuntime(Routing routing, RouterDecider decider, Expressions expressions, Clock clock) {
+    public RouterRuntime(
+            Routing routing,
+            DeploymentDirectory deployments,
+            RouterDecider decider,
+            Expressions expressions,
+            RateLimiter limits,
+            Clock clock) {
         this.routing = requireNonNull(routing, "routing");
+        this.deployments = requireNonNull(deployments, "deployments");
         this.decider = requireNonNull(decider, "decider");
         this.expressions = requireNonNull(expressions, "expressions");
+        this.limits = requireNonNull(limits, "limits");
         this.clock = requireNonNull(clock, "clock");
-        this.limits = new RateLimits(clock);
     }
 
     /** Walks the router's plan for this request, answering it through the step that ends the walk. */
@@ -87,17 +99,11 @@ public final class RouterRuntime {
             exchange.walk(step.id());
             switch (step) {
                 case PlanStep.Route route -> {
-                    routing.forward(
-                            ctx,
-                            exchange.request(),
-                            route.strategy(),
-                            Attribution.router(
-                                    router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
-                    if (!exchange.stream()
-                            && ctx.statusCode() / 100 == 2
-                            && !exchange.outputRules().isEmpty()) {
-                        filterOutput(ctx, exchange);
-                    }
+                    forward(ctx, router, exchange, route.strategy());
+                    return;
+                }
+                case PlanStep.LocalModel local -> {
+                    forward(ctx, router, exchange, localModel(router, local));
                     return;
                 }
                 case PlanStep.CannedResponse canned -> {
@@ -120,6 +126,41 @@ public final class RouterRuntime {
             }
         }
         throw new IllegalStateException("router " + router.id() + " walked more steps than it has");
+    }
+
+    private void forward(Context ctx, RouterSnapshot router, Exchange exchange, Strategy strategy) {
+        routing.forward(
+                ctx,
+                exchange.request(),
+                strategy,
+                Attribution.router(router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
+        if (!exchange.stream()
+                && ctx.statusCode() / 100 == 2
+                && !exchange.outputRules().isEmpty()) {
+            filterOutput(ctx, exchange);
+        }
+    }
+
+    /**
+     * The running deployments of the step's model on its cluster in the router's project, the least busy first; 503
+     * {@code model_not_deployed} when none runs.
+     */
+    private Strategy localModel(RouterSnapshot router, PlanStep.LocalModel step) {
+        List<String> running =
+                deployments
+                        .ofModel(project -> project.equals(router.projectId()), step.model(), step.cluster())
+                        .stream()
+                        .map(DeploymentDirectory.ServedDeployment::id)
+                        .toList();
+        if (running.isEmpty()) {
+            throw stepError(
+                    ErrorCode.MODEL_NOT_DEPLOYED,
+                    step,
+                    "Step '" + step.id() + "' answers with model '" + step.model() + "' on cluster '" + step.cluster()
+                            + "', and no deployment of it runs there in this router's project; deploy it "
+                            + "(POST /deployments) or wait until its deployment is running.");
+        }
+        return new Strategy.LeastBusy(running);
     }
 
     private String branch(
@@ -306,25 +347,22 @@ public final class RouterRuntime {
     }
 
     private String rateLimit(Context ctx, RouterSnapshot router, PlanStep.RateLimit step, Exchange exchange) {
-        String key = router.id() + "/" + step.id() + "/"
+        String key = "router/" + router.id() + "/" + step.id() + "/"
                 + switch (step.per()) {
                     case ROUTER -> "";
                     case TOKEN -> Access.principal(ctx).tokenId();
                     case HEADER -> exchange.headers().getOrDefault(step.header().orElse(""), "");
                 };
-        RateLimits.Verdict verdict = limits.take(key, step.requests(), step.window());
-        long resetSeconds = Math.max(1, (verdict.resetMillis() + 999) / 1000);
-        ctx.header("x-ratelimit-limit", Integer.toString(verdict.limit()));
-        ctx.header("x-ratelimit-remaining", Integer.toString(verdict.remaining()));
-        ctx.header("x-ratelimit-reset", Long.toString(resetSeconds));
+        RateLimiter.Verdict verdict = limits.take(key, step.limit());
+        RateLimitHeaders.write(ctx, verdict);
         if (!verdict.allowed()) {
-            throw stepError(
-                            ErrorCode.RATE_LIMITED,
-                            step,
-                            "Router '" + router.name() + "' lets " + step.requests() + " requests through per "
-                                    + step.window().toSeconds() + " s (step '" + step.id() + "'); try again in "
-                                    + resetSeconds + " s.")
-                    .withHeader("retry-after", Long.toString(resetSeconds));
+            throw RateLimitHeaders.refusal(
+                            verdict,
+                            "Router '" + router.name() + "' lets "
+                                    + step.limit().requests() + " requests through a "
+                                    + step.limit().window().wire() + " (step '" + step.id() + "'); try again in "
+                                    + RateLimitHeaders.retryAfterSeconds(verdict) + " s.")
+                    .withField("step", step.id());
         }
         return step.next();
     }
@@ -345,47 +383,34 @@ public final class RouterRuntime {
     /** A canned answer: a chat completion (or a text completion) object, or its stream of one chunk. */
     private void answer(Context ctx, RouterSnapshot router, Exchange exchange, String message) {
         long created = clock.millis() / 1000;
-        String id = "chatcmpl-" + UUID.randomUUID().toString().replace("-", "");
-        Map<String, Object> usage = Map.of("prompt_tokens", 0, "completion_tokens", 0, "total_tokens", 0);
-        var answer = new LinkedHashMap<String, Object>();
-        answer.put("id", id);
-        answer.put("created", created);
-        answer.put("model", router.name());
-        switch (exchange.operation()) {
+        Map<String, Object> answer = switch (exchange.operation()) {
             case CHAT_COMPLETIONS -> {
-                String key = exchange.stream() ? "delta" : "message";
-                answer.put("object", exchange.stream() ? "chat.completion.chunk" : "chat.completion");
-                answer.put(
-                        "choices",
-                        List.of(Map.of(
-                                "index",
-                                0,
-                                key,
-                                Map.of("role", "assistant", "content", message),
-                                "finish_reason",
-                                "stop")));
+                var identity = OpenAiAnswers.Identity.chat(created, router.name());
+                yield exchange.stream()
+                        ? OpenAiAnswers.chatChunk(identity, Map.of("role", "assistant", "content", message), "stop")
+                        : OpenAiAnswers.chatCompletion(identity, message, "stop", 0, 0);
             }
-            case COMPLETIONS -> {
-                answer.put("object", "text_completion");
-                answer.put("choices", List.of(Map.of("index", 0, "text", message, "finish_reason", "stop")));
-            }
+            case COMPLETIONS ->
+                OpenAiAnswers.textCompletion(
+                        OpenAiAnswers.Identity.text(created, router.name()), message, "stop", 0, 0);
             case EMBEDDINGS ->
                 throw ApiException.of(
                         ErrorCode.ACTION_UNAVAILABLE,
                         "model",
                         "Router '" + router.name() + "' answers with a canned response, which is text: it cannot "
                                 + "answer an embeddings request.");
-        }
+        };
         if (!exchange.stream()) {
-            answer.put("usage", usage);
             ctx.status(200).contentType("application/json").result(Json.write(answer));
             return;
         }
-        String events = "data: " + Json.writeString(answer) + "\n\ndata: [DONE]\n\n";
+        var events = new ByteArrayOutputStream();
+        events.writeBytes(OpenAiAnswers.event(answer));
+        events.writeBytes(OpenAiAnswers.done());
         ctx.status(200)
                 .contentType("text/event-stream")
                 .header("cache-control", "no-cache")
-                .result(events.getBytes(StandardCharsets.UTF_8));
+                .result(events.toByteArray());
     }
 
     private static ApiException stepError(ErrorCode code, PlanStep step, String message) {

@@ -280,9 +280,10 @@ public final class Database implements AutoCloseable {
 
     /**
      * A database that cannot be reached, opened or written (connection lost, disk full, file damaged) is 503
-     * {@code database_unavailable}, which callers may retry; anything else is a fault of ours and stays as it is.
+     * {@code database_unavailable}, which callers may retry; anything else is a fault of ours and stays as it is. For
+     * work on {@link #dataSource} by a library of its own (a job engine, a rate limiter) too.
      */
-    private static RuntimeException unavailableOr(JdbiException e) {
+    public static RuntimeException unavailableOr(RuntimeException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (unreachable(cause) || (cause instanceof SQLException sql && unusable(sql))) {
                 LOG.warn("the database is unavailable: {}", cause.toString());

@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +127,15 @@ final class DecisionService implements AutoCloseable {
      * @param receivedNanos when the request arrived ({@link System#nanoTime()}), which its total time counts from
      */
     Outcome decide(Plan plan, Source source, long receivedNanos) {
+        return decide(plan, source, receivedNanos, Optional.empty());
+    }
+
+    /**
+     * {@link #decide(Plan, Source, long)} answered by {@code scorer} when given (a deployment's replicas) instead of
+     * the plan's model's worker: for the single-request format, whose decisions are never queued.
+     */
+    Outcome decide(
+            Plan plan, Source source, long receivedNanos, Optional<Function<Scoring.Request, Scoring.Answer>> scorer) {
         String id = Ids.next("dec");
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
@@ -138,7 +148,7 @@ final class DecisionService implements AutoCloseable {
         try (var _ = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
             DecisionRecords.Ran ran;
             try {
-                ran = ask(plan, 0, receivedNanos, () -> {});
+                ran = ask(plan, 0, receivedNanos, scorer, () -> {});
             } catch (ApiException failure) {
                 metrics.failed(plan, failure.code(), receivedNanos);
                 throw failed(plan, source, id, created, input, failure);
@@ -148,7 +158,12 @@ final class DecisionService implements AutoCloseable {
         }
     }
 
-    private DecisionRecords.Ran ask(Plan plan, double queueMillis, long startedNanos, Runnable atModel) {
+    private DecisionRecords.Ran ask(
+            Plan plan,
+            double queueMillis,
+            long startedNanos,
+            Optional<Function<Scoring.Request, Scoring.Answer>> scorer,
+            Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
             throw ApiException.of(
@@ -174,10 +189,17 @@ final class DecisionService implements AutoCloseable {
                     Substitution.asText(plan.state()),
                     plan.media().stream().map(MediaInput::type).toList(),
                     toAsk);
-            Scoring.Answer answer = runtime.score(plan.model().get(), request, () -> {
+            Runnable reached = () -> {
                 atModel.run();
                 atModelNanos[0] = System.nanoTime();
-            });
+            };
+            Scoring.Answer answer;
+            if (scorer.isPresent()) {
+                reached.run();
+                answer = scorer.get().apply(request);
+            } else {
+                answer = runtime.score(plan.model().get(), request, reached);
+            }
             probabilities.putAll(answer.probabilities());
             tokens = answer.inputTokens();
         }
@@ -287,7 +309,7 @@ final class DecisionService implements AutoCloseable {
         }
         double queueMillis = clock.millis() - created;
         try {
-            DecisionRecords.Ran ran = ask(plan, queueMillis, System.nanoTime(), () -> {
+            DecisionRecords.Ran ran = ask(plan, queueMillis, System.nanoTime(), Optional.empty(), () -> {
                 if (!phase.compareAndSet(Phase.WAITING, Phase.AT_MODEL)) {
                     throw new CancellationException();
                 }

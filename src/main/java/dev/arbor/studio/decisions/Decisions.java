@@ -11,6 +11,7 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
+import dev.arbor.studio.DeployedModels;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryStore;
@@ -168,11 +169,14 @@ public final class Decisions implements AutoCloseable {
         service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
     }
 
-    /** The routes that check what models can answer, make and read decisions, and take the single-request format. */
-    public void addRoutes(Routes routes) {
+    /**
+     * The routes that check what models can answer, make and read decisions, and take the single-request format
+     * (whose {@code model} may name a deployment).
+     */
+    public void addRoutes(Routes routes, DeployedModels deployed) {
         new CompatibilityRoutes(models, runtime).addTo(routes);
         new DecisionRoutes(service, store, new Rerun(), templates, feedback, settings, clock).addTo(routes);
-        new WireRoutes(service, templates).addTo(routes);
+        new WireRoutes(service, templates, deployed).addTo(routes);
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.WarningCode;
+import dev.arbor.studio.DeployedModels;
 import dev.arbor.studio.Metadata;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.planning.DecisionRequest;
@@ -41,10 +42,12 @@ final class WireRoutes {
 
     private final DecisionService decisions;
     private final Templates templates;
+    private final DeployedModels deployed;
 
-    WireRoutes(DecisionService decisions, Templates templates) {
+    WireRoutes(DecisionService decisions, Templates templates, DeployedModels deployed) {
         this.decisions = requireNonNull(decisions, "decisions");
         this.templates = requireNonNull(templates, "templates");
+        this.deployed = requireNonNull(deployed, "deployed");
     }
 
     void addTo(Routes routes) {
@@ -77,6 +80,10 @@ final class WireRoutes {
             problems.add(ErrorCode.MISSING_FIELD, "questions", "`questions` is required.");
         }
         problems.throwIfAny();
+        // a running deployment answers from its replicas, the decision planned for the model it serves
+        Optional<DeployedModels.Deployed> deployment =
+                model.isTextual() ? deployed.admit(ctx, model.textValue()) : Optional.empty();
+        deployment.ifPresent(d -> body.put("model", d.modelId()));
         body.set("state", sent.get("state"));
         body.set("questions", sent.get("questions"));
         if (sent.has("media")) {
@@ -98,7 +105,8 @@ final class WireRoutes {
             }
         }
         var source = new Source("wire", PATH, Requests.id(ctx), "header", Optional.empty());
-        DecisionService.Outcome outcome = decisions.decide(plan, source, Requests.startedNanos(ctx));
+        DecisionService.Outcome outcome = decisions.decide(
+                plan, source, Requests.startedNanos(ctx), deployment.map(DeployedModels.Deployed::scorer));
         ctx.header("x-studio-stored", outcome.stored().wire());
         if (plan.store() == StoreLevel.NONE) {
             Idempotency.keepInMemoryOnly(ctx);
@@ -112,7 +120,11 @@ final class WireRoutes {
         if (!warnings.isEmpty()) {
             ctx.header("x-studio-warning", String.join(",", warnings));
         }
-        Responses.ok(ctx, answer(outcome.decision()));
+        ObjectNode answer = answer(outcome.decision());
+        if (deployment.isPresent()) {
+            answer.set("model", model); // as the caller named it: the deployment
+        }
+        Responses.ok(ctx, answer);
     }
 
     /** The wire answer of a decision: its model, its answers without the studio's gate, and usage. */
