@@ -137,6 +137,8 @@ public final class Application implements AutoCloseable {
                             routing,
                             routers,
                             access.currentProject(),
+                            models::providerModel,
+                            credentials::open,
                             studio::decideForRouter,
                             new Expressions(),
                             clock)

@@ -14,6 +14,8 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
+import dev.arbor.inference.steps.CredentialValues;
+import dev.arbor.inference.steps.ProviderModels;
 import dev.arbor.inference.steps.RouterDecider;
 import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.platform.actions.Expressions;
@@ -29,6 +31,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The OpenAI-compatible surface: {@code POST /v1/chat/completions}, {@code /v1/completions} and
@@ -59,13 +62,15 @@ public final class InferenceRoutes {
             Routing routing,
             ActiveRouters routers,
             CurrentProject currentProject,
+            ProviderModels providers,
+            CredentialValues credentials,
             RouterDecider decider,
             Expressions expressions,
             Clock clock) {
         this.routing = requireNonNull(routing, "routing");
         this.routers = requireNonNull(routers, "routers");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(routing, decider, expressions, clock);
+        this.runtime = new RouterRuntime(routing, routers, providers, credentials, decider, expressions, clock);
     }
 
     public void addTo(Routes routes) {
@@ -104,21 +109,36 @@ public final class InferenceRoutes {
             routing.forward(ctx, request, new Strategy.Single(request.model()), Attribution.direct());
             return;
         }
-        runtime.serve(ctx, request, router(ctx, request.model()));
+        Named named = router(ctx, request.model());
+        runtime.serve(ctx, request, named.router(), named.askedModel());
     }
+
+    /** The router a request's {@code model} names, and the model it asks a provider for after a slash. */
+    private record Named(RouterSnapshot router, Optional<String> askedModel) {}
 
     /**
      * The active router {@code model} names among the projects the caller may act in (only the one X-Project-Id names,
      * when sent): by id, else by name; 404 {@code model_not_found} when there is none, or when the name is in several
-     * of them.
+     * of them. A {@code model} that names no router may be {@code <router>/<model>}: the longest part before a slash
+     * that names one is the router, the rest the model its provider_models step is asked for.
      */
-    private RouterSnapshot router(Context ctx, String model) {
+    private Named router(Context ctx, String model) {
         Principal principal = Access.principal(ctx);
         Optional<ProjectId> project = currentProject.named(ctx);
-        List<RouterSnapshot> found = routers.find(
-                id -> principal.mayActIn(id)
-                        && project.map(p -> p.value().equals(id)).orElse(true),
-                model);
+        Predicate<String> inProject = id ->
+                principal.mayActIn(id) && project.map(p -> p.value().equals(id)).orElse(true);
+        String name = model;
+        List<RouterSnapshot> found = routers.find(inProject, name);
+        Optional<String> asked = Optional.empty();
+        for (int slash = model.lastIndexOf('/');
+                found.isEmpty() && slash > 0;
+                slash = model.lastIndexOf('/', slash - 1)) {
+            if (slash < model.length() - 1) {
+                name = model.substring(0, slash);
+                found = routers.find(inProject, name);
+                asked = Optional.of(model.substring(slash + 1));
+            }
+        }
         if (found.isEmpty()) {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_FOUND,
@@ -130,10 +150,10 @@ public final class InferenceRoutes {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_FOUND,
                     "model",
-                    "Routers named '" + model + "' are active in " + found.size() + " projects: name the router by "
+                    "Routers named '" + name + "' are active in " + found.size() + " projects: name the router by "
                             + "its id, or its project with X-Project-Id.");
         }
-        return found.getFirst();
+        return new Named(found.getFirst(), asked);
     }
 
     private void health(Context ctx) {

@@ -128,11 +128,19 @@ public final class Routing implements AutoCloseable {
      * {@link ApiException} when no endpoint gave an answer to pass on.
      */
     public void forward(Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution) {
+        forward(ctx, request, strategy, attribution, Forwarding.PLAIN);
+    }
+
+    /** {@link #forward(Context, InferenceRequest, Strategy, Attribution)}, with the key and stream edit a router asks. */
+    public void forward(
+            Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution, Forwarding forwarding) {
+        requireNonNull(forwarding, "forwarding");
         var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
         Failed failed = null;
         for (EndpointBoard.Planned planned : board.plan(strategy)) {
             call.attempting(planned.endpoint());
-            Optional<RemoteEndpoint> endpoint = directory.find(planned.endpoint());
+            Optional<RemoteEndpoint> endpoint =
+                    directory.find(planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
             if (endpoint.isEmpty()) {
                 failed = new Failed(
                         Outcome.UNAVAILABLE,
@@ -154,7 +162,7 @@ public final class Routing implements AutoCloseable {
                     return;
                 }
                 case Streaming streaming -> {
-                    stream(call, streaming, state, System.nanoTime() - attemptStarted);
+                    stream(call, streaming, state, System.nanoTime() - attemptStarted, forwarding.streamEdit());
                     return;
                 }
                 case Failed failure -> {
@@ -180,6 +188,13 @@ public final class Routing implements AutoCloseable {
         };
         call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
         throw ApiException.of(code, null, last.message());
+    }
+
+    /** The endpoint with {@code apiKey} in place of its own key, when one is given. */
+    private static RemoteEndpoint keyed(RemoteEndpoint endpoint, Optional<String> apiKey) {
+        return apiKey.map(key -> new RemoteEndpoint(
+                        endpoint.modelId(), endpoint.baseUrl(), endpoint.remoteModel(), Optional.of(key)))
+                .orElse(endpoint);
     }
 
     /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */
@@ -387,8 +402,9 @@ public final class Routing implements AutoCloseable {
     }
 
     /** Relays a stream to its end, or to an error event when the endpoint breaks off or stalls. */
-    private void stream(Call call, Streaming streaming, EndpointState state, long firstByteNanos) {
-        var relay = new SseRelay(call.request.quotedModel());
+    private void stream(
+            Call call, Streaming streaming, EndpointState state, long firstByteNanos, Optional<StreamEdit> edit) {
+        var relay = new SseRelay(call.request.quotedModel(), call.request.model(), edit);
         Outcome outcome = Outcome.OK;
         Context ctx = call.ctx;
         try (InputStream in = streaming.body()) {
@@ -399,35 +415,44 @@ public final class Routing implements AutoCloseable {
             OutputStream out = ctx.res().getOutputStream();
             byte[] buffer = streaming.first();
             int read = streaming.firstLength();
-            while (read >= 0) {
-                if (read > 0) {
-                    relay.relay(buffer, read, out);
+            try {
+                while (read >= 0) {
+                    if (read > 0) {
+                        relay.relay(buffer, read, out);
+                        out.flush();
+                    }
+                    try {
+                        read = in.read(buffer);
+                    } catch (IOException e) {
+                        outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
+                        breakOff(
+                                out,
+                                ApiException.of(
+                                        outcome == Outcome.TIMEOUT
+                                                ? ErrorCode.UPSTREAM_TIMEOUT
+                                                : ErrorCode.UPSTREAM_UNAVAILABLE,
+                                        null,
+                                        "Endpoint '" + call.endpoint + "' "
+                                                + (outcome == Outcome.TIMEOUT
+                                                        ? "stopped sending its stream (no more in time)"
+                                                        : "broke off its stream (" + describe(e) + ")")
+                                                + "."));
+                        break;
+                    }
+                }
+                if (outcome == Outcome.OK) {
+                    relay.finish(out);
                     out.flush();
                 }
-                try {
-                    read = in.read(buffer);
-                } catch (IOException e) {
-                    outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
-                    breakOff(
-                            out,
-                            outcome,
-                            "Endpoint '" + call.endpoint + "' "
-                                    + (outcome == Outcome.TIMEOUT
-                                            ? "stopped sending its stream (no more in time)"
-                                            : "broke off its stream (" + describe(e) + ")")
-                                    + ".");
-                    break;
-                }
-            }
-            if (outcome == Outcome.OK) {
-                relay.finish(out);
-                out.flush();
+            } catch (ApiException refused) { // the stream's edit refused what the endpoint sent
+                outcome = Outcome.BLOCKED;
+                breakOff(out, refused);
             }
         } catch (IOException e) {
             outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
         }
         switch (outcome) {
-            case OK -> state.succeeded(firstByteNanos);
+            case OK, BLOCKED -> state.succeeded(firstByteNanos);
             case CLIENT_CLOSED -> state.abandoned();
             default -> failed(state, "its stream ended early: " + outcome.wire());
         }
@@ -435,13 +460,13 @@ public final class Routing implements AutoCloseable {
     }
 
     /** The stream's last event: an error in OpenAI's shape, which its clients raise. */
-    private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
-        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+    private static void breakOff(OutputStream out, ApiException failure) throws IOException {
         var error = new LinkedHashMap<String, Object>();
-        error.put("message", message);
-        error.put("type", code.type());
-        error.put("param", null);
-        error.put("code", code.code());
+        error.put("message", failure.problems().getFirst().message());
+        error.put("type", failure.code().type());
+        error.put("param", failure.problems().getFirst().param());
+        error.put("code", failure.code().code());
+        error.putAll(failure.extra());
         out.write("data: ".getBytes(StandardCharsets.US_ASCII));
         out.write(Json.write(Map.of("error", error)));
         out.write("\n\n".getBytes(StandardCharsets.US_ASCII));

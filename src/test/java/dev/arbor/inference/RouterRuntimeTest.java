@@ -275,8 +275,8 @@ class RouterRuntimeTest {
                         "limits"),
                 Arguments.of(
                         "an action the server does not run",
-                        "{\"step_id\": \"elsewhere\", \"action_type\": \"delegate\", \"params\": {\"project\": \""
-                                + mine + "\", \"router\": \"other\"}}",
+                        "{\"step_id\": \"elsewhere\", \"action_type\": \"local_model\", \"params\": {\"model\": "
+                                + "\"alpha\"}}",
                         "",
                         400,
                         "action_unavailable",
