@@ -119,8 +119,8 @@ public final class InferenceRoutes {
     /**
      * The active router {@code model} names among the projects the caller may act in (only the one X-Project-Id names,
      * when sent): by id, else by name; 404 {@code model_not_found} when there is none, or when the name is in several
-     * of them. A {@code model} that names no router may be {@code <router>/<model>}: the longest part before a slash
-     * that names one is the router, the rest the model its provider_models step is asked for.
+     * of them. A {@code model} that names no router may be {@code <router>/<model>}: the part before the first slash
+     * names the router, the rest (slashes and all) the model its provider_models step is asked for.
      */
     private Named router(Context ctx, String model) {
         Principal principal = Access.principal(ctx);
@@ -130,14 +130,11 @@ public final class InferenceRoutes {
         String name = model;
         List<RouterSnapshot> found = routers.find(inProject, name);
         Optional<String> asked = Optional.empty();
-        for (int slash = model.lastIndexOf('/');
-                found.isEmpty() && slash > 0;
-                slash = model.lastIndexOf('/', slash - 1)) {
-            if (slash < model.length() - 1) {
-                name = model.substring(0, slash);
-                found = routers.find(inProject, name);
-                asked = Optional.of(model.substring(slash + 1));
-            }
+        int slash = model.indexOf('/');
+        if (found.isEmpty() && slash > 0 && slash < model.length() - 1) {
+            name = model.substring(0, slash);
+            found = routers.find(inProject, name);
+            asked = Optional.of(model.substring(slash + 1));
         }
         if (found.isEmpty()) {
             throw ApiException.of(

@@ -75,7 +75,11 @@ final class RouterCatalog {
                     ErrorCode.INVALID_REFERENCE,
                     at,
                     "`" + at + "` is '" + model.textValue() + "', which is not a cloud model of provider '"
-                            + provider.textValue() + "'; its cloud models are " + String.join(", ", served) + ".");
+                            + provider.textValue() + "'; "
+                            + (served.isEmpty()
+                                    ? "the registry has none of that provider's models"
+                                    : "its cloud models are " + String.join(", ", served))
+                            + ".");
         }
     }
 

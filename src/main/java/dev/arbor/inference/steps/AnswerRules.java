@@ -33,7 +33,8 @@ final class AnswerRules implements StreamEdit {
     /** How far back, in characters, a regular expression's unfinished match may start and still hold text back. */
     static final int REGEX_WINDOW = 256;
 
-    private static final String REDACTED = "[REDACTED]";
+    /** What a redact rule puts in place of a match, on input and output alike. */
+    static final String REDACTED = "[REDACTED]";
 
     private final List<Exchange.OutputRule> rules;
     private final Operation operation;

@@ -48,8 +48,6 @@ public final class RouterRuntime {
     /** The most routers one request passes through: the one named and those delegated to after it. */
     static final int MAX_ROUTERS = 5;
 
-    private static final String REDACTED = "[REDACTED]";
-
     private final Routing routing;
     private final ActiveRouters routers;
     private final ProviderModels providers;
@@ -294,7 +292,7 @@ public final class RouterRuntime {
                     }
                 }
                 case REDACT ->
-                    exchange.rewriteTexts(t -> rule.pattern().matcher(t).replaceAll(REDACTED));
+                    exchange.rewriteTexts(t -> rule.pattern().matcher(t).replaceAll(AnswerRules.REDACTED));
                 case TAG -> {
                     if (exchange.texts().stream()
                             .anyMatch(t -> rule.pattern().matcher(t).find())) {
