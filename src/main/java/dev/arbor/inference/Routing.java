@@ -415,41 +415,34 @@ public final class Routing implements AutoCloseable {
             OutputStream out = ctx.res().getOutputStream();
             byte[] buffer = streaming.first();
             int read = streaming.firstLength();
-            try {
-                while (read >= 0) {
-                    if (read > 0) {
-                        relay.relay(buffer, read, out);
-                        out.flush();
-                    }
-                    try {
-                        read = in.read(buffer);
-                    } catch (IOException e) {
-                        outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
-                        breakOff(
-                                out,
-                                ApiException.of(
-                                        outcome == Outcome.TIMEOUT
-                                                ? ErrorCode.UPSTREAM_TIMEOUT
-                                                : ErrorCode.UPSTREAM_UNAVAILABLE,
-                                        null,
-                                        "Endpoint '" + call.endpoint + "' "
-                                                + (outcome == Outcome.TIMEOUT
-                                                        ? "stopped sending its stream (no more in time)"
-                                                        : "broke off its stream (" + describe(e) + ")")
-                                                + "."));
-                        break;
-                    }
-                }
-                if (outcome == Outcome.OK) {
-                    relay.finish(out);
+            while (read >= 0) {
+                if (read > 0) {
+                    relay.relay(buffer, read, out);
                     out.flush();
                 }
-            } catch (ApiException refused) { // the stream's edit refused what the endpoint sent
-                outcome = Outcome.BLOCKED;
-                breakOff(out, refused);
+                try {
+                    read = in.read(buffer);
+                } catch (IOException e) {
+                    outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
+                    breakOff(
+                            out,
+                            outcome,
+                            "Endpoint '" + call.endpoint + "' "
+                                    + (outcome == Outcome.TIMEOUT
+                                            ? "stopped sending its stream (no more in time)"
+                                            : "broke off its stream (" + describe(e) + ")")
+                                    + ".");
+                    break;
+                }
+            }
+            if (outcome == Outcome.OK) {
+                relay.finish(out);
+                out.flush();
             }
         } catch (IOException e) {
             outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
+        } catch (ApiException refused) { // the stream's edit refused what the endpoint sent, which is closed now
+            outcome = refusedMidway(ctx, refused);
         }
         switch (outcome) {
             case OK, BLOCKED -> state.succeeded(firstByteNanos);
@@ -457,6 +450,22 @@ public final class Routing implements AutoCloseable {
             default -> failed(state, "its stream ended early: " + outcome.wire());
         }
         call.finish(outcome, 200, relay.usage());
+    }
+
+    /** Ends a stream its edit refused with the refusal as its last event; the outcome. */
+    private static Outcome refusedMidway(Context ctx, ApiException refused) {
+        try {
+            breakOff(ctx.res().getOutputStream(), refused);
+            return Outcome.BLOCKED;
+        } catch (IOException e) {
+            return Outcome.CLIENT_CLOSED;
+        }
+    }
+
+    /** The stream's last event when the endpoint broke off or stalled. */
+    private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
+        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+        breakOff(out, ApiException.of(code, null, message));
     }
 
     /** The stream's last event: an error in OpenAI's shape, which its clients raise. */

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Optional;
@@ -152,7 +151,7 @@ final class SseRelay {
         try {
             parsed = Json.mapper().readTree(pending, payload, payloadEnd - payload);
         } catch (IOException e) {
-            throw new UncheckedIOException("a chunk TopLevel read as an object is JSON", e);
+            return false; // not JSON after all: not ours to judge, as above
         }
         if (!(parsed instanceof ObjectNode chunk)) {
             return false;
