@@ -90,6 +90,17 @@ class StreamedContentRulesTest {
     }
 
     @Test
+    void textHeldBackWhenTheEndpointsStreamEndsGoesOutBeforeDone() {
+        Made router = guarded("keyword", "secret", "redact");
+        upstream.then(Reply.streamOf("It ends in sec"));
+        List<JsonNode> lines = stream(router);
+        assertThat(lines.getLast().path("done").asBoolean())
+                .as(lines.toString())
+                .isTrue();
+        assertThat(contents(lines)).containsExactly("It ends in ", "<none>", "sec");
+    }
+
+    @Test
     void aRegularExpressionSplitAcrossChunksIsRedacted() {
         Made router = guarded("regex", "\\\\d{3}-\\\\d{4}", "redact");
         upstream.then(Reply.streamOf("Call 555-", "01", "00 now."));
