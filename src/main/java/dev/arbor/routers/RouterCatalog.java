@@ -19,6 +19,7 @@ import java.util.Optional;
 final class RouterCatalog {
     static final String DECIDE = "decide";
     static final String PROVIDER_MODELS = "provider_models";
+    static final String DELEGATE = "delegate";
 
     private final ActionCatalog catalog = ActionCatalog.load("/catalog/router-actions.json");
     private final Lookups lookups;

@@ -154,6 +154,24 @@ class RouterDelegationTest {
     }
 
     @Test
+    void aSaveBeforeTheTargetExistsWarnsAndLetsTheRouterBeActive() {
+        String later = name();
+        HttpReply created = http.post(
+                "/routers",
+                "{\"project_id\": \"" + mine + "\", \"name\": \"" + name() + "\", \"dag_config\": {\"entry_step\": "
+                        + "\"hand\", \"steps\": [" + delegate("hand", mine, later) + "]}}",
+                "Authorization",
+                "Bearer " + ADMIN);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().path("status").asText()).isEqualTo("active");
+        JsonNode warning = created.json().path("warnings").path(0);
+        assertThat(warning.path("code").asText()).as(created.body()).isEqualTo("delegate_target_inactive");
+        assertThat(warning.path("param").asText()).isEqualTo("dag_config.steps[0].params.router");
+        routers.router(mine, later, single("go", "delta"));
+        assertThat(chat(member, created.json().path("name").asText()).status()).isEqualTo(200);
+    }
+
+    @Test
     void aBlankRouterNameIsRefusedWhenSaved() {
         HttpReply reply = http.post(
                 "/routers/actions/validate",
