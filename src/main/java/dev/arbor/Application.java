@@ -174,6 +174,8 @@ public final class Application implements AutoCloseable {
                             routers,
                             deployments,
                             access.currentProject(),
+                            models::providerModel,
+                            credentials::open,
                             studio::decideForRouter,
                             new Expressions(),
                             rateLimits,

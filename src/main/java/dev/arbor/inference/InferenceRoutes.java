@@ -14,6 +14,8 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
+import dev.arbor.inference.steps.CredentialValues;
+import dev.arbor.inference.steps.ProviderModels;
 import dev.arbor.inference.steps.RouterDecider;
 import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.platform.actions.Expressions;
@@ -64,6 +66,8 @@ public final class InferenceRoutes {
             ActiveRouters routers,
             DeploymentDirectory deployments,
             CurrentProject currentProject,
+            ProviderModels providers,
+            CredentialValues credentials,
             RouterDecider decider,
             Expressions expressions,
             RateLimiter limits,
@@ -72,7 +76,8 @@ public final class InferenceRoutes {
         this.routers = requireNonNull(routers, "routers");
         this.deployments = requireNonNull(deployments, "deployments");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(routing, deployments, decider, expressions, limits, clock);
+        this.runtime = new RouterRuntime(
+                routing, routers, providers, credentials, deployments, decider, expressions, limits, clock);
     }
 
     public void addTo(Routes routes) {
@@ -112,7 +117,7 @@ public final class InferenceRoutes {
         Predicate<String> inProject = callersProjects(ctx);
         List<RouterSnapshot> routersNamed = routers.find(inProject, model);
         if (!routersNamed.isEmpty()) {
-            runtime.serve(ctx, request, only(routersNamed, "Routers", model));
+            runtime.serve(ctx, request, only(routersNamed, "Routers", model), Optional.empty());
             return;
         }
         List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model);
@@ -125,12 +130,24 @@ public final class InferenceRoutes {
             routing.forward(ctx, request, new Strategy.Single(model), Attribution.direct());
             return;
         }
+        int slash = model.indexOf('/');
+        if (slash > 0 && slash < model.length() - 1) {
+            // <router>/<model>: the model a provider_models step of that router is asked for, slashes and all
+            String name = model.substring(0, slash);
+            List<RouterSnapshot> routersWithModel = routers.find(inProject, name);
+            if (!routersWithModel.isEmpty()) {
+                runtime.serve(
+                        ctx, request, only(routersWithModel, "Routers", name), Optional.of(model.substring(slash + 1)));
+                return;
+            }
+        }
         throw ApiException.of(
                 ErrorCode.MODEL_NOT_FOUND,
                 "model",
                 "There is no active router, running deployment or cloud model '" + model + "' that this token may "
                         + "use; a model here is an active router's or a running deployment's name or id (GET "
-                        + "/routers, GET /deployments), or a cloud model's id in the registry (GET /models).");
+                        + "/routers, GET /deployments), a cloud model's id in the registry (GET /models), or "
+                        + "<router>/<model> for a router that answers with a provider's models.");
     }
 
     /** The projects the caller may act in: only the one X-Project-Id names, when sent. */

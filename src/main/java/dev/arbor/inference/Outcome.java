@@ -18,6 +18,8 @@ enum Outcome {
     INVALID_RESPONSE,
     /** A stream that broke off after its first byte reached the caller. */
     STREAM_BROKEN,
+    /** A router's output content rule refused a streamed answer part-way (its end is an error event). */
+    BLOCKED,
     /** The caller went away before the answer was all sent. */
     CLIENT_CLOSED;
 

@@ -191,7 +191,7 @@ final class ReplicaServing {
 
         Streamed brokeOff(ApiException e) {
             try {
-                Routing.errorEvent(out, e.code(), e.getMessage());
+                Routing.errorEvent(out, e);
             } catch (IOException | UncheckedIOException gone) {
                 return new Streamed(Outcome.CLIENT_CLOSED, TopLevel.Usage.NONE);
             }

@@ -140,11 +140,19 @@ public final class Routing implements AutoCloseable {
      * {@link ApiException} when no endpoint gave an answer to pass on.
      */
     public void forward(Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution) {
+        forward(ctx, request, strategy, attribution, Forwarding.PLAIN);
+    }
+
+    /** {@link #forward(Context, InferenceRequest, Strategy, Attribution)}, with the key and stream edit a router asks. */
+    public void forward(
+            Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution, Forwarding forwarding) {
+        requireNonNull(forwarding, "forwarding");
         var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
         Failed failed = null;
         for (EndpointBoard.Planned planned : board.plan(strategy)) {
             call.attempting(planned.endpoint());
-            Optional<EndpointDirectory.Target> target = directory.find(planned.endpoint());
+            Optional<EndpointDirectory.Target> target =
+                    directory.find(planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
             if (target.isEmpty()) {
                 failed = new Failed(
                         Outcome.UNAVAILABLE,
@@ -184,7 +192,7 @@ public final class Routing implements AutoCloseable {
                     return;
                 }
                 case Streaming streaming -> {
-                    stream(call, streaming, state, System.nanoTime() - attemptStarted);
+                    stream(call, streaming, state, System.nanoTime() - attemptStarted, forwarding.streamEdit());
                     return;
                 }
                 case Served served -> {
@@ -244,6 +252,15 @@ public final class Routing implements AutoCloseable {
         return limits.take(ctx, deployment)
                 .map(refusal ->
                         new Failed(Outcome.RATE_LIMITED, refusal.getMessage(), Optional.empty(), Optional.of(refusal)));
+    }
+
+    /** A cloud model with {@code apiKey} in place of its own key, when one is given; a deployment as it is. */
+    private static EndpointDirectory.Target keyed(EndpointDirectory.Target target, Optional<String> apiKey) {
+        if (apiKey.isEmpty() || !(target instanceof EndpointDirectory.Target.CloudModel(RemoteEndpoint endpoint))) {
+            return target;
+        }
+        return new EndpointDirectory.Target.CloudModel(new RemoteEndpoint(
+                endpoint.modelId(), endpoint.baseUrl(), endpoint.remoteModel(), Optional.of(apiKey.get())));
     }
 
     /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */
@@ -512,8 +529,9 @@ public final class Routing implements AutoCloseable {
     }
 
     /** Relays a stream to its end, or to an error event when the endpoint breaks off or stalls. */
-    private void stream(Call call, Streaming streaming, EndpointState state, long firstByteNanos) {
-        var relay = new SseRelay(call.request.quotedModel());
+    private void stream(
+            Call call, Streaming streaming, EndpointState state, long firstByteNanos, Optional<StreamEdit> edit) {
+        var relay = new SseRelay(call.request.quotedModel(), call.request.model(), edit);
         Outcome outcome = Outcome.OK;
         Context ctx = call.ctx;
         try (InputStream in = streaming.body()) {
@@ -546,27 +564,41 @@ public final class Routing implements AutoCloseable {
             }
         } catch (IOException | UncheckedIOException e) {
             outcome = Outcome.CLIENT_CLOSED; // a write failed: the caller went away; closing the body ends the call
+        } catch (ApiException refused) { // the stream's edit refused what the endpoint sent, which is closed now
+            outcome = refusedMidway(ctx, refused);
         }
         switch (outcome) {
-            case OK -> state.succeeded(firstByteNanos);
+            case OK, BLOCKED -> state.succeeded(firstByteNanos);
             case CLIENT_CLOSED -> state.abandoned();
             default -> failed(state, "its stream ended early: " + outcome.wire());
         }
         call.finish(outcome, 200, relay.usage());
     }
 
+    /** Ends a stream its edit refused with the refusal as its last event; the outcome. */
+    private static Outcome refusedMidway(Context ctx, ApiException refused) {
+        try {
+            errorEvent(ctx.res().getOutputStream(), refused);
+            return Outcome.BLOCKED;
+        } catch (IOException e) {
+            return Outcome.CLIENT_CLOSED;
+        }
+    }
+
+    /** The stream's last event when the endpoint broke off or stalled. */
     private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
-        errorEvent(
-                out, outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE, message);
+        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+        errorEvent(out, ApiException.of(code, null, message));
     }
 
     /** A stream's last event: an error in OpenAI's shape, which its clients raise. */
-    static void errorEvent(OutputStream out, ErrorCode code, String message) throws IOException {
+    static void errorEvent(OutputStream out, ApiException failure) throws IOException {
         var error = new LinkedHashMap<String, Object>();
-        error.put("message", message);
-        error.put("type", code.type());
-        error.put("param", null);
-        error.put("code", code.code());
+        error.put("message", failure.problems().getFirst().message());
+        error.put("type", failure.code().type());
+        error.put("param", failure.problems().getFirst().param());
+        error.put("code", failure.code().code());
+        error.putAll(failure.extra());
         out.write("data: ".getBytes(StandardCharsets.US_ASCII));
         out.write(Json.write(Map.of("error", error)));
         out.write("\n\n".getBytes(StandardCharsets.US_ASCII));

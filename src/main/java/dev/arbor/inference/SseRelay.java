@@ -1,22 +1,35 @@
 package dev.arbor.inference;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.Json;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Passes an endpoint's server-sent events on as they arrive: every complete event is written out at once, a JSON
  * {@code data} line with {@code model} replaced by the caller's name for it (and its {@code usage} read), anything
  * else ({@code [DONE]}, comments, other fields) as it came. Only an event's unfinished tail waits for more bytes.
+ * With a {@link StreamEdit}, each chunk goes through it first, and what it held back goes out before {@code [DONE]}
+ * (or the stream's end).
  */
 final class SseRelay {
     private final byte[] quotedModel;
+    private final String model;
+    private final Optional<StreamEdit> edit;
     private byte[] pending = new byte[8192];
     private int length;
     private TopLevel.Usage usage = TopLevel.Usage.NONE;
+    private Optional<ObjectNode> lastChunk = Optional.empty();
+    private boolean ended;
 
-    SseRelay(byte[] quotedModel) {
+    SseRelay(byte[] quotedModel, String model, Optional<StreamEdit> edit) {
         this.quotedModel = quotedModel;
+        this.model = model;
+        this.edit = edit;
     }
 
     /** The usage of the stream's last chunk that carried one. */
@@ -48,6 +61,31 @@ final class SseRelay {
             writeEvent(0, length, out);
             length = 0;
         }
+        endEdit(out);
+    }
+
+    /** Once per stream, before {@code [DONE]} or at the end: what the edit held back, and its comments. */
+    private void endEdit(OutputStream out) throws IOException {
+        if (edit.isEmpty() || ended || lastChunk.isEmpty()) {
+            return;
+        }
+        ended = true;
+        StreamEdit.Ending ending = edit.get().finish(lastChunk.get());
+        if (ending.heldBack().isPresent()) {
+            writeChunk(ending.heldBack().get(), out);
+            out.write("\n\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        for (String comment : ending.comments()) {
+            out.write((": " + comment.replaceAll("[\\r\\n]", " ") + "\n\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void writeChunk(ObjectNode chunk, OutputStream out) throws IOException {
+        if (chunk.has("model")) {
+            chunk.put("model", model);
+        }
+        out.write("data: ".getBytes(StandardCharsets.US_ASCII));
+        out.write(Json.write(chunk));
     }
 
     /** Where the event that starts at {@code from} ends, after its blank line; 0 while it is incomplete. */
@@ -81,6 +119,9 @@ final class SseRelay {
     private void writeLine(int start, int contentEnd, int end, OutputStream out) throws IOException {
         int payload = dataPayload(start, contentEnd);
         if (payload < 0) {
+            if (edit.isPresent() && isDone(start, contentEnd)) {
+                endEdit(out);
+            }
             out.write(pending, start, end - start);
             return;
         }
@@ -95,9 +136,39 @@ final class SseRelay {
         if (!fields.usage().isEmpty()) {
             usage = fields.usage();
         }
+        if (edit.isPresent() && edited(payload, payloadEnd, out)) {
+            out.write(pending, payloadEnd, end - payloadEnd);
+            return;
+        }
         out.write(pending, start, payload - start);
         out.write(fields.withModel(pending, payload, payloadEnd - payload, quotedModel));
         out.write(pending, payloadEnd, end - payloadEnd);
+    }
+
+    /** Passes a chunk through the edit; whether it went out changed (else it goes out as it came). */
+    private boolean edited(int payload, int payloadEnd, OutputStream out) throws IOException {
+        JsonNode parsed;
+        try {
+            parsed = Json.mapper().readTree(pending, payload, payloadEnd - payload);
+        } catch (IOException e) {
+            return false; // not JSON after all: not ours to judge, as above
+        }
+        if (!(parsed instanceof ObjectNode chunk)) {
+            return false;
+        }
+        lastChunk = Optional.of(chunk);
+        ObjectNode result = edit.orElseThrow().chunk(chunk);
+        if (result == chunk) {
+            return false;
+        }
+        writeChunk(result, out);
+        return true;
+    }
+
+    /** Whether a line is {@code data: [DONE]}. */
+    private boolean isDone(int start, int end) {
+        String line = new String(pending, start, end - start, StandardCharsets.US_ASCII).strip();
+        return line.equals("data: [DONE]") || line.equals("data:[DONE]");
     }
 
     /** Where a {@code data:} line's JSON object starts; -1 for any other line. */

@@ -92,6 +92,36 @@ public final class Models {
     }
 
     /**
+     * The cloud models added from {@code provider}: a provider known by name (such as openai), or the API URL they
+     * were added from.
+     */
+    public List<Model> ofProvider(String provider) {
+        String url = ModelOperations.providerUrl(requireNonNull(provider, "provider"))
+                .orElse(provider);
+        return models.values().stream()
+                .filter(model -> model.source().equals("cloud") && model.uri().equals(url))
+                .toList();
+    }
+
+    /**
+     * The id of {@code provider}'s cloud model that {@code asked} names: its registry id, else the provider's own name
+     * for it (the first such model of the registry); empty when none does.
+     */
+    public Optional<String> providerModel(String provider, String asked) {
+        requireNonNull(asked, "asked");
+        List<Model> served = ofProvider(provider);
+        return served.stream()
+                .filter(model -> model.id().equals(asked))
+                .findFirst()
+                .or(() -> served.stream()
+                        .filter(model -> model.options()
+                                .getOrDefault("model", model.name())
+                                .equals(asked))
+                        .findFirst())
+                .map(Model::id);
+    }
+
+    /**
      * The endpoint of a cloud model (engine {@code remote}), its key opened; empty for any other model or id. Opened
      * once per model, not per call: inference traffic asks for it on every request.
      */

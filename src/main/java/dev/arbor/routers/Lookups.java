@@ -63,8 +63,12 @@ final class Lookups {
     /** A provider known by name, or the API URL a cloud model of the registry is added from. */
     boolean provider(String ref) {
         return ModelOperations.providerUrl(ref).isPresent()
-                || models.list().stream()
-                        .anyMatch(model -> cloud(model) && model.uri().equals(ref));
+                || !models.ofProvider(ref).isEmpty();
+    }
+
+    /** The ids of the registry's cloud models from this provider, in the registry's order. */
+    List<String> providerModels(String provider) {
+        return models.ofProvider(provider).stream().map(Model::id).toList();
     }
 
     boolean template(String reference) {

@@ -7,6 +7,7 @@ import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,6 +18,8 @@ import java.util.Optional;
  */
 final class RouterCatalog {
     static final String DECIDE = "decide";
+    static final String PROVIDER_MODELS = "provider_models";
+    static final String DELEGATE = "delegate";
 
     private final ActionCatalog catalog = ActionCatalog.load("/catalog/router-actions.json");
     private final Lookups lookups;
@@ -42,9 +45,8 @@ final class RouterCatalog {
         catalog.check(action, params, prefix, problems, rules);
         JsonNode template = params.path("template");
         String at = prefix + ".template";
-        // a template id its pattern refuses is not looked up: one problem says what is wrong with it
-        boolean wellFormed = problems.list().stream().noneMatch(problem -> at.equals(problem.param()));
-        if (action.type().equals(DECIDE) && template.isTextual() && wellFormed) {
+        // a value that has a problem already is not looked at again: one problem says what is wrong with it
+        if (action.type().equals(DECIDE) && template.isTextual() && clean(problems, at)) {
             if (!lookups.template(template.textValue())) {
                 problems.add(
                         ErrorCode.UNKNOWN_REFERENCE,
@@ -52,6 +54,38 @@ final class RouterCatalog {
                         "`" + at + "` is '" + template.textValue() + "', which names no studio template version.");
             }
         }
+        if (action.type().equals(PROVIDER_MODELS)) {
+            defaultOfProvider(params, prefix, problems);
+        }
+    }
+
+    /** A provider_models step's default model is one of its provider's cloud models. */
+    private void defaultOfProvider(JsonNode params, String prefix, Problems problems) {
+        JsonNode provider = params.path("provider");
+        JsonNode model = params.path("default_model");
+        String at = prefix + ".default_model";
+        if (!provider.isTextual()
+                || !model.isTextual()
+                || !clean(problems, prefix + ".provider")
+                || !clean(problems, at)) {
+            return;
+        }
+        List<String> served = lookups.providerModels(provider.textValue());
+        if (!served.contains(model.textValue())) {
+            problems.add(
+                    ErrorCode.INVALID_REFERENCE,
+                    at,
+                    "`" + at + "` is '" + model.textValue() + "', which is not a cloud model of provider '"
+                            + provider.textValue() + "'; "
+                            + (served.isEmpty()
+                                    ? "the registry has none of that provider's models"
+                                    : "its cloud models are " + String.join(", ", served))
+                            + ".");
+        }
+    }
+
+    private static boolean clean(Problems problems, String param) {
+        return problems.list().stream().noneMatch(problem -> param.equals(problem.param()));
     }
 
     /** {@code {action_type, params}} as the validate route takes it. */

@@ -25,6 +25,7 @@ import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.QueryParam;
@@ -370,13 +371,41 @@ final class RouterRoutes {
         }
         var gaps = new Problems();
         dags.complete(dag, gaps, rules);
+        var warnings = new ArrayList<>(awaitedTargets(dag));
         if (status == RouterStatus.ACTIVE) {
             problems.addAll(gaps.list());
-            return List.of();
+            return warnings;
         }
-        var warnings = new ArrayList<Warning>();
         for (Problem gap : gaps.list()) {
             warnings.add(new Warning(WarningCode.ROUTER_INCOMPLETE, gap.message(), gap.param()));
+        }
+        return warnings;
+    }
+
+    /**
+     * The delegate steps whose router is not active in its project (yet): a router may be saved before the one it
+     * hands requests to, so this is a warning, and the runtime looks the target up per request.
+     */
+    private List<Warning> awaitedTargets(JsonNode dag) {
+        var warnings = new ArrayList<Warning>();
+        JsonNode steps = dag.path("steps");
+        for (int i = 0; i < steps.size(); i++) {
+            JsonNode step = steps.get(i);
+            JsonNode project = step.path("params").path("project");
+            JsonNode router = step.path("params").path("router");
+            if (step.path("action_type").asText().equals(RouterCatalog.DELEGATE)
+                    && project.isTextual()
+                    && router.isTextual()
+                    && store.findActive(project.textValue()::equals, router.textValue())
+                            .isEmpty()) {
+                String param = ParamPath.index(DagCheck.ROOT + ".steps", i) + ".params.router";
+                warnings.add(new Warning(
+                        WarningCode.DELEGATE_TARGET_INACTIVE,
+                        "`" + param + "` is '" + router.textValue() + "', which is no active router of project '"
+                                + project.textValue() + "' yet: until it is, a request that reaches step '"
+                                + step.path("step_id").asText() + "' is 404 router_not_found.",
+                        param));
+            }
         }
         return warnings;
     }

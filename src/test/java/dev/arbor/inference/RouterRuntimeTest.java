@@ -274,15 +274,6 @@ class RouterRuntimeTest {
                         "logit_bias",
                         "limits"),
                 Arguments.of(
-                        "an action the server does not run",
-                        "{\"step_id\": \"elsewhere\", \"action_type\": \"delegate\", \"params\": {\"project\": \""
-                                + mine + "\", \"router\": \"other\"}}",
-                        "",
-                        400,
-                        "action_unavailable",
-                        null,
-                        "elsewhere"),
-                Arguments.of(
                         "a condition that is not true or false",
                         "{\"step_id\": \"pick\", \"action_type\": \"decision_branches\", \"params\": {\"branches\": ["
                                 + "{\"name\": \"odd\", \"condition\": \"request.model\", \"next_step\": \"a\"},"

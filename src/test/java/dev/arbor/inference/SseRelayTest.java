@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,7 +22,7 @@ class SseRelayTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 7, 64, 10_000})
     void everyEventPassesWithTheCallersModelWhereverTheReadsCutIt(int readSize) throws IOException {
-        var relay = new SseRelay(InferenceRequest.quoted("my \"router\""));
+        var relay = new SseRelay(InferenceRequest.quoted("my \"router\""), "my \"router\"", Optional.empty());
         var out = new ByteArrayOutputStream();
         byte[] bytes = UPSTREAM.getBytes(StandardCharsets.UTF_8);
         for (int at = 0; at < bytes.length; at += readSize) {
@@ -39,7 +40,7 @@ class SseRelayTest {
 
     @Test
     void anEventIsWrittenOnceItsLastByteArrivesAndNotBefore() throws IOException {
-        var relay = new SseRelay(InferenceRequest.quoted("m"));
+        var relay = new SseRelay(InferenceRequest.quoted("m"), "m", Optional.empty());
         var out = new ByteArrayOutputStream();
         byte[] event = "data: {\"model\":\"x\"}\n\n".getBytes(StandardCharsets.UTF_8);
         relay.relay(event, event.length - 1, out);

@@ -191,12 +191,17 @@ class RouterCatalogTest {
                         "unknown_reference params.provider"),
                 Arguments.of(
                         "provider_models",
-                        "{\"provider\": \"openai\", \"default_model\": \"CLOUD\", \"credential\": \"nope\"}",
+                        "{\"provider\": \"http://127.0.0.1:9/v1\", \"default_model\": \"CLOUD\", \"credential\": \"nope\"}",
                         "unknown_reference params.credential"),
                 Arguments.of(
                         "provider_models",
                         "{\"provider\": \"openai\", \"default_model\": \"nope\"}",
                         "unknown_reference params.default_model"),
+                Arguments.of(
+                        "provider_models",
+                        "{\"provider\": \"openai\", \"default_model\": \"CLOUD\"}",
+                        "invalid_reference params.default_model"),
+                Arguments.of("delegate", "{\"project\": \"PRJ\", \"router\": \" \"}", "invalid_field params.router"),
                 Arguments.of("decision_branches", "{\"branches\": []}", "invalid_field params.branches"),
                 Arguments.of(
                         "decision_branches",

@@ -281,7 +281,7 @@ abstract class RouterContract {
         String credential = create("/credentials", "{\"name\": \"" + key + "\", \"value\": \"s3cret\"}", admin());
         String dag = """
                 {"entry_step": "p", "steps": [{"step_id": "p", "action_type": "provider_models",
-                  "params": {"provider": "openai", "default_model": "%s", "credential": "%s"}}]}""".formatted(model, key);
+                  "params": {"provider": "http://127.0.0.1:9/v1", "default_model": "%s", "credential": "%s"}}]}""".formatted(model, key);
         String id = create("/routers", "{\"name\": \"" + name() + "\", \"dag_config\": " + dag + "}", admin(mine));
         http.delete("/credentials/" + credential, admin()).assertError(409, "in_use", "credential_id");
         assertThat(http.delete("/credentials/" + credential + "?force=true", admin())

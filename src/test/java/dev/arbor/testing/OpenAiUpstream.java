@@ -68,24 +68,35 @@ public final class OpenAiUpstream implements AutoCloseable {
             return new Invalid();
         }
 
-        /** Server-sent chunks, a pause between them, then {@code [DONE]}. */
+        /** Server-sent chunks ({@code "part0 "}, {@code "part1 "}, ...), a pause between them, then {@code [DONE]}. */
         static Reply stream(int chunks, Duration between) {
-            return new Stream(chunks, between, new CountDownLatch(0), Ending.DONE);
+            return new Stream(parts(chunks), between, new CountDownLatch(0), Ending.DONE);
+        }
+
+        /** Server-sent chunks with these texts, one a chunk, then {@code [DONE]}. */
+        static Reply streamOf(String... texts) {
+            return new Stream(List.of(texts), Duration.ZERO, new CountDownLatch(0), Ending.DONE);
         }
 
         /** The first chunk, then the rest only once {@code release} is counted down. */
         static Reply streamHeldAfterFirst(int chunks, CountDownLatch release) {
-            return new Stream(chunks, Duration.ZERO, release, Ending.DONE);
+            return new Stream(parts(chunks), Duration.ZERO, release, Ending.DONE);
         }
 
         /** Chunks, then a reset instead of {@code [DONE]}. */
         static Reply streamThenReset(int chunks) {
-            return new Stream(chunks, Duration.ZERO, new CountDownLatch(0), Ending.RESET);
+            return new Stream(parts(chunks), Duration.ZERO, new CountDownLatch(0), Ending.RESET);
         }
 
         /** Chunks, then nothing more while the connection stays open. */
         static Reply streamThenHang(int chunks) {
-            return new Stream(chunks, Duration.ZERO, new CountDownLatch(0), Ending.HANG);
+            return new Stream(parts(chunks), Duration.ZERO, new CountDownLatch(0), Ending.HANG);
+        }
+
+        private static List<String> parts(int chunks) {
+            return java.util.stream.IntStream.range(0, chunks)
+                    .mapToObj(i -> "part" + i + " ")
+                    .toList();
         }
     }
 
@@ -99,7 +110,7 @@ public final class OpenAiUpstream implements AutoCloseable {
 
     record Invalid() implements Reply {}
 
-    record Stream(int chunks, Duration between, CountDownLatch release, Ending ending) implements Reply {}
+    record Stream(List<String> parts, Duration between, CountDownLatch release, Ending ending) implements Reply {}
 
     /** How a stream ends: {@code [DONE]}, a reset, or never. */
     enum Ending {
@@ -226,7 +237,7 @@ public final class OpenAiUpstream implements AutoCloseable {
             case Stream stream -> {
                 out.write(("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
-                for (int i = 0; i < stream.chunks(); i++) {
+                for (int i = 0; i < stream.parts().size(); i++) {
                     if (i == 1) {
                         stream.release().await();
                     }
@@ -235,7 +246,9 @@ public final class OpenAiUpstream implements AutoCloseable {
                     }
                     chunk(
                             out,
-                            "data: " + new String(json(delta(model, "part" + i + " ")), StandardCharsets.UTF_8)
+                            "data: "
+                                    + new String(
+                                            json(delta(model, stream.parts().get(i))), StandardCharsets.UTF_8)
                                     + "\n\n");
                 }
                 if (stream.ending() == Ending.RESET) {

@@ -16,24 +16,29 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
- * A request on its way through a router: its body as the steps have changed it, its headers (lower-case names), the
- * tags earlier steps set, and the steps walked so far. Only the walking thread touches it.
+ * A request on its way through a router (and the routers it delegates to): its body as the steps have changed it, its
+ * headers (lower-case names), the model it asks a provider for, the tags earlier steps set, and the routers and steps
+ * walked so far. Only the walking thread touches it.
  */
 final class Exchange {
     private final InferenceRequest original;
+    private final Optional<String> askedModel;
     private ObjectNode body; // read when a step first needs it: a router that only routes forwards the bytes as sent
     private final Map<String, String> headers;
     private final Set<String> tags = new LinkedHashSet<>();
+    private final List<String> routers = new ArrayList<>();
     private final List<String> walked = new ArrayList<>();
     private final List<OutputRule> outputRules = new ArrayList<>();
     private boolean changed;
 
-    Exchange(InferenceRequest original, Map<String, String> headers) {
+    Exchange(InferenceRequest original, Optional<String> askedModel, Map<String, String> headers) {
         this.original = requireNonNull(original, "original");
+        this.askedModel = requireNonNull(askedModel, "askedModel");
         var lower = new LinkedHashMap<String, String>();
         headers.forEach((name, value) -> lower.putIfAbsent(name.toLowerCase(Locale.ROOT), value));
         this.headers = Map.copyOf(lower);
@@ -63,8 +68,28 @@ final class Exchange {
         return headers;
     }
 
+    /** The model the caller asked a provider for: what follows the router's name and a slash in {@code model}. */
+    Optional<String> askedModel() {
+        return askedModel;
+    }
+
     void tag(String tag) {
         tags.add(tag);
+    }
+
+    /** The tags the steps set so far. */
+    Set<String> tags() {
+        return Set.copyOf(tags);
+    }
+
+    /** Notes that the request enters a router (the one named, or one a step delegates to). */
+    void enter(String routerId) {
+        routers.add(routerId);
+    }
+
+    /** The ids of the routers entered so far, in order. */
+    List<String> routers() {
+        return List.copyOf(routers);
     }
 
     /** A content rule that applies to the answer, with its step (for its block message and the error's step). */

@@ -23,6 +23,29 @@ sealed interface PlanStep {
         }
     }
 
+    /**
+     * Answers with the provider's cloud model the request asks for ({@code model: "<router>/<model>"}), else the
+     * default one; with a credential, its value is the key sent instead of the model's own.
+     */
+    record ProviderModels(String id, String provider, String defaultModel, Optional<String> credential)
+            implements PlanStep {
+        public ProviderModels {
+            requireNonNull(id, "id");
+            requireNonNull(provider, "provider");
+            requireNonNull(defaultModel, "defaultModel");
+            requireNonNull(credential, "credential");
+        }
+    }
+
+    /** Hands the request to another active router, by name in a project: the route goes on there. */
+    record Delegate(String id, String project, String router) implements PlanStep {
+        public Delegate {
+            requireNonNull(id, "id");
+            requireNonNull(project, "project");
+            requireNonNull(router, "router");
+        }
+    }
+
     /** Goes to the first branch whose condition holds; a branch without one always holds. */
     record Branches(String id, List<Branch> branches, Optional<String> next) implements PlanStep {
         public Branches {
@@ -50,11 +73,19 @@ sealed interface PlanStep {
         }
     }
 
-    record ContentRule(Pattern pattern, RuleAction action, String tag, boolean onInput, boolean onOutput) {
+    /**
+     * One rule; {@code streamWindow} is how many of a stream's last characters may hold the start of a match not yet
+     * complete: a keyword's length, or a regular expression's bounded window.
+     */
+    record ContentRule(
+            Pattern pattern, RuleAction action, String tag, boolean onInput, boolean onOutput, int streamWindow) {
         public ContentRule {
             requireNonNull(pattern, "pattern");
             requireNonNull(action, "action");
             requireNonNull(tag, "tag");
+            if (streamWindow < 1) {
+                throw new IllegalArgumentException("a rule's stream window holds at least one character");
+            }
         }
     }
 
@@ -155,14 +186,6 @@ sealed interface PlanStep {
             requireNonNull(id, "id");
             requireNonNull(model, "model");
             requireNonNull(cluster, "cluster");
-        }
-    }
-
-    /** An action the runtime does not run yet: a request that reaches it is refused, naming the step. */
-    record Unavailable(String id, String actionType) implements PlanStep {
-        public Unavailable {
-            requireNonNull(id, "id");
-            requireNonNull(actionType, "actionType");
         }
     }
 }

@@ -93,6 +93,19 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                                 texts(params.path("endpoints")),
                                 Strategy.Percentile.valueOf(
                                         upper(params.path("percentile").asText("p50")))));
+            case "provider_models" ->
+                new PlanStep.ProviderModels(
+                        id,
+                        params.path("provider").asText(),
+                        params.path("default_model").asText(),
+                        params.hasNonNull("credential")
+                                ? Optional.of(params.path("credential").asText())
+                                : Optional.empty());
+            case "delegate" ->
+                new PlanStep.Delegate(
+                        id,
+                        params.path("project").asText(),
+                        params.path("router").asText());
             case "decision_branches" ->
                 new PlanStep.Branches(id, branches(params), next.isEmpty() ? Optional.empty() : Optional.of(next));
             case "decide" ->
@@ -139,7 +152,10 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                                 ? Optional.of(params.path("header").asText().toLowerCase(Locale.ROOT))
                                 : Optional.empty(),
                         next);
-            default -> new PlanStep.Unavailable(id, step.path("action_type").asText());
+            // a saved router's steps were checked against the catalog, and the runtime runs every action of it
+            default ->
+                throw new IllegalStateException("step " + id + " has action " + step.path("action_type")
+                        + ", which the router catalog does not list");
         };
     }
 
@@ -148,16 +164,17 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
         var rules = new ArrayList<PlanStep.ContentRule>();
         for (JsonNode rule : params.path("rules")) {
             String pattern = rule.path("pattern").asText();
-            if (!rule.path("match").asText("keyword").equals("regex")) {
-                pattern = Pattern.quote(pattern);
-            }
+            boolean regex = rule.path("match").asText("keyword").equals("regex");
             String on = rule.path("on").asText("input");
             rules.add(new PlanStep.ContentRule(
-                    Pattern.compile(pattern, caseSensitive ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
+                    Pattern.compile(
+                            regex ? pattern : Pattern.quote(pattern),
+                            caseSensitive ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
                     PlanStep.RuleAction.valueOf(upper(rule.path("action").asText())),
                     rule.path("tag").asText(rule.path("pattern").asText()),
                     !on.equals("output"),
-                    !on.equals("input")));
+                    !on.equals("input"),
+                    regex ? AnswerRules.REGEX_WINDOW : Math.max(1, pattern.length())));
         }
         return new PlanStep.ContentRules(
                 id, rules, params.path("block_message").asText("This request was blocked by a content rule."), next);

@@ -8,10 +8,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.inference.Attribution;
 import dev.arbor.inference.DeploymentDirectory;
+import dev.arbor.inference.Forwarding;
 import dev.arbor.inference.InferenceRequest;
 import dev.arbor.inference.OpenAiAnswers;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.Strategy;
+import dev.arbor.inference.StreamEdit;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -20,6 +22,7 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.ratelimits.RateLimitHeaders;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.RouterSnapshot;
 import dev.arbor.studio.RoutedDecision;
 import io.javalin.http.Context;
@@ -30,6 +33,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,14 +42,19 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Runs requests through routers: a router's graph is compiled once per save (the cache is keyed by id and replaced
  * when {@code modified_at} moves), then each request walks from {@code entry_step} along {@code next_steps} and
- * branches until a step forwards it to an endpoint or answers it. Every answer says which router and steps it went
- * through ({@code x-router-id}, {@code x-router-steps}); a step that cannot run answers in OpenAI's error shape with
- * the step named, never a 500.
+ * branches until a step forwards it to an endpoint, answers it, or hands it to another router (up to
+ * {@value #MAX_ROUTERS} routers, none twice). Every answer says which routers and steps it went through
+ * ({@code x-router-id} the last router, {@code x-router-path} all of them, {@code x-router-steps}); a step that
+ * cannot run answers in OpenAI's error shape with the step named, never a 500.
  */
 public final class RouterRuntime {
-    private static final String REDACTED = "[REDACTED]";
+    /** The most routers one request passes through: the one named and those delegated to after it. */
+    static final int MAX_ROUTERS = 5;
 
     private final Routing routing;
+    private final ActiveRouters routers;
+    private final ProviderModels providers;
+    private final CredentialValues credentials;
     private final RouterDecider decider;
     private final DeploymentDirectory deployments;
     private final Expressions expressions;
@@ -57,12 +66,18 @@ public final class RouterRuntime {
 
     public RouterRuntime(
             Routing routing,
+            ActiveRouters routers,
+            ProviderModels providers,
+            CredentialValues credentials,
             DeploymentDirectory deployments,
             RouterDecider decider,
             Expressions expressions,
             RateLimiter limits,
             Clock clock) {
         this.routing = requireNonNull(routing, "routing");
+        this.routers = requireNonNull(routers, "routers");
+        this.providers = requireNonNull(providers, "providers");
+        this.credentials = requireNonNull(credentials, "credentials");
         this.deployments = requireNonNull(deployments, "deployments");
         this.decider = requireNonNull(decider, "decider");
         this.expressions = requireNonNull(expressions, "expressions");
@@ -70,15 +85,17 @@ public final class RouterRuntime {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    /** Walks the router's plan for this request, answering it through the step that ends the walk. */
-    public void serve(Context ctx, InferenceRequest request, RouterSnapshot router) {
-        RouterPlan plan = plan(router);
-        var exchange = new Exchange(request, ctx.headerMap());
-        ctx.header("x-router-id", router.id());
+    /**
+     * Walks the router's plan for this request, answering it through the step that ends the walk; {@code askedModel}
+     * is the model the caller asks a provider_models step for ({@code model: "<router>/<model>"}).
+     */
+    public void serve(Context ctx, InferenceRequest request, RouterSnapshot router, Optional<String> askedModel) {
+        var exchange = new Exchange(request, askedModel, ctx.headerMap());
         try {
-            walk(ctx, router, plan, exchange);
+            walk(ctx, router, exchange);
         } finally {
             ctx.header("x-router-steps", String.join(",", exchange.walked()));
+            ctx.header("x-router-path", String.join(",", exchange.routers()));
         }
     }
 
@@ -91,7 +108,10 @@ public final class RouterRuntime {
                 .plan();
     }
 
-    private void walk(Context ctx, RouterSnapshot router, RouterPlan plan, Exchange exchange) {
+    private void walk(Context ctx, RouterSnapshot router, Exchange exchange) {
+        exchange.enter(router.id());
+        ctx.header("x-router-id", router.id());
+        RouterPlan plan = plan(router);
         String next = plan.entry();
         // a checked graph has no cycle; the bound keeps a walk finite whatever the graph
         for (int walked = 0; walked <= plan.steps().size(); walked++) {
@@ -99,23 +119,28 @@ public final class RouterRuntime {
             exchange.walk(step.id());
             switch (step) {
                 case PlanStep.Route route -> {
-                    forward(ctx, router, exchange, route.strategy());
+                    forward(ctx, router, exchange, route.strategy(), Optional.empty());
                     return;
                 }
                 case PlanStep.LocalModel local -> {
-                    forward(ctx, router, exchange, localModel(router, local));
+                    forward(ctx, router, exchange, localModel(router, local), Optional.empty());
+                    return;
+                }
+                case PlanStep.ProviderModels provider -> {
+                    String endpoint = exchange.askedModel()
+                            .flatMap(asked -> providers.find(provider.provider(), asked))
+                            .orElse(provider.defaultModel());
+                    forward(ctx, router, exchange, new Strategy.Single(endpoint), key(provider));
+                    return;
+                }
+                case PlanStep.Delegate delegate -> {
+                    walk(ctx, delegatedTo(ctx, delegate, exchange), exchange);
                     return;
                 }
                 case PlanStep.CannedResponse canned -> {
                     answer(ctx, router, exchange, render(step, canned.template(), exchange));
                     return;
                 }
-                case PlanStep.Unavailable unavailable ->
-                    throw stepError(
-                            ErrorCode.ACTION_UNAVAILABLE,
-                            step,
-                            "Step '" + step.id() + "' is a " + unavailable.actionType()
-                                    + " step, which this server does not run yet.");
                 case PlanStep.Branches branches ->
                     next = branch(branches, branches.branches(), branches.next(), exchange.scope());
                 case PlanStep.Decide decide -> next = decide(ctx, decide, exchange);
@@ -128,17 +153,89 @@ public final class RouterRuntime {
         throw new IllegalStateException("router " + router.id() + " walked more steps than it has");
     }
 
-    private void forward(Context ctx, RouterSnapshot router, Exchange exchange, Strategy strategy) {
+    /**
+     * Sends the request to the endpoint(s) the strategy picks, the answer through the output rules: a whole answer is
+     * rewritten once read, a stream as it passes. The usage is the router's whose step forwarded it.
+     */
+    private void forward(
+            Context ctx, RouterSnapshot router, Exchange exchange, Strategy strategy, Optional<String> apiKey) {
+        var headers = new LinkedHashMap<String, String>();
+        headers.put("x-router-steps", String.join(",", exchange.walked()));
+        headers.put("x-router-path", String.join(",", exchange.routers()));
+        if (!exchange.tags().isEmpty()) {
+            headers.put("x-router-tags", String.join(",", exchange.tags()));
+        }
+        Optional<AnswerRules> output = exchange.outputRules().isEmpty()
+                ? Optional.empty()
+                : Optional.of(new AnswerRules(exchange.outputRules(), exchange.operation()));
+        Optional<StreamEdit> streamEdit =
+                output.filter(rules -> exchange.stream()).map(StreamEdit.class::cast);
         routing.forward(
                 ctx,
                 exchange.request(),
                 strategy,
-                Attribution.router(router.id(), Map.of("x-router-steps", String.join(",", exchange.walked()))));
-        if (!exchange.stream()
-                && ctx.statusCode() / 100 == 2
-                && !exchange.outputRules().isEmpty()) {
-            filterOutput(ctx, exchange);
+                Attribution.router(router.id(), headers),
+                new Forwarding(apiKey, streamEdit));
+        if (!exchange.stream() && ctx.statusCode() / 100 == 2 && output.isPresent()) {
+            filterOutput(ctx, output.get());
+            var tags = new LinkedHashSet<>(exchange.tags());
+            tags.addAll(output.get().tags());
+            if (!tags.isEmpty()) {
+                ctx.header("x-router-tags", String.join(",", tags));
+            }
         }
+    }
+
+    /** The value of the step's credential, sent in place of each model's own key. */
+    private Optional<String> key(PlanStep.ProviderModels step) {
+        return step.credential()
+                .map(reference -> credentials
+                        .open(reference)
+                        .orElseThrow(() -> stepError(
+                                ErrorCode.ROUTER_STEP_FAILED,
+                                step,
+                                "Step '" + step.id() + "' sends credential '" + reference
+                                        + "' as the key, and there is no such credential (any more).")));
+    }
+
+    /**
+     * The router a delegate step hands the request to: active, in a project the caller's token may act in (the step's
+     * author chose the project, but a request gets no further than its token), not yet on the request's path, and
+     * within {@value #MAX_ROUTERS} routers.
+     */
+    private RouterSnapshot delegatedTo(Context ctx, PlanStep.Delegate step, Exchange exchange) {
+        if (!Access.principal(ctx).mayActIn(step.project())) {
+            throw stepError(
+                    ErrorCode.PROJECT_FORBIDDEN,
+                    step,
+                    "Step '" + step.id() + "' hands the request to a router of project '" + step.project()
+                            + "', which this token may not act in.");
+        }
+        List<RouterSnapshot> found = routers.find(step.project()::equals, step.router());
+        if (found.isEmpty()) {
+            throw stepError(
+                    ErrorCode.ROUTER_NOT_FOUND,
+                    step,
+                    "Step '" + step.id() + "' hands the request to router '" + step.router() + "' of project '"
+                            + step.project() + "', which is not an active router there.");
+        }
+        RouterSnapshot target = found.getFirst();
+        List<String> path = exchange.routers();
+        if (path.contains(target.id())) {
+            throw stepError(
+                    ErrorCode.ROUTER_LOOP,
+                    step,
+                    "Step '" + step.id() + "' hands the request back to router '" + target.name()
+                            + "', which it passed already: " + String.join(" → ", path) + " → " + target.id() + ".");
+        }
+        if (path.size() >= MAX_ROUTERS) {
+            throw stepError(
+                    ErrorCode.DELEGATION_TOO_DEEP,
+                    step,
+                    "Step '" + step.id() + "' would hand the request to a router past the " + MAX_ROUTERS
+                            + " one request may pass: " + String.join(" → ", path) + ".");
+        }
+        return target;
     }
 
     /**
@@ -222,7 +319,7 @@ public final class RouterRuntime {
                     }
                 }
                 case REDACT ->
-                    exchange.rewriteTexts(t -> rule.pattern().matcher(t).replaceAll(REDACTED));
+                    exchange.rewriteTexts(t -> rule.pattern().matcher(t).replaceAll(AnswerRules.REDACTED));
                 case TAG -> {
                     if (exchange.texts().stream()
                             .anyMatch(t -> rule.pattern().matcher(t).find())) {
@@ -234,11 +331,8 @@ public final class RouterRuntime {
         return step.next();
     }
 
-    /**
-     * Applies the output rules to a whole answer's text (a stream goes to the caller as it comes, unchecked): a redact
-     * rule replaces what it matches, a block rule refuses the answer; a tag has nothing after it to inform.
-     */
-    private static void filterOutput(Context ctx, Exchange exchange) {
+    /** Applies the output rules to a whole answer's text: its messages' content, or its completions' text. */
+    private static void filterOutput(Context ctx, AnswerRules rules) {
         JsonNode answer;
         try (var in = ctx.resultInputStream()) {
             answer = Json.read(in == null ? new byte[0] : in.readAllBytes());
@@ -248,33 +342,13 @@ public final class RouterRuntime {
         for (JsonNode choice : answer.path("choices")) {
             if (choice.path("message") instanceof ObjectNode message
                     && message.path("content").isTextual()) {
-                message.put("content", filtered(message.path("content").textValue(), exchange));
+                message.put("content", rules.whole(message.path("content").textValue()));
             }
             if (choice instanceof ObjectNode text && text.path("text").isTextual()) {
-                text.put("text", filtered(text.path("text").textValue(), exchange));
+                text.put("text", rules.whole(text.path("text").textValue()));
             }
         }
         ctx.result(Json.write(answer));
-    }
-
-    private static String filtered(String text, Exchange exchange) {
-        String result = text;
-        for (Exchange.OutputRule output : exchange.outputRules()) {
-            PlanStep.ContentRule rule = output.rule();
-            switch (rule.action()) {
-                case BLOCK -> {
-                    if (rule.pattern().matcher(result).find()) {
-                        throw stepError(
-                                ErrorCode.CONTENT_BLOCKED,
-                                output.step(),
-                                output.step().blockMessage());
-                    }
-                }
-                case REDACT -> result = rule.pattern().matcher(result).replaceAll(REDACTED);
-                case TAG -> {}
-            }
-        }
-        return result;
     }
 
     private String systemPrompt(PlanStep.SystemPrompt step, Exchange exchange) {

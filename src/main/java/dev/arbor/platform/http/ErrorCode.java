@@ -63,6 +63,8 @@ public enum ErrorCode {
     PARAM_BLOCKED(400),
     ACTION_UNAVAILABLE(400),
     ROUTER_STEP_FAILED(400),
+    ROUTER_LOOP(400),
+    DELEGATION_TOO_DEEP(400),
 
     // 401, 403: fix the key, the origin or the address
     MISSING_API_KEY(401),

@@ -18,7 +18,8 @@ public enum WarningCode {
     STORE_IGNORED,
     TEMPLATE_MISMATCH,
     ROUTERS_DEACTIVATED,
-    ROUTER_INCOMPLETE;
+    ROUTER_INCOMPLETE,
+    DELEGATE_TARGET_INACTIVE;
 
     @JsonValue
     public String code() {
