@@ -8,16 +8,13 @@ import dev.arbor.platform.ratelimits.RateLimiter.Algorithm;
 import dev.arbor.platform.ratelimits.RateLimiter.Limit;
 import dev.arbor.platform.ratelimits.RateLimiter.Verdict;
 import dev.arbor.platform.ratelimits.RateLimiter.Window;
+import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.TestPostgres;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +32,7 @@ class RateLimiterTest {
     @TempDir
     Path temp;
 
-    private final SteppedClock clock = new SteppedClock(Instant.parse("2026-11-24T12:00:00Z"));
+    private final MovableClock clock = MovableClock.stoppedAt(Instant.parse("2026-11-24T12:00:00Z"));
     private final List<Database> opened = new ArrayList<>();
 
     @AfterEach
@@ -169,33 +166,5 @@ class RateLimiterTest {
 
         assertThat(held).isEqualTo(MemoryRateLimiter.SWEEP_AT + 1);
         assertThat(limiter.size()).isEqualTo(busy);
-    }
-
-    /** A clock that stands still until the test moves it. */
-    private static final class SteppedClock extends Clock {
-        private final AtomicReference<Instant> now;
-
-        SteppedClock(Instant start) {
-            this.now = new AtomicReference<>(start);
-        }
-
-        void advance(Duration by) {
-            now.updateAndGet(t -> t.plus(by));
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException("a stepped clock stays in UTC");
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
     }
 }
