@@ -190,7 +190,7 @@ public final class Application implements AutoCloseable {
             credentials.addRoutes(routes, routers);
             routers.addRoutes(routes);
             clusters.addRoutes(routes);
-            deployments.addRoutes(routes);
+            deployments.addRoutes(routes, routers);
             this.pipelines = new Pipelines(
                     database,
                     clock,

@@ -24,7 +24,10 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.references.ReferenceGuard;
+import dev.arbor.platform.references.Referrers;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.time.Duration;
@@ -107,7 +110,9 @@ final class DeploymentRoutes {
         this.streams = requireNonNull(streams, "streams");
     }
 
-    void addTo(Routes routes) {
+    /** The routes; a delete asks {@code referrers} (the routers) whether the deployment is in use. */
+    void addTo(Routes routes, Referrers referrers) {
+        var guard = new ReferenceGuard(referrers);
         routes.group("deployments")
                 .post(
                         "/deployments",
@@ -133,7 +138,12 @@ final class DeploymentRoutes {
                 .body(CHANGE.schema())
                 .header(CurrentProject.HEADER)
                 .accepted(ApiShapes.DEPLOYMENT)
-                .delete("/deployments/{deployment_id}", "Stop a deployment and remove it", this::delete)
+                .delete(
+                        "/deployments/{deployment_id}",
+                        "Stop a deployment and remove it; refused while an active router sends requests to it, "
+                                + "unless ?force=true makes those routers inactive",
+                        ctx -> delete(ctx, guard))
+                .query(ReferenceGuard.FORCE)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.deleted("deployment"))
                 .get(
@@ -223,10 +233,19 @@ final class DeploymentRoutes {
         Responses.json(ctx, 202, json(changed, deployments.replicas(changed.id())));
     }
 
-    private void delete(Context ctx) {
+    private void delete(Context ctx, ReferenceGuard guard) {
         Deployment deployment = visible(ctx, Optional.empty());
+        // routers name a deployment in their endpoint references by its id, as they name cloud models
+        List<Warning> warnings = guard.beforeDelete(
+                Referrers.Kind.MODEL,
+                Set.of(deployment.id()),
+                "deployment '" + deployment.name() + "'",
+                "deployment_id",
+                ReferenceGuard.WhenInUse.of(ctx));
         deployments.delete(deployment);
-        Responses.ok(ctx, Map.of("id", deployment.id(), "object", "deployment.deleted", "deleted", true));
+        Responses.ok(
+                ctx,
+                Map.of("id", deployment.id(), "object", "deployment.deleted", "deleted", true, "warnings", warnings));
     }
 
     /**

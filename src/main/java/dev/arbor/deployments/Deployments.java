@@ -99,8 +99,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 .toList();
     }
 
-    public void addRoutes(Routes routes) {
-        this.routes.addTo(routes);
+    /** The routes; {@code routers} say which deployments they send requests to, which a delete must not pull away. */
+    public void addRoutes(Routes routes, Referrers routers) {
+        this.routes.addTo(routes, requireNonNull(routers, "routers"));
     }
 
     /**

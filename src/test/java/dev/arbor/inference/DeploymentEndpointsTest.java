@@ -258,6 +258,24 @@ class DeploymentEndpointsTest {
     }
 
     @Test
+    void aDeploymentAnActiveRouterSendsToIsNotDeletedUnlessForced() {
+        String id = running(mine, name(), "");
+        String router = router("{\"step_id\": \"go\", \"action_type\": \"single_endpoint\", \"params\": "
+                + "{\"endpoint\": \"" + id + "\"}}");
+
+        JsonNode refused = http.delete("/deployments/" + id, admin()).assertError(409, "in_use", "deployment_id");
+        assertThat(refused.path("used_by").findValuesAsText("id")).containsExactly(router);
+        assertThat(http.get("/deployments/" + id, admin()).status()).isEqualTo(200);
+
+        HttpReply forced = http.delete("/deployments/" + id + "?force=true", admin());
+        assertThat(forced.status()).as(forced.body()).isEqualTo(200);
+        assertThat(forced.json().at("/warnings/0/code").asText()).isEqualTo("routers_deactivated");
+        assertThat(http.get("/routers/" + router, admin()).json().path("status").asText())
+                .isEqualTo("inactive");
+        assertThat(http.get("/deployments/" + id, admin()).status()).isEqualTo(404);
+    }
+
+    @Test
     void aRouterMayNotNameADeploymentThatDoesNotRun() {
         HttpReply refused = http.post(
                 "/routers/actions/validate",
