@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -109,9 +110,11 @@ final class ReplicaServing {
     /**
      * Streams a chat completion: the role first, each piece of text as the model makes it, the finish reason, usage
      * when asked, then {@code [DONE]}. {@code open} commits the answer at the first piece: a failure before it throws
-     * (the caller may still fall back), one after it ends the stream with an error event.
+     * (the caller may still fall back), one after it ends the stream with an error event. A router's {@code edit}
+     * (its output rules) sees every chunk, and ends the stream with its refusal ({@code blocked}) when it refuses one.
      */
-    Streamed stream(ReplicaSet replicas, InferenceRequest request, Supplier<OutputStream> open) {
+    Streamed stream(
+            ReplicaSet replicas, InferenceRequest request, Supplier<OutputStream> open, Optional<StreamEdit> edit) {
         ObjectNode body = Json.parseObject(request.body());
         if (request.operation() != Operation.CHAT_COMPLETIONS) {
             throw ApiException.of(
@@ -123,42 +126,58 @@ final class ReplicaServing {
         ReplicaSet.GenerationRequest asked = generation(body, chat(body));
         boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         var identity = OpenAiAnswers.Identity.chat(clock.millis() / 1000, request.model());
-        var stream = new Stream(open, identity);
+        var stream = new Stream(open, identity, edit);
         ReplicaSet.Generation generation;
         try {
             generation = replicas.generate(asked, stream::piece);
         } catch (UncheckedIOException e) {
             return new Streamed(Outcome.CLIENT_CLOSED, TopLevel.Usage.NONE);
+        } catch (Refused refused) {
+            return stream.brokeOff(refused.refusal, Outcome.BLOCKED);
         } catch (ApiException e) {
             if (!stream.started()) {
                 throw e;
             }
-            return stream.brokeOff(e);
+            return stream.brokeOff(e, Outcome.STREAM_BROKEN);
         }
         try {
-            OutputStream out = stream.out();
-            out.write(OpenAiAnswers.event(OpenAiAnswers.chatChunk(identity, Map.of(), generation.finishReason())));
+            stream.out();
+            stream.write(OpenAiAnswers.chatChunk(identity, Map.of(), generation.finishReason()));
             if (includeUsage) {
-                out.write(OpenAiAnswers.event(
-                        OpenAiAnswers.usageChunk(identity, generation.promptTokens(), generation.completionTokens())));
+                stream.write(
+                        OpenAiAnswers.usageChunk(identity, generation.promptTokens(), generation.completionTokens()));
             }
-            out.write(OpenAiAnswers.done());
-            out.flush();
-        } catch (IOException | UncheckedIOException e) {
+            stream.end();
+        } catch (UncheckedIOException e) {
             return new Streamed(Outcome.CLIENT_CLOSED, usage(generation));
+        } catch (Refused refused) {
+            return stream.brokeOff(refused.refusal, Outcome.BLOCKED);
         }
         return new Streamed(Outcome.OK, usage(generation));
+    }
+
+    /** A router's output rules refused a chunk: the stream ends with their refusal. */
+    private static final class Refused extends RuntimeException {
+        private final ApiException refusal;
+
+        Refused(ApiException refusal) {
+            super(refusal.getMessage(), null, false, false);
+            this.refusal = refusal;
+        }
     }
 
     /** A stream on its way: opened at its first piece, which carries the role as OpenAI's first chunk does. */
     private static final class Stream {
         private final Supplier<OutputStream> open;
         private final OpenAiAnswers.Identity identity;
+        private final Optional<StreamEdit> edit;
         private OutputStream out;
+        private Optional<ObjectNode> last = Optional.empty();
 
-        Stream(Supplier<OutputStream> open, OpenAiAnswers.Identity identity) {
+        Stream(Supplier<OutputStream> open, OpenAiAnswers.Identity identity, Optional<StreamEdit> edit) {
             this.open = open;
             this.identity = identity;
+            this.edit = edit;
         }
 
         boolean started() {
@@ -180,22 +199,52 @@ final class ReplicaServing {
             }
         }
 
-        private void write(Object chunk) {
+        void write(Map<String, Object> chunk) {
+            if (edit.isEmpty()) {
+                send(chunk);
+                return;
+            }
+            ObjectNode node = Json.mapper().valueToTree(chunk);
+            last = Optional.of(node);
             try {
-                out.write(OpenAiAnswers.event(chunk));
+                send(edit.get().chunk(node));
+            } catch (ApiException refusal) {
+                throw new Refused(refusal);
+            }
+        }
+
+        /** What the edit held back and its comments, then {@code [DONE]}. */
+        void end() {
+            if (edit.isPresent() && last.isPresent()) {
+                StreamEdit.Ending ending = edit.get().finish(last.get());
+                ending.heldBack().ifPresent(this::send);
+                for (String comment : ending.comments()) {
+                    raw((": " + comment.replaceAll("[\\r\\n]", " ") + "\n\n").getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            raw(OpenAiAnswers.done());
+        }
+
+        private void send(Object chunk) {
+            raw(OpenAiAnswers.event(chunk));
+        }
+
+        private void raw(byte[] bytes) {
+            try {
+                out.write(bytes);
                 out.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
 
-        Streamed brokeOff(ApiException e) {
+        Streamed brokeOff(ApiException e, Outcome outcome) {
             try {
-                Routing.errorEvent(out, e);
+                Routing.errorEvent(out(), e);
             } catch (IOException | UncheckedIOException gone) {
                 return new Streamed(Outcome.CLIENT_CLOSED, TopLevel.Usage.NONE);
             }
-            return new Streamed(Outcome.STREAM_BROKEN, TopLevel.Usage.NONE);
+            return new Streamed(outcome, TopLevel.Usage.NONE);
         }
     }
 

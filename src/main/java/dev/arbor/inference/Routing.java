@@ -178,7 +178,7 @@ public final class Routing implements AutoCloseable {
             Duration timeout = planned.timeout().orElse(settings.timeout());
             Attempt attempt;
             try {
-                attempt = attempt(call, target.get(), request, timeout);
+                attempt = attempt(call, target.get(), request, timeout, forwarding);
             } catch (ApiException e) { // a request the deployment's replicas refuse: the caller's to see
                 state.abandoned();
                 call.finish(Outcome.UPSTREAM_ERROR, e.status(), TopLevel.Usage.NONE);
@@ -356,13 +356,19 @@ public final class Routing implements AutoCloseable {
         }
     }
 
-    private Attempt attempt(Call call, EndpointDirectory.Target target, InferenceRequest request, Duration timeout) {
+    private Attempt attempt(
+            Call call,
+            EndpointDirectory.Target target,
+            InferenceRequest request,
+            Duration timeout,
+            Forwarding forwarding) {
         return switch (target) {
             case EndpointDirectory.Target.CloudModel cloud -> attempt(cloud.endpoint(), request, timeout);
             case EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment) ->
                 switch (deployment.backend()) {
                     case DeploymentDirectory.Backend.Endpoint remote -> attempt(remote.endpoint(), request, timeout);
-                    case DeploymentDirectory.Backend.Replicas local -> served(call, local.replicas(), request);
+                    case DeploymentDirectory.Backend.Replicas local ->
+                        served(call, local.replicas(), request, forwarding.streamEdit());
                 };
         };
     }
@@ -371,10 +377,10 @@ public final class Routing implements AutoCloseable {
      * Answers from replicas in this process; a model failure (5xx: crashed, overloaded, timed out) before anything
      * reached the caller is a failed attempt that a fallback chain may pass over, a 4xx is the caller's to see.
      */
-    private Attempt served(Call call, ReplicaSet set, InferenceRequest request) {
+    private Attempt served(Call call, ReplicaSet set, InferenceRequest request, Optional<StreamEdit> edit) {
         try {
             if (request.stream()) {
-                ReplicaServing.Streamed streamed = replicas.stream(set, request, () -> startStream(call.ctx));
+                ReplicaServing.Streamed streamed = replicas.stream(set, request, () -> startStream(call.ctx), edit);
                 return new Served(streamed.outcome(), streamed.usage());
             }
             ReplicaServing.Answered answered = replicas.whole(set, request);

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,5 +140,31 @@ class DeploymentsWithTheOpenAiClientTest {
         assertThat(answer.status()).as(answer.body()).isEqualTo(200);
         assertThat(answer.header("x-router-endpoint")).isEqualTo(llamaId);
         assertThat(answer.json().path("object").asText()).isEqualTo("chat.completion");
+    }
+
+    @Test
+    void aRoutersOutputRulesRewriteADeploymentsStreamAsItPasses() {
+        HttpReply router = http.post(
+                "/routers",
+                "{\"project_id\": \"" + project + "\", \"name\": \"masked\", \"dag_config\": {\"entry_step\": "
+                        + "\"guard\", \"steps\": [{\"step_id\": \"guard\", \"action_type\": \"content_rules\", "
+                        + "\"params\": {\"rules\": [{\"match\": \"regex\", \"pattern\": \"[^\\\\[\\\\]]+\", "
+                        + "\"action\": \"redact\", \"on\": \"output\"}]}, \"next_steps\": [\"go\"]}, {\"step_id\": "
+                        + "\"go\", \"action_type\": \"single_endpoint\", \"params\": {\"endpoint\": \"" + llamaId
+                        + "\"}}]}}",
+                admin());
+        assertThat(router.status()).as(router.body()).isEqualTo(201);
+
+        List<JsonNode> lines = OpenAiClient.call("stream", base(), ADMIN, "masked");
+
+        String text = lines.stream()
+                .filter(line -> line.has("chunk"))
+                .map(line -> line.path("chunk").path("content").asText(""))
+                .collect(Collectors.joining());
+        assertThat(lines.getLast().path("done").asBoolean())
+                .as(lines.toString())
+                .isTrue();
+        // every run of the model's text that is not a bracket became the mark, however the pieces were cut
+        assertThat(text).as(lines.toString()).isNotEmpty().matches("(\\[REDACTED\\]|\\[|\\])+");
     }
 }
