@@ -32,6 +32,8 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Deployments: a registry model served under a name of a project, by replicas on this machine ({@code local}) or by
@@ -50,7 +52,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /** The most replicas a deployment may ask for. */
     static final int MAX_REPLICAS = 32;
 
+    private static final Logger LOG = LoggerFactory.getLogger(Deployments.class);
+
     private final DeploymentStore store;
+    private final boolean readOnly;
     private final Models models;
     private final Clusters clusters;
     private final ServerInstances instances;
@@ -78,6 +83,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             EventStreams streams,
             Supplier<String> publicUrl) {
         this.store = new DeploymentStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
+        this.readOnly = database.readOnly();
         this.models = requireNonNull(models, "models");
         this.clusters = requireNonNull(clusters, "clusters");
         this.instances = requireNonNull(instances, "instances");
@@ -109,6 +115,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      * server's): they deploy again from no ready replica. Kubernetes deployments still on their way are watched again.
      */
     public void start() {
+        if (readOnly) {
+            LOG.warn("the database is read-only for this release: deployments are not started again");
+            return;
+        }
         for (Deployment orphan : store.claimOrphans(instances.id(), instances.shared())) {
             if (orphan.status() == DeploymentStatus.DELETING) {
                 store.delete(orphan.id());
