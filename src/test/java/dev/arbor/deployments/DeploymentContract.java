@@ -9,16 +9,13 @@ import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
+import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
 import dev.arbor.testing.TestServer;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -85,7 +82,7 @@ abstract class DeploymentContract {
                 .withConfig(Config.fromKubeconfig(mock.kubeconfig()))
                 .build();
         cluster = created(http.post("/clusters", clusterBody("farm", mock.kubeconfig()), admin()), 201);
-        files = fileServer();
+        files = ModelFileServer.start();
         gguf = created(
                 http.post(
                         "/models",
@@ -101,24 +98,6 @@ abstract class DeploymentContract {
                         .path("status")
                         .asText()
                         .equals("failed"));
-    }
-
-    /** Serves a few bytes at any path, as a web server holding a model file would. */
-    private static HttpServer fileServer() {
-        try {
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            server.createContext("/", exchange -> {
-                byte[] bytes = "GGUF".getBytes(StandardCharsets.US_ASCII);
-                exchange.sendResponseHeaders(200, bytes.length);
-                try (var out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
-            });
-            server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @AfterAll

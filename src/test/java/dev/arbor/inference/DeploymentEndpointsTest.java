@@ -9,15 +9,12 @@ import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
+import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.TestServer;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,7 +68,7 @@ class DeploymentEndpointsTest {
         cluster = id(http.post(
                 "/clusters", Json.writeString(Map.of("name", "farm", "kubeconfig", mock.kubeconfig())), admin()));
         // a Kubernetes deployment needs no files here: a GGUF model the registry has (its load fails) will do
-        files = fileServer();
+        files = ModelFileServer.start();
         model = id(http.post(
                 "/models",
                 "{\"model_uri\": \"http://127.0.0.1:" + files.getAddress().getPort() + "/files/tiny.gguf\", "
@@ -83,24 +80,6 @@ class DeploymentEndpointsTest {
                         .path("status")
                         .asText()
                         .equals("failed"));
-    }
-
-    /** Serves a few bytes at any path, as a web server holding a model file would. */
-    private static HttpServer fileServer() {
-        try {
-            HttpServer started = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            started.createContext("/", exchange -> {
-                byte[] bytes = "GGUF".getBytes(StandardCharsets.US_ASCII);
-                exchange.sendResponseHeaders(200, bytes.length);
-                try (var out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
-            });
-            started.start();
-            return started;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @AfterAll
