@@ -433,6 +433,17 @@ class RouterRuntimeTest {
         assertThat(lines.getLast().path("done").asBoolean()).isTrue();
     }
 
+    @Test
+    void aCannedResponseCannotAnswerAnEmbeddingsRequest() {
+        String name = router(canned());
+        http.post(
+                        "/v1/embeddings",
+                        "{\"model\": \"" + name + "\", \"input\": \"hello\"}",
+                        "Authorization",
+                        "Bearer " + member)
+                .assertError(400, "model_capability_unsupported", "model");
+    }
+
     private static String canned() {
         return "{\"step_id\": \"closed\", \"action_type\": \"canned_response\", \"params\": {\"message\": "
                 + "\"We are closed ({{ request.model }}).\"}}";

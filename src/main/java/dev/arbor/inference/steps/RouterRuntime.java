@@ -469,7 +469,7 @@ public final class RouterRuntime {
                         OpenAiAnswers.Identity.text(created, router.name()), message, "stop", 0, 0);
             case EMBEDDINGS ->
                 throw ApiException.of(
-                        ErrorCode.ACTION_UNAVAILABLE,
+                        ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
                         "model",
                         "Router '" + router.name() + "' answers with a canned response, which is text: it cannot "
                                 + "answer an embeddings request.");
