@@ -48,7 +48,7 @@ final class ConsoleBrowser {
         return new ConsoleBrowser(baseUrl);
     }
 
-    /** Runs a scenario of drive.mjs with its arguments; answers what it printed last, or fails with what it said. */
+    /** Runs a scenario of drive.mjs (src/test/console/scenarios) with its arguments; answers what it printed last, or fails with what it said. */
     JsonNode run(String scenario, Map<String, Object> args) throws Exception {
         var builder = new ProcessBuilder("node", DRIVER.resolve("drive.mjs").toString()).redirectErrorStream(true);
         builder.environment().put("ARBOR_URL", baseUrl);

@@ -1,0 +1,60 @@
+// What every scenario drives with: Debian's chromium through playwright-core, one page, and the steps the scenarios
+// share (wait until the page shows something, keep a screenshot, sign in).
+// Input: ARBOR_URL (the server), SHOTS (a folder for screenshots), SCENARIO (its name), ARGS (JSON).
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const base = process.env.ARBOR_URL;
+export const shots = process.env.SHOTS;
+export const scenario = process.env.SCENARIO;
+export const args = JSON.parse(process.env.ARGS ?? '{}');
+const STEP_MS = 15_000;
+
+export const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+export const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+page.setDefaultTimeout(STEP_MS);
+export const problems = [];
+// a refused call is logged by the browser as a failed load: the scenarios assert what the page shows of it instead
+page.on('console', (m) => {
+  if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push('console: ' + m.text());
+});
+page.on('pageerror', (e) => problems.push('page error: ' + e.message));
+mkdirSync(shots, { recursive: true });
+let shot = 0;
+
+export async function see(locator, what) {
+  try {
+    await locator.first().waitFor({ state: 'visible' });
+  } catch {
+    throw new Error(`the page does not show ${what}`);
+  }
+}
+
+export async function snap(name) {
+  shot += 1;
+  await page.screenshot({ path: join(shots, `${scenario}-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+}
+
+export async function signIn(token, project) {
+  await page.goto(base + '/');
+  if (!page.url().endsWith('/console')) throw new Error(`/ led to ${page.url()}, not /console`);
+  await see(page.getByLabel('Token'), 'the Token field');
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await see(page.getByRole('navigation', { name: 'Sections' }), 'the navigation');
+  if (project) await page.getByLabel('Project', { exact: true }).selectOption({ label: project });
+}
+
+export const nav = () => page.getByRole('navigation', { name: 'Sections' });
