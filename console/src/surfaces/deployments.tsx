@@ -21,7 +21,7 @@ const DEPLOYMENT: FieldSpec[] = [
     required: true,
     max_length: 63,
     pattern: '^[a-z](?:[a-z0-9\\-]{0,61}[a-z0-9])?$',
-    description: "Lowercase letters, digits and '-', starting with a letter: callers send it as `model`.",
+    description: "Lowercase letters, digits and '-', starting with a letter: callers name it as their model.",
   },
   { name: 'model_id', label: 'Model', type: 'model_ref', required: true },
   { name: 'cluster_id', label: 'Cluster', type: 'cluster_ref', required: false, default: 'local' },
@@ -232,7 +232,7 @@ function DeploymentPage(props: { deploymentId: string }) {
         <dd>{d.cluster_id}</dd>
         <dt>Endpoint</dt>
         <dd>
-          {d.endpoint_url ? <code>{d.endpoint_url}</code> : '—'} <span class="meta">(send `model`: {d.name})</span>
+          {d.endpoint_url ? <code>{d.endpoint_url}</code> : '—'} <span class="meta">(callers name the model {d.name})</span>
         </dd>
         <dt>Autoscaling</dt>
         <dd>{d.auto_scaling ? `${d.auto_scaling.min_replicas} to ${d.auto_scaling.max_replicas} replicas, ${d.auto_scaling.target_in_flight} in flight each` : 'off'}</dd>
