@@ -45,6 +45,27 @@ export const scenarios = {
     return { pid };
   },
 
+  async 'download-model'() {
+    await signIn(args.token);
+    await nav().getByRole('link', { name: 'Models' }).click();
+    const form = page.getByRole('form', { name: 'Register a model' });
+    await form.getByLabel('Source').selectOption('model_hub');
+    await form.getByRole('textbox', { name: 'Model', exact: true }).fill(args.repository);
+    await form.getByLabel('Display name').fill(args.name);
+    await form.getByLabel('Engine').selectOption('embedding');
+    await form.getByRole('button', { name: 'Register' }).click();
+    await see(page.getByText(`${args.name} is downloading.`), 'the download started');
+    const bar = page.getByRole('progressbar', { name: `Download of ${args.name}` });
+    await see(bar, 'the progress bar of the download');
+    await snap('downloading');
+    const seen = await bar.evaluate((e) => ({ value: e.value, max: e.max }));
+    const row = page.getByRole('table', { name: 'Model registry' }).getByRole('row').filter({ hasText: args.name });
+    await seeWithin(row.getByText('downloaded', { exact: true }), 'the model downloaded', WORK_MS);
+    if ((await bar.count()) !== 0) throw new Error('the progress bar outlives the download');
+    await snap('downloaded');
+    return seen;
+  },
+
   async 'unload-model'() {
     await signIn(args.token, args.project);
     await nav().getByRole('link', { name: 'Models' }).click();

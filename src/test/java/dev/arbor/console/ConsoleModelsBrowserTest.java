@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.models.TestHub;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.TestServer;
@@ -28,6 +29,7 @@ class ConsoleModelsBrowserTest {
     private static final String MODEL_ID = "minilm-decider";
     private static final String MODEL = "MiniLM decider (bundled)";
 
+    private static TestHub hub;
     private static ArborServer server;
     private static TestServer http;
     private static ConsoleBrowser browser;
@@ -38,7 +40,8 @@ class ConsoleModelsBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
+        hub = new TestHub().withMiniLm("test/minilm");
+        server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MODEL_HUB_URL", hub.url()));
         http = server.http();
         browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
         projectId = http.post("/projects", "{\"name\": \"serving\"}")
@@ -64,6 +67,9 @@ class ConsoleModelsBrowserTest {
         if (server != null) {
             server.close();
         }
+        if (hub != null) {
+            hub.close();
+        }
     }
 
     @Test
@@ -81,6 +87,19 @@ class ConsoleModelsBrowserTest {
         JsonNode unloaded = http.get("/models/" + MODEL_ID, admin).json();
         assertThat(unloaded.path("status").asText()).isEqualTo("downloaded");
         assertThat(unloaded.has("worker_pid")).isFalse();
+    }
+
+    @Test
+    void aModelRegisteredFromTheHubShowsItsDownloadsProgressUntilItIsDownloaded() throws Exception {
+        hub.pauseMillisPerChunk = 30; // about ten seconds for the MiniLM's files
+        JsonNode shown = browser.run(
+                "download-model", Map.of("token", adminToken, "repository", "test/minilm", "name", "Hub MiniLM"));
+        JsonNode model = http.get("/models/hub-minilm", admin).json();
+        assertThat(model.path("status").asText()).isEqualTo("downloaded");
+        assertThat(model.path("source").asText()).isEqualTo("model_hub");
+        assertThat(shown.path("max").asLong())
+                .isEqualTo(model.path("size_bytes").asLong());
+        assertThat(shown.path("value").asLong()).isBetween(0L, shown.path("max").asLong());
     }
 
     @Test
