@@ -251,3 +251,192 @@ export interface AgentConnection {
   gateway_name?: string;
   tools: { id: string; name: string }[];
 }
+
+// --- models, deployments, clusters
+
+export interface Model {
+  id: string;
+  name: string;
+  source: string;
+  uri: string | null;
+  engine: string;
+  format: string;
+  size_bytes: number;
+  status: string;
+  error: unknown;
+  /** The process of its worker, while one runs. */
+  worker_pid?: number | null;
+  download?: { bytes_done: number; bytes_total: number; files_done: number; files_total: number };
+}
+
+export interface ModelLoad {
+  status: 'not_loaded' | 'loading' | 'loaded' | 'failed';
+  worker_pid: number | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface ModelDownload {
+  status: string;
+  error: unknown;
+  bytes_done?: number;
+  bytes_total?: number;
+  files_done?: number;
+  files_total?: number;
+}
+
+export interface AutoScaling {
+  min_replicas: number;
+  max_replicas: number;
+  target_in_flight: number;
+}
+
+export interface RateLimit {
+  algorithm: 'token_bucket' | 'fixed_window';
+  rate_limit: number;
+  time_window: 'second' | 'minute' | 'hour';
+}
+
+export interface Replica {
+  index: number;
+  pid: number;
+  status: 'starting' | 'ready' | 'failed' | 'stopping';
+  in_flight: number;
+  error: string | null;
+}
+
+export interface Deployment {
+  id: string;
+  project_id: string;
+  name: string;
+  model_id: string;
+  cluster_id: string;
+  replicas: number;
+  ready_replicas: number;
+  auto_scaling: AutoScaling | null;
+  rate_limit: RateLimit | null;
+  status: 'pending' | 'deploying' | 'running' | 'scaling' | 'failed' | 'deleting';
+  progress: number;
+  endpoint_url: string | null;
+  error: string | null;
+  replicas_detail?: Replica[];
+  created_at: number;
+}
+
+export interface Deleted {
+  id: string;
+  deleted: boolean;
+  warnings: { code: string; message: string }[];
+}
+
+export interface Cluster {
+  id: string;
+  name: string;
+  type: 'local' | 'kubernetes';
+  server: string | null;
+  context: string | null;
+  namespace: string | null;
+  kubeconfig_set: boolean;
+}
+
+export interface ClusterHealth {
+  status: 'healthy' | 'degraded' | 'unhealthy';
+  node_count: number;
+  available_resources: { cpu: number; memory_bytes: number; gpus: { name: string; memory_bytes: number }[] };
+  reasons: string[];
+}
+
+/** One server-sent event: its name and its data, parsed. */
+export interface ServerEvent {
+  event: string;
+  data: unknown;
+}
+
+/**
+ * Follows a server-sent event stream of the API with the tab's token. EventSource cannot send an Authorization
+ * header, so the stream is read with fetch; `onEvent` gets each event, `onEnd` the end (or the failure). Answers
+ * the function that stops following.
+ */
+export function follow(path: string, onEvent: (e: ServerEvent) => void, onEnd: (error: ApiError | null) => void): () => void {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { Accept: 'text/event-stream' };
+  const token = session.token();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const project = session.project();
+  if (project) headers['X-Project-Id'] = project;
+  const read = async () => {
+    const response = await fetch(path, { headers, signal: abort.signal });
+    if (!response.ok || !response.body) {
+      const json = await response.json().catch(() => null);
+      const problem = { code: json?.error?.code ?? 'http_' + response.status, param: null, message: json?.error?.message ?? `The server answered ${response.status}.` };
+      throw new ApiError(response.status, problem, []);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, '\n');
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length === 0 && event === 'message') continue; // a comment that keeps the connection
+        const text = data.join('\n');
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : null;
+        } catch {
+          // not JSON: kept as text
+        }
+        onEvent({ event, data: parsed });
+        if (event === 'end') {
+          abort.abort();
+          return;
+        }
+      }
+    }
+  };
+  read()
+    .then(() => onEnd(null))
+    .catch((error) => {
+      if (abort.signal.aborted && !(error instanceof ApiError)) onEnd(null);
+      else onEnd(error instanceof ApiError ? error : new ApiError(0, { code: 'stream_failed', param: null, message: String(error) }, []));
+    });
+  return () => abort.abort();
+}
+
+export const modelsApi = {
+  list: () => call<Page<Model>>('GET', '/models'),
+  get: (modelId: string) => call<Model>('GET', `/models/${id(modelId)}`),
+  add: (body: Record<string, unknown>) => call<Model>('POST', '/models', body),
+  download: (modelId: string) => call<Model>('POST', `/models/${id(modelId)}/download`),
+  cancelDownload: (modelId: string) => call<unknown>('POST', `/models/${id(modelId)}/download/cancel`),
+  remove: (modelId: string) => call<Deleted>('DELETE', `/models/${id(modelId)}`),
+  load: (modelId: string) => call<Model>('POST', `/models/${id(modelId)}/load`),
+  eject: (modelId: string) => call<{ ejected: boolean }>('POST', `/models/${id(modelId)}/eject`),
+  logs: (modelId: string, lines: number) => call<{ lines: string[] }>('GET', `/models/${id(modelId)}/logs` + q({ lines })),
+  eventsPath: (modelId: string) => `/models/${id(modelId)}/events`,
+};
+
+export const deploymentsApi = {
+  list: () => call<Page<Deployment>>('GET', '/deployments'),
+  get: (deploymentId: string) => call<Deployment>('GET', `/deployments/${id(deploymentId)}`),
+  create: (body: Record<string, unknown>) => call<Deployment>('POST', '/deployments', body),
+  change: (deploymentId: string, body: Record<string, unknown>) => call<Deployment>('PATCH', `/deployments/${id(deploymentId)}`, body),
+  remove: (deploymentId: string, force: boolean) =>
+    call<Deleted>('DELETE', `/deployments/${id(deploymentId)}` + q({ force: force || undefined })),
+  eventsPath: (deploymentId: string) => `/deployments/${id(deploymentId)}/events`,
+};
+
+export const clustersApi = {
+  list: () => call<Page<Cluster>>('GET', '/clusters'),
+  add: (body: Record<string, unknown>) => call<Cluster>('POST', '/clusters', body),
+  remove: (clusterId: string) => call<unknown>('DELETE', `/clusters/${id(clusterId)}`),
+  health: (clusterId: string) => call<ClusterHealth>('GET', `/clusters/${id(clusterId)}/health`),
+};

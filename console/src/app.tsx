@@ -10,6 +10,9 @@ import { Connections } from './surfaces/connections';
 import { Connectors } from './surfaces/connectors';
 import { OAuthReturn } from './surfaces/oauth-return';
 import { Triggers } from './surfaces/triggers';
+import { Clusters } from './surfaces/clusters';
+import { Deployments } from './surfaces/deployments';
+import { Models } from './surfaces/models';
 
 export interface Signed {
   principal: Principal;
@@ -30,6 +33,10 @@ const PAGES: Page[] = [
   { path: '/connections', title: 'Connections', adminOnly: true, render: (s) => <Connections signed={s} /> },
   { path: '/triggers', title: 'Triggers', adminOnly: false, render: (s) => <Triggers signed={s} /> },
   { path: '/agents', title: 'Agent connections', adminOnly: false, render: (s) => <AgentConnections signed={s} /> },
+  // members read the registry and the clusters and act on their projects' deployments; the pages offer admins more
+  { path: '/models', title: 'Models', adminOnly: false, render: (s) => <Models signed={s} /> },
+  { path: '/deployments', title: 'Deployments', adminOnly: false, render: (s) => <Deployments signed={s} /> },
+  { path: '/clusters', title: 'Clusters', adminOnly: false, render: (s) => <Clusters signed={s} /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);

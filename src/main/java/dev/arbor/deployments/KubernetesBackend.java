@@ -6,7 +6,6 @@ import dev.arbor.clusters.Workloads;
 import dev.arbor.models.Model;
 import dev.arbor.platform.http.ApiException;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -133,25 +132,11 @@ final class KubernetesBackend {
         return new Workloads.Workload(
                 deployment.name(),
                 Map.of(DEPLOYMENT_LABEL, deployment.id(), PROJECT_LABEL, deployment.projectId()),
-                new Workloads.ModelSource(model.id(), model.uri(), format(model)),
+                new Workloads.ModelSource(model.id(), model.uri(), model.format()),
                 deployment.replicas(),
                 deployment
                         .autoScaling()
                         .map(a -> new Workloads.Scaling(a.minReplicas(), a.maxReplicas(), a.targetInFlight())),
                 RESOURCES);
-    }
-
-    /**
-     * The model's files as the serving image reads them: GGUF for a {@code .gguf} file or a repository named so (as
-     * GGUF repositories are), ONNX for this registry's embedding and classifier engines, else safetensors weights.
-     */
-    static String format(Model model) {
-        if (model.uri().toLowerCase(Locale.ROOT).contains("gguf")) {
-            return "gguf";
-        }
-        return switch (model.engine()) {
-            case "embedding", "onnx-classifier" -> "onnx";
-            default -> "safetensors";
-        };
     }
 }

@@ -25,6 +25,7 @@ final class ApiShapes {
                     .required("source", string())
                     .required("uri", nullable(string()))
                     .required("engine", string())
+                    .required("format", oneOf("onnx", "safetensors", "gguf", "remote"))
                     .required("options", mapOf(any()))
                     .required("modalities", arrayOf(string()))
                     .required("types", arrayOf(string()))
@@ -34,7 +35,14 @@ final class ApiShapes {
                     .required("notes", arrayOf(string()))
                     .required("size_bytes", integer())
                     .required("status", string())
-                    .required("error", nullable(any("What went wrong, when it did."))));
+                    .required("error", nullable(any("What went wrong, when it did.")))
+                    .optional("worker_pid", integer(1, Long.MAX_VALUE))
+                    .optional(
+                            "download",
+                            object().required("bytes_done", integer(0, Long.MAX_VALUE))
+                                    .required("bytes_total", integer(0, Long.MAX_VALUE))
+                                    .required("files_done", integer(0, Integer.MAX_VALUE))
+                                    .required("files_total", integer(0, Integer.MAX_VALUE))));
     static final Schema DOWNLOAD_CANCELLED = object().required("id", string())
             .required("object", oneOf("model.download"))
             .required("cancelled", bool());

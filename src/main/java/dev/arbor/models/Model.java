@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -69,6 +70,22 @@ public record Model(
         return source.equals("builtin");
     }
 
+    /**
+     * The files' format, as a serving image reads them: {@code gguf} for a {@code .gguf} file or a repository named
+     * so (as GGUF repositories are), {@code onnx} for the embedding and classifier engines, {@code remote} for a model
+     * behind an endpoint (no files), else {@code safetensors} weights.
+     */
+    public String format() {
+        if (uri.toLowerCase(Locale.ROOT).contains("gguf")) {
+            return "gguf";
+        }
+        return switch (engine) {
+            case "embedding", "onnx-classifier" -> "onnx";
+            case "remote" -> "remote";
+            default -> "safetensors";
+        };
+    }
+
     /** The model as the API shows it, with its status at run time. */
     Map<String, Object> toJson(String currentStatus) {
         var json = new LinkedHashMap<String, Object>();
@@ -78,6 +95,7 @@ public record Model(
         json.put("source", source);
         json.put("uri", builtIn() ? null : uri);
         json.put("engine", engine);
+        json.put("format", format());
         json.put("options", options);
         if (engine.equals(EngineKind.REMOTE.wire())) {
             json.put("api_key_set", apiKey.isPresent());

@@ -111,7 +111,7 @@ public final class ModelRoutes {
         var data = new ArrayList<Object>();
         var ids = new ArrayList<String>();
         for (Model model : models.list()) {
-            data.add(model.toJson(runtime.status(model)));
+            data.add(json(model));
             ids.add(model.id());
         }
         Responses.ok(ctx, Responses.list(data, ids, false));
@@ -173,9 +173,10 @@ public final class ModelRoutes {
         Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true, "warnings", warnings));
     }
 
-    /** A model as the API shows it, with its download's progress while it runs. */
+    /** A model as the API shows it, with its download's progress while it runs and its worker's process. */
     private Map<String, Object> json(Model model) {
         Map<String, Object> json = model.toJson(runtime.status(model));
+        runtime.workerState(model.id()).workerPid().ifPresent(pid -> json.put("worker_pid", pid));
         downloads
                 .progress(model.id())
                 .ifPresent(progress -> json.put(
@@ -205,7 +206,7 @@ public final class ModelRoutes {
             sent.properties().forEach(e -> options.put(e.getKey(), e.getValue().asText()));
         }
         runtime.load(model.id(), options);
-        Responses.json(ctx, 202, model.toJson(runtime.status(model)));
+        Responses.json(ctx, 202, json(model));
     }
 
     private void eject(Context ctx) {

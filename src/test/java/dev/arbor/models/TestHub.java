@@ -22,27 +22,28 @@ import java.util.concurrent.Executors;
  * serves them, with ranges. It can serve slowly, and remembers the ranges it was asked for. Plain files (a model's
  * archive) are at {@code /files/<name>}.
  */
-final class TestHub implements AutoCloseable {
+public final class TestHub implements AutoCloseable {
     private final HttpServer server;
     private final Map<String, Map<String, byte[]>> repositories = new ConcurrentHashMap<>();
     private final Map<String, String> wrongHashes = new ConcurrentHashMap<>();
     private final Map<String, byte[]> plainFiles = new ConcurrentHashMap<>();
     final List<String> ranges = new CopyOnWriteArrayList<>();
-    volatile long pauseMillisPerChunk;
+    /** How long it waits after each 64 KiB it sends: a slow hub, for a download to watch. */
+    public volatile long pauseMillisPerChunk;
 
-    TestHub() throws IOException {
+    public TestHub() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", this::handle);
         server.start();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
     /** A repository with the bundled MiniLM as a hub holds it, among files an engine does not need. */
-    TestHub withMiniLm(String repository) throws Exception {
+    public TestHub withMiniLm(String repository) throws Exception {
         Path folder = ModelRegistryTest.miniLmFolder();
         repositories.put(
                 repository,

@@ -40,6 +40,49 @@ class ModelRoutesTest {
     }
 
     @Test
+    void theRegistrySaysEachModelsFormat() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            JsonNode models = server.http().get("/models").json().path("data");
+            var formats = new java.util.HashMap<String, String>();
+            models.forEach(
+                    m -> formats.put(m.path("id").asText(), m.path("format").asText()));
+            assertThat(formats).containsEntry("minilm-decider", "onnx").containsEntry("hash-decider", "safetensors");
+        }
+    }
+
+    @Test
+    void aLoadedModelShowsItsWorkersProcessUntilItIsEjected() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            var http = server.http();
+            assertThat(http.get("/models/hash-decider").json().has("worker_pid"))
+                    .isFalse();
+            http.action("/models/hash-decider/load");
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> http.get("/models/hash-decider")
+                            .json()
+                            .path("status")
+                            .asText()
+                            .equals("loaded"));
+            long pid = http.get("/models")
+                    .json()
+                    .path("data")
+                    .findValues("worker_pid")
+                    .getFirst()
+                    .asLong();
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true);
+            assertThat(http.get("/models/hash-decider")
+                            .json()
+                            .path("worker_pid")
+                            .asLong())
+                    .isEqualTo(pid);
+            http.action("/models/hash-decider/eject");
+            assertThat(http.get("/models/hash-decider").json().has("worker_pid"))
+                    .isFalse();
+        }
+    }
+
+    @Test
     void adminsLoadAndEjectModels() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             var http = server.http();
