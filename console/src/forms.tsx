@@ -53,9 +53,13 @@ export const fromDescriptor = (fields: DescriptorField[]): FieldSpec[] =>
     .filter((f) => !f.generated)
     .map((f) => ({ name: f.key, label: f.label, type: f.type, required: f.required, secret: f.secret }));
 
-/** The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key. */
-export const fromActionParams = (params: (Omit<FieldSpec, 'label'> & { label?: string })[]): FieldSpec[] =>
-  params.map((p) => ({ ...p, label: p.label ?? labelOf(p.name) }));
+/**
+ * The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key; the API gives
+ * the checks (min, max, lengths, pattern) under `validation`.
+ */
+export const fromActionParams = (
+  params: (Omit<FieldSpec, 'label'> & { label?: string; validation?: Partial<FieldSpec> })[],
+): FieldSpec[] => params.map(({ validation, ...p }) => ({ ...validation, ...p, label: p.label ?? labelOf(p.name) }));
 
 export function isVisible(spec: FieldSpec, values: Values): boolean {
   const rule = spec.visible_when;
