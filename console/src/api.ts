@@ -392,14 +392,18 @@ export interface Schedule {
 
 /**
  * Follows a run's events as the server sends them (`text/event-stream`), from after `after`, until the run ends
- * (resolves true) or the stream breaks or is aborted (false). EventSource cannot send the Authorization header the
- * API needs, so the stream is read with fetch.
+ * (resolves true) or the stream breaks or is aborted (false); a refusal is an ApiError. EventSource cannot send the
+ * Authorization header the API needs, so the stream is read with fetch.
  */
 async function followRun(runId: string, after: number, onEvent: (event: RunEvent) => void, signal: AbortSignal): Promise<boolean> {
   const headers = headersFor('text/event-stream');
   if (after > 0) headers['Last-Event-ID'] = String(after);
   const response = await fetch(`/runs/${id(runId)}/events`, { headers, signal });
-  if (!response.ok || !response.body) return false;
+  if (!response.ok) {
+    const problem = { code: 'http_' + response.status, param: null, message: `The run's events were refused (${response.status}).` };
+    throw new ApiError(response.status, problem, []);
+  }
+  if (!response.body) return false;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {

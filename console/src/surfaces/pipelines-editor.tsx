@@ -2,9 +2,8 @@
 // depends on and a form generated from its action's parameters in the catalog. The server checks the whole
 // definition on save and its problems appear beside the fields they name (`steps[1].params.url`).
 import { useState } from 'preact/hooks';
-import { pipelinesApi, type ActionCatalog, type Pipeline, type PipelineDefinition, type PipelineParameter, type PipelineStep } from '../api';
-import { Field, Form, SchemaFields, TextField, check, fromActionParams, valuesToSend, type Values } from '../forms';
-import type { Problem } from '../api';
+import { pipelinesApi, type ActionCatalog, type Pipeline, type PipelineDefinition, type PipelineParameter, type PipelineStep, type Problem } from '../api';
+import { Field, Form, SchemaFields, TextField, check, fromActionParams, initialValues, valuesToSend, type Values } from '../forms';
 import { navigate } from '../router';
 import type { Signed } from '../app';
 
@@ -140,7 +139,7 @@ export function PipelineEditor(props: { signed: Signed; catalog: ActionCatalog; 
     <section aria-labelledby="pipeline-editor-title">
       <h1 id="pipeline-editor-title">{props.pipeline ? `Edit ${props.pipeline.name}` : 'New pipeline'}</h1>
       <Form label="Pipeline definition" submit="Save pipeline" onSubmit={save} checkFirst={checkFirst}>
-        <TextField param="name" label="Name" required value={name} onInput={setName} />
+        <TextField param="name" label="Pipeline name" required value={name} onInput={setName} />
         <TextField param="description" label="Description" value={description} onInput={setDescription} />
 
         <h2>Parameters</h2>
@@ -223,7 +222,10 @@ export function PipelineEditor(props: { signed: Signed; catalog: ActionCatalog; 
                     aria-describedby={described}
                     aria-invalid={invalid}
                     value={s.action}
-                    onChange={(e) => changeStep(i, { action: (e.target as HTMLSelectElement).value, params: {} })}
+                    onChange={(e) => {
+                      const chosen = (e.target as HTMLSelectElement).value;
+                      changeStep(i, { action: chosen, params: initialValues(fieldsOf(chosen)) });
+                    }}
                   >
                     <option value="">Choose an action</option>
                     {props.catalog.categories.map((c) => (

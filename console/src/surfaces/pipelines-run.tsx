@@ -45,8 +45,9 @@ export function RunPage(props: { runId: string }) {
             },
             abort.signal,
           );
-        } catch {
-          // the stream broke (a restart, the network): follow on from the last event after a pause
+        } catch (e) {
+          // a refusal stays one; a broken stream (a restart, the network) is followed on from the last event
+          ended = e instanceof ApiError;
         }
         setLive(false);
         if (ended || abort.signal.aborted) break;
