@@ -132,7 +132,10 @@ function problemsAt(problems: Problem[], param: string) {
   );
 }
 
-const domId = (param: string) => 'field-' + param.replace(/[^A-Za-z0-9_-]/g, '-');
+/** What a form's field ids begin with: a form that shares a page with another one of the same params sets its own. */
+const IdPrefix = createContext('field-');
+
+const domId = (prefix: string, param: string) => prefix + param.replace(/[^A-Za-z0-9_-]/g, '-');
 
 /** The param a field shows problems for, and the ones inside it, from the nearest field up. */
 function claims(form: HTMLFormElement, param: string): HTMLElement | null {
@@ -154,6 +157,8 @@ export function Form(props: {
   submit: string;
   onSubmit: () => Promise<void>;
   checkFirst?: () => Problem[];
+  /** Sets the form's field ids apart (`<idPrefix>-field-<param>`) from another form's with the same params. */
+  idPrefix?: string;
   children: ComponentChildren;
 }) {
   const [problems, setProblems] = useState<Problem[]>([]);
@@ -192,7 +197,9 @@ export function Form(props: {
           </ul>
         </div>
       )}
-      <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      <IdPrefix.Provider value={props.idPrefix ? props.idPrefix + '-field-' : 'field-'}>
+        <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      </IdPrefix.Provider>
       <button type="submit" disabled={busy}>
         {props.submit}
       </button>
@@ -209,7 +216,7 @@ export function Field(props: {
   control: (id: string, describedBy: string | undefined, invalid: boolean) => ComponentChildren;
 }) {
   const mine = problemsAt(useContext(Problems), props.param);
-  const id = domId(props.param);
+  const id = domId(useContext(IdPrefix), props.param);
   const described = [props.hint ? id + '-hint' : '', mine.length ? id + '-error' : ''].filter(Boolean).join(' ');
   return (
     <div class={'field' + (mine.length ? ' invalid' : '')} data-param={props.param}>

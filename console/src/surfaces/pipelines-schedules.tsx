@@ -130,7 +130,7 @@ function NewSchedule(props: { pipeline: Pipeline; onCreated: (schedule: Schedule
   return (
     <div class="panel">
       <h3 id="new-schedule-title">New schedule</h3>
-      <Form label="New schedule" submit="Create schedule" onSubmit={submit} checkFirst={() => check(fields, params, 'params')}>
+      <Form label="New schedule" submit="Create schedule" idPrefix="schedule" onSubmit={submit} checkFirst={() => check(fields, params, 'params')}>
         <TextField param="name" label="Schedule name" value={name} onInput={setName} />
         <TextField
           param="cron"

@@ -168,7 +168,11 @@ export const scenarios = {
     await row('evenings').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete evenings' }).click();
     await see(page.getByText('evenings deleted.'), 'the schedule deleted');
-    if ((await row('evenings').count()) !== 0) throw new Error('the deleted schedule is still listed');
+    await row('evenings')
+      .waitFor({ state: 'detached' })
+      .catch(() => {
+        throw new Error('the deleted schedule is still listed');
+      });
     await snap('schedules');
     return {};
   },

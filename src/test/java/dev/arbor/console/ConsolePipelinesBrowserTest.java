@@ -56,7 +56,8 @@ class ConsolePipelinesBrowserTest {
         // the HTTP step waits at the gate until the scenario, having seen the run half done, calls /open
         receiver.hold("/gate");
         Thread opener = Thread.ofVirtual().start(() -> {
-            await().atMost(Duration.ofMinutes(2)).until(() -> !receiver.received("/open").isEmpty());
+            await().atMost(Duration.ofMinutes(2))
+                    .until(() -> !receiver.received("/open").isEmpty());
             receiver.release("/gate");
         });
         JsonNode said;
