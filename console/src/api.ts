@@ -429,8 +429,19 @@ async function followRun(runId: string, after: number, onEvent: (event: RunEvent
   }
 }
 
+/** Something a step's `*_ref` param may name: a model, a cluster, a credential, a deployment. */
+export interface Named {
+  id: string;
+  name: string;
+}
+
 export const pipelinesApi = {
   actions: () => call<ActionCatalog>('GET', '/pipelines/actions'),
+  models: () => call<Page<Named>>('GET', '/models?limit=100'),
+  clusters: () => call<Page<Named>>('GET', '/clusters?limit=100'),
+  credentials: () => call<Page<Named>>('GET', '/credentials?limit=100'),
+  /** The current project's: a pipeline's deployment steps name one by its id (or its name). */
+  deployments: () => call<Page<Named>>('GET', '/deployments?limit=100'),
   list: () => call<Page<Pipeline>>('GET', '/pipelines?limit=100'),
   get: (pipelineId: string) => call<Pipeline>('GET', `/pipelines/${id(pipelineId)}`),
   create: (definition: PipelineDefinition) => call<Pipeline>('POST', '/pipelines', definition),

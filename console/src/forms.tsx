@@ -284,6 +284,8 @@ export function SchemaFields(props: {
   /** Where the fields sit in the request body: `credentials`, `params`; errors are matched by it. */
   prefix: string;
   refs?: RefOptions;
+  /** The refs are suggestions, not the only choices: the fields take any text (a template, `{{ steps.a.outputs.id }}`). */
+  openRefs?: boolean;
 }) {
   const set = (name: string, value: unknown) => props.onChange({ ...props.values, [name]: value });
   return (
@@ -306,6 +308,7 @@ export function SchemaFields(props: {
                 value={props.values[spec.name]}
                 onChange={(value) => set(spec.name, value)}
                 refs={props.refs}
+                openRefs={props.openRefs}
               />
             )}
           />
@@ -322,6 +325,7 @@ interface ControlProps {
   value: unknown;
   onChange: (value: unknown) => void;
   refs?: RefOptions;
+  openRefs?: boolean;
 }
 
 const SINGLE_REFS = ['model_ref', 'cluster_ref', 'project_ref', 'endpoint_ref', 'provider_ref', 'credential_ref', 'cloud_model_ref'];
@@ -403,7 +407,7 @@ function Control(props: ControlProps) {
         />
       );
     default:
-      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type]) {
+      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type] && !props.openRefs) {
         return (
           <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>
             <option value="">—</option>
@@ -416,7 +420,21 @@ function Control(props: ControlProps) {
         );
       }
       if (SINGLE_REFS.includes(spec.type)) {
-        return <input type="text" {...common} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />;
+        const choices = props.refs?.[spec.type];
+        return (
+          <>
+            <input type="text" {...common} list={choices ? id + '-choices' : undefined} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />
+            {choices && (
+              <datalist id={id + '-choices'}>
+                {choices.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </datalist>
+            )}
+          </>
+        );
       }
       // json, and the structured lists (branches, weighted and ordered endpoints, content rules): JSON text
       return <JsonText {...props} />;

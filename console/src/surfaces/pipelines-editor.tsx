@@ -3,9 +3,8 @@
 // definition on save and its problems appear beside the fields they name (`steps[1].params.url`).
 import { useState } from 'preact/hooks';
 import { pipelinesApi, type ActionCatalog, type Pipeline, type PipelineDefinition, type PipelineParameter, type PipelineStep, type Problem } from '../api';
-import { Field, Form, SchemaFields, TextField, check, fromActionParams, initialValues, valuesToSend, type Values } from '../forms';
+import { Field, Form, SchemaFields, TextField, check, fromActionParams, initialValues, valuesToSend, type RefOptions, type Values } from '../forms';
 import { navigate } from '../router';
-import type { Signed } from '../app';
 
 const PARAMETER_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'model_ref', 'cluster_ref', 'project_ref', 'endpoint_ref', 'credential_ref'];
 
@@ -71,7 +70,7 @@ function defaultValue(p: ParameterDraft): unknown {
 }
 
 /** Edits `pipeline`, or makes a new one when there is none. */
-export function PipelineEditor(props: { signed: Signed; catalog: ActionCatalog; pipeline: Pipeline | null }) {
+export function PipelineEditor(props: { catalog: ActionCatalog; pipeline: Pipeline | null; refs: RefOptions }) {
   const original = props.pipeline?.definition;
   const [name, setName] = useState(original?.name ?? '');
   const [description, setDescription] = useState(original?.description ?? '');
@@ -268,7 +267,8 @@ export function PipelineEditor(props: { signed: Signed; catalog: ActionCatalog; 
                     values={s.params}
                     onChange={(params) => changeStep(i, { params })}
                     prefix={`steps[${i}].params`}
-                    refs={{ project_ref: props.signed.projects.map((p) => ({ value: p.id, label: p.name })) }}
+                    refs={props.refs}
+                    openRefs
                   />
                 </fieldset>
               )}

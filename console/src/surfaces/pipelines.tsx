@@ -2,9 +2,9 @@
 // definition editor and a run's live page. Pipelines belong to no project: they are the admins' automation of
 // models, deployments and clusters, so the page is the same whichever project the header shows.
 import { useState } from 'preact/hooks';
-import { ApiError, pipelinesApi, type Pipeline } from '../api';
+import { ApiError, pipelinesApi, type Named, type Page, type Pipeline } from '../api';
 import type { Signed } from '../app';
-import { Form, SchemaFields, check, initialValues, valuesToSend, type Values } from '../forms';
+import { Form, SchemaFields, check, initialValues, valuesToSend, type RefOptions, type Values } from '../forms';
 import { linkClick, navigate, usePath } from '../router';
 import { ConfirmButton, Loaded, Notice, useLoad } from './common';
 import { Status, runParamFields, time } from './pipelines-common';
@@ -97,8 +97,31 @@ function Editing(props: { signed: Signed; pipelineId: string | null }) {
   const loaded = useLoad(async () => ({
     catalog: await pipelinesApi.actions(),
     pipeline: props.pipelineId ? await pipelinesApi.get(props.pipelineId) : null,
+    refs: await refChoices(props.signed),
   }));
-  return <Loaded state={loaded}>{(v) => <PipelineEditor signed={props.signed} catalog={v.catalog} pipeline={v.pipeline} />}</Loaded>;
+  return <Loaded state={loaded}>{(v) => <PipelineEditor catalog={v.catalog} pipeline={v.pipeline} refs={v.refs} />}</Loaded>;
+}
+
+/**
+ * What the steps' `*_ref` params suggest (their fields take any text: a step often names what an earlier step made,
+ * by a template). A list that cannot be read (deployments, without a current project) suggests nothing.
+ */
+async function refChoices(signed: Signed): Promise<RefOptions> {
+  const choices = (page: PromiseSettledResult<Page<Named>>) =>
+    page.status === 'fulfilled' ? page.value.data.map((x) => ({ value: x.id, label: x.name && x.name !== x.id ? `${x.name} (${x.id})` : x.id })) : undefined;
+  const [models, clusters, credentials, deployments] = await Promise.allSettled([
+    pipelinesApi.models(),
+    pipelinesApi.clusters(),
+    pipelinesApi.credentials(),
+    signed.project ? pipelinesApi.deployments() : Promise.reject(new Error('no current project')),
+  ]);
+  return {
+    model_ref: choices(models),
+    cluster_ref: choices(clusters),
+    credential_ref: choices(credentials),
+    endpoint_ref: choices(deployments),
+    project_ref: signed.projects.map((p) => ({ value: p.id, label: p.name })),
+  };
 }
 
 function PipelineDetail(props: { pipelineId: string }) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
 import java.util.Map;
@@ -29,6 +30,8 @@ class ConsolePipelinesBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
+        // the scenarios' screenshots go to pipelines/ (their names' folder): the report shows this run's only
+        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("pipelines"));
         receiver = new HttpReceiver();
         // the HTTP Request steps call the receiver on this computer
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
