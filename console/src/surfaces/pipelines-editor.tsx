@@ -34,6 +34,8 @@ interface StepDraft {
 
 let nextKey = 1;
 
+const holdsTemplate = (value: unknown) => typeof value === 'string' && value.includes('{{');
+
 const parameterDraft = (p: PipelineParameter): ParameterDraft => ({
   key: nextKey++,
   name: p.name,
@@ -128,7 +130,15 @@ export function PipelineEditor(props: { catalog: ActionCatalog; pipeline: Pipeli
       ...(s.timeout_seconds === undefined ? {} : { timeout_seconds: s.timeout_seconds }),
     })),
   });
-  const checkFirst = (): Problem[] => steps.flatMap((s, i) => check(fieldsOf(s.action), s.params, `steps[${i}].params`));
+  // a value holding a template is checked when a run renders it (as the server does), not here
+  const checkFirst = (): Problem[] =>
+    steps.flatMap((s, i) =>
+      check(
+        fieldsOf(s.action).filter((f) => !holdsTemplate(s.params[f.name])),
+        s.params,
+        `steps[${i}].params`,
+      ),
+    );
   const save = async () => {
     const saved = props.pipeline ? await pipelinesApi.replace(props.pipeline.id, definition()) : await pipelinesApi.create(definition());
     navigate(`/pipelines/${saved.id}`);

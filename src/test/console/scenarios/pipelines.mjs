@@ -1,7 +1,7 @@
 // Pipelines: a definition made in the editor and saved (the server's refusal shown beside the field it names), a
 // run whose steps the page follows live from the event stream, its log; a failed run retried, a slow run
 // cancelled, and schedules made, paused, resumed and deleted.
-import { args, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, base, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const step = (form, n) => form.getByRole('group', { name: new RegExp(`^Step ${n}\\b`) });
 const stepRow = (id) => page.getByRole('table', { name: 'Steps' }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: id }) });
@@ -32,6 +32,14 @@ async function runIs(status) {
 }
 
 export const scenarios = {
+  async 'pipelines/member'() {
+    await signIn(args.token);
+    if ((await nav().getByRole('link', { name: 'Pipelines' }).count()) !== 0) throw new Error('a member is offered Pipelines');
+    await page.goto(base + '/console/pipelines');
+    await see(page.getByText('This token may not use Pipelines'), 'the refusal of the Pipelines page');
+    return {};
+  },
+
   async 'pipelines/run'() {
     await signIn(args.token);
     await nav().getByRole('link', { name: 'Pipelines' }).click();

@@ -55,6 +55,22 @@ class ConsolePipelinesBrowserTest {
     }
 
     @Test
+    void aMemberIsNotOfferedPipelines() throws Exception {
+        String project = http.post("/projects", "{\"name\": \"support\"}", admin)
+                .json()
+                .path("id")
+                .asText();
+        String member = http.post(
+                        "/auth/tokens",
+                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + project + "\"]}",
+                        admin)
+                .json()
+                .path("token")
+                .asText();
+        browser.run("pipelines/member", Map.of("token", member));
+    }
+
+    @Test
     void aPipelineDefinedInTheEditorRunsWithItsStepsFollowedLiveAndItsLogShown() throws Exception {
         // the HTTP step waits at the gate until the scenario, having seen the run half done, calls /open
         receiver.hold("/gate");
