@@ -166,12 +166,18 @@ export interface Delivery {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+/** The headers every call of the console sends: what it accepts, the tab's token and the current project. */
+function headersFor(accept: string): Record<string, string> {
+  const headers: Record<string, string> = { Accept: accept };
   const token = session.token();
   if (token) headers.Authorization = `Bearer ${token}`;
   const project = session.project();
   if (project) headers['X-Project-Id'] = project;
+  return headers;
+}
+
+async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  const headers = headersFor('application/json');
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, {
     method,
@@ -352,57 +358,64 @@ export interface ServerEvent {
 }
 
 /**
- * Follows a server-sent event stream of the API with the tab's token. EventSource cannot send an Authorization
- * header, so the stream is read with fetch; `onEvent` gets each event, `onEnd` the end (or the failure). Answers
- * the function that stops following.
+ * Reads a server-sent event stream of the API with the tab's token (EventSource cannot send an Authorization header,
+ * so the stream is read with fetch): each event goes to `onEvent` — its data parsed as JSON where it is JSON — until
+ * the server's `end` event (answers true, `end` not passed on) or the stream closes (false). A refusal is an ApiError.
  */
+async function readEvents(
+  path: string,
+  extraHeaders: Record<string, string>,
+  signal: AbortSignal,
+  onEvent: (e: ServerEvent) => void,
+): Promise<boolean> {
+  const response = await fetch(path, { headers: { ...headersFor('text/event-stream'), ...extraHeaders }, signal });
+  if (!response.ok || !response.body) {
+    const json = await response.json().catch(() => null);
+    const problem = {
+      code: json?.error?.code ?? 'http_' + response.status,
+      param: null,
+      message: json?.error?.message ?? `The server answered ${response.status}.`,
+    };
+    throw new ApiError(response.status, problem, []);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return false;
+    buffer += value.replace(/\r\n?/g, '\n');
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (event === 'end') {
+        await reader.cancel();
+        return true;
+      }
+      if (data.length === 0) continue; // a comment that keeps the connection
+      const text = data.join('\n');
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // not JSON: kept as text
+      }
+      onEvent({ event, data: parsed });
+    }
+  }
+}
+
+/** Follows an event stream until it ends: `onEvent` gets each event, `onEnd` the end (or the failure); answers the
+ * function that stops following. */
 export function follow(path: string, onEvent: (e: ServerEvent) => void, onEnd: (error: ApiError | null) => void): () => void {
   const abort = new AbortController();
-  const headers: Record<string, string> = { Accept: 'text/event-stream' };
-  const token = session.token();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const project = session.project();
-  if (project) headers['X-Project-Id'] = project;
-  const read = async () => {
-    const response = await fetch(path, { headers, signal: abort.signal });
-    if (!response.ok || !response.body) {
-      const json = await response.json().catch(() => null);
-      const problem = { code: json?.error?.code ?? 'http_' + response.status, param: null, message: json?.error?.message ?? `The server answered ${response.status}.` };
-      throw new ApiError(response.status, problem, []);
-    }
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value.replace(/\r\n?/g, '\n');
-      let cut;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        let event = 'message';
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        }
-        if (data.length === 0 && event === 'message') continue; // a comment that keeps the connection
-        const text = data.join('\n');
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : null;
-        } catch {
-          // not JSON: kept as text
-        }
-        onEvent({ event, data: parsed });
-        if (event === 'end') {
-          abort.abort();
-          return;
-        }
-      }
-    }
-  };
-  read()
+  readEvents(path, {}, abort.signal, onEvent)
     .then(() => onEnd(null))
     .catch((error) => {
       if (abort.signal.aborted && !(error instanceof ApiError)) onEnd(null);
@@ -439,4 +452,180 @@ export const clustersApi = {
   add: (body: Record<string, unknown>) => call<Cluster>('POST', '/clusters', body),
   remove: (clusterId: string) => call<unknown>('DELETE', `/clusters/${id(clusterId)}`),
   health: (clusterId: string) => call<ClusterHealth>('GET', `/clusters/${id(clusterId)}/health`),
+};
+
+// --- pipelines
+
+/** A parameter of a pipeline action, as the catalog describes it (checks under `validation`). */
+export interface ActionParam {
+  name: string;
+  type: string;
+  required: boolean;
+  default?: unknown;
+  description: string;
+  options?: string[];
+  validation?: { min?: number; max?: number; integer?: boolean; min_length?: number; max_length?: number; pattern?: string; max_items?: number };
+  visible_when?: { param: string; equals?: string; not_equals?: string };
+}
+
+export interface PipelineAction {
+  type: string;
+  name: string;
+  category: string;
+  description: string;
+  params: ActionParam[];
+  outputs: string[];
+}
+
+export interface ActionCatalog {
+  categories: { id: string; name: string; actions: string[] }[];
+  data: PipelineAction[];
+}
+
+export interface PipelineParameter {
+  name: string;
+  type: string;
+  required?: boolean;
+  default?: unknown;
+  description?: string;
+}
+
+export interface PipelineStep {
+  id: string;
+  name?: string;
+  action: string;
+  params?: Record<string, unknown>;
+  depends_on?: string[];
+  condition?: string;
+  retry?: { max_attempts?: number; backoff_seconds?: number; backoff_multiplier?: number; max_backoff_seconds?: number };
+  timeout_seconds?: number;
+  on_failure?: 'fail' | 'continue';
+}
+
+export interface PipelineDefinition {
+  name: string;
+  description?: string;
+  parameters?: PipelineParameter[];
+  steps: PipelineStep[];
+  outputs?: Record<string, string>;
+  timeout_seconds?: number;
+}
+
+export interface Pipeline {
+  id: string;
+  name: string;
+  description: string;
+  version: number;
+  step_count: number;
+  created_at: number;
+  updated_at: number;
+  definition: PipelineDefinition;
+}
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface RunError {
+  code: string;
+  message: string;
+  step_id?: string | null;
+}
+
+export interface RunStep {
+  id: string;
+  name: string;
+  action: string;
+  status: 'pending' | 'running' | 'waiting' | 'retrying' | 'completed' | 'failed' | 'skipped' | 'cancelled';
+  attempts: number;
+  outputs: Record<string, unknown> | null;
+  error: RunError | null;
+  started_at: number | null;
+  finished_at: number | null;
+  duration_ms: number | null;
+  next_attempt_at: number | null;
+}
+
+export interface Run {
+  id: string;
+  pipeline_id: string;
+  pipeline_version: number;
+  status: RunStatus;
+  params: Record<string, unknown>;
+  trigger: { type: string; schedule_id?: string };
+  outputs: Record<string, unknown> | null;
+  error: RunError | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  progress?: { finished_steps: number; total_steps: number };
+  steps?: RunStep[];
+}
+
+export interface RunEvent {
+  id: number;
+  kind: 'run' | 'step' | 'log';
+  step_id: string | null;
+  status: string | null;
+  level: string | null;
+  message: string;
+  created_at: number;
+}
+
+export interface Schedule {
+  id: string;
+  pipeline_id: string;
+  name: string;
+  cron: string;
+  timezone: string;
+  params: Record<string, unknown>;
+  status: 'active' | 'paused';
+  next_run_at: number | null;
+  last_run_at: number | null;
+  last_run_id: string | null;
+  last_error: string | null;
+  run_count: number;
+  next_runs: { at: number; local: string }[];
+}
+
+/**
+ * Follows a run's events as the server sends them (`text/event-stream`), from after `after`, until the run ends
+ * (resolves true) or the stream breaks or is aborted (false); a refusal is an ApiError. EventSource cannot send the
+ * Authorization header the API needs, so the stream is read with fetch.
+ */
+async function followRun(runId: string, after: number, onEvent: (event: RunEvent) => void, signal: AbortSignal): Promise<boolean> {
+  const resume: Record<string, string> = after > 0 ? { 'Last-Event-ID': String(after) } : {};
+  return readEvents(`/runs/${id(runId)}/events`, resume, signal, ({ data }) => onEvent(data as RunEvent));
+}
+
+/** Something a step's `*_ref` param may name: a model, a cluster, a credential, a deployment. */
+export interface Named {
+  id: string;
+  name: string;
+}
+
+export const pipelinesApi = {
+  actions: () => call<ActionCatalog>('GET', '/pipelines/actions'),
+  models: () => call<Page<Named>>('GET', '/models?limit=100'),
+  clusters: () => call<Page<Named>>('GET', '/clusters?limit=100'),
+  credentials: () => call<Page<Named>>('GET', '/credentials?limit=100'),
+  /** The current project's: a pipeline's deployment steps name one by its id (or its name). */
+  deployments: () => call<Page<Named>>('GET', '/deployments?limit=100'),
+  list: () => call<Page<Pipeline>>('GET', '/pipelines?limit=100'),
+  get: (pipelineId: string) => call<Pipeline>('GET', `/pipelines/${id(pipelineId)}`),
+  create: (definition: PipelineDefinition) => call<Pipeline>('POST', '/pipelines', definition),
+  replace: (pipelineId: string, definition: PipelineDefinition) => call<Pipeline>('PUT', `/pipelines/${id(pipelineId)}`, definition),
+  remove: (pipelineId: string) => call<unknown>('DELETE', `/pipelines/${id(pipelineId)}`),
+
+  startRun: (pipelineId: string, params: Record<string, unknown>) => call<Run>('POST', `/pipelines/${id(pipelineId)}/runs`, { params }),
+  runs: (pipelineId: string, status: string) => call<Page<Run>>('GET', `/pipelines/${id(pipelineId)}/runs` + q({ status, limit: 50 })),
+  run: (runId: string) => call<Run>('GET', `/runs/${id(runId)}`),
+  cancelRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/cancel`),
+  retryRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/retry`),
+  followRun,
+
+  schedules: (pipelineId: string) => call<Page<Schedule>>('GET', `/pipelines/${id(pipelineId)}/schedules?limit=100`),
+  createSchedule: (pipelineId: string, body: Record<string, unknown>) => call<Schedule>('POST', `/pipelines/${id(pipelineId)}/schedules`, body),
+  pauseSchedule: (scheduleId: string) => call<Schedule>('POST', `/schedules/${id(scheduleId)}/pause`),
+  resumeSchedule: (scheduleId: string) => call<Schedule>('POST', `/schedules/${id(scheduleId)}/resume`),
+  runSchedule: (scheduleId: string) => call<{ id: string }>('POST', `/schedules/${id(scheduleId)}/run`),
+  deleteSchedule: (scheduleId: string) => call<unknown>('DELETE', `/schedules/${id(scheduleId)}`),
 };

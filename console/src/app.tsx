@@ -9,6 +9,7 @@ import { AgentConnections } from './surfaces/agents';
 import { Connections } from './surfaces/connections';
 import { Connectors } from './surfaces/connectors';
 import { OAuthReturn } from './surfaces/oauth-return';
+import { Pipelines } from './surfaces/pipelines';
 import { Triggers } from './surfaces/triggers';
 import { Clusters } from './surfaces/clusters';
 import { Deployments } from './surfaces/deployments';
@@ -37,6 +38,7 @@ const PAGES: Page[] = [
   { path: '/models', title: 'Models', adminOnly: false, render: (s) => <Models signed={s} /> },
   { path: '/deployments', title: 'Deployments', adminOnly: false, render: (s) => <Deployments signed={s} /> },
   { path: '/clusters', title: 'Clusters', adminOnly: false, render: (s) => <Clusters signed={s} /> },
+  { path: '/pipelines', title: 'Pipelines', adminOnly: true, render: (s) => <Pipelines signed={s} /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);

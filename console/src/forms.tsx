@@ -53,9 +53,13 @@ export const fromDescriptor = (fields: DescriptorField[]): FieldSpec[] =>
     .filter((f) => !f.generated)
     .map((f) => ({ name: f.key, label: f.label, type: f.type, required: f.required, secret: f.secret }));
 
-/** The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key. */
-export const fromActionParams = (params: (Omit<FieldSpec, 'label'> & { label?: string })[]): FieldSpec[] =>
-  params.map((p) => ({ ...p, label: p.label ?? labelOf(p.name) }));
+/**
+ * The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key; the API gives
+ * the checks (min, max, lengths, pattern) under `validation`.
+ */
+export const fromActionParams = (
+  params: (Omit<FieldSpec, 'label'> & { label?: string; validation?: Partial<FieldSpec> })[],
+): FieldSpec[] => params.map(({ validation, ...p }) => ({ ...validation, ...p, label: p.label ?? labelOf(p.name) }));
 
 export function isVisible(spec: FieldSpec, values: Values): boolean {
   const rule = spec.visible_when;
@@ -128,7 +132,10 @@ function problemsAt(problems: Problem[], param: string) {
   );
 }
 
-const domId = (param: string) => 'field-' + param.replace(/[^A-Za-z0-9_-]/g, '-');
+/** What a form's field ids begin with: a form that shares a page with another one of the same params sets its own. */
+const IdPrefix = createContext('field-');
+
+const domId = (prefix: string, param: string) => prefix + param.replace(/[^A-Za-z0-9_-]/g, '-');
 
 /** The param a field shows problems for, and the ones inside it, from the nearest field up. */
 function claims(form: HTMLFormElement, param: string): HTMLElement | null {
@@ -150,6 +157,8 @@ export function Form(props: {
   submit: string;
   onSubmit: () => Promise<void>;
   checkFirst?: () => Problem[];
+  /** Sets the form's field ids apart (`<idPrefix>-field-<param>`) from another form's with the same params. */
+  idPrefix?: string;
   children: ComponentChildren;
 }) {
   const [problems, setProblems] = useState<Problem[]>([]);
@@ -188,7 +197,9 @@ export function Form(props: {
           </ul>
         </div>
       )}
-      <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      <IdPrefix.Provider value={props.idPrefix ? props.idPrefix + '-field-' : 'field-'}>
+        <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      </IdPrefix.Provider>
       <button type="submit" disabled={busy}>
         {props.submit}
       </button>
@@ -205,7 +216,7 @@ export function Field(props: {
   control: (id: string, describedBy: string | undefined, invalid: boolean) => ComponentChildren;
 }) {
   const mine = problemsAt(useContext(Problems), props.param);
-  const id = domId(props.param);
+  const id = domId(useContext(IdPrefix), props.param);
   const described = [props.hint ? id + '-hint' : '', mine.length ? id + '-error' : ''].filter(Boolean).join(' ');
   return (
     <div class={'field' + (mine.length ? ' invalid' : '')} data-param={props.param}>
@@ -273,6 +284,8 @@ export function SchemaFields(props: {
   /** Where the fields sit in the request body: `credentials`, `params`; errors are matched by it. */
   prefix: string;
   refs?: RefOptions;
+  /** The refs are suggestions, not the only choices: the fields take any text (a template, `{{ steps.a.outputs.id }}`). */
+  openRefs?: boolean;
 }) {
   const set = (name: string, value: unknown) => props.onChange({ ...props.values, [name]: value });
   return (
@@ -295,6 +308,7 @@ export function SchemaFields(props: {
                 value={props.values[spec.name]}
                 onChange={(value) => set(spec.name, value)}
                 refs={props.refs}
+                openRefs={props.openRefs}
               />
             )}
           />
@@ -311,6 +325,7 @@ interface ControlProps {
   value: unknown;
   onChange: (value: unknown) => void;
   refs?: RefOptions;
+  openRefs?: boolean;
 }
 
 const SINGLE_REFS = ['model_ref', 'cluster_ref', 'project_ref', 'endpoint_ref', 'provider_ref', 'credential_ref', 'cloud_model_ref'];
@@ -392,7 +407,7 @@ function Control(props: ControlProps) {
         />
       );
     default:
-      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type]) {
+      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type] && !props.openRefs) {
         return (
           <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>
             <option value="">—</option>
@@ -405,7 +420,21 @@ function Control(props: ControlProps) {
         );
       }
       if (SINGLE_REFS.includes(spec.type)) {
-        return <input type="text" {...common} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />;
+        const choices = props.refs?.[spec.type];
+        return (
+          <>
+            <input type="text" {...common} list={choices ? id + '-choices' : undefined} value={(value as string) ?? ''} onInput={(e) => onChange(text(e))} />
+            {choices && (
+              <datalist id={id + '-choices'}>
+                {choices.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </datalist>
+            )}
+          </>
+        );
       }
       // json, and the structured lists (branches, weighted and ordered endpoints, content rules): JSON text
       return <JsonText {...props} />;

@@ -163,7 +163,10 @@ final class GraphCheck {
         } else {
             catalog.check(action.get(), step.params(), at + ".params", problems, PipelineParams.RULES);
         }
-        references(Templates.inValue(step.params()), at + ".params", before);
+        // each reference's problem names the param that holds it, so that an editor shows it beside that field
+        for (var param : step.params().properties()) {
+            references(Templates.inValue(param.getValue()), ParamPath.key(at + ".params", param.getKey()), before);
+        }
         JsonNode expression = step.params().path("condition");
         if (expression.isTextual()) { // Conditional Branch and Wait Until take an expression, not a template
             references(Templates.inExpression(expression.textValue()), at + ".params.condition", before);

@@ -198,7 +198,7 @@ class PipelineDefinitionTest {
                             "invalid_definition steps[1].id",
                             "invalid_definition steps[2].depends_on[1]",
                             "invalid_definition steps[2].depends_on[2]",
-                            "invalid_definition steps[0].params",
+                            "invalid_definition steps[0].params.message",
                             "invalid_field steps[2].action");
 
             String references = """
@@ -217,9 +217,9 @@ class PipelineDefinitionTest {
             assertThat(checked.path("step_count").asInt()).isEqualTo(6);
             assertThat(problems(checked))
                     .containsExactlyInAnyOrder(
-                            "invalid_definition steps[1].params", // c does not run before b
-                            "invalid_definition steps[2].params", // a gives value, not other
-                            "invalid_definition steps[2].params", // params.nope is not declared
+                            "invalid_definition steps[1].params.message", // c does not run before b
+                            "invalid_definition steps[2].params.template", // a gives value, not other
+                            "invalid_definition steps[2].params.template", // params.nope is not declared
                             "invalid_definition steps[2].condition", // steps.a without an output
                             "invalid_field steps[3].action",
                             "missing_field steps[4].params.deployment_id",
@@ -238,7 +238,7 @@ class PipelineDefinitionTest {
             assertThat(cyclic.at("/errors/0/message").asText()).contains("a → c → b → a");
 
             HttpReply refused = http.post("/pipelines", references);
-            JsonNode error = refused.assertError(400, "invalid_definition", "steps[1].params");
+            JsonNode error = refused.assertError(400, "invalid_definition", "steps[1].params.message");
             assertThat(error.path("details")).hasSize(9);
             assertThat(http.get("/pipelines").json().path("data")).isEmpty();
             assertThat(http.post("/pipelines/validate", NIGHTLY).json().path("errors"))
