@@ -251,3 +251,231 @@ export interface AgentConnection {
   gateway_name?: string;
   tools: { id: string; name: string }[];
 }
+
+// --- studio: decisions, history, templates with versions and aliases, examples, feedback, evals (/v1/studio)
+
+export type QuestionType = 'choice' | 'noul' | 'multi' | 'score' | 'rank' | 'number';
+
+/** A question as the API takes it: criteria are options (name → description), levels, values or yes/no sides. */
+export interface Question {
+  type: QuestionType;
+  instructions?: string;
+  criteria?: Record<string, string | null> | string[] | number[] | string;
+  threshold?: number;
+  unit?: string;
+}
+
+export interface Answer {
+  type: QuestionType;
+  probabilities: Record<string, number>;
+  decision: string | number | string[] | null;
+  top_probability: number;
+  certainty: number;
+  act: boolean;
+  legend?: Record<string, string>;
+  unit?: string;
+  threshold?: number;
+}
+
+export interface Decision {
+  id: string;
+  object: 'decision';
+  status: string;
+  created_at: number;
+  completed_at: number | null;
+  template: { id: string; version: number; ref?: string } | null;
+  model: string | null;
+  answers: Record<string, Answer>;
+  act: boolean;
+  needs_review: string[];
+  settings: { act_threshold: number; temperature: number };
+  timing: Record<string, number> | null;
+  usage: { input_tokens: number; output_tokens: number } | null;
+  error: { code: string; message: string } | null;
+  store: string;
+  warnings: { code: string; message: string }[];
+  input?: { state: unknown; variables: Record<string, unknown> | null; rendered_state?: string; questions?: Record<string, Question> };
+  feedback?: Record<string, { expected: unknown; correct: boolean | null; feedback_id: string }>;
+}
+
+export interface DecisionSummary {
+  id: string;
+  status: string;
+  created_at: number;
+  template: { id: string; version: number } | null;
+  model: string | null;
+  act: boolean;
+  needs_review: string[];
+  labelled: boolean;
+  answers: Record<string, { type: QuestionType; decision: unknown; certainty: number; act: boolean }>;
+  error: { code: string; message: string } | null;
+}
+
+export interface Cursored<T> extends Page<T> {
+  first_id: string | null;
+  last_id: string | null;
+}
+
+export interface Feedback {
+  id: string;
+  decision_id: string;
+  question: string;
+  expected: unknown;
+  predicted: unknown;
+  correct: boolean | null;
+  rating: number | null;
+  created_at: number;
+}
+
+export interface Definition {
+  name?: string;
+  description?: string;
+  note?: string;
+  model?: string | null;
+  state?: string | null;
+  variables?: Record<string, Record<string, unknown>>;
+  questions?: Record<string, Question>;
+  settings?: Record<string, unknown>;
+}
+
+export interface Template extends Definition {
+  id: string;
+  name: string;
+  description: string;
+  origin: 'builtin' | 'user';
+  archived: boolean;
+  aliases: Record<string, number>;
+  version: number;
+  note: string;
+  metadata: Record<string, string>;
+  summary?: { questions: string[]; variables: string[]; model: string | null };
+  updated_at: number;
+}
+
+export interface TemplateVersion extends Definition {
+  template: string;
+  version: number;
+  note: string;
+  aliases: string[];
+  changes: { class: string; summary: string[] };
+  created_at: number;
+}
+
+export interface TemplateDiff {
+  from: number;
+  to: number;
+  class: string;
+  breaking_for_callers: boolean;
+  summary: string[];
+}
+
+export interface Example {
+  id: string;
+  state: unknown;
+  variables: Record<string, unknown> | null;
+  expected: Record<string, unknown>;
+  tags: string[];
+  split: 'test' | 'calibration';
+  note: string | null;
+}
+
+export interface StudioModel {
+  id: string;
+  name: string;
+  status?: string;
+}
+
+export interface ReliabilityBin {
+  from: number;
+  to: number;
+  n: number;
+  confidence: number | null;
+  accuracy: number | null;
+}
+
+export interface QuestionMetrics {
+  type: QuestionType;
+  n: number;
+  correct: number;
+  accuracy: number | null;
+  brier?: number | null;
+  log_loss?: number | null;
+  ece?: number | null;
+  confident_mistakes?: number;
+  reliability?: ReliabilityBin[];
+  confusion?: Record<string, Record<string, number>>;
+  temperature?: { current: number; fitted: number | null };
+  act_threshold?: { current: number; suggested: number | null; coverage?: number; error?: number };
+  f1?: number | null;
+  exact_match?: number | null;
+  within_one?: number | null;
+  mae?: number | null;
+  kendall_tau?: number | null;
+}
+
+export interface EvalTarget {
+  index: number;
+  version: number | null;
+  model: string;
+  items: number;
+  failed: number;
+  measured_on: string;
+  fitted_on: string;
+  questions: Record<string, QuestionMetrics>;
+}
+
+export interface Eval {
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+  progress: { done: number; total: number; failed: number };
+  template: { id: string; reference: string } | null;
+  targets: { index: number; version: number | null; model: string | null }[];
+  data_set: { kind: string; split?: string | null; tags?: string[] };
+  questions: string[];
+  results: { targets: EvalTarget[] } | null;
+  error: { code: string; message: string } | null;
+  created_at: number;
+}
+
+const S = '/v1/studio';
+const tpl = (templateId: string) => `${S}/templates/${templateId.split('/').map(id).join('/')}`;
+
+export const studio = {
+  decide: (body: Record<string, unknown>) => call<Decision>('POST', `${S}/decisions`, body),
+  decision: (decisionId: string) => call<Decision>('GET', `${S}/decisions/${id(decisionId)}`),
+  decisions: (filters: Record<string, string | number | undefined>) =>
+    call<Cursored<DecisionSummary>>('GET', `${S}/decisions` + q(filters)),
+  feedback: (decisionId: string) => call<Page<Feedback>>('GET', `${S}/decisions/${id(decisionId)}/feedback`),
+  giveFeedback: (decisionId: string, body: { expected: Record<string, unknown>; rating: number | null }) =>
+    call<Page<Feedback>>('POST', `${S}/decisions/${id(decisionId)}/feedback`, body),
+  models: () => call<Page<StudioModel>>('GET', `${S}/models`),
+
+  templates: (filters: Record<string, string | number | undefined>) =>
+    call<Cursored<Template>>('GET', `${S}/templates` + q(filters)),
+  template: (templateId: string) => call<Template>('GET', tpl(templateId)),
+  createTemplate: (body: Record<string, unknown>) => call<Template>('POST', `${S}/templates`, body),
+  saveTemplate: (templateId: string, body: Record<string, unknown>) => call<Template>('PUT', tpl(templateId), body),
+  schema: (templateId: string) => call<{ properties?: Record<string, Record<string, unknown>>; required?: string[] }>('GET', tpl(templateId) + '/schema'),
+  versions: (templateId: string) => call<Page<TemplateVersion>>('GET', tpl(templateId) + '/versions?limit=100'),
+  version: (templateId: string, version: number) => call<TemplateVersion>('GET', `${tpl(templateId)}/versions/${version}`),
+  diff: (templateId: string, from: number, to: number) =>
+    call<TemplateDiff>('GET', `${tpl(templateId)}/versions/${to}/diff` + q({ against: from })),
+  setAlias: (templateId: string, alias: string, version: number) =>
+    call<unknown>('PUT', `${tpl(templateId)}/aliases/${id(alias)}`, { version }),
+  deleteAlias: (templateId: string, alias: string) => call<unknown>('DELETE', `${tpl(templateId)}/aliases/${id(alias)}`),
+
+  examples: (templateId: string, filters: Record<string, string | undefined>) =>
+    call<Page<Example>>('GET', tpl(templateId) + '/examples' + q({ ...filters, limit: 1000 })),
+  addExample: (templateId: string, body: Record<string, unknown>) => call<Example>('POST', tpl(templateId) + '/examples', body),
+  importExamples: (templateId: string, examples: unknown[]) =>
+    call<{ created: number; failed: { index: number; error: Problem }[] }>('POST', tpl(templateId) + '/examples/import', { examples }),
+  updateExample: (templateId: string, exampleId: string, body: Record<string, unknown>) =>
+    call<Example>('PATCH', `${tpl(templateId)}/examples/${id(exampleId)}`, body),
+  deleteExample: (templateId: string, exampleId: string) => call<unknown>('DELETE', `${tpl(templateId)}/examples/${id(exampleId)}`),
+
+  evals: () => call<Page<Eval>>('GET', `${S}/evals?limit=50`),
+  eval: (evalId: string, wait?: number) => call<Eval>('GET', `${S}/evals/${id(evalId)}` + q({ wait })),
+  startEval: (body: Record<string, unknown>) => call<Eval>('POST', `${S}/evals`, body),
+  cancelEval: (evalId: string) => call<Eval>('POST', `${S}/evals/${id(evalId)}/cancel`),
+  applyEval: (evalId: string, body: Record<string, unknown>) => call<Template>('POST', `${S}/evals/${id(evalId)}/apply`, body),
+};
