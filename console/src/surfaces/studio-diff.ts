@@ -27,12 +27,13 @@ export function lineDiff(before: string, after: string): DiffLine[] {
       lines.push({ kind: 'same', text: a[i], before: i + 1, after: j + 1 });
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || common[i][j + 1] >= common[i + 1][j])) {
-      lines.push({ kind: 'added', text: b[j], before: null, after: j + 1 });
-      j++;
-    } else {
+    } else if (i < a.length && (j === b.length || common[i + 1][j] >= common[i][j + 1])) {
+      // of a change, the old line shows first
       lines.push({ kind: 'removed', text: a[i], before: i + 1, after: null });
       i++;
+    } else {
+      lines.push({ kind: 'added', text: b[j], before: null, after: j + 1 });
+      j++;
     }
   }
   return lines;

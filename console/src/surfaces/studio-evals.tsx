@@ -6,6 +6,7 @@ import { ApiError, studio, type Eval, type EvalTarget, type QuestionMetrics } fr
 import { Field, Form, TextField } from '../forms';
 import { linkClick, navigate } from '../router';
 import { Loaded, Notice, useLoad, when } from './common';
+import { studioLink } from './studio';
 import { ConfusionMatrix, Progress, ReliabilityDiagram, percent } from './studio-charts';
 
 const RUNNING = ['queued', 'in_progress'];
@@ -37,7 +38,7 @@ export function Evals() {
                 {page.data.map((e) => (
                   <tr key={e.id}>
                     <th scope="row">
-                      <a href={`/console/studio/evals/${e.id}`} onClick={linkClick(`/studio/evals/${e.id}`)}>
+                      <a href={'/console' + studioLink('eval', e.id)} onClick={linkClick(studioLink('eval', e.id))}>
                         {e.id}
                       </a>
                     </th>
@@ -80,7 +81,7 @@ function StartEval() {
     if (chosenModels.length) body.models = chosenModels;
     if (list(versions).length) body.versions = list(versions).map((v) => (/^\d+$/.test(v) ? Number(v) : v));
     const started = await studio.startEval(body);
-    navigate(`/studio/evals/${started.id}`);
+    navigate(studioLink('eval', started.id));
   };
   return (
     <div class="panel">

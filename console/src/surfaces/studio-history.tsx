@@ -5,6 +5,7 @@ import { studio, type Decision } from '../api';
 import { Form, Field } from '../forms';
 import { linkClick } from '../router';
 import { Loaded, Notice, useLoad, when } from './common';
+import { studioLink } from './studio';
 import { percent } from './studio-charts';
 import { AnswerView, ExpectedFields, decisionText, type Expected } from './studio-questions';
 
@@ -119,7 +120,7 @@ export function History() {
                   {page.data.map((d) => (
                     <tr key={d.id}>
                       <th scope="row">
-                        <a href={`/console/studio/decisions/${d.id}`} onClick={linkClick(`/studio/decisions/${d.id}`)}>
+                        <a href={'/console' + studioLink('decision', d.id)} onClick={linkClick(studioLink('decision', d.id))}>
                           {d.id}
                         </a>
                       </th>
@@ -263,7 +264,7 @@ function Facts(props: { decision: Decision }) {
       <dt>Template</dt>
       <dd>
         {d.template ? (
-          <a href={`/console/studio/templates/${d.template.id}`} onClick={linkClick(`/studio/templates/${d.template.id}`)}>
+          <a href={'/console' + studioLink('template', d.template.id)} onClick={linkClick(studioLink('template', d.template.id))}>
             {d.template.id} version {d.template.version}
           </a>
         ) : (

@@ -5,6 +5,7 @@ import { studio, type Decision, type Template } from '../api';
 import { Field, Form, SchemaFields, type FieldSpec, type Values } from '../forms';
 import { linkClick } from '../router';
 import { Loaded, useLoad } from './common';
+import { studioLink } from './studio';
 import { percent } from './studio-charts';
 import { AnswerView, QuestionsEditor, newDraft, toDrafts, toQuestions, type Draft } from './studio-questions';
 
@@ -156,7 +157,7 @@ function DecisionResult(props: { decision: Decision }) {
     <section class="panel result" aria-labelledby="result-title">
       <h2 id="result-title">Decision</h2>
       <p>
-        <a href={`/console/studio/decisions/${d.id}`} onClick={linkClick(`/studio/decisions/${d.id}`)}>
+        <a href={'/console' + studioLink('decision', d.id)} onClick={linkClick(studioLink('decision', d.id))}>
           {d.id}
         </a>{' '}
         · {d.model ?? 'no model'}

@@ -242,13 +242,14 @@ export function AnswerView(props: { question: string; answer: Answer }) {
   const shown = answer.type === 'score' && answer.legend?.[String(answer.decision)] ? `${answer.decision}: ${answer.legend[String(answer.decision)]}` : decisionText(answer);
   return (
     <section class="answer" aria-label={`Answer to ${question}`}>
-      <h3>
-        {question} <span class="meta">({TYPES.find((t) => t.type === answer.type)?.label ?? answer.type})</span>
-      </h3>
-      <p>
-        <strong>{shown}</strong> · certainty {percent(answer.certainty)} ·{' '}
-        <span class={answer.act ? 'acts' : 'review'}>{answer.act ? 'acts' : 'needs review'}</span>
-      </p>
+      <div class="answer-head">
+        <h3>{question}</h3>
+        <span class="meta">{TYPES.find((t) => t.type === answer.type)?.label ?? answer.type}</span>
+        <span>
+          <strong>{shown}</strong> · certainty {percent(answer.certainty)} ·{' '}
+          <span class={answer.act ? 'acts' : 'review'}>{answer.act ? 'acts' : 'needs review'}</span>
+        </span>
+      </div>
       <ProbabilityBars question={question} answer={answer} />
     </section>
   );

@@ -2,10 +2,11 @@
 // versions with a line diff of any two, its aliases, its test examples (add, import, split and tags) and the
 // feedback its decisions got.
 import { useState } from 'preact/hooks';
-import { studio, type Example, type Template } from '../api';
+import { studio, type Example, type Template, type TemplateVersion } from '../api';
 import { Field, Form, TextField } from '../forms';
 import { linkClick, navigate } from '../router';
 import { ConfirmButton, Loaded, Notice, useLoad, when } from './common';
+import { studioLink } from './studio';
 import { lineDiff } from './studio-diff';
 import { ExpectedFields, QuestionsEditor, answersOf, newDraft, toDrafts, toQuestions, type Draft, type Expected } from './studio-questions';
 
@@ -37,7 +38,7 @@ export function Templates() {
       <button type="button" onClick={() => setCreating(true)}>
         New template
       </button>
-      {creating && <DefinitionEditor onSaved={(t) => navigate(`/studio/templates/${t.id}`)} />}
+      {creating && <DefinitionEditor onSaved={(t) => navigate(studioLink('template', t.id))} />}
       <Loaded state={list}>
         {(page) =>
           page.data.length === 0 ? (
@@ -59,7 +60,7 @@ export function Templates() {
                 {page.data.map((t) => (
                   <tr key={t.id}>
                     <th scope="row">
-                      <a {...link(`/studio/templates/${t.id}`)}>{t.id}</a>
+                      <a {...link(studioLink('template', t.id))}>{t.id}</a>
                     </th>
                     <td>{t.name}</td>
                     <td>{t.version}</td>
@@ -199,7 +200,7 @@ export function TemplatePage(props: { templateId: string }) {
               }}
             />
           ) : tab === 'Versions' ? (
-            <Versions template={t} onChange={template.reload} />
+            <Versions template={t} />
           ) : tab === 'Examples' ? (
             <Examples template={t} />
           ) : (
@@ -237,7 +238,7 @@ function Clone(props: { template: Template }) {
         submit="Clone"
         onSubmit={async () => {
           const t = await studio.createTemplate({ id: cloneId, from: { template: props.template.id } });
-          navigate(`/studio/templates/${t.id}`);
+          navigate(studioLink('template', t.id));
         }}
       >
         <TextField param="id" label="New template id" required value={cloneId} onInput={setCloneId} />
@@ -250,7 +251,7 @@ function Clone(props: { template: Template }) {
 const definitionText = (v: Record<string, unknown>) =>
   JSON.stringify({ model: v.model ?? null, state: v.state ?? null, variables: v.variables ?? {}, questions: v.questions ?? {}, settings: v.settings ?? {} }, null, 2);
 
-function Versions(props: { template: Template; onChange: () => void }) {
+function Versions(props: { template: Template }) {
   const t = props.template;
   const versions = useLoad(() => studio.versions(t.id), [t.id, t.version]);
   const [from, setFrom] = useState(Math.max(1, t.version - 1));
@@ -313,7 +314,18 @@ function Versions(props: { template: Template; onChange: () => void }) {
           {from !== to && <VersionDiff key={`${from}-${to}`} templateId={t.id} from={from} to={to} />}
         </div>
       )}
-      <Aliases template={t} onChange={(text) => { setNotice(text); props.onChange(); }} />
+      <Loaded state={versions}>
+        {(page) => (
+          <Aliases
+            template={t}
+            versions={page.data}
+            onChange={(text) => {
+              setNotice(text);
+              versions.reload();
+            }}
+          />
+        )}
+      </Loaded>
     </>
   );
 }
@@ -367,11 +379,15 @@ function VersionDiff(props: { templateId: string; from: number; to: number }) {
   );
 }
 
-function Aliases(props: { template: Template; onChange: (notice: string) => void }) {
+/**
+ * The aliases as the versions list has them: a template's own GET is revalidated by its ETag, its version number,
+ * which an alias change leaves as it was.
+ */
+function Aliases(props: { template: Template; versions: TemplateVersion[]; onChange: (notice: string) => void }) {
   const t = props.template;
   const [alias, setAlias] = useState('');
   const [version, setVersion] = useState(t.version);
-  const named = Object.entries(t.aliases).filter(([a]) => a !== 'latest');
+  const named = props.versions.flatMap((v) => v.aliases.filter((a) => a !== 'latest').map((a) => [a, v.version] as const));
   return (
     <div class="panel">
       <h2>Aliases</h2>
@@ -643,7 +659,7 @@ function TemplateFeedback(props: { template: Template }) {
               {feedback.map((f) => (
                 <tr key={f.id}>
                   <th scope="row">
-                    <a {...link(`/studio/decisions/${f.decision_id}`)}>{f.decision_id}</a>
+                    <a {...link(studioLink('decision', f.decision_id))}>{f.decision_id}</a>
                   </th>
                   <td>{f.question}</td>
                   <td>{String(f.expected ?? '—')}</td>

@@ -13,15 +13,19 @@ const SECTIONS = [
   { path: '/studio/evals', title: 'Evals' },
 ];
 
-function section(path: string) {
-  if (path.startsWith('/studio/decisions/') || path === '/studio/history') return '/studio/history';
-  return [...SECTIONS].reverse().find((s) => path === s.path || path.startsWith(s.path + '/'))?.path ?? '/studio';
-}
+/** Links to one decision, template or eval: the id goes in the query (the server serves pages two parts deep). */
+export const studioLink = (kind: 'decision' | 'template' | 'eval', id: string) => `/studio/${kind}?id=${encodeURIComponent(id)}`;
+
+const PARENT: Record<string, string> = {
+  '/studio/decision': '/studio/history',
+  '/studio/template': '/studio/templates',
+  '/studio/eval': '/studio/evals',
+};
 
 export function Studio() {
   const path = usePath();
-  const current = section(path);
-  const rest = (prefix: string) => decodeURIComponent(path.slice(prefix.length));
+  const current = PARENT[path] ?? (SECTIONS.some((s) => s.path === path) ? path : '/studio');
+  const id = new URLSearchParams(location.search).get('id') ?? '';
   return (
     <div class="studio">
       <nav aria-label="Studio">
@@ -35,12 +39,12 @@ export function Studio() {
           ))}
         </ul>
       </nav>
-      {path.startsWith('/studio/decisions/') ? (
-        <DecisionDetail key={path} decisionId={rest('/studio/decisions/')} />
-      ) : path.startsWith('/studio/templates/') ? (
-        <TemplatePage key={path} templateId={rest('/studio/templates/')} />
-      ) : path.startsWith('/studio/evals/') ? (
-        <EvalPage key={path} evalId={rest('/studio/evals/')} />
+      {path === '/studio/decision' ? (
+        <DecisionDetail key={id} decisionId={id} />
+      ) : path === '/studio/template' ? (
+        <TemplatePage key={id} templateId={id} />
+      ) : path === '/studio/eval' ? (
+        <EvalPage key={id} evalId={id} />
       ) : current === '/studio/history' ? (
         <History />
       ) : current === '/studio/templates' ? (
