@@ -44,19 +44,25 @@ export function Playground() {
   const [variables, setVariables] = useState<Values>({});
   const [model, setModel] = useState('');
   const [decision, setDecision] = useState<Decision | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
 
   const choose = async (templateId: string) => {
+    setProblem(null);
     if (!templateId) {
       setChosen(null);
       return;
     }
-    const template = await studio.template(templateId);
-    const filled = toDrafts(template.questions);
-    const fields = Object.keys(template.variables ?? {}).length > 0 ? variableFields(await studio.schema(templateId)) : [];
-    setChosen({ template, baseline: JSON.stringify(toQuestions(filled)), fields });
-    setDrafts(filled);
-    setVariables({});
-    if (template.metadata['studio.sample'] && !state) setState(template.metadata['studio.sample']);
+    try {
+      const template = await studio.template(templateId);
+      const filled = toDrafts(template.questions);
+      const fields = Object.keys(template.variables ?? {}).length > 0 ? variableFields(await studio.schema(templateId)) : [];
+      setChosen({ template, baseline: JSON.stringify(toQuestions(filled)), fields });
+      setDrafts(filled);
+      setVariables({});
+      if (template.metadata['studio.sample'] && !state) setState(template.metadata['studio.sample']);
+    } catch (e) {
+      setProblem(e instanceof Error ? e.message : String(e));
+    }
   };
   const questions = toQuestions(drafts);
   // the template's own questions run as the template (and count in its history); edited ones run ad hoc
@@ -105,6 +111,7 @@ export function Playground() {
                 />
               )}
             </Loaded>
+            {problem && <p role="alert">{problem}</p>}
             {chosen && !asTemplate && <p class="meta">The questions differ from {chosen.template.id}: they run as your own.</p>}
             {byVariables ? (
               <fieldset>

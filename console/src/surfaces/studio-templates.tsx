@@ -2,7 +2,7 @@
 // versions with a line diff of any two, its aliases, its test examples (add, import, split and tags) and the
 // feedback its decisions got.
 import { useState } from 'preact/hooks';
-import { studio, type Example, type Template, type TemplateVersion } from '../api';
+import { studio, type Example, type Problem, type Template, type TemplateVersion } from '../api';
 import { Field, Form, TextField } from '../forms';
 import { linkClick, navigate } from '../router';
 import { ConfirmButton, Loaded, Notice, useLoad, when } from './common';
@@ -87,7 +87,7 @@ const aliasText = (t: Template) =>
 const json = (value: unknown) => (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0) ? '' : JSON.stringify(value, null, 2));
 
 /** Text that must be JSON: parsed when sent; a parse failure is named at its field before anything is sent. */
-function parseJson(text: string, param: string, problems: { code: string; param: string; message: string }[]) {
+function parseJson(text: string, param: string, problems: Problem[]) {
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);
@@ -109,26 +109,26 @@ function DefinitionEditor(props: { base?: Template; onSaved: (t: Template) => vo
   const [settings, setSettings] = useState(json(base?.settings));
   const [note, setNote] = useState('');
   const [drafts, setDrafts] = useState<Draft[]>(base ? toDrafts(base.questions) : [newDraft(1)]);
-  const problems: { code: string; param: string; message: string }[] = [];
-  const body = () => {
-    problems.length = 0;
-    const out: Record<string, unknown> = {
+  /** The definition to send, and what is wrong with its JSON fields (then nothing is sent). */
+  const build = () => {
+    const problems: Problem[] = [];
+    const body: Record<string, unknown> = {
       name,
       description,
       model: model.trim() || null,
       state: state.trim() ? state : null,
+      variables: parseJson(variables, 'variables', problems) ?? {},
       questions: toQuestions(drafts),
+      settings: parseJson(settings, 'settings', problems) ?? {},
       note,
     };
-    out.variables = parseJson(variables, 'variables', problems) ?? {};
-    out.settings = parseJson(settings, 'settings', problems) ?? {};
-    return out;
+    return { body, problems };
   };
   const submit = async () => {
     if (base) {
-      props.onSaved(await studio.saveTemplate(base.id, { ...body(), base_version: base.version }));
+      props.onSaved(await studio.saveTemplate(base.id, { ...build().body, base_version: base.version }));
     } else {
-      props.onSaved(await studio.createTemplate({ id: templateId, ...body() }));
+      props.onSaved(await studio.createTemplate({ id: templateId, ...build().body }));
     }
   };
   const area = (param: string, label: string, value: string, set: (v: string) => void, hint: string) => (
@@ -148,10 +148,7 @@ function DefinitionEditor(props: { base?: Template; onSaved: (t: Template) => vo
         label={base ? `Edit ${base.id}` : 'New template'}
         submit={base ? 'Save version' : 'Create template'}
         onSubmit={submit}
-        checkFirst={() => {
-          body();
-          return problems;
-        }}
+        checkFirst={() => build().problems}
       >
         {!base && <TextField param="id" label="Template id" required value={templateId} onInput={setTemplateId} hint="Letters, digits, - and _; it cannot change later." />}
         <TextField param="name" label="Name" value={name} onInput={setName} />
