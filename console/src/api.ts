@@ -3,6 +3,7 @@
 
 const TOKEN_KEY = 'arbor.token';
 const PROJECT_KEY = 'arbor.project';
+const STUDIO_KEY = 'arbor.studio-key';
 
 /** The token lives in sessionStorage: this tab only, gone when it closes. */
 export const session = {
@@ -18,6 +19,7 @@ export const session = {
   signOut() {
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(PROJECT_KEY);
+    sessionStorage.removeItem(STUDIO_KEY);
   },
 };
 
@@ -166,10 +168,10 @@ export interface Delivery {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+/** `bearer` is the tab's token unless a call names another secret (the studio's own key). */
+async function call<T>(method: Method, path: string, body?: unknown, bearer: string | null = session.token()): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  const token = session.token();
-  if (token) headers.Authorization = `Bearer ${token}`;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   const project = session.project();
   if (project) headers['X-Project-Id'] = project;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -437,45 +439,64 @@ export interface Eval {
   created_at: number;
 }
 
+/**
+ * The studio takes its own API key where the server sets STUDIO_API_KEY (admin tokens do not open it); the key,
+ * once given, is kept for this tab like the token and sent instead of it on the studio's calls.
+ */
+export const studioKey = {
+  get: (): string | null => sessionStorage.getItem(STUDIO_KEY),
+  set(key: string | null) {
+    if (key) sessionStorage.setItem(STUDIO_KEY, key);
+    else sessionStorage.removeItem(STUDIO_KEY);
+  },
+};
+
+/** The codes of a studio that wants its key (or refuses this caller without one). */
+export const needsStudioKey = (error: unknown) =>
+  error instanceof ApiError && ['missing_api_key', 'invalid_api_key', 'remote_access_requires_key'].includes(error.code);
+
+const studioCall = <T>(method: Method, path: string, body?: unknown) => call<T>(method, path, body, studioKey.get() ?? session.token());
+
 const S = '/v1/studio';
 const tpl = (templateId: string) => `${S}/templates/${templateId.split('/').map(id).join('/')}`;
 
 export const studio = {
-  decide: (body: Record<string, unknown>) => call<Decision>('POST', `${S}/decisions`, body),
-  decision: (decisionId: string) => call<Decision>('GET', `${S}/decisions/${id(decisionId)}`),
+  decide: (body: Record<string, unknown>) => studioCall<Decision>('POST', `${S}/decisions`, body),
+  decision: (decisionId: string) => studioCall<Decision>('GET', `${S}/decisions/${id(decisionId)}`),
   decisions: (filters: Record<string, string | number | undefined>) =>
-    call<Cursored<DecisionSummary>>('GET', `${S}/decisions` + q(filters)),
-  feedback: (decisionId: string) => call<Page<Feedback>>('GET', `${S}/decisions/${id(decisionId)}/feedback`),
+    studioCall<Cursored<DecisionSummary>>('GET', `${S}/decisions` + q(filters)),
+  feedback: (decisionId: string) => studioCall<Page<Feedback>>('GET', `${S}/decisions/${id(decisionId)}/feedback`),
   giveFeedback: (decisionId: string, body: { expected: Record<string, unknown>; rating: number | null }) =>
-    call<Page<Feedback>>('POST', `${S}/decisions/${id(decisionId)}/feedback`, body),
-  models: () => call<Page<StudioModel>>('GET', `${S}/models`),
+    studioCall<Page<Feedback>>('POST', `${S}/decisions/${id(decisionId)}/feedback`, body),
+  models: () => studioCall<Page<StudioModel>>('GET', `${S}/models`),
+  settings: () => studioCall<unknown>('GET', `${S}/settings`),
 
   templates: (filters: Record<string, string | number | undefined>) =>
-    call<Cursored<Template>>('GET', `${S}/templates` + q(filters)),
-  template: (templateId: string) => call<Template>('GET', tpl(templateId)),
-  createTemplate: (body: Record<string, unknown>) => call<Template>('POST', `${S}/templates`, body),
-  saveTemplate: (templateId: string, body: Record<string, unknown>) => call<Template>('PUT', tpl(templateId), body),
-  schema: (templateId: string) => call<{ properties?: Record<string, Record<string, unknown>>; required?: string[] }>('GET', tpl(templateId) + '/schema'),
-  versions: (templateId: string) => call<Page<TemplateVersion>>('GET', tpl(templateId) + '/versions?limit=100'),
-  version: (templateId: string, version: number) => call<TemplateVersion>('GET', `${tpl(templateId)}/versions/${version}`),
+    studioCall<Cursored<Template>>('GET', `${S}/templates` + q(filters)),
+  template: (templateId: string) => studioCall<Template>('GET', tpl(templateId)),
+  createTemplate: (body: Record<string, unknown>) => studioCall<Template>('POST', `${S}/templates`, body),
+  saveTemplate: (templateId: string, body: Record<string, unknown>) => studioCall<Template>('PUT', tpl(templateId), body),
+  schema: (templateId: string) => studioCall<{ properties?: Record<string, Record<string, unknown>>; required?: string[] }>('GET', tpl(templateId) + '/schema'),
+  versions: (templateId: string) => studioCall<Page<TemplateVersion>>('GET', tpl(templateId) + '/versions?limit=100'),
+  version: (templateId: string, version: number) => studioCall<TemplateVersion>('GET', `${tpl(templateId)}/versions/${version}`),
   diff: (templateId: string, from: number, to: number) =>
-    call<TemplateDiff>('GET', `${tpl(templateId)}/versions/${to}/diff` + q({ against: from })),
+    studioCall<TemplateDiff>('GET', `${tpl(templateId)}/versions/${to}/diff` + q({ against: from })),
   setAlias: (templateId: string, alias: string, version: number) =>
-    call<unknown>('PUT', `${tpl(templateId)}/aliases/${id(alias)}`, { version }),
-  deleteAlias: (templateId: string, alias: string) => call<unknown>('DELETE', `${tpl(templateId)}/aliases/${id(alias)}`),
+    studioCall<unknown>('PUT', `${tpl(templateId)}/aliases/${id(alias)}`, { version }),
+  deleteAlias: (templateId: string, alias: string) => studioCall<unknown>('DELETE', `${tpl(templateId)}/aliases/${id(alias)}`),
 
   examples: (templateId: string, filters: Record<string, string | undefined>) =>
-    call<Page<Example>>('GET', tpl(templateId) + '/examples' + q({ ...filters, limit: 1000 })),
-  addExample: (templateId: string, body: Record<string, unknown>) => call<Example>('POST', tpl(templateId) + '/examples', body),
+    studioCall<Page<Example>>('GET', tpl(templateId) + '/examples' + q({ ...filters, limit: 1000 })),
+  addExample: (templateId: string, body: Record<string, unknown>) => studioCall<Example>('POST', tpl(templateId) + '/examples', body),
   importExamples: (templateId: string, examples: unknown[]) =>
-    call<{ created: number; failed: { index: number; error: Problem }[] }>('POST', tpl(templateId) + '/examples/import', { examples }),
+    studioCall<{ created: number; failed: { index: number; error: Problem }[] }>('POST', tpl(templateId) + '/examples/import', { examples }),
   updateExample: (templateId: string, exampleId: string, body: Record<string, unknown>) =>
-    call<Example>('PATCH', `${tpl(templateId)}/examples/${id(exampleId)}`, body),
-  deleteExample: (templateId: string, exampleId: string) => call<unknown>('DELETE', `${tpl(templateId)}/examples/${id(exampleId)}`),
+    studioCall<Example>('PATCH', `${tpl(templateId)}/examples/${id(exampleId)}`, body),
+  deleteExample: (templateId: string, exampleId: string) => studioCall<unknown>('DELETE', `${tpl(templateId)}/examples/${id(exampleId)}`),
 
-  evals: () => call<Page<Eval>>('GET', `${S}/evals?limit=50`),
-  eval: (evalId: string, wait?: number) => call<Eval>('GET', `${S}/evals/${id(evalId)}` + q({ wait })),
-  startEval: (body: Record<string, unknown>) => call<Eval>('POST', `${S}/evals`, body),
-  cancelEval: (evalId: string) => call<Eval>('POST', `${S}/evals/${id(evalId)}/cancel`),
-  applyEval: (evalId: string, body: Record<string, unknown>) => call<Template>('POST', `${S}/evals/${id(evalId)}/apply`, body),
+  evals: () => studioCall<Page<Eval>>('GET', `${S}/evals?limit=50`),
+  eval: (evalId: string, wait?: number) => studioCall<Eval>('GET', `${S}/evals/${id(evalId)}` + q({ wait })),
+  startEval: (body: Record<string, unknown>) => studioCall<Eval>('POST', `${S}/evals`, body),
+  cancelEval: (evalId: string) => studioCall<Eval>('POST', `${S}/evals/${id(evalId)}/cancel`),
+  applyEval: (evalId: string, body: Record<string, unknown>) => studioCall<Template>('POST', `${S}/evals/${id(evalId)}/apply`, body),
 };

@@ -1,5 +1,8 @@
 // The studio: one tab in the navigation with its own sections (playground, history, templates, evals), each a
 // route under /studio.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, needsStudioKey, studio, studioKey } from '../api';
+import { Form, TextField } from '../forms';
 import { linkClick, usePath } from '../router';
 import { DecisionDetail, History } from './studio-history';
 import { Playground } from './studio-playground';
@@ -26,6 +29,16 @@ export function Studio() {
   const path = usePath();
   const current = PARENT[path] ?? (SECTIONS.some((s) => s.path === path) ? path : '/studio');
   const id = new URLSearchParams(location.search).get('id') ?? '';
+  const [gate, setGate] = useState<'checking' | 'open' | 'key'>('checking');
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    studio
+      .settings()
+      .then(() => setGate('open'))
+      .catch((e) => setGate(needsStudioKey(e) ? 'key' : 'open'));
+  }, [round]);
+  if (gate === 'checking') return <p class="loading">Loading…</p>;
+  if (gate === 'key') return <StudioKey onKey={() => setRound(round + 1)} />;
   return (
     <div class="studio">
       <nav aria-label="Studio">
@@ -55,5 +68,31 @@ export function Studio() {
         <Playground />
       )}
     </div>
+  );
+}
+
+/** Asks for the studio's own key: checked at once, so that a wrong one is said beside the field. */
+function StudioKey(props: { onKey: () => void }) {
+  const [key, setKey] = useState('');
+  const submit = async () => {
+    studioKey.set(key.trim());
+    try {
+      await studio.settings();
+    } catch (e) {
+      studioKey.set(null);
+      // the envelope names no field: the key is the field at fault
+      if (e instanceof ApiError && needsStudioKey(e)) throw new ApiError(e.status, { code: e.code, param: 'key', message: e.message }, []);
+      throw e;
+    }
+    props.onKey();
+  };
+  return (
+    <section aria-labelledby="studio-key-title">
+      <h1 id="studio-key-title">Studio</h1>
+      <p>This server's studio has an API key of its own (STUDIO_API_KEY), or serves history and templates only to its own computer without one.</p>
+      <Form label="Studio key" submit="Use key" onSubmit={submit}>
+        <TextField param="key" label="Studio API key" type="password" value={key} onInput={setKey} hint="Kept in this tab only, like the token, and sent with the studio's calls." />
+      </Form>
+    </section>
   );
 }

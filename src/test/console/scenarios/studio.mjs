@@ -169,6 +169,23 @@ export const scenarios = {
     return results;
   },
 
+  async 'studio-key'() {
+    await signIn(args.token);
+    await nav().getByRole('link', { name: 'Studio' }).click();
+    const form = page.getByRole('form', { name: 'Studio key' });
+    await see(form, "the form for the studio's key");
+    await form.getByLabel('Studio API key').fill('sk-not-this-one');
+    await form.getByRole('button', { name: 'Use key' }).click();
+    await see(form.locator('#field-key-error'), "the server's message beside the key");
+    await snap('wrong-key');
+    await form.getByLabel('Studio API key').fill(args.key);
+    await form.getByRole('button', { name: 'Use key' }).click();
+    await page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name: 'Templates' }).click();
+    await see(page.getByRole('table', { name: 'Templates' }).getByRole('link', { name: args.template }), 'the templates the key opens');
+    await snap('opened');
+    return {};
+  },
+
   /** The README's picture: a starter template's questions answered in the playground, at a laptop's size. */
   async 'studio-readme-screenshot'() {
     await openStudio();

@@ -207,6 +207,28 @@ class ConsoleStudioBrowserTest {
     }
 
     @Test
+    void aStudioWithItsOwnKeyAsksForItAndOpensWithTheRightOne() throws Exception {
+        try (var keyed = ArborServer.start(Map.of("STUDIO_API_KEY", "sk-console"))) {
+            TestServer keyedHttp = keyed.http();
+            String keyedToken = keyedHttp
+                    .post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
+                    .json()
+                    .path("token")
+                    .asText();
+            assertThat(keyedHttp
+                            .post(
+                                    "/v1/studio/templates",
+                                    "{\"id\": \"keyed\", \"questions\": {\"ok\": {\"type\": \"noul\"}}}",
+                                    "Authorization",
+                                    "Bearer sk-console")
+                            .status())
+                    .isEqualTo(201);
+            ConsoleBrowser.forServer("http://127.0.0.1:" + keyedHttp.port())
+                    .run("studio-key", Map.of("token", keyedToken, "key", "sk-console", "template", "keyed"));
+        }
+    }
+
+    @Test
     void theReadmeScreenshotShowsThePlaygroundsBars() throws Exception {
         String asked = System.getProperty("console.screenshot", "");
         Path target = asked.isBlank()
