@@ -3,6 +3,7 @@
 
 const TOKEN_KEY = 'arbor.token';
 const PROJECT_KEY = 'arbor.project';
+const STUDIO_KEY = 'arbor.studio-key';
 
 /** The token lives in sessionStorage: this tab only, gone when it closes. */
 export const session = {
@@ -18,6 +19,7 @@ export const session = {
   signOut() {
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(PROJECT_KEY);
+    sessionStorage.removeItem(STUDIO_KEY);
   },
 };
 
@@ -166,18 +168,18 @@ export interface Delivery {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** The headers every call of the console sends: what it accepts, the tab's token and the current project. */
-function headersFor(accept: string): Record<string, string> {
+/** The headers every call of the console sends: what it accepts, the token (the tab's unless a call names another
+ * secret, such as the studio's own key) and the current project. */
+function headersFor(accept: string, bearer: string | null = session.token()): Record<string, string> {
   const headers: Record<string, string> = { Accept: accept };
-  const token = session.token();
-  if (token) headers.Authorization = `Bearer ${token}`;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   const project = session.project();
   if (project) headers['X-Project-Id'] = project;
   return headers;
 }
 
-async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers = headersFor('application/json');
+async function call<T>(method: Method, path: string, body?: unknown, bearer: string | null = session.token()): Promise<T> {
+  const headers = headersFor('application/json', bearer);
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, {
     method,
@@ -628,4 +630,251 @@ export const pipelinesApi = {
   resumeSchedule: (scheduleId: string) => call<Schedule>('POST', `/schedules/${id(scheduleId)}/resume`),
   runSchedule: (scheduleId: string) => call<{ id: string }>('POST', `/schedules/${id(scheduleId)}/run`),
   deleteSchedule: (scheduleId: string) => call<unknown>('DELETE', `/schedules/${id(scheduleId)}`),
+};
+
+// --- studio: decisions, history, templates with versions and aliases, examples, feedback, evals (/v1/studio)
+
+export type QuestionType = 'choice' | 'noul' | 'multi' | 'score' | 'rank' | 'number';
+
+/** A question as the API takes it: criteria are options (name → description), levels, values or yes/no sides. */
+export interface Question {
+  type: QuestionType;
+  instructions?: string;
+  criteria?: Record<string, string | null> | string[] | number[] | string;
+  threshold?: number;
+  unit?: string;
+}
+
+export interface Answer {
+  type: QuestionType;
+  probabilities: Record<string, number>;
+  decision: string | number | string[] | null;
+  top_probability: number;
+  certainty: number;
+  act: boolean;
+  legend?: Record<string, string>;
+  unit?: string;
+  threshold?: number;
+}
+
+export interface Decision {
+  id: string;
+  object: 'decision';
+  status: string;
+  created_at: number;
+  completed_at: number | null;
+  template: { id: string; version: number; ref?: string } | null;
+  model: string | null;
+  answers: Record<string, Answer>;
+  act: boolean;
+  needs_review: string[];
+  settings: { act_threshold: number; temperature: number };
+  timing: Record<string, number> | null;
+  usage: { input_tokens: number; output_tokens: number } | null;
+  error: { code: string; message: string } | null;
+  store: string;
+  warnings: { code: string; message: string }[];
+  input?: { state: unknown; variables: Record<string, unknown> | null; rendered_state?: string; questions?: Record<string, Question> };
+  feedback?: Record<string, { expected: unknown; correct: boolean | null; feedback_id: string }>;
+}
+
+export interface DecisionSummary {
+  id: string;
+  status: string;
+  created_at: number;
+  template: { id: string; version: number } | null;
+  model: string | null;
+  act: boolean;
+  needs_review: string[];
+  labelled: boolean;
+  answers: Record<string, { type: QuestionType; decision: unknown; certainty: number; act: boolean }>;
+  error: { code: string; message: string } | null;
+}
+
+export interface Cursored<T> extends Page<T> {
+  first_id: string | null;
+  last_id: string | null;
+}
+
+export interface Feedback {
+  id: string;
+  decision_id: string;
+  question: string;
+  expected: unknown;
+  predicted: unknown;
+  correct: boolean | null;
+  rating: number | null;
+  created_at: number;
+}
+
+export interface Definition {
+  name?: string;
+  description?: string;
+  note?: string;
+  model?: string | null;
+  state?: string | null;
+  variables?: Record<string, Record<string, unknown>>;
+  questions?: Record<string, Question>;
+  settings?: Record<string, unknown>;
+}
+
+export interface Template extends Definition {
+  id: string;
+  name: string;
+  description: string;
+  origin: 'builtin' | 'user';
+  archived: boolean;
+  aliases: Record<string, number>;
+  version: number;
+  note: string;
+  metadata: Record<string, string>;
+  summary?: { questions: string[]; variables: string[]; model: string | null };
+  updated_at: number;
+}
+
+export interface TemplateVersion extends Definition {
+  template: string;
+  version: number;
+  note: string;
+  aliases: string[];
+  changes: { class: string; summary: string[] };
+  created_at: number;
+}
+
+export interface TemplateDiff {
+  from: number;
+  to: number;
+  class: string;
+  breaking_for_callers: boolean;
+  summary: string[];
+}
+
+export interface Example {
+  id: string;
+  state: unknown;
+  variables: Record<string, unknown> | null;
+  expected: Record<string, unknown>;
+  tags: string[];
+  split: 'test' | 'calibration';
+  note: string | null;
+}
+
+export interface StudioModel {
+  id: string;
+  name: string;
+  status?: string;
+}
+
+export interface ReliabilityBin {
+  from: number;
+  to: number;
+  n: number;
+  confidence: number | null;
+  accuracy: number | null;
+}
+
+export interface QuestionMetrics {
+  type: QuestionType;
+  n: number;
+  correct: number;
+  accuracy: number | null;
+  brier?: number | null;
+  log_loss?: number | null;
+  ece?: number | null;
+  confident_mistakes?: number;
+  reliability?: ReliabilityBin[];
+  confusion?: Record<string, Record<string, number>>;
+  temperature?: { current: number; fitted: number | null };
+  act_threshold?: { current: number; suggested: number | null; coverage?: number; error?: number };
+  f1?: number | null;
+  exact_match?: number | null;
+  within_one?: number | null;
+  mae?: number | null;
+  kendall_tau?: number | null;
+}
+
+export interface EvalTarget {
+  index: number;
+  version: number | null;
+  model: string;
+  items: number;
+  failed: number;
+  measured_on: string;
+  fitted_on: string;
+  questions: Record<string, QuestionMetrics>;
+}
+
+export interface Eval {
+  id: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+  progress: { done: number; total: number; failed: number };
+  template: { id: string; reference: string } | null;
+  targets: { index: number; version: number | null; model: string | null }[];
+  data_set: { kind: string; split?: string | null; tags?: string[] };
+  questions: string[];
+  results: { targets: EvalTarget[] } | null;
+  error: { code: string; message: string } | null;
+  created_at: number;
+}
+
+/**
+ * The studio takes its own API key where the server sets STUDIO_API_KEY (admin tokens do not open it); the key,
+ * once given, is kept for this tab like the token and sent instead of it on the studio's calls.
+ */
+export const studioKey = {
+  get: (): string | null => sessionStorage.getItem(STUDIO_KEY),
+  set(key: string | null) {
+    if (key) sessionStorage.setItem(STUDIO_KEY, key);
+    else sessionStorage.removeItem(STUDIO_KEY);
+  },
+};
+
+/** The codes of a studio that wants its key (or refuses this caller without one). */
+export const needsStudioKey = (error: unknown) =>
+  error instanceof ApiError && ['missing_api_key', 'invalid_api_key', 'remote_access_requires_key'].includes(error.code);
+
+const studioCall = <T>(method: Method, path: string, body?: unknown) => call<T>(method, path, body, studioKey.get() ?? session.token());
+
+const S = '/v1/studio';
+const tpl = (templateId: string) => `${S}/templates/${templateId.split('/').map(id).join('/')}`;
+
+export const studio = {
+  decide: (body: Record<string, unknown>) => studioCall<Decision>('POST', `${S}/decisions`, body),
+  decision: (decisionId: string) => studioCall<Decision>('GET', `${S}/decisions/${id(decisionId)}`),
+  decisions: (filters: Record<string, string | number | undefined>) =>
+    studioCall<Cursored<DecisionSummary>>('GET', `${S}/decisions` + q(filters)),
+  feedback: (decisionId: string) => studioCall<Page<Feedback>>('GET', `${S}/decisions/${id(decisionId)}/feedback`),
+  giveFeedback: (decisionId: string, body: { expected: Record<string, unknown>; rating: number | null }) =>
+    studioCall<Page<Feedback>>('POST', `${S}/decisions/${id(decisionId)}/feedback`, body),
+  models: () => studioCall<Page<StudioModel>>('GET', `${S}/models`),
+  settings: () => studioCall<unknown>('GET', `${S}/settings`),
+
+  templates: (filters: Record<string, string | number | undefined>) =>
+    studioCall<Cursored<Template>>('GET', `${S}/templates` + q(filters)),
+  template: (templateId: string) => studioCall<Template>('GET', tpl(templateId)),
+  createTemplate: (body: Record<string, unknown>) => studioCall<Template>('POST', `${S}/templates`, body),
+  saveTemplate: (templateId: string, body: Record<string, unknown>) => studioCall<Template>('PUT', tpl(templateId), body),
+  schema: (templateId: string) => studioCall<{ properties?: Record<string, Record<string, unknown>>; required?: string[] }>('GET', tpl(templateId) + '/schema'),
+  versions: (templateId: string) => studioCall<Page<TemplateVersion>>('GET', tpl(templateId) + '/versions?limit=100'),
+  version: (templateId: string, version: number) => studioCall<TemplateVersion>('GET', `${tpl(templateId)}/versions/${version}`),
+  diff: (templateId: string, from: number, to: number) =>
+    studioCall<TemplateDiff>('GET', `${tpl(templateId)}/versions/${to}/diff` + q({ against: from })),
+  setAlias: (templateId: string, alias: string, version: number) =>
+    studioCall<unknown>('PUT', `${tpl(templateId)}/aliases/${id(alias)}`, { version }),
+  deleteAlias: (templateId: string, alias: string) => studioCall<unknown>('DELETE', `${tpl(templateId)}/aliases/${id(alias)}`),
+
+  examples: (templateId: string, filters: Record<string, string | undefined>) =>
+    studioCall<Page<Example>>('GET', tpl(templateId) + '/examples' + q({ ...filters, limit: 1000 })),
+  addExample: (templateId: string, body: Record<string, unknown>) => studioCall<Example>('POST', tpl(templateId) + '/examples', body),
+  importExamples: (templateId: string, examples: unknown[]) =>
+    studioCall<{ created: number; failed: { index: number; error: Problem }[] }>('POST', tpl(templateId) + '/examples/import', { examples }),
+  updateExample: (templateId: string, exampleId: string, body: Record<string, unknown>) =>
+    studioCall<Example>('PATCH', `${tpl(templateId)}/examples/${id(exampleId)}`, body),
+  deleteExample: (templateId: string, exampleId: string) => studioCall<unknown>('DELETE', `${tpl(templateId)}/examples/${id(exampleId)}`),
+
+  evals: () => studioCall<Page<Eval>>('GET', `${S}/evals?limit=50`),
+  eval: (evalId: string, wait?: number) => studioCall<Eval>('GET', `${S}/evals/${id(evalId)}` + q({ wait })),
+  startEval: (body: Record<string, unknown>) => studioCall<Eval>('POST', `${S}/evals`, body),
+  cancelEval: (evalId: string) => studioCall<Eval>('POST', `${S}/evals/${id(evalId)}/cancel`),
+  applyEval: (evalId: string, body: Record<string, unknown>) => studioCall<Template>('POST', `${S}/evals/${id(evalId)}/apply`, body),
 };

@@ -10,6 +10,7 @@ import { Connections } from './surfaces/connections';
 import { Connectors } from './surfaces/connectors';
 import { OAuthReturn } from './surfaces/oauth-return';
 import { Pipelines } from './surfaces/pipelines';
+import { Studio } from './surfaces/studio';
 import { Triggers } from './surfaces/triggers';
 import { Clusters } from './surfaces/clusters';
 import { Deployments } from './surfaces/deployments';
@@ -39,6 +40,7 @@ const PAGES: Page[] = [
   { path: '/deployments', title: 'Deployments', adminOnly: false, render: (s) => <Deployments signed={s} /> },
   { path: '/clusters', title: 'Clusters', adminOnly: false, render: (s) => <Clusters signed={s} /> },
   { path: '/pipelines', title: 'Pipelines', adminOnly: true, render: (s) => <Pipelines signed={s} /> },
+  { path: '/studio', title: 'Studio', adminOnly: false, render: () => <Studio /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);

@@ -140,6 +140,16 @@ abstract class EvalApiContract extends ServerContract {
             }
             assertThat(confused).as(question + " confusion sums to n").isEqualTo(n);
             assertThat(measured.path("ece").asDouble()).isBetween(0.0, 1.0);
+            assertThat(measured.path("reliability"))
+                    .as(question + " reliability bins")
+                    .hasSize(10);
+            int binned = 0;
+            for (JsonNode bin : measured.path("reliability")) {
+                binned += bin.path("n").asInt();
+            }
+            assertThat(binned)
+                    .as(question + " reliability bins hold every measured answer")
+                    .isEqualTo(n);
             assertThat(measured.path("brier").asDouble()).isBetween(0.0, 2.0);
             assertThat(measured.path("log_loss").asDouble()).isNotNegative();
             assertThat(measured.path("confident_mistakes").asInt()).isBetween(0, n);

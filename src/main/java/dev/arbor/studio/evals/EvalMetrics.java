@@ -181,6 +181,15 @@ final class EvalMetrics {
         json.set("brier", number(Calibration.brier(scored), none));
         json.set("log_loss", number(Calibration.logLoss(scored), none));
         json.set("ece", number(Calibration.ece(outcomes), none));
+        ArrayNode reliability = json.putArray("reliability");
+        for (Calibration.Bin bin : Calibration.reliability(outcomes)) {
+            ObjectNode point = reliability.addObject();
+            point.put("from", bin.from());
+            point.put("to", bin.to());
+            point.put("n", bin.n());
+            point.set("confidence", number(bin.confidence(), bin.n() == 0));
+            point.set("accuracy", number(bin.accuracy(), bin.n() == 0));
+        }
         json.put("confident_mistakes", Calibration.confidentMistakes(outcomes));
         List<Calibration.Scored> fitScored = scored(fit);
         double current = fit.isEmpty()

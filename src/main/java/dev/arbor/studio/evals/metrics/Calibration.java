@@ -3,6 +3,7 @@ package dev.arbor.studio.evals.metrics;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.studio.questions.Probabilities;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.DoubleStream;
@@ -108,13 +109,13 @@ public final class Calibration {
     }
 
     /**
-     * Expected calibration error: answers binned by top probability into 10 equal bins ([0, 0.1), ... [0.9, 1]), the
-     * share-weighted mean of each bin's |accuracy − mean top probability|.
+     * One bin of a reliability diagram: the answers whose top probability falls in {@code [from, to)} (the last bin
+     * holds 1), their mean top probability and the share of them that were right (both 0 when the bin is empty).
      */
-    public static double ece(List<Outcome> outcomes) {
-        if (outcomes.isEmpty()) {
-            return 0;
-        }
+    public record Bin(double from, double to, int n, double confidence, double accuracy) {}
+
+    /** The answers binned by top probability into 10 equal bins ([0, 0.1), ... [0.9, 1]), lowest first. */
+    public static List<Bin> reliability(List<Outcome> outcomes) {
         int[] count = new int[BINS];
         double[] confidence = new double[BINS];
         int[] right = new int[BINS];
@@ -124,11 +125,27 @@ public final class Calibration {
             confidence[bin] += o.top();
             right[bin] += o.correct() ? 1 : 0;
         }
-        double ece = 0;
+        var bins = new ArrayList<Bin>(BINS);
         for (int bin = 0; bin < BINS; bin++) {
-            if (count[bin] > 0) {
-                ece += Math.abs(right[bin] - confidence[bin]) / outcomes.size();
-            }
+            int n = count[bin];
+            bins.add(new Bin(
+                    bin / (double) BINS,
+                    (bin + 1) / (double) BINS,
+                    n,
+                    n == 0 ? 0 : confidence[bin] / n,
+                    n == 0 ? 0 : right[bin] / (double) n));
+        }
+        return List.copyOf(bins);
+    }
+
+    /** Expected calibration error: the share-weighted mean of each reliability bin's |accuracy − confidence|. */
+    public static double ece(List<Outcome> outcomes) {
+        if (outcomes.isEmpty()) {
+            return 0;
+        }
+        double ece = 0;
+        for (Bin bin : reliability(outcomes)) {
+            ece += bin.n() * Math.abs(bin.accuracy() - bin.confidence()) / outcomes.size();
         }
         return ece;
     }

@@ -27,6 +27,21 @@ class CalibrationTest {
     }
 
     @Test
+    void theReliabilityDiagramHasTenBinsOfTheAnswersMeanTopProbabilityAndAccuracy() {
+        var bins = Calibration.reliability(List.of(
+                new Calibration.Outcome(0.95, true),
+                new Calibration.Outcome(0.92, false),
+                new Calibration.Outcome(1.0, true),
+                new Calibration.Outcome(0.55, true)));
+        assertThat(bins).hasSize(10);
+        assertThat(bins.get(9).n()).isEqualTo(3); // 1.0 belongs to the last bin
+        assertThat(bins.get(9).confidence()).isCloseTo((0.95 + 0.92 + 1.0) / 3, within(1e-9));
+        assertThat(bins.get(9).accuracy()).isCloseTo(2 / 3.0, within(1e-9));
+        assertThat(bins.get(5)).isEqualTo(new Calibration.Bin(0.5, 0.6, 1, 0.55, 1.0));
+        assertThat(bins.get(0)).isEqualTo(new Calibration.Bin(0.0, 0.1, 0, 0, 0));
+    }
+
+    @Test
     void eceWeighsEachBinsGapBetweenAccuracyAndConfidence() {
         var outcomes = List.of(
                 new Calibration.Outcome(0.95, true),
