@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
 final class TemplateRoutes {
     static final int MAX_BODY_BYTES = 256 * 1024;
     private static final String BASE = "/v1/studio/templates";
-    private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})\"?");
+    private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})(?:\\.[0-9a-f]{1,8})?\"?");
     private static final Set<String> READ_ONLY = Set.of(
             "id", "object", "origin", "version", "content_hash", "aliases", "created_at", "updated_at", "archived");
 
@@ -242,11 +242,11 @@ final class TemplateRoutes {
 
     private void get(Context ctx) {
         var loaded = templates.load(templateId(ctx), ApiShapes.VERSION_PARAM.read(ctx));
-        ctx.header("etag", etag(loaded.head()));
         ObjectNode body = view(loaded.head(), loaded.version(), loaded.aliases(), true);
         if (ApiShapes.INCLUDE.read(ctx).filter("compatibility"::equals).isPresent()) {
             body.set("compatibility", compatibility(loaded.version()));
         }
+        ctx.header("etag", etag(loaded.head(), body));
         Responses.ok(ctx, body);
     }
 
@@ -331,7 +331,7 @@ final class TemplateRoutes {
         return Requests.jsonObject(ctx);
     }
 
-    /** The expected latest version from {@code If-Match}: {@code "3"}, {@code W/"3"} or {@code 3}. */
+    /** The expected latest version from {@code If-Match}: {@code "3"}, {@code W/"3"}, {@code 3} or an ETag. */
     private static Optional<Integer> ifMatch(Context ctx) {
         String header = ctx.header("If-Match");
         if (header == null || header.isBlank() || header.trim().equals("*")) {
@@ -342,7 +342,7 @@ final class TemplateRoutes {
             throw ApiException.of(
                     ErrorCode.INVALID_PARAMETER,
                     "If-Match",
-                    "If-Match must name a version, like " + "\"3\", not " + header + ".");
+                    "If-Match must name a version, like \"3\" or an ETag of this template, not " + header + ".");
         }
         return Optional.of(Integer.parseInt(matcher.group(1)));
     }
@@ -364,7 +364,7 @@ final class TemplateRoutes {
         ObjectNode body = view(saved.head(), saved.version(), saved.aliases(), true);
         body.put("change", saved.change());
         body.set("warnings", Json.mapper().valueToTree(saved.warnings()));
-        ctx.header("etag", etag(saved.head()));
+        ctx.header("etag", etag(saved.head(), body));
         if (saved.status() == 201) {
             Responses.created(ctx, BASE + "/" + saved.head().id(), body);
         } else {
@@ -372,8 +372,12 @@ final class TemplateRoutes {
         }
     }
 
-    private static String etag(TemplateHead head) {
-        return "\"" + head.latestVersion() + "\"";
+    /**
+     * The latest version, which {@code If-Match} names back, and a digest of this answer: aliases, the name and the
+     * retention change without a new version, and a GET revalidated after such a change must not be answered 304.
+     */
+    private static String etag(TemplateHead head, JsonNode body) {
+        return "\"" + head.latestVersion() + "." + Integer.toHexString(body.hashCode()) + "\"";
     }
 
     static ObjectNode view(
