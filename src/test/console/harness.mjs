@@ -1,6 +1,7 @@
 // What every scenario drives with: Debian's chromium through playwright-core, one page, and the steps the scenarios
 // share (wait until the page shows something, keep a screenshot, sign in).
-// Input: ARBOR_URL (the server), SHOTS (a folder for screenshots), SCENARIO (its name), ARGS (JSON).
+// Input: ARBOR_URL (the server), SHOTS (a folder for screenshots: each area's go in a folder of its own, named after
+// its scenarios' module), SCENARIO (its name), ARGS (JSON).
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +32,6 @@ page.on('console', (m) => {
   if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push('console: ' + m.text());
 });
 page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-mkdirSync(shots, { recursive: true });
 let shot = 0;
 
 export async function see(locator, what) {
@@ -42,9 +42,17 @@ export async function see(locator, what) {
   }
 }
 
+let area = 'unknown';
+
+/** Screenshots go to the folder of the scenarios' area (their module's name). */
+export function inArea(name) {
+  area = name;
+  mkdirSync(join(shots, area), { recursive: true });
+}
+
 export async function snap(name) {
   shot += 1;
-  await page.screenshot({ path: join(shots, `${scenario}-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(shots, area, `${scenario.replaceAll('/', '-')}-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
 }
 
 export async function signIn(token, project) {

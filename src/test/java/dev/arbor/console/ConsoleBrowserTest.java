@@ -33,7 +33,7 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS); // the report shows this run's screenshots only
+        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("surfaces")); // the report shows this run's only
         everything = EverythingServer.start("streamableHttp");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
         http = server.http();

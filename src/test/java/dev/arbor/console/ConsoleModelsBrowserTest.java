@@ -8,6 +8,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.models.TestHub;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,6 +41,7 @@ class ConsoleModelsBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
+        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("models")); // the report shows this run's only
         hub = new TestHub().withMiniLm("test/minilm");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MODEL_HUB_URL", hub.url()));
         http = server.http();

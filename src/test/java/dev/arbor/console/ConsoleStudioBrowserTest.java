@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,6 +40,7 @@ class ConsoleStudioBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
+        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("studio")); // the report shows this run's only
         server = ArborServer.start(Map.of());
         http = server.http();
         browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
