@@ -389,11 +389,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         requireRunnableHere(current);
         Deployment asked = current.withResources(resources);
         requireAvailable(asked);
-        if (!asked.local()) {
-            kubernetes.check(asked, models.require(asked.modelId(), "model_id"));
-        }
         if (asked.local()) {
-            local.stop(asked.id());
+            local.stop(asked.id()); // its replicas start again, held to the new limits
+        } else {
+            kubernetes.check(asked, models.require(asked.modelId(), "model_id"));
         }
         return redeploy(current, d -> d.withResources(resources));
     }
