@@ -18,6 +18,8 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -291,12 +293,14 @@ abstract class DeploymentContract {
     }
 
     @Test
-    void aModelADeploymentUsesIsNotDeleted() {
+    void aModelADeploymentUsesIsNotDeleted() throws Exception {
+        // a folder of its own: the size of a shared one (/tmp) is read while other programs change it
+        Path folder = Files.createTempDirectory("arbor-hash-model-");
         String model = created(
                 http.post(
                         "/models",
-                        "{\"model_uri\": \"/tmp\", \"model_name\": \"Hash " + name() + "\", \"model_source\": "
-                                + "\"local\", \"engine\": \"hash\"}",
+                        "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Hash " + name()
+                                + "\", \"model_source\": \"local\", \"engine\": \"hash\"}",
                         admin()),
                 201);
         String name = name();
@@ -308,6 +312,7 @@ abstract class DeploymentContract {
         assertThat(refused.path("used_by").path(0).path("id").asText()).isEqualTo(id);
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
         assertThat(http.delete("/models/" + model, admin()).status()).isEqualTo(200);
+        Files.deleteIfExists(folder);
     }
 
     @Test
@@ -584,6 +589,30 @@ abstract class DeploymentContract {
                         .getLabels())
                 .containsEntry("arbor.dev/deployment", id)
                 .doesNotContainKey("arbor.dev/project");
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void onlyAnAdminNamingNoProjectCallsADeploymentInNoProject() {
+        String name = name();
+        String id = created(
+                http.post("/deployments", "{\"name\": \"" + name + "\", \"model_id\": \"hash-decider\"}", admin()),
+                202);
+        awaitStatus(id, "running");
+        String call = "{\"model\": \"" + name + "\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}";
+
+        HttpReply asAdmin = http.post("/v1/chat/completions", call, admin());
+        HttpReply asAdminInAProject = http.post("/v1/chat/completions", call, admin(mine));
+        HttpReply asMember = http.post("/v1/chat/completions", call, member());
+
+        // found, and refused for what it is: the hash model scores, it does not write
+        assertThat(asAdmin.json().path("error").path("code").asText())
+                .as(asAdmin.body())
+                .isEqualTo("model_capability_unsupported");
+        assertThat(asAdminInAProject.status()).isEqualTo(404);
+        assertThat(asAdminInAProject.json().path("error").path("code").asText()).isEqualTo("model_not_found");
+        assertThat(asMember.status()).isEqualTo(404);
+        assertThat(asMember.json().path("error").path("code").asText()).isEqualTo("model_not_found");
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
     }
 
