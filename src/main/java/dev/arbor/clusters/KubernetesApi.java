@@ -128,6 +128,7 @@ final class KubernetesApi {
         BigDecimal cpu = BigDecimal.ZERO;
         long memory = 0;
         var gpus = new ArrayList<ClusterHealth.Gpu>();
+        var offers = new ArrayList<ClusterHealth.Resources>();
         int ready = 0;
         for (Node node : nodes) {
             String name = Optional.ofNullable(node.getMetadata())
@@ -157,17 +158,22 @@ final class KubernetesApi {
             Map<String, Quantity> allocatable =
                     Optional.ofNullable(node.getStatus().getAllocatable()).orElse(Map.of());
             try {
-                cpu = cpu.add(amount(allocatable.get("cpu")));
-                memory += amount(allocatable.get("memory")).longValue();
+                BigDecimal nodeCpu = amount(allocatable.get("cpu"));
+                long nodeMemory = amount(allocatable.get("memory")).longValue();
                 int count = amount(allocatable.get(GPU_RESOURCE)).intValue();
                 Map<String, String> labels = Optional.ofNullable(node.getMetadata())
                         .map(m -> m.getLabels())
                         .orElse(Map.of());
                 String product = labels.getOrDefault(GPU_PRODUCT_LABEL, GPU_RESOURCE);
                 long gpuMemory = mebibytes(labels.get(GPU_MEMORY_LABEL));
+                var nodeGpus = new ArrayList<ClusterHealth.Gpu>();
                 for (int i = 0; i < count; i++) {
-                    gpus.add(new ClusterHealth.Gpu(product, gpuMemory));
+                    nodeGpus.add(new ClusterHealth.Gpu(product, gpuMemory));
                 }
+                cpu = cpu.add(nodeCpu);
+                memory += nodeMemory;
+                gpus.addAll(nodeGpus);
+                offers.add(new ClusterHealth.Resources(nodeCpu.doubleValue(), nodeMemory, nodeGpus));
             } catch (ArithmeticException | NumberFormatException e) {
                 reasons.add("node " + name + " allocates resources that cannot be read: " + e.getMessage());
             }
@@ -188,6 +194,7 @@ final class KubernetesApi {
                 nodes.size(),
                 new ClusterHealth.Resources(
                         cpu.setScale(3, RoundingMode.HALF_UP).doubleValue(), memory, gpus),
+                offers,
                 reasons);
     }
 

@@ -247,6 +247,11 @@ public final class KubernetesWorkloads implements Workloads {
                     .endEmptyDir()
                     .endVolume();
         }
+        if (workload.resources().gpus() > 0) {
+            workload.resources()
+                    .gpuType()
+                    .ifPresent(type -> pod.withNodeSelector(Map.of(KubernetesApi.GPU_PRODUCT_LABEL, type)));
+        }
         Container built = container.build();
         return new DeploymentBuilder()
                 .withNewMetadata()
@@ -451,6 +456,11 @@ public final class KubernetesWorkloads implements Workloads {
                 || resources.gpus() < 0) {
             throw new IllegalArgumentException("replicas and resources must be 0 or more: " + workload);
         }
+        resources.gpuType().ifPresent(type -> {
+            if (!LABEL_NAME.matcher(type).matches()) {
+                throw new IllegalArgumentException("'" + type + "' (a GPU type) is not a Kubernetes label value");
+            }
+        });
         workload.autoscaling().ifPresent(scaling -> {
             if (scaling.minReplicas() < 1
                     || scaling.maxReplicas() < scaling.minReplicas()

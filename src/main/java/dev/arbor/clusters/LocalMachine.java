@@ -78,11 +78,8 @@ final class LocalMachine {
                 reasons.add(failed.reason());
             }
         }
-        return new ClusterHealth(
-                status,
-                1,
-                new ClusterHealth.Resources(Runtime.getRuntime().availableProcessors(), free, gpus),
-                reasons);
+        var machine = new ClusterHealth.Resources(Runtime.getRuntime().availableProcessors(), free, gpus);
+        return new ClusterHealth(status, 1, machine, List.of(machine), reasons);
     }
 
     /** What {@code nvidia-smi} said: no such command, its GPUs, or why it failed. */

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * What a deployment's pods run: vLLM when it asks for GPUs, the llama.cpp server when it does not, with the arguments
- * that load its model under the deployment's name. A model the chosen server cannot load is refused before the cluster
+ * that load its model under the deployment's name (and, for an embedding model, serve embeddings). A model the chosen server cannot load is refused before the cluster
  * is asked for anything ({@code model_format_unsupported} at {@code model_id}).
  *
  * @param args the container's arguments: both images' entry points are their servers
@@ -53,12 +53,16 @@ record Serving(Server server, String image, List<String> args) {
     /** The server for these resources, loading {@code model} as {@code name}. */
     static Serving of(String name, ModelSource model, Resources resources, ClusterSettings settings) {
         String format = model.format().toLowerCase(Locale.ROOT);
+        boolean embeds = model.purpose() == Workloads.Purpose.EMBED;
         if (resources.gpus() > 0) {
-            if (!format.equals("safetensors") && !format.equals("gguf")) {
+            // an embedding model of the hub is a transformer whose repository holds its weights beside the ONNX
+            // export this registry runs locally: vLLM loads those weights
+            if (!format.equals("safetensors") && !format.equals("gguf") && !(embeds && format.equals("onnx"))) {
                 throw refused(
                         model,
                         "is in the format '" + model.format() + "', which vLLM (the server of "
-                                + "deployments with GPUs) cannot load: it loads safetensors and gguf models");
+                                + "deployments with GPUs) cannot load: it loads safetensors and gguf models, and "
+                                + "embedding models of the model hub");
             }
             Matcher hub = HUB.matcher(model.uri());
             if (!hub.matches()) {
@@ -70,6 +74,10 @@ record Serving(Server server, String image, List<String> args) {
             var args = new ArrayList<>(List.of("--model", hub.group(1)));
             Optional.ofNullable(hub.group(2)).ifPresent(revision -> args.addAll(List.of("--revision", revision)));
             args.addAll(List.of("--served-model-name", name, "--port", Integer.toString(Server.VLLM.port)));
+            if (embeds) {
+                // vLLM's pooling runner, with the model converted to an embedder: it then answers /v1/embeddings
+                args.addAll(List.of("--runner", "pooling", "--convert", "embed"));
+            }
             if (resources.gpus() > 1) {
                 args.addAll(List.of("--tensor-parallel-size", Integer.toString(resources.gpus())));
             }
@@ -103,6 +111,9 @@ record Serving(Server server, String image, List<String> args) {
         var args = new ArrayList<>(source);
         args.addAll(List.of(
                 "--alias", name, "--port", Integer.toString(Server.LLAMA_CPP.port), "--host", "0.0.0.0", "--metrics"));
+        if (embeds) {
+            args.add("--embeddings");
+        }
         return new Serving(Server.LLAMA_CPP, settings.servingImageCpu(), args);
     }
 

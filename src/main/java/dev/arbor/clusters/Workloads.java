@@ -55,18 +55,39 @@ public interface Workloads {
         }
     }
 
-    /** @param format {@code safetensors}, {@code gguf} or {@code onnx}: with the GPUs asked for, it picks the image */
-    record ModelSource(String id, String uri, String format) {
+    /**
+     * @param format {@code safetensors}, {@code gguf} or {@code onnx}: with the GPUs asked for, it picks the image
+     * @param purpose what the model is served for: an embedding model needs the serving arguments that make the server
+     *     answer {@code /v1/embeddings}
+     */
+    record ModelSource(String id, String uri, String format, Purpose purpose) {
         public ModelSource {
             requireNonNull(id, "id");
             requireNonNull(uri, "uri");
             requireNonNull(format, "format");
+            requireNonNull(purpose, "purpose");
         }
+    }
+
+    enum Purpose {
+        GENERATE,
+        EMBED,
+        CLASSIFY
     }
 
     record Scaling(int minReplicas, int maxReplicas, int targetInFlight) {}
 
-    record Resources(double cpu, long memoryBytes, int gpus) {}
+    /**
+     * What each pod asks for (requests and limits alike); an amount of 0 is not asked.
+     *
+     * @param gpuType the GPU model the pods need, as NVIDIA's GPU feature discovery labels nodes
+     *     ({@code nvidia.com/gpu.product}); any when empty
+     */
+    record Resources(double cpu, long memoryBytes, int gpus, Optional<String> gpuType) {
+        public Resources {
+            requireNonNull(gpuType, "gpuType");
+        }
+    }
 
     /**
      * @param image the serving image the pods run

@@ -4,6 +4,7 @@ import static dev.arbor.platform.http.Schema.arrayOf;
 import static dev.arbor.platform.http.Schema.integer;
 import static dev.arbor.platform.http.Schema.named;
 import static dev.arbor.platform.http.Schema.nullable;
+import static dev.arbor.platform.http.Schema.number;
 import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.oneOf;
 import static dev.arbor.platform.http.Schema.resource;
@@ -20,7 +21,7 @@ final class ApiShapes {
     static final Schema DEPLOYMENT = named(
             "Deployment",
             resource("deployment")
-                    .required("project_id", string())
+                    .required("project_id", nullable(string()))
                     .required("name", string())
                     .required("model_id", string())
                     .required("cluster_id", string())
@@ -36,6 +37,18 @@ final class ApiShapes {
                             nullable(object().required("algorithm", oneOf("token_bucket", "fixed_window"))
                                     .required("rate_limit", integer(1, 100_000_000))
                                     .required("time_window", oneOf("second", "minute", "hour"))))
+                    .required(
+                            "resources",
+                            nullable(object().required(
+                                            "cpu",
+                                            nullable(number(
+                                                    Schema.Bound.exclusive(0),
+                                                    Schema.Bound.inclusive(Resources.MAX_CPU))))
+                                    .required(
+                                            "memory_bytes",
+                                            nullable(integer(Resources.MIN_MEMORY_BYTES, Resources.MAX_MEMORY_BYTES)))
+                                    .required("gpus", integer(0, Resources.MAX_GPUS))
+                                    .required("gpu_type", nullable(string()))))
                     .required(
                             "status",
                             oneOf(Arrays.stream(DeploymentStatus.values())

@@ -11,13 +11,16 @@ import java.util.Optional;
 /**
  * A stored deployment.
  *
+ * @param projectId the project it belongs to; none for one an admin or a pipeline made outside any project, which
+ *     only admins see
  * @param replicas the replicas asked for (autoscaling, when on, moves the running count between its bounds)
  * @param endpointUrl where it answers: this server's OpenAI surface on {@code local}, the Service on Kubernetes
  * @param serverInstance the server that runs a local deployment's replicas
+ * @param resources what each replica asks for, when the deployment says
  */
 record Deployment(
         String id,
-        String projectId,
+        Optional<String> projectId,
         String name,
         String modelId,
         String clusterId,
@@ -25,6 +28,7 @@ record Deployment(
         int readyReplicas,
         Optional<ReplicaSet.Autoscaling> autoScaling,
         Optional<RateLimiter.Limit> rateLimit,
+        Optional<Resources> resources,
         DeploymentStatus status,
         Optional<String> error,
         Optional<String> endpointUrl,
@@ -39,6 +43,7 @@ record Deployment(
         requireNonNull(clusterId, "clusterId");
         requireNonNull(autoScaling, "autoScaling");
         requireNonNull(rateLimit, "rateLimit");
+        requireNonNull(resources, "resources");
         requireNonNull(status, "status");
         requireNonNull(error, "error");
         requireNonNull(endpointUrl, "endpointUrl");
@@ -73,6 +78,7 @@ record Deployment(
                 ready,
                 autoScaling,
                 rateLimit,
+                resources,
                 newStatus,
                 newError,
                 endpointUrl,
@@ -92,6 +98,7 @@ record Deployment(
                 readyReplicas,
                 autoScaling,
                 rateLimit,
+                resources,
                 status,
                 error,
                 endpointUrl,
@@ -111,6 +118,7 @@ record Deployment(
                 readyReplicas,
                 scaling,
                 rateLimit,
+                resources,
                 status,
                 error,
                 endpointUrl,
@@ -130,6 +138,7 @@ record Deployment(
                 readyReplicas,
                 autoScaling,
                 limit,
+                resources,
                 status,
                 error,
                 endpointUrl,
@@ -149,6 +158,7 @@ record Deployment(
                 readyReplicas,
                 autoScaling,
                 rateLimit,
+                resources,
                 status,
                 error,
                 url,
@@ -168,6 +178,7 @@ record Deployment(
                 readyReplicas,
                 autoScaling,
                 rateLimit,
+                resources,
                 status,
                 error,
                 endpointUrl,
@@ -187,11 +198,32 @@ record Deployment(
                 readyReplicas,
                 autoScaling,
                 rateLimit,
+                resources,
                 status,
                 error,
                 endpointUrl,
                 serverInstance,
                 createdAt,
                 at);
+    }
+
+    Deployment withResources(Optional<Resources> asked) {
+        return new Deployment(
+                id,
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                replicas,
+                readyReplicas,
+                autoScaling,
+                rateLimit,
+                asked,
+                status,
+                error,
+                endpointUrl,
+                serverInstance,
+                createdAt,
+                updatedAt);
     }
 }

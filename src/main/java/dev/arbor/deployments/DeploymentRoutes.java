@@ -42,7 +42,8 @@ import java.util.regex.Pattern;
 
 /**
  * The routes of deployments, in the current project: members see, make and change only their own projects'
- * deployments (another project's is not found); admins see every one. Long work answers at once (202) with the
+ * deployments (another project's is not found); admins see every one, and make and change deployments in no project
+ * too (a request naming no project, where a member's is refused). Long work answers at once (202) with the
  * status to poll ({@code ?wait=N} waits up to N seconds for it to settle) or to follow as server-sent events.
  */
 final class DeploymentRoutes {
@@ -85,10 +86,25 @@ final class DeploymentRoutes {
     private static final BodyField.Group RATE_LIMIT =
             BodyField.group(OPTIONAL, "rate_limit", BodySpec.closed("rate_limit", ALGORITHM, RATE, WINDOW));
 
-    static final BodySpec CREATE =
-            BodySpec.closed("a deployment", PROJECT_ID, NAME, MODEL_ID, CLUSTER_ID, REPLICAS, AUTO_SCALING, RATE_LIMIT);
+    private static final BodyField<Double> CPU =
+            BodyField.number(OPTIONAL, "cpu", Schema.Bound.exclusive(0), Schema.Bound.inclusive(Resources.MAX_CPU));
+    private static final BodyField<Long> MEMORY_BYTES =
+            BodyField.integer(OPTIONAL, "memory_bytes", Resources.MIN_MEMORY_BYTES, Resources.MAX_MEMORY_BYTES);
+    private static final BodyField<Long> GPUS = BodyField.integer(OPTIONAL, "gpus", 0, Resources.MAX_GPUS);
+    /** A Kubernetes label value: the nodes' {@code nvidia.com/gpu.product} label the pods are placed by. */
+    private static final BodyField<String> GPU_TYPE = BodyField.text(OPTIONAL, "gpu_type", 63)
+            .matching(
+                    Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"),
+                    "must be a GPU model as NVIDIA's GPU feature discovery labels nodes (nvidia.com/gpu.product), "
+                            + "such as NVIDIA-L4: letters, digits, '-', '_' and '.', at most 63 characters");
+
+    private static final BodyField.Group RESOURCES =
+            BodyField.group(OPTIONAL, "resources", BodySpec.closed("resources", CPU, MEMORY_BYTES, GPUS, GPU_TYPE));
+
+    static final BodySpec CREATE = BodySpec.closed(
+            "a deployment", PROJECT_ID, NAME, MODEL_ID, CLUSTER_ID, REPLICAS, AUTO_SCALING, RATE_LIMIT, RESOURCES);
     static final BodySpec CHANGE =
-            BodySpec.closed("a deployment's change", PROJECT_ID, REPLICAS, AUTO_SCALING, RATE_LIMIT);
+            BodySpec.closed("a deployment's change", PROJECT_ID, REPLICAS, AUTO_SCALING, RATE_LIMIT, RESOURCES);
 
     private static final QueryParam PROJECT_QUERY = new QueryParam(
             CurrentProject.FIELD,
@@ -116,8 +132,8 @@ final class DeploymentRoutes {
         routes.group("deployments")
                 .post(
                         "/deployments",
-                        "Deploy a model in the current project: answered at once (pending), its replicas or pods "
-                                + "start in the background",
+                        "Deploy a model in the current project (an admin naming none deploys it in no project): "
+                                + "answered at once (pending), its replicas or pods start in the background",
                         this::create)
                 .body(CREATE.schema())
                 .header(CurrentProject.HEADER)
@@ -132,8 +148,8 @@ final class DeploymentRoutes {
                 .ok(ApiShapes.DEPLOYMENT)
                 .patch(
                         "/deployments/{deployment_id}",
-                        "Change a deployment's replicas (scaling until they are ready), autoscaling or rate limit "
-                                + "(null turns either off)",
+                        "Change a deployment's replicas (scaling until they are ready), autoscaling, rate limit or "
+                                + "resources (null turns any of these three off; new resources deploy it again)",
                         this::change)
                 .body(CHANGE.schema())
                 .header(CurrentProject.HEADER)
@@ -160,16 +176,29 @@ final class DeploymentRoutes {
         BodyReader reader = CREATE.reader(body);
         Problems problems = reader.problems();
         CREATE.refuseUndeclared(body, problems);
-        ProjectId project = access.currentProject().required(ctx, PROJECT_ID.read(reader));
+        Optional<String> projectField = PROJECT_ID.read(reader);
+        Optional<ProjectId> project = access.currentProject().named(ctx, projectField);
+        if (project.isEmpty() && !Access.principal(ctx).isAdmin()) {
+            // a member's deployment is in one of its projects; only an admin makes one in none
+            project = Optional.of(access.currentProject().required(ctx, projectField));
+        }
         Optional<String> name = NAME.read(reader);
         Optional<String> model = MODEL_ID.read(reader);
         String cluster = CLUSTER_ID.read(reader).orElse(Clusters.LOCAL);
         int replicas = REPLICAS.read(reader).map(Long::intValue).orElse(1);
         Optional<ReplicaSet.Autoscaling> autoScaling = autoScaling(reader, Optional.of(replicas));
         Optional<RateLimiter.Limit> rateLimit = rateLimit(reader);
+        Optional<Resources> resources = resources(reader);
         problems.throwIfAny();
         Deployment deployment = deployments.create(new Deployments.NewDeployment(
-                project.value(), name.orElseThrow(), model.orElseThrow(), cluster, replicas, autoScaling, rateLimit));
+                project.map(ProjectId::value),
+                name.orElseThrow(),
+                model.orElseThrow(),
+                cluster,
+                replicas,
+                autoScaling,
+                rateLimit,
+                resources));
         ctx.header("location", "/deployments/" + deployment.id());
         Responses.json(ctx, 202, json(deployment, Optional.empty()));
     }
@@ -215,6 +244,7 @@ final class DeploymentRoutes {
         Optional<ReplicaSet.Autoscaling> autoScaling =
                 autoScaling(reader, Optional.of(replicas.orElse(current.replicas())));
         Optional<RateLimiter.Limit> rateLimit = rateLimit(reader);
+        Optional<Resources> resources = resources(reader);
         if (replicas.isPresent() && !body.has(AUTO_SCALING.name())) {
             current.autoScaling().ifPresent(bounds -> checkWithin(replicas.get(), bounds, reader));
         }
@@ -229,6 +259,9 @@ final class DeploymentRoutes {
         if (replicas.isPresent()
                 && (replicas.get() != current.replicas() || current.status() == DeploymentStatus.FAILED)) {
             changed = deployments.scale(changed, replicas.get());
+        }
+        if (body.has(RESOURCES.name()) && !resources.equals(current.resources())) {
+            changed = deployments.reserve(changed, resources);
         }
         Responses.json(ctx, 202, json(changed, deployments.replicas(changed.id())));
     }
@@ -319,6 +352,28 @@ final class DeploymentRoutes {
         }
     }
 
+    /** Reads the {@code resources} group: GPUs of a type need GPUs. Empty when left out or null. */
+    private static Optional<Resources> resources(BodyReader reader) {
+        Optional<BodyReader> group = RESOURCES.read(reader);
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<Double> cpu = CPU.read(group.get());
+        Optional<Long> memory = MEMORY_BYTES.read(group.get());
+        Optional<Long> gpusAsked = GPUS.read(group.get());
+        int gpus = gpusAsked.map(Long::intValue).orElse(0);
+        Optional<String> gpuType = GPU_TYPE.read(group.get());
+        boolean gpusLeftOut = group.get().node(GPUS.name(), false).isEmpty();
+        if (gpuType.isPresent() && (gpusLeftOut || gpusAsked.equals(Optional.of(0L)))) {
+            group.get()
+                    .reject(
+                            GPU_TYPE.name(),
+                            ErrorCode.INVALID_FIELD,
+                            "names the type of the GPUs asked for: ask for `resources.gpus` above 0 with it");
+        }
+        return Optional.of(new Resources(cpu, memory, gpus, gpuType));
+    }
+
     private static Optional<RateLimiter.Limit> rateLimit(BodyReader reader) {
         Optional<BodyReader> group = RATE_LIMIT.read(reader);
         if (group.isEmpty()) {
@@ -359,8 +414,9 @@ final class DeploymentRoutes {
         return deployments
                 .find(id)
                 .filter(d -> d.status() != DeploymentStatus.DELETING)
-                .filter(d -> principal.mayActIn(d.projectId()))
-                .filter(d -> current.map(p -> p.value().equals(d.projectId())).orElse(true))
+                .filter(d -> d.projectId().map(principal::mayActIn).orElse(principal.isAdmin()))
+                .filter(d -> current.map(p -> d.projectId().equals(Optional.of(p.value())))
+                        .orElse(true))
                 .orElseThrow(() -> DeploymentStore.notFound(id, current.isPresent()));
     }
 
@@ -377,7 +433,7 @@ final class DeploymentRoutes {
         var json = new LinkedHashMap<String, Object>();
         json.put("id", deployment.id());
         json.put("object", "deployment");
-        json.put("project_id", deployment.projectId());
+        json.put("project_id", deployment.projectId().orElse(null));
         json.put("name", deployment.name());
         json.put("model_id", deployment.modelId());
         json.put("cluster_id", deployment.clusterId());
@@ -394,6 +450,7 @@ final class DeploymentRoutes {
                         .orElse(null));
         json.put(
                 "rate_limit", deployment.rateLimit().map(DeploymentRoutes::json).orElse(null));
+        json.put("resources", deployment.resources().map(Resources::json).orElse(null));
         json.put("status", deployment.status().wire());
         json.put("progress", deployment.progress());
         json.put("endpoint_url", deployments.endpoint(deployment).orElse(null));

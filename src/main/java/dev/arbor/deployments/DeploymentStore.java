@@ -22,7 +22,7 @@ import org.jdbi.v3.core.Handle;
 /** The SQL of deployments. */
 final class DeploymentStore {
     private static final String COLUMNS = "id, project_id, name, model_id, cluster_id, replicas, ready_replicas, "
-            + "auto_scaling, rate_limit, status, error, endpoint_url, server_instance, created_at, updated_at";
+            + "auto_scaling, rate_limit, resources, status, error, endpoint_url, server_instance, created_at, updated_at";
 
     private final Database database;
     private final Clock clock;
@@ -36,17 +36,20 @@ final class DeploymentStore {
         return Instant.ofEpochMilli(clock.millis());
     }
 
-    /** Stores a new deployment; {@code deployment_exists} when its project has one of that name. */
+    /**
+     * Stores a new deployment; {@code deployment_exists} when its project (or, for one in no project, another in none)
+     * has one of that name.
+     */
     void insert(Deployment deployment) {
         database.write(handle -> {
             if (findByName(handle, deployment.projectId(), deployment.name()).isPresent()) {
-                throw nameTaken(deployment.name());
+                throw nameTaken(deployment.name(), deployment.projectId());
             }
             handle.createUpdate("INSERT INTO deployments (" + COLUMNS + ") VALUES (:id, :project, :name, :model, "
-                            + ":cluster, :replicas, :ready, :scaling, :limit, :status, :error, :url, :server, "
+                            + ":cluster, :replicas, :ready, :scaling, :limit, :resources, :status, :error, :url, :server, "
                             + ":created, :updated)")
                     .bind("id", deployment.id())
-                    .bind("project", deployment.projectId())
+                    .bind("project", deployment.projectId().orElse(null))
                     .bind("name", deployment.name())
                     .bind("model", deployment.modelId())
                     .bind("cluster", deployment.clusterId())
@@ -58,6 +61,7 @@ final class DeploymentStore {
                     .bind(
                             "limit",
                             deployment.rateLimit().map(DeploymentStore::json).orElse(null))
+                    .bind("resources", resources(deployment))
                     .bind("status", deployment.status().wire())
                     .bind("error", deployment.error().orElse(null))
                     .bind("url", deployment.endpointUrl().orElse(null))
@@ -72,7 +76,7 @@ final class DeploymentStore {
     /** Writes what may change of a deployment (its name, model, cluster and project never do); false when gone. */
     boolean update(Deployment deployment) {
         return database.write(handle -> handle.createUpdate("UPDATE deployments SET replicas = :replicas, "
-                                + "ready_replicas = :ready, auto_scaling = :scaling, rate_limit = :limit, "
+                                + "ready_replicas = :ready, auto_scaling = :scaling, rate_limit = :limit, resources = :resources, "
                                 + "status = :status, error = :error, endpoint_url = :url, server_instance = :server, "
                                 + "updated_at = :updated WHERE id = :id")
                         .bind("id", deployment.id())
@@ -90,6 +94,7 @@ final class DeploymentStore {
                                         .rateLimit()
                                         .map(DeploymentStore::json)
                                         .orElse(null))
+                        .bind("resources", resources(deployment))
                         .bind("status", deployment.status().wire())
                         .bind("error", deployment.error().orElse(null))
                         .bind("url", deployment.endpointUrl().orElse(null))
@@ -112,7 +117,7 @@ final class DeploymentStore {
                 .findOne());
     }
 
-    Optional<Deployment> findByName(String projectId, String name) {
+    Optional<Deployment> findByName(Optional<String> projectId, String name) {
         return database.read(handle -> findByName(handle, projectId, name));
     }
 
@@ -203,20 +208,27 @@ final class DeploymentStore {
                 "There is no deployment '" + id + "'" + (inProject ? " in this project." : "."));
     }
 
-    static ApiException nameTaken(String name) {
+    static ApiException nameTaken(String name, Optional<String> projectId) {
         return ApiException.of(
                 ErrorCode.DEPLOYMENT_EXISTS,
                 "name",
-                "A deployment of this project is named '" + name + "' already; names are unique in a project.");
+                projectId.isPresent()
+                        ? "A deployment of this project is named '" + name + "' already; names are unique in a project."
+                        : "A deployment in no project is named '" + name + "' already; names are unique among "
+                                + "the deployments in no project.");
     }
 
-    private static Optional<Deployment> findByName(Handle handle, String projectId, String name) {
-        return handle.createQuery(
-                        "SELECT " + COLUMNS + " FROM deployments WHERE project_id = :project AND name = :name")
-                .bind("project", projectId)
-                .bind("name", name)
-                .map((rs, ctx) -> row(rs))
-                .findOne();
+    private static Optional<Deployment> findByName(Handle handle, Optional<String> projectId, String name) {
+        var query = handle.createQuery("SELECT " + COLUMNS + " FROM deployments WHERE "
+                        + projectId.map(p -> "project_id = :project").orElse("project_id IS NULL")
+                        + " AND name = :name")
+                .bind("name", name);
+        projectId.ifPresent(project -> query.bind("project", project));
+        return query.map((rs, ctx) -> row(rs)).findOne();
+    }
+
+    private static String resources(Deployment deployment) {
+        return deployment.resources().map(r -> Json.writeString(r.json())).orElse(null);
     }
 
     private static String json(ReplicaSet.Autoscaling scaling) {
@@ -234,7 +246,7 @@ final class DeploymentStore {
     private static Deployment row(ResultSet rs) throws SQLException {
         return new Deployment(
                 rs.getString("id"),
-                rs.getString("project_id"),
+                Optional.ofNullable(rs.getString("project_id")),
                 rs.getString("name"),
                 rs.getString("model_id"),
                 rs.getString("cluster_id"),
@@ -255,6 +267,20 @@ final class DeploymentStore {
                             node.path("rate_limit").asLong(),
                             RateLimiter.Window.of(node.path("time_window").asText())
                                     .orElseThrow());
+                }),
+                Optional.ofNullable(rs.getString("resources")).map(text -> {
+                    JsonNode node = Json.read(text);
+                    return new Resources(
+                            node.path("cpu").isNumber()
+                                    ? Optional.of(node.path("cpu").asDouble())
+                                    : Optional.empty(),
+                            node.path("memory_bytes").isNumber()
+                                    ? Optional.of(node.path("memory_bytes").asLong())
+                                    : Optional.empty(),
+                            node.path("gpus").asInt(),
+                            node.path("gpu_type").isTextual()
+                                    ? Optional.of(node.path("gpu_type").asText())
+                                    : Optional.empty());
                 }),
                 DeploymentStatus.of(rs.getString("status")).orElseThrow(),
                 Optional.ofNullable(rs.getString("error")),

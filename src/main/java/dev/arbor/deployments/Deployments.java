@@ -3,6 +3,7 @@ package dev.arbor.deployments;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
+import dev.arbor.clusters.ClusterHealth;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.clusters.Workloads;
@@ -51,6 +52,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
 
     /** The most replicas a deployment may ask for. */
     static final int MAX_REPLICAS = 32;
+
+    /** How long a deployment's request waits for its cluster's health, read to check what the request asks for. */
+    static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The project id of a deployment in no project, where a project id must be given: no project has it. */
+    static final String NO_PROJECT = "";
 
     private static final Logger LOG = LoggerFactory.getLogger(Deployments.class);
 
@@ -174,28 +181,28 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     }
 
     /**
-     * Deploy Model: the deployment of this name in the project, made now when there is none (a deployment of that
-     * name that exists counts as deployed, so that a step may run twice). Refusals are {@link ApiException}s, as the
-     * API answers them.
+     * Deploy Model: the deployment of this name in the project (or in no project), made now when there is none (a
+     * deployment of that name that exists counts as deployed, so that a step may run twice). Refusals are
+     * {@link ApiException}s, as the API answers them.
      */
     public Snapshot deploy(
-            String projectId,
+            Optional<String> projectId,
             String name,
             String modelId,
             String clusterId,
             int replicas,
             Optional<ReplicaSet.Autoscaling> autoScaling) {
-        if (!access.unknownProjects(List.of(requireNonNull(projectId, "projectId")))
-                .isEmpty()) {
+        requireNonNull(projectId, "projectId");
+        if (!access.unknownProjects(projectId.stream().toList()).isEmpty()) {
             throw ApiException.of(
-                    ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + projectId + "'.");
+                    ErrorCode.PROJECT_NOT_FOUND, "project_id", "There is no project '" + projectId.get() + "'.");
         }
         Optional<Deployment> existing = store.findByName(projectId, name);
         if (existing.isPresent()) {
             return snapshot(existing.get());
         }
-        return snapshot(create(
-                new NewDeployment(projectId, name, modelId, clusterId, replicas, autoScaling, Optional.empty())));
+        return snapshot(create(new NewDeployment(
+                projectId, name, modelId, clusterId, replicas, autoScaling, Optional.empty(), Optional.empty())));
     }
 
     /** The deployment of this id, else the one of this name; 409 {@code deployment_exists} when several have it. */
@@ -253,13 +260,14 @@ public final class Deployments implements DeploymentDirectory, Referrers {
 
     /** What a deployment is to be, checked for its shape already. */
     record NewDeployment(
-            String projectId,
+            Optional<String> projectId,
             String name,
             String modelId,
             String clusterId,
             int replicas,
             Optional<ReplicaSet.Autoscaling> autoScaling,
-            Optional<RateLimiter.Limit> rateLimit) {
+            Optional<RateLimiter.Limit> rateLimit,
+            Optional<Resources> resources) {
         NewDeployment {
             requireNonNull(projectId, "projectId");
             requireNonNull(name, "name");
@@ -267,12 +275,14 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             requireNonNull(clusterId, "clusterId");
             requireNonNull(autoScaling, "autoScaling");
             requireNonNull(rateLimit, "rateLimit");
+            requireNonNull(resources, "resources");
         }
     }
 
     /**
      * Stores a deployment and starts its work in the background; it answers {@code pending}. An unknown model or
-     * cluster is 404 (both listed when both are), a model not downloaded or a name taken 409, and nothing is stored.
+     * cluster is 404 (both listed when both are), a model not downloaded, a name taken or resources the cluster cannot
+     * give 409, and nothing is stored.
      */
     Deployment create(NewDeployment spec) {
         var missing = new ArrayList<Problem>();
@@ -311,12 +321,14 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 0,
                 spec.autoScaling(),
                 spec.rateLimit(),
+                spec.resources(),
                 DeploymentStatus.PENDING,
                 Optional.empty(),
                 Optional.empty(),
                 onLocal ? Optional.of(instances.id()) : Optional.empty(),
                 now,
                 now);
+        requireAvailable(deployment);
         if (!onLocal) {
             kubernetes.check(deployment, model.get());
         }
@@ -368,6 +380,23 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         return current(changed.id());
     }
 
+    /**
+     * Sets or removes the resources each replica asks for: the deployment deploys again with them (a local one's
+     * replicas start again; on Kubernetes the Deployment rolls its pods). Resources the cluster cannot give are 409,
+     * and the deployment stays as it was.
+     */
+    Deployment reserve(Deployment current, Optional<Resources> resources) {
+        requireRunnableHere(current);
+        Deployment asked = current.withResources(resources);
+        requireAvailable(asked);
+        if (asked.local()) {
+            local.stop(asked.id()); // its replicas start again, held to the new limits
+        } else {
+            kubernetes.check(asked, models.require(asked.modelId(), "model_id"));
+        }
+        return redeploy(current, d -> d.withResources(resources));
+    }
+
     /** Sets or removes the rate limit; the serving endpoint reads it with the deployment. */
     Deployment limit(Deployment current, Optional<RateLimiter.Limit> limit) {
         return record(current.id(), d -> d.withRateLimit(limit));
@@ -399,11 +428,6 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /** The deployments of these projects, or every one, newest first. */
     List<Deployment> list(Optional<Set<String>> projects) {
         return store.list(projects);
-    }
-
-    /** The deployment of this name in the project, if there is one. */
-    Optional<Deployment> findByName(String projectId, String name) {
-        return store.findByName(projectId, name);
     }
 
     /** The deployments a pipeline step may mean by {@code idOrName}: the one of that id, else those of that name. */
@@ -452,11 +476,19 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 inProject);
     }
 
+    /**
+     * The project inference and the references see a deployment in: a deployment in no project is in the project
+     * {@link #NO_PROJECT}, which no member belongs to, so that only admins (naming no project) may call it.
+     */
+    private static String projectOf(Deployment deployment) {
+        return deployment.projectId().orElse(NO_PROJECT);
+    }
+
     /** Those of {@code deployments} that serve now, in a project {@code inProject} accepts, as inference calls them. */
     private List<ServedDeployment> served(List<Deployment> deployments, Predicate<String> inProject) {
         var found = new ArrayList<ServedDeployment>();
         for (Deployment deployment : deployments) {
-            if (!deployment.status().serves() || !inProject.test(deployment.projectId())) {
+            if (!deployment.status().serves() || !inProject.test(projectOf(deployment))) {
                 continue;
             }
             Optional<Backend> backend = deployment.local()
@@ -466,7 +498,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                             .map(url -> new Backend.Endpoint(new RemoteEndpoint(
                                     deployment.modelId(), URI.create(url), deployment.name(), Optional.empty())));
             backend.ifPresent(b -> found.add(new ServedDeployment(
-                    deployment.id(), deployment.name(), deployment.projectId(), deployment.rateLimit(), b)));
+                    deployment.id(), deployment.name(), projectOf(deployment), deployment.rateLimit(), b)));
         }
         return found;
     }
@@ -478,7 +510,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             return List.of();
         }
         return store.ofModels(Set.copyOf(names)).stream()
-                .map(d -> new Referrer("deployment", d.id(), d.name(), d.projectId()))
+                .map(d -> new Referrer("deployment", d.id(), d.name(), projectOf(d)))
                 .toList();
     }
 
@@ -513,6 +545,44 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                             + ": a deployment on this machine needs its files. Wait for its download, or add it "
                             + "again.");
         }
+    }
+
+    /**
+     * Refuses (409 {@code resources_unavailable} at the resource) a deployment whose replicas could not get what each
+     * asks for. On Kubernetes, no ready node offering the GPUs (of the type), then the memory, then the processors one
+     * pod asks for, from the nodes' allocatable resources (a cluster whose nodes cannot be read is not judged: its
+     * objects' own failure says more). On {@code local}, GPUs (the replicas run on the processors: ONNX Runtime and
+     * Jlama), more processors than the machine has, or more memory than it has free.
+     */
+    private void requireAvailable(Deployment deployment) {
+        if (deployment.local() && deployment.resources().isEmpty()) {
+            return;
+        }
+        ClusterHealth health = clusters.check(deployment.clusterId(), HEALTH_TIMEOUT);
+        Optional<ClusterHealth.Shortfall> shortfall;
+        if (deployment.local()) {
+            Resources asked = deployment.resources().orElseThrow();
+            shortfall = asked.gpus() > 0
+                    ? Optional.of(new ClusterHealth.Shortfall(
+                            "gpus",
+                            health.available().gpus().isEmpty()
+                                    ? "this machine has no GPU (nvidia-smi shows none); deploy on a Kubernetes cluster "
+                                            + "to use GPUs"
+                                    : "replicas on this machine run on its processors and do not use its "
+                                            + health.available().gpus().size() + " GPU(s); deploy on a Kubernetes "
+                                            + "cluster to use GPUs"))
+                    : health.shortfall(new Workloads.Resources(
+                            asked.cpu().orElse(0.0), asked.memoryBytes().orElse(0L), 0, Optional.empty()));
+        } else {
+            shortfall = health.shortfall(KubernetesBackend.resources(deployment));
+        }
+        shortfall.ifPresent(missing -> {
+            throw ApiException.of(
+                    ErrorCode.RESOURCES_UNAVAILABLE,
+                    "resources." + missing.resource(),
+                    "The cluster '" + deployment.clusterId() + "' cannot run deployment '" + deployment.name() + "': "
+                            + missing.message() + ".");
+        });
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.arbor.clusters.Workloads;
 import dev.arbor.models.Model;
 import dev.arbor.platform.http.ApiException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,15 +18,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deployments on Kubernetes clusters, through {@link Workloads}: a Deployment, a Service and (with autoscaling) an
- * autoscaler named after the deployment, labelled with its id and project. While a deployment deploys or scales, a
+ * autoscaler named after the deployment, labelled with its id and project (when it has one). While a deployment deploys or scales, a
  * poller reads its ready replicas back from the cluster until they match.
  */
 final class KubernetesBackend {
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesBackend.class);
     static final String DEPLOYMENT_LABEL = "arbor.dev/deployment";
     static final String PROJECT_LABEL = "arbor.dev/project";
-    /** What each pod asks for: the serving image's needs beyond these are the cluster's to meet. */
-    static final Workloads.Resources RESOURCES = new Workloads.Resources(1.0, 2L << 30, 0);
+    /** What each pod of a deployment that asks for no resources asks for: the defaults of {@link Resources}. */
+    static final Resources NOTHING_ASKED = new Resources(Optional.empty(), Optional.empty(), 0, Optional.empty());
 
     /** What the cluster says of a deployment's workload. */
     sealed interface Observed {
@@ -128,15 +129,32 @@ final class KubernetesBackend {
         }
     }
 
+    /** What each pod of the deployment asks the cluster for. */
+    static Workloads.Resources resources(Deployment deployment) {
+        return deployment.resources().orElse(NOTHING_ASKED).onKubernetes();
+    }
+
     private static Workloads.Workload workload(Deployment deployment, Model model) {
+        var labels = new HashMap<String, String>();
+        labels.put(DEPLOYMENT_LABEL, deployment.id());
+        deployment.projectId().ifPresent(project -> labels.put(PROJECT_LABEL, project));
         return new Workloads.Workload(
                 deployment.name(),
-                Map.of(DEPLOYMENT_LABEL, deployment.id(), PROJECT_LABEL, deployment.projectId()),
-                new Workloads.ModelSource(model.id(), model.uri(), model.format()),
+                labels,
+                new Workloads.ModelSource(model.id(), model.uri(), model.format(), purpose(model)),
                 deployment.replicas(),
                 deployment
                         .autoScaling()
                         .map(a -> new Workloads.Scaling(a.minReplicas(), a.maxReplicas(), a.targetInFlight())),
-                RESOURCES);
+                resources(deployment));
+    }
+
+    /** What the registry's engine serves the model for: its embedding engine's models are served as embedders. */
+    static Workloads.Purpose purpose(Model model) {
+        return switch (model.engine()) {
+            case "embedding" -> Workloads.Purpose.EMBED;
+            case "onnx-classifier" -> Workloads.Purpose.CLASSIFY;
+            default -> Workloads.Purpose.GENERATE;
+        };
     }
 }

@@ -57,6 +57,7 @@ final class LocalBackend {
                         deployment.modelId(),
                         deployment.id(), // a name is unique in its project only; the runtime needs it unique
                         deployment.replicas(),
+                        limits(deployment),
                         replica -> Optional.ofNullable(holder.get())
                                 .filter(s -> sets.get(deployment.id()) == s)
                                 .ifPresent(s -> report(deployment.id(), s)));
@@ -76,6 +77,18 @@ final class LocalBackend {
                 reports.replicas(deployment.id(), new Observed.Failed(0, "its replicas did not start: " + e));
             }
         });
+    }
+
+    /**
+     * What each replica's process may use: the memory asked for is its Java heap, the processors (rounded up) what its
+     * JVM sizes its thread pools to.
+     */
+    static ReplicaSet.WorkerLimits limits(Deployment deployment) {
+        return deployment
+                .resources()
+                .map(asked -> new ReplicaSet.WorkerLimits(
+                        asked.memoryBytes(), asked.cpu().map(cpu -> (int) Math.ceil(cpu))))
+                .orElse(ReplicaSet.WorkerLimits.NONE);
     }
 
     Optional<ReplicaSet> replicas(String deploymentId) {

@@ -6,8 +6,9 @@ import dev.arbor.models.ReplicaSet;
 @FunctionalInterface
 public interface ReplicaSets {
     /**
-     * Starts {@code replicas} worker processes of the model, named after {@code name} (unique among the open sets) in their logs; {@code listener}
-     * hears of each replica's changes from then on.
+     * Starts {@code replicas} worker processes of the model, each held to {@code limits}, named after {@code name}
+     * (unique among the open sets) in their logs; {@code listener} hears of each replica's changes from then on.
      */
-    ReplicaSet start(String modelId, String name, int replicas, ReplicaSet.Listener listener);
+    ReplicaSet start(
+            String modelId, String name, int replicas, ReplicaSet.WorkerLimits limits, ReplicaSet.Listener listener);
 }

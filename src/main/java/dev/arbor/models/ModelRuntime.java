@@ -440,6 +440,7 @@ public final class ModelRuntime implements AutoCloseable {
         handle.worker = launcher.start(
                 model,
                 options,
+                ReplicaSet.WorkerLimits.NONE,
                 launcher.workerLog(model.id()),
                 Optional.empty(),
                 ready -> loaded(model, handle, ready));
@@ -477,19 +478,38 @@ public final class ModelRuntime implements AutoCloseable {
      * for a model that cannot run.
      */
     public ReplicaSet replicas(String modelId, String name, int replicas, ReplicaSet.Listener listener) {
-        return replicas(modelId, name, replicas, listener, Map.of(), Clock.systemUTC());
+        return replicas(modelId, name, replicas, ReplicaSet.WorkerLimits.NONE, listener);
     }
 
-    /**
-     * {@link #replicas(String, String, int, ReplicaSet.Listener)} with load options for the workers (as
-     * {@link #load} takes them) and a clock for autoscaling that tests move.
-     */
+    /** {@link #replicas(String, String, int, ReplicaSet.Listener)} with what each replica's process may use. */
+    public ReplicaSet replicas(
+            String modelId, String name, int replicas, ReplicaSet.WorkerLimits limits, ReplicaSet.Listener listener) {
+        return replicas(
+                modelId, name, replicas, listener, Map.of(), requireNonNull(limits, "limits"), Clock.systemUTC());
+    }
+
+    /** The set of {@link #replicas(String, String, int, ReplicaSet.Listener)} with load options and a test's clock. */
     Replicas replicas(
             String modelId,
             String name,
             int replicas,
             ReplicaSet.Listener listener,
             Map<String, String> options,
+            Clock clock) {
+        return replicas(modelId, name, replicas, listener, options, ReplicaSet.WorkerLimits.NONE, clock);
+    }
+
+    /**
+     * {@link #replicas(String, String, int, ReplicaSet.Listener)} with load options for the workers (as
+     * {@link #load} takes them) and a clock for autoscaling that tests move.
+     */
+    private Replicas replicas(
+            String modelId,
+            String name,
+            int replicas,
+            ReplicaSet.Listener listener,
+            Map<String, String> options,
+            ReplicaSet.WorkerLimits limits,
             Clock clock) {
         requireNonNull(name, "name");
         requireNonNull(listener, "listener");
@@ -505,6 +525,7 @@ public final class ModelRuntime implements AutoCloseable {
                     model,
                     name,
                     options,
+                    limits,
                     launcher,
                     settings,
                     meters,

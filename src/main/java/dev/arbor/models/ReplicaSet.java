@@ -2,6 +2,7 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -70,6 +71,28 @@ public interface ReplicaSet extends AutoCloseable {
         public ReplicaState {
             requireNonNull(status, "status");
             requireNonNull(error, "error");
+        }
+    }
+
+    /**
+     * What each replica's worker process may use: its Java heap ({@code -Xmx}; a model's native memory, ONNX
+     * Runtime's, comes on top) and the processors the JVM sizes its thread pools to
+     * ({@code -XX:ActiveProcessorCount}; a hint, not a cap). The JVM's defaults where empty.
+     */
+    record WorkerLimits(Optional<Long> heapBytes, Optional<Integer> processors) {
+        public static final WorkerLimits NONE = new WorkerLimits(Optional.empty(), Optional.empty());
+
+        public WorkerLimits {
+            requireNonNull(heapBytes, "heapBytes");
+            requireNonNull(processors, "processors");
+        }
+
+        /** The JVM options that set them. */
+        List<String> jvmOptions() {
+            var options = new ArrayList<String>();
+            heapBytes.ifPresent(bytes -> options.add("-Xmx" + bytes));
+            processors.ifPresent(count -> options.add("-XX:ActiveProcessorCount=" + count));
+            return options;
         }
     }
 

@@ -66,6 +66,7 @@ final class Replicas implements ReplicaSet {
     private final Model model;
     private final String name;
     private final Map<String, String> options;
+    private final WorkerLimits limits;
     private final List<Capability> capabilities;
     private final WorkerProcess.Launcher launcher;
     private final ModelRuntime.Settings settings;
@@ -121,6 +122,7 @@ final class Replicas implements ReplicaSet {
             Model model,
             String name,
             Map<String, String> options,
+            WorkerLimits limits,
             WorkerProcess.Launcher launcher,
             ModelRuntime.Settings settings,
             MeterRegistry registry,
@@ -131,6 +133,7 @@ final class Replicas implements ReplicaSet {
         this.model = requireNonNull(model, "model");
         this.name = requireNonNull(name, "name");
         this.options = Map.copyOf(options);
+        this.limits = requireNonNull(limits, "limits");
         this.capabilities = List.copyOf(
                 EngineKind.of(model.engine()).map(EngineKind::capabilities).orElse(List.of(Capability.SCORE)));
         this.launcher = requireNonNull(launcher, "launcher");
@@ -346,6 +349,7 @@ final class Replicas implements ReplicaSet {
             worker = launcher.start(
                     model,
                     options,
+                    limits,
                     launcher.replicaLog(name, replica.index),
                     Optional.of(replica.label()),
                     ready -> {});

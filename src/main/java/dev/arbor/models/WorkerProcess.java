@@ -90,13 +90,14 @@ final class WorkerProcess {
         }
 
         /**
-         * Starts a worker for {@code model} with its options and these ({@code options} win), its standard error
-         * appended to {@code log}; {@code replica} (a set's name and the index) is shown in process lists.
+         * Starts a worker for {@code model} with its options and these ({@code options} win), in a JVM held to
+         * {@code limits}, its standard error appended to {@code log}; {@code replica} (a set's name and the index) is shown in process lists.
          * {@code atReady} runs as the worker says it is ready, before anyone waiting for its link is told.
          */
         WorkerProcess start(
                 Model model,
                 Map<String, String> options,
+                ReplicaSet.WorkerLimits limits,
                 Path log,
                 Optional<String> replica,
                 Consumer<WorkerProcess> atReady) {
@@ -113,6 +114,7 @@ final class WorkerProcess {
                     command.add("--add-modules=jdk.incubator.vector");
                 }
                 command.add("-XX:+ExitOnOutOfMemoryError");
+                command.addAll(limits.jvmOptions());
                 // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
                 command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));
                 command.add("-Dai.djl.offline=true");

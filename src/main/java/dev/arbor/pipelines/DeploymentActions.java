@@ -17,7 +17,8 @@ import java.util.Optional;
  * The deployment actions, on the deployments of this server: Deploy Model (waits until the deployment runs or fails,
  * within the step's timeout), Scale Deployment, Configure Rate Limiting and Delete Deployment. Each is safe to run
  * again: a deployment of that name in the project counts as deployed, one gone as deleted. A deployment a step makes
- * belongs to the project its {@code project_id} names (pipelines belong to no project).
+ * belongs to the project its {@code project_id} names; without one (pipelines belong to no project) it is in no
+ * project, which only admins see.
  */
 final class DeploymentActions {
     /** How long one look at a deploying deployment waits; the step's timeout ends the whole wait. */
@@ -39,7 +40,7 @@ final class DeploymentActions {
         Deployments.Snapshot deployment;
         try {
             deployment = deployments.deploy(
-                    params.path("project_id").asText(),
+                    Optional.of(params.path("project_id").asText("")).filter(id -> !id.isBlank()),
                     params.path("deployment_name").asText(),
                     params.path("model_id").asText(),
                     params.path("cluster_id").asText(Clusters.LOCAL),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.arbor.ArborServer;
 import dev.arbor.clusters.Workloads.ModelSource;
+import dev.arbor.clusters.Workloads.Purpose;
 import dev.arbor.clusters.Workloads.Resources;
 import dev.arbor.clusters.Workloads.Scaling;
 import dev.arbor.clusters.Workloads.Workload;
@@ -52,10 +53,11 @@ class KubernetesWorkloadsTest {
     private static final String CPU_IMAGE = "registry.example/llama.cpp:server-test";
     private static final Map<String, String> LABELS = Map.of("arbor.dev/deployment-id", "dep_0001");
     private static final ModelSource SAFETENSORS =
-            new ModelSource("qwen-0-5b", "Qwen/Qwen2.5-0.5B-Instruct", "safetensors");
-    private static final ModelSource GGUF = new ModelSource("qwen-gguf", "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "gguf");
-    private static final Resources TWO_GPUS = new Resources(4, 16L << 30, 2);
-    private static final Resources CPU_ONLY = new Resources(2.5, 4L << 30, 0);
+            new ModelSource("qwen-0-5b", "Qwen/Qwen2.5-0.5B-Instruct", "safetensors", Purpose.GENERATE);
+    private static final ModelSource GGUF =
+            new ModelSource("qwen-gguf", "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "gguf", Purpose.GENERATE);
+    private static final Resources TWO_GPUS = new Resources(4, 16L << 30, 2, Optional.empty());
+    private static final Resources CPU_ONLY = new Resources(2.5, 4L << 30, 0, Optional.empty());
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
     private static ArborServer server;
@@ -146,6 +148,60 @@ class KubernetesWorkloadsTest {
         }
     }
 
+    @Test
+    void anEmbeddingModelOnGpusOfATypeRunsVllmAsAnEmbedderOnNodesOfThatType() {
+        try (var mock = new KubernetesApiMock()) {
+            String cluster = addCluster(mock);
+            var workload = new Workload(
+                    "embedder",
+                    LABELS,
+                    new ModelSource("minilm", "sentence-transformers/all-MiniLM-L6-v2", "onnx", Purpose.EMBED),
+                    1,
+                    Optional.empty(),
+                    new Resources(2, 8L << 30, 1, Optional.of("NVIDIA-L4")));
+
+            assertThat(workloads().apply(cluster, workload).image())
+                    .isEqualTo(ClusterSettings.DEFAULT.servingImageGpu());
+
+            var pod = deployment(mock, "embedder").getSpec().getTemplate().getSpec();
+            assertThat(pod.getContainers().getFirst().getArgs())
+                    .containsExactly(
+                            "--model",
+                            "sentence-transformers/all-MiniLM-L6-v2",
+                            "--served-model-name",
+                            "embedder",
+                            "--port",
+                            "8000",
+                            "--runner",
+                            "pooling",
+                            "--convert",
+                            "embed");
+            assertThat(pod.getContainers().getFirst().getResources().getLimits())
+                    .containsEntry("nvidia.com/gpu", new Quantity("1"));
+            assertThat(pod.getNodeSelector()).isEqualTo(Map.of("nvidia.com/gpu.product", "NVIDIA-L4"));
+        }
+    }
+
+    @Test
+    void anEmbeddingModelInGgufWithoutGpusRunsTheLlamaCppServerServingEmbeddings() {
+        try (var mock = new KubernetesApiMock()) {
+            String cluster = addCluster(mock);
+            var workload = new Workload(
+                    "gguf-embedder",
+                    LABELS,
+                    new ModelSource("nomic", "nomic-ai/nomic-embed-text-v1.5-GGUF", "gguf", Purpose.EMBED),
+                    1,
+                    Optional.empty(),
+                    CPU_ONLY);
+
+            workloads().apply(cluster, workload);
+
+            var pod = deployment(mock, "gguf-embedder").getSpec().getTemplate().getSpec();
+            assertThat(pod.getContainers().getFirst().getArgs()).endsWith("--metrics", "--embeddings");
+            assertThat(pod.getNodeSelector()).isNullOrEmpty();
+        }
+    }
+
     /** A gguf model without GPUs: the llama.cpp server of the setting, loading it by where it comes from. */
     record CpuSource(String uri, List<String> loads) {}
 
@@ -165,7 +221,7 @@ class KubernetesWorkloadsTest {
             var workload = new Workload(
                     "chat-cpu",
                     LABELS,
-                    new ModelSource("qwen-gguf", source.uri(), "gguf"),
+                    new ModelSource("qwen-gguf", source.uri(), "gguf", Purpose.GENERATE),
                     1,
                     Optional.of(new Scaling(1, 3, 4)),
                     CPU_ONLY);
@@ -494,24 +550,24 @@ class KubernetesWorkloadsTest {
                         SAFETENSORS,
                         "Model qwen-0-5b is in the format 'safetensors', which the llama.cpp server"),
                 new Unservable(
-                        "onnx on GPUs",
+                        "an onnx classifier on GPUs",
                         TWO_GPUS,
-                        new ModelSource("minilm", "sentence-transformers/all-MiniLM-L6-v2", "onnx"),
+                        new ModelSource("minilm", "sentence-transformers/all-MiniLM-L6-v2", "onnx", Purpose.CLASSIFY),
                         "Model minilm is in the format 'onnx', which vLLM"),
                 new Unservable(
                         "a folder of this server on GPUs",
                         TWO_GPUS,
-                        new ModelSource("local-llm", "/srv/models/llm", "safetensors"),
+                        new ModelSource("local-llm", "/srv/models/llm", "safetensors", Purpose.GENERATE),
                         "Model local-llm comes from '/srv/models/llm', which vLLM cannot load"),
                 new Unservable(
                         "a zip archive without GPUs",
                         CPU_ONLY,
-                        new ModelSource("zipped", "https://models.example/llm.zip", "gguf"),
+                        new ModelSource("zipped", "https://models.example/llm.zip", "gguf", Purpose.GENERATE),
                         "which the llama.cpp server cannot load"),
                 new Unservable(
                         "a hub revision without GPUs",
                         CPU_ONLY,
-                        new ModelSource("pinned", "Qwen/Qwen2.5-0.5B-Instruct-GGUF@v1", "gguf"),
+                        new ModelSource("pinned", "Qwen/Qwen2.5-0.5B-Instruct-GGUF@v1", "gguf", Purpose.GENERATE),
                         "names the revision 'v1'"));
     }
 
@@ -588,7 +644,13 @@ class KubernetesWorkloadsTest {
                         "must be 0 or more"),
                 new Refused(
                         "no number of CPUs",
-                        new Workload("chat", LABELS, GGUF, 1, Optional.empty(), new Resources(Double.NaN, 0, 0)),
+                        new Workload(
+                                "chat",
+                                LABELS,
+                                GGUF,
+                                1,
+                                Optional.empty(),
+                                new Resources(Double.NaN, 0, 0, Optional.empty())),
                         "must be 0 or more"),
                 new Refused(
                         "a minimum of zero",

@@ -12,16 +12,21 @@ import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
 import dev.arbor.testing.TestServer;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,7 +82,8 @@ abstract class DeploymentContract {
                 .json()
                 .path("token")
                 .asText();
-        mock = new KubernetesApiMock();
+        // one ready node: 8 processors, 32 GiB and one NVIDIA L4, what a pod's resources are checked against
+        mock = new KubernetesApiMock().node("gpu-node", Map.of("Ready", "True"), "8", "32Gi", 1);
         kube = new KubernetesClientBuilder()
                 .withConfig(Config.fromKubeconfig(mock.kubeconfig()))
                 .build();
@@ -287,12 +293,14 @@ abstract class DeploymentContract {
     }
 
     @Test
-    void aModelADeploymentUsesIsNotDeleted() {
+    void aModelADeploymentUsesIsNotDeleted() throws Exception {
+        // a folder of its own: the size of a shared one (/tmp) is read while other programs change it
+        Path folder = Files.createTempDirectory("arbor-hash-model-");
         String model = created(
                 http.post(
                         "/models",
-                        "{\"model_uri\": \"/tmp\", \"model_name\": \"Hash " + name() + "\", \"model_source\": "
-                                + "\"local\", \"engine\": \"hash\"}",
+                        "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Hash " + name()
+                                + "\", \"model_source\": \"local\", \"engine\": \"hash\"}",
                         admin()),
                 201);
         String name = name();
@@ -304,6 +312,7 @@ abstract class DeploymentContract {
         assertThat(refused.path("used_by").path(0).path("id").asText()).isEqualTo(id);
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
         assertThat(http.delete("/models/" + model, admin()).status()).isEqualTo(200);
+        Files.deleteIfExists(folder);
     }
 
     @Test
@@ -405,6 +414,21 @@ abstract class DeploymentContract {
                         400,
                         List.of("invalid_field auto_scaling.min_replicas")),
                 Arguments.of(
+                        "{\"name\": \"web\", \"model_id\": \"hash-decider\", \"resources\": {\"cpu\": 0, "
+                                + "\"memory_bytes\": 1024, \"gpus\": 17, \"gpu_type\": \"A100 80GB\", \"disk\": 1}}",
+                        400,
+                        List.of(
+                                "invalid_field resources.cpu",
+                                "invalid_field resources.memory_bytes",
+                                "invalid_field resources.gpus",
+                                "invalid_field resources.gpu_type",
+                                "invalid_field resources.disk")),
+                Arguments.of(
+                        "{\"name\": \"web\", \"model_id\": \"hash-decider\", \"resources\": {\"cpu\": 300, "
+                                + "\"gpu_type\": \"NVIDIA-L4\"}}",
+                        400,
+                        List.of("invalid_field resources.cpu", "invalid_field resources.gpu_type")),
+                Arguments.of(
                         "{\"name\": \"web\", \"model_id\": \"no-such-model\", \"cluster_id\": \"clu_none\"}",
                         404,
                         List.of("model_not_found model_id", "cluster_not_found cluster_id")),
@@ -424,6 +448,234 @@ abstract class DeploymentContract {
         assertThat(http.get("/deployments", admin(mine)).json().path("data").toString())
                 .as("nothing of a refused create is kept")
                 .doesNotContain("\"name\":\"web\"");
+    }
+
+    @Test
+    void onKubernetesTheResourcesAskedAreEachPodsRequestsAndLimitsAndAChangeRollsThePods() {
+        String name = name();
+        HttpReply accepted = http.post("/deployments", """
+                {"name": "%s", "model_id": "%s", "cluster_id": "%s",
+                 "resources": {"cpu": 2.5, "memory_bytes": 4294967296}}""".formatted(name, gguf, cluster), admin(mine));
+        assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+        String id = accepted.json().path("id").asText();
+        assertThat(accepted.json().path("resources").toString())
+                .isEqualTo("{\"cpu\":2.5,\"memory_bytes\":4294967296,\"gpus\":0,\"gpu_type\":null}");
+        await().atMost(Duration.ofSeconds(30)).until(() -> container(name) != null);
+        var asked = Map.of("cpu", new Quantity("2500m"), "memory", new Quantity("4294967296"));
+        assertThat(container(name).getResources().getRequests()).isEqualTo(asked);
+        assertThat(container(name).getResources().getLimits()).isEqualTo(asked);
+        assertThat(container(name).getImage())
+                .as("no GPUs: the llama.cpp server")
+                .contains("llama.cpp");
+
+        HttpReply changed = http.patch("/deployments/" + id, "{\"resources\": {\"cpu\": 4}}", admin());
+        assertThat(changed.status()).as(changed.body()).isEqualTo(202);
+        assertThat(changed.json().path("status").asText()).isEqualTo("deploying");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> container(name).getResources().getRequests().get("cpu"), new Quantity("4000m")::equals);
+        assertThat(container(name).getResources().getRequests().get("memory"))
+                .as("memory left out: the default")
+                .isEqualTo(new Quantity(Long.toString(2L << 30)));
+        assertThat(http.get("/deployments/" + id, admin())
+                        .json()
+                        .path("resources")
+                        .toString())
+                .isEqualTo("{\"cpu\":4.0,\"memory_bytes\":null,\"gpus\":0,\"gpu_type\":null}");
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    static Stream<Arguments> beyondEveryNode() {
+        return Stream.of(
+                Arguments.of("{\"gpus\": 2}", "resources.gpus"),
+                Arguments.of("{\"gpus\": 1, \"gpu_type\": \"NVIDIA-A100-SXM4-80GB\"}", "resources.gpus"),
+                Arguments.of("{\"memory_bytes\": 68719476736}", "resources.memory_bytes"),
+                Arguments.of("{\"cpu\": 16}", "resources.cpu"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("beyondEveryNode")
+    void resourcesNoNodeOffersAreRefusedNamingTheResourceAndNothingIsMade(String resources, String param) {
+        String name = name();
+        JsonNode refused = http.post(
+                        "/deployments",
+                        "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
+                                + "\", \"resources\": " + resources + "}",
+                        admin(mine))
+                .assertError(409, "resources_unavailable", param);
+        assertThat(refused.path("message").asText()).contains("no node of the cluster");
+        assertThat(kube.apps()
+                        .deployments()
+                        .inNamespace(NAMESPACE)
+                        .withName(name)
+                        .get())
+                .isNull();
+        assertThat(http.get("/deployments", admin()).body()).doesNotContain(name);
+    }
+
+    @Test
+    void aChangeToResourcesNoNodeOffersLeavesTheDeploymentAsItWas() {
+        String id = created(
+                http.post(
+                        "/deployments",
+                        "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
+                                + "\"}",
+                        admin(mine)),
+                202);
+        http.patch("/deployments/" + id, "{\"resources\": {\"gpus\": 4}}", admin())
+                .assertError(409, "resources_unavailable", "resources.gpus");
+        assertThat(http.get("/deployments/" + id, admin())
+                        .json()
+                        .path("resources")
+                        .isNull())
+                .isTrue();
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void onThisMachineTheMemoryAskedIsEachReplicasHeapAndTheProcessorsWhatItsJvmCounts() {
+        String id = created(
+                http.post(
+                        "/deployments",
+                        "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\", \"resources\": "
+                                + "{\"cpu\": 1.5, \"memory_bytes\": 268435456}}",
+                        admin(mine)),
+                202);
+
+        List<Long> pids = pids(awaitStatus(id, "running"));
+
+        assertThat(pids).hasSize(1);
+        assertThat(ProcessHandle.of(pids.getFirst())
+                        .orElseThrow()
+                        .info()
+                        .arguments()
+                        .orElseThrow())
+                .contains("-Xmx268435456", "-XX:ActiveProcessorCount=2");
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void onThisMachineGpusAreRefusedSinceItsReplicasRunOnItsProcessors() {
+        http.post(
+                        "/deployments",
+                        "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\", \"resources\": {\"gpus\": 1}}",
+                        admin(mine))
+                .assertError(409, "resources_unavailable", "resources.gpus");
+    }
+
+    @Test
+    void anAdminDeploysInNoProjectWhereNamesAreUniqueAndMembersSeeNothingOfIt() {
+        String name = name();
+        String body =
+                "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster + "\"}";
+        HttpReply made = http.post("/deployments", body, admin());
+        assertThat(made.status()).as(made.body()).isEqualTo(202);
+        String id = made.json().path("id").asText();
+        assertThat(made.json().path("project_id").isNull()).isTrue();
+        http.post("/deployments", body, admin()).assertError(409, "deployment_exists", "name");
+
+        assertThat(ids(http.get("/deployments", admin()))).contains(id);
+        assertThat(ids(http.get("/deployments", admin(mine)))).doesNotContain(id);
+        assertThat(ids(http.get("/deployments", member()))).doesNotContain(id);
+        http.get("/deployments/" + id, member()).assertError(404, "deployment_not_found", "deployment_id");
+        http.get("/deployments/" + id, admin(mine)).assertError(404, "deployment_not_found", "deployment_id");
+        http.post("/deployments", "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\"}", member())
+                .assertError(400, "missing_field", "project_id");
+        assertThat(kube.apps()
+                        .deployments()
+                        .inNamespace(NAMESPACE)
+                        .withName(name)
+                        .get()
+                        .getMetadata()
+                        .getLabels())
+                .containsEntry("arbor.dev/deployment", id)
+                .doesNotContainKey("arbor.dev/project");
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void onlyAnAdminNamingNoProjectCallsADeploymentInNoProject() {
+        String name = name();
+        String id = created(
+                http.post("/deployments", "{\"name\": \"" + name + "\", \"model_id\": \"hash-decider\"}", admin()),
+                202);
+        awaitStatus(id, "running");
+        String call = "{\"model\": \"" + name + "\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}";
+
+        HttpReply asAdmin = http.post("/v1/chat/completions", call, admin());
+        HttpReply asAdminInAProject = http.post("/v1/chat/completions", call, admin(mine));
+        HttpReply asMember = http.post("/v1/chat/completions", call, member());
+
+        // found, and refused for what it is: the hash model scores, it does not write
+        assertThat(asAdmin.json().path("error").path("code").asText())
+                .as(asAdmin.body())
+                .isEqualTo("model_capability_unsupported");
+        assertThat(asAdminInAProject.status()).isEqualTo(404);
+        assertThat(asAdminInAProject.json().path("error").path("code").asText()).isEqualTo("model_not_found");
+        assertThat(asMember.status()).isEqualTo(404);
+        assertThat(asMember.json().path("error").path("code").asText()).isEqualTo("model_not_found");
+        assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void aPipelineWithoutAProjectDeploysScalesLimitsAndDeletesADeploymentInNoProject() {
+        String name = name();
+        String pipeline = created(http.post("/pipelines", """
+                        {"name": "%s", "steps": [
+                          {"id": "deploy", "action": "deploy_model", "timeout_seconds": 60,
+                           "params": {"model_id": "%s", "cluster_id": "%s", "deployment_name": "%s"}},
+                          {"id": "scale", "action": "scale_deployment", "depends_on": ["deploy"],
+                           "params": {"deployment_id": "{{ steps.deploy.outputs.deployment_id }}", "replicas": 2}},
+                          {"id": "limit", "action": "configure_rate_limiting", "depends_on": ["scale"],
+                           "params": {"deployment_id": "{{ steps.deploy.outputs.deployment_id }}",
+                                      "rate_limit": 10, "time_window": "second", "algorithm": "fixed_window"}},
+                          {"id": "delete", "action": "delete_deployment", "depends_on": ["limit"],
+                           "params": {"deployment_id": "{{ steps.deploy.outputs.deployment_id }}"}}]}""".formatted(name, gguf, cluster, name), admin()), 201);
+        var labels = new AtomicReference<Map<String, String>>();
+        Thread ready = Thread.ofVirtual().start(() -> {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> kube.apps()
+                                    .deployments()
+                                    .inNamespace(NAMESPACE)
+                                    .withName(name)
+                                    .get()
+                            != null);
+            labels.set(kube.apps()
+                    .deployments()
+                    .inNamespace(NAMESPACE)
+                    .withName(name)
+                    .get()
+                    .getMetadata()
+                    .getLabels());
+            readyReplicas(name, 1);
+        });
+        JsonNode run = finished(pipeline);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        JsonNode deployed = step(run, "deploy").path("outputs");
+        String id = deployed.path("deployment_id").asText();
+        assertThat(id).startsWith("dep");
+        assertThat(deployed.path("status").asText()).isEqualTo("running");
+        assertThat(deployed.path("endpoint_url").asText()).isEqualTo("http://" + name + ".serving.svc:80/v1");
+        assertThat(step(run, "scale").path("outputs").toString())
+                .isEqualTo("{\"previous_replicas\":1,\"current_replicas\":2}");
+        assertThat(step(run, "limit").path("status").asText()).isEqualTo("completed");
+        assertThat(step(run, "delete").path("status").asText()).isEqualTo("completed");
+        assertThat(labels.get()).as("in no project").doesNotContainKey("arbor.dev/project");
+        http.get("/deployments/" + id, admin()).assertError(404, "deployment_not_found", "deployment_id");
+        assertThat(kube.apps()
+                        .deployments()
+                        .inNamespace(NAMESPACE)
+                        .withName(name)
+                        .get())
+                .isNull();
+        ready.interrupt();
+    }
+
+    Container container(String name) {
+        var deployment =
+                kube.apps().deployments().inNamespace(NAMESPACE).withName(name).get();
+        return deployment == null
+                ? null
+                : deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
     }
 
     @Test

@@ -29,7 +29,13 @@ class WorkerProtocolTest {
         Path data = Files.createTempDirectory("arbor-protocol-");
         var launcher = new WorkerProcess.Launcher(new Models(true), data.resolve("logs"), data.resolve("cache"));
         Model hash = new Models(true).require("hash-decider", "model");
-        worker = launcher.start(hash, Map.of(), launcher.workerLog(hash.id()), Optional.empty(), ready -> {});
+        worker = launcher.start(
+                hash,
+                Map.of(),
+                ReplicaSet.WorkerLimits.NONE,
+                launcher.workerLog(hash.id()),
+                Optional.empty(),
+                ready -> {});
         link = worker.link.get(90, TimeUnit.SECONDS);
     }
 

@@ -145,6 +145,7 @@ public enum ErrorCode {
     EVAL_HAS_NO_TEMPLATE(409),
     TOO_FEW_LABELS(409),
     DEPLOYMENT_EXISTS(409),
+    RESOURCES_UNAVAILABLE(409),
     VERSION_CONFLICT(412),
 
     // 413, 414, 415, 431: send less, or another kind
