@@ -251,3 +251,109 @@ export interface AgentConnection {
   gateway_name?: string;
   tools: { id: string; name: string }[];
 }
+
+// --- routers
+export interface ActionParam {
+  name: string;
+  type: string;
+  required: boolean;
+  description?: string;
+  default?: unknown;
+  options?: string[];
+  validation?: { min?: number; max?: number; integer?: boolean; min_length?: number; max_length?: number; pattern?: string; max_items?: number };
+  visible_when?: { param: string; equals?: string; not_equals?: string };
+}
+
+export interface RouterAction {
+  type: string;
+  name: string;
+  category: string;
+  description: string;
+  color?: string | null;
+  params: ActionParam[];
+  outputs: string[];
+  terminal?: boolean;
+}
+
+export interface ActionCatalog {
+  categories: { id: string; name: string; actions: string[] }[];
+  data: RouterAction[];
+}
+
+export interface Step {
+  step_id: string;
+  action_type: string;
+  name?: string;
+  params?: Record<string, unknown>;
+  conditions?: string[];
+  depends_on?: string[];
+  next_steps?: string[];
+}
+
+export interface DagConfig {
+  name?: string;
+  description?: string;
+  entry_step?: string;
+  steps: Step[];
+  parameters?: unknown[];
+  outputs?: Record<string, unknown>;
+}
+
+export type RouterState = 'draft' | 'active' | 'inactive';
+
+export interface Router {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  icon: string;
+  dag_config: DagConfig;
+  status: RouterState;
+  step_count: number;
+  created_at: number;
+  modified_at: number;
+}
+
+export interface SavedRouter extends Router {
+  warnings: Problem[];
+}
+
+export interface RouterVersion {
+  version: number;
+  step_count: number;
+  dag_config: DagConfig;
+  saved_at: number;
+  replaced_at: number;
+}
+
+export interface ActionValidation {
+  valid: boolean;
+  errors: Problem[];
+}
+
+export interface Named {
+  id: string;
+  name: string;
+  source?: string;
+}
+
+export const routerApi = {
+  actions: () => call<ActionCatalog>('GET', '/routers/actions'),
+  validate: (actionType: string, params: Record<string, unknown>) =>
+    call<ActionValidation>('POST', '/routers/actions/validate', { action_type: actionType, params }),
+  list: () => call<Page<Router>>('GET', '/routers?limit=100'),
+  get: (routerId: string) => call<Router>('GET', `/routers/${id(routerId)}`),
+  create: (body: Record<string, unknown>) => call<SavedRouter>('POST', '/routers', body),
+  save: (routerId: string, body: Record<string, unknown>) => call<SavedRouter>('PUT', `/routers/${id(routerId)}`, body),
+  setStatus: (routerId: string, status: RouterState) =>
+    call<SavedRouter>('PATCH', `/routers/${id(routerId)}`, { status }),
+  remove: (routerId: string) => call<unknown>('DELETE', `/routers/${id(routerId)}`),
+  versions: (routerId: string, limit = 100) =>
+    call<Page<RouterVersion>>('GET', `/routers/${id(routerId)}/versions?limit=${limit}`),
+  // what `*_ref` params may name; a token that may not list one kind types the value instead
+  models: () => call<Page<Named>>('GET', '/models?limit=100'),
+  deployments: () => call<Page<Named>>('GET', '/deployments?limit=100'),
+  credentials: () => call<Page<Named>>('GET', '/credentials?limit=100'),
+  clusters: () => call<Page<Named>>('GET', '/clusters?limit=100'),
+};

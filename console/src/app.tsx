@@ -9,6 +9,7 @@ import { AgentConnections } from './surfaces/agents';
 import { Connections } from './surfaces/connections';
 import { Connectors } from './surfaces/connectors';
 import { OAuthReturn } from './surfaces/oauth-return';
+import { Routers } from './surfaces/routers';
 import { Triggers } from './surfaces/triggers';
 
 export interface Signed {
@@ -30,6 +31,7 @@ const PAGES: Page[] = [
   { path: '/connections', title: 'Connections', adminOnly: true, render: (s) => <Connections signed={s} /> },
   { path: '/triggers', title: 'Triggers', adminOnly: false, render: (s) => <Triggers signed={s} /> },
   { path: '/agents', title: 'Agent connections', adminOnly: false, render: (s) => <AgentConnections signed={s} /> },
+  { path: '/routers', title: 'Routers', adminOnly: false, render: (s) => <Routers signed={s} /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);

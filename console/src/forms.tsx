@@ -53,9 +53,10 @@ export const fromDescriptor = (fields: DescriptorField[]): FieldSpec[] =>
     .filter((f) => !f.generated)
     .map((f) => ({ name: f.key, label: f.label, type: f.type, required: f.required, secret: f.secret }));
 
-/** The action catalog's parameters: the same names as FieldSpec's, with `name` the parameter's key. */
-export const fromActionParams = (params: (Omit<FieldSpec, 'label'> & { label?: string })[]): FieldSpec[] =>
-  params.map((p) => ({ ...p, label: p.label ?? labelOf(p.name) }));
+/** The action catalog's parameters: FieldSpec's names, with `name` the parameter's key and the checks in `validation`. */
+export const fromActionParams = (
+  params: (Omit<FieldSpec, 'label'> & { label?: string; validation?: Partial<FieldSpec> })[],
+): FieldSpec[] => params.map(({ validation, ...p }) => ({ ...validation, ...p, label: p.label ?? labelOf(p.name) }));
 
 export function isVisible(spec: FieldSpec, values: Values): boolean {
   const rule = spec.visible_when;
@@ -150,16 +151,23 @@ export function Form(props: {
   submit: string;
   onSubmit: () => Promise<void>;
   checkFirst?: () => Problem[];
+  /** Problems found while the user edits (a live check): shown like a failure's, without moving the focus. */
+  live?: Problem[];
   children: ComponentChildren;
 }) {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [unclaimed, setUnclaimed] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const shown = props.live ? [...props.live, ...problems] : problems;
   useLayoutEffect(() => {
     const element = form.current;
     if (!element) return;
-    setUnclaimed(problems.filter((p) => p.param === null || claims(element, p.param) === null));
+    setUnclaimed(shown.filter((p) => p.param === null || claims(element, p.param) === null));
+  }, [problems, props.live]);
+  useLayoutEffect(() => {
+    const element = form.current;
+    if (!element) return;
     const first = problems.map((p) => (p.param === null ? null : claims(element, p.param))).find((f) => f !== null);
     first?.querySelector<HTMLElement>('input, select, textarea, [tabindex]')?.focus();
   }, [problems]);
@@ -188,7 +196,7 @@ export function Form(props: {
           </ul>
         </div>
       )}
-      <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+      <Problems.Provider value={shown}>{props.children}</Problems.Provider>
       <button type="submit" disabled={busy}>
         {props.submit}
       </button>
@@ -322,11 +330,12 @@ function Control(props: ControlProps) {
   switch (spec.type) {
     case 'boolean':
       return <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />;
-    case 'number':
     case 'range':
+      return <Range {...props} />;
+    case 'number':
       return (
         <input
-          type={spec.type === 'range' && spec.min !== undefined && spec.max !== undefined ? 'range' : 'number'}
+          type="number"
           {...common}
           min={spec.min}
           max={spec.max}
@@ -410,6 +419,37 @@ function Control(props: ControlProps) {
       // json, and the structured lists (branches, weighted and ordered endpoints, content rules): JSON text
       return <JsonText {...props} />;
   }
+}
+
+/** A range of numbers, `{min, max}`: two number fields (the server says so when one is left empty). */
+function Range(props: ControlProps) {
+  const given = (props.value ?? {}) as { min?: number; max?: number };
+  const [draft, setDraft] = useState({ min: given.min === undefined ? '' : String(given.min), max: given.max === undefined ? '' : String(given.max) });
+  const change = (part: Partial<typeof draft>) => {
+    const next = { ...draft, ...part };
+    setDraft(next);
+    const value: { min?: number; max?: number } = {};
+    if (next.min !== '') value.min = Number(next.min);
+    if (next.max !== '') value.max = Number(next.max);
+    props.onChange(next.min === '' && next.max === '' ? undefined : value);
+  };
+  return (
+    <div class="pair" id={props.id} role="group" aria-describedby={props.described}>
+      {(['min', 'max'] as const).map((end) => (
+        <input
+          key={end}
+          type="number"
+          step="any"
+          aria-label={`${props.spec.label} ${end === 'min' ? 'from' : 'to'}`}
+          aria-invalid={props.invalid}
+          min={props.spec.min}
+          max={props.spec.max}
+          value={draft[end]}
+          onInput={(e) => change({ [end]: (e.target as HTMLInputElement).value })}
+        />
+      ))}
+    </div>
+  );
 }
 
 function JsonText(props: ControlProps) {
