@@ -289,8 +289,8 @@ function AddStep(props: { actions: ActionCatalog; onAdd: (type: string) => void 
   const [type, setType] = useState(props.actions.data[0]?.type ?? '');
   const chosen = props.actions.data.find((a) => a.type === type);
   return (
-    <div class="add-step" role="group" aria-labelledby="add-step-label">
-      <label id="add-step-label" for="add-step-type">
+    <div class="add-step" role="group" aria-label="Add a step">
+      <label for="add-step-type">
         Action of a new step
       </label>{' '}
       <select id="add-step-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>

@@ -210,7 +210,7 @@ export function Graph(props: {
             class={'node' + (props.selected === step.step_id ? ' selected' : '') + (problems ? ' invalid' : '') + (props.connecting ? ' target' : '')}
             transform={`translate(${p.x} ${p.y})`}
             role="button"
-            tabIndex={0}
+            tabindex={0}
             aria-label={label}
             aria-pressed={props.selected === step.step_id}
             onClick={pick}

@@ -1,0 +1,103 @@
+// Routers: building a router's graph in the editor (steps from the catalog, links with the mouse and with the
+// keyboard's form, the server's check of a missing parameter beside its field), saving and activating it; and what
+// a member's list holds.
+import { args, nav, page, see, signIn, snap } from '../harness.mjs';
+
+const node = (stepId) => page.getByRole('button', { name: new RegExp(`^Step ${stepId},`) });
+const fieldOf = (param) => page.locator(`[data-param="${param}"]`);
+// a required field's label ends with its mark, " *"
+const labelled = (text, scope = page) => scope.getByLabel(new RegExp(`^${text}( \\*)?$`));
+
+async function addStep(action, stepId) {
+  await page.getByLabel('Action of a new step').selectOption({ label: action });
+  await page.getByRole('button', { name: 'Add step' }).click();
+  await see(node(stepId), `the ${stepId} step in the graph`);
+  await see(page.getByRole('group', { name: new RegExp(`^Step ${stepId} · ${action}`) }), `the form of ${stepId}`);
+}
+
+async function noErrorAt(param, what) {
+  try {
+    await fieldOf(param).locator('.error').waitFor({ state: 'detached' });
+  } catch {
+    throw new Error(`the page still shows a problem with ${what}`);
+  }
+}
+
+export const scenarios = {
+  async 'routers/build-graph'() {
+    await signIn(args.token, args.project);
+    await nav().getByRole('link', { name: 'Routers' }).click();
+    await see(page.getByRole('heading', { name: 'Routers', exact: true }), 'the Routers page');
+    const create = page.getByRole('form', { name: 'New router' });
+    await labelled('Name', create).fill(args.name);
+    await create.getByRole('button', { name: 'Create router' }).click();
+    await see(page.getByRole('heading', { name: `Router ${args.name}` }), 'the editor of the new router');
+    await see(page.getByText('draft', { exact: true }), 'the new router a draft');
+
+    // a system prompt step without its prompt: the server's check shows beside the Prompt field
+    await addStep('System Prompt', 'system_prompt');
+    const prompt = 'dag_config.steps[0].params.prompt';
+    await see(fieldOf(prompt).locator('.error'), 'the missing prompt beside the Prompt field');
+    if ((await labelled('Prompt').getAttribute('aria-invalid')) !== 'true') {
+      throw new Error('the Prompt field is not marked invalid');
+    }
+    await see(page.getByRole('button', { name: /^Step system_prompt, .*1 problem$/ }), 'the problem counted on the step');
+    const missing = await fieldOf(prompt).locator('.error').textContent();
+    await snap('missing-prompt');
+    await labelled('Prompt').fill(args.prompt);
+    await noErrorAt(prompt, 'the prompt once given');
+
+    await addStep('Request Limits', 'request_limits');
+    await labelled('Max tokens').fill('256');
+    await addStep('Single Endpoint', 'single_endpoint');
+    await see(fieldOf('dag_config.steps[2].params.endpoint').locator('.error'), 'the missing endpoint beside its field');
+    await labelled('Endpoint').selectOption(args.endpoint);
+    await noErrorAt('dag_config.steps[2].params.endpoint', 'the endpoint once chosen');
+
+    // system_prompt → request_limits with the mouse: select, "Connect … to…", the next step
+    await node('system_prompt').click();
+    await page.getByRole('button', { name: 'Connect system_prompt to…' }).click();
+    await see(page.getByText('Choose the step that follows system_prompt.'), 'the choice of the next step');
+    await node('request_limits').click();
+    // request_limits → single_endpoint with the keyboard's way: the later step's "Depends on"
+    await node('single_endpoint').focus();
+    await page.keyboard.press('Enter');
+    await see(page.getByRole('group', { name: /^Step single_endpoint/ }), 'the form of single_endpoint');
+    await labelled('Depends on').selectOption(['request_limits']);
+    const links = page.getByRole('list', { name: 'Links between steps' });
+    await see(links.getByText('system_prompt → request_limits'), 'the first link');
+    await see(links.getByText('request_limits → single_endpoint'), 'the second link');
+    await page.getByText('dag_config as JSON').click();
+    await see(page.getByLabel('dag_config (JSON)'), 'the JSON of the graph');
+    const json = JSON.parse(await page.getByLabel('dag_config (JSON)').inputValue());
+    if (json.entry_step !== 'system_prompt') throw new Error(`the JSON's entry step is ${json.entry_step}`);
+    await snap('graph');
+
+    const editor = page.getByRole('form', { name: `Router ${args.name}` });
+    await editor.getByLabel('Save as').selectOption('draft');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await see(page.getByText(`Saved: ${args.name} is draft.`), 'the router saved as a draft');
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await see(page.getByText(`${args.name} is active.`), 'the router activated');
+    await see(page.getByRole('button', { name: 'Deactivate' }), 'the router active');
+    await see(page.getByRole('table', { name: /^Graphs earlier saves replaced/ }).getByRole('row', { name: /^1 / }), 'the replaced graph kept as version 1');
+    await snap('active');
+
+    await page.getByRole('link', { name: '← All routers' }).click();
+    const row = page.getByRole('row').filter({ hasText: args.name });
+    await see(row.getByText('active'), 'the router active in the list');
+    await see(row.getByText(args.endpoint, { exact: true }), 'what the router routes to');
+    await snap('list');
+    return { missing };
+  },
+
+  async 'routers/member-list'() {
+    await signIn(args.token);
+    await nav().getByRole('link', { name: 'Routers' }).click();
+    const table = page.getByRole('table', { name: 'Routers of the current project' });
+    await see(table.getByRole('link', { name: args.mine }), `${args.mine} in the list`);
+    if ((await table.getByText(args.theirs).count()) !== 0) throw new Error(`a member is shown ${args.theirs}`);
+    await snap('member');
+    return { rows: (await table.getByRole('row').count()) - 1 };
+  },
+};
