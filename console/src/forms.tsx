@@ -3,7 +3,7 @@
 // the envelope's message beside the field its `param` names.
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
-import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type CredentialField, type DescriptorField, type Problem } from './api';
 
 /** One field, in the union of what the server's metadata says about a value. */
@@ -160,6 +160,10 @@ export function Form(props: {
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const shown = props.live ? [...props.live, ...problems] : problems;
+  // a live check runs after an edit: what the last submit said was about the values before it
+  useEffect(() => {
+    if (props.live) setProblems([]);
+  }, [props.live]);
   useLayoutEffect(() => {
     const element = form.current;
     if (!element) return;

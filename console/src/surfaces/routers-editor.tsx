@@ -406,9 +406,11 @@ function StepFields(props: {
         refs={props.refs}
       />
       <p class="step-actions">
-        <button type="button" onClick={props.onConnect} disabled={props.action?.terminal === true}>
-          Connect {step.step_id} to…
-        </button>{' '}
+        {!props.action?.terminal && (
+          <button type="button" onClick={props.onConnect}>
+            Connect {step.step_id} to…
+          </button>
+        )}{' '}
         <ConfirmButton label={`Remove step ${step.step_id}`} confirm={`Remove ${step.step_id} and its links`} onConfirm={props.onRemove} />
       </p>
     </fieldset>

@@ -100,4 +100,17 @@ export const scenarios = {
     await snap('member');
     return { rows: (await table.getByRole('row').count()) - 1 };
   },
+
+  async 'routers/delete'() {
+    await signIn(args.token);
+    await nav().getByRole('link', { name: 'Routers' }).click();
+    const row = page.getByRole('row').filter({ hasText: args.name });
+    await see(row, `${args.name} in the list`);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: `Delete ${args.name}` }).click();
+    await see(page.getByText(`${args.name} deleted.`), 'the router deleted');
+    if ((await page.getByRole('row').filter({ hasText: args.name }).count()) !== 0) throw new Error(`${args.name} still listed`);
+    await snap('deleted');
+    return {};
+  },
 };

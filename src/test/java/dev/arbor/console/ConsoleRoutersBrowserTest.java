@@ -136,6 +136,27 @@ class ConsoleRoutersBrowserTest {
         assertThat(said.path("rows").asInt()).isEqualTo(1);
     }
 
+    @Test
+    void aRouterDeletedFromTheListIsGone() throws Exception {
+        String archiveId = http.post("/projects", "{\"name\": \"archive\"}", admin)
+                .json()
+                .path("id")
+                .asText();
+        String memberToken = http.post(
+                        "/auth/tokens",
+                        "{\"name\": \"ops-member\", \"role\": \"member\", \"projects\": [\"" + archiveId + "\"]}",
+                        admin)
+                .json()
+                .path("token")
+                .asText();
+        String id = http.post("/routers", "{\"project_id\": \"" + archiveId + "\", \"name\": \"retired\"}", admin)
+                .json()
+                .path("id")
+                .asText();
+        browser.run("routers/delete", Map.of("token", memberToken, "name", "retired"));
+        http.get("/routers/" + id, admin).assertError(404, "router_not_found", "router_id");
+    }
+
     /** A step list's links as {@code step→other}, in the steps' order. */
     private static List<String> links(JsonNode dag, String list) {
         var out = new ArrayList<String>();
