@@ -54,6 +54,13 @@ export const scenarios = {
     await labelled('Endpoint').selectOption(args.endpoint);
     await noErrorAt('dag_config.steps[2].params.endpoint', 'the endpoint once chosen');
 
+    // saved active unlinked, the graph's problems come back beside the fields and on the steps they name
+    const editor = page.getByRole('form', { name: `Router ${args.name}` });
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await see(fieldOf('dag_config.steps[2].step_id').locator('.error'), 'the unreachable step beside its Step id');
+    await see(page.getByRole('button', { name: /^Step request_limits, .*problems?$/ }), 'the problems counted on request_limits');
+    await snap('unlinked');
+
     // system_prompt → request_limits with the mouse: select, "Connect … to…", the next step
     await node('system_prompt').click();
     await page.getByRole('button', { name: 'Connect system_prompt to…' }).click();
@@ -73,10 +80,10 @@ export const scenarios = {
     if (json.entry_step !== 'system_prompt') throw new Error(`the JSON's entry step is ${json.entry_step}`);
     await snap('graph');
 
-    const editor = page.getByRole('form', { name: `Router ${args.name}` });
     await editor.getByLabel('Save as').selectOption('draft');
     await editor.getByRole('button', { name: 'Save' }).click();
     await see(page.getByText(`Saved: ${args.name} is draft.`), 'the router saved as a draft');
+    if ((await page.locator('.field .error').count()) !== 0) throw new Error('problems still shown after the save');
     await page.getByRole('button', { name: 'Activate' }).click();
     await see(page.getByText(`${args.name} is active.`), 'the router activated');
     await see(page.getByRole('button', { name: 'Deactivate' }), 'the router active');
