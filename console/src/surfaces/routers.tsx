@@ -16,7 +16,7 @@ export function Routers(props: { signed: Signed }) {
 }
 
 /** Where a router's requests can end: the endpoints, models and routers its steps name, or a canned answer. */
-export function destinations(dag: DagConfig): string[] {
+function destinations(dag: DagConfig): string[] {
   const out = new Set<string>();
   for (const step of dag.steps ?? []) {
     const p = step.params ?? {};
