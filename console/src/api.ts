@@ -336,6 +336,7 @@ export interface Named {
   id: string;
   name: string;
   source?: string;
+  uri?: string | null;
 }
 
 export const routerApi = {
@@ -343,6 +344,7 @@ export const routerApi = {
   validate: (actionType: string, params: Record<string, unknown>) =>
     call<ActionValidation>('POST', '/routers/actions/validate', { action_type: actionType, params }),
   list: () => call<Page<Router>>('GET', '/routers?limit=100'),
+  listIn: (projectId: string) => call<Page<Router>>('GET', `/routers?limit=100&project_id=${encodeURIComponent(projectId)}`),
   get: (routerId: string) => call<Router>('GET', `/routers/${id(routerId)}`),
   create: (body: Record<string, unknown>) => call<SavedRouter>('POST', '/routers', body),
   save: (routerId: string, body: Record<string, unknown>) => call<SavedRouter>('PUT', `/routers/${id(routerId)}`, body),

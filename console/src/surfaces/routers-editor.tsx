@@ -54,6 +54,9 @@ function useRefOptions(signed: Signed): RefOptions {
         };
         const allModels = listed(models);
         if (allModels) {
+          // a provider is named by the API URL its cloud models are added from (or a known name, typed in)
+          const urls = new Set(allModels.filter((m) => m.source === 'cloud' && m.uri).map((m) => m.uri!));
+          out.provider_ref = [...urls].map((url) => ({ value: url, label: url }));
           const cloud = allModels.filter((m) => m.source === 'cloud').map((m) => ({ value: m.id, label: m.name === m.id ? m.id : `${m.name} (${m.id})` }));
           out.model_ref = allModels.map((m) => ({ value: m.id, label: m.name === m.id ? m.id : `${m.name} (${m.id})` }));
           out.cloud_model_ref = cloud;
@@ -325,9 +328,11 @@ function StepFields(props: {
   const { dag, index } = props;
   const step = dag.steps[index];
   const at = stepAt(index);
-  const fields = fromActionParams(props.action?.params ?? []);
+  const fields = fromActionParams(props.action?.params ?? []).map((f) => ({ ...f, type: PICKED[`${step.action_type}.${f.name}`] ?? f.type }));
   const [id, setId] = useState(step.step_id);
   const others = dag.steps.filter((s) => s.step_id !== step.step_id).map((s) => s.step_id);
+  const targets = useRoutersOf(step.action_type === DELEGATE ? step.params?.project : undefined);
+  const refs: RefOptions = { ...props.refs, step_ref: others.map((o) => ({ value: o, label: o })), router_ref: targets };
   const next = edgesOf(dag).filter((e) => e.kind === 'next');
   const update = (part: Partial<Step>) =>
     props.onChange({ ...dag, steps: dag.steps.map((s, i) => (i === index ? { ...s, ...part } : s)) });
@@ -403,7 +408,7 @@ function StepFields(props: {
         values={step.params ?? {}}
         onChange={(values) => update({ params: valuesToSend(fields, values) })}
         prefix={`${at}.params`}
-        refs={props.refs}
+        refs={refs}
       />
       <p class="step-actions">
         {!props.action?.terminal && (
@@ -415,6 +420,28 @@ function StepFields(props: {
       </p>
     </fieldset>
   );
+}
+
+const DELEGATE = 'delegate';
+/** Params the catalog types as plain strings that name a step of this graph or a router: picked, not typed. */
+const PICKED: Record<string, string> = { 'delegate.router': 'router_ref', 'decide.fallback_step': 'step_ref' };
+
+/** The routers of the project a delegate step names (by id; the server takes a name too); none until one is named. */
+function useRoutersOf(project: unknown) {
+  const [routers, setRouters] = useState<{ value: string; label: string }[] | undefined>(undefined);
+  useEffect(() => {
+    setRouters(undefined);
+    if (typeof project !== 'string' || project === '') return;
+    let current = true;
+    routerApi
+      .listIn(project)
+      .then((page) => current && setRouters(page.data.map((r) => ({ value: r.id, label: `${r.name} (${r.status})` }))))
+      .catch(() => current && setRouters(undefined));
+    return () => {
+      current = false;
+    };
+  }, [project]);
+  return routers;
 }
 
 function EdgeList(props: { dag: DagConfig; onRemove: (from: string, to: string) => void }) {
