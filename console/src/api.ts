@@ -327,9 +327,11 @@ export interface RouterVersion {
   replaced_at: number;
 }
 
-export interface ActionValidation {
+/** A check's answer; a warning's param is left out when it names none. */
+export interface GraphValidation {
   valid: boolean;
   errors: Problem[];
+  warnings: (Omit<Problem, 'param'> & { param?: string | null })[];
 }
 
 export interface Named {
@@ -341,8 +343,10 @@ export interface Named {
 
 export const routerApi = {
   actions: () => call<ActionCatalog>('GET', '/routers/actions'),
-  validate: (actionType: string, params: Record<string, unknown>) =>
-    call<ActionValidation>('POST', '/routers/actions/validate', { action_type: actionType, params }),
+  validateGraph: async (dagConfig: DagConfig, status: RouterState) => {
+    const answer = await call<GraphValidation>('POST', '/routers/validate', { dag_config: dagConfig, status });
+    return { ...answer, warnings: answer.warnings.map((w): Problem => ({ ...w, param: w.param ?? null })) };
+  },
   list: () => call<Page<Router>>('GET', '/routers?limit=100'),
   listIn: (projectId: string) => call<Page<Router>>('GET', `/routers?limit=100&project_id=${encodeURIComponent(projectId)}`),
   get: (routerId: string) => call<Router>('GET', `/routers/${id(routerId)}`),

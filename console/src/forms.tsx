@@ -301,7 +301,7 @@ export function SchemaFields(props: {
             label={spec.label}
             required={spec.required}
             hint={spec.description}
-            rows={spec.type in ROW_EDITORS}
+            rows={Object.hasOwn(ROW_EDITORS, spec.type)}
             control={(id, described, invalid) => (
               <Control
                 param={props.prefix ? `${props.prefix}.${spec.name}` : spec.name}
@@ -412,7 +412,7 @@ function Control(props: ControlProps) {
         />
       );
     default:
-      if (spec.type in ROW_EDITORS) return <Rows {...props} editor={ROW_EDITORS[spec.type]} />;
+      if (Object.hasOwn(ROW_EDITORS, spec.type)) return <Rows {...props} editor={ROW_EDITORS[spec.type]} />;
       if (isRef(spec.type) && props.refs?.[spec.type]) {
         return (
           <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>

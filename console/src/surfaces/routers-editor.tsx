@@ -1,5 +1,5 @@
 // One router's editor: its graph (add a step from the action catalog, select one to edit, connect, remove), each
-// step's form generated from the catalog's parameters, the server's checks of the steps as the user edits, save
+// step's form generated from the catalog's parameters, the server's check of the whole graph as the user edits, save
 // (the graph it replaces becomes a version), activation, the versions, and dag_config as JSON.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
@@ -84,35 +84,27 @@ function stepOfProblem(dag: DagConfig, problem: Problem): string | null {
 }
 
 /**
- * The server's checks of each step's params (POST /routers/actions/validate), run a moment after the last edit;
- * their params are moved under the step (`params.x` → `dag_config.steps[i].params.x`). A step whose action and
- * params did not change is not asked about again.
+ * The server's check of the whole graph (POST /routers/validate) as a save in `status` would run it, a moment after
+ * the last edit: each step's params and the graph itself (a step no way reaches, a way that ends without an
+ * endpoint, a cycle), at the params a save names. A draft's gaps come back as warnings, shown the same way.
  */
-function useLiveCheck(dag: DagConfig): Problem[] {
+function useLiveCheck(dag: DagConfig, status: RouterState): Problem[] {
   const [problems, setProblems] = useState<Problem[]>([]);
-  const answers = useRef(new Map<string, Problem[]>());
   const round = useRef(0);
   useEffect(() => {
     const mine = ++round.current;
     const timer = setTimeout(async () => {
-      const found: Problem[] = [];
-      for (const [i, step] of dag.steps.entries()) {
-        const key = step.action_type + '\n' + JSON.stringify(step.params ?? {});
-        let errors = answers.current.get(key);
-        if (!errors) {
-          try {
-            errors = (await routerApi.validate(step.action_type, step.params ?? {})).errors;
-          } catch (error) {
-            errors = error instanceof ApiError ? error.details : [];
-          }
-          answers.current.set(key, errors);
-        }
-        for (const e of errors) found.push({ ...e, param: e.param ? `${stepAt(i)}.${e.param}` : stepAt(i) });
+      let found: Problem[];
+      try {
+        const answer = await routerApi.validateGraph(dag, status);
+        found = [...answer.errors, ...answer.warnings];
+      } catch (error) {
+        found = error instanceof ApiError ? error.details : [{ code: 'error', param: null, message: String(error) }];
       }
       if (mine === round.current) setProblems(found);
     }, LIVE_CHECK_MS);
     return () => clearTimeout(timer);
-  }, [dag.steps]);
+  }, [dag, status]);
   return problems;
 }
 
@@ -127,7 +119,7 @@ function Editor(props: { router: Router; catalog: ActionCatalog; refs: RefOption
   const [notice, setNotice] = useState<string | null>(null);
   const [saved, setSaved] = useState<Problem[]>([]);
   const versions = useLoad(() => routerApi.versions(router.id), [router.id, router.modified_at]);
-  const live = useLiveCheck(dag);
+  const live = useLiveCheck(dag, saveAs);
   const actions = props.catalog.data;
 
   const problemCounts = new Map<string, number>();

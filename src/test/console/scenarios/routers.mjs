@@ -1,6 +1,6 @@
 // Routers: building a router's graph in the editor (steps from the catalog, links with the mouse and with the
-// keyboard's form, the server's check of a missing parameter beside its field), saving and activating it; and what
-// a member's list holds.
+// keyboard's form, the server's check of a missing parameter beside its field), saving and activating it; a weighted
+// step's endpoints in its row editor, with the graph's problems shown before any save; and what a member's list holds.
 import { args, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const node = (stepId) => page.getByRole('button', { name: new RegExp(`^Step ${stepId},`) });
@@ -41,7 +41,8 @@ export const scenarios = {
     if ((await labelled('Prompt').getAttribute('aria-invalid')) !== 'true') {
       throw new Error('the Prompt field is not marked invalid');
     }
-    await see(page.getByRole('button', { name: /^Step system_prompt, .*1 problem$/ }), 'the problem counted on the step');
+    // (the graph's own problem too: a way through it that ends without an endpoint)
+    await see(page.getByRole('button', { name: /^Step system_prompt, .*\d+ problems?$/ }), 'the problems counted on the step');
     const missing = await fieldOf(prompt).locator('.error').textContent();
     await snap('missing-prompt');
     await labelled('Prompt').fill(args.prompt);
@@ -96,6 +97,55 @@ export const scenarios = {
     await see(row.getByText(args.endpoint, { exact: true }), 'what the router routes to');
     await snap('list');
     return { missing };
+  },
+
+  async 'routers/weighted-graph'() {
+    await signIn(args.token, args.project);
+    await nav().getByRole('link', { name: 'Routers' }).click();
+    const create = page.getByRole('form', { name: 'New router' });
+    await labelled('Name', create).fill(args.name);
+    await create.getByRole('button', { name: 'Create router' }).click();
+    await see(page.getByRole('heading', { name: `Router ${args.name}` }), 'the editor of the new router');
+    await addStep('System Prompt', 'system_prompt');
+    await labelled('Prompt').fill('Be brief.');
+    await addStep('Weighted Routing', 'weighted_routing');
+
+    // before any save, the server's check of the whole graph: no way from the entry step reaches weighted_routing
+    const stepId = 'dag_config.steps[1].step_id';
+    await see(fieldOf(stepId).locator('.error'), 'the unreachable step beside its Step id before saving');
+    const unreachable = await fieldOf(stepId).locator('.error').textContent();
+    await snap('unreachable');
+
+    // two endpoints and their weights in the row editor; a weight of 0 is refused beside its row
+    const add = page.getByRole('button', { name: 'Add endpoint to weights' });
+    await add.click();
+    await add.click();
+    await page.getByLabel('Weights 1 endpoint').selectOption(args.first);
+    await page.getByLabel('Weights 1 weight').fill('3');
+    await page.getByLabel('Weights 2 endpoint').selectOption(args.second);
+    await page.getByLabel('Weights 2 weight').fill('0');
+    const second = fieldOf('dag_config.steps[1].params.weights[1]');
+    await see(second.locator('.error'), 'the weight of 0 refused beside the second row');
+    await snap('weight-refused');
+    await page.getByLabel('Weights 2 weight').fill('1');
+    await noErrorAt('dag_config.steps[1].params.weights[1]', 'the second row once its weight is 1');
+    await see(page.getByText('The weights add up to 4.'), 'the sum of the weights');
+
+    // rows move with the keyboard: the second up, then (the focus follows it) back down
+    await page.getByRole('button', { name: 'Move Weights 2 up' }).focus();
+    await page.keyboard.press('Enter');
+    if ((await page.getByLabel('Weights 1 endpoint').inputValue()) !== args.second) throw new Error('the second row did not move up');
+    await page.keyboard.press('Enter');
+    if ((await page.getByLabel('Weights 1 endpoint').inputValue()) !== args.first) throw new Error('the row did not move back down');
+
+    // linked after system_prompt, the unreachable step's problem goes before any save
+    await labelled('Depends on').selectOption(['system_prompt']);
+    await noErrorAt(stepId, 'weighted_routing once system_prompt leads to it');
+    if ((await page.locator('.error, .problems').count()) !== 0) throw new Error('problems still shown once the graph is complete');
+    await snap('linked');
+    await page.getByRole('form', { name: `Router ${args.name}` }).getByRole('button', { name: 'Save' }).click();
+    await see(page.getByText(`Saved: ${args.name} is active.`), 'the router saved active');
+    return { unreachable };
   },
 
   async 'routers/member-list'() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiUpstream;
 import dev.arbor.testing.TempFolders;
@@ -115,6 +116,27 @@ class ConsoleRoutersBrowserTest {
         assertThat(sent.at("/messages/0/role").asText()).isEqualTo("system");
         assertThat(sent.at("/messages/0/content").asText()).isEqualTo(prompt);
         assertThat(sent.path("max_tokens").asInt()).isEqualTo(256);
+    }
+
+    @Test
+    void aWeightedStepBuiltInItsRowEditorIsSavedWithItsWeights() throws Exception {
+        HttpReply model = http.post("/models", """
+                {"id": "beta", "model_uri": "%s", "model_name": "beta", "model_source": "cloud",
+                 "engine": "remote", "remote_model": "remote-beta"}""".formatted(upstream.url()), admin);
+        assertThat(model.status()).as(model.body()).isEqualTo(201);
+        JsonNode said = browser.run(
+                "routers/weighted-graph",
+                Map.of("token", adminToken, "project", "support", "name", "split", "first", "alpha", "second", "beta"));
+        assertThat(said.path("unreachable").asText()).contains("weighted_routing");
+
+        JsonNode router =
+                http.get("/routers?q=split", admin).json().path("data").get(0);
+        assertThat(router.path("status").asText()).isEqualTo("active");
+        JsonNode dag = router.path("dag_config");
+        assertThat(links(dag, "next_steps")).containsExactly("system_prompt→weighted_routing");
+        assertThat(dag.at("/steps/1/params"))
+                .isEqualTo(Json.read("{\"weights\": [{\"endpoint\": \"alpha\", \"weight\": 3},"
+                        + " {\"endpoint\": \"beta\", \"weight\": 1}]}"));
     }
 
     @Test
