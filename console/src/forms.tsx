@@ -417,6 +417,7 @@ function Control(props: ControlProps) {
         return (
           <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>
             <option value="">—</option>
+            <Unlisted value={value} choices={props.refs[spec.type]!} />
             {props.refs[spec.type]!.map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
@@ -431,6 +432,12 @@ function Control(props: ControlProps) {
       // json: JSON text
       return <JsonText {...props} />;
   }
+}
+
+/** A picker's value that is none of its choices (typed in JSON, or named by name): kept, and shown as it is. */
+function Unlisted(props: { value: unknown; choices: { value: string }[] }) {
+  const text = typeof props.value === 'string' ? props.value : '';
+  return text !== '' && !props.choices.some((o) => o.value === text) ? <option value={text}>{text}</option> : null;
 }
 
 /** A range of numbers, `{min, max}`: two number fields (the server says so when one is left empty). */
@@ -635,7 +642,7 @@ function Rows(props: ControlProps & { editor: RowEditor }) {
     return (
       <select {...common} value={text}>
         {column.kind === 'ref' && <option value="">—</option>}
-        {text !== '' && !choices.some((o) => o.value === text) && <option value={text}>{text}</option>}
+        <Unlisted value={text} choices={choices} />
         {choices.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
