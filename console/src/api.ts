@@ -878,3 +878,105 @@ export const studio = {
   cancelEval: (evalId: string) => studioCall<Eval>('POST', `${S}/evals/${id(evalId)}/cancel`),
   applyEval: (evalId: string, body: Record<string, unknown>) => studioCall<Template>('POST', `${S}/evals/${id(evalId)}/apply`, body),
 };
+
+// --- routers
+
+export interface RouterAction {
+  type: string;
+  name: string;
+  category: string;
+  description: string;
+  color?: string | null;
+  params: ActionParam[];
+  outputs: string[];
+  terminal?: boolean;
+}
+
+export interface RouterActionCatalog {
+  categories: { id: string; name: string; actions: string[] }[];
+  data: RouterAction[];
+}
+
+export interface Step {
+  step_id: string;
+  action_type: string;
+  name?: string;
+  params?: Record<string, unknown>;
+  conditions?: string[];
+  depends_on?: string[];
+  next_steps?: string[];
+}
+
+export interface DagConfig {
+  name?: string;
+  description?: string;
+  entry_step?: string;
+  steps: Step[];
+  parameters?: unknown[];
+  outputs?: Record<string, unknown>;
+}
+
+export type RouterState = 'draft' | 'active' | 'inactive';
+
+export interface Router {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  icon: string;
+  dag_config: DagConfig;
+  status: RouterState;
+  step_count: number;
+  created_at: number;
+  modified_at: number;
+}
+
+export interface SavedRouter extends Router {
+  warnings: Problem[];
+}
+
+export interface RouterVersion {
+  version: number;
+  step_count: number;
+  dag_config: DagConfig;
+  saved_at: number;
+  replaced_at: number;
+}
+
+/** A check's answer; a warning's param is left out when it names none. */
+export interface GraphValidation {
+  valid: boolean;
+  errors: Problem[];
+  warnings: (Omit<Problem, 'param'> & { param?: string | null })[];
+}
+
+export interface Named {
+  id: string;
+  name: string;
+  source?: string;
+  uri?: string | null;
+}
+
+export const routerApi = {
+  actions: () => call<RouterActionCatalog>('GET', '/routers/actions'),
+  validateGraph: async (dagConfig: DagConfig, status: RouterState) => {
+    const answer = await call<GraphValidation>('POST', '/routers/validate', { dag_config: dagConfig, status });
+    return { ...answer, warnings: answer.warnings.map((w): Problem => ({ ...w, param: w.param ?? null })) };
+  },
+  list: () => call<Page<Router>>('GET', '/routers?limit=100'),
+  listIn: (projectId: string) => call<Page<Router>>('GET', `/routers?limit=100&project_id=${encodeURIComponent(projectId)}`),
+  get: (routerId: string) => call<Router>('GET', `/routers/${id(routerId)}`),
+  create: (body: Record<string, unknown>) => call<SavedRouter>('POST', '/routers', body),
+  save: (routerId: string, body: Record<string, unknown>) => call<SavedRouter>('PUT', `/routers/${id(routerId)}`, body),
+  setStatus: (routerId: string, status: RouterState) =>
+    call<SavedRouter>('PATCH', `/routers/${id(routerId)}`, { status }),
+  remove: (routerId: string) => call<unknown>('DELETE', `/routers/${id(routerId)}`),
+  versions: (routerId: string, limit = 100) =>
+    call<Page<RouterVersion>>('GET', `/routers/${id(routerId)}/versions?limit=${limit}`),
+  // what `*_ref` params may name; a token that may not list one kind types the value instead
+  models: () => call<Page<Named>>('GET', '/models?limit=100'),
+  deployments: () => call<Page<Named>>('GET', '/deployments?limit=100'),
+  credentials: () => call<Page<Named>>('GET', '/credentials?limit=100'),
+  clusters: () => call<Page<Named>>('GET', '/clusters?limit=100'),
+};

@@ -11,6 +11,7 @@ import { Connectors } from './surfaces/connectors';
 import { OAuthReturn } from './surfaces/oauth-return';
 import { Pipelines } from './surfaces/pipelines';
 import { Studio } from './surfaces/studio';
+import { Routers } from './surfaces/routers';
 import { Triggers } from './surfaces/triggers';
 import { Clusters } from './surfaces/clusters';
 import { Deployments } from './surfaces/deployments';
@@ -41,6 +42,7 @@ const PAGES: Page[] = [
   { path: '/clusters', title: 'Clusters', adminOnly: false, render: (s) => <Clusters signed={s} /> },
   { path: '/pipelines', title: 'Pipelines', adminOnly: true, render: (s) => <Pipelines signed={s} /> },
   { path: '/studio', title: 'Studio', adminOnly: false, render: () => <Studio /> },
+  { path: '/routers', title: 'Routers', adminOnly: false, render: (s) => <Routers signed={s} /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);

@@ -3,7 +3,7 @@
 // the envelope's message beside the field its `param` names.
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
-import { useContext, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type CredentialField, type DescriptorField, type Problem } from './api';
 
 /** One field, in the union of what the server's metadata says about a value. */
@@ -159,16 +159,27 @@ export function Form(props: {
   checkFirst?: () => Problem[];
   /** Sets the form's field ids apart (`<idPrefix>-field-<param>`) from another form's with the same params. */
   idPrefix?: string;
+  /** Problems found while the user edits (a live check): shown like a failure's, without moving the focus. */
+  live?: Problem[];
   children: ComponentChildren;
 }) {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [unclaimed, setUnclaimed] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const shown = props.live ? [...props.live, ...problems] : problems;
+  // a live check runs after an edit: what the last submit said was about the values before it
+  useEffect(() => {
+    if (props.live) setProblems([]);
+  }, [props.live]);
   useLayoutEffect(() => {
     const element = form.current;
     if (!element) return;
-    setUnclaimed(problems.filter((p) => p.param === null || claims(element, p.param) === null));
+    setUnclaimed(shown.filter((p) => p.param === null || claims(element, p.param) === null));
+  }, [problems, props.live]);
+  useLayoutEffect(() => {
+    const element = form.current;
+    if (!element) return;
     const first = problems.map((p) => (p.param === null ? null : claims(element, p.param))).find((f) => f !== null);
     first?.querySelector<HTMLElement>('input, select, textarea, [tabindex]')?.focus();
   }, [problems]);
@@ -198,7 +209,7 @@ export function Form(props: {
         </div>
       )}
       <IdPrefix.Provider value={props.idPrefix ? props.idPrefix + '-field-' : 'field-'}>
-        <Problems.Provider value={problems}>{props.children}</Problems.Provider>
+        <Problems.Provider value={shown}>{props.children}</Problems.Provider>
       </IdPrefix.Provider>
       <button type="submit" disabled={busy}>
         {props.submit}
@@ -213,9 +224,12 @@ export function Field(props: {
   label: string;
   required?: boolean;
   hint?: string;
+  /** The control shows the problems inside it beside its own rows: the field keeps those at its param only. */
+  rows?: boolean;
   control: (id: string, describedBy: string | undefined, invalid: boolean) => ComponentChildren;
 }) {
-  const mine = problemsAt(useContext(Problems), props.param);
+  const all = problemsAt(useContext(Problems), props.param);
+  const mine = props.rows ? all.filter((p) => p.param === props.param) : all;
   const id = domId(useContext(IdPrefix), props.param);
   const described = [props.hint ? id + '-hint' : '', mine.length ? id + '-error' : ''].filter(Boolean).join(' ');
   return (
@@ -299,8 +313,10 @@ export function SchemaFields(props: {
             label={spec.label}
             required={spec.required}
             hint={spec.description}
+            rows={Object.hasOwn(ROW_EDITORS, spec.type)}
             control={(id, described, invalid) => (
               <Control
+                param={props.prefix ? `${props.prefix}.${spec.name}` : spec.name}
                 id={id}
                 described={described}
                 invalid={invalid}
@@ -318,6 +334,8 @@ export function SchemaFields(props: {
 }
 
 interface ControlProps {
+  /** The param the value sits at: its rows' problems are matched by it. */
+  param: string;
   id: string;
   described: string | undefined;
   invalid: boolean;
@@ -328,7 +346,8 @@ interface ControlProps {
   openRefs?: boolean;
 }
 
-const SINGLE_REFS = ['model_ref', 'cluster_ref', 'project_ref', 'endpoint_ref', 'provider_ref', 'credential_ref', 'cloud_model_ref'];
+/** A picker for any `*_ref` type the caller gives choices for (a page may name its own, e.g. `router_ref`). */
+const isRef = (type: string) => type.endsWith('_ref');
 
 function Control(props: ControlProps) {
   const { id, described, invalid, spec, value, onChange } = props;
@@ -337,11 +356,12 @@ function Control(props: ControlProps) {
   switch (spec.type) {
     case 'boolean':
       return <input type="checkbox" {...common} checked={value === true} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />;
-    case 'number':
     case 'range':
+      return <Range {...props} />;
+    case 'number':
       return (
         <input
-          type={spec.type === 'range' && spec.min !== undefined && spec.max !== undefined ? 'range' : 'number'}
+          type="number"
           {...common}
           min={spec.min}
           max={spec.max}
@@ -361,10 +381,9 @@ function Control(props: ControlProps) {
           ))}
         </select>
       );
-    case 'multiselect':
-    case 'endpoint_ref_list': {
+    case 'multiselect': {
       const chosen = Array.isArray(value) ? (value as string[]) : [];
-      const options = spec.type === 'multiselect' ? (spec.options ?? []).map((o) => ({ value: o, label: o })) : (props.refs?.endpoint_ref ?? []);
+      const options = (spec.options ?? []).map((o) => ({ value: o, label: o }));
       return (
         <select
           {...common}
@@ -407,10 +426,12 @@ function Control(props: ControlProps) {
         />
       );
     default:
-      if (SINGLE_REFS.includes(spec.type) && props.refs?.[spec.type] && !props.openRefs) {
+      if (Object.hasOwn(ROW_EDITORS, spec.type)) return <Rows {...props} editor={ROW_EDITORS[spec.type]} />;
+      if (isRef(spec.type) && props.refs?.[spec.type] && !props.openRefs) {
         return (
           <select {...common} value={(value as string) ?? ''} onChange={(e) => onChange(text(e) || undefined)}>
             <option value="">—</option>
+            <Unlisted value={value} choices={props.refs[spec.type]!} />
             {props.refs[spec.type]!.map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
@@ -419,7 +440,7 @@ function Control(props: ControlProps) {
           </select>
         );
       }
-      if (SINGLE_REFS.includes(spec.type)) {
+      if (isRef(spec.type)) {
         const choices = props.refs?.[spec.type];
         return (
           <>
@@ -436,9 +457,46 @@ function Control(props: ControlProps) {
           </>
         );
       }
-      // json, and the structured lists (branches, weighted and ordered endpoints, content rules): JSON text
+      // json: JSON text
       return <JsonText {...props} />;
   }
+}
+
+/** A picker's value that is none of its choices (typed in JSON, or named by name): kept, and shown as it is. */
+function Unlisted(props: { value: unknown; choices: { value: string }[] }) {
+  const text = typeof props.value === 'string' ? props.value : '';
+  return text !== '' && !props.choices.some((o) => o.value === text) ? <option value={text}>{text}</option> : null;
+}
+
+/** A range of numbers, `{min, max}`: two number fields (the server says so when one is left empty). */
+function Range(props: ControlProps) {
+  const given = (props.value ?? {}) as { min?: number; max?: number };
+  const [draft, setDraft] = useState({ min: given.min === undefined ? '' : String(given.min), max: given.max === undefined ? '' : String(given.max) });
+  const change = (part: Partial<typeof draft>) => {
+    const next = { ...draft, ...part };
+    setDraft(next);
+    const value: { min?: number; max?: number } = {};
+    if (next.min !== '') value.min = Number(next.min);
+    if (next.max !== '') value.max = Number(next.max);
+    props.onChange(next.min === '' && next.max === '' ? undefined : value);
+  };
+  return (
+    <div class="pair" id={props.id} role="group" aria-describedby={props.described}>
+      {(['min', 'max'] as const).map((end) => (
+        <input
+          key={end}
+          type="number"
+          step="any"
+          aria-label={`${props.spec.label} ${end === 'min' ? 'from' : 'to'}`}
+          aria-invalid={props.invalid}
+          min={props.spec.min}
+          max={props.spec.max}
+          value={draft[end]}
+          onInput={(e) => change({ [end]: (e.target as HTMLInputElement).value })}
+        />
+      ))}
+    </div>
+  );
 }
 
 function JsonText(props: ControlProps) {
@@ -490,6 +548,179 @@ function KeyValues(props: ControlProps) {
       ))}
       <button type="button" class="link" onClick={() => props.onChange([...rows, { key: '', value: '' }])}>
         Add {props.spec.label.toLowerCase()}
+      </button>
+    </div>
+  );
+}
+
+// ---- lists of rows: the structured parameter types, one row an item ----
+
+/** One value of a row: `ref` picks from the caller's choices of that type (a `*_ref`, or `step_ref` for a graph's steps). */
+interface Column {
+  key: string;
+  label: string;
+  kind: 'ref' | 'number' | 'text' | 'select';
+  ref?: string;
+  options?: string[];
+  /** Left out of the item when empty. */
+  optional?: boolean;
+  hint?: string;
+  shownWhen?: (row: Values) => boolean;
+}
+
+interface RowEditor {
+  noun: string;
+  columns: Column[];
+  /** Each item is the value of its one column (a list of ids), not an object. */
+  scalar?: boolean;
+  fresh: () => unknown;
+  summary?: (rows: Values[]) => string;
+}
+
+const ENDPOINT: Column = { key: 'endpoint', label: 'endpoint', kind: 'ref', ref: 'endpoint_ref' };
+const weightOf = (row: Values) => (typeof row.weight === 'number' && row.weight > 0 ? row.weight : 0);
+
+/** The item shapes the server validates (ParamSpec and the routers' branches), by parameter type. */
+const ROW_EDITORS: Record<string, RowEditor> = {
+  endpoint_ref_list: { noun: 'endpoint', columns: [ENDPOINT], scalar: true, fresh: () => '' },
+  endpoint_weighted_list: {
+    noun: 'endpoint',
+    columns: [ENDPOINT, { key: 'weight', label: 'weight', kind: 'number', hint: 'relative: above 0' }],
+    fresh: () => ({ endpoint: '', weight: 1 }),
+    summary: (rows) => `The weights add up to ${rows.reduce((sum, row) => sum + weightOf(row), 0)}.`,
+  },
+  endpoint_ordered_list: {
+    noun: 'endpoint',
+    columns: [ENDPOINT, { key: 'timeout_seconds', label: 'timeout in seconds', kind: 'number', optional: true }],
+    fresh: () => ({ endpoint: '' }),
+  },
+  branches: {
+    noun: 'branch',
+    columns: [
+      { key: 'name', label: 'name', kind: 'text' },
+      { key: 'condition', label: 'condition', kind: 'text', optional: true, hint: 'empty: the default branch' },
+      { key: 'next_step', label: 'next step', kind: 'ref', ref: 'step_ref' },
+    ],
+    fresh: () => ({ name: '' }),
+  },
+  content_rule_list: {
+    noun: 'rule',
+    columns: [
+      { key: 'match', label: 'match', kind: 'select', options: ['keyword', 'regex'] },
+      { key: 'pattern', label: 'pattern', kind: 'text' },
+      { key: 'action', label: 'action', kind: 'select', options: ['block', 'redact', 'tag'] },
+      { key: 'tag', label: 'tag', kind: 'text', shownWhen: (row) => row.action === 'tag' },
+      { key: 'on', label: 'on', kind: 'select', options: ['input', 'output', 'both'] },
+    ],
+    fresh: () => ({ match: 'keyword', pattern: '', action: 'block', on: 'both' }),
+  },
+};
+
+/** Rows to add, remove and move (the order is the list's: a fallback's, a branch's turn), each with its problems. */
+function Rows(props: ControlProps & { editor: RowEditor }) {
+  const { editor, spec, param } = props;
+  const rows = Array.isArray(props.value) ? (props.value as unknown[]) : [];
+  const problems = useContext(Problems);
+  const box = useRef<HTMLDivElement>(null);
+  const focusAfter = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    if (focusAfter.current) box.current?.querySelector<HTMLElement>(`[data-focus="${focusAfter.current}"]`)?.focus();
+    focusAfter.current = null;
+  });
+  const send = (next: unknown[]) => props.onChange(next.length === 0 ? undefined : next);
+  const setCell = (index: number, column: Column, raw: string) => {
+    const cell = raw === '' ? undefined : column.kind === 'number' ? Number(raw) : raw;
+    send(
+      rows.map((row, i) => {
+        if (i !== index) return row;
+        if (editor.scalar) return cell ?? '';
+        const item: Values = { ...(row as Values) };
+        if (cell === undefined && (column.optional || column.kind === 'number')) delete item[column.key];
+        else item[column.key] = cell ?? '';
+        // a value a hidden column holds is no part of the item (a tag for a rule that blocks)
+        for (const other of editor.columns) if (other.shownWhen && !other.shownWhen(item)) delete item[other.key];
+        return item;
+      }),
+    );
+  };
+  const move = (index: number, by: -1 | 1) => {
+    const next = [...rows];
+    [next[index], next[index + by]] = [next[index + by], next[index]];
+    // the focus follows the row; at an end of the list, to the one move button left enabled
+    const to = index + by;
+    const atEnd = to === 0 || to === rows.length - 1;
+    focusAfter.current = `${(by < 0) !== atEnd ? 'up' : 'down'}-${to}`;
+    send(next);
+  };
+  const optionsOf = (column: Column) =>
+    column.kind === 'select' ? (column.options ?? []).map((o) => ({ value: o, label: o })) : (props.refs?.[column.ref!] ?? []);
+  const cell = (row: unknown, i: number, column: Column) => {
+    const value = editor.scalar ? row : (row as Values)[column.key];
+    const at = editor.scalar ? `${param}[${i}]` : `${param}[${i}].${column.key}`;
+    const label = `${spec.label} ${i + 1} ${column.label}`;
+    const common = {
+      'aria-label': label,
+      'aria-invalid': problemsAt(problems, at).length > 0,
+      onInput: (e: Event) => setCell(i, column, (e.target as HTMLInputElement).value),
+    };
+    const text = value === undefined || value === null ? '' : String(value);
+    const choices = optionsOf(column);
+    if (column.kind === 'text' || (column.kind === 'ref' && choices.length === 0)) return <input type="text" {...common} value={text} title={column.hint} />;
+    if (column.kind === 'number') return <input type="number" step="any" {...common} value={text} title={column.hint} />;
+    return (
+      <select {...common} value={text}>
+        {column.kind === 'ref' && <option value="">—</option>}
+        <Unlisted value={text} choices={choices} />
+        {choices.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    );
+  };
+  return (
+    <div class="rows" id={props.id} role="group" aria-label={spec.label} aria-describedby={props.described} ref={box}>
+      {rows.length === 0 && <p class="hint">None yet{spec.required ? `: add at least one ${editor.noun}` : ''}.</p>}
+      <ol>
+        {rows.map((row, i) => {
+          const mine = problemsAt(problems, `${param}[${i}]`);
+          const columns = editor.columns.filter((c) => editor.scalar || !c.shownWhen || c.shownWhen(row as Values));
+          return (
+            <li key={i} class={'row' + (mine.length ? ' invalid' : '')} data-param={`${param}[${i}]`}>
+              {columns.map((column) => (
+                <span key={column.key} class="cell">
+                  {cell(row, i, column)}
+                </span>
+              ))}
+              <button type="button" class="link" data-focus={`up-${i}`} disabled={i === 0} aria-label={`Move ${spec.label} ${i + 1} up`} onClick={() => move(i, -1)}>
+                ↑
+              </button>
+              <button
+                type="button"
+                class="link"
+                data-focus={`down-${i}`}
+                disabled={i === rows.length - 1}
+                aria-label={`Move ${spec.label} ${i + 1} down`}
+                onClick={() => move(i, 1)}
+              >
+                ↓
+              </button>
+              <button type="button" class="link" aria-label={`Remove ${spec.label} ${i + 1}`} onClick={() => send(rows.filter((_, j) => j !== i))}>
+                Remove
+              </button>
+              {mine.length > 0 && (
+                <p class="error" role="alert">
+                  {mine.map((p) => p.message).join(' ')}
+                </p>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      {editor.summary && rows.length > 0 && <p class="hint">{editor.summary(rows as Values[])}</p>}
+      <button type="button" onClick={() => send([...rows, editor.fresh()])}>
+        Add {editor.noun} to {spec.label.toLowerCase()}
       </button>
     </div>
   );

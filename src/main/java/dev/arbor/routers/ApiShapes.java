@@ -96,8 +96,13 @@ final class ApiShapes {
                             .optional("terminal", bool())));
     static final Schema ACTION_CHECK =
             object().required("action_type", string()).optional("params", mapOf(any()));
-    static final Schema ACTION_VALIDATION = object().required("object", oneOf("action.validation"))
-            .required("valid", bool())
-            .required("errors", PROBLEMS)
-            .required("warnings", WARNINGS);
+    static final Schema ACTION_VALIDATION = validation("action.validation");
+    static final Schema GRAPH_VALIDATION = validation("router.validation");
+
+    private static Schema validation(String object) {
+        return object().required("object", oneOf(object))
+                .required("valid", bool())
+                .required("errors", PROBLEMS)
+                .required("warnings", WARNINGS);
+    }
 }

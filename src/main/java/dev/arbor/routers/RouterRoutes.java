@@ -53,8 +53,9 @@ import java.util.regex.Pattern;
 /**
  * The routes of routers, in the current project: members see, make and change only their own projects' routers
  * (another project's router is not found, and no list counts it). Every save checks the whole graph with the same
- * code as {@code POST /routers/actions/validate}; a router ends active unless the save says draft or inactive, and
- * only a complete graph may be active (a draft's gaps come back as warnings).
+ * code as {@code POST /routers/validate} (and each step's params as {@code POST /routers/actions/validate}); a router
+ * ends active unless the save says draft or inactive, and only a complete graph may be active (a draft's gaps come
+ * back as warnings).
  */
 final class RouterRoutes {
     static final String ROUTER_ID = "router_id";
@@ -83,6 +84,9 @@ final class RouterRoutes {
             BodyField.value(REQUIRED, DAG_CONFIG.name(), ApiShapes.DAG_CONFIG);
     static final BodySpec SAVE = BodySpec.closed(
             "a router's save", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS, SAVED_DAG_CONFIG);
+    /** What a save would be checked as, without a router: the graph, and the status it would be saved in. */
+    static final BodySpec GRAPH_CHECK = BodySpec.closed("a router graph's check", PROJECT_ID, STATUS, SAVED_DAG_CONFIG);
+
     static final BodySpec CHANGE =
             BodySpec.closed("a router's change", PROJECT_ID, OPTIONAL_NAME, DESCRIPTION, TAGS, ICON, STATUS);
 
@@ -140,6 +144,14 @@ final class RouterRoutes {
                         this::validateAction)
                 .body(ApiShapes.ACTION_CHECK)
                 .ok(ApiShapes.ACTION_VALIDATION)
+                .post(
+                        "/routers/validate",
+                        "Check a whole dag_config as a save in the given status would (active when left out), "
+                                + "saving nothing",
+                        this::validateGraph)
+                .body(GRAPH_CHECK.schema())
+                .header(CurrentProject.HEADER)
+                .ok(ApiShapes.GRAPH_VALIDATION)
                 .post(
                         "/routers",
                         "Create a router in the current project (active when it carries a complete dag_config)",
@@ -203,12 +215,34 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
         catalog.checkRequest(body, problems, rules(ctx));
+        Responses.ok(ctx, validation("action.validation", problems, List.of()));
+    }
+
+    /**
+     * A save's checks of a graph, for an editor to run as the user types: a body that is no such request is 400 like
+     * a save's; what is wrong with the graph is the answer, with the params a save would name.
+     */
+    private void validateGraph(Context ctx) {
+        ObjectNode body = Requests.jsonObject(ctx);
+        BodyReader reader = GRAPH_CHECK.reader(body);
+        Problems refused = reader.problems();
+        GRAPH_CHECK.refuseUndeclared(body, refused);
+        access.currentProject().required(ctx, PROJECT_ID.read(reader));
+        RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
+        Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
+        refused.throwIfAny();
+        var problems = new Problems();
+        List<Warning> warnings = checkGraph(dag.orElseThrow(), status, problems, rules(ctx));
+        Responses.ok(ctx, validation("router.validation", problems, warnings));
+    }
+
+    private static Map<String, Object> validation(String object, Problems problems, List<Warning> warnings) {
         var json = new LinkedHashMap<String, Object>();
-        json.put("object", "action.validation");
+        json.put("object", object);
         json.put("valid", problems.isEmpty());
         json.put("errors", ActionCatalog.errorsJson(problems));
-        json.put("warnings", List.of());
-        Responses.ok(ctx, json);
+        json.put("warnings", warnings);
+        return json;
     }
 
     private void create(Context ctx) {

@@ -18,6 +18,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Routers over HTTP, once per database: a save checks the whole graph and ends active, a draft may be unfinished,
@@ -160,6 +163,71 @@ abstract class RouterContract {
                   {"step_id": "b", "action_type": "single_endpoint", "params": {"endpoint": "%s"}}]}}""".formatted(model);
         http.put("/routers/" + id, noDefault, admin())
                 .assertError(400, "invalid_definition", "dag_config.steps[0].params.branches");
+    }
+
+    @Test
+    void aGraphIsCheckedWithoutSavingAsASaveWouldCheckIt() {
+        String model = cloudModel();
+        String unlinked = """
+                {"dag_config": {"entry_step": "a", "steps": [
+                  {"step_id": "a", "action_type": "system_prompt", "params": {"prompt": "be brief"}},
+                  {"step_id": "b", "action_type": "single_endpoint", "params": {"endpoint": "%s"}}]}}""".formatted(model);
+        HttpReply checked = http.post("/routers/validate", unlinked, member(mine));
+        assertThat(checked.status()).as(checked.body()).isEqualTo(200);
+        assertThat(checked.json().path("object").asText()).isEqualTo("router.validation");
+        assertThat(checked.json().path("valid").asBoolean()).isFalse();
+        assertThat(problems(checked.json().path("errors")))
+                .containsExactlyInAnyOrder(
+                        "invalid_definition dag_config.steps[0].next_steps", // ends without an endpoint
+                        "invalid_definition dag_config.steps[1].step_id"); // unreachable
+        assertThat(problems(http.put(
+                                "/routers/" + create("/routers", "{\"name\": \"" + name() + "\"}", member(mine)),
+                                unlinked,
+                                member(mine))
+                        .json()
+                        .path("error")
+                        .path("details")))
+                .as("a save names the same problems")
+                .containsExactlyInAnyOrderElementsOf(problems(checked.json().path("errors")));
+
+        String linked = unlinked.replace("\"be brief\"}}", "\"be brief\"}, \"next_steps\": [\"b\"]}");
+        JsonNode good = http.post("/routers/validate", linked, member(mine)).json();
+        assertThat(good.path("valid").asBoolean()).as(good.toString()).isTrue();
+        assertThat(good.path("errors")).isEmpty();
+        assertThat(good.path("warnings")).isEmpty();
+
+        JsonNode draft = http.post(
+                        "/routers/validate", unlinked.replaceFirst("\\{", "{\"status\": \"draft\", "), member(mine))
+                .json();
+        assertThat(draft.path("valid").asBoolean())
+                .as("a draft may be unfinished")
+                .isTrue();
+        assertThat(problems(draft.path("warnings")))
+                .containsExactlyInAnyOrder(
+                        "router_incomplete dag_config.steps[0].next_steps",
+                        "router_incomplete dag_config.steps[1].step_id");
+
+        JsonNode noGraph = http.post("/routers/validate", "{\"dag_config\": 3}", member(mine))
+                .json();
+        assertThat(problems(noGraph.path("errors"))).containsExactly("invalid_field dag_config");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedGraphChecks")
+    void aGraphCheckThatIsNoSuchRequestIsRefused(String body, int status, String code, String param) {
+        http.post("/routers/validate", body, member(mine)).assertError(status, code, param);
+    }
+
+    List<Arguments> refusedGraphChecks() {
+        return List.of(
+                Arguments.of("{}", 400, "missing_field", "dag_config"),
+                Arguments.of("{\"dag_config\": {}, \"status\": \"paused\"}", 400, "invalid_field", "status"),
+                Arguments.of("{\"dag_config\": {}, \"name\": \"x\"}", 400, "invalid_field", "name"),
+                Arguments.of(
+                        "{\"dag_config\": {}, \"project_id\": \"" + theirs + "\"}",
+                        403,
+                        "project_forbidden",
+                        "project_id"));
     }
 
     @Test
