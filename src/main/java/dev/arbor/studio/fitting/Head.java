@@ -92,10 +92,7 @@ public record Head(QuestionType type, List<String> classes, List<Softmax> parts,
             layer.put("regularisation", part.regularisation());
             layer.put("cv_accuracy", part.cvAccuracy());
             layer.put("cv_log_loss", part.cvLogLoss());
-            float[] weights = part.weights();
-            ByteBuffer bytes = ByteBuffer.allocate(weights.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            bytes.asFloatBuffer().put(weights);
-            layer.put("weights", Base64.getEncoder().encodeToString(bytes.array()));
+            layer.put("weights", encode(part.weights()));
         }
         json.set("facts", factsJson());
         return json;
@@ -159,5 +156,19 @@ public record Head(QuestionType type, List<String> classes, List<Softmax> parts,
                         facts.path("cv_log_loss").asDouble(),
                         facts.path("folds").asInt(),
                         Instant.ofEpochSecond(facts.path("fitted_at").asLong())));
+    }
+
+    /** Floats as little-endian float32 in base64: compact, and the same on every platform. */
+    static String encode(float[] values) {
+        ByteBuffer bytes = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asFloatBuffer().put(values);
+        return Base64.getEncoder().encodeToString(bytes.array());
+    }
+
+    static float[] decode(String text) {
+        ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(text)).order(ByteOrder.LITTLE_ENDIAN);
+        float[] values = new float[bytes.remaining() / Float.BYTES];
+        bytes.asFloatBuffer().get(values);
+        return values;
     }
 }

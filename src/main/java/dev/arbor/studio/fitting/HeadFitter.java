@@ -85,11 +85,7 @@ public final class HeadFitter {
             }
         }
         var data = data(vectors, classes, options.size());
-        var counts = new LinkedHashMap<String, Integer>();
-        int[] perClass = data.map(Logistic::counts).orElse(new int[options.size()]);
-        for (int i = 0; i < options.size(); i++) {
-            counts.put(options.get(i), perClass[i]);
-        }
+        Map<String, Integer> counts = countsOf(type, options, labelled);
         if (data.isEmpty() || counts.values().stream().anyMatch(c -> c < MIN_PER_CLASS)) {
             return new Refused(refusal(counts), counts);
         }
@@ -121,12 +117,7 @@ public final class HeadFitter {
                 chosen.add(applies);
             }
         }
-        var counts = new LinkedHashMap<String, Integer>();
-        for (String option : options) {
-            int applied = (int) chosen.stream().filter(c -> c.contains(option)).count();
-            counts.put(option, applied);
-            counts.put(option + ":no", chosen.size() - applied);
-        }
+        Map<String, Integer> counts = countsOf(QuestionType.MULTI, options, labelled);
         if (vectors.isEmpty() || counts.values().stream().anyMatch(c -> c < MIN_PER_CLASS)) {
             return new Refused(refusal(counts), counts);
         }
@@ -156,6 +147,36 @@ public final class HeadFitter {
                                 .orElseThrow(),
                         Logistic.MAX_FOLDS,
                         now)));
+    }
+
+    /**
+     * Labels per class, as a fit counts them: per option (multi: how often each option applied, and how often not as
+     * {@code option:no}).
+     */
+    public static Map<String, Integer> countsOf(QuestionType type, List<String> options, List<Labelled> labelled) {
+        var counts = new LinkedHashMap<String, Integer>();
+        if (type == QuestionType.MULTI) {
+            var chosen = labelled.stream()
+                    .filter(item -> item.label().isArray())
+                    .map(item -> {
+                        var applies = new ArrayList<String>();
+                        item.label().forEach(option -> applies.add(option.asText()));
+                        return applies;
+                    })
+                    .toList();
+            for (String option : options) {
+                int applied =
+                        (int) chosen.stream().filter(c -> c.contains(option)).count();
+                counts.put(option, applied);
+                counts.put(option + ":no", chosen.size() - applied);
+            }
+            return counts;
+        }
+        options.forEach(option -> counts.put(option, 0));
+        for (Labelled item : labelled) {
+            counts.computeIfPresent(optionOf(type, item.label()), (option, n) -> n + 1);
+        }
+        return counts;
     }
 
     /** The option key a canonical label names: yes/no become the yes/no question's keys, a rank its first. */
