@@ -247,6 +247,9 @@ public final class Fits implements AutoCloseable {
             } catch (Logistic.Stopped e) {
                 LOG.debug("fit {} stopped", job.id());
             } catch (ApiException e) {
+                if (closing || cancelled.get()) {
+                    return; // a stopping server leaves it for the next start to fail; a cancel has finished it
+                }
                 var problem = e.problems().getFirst();
                 ObjectNode error = error(e.code(), problem.message());
                 error.put("param", problem.param());
