@@ -14,7 +14,9 @@ import java.util.Random;
  */
 public class HeadFitBench {
     public static void main(String[] args) {
-        int[] sizes = args.length == 0 ? new int[] {120, 5000} : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+        int[] sizes = args.length == 0
+                ? new int[] {120, 5000}
+                : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
         for (int n : sizes) {
             List<HeadFitter.Labelled> items = items(n, 384, new Random(n));
             int rounds = n > 1000 ? 1 : 3; // a large fit takes long enough to warm the JIT by itself
@@ -29,7 +31,9 @@ public class HeadFitBench {
                 best = Math.min(best, System.nanoTime() - started);
                 accuracy = ((HeadFitter.Fitted) outcome).head().facts().cvAccuracy();
             }
-            System.out.printf("%d labels: best of %d fits %.2f s (cross-validated accuracy %.3f)%n", n, rounds, best / 1e9, accuracy);
+            System.out.printf(
+                    "%d labels: best of %d fits %.2f s (cross-validated accuracy %.3f)%n",
+                    n, rounds, best / 1e9, accuracy);
         }
     }
 

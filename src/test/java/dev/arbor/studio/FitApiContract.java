@@ -236,6 +236,14 @@ abstract class FitApiContract extends ServerContract {
                         400,
                         "unknown_question",
                         "questions[1]"),
+                Arguments.of(
+                        "a head named outside a model's settings",
+                        "/v1/studio/templates",
+                        "{\"id\": \"fit-head-setting\", \"questions\": {\"spam\": {\"type\": \"noul\"}}, "
+                                + "\"settings\": {\"questions\": {\"spam\": {\"head\": \"head_x\"}}}}",
+                        400,
+                        "invalid_field",
+                        "settings.questions.spam.head"),
                 Arguments.of("an unknown fit", F + "/fit_nothing?wait=0", null, 404, "fit_not_found", "fit_id"));
     }
 
