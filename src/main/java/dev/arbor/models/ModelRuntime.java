@@ -311,6 +311,40 @@ public final class ModelRuntime implements AutoCloseable {
         return ask(model, handle, link, request);
     }
 
+    /**
+     * Asks a model for the embeddings of texts, loading it as {@link #score(String, Scoring.Request)} does; a model
+     * whose engine cannot embed is 400 {@code model_capability_unsupported}.
+     */
+    public ReplicaSet.Embeddings embed(String modelId, List<String> inputs) {
+        requireNonNull(inputs, "inputs");
+        checkEmbeds(modelId);
+        Model model = downloaded(models.require(modelId, "model"), "model");
+        WorkerHandle handle = ready(model);
+        WorkerLink link = awaitLink(model, handle);
+        handle.lastUsedMillis = System.currentTimeMillis();
+        try {
+            return WorkerProtocol.embeddings(WorkerProtocol.exchange(
+                    link, WorkerProtocol.embed(inputs), settings.answerTimeout(), delta -> {}, "Model " + model.id()));
+        } catch (IOException e) {
+            throw crashed(model, handle);
+        }
+    }
+
+    /** Refuses a model whose engine cannot embed: 400 {@code model_capability_unsupported}, 404 when unknown. */
+    public void checkEmbeds(String modelId) {
+        Model model = models.require(modelId, "model");
+        boolean embeds = EngineKind.of(model.engine())
+                .map(kind -> kind.capabilities().contains(ReplicaSet.Capability.EMBED))
+                .orElse(false);
+        if (!embeds) {
+            throw ApiException.of(
+                    ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
+                    "model",
+                    "Model " + modelId + " (engine " + model.engine() + ") cannot embed; a fitted head learns from "
+                            + "embeddings, so fit with an embedding model.");
+        }
+    }
+
     /** The model when its files are all here; 409 {@code model_not_downloaded} otherwise. */
     private static Model downloaded(Model model, String param) {
         if (!model.downloaded()) {

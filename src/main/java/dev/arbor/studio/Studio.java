@@ -19,6 +19,8 @@ import dev.arbor.studio.feedback.FeedbackRoutes;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.FileUsers;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.fitting.Fits;
+import dev.arbor.studio.fitting.Heads;
 import dev.arbor.studio.history.HistoryEditRoutes;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.HistoryTotals;
@@ -51,6 +53,7 @@ public final class Studio implements AutoCloseable {
     private final Retention retention;
     private final Decisions decisions;
     private final Evals evals;
+    private final Fits fits;
 
     /**
      * Opens the studio; {@link #start} marks failed the decisions that stopped servers left queued or running.
@@ -78,11 +81,13 @@ public final class Studio implements AutoCloseable {
         this.settings = new StudioSettings(database, clock);
         this.feedback = new FeedbackStore(database);
         this.retention = new Retention(history, () -> settings.current().retention(), templates, files, clock);
+        var heads = new Heads(database);
         this.decisions = new Decisions(
-                database, clock, templates, models, runtime, instances, files, history, settings, feedback, hmacKey,
-                meters);
+                database, clock, templates, models, runtime, heads, instances, files, history, settings, feedback,
+                hmacKey, meters);
         this.evals = new Evals(
                 database, clock, templates, decisions, new ExampleStore(database), history, feedback, instances);
+        this.fits = new Fits(database, heads, clock, templates, decisions, evals, runtime, instances);
     }
 
     /** The decisions that name each template, for templates to consult before they delete one. */
@@ -162,6 +167,7 @@ public final class Studio implements AutoCloseable {
         new ExampleRoutes(new ExampleStore(database), history, feedback, templates, files, clock, hmacKey)
                 .addTo(routes);
         evals.addRoutes(routes);
+        fits.addRoutes(routes);
     }
 
     /** Sweeps history now: decisions past their retention, unused files. */
@@ -176,12 +182,14 @@ public final class Studio implements AutoCloseable {
     public void start() {
         decisions.start();
         evals.start(); // after the decisions, whose recovery forgets the stopped servers
+        fits.start();
         retention.start();
     }
 
     @Override
     public void close() {
         retention.close();
+        fits.close();
         evals.close();
         decisions.close();
     }

@@ -2,6 +2,7 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Scoring;
@@ -11,8 +12,11 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.fitting.Head;
+import dev.arbor.studio.fitting.Heads;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
@@ -22,9 +26,13 @@ import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
+import dev.arbor.studio.questions.Primitives;
+import dev.arbor.studio.questions.Question;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -94,6 +102,7 @@ final class DecisionService implements AutoCloseable {
     private final DecisionRecords records;
     private final Clock clock;
     private final DecisionMetrics metrics;
+    private final Heads heads;
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("arbor-decision-", 0).factory());
     private final Map<String, Running> running = new ConcurrentHashMap<>();
@@ -105,6 +114,7 @@ final class DecisionService implements AutoCloseable {
             String serverInstance,
             Planner planner,
             ModelRuntime runtime,
+            Heads heads,
             StudioFiles files,
             Clock clock,
             DecisionMetrics metrics) {
@@ -112,6 +122,7 @@ final class DecisionService implements AutoCloseable {
         this.history = new GroupCommit(store, serverInstance);
         this.planner = requireNonNull(planner, "planner");
         this.runtime = requireNonNull(runtime, "runtime");
+        this.heads = requireNonNull(heads, "heads");
         this.records = new DecisionRecords(files);
         this.clock = requireNonNull(clock, "clock");
         this.metrics = requireNonNull(metrics, "metrics");
@@ -175,7 +186,14 @@ final class DecisionService implements AutoCloseable {
         }
         var toAsk = new ArrayList<Scoring.Question>();
         var probabilities = new HashMap<String, List<Double>>();
+        // a deployment's replicas answer as they are: heads are read from this server's own model workers
+        Map<Question, String> fitted = scorer.isPresent() ? Map.of() : fittedHeads(plan);
+        var answeredByHeads = new HashSet<String>();
+        fitted.keySet().forEach(question -> answeredByHeads.addAll(primitiveKeys(question)));
         for (Scoring.Question question : plan.primitives()) {
+            if (answeredByHeads.contains(question.key())) {
+                continue;
+            }
             if (question.options().size() == 1) {
                 probabilities.put(question.key(), List.of(1.0)); // one option needs no model
             } else {
@@ -184,14 +202,27 @@ final class DecisionService implements AutoCloseable {
         }
         long[] atModelNanos = {started};
         int tokens = 0;
+        if (!fitted.isEmpty()) {
+            atModel.run();
+            atModelNanos[0] = System.nanoTime();
+            var embedded = runtime.embed(plan.model().get(), List.of(Substitution.asText(plan.state())));
+            tokens = embedded.inputTokens();
+            float[] vector = embedded.vectors().getFirst();
+            fitted.forEach(
+                    (question, id) -> headProbabilities(question, heads.find(id).orElseThrow(), vector)
+                            .forEach(probabilities::put));
+        }
         if (!toAsk.isEmpty()) {
             var request = new Scoring.Request(
                     Substitution.asText(plan.state()),
                     plan.media().stream().map(MediaInput::type).toList(),
                     toAsk);
+            boolean reachedAlready = !fitted.isEmpty(); // the heads' embedding reached the model first
             Runnable reached = () -> {
-                atModel.run();
-                atModelNanos[0] = System.nanoTime();
+                if (!reachedAlready) {
+                    atModel.run();
+                    atModelNanos[0] = System.nanoTime();
+                }
             };
             Scoring.Answer answer;
             if (scorer.isPresent()) {
@@ -205,6 +236,9 @@ final class DecisionService implements AutoCloseable {
         }
         long answered = System.nanoTime();
         Answers.Result answers = Answers.of(plan.questions(), probabilities, plan.settings());
+        fitted.forEach((question, id) -> ((ObjectNode) answers.answers().get(question.key()))
+                .put("method", "fitted_head")
+                .put("head", id));
         return new DecisionRecords.Ran(
                 answers,
                 tokens,
@@ -212,6 +246,62 @@ final class DecisionService implements AutoCloseable {
                 (atModelNanos[0] - started) / 1e6,
                 (answered - atModelNanos[0]) / 1e6,
                 queueMillis + (System.nanoTime() - startedNanos) / 1e6);
+    }
+
+    /**
+     * The plan's template questions that a fitted head answers: those whose version names a head for the model in
+     * its settings, when the head exists and was fitted on the same options (an extended question is not).
+     */
+    private Map<Question, String> fittedHeads(Plan plan) {
+        if (plan.template().isEmpty() || plan.model().isEmpty()) {
+            return Map.of();
+        }
+        JsonNode perQuestion = plan.template()
+                .get()
+                .definition()
+                .path("settings")
+                .path("models")
+                .path(plan.model().get())
+                .path("questions");
+        var fitted = new LinkedHashMap<Question, String>();
+        for (Question question : plan.questions()) {
+            JsonNode id = perQuestion.path(question.key()).path("head");
+            if (question.origin() == Question.Origin.TEMPLATE && id.isTextual()) {
+                heads.find(id.textValue())
+                        .filter(head ->
+                                head.type() == question.type() && head.classes().equals(question.optionKeys()))
+                        .ifPresent(head -> fitted.put(question, id.textValue()));
+            }
+        }
+        return fitted;
+    }
+
+    /** The primitive keys a question is asked as: its own, or one per option for multi. */
+    private static List<String> primitiveKeys(Question question) {
+        if (question.type() != QuestionType.MULTI) {
+            return List.of(question.key());
+        }
+        var keys = new ArrayList<String>();
+        for (int i = 0; i < question.optionKeys().size(); i++) {
+            keys.add(question.key() + Primitives.CHILD + i);
+        }
+        return keys;
+    }
+
+    /** A head's answer as the primitives' probabilities (multi: no, then yes, per option). */
+    private static Map<String, List<Double>> headProbabilities(Question question, Head head, float[] vector) {
+        Map<String, Double> p = head.probabilities(vector);
+        var out = new LinkedHashMap<String, List<Double>>();
+        if (question.type() == QuestionType.MULTI) {
+            List<String> keys = primitiveKeys(question);
+            for (int i = 0; i < keys.size(); i++) {
+                double yes = p.get(question.optionKeys().get(i));
+                out.put(keys.get(i), List.of(1 - yes, yes));
+            }
+        } else {
+            out.put(question.key(), question.optionKeys().stream().map(p::get).toList());
+        }
+        return out;
     }
 
     private Outcome complete(

@@ -12,8 +12,10 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.studio.DeployedModels;
+import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.fitting.Heads;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.Plan;
@@ -53,6 +55,7 @@ public final class Decisions implements AutoCloseable {
      * Opens decisions; {@link #start} recovers what stopped servers left unfinished.
      *
      * @param instances this server, which owns the background decisions it queues, and the others on the database
+     * @param heads the fitted heads that template versions may name, which answer in place of zero-shot
      * @param hmacKey the key of the HMACs that stand in for sensitive values in history
      * @param meters where decisions are counted and timed ({@code arbor_decisions_seconds})
      */
@@ -62,6 +65,7 @@ public final class Decisions implements AutoCloseable {
             Templates templates,
             Models models,
             ModelRuntime runtime,
+            Heads heads,
             ServerInstances instances,
             StudioFiles files,
             HistoryStore store,
@@ -82,6 +86,7 @@ public final class Decisions implements AutoCloseable {
                 instances.id(),
                 new Planner(templates, models, runtime, hmacKey, settings, files),
                 runtime,
+                heads,
                 files,
                 clock,
                 new DecisionMetrics(meters));
@@ -167,6 +172,21 @@ public final class Decisions implements AutoCloseable {
      */
     public void check(ObjectNode body) {
         service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
+    }
+
+    /** What a decision reads and which model answers it: the state as text, and the model when one would. */
+    public record Situation(String text, Optional<String> model) {
+        public Situation {
+            requireNonNull(text, "text");
+            requireNonNull(model, "model");
+        }
+    }
+
+    /** Works out a decision body as a preview does (template rendered, model chosen) without running it. */
+    public Situation situation(ObjectNode body) {
+        Plan plan =
+                service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
+        return new Situation(Substitution.asText(plan.state()), plan.model());
     }
 
     /**

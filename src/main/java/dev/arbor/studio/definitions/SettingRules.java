@@ -15,9 +15,15 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import java.util.LinkedHashSet;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** The checks of how a template runs: its model, its settings (per question and per model) and its extensions. */
 final class SettingRules {
+    /** The per-model, per-question setting that names a fitted head. */
+    static final String HEAD = "head";
+
+    private static final Pattern HEAD_ID = Pattern.compile("head_[A-Za-z0-9_-]{1,64}");
+
     private final DefinitionPass pass;
 
     SettingRules(DefinitionPass pass) {
@@ -55,7 +61,8 @@ final class SettingRules {
             String key = entry.getKey();
             String param = ParamPath.key("settings", key);
             switch (key) {
-                case "questions" -> perQuestion(param, entry.getValue()).ifPresent(v -> normal.set(key, v));
+                case "questions" ->
+                    perQuestion(param, entry.getValue(), HeadSetting.REFUSED).ifPresent(v -> normal.set(key, v));
                 case "models" -> perModel(param, entry.getValue()).ifPresent(v -> normal.set(key, v));
                 default -> setting(param, key, entry.getValue(), null).ifPresent(v -> normal.set(key, v));
             }
@@ -83,7 +90,16 @@ final class SettingRules {
         return Optional.of(value);
     }
 
-    private Optional<JsonNode> perQuestion(String param, JsonNode node) {
+    /**
+     * Whether a per-question layer may name a fitted head: only a model's, since a head reads that model's
+     * embeddings.
+     */
+    private enum HeadSetting {
+        TAKEN,
+        REFUSED
+    }
+
+    private Optional<JsonNode> perQuestion(String param, JsonNode node, HeadSetting heads) {
         if (!node.isObject()) {
             pass.invalid(param, "must be an object of question key to settings");
             return Optional.empty();
@@ -109,12 +125,33 @@ final class SettingRules {
             ObjectNode values = Json.object();
             for (var settings = entry.getValue().properties().iterator(); settings.hasNext(); ) {
                 var setting = settings.next();
-                setting(ParamPath.key(questionParam, setting.getKey()), setting.getKey(), setting.getValue(), type)
+                String settingParam = ParamPath.key(questionParam, setting.getKey());
+                if (setting.getKey().equals(HEAD)) {
+                    head(settingParam, setting.getValue(), heads).ifPresent(v -> values.set(HEAD, v));
+                    continue;
+                }
+                setting(settingParam, setting.getKey(), setting.getValue(), type)
                         .ifPresent(v -> values.set(setting.getKey(), v));
             }
             normal.set(key, values);
         }
         return Optional.of(normal);
+    }
+
+    /** A fitted head's id ({@code head_…}), as a fit writes it into a model's per-question settings. */
+    private Optional<JsonNode> head(String param, JsonNode value, HeadSetting heads) {
+        if (value.isNull()) {
+            return Optional.empty();
+        }
+        if (heads == HeadSetting.REFUSED) {
+            pass.invalid(param, "belongs under settings.models.<model>.questions: a head reads one model's embeddings");
+            return Optional.empty();
+        }
+        if (!value.isTextual() || !HEAD_ID.matcher(value.textValue()).matches()) {
+            pass.invalid(param, "must be the id of a fitted head (head_…), as a fit writes it");
+            return Optional.empty();
+        }
+        return Optional.of(value);
     }
 
     private Optional<JsonNode> perModel(String param, JsonNode node) {
@@ -139,7 +176,8 @@ final class SettingRules {
                 var setting = settings.next();
                 String settingParam = ParamPath.key(modelParam, setting.getKey());
                 if (setting.getKey().equals("questions")) {
-                    perQuestion(settingParam, setting.getValue()).ifPresent(v -> values.set("questions", v));
+                    perQuestion(settingParam, setting.getValue(), HeadSetting.TAKEN)
+                            .ifPresent(v -> values.set("questions", v));
                 } else {
                     setting(settingParam, setting.getKey(), setting.getValue(), null)
                             .ifPresent(v -> values.set(setting.getKey(), v));

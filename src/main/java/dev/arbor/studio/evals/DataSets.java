@@ -68,11 +68,7 @@ final class DataSets {
      * @param questions the questions measured
      */
     List<Item> items(EvalRequest.DataSet dataSet, Optional<String> templateId, Set<String> questions) {
-        List<Item> items = switch (dataSet) {
-            case EvalRequest.Examples sent -> examples(sent, templateId, questions);
-            case EvalRequest.History sent -> history(sent, templateId, questions);
-            case EvalRequest.Inline sent -> inline(sent, questions);
-        };
+        List<Item> items = found(dataSet, templateId, questions);
         if (items.isEmpty()) {
             throw ApiException.of(
                     ErrorCode.NO_LABELLED_ITEMS,
@@ -81,6 +77,15 @@ final class DataSets {
                             + String.join(", ", questions) + "); label some (expected answers or feedback) first.");
         }
         return items;
+    }
+
+    /** The data set's labelled items, none when it holds none. */
+    List<Item> found(EvalRequest.DataSet dataSet, Optional<String> templateId, Set<String> questions) {
+        return switch (dataSet) {
+            case EvalRequest.Examples sent -> examples(sent, templateId, questions);
+            case EvalRequest.History sent -> history(sent, templateId, questions);
+            case EvalRequest.Inline sent -> inline(sent, questions);
+        };
     }
 
     private List<Item> examples(EvalRequest.Examples sent, Optional<String> templateId, Set<String> questions) {

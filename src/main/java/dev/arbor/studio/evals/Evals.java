@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
+import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackStore;
@@ -23,13 +24,10 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Evals ({@code /v1/studio/evals}): a template's versions, on one or more models, run over labelled items and
@@ -39,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * (a fitted head, when versions can reference one) is measured and compared here unchanged.
  */
 public final class Evals implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Evals.class);
+    private static final int MAX_TRAINING_DECISIONS = 10_000;
 
     private final EvalStore store;
     private final Templates templates;
@@ -49,8 +47,7 @@ public final class Evals implements AutoCloseable {
     private final Clock clock;
     private final EvalRunner runner;
     private final boolean readOnly;
-    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("arbor-eval-owners").factory());
+    private final StoppedServerWork stopped;
 
     /** @param instances this server, which owns the evals it queues, and the others on the database */
     public Evals(
@@ -70,6 +67,7 @@ public final class Evals implements AutoCloseable {
         this.dataSets = new DataSets(examples, history, feedback, templates, clock);
         this.runner = new EvalRunner(store, decisions, clock);
         this.readOnly = database.readOnly();
+        this.stopped = new StoppedServerWork(instances, "evals", this::failUnfinished);
     }
 
     public void addRoutes(Routes routes) {
@@ -81,36 +79,51 @@ public final class Evals implements AutoCloseable {
      * servers), and on a shared database looks again at every heartbeat.
      */
     public void start() {
-        if (readOnly) {
-            return;
-        }
-        recover();
-        if (instances.shared()) {
-            long millis = instances.heartbeat().toMillis();
-            sweeper.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            recover();
-                        } catch (RuntimeException e) {
-                            LOG.warn("evals of stopped servers could not be looked for: {}", e.getMessage());
-                        }
-                    },
-                    millis,
-                    millis,
-                    TimeUnit.MILLISECONDS);
+        if (!readOnly) {
+            stopped.start();
         }
     }
 
-    private void recover() {
-        int failed = store.failUnfinishedOfUnregistered(
+    private int failUnfinished() {
+        return store.failUnfinishedOfUnregistered(
                 EvalRunner.error(
                         ErrorCode.INTERNAL_ERROR,
                         "The server stopped while this eval was queued or running; it was not run again. Start it "
                                 + "again (POST /v1/studio/evals) if it is still needed."),
                 clock.millis());
-        if (failed > 0) {
-            LOG.warn("{} evals were queued or running when their server stopped; they are marked failed", failed);
+    }
+
+    /**
+     * A labelled input a head may train on.
+     *
+     * @param input what the decision reads: {@code variables} or {@code state}
+     * @param expected the labels by question
+     */
+    public record Labelled(String source, ObjectNode input, ObjectNode expected) {
+        public Labelled {
+            requireNonNull(source, "source");
+            input = input.deepCopy();
+            expected = expected.deepCopy();
         }
+    }
+
+    /**
+     * What a head of this template may learn from: its calibration-split examples and its feedback-labelled decisions
+     * (at most {@value #MAX_TRAINING_DECISIONS}, newest first), labelled for these questions. Never the test split,
+     * which evals measure on.
+     */
+    public List<Labelled> trainingItems(String templateId, Set<String> questions) {
+        requireNonNull(templateId, "templateId");
+        var items = new ArrayList<Labelled>();
+        var sets = List.of(
+                new EvalRequest.Examples(Optional.of("calibration"), List.of(), List.of()),
+                new EvalRequest.History(Map.of(), MAX_TRAINING_DECISIONS));
+        for (EvalRequest.DataSet set : sets) {
+            dataSets.found(set, Optional.of(templateId), questions).stream()
+                    .map(item -> new Labelled(item.source(), item.input(), item.expected()))
+                    .forEach(items::add);
+        }
+        return items;
     }
 
     /** Checks an eval request, gathers its items and queues it; returns it as stored (queued). */
@@ -306,7 +319,7 @@ public final class Evals implements AutoCloseable {
 
     @Override
     public void close() {
-        sweeper.shutdownNow();
+        stopped.close();
         runner.close();
     }
 }

@@ -49,6 +49,9 @@ public final class QuestionShapes {
                 gated));
         properties.add(new Schema.Property("dynamic_options", bool(), false));
         properties.add(new Schema.Property("raw_probabilities", mapOf(PROBABILITY), false));
+        // only when a fitted head answered (the version names one for the model); zero-shot answers have neither
+        properties.add(new Schema.Property("method", oneOf("fitted_head"), false));
+        properties.add(new Schema.Property("head", string(), false));
         String wire = type.wire();
         String name = wire.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + wire.substring(1) + "Answer";
         return named(prefix + name, new Schema.Obj(properties, false));

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /** The studio's templates: versioned decision definitions. Other features use this, never the template tables. */
 public final class Templates {
@@ -82,19 +83,43 @@ public final class Templates {
      */
     public Written writeModelSettings(
             String id, String model, Map<String, Map<String, Double>> settings, String note, String source) {
+        return writeQuestionSettings(
+                id,
+                model,
+                settings,
+                (own, values) -> values.forEach((key, value) -> {
+                    if (!SettingRange.of(key).orElseThrow().contains(value)) {
+                        throw new IllegalArgumentException(key + " " + value + " is out of its range");
+                    }
+                    own.put(key, value);
+                }),
+                note,
+                source);
+    }
+
+    /**
+     * Writes fitted heads into a new version of the latest: per question, for the model, the head's id and a
+     * temperature of 1, since a head's probabilities are calibrated already.
+     *
+     * @param heads head id by question key
+     */
+    public Written writeHeads(String id, String model, Map<String, String> heads, String note, String source) {
+        return writeQuestionSettings(
+                id, model, heads, (own, head) -> own.put("head", head).put("temperature", 1.0), note, source);
+    }
+
+    private <T> Written writeQuestionSettings(
+            String id,
+            String model,
+            Map<String, T> perQuestionValues,
+            BiConsumer<ObjectNode, T> write,
+            String note,
+            String source) {
         requireNonNull(model, "model");
         var latest = service.load(requireNonNull(id, "id"), Optional.empty());
         ObjectNode definition = latest.version().definition().deepCopy();
         ObjectNode perQuestion = child(child(child(child(definition, "settings"), "models"), model), "questions");
-        settings.forEach((question, values) -> {
-            ObjectNode own = child(perQuestion, question);
-            values.forEach((key, value) -> {
-                if (!SettingRange.of(key).orElseThrow().contains(value)) {
-                    throw new IllegalArgumentException(key + " " + value + " is out of its range");
-                }
-                own.put(key, value);
-            });
-        });
+        perQuestionValues.forEach((question, values) -> write.accept(child(perQuestion, question), values));
         var input = new TemplateInput(
                 Optional.empty(),
                 Optional.empty(),

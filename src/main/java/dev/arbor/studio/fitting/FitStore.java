@@ -1,0 +1,184 @@
+package dev.arbor.studio.fitting;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Database;
+import dev.arbor.platform.http.Json;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The fits' tables: fits (jobs), heads (immutable artefacts) and the embeddings they were fitted on. */
+final class FitStore {
+    /** One fit as stored. */
+    record Stored(
+            String id,
+            FitStatus status,
+            String templateId,
+            int baseVersion,
+            String model,
+            List<String> questions,
+            int done,
+            int total,
+            Optional<Integer> version,
+            Optional<ObjectNode> heads,
+            Optional<ObjectNode> error,
+            long createdAtMillis,
+            Optional<Long> startedAtMillis,
+            Optional<Long> completedAtMillis) {}
+
+    private final Database database;
+
+    FitStore(Database database) {
+        this.database = requireNonNull(database, "database");
+    }
+
+    void insert(Stored fit, String serverInstance) {
+        ArrayNode questions = Json.mapper().createArrayNode();
+        fit.questions().forEach(questions::add);
+        database.update(handle -> handle.createUpdate("INSERT INTO studio_fits (id, status, server_instance, "
+                        + "template_id, base_version, model, questions, total, created_at) VALUES (:id, 'queued', "
+                        + ":server, :template, :base, :model, :questions, :total, :now)")
+                .bind("id", fit.id())
+                .bind("server", serverInstance)
+                .bind("template", fit.templateId())
+                .bind("base", fit.baseVersion())
+                .bind("model", fit.model())
+                .bind("questions", Json.writeString(questions))
+                .bind("total", fit.total())
+                .bind("now", fit.createdAtMillis())
+                .execute());
+    }
+
+    Optional<Stored> find(String id) {
+        return database.read(handle -> handle.createQuery("SELECT * FROM studio_fits WHERE id = :id")
+                .bind("id", id)
+                .map((rs, ctx) -> stored(rs))
+                .findOne());
+    }
+
+    /** Queued to in progress; false when it was cancelled first. */
+    boolean start(String id, long now) {
+        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = 'in_progress', "
+                                + "started_at = :now WHERE id = :id AND status = 'queued'")
+                        .bind("id", id)
+                        .bind("now", now)
+                        .execute()
+                == 1);
+    }
+
+    void progress(String id, int done) {
+        database.update(handle -> handle.createUpdate(
+                        "UPDATE studio_fits SET done = :done WHERE id = :id AND status = 'in_progress'")
+                .bind("done", done)
+                .bind("id", id)
+                .execute());
+    }
+
+    /** Finishes an unfinished fit; false when it had finished already (a cancel came first). */
+    boolean finish(
+            String id,
+            FitStatus status,
+            Optional<Integer> version,
+            Optional<ObjectNode> heads,
+            Optional<ObjectNode> error,
+            long now) {
+        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = :status, version = "
+                                + ":version, heads = :heads, error = :error, completed_at = :now WHERE id = :id AND "
+                                + "status IN (<unfinished>)")
+                        .bind("status", status.wire())
+                        .bind("version", version.orElse(null))
+                        .bind("heads", heads.map(Json::writeString).orElse(null))
+                        .bind("error", error.map(Json::writeString).orElse(null))
+                        .bind("now", now)
+                        .bind("id", id)
+                        .bindList("unfinished", FitStatus.UNFINISHED)
+                        .execute()
+                == 1);
+    }
+
+    /** Fails the unfinished fits whose server is not registered (it stopped); returns how many. */
+    int failUnfinishedOfUnregistered(ObjectNode error, long now) {
+        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = 'failed', error = :error, "
+                        + "completed_at = :now WHERE status IN (<unfinished>) AND (server_instance IS NULL OR "
+                        + "server_instance NOT IN (SELECT id FROM server_instances))")
+                .bind("error", Json.writeString(error))
+                .bind("now", now)
+                .bindList("unfinished", FitStatus.UNFINISHED)
+                .execute());
+    }
+
+    /** The cached embeddings of these content hashes for a model, by hash. */
+    Map<String, float[]> embeddings(String model, Collection<String> hashes) {
+        var found = new HashMap<String, float[]>();
+        if (hashes.isEmpty()) {
+            return found;
+        }
+        database.read(handle -> handle.createQuery("SELECT content_hash, vector FROM studio_embeddings WHERE model = "
+                                + ":model AND content_hash IN (<hashes>)")
+                        .bind("model", model)
+                        .bindList("hashes", List.copyOf(hashes))
+                        .map((rs, ctx) -> Map.entry(rs.getString("content_hash"), Head.decode(rs.getString("vector"))))
+                        .list())
+                .forEach(e -> found.put(e.getKey(), e.getValue()));
+        return found;
+    }
+
+    void putEmbeddings(String model, Map<String, float[]> vectors) {
+        if (vectors.isEmpty()) {
+            return;
+        }
+        database.update(handle -> {
+            for (var entry : vectors.entrySet()) {
+                handle.createUpdate("DELETE FROM studio_embeddings WHERE model = :model AND content_hash = :hash")
+                        .bind("model", model)
+                        .bind("hash", entry.getKey())
+                        .execute();
+                handle.createUpdate("INSERT INTO studio_embeddings (model, content_hash, vector) VALUES (:model, "
+                                + ":hash, :vector)")
+                        .bind("model", model)
+                        .bind("hash", entry.getKey())
+                        .bind("vector", Head.encode(entry.getValue()))
+                        .execute();
+            }
+        });
+    }
+
+    private static Stored stored(ResultSet rs) throws SQLException {
+        var questions = new ArrayList<String>();
+        Json.read(rs.getString("questions")).forEach(q -> questions.add(q.asText()));
+        int version = rs.getInt("version");
+        Optional<Integer> written = rs.wasNull() ? Optional.empty() : Optional.of(version);
+        return new Stored(
+                rs.getString("id"),
+                FitStatus.stored(rs.getString("status")),
+                rs.getString("template_id"),
+                rs.getInt("base_version"),
+                rs.getString("model"),
+                questions,
+                rs.getInt("done"),
+                rs.getInt("total"),
+                written,
+                object(rs.getString("heads")),
+                object(rs.getString("error")),
+                rs.getLong("created_at"),
+                optionalLong(rs, "started_at"),
+                optionalLong(rs, "completed_at"));
+    }
+
+    private static Optional<ObjectNode> object(String text) {
+        return Optional.ofNullable(text).map(t -> (ObjectNode) Json.read(t));
+    }
+
+    private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
+        return rs.wasNull() ? Optional.empty() : Optional.of(value);
+    }
+}

