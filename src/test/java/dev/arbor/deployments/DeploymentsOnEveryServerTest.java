@@ -8,10 +8,14 @@ import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiUpstream;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TinyLlama;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Servers on one PostgreSQL answer every deployment and router from memory: what one server saves or deletes reaches
@@ -22,8 +26,8 @@ import org.junit.jupiter.api.Test;
 class DeploymentsOnEveryServerTest {
     private static final String TOKEN = "arb_every_admin";
     private static final String[] ADMIN = {"Authorization", "Bearer " + TOKEN};
-    /** What a change on one server may take to be seen on another: a look at the counters, then a reload. */
-    private static final Duration SEEN_WITHIN = Duration.ofSeconds(10);
+    /** What a change on one server may take to be seen on another (a look at the counters, a reload), with the call. */
+    private static final Duration SEEN_WITHIN = Duration.ofSeconds(30);
 
     /** On one new database; {@code heartbeatSeconds}: how often a server looks for others' deployments to take over. */
     private static Map<String, String> env(int heartbeatSeconds) {
@@ -105,6 +109,35 @@ class DeploymentsOnEveryServerTest {
     }
 
     @Test
+    void aStreamedChatIsPassedToTheServerOfTheReplicasAndBackChunkByChunk(@TempDir Path folder) throws Exception {
+        var env = env(1);
+        Path llama = folder.resolve("tiny-llama");
+        TinyLlama.write(llama, 7);
+        try (ArborServer a = ArborServer.start(env);
+                ArborServer b = ArborServer.start(env)) {
+            HttpReply model = a.http()
+                    .post(
+                            "/models",
+                            "{\"id\": \"tiny-llama\", \"model_uri\": \"" + llama + "\", \"model_name\": \"Tiny\", "
+                                    + "\"model_source\": \"local\", \"engine\": \"causal-lm\"}",
+                            ADMIN);
+            assertThat(model.status()).as(model.body()).isEqualTo(201);
+            deployed(a.http(), project(a.http()), "streamed", "tiny-llama");
+            await().atMost(SEEN_WITHIN).until(() -> streamedChat(b.http()).status() == 200);
+
+            HttpReply streamed = streamedChat(b.http());
+
+            assertThat(streamed.header("content-type")).startsWith("text/event-stream");
+            List<String> events = streamed.body()
+                    .lines()
+                    .filter(line -> line.startsWith("data: "))
+                    .toList();
+            assertThat(events).hasSizeGreaterThan(2).last().isEqualTo("data: [DONE]");
+            assertThat(events.getFirst()).contains("\"model\":\"streamed\"");
+        }
+    }
+
+    @Test
     void aDeploymentWhoseServerIsGoneAnswers503UntilAnotherServerTakesItOver() {
         var env = env(5); // a takeover at most 5 s after the server is gone: the first request comes before it
         try (ArborServer b = ArborServer.start(env)) {
@@ -116,16 +149,21 @@ class DeploymentsOnEveryServerTest {
             HttpReply waiting = embed(b.http(), "orphaned");
             waiting.assertError(503, "deployment_on_other_server", "model");
             assertThat(waiting.header("retry-after")).isEqualTo("1");
-            await().atMost(Duration.ofSeconds(60))
+            // the replicas start again on this server: a worker process that loads the model
+            await().atMost(Duration.ofSeconds(180))
                     .until(() -> embed(b.http(), "orphaned").status() == 200);
         }
     }
 
     /** A running one-replica deployment of the bundled embedding model, made on {@code http}'s server; its id. */
     private static String deployed(TestServer http, String project, String name) {
+        return deployed(http, project, name, "minilm-decider");
+    }
+
+    private static String deployed(TestServer http, String project, String name, String modelId) {
         HttpReply created = http.post(
                 "/deployments",
-                "{\"name\": \"" + name + "\", \"model_id\": \"minilm-decider\", \"project_id\": \"" + project + "\"}",
+                "{\"name\": \"" + name + "\", \"model_id\": \"" + modelId + "\", \"project_id\": \"" + project + "\"}",
                 ADMIN);
         assertThat(created.status()).as(created.body()).isEqualTo(202);
         String id = created.json().path("id").asText();
@@ -148,6 +186,14 @@ class DeploymentsOnEveryServerTest {
     private static HttpReply embed(TestServer http, String model) {
         return http.post(
                 "/v1/embeddings", "{\"model\": \"" + model + "\", \"input\": \"one answer, any server\"}", ADMIN);
+    }
+
+    private static HttpReply streamedChat(TestServer http) {
+        return http.post(
+                "/v1/chat/completions",
+                "{\"model\": \"streamed\", \"stream\": true, \"max_tokens\": 8, \"messages\": [{\"role\": \"user\", "
+                        + "\"content\": \"hi\"}]}",
+                ADMIN);
     }
 
     private static HttpReply chat(TestServer http, String model) {
