@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * Deployments: a registry model served under a name of a project, by replicas on this machine ({@code local}) or by
  * pods on a Kubernetes cluster. Work that takes time (starting replicas, the cluster making pods) runs in the
  * background; the status and progress say where it stands. A local deployment's replicas run in the server that made
- * it (on PostgreSQL, others answer 503 {@code deployment_on_other_server} to changes, and take it over once that
- * server is gone); a server that starts again starts its local deployments again.
+ * it (on PostgreSQL, others answer 503 {@code deployment_on_other_server} to changes, pass requests to it, and take
+ * it over once that server is gone); a server that starts again starts its local deployments again.
  *
  * <p>Inference finds running deployments through {@link DeploymentDirectory}; the model registry asks it, as
  * {@link Referrers}, which deployments use a model before deleting one.
