@@ -17,6 +17,7 @@ import dev.arbor.inference.DeploymentDecisions;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
+import dev.arbor.inference.ServerHop;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -29,6 +30,7 @@ import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.config.Version;
+import dev.arbor.platform.db.ChangeCounters;
 import dev.arbor.platform.db.DataFolderLock;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.EventStreams;
@@ -48,6 +50,9 @@ import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.Routers;
 import dev.arbor.studio.Studio;
 import dev.arbor.triggers.Triggers;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -61,6 +66,7 @@ public final class Application implements AutoCloseable {
 
     private final Database database;
     private final ServerInstances instances;
+    private final ChangeCounters changes;
     private final ModelRuntime runtime;
     private final OutboundClient outboundClient;
     private final Downloads downloads;
@@ -90,6 +96,7 @@ public final class Application implements AutoCloseable {
         }
         this.metrics = new Metrics();
         this.instances = new ServerInstances(database, storage.dataDir(), config.heartbeat());
+        this.changes = new ChangeCounters(database);
         try {
             var meters = metrics.registry();
             database.recordMetrics(meters);
@@ -154,6 +161,7 @@ public final class Application implements AutoCloseable {
                     rateLimits,
                     database,
                     config.routing(),
+                    new ServerHop(secrets.derive("server-hop"), instances.id(), clock),
                     clock,
                     meters);
             this.routers = new Routers(
@@ -229,6 +237,10 @@ public final class Application implements AutoCloseable {
             routing.start();
             // after the studio: its start forgets the servers that stopped, whose local deployments this one takes
             deployments.start();
+            // the request path reads routers and deployments from memory: other servers' changes reach it here
+            changes.watch(ChangeCounters.Table.DEPLOYMENTS, deployments::reload);
+            changes.watch(ChangeCounters.Table.ROUTERS, routers::reload);
+            changes.start();
             // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
             triggers.start();
             connectors.start();
@@ -246,6 +258,7 @@ public final class Application implements AutoCloseable {
                     new HttpMetrics(metrics),
                     Version.current());
         } catch (RuntimeException e) {
+            changes.close();
             instances.close();
             database.close();
             metrics.close();
@@ -264,6 +277,23 @@ public final class Application implements AutoCloseable {
         });
     }
 
+    /**
+     * Where other servers of the database reach this one: the address it listens on, as the machine's own address
+     * when it listens on every interface (a load balancer's {@code ARBOR_PUBLIC_URL} would send a request back to
+     * any server).
+     */
+    private URI internalUrl(Config config) {
+        String host = config.http().host();
+        if (Set.of("0.0.0.0", "::", "").contains(host)) {
+            try {
+                host = InetAddress.getLocalHost().getHostAddress();
+            } catch (UnknownHostException e) {
+                host = "localhost";
+            }
+        }
+        return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port());
+    }
+
     /** Opens the database (migrating it) and starts serving. */
     public static Application start(Config config) {
         return start(config, routes -> {}, Clock.systemUTC());
@@ -278,6 +308,7 @@ public final class Application implements AutoCloseable {
                 new Application(requireNonNull(config, "config"), extraRoutes, requireNonNull(clock, "clock"));
         try {
             application.server.start();
+            application.instances.advertise(application.internalUrl(config));
         } catch (RuntimeException e) {
             // the timers, workers and schedulers started above would keep the process alive
             application.close();
@@ -337,6 +368,7 @@ public final class Application implements AutoCloseable {
         outboundClient.close();
         studio.close();
         runtime.close();
+        changes.close();
         instances.close();
         database.close();
         metrics.close();

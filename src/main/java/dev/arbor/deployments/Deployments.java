@@ -30,6 +30,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -40,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * Deployments: a registry model served under a name of a project, by replicas on this machine ({@code local}) or by
  * pods on a Kubernetes cluster. Work that takes time (starting replicas, the cluster making pods) runs in the
  * background; the status and progress say where it stands. A local deployment's replicas run in the server that made
- * it (on PostgreSQL, others answer 503 {@code deployment_on_other_server} to changes, and take it over once that
- * server is gone); a server that starts again starts its local deployments again.
+ * it (on PostgreSQL, others answer 503 {@code deployment_on_other_server} to changes, pass requests to it, and take
+ * it over once that server is gone); a server that starts again starts its local deployments again.
  *
  * <p>Inference finds running deployments through {@link DeploymentDirectory}; the model registry asks it, as
  * {@link Referrers}, which deployments use a model before deleting one.
@@ -62,6 +65,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     private static final Logger LOG = LoggerFactory.getLogger(Deployments.class);
 
     private final DeploymentStore store;
+    /** What requests are served from: every deployment, reloaded at each change. */
+    private final DeploymentView view;
+
     private final boolean readOnly;
     private final Models models;
     private final Clusters clusters;
@@ -73,6 +79,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     private final DeploymentRoutes routes;
     /** Notified at every change this server records, so that waiting readers look again at once. */
     private final Object changes = new Object();
+    /** Takes over, at each heartbeat, the local deployments of servers that stopped. */
+    private final ScheduledExecutorService takeovers = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("arbor-deployment-takeover").factory());
 
     /**
      * @param replicaSets starts a local deployment's replicas
@@ -90,6 +99,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             EventStreams streams,
             Supplier<String> publicUrl) {
         this.store = new DeploymentStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
+        this.view = new DeploymentView(store);
         this.readOnly = database.readOnly();
         this.models = requireNonNull(models, "models");
         this.clusters = requireNonNull(clusters, "clusters");
@@ -120,21 +130,15 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /**
      * Starts again the local deployments no running server runs (this server's previous life's, or a stopped
      * server's): they deploy again from no ready replica. Kubernetes deployments still on their way are watched again.
+     * On a database servers share, this server goes on taking over the local deployments of servers that stop, at
+     * each heartbeat, so that a deployment whose server is gone serves again without waiting for a change.
      */
     public void start() {
         if (readOnly) {
             LOG.warn("the database is read-only for this release: deployments are not started again");
             return;
         }
-        for (Deployment orphan : store.claimOrphans(instances.id(), instances.shared())) {
-            if (orphan.status() == DeploymentStatus.DELETING) {
-                store.delete(orphan.id());
-                continue;
-            }
-            Deployment restarting =
-                    record(orphan.id(), d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
-            local.start(restarting);
-        }
+        takeOverOrphans();
         for (Deployment deployment : store.list(Optional.empty())) {
             if (!deployment.local()
                     && (deployment.status() == DeploymentStatus.DEPLOYING
@@ -142,10 +146,46 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 kubernetes.watch(deployment);
             }
         }
+        changed();
+        if (instances.shared()) {
+            long millis = instances.heartbeat().toMillis();
+            takeovers.scheduleWithFixedDelay(this::takeOverOrphansLogged, millis, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Claims the local deployments whose server is gone and starts their replicas here; those being deleted go. */
+    private void takeOverOrphans() {
+        for (Deployment orphan : store.claimOrphans(instances.id(), instances.shared())) {
+            if (orphan.status() == DeploymentStatus.DELETING) {
+                store.delete(orphan.id());
+                changed();
+                continue;
+            }
+            LOG.info("deployment {} ({}) had no running server: its replicas start here", orphan.name(), orphan.id());
+            Deployment restarting =
+                    record(orphan.id(), d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
+            local.start(restarting);
+        }
+    }
+
+    private void takeOverOrphansLogged() {
+        try {
+            takeOverOrphans();
+        } catch (ApiException e) {
+            LOG.debug("deployments of stopped servers could not be looked for: {}", e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warn("deployments of stopped servers could not be looked for", e);
+        }
+    }
+
+    /** Reads the deployments again for the request path: another server changed them. */
+    public void reload() {
+        view.reload();
     }
 
     /** Stops this server's replicas (their deployments start again with the server) and the cluster poller. */
     public void close() {
+        takeovers.shutdownNow();
         kubernetes.close();
         local.close();
     }
@@ -333,6 +373,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             kubernetes.check(deployment, model.get());
         }
         store.insert(deployment);
+        changed();
         if (onLocal) {
             local.start(deployment);
         } else {
@@ -462,7 +503,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     public List<ServedDeployment> find(Predicate<String> inProject, String nameOrId) {
         requireNonNull(inProject, "inProject");
         requireNonNull(nameOrId, "nameOrId");
-        return served(store.named(nameOrId), inProject);
+        return served(view.named(nameOrId), inProject);
     }
 
     @Override
@@ -470,7 +511,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         requireNonNull(inProject, "inProject");
         requireNonNull(modelId, "modelId");
         return served(
-                store.onCluster(requireNonNull(clusterId, "clusterId")).stream()
+                view.onCluster(requireNonNull(clusterId, "clusterId")).stream()
                         .filter(deployment -> deployment.modelId().equals(modelId))
                         .toList(),
                 inProject);
@@ -492,7 +533,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 continue;
             }
             Optional<Backend> backend = deployment.local()
-                    ? local.replicas(deployment.id()).map(Backend.Replicas::new)
+                    ? local.replicas(deployment.id())
+                            .<Backend>map(Backend.Replicas::new)
+                            .or(() -> deployment
+                                    .serverInstance()
+                                    .filter(owner -> !owner.equals(instances.id()))
+                                    .map(owner -> new Backend.OtherServer(owner, instances.address(owner))))
                     : deployment
                             .endpointUrl()
                             .map(url -> new Backend.Endpoint(new RemoteEndpoint(
@@ -662,7 +708,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         changed();
     }
 
+    /** After every change this server stores: the request path's view first, then those waiting for a change. */
     private void changed() {
+        view.reload();
         synchronized (changes) {
             changes.notifyAll();
         }

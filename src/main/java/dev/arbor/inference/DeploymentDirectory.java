@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.models.ReplicaSet;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import java.net.URI;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -30,8 +31,8 @@ public interface DeploymentDirectory {
     }
 
     /**
-     * A deployment that serves: its replicas on this machine, or the OpenAI-compatible Service of its pods on a
-     * Kubernetes cluster; with its rate limit when it has one.
+     * A deployment that serves: its replicas on this machine or on another server of this database, or the
+     * OpenAI-compatible Service of its pods on a Kubernetes cluster; with its rate limit when it has one.
      */
     record ServedDeployment(
             String id, String name, String projectId, Optional<RateLimiter.Limit> rateLimit, Backend backend) {
@@ -54,6 +55,17 @@ public interface DeploymentDirectory {
         record Endpoint(RemoteEndpoint endpoint) implements Backend {
             public Endpoint {
                 requireNonNull(endpoint, "endpoint");
+            }
+        }
+
+        /**
+         * The replicas of a local deployment another server runs ({@code server}, reached at {@code address}; none
+         * when that server is gone and the deployment waits for another to take it over): the request is passed there.
+         */
+        record OtherServer(String server, Optional<URI> address) implements Backend {
+            public OtherServer {
+                requireNonNull(server, "server");
+                requireNonNull(address, "address");
             }
         }
     }

@@ -13,7 +13,6 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
-import dev.arbor.access.ProjectId;
 import dev.arbor.inference.steps.CredentialValues;
 import dev.arbor.inference.steps.ProviderModels;
 import dev.arbor.inference.steps.RouterDecider;
@@ -126,6 +125,9 @@ public final class InferenceRoutes {
             routing.forward(ctx, request, new Strategy.Single(deployment.id()), Attribution.direct());
             return;
         }
+        // nothing of a project answered: a project the header names is checked now (403 or 404 as anywhere), so that
+        // a router or deployment found above cost no read of the projects
+        currentProject.named(ctx);
         if (routing.knows(model)) {
             routing.forward(ctx, request, new Strategy.Single(model), Attribution.direct());
             return;
@@ -150,12 +152,14 @@ public final class InferenceRoutes {
                         + "<router>/<model> for a router that answers with a provider's models.");
     }
 
-    /** The projects the caller may act in: only the one X-Project-Id names, when sent. */
-    private Predicate<String> callersProjects(Context ctx) {
+    /**
+     * The projects the caller may act in: only the one X-Project-Id names, when sent. The header is not checked here
+     * (a router or deployment found in that project shows it exists and the caller may act in it).
+     */
+    private static Predicate<String> callersProjects(Context ctx) {
         Principal principal = Access.principal(ctx);
-        Optional<ProjectId> project = currentProject.named(ctx);
-        return id ->
-                principal.mayActIn(id) && project.map(p -> p.value().equals(id)).orElse(true);
+        Optional<String> project = CurrentProject.HEADER.read(ctx);
+        return id -> principal.mayActIn(id) && project.map(id::equals).orElse(true);
     }
 
     /** The one found; 404 {@code model_not_found} when the name is in several projects. */

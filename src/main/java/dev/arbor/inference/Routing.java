@@ -18,7 +18,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -61,6 +64,16 @@ public final class Routing implements AutoCloseable {
     private final EndpointBoard board;
     private final UsageLog usage;
     private final RoutingMetrics metrics;
+    private final ServerHop hop;
+    /**
+     * Passes requests to the server that runs a local deployment's replicas: an address this database recorded, not
+     * a caller's, so not through the outbound policy (which refuses the private addresses servers reach each other
+     * at).
+     */
+    private final HttpClient servers = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(2))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
 
     public Routing(
             EndpointDirectory directory,
@@ -68,9 +81,10 @@ public final class Routing implements AutoCloseable {
             RateLimiter limits,
             Database database,
             RoutingSettings settings,
+            ServerHop hop,
             Clock clock,
             MeterRegistry meters) {
-        this(directory, outbound, limits, database, settings, clock, meters, ThreadLocalRandom::current);
+        this(directory, outbound, limits, database, settings, hop, clock, meters, ThreadLocalRandom::current);
     }
 
     Routing(
@@ -79,11 +93,13 @@ public final class Routing implements AutoCloseable {
             RateLimiter limits,
             Database database,
             RoutingSettings settings,
+            ServerHop hop,
             Clock clock,
             MeterRegistry meters,
             Supplier<RandomGenerator> random) {
         this.directory = requireNonNull(directory, "directory");
         this.outbound = requireNonNull(outbound, "outbound");
+        this.hop = requireNonNull(hop, "hop");
         this.limits = new DeploymentLimits(limits);
         this.replicas = new ReplicaServing(clock);
         this.settings = requireNonNull(settings, "settings");
@@ -249,6 +265,9 @@ public final class Routing implements AutoCloseable {
         if (deployment.backend() instanceof DeploymentDirectory.Backend.Replicas(ReplicaSet set)) {
             ReplicaServing.requireCapability(set, operation, deployment.name());
         }
+        if (passed(ctx, deployment)) {
+            return Optional.empty(); // the server that passed it took from the limit
+        }
         return limits.take(ctx, deployment)
                 .map(refusal ->
                         new Failed(Outcome.RATE_LIMITED, refusal.getMessage(), Optional.empty(), Optional.of(refusal)));
@@ -369,6 +388,8 @@ public final class Routing implements AutoCloseable {
                     case DeploymentDirectory.Backend.Endpoint remote -> attempt(remote.endpoint(), request, timeout);
                     case DeploymentDirectory.Backend.Replicas local ->
                         served(call, local.replicas(), request, forwarding.streamEdit());
+                    case DeploymentDirectory.Backend.OtherServer other ->
+                        passedOn(call, deployment, other, request, timeout);
                 };
         };
     }
@@ -431,22 +452,98 @@ public final class Routing implements AutoCloseable {
                         request,
                         answer.headers().firstValue("retry-after"));
             }
-            OutboundClient.StreamedAnswer answer = outbound.open(call, body);
-            if (answer.status() / 100 == 2 && isEventStream(answer)) {
-                return firstBytes(where, answer.body());
-            }
-            try (InputStream rest = answer.body()) {
-                byte[] bytes = rest.readNBytes(MAX_ANSWER_BYTES + 1);
-                if (bytes.length > MAX_ANSWER_BYTES) {
-                    return new Failed(
-                            Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
-                }
-                return judged(
-                        where, answer.status(), bytes, request, answer.headers().firstValue("retry-after"));
-            }
+            return opened(where, outbound.open(call, body), request);
         } catch (OutboundRefusedException e) {
             return new Failed(
                     Outcome.UNAVAILABLE, where + " may not be called: " + e.getMessage() + ".", Optional.empty());
+        } catch (IOException e) {
+            return transportFailure(where, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Failed(Outcome.UNAVAILABLE, where + ": the call was interrupted.", Optional.empty());
+        }
+    }
+
+    /**
+     * 503 {@code deployment_on_other_server} with {@code retry-after}: the server that ran the deployment's replicas
+     * {@code what}, and another server takes the deployment over (starting its replicas) once that one is gone.
+     */
+    private static Failed elsewhere(
+            DeploymentDirectory.ServedDeployment deployment,
+            DeploymentDirectory.Backend.OtherServer other,
+            String what) {
+        String why = "The server that ran the replicas of deployment '" + deployment.name() + "' (" + other.server()
+                + ") " + what + "; once it is gone another server takes the deployment over and starts them again: "
+                + "retry in a moment.";
+        return new Failed(
+                Outcome.UNAVAILABLE,
+                why,
+                Optional.empty(),
+                Optional.of(ApiException.of(ErrorCode.DEPLOYMENT_ON_OTHER_SERVER, "model", why)
+                        .withHeader("retry-after", "1")));
+    }
+
+    /** An opened answer: a stream's first bytes when it streams, else the whole answer judged. */
+    private static Attempt opened(String where, OutboundClient.StreamedAnswer answer, InferenceRequest request)
+            throws IOException {
+        if (answer.status() / 100 == 2 && isEventStream(answer)) {
+            return firstBytes(where, answer.body());
+        }
+        try (InputStream rest = answer.body()) {
+            byte[] bytes = rest.readNBytes(MAX_ANSWER_BYTES + 1);
+            if (bytes.length > MAX_ANSWER_BYTES) {
+                return new Failed(Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
+            }
+            return judged(
+                    where, answer.status(), bytes, request, answer.headers().firstValue("retry-after"));
+        }
+    }
+
+    /** Whether this request was passed here by another server for this deployment, with a valid mark. */
+    private boolean passed(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
+        String mark = ctx.header(ServerHop.HEADER);
+        return mark != null && hop.verifies(mark, deployment.id());
+    }
+
+    /**
+     * Passes the request to the server that runs the deployment's replicas, with the caller's credentials (that
+     * server checks them again) and this server's mark; its answer comes back as it sent it, streams too. A request
+     * passed here already is not passed on again, and a deployment whose server is gone waits for another to take it
+     * over: both 503 {@code deployment_on_other_server} with {@code retry-after}.
+     */
+    private Attempt passedOn(
+            Call call,
+            DeploymentDirectory.ServedDeployment deployment,
+            DeploymentDirectory.Backend.OtherServer other,
+            InferenceRequest request,
+            Duration timeout) {
+        if (other.address().isEmpty()) {
+            return elsewhere(deployment, other, "is gone");
+        }
+        if (passed(call.ctx, deployment)) {
+            return elsewhere(deployment, other, "runs them no more");
+        }
+        var builder = HttpRequest.newBuilder(other.address()
+                        .get()
+                        .resolve("/v1/" + request.operation().path()))
+                .timeout(timeout)
+                .header("content-type", "application/json")
+                .header("accept", request.stream() ? "text/event-stream" : "application/json")
+                .header(ServerHop.HEADER, hop.mark(deployment.id()));
+        for (String header : List.of("authorization", "x-project-id")) {
+            Optional.ofNullable(call.ctx.header(header)).ifPresent(value -> builder.header(header, value));
+        }
+        HttpRequest passing = builder.POST(HttpRequest.BodyPublishers.ofByteArray(request.bodyFor(deployment.id())))
+                .build();
+        String where = "The server of deployment '" + deployment.name() + "' (" + other.server() + ")";
+        try {
+            HttpResponse<InputStream> response = servers.send(passing, HttpResponse.BodyHandlers.ofInputStream());
+            return opened(
+                    where,
+                    new OutboundClient.StreamedAnswer(response.statusCode(), response.headers(), response.body()),
+                    request);
+        } catch (ConnectException e) {
+            return elsewhere(deployment, other, "does not answer");
         } catch (IOException e) {
             return transportFailure(where, e);
         } catch (InterruptedException e) {
@@ -621,6 +718,7 @@ public final class Routing implements AutoCloseable {
 
     @Override
     public void close() {
+        servers.close();
         usage.close();
     }
 }

@@ -57,10 +57,31 @@ final class RouterStore {
 
     private final Database database;
     private final Clock clock;
+    /**
+     * The active routers, by id, as requests find them: read again after each write here (before the write is
+     * answered), and when another server's write moves the routers' change counter ({@link #reloadActive}).
+     */
+    private volatile List<Router> active;
 
     RouterStore(Database database, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
+        this.active = readActive();
+    }
+
+    /**
+     * Reads the active routers again. Serialised, each reading once it holds the lock, so that the last reload to
+     * finish read the latest committed state.
+     */
+    synchronized void reloadActive() {
+        active = readActive();
+    }
+
+    private List<Router> readActive() {
+        return database.read(
+                handle -> handle.createQuery("SELECT " + COLUMNS + " FROM routers WHERE status = 'active' ORDER BY id")
+                        .map((rs, ctx) -> row(rs))
+                        .list());
     }
 
     Instant now() {
@@ -80,6 +101,7 @@ final class RouterStore {
             writeReferences(handle, router.id(), references);
             return null;
         });
+        reloadActive();
     }
 
     /** Binds what an insert and an update both write of a router. */
@@ -174,6 +196,7 @@ final class RouterStore {
             writeReferences(handle, router.id(), references);
             return null;
         });
+        reloadActive();
     }
 
     /** Whether a save keeps the dag_config it replaces as a version. */
@@ -218,7 +241,7 @@ final class RouterStore {
     }
 
     boolean delete(String id) {
-        return database.write(handle -> {
+        boolean deleted = database.write(handle -> {
             handle.createUpdate("DELETE FROM router_references WHERE router_id = :id")
                     .bind("id", id)
                     .execute();
@@ -230,17 +253,15 @@ final class RouterStore {
                             .execute()
                     == 1;
         });
+        reloadActive();
+        return deleted;
     }
 
     /** The active router with this id in these projects, else the oldest active one with this name in them. */
     List<Router> findActive(Predicate<String> inProject, String nameOrId) {
-        List<Router> found = database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM routers"
-                        + " WHERE status = 'active' AND (id = :ref OR name = :ref) ORDER BY id")
-                .bind("ref", nameOrId)
-                .map((rs, ctx) -> row(rs))
-                .list());
-        List<Router> visible =
-                found.stream().filter(r -> inProject.test(r.projectId())).toList();
+        List<Router> visible = active.stream()
+                .filter(r -> (r.id().equals(nameOrId) || r.name().equals(nameOrId)) && inProject.test(r.projectId()))
+                .toList();
         List<Router> byId =
                 visible.stream().filter(r -> r.id().equals(nameOrId)).toList();
         return byId.isEmpty() ? visible : byId;
@@ -259,7 +280,7 @@ final class RouterStore {
         if (refs.isEmpty()) {
             return List.of();
         }
-        return database.write(handle -> {
+        List<Router> deactivated = database.write(handle -> {
             List<Router> routers = activeReferring(handle, kind, refs);
             long now = clock.millis();
             for (Router router : routers) {
@@ -270,6 +291,8 @@ final class RouterStore {
             }
             return routers;
         });
+        reloadActive();
+        return deactivated;
     }
 
     private static List<Router> activeReferring(Handle handle, Referrers.Kind kind, Set<String> refs) {

@@ -62,6 +62,11 @@ public final class Routers implements ActiveRouters, Referrers {
         this.routes.addTo(routes);
     }
 
+    /** Reads the active routers again for the request path: another server changed the routers. */
+    public void reload() {
+        store.reloadActive();
+    }
+
     @Override
     public List<RouterSnapshot> find(Predicate<String> inProject, String nameOrId) {
         requireNonNull(inProject, "inProject");

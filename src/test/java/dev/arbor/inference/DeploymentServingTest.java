@@ -80,6 +80,7 @@ class DeploymentServingTest {
                 RateLimiters.forDatabase(database, clock),
                 database,
                 new RoutingSettings(Duration.ofSeconds(5), 2, Duration.ofSeconds(30)),
+                new ServerHop(new byte[32], "srv_test", clock),
                 clock,
                 new SimpleMeterRegistry());
         routing.start();

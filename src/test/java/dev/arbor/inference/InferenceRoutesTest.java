@@ -284,6 +284,28 @@ class InferenceRoutesTest {
         assertThat(upstream.served()).isEqualTo(before);
     }
 
+    /** The project a request names in X-Project-Id is checked as on every route, though looked up only if needed. */
+    static Stream<Arguments> namedProjects() {
+        return Stream.of(
+                Arguments.of("member", "prj_of_someone_else", 403, "project_forbidden"),
+                Arguments.of("admin", "prj_that_does_not_exist", 404, "project_not_found"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("namedProjects")
+    void aProjectTheCallerMayNotUseIsRefusedAtItsHeader(String caller, String project, int status, String code) {
+        int before = upstream.served();
+        http.post(
+                        "/v1/chat/completions",
+                        "{\"model\": \"gpt-local\", \"messages\": []}",
+                        "Authorization",
+                        "Bearer " + (caller.equals("admin") ? admin : member),
+                        "X-Project-Id",
+                        project)
+                .assertError(status, code, "X-Project-Id");
+        assertThat(upstream.served()).isEqualTo(before);
+    }
+
     @Test
     void everyWrongFieldIsListed() {
         JsonNode error = chat("{\"stream\": \"yes\"}").assertError(400, "missing_field", "model");

@@ -108,6 +108,7 @@ class RoutingStrategiesTest {
                 RateLimiters.forDatabase(on, clock),
                 on,
                 new RoutingSettings(Duration.ofSeconds(1), 2, Duration.ofSeconds(30)),
+                new ServerHop(new byte[32], "srv_test", clock),
                 clock,
                 new SimpleMeterRegistry(),
                 () -> random);

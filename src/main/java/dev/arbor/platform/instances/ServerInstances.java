@@ -7,13 +7,16 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.ids.Ids;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +52,10 @@ public final class ServerInstances implements AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-heartbeat").factory());
     private volatile boolean beating = true;
+    /** Where other servers reach this one, once it listens. */
+    private volatile Optional<URI> address = Optional.empty();
+    /** Other servers' addresses as read: a server's address never changes (a restart registers a new id). */
+    private final Map<String, URI> addresses = new ConcurrentHashMap<>();
 
     /**
      * @param dataDir this server's data folder: a server started again on it is the same server's next life
@@ -91,14 +98,50 @@ public final class ServerInstances implements AutoCloseable {
     }
 
     private void register() {
-        database.update(
-                handle -> handle.createUpdate("INSERT INTO server_instances (id, place, pid, process_started_at) "
-                                + "VALUES (:id, :place, :pid, :started)")
-                        .bind("id", id)
-                        .bind("place", self.place())
-                        .bind("pid", self.pid())
-                        .bind("started", self.startedAtMillis().orElse(null))
-                        .execute());
+        database.update(handle -> handle.createUpdate(
+                        "INSERT INTO server_instances (id, place, pid, process_started_at, address) "
+                                + "VALUES (:id, :place, :pid, :started, :address)")
+                .bind("id", id)
+                .bind("place", self.place())
+                .bind("pid", self.pid())
+                .bind("started", self.startedAtMillis().orElse(null))
+                .bind("address", address.map(URI::toString).orElse(null))
+                .execute());
+    }
+
+    /**
+     * Records where other servers reach this one ({@code http://host:port}, its own address rather than a load
+     * balancer's), once it listens; nothing on a read-only database.
+     */
+    public void advertise(URI address) {
+        this.address = Optional.of(requireNonNull(address, "address"));
+        if (database.readOnly()) {
+            return;
+        }
+        database.update(handle -> handle.createUpdate("UPDATE server_instances SET address = :address WHERE id = :id")
+                .bind("address", address.toString())
+                .bind("id", id)
+                .execute());
+    }
+
+    /**
+     * Where the registered server {@code serverId} is reached; empty when it is not registered (stopped) or has not
+     * said yet. Read once per server, then from memory.
+     */
+    public Optional<URI> address(String serverId) {
+        requireNonNull(serverId, "serverId");
+        URI known = addresses.get(serverId);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        Optional<URI> read = database.read(handle -> handle.createQuery(
+                                "SELECT address FROM server_instances WHERE id = :id AND address IS NOT NULL")
+                        .bind("id", serverId)
+                        .mapTo(String.class)
+                        .findOne())
+                .map(URI::create);
+        read.ifPresent(found -> addresses.put(serverId, found));
+        return read;
     }
 
     private void beat() {
@@ -160,6 +203,7 @@ public final class ServerInstances implements AutoCloseable {
                 .stream()
                 .flatMap(Optional::stream)
                 .toList());
+        stopped.forEach(gone -> addresses.remove(gone.id()));
         if (!stopped.isEmpty()) {
             database.update(handle -> handle.createUpdate("DELETE FROM server_instances WHERE id IN (<ids>)")
                     .bindList("ids", stopped.stream().map(Stopped::id).toList())
