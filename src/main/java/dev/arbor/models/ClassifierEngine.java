@@ -137,6 +137,25 @@ final class ClassifierEngine implements Engine {
         return true;
     }
 
+    /**
+     * An option as the hypothesis a pair model reads: the embedding engine's text, except that a bare "yes" or "no"
+     * is no hypothesis, so yes/no sides without a description get one written from the question.
+     */
+    static String hypothesis(Scoring.Question question, Scoring.Option option) {
+        String description = option.description();
+        if (question.type().equals(Scoring.Primitive.NOUL.wire()) && (description == null || description.isBlank())) {
+            return EmbeddingEngine.optionText(
+                    question,
+                    new Scoring.Option(
+                            option.key(),
+                            option.label(),
+                            option.key().equals("true")
+                                    ? "yes, this is clearly the case"
+                                    : "no, nothing here suggests this"));
+        }
+        return EmbeddingEngine.optionText(question, option);
+    }
+
     @Override
     public Scoring.Answer score(Scoring.Request request) throws OrtException {
         var probabilities = new LinkedHashMap<String, List<Double>>();
@@ -154,7 +173,7 @@ final class ClassifierEngine implements Engine {
             } else {
                 var pairs = new ArrayList<Encoding>();
                 for (Scoring.Option option : question.options()) {
-                    pairs.add(tokenizer.encode(request.state(), EmbeddingEngine.optionText(question, option)));
+                    pairs.add(tokenizer.encode(request.state(), hypothesis(question, option)));
                 }
                 tokens = Math.max(tokens, pairs.getFirst().getIds().length);
                 float[][] logits = run(pairs);

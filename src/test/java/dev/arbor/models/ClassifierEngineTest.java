@@ -66,7 +66,7 @@ class ClassifierEngineTest {
             for (int i = 0; i < entailment.length; i++) {
                 Encoding pair = tokenizer.encode(
                         STATE,
-                        EmbeddingEngine.optionText(question, question.options().get(i)));
+                        ClassifierEngine.hypothesis(question, question.options().get(i)));
                 entailment[i] = model.logits(pair.getIds(), pair.getTypeIds(), pair.getAttentionMask())[2];
             }
             assertClose(answer.probabilities().get(question.key()), EmbeddingEngine.softmax(entailment, 1));
@@ -88,7 +88,7 @@ class ClassifierEngineTest {
         double[] relevance = new double[3];
         for (int i = 0; i < 3; i++) {
             Encoding pair = tokenizer.encode(
-                    STATE, EmbeddingEngine.optionText(TEAM, TEAM.options().get(i)));
+                    STATE, ClassifierEngine.hypothesis(TEAM, TEAM.options().get(i)));
             relevance[i] = model.logits(pair.getIds(), pair.getTypeIds(), pair.getAttentionMask())[0];
         }
         assertClose(

@@ -78,13 +78,15 @@ class EmbeddingEngineTest {
     }
 
     @Test
-    void yesNoSidesWithoutDescriptionsGetOnesFromTheQuestion() {
+    void yesNoSidesWithoutDescriptionsStayBareForTheEmbeddingAndGetWrittenOnesAsAHypothesis() {
         var question = new Scoring.Question(
                 "q",
                 "noul",
                 "Is it urgent?",
                 List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null)));
         assertThat(EmbeddingEngine.optionText(question, question.options().get(1)))
+                .isEqualTo("Is it urgent? yes");
+        assertThat(ClassifierEngine.hypothesis(question, question.options().get(1)))
                 .isEqualTo("Is it urgent? yes: yes, this is clearly the case");
         assertThat(EmbeddingEngine.softmax(new double[] {0.5, 0.5}, 0.02)).containsExactly(0.5, 0.5);
     }
