@@ -14,9 +14,12 @@ import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Reads a request to add a model ({@code POST /models}) into a registry entry: the contract's {@code model_uri},
@@ -270,17 +272,38 @@ final class AddModel {
         return Optional.of(path.normalize());
     }
 
+    /**
+     * The bytes of the files under a folder. A folder in use by other programs (a temporary folder, say) may lose
+     * files while they are counted: those count nothing rather than failing the registration.
+     */
     private static long size(Path folder) {
-        try (Stream<Path> files = Files.walk(folder)) {
-            return files.filter(Files::isRegularFile)
-                    .mapToLong(file -> {
-                        try {
-                            return Files.size(file);
-                        } catch (IOException e) {
-                            return 0;
-                        }
-                    })
-                    .sum();
+        var counter = new SimpleFileVisitor<Path>() {
+            long total;
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                if (attributes.isRegularFile()) {
+                    total += attributes.size();
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (file.equals(folder)) {
+                    throw e;
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path directory, IOException e) {
+                return FileVisitResult.CONTINUE;
+            }
+        };
+        try {
+            Files.walkFileTree(folder, counter);
+            return counter.total;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + folder, e);
         }

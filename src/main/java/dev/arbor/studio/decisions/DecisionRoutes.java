@@ -40,7 +40,6 @@ import java.util.Set;
 /** The decision routes under {@code /v1/studio/decisions}. */
 final class DecisionRoutes {
     private static final String BASE = "/v1/studio/decisions";
-    private static final int MAX_WAIT_SECONDS = 60;
 
     private final DecisionService decisions;
     private final HistoryStore store;
@@ -99,7 +98,7 @@ final class DecisionRoutes {
                 .body(DecisionShapes.DECISION_REQUEST)
                 .ok(DecisionShapes.PREVIEW)
                 .get(one, "Get a decision (?wait=N waits for a background one; ?format=decide renders it)", this::get)
-                .query(DecisionShapes.WAIT, DecisionShapes.INCLUDE_PARAM, DecisionShapes.RENDER)
+                .query(DecisionShapes.WAIT.param(), DecisionShapes.INCLUDE_PARAM, DecisionShapes.RENDER)
                 .ok(Schema.anyOf(HistoryShapes.DECISION, DecisionShapes.DECIDE_ANSWER))
                 .get(one + "/input", "What a decision read, when history kept it", stored::input)
                 .ok(HistoryShapes.INPUT)
@@ -165,19 +164,8 @@ final class DecisionRoutes {
 
     private void get(Context ctx) {
         String id = ctx.pathParam("decision_id");
-        int wait = waitSeconds(ctx);
         Set<String> include = includeParameter(ctx);
-        StoredDecision decision = find(id);
-        long deadline = System.nanoTime() + wait * 1_000_000_000L;
-        while (!decision.finished() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            decision = find(id);
-        }
+        StoredDecision decision = DecisionShapes.WAIT.read(ctx, () -> find(id), StoredDecision::finished);
         Optional<String> format = DecisionShapes.RENDER.read(ctx);
         if (format.isPresent()) {
             if (!format.get().equals("decide")) {
@@ -226,25 +214,6 @@ final class DecisionRoutes {
 
     private StoredDecision find(String id) {
         return store.find(id).orElseThrow(() -> DecisionView.notFound(id));
-    }
-
-    private static int waitSeconds(Context ctx) {
-        String sent = DecisionShapes.WAIT.read(ctx).orElse(null);
-        if (sent == null) {
-            return 0;
-        }
-        try {
-            double seconds = Double.parseDouble(sent);
-            if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
-                throw new NumberFormatException();
-            }
-            return (int) Math.ceil(seconds);
-        } catch (NumberFormatException e) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "wait",
-                    "`wait` is a number of seconds from 0 to " + MAX_WAIT_SECONDS + ", not '" + sent + "'.");
-        }
     }
 
     static Set<String> includeParameter(Context ctx) {

@@ -15,6 +15,7 @@ import static dev.arbor.platform.http.Schema.string;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Waiting;
 import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.planning.DecisionRequest;
@@ -135,8 +136,7 @@ public final class DecisionShapes {
             "What a decision adds, " + "comma-separated: "
                     + String.join(
                             ", ", DecisionRequest.INCLUDES.stream().sorted().toList()) + ".");
-    static final QueryParam WAIT =
-            new QueryParam("wait", number(), "Seconds (0 to 60) to wait for a background " + "decision to finish.");
+    static final Waiting WAIT = Waiting.on("a background decision");
     static final QueryParam RENDER = new QueryParam(
             "format", oneOf("decide"), "decide renders the decision as POST " + "/v1/decide answers it.");
 }

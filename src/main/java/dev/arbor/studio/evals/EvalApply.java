@@ -9,6 +9,7 @@ import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.templates.Templates;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,7 +54,7 @@ final class EvalApply {
                     "eval_id",
                     "Eval " + id + " measured an inline definition; there is no template to write its settings into.");
         }
-        if (eval.status() != EvalStatus.COMPLETED || eval.results().isEmpty()) {
+        if (eval.status() != WorkStatus.COMPLETED || eval.results().isEmpty()) {
             throw ApiException.of(
                     ErrorCode.EVAL_NOT_COMPLETED,
                     "eval_id",

@@ -3,7 +3,6 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -19,7 +18,6 @@ import java.util.Optional;
 /** The eval routes under {@code /v1/studio/evals}. */
 final class EvalRoutes {
     private static final String BASE = "/v1/studio/evals";
-    private static final int MAX_WAIT_SECONDS = 60;
 
     private final Evals evals;
     private final EvalStore store;
@@ -45,7 +43,7 @@ final class EvalRoutes {
                 .query(Page.PARAMETERS)
                 .ok(EvalShapes.EVALS)
                 .get(one, "Get an eval and its results (?wait=N waits for it to finish)", this::get)
-                .query(EvalShapes.WAIT)
+                .query(EvalShapes.WAIT.param())
                 .ok(EvalShapes.EVAL)
                 .get(one + "/items", "An eval's items: each item's answers on each target, and its labels", this::items)
                 .query(Page.LIMIT, EvalShapes.ITEMS_AFTER)
@@ -74,35 +72,9 @@ final class EvalRoutes {
 
     private void get(Context ctx) {
         String id = ctx.pathParam("eval_id");
-        int wait = waitSeconds(ctx);
-        EvalStore.Stored eval = evals.find(id);
-        long deadline = System.nanoTime() + wait * 1_000_000_000L;
-        while (!eval.status().finished() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            eval = evals.find(id);
-        }
+        EvalStore.Stored eval =
+                EvalShapes.WAIT.read(ctx, () -> evals.find(id), e -> e.status().finished());
         Responses.ok(ctx, Evals.json(eval));
-    }
-
-    private static int waitSeconds(Context ctx) {
-        Optional<String> sent = EvalShapes.WAIT.read(ctx);
-        try {
-            double seconds = sent.map(Double::parseDouble).orElse(0.0);
-            if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
-                throw new NumberFormatException();
-            }
-            return (int) Math.ceil(seconds);
-        } catch (NumberFormatException e) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "wait",
-                    "`wait` is a number of seconds from 0 to " + MAX_WAIT_SECONDS + ", not '" + sent.orElse("") + "'.");
-        }
     }
 
     private void items(Context ctx) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.questions.Labels;
 import java.time.Clock;
@@ -77,7 +78,7 @@ final class EvalRunner implements AutoCloseable {
                     LOG.error("eval {} failed", job.id(), e);
                     store.finish(
                             job.id(),
-                            EvalStatus.FAILED,
+                            WorkStatus.FAILED,
                             Optional.empty(),
                             Optional.of(error(
                                     ErrorCode.INTERNAL_ERROR,
@@ -135,12 +136,12 @@ final class EvalRunner implements AutoCloseable {
             error.put(
                     "message",
                     "Every item failed; the first: " + error.path("message").asText());
-            store.finish(job.id(), EvalStatus.FAILED, Optional.empty(), Optional.of(error), clock.millis());
+            store.finish(job.id(), WorkStatus.FAILED, Optional.empty(), Optional.of(error), clock.millis());
             return;
         }
         List<ObjectNode> targets = job.targets().stream().map(Target::json).toList();
         ObjectNode results = EvalMetrics.of(targets, job.questions(), store.items(job.id()), job.budget());
-        store.finish(job.id(), EvalStatus.COMPLETED, Optional.of(results), Optional.empty(), clock.millis());
+        store.finish(job.id(), WorkStatus.COMPLETED, Optional.of(results), Optional.empty(), clock.millis());
     }
 
     /** Decides one item on one target; a refused or failed decision is a failed item, not a failed eval. */

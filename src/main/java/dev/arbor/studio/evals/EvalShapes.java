@@ -17,6 +17,7 @@ import static dev.arbor.platform.http.Schema.timestamp;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Waiting;
 import dev.arbor.studio.history.HistoryShapes;
 
 /** The shapes of evals, for the OpenAPI document. */
@@ -118,8 +119,7 @@ final class EvalShapes {
 
     static final Schema DELETED = Schema.deleted("eval");
 
-    static final QueryParam WAIT =
-            new QueryParam("wait", number(), "Seconds (up to 60) to wait for the eval to finish before answering.");
+    static final Waiting WAIT = Waiting.on("the eval");
     static final QueryParam ITEMS_AFTER =
             new QueryParam("after", string(), "The page after this item id (target.position, as listed).");
 }

@@ -7,6 +7,7 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.studio.WorkStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
@@ -21,7 +22,7 @@ final class EvalStore {
     /** One eval as stored; {@code request} is the request in normal form, as the eval shows it. */
     record Stored(
             String id,
-            EvalStatus status,
+            WorkStatus status,
             Optional<String> templateId,
             ObjectNode request,
             int done,
@@ -156,7 +157,7 @@ final class EvalStore {
     }
 
     /** Finishes an unfinished eval; false when it had finished already (a cancel came first). */
-    boolean finish(String id, EvalStatus status, Optional<ObjectNode> results, Optional<ObjectNode> error, long now) {
+    boolean finish(String id, WorkStatus status, Optional<ObjectNode> results, Optional<ObjectNode> error, long now) {
         return database.write(handle -> handle.createUpdate("UPDATE studio_evals SET status = :status, results = "
                                 + ":results, error = :error, completed_at = :now WHERE id = :id AND status IN "
                                 + "(<unfinished>)")
@@ -165,7 +166,7 @@ final class EvalStore {
                         .bind("error", error.map(Json::writeString).orElse(null))
                         .bind("now", now)
                         .bind("id", id)
-                        .bindList("unfinished", EvalStatus.UNFINISHED)
+                        .bindList("unfinished", WorkStatus.UNFINISHED)
                         .execute()
                 == 1);
     }
@@ -193,14 +194,14 @@ final class EvalStore {
                                 + "server_instance NOT IN (SELECT id FROM server_instances))")
                         .bind("error", Json.writeString(error))
                         .bind("now", now)
-                        .bindList("unfinished", EvalStatus.UNFINISHED)
+                        .bindList("unfinished", WorkStatus.UNFINISHED)
                         .execute());
     }
 
     private static Stored stored(ResultSet rs) throws SQLException {
         return new Stored(
                 rs.getString("id"),
-                EvalStatus.stored(rs.getString("status")),
+                WorkStatus.stored(rs.getString("status")),
                 Optional.ofNullable(rs.getString("template_id")),
                 (ObjectNode) Json.read(rs.getString("request")),
                 rs.getInt("done"),

@@ -15,6 +15,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
+import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackStore;
@@ -265,7 +266,7 @@ public final class Evals implements AutoCloseable {
     EvalStore.Stored cancel(String id) {
         EvalStore.Stored eval = find(id);
         if (eval.status().finished()
-                || !store.finish(id, EvalStatus.CANCELLED, Optional.empty(), Optional.empty(), clock.millis())) {
+                || !store.finish(id, WorkStatus.CANCELLED, Optional.empty(), Optional.empty(), clock.millis())) {
             throw ApiException.of(
                     ErrorCode.EVAL_FINISHED,
                     "eval_id",
@@ -280,7 +281,7 @@ public final class Evals implements AutoCloseable {
     void delete(String id) {
         EvalStore.Stored eval = find(id);
         if (!eval.status().finished()) {
-            store.finish(id, EvalStatus.CANCELLED, Optional.empty(), Optional.empty(), clock.millis());
+            store.finish(id, WorkStatus.CANCELLED, Optional.empty(), Optional.empty(), clock.millis());
             runner.cancel(id);
         }
         store.delete(id);

@@ -6,7 +6,6 @@ import static dev.arbor.platform.http.Schema.integer;
 import static dev.arbor.platform.http.Schema.mapOf;
 import static dev.arbor.platform.http.Schema.named;
 import static dev.arbor.platform.http.Schema.nullable;
-import static dev.arbor.platform.http.Schema.number;
 import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.oneOf;
 import static dev.arbor.platform.http.Schema.resource;
@@ -14,21 +13,18 @@ import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.Waiting;
 import io.javalin.http.Context;
-import java.util.Optional;
 
 /** The fit routes: {@code POST /v1/studio/templates/{id}/fit}, and the fits under {@code /v1/studio/fits}. */
 final class FitRoutes {
     private static final String BASE = "/v1/studio/fits";
-    private static final int MAX_WAIT_SECONDS = 60;
     private static final Schema COUNT = integer(0, Long.MAX_VALUE);
 
     static final Schema FIT_IN =
@@ -54,8 +50,7 @@ final class FitRoutes {
                     .required("started_at", nullable(timestamp()))
                     .required("completed_at", nullable(timestamp())));
 
-    static final QueryParam WAIT =
-            new QueryParam("wait", number(), "Seconds (up to 60) to wait for the fit to finish before answering.");
+    private static final Waiting WAIT = Waiting.on("the fit");
 
     private final Fits fits;
 
@@ -74,7 +69,7 @@ final class FitRoutes {
                 .body(FIT_IN)
                 .accepted(FIT)
                 .get(one, "Get a fit (?wait=N waits for it to finish)", this::get)
-                .query(WAIT)
+                .query(WAIT.param())
                 .ok(FIT)
                 .action(one + "/cancel", "Cancel a queued or running fit", this::cancel)
                 .ok(FIT);
@@ -89,35 +84,9 @@ final class FitRoutes {
 
     private void get(Context ctx) {
         String id = ctx.pathParam("fit_id");
-        int wait = waitSeconds(ctx);
-        FitStore.Stored fit = fits.find(id);
-        long deadline = System.nanoTime() + wait * 1_000_000_000L;
-        while (!fit.status().finished() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            fit = fits.find(id);
-        }
+        FitStore.Stored fit =
+                WAIT.read(ctx, () -> fits.find(id), f -> f.status().finished());
         Responses.ok(ctx, Fits.json(fit));
-    }
-
-    private static int waitSeconds(Context ctx) {
-        Optional<String> sent = WAIT.read(ctx);
-        try {
-            double seconds = sent.map(Double::parseDouble).orElse(0.0);
-            if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
-                throw new NumberFormatException();
-            }
-            return (int) Math.ceil(seconds);
-        } catch (NumberFormatException e) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "wait",
-                    "`wait` is a number of seconds from 0 to " + MAX_WAIT_SECONDS + ", not '" + sent.orElse("") + "'.");
-        }
     }
 
     private void cancel(Context ctx) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.WorkStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ final class FitStore {
     /** One fit as stored. */
     record Stored(
             String id,
-            FitStatus status,
+            WorkStatus status,
             String templateId,
             int baseVersion,
             String model,
@@ -85,7 +86,7 @@ final class FitStore {
     /** Finishes an unfinished fit; false when it had finished already (a cancel came first). */
     boolean finish(
             String id,
-            FitStatus status,
+            WorkStatus status,
             Optional<Integer> version,
             Optional<ObjectNode> heads,
             Optional<ObjectNode> error,
@@ -99,7 +100,7 @@ final class FitStore {
                         .bind("error", error.map(Json::writeString).orElse(null))
                         .bind("now", now)
                         .bind("id", id)
-                        .bindList("unfinished", FitStatus.UNFINISHED)
+                        .bindList("unfinished", WorkStatus.UNFINISHED)
                         .execute()
                 == 1);
     }
@@ -111,7 +112,7 @@ final class FitStore {
                         + "server_instance NOT IN (SELECT id FROM server_instances))")
                 .bind("error", Json.writeString(error))
                 .bind("now", now)
-                .bindList("unfinished", FitStatus.UNFINISHED)
+                .bindList("unfinished", WorkStatus.UNFINISHED)
                 .execute());
     }
 
@@ -158,7 +159,7 @@ final class FitStore {
         Optional<Integer> written = rs.wasNull() ? Optional.empty() : Optional.of(version);
         return new Stored(
                 rs.getString("id"),
-                FitStatus.stored(rs.getString("status")),
+                WorkStatus.stored(rs.getString("status")),
                 rs.getString("template_id"),
                 rs.getInt("base_version"),
                 rs.getString("model"),

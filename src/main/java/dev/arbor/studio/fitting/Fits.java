@@ -16,6 +16,7 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.evals.Evals;
 import dev.arbor.studio.questions.Labels;
@@ -137,7 +138,7 @@ public final class Fits implements AutoCloseable {
         String id = Ids.next("fit");
         var fit = new FitStore.Stored(
                 id,
-                FitStatus.QUEUED,
+                WorkStatus.QUEUED,
                 template.id(),
                 template.version(),
                 chosen,
@@ -255,7 +256,7 @@ public final class Fits implements AutoCloseable {
                 error.put("param", problem.param());
                 store.finish(
                         job.id(),
-                        FitStatus.FAILED,
+                        WorkStatus.FAILED,
                         Optional.empty(),
                         Optional.empty(),
                         Optional.of(error),
@@ -265,7 +266,7 @@ public final class Fits implements AutoCloseable {
                     LOG.error("fit {} failed", job.id(), e);
                     store.finish(
                             job.id(),
-                            FitStatus.FAILED,
+                            WorkStatus.FAILED,
                             Optional.empty(),
                             Optional.empty(),
                             Optional.of(error(
@@ -324,7 +325,7 @@ public final class Fits implements AutoCloseable {
                 "fit");
         store.finish(
                 job.id(),
-                FitStatus.COMPLETED,
+                WorkStatus.COMPLETED,
                 Optional.of(version.version()),
                 Optional.of(shown),
                 Optional.empty(),
@@ -371,7 +372,7 @@ public final class Fits implements AutoCloseable {
         if (fit.status().finished()
                 || !store.finish(
                         id,
-                        FitStatus.CANCELLED,
+                        WorkStatus.CANCELLED,
                         Optional.empty(),
                         Optional.empty(),
                         Optional.empty(),
