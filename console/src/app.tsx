@@ -41,8 +41,8 @@ const PAGES: Page[] = [
   { path: '/deployments', title: 'Deployments', adminOnly: false, render: (s) => <Deployments signed={s} /> },
   { path: '/clusters', title: 'Clusters', adminOnly: false, render: (s) => <Clusters signed={s} /> },
   { path: '/pipelines', title: 'Pipelines', adminOnly: true, render: (s) => <Pipelines signed={s} /> },
-  { path: '/studio', title: 'Studio', adminOnly: false, render: () => <Studio /> },
   { path: '/routers', title: 'Routers', adminOnly: false, render: (s) => <Routers signed={s} /> },
+  { path: '/studio', title: 'Studio', adminOnly: false, render: () => <Studio /> },
 ];
 
 export const offered = (principal: Principal) => PAGES.filter((p) => principal.role === 'admin' || !p.adminOnly);
