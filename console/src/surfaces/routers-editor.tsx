@@ -89,7 +89,7 @@ function stepOfProblem(dag: DagConfig, problem: Problem): string | null {
  * endpoint, a cycle), at the params a save names. A draft's gaps come back as warnings, shown the same way.
  */
 function useLiveCheck(dag: DagConfig, status: RouterState): Problem[] {
-  const [problems, setProblems] = useState<Problem[]>([]);
+  const [checked, setChecked] = useState<{ dag: DagConfig; status: RouterState; problems: Problem[] } | null>(null);
   const round = useRef(0);
   useEffect(() => {
     const mine = ++round.current;
@@ -101,12 +101,15 @@ function useLiveCheck(dag: DagConfig, status: RouterState): Problem[] {
       } catch (error) {
         found = error instanceof ApiError ? error.details : [{ code: 'error', param: null, message: String(error) }];
       }
-      if (mine === round.current) setProblems(found);
+      if (mine === round.current) setChecked({ dag, status, problems: found });
     }, LIVE_CHECK_MS);
     return () => clearTimeout(timer);
   }, [dag, status]);
-  return problems;
+  // what a check of an earlier graph found may no longer hold: it is not shown while the graph is checked again
+  return checked !== null && checked.dag === dag && checked.status === status ? checked.problems : NOT_CHECKED_YET;
 }
+
+const NOT_CHECKED_YET: Problem[] = [];
 
 function Editor(props: { router: Router; catalog: RouterActionCatalog; refs: RefOptions }) {
   const [router, setRouter] = useState(props.router);
