@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -580,13 +581,16 @@ abstract class DeploymentContract {
         http.get("/deployments/" + id, admin(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.post("/deployments", "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\"}", member())
                 .assertError(400, "missing_field", "project_id");
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get()
-                        .getMetadata()
-                        .getLabels())
+        // the cluster's objects are made after the 202, in the background
+        var workload = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> kube.apps()
+                                .deployments()
+                                .inNamespace(NAMESPACE)
+                                .withName(name)
+                                .get(),
+                        Objects::nonNull);
+        assertThat(workload.getMetadata().getLabels())
                 .containsEntry("arbor.dev/deployment", id)
                 .doesNotContainKey("arbor.dev/project");
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
