@@ -2,6 +2,8 @@ package dev.arbor.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.testing.TempFolders;
+import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,10 +30,12 @@ final class ConsoleBrowser {
     }
 
     /**
-     * The browser for a server at {@code baseUrl}; chromium is installed first where it is missing and the tests
-     * may install packages (as root), and elsewhere the test is skipped, saying why — a skipped run proves nothing.
+     * The browser for a server, its {@code area}'s earlier screenshots cleared (the report shows this run's only);
+     * chromium is installed first where it is missing and the tests may install packages (as root), and elsewhere the
+     * test is skipped, saying why — a skipped run proves nothing.
      */
-    static ConsoleBrowser forServer(String baseUrl) throws Exception {
+    static ConsoleBrowser forServer(TestServer http, String area) throws Exception {
+        TempFolders.deleteQuietly(SHOTS.resolve(area));
         if (!Files.isExecutable(CHROMIUM)) {
             Assumptions.assumeTrue(
                     isRoot(), "chromium is missing and only root may install it: apt-get install -y chromium");
@@ -45,7 +49,7 @@ final class ConsoleBrowser {
             throw new IllegalStateException(
                     "playwright-core is missing: the build installs it (npm ci in " + DRIVER + ")");
         }
-        return new ConsoleBrowser(baseUrl);
+        return new ConsoleBrowser("http://127.0.0.1:" + http.port());
     }
 
     /** Runs a scenario of drive.mjs (src/test/console/scenarios) with its arguments; answers what it printed last, or fails with what it said. */
@@ -70,6 +74,42 @@ final class ConsoleBrowser {
         }
         String[] lines = output.strip().split("\n");
         return Json.mapper().readTree(lines[lines.length - 1]);
+    }
+
+    /** The same browser for another server of the same test class (its screenshots kept beside this one's). */
+    ConsoleBrowser at(TestServer other) {
+        return new ConsoleBrowser("http://127.0.0.1:" + other.port());
+    }
+
+    /** A new project's id. */
+    static String project(TestServer http, String name) {
+        return http.post("/projects", Json.object().put("name", name).toString())
+                .json()
+                .path("id")
+                .asText();
+    }
+
+    /** A new admin token's secret. */
+    static String adminToken(TestServer http) {
+        return http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
+                .json()
+                .path("token")
+                .asText();
+    }
+
+    /** A new member token's secret, for one project, made by an admin. */
+    static String memberToken(TestServer http, String adminToken, String projectId) {
+        var body = Json.object().put("name", "dev").put("role", "member");
+        body.putArray("projects").add(projectId);
+        return http.post("/auth/tokens", body.toString(), bearer(adminToken))
+                .json()
+                .path("token")
+                .asText();
+    }
+
+    /** The headers that send a token. */
+    static String[] bearer(String token) {
+        return TestServer.headers("Authorization", "Bearer " + token);
     }
 
     private static boolean isRoot() throws Exception {

@@ -7,7 +7,6 @@ import dev.arbor.ArborServer;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.StandardWebhookSigner;
-import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.net.URI;
 import java.util.List;
@@ -33,27 +32,14 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("surfaces")); // the report shows this run's only
         everything = EverythingServer.start("streamableHttp");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
         http = server.http();
-        browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
-        projectId = http.post("/projects", "{\"name\": \"support\"}")
-                .json()
-                .path("id")
-                .asText();
-        adminToken = http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
-                .json()
-                .path("token")
-                .asText();
-        admin = TestServer.headers("Authorization", "Bearer " + adminToken);
-        memberToken = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + projectId + "\"]}",
-                        admin)
-                .json()
-                .path("token")
-                .asText();
+        browser = ConsoleBrowser.forServer(http, "surfaces");
+        projectId = ConsoleBrowser.project(http, "support");
+        adminToken = ConsoleBrowser.adminToken(http);
+        admin = ConsoleBrowser.bearer(adminToken);
+        memberToken = ConsoleBrowser.memberToken(http, adminToken, projectId);
         http.post("/connectors/registry", """
                 {"id": "everything-test", "name": "Everything (test)", "url": "%s", "auth_type": "none",
                  "category": "testing", "description": "The MCP project's reference server, on this computer."}""".formatted(everything.url("/mcp")), admin)

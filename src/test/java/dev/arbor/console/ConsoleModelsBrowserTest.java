@@ -8,7 +8,6 @@ import dev.arbor.ArborServer;
 import dev.arbor.models.TestHub;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
-import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,27 +40,14 @@ class ConsoleModelsBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("models")); // the report shows this run's only
         hub = new TestHub().withMiniLm("test/minilm");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_MODEL_HUB_URL", hub.url()));
         http = server.http();
-        browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
-        projectId = http.post("/projects", "{\"name\": \"serving\"}")
-                .json()
-                .path("id")
-                .asText();
-        adminToken = http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
-                .json()
-                .path("token")
-                .asText();
-        admin = TestServer.headers("Authorization", "Bearer " + adminToken);
-        memberToken = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + projectId + "\"]}",
-                        admin)
-                .json()
-                .path("token")
-                .asText();
+        browser = ConsoleBrowser.forServer(http, "models");
+        projectId = ConsoleBrowser.project(http, "serving");
+        adminToken = ConsoleBrowser.adminToken(http);
+        admin = ConsoleBrowser.bearer(adminToken);
+        memberToken = ConsoleBrowser.memberToken(http, adminToken, projectId);
     }
 
     @AfterAll

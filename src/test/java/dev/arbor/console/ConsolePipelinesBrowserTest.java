@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
-import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
 import java.util.Map;
@@ -30,18 +29,13 @@ class ConsolePipelinesBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        // the scenarios' screenshots go to pipelines/ (their names' folder): the report shows this run's only
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("pipelines"));
         receiver = new HttpReceiver();
         // the HTTP Request steps call the receiver on this computer
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
         http = server.http();
-        browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
-        adminToken = http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
-                .json()
-                .path("token")
-                .asText();
-        admin = TestServer.headers("Authorization", "Bearer " + adminToken);
+        browser = ConsoleBrowser.forServer(http, "pipelines");
+        adminToken = ConsoleBrowser.adminToken(http);
+        admin = ConsoleBrowser.bearer(adminToken);
     }
 
     @AfterAll

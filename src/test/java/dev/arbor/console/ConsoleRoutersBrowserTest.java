@@ -7,7 +7,6 @@ import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiUpstream;
-import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,25 +32,14 @@ class ConsoleRoutersBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        // the report shows this run's screenshots of these scenarios (named routers/...) only
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("routers"));
         upstream = new OpenAiUpstream("alpha");
         server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1,localhost"));
         http = server.http();
-        browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
-        supportId = http.post("/projects", "{\"name\": \"support\"}")
-                .json()
-                .path("id")
-                .asText();
-        otherId = http.post("/projects", "{\"name\": \"other\"}")
-                .json()
-                .path("id")
-                .asText();
-        adminToken = http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
-                .json()
-                .path("token")
-                .asText();
-        admin = TestServer.headers("Authorization", "Bearer " + adminToken);
+        browser = ConsoleBrowser.forServer(http, "routers");
+        supportId = ConsoleBrowser.project(http, "support");
+        otherId = ConsoleBrowser.project(http, "other");
+        adminToken = ConsoleBrowser.adminToken(http);
+        admin = ConsoleBrowser.bearer(adminToken);
         HttpReply model = http.post("/models", """
                 {"id": "alpha", "model_uri": "%s", "model_name": "alpha", "model_source": "cloud",
                  "engine": "remote", "remote_model": "remote-alpha"}""".formatted(upstream.url()), admin);

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
-import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,14 +39,10 @@ class ConsoleStudioBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        TempFolders.deleteQuietly(ConsoleBrowser.SHOTS.resolve("studio")); // the report shows this run's only
         server = ArborServer.start(Map.of());
         http = server.http();
-        browser = ConsoleBrowser.forServer("http://127.0.0.1:" + http.port());
-        token = http.post("/auth/tokens", "{\"name\": \"ops\", \"role\": \"admin\"}")
-                .json()
-                .path("token")
-                .asText();
+        browser = ConsoleBrowser.forServer(http, "studio");
+        token = ConsoleBrowser.adminToken(http);
         // the bundled model loads on its first decision: made here, so that no page waits for the load
         assertThat(http.post("/v1/studio/decisions", """
                         {"state": "warm up", "questions": {"ok": {"type": "noul"}}, "store": "none"}""").status()).isEqualTo(200);
@@ -225,7 +220,7 @@ class ConsoleStudioBrowserTest {
                                     "Bearer sk-console")
                             .status())
                     .isEqualTo(201);
-            ConsoleBrowser.forServer("http://127.0.0.1:" + keyedHttp.port())
+            browser.at(keyedHttp)
                     .run("studio-key", Map.of("token", keyedToken, "key", "sk-console", "template", "keyed"));
         }
     }
