@@ -10,6 +10,8 @@ import dev.arbor.credentials.Credentials;
 import dev.arbor.deployments.Deployments;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;

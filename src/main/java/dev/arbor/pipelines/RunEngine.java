@@ -18,6 +18,8 @@ import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.notifications.NotificationException;
 import dev.arbor.notifications.Notifications;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.Json;
 import java.util.ArrayList;
