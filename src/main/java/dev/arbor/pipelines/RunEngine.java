@@ -611,14 +611,16 @@ final class RunEngine implements AutoCloseable {
                             + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")),
                     false);
         }
-        var steps = new HashMap<String, StepRun>();
-        run.steps().forEach(s -> steps.put(s.id(), s));
+        var completedOutputs = new HashMap<String, JsonNode>();
+        run.steps().stream()
+                .filter(s -> s.status() == StepStatus.COMPLETED)
+                .forEach(s -> completedOutputs.put(s.id(), s.outputs().orElse(Json.object())));
         var call = new StepActions.StepCall(
                 task.runId(),
                 step,
                 params,
                 scope,
-                steps,
+                completedOutputs,
                 now,
                 startedAt,
                 waitDeadline.isPresent() ? Optional.of(waitDeadline.getAsLong()) : Optional.empty(),

@@ -36,15 +36,15 @@ final class StepActions {
     private final DeploymentActions deployments;
 
     /**
-     * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
-     * from there).
+     * One attempt of a step: its rendered params, what templates may read, the outputs of the run's steps that have
+     * completed (by step id, what Aggregate combines), and when it first began (a wait counts from there).
      */
     record StepCall(
             String runId,
             PipelineDefinition.Step step,
             ObjectNode params,
             Map<String, Object> scope,
-            Map<String, RunStore.StepRun> steps,
+            Map<String, JsonNode> completedOutputs,
             long now,
             long firstStartedAt,
             Optional<Long> waitDeadline,
@@ -52,7 +52,7 @@ final class StepActions {
         StepCall {
             requireNonNull(params, "params");
             scope = Map.copyOf(scope);
-            steps = Map.copyOf(steps);
+            completedOutputs = Map.copyOf(completedOutputs);
         }
     }
 
@@ -261,9 +261,9 @@ final class StepActions {
     private static Outcome aggregate(StepCall call) {
         var outputs = new ArrayList<JsonNode>();
         for (JsonNode source : call.params().path("sources")) {
-            RunStore.StepRun run = call.steps().get(source.asText());
-            if (run != null && run.status() == RunStore.StepStatus.COMPLETED) {
-                outputs.add(run.outputs().orElse(Json.object()));
+            JsonNode completed = call.completedOutputs().get(source.asText());
+            if (completed != null) {
+                outputs.add(completed);
             }
         }
         return switch (call.params().path("strategy").asText("merge")) {
