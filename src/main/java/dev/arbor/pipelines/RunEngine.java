@@ -18,6 +18,8 @@ import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.pipelines.actions.Outcome;
+import dev.arbor.pipelines.actions.StepActions;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
