@@ -13,6 +13,7 @@ import static dev.arbor.platform.http.Schema.resource;
 import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
 
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.http.Schema;
 
 /** The shapes of pipelines, runs and schedules, for the OpenAPI document. */

@@ -3,6 +3,7 @@ package dev.arbor.pipelines;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;

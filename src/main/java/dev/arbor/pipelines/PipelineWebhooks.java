@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;

@@ -10,6 +10,9 @@ import dev.arbor.credentials.Credentials;
 import dev.arbor.deployments.Deployments;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
+import dev.arbor.pipelines.actions.StepActions;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
@@ -79,13 +82,7 @@ public final class Pipelines implements AutoCloseable {
                 schedules,
                 catalog,
                 expressions,
-                new StepActions(
-                        expressions,
-                        new HttpRequestAction(outbound),
-                        notifications,
-                        new ModelActions(models, credentials),
-                        new ClusterHealthAction(clusters),
-                        new DeploymentActions(deployments)),
+                new StepActions(expressions, outbound, notifications, models, credentials, clusters, deployments),
                 clock,
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);

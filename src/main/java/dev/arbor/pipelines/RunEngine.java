@@ -18,6 +18,10 @@ import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.pipelines.actions.Outcome;
+import dev.arbor.pipelines.actions.StepActions;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
@@ -609,14 +613,16 @@ final class RunEngine implements AutoCloseable {
                             + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")),
                     false);
         }
-        var steps = new HashMap<String, StepRun>();
-        run.steps().forEach(s -> steps.put(s.id(), s));
+        var completedOutputs = new HashMap<String, JsonNode>();
+        run.steps().stream()
+                .filter(s -> s.status() == StepStatus.COMPLETED)
+                .forEach(s -> completedOutputs.put(s.id(), s.outputs().orElse(Json.object())));
         var call = new StepActions.StepCall(
                 task.runId(),
                 step,
                 params,
                 scope,
-                steps,
+                completedOutputs,
                 now,
                 startedAt,
                 waitDeadline.isPresent() ? Optional.of(waitDeadline.getAsLong()) : Optional.empty(),

@@ -9,6 +9,7 @@ import dev.arbor.access.Access;
 import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;

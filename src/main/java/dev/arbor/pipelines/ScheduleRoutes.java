@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.ScheduleStore.Schedule;
 import dev.arbor.pipelines.ScheduleStore.Status;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.actions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Set;
 
 /** How one attempt of a step ended. */
-sealed interface Outcome {
+public sealed interface Outcome {
     /** The step is done with these outputs; {@code skipped} names steps it turns away from (a branch not taken). */
     record Done(ObjectNode outputs, Set<String> skipped) implements Outcome {
         public Done {

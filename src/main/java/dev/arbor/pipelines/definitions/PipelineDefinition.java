@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.definitions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * A pipeline as written: declared parameters, a directed acyclic graph of steps, and outputs worked out from them.
  * {@link #read} takes a request body and reports every problem of it at once (see {@link GraphCheck} for the graph).
  */
-record PipelineDefinition(
+public record PipelineDefinition(
         String name,
         String description,
         List<Parameter> parameters,
@@ -34,9 +34,9 @@ record PipelineDefinition(
     /** How long a run may take unless its definition says otherwise: a day. */
     static final int DEFAULT_TIMEOUT_SECONDS = 86_400;
 
-    static final int MAX_TIMEOUT_SECONDS = 30 * 86_400;
+    public static final int MAX_TIMEOUT_SECONDS = 30 * 86_400;
     /** How a time limit out of range is refused, in a definition and when a run starts. */
-    static final String TIMEOUT_REFUSAL = "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)";
+    public static final String TIMEOUT_REFUSAL = "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)";
 
     private static final Set<String> FIELDS =
             Set.of("name", "description", "parameters", "steps", "outputs", "timeout_seconds");
@@ -58,15 +58,15 @@ record PipelineDefinition(
     /** A run parameter: {@code {{ params.<name> }}} in templates. */
     record Parameter(String name, String type, boolean required, Optional<JsonNode> defaultValue, String description) {}
 
-    enum OnFailure {
+    public enum OnFailure {
         FAIL,
         CONTINUE
     }
 
     /** Attempts after a failure, waiting {@code backoffSeconds × multiplier^n}, at most {@code maxBackoffSeconds}. */
-    record Retry(int maxAttempts, int backoffSeconds, double backoffMultiplier, int maxBackoffSeconds) {}
+    public record Retry(int maxAttempts, int backoffSeconds, double backoffMultiplier, int maxBackoffSeconds) {}
 
-    record Step(
+    public record Step(
             String id,
             String name,
             String action,
@@ -76,13 +76,13 @@ record PipelineDefinition(
             Optional<Retry> retry,
             OptionalInt timeoutSeconds,
             OnFailure onFailure) {
-        Step {
+        public Step {
             requireNonNull(id, "id");
             dependsOn = List.copyOf(dependsOn);
         }
     }
 
-    PipelineDefinition {
+    public PipelineDefinition {
         requireNonNull(name, "name");
         parameters = List.copyOf(parameters);
         steps = List.copyOf(steps);
@@ -90,14 +90,14 @@ record PipelineDefinition(
     }
 
     /** A definition stored after it was checked, such as a run's copy. */
-    static PipelineDefinition stored(JsonNode json, ActionCatalog catalog) {
+    public static PipelineDefinition stored(JsonNode json, ActionCatalog catalog) {
         var problems = new Problems();
         return read(json, catalog, problems)
                 .orElseThrow(() -> new IllegalStateException(
                         "a stored pipeline definition no longer passes its checks: " + problems.list()));
     }
 
-    Step step(String id) {
+    public Step step(String id) {
         return steps.stream()
                 .filter(step -> step.id().equals(id))
                 .findFirst()
@@ -122,7 +122,7 @@ record PipelineDefinition(
     }
 
     /** Reads and checks a definition; every problem goes to {@code problems}, and nothing is returned with any. */
-    static Optional<PipelineDefinition> read(JsonNode body, ActionCatalog catalog, Problems problems) {
+    public static Optional<PipelineDefinition> read(JsonNode body, ActionCatalog catalog, Problems problems) {
         if (!body.isObject()) {
             problems.add(ErrorCode.INVALID_JSON, null, "A pipeline is a JSON object.");
             return Optional.empty();
@@ -324,7 +324,7 @@ record PipelineDefinition(
      * A run's params: those given, each a declared parameter of its type; a parameter left out takes its default, or
      * is null when it has none and is not required.
      */
-    ObjectNode runParams(JsonNode given, Problems problems) {
+    public ObjectNode runParams(JsonNode given, Problems problems) {
         ObjectNode params = Json.object();
         if (!given.isMissingNode() && !given.isNull() && !given.isObject()) {
             invalid(problems, "params", "must be an object of the pipeline's parameters");
@@ -386,7 +386,7 @@ record PipelineDefinition(
     }
 
     /** The definition as it is stored and shown. */
-    ObjectNode toJson() {
+    public ObjectNode toJson() {
         ObjectNode json = Json.object();
         json.put("name", name);
         json.put("description", description);
@@ -463,7 +463,7 @@ record PipelineDefinition(
         return value.asInt();
     }
 
-    static void invalid(Problems problems, String param, String why) {
+    public static void invalid(Problems problems, String param, String why) {
         problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` " + why + ".");
     }
 }

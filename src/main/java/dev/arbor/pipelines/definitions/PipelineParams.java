@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.ParamRules;
@@ -12,8 +12,8 @@ import dev.arbor.platform.http.Problems;
  * object of named branches, each {@code {condition, steps}}; references are looked up when the step runs (a step may
  * refer to a model an earlier step adds).
  */
-final class PipelineParams implements ParamRules {
-    static final PipelineParams RULES = new PipelineParams();
+public final class PipelineParams implements ParamRules {
+    public static final PipelineParams RULES = new PipelineParams();
 
     private PipelineParams() {}
 

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.actions;
 
 import static java.util.Objects.requireNonNull;
 

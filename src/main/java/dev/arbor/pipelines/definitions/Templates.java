@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.Expressions;

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.actions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,10 +7,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.arbor.clusters.ClusterHealthChecks;
+import dev.arbor.credentials.Credentials;
+import dev.arbor.deployments.Deployments;
+import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.NotificationException;
 import dev.arbor.notifications.Notifications;
+import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.outbound.OutboundClient;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -26,7 +32,7 @@ import java.util.function.BiConsumer;
  * The params a step gets are rendered already (templates worked out, defaults filled in, checked against the
  * catalog) except {@code condition} fields, which the actions here evaluate.
  */
-final class StepActions {
+public final class StepActions {
     private final Expressions expressions;
     private final HttpRequestAction http;
     private final Notifications notifications;
@@ -35,39 +41,47 @@ final class StepActions {
     private final DeploymentActions deployments;
 
     /**
-     * One attempt of a step: its rendered params, what templates may read, and when it first began (a wait counts
-     * from there).
+     * One attempt of a step: its rendered params, what templates may read, the outputs of the run's steps that have
+     * completed (by step id, what Aggregate combines), and when it first began (a wait counts from there).
      */
-    record StepCall(
+    public record StepCall(
             String runId,
             PipelineDefinition.Step step,
             ObjectNode params,
             Map<String, Object> scope,
-            Map<String, RunStore.StepRun> steps,
+            Map<String, JsonNode> completedOutputs,
             long now,
             long firstStartedAt,
             Optional<Long> waitDeadline,
             BiConsumer<String, String> log) {
-        StepCall {
+        public StepCall {
             requireNonNull(params, "params");
             scope = Map.copyOf(scope);
-            steps = Map.copyOf(steps);
+            completedOutputs = Map.copyOf(completedOutputs);
         }
     }
 
-    StepActions(
+    /**
+     * @param outbound what HTTP Request steps send through
+     * @param models the model registry that model steps change
+     * @param credentials where Add Cloud Model steps find their keys
+     * @param clusters what Cluster Health Check steps ask
+     * @param deployments the deployments that deployment steps change
+     */
+    public StepActions(
             Expressions expressions,
-            HttpRequestAction http,
+            OutboundClient outbound,
             Notifications notifications,
-            ModelActions models,
-            ClusterHealthAction clusterHealth,
-            DeploymentActions deployments) {
+            ModelOperations models,
+            Credentials credentials,
+            ClusterHealthChecks clusters,
+            Deployments deployments) {
         this.expressions = requireNonNull(expressions, "expressions");
-        this.http = requireNonNull(http, "http");
+        this.http = new HttpRequestAction(outbound);
         this.notifications = requireNonNull(notifications, "notifications");
-        this.models = requireNonNull(models, "models");
-        this.clusterHealth = requireNonNull(clusterHealth, "clusterHealth");
-        this.deployments = requireNonNull(deployments, "deployments");
+        this.models = new ModelActions(models, credentials);
+        this.clusterHealth = new ClusterHealthAction(clusters);
+        this.deployments = new DeploymentActions(deployments);
     }
 
     /**
@@ -78,11 +92,11 @@ final class StepActions {
     private static final Set<String> INLINE =
             Set.of("log", "conditional_branch", "transform", "aggregate", "set_output", "fail");
 
-    static boolean inline(PipelineDefinition.Step step) {
+    public static boolean inline(PipelineDefinition.Step step) {
         return INLINE.contains(step.action());
     }
 
-    Outcome run(StepCall call) throws InterruptedException {
+    public Outcome run(StepCall call) throws InterruptedException {
         try {
             return switch (call.step().action()) {
                 case "log" -> log(call);
@@ -260,9 +274,9 @@ final class StepActions {
     private static Outcome aggregate(StepCall call) {
         var outputs = new ArrayList<JsonNode>();
         for (JsonNode source : call.params().path("sources")) {
-            RunStore.StepRun run = call.steps().get(source.asText());
-            if (run != null && run.status() == RunStore.StepStatus.COMPLETED) {
-                outputs.add(run.outputs().orElse(Json.object()));
+            JsonNode completed = call.completedOutputs().get(source.asText());
+            if (completed != null) {
+                outputs.add(completed);
             }
         }
         return switch (call.params().path("strategy").asText("merge")) {
