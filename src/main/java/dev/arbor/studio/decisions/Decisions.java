@@ -20,6 +20,8 @@ import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
+import dev.arbor.studio.running.DecisionService;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,7 +91,7 @@ public final class Decisions implements AutoCloseable {
                 heads,
                 files,
                 clock,
-                new DecisionMetrics(meters));
+                meters);
         this.readOnly = database.readOnly();
     }
 
