@@ -34,8 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The studio's decisions: the pipeline every entry point shares, and the routes that make, read and rerun
- * decisions (the studio's API and the single-request format). What was decided is kept in history.
+ * The studio's decisions: the pipeline every entry point shares ({@link DecisionService}, which runs a plan), and
+ * the routes that make, read and rerun decisions (the studio's API and the single-request format). What was decided
+ * is kept in history.
  */
 public final class Decisions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
