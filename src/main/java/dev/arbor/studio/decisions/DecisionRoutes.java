@@ -28,6 +28,8 @@ import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.planning.SettingsLadder;
+import dev.arbor.studio.running.DecisionService;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
@@ -142,7 +144,7 @@ final class DecisionRoutes {
         boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
         Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY
                 ? Optional.empty()
-                : outcome.input().or(() -> Optional.of(decisions.input(plan, false)));
+                : outcome.input().or(() -> Optional.of(decisions.input(plan)));
         ctx.header("x-studio-stored", outcome.stored().wire());
         if (plan.store() == StoreLevel.NONE) {
             Idempotency.keepInMemoryOnly(ctx); // nothing of a decision stored none is written down, a replay included
@@ -159,7 +161,7 @@ final class DecisionRoutes {
     private void preview(Context ctx) {
         DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
         Plan plan = decisions.plan(request, Planner.Purpose.PREVIEW);
-        Responses.ok(ctx, Preview.of(plan, decisions.input(plan, false)));
+        Responses.ok(ctx, Preview.of(plan, decisions.input(plan)));
     }
 
     private void get(Context ctx) {

@@ -20,6 +20,8 @@ import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
+import dev.arbor.studio.running.DecisionService;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,8 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The studio's decisions: the pipeline every entry point shares, and the routes that make, read and rerun
- * decisions (the studio's API and the single-request format). What was decided is kept in history.
+ * The studio's decisions: the pipeline every entry point shares ({@link DecisionService}, which runs a plan), and
+ * the routes that make, read and rerun decisions (the studio's API and the single-request format). What was decided
+ * is kept in history.
  */
 public final class Decisions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
@@ -89,7 +92,7 @@ public final class Decisions implements AutoCloseable {
                 heads,
                 files,
                 clock,
-                new DecisionMetrics(meters));
+                meters);
         this.readOnly = database.readOnly();
     }
 

@@ -21,6 +21,8 @@ import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.running.DecisionService;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.net.URLDecoder;

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.running;
 
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.studio.history.DecisionStatus;

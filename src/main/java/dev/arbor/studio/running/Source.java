@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.running;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,8 +12,8 @@ import java.util.Optional;
  * @param attribution how the template was named: {@code explicit} ({@code template} field) or {@code header}
  *     ({@code X-Studio-Template} on the wire format)
  */
-record Source(String surface, String endpoint, String requestId, String attribution, Optional<String> rerunOf) {
-    Source {
+public record Source(String surface, String endpoint, String requestId, String attribution, Optional<String> rerunOf) {
+    public Source {
         requireNonNull(surface, "surface");
         requireNonNull(endpoint, "endpoint");
         requireNonNull(requestId, "requestId");

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.running;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,6 +28,7 @@ import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,9 +49,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs decisions: the planned decision goes to its model, the answers are gated, and the decision is recorded at
  * its storage level. A failure at the model is a failed decision in history (when history keeps it) whose id the
- * error carries. Background decisions run here too, and can be cancelled until they reach the model.
+ * error carries. Background decisions run here too, and can be cancelled until they reach the model. With
+ * {@link Source}, this is what the decision routes use of this package.
  */
-final class DecisionService implements AutoCloseable {
+public final class DecisionService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DecisionService.class);
 
     /**
@@ -58,10 +60,11 @@ final class DecisionService implements AutoCloseable {
      *
      * @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it
      */
-    record Outcome(ObjectNode decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
+    public record Outcome(
+            ObjectNode decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
 
     /** What history kept of a decision, as the {@code x-studio-stored} header says it. */
-    enum Stored {
+    public enum Stored {
         FULL,
         ANSWERS_ONLY,
         NONE,
@@ -76,7 +79,7 @@ final class DecisionService implements AutoCloseable {
             };
         }
 
-        String wire() {
+        public String wire() {
             return name().toLowerCase(Locale.ROOT);
         }
 
@@ -109,7 +112,7 @@ final class DecisionService implements AutoCloseable {
     /** Set while the server stops: work cut short then is left as it stands, for the next start to recover. */
     private volatile boolean closing;
 
-    DecisionService(
+    public DecisionService(
             HistoryStore store,
             String serverInstance,
             Planner planner,
@@ -117,7 +120,7 @@ final class DecisionService implements AutoCloseable {
             Heads heads,
             StudioFiles files,
             Clock clock,
-            DecisionMetrics metrics) {
+            MeterRegistry meters) {
         this.store = requireNonNull(store, "store");
         this.history = new GroupCommit(store, serverInstance);
         this.planner = requireNonNull(planner, "planner");
@@ -125,10 +128,10 @@ final class DecisionService implements AutoCloseable {
         this.heads = requireNonNull(heads, "heads");
         this.records = new DecisionRecords(files);
         this.clock = requireNonNull(clock, "clock");
-        this.metrics = requireNonNull(metrics, "metrics");
+        this.metrics = new DecisionMetrics(requireNonNull(meters, "meters"));
     }
 
-    Plan plan(DecisionRequest request, Planner.Purpose purpose) {
+    public Plan plan(DecisionRequest request, Planner.Purpose purpose) {
         return planner.plan(request, purpose);
     }
 
@@ -137,7 +140,7 @@ final class DecisionService implements AutoCloseable {
      *
      * @param receivedNanos when the request arrived ({@link System#nanoTime()}), which its total time counts from
      */
-    Outcome decide(Plan plan, Source source, long receivedNanos) {
+    public Outcome decide(Plan plan, Source source, long receivedNanos) {
         return decide(plan, source, receivedNanos, Optional.empty());
     }
 
@@ -145,7 +148,7 @@ final class DecisionService implements AutoCloseable {
      * {@link #decide(Plan, Source, long)} answered by {@code scorer} when given (a deployment's replicas) instead of
      * the plan's model's worker: for the single-request format, whose decisions are never queued.
      */
-    Outcome decide(
+    public Outcome decide(
             Plan plan, Source source, long receivedNanos, Optional<Function<Scoring.Request, Scoring.Answer>> scorer) {
         String id = Ids.next("dec");
         long created = clock.millis();
@@ -454,7 +457,7 @@ final class DecisionService implements AutoCloseable {
      * Cancels a decision that has not reached its model; 409 {@code decision_finished} once it has, or has
      * finished.
      */
-    StoredDecision cancel(String id) {
+    public StoredDecision cancel(String id) {
         StoredDecision decision = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         Running run = running.get(id);
         if (decision.finished() || (run != null && !run.phase().compareAndSet(Phase.WAITING, Phase.CANCELLED))) {
@@ -484,11 +487,11 @@ final class DecisionService implements AutoCloseable {
     }
 
     /**
-     * What history keeps of a decision's input (see {@link DecisionRecords#input}); a preview shows the same without
-     * keeping media.
+     * What history keeps of a decision's input (see {@link DecisionRecords#input}), without keeping media: what a
+     * preview shows, and what a decision shows of its input when history did not keep it.
      */
-    ObjectNode input(Plan plan, boolean keepMedia) {
-        return records.input(plan, keepMedia);
+    public ObjectNode input(Plan plan) {
+        return records.input(plan, false);
     }
 
     /** Stops taking background work; what runs is abandoned and recovered as failed at the next start. */

@@ -1,4 +1,4 @@
-package dev.arbor.studio.decisions;
+package dev.arbor.studio.running;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
