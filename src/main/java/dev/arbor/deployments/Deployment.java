@@ -56,6 +56,11 @@ record Deployment(
         return clusterId.equals(Clusters.LOCAL);
     }
 
+    /** Whether requests go to it: running, or scaling with ready replicas to answer them. */
+    boolean serves() {
+        return status.serves() && !(status == DeploymentStatus.SCALING && readyReplicas == 0);
+    }
+
     /** Progress of the work under way, 0 to 100: the ready share of the replicas asked for; 100 once settled. */
     int progress() {
         if (status.settled()) {

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -507,6 +508,24 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     }
 
     @Override
+    public List<StartingDeployment> starting(Predicate<String> inProject, String nameOrId) {
+        requireNonNull(inProject, "inProject");
+        List<Deployment> named = view.named(requireNonNull(nameOrId, "nameOrId"));
+        Set<String> serving =
+                served(named, inProject).stream().map(ServedDeployment::id).collect(Collectors.toSet());
+        return named.stream()
+                .filter(deployment -> deployment.status().live()
+                        && inProject.test(projectOf(deployment))
+                        && !serving.contains(deployment.id()))
+                .map(deployment -> new StartingDeployment(
+                        deployment.id(),
+                        deployment.name(),
+                        projectOf(deployment),
+                        deployment.status().wire()))
+                .toList();
+    }
+
+    @Override
     public List<ServedDeployment> ofModel(Predicate<String> inProject, String modelId, String clusterId) {
         requireNonNull(inProject, "inProject");
         requireNonNull(modelId, "modelId");
@@ -529,7 +548,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     private List<ServedDeployment> served(List<Deployment> deployments, Predicate<String> inProject) {
         var found = new ArrayList<ServedDeployment>();
         for (Deployment deployment : deployments) {
-            if (!deployment.status().serves() || !inProject.test(projectOf(deployment))) {
+            if (!deployment.serves() || !inProject.test(projectOf(deployment))) {
                 continue;
             }
             Optional<Backend> backend = deployment.local()
