@@ -155,13 +155,14 @@ public final class Application implements AutoCloseable {
             var credentials = new Credentials(database, secrets, clock);
             // before the models' and credentials' routes: they ask the routers before deleting what one uses
             RateLimiter rateLimits = RateLimiters.forDatabase(database, clock);
+            var hop = new ServerHop(secrets.derive("server-hop"), instances.id(), clock);
             this.routing = new Routing(
                     EndpointDirectory.of(models::remoteEndpoint, deployments),
                     outboundClient,
                     rateLimits,
                     database,
                     config.routing(),
-                    new ServerHop(secrets.derive("server-hop"), instances.id(), clock),
+                    hop,
                     clock,
                     meters);
             this.routers = new Routers(
@@ -189,7 +190,7 @@ public final class Application implements AutoCloseable {
                             rateLimits,
                             clock)
                     .addTo(routes);
-            studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits));
+            studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits, hop));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors =

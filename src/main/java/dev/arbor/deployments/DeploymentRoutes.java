@@ -195,10 +195,7 @@ final class DeploymentRoutes {
                 name.orElseThrow(),
                 model.orElseThrow(),
                 cluster,
-                replicas,
-                autoScaling,
-                rateLimit,
-                resources));
+                new Deployment.Spec(replicas, autoScaling, rateLimit, resources)));
         ctx.header("location", "/deployments/" + deployment.id());
         Responses.json(ctx, 202, json(deployment, Optional.empty()));
     }
@@ -242,11 +239,11 @@ final class DeploymentRoutes {
         boolean limitOff =
                 body.has(RATE_LIMIT.name()) && body.get(RATE_LIMIT.name()).isNull();
         Optional<ReplicaSet.Autoscaling> autoScaling =
-                autoScaling(reader, Optional.of(replicas.orElse(current.replicas())));
+                autoScaling(reader, Optional.of(replicas.orElse(current.spec().replicas())));
         Optional<RateLimiter.Limit> rateLimit = rateLimit(reader);
         Optional<Resources> resources = resources(reader);
         if (replicas.isPresent() && !body.has(AUTO_SCALING.name())) {
-            current.autoScaling().ifPresent(bounds -> checkWithin(replicas.get(), bounds, reader));
+            current.spec().autoScaling().ifPresent(bounds -> checkWithin(replicas.get(), bounds, reader));
         }
         problems.throwIfAny();
         Deployment changed = current;
@@ -257,10 +254,11 @@ final class DeploymentRoutes {
             changed = deployments.autoscale(changed, scalingOff ? Optional.empty() : autoScaling);
         }
         if (replicas.isPresent()
-                && (replicas.get() != current.replicas() || current.status() == DeploymentStatus.FAILED)) {
+                && (replicas.get() != current.spec().replicas()
+                        || current.state().status() == DeploymentStatus.FAILED)) {
             changed = deployments.scale(changed, replicas.get());
         }
-        if (body.has(RESOURCES.name()) && !resources.equals(current.resources())) {
+        if (body.has(RESOURCES.name()) && !resources.equals(current.spec().resources())) {
             changed = deployments.reserve(changed, resources);
         }
         Responses.json(ctx, 202, json(changed, deployments.replicas(changed.id())));
@@ -293,7 +291,7 @@ final class DeploymentRoutes {
         stream.send("deployment", last);
         stream.flush();
         try {
-            while (stream.open() && !deployment.status().settled()) {
+            while (stream.open() && !deployment.state().status().settled()) {
                 Optional<Deployment> now = deployments.await(deployment.id(), Duration.ofSeconds(1));
                 if (now.isEmpty()) {
                     stream.send("deleted", Map.of("id", deployment.id()));
@@ -413,7 +411,7 @@ final class DeploymentRoutes {
         String id = ctx.pathParam(DEPLOYMENT_ID);
         return deployments
                 .find(id)
-                .filter(d -> d.status() != DeploymentStatus.DELETING)
+                .filter(d -> d.state().status() != DeploymentStatus.DELETING)
                 .filter(d -> d.projectId().map(principal::mayActIn).orElse(principal.isAdmin()))
                 .filter(d -> current.map(p -> d.projectId().equals(Optional.of(p.value())))
                         .orElse(true))
@@ -437,11 +435,12 @@ final class DeploymentRoutes {
         json.put("name", deployment.name());
         json.put("model_id", deployment.modelId());
         json.put("cluster_id", deployment.clusterId());
-        json.put("replicas", deployment.replicas());
-        json.put("ready_replicas", deployment.readyReplicas());
+        json.put("replicas", deployment.spec().replicas());
+        json.put("ready_replicas", deployment.state().readyReplicas());
         json.put(
                 "auto_scaling",
                 deployment
+                        .spec()
                         .autoScaling()
                         .map(a -> Map.of(
                                 "min_replicas", a.minReplicas(),
@@ -449,12 +448,13 @@ final class DeploymentRoutes {
                                 "target_in_flight", a.targetInFlight()))
                         .orElse(null));
         json.put(
-                "rate_limit", deployment.rateLimit().map(DeploymentRoutes::json).orElse(null));
-        json.put("resources", deployment.resources().map(Resources::json).orElse(null));
-        json.put("status", deployment.status().wire());
+                "rate_limit",
+                deployment.spec().rateLimit().map(DeploymentRoutes::json).orElse(null));
+        json.put("resources", deployment.spec().resources().map(Resources::json).orElse(null));
+        json.put("status", deployment.state().status().wire());
         json.put("progress", deployment.progress());
         json.put("endpoint_url", deployments.endpoint(deployment).orElse(null));
-        json.put("error", deployment.error().orElse(null));
+        json.put("error", deployment.state().error().orElse(null));
         replicas.ifPresent(set -> json.put(
                 "replicas_detail",
                 set.replicas().stream()

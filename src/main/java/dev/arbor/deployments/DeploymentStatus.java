@@ -30,6 +30,11 @@ enum DeploymentStatus {
         return this == RUNNING || this == SCALING;
     }
 
+    /** Whether the deployment serves or is on its way to: neither failed nor being deleted. */
+    boolean live() {
+        return this != FAILED && this != DELETING;
+    }
+
     /** Whether the work of a deploy or a scale is over. */
     boolean settled() {
         return this == RUNNING || this == FAILED;

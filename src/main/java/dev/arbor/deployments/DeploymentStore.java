@@ -53,19 +53,27 @@ final class DeploymentStore {
                     .bind("name", deployment.name())
                     .bind("model", deployment.modelId())
                     .bind("cluster", deployment.clusterId())
-                    .bind("replicas", deployment.replicas())
-                    .bind("ready", deployment.readyReplicas())
+                    .bind("replicas", deployment.spec().replicas())
+                    .bind("ready", deployment.state().readyReplicas())
                     .bind(
                             "scaling",
-                            deployment.autoScaling().map(DeploymentStore::json).orElse(null))
+                            deployment
+                                    .spec()
+                                    .autoScaling()
+                                    .map(DeploymentStore::json)
+                                    .orElse(null))
                     .bind(
                             "limit",
-                            deployment.rateLimit().map(DeploymentStore::json).orElse(null))
+                            deployment
+                                    .spec()
+                                    .rateLimit()
+                                    .map(DeploymentStore::json)
+                                    .orElse(null))
                     .bind("resources", resources(deployment))
-                    .bind("status", deployment.status().wire())
-                    .bind("error", deployment.error().orElse(null))
-                    .bind("url", deployment.endpointUrl().orElse(null))
-                    .bind("server", deployment.serverInstance().orElse(null))
+                    .bind("status", deployment.state().status().wire())
+                    .bind("error", deployment.state().error().orElse(null))
+                    .bind("url", deployment.state().endpointUrl().orElse(null))
+                    .bind("server", deployment.state().serverInstance().orElse(null))
                     .bind("created", deployment.createdAt().toEpochMilli())
                     .bind("updated", deployment.updatedAt().toEpochMilli())
                     .execute();
@@ -80,25 +88,27 @@ final class DeploymentStore {
                                 + "status = :status, error = :error, endpoint_url = :url, server_instance = :server, "
                                 + "updated_at = :updated WHERE id = :id")
                         .bind("id", deployment.id())
-                        .bind("replicas", deployment.replicas())
-                        .bind("ready", deployment.readyReplicas())
+                        .bind("replicas", deployment.spec().replicas())
+                        .bind("ready", deployment.state().readyReplicas())
                         .bind(
                                 "scaling",
                                 deployment
+                                        .spec()
                                         .autoScaling()
                                         .map(DeploymentStore::json)
                                         .orElse(null))
                         .bind(
                                 "limit",
                                 deployment
+                                        .spec()
                                         .rateLimit()
                                         .map(DeploymentStore::json)
                                         .orElse(null))
                         .bind("resources", resources(deployment))
-                        .bind("status", deployment.status().wire())
-                        .bind("error", deployment.error().orElse(null))
-                        .bind("url", deployment.endpointUrl().orElse(null))
-                        .bind("server", deployment.serverInstance().orElse(null))
+                        .bind("status", deployment.state().status().wire())
+                        .bind("error", deployment.state().error().orElse(null))
+                        .bind("url", deployment.state().endpointUrl().orElse(null))
+                        .bind("server", deployment.state().serverInstance().orElse(null))
                         .bind("updated", deployment.updatedAt().toEpochMilli())
                         .execute())
                 > 0;
@@ -228,7 +238,11 @@ final class DeploymentStore {
     }
 
     private static String resources(Deployment deployment) {
-        return deployment.resources().map(r -> Json.writeString(r.json())).orElse(null);
+        return deployment
+                .spec()
+                .resources()
+                .map(r -> Json.writeString(r.json()))
+                .orElse(null);
     }
 
     private static String json(ReplicaSet.Autoscaling scaling) {
@@ -250,42 +264,47 @@ final class DeploymentStore {
                 rs.getString("name"),
                 rs.getString("model_id"),
                 rs.getString("cluster_id"),
-                rs.getInt("replicas"),
-                rs.getInt("ready_replicas"),
-                Optional.ofNullable(rs.getString("auto_scaling")).map(text -> {
-                    JsonNode node = Json.read(text);
-                    return new ReplicaSet.Autoscaling(
-                            node.path("min_replicas").asInt(),
-                            node.path("max_replicas").asInt(),
-                            node.path("target_in_flight").asInt());
-                }),
-                Optional.ofNullable(rs.getString("rate_limit")).map(text -> {
-                    JsonNode node = Json.read(text);
-                    return new RateLimiter.Limit(
-                            RateLimiter.Algorithm.of(node.path("algorithm").asText())
-                                    .orElseThrow(),
-                            node.path("rate_limit").asLong(),
-                            RateLimiter.Window.of(node.path("time_window").asText())
-                                    .orElseThrow());
-                }),
-                Optional.ofNullable(rs.getString("resources")).map(text -> {
-                    JsonNode node = Json.read(text);
-                    return new Resources(
-                            node.path("cpu").isNumber()
-                                    ? Optional.of(node.path("cpu").asDouble())
-                                    : Optional.empty(),
-                            node.path("memory_bytes").isNumber()
-                                    ? Optional.of(node.path("memory_bytes").asLong())
-                                    : Optional.empty(),
-                            node.path("gpus").asInt(),
-                            node.path("gpu_type").isTextual()
-                                    ? Optional.of(node.path("gpu_type").asText())
-                                    : Optional.empty());
-                }),
-                DeploymentStatus.of(rs.getString("status")).orElseThrow(),
-                Optional.ofNullable(rs.getString("error")),
-                Optional.ofNullable(rs.getString("endpoint_url")),
-                Optional.ofNullable(rs.getString("server_instance")),
+                new Deployment.Spec(
+                        rs.getInt("replicas"),
+                        Optional.ofNullable(rs.getString("auto_scaling")).map(text -> {
+                            JsonNode node = Json.read(text);
+                            return new ReplicaSet.Autoscaling(
+                                    node.path("min_replicas").asInt(),
+                                    node.path("max_replicas").asInt(),
+                                    node.path("target_in_flight").asInt());
+                        }),
+                        Optional.ofNullable(rs.getString("rate_limit")).map(text -> {
+                            JsonNode node = Json.read(text);
+                            return new RateLimiter.Limit(
+                                    RateLimiter.Algorithm.of(
+                                                    node.path("algorithm").asText())
+                                            .orElseThrow(),
+                                    node.path("rate_limit").asLong(),
+                                    RateLimiter.Window.of(
+                                                    node.path("time_window").asText())
+                                            .orElseThrow());
+                        }),
+                        Optional.ofNullable(rs.getString("resources")).map(text -> {
+                            JsonNode node = Json.read(text);
+                            return new Resources(
+                                    node.path("cpu").isNumber()
+                                            ? Optional.of(node.path("cpu").asDouble())
+                                            : Optional.empty(),
+                                    node.path("memory_bytes").isNumber()
+                                            ? Optional.of(
+                                                    node.path("memory_bytes").asLong())
+                                            : Optional.empty(),
+                                    node.path("gpus").asInt(),
+                                    node.path("gpu_type").isTextual()
+                                            ? Optional.of(node.path("gpu_type").asText())
+                                            : Optional.empty());
+                        })),
+                new Deployment.State(
+                        DeploymentStatus.of(rs.getString("status")).orElseThrow(),
+                        rs.getInt("ready_replicas"),
+                        Optional.ofNullable(rs.getString("error")),
+                        Optional.ofNullable(rs.getString("endpoint_url")),
+                        Optional.ofNullable(rs.getString("server_instance"))),
                 Instant.ofEpochMilli(rs.getLong("created_at")),
                 Instant.ofEpochMilli(rs.getLong("updated_at")));
     }

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,8 +142,8 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         takeOverOrphans();
         for (Deployment deployment : store.list(Optional.empty())) {
             if (!deployment.local()
-                    && (deployment.status() == DeploymentStatus.DEPLOYING
-                            || deployment.status() == DeploymentStatus.SCALING)) {
+                    && (deployment.state().status() == DeploymentStatus.DEPLOYING
+                            || deployment.state().status() == DeploymentStatus.SCALING)) {
                 kubernetes.watch(deployment);
             }
         }
@@ -156,14 +157,13 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /** Claims the local deployments whose server is gone and starts their replicas here; those being deleted go. */
     private void takeOverOrphans() {
         for (Deployment orphan : store.claimOrphans(instances.id(), instances.shared())) {
-            if (orphan.status() == DeploymentStatus.DELETING) {
+            if (orphan.state().status() == DeploymentStatus.DELETING) {
                 store.delete(orphan.id());
                 changed();
                 continue;
             }
             LOG.info("deployment {} ({}) had no running server: its replicas start here", orphan.name(), orphan.id());
-            Deployment restarting =
-                    record(orphan.id(), d -> d.withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
+            Deployment restarting = record(orphan.id(), d -> d.moved(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
             local.start(restarting);
         }
     }
@@ -213,10 +213,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             return new Snapshot(
                     deployment.id(),
                     deployment.name(),
-                    deployment.status().wire(),
-                    deployment.replicas(),
+                    deployment.state().status().wire(),
+                    deployment.spec().replicas(),
                     endpoint,
-                    deployment.error());
+                    deployment.state().error());
         }
     }
 
@@ -242,7 +242,11 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             return snapshot(existing.get());
         }
         return snapshot(create(new NewDeployment(
-                projectId, name, modelId, clusterId, replicas, autoScaling, Optional.empty(), Optional.empty())));
+                projectId,
+                name,
+                modelId,
+                clusterId,
+                new Deployment.Spec(replicas, autoScaling, Optional.empty(), Optional.empty()))));
     }
 
     /** The deployment of this id, else the one of this name; 409 {@code deployment_exists} when several have it. */
@@ -269,7 +273,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                     ErrorCode.INVALID_FIELD, "replicas", "`replicas` must be from 1 to " + MAX_REPLICAS + ".");
         }
         Deployment current = current(id);
-        current.autoScaling().ifPresent(bounds -> {
+        current.spec().autoScaling().ifPresent(bounds -> {
             if (replicas < bounds.minReplicas() || replicas > bounds.maxReplicas()) {
                 throw ApiException.of(
                         ErrorCode.INVALID_FIELD,
@@ -278,7 +282,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                                 + " to " + bounds.maxReplicas() + ".");
             }
         });
-        if (replicas == current.replicas() && current.status() != DeploymentStatus.FAILED) {
+        if (replicas == current.spec().replicas() && current.state().status() != DeploymentStatus.FAILED) {
             return snapshot(current);
         }
         return snapshot(scale(current, replicas));
@@ -298,24 +302,15 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         return Snapshot.of(deployment, endpoint(deployment));
     }
 
-    /** What a deployment is to be, checked for its shape already. */
+    /** What a deployment is to be, checked for its shape already: what never changes, and what it asks for. */
     record NewDeployment(
-            Optional<String> projectId,
-            String name,
-            String modelId,
-            String clusterId,
-            int replicas,
-            Optional<ReplicaSet.Autoscaling> autoScaling,
-            Optional<RateLimiter.Limit> rateLimit,
-            Optional<Resources> resources) {
+            Optional<String> projectId, String name, String modelId, String clusterId, Deployment.Spec asked) {
         NewDeployment {
             requireNonNull(projectId, "projectId");
             requireNonNull(name, "name");
             requireNonNull(modelId, "modelId");
             requireNonNull(clusterId, "clusterId");
-            requireNonNull(autoScaling, "autoScaling");
-            requireNonNull(rateLimit, "rateLimit");
-            requireNonNull(resources, "resources");
+            requireNonNull(asked, "asked");
         }
     }
 
@@ -357,15 +352,13 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                 spec.name(),
                 spec.modelId(),
                 spec.clusterId(),
-                spec.replicas(),
-                0,
-                spec.autoScaling(),
-                spec.rateLimit(),
-                spec.resources(),
-                DeploymentStatus.PENDING,
-                Optional.empty(),
-                Optional.empty(),
-                onLocal ? Optional.of(instances.id()) : Optional.empty(),
+                spec.asked(),
+                new Deployment.State(
+                        DeploymentStatus.PENDING,
+                        0,
+                        Optional.empty(),
+                        Optional.empty(),
+                        onLocal ? Optional.of(instances.id()) : Optional.empty()),
                 now,
                 now);
         requireAvailable(deployment);
@@ -388,19 +381,21 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      */
     Deployment scale(Deployment current, int replicas) {
         requireRunnableHere(current);
-        if (current.status() == DeploymentStatus.FAILED) {
-            return redeploy(current, d -> d.withReplicas(replicas));
+        if (current.state().status() == DeploymentStatus.FAILED) {
+            return redeploy(current, d -> d.with(d.spec().withReplicas(replicas)));
         }
-        DeploymentStatus next =
-                current.status() == DeploymentStatus.PENDING || current.status() == DeploymentStatus.DEPLOYING
-                        ? DeploymentStatus.DEPLOYING
-                        : DeploymentStatus.SCALING;
+        DeploymentStatus next = current.state().status() == DeploymentStatus.PENDING
+                        || current.state().status() == DeploymentStatus.DEPLOYING
+                ? DeploymentStatus.DEPLOYING
+                : DeploymentStatus.SCALING;
         if (!current.local()) {
             // the cluster first: a cluster that refuses leaves the deployment as it was
-            kubernetes.scale(current.withReplicas(replicas));
+            kubernetes.scale(current.with(current.spec().withReplicas(replicas)));
         }
-        Deployment scaled =
-                record(current.id(), d -> d.withReplicas(replicas).withState(next, d.readyReplicas(), d.error()));
+        Deployment scaled = record(
+                current.id(),
+                d -> d.with(d.spec().withReplicas(replicas))
+                        .moved(next, d.state().readyReplicas(), d.state().error()));
         if (!scaled.local()) {
             kubernetes.watch(scaled);
         } else if (!local.scale(scaled.id(), replicas)) {
@@ -412,10 +407,10 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     /** Turns autoscaling on (with these bounds) or off. */
     Deployment autoscale(Deployment current, Optional<ReplicaSet.Autoscaling> autoScaling) {
         requireRunnableHere(current);
-        Deployment changed = record(current.id(), d -> d.withAutoScaling(autoScaling));
+        Deployment changed = record(current.id(), d -> d.with(d.spec().withAutoScaling(autoScaling)));
         if (changed.local()) {
             local.autoscale(changed.id(), autoScaling);
-        } else if (changed.status() != DeploymentStatus.FAILED) {
+        } else if (changed.state().status() != DeploymentStatus.FAILED) {
             kubernetes.apply(changed, models.require(changed.modelId(), "model_id"));
         }
         return current(changed.id());
@@ -428,25 +423,30 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      */
     Deployment reserve(Deployment current, Optional<Resources> resources) {
         requireRunnableHere(current);
-        Deployment asked = current.withResources(resources);
+        Deployment asked = current.with(current.spec().withResources(resources));
         requireAvailable(asked);
         if (asked.local()) {
             local.stop(asked.id()); // its replicas start again, held to the new limits
         } else {
             kubernetes.check(asked, models.require(asked.modelId(), "model_id"));
         }
-        return redeploy(current, d -> d.withResources(resources));
+        return redeploy(current, d -> d.with(d.spec().withResources(resources)));
     }
 
     /** Sets or removes the rate limit; the serving endpoint reads it with the deployment. */
     Deployment limit(Deployment current, Optional<RateLimiter.Limit> limit) {
-        return record(current.id(), d -> d.withRateLimit(limit));
+        return record(current.id(), d -> d.with(d.spec().withRateLimit(limit)));
     }
 
     /** Stops the deployment's replicas or removes its objects, then forgets it. */
     void delete(Deployment current) {
         requireRunnableHere(current);
-        record(current.id(), d -> d.withState(DeploymentStatus.DELETING, d.readyReplicas(), d.error()));
+        record(
+                current.id(),
+                d -> d.moved(
+                        DeploymentStatus.DELETING,
+                        d.state().readyReplicas(),
+                        d.state().error()));
         try {
             if (current.local()) {
                 local.stop(current.id());
@@ -455,7 +455,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
             }
         } catch (RuntimeException e) {
             // the cluster did not answer: the deployment stays, as it was, to be deleted again
-            record(current.id(), d -> d.withState(current.status(), d.readyReplicas(), d.error()));
+            record(
+                    current.id(),
+                    d -> d.moved(
+                            current.state().status(),
+                            d.state().readyReplicas(),
+                            d.state().error()));
             throw e;
         }
         store.delete(current.id());
@@ -480,7 +485,7 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     Optional<Deployment> await(String id, Duration wait) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         Optional<Deployment> now = store.find(id);
-        while (now.isPresent() && !now.get().status().settled()) {
+        while (now.isPresent() && !now.get().state().status().settled()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
@@ -507,6 +512,24 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     }
 
     @Override
+    public List<StartingDeployment> starting(Predicate<String> inProject, String nameOrId) {
+        requireNonNull(inProject, "inProject");
+        List<Deployment> named = view.named(requireNonNull(nameOrId, "nameOrId"));
+        Set<String> serving =
+                served(named, inProject).stream().map(ServedDeployment::id).collect(Collectors.toSet());
+        return named.stream()
+                .filter(deployment -> deployment.state().status().live()
+                        && inProject.test(projectOf(deployment))
+                        && !serving.contains(deployment.id()))
+                .map(deployment -> new StartingDeployment(
+                        deployment.id(),
+                        deployment.name(),
+                        projectOf(deployment),
+                        deployment.state().status().wire()))
+                .toList();
+    }
+
+    @Override
     public List<ServedDeployment> ofModel(Predicate<String> inProject, String modelId, String clusterId) {
         requireNonNull(inProject, "inProject");
         requireNonNull(modelId, "modelId");
@@ -529,22 +552,28 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     private List<ServedDeployment> served(List<Deployment> deployments, Predicate<String> inProject) {
         var found = new ArrayList<ServedDeployment>();
         for (Deployment deployment : deployments) {
-            if (!deployment.status().serves() || !inProject.test(projectOf(deployment))) {
+            if (!deployment.serves() || !inProject.test(projectOf(deployment))) {
                 continue;
             }
             Optional<Backend> backend = deployment.local()
                     ? local.replicas(deployment.id())
                             .<Backend>map(Backend.Replicas::new)
                             .or(() -> deployment
+                                    .state()
                                     .serverInstance()
                                     .filter(owner -> !owner.equals(instances.id()))
                                     .map(owner -> new Backend.OtherServer(owner, instances.address(owner))))
                     : deployment
+                            .state()
                             .endpointUrl()
                             .map(url -> new Backend.Endpoint(new RemoteEndpoint(
                                     deployment.modelId(), URI.create(url), deployment.name(), Optional.empty())));
             backend.ifPresent(b -> found.add(new ServedDeployment(
-                    deployment.id(), deployment.name(), projectOf(deployment), deployment.rateLimit(), b)));
+                    deployment.id(),
+                    deployment.name(),
+                    projectOf(deployment),
+                    deployment.spec().rateLimit(),
+                    b)));
         }
         return found;
     }
@@ -601,13 +630,13 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      * Jlama), more processors than the machine has, or more memory than it has free.
      */
     private void requireAvailable(Deployment deployment) {
-        if (deployment.local() && deployment.resources().isEmpty()) {
+        if (deployment.local() && deployment.spec().resources().isEmpty()) {
             return;
         }
         ClusterHealth health = clusters.check(deployment.clusterId(), HEALTH_TIMEOUT);
         Optional<ClusterHealth.Shortfall> shortfall;
         if (deployment.local()) {
-            Resources asked = deployment.resources().orElseThrow();
+            Resources asked = deployment.spec().resources().orElseThrow();
             shortfall = asked.gpus() > 0
                     ? Optional.of(new ClusterHealth.Shortfall(
                             "gpus",
@@ -637,10 +666,14 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      */
     private void requireRunnableHere(Deployment deployment) {
         if (!deployment.local()
-                || deployment.serverInstance().map(instances.id()::equals).orElse(false)) {
+                || deployment
+                        .state()
+                        .serverInstance()
+                        .map(instances.id()::equals)
+                        .orElse(false)) {
             return;
         }
-        String owner = deployment.serverInstance().orElse("");
+        String owner = deployment.state().serverInstance().orElse("");
         if (!owner.isEmpty() && store.serverRuns(owner)) {
             throw ApiException.of(
                             ErrorCode.DEPLOYMENT_ON_OTHER_SERVER,
@@ -649,12 +682,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
                                     + ": send this change to that server.")
                     .withHeader("retry-after", "1");
         }
-        record(deployment.id(), d -> d.withServer(Optional.of(instances.id())));
+        record(deployment.id(), d -> d.with(d.state().withServer(Optional.of(instances.id()))));
     }
 
     private Deployment redeploy(Deployment current, UnaryOperator<Deployment> change) {
         Deployment again =
-                record(current.id(), d -> change.apply(d).withState(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
+                record(current.id(), d -> change.apply(d).moved(DeploymentStatus.DEPLOYING, 0, Optional.empty()));
         if (again.local()) {
             local.start(again);
         } else {
@@ -666,23 +699,27 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     private void replicasChanged(String id, LocalBackend.Observed observed) {
         recordIfPresent(id, d -> switch (observed) {
             case LocalBackend.Observed.Settled settled ->
-                d.withState(DeploymentStatus.RUNNING, settled.ready(), Optional.empty());
-            case LocalBackend.Observed.Moving moving -> d.withState(moving(d.status()), moving.ready(), d.error());
+                d.moved(DeploymentStatus.RUNNING, settled.ready(), Optional.empty());
+            case LocalBackend.Observed.Moving moving ->
+                d.moved(moving(d.state().status()), moving.ready(), d.state().error());
             case LocalBackend.Observed.Failed failed ->
-                d.withState(DeploymentStatus.FAILED, failed.ready(), Optional.of(failed.reason()));
+                d.moved(DeploymentStatus.FAILED, failed.ready(), Optional.of(failed.reason()));
         });
     }
 
     private void workloadChanged(String id, KubernetesBackend.Observed observed) {
         recordIfPresent(id, d -> switch (observed) {
             case KubernetesBackend.Observed.Applied applied ->
-                d.withState(
-                                applied.ready() >= d.replicas() ? DeploymentStatus.RUNNING : moving(d.status()),
+                d.with(d.state()
+                        .moved(
+                                applied.ready() >= d.spec().replicas()
+                                        ? DeploymentStatus.RUNNING
+                                        : moving(d.state().status()),
                                 applied.ready(),
                                 Optional.empty())
-                        .withEndpoint(Optional.of(applied.serviceUrl()));
+                        .withEndpoint(Optional.of(applied.serviceUrl())));
             case KubernetesBackend.Observed.Failed failed ->
-                d.withState(DeploymentStatus.FAILED, 0, Optional.of(failed.reason()));
+                d.moved(DeploymentStatus.FAILED, 0, Optional.of(failed.reason()));
         });
     }
 
@@ -693,7 +730,9 @@ public final class Deployments implements DeploymentDirectory, Referrers {
 
     /** Records a change the background work reports, unless the deployment is being deleted or is gone. */
     private synchronized void recordIfPresent(String id, UnaryOperator<Deployment> change) {
-        store.find(id).filter(d -> d.status() != DeploymentStatus.DELETING).ifPresent(d -> write(change.apply(d)));
+        store.find(id)
+                .filter(d -> d.state().status() != DeploymentStatus.DELETING)
+                .ifPresent(d -> write(change.apply(d)));
     }
 
     /** Reads, changes and writes a deployment, one change at a time on this server. */
@@ -725,6 +764,8 @@ public final class Deployments implements DeploymentDirectory, Referrers {
      * server's address is known once it listens), the Service the cluster gave for a Kubernetes one.
      */
     Optional<String> endpoint(Deployment deployment) {
-        return deployment.local() ? Optional.of(publicUrl.get() + "/v1") : deployment.endpointUrl();
+        return deployment.local()
+                ? Optional.of(publicUrl.get() + "/v1")
+                : deployment.state().endpointUrl();
     }
 }

@@ -67,7 +67,10 @@ final class KubernetesBackend {
                 Workloads.WorkloadStatus status = workloads.apply(deployment.clusterId(), workload(deployment, model));
                 reports.workload(
                         deployment.id(),
-                        new Observed.Applied(status.serviceUrl(), status.readyReplicas(), deployment.replicas()));
+                        new Observed.Applied(
+                                status.serviceUrl(),
+                                status.readyReplicas(),
+                                deployment.spec().replicas()));
                 watch(deployment);
             } catch (ApiException e) {
                 reports.workload(
@@ -82,7 +85,8 @@ final class KubernetesBackend {
 
     /** Sets the deployment's replicas on the cluster now; a refusal is thrown for the caller to answer. */
     void scale(Deployment deployment) {
-        workloads.scale(deployment.clusterId(), deployment.name(), deployment.replicas());
+        workloads.scale(
+                deployment.clusterId(), deployment.name(), deployment.spec().replicas());
     }
 
     /** Removes the objects; the caller then forgets the deployment. */
@@ -116,12 +120,15 @@ final class KubernetesBackend {
                             deployment.id(), new Observed.Failed(now.failure().get()));
                     continue;
                 }
-                if (now.readyReplicas() >= deployment.replicas()) {
+                if (now.readyReplicas() >= deployment.spec().replicas()) {
                     watching.remove(deployment.id());
                 }
                 reports.workload(
                         deployment.id(),
-                        new Observed.Applied(now.serviceUrl(), now.readyReplicas(), deployment.replicas()));
+                        new Observed.Applied(
+                                now.serviceUrl(),
+                                now.readyReplicas(),
+                                deployment.spec().replicas()));
             } catch (RuntimeException e) {
                 // the cluster may answer at the next look: a deployment fails only on what the cluster says
                 LOG.debug("deployment {}: its cluster did not answer", deployment.id(), e);
@@ -131,7 +138,7 @@ final class KubernetesBackend {
 
     /** What each pod of the deployment asks the cluster for. */
     static Workloads.Resources resources(Deployment deployment) {
-        return deployment.resources().orElse(NOTHING_ASKED).onKubernetes();
+        return deployment.spec().resources().orElse(NOTHING_ASKED).onKubernetes();
     }
 
     private static Workloads.Workload workload(Deployment deployment, Model model) {
@@ -142,8 +149,9 @@ final class KubernetesBackend {
                 deployment.name(),
                 labels,
                 new Workloads.ModelSource(model.id(), model.uri(), model.format(), purpose(model)),
-                deployment.replicas(),
+                deployment.spec().replicas(),
                 deployment
+                        .spec()
                         .autoScaling()
                         .map(a -> new Workloads.Scaling(a.minReplicas(), a.maxReplicas(), a.targetInFlight())),
                 resources(deployment));

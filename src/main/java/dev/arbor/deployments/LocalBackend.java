@@ -56,7 +56,7 @@ final class LocalBackend {
                 ReplicaSet set = starter.start(
                         deployment.modelId(),
                         deployment.id(), // a name is unique in its project only; the runtime needs it unique
-                        deployment.replicas(),
+                        deployment.spec().replicas(),
                         limits(deployment),
                         replica -> Optional.ofNullable(holder.get())
                                 .filter(s -> sets.get(deployment.id()) == s)
@@ -66,7 +66,7 @@ final class LocalBackend {
                 if (earlier != null) {
                     earlier.close();
                 }
-                deployment.autoScaling().ifPresent(scaling -> set.autoscale(Optional.of(scaling)));
+                deployment.spec().autoScaling().ifPresent(scaling -> set.autoscale(Optional.of(scaling)));
                 report(deployment.id(), set);
             } catch (ApiException e) {
                 reports.replicas(
@@ -85,6 +85,7 @@ final class LocalBackend {
      */
     static ReplicaSet.WorkerLimits limits(Deployment deployment) {
         return deployment
+                .spec()
                 .resources()
                 .map(asked -> new ReplicaSet.WorkerLimits(
                         asked.memoryBytes(), asked.cpu().map(cpu -> (int) Math.ceil(cpu))))

@@ -5,54 +5,160 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.models.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.studio.DeployedModels;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
+import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * The running deployments {@code POST /v1/decide} may name, by name or id. The studio's callers hold the studio's key,
  * which belongs to no project, so every project's deployments are looked at (a name in several is 404
- * {@code model_not_found}: name the deployment by its id). A deployment decides from replicas on this machine whose
- * model scores; its rate limit is the one its inference requests spend.
+ * {@code model_not_found}: name the deployment by its id). A deployment decides from replicas of a model that scores;
+ * a local deployment whose replicas run on another server has the request passed there, as inference requests are
+ * ({@link ServerHop}), its rate limit taken here once. Its rate limit is the one its inference requests spend.
  */
 public final class DeploymentDecisions implements DeployedModels {
+    /**
+     * How long the server of the replicas may take to answer: that server bounds the decision's work itself (its
+     * model's timeouts), so this only guards against one that stops answering.
+     */
+    private static final Duration PASSED_DECISION_TIMEOUT = Duration.ofMinutes(5);
+
+    /** A decision's answer is a few answers and their usage; more than this is not an answer of the API. */
+    private static final int MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+    /** What the caller sent that the server of the replicas reads: its credentials and the studio's headers. */
+    private static final List<String> PASSED_HEADERS =
+            List.of("authorization", "x-studio-template", "x-studio-store", "x-studio-metadata");
+
+    private static final Predicate<String> EVERY_PROJECT = project -> true;
+
     private final DeploymentDirectory deployments;
     private final DeploymentLimits limits;
+    private final ServerHop hop;
 
-    public DeploymentDecisions(DeploymentDirectory deployments, RateLimiter limits) {
+    public DeploymentDecisions(DeploymentDirectory deployments, RateLimiter limits, ServerHop hop) {
         this.deployments = requireNonNull(deployments, "deployments");
         this.limits = new DeploymentLimits(limits);
+        this.hop = requireNonNull(hop, "hop");
     }
 
     @Override
-    public Optional<Deployed> admit(Context ctx, String model) {
+    public Admission admit(Context ctx, String model) {
         requireNonNull(ctx, "ctx");
         requireNonNull(model, "model");
-        List<DeploymentDirectory.ServedDeployment> found = deployments.find(project -> true, model);
+        List<DeploymentDirectory.ServedDeployment> found = deployments.find(EVERY_PROJECT, model);
         if (found.isEmpty()) {
-            return Optional.empty();
+            List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(EVERY_PROJECT, model);
+            if (!starting.isEmpty()) {
+                throw only(starting, model).notReady();
+            }
+            return new NoDeployment();
         }
+        DeploymentDirectory.ServedDeployment deployment = only(found, model);
+        boolean passedHere = hop.passed(ctx, deployment.id());
+        return switch (deployment.backend()) {
+            case DeploymentDirectory.Backend.Replicas(ReplicaSet replicas)
+            when replicas.capabilities().contains(ReplicaSet.Capability.SCORE) -> {
+                if (!passedHere) { // the server that passed it took from the limit
+                    takeFromLimit(ctx, deployment);
+                }
+                yield new Deployed(replicas.modelId(), replicas::score);
+            }
+            case DeploymentDirectory.Backend.OtherServer other -> {
+                if (other.address().isEmpty()) {
+                    throw ServerHop.elsewhere(deployment.name(), other.server(), "is gone");
+                }
+                if (passedHere) {
+                    throw ServerHop.elsewhere(deployment.name(), other.server(), "runs them no more");
+                }
+                takeFromLimit(ctx, deployment);
+                passOn(ctx, deployment, other, other.address().get());
+                yield new AnsweredElsewhere();
+            }
+            default ->
+                throw ApiException.of(
+                        ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
+                        "model",
+                        "Deployment '" + deployment.name() + "' cannot decide: decisions come from replicas of a "
+                                + "model that scores on cluster local; a Kubernetes deployment serves chat "
+                                + "completions and embeddings.");
+        };
+    }
+
+    private static <T> T only(List<T> found, String model) {
         if (found.size() > 1) {
             throw ApiException.of(
                     ErrorCode.MODEL_NOT_FOUND,
                     "model",
-                    "Deployments named '" + model + "' run in " + found.size() + " projects: name one by its id.");
+                    "Deployments named '" + model + "' are in " + found.size() + " projects: name one by its id.");
         }
-        DeploymentDirectory.ServedDeployment deployment = found.getFirst();
-        if (!(deployment.backend() instanceof DeploymentDirectory.Backend.Replicas(ReplicaSet replicas))
-                || !replicas.capabilities().contains(ReplicaSet.Capability.SCORE)) {
-            throw ApiException.of(
-                    ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
-                    "model",
-                    "Deployment '" + deployment.name() + "' cannot decide: decisions come from replicas on this "
-                            + "server (cluster local) of a model that scores; a Kubernetes deployment serves chat "
-                            + "completions and embeddings.");
-        }
+        return found.getFirst();
+    }
+
+    private void takeFromLimit(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
         limits.take(ctx, deployment).ifPresent(refusal -> {
             throw refusal;
         });
-        return Optional.of(new Deployed(replicas.modelId(), replicas::score));
+    }
+
+    /**
+     * Passes the request, as the caller sent it, to the server that runs the deployment's replicas (which checks the
+     * caller's key again), and writes its answer on {@code ctx}: status, body, {@code retry-after} and the studio's
+     * {@code x-studio-*} headers. A server that does not answer is 503 {@code deployment_on_other_server}.
+     */
+    private void passOn(
+            Context ctx,
+            DeploymentDirectory.ServedDeployment deployment,
+            DeploymentDirectory.Backend.OtherServer other,
+            URI server) {
+        String where = "The server of deployment '" + deployment.name() + "' (" + other.server() + ")";
+        byte[] body;
+        HttpResponse<InputStream> answer;
+        try {
+            answer = hop.pass(
+                    ctx,
+                    deployment.id(),
+                    server.resolve("/v1/decide"),
+                    Requests.body(ctx),
+                    "application/json",
+                    PASSED_DECISION_TIMEOUT,
+                    PASSED_HEADERS);
+            try (InputStream in = answer.body()) {
+                body = in.readNBytes(MAX_ANSWER_BYTES + 1);
+            }
+        } catch (ConnectException e) {
+            throw ServerHop.elsewhere(deployment.name(), other.server(), "does not answer");
+        } catch (HttpTimeoutException e) {
+            throw ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, null, where + " did not answer in time.");
+        } catch (IOException e) {
+            throw ApiException.of(
+                    ErrorCode.UPSTREAM_UNAVAILABLE, null, where + " broke off its answer (" + e.getMessage() + ").");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, null, where + ": the call was interrupted.");
+        }
+        if (body.length > MAX_ANSWER_BYTES) {
+            throw ApiException.of(ErrorCode.UPSTREAM_INVALID_RESPONSE, null, where + " answered more than 16 MiB.");
+        }
+        answer.headers().map().forEach((name, values) -> {
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("x-studio-") || lower.equals("retry-after")) {
+                values.forEach(value -> ctx.header(lower, value));
+            }
+        });
+        ctx.status(answer.statusCode());
+        ctx.contentType(answer.headers().firstValue("content-type").orElse("application/json"));
+        ctx.result(body);
     }
 }

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.models.ReplicaSet;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.net.URI;
 import java.util.List;
@@ -20,6 +22,15 @@ public interface DeploymentDirectory {
 
     /** The running deployments called {@code nameOrId} (or with that id) in a project {@code inProject} accepts. */
     List<ServedDeployment> find(Predicate<String> inProject, String nameOrId);
+
+    /**
+     * The deployments called {@code nameOrId} (or with that id) in a project {@code inProject} accepts that do not
+     * serve yet but are on their way: being deployed, started again with their server or taken over from one that
+     * stopped, or scaling from no ready replica. A request naming one is told to come back, not that it does not exist.
+     */
+    default List<StartingDeployment> starting(Predicate<String> inProject, String nameOrId) {
+        return List.of();
+    }
 
     /**
      * The running deployments of the registry's model {@code modelId} on cluster {@code clusterId}, in a project
@@ -42,6 +53,26 @@ public interface DeploymentDirectory {
             requireNonNull(projectId, "projectId");
             requireNonNull(rateLimit, "rateLimit");
             requireNonNull(backend, "backend");
+        }
+    }
+
+    /** A deployment that exists but does not serve yet, in its {@code status} (the deployments' wire spelling). */
+    record StartingDeployment(String id, String name, String projectId, String status) {
+        public StartingDeployment {
+            requireNonNull(id, "id");
+            requireNonNull(name, "name");
+            requireNonNull(projectId, "projectId");
+            requireNonNull(status, "status");
+        }
+
+        /** 503 {@code deployment_not_ready} at {@code model} with {@code retry-after}: what a request to it gets. */
+        public ApiException notReady() {
+            return ApiException.of(
+                            ErrorCode.DEPLOYMENT_NOT_READY,
+                            "model",
+                            "Deployment '" + name + "' is " + status + " and has no ready replica yet (GET "
+                                    + "/deployments/" + id + " shows its progress): retry in a moment.")
+                    .withHeader("retry-after", "1");
         }
     }
 

@@ -125,6 +125,10 @@ public final class InferenceRoutes {
             routing.forward(ctx, request, new Strategy.Single(deployment.id()), Attribution.direct());
             return;
         }
+        List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model);
+        if (!starting.isEmpty()) {
+            throw only(starting, "Deployments", model).notReady();
+        }
         // nothing of a project answered: a project the header names is checked now (403 or 404 as anywhere), so that
         // a router or deployment found above cost no read of the projects
         currentProject.named(ctx);

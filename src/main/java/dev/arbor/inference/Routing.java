@@ -19,7 +19,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -64,16 +63,8 @@ public final class Routing implements AutoCloseable {
     private final EndpointBoard board;
     private final UsageLog usage;
     private final RoutingMetrics metrics;
+    /** Passes requests to the server that runs a local deployment's replicas; closed with this. */
     private final ServerHop hop;
-    /**
-     * Passes requests to the server that runs a local deployment's replicas: an address this database recorded, not
-     * a caller's, so not through the outbound policy (which refuses the private addresses servers reach each other
-     * at).
-     */
-    private final HttpClient servers = HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(2))
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
 
     public Routing(
             EndpointDirectory directory,
@@ -265,7 +256,7 @@ public final class Routing implements AutoCloseable {
         if (deployment.backend() instanceof DeploymentDirectory.Backend.Replicas(ReplicaSet set)) {
             ReplicaServing.requireCapability(set, operation, deployment.name());
         }
-        if (passed(ctx, deployment)) {
+        if (hop.passed(ctx, deployment.id())) {
             return Optional.empty(); // the server that passed it took from the limit
         }
         return limits.take(ctx, deployment)
@@ -464,23 +455,14 @@ public final class Routing implements AutoCloseable {
         }
     }
 
-    /**
-     * 503 {@code deployment_on_other_server} with {@code retry-after}: the server that ran the deployment's replicas
-     * {@code what}, and another server takes the deployment over (starting its replicas) once that one is gone.
-     */
+    /** 503 {@code deployment_on_other_server} ({@link ServerHop#elsewhere}), which ends a plan's attempts. */
     private static Failed elsewhere(
             DeploymentDirectory.ServedDeployment deployment,
             DeploymentDirectory.Backend.OtherServer other,
             String what) {
-        String why = "The server that ran the replicas of deployment '" + deployment.name() + "' (" + other.server()
-                + ") " + what + "; once it is gone another server takes the deployment over and starts them again: "
-                + "retry in a moment.";
+        ApiException refusal = ServerHop.elsewhere(deployment.name(), other.server(), what);
         return new Failed(
-                Outcome.UNAVAILABLE,
-                why,
-                Optional.empty(),
-                Optional.of(ApiException.of(ErrorCode.DEPLOYMENT_ON_OTHER_SERVER, "model", why)
-                        .withHeader("retry-after", "1")));
+                Outcome.UNAVAILABLE, refusal.problems().getFirst().message(), Optional.empty(), Optional.of(refusal));
     }
 
     /** An opened answer: a stream's first bytes when it streams, else the whole answer judged. */
@@ -499,12 +481,6 @@ public final class Routing implements AutoCloseable {
         }
     }
 
-    /** Whether this request was passed here by another server for this deployment, with a valid mark. */
-    private boolean passed(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
-        String mark = ctx.header(ServerHop.HEADER);
-        return mark != null && hop.verifies(mark, deployment.id());
-    }
-
     /**
      * Passes the request to the server that runs the deployment's replicas, with the caller's credentials (that
      * server checks them again) and this server's mark; its answer comes back as it sent it, streams too. A request
@@ -520,24 +496,19 @@ public final class Routing implements AutoCloseable {
         if (other.address().isEmpty()) {
             return elsewhere(deployment, other, "is gone");
         }
-        if (passed(call.ctx, deployment)) {
+        if (hop.passed(call.ctx, deployment.id())) {
             return elsewhere(deployment, other, "runs them no more");
         }
-        var builder = HttpRequest.newBuilder(other.address()
-                        .get()
-                        .resolve("/v1/" + request.operation().path()))
-                .timeout(timeout)
-                .header("content-type", "application/json")
-                .header("accept", request.stream() ? "text/event-stream" : "application/json")
-                .header(ServerHop.HEADER, hop.mark(deployment.id()));
-        for (String header : List.of("authorization", "x-project-id")) {
-            Optional.ofNullable(call.ctx.header(header)).ifPresent(value -> builder.header(header, value));
-        }
-        HttpRequest passing = builder.POST(HttpRequest.BodyPublishers.ofByteArray(request.bodyFor(deployment.id())))
-                .build();
         String where = "The server of deployment '" + deployment.name() + "' (" + other.server() + ")";
         try {
-            HttpResponse<InputStream> response = servers.send(passing, HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = hop.pass(
+                    call.ctx,
+                    deployment.id(),
+                    other.address().get().resolve("/v1/" + request.operation().path()),
+                    request.bodyFor(deployment.id()),
+                    request.stream() ? "text/event-stream" : "application/json",
+                    timeout,
+                    List.of("authorization", "x-project-id"));
             return opened(
                     where,
                     new OutboundClient.StreamedAnswer(response.statusCode(), response.headers(), response.body()),
@@ -718,7 +689,7 @@ public final class Routing implements AutoCloseable {
 
     @Override
     public void close() {
-        servers.close();
+        hop.close();
         usage.close();
     }
 }

@@ -4,28 +4,38 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.Scoring;
 import io.javalin.http.Context;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
  * Deployments that decide: {@code POST /v1/decide} asks here whether its {@code model} names a running deployment,
- * which then answers the decision from its replicas. The deployments' serving answers; {@link #NONE} knows none.
+ * which then answers the decision from its replicas, on this server or on the one that runs them. The deployments'
+ * serving answers; {@link #NONE} knows none.
  */
 @FunctionalInterface
 public interface DeployedModels {
-    DeployedModels NONE = (ctx, model) -> Optional.empty();
+    DeployedModels NONE = (ctx, model) -> new NoDeployment();
 
     /**
-     * The running deployment {@code model} names, admitted: its rate limit taken (its headers written on {@code ctx};
-     * a refusal throws 429), its model able to decide (400 {@code model_capability_unsupported} otherwise).
+     * What {@code model} is to a decision: no deployment, or a running deployment admitted (its rate limit taken, its
+     * headers written on {@code ctx}; a refusal throws 429), whose model decides here (400
+     * {@code model_capability_unsupported} when it cannot) or whose server answered the request already.
      */
-    Optional<Deployed> admit(Context ctx, String model);
+    Admission admit(Context ctx, String model);
 
-    /** A deployment's registry model (what the decision is planned for) and its replicas' scoring. */
-    record Deployed(String modelId, Function<Scoring.Request, Scoring.Answer> scorer) {
+    /** What a decision's {@code model} is. */
+    sealed interface Admission permits NoDeployment, Deployed, AnsweredElsewhere {}
+
+    /** No deployment of that name: the registry's model of that id decides. */
+    record NoDeployment() implements Admission {}
+
+    /** A deployment's registry model (what the decision is planned for) and its replicas' scoring, on this server. */
+    record Deployed(String modelId, Function<Scoring.Request, Scoring.Answer> scorer) implements Admission {
         public Deployed {
             requireNonNull(modelId, "modelId");
             requireNonNull(scorer, "scorer");
         }
     }
+
+    /** The server that runs the deployment's replicas answered the request: its answer is on the context. */
+    record AnsweredElsewhere() implements Admission {}
 }

@@ -204,28 +204,16 @@ abstract class DeploymentContract {
         String name = name();
         HttpReply accepted = http.post(
                 "/deployments",
-                "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                        + "\", \"replicas\": 2, \"auto_scaling\": {\"min_replicas\": 1, \"max_replicas\": 3, "
-                        + "\"target_in_flight\": 4}}",
+                onCluster(
+                        name,
+                        ", \"replicas\": 2, \"auto_scaling\": {\"min_replicas\": 1, \"max_replicas\": 3, "
+                                + "\"target_in_flight\": 4}"),
                 admin(mine));
         assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
         String id = accepted.json().path("id").asText();
         assertThat(accepted.json().path("status").asText()).isEqualTo("pending");
 
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> kube.apps()
-                                .deployments()
-                                .inNamespace(NAMESPACE)
-                                .withName(name)
-                                .get()
-                        != null);
-        var labels = kube.apps()
-                .deployments()
-                .inNamespace(NAMESPACE)
-                .withName(name)
-                .get()
-                .getMetadata()
-                .getLabels();
+        var labels = awaitObjectOf(name).getMetadata().getLabels();
         assertThat(labels).containsEntry("arbor.dev/deployment", id).containsEntry("arbor.dev/project", mine);
         JsonNode deploying = awaitStatus(id, "deploying");
         assertThat(kube.services().inNamespace(NAMESPACE).withName(name).get()).isNotNull();
@@ -245,12 +233,7 @@ abstract class DeploymentContract {
         assertThat(running.path("progress").asInt()).isEqualTo(100);
 
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get())
-                .isNull();
+        assertThat(objectOf(name)).isNull();
         assertThat(kube.services().inNamespace(NAMESPACE).withName(name).get()).isNull();
         http.get("/deployments/" + id, admin()).assertError(404, "deployment_not_found", "deployment_id");
     }
@@ -259,33 +242,16 @@ abstract class DeploymentContract {
     void aClusterThatRefusesFailsTheDeploymentWithTheReasonAndKeepsNoObject() {
         String name = name();
         mock.answer("/api/v1/namespaces/" + NAMESPACE + "/services/" + name, 403, "services is forbidden");
-        String id = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        admin(mine)),
-                202);
+        String id = deployedOnCluster(name, admin(mine));
         JsonNode failed = awaitStatus(id, "failed");
         assertThat(failed.path("error").asText()).contains("(403)", "Removed again what this call made");
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get())
-                .isNull();
+        assertThat(objectOf(name)).isNull();
     }
 
     @Test
     void aClusterADeploymentRunsOnIsNotDeleted() {
         String name = name();
-        String id = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        admin(mine)),
-                202);
+        String id = deployedOnCluster(name, admin(mine));
         JsonNode refused =
                 http.delete("/clusters/" + cluster, admin()).assertError(409, "cluster_in_use", "cluster_id");
         assertThat(refused.path("message").asText()).contains(name);
@@ -318,20 +284,8 @@ abstract class DeploymentContract {
 
     @Test
     void aMemberSeesAndChangesOnlyItsOwnProjectsDeployments() {
-        String theirsId = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        admin(theirs)),
-                202);
-        String mineId = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        member(mine)),
-                202);
+        String theirsId = deployedOnCluster(name(), admin(theirs));
+        String mineId = deployedOnCluster(name(), member(mine));
         http.get("/deployments/" + theirsId, member(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.patch("/deployments/" + theirsId, "{\"replicas\": 2}", member(mine))
                 .assertError(404, "deployment_not_found", "deployment_id");
@@ -350,9 +304,10 @@ abstract class DeploymentContract {
         var api = new OpenApiConformance(http, "Authorization", "Bearer " + ADMIN_SECRET, "X-Project-Id", mine);
         HttpReply created = api.post(
                 "/deployments",
-                "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                        + "\", \"rate_limit\": {\"algorithm\": \"token_bucket\", \"rate_limit\": 3, "
-                        + "\"time_window\": \"hour\"}}");
+                onCluster(
+                        name(),
+                        ", \"rate_limit\": {\"algorithm\": \"token_bucket\", \"rate_limit\": 3, "
+                                + "\"time_window\": \"hour\"}"));
         assertThat(created.status()).as(created.body()).isEqualTo(202);
         String id = created.json().path("id").asText();
         api.get("/deployments");
@@ -377,8 +332,7 @@ abstract class DeploymentContract {
     @Test
     void aNameIsUniqueInItsProject() {
         String name = name();
-        String body =
-                "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster + "\"}";
+        String body = onCluster(name, "");
         String id = created(http.post("/deployments", body, admin(mine)), 202);
         http.post("/deployments", body, admin(mine)).assertError(409, "deployment_exists", "name");
         assertThat(http.delete("/deployments/" + id, admin()).status()).isEqualTo(200);
@@ -497,31 +451,16 @@ abstract class DeploymentContract {
     @MethodSource("beyondEveryNode")
     void resourcesNoNodeOffersAreRefusedNamingTheResourceAndNothingIsMade(String resources, String param) {
         String name = name();
-        JsonNode refused = http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\", \"resources\": " + resources + "}",
-                        admin(mine))
+        JsonNode refused = http.post("/deployments", onCluster(name, ", \"resources\": " + resources), admin(mine))
                 .assertError(409, "resources_unavailable", param);
         assertThat(refused.path("message").asText()).contains("no node of the cluster");
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get())
-                .isNull();
+        assertThat(objectOf(name)).isNull();
         assertThat(http.get("/deployments", admin()).body()).doesNotContain(name);
     }
 
     @Test
     void aChangeToResourcesNoNodeOffersLeavesTheDeploymentAsItWas() {
-        String id = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        admin(mine)),
-                202);
+        String id = deployedOnCluster(name(), admin(mine));
         http.patch("/deployments/" + id, "{\"resources\": {\"gpus\": 4}}", admin())
                 .assertError(409, "resources_unavailable", "resources.gpus");
         assertThat(http.get("/deployments/" + id, admin())
@@ -566,8 +505,7 @@ abstract class DeploymentContract {
     @Test
     void anAdminDeploysInNoProjectWhereNamesAreUniqueAndMembersSeeNothingOfIt() {
         String name = name();
-        String body =
-                "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster + "\"}";
+        String body = onCluster(name, "");
         HttpReply made = http.post("/deployments", body, admin());
         assertThat(made.status()).as(made.body()).isEqualTo(202);
         String id = made.json().path("id").asText();
@@ -582,14 +520,7 @@ abstract class DeploymentContract {
         http.post("/deployments", "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\"}", member())
                 .assertError(400, "missing_field", "project_id");
         // the cluster's objects are made after the 202, in the background
-        var workload = await().atMost(Duration.ofSeconds(30))
-                .until(
-                        () -> kube.apps()
-                                .deployments()
-                                .inNamespace(NAMESPACE)
-                                .withName(name)
-                                .get(),
-                        Objects::nonNull);
+        var workload = await().atMost(Duration.ofSeconds(30)).until(() -> objectOf(name), Objects::nonNull);
         assertThat(workload.getMetadata().getLabels())
                 .containsEntry("arbor.dev/deployment", id)
                 .doesNotContainKey("arbor.dev/project");
@@ -636,20 +567,7 @@ abstract class DeploymentContract {
                            "params": {"deployment_id": "{{ steps.deploy.outputs.deployment_id }}"}}]}""".formatted(name, gguf, cluster, name), admin()), 201);
         var labels = new AtomicReference<Map<String, String>>();
         Thread ready = Thread.ofVirtual().start(() -> {
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> kube.apps()
-                                    .deployments()
-                                    .inNamespace(NAMESPACE)
-                                    .withName(name)
-                                    .get()
-                            != null);
-            labels.set(kube.apps()
-                    .deployments()
-                    .inNamespace(NAMESPACE)
-                    .withName(name)
-                    .get()
-                    .getMetadata()
-                    .getLabels());
+            labels.set(awaitObjectOf(name).getMetadata().getLabels());
             readyReplicas(name, 1);
         });
         JsonNode run = finished(pipeline);
@@ -665,18 +583,12 @@ abstract class DeploymentContract {
         assertThat(step(run, "delete").path("status").asText()).isEqualTo("completed");
         assertThat(labels.get()).as("in no project").doesNotContainKey("arbor.dev/project");
         http.get("/deployments/" + id, admin()).assertError(404, "deployment_not_found", "deployment_id");
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get())
-                .isNull();
+        assertThat(objectOf(name)).isNull();
         ready.interrupt();
     }
 
     Container container(String name) {
-        var deployment =
-                kube.apps().deployments().inNamespace(NAMESPACE).withName(name).get();
+        var deployment = objectOf(name);
         return deployment == null
                 ? null
                 : deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
@@ -700,13 +612,7 @@ abstract class DeploymentContract {
 
     @Test
     void aChangeAndAReadNameTheirParams() {
-        String id = created(
-                http.post(
-                        "/deployments",
-                        "{\"name\": \"" + name() + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster
-                                + "\"}",
-                        admin(mine)),
-                202);
+        String id = deployedOnCluster(name(), admin(mine));
         http.patch("/deployments/" + id, "{\"replicas\": 99}", admin()).assertError(400, "invalid_field", "replicas");
         http.patch("/deployments/" + id, "{\"rate_limit\": {\"algorithm\": \"fixed_window\"}}", admin())
                 .assertError(400, "missing_field", "rate_limit.rate_limit");
@@ -740,13 +646,7 @@ abstract class DeploymentContract {
                           {"id": "limit", "action": "configure_rate_limiting", "depends_on": ["scale"],
                            "params": {"deployment_id": "%s", "rate_limit": 10, "time_window": "second"}}]}""".formatted(name, gguf, cluster, name, mine, name), admin()), 201);
         Thread ready = Thread.ofVirtual().start(() -> {
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> kube.apps()
-                                    .deployments()
-                                    .inNamespace(NAMESPACE)
-                                    .withName(name)
-                                    .get()
-                            != null);
+            awaitObjectOf(name);
             readyReplicas(name, 1);
         });
         JsonNode first = finished(pipeline);
@@ -761,14 +661,7 @@ abstract class DeploymentContract {
         assertThat(deployment.path("project_id").asText()).isEqualTo(mine);
         assertThat(deployment.path("replicas").asInt()).isEqualTo(3);
         assertThat(deployment.path("rate_limit").path("rate_limit").asInt()).isEqualTo(10);
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get()
-                        .getSpec()
-                        .getReplicas())
-                .isEqualTo(3);
+        assertThat(objectOf(name).getSpec().getReplicas()).isEqualTo(3);
 
         readyReplicas(name, 3);
         awaitStatus(id, "running");
@@ -786,12 +679,7 @@ abstract class DeploymentContract {
                           {"id": "delete", "action": "delete_deployment", "params": {"deployment_id": "%s"}}]}""".formatted(name, id), admin()), 201);
         assertThat(finished(deleting).path("status").asText()).isEqualTo("completed");
         http.get("/deployments/" + id, admin()).assertError(404, "deployment_not_found", "deployment_id");
-        assertThat(kube.apps()
-                        .deployments()
-                        .inNamespace(NAMESPACE)
-                        .withName(name)
-                        .get())
-                .isNull();
+        assertThat(objectOf(name)).isNull();
         assertThat(finished(deleting).path("status").asText())
                 .as("one gone counts as deleted")
                 .isEqualTo("completed");
@@ -863,6 +751,28 @@ abstract class DeploymentContract {
 
     static String name() {
         return "dep-" + NAMES.incrementAndGet() + "-" + Long.toString(System.nanoTime() % 100_000, 36);
+    }
+
+    /** The Kubernetes Deployment of the deployment {@code name} on the mock cluster; null while there is none. */
+    private io.fabric8.kubernetes.api.model.apps.Deployment objectOf(String name) {
+        return kube.apps().deployments().inNamespace(NAMESPACE).withName(name).get();
+    }
+
+    /** The Kubernetes Deployment of {@code name}, once the deployment's work in the background has made it. */
+    private io.fabric8.kubernetes.api.model.apps.Deployment awaitObjectOf(String name) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> objectOf(name) != null);
+        return objectOf(name);
+    }
+
+    /** The body of a deployment of the GGUF model on the mock cluster called {@code name}, then {@code more} fields. */
+    private String onCluster(String name, String more) {
+        return "{\"name\": \"" + name + "\", \"model_id\": \"" + gguf + "\", \"cluster_id\": \"" + cluster + "\"" + more
+                + "}";
+    }
+
+    /** A deployment of the GGUF model on the mock cluster that {@code caller} made (202); its id. */
+    private String deployedOnCluster(String name, String[] caller) {
+        return created(http.post("/deployments", onCluster(name, ""), caller), 202);
     }
 
     static String created(HttpReply reply, int status) {

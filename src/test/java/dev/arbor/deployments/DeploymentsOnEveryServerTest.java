@@ -12,8 +12,10 @@ import dev.arbor.testing.TinyLlama;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,11 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * Servers on one PostgreSQL answer every deployment and router from memory: what one server saves or deletes reaches
  * the others' views within a moment (their change counters are read every quarter second), and a request for a local
  * deployment that reaches a server other than the one running its replicas is passed there. Once that server is
- * gone, the others answer 503 {@code deployment_on_other_server} until one of them has taken the deployment over.
+ * gone, the others answer 503 {@code deployment_on_other_server} until one of them has taken the deployment over, then
+ * 503 {@code deployment_not_ready} until its replicas run there. {@code /v1/decide} is passed on the same way.
  */
 class DeploymentsOnEveryServerTest {
     private static final String TOKEN = "arb_every_admin";
     private static final String[] ADMIN = {"Authorization", "Bearer " + TOKEN};
+    private static final String STUDIO_KEY = "sk-every-studio";
     /** What a change on one server may take to be seen on another (a look at the counters, a reload), with the call. */
     private static final Duration SEEN_WITHIN = Duration.ofSeconds(30);
 
@@ -43,7 +47,9 @@ class DeploymentsOnEveryServerTest {
                 "ARBOR_HEARTBEAT_SECONDS",
                 Integer.toString(heartbeatSeconds),
                 "ARBOR_OUTBOUND_ALLOW",
-                "127.0.0.1");
+                "127.0.0.1",
+                "STUDIO_API_KEY",
+                STUDIO_KEY);
     }
 
     @Test
@@ -122,7 +128,7 @@ class DeploymentsOnEveryServerTest {
                                     + "\"model_source\": \"local\", \"engine\": \"causal-lm\"}",
                             ADMIN);
             assertThat(model.status()).as(model.body()).isEqualTo(201);
-            deployed(a.http(), project(a.http()), "streamed", "tiny-llama");
+            deployed(a.http(), project(a.http()), "streamed", "tiny-llama", "");
             await().atMost(SEEN_WITHIN).until(() -> streamedChat(b.http()).status() == 200);
 
             HttpReply streamed = streamedChat(b.http());
@@ -138,6 +144,57 @@ class DeploymentsOnEveryServerTest {
     }
 
     @Test
+    void aDecisionForALocalDeploymentIsPassedToTheServerOfTheReplicasAndTakesFromItsLimitOnce() {
+        var env = env(1);
+        try (ArborServer a = ArborServer.start(env);
+                ArborServer b = ArborServer.start(env)) {
+            deployed(
+                    a.http(),
+                    project(a.http()),
+                    "decides-everywhere",
+                    "hash-decider",
+                    ", \"rate_limit\": {\"algorithm\": \"fixed_window\", \"rate_limit\": 2, \"time_window\": \"hour\"}");
+            // until the other server's view has it running it is not passed on, and takes nothing from the limit
+            var passed = new AtomicReference<HttpReply>();
+            await().atMost(SEEN_WITHIN).until(() -> {
+                passed.set(decide(b.http(), "decides-everywhere"));
+                return passed.get().status() == 200;
+            });
+            HttpReply here = decide(a.http(), "decides-everywhere");
+            HttpReply spent = decide(b.http(), "decides-everywhere");
+
+            assertThat(passed.get().json().path("model").asText()).isEqualTo("decides-everywhere");
+            assertThat(passed.get().header("x-studio-decision-id"))
+                    .as("the studio's headers come back")
+                    .isNotBlank();
+            assertThat(passed.get().header("x-ratelimit-remaining")).isEqualTo("1");
+            assertThat(here.status()).as(here.body()).isEqualTo(200);
+            assertThat(here.json().path("answers"))
+                    .as("the same replicas answered")
+                    .isEqualTo(passed.get().json().path("answers"));
+            assertThat(here.header("x-ratelimit-remaining")).isEqualTo("0");
+            spent.assertError(429, "rate_limited", null);
+        }
+    }
+
+    @Test
+    void aDecisionForADeploymentWhoseServerIsGoneAnswers503() {
+        var env = env(600); // no takeover while the test runs
+        try (ArborServer b = ArborServer.start(env)) {
+            try (ArborServer a = ArborServer.start(env)) {
+                deployed(a.http(), project(a.http()), "decides-orphaned", "hash-decider", "");
+                await().atMost(SEEN_WITHIN)
+                        .until(() -> decide(b.http(), "decides-orphaned").status() == 200);
+            }
+
+            HttpReply waiting = decide(b.http(), "decides-orphaned");
+
+            waiting.assertError(503, "deployment_on_other_server", "model");
+            assertThat(waiting.header("retry-after")).isEqualTo("1");
+        }
+    }
+
+    @Test
     void aDeploymentWhoseServerIsGoneAnswers503UntilAnotherServerTakesItOver() {
         var env = env(5); // a takeover at most 5 s after the server is gone: the first request comes before it
         try (ArborServer b = ArborServer.start(env)) {
@@ -149,21 +206,37 @@ class DeploymentsOnEveryServerTest {
             HttpReply waiting = embed(b.http(), "orphaned");
             waiting.assertError(503, "deployment_on_other_server", "model");
             assertThat(waiting.header("retry-after")).isEqualTo("1");
-            // the replicas start again on this server: a worker process that loads the model
-            await().atMost(Duration.ofSeconds(180))
-                    .until(() -> embed(b.http(), "orphaned").status() == 200);
+            // the replicas start again on this server: a worker process that loads the model; meanwhile every answer
+            // says to come back (the deployment exists), first for its gone server, then for its replicas starting
+            var refusals = new LinkedHashSet<String>();
+            await().atMost(Duration.ofSeconds(180)).until(() -> {
+                HttpReply reply = embed(b.http(), "orphaned");
+                if (reply.status() != 200) {
+                    refusals.add(reply.status() + " "
+                            + reply.json().path("error").path("code").asText() + " at "
+                            + reply.json().path("error").path("param").asText() + ", retry-after "
+                            + reply.header("retry-after"));
+                }
+                return reply.status() == 200;
+            });
+            assertThat(refusals)
+                    .isSubsetOf(
+                            "503 deployment_on_other_server at model, retry-after 1",
+                            "503 deployment_not_ready at model, retry-after 1");
         }
     }
 
     /** A running one-replica deployment of the bundled embedding model, made on {@code http}'s server; its id. */
     private static String deployed(TestServer http, String project, String name) {
-        return deployed(http, project, name, "minilm-decider");
+        return deployed(http, project, name, "minilm-decider", "");
     }
 
-    private static String deployed(TestServer http, String project, String name, String modelId) {
+    /** {@code fields}: more of the deployment's fields, each after a comma. */
+    private static String deployed(TestServer http, String project, String name, String modelId, String fields) {
         HttpReply created = http.post(
                 "/deployments",
-                "{\"name\": \"" + name + "\", \"model_id\": \"" + modelId + "\", \"project_id\": \"" + project + "\"}",
+                "{\"name\": \"" + name + "\", \"model_id\": \"" + modelId + "\", \"project_id\": \"" + project + "\""
+                        + fields + "}",
                 ADMIN);
         assertThat(created.status()).as(created.body()).isEqualTo(202);
         String id = created.json().path("id").asText();
@@ -186,6 +259,17 @@ class DeploymentsOnEveryServerTest {
     private static HttpReply embed(TestServer http, String model) {
         return http.post(
                 "/v1/embeddings", "{\"model\": \"" + model + "\", \"input\": \"one answer, any server\"}", ADMIN);
+    }
+
+    /** A decision from the deployment {@code model}, with the studio's key. */
+    private static HttpReply decide(TestServer http, String model) {
+        return http.post(
+                "/v1/decide",
+                "{\"model\": \"" + model + "\", \"state\": \"My invoice shows a double charge.\", \"questions\": "
+                        + "{\"team\": {\"type\": \"choice\", \"criteria\": {\"billing\": \"charges\", \"tech\": "
+                        + "\"errors\"}}}}",
+                "Authorization",
+                "Bearer " + STUDIO_KEY);
     }
 
     private static HttpReply streamedChat(TestServer http) {

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Deployments on the inference surface through the real API: a request's {@code model} finds a running deployment in
  * the caller's projects, a deployment's rate limit answers 429 with its headers, routers name deployments as
- * endpoints ({@code single_endpoint}, {@code local_model}), and {@code /v1/decide} refuses a deployment that cannot
- * decide. The deployments run on Kubernetes (fabric8's API server mock), whose Services this server cannot reach: an
+ * endpoints ({@code single_endpoint}, {@code local_model}), {@code /v1/decide} refuses a deployment that cannot
+ * decide, and a deployment whose pods are not ready yet answers 503 {@code deployment_not_ready}. The deployments run on Kubernetes (fabric8's API server mock), whose Services this server cannot reach: an
  * answer routed there is 502 {@code upstream_unavailable}, which shows where it went.
  */
 class DeploymentEndpointsTest {
@@ -192,6 +192,28 @@ class DeploymentEndpointsTest {
 
         answer.assertError(502, "upstream_unavailable", null);
         assertThat(answer.header("x-router-endpoint")).isEqualTo(id);
+    }
+
+    @Test
+    void aDeploymentWhosePodsAreNotReadyYetAnswers503ToComeBack() {
+        String name = name();
+        deploy(mine, name, model, cluster, "");
+
+        HttpReply waiting = chat(name, member);
+
+        waiting.assertError(503, "deployment_not_ready", "model");
+        assertThat(waiting.header("retry-after")).isEqualTo("1");
+    }
+
+    @Test
+    void decideOnADeploymentWhosePodsAreNotReadyYetAnswers503ToComeBack() {
+        String name = name();
+        deploy(mine, name, model, cluster, "");
+
+        HttpReply waiting = decide(name);
+
+        waiting.assertError(503, "deployment_not_ready", "model");
+        assertThat(waiting.header("retry-after")).isEqualTo("1");
     }
 
     @Test

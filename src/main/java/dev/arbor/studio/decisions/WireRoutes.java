@@ -83,8 +83,13 @@ final class WireRoutes {
         }
         problems.throwIfAny();
         // a running deployment answers from its replicas, the decision planned for the model it serves
+        DeployedModels.Admission admission =
+                model.isTextual() ? deployed.admit(ctx, model.textValue()) : new DeployedModels.NoDeployment();
+        if (admission instanceof DeployedModels.AnsweredElsewhere) {
+            return; // the server that runs the deployment's replicas decided, and its answer is the caller's
+        }
         Optional<DeployedModels.Deployed> deployment =
-                model.isTextual() ? deployed.admit(ctx, model.textValue()) : Optional.empty();
+                admission instanceof DeployedModels.Deployed here ? Optional.of(here) : Optional.empty();
         deployment.ifPresent(d -> body.put("model", d.modelId()));
         body.set("state", sent.get("state"));
         body.set("questions", sent.get("questions"));
