@@ -44,6 +44,10 @@ import java.util.regex.Pattern;
  * "target/classes:target/test-classes:$(cat target/cp.txt)" bench/studio-zeroshot/ZeroShotBench.java [mails per half]
  */
 public class ZeroShotBench {
+    /** The engine's default temperatures (EmbeddingEngine.DEFAULT_TEMPERATURES): yes/no, and choice. */
+    static final double ENGINE_YES_NO = 0.0165;
+
+    static final double ENGINE_CHOICE = 0.035;
     static final double[] GRID = grid(0.002, 0.5, 90);
     static final Path CACHE = Path.of("target/zeroshot-embeddings.bin");
 
@@ -162,13 +166,15 @@ public class ZeroShotBench {
         System.out.println("## Zero-shot (figures on TEST; T fitted on FIT by log loss)");
         System.out.println();
         System.out.println("| data set | situation | form | calibration | n | accuracy | AUC | T | ECE | >=0.9 acc (n) |"
-                + " FIT accuracy |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
+                + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (DataSet set : sets) {
             int[] truthAll = set.items().stream().mapToInt(i -> set.truth().apply(i)).toArray();
             Part[] parts = set.items().stream().map(Item::part).toArray(Part[]::new);
             String bestKey = null;
             double bestFit = -1;
+            String bestBare = "none";
+            double bestBareFit = -1;
             Scored bestScored = null;
             float[][] bestStates = null;
             for (Situation situation : set.situations()) {
@@ -202,10 +208,11 @@ public class ZeroShotBench {
                         double t = bestLogLoss(scored, Part.FIT);
                         Metrics test = metrics(scored, Part.TEST, t);
                         double fitAccuracy = metrics(scored, Part.FIT, t).accuracy();
+                        Metrics engine = metrics(scored, Part.TEST, options.length == 2 ? ENGINE_YES_NO : ENGINE_CHOICE);
                         String auc = options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
                         System.out.printf(
                                 Locale.ROOT,
-                                "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f |%n",
+                                "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f | %s | %.3f |%n",
                                 set.name(),
                                 situation.name(),
                                 form.name(),
@@ -216,7 +223,20 @@ public class ZeroShotBench {
                                 t,
                                 test.ece(),
                                 test.confident(),
+                                engine.ece(),
+                                engine.confident(),
                                 fitAccuracy);
+                        // the engine writes only the bare question for a yes/no without written sides
+                        if (form.name().equals("bare") && fitAccuracy > bestBareFit) {
+                            bestBareFit = fitAccuracy;
+                            bestBare = String.format(
+                                    Locale.ROOT,
+                                    "%s / %s: accuracy %.3f, ECE %.3f on TEST",
+                                    situation.name(),
+                                    cf.getKey(),
+                                    test.accuracy(),
+                                    test.ece());
+                        }
                         if (fitAccuracy > bestFit) {
                             bestFit = fitAccuracy;
                             bestKey = situation.name() + " / " + form.name() + " / " + cf.getKey();
@@ -227,6 +247,7 @@ public class ZeroShotBench {
                 }
             }
             supervised(set, bestKey, bestScored, bestStates, truthAll, parts);
+            System.out.printf("- the bare question (what the engine writes alone), chosen on FIT: %s%n%n", bestBare);
         }
     }
 
