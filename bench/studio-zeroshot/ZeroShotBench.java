@@ -165,11 +165,13 @@ public class ZeroShotBench {
                 Runtime.getRuntime().availableProcessors());
         System.out.println("## Zero-shot (figures on TEST; T fitted on FIT by log loss)");
         System.out.println();
-        System.out.println("| data set | situation | form | calibration | n | accuracy | AUC | T | ECE | >=0.9 acc (n) |"
-                + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy |");
+        System.out.println(
+                "| data set | situation | form | calibration | n | accuracy | AUC | T | ECE | >=0.9 acc (n) |"
+                        + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (DataSet set : sets) {
-            int[] truthAll = set.items().stream().mapToInt(i -> set.truth().apply(i)).toArray();
+            int[] truthAll =
+                    set.items().stream().mapToInt(i -> set.truth().apply(i)).toArray();
             Part[] parts = set.items().stream().map(Item::part).toArray(Part[]::new);
             String bestKey = null;
             double bestFit = -1;
@@ -181,7 +183,8 @@ public class ZeroShotBench {
                 System.err.println("embedding " + set.name() + " / " + situation.name());
                 float[][] states = new float[set.items().size()][];
                 for (int k = 0; k < states.length; k++) {
-                    states[k] = embedder.embed(situation.writing().apply(set.items().get(k).text()), situation.tokens());
+                    states[k] = embedder.embed(
+                            situation.writing().apply(set.items().get(k).text()), situation.tokens());
                     if (k % 250 == 249) System.err.println("  " + (k + 1));
                 }
                 embedder.save();
@@ -198,7 +201,9 @@ public class ZeroShotBench {
                         for (int t = 0; t < texts.size(); t++) options[o][t] = embedder.embed(texts.get(t), 256);
                     }
                     for (var cf : contentFree.entrySet()) {
-                        double[] bias = cf.getValue() == null ? new double[options.length] : similarities(cf.getValue(), options, form.max());
+                        double[] bias = cf.getValue() == null
+                                ? new double[options.length]
+                                : similarities(cf.getValue(), options, form.max());
                         double[][] scores = new double[states.length][];
                         for (int k = 0; k < states.length; k++) {
                             scores[k] = similarities(states[k], options, form.max());
@@ -208,8 +213,10 @@ public class ZeroShotBench {
                         double t = bestLogLoss(scored, Part.FIT);
                         Metrics test = metrics(scored, Part.TEST, t);
                         double fitAccuracy = metrics(scored, Part.FIT, t).accuracy();
-                        Metrics engine = metrics(scored, Part.TEST, options.length == 2 ? ENGINE_YES_NO : ENGINE_CHOICE);
-                        String auc = options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
+                        Metrics engine =
+                                metrics(scored, Part.TEST, options.length == 2 ? ENGINE_YES_NO : ENGINE_CHOICE);
+                        String auc =
+                                options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
                         System.out.printf(
                                 Locale.ROOT,
                                 "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f | %s | %.3f |%n",
@@ -266,7 +273,11 @@ public class ZeroShotBench {
         }
         int majority = 0;
         for (int c = 1; c < classes; c++) if (counts[c] > counts[majority]) majority = c;
-        System.out.printf(Locale.ROOT, "- majority answer (always option %d) on TEST: accuracy %.3f%n", majority, (double) counts[majority] / testN);
+        System.out.printf(
+                Locale.ROOT,
+                "- majority answer (always option %d) on TEST: accuracy %.3f%n",
+                majority,
+                (double) counts[majority] / testN);
         if (classes != 2) {
             System.out.println();
             return;
@@ -281,8 +292,12 @@ public class ZeroShotBench {
             }
         }
         double[] platt = logistic(fitX, fitY, 1e-6);
-        Metrics plattTest = binaryMetrics(k -> new double[] {best.scores()[k][1] - best.scores()[k][0]}, platt, truth, parts);
-        System.out.printf(Locale.ROOT, "- its score with a threshold and scale fitted on all FIT labels (Platt): %s%n", plattTest.line());
+        Metrics plattTest =
+                binaryMetrics(k -> new double[] {best.scores()[k][1] - best.scores()[k][0]}, platt, truth, parts);
+        System.out.printf(
+                Locale.ROOT,
+                "- its score with a threshold and scale fitted on all FIT labels (Platt): %s%n",
+                plattTest.line());
         var fitIndexes = new ArrayList<Integer>();
         for (int k = 0; k < truth.length; k++) if (parts[k] == Part.FIT) fitIndexes.add(k);
         // a head is the spam question's reference (issue 24's figures); the other sets are measured for their zero-shot
@@ -374,7 +389,8 @@ public class ZeroShotBench {
         }
 
         String line() {
-            return String.format(Locale.ROOT, "accuracy %.3f, ECE %.3f, >=0.9 right %s on TEST", accuracy, ece, confident());
+            return String.format(
+                    Locale.ROOT, "accuracy %.3f, ECE %.3f, >=0.9 right %s on TEST", accuracy, ece, confident());
         }
     }
 
@@ -404,7 +420,13 @@ public class ZeroShotBench {
         Metrics metrics() {
             double ece = 0;
             for (int b = 0; b < 10; b++) ece += Math.abs(binRight[b] - binConfidence[b]) / n;
-            return new Metrics(n, (double) right / n, ece, logLoss / n, confident, confident == 0 ? 0 : (double) confidentRight / confident);
+            return new Metrics(
+                    n,
+                    (double) right / n,
+                    ece,
+                    logLoss / n,
+                    confident,
+                    confident == 0 ? 0 : (double) confidentRight / confident);
         }
     }
 
@@ -416,7 +438,8 @@ public class ZeroShotBench {
         return tally.metrics();
     }
 
-    static Metrics binaryMetrics(java.util.function.IntFunction<double[]> features, double[] w, int[] truth, Part[] parts) {
+    static Metrics binaryMetrics(
+            java.util.function.IntFunction<double[]> features, double[] w, int[] truth, Part[] parts) {
         var tally = new Tally();
         for (int k = 0; k < truth.length; k++) {
             if (parts[k] != Part.TEST) continue;
@@ -435,7 +458,8 @@ public class ZeroShotBench {
             double d = scored.scores()[k][1] - scored.scores()[k][0];
             (scored.truth()[k] == 1 ? positives : negatives).add(d);
         }
-        double[] neg = negatives.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] neg =
+                negatives.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         double wins = 0;
         for (double p : positives) {
             int below = lowerBound(neg, p);
@@ -640,8 +664,8 @@ public class ZeroShotBench {
         void save() throws Exception {
             if (unsaved.isEmpty()) return;
             Files.createDirectories(CACHE.getParent());
-            try (var out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(
-                    CACHE, StandardOpenOption.CREATE, StandardOpenOption.APPEND)))) {
+            try (var out = new DataOutputStream(new BufferedOutputStream(
+                    Files.newOutputStream(CACHE, StandardOpenOption.CREATE, StandardOpenOption.APPEND)))) {
                 for (var entry : unsaved.entrySet()) {
                     out.writeUTF(entry.getKey());
                     out.writeInt(entry.getValue().length);
@@ -652,7 +676,10 @@ public class ZeroShotBench {
         }
 
         float[] embed(String text, int tokens) throws Exception {
-            String key = tokens + ":" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+            String key = tokens + ":"
+                    + HexFormat.of()
+                            .formatHex(
+                                    MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
             float[] cached = cache.get(key);
             if (cached != null) return cached;
             HuggingFaceTokenizer tokenizer = tokenizers.get(tokens);
