@@ -6,39 +6,74 @@ import ai.onnxruntime.OrtSession;
 import dev.arbor.testing.Corpora;
 import dev.arbor.testing.Corpora.Item;
 import dev.arbor.testing.Corpora.Part;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 /**
- * The bundled embedding model's zero-shot forms measured on public labelled text (dev.arbor.testing.Corpora): for
- * each data set, each way of writing a question and its options as text, and each length the situation is cut at,
- * the accuracy, the ECE (10 bins) and the accuracy of the answers given with certainty >= 0.9 (and how many), at the
- * engine's old temperature and at the one fitted on the FIT half; every figure is on the TEST half. Run from the
- * repository root after the test classes are built, with the test class path:
- * java --enable-native-access=ALL-UNNAMED -cp "target/classes:target/test-classes:$(cat cp.txt)"
- * bench/studio-zeroshot/ZeroShotBench.java [mails per half]
+ * The bundled embedding model's zero-shot forms measured on public labelled text (dev.arbor.testing.Corpora). For each
+ * data set, each way of writing the situation (how it is cleaned, where it is cut), each way of writing the options
+ * (bare, described, several descriptions per side taken at their max or mean) and each contextual calibration (none,
+ * or the similarity of a content-free situation per option subtracted: empty, "N/A", or the mean embedding of the
+ * FIT half's situations, no labels), it reports on the TEST half the accuracy, the area under the ROC curve (yes/no),
+ * the temperature of lowest log loss on FIT, the ECE (10 bins) and the answers given with certainty >= 0.9. Beside
+ * them, what labels reach on the same split: a threshold and scale fitted on FIT (Platt) over the best zero-shot
+ * score, and a logistic head on the situation embeddings (120 FIT labels, and all of them).
+ *
+ * <p>Each situation is embedded once per (cleaning, length) and reused for every option form; embeddings are also
+ * kept in target/zeroshot-embeddings.bin, so a second run costs no embedding. Run from the repository root after the
+ * test classes are built, with the test class path: java -Xss16m --enable-native-access=ALL-UNNAMED -cp
+ * "target/classes:target/test-classes:$(cat target/cp.txt)" bench/studio-zeroshot/ZeroShotBench.java [mails per half]
  */
 public class ZeroShotBench {
-    static final double OLD_TEMPERATURE = 0.013;
-    static final double[] GRID = grid(0.005, 0.3, 60);
+    /** The engine's default temperatures (EmbeddingEngine.DEFAULT_TEMPERATURES): yes/no, and choice. */
+    static final double ENGINE_YES_NO = 0.0165;
 
-    /** A question in one form: the text of each option, in option order. */
-    record Form(String name, List<String> optionTexts) {}
+    static final double ENGINE_CHOICE = 0.035;
+    static final double[] GRID = grid(0.002, 0.5, 90);
+    static final Path CACHE = Path.of("target/zeroshot-embeddings.bin");
 
-    /** A data set for one question: its items, the option index each label means, and the forms tried. */
-    record DataSet(String name, String primitive, List<Item> items, Function<Item, Integer> truth, List<Form> forms) {}
+    /** How a situation is written before it is embedded, and where it is cut. */
+    record Situation(String name, UnaryOperator<String> writing, int tokens) {}
 
-    /** Per item, the cosine similarity of the situation to each option. */
-    record Scored(double[][] similarities, int[] truth, Part[] parts) {}
+    /** A question in one form: per option, the texts it is judged by, and how several are combined. */
+    record Form(String name, List<List<String>> optionTexts, boolean max) {
+        Form(String name, List<String> single) {
+            this(name, single.stream().map(List::of).toList(), true);
+        }
+    }
+
+    /** A data set for one question: its items, the option index each label means, the situations and forms tried. */
+    record DataSet(
+            String name,
+            List<Item> items,
+            Function<Item, Integer> truth,
+            List<Situation> situations,
+            List<Form> forms) {}
+
+    /** Per item: the score of each option (after calibration), its truth and its half. */
+    record Scored(double[][] scores, int[] truth, Part[] parts) {}
 
     public static void main(String[] args) throws Exception {
-        int mailsPerHalf = args.length > 0 ? Integer.parseInt(args[0]) : 500;
+        int mailsPerHalf = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         System.err.println("loading the model");
         var embedder = new Embedder();
         System.err.println("reading the corpora");
@@ -47,256 +82,405 @@ public class ZeroShotBench {
         List<Item> sentences = Corpora.sentiment();
         List<Item> topics = Corpora.reviewTopics();
 
-        String spamQ = "Is this mail spam?";
+        var asRead = new Situation("as read 256", s -> s, 256);
         String sentimentQ = "Is this review positive?";
-        String topicQ = "What is this review about?";
         var sets = new ArrayList<DataSet>();
         sets.add(new DataSet(
                 "sentiment (yes/no)",
-                "noul",
                 sentences,
                 i -> i.label().equals("positive") ? 1 : 0,
-                yesNoForms(sentimentQ, "The reviewer liked it.", "The reviewer did not like it.")));
-        String[] topicNames = {"product", "movie", "restaurant"};
-        String[] topicDescriptions = {
-            "a product bought online, a gadget or a phone accessory",
-            "a film, its actors and its story",
-            "a restaurant, its food and its service"
-        };
+                List.of(asRead),
+                List.of(
+                        new Form("bare", List.of(sentimentQ + " no", sentimentQ + " yes")),
+                        new Form(
+                                "written sides",
+                                List.of(
+                                        sentimentQ + " no: The reviewer did not like it.",
+                                        sentimentQ + " yes: The reviewer liked it.")))));
+        String topicQ = "What is this review about?";
         sets.add(new DataSet(
                 "review topic (choice)",
-                "choice",
                 topics,
-                i -> List.of(topicNames).indexOf(i.label()),
-                choiceForms(topicQ, topicNames, topicDescriptions)));
-        for (int t = 0; t < topicNames.length; t++) {
-            String name = topicNames[t];
-            String child = topicQ + "\nDoes \"" + name + "\" apply?";
-            sets.add(new DataSet(
-                    "review topic " + name + " (multi child)",
-                    "noul",
-                    topics,
-                    i -> i.label().equals(name) ? 1 : 0,
-                    List.of(
-                            new Form(
-                                    "current",
-                                    List.of(
-                                            child + " no: no, nothing here suggests this",
-                                            child + " yes: yes, this is clearly the case")),
-                            new Form("bare", List.of(child + " no", child + " yes")))));
-        }
+                i -> List.of("product", "movie", "restaurant").indexOf(i.label()),
+                List.of(asRead),
+                List.of(
+                        new Form("label", List.of(topicQ + " product", topicQ + " movie", topicQ + " restaurant")),
+                        new Form(
+                                "described",
+                                List.of(
+                                        topicQ + " product: a product bought online, a gadget or a phone accessory",
+                                        topicQ + " movie: a film, its actors and its story",
+                                        topicQ + " restaurant: a restaurant, its food and its service")))));
 
+        String spamQ = "Is this mail spam?";
+        List<String> spamSides = List.of(
+                "unsolicited bulk advertising",
+                "a scam or a fraud",
+                "an offer to make money fast",
+                "adult content",
+                "a sales pitch for a product or a service");
+        List<String> hamSides = List.of(
+                "a personal message to a friend",
+                "a work message to a colleague",
+                "a mailing-list discussion",
+                "a reply in a conversation",
+                "a newsletter the reader subscribed to");
         sets.add(new DataSet(
                 "spam (yes/no)",
-                "noul",
                 mails,
                 i -> i.label().equals("spam") ? 1 : 0,
-                yesNoForms(
-                        spamQ,
-                        "This mail is unsolicited advertising or a scam.",
-                        "This mail is an ordinary personal or work message.")));
-        System.out.println(
-                "## Forms (TEST half; T = 0.013 is the old engine temperature, T fit = lowest log loss on FIT)");
+                List.of(
+                        asRead,
+                        new Situation("as read 128", s -> s, 128),
+                        new Situation("cleaned 256", ZeroShotBench::cleaned, 256),
+                        new Situation("cleaned 64", ZeroShotBench::cleaned, 64)),
+                List.of(
+                        new Form("bare", List.of(spamQ + " no", spamQ + " yes")),
+                        new Form(
+                                "written sides",
+                                List.of(
+                                        spamQ + " no: This mail is an ordinary personal or work message.",
+                                        spamQ + " yes: This mail is unsolicited advertising or a scam.")),
+                        new Form(
+                                "one side each",
+                                List.of(
+                                        spamQ + " no: a personal or work message, a mailing-list discussion",
+                                        spamQ + " yes: unsolicited bulk advertising, scams, money offers, adult"
+                                                + " content")),
+                        new Form(
+                                "five sides each, max",
+                                List.of(prefixed(spamQ + " no: ", hamSides), prefixed(spamQ + " yes: ", spamSides)),
+                                true),
+                        new Form(
+                                "five sides each, mean",
+                                List.of(prefixed(spamQ + " no: ", hamSides), prefixed(spamQ + " yes: ", spamSides)),
+                                false),
+                        new Form("five statements each, max", List.of(hamSides, spamSides), true))));
+
+        System.out.printf(
+                Locale.ROOT,
+                "load average at start: %.2f on %d cores%n%n",
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        .getSystemLoadAverage(),
+                Runtime.getRuntime().availableProcessors());
+        System.out.println("## Zero-shot (figures on TEST; T fitted on FIT by log loss)");
         System.out.println();
         System.out.println(
-                "| data set | form | tokens | n | accuracy | ECE @0.013 | >=0.9 acc (n) @0.013 | T fit | ECE @T fit"
-                        + " | >=0.9 acc (n) @T fit |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
-        var byPrimitive = new LinkedHashMap<String, List<Scored>>();
-        var chosen = new LinkedHashMap<String, Scored>();
+                "| data set | situation | form | calibration | n | accuracy | AUC | T | ECE | >=0.9 acc (n) |"
+                        + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (DataSet set : sets) {
-            int[] lengths = set.name().startsWith("spam") ? new int[] {64, 128, 256} : new int[] {256};
-            for (Form form : set.forms()) {
-                for (int tokens : lengths) {
-                    System.err.println("scoring " + set.name() + " / " + form.name() + " / " + tokens);
-                    Scored scored = score(embedder, set, form, tokens);
-                    double fitT = bestLogLoss(scored, Part.FIT);
-                    Metrics old = metrics(scored, Part.TEST, OLD_TEMPERATURE);
-                    Metrics fitted = metrics(scored, Part.TEST, fitT);
-                    System.out.printf(
-                            Locale.ROOT,
-                            "| %s | %s | %d | %d | %.3f | %.3f | %s | %.3f | %.3f | %s |%n",
-                            set.name(),
-                            form.name(),
-                            tokens,
-                            old.n(),
-                            old.accuracy(),
-                            old.ece(),
-                            old.confident(),
-                            fitT,
-                            fitted.ece(),
-                            fitted.confident());
-                    String key = set.name() + "/" + form.name() + "/" + tokens;
-                    chosen.put(key, scored);
+            int[] truthAll =
+                    set.items().stream().mapToInt(i -> set.truth().apply(i)).toArray();
+            Part[] parts = set.items().stream().map(Item::part).toArray(Part[]::new);
+            String bestKey = null;
+            double bestFit = -1;
+            String bestBare = "none";
+            double bestBareFit = -1;
+            Scored bestScored = null;
+            float[][] bestStates = null;
+            for (Situation situation : set.situations()) {
+                System.err.println("embedding " + set.name() + " / " + situation.name());
+                float[][] states = new float[set.items().size()][];
+                for (int k = 0; k < states.length; k++) {
+                    states[k] = embedder.embed(
+                            situation.writing().apply(set.items().get(k).text()), situation.tokens());
+                    if (k % 250 == 249) System.err.println("  " + (k + 1));
+                }
+                embedder.save();
+                Map<String, float[]> contentFree = new java.util.LinkedHashMap<>();
+                contentFree.put("none", null);
+                contentFree.put("empty", embedder.embed("", 256));
+                contentFree.put("N/A", embedder.embed("N/A", 256));
+                contentFree.put("mean of FIT situations", meanOf(states, parts, Part.FIT));
+                for (Form form : set.forms()) {
+                    float[][][] options = new float[form.optionTexts().size()][][];
+                    for (int o = 0; o < options.length; o++) {
+                        List<String> texts = form.optionTexts().get(o);
+                        options[o] = new float[texts.size()][];
+                        for (int t = 0; t < texts.size(); t++) options[o][t] = embedder.embed(texts.get(t), 256);
+                    }
+                    for (var cf : contentFree.entrySet()) {
+                        double[] bias = cf.getValue() == null
+                                ? new double[options.length]
+                                : similarities(cf.getValue(), options, form.max());
+                        double[][] scores = new double[states.length][];
+                        for (int k = 0; k < states.length; k++) {
+                            scores[k] = similarities(states[k], options, form.max());
+                            for (int o = 0; o < options.length; o++) scores[k][o] -= bias[o];
+                        }
+                        var scored = new Scored(scores, truthAll, parts);
+                        double t = bestLogLoss(scored, Part.FIT);
+                        Metrics test = metrics(scored, Part.TEST, t);
+                        double fitAccuracy = metrics(scored, Part.FIT, t).accuracy();
+                        Metrics engine =
+                                metrics(scored, Part.TEST, options.length == 2 ? ENGINE_YES_NO : ENGINE_CHOICE);
+                        String auc =
+                                options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
+                        System.out.printf(
+                                Locale.ROOT,
+                                "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f | %s | %.3f |%n",
+                                set.name(),
+                                situation.name(),
+                                form.name(),
+                                cf.getKey(),
+                                test.n(),
+                                test.accuracy(),
+                                auc,
+                                t,
+                                test.ece(),
+                                test.confident(),
+                                engine.ece(),
+                                engine.confident(),
+                                fitAccuracy);
+                        // the engine writes only the bare question for a yes/no without written sides
+                        if (form.name().equals("bare") && fitAccuracy > bestBareFit) {
+                            bestBareFit = fitAccuracy;
+                            bestBare = String.format(
+                                    Locale.ROOT,
+                                    "%s / %s: accuracy %.3f, ECE %.3f on TEST",
+                                    situation.name(),
+                                    cf.getKey(),
+                                    test.accuracy(),
+                                    test.ece());
+                        }
+                        if (fitAccuracy > bestFit) {
+                            bestFit = fitAccuracy;
+                            bestKey = situation.name() + " / " + form.name() + " / " + cf.getKey();
+                            bestScored = scored;
+                            bestStates = states;
+                        }
+                    }
                 }
             }
+            supervised(set, bestKey, bestScored, bestStates, truthAll, parts);
+            System.out.printf("- the bare question (what the engine writes alone), chosen on FIT: %s%n%n", bestBare);
         }
-        // the per-primitive temperature, on the forms the engine uses (bare yes/no sides, "instructions label" for
-        // choice, and yes/no sides a template author wrote), pooled by primitive
-        String[] used = {
-            "spam (yes/no)/bare/256",
-            "sentiment (yes/no)/bare/256",
-            "sentiment (yes/no)/described/256",
-            "review topic (choice)/current/256",
-            "review topic (choice)/described/256",
-            "review topic product (multi child)/bare/256",
-            "review topic movie (multi child)/bare/256",
-            "review topic restaurant (multi child)/bare/256"
-        };
-        for (String key : used) {
-            String primitive = key.contains("(choice)") ? "choice" : "noul";
-            byPrimitive.computeIfAbsent(primitive, p -> new ArrayList<>()).add(chosen.get(key));
-        }
+    }
+
+    /** What labels reach on the same split, beside the zero-shot form chosen on FIT. */
+    static void supervised(DataSet set, String bestKey, Scored best, float[][] states, int[] truth, Part[] parts) {
         System.out.println();
-        System.out.println("## Temperature per primitive (fitted on FIT, pooled over its data sets; figures on TEST)");
-        System.out.println();
-        for (var entry : byPrimitive.entrySet()) {
-            double logLoss = bestLogLossPooled(entry.getValue());
-            double gate = gateTemperature(entry.getValue(), 0.92);
-            System.out.printf(
-                    Locale.ROOT,
-                    "%s: chosen T = %.4f%n",
-                    entry.getKey(),
-                    temperature(entry.getKey(), entry.getValue()));
-            System.out.printf(
-                    Locale.ROOT,
-                    "%s: lowest log loss at T = %.4f; smallest T whose >=0.9 answers are >=92%% right on"
-                            + " every FIT set: %.4f%n",
-                    entry.getKey(),
-                    logLoss,
-                    gate);
-        }
-        System.out.println();
-        System.out.println("| data set | T | accuracy | ECE | >=0.9 acc (n) |");
-        System.out.println("|---|---|---|---|---|");
-        for (String key : used) {
-            String primitive = key.contains("(choice)") ? "choice" : "noul";
-            List<Scored> pool = byPrimitive.get(primitive);
-            double t = temperature(primitive, pool);
-            for (double temperature : new double[] {OLD_TEMPERATURE, t}) {
-                Metrics m = metrics(chosen.get(key), Part.TEST, temperature);
-                System.out.printf(
-                        Locale.ROOT,
-                        "| %s | %.4f | %.3f | %.3f | %s |%n",
-                        key,
-                        temperature,
-                        m.accuracy(),
-                        m.ece(),
-                        m.confident());
+        System.out.printf("### %s: chosen on FIT: %s%n%n", set.name(), bestKey);
+        int classes = best.scores()[0].length;
+        int[] counts = new int[classes];
+        int testN = 0;
+        for (int k = 0; k < truth.length; k++) {
+            if (parts[k] == Part.TEST) {
+                counts[truth[k]]++;
+                testN++;
             }
         }
-    }
-
-    /**
-     * Choice: the lowest pooled log loss, unless the gate needs more. Yes/no: the gate alone, the lowest temperature that
-     * keeps the confident answers right: the sets where the model has little signal (spam, multi topics) pull the
-     * pooled log loss towards "always 0.5", which would silence the yes/no questions where it has some (sentiment).
-     */
-    static double temperature(String primitive, List<Scored> pool) {
-        double gate = gateTemperature(pool, 0.92);
-        return primitive.equals("choice") ? Math.max(bestLogLossPooled(pool), gate) : gate;
-    }
-
-    static List<Form> yesNoForms(String question, String yes, String no) {
-        return List.of(
-                new Form(
-                        "current",
-                        List.of(
-                                question + " no: no, nothing here suggests this",
-                                question + " yes: yes, this is clearly the case")),
-                new Form("bare", List.of(question + " no", question + " yes")),
-                new Form("described", List.of(question + " no: " + no, question + " yes: " + yes)),
-                new Form("statement", List.of(no, yes)));
-    }
-
-    static List<Form> choiceForms(String question, String[] names, String[] descriptions) {
-        var current = new ArrayList<String>();
-        var label = new ArrayList<String>();
-        var described = new ArrayList<String>();
-        var statement = new ArrayList<String>();
-        var about = new ArrayList<String>();
-        for (int i = 0; i < names.length; i++) {
-            current.add(question + " " + names[i]);
-            label.add(names[i]);
-            described.add(question + " " + names[i] + ": " + descriptions[i]);
-            statement.add(descriptions[i]);
-            about.add("This is about a " + names[i] + ".");
+        int majority = 0;
+        for (int c = 1; c < classes; c++) if (counts[c] > counts[majority]) majority = c;
+        System.out.printf(
+                Locale.ROOT,
+                "- majority answer (always option %d) on TEST: accuracy %.3f%n",
+                majority,
+                (double) counts[majority] / testN);
+        if (classes != 2) {
+            System.out.println();
+            return;
         }
-        return List.of(
-                new Form("current", current),
-                new Form("label", label),
-                new Form("described", described),
-                new Form("statement", statement),
-                new Form("about", about));
-    }
-
-    static Scored score(Embedder embedder, DataSet set, Form form, int tokens) throws Exception {
-        float[][] options = new float[form.optionTexts().size()][];
-        for (int i = 0; i < options.length; i++) {
-            options[i] = embedder.embed(form.optionTexts().get(i), 256);
-        }
-        int n = set.items().size();
-        double[][] similarities = new double[n][];
-        int[] truth = new int[n];
-        Part[] parts = new Part[n];
-        for (int k = 0; k < n; k++) {
-            Item item = set.items().get(k);
-            float[] state = embedder.embed(item.text(), tokens);
-            similarities[k] = new double[options.length];
-            for (int i = 0; i < options.length; i++) {
-                double dot = 0;
-                for (int d = 0; d < state.length; d++) {
-                    dot += state[d] * options[i][d];
-                }
-                similarities[k][i] = dot;
+        // Platt: a scale and a threshold fitted on FIT labels over the chosen zero-shot score (yes minus no)
+        var fitX = new ArrayList<double[]>();
+        var fitY = new ArrayList<Integer>();
+        for (int k = 0; k < truth.length; k++) {
+            if (parts[k] == Part.FIT) {
+                fitX.add(new double[] {best.scores()[k][1] - best.scores()[k][0]});
+                fitY.add(truth[k]);
             }
-            truth[k] = set.truth().apply(item);
-            parts[k] = item.part();
         }
-        return new Scored(similarities, truth, parts);
+        double[] platt = logistic(fitX, fitY, 1e-6);
+        Metrics plattTest =
+                binaryMetrics(k -> new double[] {best.scores()[k][1] - best.scores()[k][0]}, platt, truth, parts);
+        System.out.printf(
+                Locale.ROOT,
+                "- its score with a threshold and scale fitted on all FIT labels (Platt): %s%n",
+                plattTest.line());
+        var fitIndexes = new ArrayList<Integer>();
+        for (int k = 0; k < truth.length; k++) if (parts[k] == Part.FIT) fitIndexes.add(k);
+        // a head is the spam question's reference (issue 24's figures); the other sets are measured for their zero-shot
+        for (int labels : set.name().startsWith("spam") ? new int[] {120, fitIndexes.size()} : new int[0]) {
+            List<Integer> chosen = fitIndexes.subList(0, Math.min(labels, fitIndexes.size()));
+            var x = new ArrayList<double[]>();
+            var y = new ArrayList<Integer>();
+            for (int k : chosen) {
+                x.add(toDouble(states[k]));
+                y.add(truth[k]);
+            }
+            double lambda = crossValidatedLambda(x, y);
+            double[] w = logistic(x, y, lambda);
+            Metrics head = binaryMetrics(k -> toDouble(states[k]), w, truth, parts);
+            System.out.printf(
+                    Locale.ROOT,
+                    "- a logistic head on the situation embeddings, %d FIT labels (L2 %.3g by 5-fold CV): %s%n",
+                    chosen.size(),
+                    lambda,
+                    head.line());
+        }
+        System.out.println();
+    }
+
+    static List<String> prefixed(String prefix, List<String> texts) {
+        return texts.stream().map(t -> prefix + t).toList();
+    }
+
+    private static final Pattern MIME_LINE =
+            Pattern.compile("(?m)^(--\\S+|Content-[A-Za-z-]+:.*|\\s*charset=.*|This is a multi-part message.*)$");
+    private static final Pattern QUOTED = Pattern.compile("(?m)^\\s*>.*$");
+    private static final Pattern SIGNATURE = Pattern.compile("(?s)\\n-- ?\\n.*$");
+    private static final Pattern ENTITY = Pattern.compile("&#?[A-Za-z0-9]+;");
+    private static final Pattern LONG_RUN = Pattern.compile("\\S{40,}");
+    private static final Pattern RULES = Pattern.compile("[-_=*#~]{4,}");
+    private static final Pattern WHITE = Pattern.compile("\\s+");
+
+    /** The mail as a person reads it: MIME parts' headers, quoted lines, the signature and encoded runs removed. */
+    static String cleaned(String mail) {
+        String text = SIGNATURE.matcher(mail).replaceAll("");
+        text = MIME_LINE.matcher(text).replaceAll(" ");
+        text = QUOTED.matcher(text).replaceAll(" ");
+        text = ENTITY.matcher(text).replaceAll(" ");
+        text = LONG_RUN.matcher(text).replaceAll(" ");
+        text = RULES.matcher(text).replaceAll(" ");
+        return WHITE.matcher(text).replaceAll(" ").strip();
+    }
+
+    static double[] similarities(float[] state, float[][][] options, boolean max) {
+        double[] s = new double[options.length];
+        for (int o = 0; o < options.length; o++) {
+            double agg = max ? Double.NEGATIVE_INFINITY : 0;
+            for (float[] text : options[o]) {
+                double dot = dot(state, text);
+                agg = max ? Math.max(agg, dot) : agg + dot / options[o].length;
+            }
+            s[o] = agg;
+        }
+        return s;
+    }
+
+    static float[] meanOf(float[][] states, Part[] parts, Part part) {
+        float[] mean = new float[states[0].length];
+        int n = 0;
+        for (int k = 0; k < states.length; k++) {
+            if (parts[k] != part) continue;
+            n++;
+            for (int d = 0; d < mean.length; d++) mean[d] += states[k][d];
+        }
+        for (int d = 0; d < mean.length; d++) mean[d] /= n;
+        return mean;
+    }
+
+    static double dot(float[] a, float[] b) {
+        double sum = 0;
+        for (int d = 0; d < a.length; d++) sum += a[d] * b[d];
+        return sum;
+    }
+
+    static double[] toDouble(float[] v) {
+        double[] d = new double[v.length];
+        for (int i = 0; i < v.length; i++) d[i] = v[i];
+        return d;
     }
 
     record Metrics(int n, double accuracy, double ece, double logLoss, int confidentN, double confidentAccuracy) {
         String confident() {
             return confidentN == 0 ? "– (0)" : String.format(Locale.ROOT, "%.3f (%d)", confidentAccuracy, confidentN);
         }
+
+        String line() {
+            return String.format(
+                    Locale.ROOT, "accuracy %.3f, ECE %.3f, >=0.9 right %s on TEST", accuracy, ece, confident());
+        }
     }
 
-    static Metrics metrics(Scored scored, Part part, double temperature) {
-        int n = 0, right = 0, confident = 0, confidentRight = 0;
-        double logLoss = 0;
-        double[] binConfidence = new double[10];
-        double[] binRight = new double[10];
-        int[] binCount = new int[10];
-        for (int k = 0; k < scored.truth().length; k++) {
-            if (scored.parts()[k] != part) continue;
-            double[] p = softmax(scored.similarities()[k], temperature);
+    /** Accumulates accuracy, log loss, ECE (10 bins) and the confident answers from each item's probabilities. */
+    static final class Tally {
+        int n, right, confident, confidentRight;
+        double logLoss;
+        final double[] binConfidence = new double[10];
+        final double[] binRight = new double[10];
+
+        void add(double[] p, int truth) {
             int best = 0;
             for (int i = 1; i < p.length; i++) if (p[i] > p[best]) best = i;
-            boolean ok = best == scored.truth()[k];
+            boolean ok = best == truth;
             n++;
-            if (ok) right++;
-            logLoss -= Math.log(Math.max(p[scored.truth()[k]], 1e-12));
+            right += ok ? 1 : 0;
+            logLoss -= Math.log(Math.max(p[truth], 1e-12));
             int bin = Math.min(9, (int) (p[best] * 10));
             binConfidence[bin] += p[best];
             binRight[bin] += ok ? 1 : 0;
-            binCount[bin]++;
             if (p[best] >= 0.9) {
                 confident++;
-                if (ok) confidentRight++;
+                confidentRight += ok ? 1 : 0;
             }
         }
-        double ece = 0;
-        for (int b = 0; b < 10; b++) {
-            if (binCount[b] > 0) ece += Math.abs(binRight[b] - binConfidence[b]) / n;
+
+        Metrics metrics() {
+            double ece = 0;
+            for (int b = 0; b < 10; b++) ece += Math.abs(binRight[b] - binConfidence[b]) / n;
+            return new Metrics(
+                    n,
+                    (double) right / n,
+                    ece,
+                    logLoss / n,
+                    confident,
+                    confident == 0 ? 0 : (double) confidentRight / confident);
         }
-        return new Metrics(
-                n,
-                (double) right / n,
-                ece,
-                logLoss / n,
-                confident,
-                confident == 0 ? 0 : (double) confidentRight / confident);
+    }
+
+    static Metrics metrics(Scored scored, Part part, double temperature) {
+        var tally = new Tally();
+        for (int k = 0; k < scored.truth().length; k++) {
+            if (scored.parts()[k] == part) tally.add(softmax(scored.scores()[k], temperature), scored.truth()[k]);
+        }
+        return tally.metrics();
+    }
+
+    static Metrics binaryMetrics(
+            java.util.function.IntFunction<double[]> features, double[] w, int[] truth, Part[] parts) {
+        var tally = new Tally();
+        for (int k = 0; k < truth.length; k++) {
+            if (parts[k] != Part.TEST) continue;
+            double p = sigmoid(linear(w, features.apply(k)));
+            tally.add(new double[] {1 - p, p}, truth[k]);
+        }
+        return tally.metrics();
+    }
+
+    /** Area under the ROC curve of the yes-minus-no score: how well it ranks, whatever threshold is put on it. */
+    static double auc(Scored scored, Part part) {
+        var positives = new ArrayList<Double>();
+        var negatives = new ArrayList<Double>();
+        for (int k = 0; k < scored.truth().length; k++) {
+            if (scored.parts()[k] != part) continue;
+            double d = scored.scores()[k][1] - scored.scores()[k][0];
+            (scored.truth()[k] == 1 ? positives : negatives).add(d);
+        }
+        double[] neg =
+                negatives.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double wins = 0;
+        for (double p : positives) {
+            int below = lowerBound(neg, p);
+            int notAbove = upperBound(neg, p);
+            wins += below + 0.5 * (notAbove - below);
+        }
+        return wins / ((double) positives.size() * neg.length);
+    }
+
+    static int lowerBound(double[] a, double v) {
+        int i = Arrays.binarySearch(a, v);
+        if (i < 0) return -i - 1;
+        while (i > 0 && a[i - 1] == v) i--;
+        return i;
+    }
+
+    static int upperBound(double[] a, double v) {
+        int i = Arrays.binarySearch(a, v);
+        if (i < 0) return -i - 1;
+        while (i < a.length && a[i] == v) i++;
+        return i;
     }
 
     static double bestLogLoss(Scored scored, Part part) {
@@ -312,31 +496,111 @@ public class ZeroShotBench {
         return best;
     }
 
-    static double bestLogLossPooled(List<Scored> pool) {
-        double best = GRID[0];
+    /** L2-regularised logistic regression (weights then bias, bias not penalised) by Newton's method. */
+    static double[] logistic(List<double[]> x, List<Integer> y, double lambda) {
+        int d = x.get(0).length + 1;
+        double[] w = new double[d];
+        for (int iteration = 0; iteration < 20; iteration++) {
+            double[] gradient = new double[d];
+            double[][] hessian = new double[d][d];
+            for (int k = 0; k < x.size(); k++) {
+                double[] f = withBias(x.get(k));
+                double p = sigmoid(linear(w, x.get(k)));
+                for (int i = 0; i < d; i++) {
+                    gradient[i] += (p - y.get(k)) * f[i];
+                    double hi = p * (1 - p) * f[i];
+                    for (int j = 0; j <= i; j++) hessian[i][j] += hi * f[j];
+                }
+            }
+            for (int i = 0; i < d; i++) {
+                for (int j = 0; j < i; j++) hessian[j][i] = hessian[i][j];
+                if (i < d - 1) {
+                    gradient[i] += lambda * w[i];
+                    hessian[i][i] += lambda;
+                }
+                hessian[i][i] += 1e-9;
+            }
+            double[] step = solve(hessian, gradient);
+            double size = 0;
+            for (int i = 0; i < d; i++) {
+                w[i] -= step[i];
+                size += Math.abs(step[i]);
+            }
+            if (size < 1e-6) break;
+        }
+        return w;
+    }
+
+    static double crossValidatedLambda(List<double[]> x, List<Integer> y) {
+        double best = 1;
         double lowest = Double.MAX_VALUE;
-        for (double t : GRID) {
+        for (double lambda : new double[] {0.01, 0.03, 0.1, 0.3, 1, 3, 10}) {
             double loss = 0;
-            for (Scored s : pool) loss += metrics(s, Part.FIT, t).logLoss();
+            for (int fold = 0; fold < 5; fold++) {
+                var tx = new ArrayList<double[]>();
+                var ty = new ArrayList<Integer>();
+                for (int k = 0; k < x.size(); k++) {
+                    if (k % 5 != fold) {
+                        tx.add(x.get(k));
+                        ty.add(y.get(k));
+                    }
+                }
+                double[] w = logistic(tx, ty, lambda);
+                for (int k = fold; k < x.size(); k += 5) {
+                    double p = sigmoid(linear(w, x.get(k)));
+                    loss -= Math.log(Math.max(y.get(k) == 1 ? p : 1 - p, 1e-12));
+                }
+            }
             if (loss < lowest) {
                 lowest = loss;
-                best = t;
+                best = lambda;
             }
         }
         return best;
     }
 
-    /** The smallest temperature at which every set's answers at >= 0.9 are right at least {@code share} of the time. */
-    static double gateTemperature(List<Scored> pool, double share) {
-        for (double t : GRID) {
-            boolean all = true;
-            for (Scored s : pool) {
-                Metrics m = metrics(s, Part.FIT, t);
-                if (m.confidentN() > 0 && m.confidentAccuracy() < share) all = false;
+    static double[] withBias(double[] x) {
+        double[] f = Arrays.copyOf(x, x.length + 1);
+        f[x.length] = 1;
+        return f;
+    }
+
+    static double linear(double[] w, double[] x) {
+        double z = w[x.length];
+        for (int i = 0; i < x.length; i++) z += w[i] * x[i];
+        return z;
+    }
+
+    static double sigmoid(double z) {
+        return 1 / (1 + Math.exp(-z));
+    }
+
+    /** Gaussian elimination with partial pivoting; a is overwritten. */
+    static double[] solve(double[][] a, double[] b) {
+        int n = b.length;
+        double[] x = b.clone();
+        for (int c = 0; c < n; c++) {
+            int pivot = c;
+            for (int r = c + 1; r < n; r++) if (Math.abs(a[r][c]) > Math.abs(a[pivot][c])) pivot = r;
+            double[] row = a[c];
+            a[c] = a[pivot];
+            a[pivot] = row;
+            double tmp = x[c];
+            x[c] = x[pivot];
+            x[pivot] = tmp;
+            for (int r = c + 1; r < n; r++) {
+                double factor = a[r][c] / a[c][c];
+                if (factor == 0) continue;
+                for (int k = c; k < n; k++) a[r][k] -= factor * a[c][k];
+                x[r] -= factor * x[c];
             }
-            if (all) return t;
         }
-        return GRID[GRID.length - 1];
+        for (int r = n - 1; r >= 0; r--) {
+            double sum = x[r];
+            for (int k = r + 1; k < n; k++) sum -= a[r][k] * x[k];
+            x[r] = sum / a[r][r];
+        }
+        return x;
     }
 
     static double[] softmax(double[] scores, double temperature) {
@@ -358,13 +622,17 @@ public class ZeroShotBench {
         return grid;
     }
 
-    /** The bundled model as the engine runs it: mean-pooled, unit-length embeddings, the situation cut at N tokens. */
+    /**
+     * The bundled model as the engine runs it: mean-pooled, unit-length embeddings, the text cut at N tokens; each
+     * embedding kept by the hash of its length and text, in memory and in {@link #CACHE}.
+     */
     static final class Embedder {
         final OrtEnvironment env = OrtEnvironment.getEnvironment();
         final OrtSession session;
         final Map<Integer, HuggingFaceTokenizer> tokenizers = new HashMap<>();
         final byte[] tokenizerJson;
         final Map<String, float[]> cache = new HashMap<>();
+        final Map<String, float[]> unsaved = new HashMap<>();
 
         Embedder() throws Exception {
             try (InputStream graph = Embedder.class.getResourceAsStream("/all-minilm-l6-v2-q.onnx");
@@ -375,10 +643,43 @@ public class ZeroShotBench {
                 session = env.createSession(graph.readAllBytes(), options);
                 tokenizerJson = json.readAllBytes();
             }
+            if (Files.exists(CACHE)) {
+                try (var in = new DataInputStream(new BufferedInputStream(Files.newInputStream(CACHE)))) {
+                    while (true) {
+                        String key;
+                        try {
+                            key = in.readUTF();
+                        } catch (EOFException end) {
+                            break;
+                        }
+                        float[] v = new float[in.readInt()];
+                        for (int d = 0; d < v.length; d++) v[d] = in.readFloat();
+                        cache.put(key, v);
+                    }
+                }
+                System.err.println("cached embeddings: " + cache.size());
+            }
+        }
+
+        void save() throws Exception {
+            if (unsaved.isEmpty()) return;
+            Files.createDirectories(CACHE.getParent());
+            try (var out = new DataOutputStream(new BufferedOutputStream(
+                    Files.newOutputStream(CACHE, StandardOpenOption.CREATE, StandardOpenOption.APPEND)))) {
+                for (var entry : unsaved.entrySet()) {
+                    out.writeUTF(entry.getKey());
+                    out.writeInt(entry.getValue().length);
+                    for (float f : entry.getValue()) out.writeFloat(f);
+                }
+            }
+            unsaved.clear();
         }
 
         float[] embed(String text, int tokens) throws Exception {
-            String key = tokens + "\u0000" + text;
+            String key = tokens + ":"
+                    + HexFormat.of()
+                            .formatHex(
+                                    MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
             float[] cached = cache.get(key);
             if (cached != null) return cached;
             HuggingFaceTokenizer tokenizer = tokenizers.get(tokens);
@@ -408,6 +709,7 @@ public class ZeroShotBench {
             norm = Math.sqrt(norm);
             for (int d = 0; d < pooled.length; d++) pooled[d] /= (float) Math.max(norm, 1e-12);
             cache.put(key, pooled);
+            unsaved.put(key, pooled);
             return pooled;
         }
     }
