@@ -3,6 +3,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.arbor.Application;
 import dev.arbor.Config;
 import dev.arbor.models.Engine;
+import dev.arbor.models.ModelRuntime;
+import dev.arbor.models.Models;
+import dev.arbor.models.ReplicaSet;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,7 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A local deployment of the bundled embedding model (minilm-decider) against the same engine called raw in this
  * process: first the time from the deployment's POST to its first answered /v1/embeddings, for fresh one-replica
  * deployments; then one deployment at 1, 2 and 4 replicas, each at 1, 4 and 16 callers, raw and through an in-process
- * Arbor's POST /v1/embeddings in alternating turns. Run with the Arbor jar on the class path:
+ * Arbor's POST /v1/embeddings in alternating turns; then where the endpoint's time goes at one caller (raw, a replica
+ * set called directly, the endpoint, GET /health). Run with the Arbor jar on the class path:
  * java --enable-native-access=ALL-UNNAMED -cp target/arbor.jar bench/deployments/DeploymentBench.java
  * [seconds a turn] [turns] [warm-up seconds] [deploy trials]
  */
@@ -37,6 +42,9 @@ public class DeploymentBench {
 
     static final int[] REPLICAS = {1, 2, 4};
     static final int[] CALLERS = {1, 4, 16};
+    /** After a deploy or a scale, calls on the endpoint for this many warm-ups' time before any row is measured. */
+    static final int REPLICA_WARM_UP = 3;
+
     static final String[] INPUTS = {
         "I was charged twice for my subscription this month and need one of the payments refunded.",
         "The dashboard shows a 500 error whenever I open the reports page since this morning.",
@@ -50,7 +58,7 @@ public class DeploymentBench {
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         int turns = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        int warmSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        int warmSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int trials = args.length > 3 ? Integer.parseInt(args[3]) : 3;
         if (!(Engine.load("embedding", Map.of()) instanceof Engine.Embedder raw)) {
             throw new IllegalStateException("the embedding engine does not embed");
@@ -73,7 +81,15 @@ public class DeploymentBench {
                     .asText();
             System.out.printf("load average at start: %s%n", loadAverage());
             firstAnswers(admin, trials);
-            throughput(admin, raw, seconds, turns, warmSeconds);
+            // a replica of the same model called from this process, for the worker hop alone (see interleaved)
+            try (var runtime = new ModelRuntime(
+                            new Models(false),
+                            data.resolve("direct"),
+                            ModelRuntime.Settings.DEFAULT,
+                            new SimpleMeterRegistry());
+                    ReplicaSet direct = runtime.replicas(MODEL, "bench-direct", 1, ReplicaSet.Listener.NONE)) {
+                throughput(admin, raw, direct, seconds, turns, warmSeconds);
+            }
             System.out.printf("load average at the end: %s%n", loadAverage());
         }
     }
@@ -103,27 +119,29 @@ public class DeploymentBench {
     }
 
     /** One deployment scaled 1, 2, 4; at each count every caller row alternates raw and endpoint turns. */
-    static void throughput(Admin admin, Engine.Embedder raw, int seconds, int turns, int warmSeconds) throws Exception {
+    static void throughput(Admin admin, Engine.Embedder raw, ReplicaSet direct, int seconds, int turns, int warmSeconds)
+            throws Exception {
         String name = "bench-embed";
         String id = admin.deploy(name, REPLICAS[0]);
         JsonNode running = admin.awaitRunning(id, REPLICAS[0]);
         Way rawWay = () -> i -> raw.embed(List.of(INPUTS[i % INPUTS.length]));
         Way endpoint = http(admin, (connection, i) -> connection.embeddings(admin, name, i));
-        // the HTTP hop alone, beside the endpoint in the same turns: how much of the overhead is the way in
+        Way set = () -> i -> direct.embed(List.of(INPUTS[i % INPUTS.length]));
         Way health = http(admin, (connection, i) -> connection.send("GET", "/health", null, admin));
+        Way[] stageWays = {rawWay, set, endpoint, health};
+        var stages = new Spread[REPLICAS.length][];
         System.out.println();
         System.out.printf(
-                "%d turns of %d s each way per row after %d s of warm-up each; latencies in ms; CPU: the machine's"
-                        + " busy share during that way's turns%n",
-                turns, seconds, warmSeconds);
+                "%d turns of %d s each way per row after %d s of warm-up each (and %d s of calls on the endpoint after"
+                        + " each deploy or scale); latencies in ms; CPU: the machine's busy share during that way's"
+                        + " turns%n",
+                turns, seconds, warmSeconds, REPLICA_WARM_UP * warmSeconds);
         System.out.println(
                 "| replicas | callers | raw req/s | raw p50 | raw p99 | raw CPU | endpoint req/s | endpoint p50"
                         + " | endpoint p99 | endpoint CPU | endpoint/raw req/s | failed |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         var perSecond = new double[REPLICAS.length][CALLERS.length];
         var rawPerSecond = new double[REPLICAS.length][CALLERS.length];
-        double overhead = 0;
-        String hopLine = "";
         for (int r = 0; r < REPLICAS.length; r++) {
             if (r > 0) {
                 long start = System.nanoTime();
@@ -133,6 +151,12 @@ public class DeploymentBench {
                         "(scaled %d -> %d replicas in %.1f s)%n",
                         REPLICAS[r - 1], REPLICAS[r], (System.nanoTime() - start) / 1e9);
             }
+            // new replicas warm their engine and message code as they load; this compiles the rest of both
+            // processes' path (a few thousand calls a replica) before any figure is taken
+            calls(4 * REPLICAS[r], REPLICA_WARM_UP * warmSeconds, endpoint, new long[2]);
+            if (r == 0) {
+                calls(4, REPLICA_WARM_UP * warmSeconds, set, new long[2]);
+            }
             for (int c = 0; c < CALLERS.length; c++) {
                 FAILED.set(0);
                 Result[] both = alternate(CALLERS[c], seconds, turns, warmSeconds, rawWay, endpoint);
@@ -140,9 +164,6 @@ public class DeploymentBench {
                 Result b = both[1];
                 perSecond[r][c] = b.perSecond;
                 rawPerSecond[r][c] = a.perSecond;
-                if (r == 0 && CALLERS[c] == 1) {
-                    overhead = b.p50 - a.p50;
-                }
                 System.out.printf(
                         "| %d | %d | %.0f | %.2f | %.2f | %.0f%% | %.0f | %.2f | %.2f | %.0f%% | %.2f | %d |%n",
                         REPLICAS[r],
@@ -158,16 +179,37 @@ public class DeploymentBench {
                         b.perSecond / a.perSecond,
                         FAILED.get());
             }
-            if (r == 0) {
-                Result[] hop = alternate(1, seconds, turns, warmSeconds, health, endpoint);
-                hopLine =
-                        "the HTTP hop, 1 caller, 1 replica, alternating: GET /health p50 %.3f p99 %.3f, endpoint p50 %.3f p99 %.3f ms"
-                                .formatted(hop[0].p50, hop[0].p99, hop[1].p50, hop[1].p99);
-            }
+            interleaved(warmSeconds, stageWays);
+            stages[r] = interleaved(2 * turns * seconds, stageWays);
         }
         System.out.println();
-        System.out.printf("endpoint overhead at 1 caller, 1 replica (endpoint p50 - raw p50): %.3f ms%n", overhead);
-        System.out.println(hopLine);
+        System.out.println("Where the time goes at 1 caller: raw engine, replica set called directly, endpoint and GET"
+                + " /health, one call of each in turn (ms; p10 / p50):");
+        System.out.println("| replicas | raw | set, direct | endpoint | /health | worker hop (set - raw) | server path"
+                + " (endpoint - set - /health) | overhead (endpoint - raw) |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        for (int r = 0; r < REPLICAS.length; r++) {
+            Spread[] w = stages[r];
+            System.out.printf(
+                    "| %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f /"
+                            + " %.2f |%n",
+                    REPLICAS[r],
+                    w[0].p10,
+                    w[0].p50,
+                    w[1].p10,
+                    w[1].p50,
+                    w[2].p10,
+                    w[2].p50,
+                    w[3].p10,
+                    w[3].p50,
+                    w[1].p10 - w[0].p10,
+                    w[1].p50 - w[0].p50,
+                    w[2].p10 - w[1].p10 - w[3].p10,
+                    w[2].p50 - w[1].p50 - w[3].p50,
+                    w[2].p10 - w[0].p10,
+                    w[2].p50 - w[0].p50);
+        }
+        System.out.println();
         // the replica counts run minutes apart, so the machine's load moves between them; each endpoint rate over
         // the raw rate of its own row takes that out
         System.out.println(
@@ -184,6 +226,44 @@ public class DeploymentBench {
                     perSecond[2][c] / rawPerSecond[2][c] / one);
         }
         admin.delete(id, running);
+    }
+
+    /** A way's latencies at one caller, in ms. */
+    record Spread(double p10, double p50) {}
+
+    /**
+     * One caller calling each way in turn, one call each, for {@code seconds}: on a shared machine whose load moves
+     * from second to second, every way then meets the same moments, which turns of seconds each do not give. The
+     * differences of their percentiles are the stages of a call.
+     */
+    static Spread[] interleaved(int seconds, Way... ways) throws Exception {
+        var sessions = new ArrayList<Session>();
+        var latencies = new ArrayList<List<Long>>();
+        for (Way way : ways) {
+            sessions.add(way.open());
+            latencies.add(new ArrayList<>());
+        }
+        try {
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            for (int i = 0; System.nanoTime() < end; i++) {
+                for (int w = 0; w < ways.length; w++) {
+                    long start = System.nanoTime();
+                    sessions.get(w).call(i);
+                    latencies.get(w).add(System.nanoTime() - start);
+                }
+            }
+        } finally {
+            sessions.forEach(Session::close);
+        }
+        var spreads = new Spread[ways.length];
+        for (int w = 0; w < ways.length; w++) {
+            long[] sorted = latencies.get(w).stream()
+                    .mapToLong(Long::longValue)
+                    .sorted()
+                    .toArray();
+            spreads[w] = new Spread(sorted[sorted.length / 10] / 1e6, sorted[sorted.length / 2] / 1e6);
+        }
+        return spreads;
     }
 
     /** One call on a caller's connection: its status. */
@@ -227,20 +307,25 @@ public class DeploymentBench {
     /** @param busy the machine's busy share of CPU time during the turns (every process, other builds included) */
     record Result(double perSecond, double p50, double p99, double busy) {}
 
-    /** Both ways in alternating turns, after a warm-up of each, so that busy moments fall on both alike. */
-    static Result[] alternate(int callers, int seconds, int turns, int warmSeconds, Way first, Way second)
-            throws Exception {
-        calls(Math.max(callers, 4), warmSeconds, first, new long[2]);
-        calls(Math.max(callers, 4), warmSeconds, second, new long[2]);
-        var a = new ArrayList<Long>();
-        var b = new ArrayList<Long>();
-        long[] cpuA = new long[2];
-        long[] cpuB = new long[2];
-        for (int turn = 0; turn < turns; turn++) {
-            a.addAll(calls(callers, seconds, first, cpuA));
-            b.addAll(calls(callers, seconds, second, cpuB));
+    /** The ways in alternating turns, after a warm-up of each, so that busy moments fall on all alike. */
+    static Result[] alternate(int callers, int seconds, int turns, int warmSeconds, Way... ways) throws Exception {
+        var latencies = new ArrayList<List<Long>>();
+        var cpu = new ArrayList<long[]>();
+        for (Way way : ways) {
+            calls(Math.max(callers, 4), warmSeconds, way, new long[2]);
+            latencies.add(new ArrayList<>());
+            cpu.add(new long[2]);
         }
-        return new Result[] {result(a, seconds * turns, cpuA), result(b, seconds * turns, cpuB)};
+        for (int turn = 0; turn < turns; turn++) {
+            for (int w = 0; w < ways.length; w++) {
+                latencies.get(w).addAll(calls(callers, seconds, ways[w], cpu.get(w)));
+            }
+        }
+        var results = new Result[ways.length];
+        for (int w = 0; w < ways.length; w++) {
+            results[w] = result(latencies.get(w), seconds * turns, cpu.get(w));
+        }
+        return results;
     }
 
     static Result result(List<Long> latencies, int seconds, long[] cpu) {

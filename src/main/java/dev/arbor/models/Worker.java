@@ -75,7 +75,7 @@ public final class Worker {
             System.exit(3);
             return;
         }
-        warmUpMessages();
+        warmUpMessages(engine);
         try {
             Path socket = new Worker(engine, engineName).serve();
             out.println(READY + socket);
@@ -212,21 +212,37 @@ public final class Worker {
     }
 
     private Map<String, Object> embed(Engine.Embedder embedder, JsonNode json) {
-        JsonNode inputs = json.path("inputs");
-        var texts = new ArrayList<String>();
-        inputs.forEach(input -> texts.add(input.asText()));
-        if (!inputs.isArray() || texts.isEmpty() || !inputs.valueStream().allMatch(JsonNode::isTextual)) {
+        Optional<List<String>> texts = texts(json);
+        if (texts.isEmpty()) {
             return Map.of("outcome", "refused", "error", "inputs must be a non-empty list of texts");
         }
-        return run(
-                () -> embedder.embed(texts),
-                embeddings -> Map.of(
-                        "outcome",
-                        "answered",
-                        "vectors",
-                        embeddings.vectors(),
-                        "usage",
-                        Map.of("input_tokens", embeddings.inputTokens())));
+        return run(() -> embedder.embed(texts.get()), Worker::embedded);
+    }
+
+    /** The texts of an embed request; empty unless {@code inputs} is a non-empty list of texts. */
+    private static Optional<List<String>> texts(JsonNode json) {
+        JsonNode inputs = json.path("inputs");
+        if (!inputs.isArray() || inputs.isEmpty()) {
+            return Optional.empty();
+        }
+        var texts = new ArrayList<String>(inputs.size());
+        for (JsonNode input : inputs) {
+            if (!input.isTextual()) {
+                return Optional.empty();
+            }
+            texts.add(input.textValue());
+        }
+        return Optional.of(texts);
+    }
+
+    private static Map<String, Object> embedded(ReplicaSet.Embeddings embeddings) {
+        return Map.of(
+                "outcome",
+                "answered",
+                "vectors",
+                embeddings.vectors().stream().map(WorkerProtocol::vector).toList(),
+                "usage",
+                Map.of("input_tokens", embeddings.inputTokens()));
     }
 
     private Map<String, Object> generate(Engine.Generator generator, JsonNode json, Consumer<String> deltas) {
@@ -281,11 +297,11 @@ public final class Worker {
     }
 
     /**
-     * Runs the reading and writing of messages until the JIT has compiled them. A worker answers a few hundred
-     * requests a second at most, so without this its first minute of answers would pay for cold JSON code (measured:
-     * up to a millisecond a request, against 0.1 ms once compiled).
+     * Runs the reading and writing of messages until the JIT has compiled them: scoring's, and embedding's where the
+     * engine embeds. A worker answers a few hundred requests a second at most, so without this its first minute of
+     * answers would pay for cold JSON code (measured: up to a millisecond a request, against 0.1 ms once compiled).
      */
-    private static void warmUpMessages() {
+    private static void warmUpMessages(Engine engine) {
         var options = new ArrayList<Scoring.Option>();
         var probabilities = new ArrayList<Double>();
         for (int i = 0; i < 20; i++) {
@@ -294,16 +310,21 @@ public final class Worker {
         }
         var question = new Scoring.Question("warm_up", Scoring.Primitive.CHOICE.wire(), "Which option fits?", options);
         var answer = new Scoring.Answer(Map.of("warm_up", probabilities), 20);
+        // a vector of the bundled model's size, its values as varied as an embedding's
+        float[] vector = new float[384];
+        for (int d = 0; d < vector.length; d++) {
+            vector[d] = (float) Math.sin(d) / 20;
+        }
+        var embeddings = new ReplicaSet.Embeddings(List.of(vector), 20);
+        boolean embeds = engine instanceof Engine.Embedder;
         for (int i = 0; i < WARM_UP_MESSAGES; i++) {
-            byte[] message = Json.write(Map.of(
-                    "state",
-                    "A message to warm up with, number " + i + ".",
-                    "media",
-                    List.of(),
-                    "questions",
-                    List.of(question)));
+            String text = "A message to warm up with, number " + i + ".";
+            byte[] message = Json.write(Map.of("state", text, "media", List.of(), "questions", List.of(question)));
             if (refusals(decode(message)).isEmpty()) {
                 Json.write(answered(answer));
+            }
+            if (embeds && texts(Json.read(WorkerProtocol.embed(List.of(text)))).isPresent()) {
+                Json.write(embedded(embeddings));
             }
         }
     }

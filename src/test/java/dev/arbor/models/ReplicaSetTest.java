@@ -267,6 +267,24 @@ class ReplicaSetTest {
     }
 
     @Test
+    void aReplicasVectorsAreTheEnginesOwnToTheBit() throws Exception {
+        runtime = new ModelRuntime(new Models(true), data, ModelRuntime.Settings.DEFAULT, meters);
+        runtime.start();
+        var set = runtime.replicas("minilm-decider", "exact", 1, ReplicaSet.Listener.NONE);
+        var texts = List.of("Billed twice for March", "The login page is broken");
+
+        ReplicaSet.Embeddings served = set.embed(texts);
+
+        List<float[]> own = ((Engine.Embedder) Engine.load("embedding", Map.of()))
+                .embed(texts)
+                .vectors();
+        assertThat(served.vectors()).hasSameSizeAs(own);
+        for (int i = 0; i < own.size(); i++) {
+            assertThat(served.vectors().get(i)).containsExactly(own.get(i));
+        }
+    }
+
+    @Test
     void generatesStreamingDeltasThatAddUpToTheTextTheSameEachTimeAtTemperatureZero() throws Exception {
         Path folder = data.resolve("tiny-llama");
         TinyLlama.write(folder, 7);

@@ -76,4 +76,14 @@ class WorkerProtocolTest {
                     assertThat(e.problems().getFirst().param()).isEqualTo("model");
                 });
     }
+
+    @Test
+    void aVectorTravelsAsItsExactFloats() {
+        float[] vector = {0.1f, -0.0f, Float.MIN_VALUE, -3.4028235e38f, 1f / 3, Float.NaN};
+
+        float[] back = WorkerProtocol.vector(WorkerProtocol.vector(vector));
+
+        assertThat(back).containsExactly(vector);
+        assertThat(Float.floatToRawIntBits(back[1])).isEqualTo(Float.floatToRawIntBits(-0.0f));
+    }
 }
