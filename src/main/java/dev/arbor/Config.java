@@ -9,7 +9,7 @@ import dev.arbor.models.ModelSettings;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
-import dev.arbor.platform.http.HttpSettings;
+import dev.arbor.platform.http.server.HttpSettings;
 import dev.arbor.platform.outbound.AllowedDestination;
 import java.nio.file.Path;
 import java.time.Duration;

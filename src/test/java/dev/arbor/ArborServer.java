@@ -105,8 +105,13 @@ public final class ArborServer implements AutoCloseable {
         return dataDir;
     }
 
+    /** Stops the server, then closes its client. */
     @Override
     public void close() {
-        application.close();
+        try {
+            application.close();
+        } finally {
+            client.close();
+        }
     }
 }

@@ -17,12 +17,16 @@ public final class ArborProcess implements AutoCloseable {
     private final Path data;
     private final int port;
     private final Map<String, String> env;
+    /** One client for every start on this port: tests keep it across a kill and the start after it. */
+    private final TestServer http;
+
     private Process process;
 
     private ArborProcess(Path data, int port, Map<String, String> env) {
         this.data = data;
         this.port = port;
         this.env = env;
+        this.http = new TestServer(port);
     }
 
     /** Serves {@code data} on a free port with {@code env} added to this process's environment; ready to answer. */
@@ -39,12 +43,13 @@ public final class ArborProcess implements AutoCloseable {
     }
 
     public TestServer http() {
-        return new TestServer(port);
+        return http;
     }
 
     /** Kills the server at once, as {@code kill -9} does, and waits until it is gone. */
     public void kill() throws InterruptedException {
         process.destroyForcibly().waitFor();
+        http.forgetConnections();
     }
 
     /** Serves the same folder on the same port again, after {@link #kill}; ready to answer. */
@@ -71,13 +76,12 @@ public final class ArborProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        var http = http();
         await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptions()
                 .until(() -> http.get("/health").status() == 200);
     }
 
-    /** Stops the server as an operator's {@code kill} does. */
+    /** Stops the server as an operator's {@code kill} does, then closes its client. */
     @Override
     public void close() {
         if (process != null && process.isAlive()) {
@@ -88,5 +92,6 @@ public final class ArborProcess implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        http.close();
     }
 }

@@ -15,17 +15,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
-/** An HTTP client for a server under test, on loopback. */
-public final class TestServer {
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(5))
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
-
+/**
+ * An HTTP client for a server under test, on loopback, closed with that server. Each server has a client of its own:
+ * with one client for all, a connection kept alive to a server that has stopped could carry a request meant for a
+ * later server that got the same port, and the request would fail without an answer.
+ */
+public final class TestServer implements AutoCloseable {
     private final int port;
+    /** Replaced only when the server on this port is killed and started again ({@link #forgetConnections}). */
+    private volatile HttpClient client = newClient();
 
     public TestServer(int port) {
         this.port = port;
+    }
+
+    private static HttpClient newClient() {
+        return HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
     }
 
     public int port() {
@@ -90,14 +98,14 @@ public final class TestServer {
         return builder.method(method, body).build();
     }
 
-    private static HttpReply reply(HttpRequest request) {
+    private HttpReply reply(HttpRequest request) {
         HttpResponse<String> response = exchange(request, HttpResponse.BodyHandlers.ofString());
         return new HttpReply(response.statusCode(), response.headers(), response.body());
     }
 
-    private static <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         try {
-            return CLIENT.send(request, handler);
+            return client.send(request, handler);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -126,6 +134,25 @@ public final class TestServer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Drops the connections kept alive to a server that was killed, so that the next request opens one to the server
+     * started on the same port after it.
+     */
+    void forgetConnections() {
+        HttpClient killed = client;
+        client = newClient();
+        killed.close();
+    }
+
+    /**
+     * Closes the connections, once the server has stopped; waits for requests still in flight, each bounded by its
+     * timeout.
+     */
+    @Override
+    public void close() {
+        client.close();
     }
 
     /** Name, value pairs. */

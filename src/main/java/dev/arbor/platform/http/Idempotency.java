@@ -33,7 +33,7 @@ import org.jdbi.v3.core.Handle;
  */
 public final class Idempotency {
     public static final String HEADER = "Idempotency-Key";
-    static final int MAX_KEY_LENGTH = 255;
+    public static final int MAX_KEY_LENGTH = 255;
     static final Duration KEPT = Duration.ofHours(24);
     /** A request still marked running after this long belongs to a process that died; a retry takes it over. */
     static final Duration STALE = Duration.ofMinutes(15);
@@ -99,7 +99,7 @@ public final class Idempotency {
      * is never read here: it is known by its length, its content type (without the multipart boundary) and its file
      * name header instead.
      */
-    Handler wrap(Route route) {
+    public Handler wrap(Route route) {
         Handler handler = route.handler();
         boolean upload = route.isUpload();
         List<HeaderParam> headers = route.headers();

@@ -13,13 +13,14 @@ import java.util.regex.Pattern;
 
 /** What the platform learned about a request before its handler runs, kept on the request's context. */
 public final class Requests {
-    static final String ID = "arbor.request_id";
-    static final String STARTED = "arbor.started_nanos";
-    static final String CLIENT = "arbor.client_address";
+    // the server (platform.http.server) sets these before the handler runs; handlers read them through the methods
+    public static final String ID = "arbor.request_id";
+    public static final String STARTED = "arbor.started_nanos";
+    public static final String CLIENT = "arbor.client_address";
     static final String BODY = "arbor.body";
-    static final String BODY_LIMIT = "arbor.body_limit";
+    public static final String BODY_LIMIT = "arbor.body_limit";
     /** The server's body limit, set where an operation's own limit is higher only for the media it takes inline. */
-    static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
+    public static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
 
     private static final Pattern AUTH_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,19}");
 
@@ -128,7 +129,7 @@ public final class Requests {
         }
     }
 
-    static ApiException tooLarge(long limit) {
+    public static ApiException tooLarge(long limit) {
         return ApiException.of(
                 ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit + " bytes.");
     }

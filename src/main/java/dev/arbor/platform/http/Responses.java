@@ -54,7 +54,7 @@ public final class Responses {
         json(ctx, error.status(), envelope(error, Requests.id(ctx)));
     }
 
-    static Map<String, Object> envelope(ApiException error, String requestId) {
+    public static Map<String, Object> envelope(ApiException error, String requestId) {
         Problem first = error.problems().getFirst();
         var details = new ArrayList<Map<String, Object>>();
         for (Problem problem : error.problems()) {

@@ -1,8 +1,18 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.http.server;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.config.ConfigException;
+import dev.arbor.platform.http.Access;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Idempotency;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Requests;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Route;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.net.AddressRange;

@@ -1,5 +1,9 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.http.server;
 
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.ids.Ids;
 import java.io.IOException;
 import java.nio.ByteBuffer;

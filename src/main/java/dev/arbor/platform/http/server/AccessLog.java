@@ -1,5 +1,6 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.http.server;
 
+import dev.arbor.platform.http.Access;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
