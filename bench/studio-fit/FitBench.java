@@ -16,13 +16,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Fitted heads on the bundled embedding model and the SpamAssassin public mail corpus, through the API: the time of a
- * fit on 120 and on 5,000 labelled mails with their embeddings cached (a second fit of the same labels, so embedding
- * is excluded), a fitted decision's latency beside a zero-shot one in the same run (interleaved), and the quality of
- * both on held-out mails (an eval of the zero-shot and the fitted version on the test split). Run with the test class
- * path, after ./mvnw test-compile (which installs the corpus):
+ * Fitted heads on the bundled embedding model and the SpamAssassin public mail corpus, through the API. For each
+ * label count (120 and 5,000 by default) a template gets that many labelled mails as calibration examples and the
+ * held-out mails as its test split, and is fitted twice: the first fit embeds every mail (cold cache), the second reads
+ * every embedding from the cache, so the first minus the second is the embedding and the second is the fit without
+ * it. An eval of the fitted version on the test split gives the head's quality on mails it never saw. For a count of
+ * at most 1,000 the zero-shot version 1 is evaluated beside it and a fitted decision's latency is taken beside a
+ * zero-shot one (interleaved). The held-out mails come from the corpus's test part; the labels from its fit part
+ * first, then from the rest of the test part (the fit part alone has about 3,000 mails), never a held-out one. Run
+ * with the test class path, after ./mvnw test-compile (which installs the corpus):
  * ./mvnw -o -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=cp.txt
- * java -cp "target/classes:target/test-classes:$(cat cp.txt)" bench/studio-fit/FitBench.java [big] [test]
+ * java -cp "target/classes:target/test-classes:$(cat cp.txt)" bench/studio-fit/FitBench.java [labels,...] [held-out]
+ * With FIT_BENCH_DATA naming the data folder of an earlier run, its templates and embeddings are used again.
  */
 public class FitBench {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -31,32 +36,59 @@ public class FitBench {
     static String base;
 
     public static void main(String[] args) throws Exception {
-        int big = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+        int[] counts = Arrays.stream((args.length > 0 ? args[0] : "120,5000").split(","))
+                .mapToInt(Integer::parseInt)
+                .toArray();
         int held = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
+        // a data folder of an earlier run keeps its templates and cached embeddings: its fits measure the fitting alone
+        String data = System.getenv()
+                .getOrDefault(
+                        "FIT_BENCH_DATA",
+                        Files.createTempDirectory("arbor-fit-bench-").toString());
+        System.out.println("data folder " + data);
         var env = Map.of(
-                "ARBOR_DATA", Files.createTempDirectory("arbor-fit-bench-").toString(),
+                "ARBOR_DATA", data,
                 "ARBOR_PORT", "0",
                 "ARBOR_LOG_LEVEL", "WARN");
-        List<Corpora.Item> fit = Corpora.part(Corpora.spamAssassin(), Corpora.Part.FIT);
-        List<Corpora.Item> test = Corpora.slice(Corpora.part(Corpora.spamAssassin(), Corpora.Part.TEST), held);
+        List<Corpora.Item> testPart = Corpora.part(Corpora.spamAssassin(), Corpora.Part.TEST);
+        List<Corpora.Item> test = Corpora.slice(testPart, held);
+        var labels = new ArrayList<>(Corpora.slice(Corpora.part(Corpora.spamAssassin(), Corpora.Part.FIT), 100_000));
+        Corpora.slice(testPart, testPart.size()).stream()
+                .filter(mail -> !test.contains(mail))
+                .forEach(labels::add);
+        System.out.printf(
+                "%d mails: %d held out, %d to label from; load average %.2f%n",
+                Corpora.spamAssassin().size(),
+                test.size(),
+                labels.size(),
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        .getSystemLoadAverage());
         try (var app = Application.start(Config.load(env, List.of()))) {
             base = "http://127.0.0.1:" + app.port();
-            // 120 labels, with the held-out mails as the test split for the eval
-            template("mail-120", Corpora.slice(fit, 120), test);
-            double[] small = fitTwice("mail-120");
-            System.out.printf("fit 120 labels: first %.2f s (embedding included), cached %.2f s%n", small[0], small[1]);
-            latency("mail-120");
-            quality("mail-120");
-            List<Corpora.Item> many = Corpora.slice(fit, Math.min(big, fit.size()));
-            template("mail-big", many, List.of());
-            double[] large = fitTwice("mail-big");
-            System.out.printf(
-                    "fit %d labels: first %.2f s (embedding included), cached %.2f s%n",
-                    many.size(), large[0], large[1]);
+            for (int count : counts) {
+                String template = "mail-" + count;
+                List<Corpora.Item> calibration = labels.subList(0, Math.min(count, labels.size()));
+                template(template, calibration, test);
+                double[] seconds = fitTwice(template);
+                System.out.printf(
+                        "fit %d labels: first %.2f s (embedding included), cached %.2f s; so embedding %.2f s, "
+                                + "fitting %.2f s%n",
+                        calibration.size(), seconds[0], seconds[1], seconds[0] - seconds[1], seconds[1]);
+                boolean small = count <= 1000;
+                if (small) {
+                    latency(template);
+                }
+                int fitted =
+                        get("/v1/studio/templates/" + template).path("version").asInt();
+                quality(template, small ? "[1, " + fitted + "]" : "[" + fitted + "]");
+            }
         }
     }
 
     static void template(String id, List<Corpora.Item> calibration, List<Corpora.Item> test) throws Exception {
+        if (get("/v1/studio/templates/" + id).has("id")) {
+            return; // made by an earlier run on this data folder
+        }
         post(
                 "/v1/studio/templates",
                 "{\"id\": \"" + id + "\", \"model\": \"minilm-decider\", \"questions\": "
@@ -123,10 +155,10 @@ public class FitBench {
                 zeroShot.size(), pct(zeroShot, 50), pct(zeroShot, 90), pct(fitted, 50), pct(fitted, 90));
     }
 
-    static void quality(String template) throws Exception {
+    static void quality(String template, String versions) throws Exception {
         String id = post(
                         "/v1/studio/evals",
-                        "{\"template\": \"" + template + "\", \"versions\": [1, 2], "
+                        "{\"template\": \"" + template + "\", \"versions\": " + versions + ", "
                                 + "\"examples\": {\"split\": \"test\"}, \"store\": \"none\"}")
                 .path("id")
                 .asText();

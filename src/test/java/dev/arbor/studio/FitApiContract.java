@@ -10,6 +10,7 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.testing.Corpora;
 import dev.arbor.testing.HttpReply;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -244,7 +245,14 @@ abstract class FitApiContract extends ServerContract {
                         400,
                         "invalid_field",
                         "settings.questions.spam.head"),
-                Arguments.of("an unknown fit", F + "/fit_nothing?wait=0", null, 404, "fit_not_found", "fit_id"));
+                Arguments.of("an unknown fit", F + "/fit_nothing?wait=0", null, 404, "fit_not_found", "fit_id"),
+                Arguments.of(
+                        "an unknown status in the list's filter",
+                        F + "?status=done",
+                        null,
+                        400,
+                        "invalid_parameter",
+                        "status"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -257,6 +265,114 @@ abstract class FitApiContract extends ServerContract {
         if (param != null) {
             assertThat(reply.json().at("/error/param").asText()).isEqualTo(param);
         }
+    }
+
+    /** A few labelled mails of each class from the fit part, after the first {@code skip}: a fit of seconds. */
+    static List<Corpora.Item> balanced(int skip, int perClass) {
+        var chosen = new ArrayList<Corpora.Item>();
+        for (String label : List.of("spam", "ham")) {
+            mails(Corpora.Part.FIT, 3000).stream()
+                    .skip(skip)
+                    .filter(mail -> mail.label().equals(label))
+                    .limit(perClass)
+                    .forEach(chosen::add);
+        }
+        return chosen;
+    }
+
+    /** Starts a fit and answers its id at once (it runs on in the background). */
+    String start(String template) {
+        HttpReply accepted = http.post("/v1/studio/templates/" + template + "/fit", "{}");
+        assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+        return accepted.json().path("id").asText();
+    }
+
+    static List<String> ids(JsonNode list) {
+        var ids = new ArrayList<String>();
+        list.path("data").forEach(fit -> ids.add(fit.path("id").asText()));
+        return ids;
+    }
+
+    @Test
+    void fitsAreListedNewestFirstAPageAtATime() {
+        create("fit-list-paged", balanced(800, 6), List.of());
+        String older = fit("fit-list-paged").path("id").asText();
+        String newer = fit("fit-list-paged").path("id").asText();
+
+        JsonNode first = http.get(F + "?template_id=fit-list-paged&limit=1").json();
+        JsonNode second = http.get(F + "?template_id=fit-list-paged&limit=1&after=" + newer)
+                .json();
+
+        assertThat(ids(first)).containsExactly(newer);
+        assertThat(first.path("has_more").asBoolean()).isTrue();
+        assertThat(first.at("/data/0")).isEqualTo(http.get(F + "/" + newer).json());
+        assertThat(ids(second)).containsExactly(older);
+        assertThat(second.path("has_more").asBoolean()).isFalse();
+    }
+
+    @Test
+    void fitsAreListedByTemplateAndByStatus() {
+        create("fit-list-done", balanced(900, 6), List.of());
+        create("fit-list-cancelled", mails(Corpora.Part.FIT, 600).subList(400, 600), List.of());
+        String completed = fit("fit-list-done").path("id").asText();
+        String cancelled = start("fit-list-cancelled");
+        assertThat(http.post(F + "/" + cancelled + "/cancel", "").status()).isEqualTo(200);
+
+        List<String> ofTemplate = ids(http.get(F + "?template_id=fit-list-done").json());
+        List<String> ofStatus = ids(http.get(F + "?status=cancelled&limit=100").json());
+
+        assertThat(ofTemplate).containsExactly(completed);
+        assertThat(ofStatus).contains(cancelled).doesNotContain(completed);
+    }
+
+    @Test
+    void deletingAnUnfinishedFitCancelsItAndRemovesIt() {
+        create("fit-delete-running", mails(Corpora.Part.FIT, 800).subList(600, 800), List.of());
+        String id = start("fit-delete-running");
+
+        HttpReply deleted = http.delete(F + "/" + id);
+
+        assertThat(deleted.status()).as(deleted.body()).isEqualTo(200);
+        assertThat(deleted.json().path("object").asText()).isEqualTo("fit.deleted");
+        assertThat(deleted.json().path("deleted").asBoolean()).isTrue();
+        assertThat(http.get(F + "/" + id).status()).isEqualTo(404);
+        assertThat(ids(http.get(F + "?template_id=fit-delete-running").json())).isEmpty();
+        assertThat(http.get("/v1/studio/templates/fit-delete-running")
+                        .json()
+                        .path("version")
+                        .asInt())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void deletingACompletedFitKeepsTheHeadItsVersionAnswersWith() {
+        create("fit-delete-done", balanced(1000, 6), List.of());
+        JsonNode fit = fit("fit-delete-done");
+        assertThat(fit.path("status").asText()).as(fit.toString()).isEqualTo("completed");
+        String head = fit.at("/heads/spam/id").asText();
+
+        HttpReply deleted = http.delete(F + "/" + fit.path("id").asText());
+
+        assertThat(deleted.status()).as(deleted.body()).isEqualTo(200);
+        assertThat(http.get(F + "/" + fit.path("id").asText()).status()).isEqualTo(404);
+        String mail = mails(Corpora.Part.TEST, 1).getFirst().text();
+        ObjectNode body = Json.object()
+                .put("state", mail.length() > 1500 ? mail.substring(0, 1500) : mail)
+                .put("template", "fit-delete-done@" + fit.path("version").asInt());
+        JsonNode decision = http.post("/v1/studio/decisions", body.toString()).json();
+        assertThat(decision.at("/answers/spam/method").asText())
+                .as(decision.toString())
+                .isEqualTo("fitted_head");
+        assertThat(decision.at("/answers/spam/head").asText()).isEqualTo(head);
+    }
+
+    @Test
+    void deletingAnUnknownFitIsNotFound() {
+        HttpReply reply = http.delete(F + "/fit_nothing");
+
+        assertThat(reply.status()).as(reply.body()).isEqualTo(404);
+        assertThat(reply.json().at("/error/code").asText()).isEqualTo("fit_not_found");
+        assertThat(reply.json().at("/error/param").asText()).isEqualTo("fit_id");
     }
 
     @Test

@@ -13,14 +13,21 @@ import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Waiting;
+import dev.arbor.studio.WorkStatus;
 import io.javalin.http.Context;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
 
 /** The fit routes: {@code POST /v1/studio/templates/{id}/fit}, and the fits under {@code /v1/studio/fits}. */
 final class FitRoutes {
@@ -50,6 +57,16 @@ final class FitRoutes {
                     .required("started_at", nullable(timestamp()))
                     .required("completed_at", nullable(timestamp())));
 
+    static final Schema FITS = Schema.list(FIT);
+    static final Schema DELETED = Schema.deleted("fit");
+
+    private static final QueryParam TEMPLATE =
+            new QueryParam("template_id", string(200), "Only the fits of this template.");
+    private static final QueryParam STATUS = new QueryParam(
+            "status",
+            oneOf(Arrays.stream(WorkStatus.values()).map(WorkStatus::wire).toArray(String[]::new)),
+            "Only the fits in this status.");
+
     private static final Waiting WAIT = Waiting.on("the fit");
 
     private final Fits fits;
@@ -68,11 +85,21 @@ final class FitRoutes {
                         this::create)
                 .body(FIT_IN)
                 .accepted(FIT)
+                .get(BASE, "List fits, newest first", this::list)
+                .query(Page.PARAMETERS)
+                .query(TEMPLATE, STATUS)
+                .ok(FITS)
                 .get(one, "Get a fit (?wait=N waits for it to finish)", this::get)
                 .query(WAIT.param())
                 .ok(FIT)
                 .action(one + "/cancel", "Cancel a queued or running fit", this::cancel)
-                .ok(FIT);
+                .ok(FIT)
+                .delete(
+                        one,
+                        "Delete a fit (a queued or running one is cancelled first); the heads a template version "
+                                + "names stay, so that its decisions keep using them",
+                        this::delete)
+                .ok(DELETED);
     }
 
     private void create(Context ctx) {
@@ -80,6 +107,20 @@ final class FitRoutes {
         FitStore.Stored fit = fits.create(ctx.pathParam("template_id"), body);
         ctx.header("location", BASE + "/" + fit.id());
         Responses.json(ctx, 202, Fits.json(fit));
+    }
+
+    private void list(Context ctx) {
+        Optional<WorkStatus> status = STATUS.read(ctx)
+                .map(text -> Arrays.stream(WorkStatus.values())
+                        .filter(s -> s.wire().equals(text))
+                        .findFirst()
+                        .orElseThrow(() -> ApiException.of(
+                                ErrorCode.INVALID_PARAMETER,
+                                "status",
+                                "`status` must be one of queued, in_progress, completed, failed, cancelled.")));
+        Responses.ok(
+                ctx,
+                Responses.page(fits.list(Page.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
     }
 
     private void get(Context ctx) {
@@ -91,5 +132,11 @@ final class FitRoutes {
 
     private void cancel(Context ctx) {
         Responses.ok(ctx, Fits.json(fits.cancel(ctx.pathParam("fit_id"))));
+    }
+
+    private void delete(Context ctx) {
+        String id = ctx.pathParam("fit_id");
+        fits.delete(id);
+        Responses.ok(ctx, Map.of("id", id, "object", "fit.deleted", "deleted", true));
     }
 }

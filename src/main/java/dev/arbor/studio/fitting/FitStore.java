@@ -5,7 +5,9 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
 import dev.arbor.studio.WorkStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** The fits' tables: fits (jobs), heads (immutable artefacts) and the embeddings they were fitted on. */
 final class FitStore {
@@ -63,6 +66,48 @@ final class FitStore {
                 .bind("id", id)
                 .map((rs, ctx) -> stored(rs))
                 .findOne());
+    }
+
+    /** Fits newest first: of one template, in one status, where asked. */
+    Paging.Result<Stored> list(Page page, Optional<String> templateId, Optional<WorkStatus> status) {
+        String from = "studio_fits WHERE 1 = 1"
+                + templateId.map(t -> " AND template_id = :template").orElse("")
+                + status.map(s -> " AND status = :status").orElse("");
+        return database.read(handle -> Paging.newestFirst(
+                handle,
+                "*",
+                from,
+                page,
+                (rs, ctx) -> stored(rs),
+                cursor -> find(cursor).isPresent(),
+                query -> {
+                    templateId.ifPresent(t -> query.bind("template", t));
+                    status.ifPresent(s -> query.bind("status", s.wire()));
+                }));
+    }
+
+    /** The ids of the heads a fit wrote. */
+    List<String> headIds(String fitId) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM studio_heads WHERE fit_id = :fit")
+                .bind("fit", fitId)
+                .mapTo(String.class)
+                .list());
+    }
+
+    /** Deletes a fit and those of its heads that {@code kept} does not name, together. */
+    void delete(String id, Set<String> kept) {
+        database.update(handle -> {
+            var heads = handle.createUpdate("DELETE FROM studio_heads WHERE fit_id = :id"
+                            + (kept.isEmpty() ? "" : " AND id NOT IN (<kept>)"))
+                    .bind("id", id);
+            if (!kept.isEmpty()) {
+                heads.bindList("kept", List.copyOf(kept));
+            }
+            heads.execute();
+            handle.createUpdate("DELETE FROM studio_fits WHERE id = :id")
+                    .bind("id", id)
+                    .execute();
+        });
     }
 
     /** Queued to in progress; false when it was cancelled first. */

@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.ModelRuntime;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
@@ -29,9 +31,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -46,6 +50,8 @@ import org.slf4j.LoggerFactory;
 public final class Fits implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Fits.class);
     private static final int EMBED_BATCH = 16;
+    /** How long deleting a running fit waits for it to stop (it stops between embedding batches and fits). */
+    private static final long STOP_WAIT_SECONDS = 60;
 
     private final FitStore store;
     private final Templates templates;
@@ -57,10 +63,13 @@ public final class Fits implements AutoCloseable {
     private final boolean readOnly;
     private final StoppedServerWork stopped;
     private final Heads heads;
-    private final Map<String, AtomicBoolean> running = new ConcurrentHashMap<>();
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final ExecutorService background = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("arbor-fit-", 0).factory());
     private volatile boolean closing;
+
+    /** A fit this server runs: the flag that stops it, and when it ended (however it ended). */
+    private record Running(AtomicBoolean cancelled, CompletableFuture<Void> ended) {}
 
     /** A fit ready to run: its labelled items and the questions with their definitions. */
     private record Job(String id, String reference, List<Evals.Labelled> items, List<Question> questions) {}
@@ -241,7 +250,8 @@ public final class Fits implements AutoCloseable {
 
     private void submit(Job job) {
         var cancelled = new AtomicBoolean();
-        running.put(job.id(), cancelled);
+        var ended = new CompletableFuture<Void>();
+        running.put(job.id(), new Running(cancelled, ended));
         background.submit(() -> {
             try {
                 run(job, cancelled);
@@ -277,6 +287,7 @@ public final class Fits implements AutoCloseable {
                 }
             } finally {
                 running.remove(job.id());
+                ended.complete(null);
             }
         });
     }
@@ -313,7 +324,7 @@ public final class Fits implements AutoCloseable {
             }
             store.progress(job.id(), ++done);
         }
-        if (cancelled.get() || closing) {
+        if (cancelled.get() || closing || !stillRunning(job.id())) {
             return;
         }
         Templates.Written version = templates.writeHeads(
@@ -383,8 +394,38 @@ public final class Fits implements AutoCloseable {
                     "Fit " + id + " is " + find(id).status().wire()
                             + "; only a queued or running fit can be cancelled.");
         }
-        Optional.ofNullable(running.get(id)).ifPresent(flag -> flag.set(true));
+        Optional.ofNullable(running.get(id)).ifPresent(run -> run.cancelled().set(true));
         return find(id);
+    }
+
+    /** Whether a fit is still in progress as stored (a cancel or a delete, maybe on another server, ends it). */
+    private boolean stillRunning(String id) {
+        return store.find(id).filter(f -> f.status() == WorkStatus.IN_PROGRESS).isPresent();
+    }
+
+    Paging.Result<FitStore.Stored> list(Page page, Optional<String> templateId, Optional<WorkStatus> status) {
+        return store.list(page, templateId, status);
+    }
+
+    /**
+     * Deletes a fit: an unfinished one is cancelled first, and waited for while it runs here so that it writes no
+     * version after; then its record goes with every head of it that no version of its template names (those stay,
+     * so that decisions on the versions keep using them). 404 {@code fit_not_found} for an unknown one.
+     */
+    void delete(String id) {
+        FitStore.Stored fit = find(id);
+        if (!fit.status().finished()) {
+            store.finish(
+                    id, WorkStatus.CANCELLED, Optional.empty(), Optional.empty(), Optional.empty(), clock.millis());
+            Running run = running.get(id);
+            if (run != null) {
+                run.cancelled().set(true);
+                run.ended()
+                        .completeOnTimeout(null, STOP_WAIT_SECONDS, TimeUnit.SECONDS)
+                        .join();
+            }
+        }
+        store.delete(id, templates.headsInUse(fit.templateId(), store.headIds(id)));
     }
 
     FitStore.Stored find(String id) {

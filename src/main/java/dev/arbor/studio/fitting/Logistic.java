@@ -13,7 +13,10 @@ import java.util.function.BooleanSupplier;
  * Multinomial logistic regression on embeddings, in plain Java: features standardised per dimension, an L2 penalty
  * chosen from a small grid by stratified k-fold cross-validation (out-of-fold log loss, a fixed seed so the same
  * labels give the same head), the final weights fitted on every label with L-BFGS, and a temperature fitted on the
- * out-of-fold logits so that the probabilities are calibrated rather than merely ranked.
+ * out-of-fold logits so that the probabilities are calibrated rather than merely ranked. The grid is walked from the
+ * strongest penalty down, each fold's fit starting from its solution at the penalty before (a warm start: fewer steps
+ * than from zero), and the walk stops once the out-of-fold loss rises, sparing the weakest penalties, the slowest to
+ * fit, when they would only overfit.
  */
 final class Logistic {
     /** Penalties tried, per example on standardised features: from nearly none to strong. */
@@ -54,29 +57,40 @@ final class Logistic {
         }
         int n = data.labels().length;
         int[] fold = folds(data.labels(), data.classes(), MAX_FOLDS, seed);
-        double[][] bestLogits = null;
+        var trains = new ArrayList<List<Integer>>();
+        var helds = new ArrayList<List<Integer>>();
+        for (int f = 0; f < MAX_FOLDS; f++) {
+            var train = new ArrayList<Integer>();
+            var held = new ArrayList<Integer>();
+            for (int i = 0; i < n; i++) {
+                (fold[i] == f ? held : train).add(i);
+            }
+            trains.add(train);
+            helds.add(held);
+        }
+        // each fold's solution at the penalty before, the start of its fit at the next, weaker one
+        double[][] starts = new double[MAX_FOLDS][data.classes() * (data.dimension() + 1)];
+        int best = GRID.length - 1;
         double bestLoss = Double.POSITIVE_INFINITY;
-        double bestPenalty = GRID[0];
-        for (double penalty : GRID) {
+        double[][] bestLogits = new double[0][];
+        for (int p = GRID.length - 1; p >= 0; p--) {
             double[][] outOfFold = new double[n][];
             for (int f = 0; f < MAX_FOLDS; f++) {
                 checkStopped(stopped);
-                var train = new ArrayList<Integer>();
-                var held = new ArrayList<Integer>();
-                for (int i = 0; i < n; i++) {
-                    (fold[i] == f ? held : train).add(i);
-                }
-                float[] weights = train(data, train, penalty);
-                for (int i : held) {
-                    outOfFold[i] = logits(weights, data.classes(), data.vectors()[i]);
+                Standardised rows = Standardised.of(data, trains.get(f));
+                starts[f] = minimise(new Objective(rows.x(), rows.y(), data.classes(), GRID[p]), starts[f]);
+                float[] raw = rows.raw(starts[f], data.classes());
+                for (int i : helds.get(f)) {
+                    outOfFold[i] = logits(raw, data.classes(), data.vectors()[i]);
                 }
             }
             double loss = logLoss(outOfFold, data.labels(), 1);
-            if (loss < bestLoss) {
-                bestLoss = loss;
-                bestLogits = outOfFold;
-                bestPenalty = penalty;
+            if (loss > bestLoss) {
+                break; // past the least out-of-fold loss: weaker penalties only overfit more
             }
+            bestLoss = loss;
+            best = p;
+            bestLogits = outOfFold;
         }
         checkStopped(stopped);
         double temperature = temperature(bestLogits, data.labels());
@@ -84,13 +98,18 @@ final class Logistic {
         for (int i = 0; i < n; i++) {
             all.add(i);
         }
-        float[] weights = train(data, all, bestPenalty);
+        Standardised rows = Standardised.of(data, all);
+        float[] weights = rows.raw(
+                minimise(
+                        new Objective(rows.x(), rows.y(), data.classes(), GRID[best]),
+                        new double[data.classes() * (data.dimension() + 1)]),
+                data.classes());
         return new Softmax(
                 data.classes(),
                 data.dimension(),
                 weights,
                 temperature,
-                bestPenalty,
+                GRID[best],
                 accuracy(bestLogits, data.labels()),
                 logLoss(bestLogits, data.labels(), temperature));
     }
@@ -142,56 +161,62 @@ final class Logistic {
     }
 
     /**
-     * Weights for the raw vectors, fitted on the rows given: standardised features, mean log loss plus half the
-     * penalty times the squared weights (biases free), minimised with L-BFGS, then folded back to raw features.
+     * The rows given, standardised per dimension (their own mean and spread), with their classes: what the objective
+     * is minimised on.
      */
-    static float[] train(Data data, List<Integer> rows, double penalty) {
-        int d = data.dimension();
-        int k = data.classes();
-        int n = rows.size();
-        double[] mean = new double[d];
-        double[] scale = new double[d];
-        for (int i : rows) {
-            float[] v = data.vectors()[i];
-            for (int j = 0; j < d; j++) {
-                mean[j] += v[j];
+    private record Standardised(double[][] x, int[] y, double[] mean, double[] scale) {
+        static Standardised of(Data data, List<Integer> rows) {
+            int d = data.dimension();
+            int n = rows.size();
+            double[] mean = new double[d];
+            double[] scale = new double[d];
+            for (int i : rows) {
+                float[] v = data.vectors()[i];
+                for (int j = 0; j < d; j++) {
+                    mean[j] += v[j];
+                }
             }
-        }
-        for (int j = 0; j < d; j++) {
-            mean[j] /= n;
-        }
-        for (int i : rows) {
-            float[] v = data.vectors()[i];
             for (int j = 0; j < d; j++) {
-                double c = v[j] - mean[j];
-                scale[j] += c * c;
+                mean[j] /= n;
             }
-        }
-        double[][] x = new double[n][d];
-        int[] y = new int[n];
-        for (int j = 0; j < d; j++) {
-            scale[j] = Math.max(Math.sqrt(scale[j] / n), 1e-8);
-        }
-        for (int r = 0; r < n; r++) {
-            float[] v = data.vectors()[rows.get(r)];
+            for (int i : rows) {
+                float[] v = data.vectors()[i];
+                for (int j = 0; j < d; j++) {
+                    double c = v[j] - mean[j];
+                    scale[j] += c * c;
+                }
+            }
+            double[][] x = new double[n][d];
+            int[] y = new int[n];
             for (int j = 0; j < d; j++) {
-                x[r][j] = (v[j] - mean[j]) / scale[j];
+                scale[j] = Math.max(Math.sqrt(scale[j] / n), 1e-8);
             }
-            y[r] = data.labels()[rows.get(r)];
-        }
-        double[] w = minimise(new Objective(x, y, k, penalty), new double[k * (d + 1)]);
-        float[] raw = new float[k * (d + 1)];
-        for (int c = 0; c < k; c++) {
-            int row = c * (d + 1);
-            double bias = w[row + d];
-            for (int j = 0; j < d; j++) {
-                double weight = w[row + j] / scale[j];
-                raw[row + j] = (float) weight;
-                bias -= weight * mean[j];
+            for (int r = 0; r < n; r++) {
+                float[] v = data.vectors()[rows.get(r)];
+                for (int j = 0; j < d; j++) {
+                    x[r][j] = (v[j] - mean[j]) / scale[j];
+                }
+                y[r] = data.labels()[rows.get(r)];
             }
-            raw[row + d] = (float) bias;
+            return new Standardised(x, y, mean, scale);
         }
-        return raw;
+
+        /** Weights fitted on these standardised rows, folded back to weights for raw vectors. */
+        float[] raw(double[] w, int classes) {
+            int d = mean.length;
+            float[] raw = new float[classes * (d + 1)];
+            for (int c = 0; c < classes; c++) {
+                int row = c * (d + 1);
+                double bias = w[row + d];
+                for (int j = 0; j < d; j++) {
+                    double weight = w[row + j] / scale[j];
+                    raw[row + j] = (float) weight;
+                    bias -= weight * mean[j];
+                }
+                raw[row + d] = (float) bias;
+            }
+            return raw;
+        }
     }
 
     /** Mean cross-entropy of a softmax over standardised rows plus the L2 penalty, with its gradient. */
@@ -206,11 +231,7 @@ final class Logistic {
                 double[] row = x[i];
                 for (int c = 0; c < classes; c++) {
                     int o = c * (d + 1);
-                    double sum = w[o + d];
-                    for (int j = 0; j < d; j++) {
-                        sum += w[o + j] * row[j];
-                    }
-                    logits[c] = sum;
+                    logits[c] = w[o + d] + dot(w, o, row);
                 }
                 double max = max(logits);
                 double total = 0;
@@ -408,6 +429,29 @@ final class Logistic {
             max = Math.max(max, v);
         }
         return max;
+    }
+
+    /**
+     * The dot product of {@code row} with {@code w} from {@code offset}, in four independent sums: the objective's
+     * inner loop, which one running sum keeps from overlapping its additions.
+     */
+    private static double dot(double[] w, int offset, double[] row) {
+        double s0 = 0;
+        double s1 = 0;
+        double s2 = 0;
+        double s3 = 0;
+        int d = row.length;
+        int j = 0;
+        for (; j + 3 < d; j += 4) {
+            s0 += w[offset + j] * row[j];
+            s1 += w[offset + j + 1] * row[j + 1];
+            s2 += w[offset + j + 2] * row[j + 2];
+            s3 += w[offset + j + 3] * row[j + 3];
+        }
+        for (; j < d; j++) {
+            s0 += w[offset + j] * row[j];
+        }
+        return (s0 + s1) + (s2 + s3);
     }
 
     private static double dot(double[] a, double[] b) {

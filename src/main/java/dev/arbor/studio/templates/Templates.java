@@ -14,9 +14,12 @@ import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiConsumer;
 
 /** The studio's templates: versioned decision definitions. Other features use this, never the template tables. */
@@ -69,6 +72,32 @@ public final class Templates {
     /** The number of a template's latest version. */
     public int latestVersion(String id) {
         return service.load(id, Optional.empty()).head().latestVersion();
+    }
+
+    /**
+     * The heads among {@code headIds} that some version of template {@code id} names in its settings (a fitted head,
+     * {@code settings.models.*.questions.*.head}); none once the template is deleted.
+     */
+    public Set<String> headsInUse(String id, Collection<String> headIds) {
+        requireNonNull(id, "id");
+        Set<String> wanted = Set.copyOf(headIds);
+        var used = new HashSet<String>();
+        store.database().read(handle -> {
+            for (int number : store.versionNumbers(handle, id)) {
+                store.version(handle, id, number)
+                        .ifPresent(version -> version.definition()
+                                .path("settings")
+                                .path("models")
+                                .forEach(model -> model.path("questions").forEach(question -> {
+                                    String head = question.path("head").asText("");
+                                    if (wanted.contains(head)) {
+                                        used.add(head);
+                                    }
+                                })));
+            }
+            return used;
+        });
+        return Set.copyOf(used);
     }
 
     /** A version written for another part of the studio, and whether it is new (an identical one is not). */
