@@ -44,10 +44,11 @@ import java.util.regex.Pattern;
  * "target/classes:target/test-classes:$(cat target/cp.txt)" bench/studio-zeroshot/ZeroShotBench.java [mails per half]
  */
 public class ZeroShotBench {
-    /** The engine's default temperatures (EmbeddingEngine.DEFAULT_TEMPERATURES): yes/no, and choice. */
+    /** The engine's default temperatures (EmbeddingEngine.DEFAULT_TEMPERATURES): yes/no, choice, and score. */
     static final double ENGINE_YES_NO = 0.0165;
 
     static final double ENGINE_CHOICE = 0.035;
+    static final double ENGINE_SCORE = 0.05;
     static final double[] GRID = grid(0.002, 0.5, 90);
     static final Path CACHE = Path.of("target/zeroshot-embeddings.bin");
 
@@ -61,19 +62,24 @@ public class ZeroShotBench {
         }
     }
 
-    /** A data set for one question: its items, the option index each label means, the situations and forms tried. */
+    /**
+     * A data set for one question: its items, the option index each label means, the situations and forms tried, and
+     * the engine's temperature for its question type.
+     */
     record DataSet(
             String name,
             List<Item> items,
             Function<Item, Integer> truth,
             List<Situation> situations,
-            List<Form> forms) {}
+            List<Form> forms,
+            double engineTemperature) {}
 
     /** Per item: the score of each option (after calibration), its truth and its half. */
     record Scored(double[][] scores, int[] truth, Part[] parts) {}
 
     public static void main(String[] args) throws Exception {
         int mailsPerHalf = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        List<String> only = args.length > 1 ? List.of(args).subList(1, args.length) : List.of();
         System.err.println("loading the model");
         var embedder = new Embedder();
         System.err.println("reading the corpora");
@@ -96,7 +102,8 @@ public class ZeroShotBench {
                                 "written sides",
                                 List.of(
                                         sentimentQ + " no: The reviewer did not like it.",
-                                        sentimentQ + " yes: The reviewer liked it.")))));
+                                        sentimentQ + " yes: The reviewer liked it."))),
+                ENGINE_YES_NO));
         String topicQ = "What is this review about?";
         sets.add(new DataSet(
                 "review topic (choice)",
@@ -110,7 +117,8 @@ public class ZeroShotBench {
                                 List.of(
                                         topicQ + " product: a product bought online, a gadget or a phone accessory",
                                         topicQ + " movie: a film, its actors and its story",
-                                        topicQ + " restaurant: a restaurant, its food and its service")))));
+                                        topicQ + " restaurant: a restaurant, its food and its service"))),
+                ENGINE_CHOICE));
 
         String spamQ = "Is this mail spam?";
         List<String> spamSides = List.of(
@@ -155,7 +163,28 @@ public class ZeroShotBench {
                                 "five sides each, mean",
                                 List.of(prefixed(spamQ + " no: ", hamSides), prefixed(spamQ + " yes: ", spamSides)),
                                 false),
-                        new Form("five statements each, max", List.of(hamSides, spamSides), true))));
+                        new Form("five statements each, max", List.of(hamSides, spamSides), true)),
+                ENGINE_YES_NO));
+        String valenceQ = "How positive or negative is this word?";
+        sets.add(new DataSet(
+                "word valence (score)",
+                Corpora.valence(),
+                i -> Corpora.VALENCE_LEVELS.indexOf(i.label()),
+                List.of(asRead),
+                List.of(
+                        new Form("levels", prefixed(valenceQ + " ", Corpora.VALENCE_LEVELS)),
+                        new Form("levels alone", Corpora.VALENCE_LEVELS),
+                        new Form(
+                                "numbered levels",
+                                List.of(
+                                        valenceQ + " 1 (very negative)",
+                                        valenceQ + " 2 (negative)",
+                                        valenceQ + " 3 (neutral)",
+                                        valenceQ + " 4 (positive)",
+                                        valenceQ + " 5 (very positive)"))),
+                ENGINE_SCORE));
+        sets.removeIf(set -> !only.isEmpty() && only.stream().noneMatch(set.name()::startsWith));
+        boolean reviewValence = only.isEmpty() || only.stream().anyMatch("review valence"::startsWith);
 
         System.out.printf(
                 Locale.ROOT,
@@ -178,6 +207,7 @@ public class ZeroShotBench {
             String bestBare = "none";
             double bestBareFit = -1;
             Scored bestScored = null;
+            Scored engineScored = null;
             float[][] bestStates = null;
             for (Situation situation : set.situations()) {
                 System.err.println("embedding " + set.name() + " / " + situation.name());
@@ -213,8 +243,7 @@ public class ZeroShotBench {
                         double t = bestLogLoss(scored, Part.FIT);
                         Metrics test = metrics(scored, Part.TEST, t);
                         double fitAccuracy = metrics(scored, Part.FIT, t).accuracy();
-                        Metrics engine =
-                                metrics(scored, Part.TEST, options.length == 2 ? ENGINE_YES_NO : ENGINE_CHOICE);
+                        Metrics engine = metrics(scored, Part.TEST, set.engineTemperature());
                         String auc =
                                 options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
                         System.out.printf(
@@ -244,6 +273,10 @@ public class ZeroShotBench {
                                     test.accuracy(),
                                     test.ece());
                         }
+                        // the engine's own form: the first situation and form listed, uncalibrated
+                        if (engineScored == null && form == set.forms().getFirst() && cf.getValue() == null) {
+                            engineScored = scored;
+                        }
                         if (fitAccuracy > bestFit) {
                             bestFit = fitAccuracy;
                             bestKey = situation.name() + " / " + form.name() + " / " + cf.getKey();
@@ -254,8 +287,82 @@ public class ZeroShotBench {
                 }
             }
             supervised(set, bestKey, bestScored, bestStates, truthAll, parts);
+            temperatures(set.name() + ", chosen on FIT", set.engineTemperature(), bestScored);
+            temperatures(set.name() + ", the engine's form", set.engineTemperature(), engineScored);
+            if (set.name().startsWith("word valence")) raters();
             System.out.printf("- the bare question (what the engine writes alone), chosen on FIT: %s%n%n", bestBare);
         }
+        if (reviewValence) reviewValence(embedder, sentences);
+    }
+
+    /**
+     * A score question over texts, where only the side is labelled: "How positive or negative is this review?" with
+     * the five valence levels, on the review sentences (positive or negative). An answer is on the right side when its
+     * level is on the label's side (neutral never is); the levels inside a side are not known, so this is the most an
+     * answer can be right, and a temperature whose certain answers miss even this is too low.
+     */
+    static void reviewValence(Embedder embedder, List<Item> sentences) throws Exception {
+        List<String> options = prefixed("How positive or negative is this review? ", Corpora.VALENCE_LEVELS);
+        float[][][] optionVectors = new float[options.size()][1][];
+        for (int o = 0; o < options.size(); o++) optionVectors[o][0] = embedder.embed(options.get(o), 256);
+        double[][] scores = new double[sentences.size()][];
+        for (int k = 0; k < scores.length; k++) {
+            scores[k] = similarities(embedder.embed(sentences.get(k).text(), 256), optionVectors, true);
+        }
+        embedder.save();
+        System.out.println(
+                "## Review valence (score, only the side labelled): the engine's form on the review sentences");
+        System.out.println();
+        System.out.println(
+                "| T | FIT side log loss | FIT right side | FIT >=0.9 on the right side (n) | TEST right side |"
+                        + " TEST neutral | TEST >=0.9 on the right side (n) |");
+        System.out.println("|---|---|---|---|---|---|---|");
+        var ts = new java.util.TreeSet<Double>(
+                List.of(0.005, 0.0075, 0.01, 0.0165, 0.025, 0.035, 0.05, 0.075, 0.1, 0.128));
+        for (double t : ts) {
+            String[] cells = new String[2];
+            double[] right = new double[2];
+            double neutral = 0;
+            double sideLogLoss = 0;
+            for (Part part : Part.values()) {
+                int n = 0, onSide = 0, certain = 0, certainOnSide = 0, neutrals = 0;
+                double logLoss = 0;
+                for (int k = 0; k < scores.length; k++) {
+                    Item item = sentences.get(k);
+                    if (item.part() != part) continue;
+                    double[] p = softmax(scores[k], t);
+                    int level = argmax(p);
+                    boolean positive = item.label().equals("positive");
+                    boolean ok = positive ? level >= 3 : level <= 1;
+                    // the probability given to the label's side, which a log loss can judge without the level
+                    logLoss -= Math.log(Math.max(1e-12, positive ? p[3] + p[4] : p[0] + p[1]));
+                    n++;
+                    onSide += ok ? 1 : 0;
+                    neutrals += level == 2 ? 1 : 0;
+                    if (p[level] >= GATE) {
+                        certain++;
+                        certainOnSide += ok ? 1 : 0;
+                    }
+                }
+                right[part.ordinal()] = (double) onSide / n;
+                cells[part.ordinal()] = certain == 0
+                        ? "– (0)"
+                        : String.format(Locale.ROOT, "%.3f (%d)", (double) certainOnSide / certain, certain);
+                if (part == Part.TEST) neutral = (double) neutrals / n;
+                if (part == Part.FIT) sideLogLoss = logLoss / n;
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %.4f | %.3f | %.3f | %s | %.3f | %.3f | %s |%n",
+                    t,
+                    sideLogLoss,
+                    right[0],
+                    cells[0],
+                    right[1],
+                    neutral,
+                    cells[1]);
+        }
+        System.out.println();
     }
 
     /** What labels reach on the same split, beside the zero-shot form chosen on FIT. */
@@ -320,6 +427,113 @@ public class ZeroShotBench {
                     head.line());
         }
         System.out.println();
+    }
+
+    /** Marks of a temperature given with certainty: the share right among the answers at >= 0.9, per half. */
+    static final double GATE = 0.9;
+
+    /**
+     * The chosen form at temperatures around the engine's: what the certainty gate gets on FIT and TEST, and the
+     * lowest temperature of the grid whose answers given with certainty >= 0.9 on FIT are right at least 90% of the
+     * time (lower temperatures are more certain, so the lowest that still keeps the promise gives the most answers).
+     */
+    static void temperatures(String name, double engineTemperature, Scored best) {
+        double fitted = bestLogLoss(best, Part.FIT);
+        double gate = Double.NaN;
+        for (double t : GRID) {
+            Metrics fit = metrics(best, Part.FIT, t);
+            if (fit.confidentN() == 0 || fit.confidentAccuracy() >= GATE) {
+                gate = t;
+                break;
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "Temperatures for %s (the engine's %.4f, lowest FIT log loss %.4f, lowest meeting the gate on FIT"
+                        + " %.4f):%n%n",
+                name,
+                engineTemperature,
+                fitted,
+                gate);
+        System.out.println("| T | FIT log loss | FIT >=0.9 acc (n) | TEST accuracy | TEST ECE | TEST >=0.9 acc (n) |"
+                + " TEST within one | TEST MAE |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        var ts = new java.util.TreeSet<Double>(List.of(0.01, 0.0165, 0.025, 0.035, 0.05, 0.075, 0.1));
+        ts.add(engineTemperature);
+        ts.add(fitted);
+        if (!Double.isNaN(gate)) ts.add(gate);
+        for (double t : ts) {
+            Metrics fit = metrics(best, Part.FIT, t);
+            Metrics test = metrics(best, Part.TEST, t);
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %.4f | %.3f | %s | %.3f | %.3f | %s | %.3f | %.3f |%n",
+                    t,
+                    fit.logLoss(),
+                    fit.confident(),
+                    test.accuracy(),
+                    test.ece(),
+                    test.confident(),
+                    withinOne(best, Part.TEST),
+                    meanAbsoluteError(best, Part.TEST));
+        }
+        System.out.println();
+    }
+
+    /** The share of answers at most one option away from the truth: what "within one" means for an ordered scale. */
+    static double withinOne(Scored scored, Part part) {
+        int n = 0, near = 0;
+        for (int k = 0; k < scored.truth().length; k++) {
+            if (scored.parts()[k] != part) continue;
+            n++;
+            near += Math.abs(argmax(scored.scores()[k]) - scored.truth()[k]) <= 1 ? 1 : 0;
+        }
+        return (double) near / n;
+    }
+
+    static double meanAbsoluteError(Scored scored, Part part) {
+        int n = 0;
+        double error = 0;
+        for (int k = 0; k < scored.truth().length; k++) {
+            if (scored.parts()[k] != part) continue;
+            n++;
+            error += Math.abs(argmax(scored.scores()[k]) - scored.truth()[k]);
+        }
+        return error / n;
+    }
+
+    static int argmax(double[] scores) {
+        int best = 0;
+        for (int i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i;
+        return best;
+    }
+
+    /**
+     * How far people agree on the same levels: of the TEST words' ratings, the share of single raters whose own rating
+     * falls in the level of the ten's mean (and at most one level away) — a ceiling no reading of the word can pass by
+     * much, since the level is itself an average of people who disagree.
+     */
+    static void raters() {
+        List<Corpora.RatedWord> words = Corpora.vaderWords();
+        List<Item> items = Corpora.valence(); // the same words in the same order, labelled by their mean
+        int ratings = 0, same = 0, near = 0;
+        for (int k = 0; k < words.size(); k++) {
+            if (items.get(k).part() != Part.TEST) continue;
+            int level = Corpora.VALENCE_LEVELS.indexOf(items.get(k).label());
+            for (int rating : words.get(k).ratings()) {
+                int own = Corpora.VALENCE_LEVELS.indexOf(Corpora.valenceLevel(rating));
+                ratings++;
+                same += own == level ? 1 : 0;
+                near += Math.abs(own - level) <= 1 ? 1 : 0;
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "- one rater against the level of the ten's mean (TEST words, %d ratings): same level %.3f, within one"
+                        + " %.3f%n%n",
+                ratings,
+                (double) same / ratings,
+                (double) near / ratings);
     }
 
     static List<String> prefixed(String prefix, List<String> texts) {

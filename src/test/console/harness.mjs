@@ -42,6 +42,15 @@ export async function see(locator, what) {
   }
 }
 
+/** Waits until nothing matches: a list redrawn after a change may drop a row a render after the message shows. */
+export async function gone(locator, what) {
+  try {
+    await locator.first().waitFor({ state: 'detached' });
+  } catch {
+    throw new Error(`the page still shows ${what}`);
+  }
+}
+
 let area = 'unknown';
 
 /** Screenshots go to the folder of the scenarios' area (their module's name). */

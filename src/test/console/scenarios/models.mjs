@@ -1,7 +1,7 @@
 // Models, deployments and clusters: the bundled model in the registry and in a worker with its log; a deployment of
 // it made on the page, watched live until it runs, scaled, rate-limited and deleted; the local cluster's health;
 // what a member is offered.
-import { args, base, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, base, gone, nav, page, see, signIn, snap } from '../harness.mjs';
 
 /** A replica is a process that loads the model: slower than a page step. */
 const WORK_MS = 90_000;
@@ -61,7 +61,7 @@ export const scenarios = {
     const seen = await bar.evaluate((e) => ({ value: e.value, max: e.max }));
     const row = page.getByRole('table', { name: 'Model registry' }).getByRole('row').filter({ hasText: args.name });
     await seeWithin(row.getByText('downloaded', { exact: true }), 'the model downloaded', WORK_MS);
-    if ((await bar.count()) !== 0) throw new Error('the progress bar outlives the download');
+    await gone(bar, 'the progress bar after the download');
     await snap('downloaded');
     return seen;
   },
@@ -191,7 +191,7 @@ export const scenarios = {
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.getByRole('button', { name: `Delete ${args.name}` }).click();
     await see(page.getByText(`${args.name} deleted.`), 'the cluster deleted');
-    if ((await page.getByRole('row').filter({ hasText: args.name }).count()) !== 0) throw new Error('the cluster is still listed');
+    await gone(page.getByRole('row').filter({ hasText: args.name }), 'the deleted cluster');
     return { status, gpus };
   },
 

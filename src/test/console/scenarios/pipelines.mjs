@@ -1,7 +1,7 @@
 // Pipelines: a definition made in the editor and saved (the server's refusal shown beside the field it names), a
 // run whose steps the page follows live from the event stream, its log; a failed run retried, a slow run
 // cancelled, and schedules made, paused, resumed and deleted.
-import { args, base, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, base, gone, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const step = (form, n) => form.getByRole('group', { name: new RegExp(`^Step ${n}\\b`) });
 const stepRow = (id) => page.getByRole('table', { name: 'Steps' }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: id }) });
@@ -176,11 +176,7 @@ export const scenarios = {
     await row('evenings').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete evenings' }).click();
     await see(page.getByText('evenings deleted.'), 'the schedule deleted');
-    await row('evenings')
-      .waitFor({ state: 'detached' })
-      .catch(() => {
-        throw new Error('the deleted schedule is still listed');
-      });
+    await gone(row('evenings'), 'the deleted schedule');
     await snap('schedules');
     return {};
   },

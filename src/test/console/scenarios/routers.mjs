@@ -1,7 +1,7 @@
 // Routers: building a router's graph in the editor (steps from the catalog, links with the mouse and with the
 // keyboard's form, the server's check of a missing parameter beside its field), saving and activating it; a weighted
 // step's endpoints in its row editor, with the graph's problems shown before any save; and what a member's list holds.
-import { args, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, gone, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const node = (stepId) => page.getByRole('button', { name: new RegExp(`^Step ${stepId},`) });
 const fieldOf = (param) => page.locator(`[data-param="${param}"]`);
@@ -166,7 +166,7 @@ export const scenarios = {
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.getByRole('button', { name: `Delete ${args.name}` }).click();
     await see(page.getByText(`${args.name} deleted.`), 'the router deleted');
-    if ((await page.getByRole('row').filter({ hasText: args.name }).count()) !== 0) throw new Error(`${args.name} still listed`);
+    await gone(page.getByRole('row').filter({ hasText: args.name }), `the deleted router ${args.name}`);
     await snap('deleted');
     return {};
   },

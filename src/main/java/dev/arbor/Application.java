@@ -21,11 +21,12 @@ import dev.arbor.inference.ServerHop;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
-import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.ModelSettings;
 import dev.arbor.models.Models;
+import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
+import dev.arbor.pipelines.schedules.Schedules;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.config.StorageSettings;
@@ -73,6 +74,7 @@ public final class Application implements AutoCloseable {
     private final Routing routing;
     private final Studio studio;
     private final Pipelines pipelines;
+    private final Schedules schedules;
     private final Connectors connectors;
     private final Triggers triggers;
     private final Routers routers;
@@ -214,6 +216,8 @@ public final class Application implements AutoCloseable {
                     secrets,
                     () -> publicUrl(config));
             pipelines.addRoutes(routes);
+            this.schedules = new Schedules(database, pipelines, clock);
+            schedules.addRoutes(routes);
             var eventConnections = new EventConnections(database, secrets);
             this.triggers = new Triggers(
                     database,
@@ -235,6 +239,8 @@ public final class Application implements AutoCloseable {
             instances.start();
             studio.start();
             pipelines.start();
+            // after the pipelines: a schedule's firing, a missed one made up at once included, starts a run
+            schedules.start();
             routing.start();
             // after the studio: its start forgets the servers that stopped, whose local deployments this one takes
             deployments.start();
@@ -242,7 +248,7 @@ public final class Application implements AutoCloseable {
             changes.watch(ChangeCounters.Table.DEPLOYMENTS, deployments::reload);
             changes.watch(ChangeCounters.Table.ROUTERS, routers::reload);
             changes.start();
-            // after the pipelines: on SQLite their start releases what a stopped server had picked, ours too
+            // after the pipelines: a delivery may start a run
             triggers.start();
             connectors.start();
             deliveries.start();
@@ -361,6 +367,7 @@ public final class Application implements AutoCloseable {
         server.stop();
         deliveries.close();
         triggers.close();
+        schedules.close();
         pipelines.close();
         deployments.close();
         connectors.close();

@@ -65,7 +65,7 @@ public final class Arbor {
         List<String> rest = Arrays.asList(args).subList(Math.min(1, args.length), args.length);
         switch (command) {
             case "serve" -> serve(rest);
-            case "worker" -> dev.arbor.models.Worker.main(rest);
+            case "worker" -> dev.arbor.models.workers.Worker.main(rest);
             case "token" -> token(rest);
             case "backup" -> backup(rest);
             case "restore" -> restore(rest);

@@ -11,7 +11,6 @@ import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenApiConformance;
 import dev.arbor.testing.SchemaBodies;
-import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLEncoder;
@@ -294,17 +293,18 @@ class OpenApiFuzzTest {
 
     /** Sends one case, checks its answer and notes each problem rather than stopping at the first. */
     private HttpReply send(Operation op, String path, byte[] body, String what) {
-        TestServer http = server.http();
-        HttpReply reply = http.sendBytes(
-                op.method(),
-                path,
-                body,
-                "Authorization",
-                "Bearer " + ADMIN_SECRET,
-                "X-Project-Id",
-                objects.get("project_id"),
-                "Content-Type",
-                "application/json");
+        HttpReply reply;
+        try {
+            reply = sendBytes(op, path, body);
+        } catch (UncheckedIOException e) {
+            // a route that refuses before reading a body (409 for the local cluster) answers before the body arrives,
+            // and the server then closes the connection: the JDK client sends a GET again on such a pooled
+            // connection, not a POST or a PATCH, which the server never saw
+            if (!String.valueOf(e.getCause().getMessage()).contains("received no bytes")) {
+                throw e;
+            }
+            reply = sendBytes(op, path, body);
+        }
         statuses.merge(reply.status(), 1, Integer::sum);
         String sent = body == null ? null : new String(body, StandardCharsets.UTF_8);
         String shown = sent == null ? "" : sent.length() > 300 ? sent.substring(0, 300) + "..." : sent;
@@ -337,6 +337,20 @@ class OpenApiFuzzTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private HttpReply sendBytes(Operation op, String path, byte[] body) {
+        return server.http()
+                .sendBytes(
+                        op.method(),
+                        path,
+                        body,
+                        "Authorization",
+                        "Bearer " + ADMIN_SECRET,
+                        "X-Project-Id",
+                        objects.get("project_id"),
+                        "Content-Type",
+                        "application/json");
     }
 
     private static void checkEnvelope(HttpReply reply) {

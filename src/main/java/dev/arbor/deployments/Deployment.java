@@ -3,7 +3,7 @@ package dev.arbor.deployments;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.Clusters;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.time.Instant;
 import java.util.Optional;

@@ -10,7 +10,7 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
 import dev.arbor.clusters.Clusters;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;

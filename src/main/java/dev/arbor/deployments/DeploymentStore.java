@@ -3,7 +3,7 @@ package dev.arbor.deployments;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Update;
 
 /** The SQL of deployments. */
 final class DeploymentStore {
@@ -45,37 +46,17 @@ final class DeploymentStore {
             if (findByName(handle, deployment.projectId(), deployment.name()).isPresent()) {
                 throw nameTaken(deployment.name(), deployment.projectId());
             }
-            handle.createUpdate("INSERT INTO deployments (" + COLUMNS + ") VALUES (:id, :project, :name, :model, "
-                            + ":cluster, :replicas, :ready, :scaling, :limit, :resources, :status, :error, :url, :server, "
-                            + ":created, :updated)")
+            bindChangeable(
+                            handle.createUpdate("INSERT INTO deployments (" + COLUMNS + ") VALUES (:id, :project, "
+                                    + ":name, :model, :cluster, :replicas, :ready, :scaling, :limit, :resources, "
+                                    + ":status, :error, :url, :server, :created, :updated)"),
+                            deployment)
                     .bind("id", deployment.id())
                     .bind("project", deployment.projectId().orElse(null))
                     .bind("name", deployment.name())
                     .bind("model", deployment.modelId())
                     .bind("cluster", deployment.clusterId())
-                    .bind("replicas", deployment.spec().replicas())
-                    .bind("ready", deployment.state().readyReplicas())
-                    .bind(
-                            "scaling",
-                            deployment
-                                    .spec()
-                                    .autoScaling()
-                                    .map(DeploymentStore::json)
-                                    .orElse(null))
-                    .bind(
-                            "limit",
-                            deployment
-                                    .spec()
-                                    .rateLimit()
-                                    .map(DeploymentStore::json)
-                                    .orElse(null))
-                    .bind("resources", resources(deployment))
-                    .bind("status", deployment.state().status().wire())
-                    .bind("error", deployment.state().error().orElse(null))
-                    .bind("url", deployment.state().endpointUrl().orElse(null))
-                    .bind("server", deployment.state().serverInstance().orElse(null))
                     .bind("created", deployment.createdAt().toEpochMilli())
-                    .bind("updated", deployment.updatedAt().toEpochMilli())
                     .execute();
             return null;
         });
@@ -83,35 +64,38 @@ final class DeploymentStore {
 
     /** Writes what may change of a deployment (its name, model, cluster and project never do); false when gone. */
     boolean update(Deployment deployment) {
-        return database.write(handle -> handle.createUpdate("UPDATE deployments SET replicas = :replicas, "
-                                + "ready_replicas = :ready, auto_scaling = :scaling, rate_limit = :limit, resources = :resources, "
-                                + "status = :status, error = :error, endpoint_url = :url, server_instance = :server, "
-                                + "updated_at = :updated WHERE id = :id")
+        return database.write(handle -> bindChangeable(
+                                handle.createUpdate("UPDATE deployments SET replicas = :replicas, "
+                                        + "ready_replicas = :ready, auto_scaling = :scaling, rate_limit = :limit, "
+                                        + "resources = :resources, status = :status, error = :error, "
+                                        + "endpoint_url = :url, server_instance = :server, updated_at = :updated "
+                                        + "WHERE id = :id"),
+                                deployment)
                         .bind("id", deployment.id())
-                        .bind("replicas", deployment.spec().replicas())
-                        .bind("ready", deployment.state().readyReplicas())
-                        .bind(
-                                "scaling",
-                                deployment
-                                        .spec()
-                                        .autoScaling()
-                                        .map(DeploymentStore::json)
-                                        .orElse(null))
-                        .bind(
-                                "limit",
-                                deployment
-                                        .spec()
-                                        .rateLimit()
-                                        .map(DeploymentStore::json)
-                                        .orElse(null))
-                        .bind("resources", resources(deployment))
-                        .bind("status", deployment.state().status().wire())
-                        .bind("error", deployment.state().error().orElse(null))
-                        .bind("url", deployment.state().endpointUrl().orElse(null))
-                        .bind("server", deployment.state().serverInstance().orElse(null))
-                        .bind("updated", deployment.updatedAt().toEpochMilli())
                         .execute())
                 > 0;
+    }
+
+    /** Binds what may change of a deployment, by the names both writes use: its spec, its state, its last change. */
+    private static Update bindChangeable(Update update, Deployment deployment) {
+        return update.bind("replicas", deployment.spec().replicas())
+                .bind("ready", deployment.state().readyReplicas())
+                .bind(
+                        "scaling",
+                        deployment
+                                .spec()
+                                .autoScaling()
+                                .map(DeploymentStore::json)
+                                .orElse(null))
+                .bind(
+                        "limit",
+                        deployment.spec().rateLimit().map(DeploymentStore::json).orElse(null))
+                .bind("resources", resources(deployment))
+                .bind("status", deployment.state().status().wire())
+                .bind("error", deployment.state().error().orElse(null))
+                .bind("url", deployment.state().endpointUrl().orElse(null))
+                .bind("server", deployment.state().serverInstance().orElse(null))
+                .bind("updated", deployment.updatedAt().toEpochMilli());
     }
 
     void delete(String id) {

@@ -11,7 +11,7 @@ import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.models.Model;
 import dev.arbor.models.Models;
 import dev.arbor.models.RemoteEndpoint;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;

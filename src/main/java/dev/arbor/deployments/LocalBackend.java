@@ -2,7 +2,7 @@ package dev.arbor.deployments;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.arbor.deployments;
 
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 
 /** Starts replicas of a registry model on this machine: the models' runtime answers. */
 @FunctionalInterface

@@ -2,12 +2,13 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.studio.DeployedModels;
+import dev.arbor.studio.running.DeployedReplicas;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -73,7 +74,7 @@ public final class DeploymentDecisions implements DeployedModels {
                 if (!passedHere) { // the server that passed it took from the limit
                     takeFromLimit(ctx, deployment);
                 }
-                yield new Deployed(replicas.modelId(), replicas::score);
+                yield new Deployed(replicas.modelId(), DeployedReplicas.of(replicas));
             }
             case DeploymentDirectory.Backend.OtherServer other -> {
                 if (other.address().isEmpty()) {

@@ -3,7 +3,7 @@ package dev.arbor.inference;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.RemoteEndpoint;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.ratelimits.RateLimiter;

@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.inference.openai.StreamEdit;
 import java.util.Optional;
 
 /**

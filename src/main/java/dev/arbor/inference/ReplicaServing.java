@@ -4,7 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.inference.openai.InferenceRequest;
+import dev.arbor.inference.openai.OpenAiAnswers;
+import dev.arbor.inference.openai.Operation;
+import dev.arbor.inference.openai.StreamEdit;
+import dev.arbor.inference.openai.TopLevel;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;

@@ -2,8 +2,17 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.inference.endpoints.EndpointBoard;
+import dev.arbor.inference.endpoints.EndpointHealth;
+import dev.arbor.inference.endpoints.EndpointState;
+import dev.arbor.inference.endpoints.Strategy;
+import dev.arbor.inference.openai.InferenceRequest;
+import dev.arbor.inference.openai.Operation;
+import dev.arbor.inference.openai.SseRelay;
+import dev.arbor.inference.openai.StreamEdit;
+import dev.arbor.inference.openai.TopLevel;
 import dev.arbor.models.RemoteEndpoint;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;

@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.db.Database;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

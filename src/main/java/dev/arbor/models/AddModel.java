@@ -4,6 +4,9 @@ import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.engines.EngineKind;
+import dev.arbor.models.engines.RemoteEngine;
+import dev.arbor.models.engines.Scoring;
 import dev.arbor.platform.http.BodyField;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.BodySpec;

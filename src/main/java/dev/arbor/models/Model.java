@@ -2,6 +2,7 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.models.engines.EngineKind;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;

@@ -3,6 +3,11 @@ package dev.arbor.models;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.models.engines.CausalLmEngine;
+import dev.arbor.models.engines.ClassifierEngine;
+import dev.arbor.models.engines.EngineKind;
+import dev.arbor.models.engines.Scoring;
+import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.outbound.OutboundPolicy;

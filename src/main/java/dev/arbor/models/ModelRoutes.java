@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.EventStream;
@@ -175,7 +176,7 @@ public final class ModelRoutes {
 
     /** A model as the API shows it, with its download's progress while it runs and its worker's process. */
     private Map<String, Object> json(Model model) {
-        Map<String, Object> json = model.toJson(runtime.status(model));
+        Map<String, Object> json = model.toJson(runtime.status(model.id(), model.status()));
         runtime.workerState(model.id()).workerPid().ifPresent(pid -> json.put("worker_pid", pid));
         downloads
                 .progress(model.id())

@@ -3,6 +3,11 @@ package dev.arbor.models;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.models.engines.EngineKind;
+import dev.arbor.models.engines.Scoring;
+import dev.arbor.models.runtime.RunnableModel;
+import dev.arbor.models.runtime.RunnableModels;
+import dev.arbor.models.workers.Worker;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -26,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The one model registry: the models this server knows, what each can run, and where it stands. Other features ask
  * it, never a table of its.
  */
-public final class Models {
+public final class Models implements RunnableModels {
     private static final String CATALOG = "/catalog/models.json";
     private static final List<String> MODALITIES = List.of("text", "image", "audio", "video");
 
@@ -167,8 +172,22 @@ public final class Models {
         return model;
     }
 
+    @Override
+    public RunnableModel runnable(String modelId, String param) {
+        Model model = require(modelId, param);
+        return new RunnableModel(
+                model.id(),
+                model.engine(),
+                model.options(),
+                model.path(),
+                model.engine().equals(EngineKind.REMOTE.wire()) ? Optional.of(model.uri()) : Optional.empty(),
+                model.status(),
+                model.error(),
+                workerEnvironment(model));
+    }
+
     /** What a model's worker finds in its environment: the opened key of a remote endpoint, never on its command line. */
-    Map<String, String> workerEnvironment(Model model) {
+    private Map<String, String> workerEnvironment(Model model) {
         return model.apiKey()
                 .flatMap(sealedKey -> secrets.map(box -> box.open(sealedKey, keyContext(model.id()))))
                 .map(key -> Map.of(Worker.API_KEY_ENV, key))

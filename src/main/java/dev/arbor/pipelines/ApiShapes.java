@@ -16,8 +16,8 @@ import static dev.arbor.platform.http.Schema.timestamp;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.http.Schema;
 
-/** The shapes of pipelines, runs and schedules, for the OpenAPI document. */
-final class ApiShapes {
+/** The shapes of pipelines, runs and webhooks, for the OpenAPI document. */
+public final class ApiShapes {
     private ApiShapes() {}
 
     static final Schema PROBLEMS = arrayOf(object().required("code", string())
@@ -81,7 +81,9 @@ final class ApiShapes {
             .required("valid", bool())
             .required("errors", PROBLEMS);
 
-    static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
+    /** A run's status, as schedules also answer it. */
+    public static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
+
     static final Schema STEP = object().required("id", string())
             .required("name", string())
             .required("action", string())
@@ -128,30 +130,6 @@ final class ApiShapes {
             .required("first_id", nullable(string()))
             .required("last_id", nullable(string()))
             .required("has_more", bool());
-
-    static final Schema SCHEDULE = named(
-            "Schedule",
-            resource("pipeline.schedule")
-                    .required("pipeline_id", string())
-                    .required("name", string())
-                    .required("cron", string())
-                    .required("timezone", string())
-                    .required("params", mapOf(any()))
-                    .required("status", oneOf("active", "paused"))
-                    .required("next_run_at", nullable(timestamp()))
-                    .required("last_run_at", nullable(timestamp()))
-                    .required("last_run_id", nullable(string()))
-                    .required("last_error", nullable(any()))
-                    .required("run_count", integer(0, Long.MAX_VALUE))
-                    .required(
-                            "next_runs",
-                            arrayOf(object().required("local", string()).required("at", timestamp())))
-                    .required("created_at", timestamp())
-                    .required("updated_at", timestamp()));
-    static final Schema STARTED = object().required("id", string())
-            .required("object", oneOf("pipeline.run"))
-            .required("status", RUN_STATUS)
-            .required("schedule_id", string());
 
     private static final Schema.Obj WEBHOOK_FIELDS = object().required("object", oneOf("pipeline.webhook"))
             .required("pipeline_id", string())

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /** Engine task data as JSON, readable in the database and safe to evolve, instead of Java serialization. */
-final class JsonTaskData implements Serializer {
+public final class JsonTaskData implements Serializer {
     @Override
     public byte[] serialize(Object data) {
         return Json.write(data);

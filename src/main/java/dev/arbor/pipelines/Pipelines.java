@@ -41,13 +41,12 @@ import java.util.stream.Collectors;
  * Pipelines: definitions (a checked graph of steps), the action catalog steps use, and their runs on a durable
  * engine. Admin routes: pipelines automate model and deployment operations.
  */
-public final class Pipelines implements AutoCloseable {
+public final class Pipelines implements ScheduledRuns, AutoCloseable {
     private final ActionCatalog catalog = ActionCatalog.load("/catalog/pipeline-actions.json");
     private final PipelineStore store;
     private final RunStore runs;
     private final RunEngine engine;
     private final RunRoutes runRoutes;
-    private final ScheduleRoutes scheduleRoutes;
     private final PipelineWebhooks webhooks;
 
     /**
@@ -73,20 +72,16 @@ public final class Pipelines implements AutoCloseable {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         var metrics = new RunMetrics(meters);
         this.runs = new RunStore(database, clock, metrics);
-        var schedules = new ScheduleStore(database, clock);
         var expressions = new Expressions();
         this.engine = new RunEngine(
                 database,
                 runs,
-                store,
-                schedules,
                 catalog,
                 expressions,
                 new StepActions(expressions, outbound, notifications, models, credentials, clusters, deployments),
                 clock,
                 metrics);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
-        this.scheduleRoutes = new ScheduleRoutes(store, schedules, engine, catalog, clock);
         this.webhooks = new PipelineWebhooks(
                 store, runs, engine, catalog, new WebhookSecretStore(database, secrets, clock), publicUrl, clock);
     }
@@ -131,7 +126,6 @@ public final class Pipelines implements AutoCloseable {
                         this::delete)
                 .ok(Schema.deleted("pipeline"));
         runRoutes.addTo(routes);
-        scheduleRoutes.addTo(routes);
         webhooks.addTo(routes);
     }
 
@@ -214,10 +208,16 @@ public final class Pipelines implements AutoCloseable {
         Responses.ok(ctx, Map.of("id", id, "object", "pipeline.deleted", "deleted", true));
     }
 
+    @Override
+    public boolean hasPipeline(String pipelineId) {
+        return store.find(requireNonNull(pipelineId, "pipelineId")).isPresent();
+    }
+
     /**
-     * Checks params for runs of a pipeline that events will start, as a run's own params are checked: problems at
-     * {@code params.<name>}. Empty when there is no such pipeline.
+     * Checks params for runs of a pipeline that events (a trigger's, a schedule's firing) will start, as a run's own
+     * params are checked: problems at {@code params.<name>}. Empty when there is no such pipeline.
      */
+    @Override
     public Optional<List<Problem>> eventRunProblems(String pipelineId, JsonNode params) {
         return store.find(requireNonNull(pipelineId, "pipelineId")).map(pipeline -> {
             var problems = new Problems();
@@ -231,25 +231,41 @@ public final class Pipelines implements AutoCloseable {
      * One run per {@code firingId}, however often it is asked: a repeat answers the run the first one started.
      */
     public EventRun startForEvent(String pipelineId, JsonNode params, ObjectNode trigger, String firingId) {
+        // the firing takes a schedule's place in the key that lets a firing start one run
+        var firing = new Firing(requireNonNull(firingId, "firingId"), 0);
+        return switch (startScheduled(pipelineId, params, trigger, Optional.of(firing))) {
+            case Start.Started started -> new EventRun.Started(started.runId());
+            case Start.AlreadyStarted repeat ->
+                new EventRun.Started(runs.runOf(firing).orElseThrow());
+            case Start.Refused refused ->
+                new EventRun.Refused("The params no longer fit the pipeline: "
+                        + refused.problems().stream().map(Problem::message).collect(Collectors.joining(" ")));
+            case Start.NoPipeline gone -> new EventRun.Refused("There is no pipeline '" + pipelineId + "' any more.");
+        };
+    }
+
+    @Override
+    public Start startScheduled(String pipelineId, JsonNode params, ObjectNode trigger, Optional<Firing> firing) {
         requireNonNull(trigger, "trigger");
+        requireNonNull(firing, "firing");
         Optional<PipelineStore.Stored> pipeline = store.find(requireNonNull(pipelineId, "pipelineId"));
         if (pipeline.isEmpty()) {
-            return new EventRun.Refused("There is no pipeline '" + pipelineId + "' any more.");
+            return new Start.NoPipeline();
         }
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.get().definition(), catalog);
         var problems = new Problems();
         ObjectNode checked = definition.runParams(params, problems);
         if (!problems.isEmpty()) {
-            return new EventRun.Refused("The params no longer fit the pipeline: "
-                    + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")));
+            return new Start.Refused(problems.list());
         }
-        // the firing takes a schedule's place in the key that lets a firing start one run
-        var firing = new RunStore.Firing(requireNonNull(firingId, "firingId"), 0);
-        return new EventRun.Started(
-                engine.start(pipeline.get(), checked, trigger, definition.timeoutSeconds(), Optional.of(firing))
-                        .map(RunStore.Run::id)
-                        .or(() -> runs.runOf(firing))
-                        .orElseThrow());
+        return engine.start(
+                        pipeline.get(),
+                        checked,
+                        trigger,
+                        definition.timeoutSeconds(),
+                        firing.map(RunStore.Once.class::cast))
+                .<Start>map(run -> new Start.Started(run.id()))
+                .orElseGet(Start.AlreadyStarted::new);
     }
 
     /** What asking for a run for an event came to. */

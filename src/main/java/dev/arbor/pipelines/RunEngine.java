@@ -5,8 +5,6 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.SchedulerName;
 import com.github.kagkarlsson.scheduler.task.CompletionHandler;
 import com.github.kagkarlsson.scheduler.task.ExecutionContext;
 import com.github.kagkarlsson.scheduler.task.FailureHandler;
@@ -25,11 +23,11 @@ import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.JobEngine;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.ids.Ids;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,7 +68,8 @@ final class RunEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
     private static final String STEP_TASK = "pipeline-step";
     private static final String DEADLINE_TASK = "pipeline-run-deadline";
-    private static final String SCHEDULE_TASK = "pipeline-schedule";
+    /** The engine's own table (migration V48): its executions are steps and deadlines, nothing else. */
+    private static final String JOB_TABLE = "pipeline_jobs";
     /** A step attempt's time limit when the step sets none. */
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
     /** Steps running at once on this node, over all runs. */
@@ -89,13 +88,6 @@ final class RunEngine implements AutoCloseable {
         }
     }
 
-    /** The next firing of a schedule at one generation (a change to the schedule makes a new one). */
-    record ScheduleTask(String scheduleId, int generation, long fireAt) {
-        String instance() {
-            return scheduleId + "." + generation;
-        }
-    }
-
     /** A change asked of a run in a state that does not allow it (cancel a finished run, retry one not failed). */
     static final class RunStateException extends RuntimeException {
         final RunStatus status;
@@ -107,16 +99,13 @@ final class RunEngine implements AutoCloseable {
     }
 
     private final RunStore store;
-    private final PipelineStore pipelines;
-    private final ScheduleStore schedules;
     private final ActionCatalog catalog;
     private final Expressions expressions;
     private final StepActions actions;
     private final Clock clock;
     private final CustomTask<StepTask> stepTask;
     private final OneTimeTask<DeadlineTask> deadlineTask;
-    private final CustomTask<ScheduleTask> scheduleTask;
-    private final Scheduler scheduler;
+    private final JobEngine engine;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
     /** What this node keeps of the runs it works on, by run id: their definitions, read and checked once. */
@@ -136,8 +125,6 @@ final class RunEngine implements AutoCloseable {
     RunEngine(
             Database database,
             RunStore store,
-            PipelineStore pipelines,
-            ScheduleStore schedules,
             ActionCatalog catalog,
             Expressions expressions,
             StepActions actions,
@@ -145,8 +132,6 @@ final class RunEngine implements AutoCloseable {
             RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.store = requireNonNull(store, "store");
-        this.pipelines = requireNonNull(pipelines, "pipelines");
-        this.schedules = requireNonNull(schedules, "schedules");
         this.catalog = requireNonNull(catalog, "catalog");
         this.expressions = requireNonNull(expressions, "expressions");
         this.actions = requireNonNull(actions, "actions");
@@ -162,25 +147,8 @@ final class RunEngine implements AutoCloseable {
         this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
                 .execute((instance, context) ->
                         timeOut(instance.getData().runId(), instance.getData().generation()));
-        this.scheduleTask = Tasks.custom(SCHEDULE_TASK, ScheduleTask.class)
-                .onFailure(new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(5), 2))
-                .execute(this::fire);
-        var builder = Scheduler.create(database.dataSource(), stepTask, deadlineTask, scheduleTask)
-                .serializer(new JsonTaskData())
-                .executorService(Executors.newVirtualThreadPerTaskExecutor())
-                .threads(PARALLEL_STEPS)
-                .pollingInterval(Duration.ofMillis(500))
-                .enableImmediateExecution()
-                .heartbeatInterval(Duration.ofSeconds(10))
-                .missedHeartbeatsLimit(4)
-                .shutdownMaxWait(Duration.ofSeconds(5))
-                .addSchedulerListener(database.jobEngineLog().listener())
-                .schedulerName(new SchedulerName.Fixed(nodeName()))
-                .clock(clock::instant);
-        if (!database.dialect().singleNode()) {
-            builder.pollUsingLockAndFetch(0.5, 1.0); // SELECT ... FOR UPDATE SKIP LOCKED: nodes never race for a row
-        }
-        this.scheduler = builder.build();
+        this.engine = new JobEngine(
+                database, JOB_TABLE, PARALLEL_STEPS, new JsonTaskData(), clock, List.of(stepTask, deadlineTask));
     }
 
     /**
@@ -193,15 +161,7 @@ final class RunEngine implements AutoCloseable {
             return;
         }
         started = true;
-        if (database.dialect().singleNode()) {
-            // one process per SQLite database: whatever is marked picked was picked by a process that is gone
-            database.update(handle -> handle.createUpdate("UPDATE scheduled_tasks SET picked = :no, picked_by = NULL, "
-                            + "last_heartbeat = NULL, version = version + 1 WHERE picked = :yes")
-                    .bind("no", false)
-                    .bind("yes", true)
-                    .execute());
-        }
-        scheduler.start();
+        engine.start();
         for (String runId : store.activeRunIds()) {
             try {
                 resume(runId);
@@ -268,79 +228,6 @@ final class RunEngine implements AutoCloseable {
                         .toList());
         signal();
         return Optional.of(run);
-    }
-
-    /** Arms a schedule's next firing (a paused schedule, or one that never fires again, has none). */
-    void arm(ScheduleStore.Schedule schedule) {
-        if (schedule.status() == ScheduleStore.Status.ACTIVE
-                && schedule.nextRunAt().isPresent()) {
-            var data = new ScheduleTask(
-                    schedule.id(), schedule.generation(), schedule.nextRunAt().getAsLong());
-            scheduler.scheduleIfNotExists(
-                    scheduleTask.instance(data.instance(), data), Instant.ofEpochMilli(data.fireAt()));
-        }
-    }
-
-    /** Drops the firing armed for a schedule as it was (it would find the schedule changed and do nothing). */
-    void disarm(ScheduleStore.Schedule before) {
-        cancelQuietly(scheduleTask.instanceId(new ScheduleTask(before.id(), before.generation(), 0).instance()));
-    }
-
-    /**
-     * A schedule fires: it starts a run with its params (once per firing, however many nodes share the database)
-     * and arms the next firing. A firing missed while no server ran is made up once, not once per missed time.
-     */
-    private CompletionHandler<ScheduleTask> fire(TaskInstance<ScheduleTask> instance, ExecutionContext context) {
-        ScheduleTask task = instance.getData();
-        Optional<ScheduleStore.Schedule> found = schedules
-                .find(task.scheduleId())
-                .filter(s -> s.generation() == task.generation() && s.status() == ScheduleStore.Status.ACTIVE);
-        Optional<PipelineStore.Stored> pipeline = found.flatMap(s -> pipelines.find(s.pipelineId()));
-        if (found.isEmpty() || pipeline.isEmpty()) {
-            return new CompletionHandler.OnCompleteRemove<>();
-        }
-        ScheduleStore.Schedule schedule = found.get();
-        PipelineDefinition definition = PipelineDefinition.stored(pipeline.get().definition(), catalog);
-        var problems = new Problems();
-        ObjectNode params = definition.runParams(schedule.params(), problems);
-        Optional<String> runId = Optional.empty();
-        Optional<String> error = Optional.empty();
-        if (problems.isEmpty()) {
-            ObjectNode trigger = Json.object()
-                    .put("type", "schedule")
-                    .put("schedule_id", schedule.id())
-                    .put("scheduled_for", task.fireAt() / 1000);
-            trigger.putObject("event")
-                    .put("type", "schedule")
-                    .put("schedule_id", schedule.id())
-                    .put("scheduled_for", task.fireAt() / 1000);
-            runId = start(
-                            pipeline.get(),
-                            params,
-                            trigger,
-                            definition.timeoutSeconds(),
-                            Optional.of(new RunStore.Firing(schedule.id(), task.fireAt())))
-                    .map(Run::id);
-        } else {
-            error = Optional.of("No run started: the schedule's params no longer fit the pipeline. "
-                    + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")));
-        }
-        long now = clock.millis();
-        Optional<Instant> next = CronSchedule.parse(schedule.cron(), java.time.ZoneId.of(schedule.timezone()))
-                .next(Instant.ofEpochMilli(Math.max(now, task.fireAt())));
-        schedules.fired(
-                schedule.id(),
-                schedule.generation(),
-                now,
-                runId,
-                error,
-                next.map(n -> OptionalLong.of(n.toEpochMilli())).orElse(OptionalLong.empty()));
-        if (next.isEmpty()) {
-            return new CompletionHandler.OnCompleteRemove<>();
-        }
-        var again = new ScheduleTask(
-                schedule.id(), schedule.generation(), next.get().toEpochMilli());
-        return (complete, operations) -> operations.reschedule(complete, next.get(), again);
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
@@ -449,9 +336,10 @@ final class RunEngine implements AutoCloseable {
             var task = new StepTask(from.runId(), queue.poll(), from.generation());
             Next next = runStep(task);
             if (next.parkedUntil().isPresent()) {
-                scheduler.scheduleIfNotExists(
-                        stepTask.instance(task.instance(), task),
-                        Instant.ofEpochMilli(next.parkedUntil().getAsLong()));
+                engine.client()
+                        .scheduleIfNotExists(
+                                stepTask.instance(task.instance(), task),
+                                Instant.ofEpochMilli(next.parkedUntil().getAsLong()));
             }
             queue.addAll(next.runHere());
             signal();
@@ -898,7 +786,7 @@ final class RunEngine implements AutoCloseable {
 
     private void cancelQuietly(com.github.kagkarlsson.scheduler.task.TaskInstanceId id) {
         try {
-            scheduler.cancel(id);
+            engine.client().cancel(id);
         } catch (RuntimeException e) {
             // gone already, or executing now: it will find its run ended and do nothing
         }
@@ -915,11 +803,12 @@ final class RunEngine implements AutoCloseable {
             if (step.status() == StepStatus.RUNNING
                     || step.status() == StepStatus.WAITING
                     || step.status() == StepStatus.RETRYING) {
-                scheduler.scheduleIfNotExists(
-                        stepTask.instance(
-                                new StepTask(runId, step.id(), run.generation()).instance(),
-                                new StepTask(runId, step.id(), run.generation())),
-                        Instant.ofEpochMilli(step.dueAt().orElse(clock.millis())));
+                engine.client()
+                        .scheduleIfNotExists(
+                                stepTask.instance(
+                                        new StepTask(runId, step.id(), run.generation()).instance(),
+                                        new StepTask(runId, step.id(), run.generation())),
+                                Instant.ofEpochMilli(step.dueAt().orElse(clock.millis())));
             }
         }
         scheduleDeadline(runId, run.generation(), run.deadlineAt());
@@ -929,13 +818,14 @@ final class RunEngine implements AutoCloseable {
         Instant now = clock.instant();
         for (String stepId : stepIds) {
             var data = new StepTask(runId, stepId, generation);
-            scheduler.scheduleIfNotExists(stepTask.instance(data.instance(), data), now);
+            engine.client().scheduleIfNotExists(stepTask.instance(data.instance(), data), now);
         }
     }
 
     private void scheduleDeadline(String runId, int generation, long deadlineAt) {
         var data = new DeadlineTask(runId, generation);
-        scheduler.scheduleIfNotExists(deadlineTask.instance(data.instance(), data), Instant.ofEpochMilli(deadlineAt));
+        engine.client()
+                .scheduleIfNotExists(deadlineTask.instance(data.instance(), data), Instant.ofEpochMilli(deadlineAt));
     }
 
     private PipelineDefinition definition(Run run) {
@@ -976,22 +866,10 @@ final class RunEngine implements AutoCloseable {
                 now / 1000);
     }
 
-    private static String nodeName() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            host = "arbor";
-        }
-        // two servers on one host (tests, a blue-green switch) must not share a name: a node's picks are its own
-        return (host.length() > 40 ? host.substring(0, 40) : host) + "-"
-                + java.util.HexFormat.of().formatHex(Ids.randomBytes(4));
-    }
-
     @Override
     public void close() {
         if (started) {
-            scheduler.stop();
+            engine.stop();
         }
         attempts.shutdownNow();
     }

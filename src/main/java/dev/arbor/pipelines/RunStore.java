@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.pipelines.ScheduledRuns.Firing;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -134,9 +135,6 @@ final class RunStore {
 
     /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
     sealed interface Once permits Firing, WebhookCall {}
-
-    /** A schedule's firing that starts a run. */
-    record Firing(String scheduleId, long scheduledFor) implements Once {}
 
     /** A call to a pipeline's webhook, known by its {@code webhook-id}. */
     record WebhookCall(String webhookId) implements Once {

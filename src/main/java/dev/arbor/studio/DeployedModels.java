@@ -2,9 +2,8 @@ package dev.arbor.studio;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.models.Scoring;
+import dev.arbor.studio.running.DeployedReplicas;
 import io.javalin.http.Context;
-import java.util.function.Function;
 
 /**
  * Deployments that decide: {@code POST /v1/decide} asks here whether its {@code model} names a running deployment,
@@ -28,11 +27,11 @@ public interface DeployedModels {
     /** No deployment of that name: the registry's model of that id decides. */
     record NoDeployment() implements Admission {}
 
-    /** A deployment's registry model (what the decision is planned for) and its replicas' scoring, on this server. */
-    record Deployed(String modelId, Function<Scoring.Request, Scoring.Answer> scorer) implements Admission {
+    /** A deployment's registry model (what the decision is planned for) and its replicas on this server. */
+    record Deployed(String modelId, DeployedReplicas replicas) implements Admission {
         public Deployed {
             requireNonNull(modelId, "modelId");
-            requireNonNull(scorer, "scorer");
+            requireNonNull(replicas, "replicas");
         }
     }
 

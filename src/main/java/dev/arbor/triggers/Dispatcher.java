@@ -4,8 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.SchedulerName;
+import com.github.kagkarlsson.scheduler.serializer.Serializer;
 import com.github.kagkarlsson.scheduler.task.CompletionHandler;
 import com.github.kagkarlsson.scheduler.task.ExecutionContext;
 import com.github.kagkarlsson.scheduler.task.FailureHandler;
@@ -19,6 +18,7 @@ import dev.arbor.events.EventSubscribers.Firing.Status;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.pipelines.Pipelines.EventRun;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.JobEngine;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.triggers.FiringStore.Attempt;
@@ -28,11 +28,9 @@ import dev.arbor.triggers.Trigger.Target;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +43,10 @@ final class Dispatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     private static final String DELIVERY_TASK = "trigger-delivery";
     private static final String WINDOW_TASK = "trigger-window";
+    /** The engine's own table (migration V48): its executions are deliveries and debounce windows, nothing else. */
+    private static final String JOB_TABLE = "trigger_jobs";
+    /** Deliveries and windows closing at once on this server. */
+    private static final int PARALLEL_EXECUTIONS = 4;
 
     private final Database database;
     private final TriggerStore triggers;
@@ -56,7 +58,7 @@ final class Dispatcher implements AutoCloseable {
     private final Clock clock;
     private final CustomTask<Void> deliveryTask;
     private final CustomTask<Void> windowTask;
-    private final Scheduler scheduler;
+    private final JobEngine engine;
     private volatile boolean started;
 
     /** @param retryDelays how long a delivery to a URL waits before each attempt after the first */
@@ -83,23 +85,14 @@ final class Dispatcher implements AutoCloseable {
         this.windowTask = Tasks.custom(WINDOW_TASK, Void.class)
                 .onFailure(new FailureHandler.ExponentialBackoffFailureHandler<>(Duration.ofSeconds(5), 2))
                 .execute(this::closeWindow);
-        var builder = Scheduler.create(database.dataSource(), deliveryTask, windowTask)
-                .executorService(Executors.newVirtualThreadPerTaskExecutor())
-                .threads(4)
-                .pollingInterval(Duration.ofMillis(500))
-                .enableImmediateExecution()
-                .heartbeatInterval(Duration.ofSeconds(10))
-                .missedHeartbeatsLimit(4)
-                .shutdownMaxWait(Duration.ofSeconds(5))
-                .addSchedulerListener(database.jobEngineLog().listener())
-                // servers on one database must not share a name: a node's picks are its own
-                .schedulerName(
-                        new SchedulerName.Fixed("triggers-" + HexFormat.of().formatHex(Ids.randomBytes(6))))
-                .clock(clock::instant);
-        if (!database.dialect().singleNode()) {
-            builder.pollUsingLockAndFetch(0.5, 1.0);
-        }
-        this.scheduler = builder.build();
+        // the tasks carry no data, so the engine's default serializer never writes any
+        this.engine = new JobEngine(
+                database,
+                JOB_TABLE,
+                PARALLEL_EXECUTIONS,
+                Serializer.DEFAULT_JAVA_SERIALIZER,
+                clock,
+                List.of(deliveryTask, windowTask));
     }
 
     /** Starts executing debounce windows and deliveries; a database a newer release migrated is left alone. */
@@ -108,7 +101,7 @@ final class Dispatcher implements AutoCloseable {
             return;
         }
         started = true;
-        scheduler.start();
+        engine.start();
     }
 
     void dispatch(EventEnvelope event, int round) {
@@ -160,7 +153,7 @@ final class Dispatcher implements AutoCloseable {
         Optional<Window> window = firings.recordInWindow(
                 firing, correlation, Ids.next("twn"), now.plusSeconds(trigger.debounceSeconds()));
         // asked again on every firing of the window: one lost to a crash after the window opened comes back
-        window.ifPresent(w -> scheduler.scheduleIfNotExists(windowTask.instance(w.id()), w.dueAt()));
+        window.ifPresent(w -> engine.client().scheduleIfNotExists(windowTask.instance(w.id()), w.dueAt()));
     }
 
     /** Starts a waiting firing's target: a pipeline's run now, or the first attempt at its URL. */
@@ -186,7 +179,8 @@ final class Dispatcher implements AutoCloseable {
                                 clock.instant());
                 }
             }
-            case Target.Url url -> scheduler.scheduleIfNotExists(deliveryTask.instance(firing.id()), clock.instant());
+            case Target.Url url ->
+                engine.client().scheduleIfNotExists(deliveryTask.instance(firing.id()), clock.instant());
         }
     }
 
@@ -279,7 +273,7 @@ final class Dispatcher implements AutoCloseable {
     @Override
     public void close() {
         if (started) {
-            scheduler.stop();
+            engine.stop();
         }
     }
 }

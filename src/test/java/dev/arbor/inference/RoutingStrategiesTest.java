@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.arbor.ArborServer;
+import dev.arbor.inference.endpoints.EndpointBoard;
+import dev.arbor.inference.endpoints.EndpointHealth;
+import dev.arbor.inference.endpoints.Strategy;
+import dev.arbor.inference.openai.InferenceRequest;
+import dev.arbor.inference.openai.Operation;
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.outbound.AllowedDestination;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.models.engines.EmbeddingEngine;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestPostgres;

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestInstance;
  * on SQLite and once on PostgreSQL.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RunContract {
+public abstract class RunContract {
     private static final AtomicInteger NAMES = new AtomicInteger();
     ArborServer server;
     TestServer http;
@@ -495,7 +495,7 @@ abstract class RunContract {
     }
 
     /** The run once it has ended (completed, failed or cancelled). */
-    static JsonNode finished(TestServer http, String runId) {
+    public static JsonNode finished(TestServer http, String runId) {
         await().atMost(Duration.ofSeconds(45))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> {

@@ -152,6 +152,45 @@ abstract class FitApiContract extends ServerContract {
     }
 
     @Test
+    void aDecisionThroughADeploymentOfTheModelAnswersWithTheHeadFromTheReplicasEmbedding() {
+        String head = fitted().at("/heads/spam/id").asText();
+        String project = http.post("/projects", "{\"name\": \"fit-deployments\"}")
+                .json()
+                .path("id")
+                .asText();
+        HttpReply created = http.post(
+                "/deployments",
+                "{\"project_id\": \"" + project + "\", \"name\": \"mail-replicas\", \"model_id\": "
+                        + "\"minilm-decider\", \"rate_limit\": {\"algorithm\": \"token_bucket\", \"rate_limit\": 100, "
+                        + "\"time_window\": \"hour\"}}");
+        assertThat(created.status()).as(created.body()).isEqualTo(202);
+        String deployment = created.json().path("id").asText();
+        await().atMost(Duration.ofMinutes(2))
+                .until(() -> http.get("/deployments/" + deployment + "?wait=5")
+                        .json()
+                        .path("status")
+                        .asText()
+                        .equals("running"));
+        String mail = mails(Corpora.Part.TEST, 1).getFirst().text();
+        ObjectNode body = Json.object()
+                .put("model", "mail-replicas")
+                .put("state", mail.length() > 1500 ? mail.substring(0, 1500) : mail);
+        body.putObject("questions").set("spam", template(TEMPLATE).at("/questions/spam"));
+
+        HttpReply answered = http.post("/v1/decide", body.toString(), "X-Studio-Template", TEMPLATE + "@2");
+
+        assertThat(answered.status()).as(answered.body()).isEqualTo(200);
+        assertThat(answered.header("x-studio-template-status")).isEqualTo("attributed");
+        assertThat(answered.header("x-ratelimit-remaining")).isEqualTo("99"); // the deployment's replicas answered
+        JsonNode recorded = http.get("/v1/studio/decisions/" + answered.header("x-studio-decision-id"))
+                .json();
+        assertThat(recorded.at("/answers/spam/method").asText())
+                .as(recorded.toString())
+                .isEqualTo("fitted_head");
+        assertThat(recorded.at("/answers/spam/head").asText()).isEqualTo(head);
+    }
+
+    @Test
     void anEvalComparesTheFittedVersionWithZeroShotOnTheTestSplit() {
         fitted();
         HttpReply accepted = http.post(

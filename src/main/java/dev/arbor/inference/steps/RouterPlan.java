@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.inference.Strategy;
+import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.time.Duration;

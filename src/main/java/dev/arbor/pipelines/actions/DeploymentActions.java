@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.deployments.Deployments;
-import dev.arbor.models.ReplicaSet;
+import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ratelimits.RateLimiter;

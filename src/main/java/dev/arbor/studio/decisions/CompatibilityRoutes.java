@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Model;
 import dev.arbor.models.ModelFacts;
-import dev.arbor.models.ModelRuntime;
 import dev.arbor.models.Models;
+import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -70,7 +70,7 @@ final class CompatibilityRoutes {
             ObjectNode entry = list.addObject();
             entry.put("model", model.id());
             entry.put("name", model.name());
-            entry.put("status", runtime.status(model));
+            entry.put("status", runtime.status(model.id(), model.status()));
             entry.put("ok", problems.isEmpty());
             ArrayNode reasons = entry.putArray("problems");
             problems.forEach(p -> reasons.addObject().put("code", p.code()).put("message", p.message()));

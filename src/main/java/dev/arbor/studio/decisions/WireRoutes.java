@@ -113,7 +113,7 @@ final class WireRoutes {
         }
         var source = new Source("wire", PATH, Requests.id(ctx), "header", Optional.empty());
         DecisionService.Outcome outcome = decisions.decide(
-                plan, source, Requests.startedNanos(ctx), deployment.map(DeployedModels.Deployed::scorer));
+                plan, source, Requests.startedNanos(ctx), deployment.map(DeployedModels.Deployed::replicas));
         ctx.header("x-studio-stored", outcome.stored().wire());
         if (plan.store() == StoreLevel.NONE) {
             Idempotency.keepInMemoryOnly(ctx);

@@ -1,6 +1,6 @@
 package dev.arbor.studio.definitions;
 
-import dev.arbor.models.Scoring;
+import dev.arbor.models.engines.Scoring;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package dev.arbor.studio.questions;
 
 import dev.arbor.models.ModelFacts;
-import dev.arbor.models.Scoring;
+import dev.arbor.models.engines.Scoring;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;

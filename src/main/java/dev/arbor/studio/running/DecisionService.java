@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.models.ModelRuntime;
-import dev.arbor.models.Scoring;
+import dev.arbor.models.engines.Scoring;
+import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -42,7 +42,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,11 +144,10 @@ public final class DecisionService implements AutoCloseable {
     }
 
     /**
-     * {@link #decide(Plan, Source, long)} answered by {@code scorer} when given (a deployment's replicas) instead of
-     * the plan's model's worker: for the single-request format, whose decisions are never queued.
+     * {@link #decide(Plan, Source, long)} answered by a deployment's replicas when given, instead of the plan's model's
+     * worker on this server: for the single-request format, whose decisions are never queued.
      */
-    public Outcome decide(
-            Plan plan, Source source, long receivedNanos, Optional<Function<Scoring.Request, Scoring.Answer>> scorer) {
+    public Outcome decide(Plan plan, Source source, long receivedNanos, Optional<DeployedReplicas> replicas) {
         String id = Ids.next("dec");
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
@@ -162,7 +160,7 @@ public final class DecisionService implements AutoCloseable {
         try (var _ = plan.store() == StoreLevel.NONE ? GroupCommit.NOT_KEPT : history.announce()) {
             DecisionRecords.Ran ran;
             try {
-                ran = ask(plan, 0, receivedNanos, scorer, () -> {});
+                ran = ask(plan, 0, receivedNanos, replicas, () -> {});
             } catch (ApiException failure) {
                 metrics.failed(plan, failure.code(), receivedNanos);
                 throw failed(plan, source, id, created, input, failure);
@@ -173,11 +171,7 @@ public final class DecisionService implements AutoCloseable {
     }
 
     private DecisionRecords.Ran ask(
-            Plan plan,
-            double queueMillis,
-            long startedNanos,
-            Optional<Function<Scoring.Request, Scoring.Answer>> scorer,
-            Runnable atModel) {
+            Plan plan, double queueMillis, long startedNanos, Optional<DeployedReplicas> replicas, Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
             throw ApiException.of(
@@ -189,8 +183,8 @@ public final class DecisionService implements AutoCloseable {
         }
         var toAsk = new ArrayList<Scoring.Question>();
         var probabilities = new HashMap<String, List<Double>>();
-        // a deployment's replicas answer as they are: heads are read from this server's own model workers
-        Map<Question, String> fitted = scorer.isPresent() ? Map.of() : fittedHeads(plan);
+        // heads read the model's embedding: a deployment's replicas give it when their engine embeds
+        Map<Question, String> fitted = replicas.isPresent() && !replicas.get().embeds() ? Map.of() : fittedHeads(plan);
         var answeredByHeads = new HashSet<String>();
         fitted.keySet().forEach(question -> answeredByHeads.addAll(primitiveKeys(question)));
         for (Scoring.Question question : plan.primitives()) {
@@ -208,7 +202,10 @@ public final class DecisionService implements AutoCloseable {
         if (!fitted.isEmpty()) {
             atModel.run();
             atModelNanos[0] = System.nanoTime();
-            var embedded = runtime.embed(plan.model().get(), List.of(Substitution.asText(plan.state())));
+            List<String> situation = List.of(Substitution.asText(plan.state()));
+            var embedded = replicas.isPresent()
+                    ? replicas.get().embed(situation)
+                    : runtime.embed(plan.model().get(), situation);
             tokens = embedded.inputTokens();
             float[] vector = embedded.vectors().getFirst();
             fitted.forEach(
@@ -228,9 +225,9 @@ public final class DecisionService implements AutoCloseable {
                 }
             };
             Scoring.Answer answer;
-            if (scorer.isPresent()) {
+            if (replicas.isPresent()) {
                 reached.run();
-                answer = scorer.get().apply(request);
+                answer = replicas.get().score(request);
             } else {
                 answer = runtime.score(plan.model().get(), request, reached);
             }

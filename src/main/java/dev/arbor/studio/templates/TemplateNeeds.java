@@ -2,7 +2,7 @@ package dev.arbor.studio.templates;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
-import dev.arbor.models.Scoring;
+import dev.arbor.models.engines.Scoring;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.Variable;
 import java.util.ArrayList;

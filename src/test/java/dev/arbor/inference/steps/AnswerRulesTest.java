@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.inference.Operation;
+import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
 import java.util.ArrayList;
