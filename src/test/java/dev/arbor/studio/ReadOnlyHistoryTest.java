@@ -1,6 +1,7 @@
 package dev.arbor.studio;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,9 +52,10 @@ class ReadOnlyHistoryTest {
             assertThat(decision.at("/warnings/0/code").asText()).isEqualTo("history_write_failed");
 
             db.createStatement().execute("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true");
-            assertThat(http.get(D + "/" + earlier).status())
-                    .as("back when the database is")
-                    .isEqualTo(200);
+            // the pool adds connections again after a back-off of up to 5 s, the retry-after the 503s named
+            await("history back when the database is")
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> http.get(D + "/" + earlier).status() == 200);
         }
     }
 
