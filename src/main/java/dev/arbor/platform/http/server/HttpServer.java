@@ -323,6 +323,8 @@ public final class HttpServer {
     }
 
     private void afterEveryRequest(Context ctx) {
+        Long limit = ctx.attribute(Requests.BODY_LIMIT);
+        UnreadBody.drain(ctx, limit == null ? config.maxBodyBytes() : limit);
         if (ctx.attribute(HOLDS_LARGE_BODY) != null) {
             ctx.attribute(HOLDS_LARGE_BODY, null);
             largeBodies.release();
