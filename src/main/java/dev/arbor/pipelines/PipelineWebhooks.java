@@ -239,8 +239,7 @@ final class PipelineWebhooks {
     }
 
     private PipelineStore.Stored find(Context ctx) {
-        String id = ctx.pathParam("pipeline_id");
-        return pipelines.find(id).orElseThrow(() -> RunRoutes.pipelineNotFound(id));
+        return pipelines.require(ctx.pathParam("pipeline_id"));
     }
 
     private Map<String, Object> json(WebhookSecretStore.State state) {

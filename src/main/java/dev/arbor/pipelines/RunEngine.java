@@ -20,6 +20,7 @@ import dev.arbor.pipelines.actions.Outcome;
 import dev.arbor.pipelines.actions.StepActions;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
+import dev.arbor.pipelines.runs.RunnablePipelines;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
@@ -176,7 +177,7 @@ final class RunEngine implements AutoCloseable {
      * it is started {@code once} for (a schedule's firing, a webhook call) has started a run already.
      */
     Optional<Run> start(
-            PipelineStore.Stored pipeline,
+            RunnablePipelines.Pipeline pipeline,
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,

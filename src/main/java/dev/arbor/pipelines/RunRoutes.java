@@ -10,6 +10,7 @@ import dev.arbor.pipelines.RunStore.Run;
 import dev.arbor.pipelines.RunStore.RunStatus;
 import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.RunnablePipelines;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -47,13 +48,14 @@ final class RunRoutes {
 
     private static final QueryParam STATUS =
             new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
-    private final PipelineStore pipelines;
+    private final RunnablePipelines pipelines;
     private final RunStore runs;
     private final RunEngine engine;
     private final ActionCatalog catalog;
     private final EventStreams streams;
 
-    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
+    RunRoutes(
+            RunnablePipelines pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
         this.engine = requireNonNull(engine, "engine");
@@ -91,7 +93,7 @@ final class RunRoutes {
     private void start(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        PipelineStore.Stored pipeline = pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        RunnablePipelines.Pipeline pipeline = pipelines.require(pipelineId);
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = START.reader(body);
         Problems problems = reader.problems();
@@ -111,7 +113,7 @@ final class RunRoutes {
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        pipelines.require(pipelineId);
         Optional<RunStatus> status = STATUS.read(ctx).map(text -> {
             try {
                 return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
@@ -233,10 +235,6 @@ final class RunRoutes {
         return runs.find(runId)
                 .orElseThrow(
                         () -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id", "There is no run '" + runId + "'."));
-    }
-
-    static ApiException pipelineNotFound(String id) {
-        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
     }
 
     /** A run as the API shows it; with its definition, each step with its name and action. */
