@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
@@ -6,11 +6,10 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
-import dev.arbor.pipelines.RunStore.Run;
-import dev.arbor.pipelines.RunStore.RunStatus;
-import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
-import dev.arbor.pipelines.runs.RunnablePipelines;
+import dev.arbor.pipelines.runs.RunStore.Run;
+import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunStore.StepRun;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -36,7 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The routes of runs: start one, read it and its events (also as a stream), cancel it, retry it. */
-final class RunRoutes {
+public final class RunRoutes {
     /** A run's params, checked against the pipeline's parameters by {@link PipelineDefinition#runParams}. */
     static final BodyField.Value PARAMS = BodyField.value(OPTIONAL, "params", Schema.mapOf(Schema.any()));
 
@@ -54,7 +53,7 @@ final class RunRoutes {
     private final ActionCatalog catalog;
     private final EventStreams streams;
 
-    RunRoutes(
+    public RunRoutes(
             RunnablePipelines pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
@@ -63,7 +62,7 @@ final class RunRoutes {
         this.streams = requireNonNull(streams, "streams");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("pipelines")
                 .post(
                         "/pipelines/{pipeline_id}/runs",
@@ -308,7 +307,7 @@ final class RunRoutes {
     }
 
     /** Milliseconds as the API's whole seconds; null when there is no time. */
-    static Long seconds(java.util.OptionalLong millis) {
+    public static Long seconds(java.util.OptionalLong millis) {
         return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }
