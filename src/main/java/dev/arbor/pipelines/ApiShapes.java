@@ -16,14 +16,13 @@ import static dev.arbor.platform.http.Schema.timestamp;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.http.Schema;
 
-/** The shapes of pipelines, runs and webhooks, for the OpenAPI document. */
-public final class ApiShapes {
+/** The shapes of pipelines and their webhooks, for the OpenAPI document. */
+final class ApiShapes {
     private ApiShapes() {}
 
     static final Schema PROBLEMS = arrayOf(object().required("code", string())
             .required("param", nullable(string()))
             .required("message", string()));
-    static final Schema ERROR = nullable(object().required("code", string()).required("message", string()));
 
     static final Schema DEFINITION = named(
             "PipelineDefinition",
@@ -80,56 +79,6 @@ public final class ApiShapes {
     static final Schema PIPELINE_VALIDATION = object().required("object", oneOf("pipeline.validation"))
             .required("valid", bool())
             .required("errors", PROBLEMS);
-
-    /** A run's status, as schedules also answer it. */
-    public static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
-
-    static final Schema STEP = object().required("id", string())
-            .required("name", string())
-            .required("action", string())
-            .required("status", string())
-            .required("attempts", integer(0, Long.MAX_VALUE))
-            .required("outputs", nullable(mapOf(any())))
-            .required("error", ERROR)
-            .required("started_at", nullable(timestamp()))
-            .required("finished_at", nullable(timestamp()))
-            .required("duration_ms", nullable(integer(0, Long.MAX_VALUE)))
-            .required("next_attempt_at", nullable(timestamp()));
-    static final Schema RUN = named(
-            "Run",
-            resource("pipeline.run")
-                    .required("pipeline_id", string())
-                    .required("pipeline_version", integer(1, Long.MAX_VALUE))
-                    .required("status", RUN_STATUS)
-                    .required("params", mapOf(any()))
-                    .required("trigger", object().required("type", string()))
-                    .required("outputs", nullable(mapOf(any())))
-                    .required("error", ERROR)
-                    .required("timeout_seconds", integer())
-                    .required("created_at", timestamp())
-                    .required("started_at", nullable(timestamp()))
-                    .required("finished_at", nullable(timestamp()))
-                    .required("deadline_at", nullable(timestamp()))
-                    .optional(
-                            "progress",
-                            object().required("total_steps", integer()).required("finished_steps", integer()))
-                    .optional("steps", arrayOf(STEP)));
-    static final Schema EVENT = named(
-            "RunEvent",
-            object().required("id", integer())
-                    .required("object", oneOf("pipeline.run.event"))
-                    .required("run_id", string())
-                    .required("kind", string())
-                    .required("step_id", nullable(string()))
-                    .required("status", nullable(string()))
-                    .required("level", nullable(string()))
-                    .required("message", string())
-                    .required("created_at", timestamp()));
-    static final Schema EVENTS = object().required("object", oneOf("list"))
-            .required("data", arrayOf(EVENT))
-            .required("first_id", nullable(string()))
-            .required("last_id", nullable(string()))
-            .required("has_more", bool());
 
     private static final Schema.Obj WEBHOOK_FIELDS = object().required("object", oneOf("pipeline.webhook"))
             .required("pipeline_id", string())

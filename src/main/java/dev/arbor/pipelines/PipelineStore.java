@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.RunnablePipelines;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
@@ -18,12 +19,13 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of pipeline definitions. */
-final class PipelineStore {
+final class PipelineStore implements RunnablePipelines {
     private static final String COLUMNS = "id, name, definition, step_count, version, created_at, updated_at";
 
     /** A stored pipeline: its definition as checked, at a version. */
     record Stored(
-            String id, ObjectNode definition, int stepCount, int version, long createdAtMillis, long updatedAtMillis) {}
+            String id, ObjectNode definition, int stepCount, int version, long createdAtMillis, long updatedAtMillis)
+            implements RunnablePipelines.Pipeline {}
 
     private final Database database;
     private final Clock clock;
@@ -57,6 +59,15 @@ final class PipelineStore {
                 .bind("id", id)
                 .map(PipelineStore::row)
                 .findOne());
+    }
+
+    @Override
+    public Stored require(String id) {
+        return find(id).orElseThrow(() -> notFound(id));
+    }
+
+    static ApiException notFound(String id) {
+        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
     }
 
     Paging.Result<Stored> list(Page page) {

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.RunEngine;
+import dev.arbor.pipelines.runs.RunRoutes;
+import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -239,8 +242,7 @@ final class PipelineWebhooks {
     }
 
     private PipelineStore.Stored find(Context ctx) {
-        String id = ctx.pathParam("pipeline_id");
-        return pipelines.find(id).orElseThrow(() -> RunRoutes.pipelineNotFound(id));
+        return pipelines.require(ctx.pathParam("pipeline_id"));
     }
 
     private Map<String, Object> json(WebhookSecretStore.State state) {

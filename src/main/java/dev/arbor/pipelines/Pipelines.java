@@ -13,10 +13,14 @@ import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.actions.StepActions;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
+import dev.arbor.pipelines.runs.RunEngine;
+import dev.arbor.pipelines.runs.RunMetrics;
+import dev.arbor.pipelines.runs.RunRoutes;
+import dev.arbor.pipelines.runs.RunStore;
+import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problem;
@@ -181,22 +185,22 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
 
     private void get(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, json(find(ctx.pathParam("pipeline_id"))));
+        Responses.ok(ctx, json(store.require(ctx.pathParam("pipeline_id"))));
     }
 
     private void replace(Context ctx) {
         Access.requireAdmin(ctx);
         String id = ctx.pathParam("pipeline_id");
-        find(id);
+        store.require(id);
         PipelineDefinition definition = checked(Requests.jsonObject(ctx));
-        Responses.ok(ctx, json(store.replace(id, definition).orElseThrow(() -> notFound(id))));
+        Responses.ok(ctx, json(store.replace(id, definition).orElseThrow(() -> PipelineStore.notFound(id))));
     }
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         String id = ctx.pathParam("pipeline_id");
         if (!store.delete(id)) {
-            throw notFound(id);
+            throw PipelineStore.notFound(id);
         }
         for (String runId : runs.activeRunsOf(id)) {
             try {
@@ -289,14 +293,6 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         Optional<PipelineDefinition> definition = PipelineDefinition.read(body, catalog, problems);
         problems.throwIfAny();
         return definition.orElseThrow();
-    }
-
-    private PipelineStore.Stored find(String id) {
-        return store.find(id).orElseThrow(() -> notFound(id));
-    }
-
-    private static ApiException notFound(String id) {
-        return RunRoutes.pipelineNotFound(id);
     }
 
     private static Map<String, Object> json(PipelineStore.Stored stored) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import dev.arbor.ArborServer;
+import dev.arbor.pipelines.runs.RunContract;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
 import dev.arbor.testing.HttpReply;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
+import dev.arbor.pipelines.runs.RunContract;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.JsonMutator;
 import dev.arbor.testing.TestServer;

@@ -2,7 +2,7 @@ package dev.arbor.pipelines.schedules;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.pipelines.ScheduledRuns;
+import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import java.time.Clock;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
-import dev.arbor.pipelines.RunContract;
+import dev.arbor.pipelines.runs.RunContract;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.TestServer;

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
@@ -6,10 +6,10 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
-import dev.arbor.pipelines.RunStore.Run;
-import dev.arbor.pipelines.RunStore.RunStatus;
-import dev.arbor.pipelines.RunStore.StepRun;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.RunStore.Run;
+import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunStore.StepRun;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.BodyField;
@@ -35,7 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The routes of runs: start one, read it and its events (also as a stream), cancel it, retry it. */
-final class RunRoutes {
+public final class RunRoutes {
     /** A run's params, checked against the pipeline's parameters by {@link PipelineDefinition#runParams}. */
     static final BodyField.Value PARAMS = BodyField.value(OPTIONAL, "params", Schema.mapOf(Schema.any()));
 
@@ -47,13 +47,14 @@ final class RunRoutes {
 
     private static final QueryParam STATUS =
             new QueryParam("status", ApiShapes.RUN_STATUS, "Only runs in this status.");
-    private final PipelineStore pipelines;
+    private final RunnablePipelines pipelines;
     private final RunStore runs;
     private final RunEngine engine;
     private final ActionCatalog catalog;
     private final EventStreams streams;
 
-    RunRoutes(PipelineStore pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
+    public RunRoutes(
+            RunnablePipelines pipelines, RunStore runs, RunEngine engine, ActionCatalog catalog, EventStreams streams) {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
         this.engine = requireNonNull(engine, "engine");
@@ -61,7 +62,7 @@ final class RunRoutes {
         this.streams = requireNonNull(streams, "streams");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("pipelines")
                 .post(
                         "/pipelines/{pipeline_id}/runs",
@@ -91,7 +92,7 @@ final class RunRoutes {
     private void start(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        PipelineStore.Stored pipeline = pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        RunnablePipelines.Pipeline pipeline = pipelines.require(pipelineId);
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = START.reader(body);
         Problems problems = reader.problems();
@@ -111,7 +112,7 @@ final class RunRoutes {
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        pipelines.find(pipelineId).orElseThrow(() -> pipelineNotFound(pipelineId));
+        pipelines.require(pipelineId);
         Optional<RunStatus> status = STATUS.read(ctx).map(text -> {
             try {
                 return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
@@ -235,10 +236,6 @@ final class RunRoutes {
                         () -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id", "There is no run '" + runId + "'."));
     }
 
-    static ApiException pipelineNotFound(String id) {
-        return ApiException.of(ErrorCode.PIPELINE_NOT_FOUND, "pipeline_id", "There is no pipeline '" + id + "'.");
-    }
-
     /** A run as the API shows it; with its definition, each step with its name and action. */
     private static Map<String, Object> json(Run run, Optional<PipelineDefinition> definition) {
         var json = new LinkedHashMap<String, Object>();
@@ -310,7 +307,7 @@ final class RunRoutes {
     }
 
     /** Milliseconds as the API's whole seconds; null when there is no time. */
-    static Long seconds(java.util.OptionalLong millis) {
+    public static Long seconds(java.util.OptionalLong millis) {
         return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

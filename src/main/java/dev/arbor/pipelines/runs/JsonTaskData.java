@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import com.github.kagkarlsson.scheduler.serializer.Serializer;
 import dev.arbor.platform.http.Json;

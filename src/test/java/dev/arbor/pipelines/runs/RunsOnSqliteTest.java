@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import java.util.Map;
 

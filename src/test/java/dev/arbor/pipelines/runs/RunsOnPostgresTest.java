@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import dev.arbor.testing.TestPostgres;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,14 +12,14 @@ import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
-import dev.arbor.pipelines.RunStore.Run;
-import dev.arbor.pipelines.RunStore.RunStatus;
-import dev.arbor.pipelines.RunStore.StepRun;
-import dev.arbor.pipelines.RunStore.StepStatus;
 import dev.arbor.pipelines.actions.Outcome;
 import dev.arbor.pipelines.actions.StepActions;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
+import dev.arbor.pipelines.runs.RunStore.Run;
+import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunStore.StepRun;
+import dev.arbor.pipelines.runs.RunStore.StepStatus;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * stored step first: a step that has ended only makes sure the steps after it are scheduled, and a run that has
  * ended, or was retried since, is left alone. Changes to a run are made under its row lock ({@link RunStore}).
  */
-final class RunEngine implements AutoCloseable {
+public final class RunEngine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunEngine.class);
     private static final String STEP_TASK = "pipeline-step";
     private static final String DEADLINE_TASK = "pipeline-run-deadline";
@@ -89,7 +89,7 @@ final class RunEngine implements AutoCloseable {
     }
 
     /** A change asked of a run in a state that does not allow it (cancel a finished run, retry one not failed). */
-    static final class RunStateException extends RuntimeException {
+    public static final class RunStateException extends RuntimeException {
         final RunStatus status;
 
         RunStateException(RunStatus status) {
@@ -122,7 +122,7 @@ final class RunEngine implements AutoCloseable {
     private final Object signal = new Object();
     private volatile boolean started;
 
-    RunEngine(
+    public RunEngine(
             Database database,
             RunStore store,
             ActionCatalog catalog,
@@ -155,7 +155,7 @@ final class RunEngine implements AutoCloseable {
      * Starts executing, and picks up the runs a stopped server left unfinished. A database a newer release has
      * migrated is read-only here: its runs can be read, and nothing runs.
      */
-    void start() {
+    public void start() {
         if (database.readOnly()) {
             LOG.warn("the database is read-only for this release: pipelines do not run");
             return;
@@ -175,8 +175,8 @@ final class RunEngine implements AutoCloseable {
      * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when what
      * it is started {@code once} for (a schedule's firing, a webhook call) has started a run already.
      */
-    Optional<Run> start(
-            PipelineStore.Stored pipeline,
+    public Optional<Run> start(
+            RunnablePipelines.Pipeline pipeline,
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,
@@ -231,7 +231,7 @@ final class RunEngine implements AutoCloseable {
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
-    Run cancel(String runId) {
+    public Run cancel(String runId) {
         Optional<RunStatus> refused = store.locked(runId, tx -> {
                     Run run = tx.run();
                     if (!run.status().active()) {

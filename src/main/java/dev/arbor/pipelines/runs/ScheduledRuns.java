@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static java.util.Objects.requireNonNull;
 
@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * What schedules ask of pipelines: to check a schedule's params against its pipeline's parameters, and to start its
- * runs, as it fires or when asked to run now. {@link Pipelines} answers it.
+ * runs, as it fires or when asked to run now. The {@code Pipelines} facade, which sits above, answers it.
  */
 public interface ScheduledRuns {
     /** Whether there is such a pipeline. */

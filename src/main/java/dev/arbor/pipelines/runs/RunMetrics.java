@@ -1,7 +1,7 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
-import dev.arbor.pipelines.RunStore.RunStatus;
-import dev.arbor.pipelines.RunStore.StepStatus;
+import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunStore.StepStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -14,12 +14,12 @@ import java.util.Map;
  * {@code arbor_pipeline_steps_finished_total}), and the steps executing on this server now
  * ({@code arbor_pipeline_steps_executing}).
  */
-final class RunMetrics {
+public final class RunMetrics {
     private final MeterRegistry registry;
     private final Meter.MeterProvider<Counter> runs;
     private final Meter.MeterProvider<Counter> steps;
 
-    RunMetrics(MeterRegistry registry) {
+    public RunMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.runs = Counter.builder("arbor.pipeline.runs.finished")
                 .description("Pipeline runs that ended, by status")

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

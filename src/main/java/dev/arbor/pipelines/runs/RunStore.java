@@ -1,10 +1,10 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.pipelines.ScheduledRuns.Firing;
+import dev.arbor.pipelines.runs.ScheduledRuns.Firing;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -31,7 +31,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  * The SQL of runs, their steps and their events. Every change to a run happens in a {@link Transition}: one
  * transaction that first locks the run's row, so that two steps ending at once (on two nodes, too) see each other.
  */
-final class RunStore {
+public final class RunStore {
     private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
             + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at";
     private static final String RUN_COLUMNS_BUT_DEFINITION = RUN_COLUMNS.replace("definition, ", "");
@@ -74,7 +74,7 @@ final class RunStore {
     }
 
     /** A run as stored, with its steps in the definition's order. */
-    record Run(
+    public record Run(
             String id,
             String pipelineId,
             int pipelineVersion,
@@ -91,7 +91,7 @@ final class RunStore {
             OptionalLong startedAt,
             OptionalLong finishedAt,
             List<StepRun> steps) {
-        Run {
+        public Run {
             steps = List.copyOf(steps);
         }
 
@@ -127,24 +127,24 @@ final class RunStore {
     private final Clock clock;
     private final RunMetrics metrics;
 
-    RunStore(Database database, Clock clock, RunMetrics metrics) {
+    public RunStore(Database database, Clock clock, RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
         this.metrics = requireNonNull(metrics, "metrics");
     }
 
     /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
-    sealed interface Once permits Firing, WebhookCall {}
+    public sealed interface Once permits Firing, WebhookCall {}
 
     /** A call to a pipeline's webhook, known by its {@code webhook-id}. */
-    record WebhookCall(String webhookId) implements Once {
-        WebhookCall {
+    public record WebhookCall(String webhookId) implements Once {
+        public WebhookCall {
             requireNonNull(webhookId, "webhookId");
         }
     }
 
     /** The run a firing started, when it started one. */
-    Optional<String> runOf(Firing firing) {
+    public Optional<String> runOf(Firing firing) {
         return database.read(handle -> handle.createQuery(
                         "SELECT id FROM pipeline_runs WHERE schedule_id = :s AND scheduled_for = :at")
                 .bind("s", firing.scheduleId())
@@ -234,7 +234,7 @@ final class RunStore {
     }
 
     /** The run a call to a pipeline's webhook started. */
-    Optional<String> webhookRun(String pipelineId, String webhookId) {
+    public Optional<String> webhookRun(String pipelineId, String webhookId) {
         return database.read(handle -> handle.createQuery(
                         "SELECT run_id FROM pipeline_webhook_calls WHERE pipeline_id = :p AND webhook_id = :id")
                 .bind("p", pipelineId)
@@ -341,7 +341,7 @@ final class RunStore {
                 .list());
     }
 
-    List<String> activeRunsOf(String pipelineId) {
+    public List<String> activeRunsOf(String pipelineId) {
         return database.read(handle -> handle.createQuery(
                         "SELECT id FROM pipeline_runs WHERE pipeline_id = :p " + "AND status IN ('queued', 'running')")
                 .bind("p", pipelineId)

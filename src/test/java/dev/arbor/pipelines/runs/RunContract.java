@@ -1,4 +1,4 @@
-package dev.arbor.pipelines;
+package dev.arbor.pipelines.runs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -512,7 +512,7 @@ public abstract class RunContract {
         return events;
     }
 
-    static JsonNode step(JsonNode run, String id) {
+    public static JsonNode step(JsonNode run, String id) {
         for (JsonNode step : run.path("steps")) {
             if (step.path("id").asText().equals(id)) {
                 return step;

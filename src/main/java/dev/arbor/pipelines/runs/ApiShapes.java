@@ -1,0 +1,73 @@
+package dev.arbor.pipelines.runs;
+
+import static dev.arbor.platform.http.Schema.any;
+import static dev.arbor.platform.http.Schema.arrayOf;
+import static dev.arbor.platform.http.Schema.bool;
+import static dev.arbor.platform.http.Schema.integer;
+import static dev.arbor.platform.http.Schema.mapOf;
+import static dev.arbor.platform.http.Schema.named;
+import static dev.arbor.platform.http.Schema.nullable;
+import static dev.arbor.platform.http.Schema.object;
+import static dev.arbor.platform.http.Schema.oneOf;
+import static dev.arbor.platform.http.Schema.resource;
+import static dev.arbor.platform.http.Schema.string;
+import static dev.arbor.platform.http.Schema.timestamp;
+
+import dev.arbor.platform.http.Schema;
+
+/** The shapes of runs and their events, for the OpenAPI document. */
+public final class ApiShapes {
+    private ApiShapes() {}
+
+    /** A run's status, as schedules also answer it. */
+    public static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
+
+    static final Schema ERROR = nullable(object().required("code", string()).required("message", string()));
+
+    static final Schema STEP = object().required("id", string())
+            .required("name", string())
+            .required("action", string())
+            .required("status", string())
+            .required("attempts", integer(0, Long.MAX_VALUE))
+            .required("outputs", nullable(mapOf(any())))
+            .required("error", ERROR)
+            .required("started_at", nullable(timestamp()))
+            .required("finished_at", nullable(timestamp()))
+            .required("duration_ms", nullable(integer(0, Long.MAX_VALUE)))
+            .required("next_attempt_at", nullable(timestamp()));
+    static final Schema RUN = named(
+            "Run",
+            resource("pipeline.run")
+                    .required("pipeline_id", string())
+                    .required("pipeline_version", integer(1, Long.MAX_VALUE))
+                    .required("status", RUN_STATUS)
+                    .required("params", mapOf(any()))
+                    .required("trigger", object().required("type", string()))
+                    .required("outputs", nullable(mapOf(any())))
+                    .required("error", ERROR)
+                    .required("timeout_seconds", integer())
+                    .required("created_at", timestamp())
+                    .required("started_at", nullable(timestamp()))
+                    .required("finished_at", nullable(timestamp()))
+                    .required("deadline_at", nullable(timestamp()))
+                    .optional(
+                            "progress",
+                            object().required("total_steps", integer()).required("finished_steps", integer()))
+                    .optional("steps", arrayOf(STEP)));
+    static final Schema EVENT = named(
+            "RunEvent",
+            object().required("id", integer())
+                    .required("object", oneOf("pipeline.run.event"))
+                    .required("run_id", string())
+                    .required("kind", string())
+                    .required("step_id", nullable(string()))
+                    .required("status", nullable(string()))
+                    .required("level", nullable(string()))
+                    .required("message", string())
+                    .required("created_at", timestamp()));
+    static final Schema EVENTS = object().required("object", oneOf("list"))
+            .required("data", arrayOf(EVENT))
+            .required("first_id", nullable(string()))
+            .required("last_id", nullable(string()))
+            .required("has_more", bool());
+}
