@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.runs.RunEngine;
-import dev.arbor.pipelines.runs.RunRoutes;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
@@ -251,8 +250,8 @@ final class PipelineWebhooks {
         json.put("pipeline_id", state.pipelineId());
         json.put("url", publicUrl.get() + "/pipelines/" + state.pipelineId() + "/webhook");
         json.put("enabled", state.enabled());
-        json.put("secret_created_at", RunRoutes.seconds(state.secretCreatedAt()));
-        json.put("previous_secret_expires_at", RunRoutes.seconds(state.previousRetiresAt()));
+        Json.putSeconds(json, "secret_created_at", state.secretCreatedAt());
+        Json.putSeconds(json, "previous_secret_expires_at", state.previousRetiresAt());
         return json;
     }
 }

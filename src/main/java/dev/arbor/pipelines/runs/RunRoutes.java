@@ -250,8 +250,8 @@ public final class RunRoutes {
         json.put("error", run.error().orElse(null));
         json.put("timeout_seconds", run.timeoutSeconds());
         json.put("created_at", run.createdAt() / 1000);
-        json.put("started_at", seconds(run.startedAt()));
-        json.put("finished_at", seconds(run.finishedAt()));
+        Json.putSeconds(json, "started_at", run.startedAt());
+        Json.putSeconds(json, "finished_at", run.finishedAt());
         json.put("deadline_at", run.deadlineAt() / 1000);
         definition.ifPresent(d -> {
             long finished =
@@ -281,14 +281,14 @@ public final class RunRoutes {
         json.put("attempts", step.attempts());
         json.put("outputs", step.outputs().orElse(null));
         json.put("error", step.error().orElse(null));
-        json.put("started_at", seconds(step.startedAt()));
-        json.put("finished_at", seconds(step.finishedAt()));
+        Json.putSeconds(json, "started_at", step.startedAt());
+        Json.putSeconds(json, "finished_at", step.finishedAt());
         json.put(
                 "duration_ms",
                 step.startedAt().isPresent() && step.finishedAt().isPresent()
                         ? step.finishedAt().getAsLong() - step.startedAt().getAsLong()
                         : null);
-        json.put("next_attempt_at", seconds(step.dueAt()));
+        Json.putSeconds(json, "next_attempt_at", step.dueAt());
         return json;
     }
 
@@ -304,10 +304,5 @@ public final class RunRoutes {
         json.put("message", event.message());
         json.put("created_at", event.at() / 1000);
         return json;
-    }
-
-    /** Milliseconds as the API's whole seconds; null when there is no time. */
-    public static Long seconds(java.util.OptionalLong millis) {
-        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

@@ -373,8 +373,8 @@ final class ScheduleRoutes {
         json.put("timezone", schedule.timezone());
         json.put("params", schedule.params());
         json.put("status", schedule.status().json());
-        json.put("next_run_at", seconds(schedule.nextRunAt()));
-        json.put("last_run_at", seconds(schedule.lastRunAt()));
+        Json.putSeconds(json, "next_run_at", schedule.nextRunAt());
+        Json.putSeconds(json, "last_run_at", schedule.lastRunAt());
         json.put("last_run_id", schedule.lastRunId().orElse(null));
         json.put("last_error", schedule.lastError().orElse(null));
         json.put("run_count", schedule.runCount());
@@ -397,10 +397,5 @@ final class ScheduleRoutes {
         json.put("created_at", schedule.createdAt() / 1000);
         json.put("updated_at", schedule.updatedAt() / 1000);
         return json;
-    }
-
-    /** Milliseconds as the API's whole seconds; null when there is no time. */
-    private static Long seconds(OptionalLong millis) {
-        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

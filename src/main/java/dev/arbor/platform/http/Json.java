@@ -16,6 +16,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /** The one JSON configuration of the server: strict on input, plain on output. */
 public final class Json {
@@ -60,6 +62,11 @@ public final class Json {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Puts a time kept in milliseconds as the API's whole seconds, or null where there is no time. */
+    public static void putSeconds(Map<String, Object> json, String field, OptionalLong millis) {
+        json.put(field, millis.isPresent() ? millis.getAsLong() / 1000 : null);
     }
 
     /** Parses any JSON document; malformed input is a plain exception, for stored data we wrote ourselves. */
