@@ -15,6 +15,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
+import dev.arbor.studio.WorkError;
 import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleStore;
@@ -87,7 +88,7 @@ public final class Evals implements AutoCloseable {
 
     private int failUnfinished() {
         return store.failUnfinishedOfUnregistered(
-                EvalRunner.error(
+                WorkError.of(
                         ErrorCode.INTERNAL_ERROR,
                         "The server stopped while this eval was queued or running; it was not run again. Start it "
                                 + "again (POST /v1/studio/evals) if it is still needed."),
