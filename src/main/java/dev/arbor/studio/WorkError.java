@@ -6,7 +6,10 @@ import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problem;
 
-/** The error the studio's background work (an eval, one of its items, a fit) records when it fails, as the API shows it. */
+/**
+ * The error the studio's background work (a decision in the background, an eval, one of its items, a fit) records
+ * when it fails, as the API shows it.
+ */
 public final class WorkError {
     private WorkError() {}
 
