@@ -75,10 +75,4 @@ public final class WorkRows {
     public static Optional<ObjectNode> object(ResultSet rs, String column) throws SQLException {
         return Optional.ofNullable(rs.getString(column)).map(t -> (ObjectNode) Json.read(t));
     }
-
-    /** A time column, empty when null. */
-    public static Optional<Long> time(ResultSet rs, String column) throws SQLException {
-        long value = rs.getLong(column);
-        return rs.wasNull() ? Optional.empty() : Optional.of(value);
-    }
 }

@@ -3,6 +3,7 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -197,8 +198,8 @@ final class EvalStore {
                 WorkRows.object(rs, "results"),
                 WorkRows.object(rs, "error"),
                 rs.getLong("created_at"),
-                WorkRows.time(rs, "started_at"),
-                WorkRows.time(rs, "completed_at"));
+                Columns.optionalLong(rs, "started_at"),
+                Columns.optionalLong(rs, "completed_at"));
     }
 
     private static Item item(ResultSet rs) throws SQLException {

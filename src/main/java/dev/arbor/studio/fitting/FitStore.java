@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -188,8 +189,6 @@ final class FitStore {
     private static Stored stored(ResultSet rs) throws SQLException {
         var questions = new ArrayList<String>();
         Json.read(rs.getString("questions")).forEach(q -> questions.add(q.asText()));
-        int version = rs.getInt("version");
-        Optional<Integer> written = rs.wasNull() ? Optional.empty() : Optional.of(version);
         return new Stored(
                 rs.getString("id"),
                 WorkStatus.stored(rs.getString("status")),
@@ -199,11 +198,11 @@ final class FitStore {
                 questions,
                 rs.getInt("done"),
                 rs.getInt("total"),
-                written,
+                Columns.optionalInt(rs, "version"),
                 WorkRows.object(rs, "heads"),
                 WorkRows.object(rs, "error"),
                 rs.getLong("created_at"),
-                WorkRows.time(rs, "started_at"),
-                WorkRows.time(rs, "completed_at"));
+                Columns.optionalLong(rs, "started_at"),
+                Columns.optionalLong(rs, "completed_at"));
     }
 }
