@@ -19,6 +19,7 @@ import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.WorkError;
+import dev.arbor.studio.WorkShapes;
 import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.evals.Evals;
@@ -442,15 +443,8 @@ public final class Fits implements AutoCloseable {
         json.put("model", fit.model());
         fit.questions().forEach(json.putArray("questions")::add);
         json.put("version", fit.version().orElse(null));
-        json.set(
-                "heads",
-                fit.heads().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.set(
-                "error",
-                fit.error().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.put("created_at", fit.createdAtMillis() / 1000);
-        json.put("started_at", fit.startedAtMillis().map(t -> t / 1000).orElse(null));
-        json.put("completed_at", fit.completedAtMillis().map(t -> t / 1000).orElse(null));
+        json.set("heads", WorkShapes.orNull(fit.heads()));
+        WorkShapes.putEnding(json, fit.error(), fit.createdAtMillis(), fit.startedAtMillis(), fit.completedAtMillis());
         return json;
     }
 
