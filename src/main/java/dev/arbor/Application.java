@@ -18,6 +18,7 @@ import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
+import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -180,18 +181,17 @@ public final class Application implements AutoCloseable {
             var modelOperations = new ModelOperations(
                     models, runtime, downloads, outbound, Referrers.all(List.of(routers, deployments)));
             new ModelRoutes(models, runtime, downloads, modelOperations, streams).addTo(routes);
-            new InferenceRoutes(
-                            routing,
-                            routers,
-                            deployments,
-                            access.currentProject(),
-                            models::providerModel,
-                            credentials::open,
-                            studio::decideForRouter,
-                            new Expressions(),
-                            rateLimits,
-                            clock)
-                    .addTo(routes);
+            var routerRuntime = new RouterRuntime(
+                    routing,
+                    routers,
+                    models::providerModel,
+                    credentials::open,
+                    deployments,
+                    studio::decideForRouter,
+                    new Expressions(),
+                    rateLimits,
+                    clock);
+            new InferenceRoutes(routing, routers, deployments, access.currentProject(), routerRuntime).addTo(routes);
             studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits, hop));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);

@@ -2,6 +2,7 @@ package dev.arbor.access;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Page;
@@ -205,13 +206,8 @@ final class TokenStore {
                 List.of(),
                 rs.getString("hint"),
                 rs.getLong("created_at"),
-                optionalLong(rs, "expires_at"),
-                optionalLong(rs, "last_used_at"),
-                optionalLong(rs, "revoked_at"));
-    }
-
-    private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
-        long value = rs.getLong(column);
-        return rs.wasNull() ? Optional.empty() : Optional.of(value);
+                Columns.optionalLong(rs, "expires_at"),
+                Columns.optionalLong(rs, "last_used_at"),
+                Columns.optionalLong(rs, "revoked_at"));
     }
 }

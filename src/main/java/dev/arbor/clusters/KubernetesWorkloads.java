@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -254,11 +256,7 @@ public final class KubernetesWorkloads implements Workloads {
         }
         Container built = container.build();
         return new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(workload.name())
-                .withNamespace(namespace)
-                .withLabels(labels)
-                .endMetadata()
+                .withMetadata(metadata(workload.name(), namespace, labels))
                 .withNewSpec()
                 .withReplicas(workload.replicas())
                 .withNewSelector()
@@ -274,13 +272,18 @@ public final class KubernetesWorkloads implements Workloads {
                 .build();
     }
 
-    private static Service service(String name, Serving serving, Map<String, String> labels, String namespace) {
-        return new ServiceBuilder()
-                .withNewMetadata()
+    /** What each object of a workload is named, placed and labelled with. */
+    private static ObjectMeta metadata(String name, String namespace, Map<String, String> labels) {
+        return new ObjectMetaBuilder()
                 .withName(name)
                 .withNamespace(namespace)
                 .withLabels(labels)
-                .endMetadata()
+                .build();
+    }
+
+    private static Service service(String name, Serving serving, Map<String, String> labels, String namespace) {
+        return new ServiceBuilder()
+                .withMetadata(metadata(name, namespace, labels))
                 .withNewSpec()
                 .withType("ClusterIP")
                 .withSelector(Map.of(WORKLOAD_LABEL, name))
@@ -303,11 +306,7 @@ public final class KubernetesWorkloads implements Workloads {
     private static HorizontalPodAutoscaler autoscaler(
             String name, Scaling scaling, Serving serving, Map<String, String> labels, String namespace) {
         return new HorizontalPodAutoscalerBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .withLabels(labels)
-                .endMetadata()
+                .withMetadata(metadata(name, namespace, labels))
                 .withNewSpec()
                 .withNewScaleTargetRef()
                 .withApiVersion("apps/v1")

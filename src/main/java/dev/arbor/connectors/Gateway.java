@@ -37,23 +37,16 @@ public record Gateway(
     }
 
     Gateway with(Scope newScope, List<String> newClients) {
-        return new Gateway(
-                id,
-                name,
-                connectorId,
-                url,
-                transport,
-                authType,
-                description,
-                settings,
-                secret,
-                newScope,
-                newClients,
-                createdAt,
-                updatedAt);
+        return changed(settings, secret, newScope, newClients);
     }
 
     Gateway withCredentials(ObjectNode newSettings, Optional<ObjectNode> newSecret) {
+        return changed(newSettings, newSecret, scope, clients);
+    }
+
+    /** The gateway with what an update may change (as {@link GatewayStore} writes it); the rest as it was. */
+    private Gateway changed(
+            ObjectNode newSettings, Optional<ObjectNode> newSecret, Scope newScope, List<String> newClients) {
         return new Gateway(
                 id,
                 name,
@@ -64,8 +57,8 @@ public record Gateway(
                 description,
                 newSettings,
                 newSecret,
-                scope,
-                clients,
+                newScope,
+                newClients,
                 createdAt,
                 updatedAt);
     }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Update;
 
 /** The SQL of gateways and their scopes; the sealed part of credentials is sealed and opened here. */
 final class GatewayStore {
@@ -33,9 +34,11 @@ final class GatewayStore {
 
     void create(Gateway gateway) {
         database.update(handle -> {
-            handle.createUpdate("INSERT INTO connector_gateways (" + COLUMNS + ") VALUES (:id, :name, :connector, "
-                            + ":url, :transport, :auth, :description, :settings, :secret, :enabled, :global, :clients, "
-                            + ":now, :now)")
+            changeable(
+                            handle.createUpdate("INSERT INTO connector_gateways (" + COLUMNS + ") VALUES (:id, :name, "
+                                    + ":connector, :url, :transport, :auth, :description, :settings, :secret, :enabled, "
+                                    + ":global, :clients, :now, :now)"),
+                            gateway)
                     .bind("id", gateway.id())
                     .bind("name", gateway.name())
                     .bind("connector", gateway.connectorId().orElse(null))
@@ -43,15 +46,6 @@ final class GatewayStore {
                     .bind("transport", gateway.transport().wire())
                     .bind("auth", gateway.authType().wire())
                     .bind("description", gateway.description())
-                    .bind("settings", Json.writeString(gateway.settings()))
-                    .bind(
-                            "secret",
-                            gateway.secret()
-                                    .map(s -> secrets.seal(Json.writeString(s), context(gateway.id())))
-                                    .orElse(null))
-                    .bind("enabled", gateway.scope().enabled() ? 1 : 0)
-                    .bind("global", gateway.scope().global() ? 1 : 0)
-                    .bind("clients", Json.writeString(gateway.clients()))
                     .bind("now", gateway.createdAt())
                     .execute();
             projects(handle, gateway.id(), gateway.scope().projects());
@@ -97,18 +91,11 @@ final class GatewayStore {
     /** Stores a gateway's new scope, clients and credentials. */
     void update(Gateway gateway) {
         database.update(handle -> {
-            handle.createUpdate("UPDATE connector_gateways SET enabled = :enabled, global = :global, "
-                            + "clients = :clients, settings = :settings, secret = :secret, updated_at = :now "
-                            + "WHERE id = :id")
-                    .bind("settings", Json.writeString(gateway.settings()))
-                    .bind(
-                            "secret",
-                            gateway.secret()
-                                    .map(s -> secrets.seal(Json.writeString(s), context(gateway.id())))
-                                    .orElse(null))
-                    .bind("enabled", gateway.scope().enabled() ? 1 : 0)
-                    .bind("global", gateway.scope().global() ? 1 : 0)
-                    .bind("clients", Json.writeString(gateway.clients()))
+            changeable(
+                            handle.createUpdate("UPDATE connector_gateways SET enabled = :enabled, global = :global, "
+                                    + "clients = :clients, settings = :settings, secret = :secret, updated_at = :now "
+                                    + "WHERE id = :id"),
+                            gateway)
                     .bind("now", clock.millis())
                     .bind("id", gateway.id())
                     .execute();
@@ -137,6 +124,20 @@ final class GatewayStore {
                     .bind("p", project)
                     .execute();
         }
+    }
+
+    /** Binds the columns an update may change, as creating and updating both write them; the credentials sealed. */
+    private Update changeable(Update statement, Gateway gateway) {
+        return statement
+                .bind("settings", Json.writeString(gateway.settings()))
+                .bind(
+                        "secret",
+                        gateway.secret()
+                                .map(s -> secrets.seal(Json.writeString(s), context(gateway.id())))
+                                .orElse(null))
+                .bind("enabled", gateway.scope().enabled() ? 1 : 0)
+                .bind("global", gateway.scope().global() ? 1 : 0)
+                .bind("clients", Json.writeString(gateway.clients()));
     }
 
     /** Binds a gateway's sealed credentials to it: copied to another row, they do not open. */

@@ -17,21 +17,15 @@ import dev.arbor.inference.endpoints.EndpointHealth;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
-import dev.arbor.inference.steps.CredentialValues;
-import dev.arbor.inference.steps.ProviderModels;
-import dev.arbor.inference.steps.RouterDecider;
 import dev.arbor.inference.steps.RouterRuntime;
-import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.RouterSnapshot;
 import io.javalin.http.Context;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,18 +63,12 @@ public final class InferenceRoutes {
             ActiveRouters routers,
             DeploymentDirectory deployments,
             CurrentProject currentProject,
-            ProviderModels providers,
-            CredentialValues credentials,
-            RouterDecider decider,
-            Expressions expressions,
-            RateLimiter limits,
-            Clock clock) {
+            RouterRuntime runtime) {
         this.routing = requireNonNull(routing, "routing");
         this.routers = requireNonNull(routers, "routers");
         this.deployments = requireNonNull(deployments, "deployments");
         this.currentProject = requireNonNull(currentProject, "currentProject");
-        this.runtime = new RouterRuntime(
-                routing, routers, providers, credentials, deployments, decider, expressions, limits, clock);
+        this.runtime = requireNonNull(runtime, "runtime");
     }
 
     public void addTo(Routes routes) {

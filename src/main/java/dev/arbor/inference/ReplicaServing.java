@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -84,32 +85,51 @@ final class ReplicaServing {
     Answered whole(ReplicaSet replicas, InferenceRequest request) {
         ObjectNode body = Json.parseObject(request.body());
         return switch (request.operation()) {
-            case CHAT_COMPLETIONS -> {
-                ReplicaSet.Generation generation = replicas.generate(generation(body, chat(body)), delta -> {});
-                var identity = OpenAiAnswers.Identity.chat(clock.millis() / 1000, request.model());
-                yield new Answered(
-                        Json.write(OpenAiAnswers.chatCompletion(
-                                identity,
-                                generation.text(),
-                                generation.finishReason(),
-                                generation.promptTokens(),
-                                generation.completionTokens())),
-                        usage(generation));
-            }
-            case COMPLETIONS -> {
-                ReplicaSet.Generation generation = replicas.generate(generation(body, prompt(body)), delta -> {});
-                var identity = OpenAiAnswers.Identity.text(clock.millis() / 1000, request.model());
-                yield new Answered(
-                        Json.write(OpenAiAnswers.textCompletion(
-                                identity,
-                                generation.text(),
-                                generation.finishReason(),
-                                generation.promptTokens(),
-                                generation.completionTokens())),
-                        usage(generation));
-            }
+            case CHAT_COMPLETIONS ->
+                generated(
+                        replicas,
+                        generation(body, chat(body)),
+                        request.model(),
+                        OpenAiAnswers.Identity::chat,
+                        OpenAiAnswers::chatCompletion);
+            case COMPLETIONS ->
+                generated(
+                        replicas,
+                        generation(body, prompt(body)),
+                        request.model(),
+                        OpenAiAnswers.Identity::text,
+                        OpenAiAnswers::textCompletion);
             case EMBEDDINGS -> embeddings(replicas, request, body);
         };
+    }
+
+    /** A whole completion's shape: {@link OpenAiAnswers#chatCompletion} or {@link OpenAiAnswers#textCompletion}. */
+    @FunctionalInterface
+    private interface Completion {
+        Map<String, Object> of(
+                OpenAiAnswers.Identity identity,
+                String text,
+                String finishReason,
+                long promptTokens,
+                long completionTokens);
+    }
+
+    /** Generates the whole answer; it is made, and named, when the model has finished. */
+    private Answered generated(
+            ReplicaSet replicas,
+            ReplicaSet.GenerationRequest asked,
+            String model,
+            BiFunction<Long, String, OpenAiAnswers.Identity> identity,
+            Completion completion) {
+        ReplicaSet.Generation generation = replicas.generate(asked, delta -> {});
+        return new Answered(
+                Json.write(completion.of(
+                        identity.apply(clock.millis() / 1000, model),
+                        generation.text(),
+                        generation.finishReason(),
+                        generation.promptTokens(),
+                        generation.completionTokens())),
+                usage(generation));
     }
 
     /**

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
 import java.util.List;
 import java.util.Map;
@@ -90,19 +89,7 @@ final class RouterCatalog {
 
     /** {@code {action_type, params}} as the validate route takes it. */
     void checkRequest(JsonNode body, Problems problems, RouterParams rules) {
-        JsonNode type = body.path("action_type");
-        if (!type.isTextual()) {
-            catalog.checkRequest(body, problems, rules); // says what is missing
-            return;
-        }
-        catalog.find(type.textValue())
-                .ifPresentOrElse(
-                        action -> check(
-                                action,
-                                body.has("params") ? body.get("params") : Json.object(),
-                                "params",
-                                problems,
-                                rules),
-                        () -> catalog.checkRequest(body, problems, rules));
+        catalog.checkRequest(
+                body, problems, (action, params, prefix, found) -> check(action, params, prefix, found, rules));
     }
 }

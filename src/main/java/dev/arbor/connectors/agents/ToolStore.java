@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jdbi.v3.core.statement.Update;
 
 /** The SQL of the tools fetched from gateways. */
 final class ToolStore {
@@ -67,34 +68,32 @@ final class ToolStore {
                 String description = tool.description() == null ? "" : tool.description();
                 Tool before = stored.remove(tool.name());
                 if (before == null) {
-                    handle.createUpdate("INSERT INTO connector_tools (" + COLUMNS + ") VALUES (:id, :g, :name, "
-                                    + ":title, :description, :schema, :annotations, :now, :now)")
+                    fetched(
+                                    handle.createUpdate("INSERT INTO connector_tools (" + COLUMNS + ") VALUES (:id, "
+                                            + ":g, :name, :title, :description, :schema, :annotations, :now, :now)"),
+                                    tool,
+                                    description,
+                                    schema,
+                                    annotations,
+                                    now)
                             .bind("id", Ids.next("tool"))
                             .bind("g", gatewayId)
                             .bind("name", tool.name())
-                            .bind("title", tool.title())
-                            .bind("description", description)
-                            .bind("schema", Json.writeString(schema))
-                            .bind(
-                                    "annotations",
-                                    annotations.map(Json::writeString).orElse(null))
-                            .bind("now", now)
                             .execute();
                     added.add(tool.name());
                 } else if (!before.description().equals(description)
                         || !before.inputSchema().equals(schema)
                         || !before.title().equals(Optional.ofNullable(tool.title()))
                         || !before.annotations().equals(annotations)) {
-                    handle.createUpdate("UPDATE connector_tools SET title = :title, description = :description, "
-                                    + "input_schema = :schema, annotations = :annotations, updated_at = :now "
-                                    + "WHERE id = :id")
-                            .bind("title", tool.title())
-                            .bind("description", description)
-                            .bind("schema", Json.writeString(schema))
-                            .bind(
-                                    "annotations",
-                                    annotations.map(Json::writeString).orElse(null))
-                            .bind("now", now)
+                    fetched(
+                                    handle.createUpdate("UPDATE connector_tools SET title = :title, description = "
+                                            + ":description, input_schema = :schema, annotations = :annotations, "
+                                            + "updated_at = :now WHERE id = :id"),
+                                    tool,
+                                    description,
+                                    schema,
+                                    annotations,
+                                    now)
                             .bind("id", before.id())
                             .execute();
                     changed.add(tool.name());
@@ -156,5 +155,21 @@ final class ToolStore {
                 Optional.ofNullable(annotations).map(Json::read),
                 rs.getLong("created_at"),
                 rs.getLong("updated_at"));
+    }
+
+    /** Binds what a fetch says of a tool, as adding and updating it both write it. */
+    private static Update fetched(
+            Update statement,
+            McpSchema.Tool tool,
+            String description,
+            JsonNode schema,
+            Optional<JsonNode> annotations,
+            long now) {
+        return statement
+                .bind("title", tool.title())
+                .bind("description", description)
+                .bind("schema", Json.writeString(schema))
+                .bind("annotations", annotations.map(Json::writeString).orElse(null))
+                .bind("now", now);
     }
 }

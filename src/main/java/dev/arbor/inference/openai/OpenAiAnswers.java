@@ -44,28 +44,14 @@ public final class OpenAiAnswers {
         var message = new LinkedHashMap<String, Object>();
         message.put("role", "assistant");
         message.put("content", content);
-        var choice = new LinkedHashMap<String, Object>();
-        choice.put("index", 0);
-        choice.put("message", message);
-        choice.put("logprobs", null);
-        choice.put("finish_reason", finishReason);
-        Map<String, Object> answer = head(identity, "chat.completion");
-        answer.put("choices", List.of(choice));
-        answer.put("usage", usage(promptTokens, completionTokens));
-        return answer;
+        return completion(
+                identity, "chat.completion", choice("message", message, finishReason), promptTokens, completionTokens);
     }
 
     public static Map<String, Object> textCompletion(
             Identity identity, String text, String finishReason, long promptTokens, long completionTokens) {
-        var choice = new LinkedHashMap<String, Object>();
-        choice.put("index", 0);
-        choice.put("text", text);
-        choice.put("logprobs", null);
-        choice.put("finish_reason", finishReason);
-        Map<String, Object> answer = head(identity, "text_completion");
-        answer.put("choices", List.of(choice));
-        answer.put("usage", usage(promptTokens, completionTokens));
-        return answer;
+        return completion(
+                identity, "text_completion", choice("text", text, finishReason), promptTokens, completionTokens);
     }
 
     /**
@@ -73,13 +59,8 @@ public final class OpenAiAnswers {
      * (null before).
      */
     public static Map<String, Object> chatChunk(Identity identity, Map<String, Object> delta, String finishReason) {
-        var choice = new LinkedHashMap<String, Object>();
-        choice.put("index", 0);
-        choice.put("delta", delta);
-        choice.put("logprobs", null);
-        choice.put("finish_reason", finishReason);
         Map<String, Object> chunk = head(identity, "chat.completion.chunk");
-        chunk.put("choices", List.of(choice));
+        chunk.put("choices", List.of(choice("delta", delta, finishReason)));
         return chunk;
     }
 
@@ -116,6 +97,25 @@ public final class OpenAiAnswers {
         answer.put("model", model);
         answer.put("usage", Map.of("prompt_tokens", promptTokens, "total_tokens", promptTokens));
         return answer;
+    }
+
+    /** A whole answer's one choice with the tokens it came to. */
+    private static Map<String, Object> completion(
+            Identity identity, String object, Map<String, Object> choice, long promptTokens, long completionTokens) {
+        Map<String, Object> answer = head(identity, object);
+        answer.put("choices", List.of(choice));
+        answer.put("usage", usage(promptTokens, completionTokens));
+        return answer;
+    }
+
+    /** The one choice an answer has: {@code key} names what it holds (a message, text, a stream's delta). */
+    private static Map<String, Object> choice(String key, Object value, String finishReason) {
+        var choice = new LinkedHashMap<String, Object>();
+        choice.put("index", 0);
+        choice.put(key, value);
+        choice.put("logprobs", null);
+        choice.put("finish_reason", finishReason);
+        return choice;
     }
 
     private static Map<String, Object> head(Identity identity, String object) {

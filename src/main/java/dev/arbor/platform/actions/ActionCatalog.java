@@ -177,6 +177,17 @@ public final class ActionCatalog {
      * same checks a saved step gets, problems at {@code action_type} and {@code params.<name>}.
      */
     public void checkRequest(JsonNode body, Problems problems, ParamRules rules) {
+        checkRequest(body, problems, (action, params, prefix, found) -> check(action, params, prefix, found, rules));
+    }
+
+    /** A known action's params checked: the catalog's {@link #check}, and what its user adds to it. */
+    @FunctionalInterface
+    public interface ParamsCheck {
+        void check(Action action, JsonNode params, String prefix, Problems problems);
+    }
+
+    /** {@link #checkRequest(JsonNode, Problems, ParamRules)}, a known action's params checked by {@code check}. */
+    public void checkRequest(JsonNode body, Problems problems, ParamsCheck check) {
         JsonNode type = body.path("action_type");
         if (!type.isTextual()) {
             problems.add(ErrorCode.MISSING_FIELD, "action_type", "`action_type` is required: an action's type.");
@@ -184,12 +195,8 @@ public final class ActionCatalog {
         }
         find(type.textValue())
                 .ifPresentOrElse(
-                        action -> check(
-                                action,
-                                body.has("params") ? body.get("params") : Json.object(),
-                                "params",
-                                problems,
-                                rules),
+                        action -> check.check(
+                                action, body.has("params") ? body.get("params") : Json.object(), "params", problems),
                         () -> problems.add(
                                 ErrorCode.INVALID_FIELD,
                                 "action_type",

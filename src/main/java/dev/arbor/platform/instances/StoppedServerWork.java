@@ -2,6 +2,7 @@ package dev.arbor.platform.instances;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.ApiException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Background work (evals, fits) that a stopped server left queued or running: failed once at start, and on a shared
+ * Background work (decisions, evals, fits) that a stopped server left queued or running: failed once at start, and on a shared
  * database again at every heartbeat, since another server may stop at any time. {@code failUnfinished} marks the
  * unfinished work of servers no longer registered failed and says how many.
  */
@@ -22,7 +23,7 @@ public final class StoppedServerWork implements AutoCloseable {
     private final IntSupplier failUnfinished;
     private final ScheduledExecutorService sweeper;
 
-    /** @param what the work, plural, for the log ({@code evals}, {@code fits}) */
+    /** @param what the work, plural, for the log ({@code decisions}, {@code evals}, {@code fits}) */
     public StoppedServerWork(ServerInstances instances, String what, IntSupplier failUnfinished) {
         this.instances = requireNonNull(instances, "instances");
         this.what = requireNonNull(what, "what");
@@ -40,8 +41,11 @@ public final class StoppedServerWork implements AutoCloseable {
                     () -> {
                         try {
                             recover();
+                        } catch (ApiException e) {
+                            // the database is out of reach, and said so itself: the next beat looks again
+                            LOG.debug("{} of stopped servers could not be looked for: {}", what, e.getMessage());
                         } catch (RuntimeException e) {
-                            LOG.warn("{} of stopped servers could not be looked for: {}", what, e.getMessage());
+                            LOG.warn("{} of stopped servers could not be looked for", what, e);
                         }
                     },
                     millis,

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
+import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.studio.DeployedModels;
+import dev.arbor.studio.WorkError;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
@@ -27,11 +27,6 @@ import dev.arbor.studio.templates.Templates;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The studio's decisions: the pipeline every entry point shares ({@link DecisionService}, which runs a plan), and
@@ -39,8 +34,6 @@ import org.slf4j.LoggerFactory;
  * is kept in history.
  */
 public final class Decisions implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Decisions.class);
-
     private final HistoryStore store;
     private final DecisionService service;
     private final Templates templates;
@@ -51,8 +44,7 @@ public final class Decisions implements AutoCloseable {
     private final ModelRuntime runtime;
     private final ServerInstances instances;
     private final boolean readOnly;
-    private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("arbor-decision-owners").factory());
+    private final StoppedServerWork stopped;
 
     /**
      * Opens decisions; {@link #start} recovers what stopped servers left unfinished.
@@ -94,6 +86,7 @@ public final class Decisions implements AutoCloseable {
                 clock,
                 meters);
         this.readOnly = database.readOnly();
+        this.stopped = new StoppedServerWork(instances, "decisions", this::failUnfinished);
     }
 
     /**
@@ -102,51 +95,25 @@ public final class Decisions implements AutoCloseable {
      * queued for ever; a server that runs keeps its own.
      */
     public void start() {
-        if (readOnly) {
-            return;
-        }
-        recover();
-        if (instances.shared()) {
-            long millis = instances.heartbeat().toMillis();
-            sweeper.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            recover();
-                        } catch (ApiException e) {
-                            // the database is out of reach, and said so itself: the next beat looks again
-                            LOG.debug("decisions of stopped servers could not be looked for: {}", e.getMessage());
-                        } catch (RuntimeException e) {
-                            LOG.warn("decisions of stopped servers could not be looked for", e);
-                        }
-                    },
-                    millis,
-                    millis,
-                    TimeUnit.MILLISECONDS);
+        if (!readOnly) {
+            stopped.start();
         }
     }
 
-    private void recover() {
+    private int failUnfinished() {
         long now = clock.millis();
         int recovered = 0;
-        for (var stopped : instances.forgetStopped()) {
-            recovered += store.failUnfinishedOf(stopped.id(), interrupted(stopped.why()), now);
+        for (var server : instances.forgetStopped()) {
+            recovered += store.failUnfinishedOf(server.id(), interrupted(server.why()), now);
         }
-        recovered += store.failUnfinishedOfUnregistered(interrupted("its server stopped"), now);
-        if (recovered > 0) {
-            LOG.warn(
-                    "{} decisions were queued or running when their server stopped; they are marked failed", recovered);
-        }
+        return recovered + store.failUnfinishedOfUnregistered(interrupted("its server stopped"), now);
     }
 
     private static ObjectNode interrupted(String why) {
-        ObjectNode error = Json.object();
-        error.put("type", ErrorCode.INTERNAL_ERROR.type());
-        error.put("code", ErrorCode.INTERNAL_ERROR.code());
-        error.put(
-                "message",
+        return WorkError.of(
+                ErrorCode.INTERNAL_ERROR,
                 "The server stopped while this decision was queued or running (" + why + "); it was not run "
                         + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
-        return error;
     }
 
     /**
@@ -204,7 +171,7 @@ public final class Decisions implements AutoCloseable {
 
     @Override
     public void close() {
-        sweeper.shutdownNow();
+        stopped.close();
         service.close();
     }
 }

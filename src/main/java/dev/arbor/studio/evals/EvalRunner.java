@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.studio.WorkError;
 import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.questions.Labels;
@@ -80,7 +81,7 @@ final class EvalRunner implements AutoCloseable {
                             job.id(),
                             WorkStatus.FAILED,
                             Optional.empty(),
-                            Optional.of(error(
+                            Optional.of(WorkError.of(
                                     ErrorCode.INTERNAL_ERROR,
                                     "The eval failed unexpectedly ("
                                             + e.getClass().getSimpleName() + "); the server log has the details.")),
@@ -160,9 +161,7 @@ final class EvalRunner implements AutoCloseable {
                     Optional.of(answers(decision, item.expected(), job.questions())),
                     Optional.empty());
         } catch (ApiException e) {
-            var problem = e.problems().getFirst();
-            ObjectNode error = error(e.code(), problem.message());
-            error.put("param", problem.param());
+            ObjectNode error = WorkError.of(e);
             Optional.ofNullable(e.extra().get("decision_id")).ifPresent(id -> error.put("decision_id", id.toString()));
             return failedItem(target, position, item, error);
         } catch (RuntimeException e) {
@@ -174,7 +173,7 @@ final class EvalRunner implements AutoCloseable {
                     target,
                     position,
                     item,
-                    error(
+                    WorkError.of(
                             ErrorCode.INTERNAL_ERROR,
                             "The decision failed unexpectedly (" + e.getClass().getSimpleName() + ")."));
         }
@@ -242,14 +241,6 @@ final class EvalRunner implements AutoCloseable {
     private static double setting(JsonNode settings, String question, String key) {
         JsonNode own = settings.path("questions").path(question).path(key);
         return own.isNumber() ? own.doubleValue() : settings.path(key).asDouble();
-    }
-
-    static ObjectNode error(ErrorCode code, String message) {
-        ObjectNode error = Json.object();
-        error.put("type", code.type());
-        error.put("code", code.code());
-        error.put("message", message);
-        return error;
     }
 
     /** Stops taking work; what runs is abandoned and failed at the next start. */

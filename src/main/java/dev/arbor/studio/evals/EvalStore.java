@@ -3,10 +3,12 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.studio.WorkRows;
 import dev.arbor.studio.WorkStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,9 +53,11 @@ final class EvalStore {
     }
 
     private final Database database;
+    private final WorkRows rows;
 
     EvalStore(Database database) {
         this.database = requireNonNull(database, "database");
+        this.rows = new WorkRows(database, "studio_evals");
     }
 
     void insert(
@@ -90,12 +94,7 @@ final class EvalStore {
 
     /** Queued to in progress; false when it was cancelled first. */
     boolean start(String id, long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_evals SET status = 'in_progress', "
-                                + "started_at = :now WHERE id = :id AND status = 'queued'")
-                        .bind("id", id)
-                        .bind("now", now)
-                        .execute()
-                == 1);
+        return rows.start(id, now);
     }
 
     /**
@@ -158,17 +157,13 @@ final class EvalStore {
 
     /** Finishes an unfinished eval; false when it had finished already (a cancel came first). */
     boolean finish(String id, WorkStatus status, Optional<ObjectNode> results, Optional<ObjectNode> error, long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_evals SET status = :status, results = "
-                                + ":results, error = :error, completed_at = :now WHERE id = :id AND status IN "
-                                + "(<unfinished>)")
-                        .bind("status", status.wire())
-                        .bind("results", results.map(Json::writeString).orElse(null))
-                        .bind("error", error.map(Json::writeString).orElse(null))
-                        .bind("now", now)
-                        .bind("id", id)
-                        .bindList("unfinished", WorkStatus.UNFINISHED)
-                        .execute()
-                == 1);
+        return rows.finish(
+                id,
+                status,
+                "results = :results, ",
+                update -> update.bind("results", results.map(Json::writeString).orElse(null)),
+                error,
+                now);
     }
 
     boolean delete(String id) {
@@ -188,14 +183,7 @@ final class EvalStore {
      * returns how many.
      */
     int failUnfinishedOfUnregistered(ObjectNode error, long now) {
-        return database.write(
-                handle -> handle.createUpdate("UPDATE studio_evals SET status = 'failed', error = :error, "
-                                + "completed_at = :now WHERE status IN (<unfinished>) AND (server_instance IS NULL OR "
-                                + "server_instance NOT IN (SELECT id FROM server_instances))")
-                        .bind("error", Json.writeString(error))
-                        .bind("now", now)
-                        .bindList("unfinished", WorkStatus.UNFINISHED)
-                        .execute());
+        return rows.failUnfinishedOfUnregistered(error, now);
     }
 
     private static Stored stored(ResultSet rs) throws SQLException {
@@ -207,11 +195,11 @@ final class EvalStore {
                 rs.getInt("done"),
                 rs.getInt("total"),
                 rs.getInt("failed_items"),
-                object(rs.getString("results")),
-                object(rs.getString("error")),
+                WorkRows.object(rs, "results"),
+                WorkRows.object(rs, "error"),
                 rs.getLong("created_at"),
-                optionalLong(rs, "started_at"),
-                optionalLong(rs, "completed_at"));
+                Columns.optionalLong(rs, "started_at"),
+                Columns.optionalLong(rs, "completed_at"));
     }
 
     private static Item item(ResultSet rs) throws SQLException {
@@ -222,16 +210,7 @@ final class EvalStore {
                 Optional.ofNullable(rs.getString("split")),
                 Optional.ofNullable(rs.getString("decision_id")),
                 (ObjectNode) Json.read(rs.getString("expected")),
-                object(rs.getString("answers")),
-                object(rs.getString("error")));
-    }
-
-    private static Optional<ObjectNode> object(String text) {
-        return Optional.ofNullable(text).map(t -> (ObjectNode) Json.read(t));
-    }
-
-    private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
-        long value = rs.getLong(column);
-        return rs.wasNull() ? Optional.empty() : Optional.of(value);
+                WorkRows.object(rs, "answers"),
+                WorkRows.object(rs, "error"));
     }
 }

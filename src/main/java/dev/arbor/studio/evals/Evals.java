@@ -2,7 +2,6 @@ package dev.arbor.studio.evals;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
@@ -15,6 +14,8 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
+import dev.arbor.studio.WorkError;
+import dev.arbor.studio.WorkShapes;
 import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleStore;
@@ -87,7 +88,7 @@ public final class Evals implements AutoCloseable {
 
     private int failUnfinished() {
         return store.failUnfinishedOfUnregistered(
-                EvalRunner.error(
+                WorkError.of(
                         ErrorCode.INTERNAL_ERROR,
                         "The server stopped while this eval was queued or running; it was not run again. Start it "
                                 + "again (POST /v1/studio/evals) if it is still needed."),
@@ -306,15 +307,9 @@ public final class Evals implements AutoCloseable {
         progress.put("total", eval.total());
         progress.put("failed", eval.failedItems());
         eval.request().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
-        json.set(
-                "results",
-                eval.results().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.set(
-                "error",
-                eval.error().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.put("created_at", eval.createdAtMillis() / 1000);
-        json.put("started_at", eval.startedAtMillis().map(t -> t / 1000).orElse(null));
-        json.put("completed_at", eval.completedAtMillis().map(t -> t / 1000).orElse(null));
+        json.set("results", WorkShapes.orNull(eval.results()));
+        WorkShapes.putEnding(
+                json, eval.error(), eval.createdAtMillis(), eval.startedAtMillis(), eval.completedAtMillis());
         return json;
     }
 

@@ -4,10 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
+import dev.arbor.studio.WorkRows;
 import dev.arbor.studio.WorkStatus;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -39,9 +41,11 @@ final class FitStore {
             Optional<Long> completedAtMillis) {}
 
     private final Database database;
+    private final WorkRows rows;
 
     FitStore(Database database) {
         this.database = requireNonNull(database, "database");
+        this.rows = new WorkRows(database, "studio_fits");
     }
 
     void insert(Stored fit, String serverInstance) {
@@ -112,12 +116,7 @@ final class FitStore {
 
     /** Queued to in progress; false when it was cancelled first. */
     boolean start(String id, long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = 'in_progress', "
-                                + "started_at = :now WHERE id = :id AND status = 'queued'")
-                        .bind("id", id)
-                        .bind("now", now)
-                        .execute()
-                == 1);
+        return rows.start(id, now);
     }
 
     void progress(String id, int done) {
@@ -136,29 +135,19 @@ final class FitStore {
             Optional<ObjectNode> heads,
             Optional<ObjectNode> error,
             long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = :status, version = "
-                                + ":version, heads = :heads, error = :error, completed_at = :now WHERE id = :id AND "
-                                + "status IN (<unfinished>)")
-                        .bind("status", status.wire())
-                        .bind("version", version.orElse(null))
-                        .bind("heads", heads.map(Json::writeString).orElse(null))
-                        .bind("error", error.map(Json::writeString).orElse(null))
-                        .bind("now", now)
-                        .bind("id", id)
-                        .bindList("unfinished", WorkStatus.UNFINISHED)
-                        .execute()
-                == 1);
+        return rows.finish(
+                id,
+                status,
+                "version = :version, heads = :heads, ",
+                update -> update.bind("version", version.orElse(null))
+                        .bind("heads", heads.map(Json::writeString).orElse(null)),
+                error,
+                now);
     }
 
     /** Fails the unfinished fits whose server is not registered (it stopped); returns how many. */
     int failUnfinishedOfUnregistered(ObjectNode error, long now) {
-        return database.write(handle -> handle.createUpdate("UPDATE studio_fits SET status = 'failed', error = :error, "
-                        + "completed_at = :now WHERE status IN (<unfinished>) AND (server_instance IS NULL OR "
-                        + "server_instance NOT IN (SELECT id FROM server_instances))")
-                .bind("error", Json.writeString(error))
-                .bind("now", now)
-                .bindList("unfinished", WorkStatus.UNFINISHED)
-                .execute());
+        return rows.failUnfinishedOfUnregistered(error, now);
     }
 
     /** The cached embeddings of these content hashes for a model, by hash. */
@@ -200,8 +189,6 @@ final class FitStore {
     private static Stored stored(ResultSet rs) throws SQLException {
         var questions = new ArrayList<String>();
         Json.read(rs.getString("questions")).forEach(q -> questions.add(q.asText()));
-        int version = rs.getInt("version");
-        Optional<Integer> written = rs.wasNull() ? Optional.empty() : Optional.of(version);
         return new Stored(
                 rs.getString("id"),
                 WorkStatus.stored(rs.getString("status")),
@@ -211,20 +198,11 @@ final class FitStore {
                 questions,
                 rs.getInt("done"),
                 rs.getInt("total"),
-                written,
-                object(rs.getString("heads")),
-                object(rs.getString("error")),
+                Columns.optionalInt(rs, "version"),
+                WorkRows.object(rs, "heads"),
+                WorkRows.object(rs, "error"),
                 rs.getLong("created_at"),
-                optionalLong(rs, "started_at"),
-                optionalLong(rs, "completed_at"));
-    }
-
-    private static Optional<ObjectNode> object(String text) {
-        return Optional.ofNullable(text).map(t -> (ObjectNode) Json.read(t));
-    }
-
-    private static Optional<Long> optionalLong(ResultSet rs, String column) throws SQLException {
-        long value = rs.getLong(column);
-        return rs.wasNull() ? Optional.empty() : Optional.of(value);
+                Columns.optionalLong(rs, "started_at"),
+                Columns.optionalLong(rs, "completed_at"));
     }
 }

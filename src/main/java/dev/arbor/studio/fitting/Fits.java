@@ -18,6 +18,8 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.WorkError;
+import dev.arbor.studio.WorkShapes;
 import dev.arbor.studio.WorkStatus;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.evals.Evals;
@@ -108,7 +110,7 @@ public final class Fits implements AutoCloseable {
 
     private int failUnfinished() {
         return store.failUnfinishedOfUnregistered(
-                error(
+                WorkError.of(
                         ErrorCode.INTERNAL_ERROR,
                         "The server stopped while this fit was queued or running; it was not run again. Start it again "
                                 + "(POST /v1/studio/templates/{id}/fit) if it is still needed."),
@@ -261,15 +263,12 @@ public final class Fits implements AutoCloseable {
                 if (closing || cancelled.get()) {
                     return; // a stopping server leaves it for the next start to fail; a cancel has finished it
                 }
-                var problem = e.problems().getFirst();
-                ObjectNode error = error(e.code(), problem.message());
-                error.put("param", problem.param());
                 store.finish(
                         job.id(),
                         WorkStatus.FAILED,
                         Optional.empty(),
                         Optional.empty(),
-                        Optional.of(error),
+                        Optional.of(WorkError.of(e)),
                         clock.millis());
             } catch (RuntimeException e) {
                 if (!closing && !cancelled.get()) {
@@ -279,7 +278,7 @@ public final class Fits implements AutoCloseable {
                             WorkStatus.FAILED,
                             Optional.empty(),
                             Optional.empty(),
-                            Optional.of(error(
+                            Optional.of(WorkError.of(
                                     ErrorCode.INTERNAL_ERROR,
                                     "The fit failed unexpectedly ("
                                             + e.getClass().getSimpleName() + "); the server log has the details.")),
@@ -444,24 +443,9 @@ public final class Fits implements AutoCloseable {
         json.put("model", fit.model());
         fit.questions().forEach(json.putArray("questions")::add);
         json.put("version", fit.version().orElse(null));
-        json.set(
-                "heads",
-                fit.heads().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.set(
-                "error",
-                fit.error().map(JsonNode.class::cast).orElse(Json.mapper().nullNode()));
-        json.put("created_at", fit.createdAtMillis() / 1000);
-        json.put("started_at", fit.startedAtMillis().map(t -> t / 1000).orElse(null));
-        json.put("completed_at", fit.completedAtMillis().map(t -> t / 1000).orElse(null));
+        json.set("heads", WorkShapes.orNull(fit.heads()));
+        WorkShapes.putEnding(json, fit.error(), fit.createdAtMillis(), fit.startedAtMillis(), fit.completedAtMillis());
         return json;
-    }
-
-    static ObjectNode error(ErrorCode code, String message) {
-        ObjectNode error = Json.object();
-        error.put("type", code.type());
-        error.put("code", code.code());
-        error.put("message", message);
-        return error;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -124,7 +125,6 @@ public final class HistoryTotals {
     }
 
     private static Optional<Integer> version(ResultSet rs) throws SQLException {
-        int version = rs.getInt("template_version");
-        return rs.wasNull() ? Optional.empty() : Optional.of(version);
+        return Columns.optionalInt(rs, "template_version");
     }
 }

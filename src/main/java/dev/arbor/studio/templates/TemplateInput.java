@@ -95,6 +95,21 @@ record TemplateInput(
                 List.copyOf(warnings));
     }
 
+    /** A new version's definition, with its note; the template's name, settings and the like as they are. */
+    static TemplateInput definitionOnly(ObjectNode definition, String note) {
+        return new TemplateInput(
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                definition,
+                Optional.of(note),
+                Optional.empty(),
+                List.of());
+    }
+
     TemplateInput withMoreWarnings(List<Warning> more) {
         var all = new ArrayList<>(warnings);
         all.addAll(more);

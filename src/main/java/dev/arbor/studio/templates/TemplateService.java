@@ -125,17 +125,9 @@ final class TemplateService {
     Saved restore(String id, String versionReference, Optional<String> note) {
         var source = load(id, Optional.of(versionReference));
         requireWritable(source.head());
-        var input = new TemplateInput(
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
+        var input = TemplateInput.definitionOnly(
                 source.version().definition(),
-                Optional.of(note.orElse("Restore version " + source.version().version())),
-                Optional.empty(),
-                List.of());
+                note.orElse("Restore version " + source.version().version()));
         return save(id, input, Optional.empty(), "restore");
     }
 

@@ -3,6 +3,7 @@ package dev.arbor.studio.templates;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -254,10 +255,6 @@ final class TemplateStore {
     }
 
     private static TemplateHead head(ResultSet rs) throws SQLException {
-        int retention = rs.getInt("retention_days");
-        Optional<Integer> retentionDays = rs.wasNull() ? Optional.empty() : Optional.of(retention);
-        long deleted = rs.getLong("deleted_at");
-        Optional<Long> deletedAt = rs.wasNull() ? Optional.empty() : Optional.of(deleted);
         return new TemplateHead(
                 rs.getString("id"),
                 rs.getString("name"),
@@ -266,16 +263,14 @@ final class TemplateStore {
                 rs.getBoolean("archived"),
                 (ObjectNode) Json.read(rs.getString("metadata")),
                 rs.getString("storage"),
-                retentionDays,
+                Columns.optionalInt(rs, "retention_days"),
                 rs.getInt("latest_version"),
                 rs.getLong("created_at"),
                 rs.getLong("updated_at"),
-                deletedAt);
+                Columns.optionalLong(rs, "deleted_at"));
     }
 
     private static TemplateVersion version(ResultSet rs) throws SQLException {
-        int base = rs.getInt("base_version");
-        Optional<Integer> baseVersion = rs.wasNull() ? Optional.empty() : Optional.of(base);
         return new TemplateVersion(
                 rs.getString("template_id"),
                 rs.getInt("version"),
@@ -284,7 +279,7 @@ final class TemplateStore {
                 rs.getString("questions_hash"),
                 rs.getString("question_set_key"),
                 rs.getString("source"),
-                baseVersion,
+                Columns.optionalInt(rs, "base_version"),
                 (ObjectNode) Json.read(rs.getString("definition")),
                 (ObjectNode) Json.read(rs.getString("changes")),
                 rs.getLong("created_at"),

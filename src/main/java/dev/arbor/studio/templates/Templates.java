@@ -16,7 +16,6 @@ import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -149,17 +148,7 @@ public final class Templates {
         ObjectNode definition = latest.version().definition().deepCopy();
         ObjectNode perQuestion = child(child(child(child(definition, "settings"), "models"), model), "questions");
         perQuestionValues.forEach((question, values) -> write.accept(child(perQuestion, question), values));
-        var input = new TemplateInput(
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                Optional.empty(),
-                definition,
-                Optional.of(requireNonNull(note, "note")),
-                Optional.empty(),
-                List.of());
+        var input = TemplateInput.definitionOnly(definition, requireNonNull(note, "note"));
         var saved = service.save(id, input, Optional.empty(), requireNonNull(source, "source"));
         return new Written(saved.version().version(), saved.change().equals("new_version"));
     }

@@ -167,39 +167,30 @@ final class OpenApi {
         if (route.body() instanceof Route.Body.Json json) {
             op.put(
                     "requestBody",
-                    Map.of(
-                            "required",
-                            true,
-                            "content",
+                    requestBody(Map.of(
+                            "application/json",
                             Map.of(
-                                    "application/json",
-                                    Map.of(
-                                            "schema",
-                                            json.schema()
-                                                    .orElse(Schema.object())
-                                                    .json()))));
+                                    "schema",
+                                    json.schema().orElse(Schema.object()).json()))));
         }
         if (route.body() instanceof Route.Body.Upload upload) {
             var file = Map.of(
                     "type", "string", "contentMediaType", "application/octet-stream", "maxLength", upload.maxBytes());
             op.put(
                     "requestBody",
-                    Map.of(
-                            "required",
-                            true,
-                            "content",
+                    requestBody(Map.of(
+                            "multipart/form-data",
                             Map.of(
-                                    "multipart/form-data",
-                                            Map.of(
-                                                    "schema",
-                                                    Map.of(
-                                                            "type",
-                                                            "object",
-                                                            "required",
-                                                            List.of("file"),
-                                                            "properties",
-                                                            Map.of("file", file))),
-                                    "application/octet-stream", Map.of("schema", file))));
+                                    "schema",
+                                    Map.of(
+                                            "type",
+                                            "object",
+                                            "required",
+                                            List.of("file"),
+                                            "properties",
+                                            Map.of("file", file))),
+                            "application/octet-stream",
+                            Map.of("schema", file))));
         }
         var responses = new LinkedHashMap<String, Object>();
         for (Route.Reply reply : route.replies()) {
@@ -221,6 +212,11 @@ final class OpenApi {
                         Map.of("application/json", Map.of("schema", ERROR.json()))));
         op.put("responses", responses);
         return op;
+    }
+
+    /** A body every call sends, in one of these media types ({@code {type: {schema}}}). */
+    private static Map<String, Object> requestBody(Map<String, Object> content) {
+        return Map.of("required", true, "content", content);
     }
 
     private static Schema errorSchema() {
