@@ -7,7 +7,7 @@ import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.ratelimits.RateLimiter;
-import dev.arbor.studio.DeployedModels;
+import dev.arbor.studio.running.DeployedModels;
 import dev.arbor.studio.running.DeployedReplicas;
 import io.javalin.http.Context;
 import java.io.IOException;

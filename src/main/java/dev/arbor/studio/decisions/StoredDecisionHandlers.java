@@ -11,7 +11,7 @@ import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
-import dev.arbor.studio.Metadata;
+import dev.arbor.studio.definitions.Metadata;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.Export;

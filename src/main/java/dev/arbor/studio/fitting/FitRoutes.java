@@ -23,7 +23,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Waiting;
-import dev.arbor.studio.WorkStatus;
+import dev.arbor.studio.work.WorkStatus;
 import io.javalin.http.Context;
 import java.util.Arrays;
 import java.util.Map;

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.heads.Head;
+import dev.arbor.studio.heads.Softmax;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

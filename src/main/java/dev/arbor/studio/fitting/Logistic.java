@@ -2,6 +2,7 @@ package dev.arbor.studio.fitting;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.studio.heads.Softmax;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -378,20 +379,6 @@ final class Logistic {
             logits[c] = sum;
         }
         return logits;
-    }
-
-    static double[] softmax(double[] logits) {
-        double max = max(logits);
-        double total = 0;
-        double[] p = new double[logits.length];
-        for (int c = 0; c < logits.length; c++) {
-            p[c] = Math.exp(logits[c] - max);
-            total += p[c];
-        }
-        for (int c = 0; c < logits.length; c++) {
-            p[c] /= total;
-        }
-        return p;
     }
 
     static double logLoss(double[][] logits, int[] labels, double temperature) {

@@ -13,7 +13,7 @@ import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Warning;
-import dev.arbor.studio.Metadata;
+import dev.arbor.studio.definitions.Metadata;
 import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.StoreLevel;
 import java.util.ArrayList;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.heads.Head;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.arbor.studio.fitting;
+package dev.arbor.studio.heads;
 
 import static java.util.Objects.requireNonNull;
 
@@ -34,7 +34,8 @@ public final class Heads {
         return found;
     }
 
-    void insert(String id, String fitId, String templateId, String question, Head head, long now) {
+    /** Writes a head a fit made; a head never changes once written. */
+    public void insert(String id, String fitId, String templateId, String question, Head head, long now) {
         database.update(handle -> handle.createUpdate("INSERT INTO studio_heads (id, fit_id, template_id, question, "
                         + "model, head, created_at) VALUES (:id, :fit, :template, :question, :model, :head, :now)")
                 .bind("id", id)

@@ -1,4 +1,4 @@
-package dev.arbor.studio.fitting;
+package dev.arbor.studio.heads;
 
 import static java.util.Objects.requireNonNull;
 
@@ -53,7 +53,24 @@ public record Softmax(
             }
             logits[k] = sum / temperature;
         }
-        return Logistic.softmax(logits);
+        return normalised(logits);
+    }
+
+    private static double[] normalised(double[] logits) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (double logit : logits) {
+            max = Math.max(max, logit);
+        }
+        double total = 0;
+        double[] p = new double[logits.length];
+        for (int c = 0; c < logits.length; c++) {
+            p[c] = Math.exp(logits[c] - max);
+            total += p[c];
+        }
+        for (int c = 0; c < logits.length; c++) {
+            p[c] /= total;
+        }
+        return p;
     }
 
     @Override

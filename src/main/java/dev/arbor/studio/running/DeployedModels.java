@@ -1,8 +1,7 @@
-package dev.arbor.studio;
+package dev.arbor.studio.running;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.studio.running.DeployedReplicas;
 import io.javalin.http.Context;
 
 /**

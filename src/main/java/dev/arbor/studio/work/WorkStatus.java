@@ -1,4 +1,4 @@
-package dev.arbor.studio;
+package dev.arbor.studio.work;
 
 import java.util.Arrays;
 import java.util.List;

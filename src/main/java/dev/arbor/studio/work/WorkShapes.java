@@ -1,4 +1,4 @@
-package dev.arbor.studio;
+package dev.arbor.studio.work;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

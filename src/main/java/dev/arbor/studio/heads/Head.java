@@ -1,4 +1,4 @@
-package dev.arbor.studio.fitting;
+package dev.arbor.studio.heads;
 
 import static java.util.Objects.requireNonNull;
 
@@ -159,13 +159,13 @@ public record Head(QuestionType type, List<String> classes, List<Softmax> parts,
     }
 
     /** Floats as little-endian float32 in base64: compact, and the same on every platform. */
-    static String encode(float[] values) {
+    public static String encode(float[] values) {
         ByteBuffer bytes = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(values);
         return Base64.getEncoder().encodeToString(bytes.array());
     }
 
-    static float[] decode(String text) {
+    public static float[] decode(String text) {
         ByteBuffer bytes = ByteBuffer.wrap(Base64.getDecoder().decode(text)).order(ByteOrder.LITTLE_ENDIAN);
         float[] values = new float[bytes.remaining() / Float.BYTES];
         bytes.asFloatBuffer().get(values);
