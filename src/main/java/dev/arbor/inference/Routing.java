@@ -23,6 +23,7 @@ import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.RouterTelemetry;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -63,6 +64,8 @@ public final class Routing implements AutoCloseable {
     private static final int MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
     private static final int CHUNK = 16 * 1024;
+    /** A cause longer than this is a library's internal state, not a reason: its class says enough. */
+    private static final int MAX_CAUSE_LENGTH = 200;
 
     private final EndpointDirectory directory;
     private final OutboundClient outbound;
@@ -594,7 +597,14 @@ public final class Routing implements AutoCloseable {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        // the HTTP client's end-of-stream message is its connection's state: ports and objects, nothing a caller reads
+        if (root instanceof EOFException) {
+            return "the connection ended early";
+        }
+        String message = root.getMessage();
+        return message == null || message.length() > MAX_CAUSE_LENGTH
+                ? root.getClass().getSimpleName()
+                : message;
     }
 
     private static boolean isEventStream(OutboundClient.StreamedAnswer answer) {
