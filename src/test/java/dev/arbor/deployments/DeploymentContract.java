@@ -5,13 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -22,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +30,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,17 +41,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * deployment and leaves nothing; every refusal names its param; members stay in their own projects; a cluster or a
  * model a deployment uses is not deleted; and the four pipeline actions run twice each.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class DeploymentContract {
+abstract class DeploymentContract extends TwoProjectsContract {
     static final String ADMIN_SECRET = "arb_deploy_admin";
     static final String NAMESPACE = "serving";
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    ArborServer server;
-    TestServer http;
-    String mine;
-    String theirs;
-    String memberSecret;
     KubernetesApiMock mock;
     KubernetesClient kube;
     String cluster;
@@ -63,26 +54,12 @@ abstract class DeploymentContract {
 
     HttpServer files;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
+    DeploymentContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_TEST_MODELS", "true"));
+    }
 
     @BeforeAll
     void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        env.put("ARBOR_TEST_MODELS", "true");
-        server = ArborServer.start(env);
-        http = server.http();
-        mine = created(http.post("/projects", "{\"name\": \"mine\"}", admin()), 201);
-        theirs = created(http.post("/projects", "{\"name\": \"theirs\"}", admin()), 201);
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
         // one ready node: 8 processors, 32 GiB and one NVIDIA L4, what a pod's resources are checked against
         mock = new KubernetesApiMock().node("gpu-node", Map.of("Ready", "True"), "8", "32Gi", 1);
         kube = new KubernetesClientBuilder()
@@ -109,7 +86,6 @@ abstract class DeploymentContract {
 
     @AfterAll
     void stop() {
-        server.close();
         files.stop(0);
         kube.close();
         mock.close();

@@ -3,20 +3,16 @@ package dev.arbor.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,49 +22,20 @@ import org.junit.jupiter.params.provider.MethodSource;
  * descriptor and never read back, the webhook URL and a generated signing secret shown once, rotation, and a member
  * kept out of other projects' connections. Runs once per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class SharedConnectionContract {
+abstract class SharedConnectionContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_shared_connections_admin";
     private static final String PUBLIC_URL = "https://hooks.example.com/arbor";
     private static final String PATH = "/events/shared-connections";
 
     private final MovableClock clock = new MovableClock();
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
-
-    @BeforeAll
-    void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_PUBLIC_URL", PUBLIC_URL + "/");
-        server = ArborServer.start(env, clock);
-        http = server.http();
-        mine = http.post("/projects", "{\"name\": \"mine\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        theirs = http.post("/projects", "{\"name\": \"theirs\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
+    SharedConnectionContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_PUBLIC_URL", PUBLIC_URL + "/"));
     }
 
-    @AfterAll
-    void stop() {
-        server.close();
+    @Override
+    protected Clock clock() {
+        return clock;
     }
 
     enum Caller {

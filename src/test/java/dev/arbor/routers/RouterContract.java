@@ -3,21 +3,16 @@ package dev.arbor.routers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,41 +22,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every save keeps the graph it replaced, names are unique per project, members stay in their own projects, and a
  * cloud model or credential an active router uses is not deleted from under it unless forced.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RouterContract {
+abstract class RouterContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_router_admin";
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
-
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
-
-    @BeforeAll
-    void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        server = ArborServer.start(env);
-        http = server.http();
-        mine = create("/projects", "{\"name\": \"mine\"}", admin());
-        theirs = create("/projects", "{\"name\": \"theirs\"}", admin());
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
+    RouterContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
     }
 
     @Test
