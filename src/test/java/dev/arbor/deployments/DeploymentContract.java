@@ -10,6 +10,7 @@ import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
+import dev.arbor.testing.ProblemCodes;
 import dev.arbor.testing.TwoProjectsContract;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -268,9 +269,9 @@ abstract class DeploymentContract extends TwoProjectsContract {
         http.delete("/deployments/" + theirsId, member(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.post("/deployments", "{\"name\": \"x\", \"model_id\": \"hash-decider\"}", member(theirs))
                 .assertError(403, "project_forbidden", "X-Project-Id");
-        List<String> listed = ids(http.get("/deployments", member()));
+        List<String> listed = http.get("/deployments", member()).ids();
         assertThat(listed).contains(mineId).doesNotContain(theirsId);
-        assertThat(ids(http.get("/deployments", admin()))).contains(mineId, theirsId);
+        assertThat(http.get("/deployments", admin()).ids()).contains(mineId, theirsId);
         assertThat(http.delete("/deployments/" + theirsId, admin()).status()).isEqualTo(200);
         assertThat(http.delete("/deployments/" + mineId, member(mine)).status()).isEqualTo(200);
     }
@@ -374,7 +375,7 @@ abstract class DeploymentContract extends TwoProjectsContract {
     void everyProblemOfACreateIsListedWithItsParam(String body, int status, List<String> problems) {
         HttpReply refused = http.post("/deployments", body, admin(mine));
         assertThat(refused.status()).as(refused.body()).isEqualTo(status);
-        assertThat(problems(refused.json().path("error").path("details")))
+        assertThat(ProblemCodes.of(refused.json().path("error").path("details")))
                 .containsExactlyInAnyOrderElementsOf(problems);
         assertThat(http.get("/deployments", admin(mine)).json().path("data").toString())
                 .as("nothing of a refused create is kept")
@@ -488,9 +489,9 @@ abstract class DeploymentContract extends TwoProjectsContract {
         assertThat(made.json().path("project_id").isNull()).isTrue();
         http.post("/deployments", body, admin()).assertError(409, "deployment_exists", "name");
 
-        assertThat(ids(http.get("/deployments", admin()))).contains(id);
-        assertThat(ids(http.get("/deployments", admin(mine)))).doesNotContain(id);
-        assertThat(ids(http.get("/deployments", member()))).doesNotContain(id);
+        assertThat(http.get("/deployments", admin()).ids()).contains(id);
+        assertThat(http.get("/deployments", admin(mine)).ids()).doesNotContain(id);
+        assertThat(http.get("/deployments", member()).ids()).doesNotContain(id);
         http.get("/deployments/" + id, member()).assertError(404, "deployment_not_found", "deployment_id");
         http.get("/deployments/" + id, admin(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.post("/deployments", "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\"}", member())
@@ -648,7 +649,7 @@ abstract class DeploymentContract extends TwoProjectsContract {
                 .isEqualTo(id);
         assertThat(step(second, "scale").path("outputs").toString())
                 .isEqualTo("{\"previous_replicas\":3,\"current_replicas\":3}");
-        assertThat(ids(http.get("/deployments", admin(mine)))).containsOnlyOnce(id);
+        assertThat(http.get("/deployments", admin(mine)).ids()).containsOnlyOnce(id);
 
         String deleting = created(http.post("/pipelines", """
                         {"name": "%s-delete", "steps": [
@@ -754,20 +755,6 @@ abstract class DeploymentContract extends TwoProjectsContract {
     static String created(HttpReply reply, int status) {
         assertThat(reply.status()).as(reply.body()).isEqualTo(status);
         return reply.json().path("id").asText();
-    }
-
-    static List<String> ids(HttpReply reply) {
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        reply.json().path("data").forEach(d -> ids.add(d.path("id").asText()));
-        return ids;
-    }
-
-    static List<String> problems(JsonNode details) {
-        var found = new ArrayList<String>();
-        details.forEach(
-                d -> found.add(d.path("code").asText() + " " + d.path("param").asText()));
-        return found;
     }
 
     static String clusterBody(String name, String kubeconfig) {

@@ -392,15 +392,16 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
                 .path("id")
                 .asText();
 
-        List<String> listed = ids(http.get(PATH + "?limit=100", member()));
+        List<String> listed = http.get(PATH + "?limit=100", member()).ids();
         assertThat(listed).contains(ours, everyone).doesNotContain(others);
-        assertThat(ids(http.get(PATH + "?limit=100", "X-Project-Id", mine, "Authorization", "Bearer " + memberSecret)))
+        assertThat(http.get(PATH + "?limit=100", "X-Project-Id", mine, "Authorization", "Bearer " + memberSecret)
+                        .ids())
                 .contains(ours, everyone)
                 .doesNotContain(others);
-        assertThat(ids(http.get(PATH + "?limit=100&project_id=" + theirs, admin())))
+        assertThat(http.get(PATH + "?limit=100&project_id=" + theirs, admin()).ids())
                 .contains(others, everyone)
                 .doesNotContain(ours);
-        assertThat(ids(http.get(PATH + "?limit=100", admin()))).contains(ours, others, everyone);
+        assertThat(http.get(PATH + "?limit=100", admin()).ids()).contains(ours, others, everyone);
         http.get(PATH + "?project_id=" + theirs, member()).assertError(403, "project_forbidden", "project_id");
 
         http.get(PATH + "/" + others, member()).assertError(403, "project_forbidden", "connection_id");
@@ -473,7 +474,7 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
         assertThat(deleted.json().path("object").asText()).isEqualTo("event.shared_connection.deleted");
         assertThat(deleted.json().path("subscriptions_removed").asInt()).isZero();
         http.get(PATH + "/" + id, admin()).assertError(404, "event_connection_not_found", "connection_id");
-        assertThat(ids(http.get(PATH + "?limit=100", admin()))).doesNotContain(id);
+        assertThat(http.get(PATH + "?limit=100", admin()).ids()).doesNotContain(id);
         String global = http.post(
                         PATH, "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}}", admin())
                 .json()
@@ -528,14 +529,7 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
     }
 
     private int count(String... headers) {
-        return ids(http.get(PATH + "?limit=100", headers)).size();
-    }
-
-    private static List<String> ids(HttpReply reply) {
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        reply.json().path("data").forEach(c -> ids.add(c.path("id").asText()));
-        return ids;
+        return http.get(PATH + "?limit=100", headers).ids().size();
     }
 
     private String[] admin() {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.ParamTypes;
+import dev.arbor.testing.ProblemCodes;
 import dev.arbor.testing.TestServer;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -222,9 +223,7 @@ class RouterCatalogTest {
     void eachParamIsCheckedAsASaveWould(String action, String params, String expected) {
         JsonNode answer = validate(action, params);
         assertThat(answer.path("valid").asBoolean()).as(answer.toString()).isFalse();
-        assertThat(RouterContract.problems(answer.path("errors")))
-                .as(answer.toString())
-                .containsExactly(expected);
+        assertThat(ProblemCodes.of(answer.path("errors"))).as(answer.toString()).containsExactly(expected);
         assertThat(answer.path("warnings")).isEmpty();
     }
 
@@ -273,7 +272,7 @@ class RouterCatalogTest {
     void anUnknownActionIsNamedAtActionType() {
         JsonNode answer = http.post("/routers/actions/validate", "{\"action_type\": \"teleport\"}")
                 .json();
-        assertThat(RouterContract.problems(answer.path("errors"))).containsExactly("invalid_field action_type");
+        assertThat(ProblemCodes.of(answer.path("errors"))).containsExactly("invalid_field action_type");
     }
 
     private JsonNode validate(String action, String params) {

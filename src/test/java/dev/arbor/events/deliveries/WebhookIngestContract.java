@@ -344,13 +344,14 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
                 .path(0);
         assertThat(detail(hook, refused.path("id").asText()).toString()).doesNotContain(hook.secret());
 
-        assertThat(ids(http.get(deliveries(hook), admin()))).hasSize(2);
-        assertThat(ids(http.get(deliveries(hook) + "?status=accepted", admin())))
+        assertThat(http.get(deliveries(hook), admin()).ids()).hasSize(2);
+        assertThat(http.get(deliveries(hook) + "?status=accepted", admin()).ids())
                 .containsExactly(accepted);
-        assertThat(ids(http.get(
-                        deliveries(hook) + "?type=" + sample.path("type").asText(), admin())))
+        assertThat(http.get(deliveries(hook) + "?type=" + sample.path("type").asText(), admin())
+                        .ids())
                 .containsExactly(accepted);
-        assertThat(ids(http.get(deliveries(hook) + "?type=merge_request.open", admin())))
+        assertThat(http.get(deliveries(hook) + "?type=merge_request.open", admin())
+                        .ids())
                 .isEmpty();
         http.get(deliveries(hook) + "?status=lost", admin()).assertError(400, "invalid_parameter", "status");
         JsonNode page = http.get(deliveries(hook) + "?limit=1", admin()).json();
@@ -396,7 +397,7 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
                 .asText();
         deliver(ours, body, now(), Map.of());
 
-        assertThat(ids(http.get(deliveries(ours), member()))).hasSize(1);
+        assertThat(http.get(deliveries(ours), member()).ids()).hasSize(1);
         http.get(deliveries(others), member()).assertError(403, "project_forbidden", "connection_id");
         http.get(deliveries(others) + "/" + delivered, member()).assertError(403, "project_forbidden", "connection_id");
         http.action(deliveries(others) + "/" + delivered + "/replay", member())
@@ -545,13 +546,6 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
 
     private static String deliveries(Hook hook) {
         return CONNECTIONS + "/" + hook.connectionId() + "/deliveries";
-    }
-
-    private static List<String> ids(HttpReply list) {
-        assertThat(list.status()).as(list.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        list.json().path("data").forEach(d -> ids.add(d.path("id").asText()));
-        return ids;
     }
 
     private long now() {
