@@ -1,7 +1,8 @@
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.arbor.Application;
-import dev.arbor.Config;
+package connectors;
+
+import static common.JsonCalls.send;
+
+import common.InProcessServer;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -9,16 +10,10 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,9 +23,6 @@ import java.util.Map;
  * SDK (both in the test class path): java -cp "$(cat cp.txt)" bench/connectors/AgentEndpointBench.java [calls]
  */
 public class AgentEndpointBench {
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP =
-            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     public static void main(String[] args) throws Exception {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
@@ -50,20 +42,9 @@ public class AgentEndpointBench {
                 .redirectErrorStream(true);
         node.environment().put("PORT", Integer.toString(port));
         Process everything = node.start();
-        Path data = Files.createTempDirectory("arbor-agent-bench-");
-        try (var app = Application.start(Config.load(
-                Map.of(
-                        "ARBOR_DATA",
-                        data.toString(),
-                        "ARBOR_PORT",
-                        "0",
-                        "ARBOR_OUTBOUND_ALLOW",
-                        "127.0.0.1",
-                        "ARBOR_LOG_LEVEL",
-                        "WARN"),
-                List.of()))) {
+        try (var server = InProcessServer.start("agent", null, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             waitFor(port);
-            String base = "http://127.0.0.1:" + app.port();
+            String base = server.base();
             String project = send("POST", base + "/projects", "{\"name\": \"bench\"}")
                     .path("id")
                     .asText();
@@ -157,16 +138,5 @@ public class AgentEndpointBench {
             }
         }
         throw new IllegalStateException("server-everything did not start");
-    }
-
-    static JsonNode send(String method, String url, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url))
-                .header("content-type", "application/json")
-                .method(
-                        method,
-                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return JSON.readTree(
-                HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 }

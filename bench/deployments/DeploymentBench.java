@@ -1,25 +1,19 @@
+package deployments;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.arbor.Application;
-import dev.arbor.Config;
+import common.InProcessServer;
+import common.KeepAliveConnection;
 import dev.arbor.models.Models;
 import dev.arbor.models.engines.Engine;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.models.runtime.ModelRuntime;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
@@ -63,19 +57,8 @@ public class DeploymentBench {
         if (!(Engine.load("embedding", Map.of()) instanceof Engine.Embedder raw)) {
             throw new IllegalStateException("the embedding engine does not embed");
         }
-        Path data = Files.createTempDirectory("arbor-deployment-bench-");
-        try (var app = Application.start(Config.load(
-                Map.of(
-                        "ARBOR_DATA",
-                        data.toString(),
-                        "ARBOR_PORT",
-                        "0",
-                        "ARBOR_LOG_LEVEL",
-                        "WARN",
-                        "ARBOR_ADMIN_TOKEN",
-                        TOKEN),
-                List.of()))) {
-            var admin = new Admin(app.port());
+        try (var server = InProcessServer.start("deployment", null, Map.of("ARBOR_ADMIN_TOKEN", TOKEN))) {
+            var admin = new Admin(server.app().port());
             admin.project = admin.send("POST", "/projects", "{\"name\": \"bench\"}", 201)
                     .path("id")
                     .asText();
@@ -84,7 +67,7 @@ public class DeploymentBench {
             // a replica of the same model called from this process, for the worker hop alone (see interleaved)
             try (var runtime = new ModelRuntime(
                             new Models(false),
-                            data.resolve("direct"),
+                            server.data().resolve("direct"),
                             ModelRuntime.Settings.DEFAULT,
                             new SimpleMeterRegistry());
                     ReplicaSet direct = runtime.replicas(MODEL, "bench-direct", 1, ReplicaSet.Listener.NONE)) {
@@ -104,8 +87,8 @@ public class DeploymentBench {
             String id = admin.deploy("first-answer-" + trial, 1);
             JsonNode running = admin.awaitRunning(id, 1);
             long ready = System.nanoTime();
-            try (var connection = new Connection(admin.port)) {
-                int status = connection.embeddings(admin, "first-answer-" + trial, 0);
+            try (var connection = admin.connect()) {
+                int status = embeddings(connection, admin, "first-answer-" + trial, 0);
                 if (status != 200) {
                     throw new IllegalStateException("the first call answered " + status);
                 }
@@ -125,9 +108,12 @@ public class DeploymentBench {
         String id = admin.deploy(name, REPLICAS[0]);
         JsonNode running = admin.awaitRunning(id, REPLICAS[0]);
         Way rawWay = () -> i -> raw.embed(List.of(INPUTS[i % INPUTS.length]));
-        Way endpoint = http(admin, (connection, i) -> connection.embeddings(admin, name, i));
+        Way endpoint = http(admin, (connection, i) -> embeddings(connection, admin, name, i));
         Way set = () -> i -> direct.embed(List.of(INPUTS[i % INPUTS.length]));
-        Way health = http(admin, (connection, i) -> connection.send("GET", "/health", null, admin));
+        Way health = http(
+                admin,
+                (connection, i) ->
+                        connection.send("GET", "/health", null, admin.headers()).status());
         Way[] stageWays = {rawWay, set, endpoint, health};
         var stages = new Spread[REPLICAS.length][];
         System.out.println();
@@ -267,14 +253,26 @@ public class DeploymentBench {
     }
 
     /** One call on a caller's connection: its status. */
+    /** POST /v1/embeddings of one input, base64 as the official OpenAI clients ask by default: its status. */
+    static int embeddings(KeepAliveConnection connection, Admin admin, String deployment, int i) throws IOException {
+        return connection
+                .send(
+                        "POST",
+                        "/v1/embeddings",
+                        "{\"model\": \"" + deployment + "\", \"encoding_format\": \"base64\", \"input\": \""
+                                + INPUTS[i % INPUTS.length] + "\"}",
+                        admin.headers())
+                .status();
+    }
+
     interface HttpCall {
-        int call(Connection connection, int i) throws IOException;
+        int call(KeepAliveConnection connection, int i) throws IOException;
     }
 
     /** Callers that each hold a keep-alive connection for the turn; an answer other than 200 counts as failed. */
     static Way http(Admin admin, HttpCall call) {
         return () -> {
-            var connection = new Connection(admin.port);
+            var connection = admin.connect();
             return new Session() {
                 @Override
                 public void call(int i) throws IOException {
@@ -398,10 +396,23 @@ public class DeploymentBench {
             this.port = port;
         }
 
+        /** A connection of its own; a read waits up to two minutes, as a deployment's first answer may. */
+        KeepAliveConnection connect() throws IOException {
+            return new KeepAliveConnection(port, 120_000);
+        }
+
+        /** The admin token, and the project once there is one. */
+        Map<String, String> headers() {
+            return project.isEmpty()
+                    ? Map.of("Authorization", "Bearer " + TOKEN)
+                    : Map.of("Authorization", "Bearer " + TOKEN, "X-Project-Id", project);
+        }
+
         JsonNode send(String method, String path, String body, int expected) throws IOException {
-            try (var connection = new Connection(port)) {
-                int status = connection.send(method, path, body, this);
-                String answer = connection.body();
+            try (var connection = connect()) {
+                var reply = connection.send(method, path, body, headers());
+                int status = reply.status();
+                String answer = reply.body();
                 if (status != expected) {
                     throw new IllegalStateException(method + " " + path + " answered " + status + ": " + answer);
                 }
@@ -444,102 +455,6 @@ public class DeploymentBench {
                 if (process.isPresent()) {
                     process.get().onExit().get();
                 }
-            }
-        }
-    }
-
-    /** A keep-alive HTTP/1.1 connection: one request at a time, Content-Length or chunked answers. */
-    static final class Connection implements AutoCloseable {
-        private final Socket socket;
-        private final OutputStream out;
-        private final InputStream in;
-        private byte[] body = new byte[0];
-
-        Connection(int port) throws IOException {
-            socket = new Socket();
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 30_000);
-            socket.setSoTimeout(120_000);
-            socket.setTcpNoDelay(true);
-            out = socket.getOutputStream();
-            in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-        }
-
-        /** POST /v1/embeddings of one input, base64 as the official OpenAI clients ask by default. */
-        int embeddings(Admin admin, String deployment, int i) throws IOException {
-            return send(
-                    "POST",
-                    "/v1/embeddings",
-                    "{\"model\": \"" + deployment + "\", \"encoding_format\": \"base64\", \"input\": \""
-                            + INPUTS[i % INPUTS.length] + "\"}",
-                    admin);
-        }
-
-        int send(String method, String path, String json, Admin admin) throws IOException {
-            byte[] content = json == null ? new byte[0] : json.getBytes(StandardCharsets.UTF_8);
-            String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + TOKEN
-                    + "\r\n" + (admin.project.isEmpty() ? "" : "X-Project-Id: " + admin.project + "\r\n")
-                    + (json == null ? "" : "Content-Type: application/json\r\n")
-                    + "Content-Length: " + content.length + "\r\n\r\n";
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(content);
-            out.flush();
-            String statusLine = line();
-            if (!statusLine.startsWith("HTTP/1.1 ")) {
-                throw new IOException("not an HTTP answer: " + statusLine);
-            }
-            int length = 0;
-            boolean chunked = false;
-            for (String header = line(); !header.isEmpty(); header = line()) {
-                String lower = header.toLowerCase(Locale.ROOT);
-                if (lower.startsWith("content-length:")) {
-                    length = Integer.parseInt(lower.substring(15).trim());
-                } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
-                    chunked = true;
-                }
-            }
-            if (chunked) {
-                var received = new ByteArrayOutputStream();
-                for (int size = chunkSize(); size > 0; size = chunkSize()) {
-                    received.write(in.readNBytes(size));
-                    line();
-                }
-                while (!line().isEmpty()) {} // trailers
-                body = received.toByteArray();
-            } else {
-                body = in.readNBytes(length);
-            }
-            return Integer.parseInt(statusLine.substring(9, 12));
-        }
-
-        private int chunkSize() throws IOException {
-            String size = line();
-            int extension = size.indexOf(';');
-            return Integer.parseInt((extension < 0 ? size : size.substring(0, extension)).trim(), 16);
-        }
-
-        String body() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-
-        private String line() throws IOException {
-            var line = new StringBuilder();
-            for (int c = in.read(); c != '\n'; c = in.read()) {
-                if (c < 0) {
-                    throw new IOException("connection closed by the server");
-                }
-                if (c != '\r') {
-                    line.append((char) c);
-                }
-            }
-            return line.toString();
-        }
-
-        @Override
-        public void close() {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing a connection that already failed
             }
         }
     }

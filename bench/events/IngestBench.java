@@ -1,21 +1,17 @@
+package events;
+
+import static common.JsonCalls.send;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.arbor.Application;
-import dev.arbor.Config;
+import common.CommitRate;
+import common.InProcessServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -33,7 +29,6 @@ import javax.crypto.spec.SecretKeySpec;
  * bench/events/IngestBench.java [rounds, default 3] [clients, default 32] [jdbc:postgresql://... for PostgreSQL]
  */
 public class IngestBench {
-    static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final String SECRET = "bench-signing-secret";
@@ -43,14 +38,9 @@ public class IngestBench {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         int clients = args.length > 1 ? Integer.parseInt(args[1]) : 32;
         String postgres = args.length > 2 ? args[2] : null;
-        Path data = Files.createTempDirectory("arbor-ingest-bench-");
-        var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_LOG_LEVEL", "WARN"));
-        if (postgres != null) {
-            env.put("ARBOR_DATABASE_URL", postgres);
-        }
-        String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
-        try (var app = Application.start(Config.load(env, List.of()))) {
-            String base = "http://127.0.0.1:" + app.port();
+        try (var server = InProcessServer.start("ingest", postgres, Map.of())) {
+            String base = server.base();
+            String jdbc = server.jdbc();
             JsonNode created = send(
                     "POST",
                     base + "/events/shared-connections",
@@ -68,7 +58,7 @@ public class IngestBench {
                     "database: %s, %d clients, %d s a round%n",
                     postgres != null ? "PostgreSQL" : "SQLite", clients, SECONDS);
             for (int round = 0; round < rounds; round++) {
-                double commits = commitRate(jdbc);
+                double commits = CommitRate.measure(jdbc);
                 long httpStart = System.nanoTime();
                 double http =
                         deliver(unknown, body, signature, clients, 2, 404) / ((System.nanoTime() - httpStart) / 1e9);
@@ -140,43 +130,5 @@ public class IngestBench {
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
         return HexFormat.of().formatHex(mac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
-    }
-
-    /** One-row transactions committed one after another for a second and a half: what the database allows. */
-    static double commitRate(String jdbc) throws Exception {
-        try (Connection db = DriverManager.getConnection(jdbc)) {
-            try (var statement = db.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS bench_commits (id INTEGER, at BIGINT)");
-            }
-            db.setAutoCommit(false);
-            int count = 0;
-            long start = System.nanoTime();
-            try (PreparedStatement insert = db.prepareStatement("INSERT INTO bench_commits VALUES (?, ?)")) {
-                while (System.nanoTime() - start < 1_500_000_000L) {
-                    insert.setInt(1, count);
-                    insert.setLong(2, System.currentTimeMillis());
-                    insert.executeUpdate();
-                    db.commit();
-                    count++;
-                }
-            }
-            double rate = count / ((System.nanoTime() - start) / 1e9);
-            try (var statement = db.createStatement()) {
-                statement.execute("DELETE FROM bench_commits");
-            }
-            db.commit();
-            return rate;
-        }
-    }
-
-    static JsonNode send(String method, String url, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url))
-                .header("content-type", "application/json")
-                .method(
-                        method,
-                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return JSON.readTree(
-                HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 }

@@ -1,17 +1,16 @@
+package events;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.Application;
-import dev.arbor.Config;
+import common.CommitRate;
+import common.InProcessServer;
+import common.JsonCalls;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -36,33 +35,27 @@ public class TriggerRunBench {
         int batch = args.length > 1 ? Integer.parseInt(args[1]) : 500;
         int clients = args.length > 2 ? Integer.parseInt(args[2]) : 32;
         String postgres = args.length > 3 ? args[3] : null;
-        Path data = Files.createTempDirectory("arbor-trigger-bench-");
-        var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_LOG_LEVEL", "WARN"));
-        if (postgres != null) {
-            env.put("ARBOR_DATABASE_URL", postgres);
-        }
-        String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
-        try (var app = Application.start(Config.load(env, List.of()));
-                Connection counts = DriverManager.getConnection(jdbc)) {
-            String base = "http://127.0.0.1:" + app.port();
-            String project = IngestBench.send("POST", base + "/projects", "{\"name\": \"bench\"}")
+        try (var server = InProcessServer.start("trigger", postgres, Map.of());
+                Connection counts = DriverManager.getConnection(server.jdbc())) {
+            String base = server.base();
+            String jdbc = server.jdbc();
+            String project = JsonCalls.send("POST", base + "/projects", "{\"name\": \"bench\"}")
                     .path("id")
                     .asText();
-            JsonNode created = IngestBench.send(
+            JsonNode created = JsonCalls.send(
                     "POST",
                     base + "/events/shared-connections",
                     "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"" + IngestBench.SECRET
                             + "\"}, \"project_ids\": [\"" + project + "\"]}");
             String hook =
                     base + URI.create(created.path("webhook_url").asText()).getPath();
-            String pipeline = IngestBench.send("POST", base + "/pipelines", """
+            String pipeline =
+                    JsonCalls.send("POST", base + "/pipelines", """
                     {"name": "three steps", "steps": [
                       {"id": "a", "action": "set_output", "params": {"key": "repo", "value": "{{ event.payload.repository.name }}"}},
                       {"id": "b", "action": "set_output", "depends_on": ["a"], "params": {"key": "n", "value": "{{ event.payload.issue.number }}"}},
-                      {"id": "c", "action": "set_output", "depends_on": ["b"], "params": {"key": "done", "value": true}}]}""")
-                    .path("id")
-                    .asText();
-            JsonNode trigger = IngestBench.send(
+                      {"id": "c", "action": "set_output", "depends_on": ["b"], "params": {"key": "done", "value": true}}]}""").path("id").asText();
+            JsonNode trigger = JsonCalls.send(
                     "POST",
                     base + "/triggers",
                     "{\"name\": \"bench\", \"project_id\": \"" + project + "\", \"connection_id\": \""
@@ -77,7 +70,7 @@ public class TriggerRunBench {
                     "database: %s, %d deliveries a round, %d clients, a 3-step pipeline%n",
                     postgres != null ? "PostgreSQL" : "SQLite", batch, clients);
             for (int r = 0; r < rounds; r++) {
-                double commits = IngestBench.commitRate(jdbc);
+                double commits = CommitRate.measure(jdbc);
                 Times times = round(hook, signature, batch, clients, counts, pipeline);
                 double started = batch / times.started();
                 double finished = batch / times.finished();

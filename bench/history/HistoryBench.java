@@ -1,22 +1,20 @@
+package history;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.arbor.Application;
-import dev.arbor.Config;
+import common.InProcessServer;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -43,15 +41,9 @@ public class HistoryBench {
     public static void main(String[] args) throws Exception {
         int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         String postgres = args.length > 1 ? args[1] : null;
-        Path data = Files.createTempDirectory("arbor-history-bench-");
-        var env = new HashMap<>(Map.of(
-                "ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_TEST_MODELS", "1", "ARBOR_LOG_LEVEL", "WARN"));
-        if (postgres != null) {
-            env.put("ARBOR_DATABASE_URL", postgres);
-        }
-        String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
-        try (var app = Application.start(Config.load(env, List.of()))) {
-            String base = "http://127.0.0.1:" + app.port();
+        try (var server = InProcessServer.start("history", postgres, Map.of("ARBOR_TEST_MODELS", "1"))) {
+            String base = server.base();
+            String jdbc = server.jdbc();
             long started = System.nanoTime();
             seed(base);
             try (Connection db = DriverManager.getConnection(jdbc)) {

@@ -1,11 +1,8 @@
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
+package load;
+
+import common.KeepAliveConnection;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -181,7 +178,7 @@ public class LoadSoakBench {
         var server = new Server(builder.start(), port, token, data);
         long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
         while (true) {
-            try (var connection = new Connection(port)) {
+            try (var connection = new KeepAliveConnection(port, 30_000)) {
                 if (connection.send("GET", "/health", null, Map.of()).status() == 200) {
                     break;
                 }
@@ -200,7 +197,7 @@ public class LoadSoakBench {
 
     /** A project for the admin routes, and a first decision so that the model is loaded before the clock starts. */
     static void setUp(Server server) throws Exception {
-        try (var connection = new Connection(server.port())) {
+        try (var connection = new KeepAliveConnection(server.port(), 30_000)) {
             var created = connection.send(
                     "POST", "/projects", "{\"name\": \"load\"}", Map.of("Authorization", "Bearer " + server.token()));
             var id = Pattern.compile("\"id\"\\s*:\\s*\"(prj_[A-Za-z0-9]+)\"").matcher(created.body());
@@ -222,7 +219,7 @@ public class LoadSoakBench {
     }
 
     /** One request of the mix, chosen at random by its share; its latency or its error counted under its class. */
-    static void oneRequest(Connection connection, Server server, int i) throws IOException {
+    static void oneRequest(KeepAliveConnection connection, Server server, int i) throws IOException {
         var random = ThreadLocalRandom.current();
         int pick = random.nextInt(100);
         String kind = null;
@@ -236,7 +233,7 @@ public class LoadSoakBench {
         var admin = Map.of("Authorization", "Bearer " + server.token(), "X-Project-Id", project);
         long key = 0;
         long started = System.nanoTime();
-        Connection.Response response = switch (kind) {
+        KeepAliveConnection.Response response = switch (kind) {
             case "health" -> connection.send("GET", "/health", null, Map.of());
             case "decision" -> connection.send("POST", "/v1/studio/decisions", decisionBody(i), Map.of());
             case "history" -> {
@@ -304,12 +301,12 @@ public class LoadSoakBench {
     static void caller(Server server, long end, long intervalNanos, int index) {
         long next = System.nanoTime();
         int i = index;
-        Connection connection = null;
+        KeepAliveConnection connection = null;
         int answered = 0; // on this connection: tells a failure to connect from one on a connection in use
         while (System.nanoTime() < end) {
             try {
                 if (connection == null) {
-                    connection = new Connection(server.port());
+                    connection = new KeepAliveConnection(server.port(), 30_000);
                     answered = 0;
                 }
                 oneRequest(connection, server, i++);
@@ -340,7 +337,7 @@ public class LoadSoakBench {
         close(connection);
     }
 
-    static Connection close(Connection connection) {
+    static KeepAliveConnection close(KeepAliveConnection connection) {
         if (connection != null) {
             connection.close();
         }
@@ -396,7 +393,7 @@ public class LoadSoakBench {
                 pool.submit(() -> caller(server, end, interval, index));
                 Thread.sleep(Duration.ofNanos(interval / options.connections()));
             }
-            try (var metrics = new Connection(server.port())) {
+            try (var metrics = new KeepAliveConnection(server.port(), 30_000)) {
                 for (long tick = started; tick < end; tick += 10_000_000_000L) {
                     long wait = tick - System.nanoTime();
                     if (wait > 0) {
@@ -551,7 +548,7 @@ public class LoadSoakBench {
                 + (ERRORS.isEmpty() ? "none" : new TreeMap<>(ERRORS)));
     }
 
-    static long heapUsed(Connection metrics) throws IOException {
+    static long heapUsed(KeepAliveConnection metrics) throws IOException {
         long used = 0;
         for (String line :
                 metrics.send("GET", "/metrics", null, Map.of()).body().split("\n")) {
@@ -609,106 +606,5 @@ public class LoadSoakBench {
                 .count();
         ss.waitFor();
         return count;
-    }
-
-    /** A keep-alive HTTP/1.1 connection: one request at a time, Content-Length or chunked answers. */
-    static final class Connection implements AutoCloseable {
-        record Response(int status, String body) {}
-
-        private final Socket socket;
-        private final OutputStream out;
-        private final InputStream in;
-        private final String host;
-
-        Connection(int port) throws IOException {
-            socket = new Socket();
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 30_000);
-            socket.setSoTimeout(30_000);
-            socket.setTcpNoDelay(true);
-            out = socket.getOutputStream();
-            in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
-            host = "127.0.0.1:" + port;
-        }
-
-        Response send(String method, String path, String body, Map<String, String> headers) throws IOException {
-            byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-            var request = new StringBuilder(method)
-                    .append(' ')
-                    .append(path)
-                    .append(" HTTP/1.1\r\nHost: ")
-                    .append(host)
-                    .append("\r\n");
-            headers.forEach((name, value) ->
-                    request.append(name).append(": ").append(value).append("\r\n"));
-            if (body != null) {
-                request.append("Content-Type: application/json\r\nContent-Length: ")
-                        .append(content.length)
-                        .append("\r\n");
-            }
-            request.append("\r\n");
-            out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
-            out.write(content);
-            out.flush();
-            String statusLine = line();
-            if (!statusLine.startsWith("HTTP/1.1 ")) {
-                throw new IOException("not an HTTP answer: " + statusLine);
-            }
-            int status = Integer.parseInt(statusLine.substring(9, 12));
-            long length = -1;
-            boolean chunked = false;
-            boolean closing = false;
-            for (String header = line(); !header.isEmpty(); header = line()) {
-                String lower = header.toLowerCase(Locale.ROOT);
-                if (lower.startsWith("content-length:")) {
-                    length = Long.parseLong(lower.substring(15).trim());
-                } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
-                    chunked = true;
-                } else if (lower.startsWith("connection:") && lower.contains("close")) {
-                    closing = true;
-                }
-            }
-            var received = new ByteArrayOutputStream();
-            if (chunked) {
-                for (long size = chunkSize(); size > 0; size = chunkSize()) {
-                    received.write(in.readNBytes((int) size));
-                    line();
-                }
-                while (!line().isEmpty()) {} // trailers
-            } else if (length > 0) {
-                received.write(in.readNBytes((int) length));
-            }
-            if (closing) {
-                throw new IOException("the server closed the connection (status " + status + ")");
-            }
-            return new Response(status, received.toString(StandardCharsets.UTF_8));
-        }
-
-        private long chunkSize() throws IOException {
-            String size = line();
-            int extension = size.indexOf(';');
-            return Long.parseLong((extension < 0 ? size : size.substring(0, extension)).trim(), 16);
-        }
-
-        private String line() throws IOException {
-            var line = new StringBuilder();
-            for (int c = in.read(); c != '\n'; c = in.read()) {
-                if (c < 0) {
-                    throw new IOException("connection closed by the server");
-                }
-                if (c != '\r') {
-                    line.append((char) c);
-                }
-            }
-            return line.toString();
-        }
-
-        @Override
-        public void close() {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing a connection that already failed
-            }
-        }
     }
 }

@@ -1,19 +1,16 @@
+package pipelines;
+
+import static common.JsonCalls.send;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.arbor.Application;
-import dev.arbor.Config;
+import common.CommitRate;
+import common.InProcessServer;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -30,7 +27,6 @@ import java.util.stream.IntStream;
  * [runs of each shape, default 5] [jdbc:postgresql://... for PostgreSQL]
  */
 public class PipelineBench {
-    static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final int STEPS = 100;
@@ -41,14 +37,9 @@ public class PipelineBench {
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         String postgres = args.length > 1 ? args[1] : null;
-        Path data = Files.createTempDirectory("arbor-pipeline-bench-");
-        var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString(), "ARBOR_PORT", "0", "ARBOR_LOG_LEVEL", "WARN"));
-        if (postgres != null) {
-            env.put("ARBOR_DATABASE_URL", postgres);
-        }
-        String jdbc = postgres != null ? postgres : "jdbc:sqlite:" + data.resolve("arbor.db");
-        try (var app = Application.start(Config.load(env, List.of()))) {
-            String base = "http://127.0.0.1:" + app.port();
+        try (var server = InProcessServer.start("pipeline", postgres, Map.of())) {
+            String base = server.base();
+            String jdbc = server.jdbc();
             String linear = create(
                     base,
                     "linear",
@@ -64,7 +55,7 @@ public class PipelineBench {
             System.out.printf(
                     "database: %s, %d runs of each shape%n", postgres != null ? "PostgreSQL" : "SQLite", runs);
             for (int round = 0; round < runs; round++) {
-                double commits = commitRate(jdbc);
+                double commits = CommitRate.measure(jdbc);
                 Rate linearRate = transitions(base, linear, STEPS);
                 Rate fanRate = transitions(base, fanOut, STEPS + 1);
                 System.out.printf(
@@ -134,33 +125,6 @@ public class PipelineBench {
         }
     }
 
-    /** One-row transactions committed one after another for a second and a half: what the database allows. */
-    static double commitRate(String jdbc) throws Exception {
-        try (Connection db = DriverManager.getConnection(jdbc)) {
-            try (var statement = db.createStatement()) {
-                statement.execute("CREATE TABLE IF NOT EXISTS bench_commits (id INTEGER, at BIGINT)");
-            }
-            db.setAutoCommit(false);
-            int count = 0;
-            long start = System.nanoTime();
-            try (PreparedStatement insert = db.prepareStatement("INSERT INTO bench_commits VALUES (?, ?)")) {
-                while (System.nanoTime() - start < 1_500_000_000L) {
-                    insert.setInt(1, count);
-                    insert.setLong(2, System.currentTimeMillis());
-                    insert.executeUpdate();
-                    db.commit();
-                    count++;
-                }
-            }
-            double rate = count / ((System.nanoTime() - start) / 1e9);
-            try (var statement = db.createStatement()) {
-                statement.execute("DELETE FROM bench_commits");
-            }
-            db.commit();
-            return rate;
-        }
-    }
-
     /** 1,000 runs waiting for a condition an hour away: threads and heap before they start and once all wait. */
     static void parked(String base) throws Exception {
         String pipeline = create(
@@ -222,16 +186,5 @@ public class PipelineBench {
             throw new IllegalStateException(created.toString());
         }
         return created.path("id").asText();
-    }
-
-    static JsonNode send(String method, String url, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(url))
-                .header("content-type", "application/json")
-                .method(
-                        method,
-                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return JSON.readTree(
-                HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body());
     }
 }

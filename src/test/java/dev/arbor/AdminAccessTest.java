@@ -106,10 +106,7 @@ class AdminAccessTest {
     void theTokenMustComeAsABearerToken() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
-                    .json()
-                    .path("token")
-                    .asText();
+            String secret = firstAdminSecret(http);
             JsonNode bare = http.get("/projects", "Authorization", secret).assertError(401, "invalid_api_key", null);
             assertThat(bare.path("message").asText())
                     .contains("Authorization: Bearer <token>")
@@ -129,10 +126,7 @@ class AdminAccessTest {
     void theSecretIsShownOnceAndStoredOnlyAsAHash() throws Exception {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            String secret = http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
-                    .json()
-                    .path("token")
-                    .asText();
+            String secret = firstAdminSecret(http);
             String[] auth = {"Authorization", "Bearer " + secret};
             HttpReply list = http.get("/auth/tokens", auth);
             assertThat(list.body()).doesNotContain(secret);
@@ -261,5 +255,13 @@ class AdminAccessTest {
                     .isTrue();
             http.get("/projects/" + id).assertError(404, "project_not_found", "project_id");
         }
+    }
+
+    /** The secret of the first admin token, which a server with none takes from anyone. */
+    private static String firstAdminSecret(TestServer http) {
+        return http.post("/auth/tokens", "{\"name\":\"ops\",\"role\":\"admin\"}")
+                .json()
+                .path("token")
+                .asText();
     }
 }

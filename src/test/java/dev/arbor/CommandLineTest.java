@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.Multipart;
+import dev.arbor.testing.StudioFiles;
 import dev.arbor.testing.TempFolders;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -28,9 +28,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** The jar's command line, run as a process of its own as {@code ./arbor} runs it. */
 class CommandLineTest {
-    private static final byte[] PNG = {
-        (byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'
-    };
 
     @TempDir
     Path data;
@@ -159,15 +156,7 @@ class CommandLineTest {
         Path copy = sibling("copy");
         String fileId;
         try (var server = ArborServer.start(withOutbound(data))) {
-            HttpReply upload = server.http()
-                    .sendBytes(
-                            "POST",
-                            "/v1/studio/files",
-                            new Multipart()
-                                    .file("file", "shot.png", "image/png", PNG)
-                                    .bytes(),
-                            "Content-Type",
-                            Multipart.CONTENT_TYPE);
+            HttpReply upload = StudioFiles.upload(server.http(), "shot.png", "image/png", StudioFiles.PNG);
             assertThat(upload.status()).as(upload.body()).isEqualTo(201);
             fileId = upload.json().path("id").asText();
 
@@ -184,7 +173,7 @@ class CommandLineTest {
         try (var restored = ArborServer.start(withOutbound(fresh))) {
             JsonNode file = restored.http().get("/v1/studio/files/" + fileId).json();
             assertThat(file.path("available").asBoolean()).as(file.toString()).isTrue();
-            assertThat(file.path("bytes").asInt()).isEqualTo(PNG.length);
+            assertThat(file.path("bytes").asInt()).isEqualTo(StudioFiles.PNG.length);
         }
     }
 

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Route;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.Multipart;
 import dev.arbor.testing.OpenApiConformance;
+import dev.arbor.testing.StudioFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenApiTest {
-    private static final byte[] PNG = {
-        (byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'
-    };
     private static final String ADMIN_TOKEN = "arb_openapi_test_admin";
     private static ArborServer server;
     private static OpenApiConformance api;
@@ -413,15 +410,7 @@ class OpenApiTest {
 
     @Test
     void filesAndModelsAnswerAsDocumented() {
-        HttpReply uploaded = server.http()
-                .sendBytes(
-                        "POST",
-                        "/v1/studio/files",
-                        new Multipart()
-                                .file("file", "shot.png", "image/png", PNG)
-                                .bytes(),
-                        "Content-Type",
-                        Multipart.CONTENT_TYPE);
+        HttpReply uploaded = StudioFiles.upload(server.http(), "shot.png", "image/png", StudioFiles.PNG);
         api.check("POST", "/v1/studio/files", null, uploaded);
         String file = uploaded.json().path("id").asText();
         api.get("/v1/studio/files/" + file);

@@ -3,10 +3,10 @@ package dev.arbor.access;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,44 +25,25 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the route's own {@code project_id} wins, a member names only its own projects, and each error says where the
  * project was named. Runs once per database (one server per class, a real MCP server behind its gateway).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CurrentProjectContract {
+abstract class CurrentProjectContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_current_project_admin";
     private static final String HEADER = "X-Project-Id";
     /** Each case attaches a new agent, so that no case sees another's. */
     private static final AtomicInteger AGENTS = new AtomicInteger();
 
     private EverythingServer everything;
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
     private String gateway;
     private String echo;
     /** A gateway shared with {@link #mine} only. */
     private String mineOnly;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
+    CurrentProjectContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
+    }
 
     @BeforeAll
     void start() throws IOException {
         everything = EverythingServer.start("streamableHttp");
-        var env = new java.util.HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        server = ArborServer.start(env);
-        http = server.http();
-        mine = create("/projects", "{\"name\": \"mine\"}");
-        theirs = create("/projects", "{\"name\": \"theirs\"}");
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
         gateway = create(
                 "/connectors/custom",
                 "{\"name\": \"Everything\", \"url\": \"" + everything.url("/mcp")
@@ -88,7 +68,6 @@ abstract class CurrentProjectContract {
 
     @AfterAll
     void stop() {
-        server.close();
         everything.close();
     }
 
@@ -138,38 +117,28 @@ abstract class CurrentProjectContract {
                 .isEmpty();
     }
 
-    @Test
-    void aMemberActsInItsOwnProjectNamedByTheHeaderAlone() {
+    /** Each row: who attaches an agent, the project the header names, the one the body names, and where it lands. */
+    Stream<Arguments> attachments() {
+        return Stream.of(
+                // a member acts in its own project, named by the header alone
+                Arguments.of(Caller.MEMBER, Named.MINE, Named.NONE, Named.MINE),
+                // an admin acts in any project
+                Arguments.of(Caller.ADMIN, Named.THEIRS, Named.NONE, Named.THEIRS),
+                // the route's own project_id wins over the header
+                Arguments.of(Caller.ADMIN, Named.MINE, Named.THEIRS, Named.THEIRS));
+    }
+
+    @ParameterizedTest(name = "{0}: header {1}, body {2}")
+    @MethodSource("attachments")
+    void anAgentIsAttachedInTheProjectTheCallNames(Caller caller, Named header, Named field, Named landsIn) {
         String agent = "agent-" + AGENTS.incrementAndGet();
-        JsonNode attached =
-                reply(Caller.MEMBER, "attach", agent, Named.MINE, Named.NONE).json();
-        assertThat(attached.path("project_id").asText()).as(attached.toString()).isEqualTo(mine);
-        assertThat(http.get("/prompts/" + agent + "/connections", member())
+        JsonNode attached = reply(caller, "attach", agent, header, field).json();
+        assertThat(attached.path("project_id").asText()).as(attached.toString()).isEqualTo(id(landsIn));
+        assertThat(http.get("/prompts/" + agent + "/connections", auth(caller))
                         .json()
                         .path("data")
                         .findValuesAsText("project_id"))
-                .containsExactly(mine);
-    }
-
-    @Test
-    void anAdminActsInAnyProject() {
-        String agent = "agent-" + AGENTS.incrementAndGet();
-        JsonNode attached =
-                reply(Caller.ADMIN, "attach", agent, Named.THEIRS, Named.NONE).json();
-        assertThat(attached.path("project_id").asText()).as(attached.toString()).isEqualTo(theirs);
-    }
-
-    @Test
-    void theRoutesOwnProjectIdWinsOverTheHeader() {
-        String agent = "agent-" + AGENTS.incrementAndGet();
-        JsonNode attached =
-                reply(Caller.ADMIN, "attach", agent, Named.MINE, Named.THEIRS).json();
-        assertThat(attached.path("project_id").asText()).as(attached.toString()).isEqualTo(theirs);
-        assertThat(http.get("/prompts/" + agent + "/connections", admin())
-                        .json()
-                        .path("data")
-                        .findValuesAsText("project_id"))
-                .containsExactly(theirs);
+                .containsExactly(id(landsIn));
     }
 
     @Test

@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -277,16 +278,10 @@ class KubernetesWorkloadsTest {
                     workloads().apply(cluster, new Workload("chat", LABELS, GGUF, 3, Optional.empty(), CPU_ONLY));
 
             assertThat(status.desiredReplicas()).isEqualTo(3);
-            assertThat(mock.client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(NAMESPACE)
-                            .list()
-                            .getItems())
+            assertThat(deployments(mock))
                     .singleElement()
                     .satisfies(d -> assertThat(d.getSpec().getReplicas()).isEqualTo(3));
-            assertThat(mock.client().services().inNamespace(NAMESPACE).list().getItems())
-                    .hasSize(1);
+            assertThat(services(mock)).hasSize(1);
             assertThat(autoscalers(mock)).isEmpty();
         }
     }
@@ -392,15 +387,8 @@ class KubernetesWorkloadsTest {
 
             assertThat(workloads().delete(cluster, "chat")).isTrue();
 
-            assertThat(mock.client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(NAMESPACE)
-                            .list()
-                            .getItems())
-                    .isEmpty();
-            assertThat(mock.client().services().inNamespace(NAMESPACE).list().getItems())
-                    .isEmpty();
+            assertThat(deployments(mock)).isEmpty();
+            assertThat(services(mock)).isEmpty();
             assertThat(autoscalers(mock)).isEmpty();
             assertThat(workloads().status(cluster, "chat")).isEmpty();
             assertThat(workloads().delete(cluster, "chat")).isFalse();
@@ -431,15 +419,8 @@ class KubernetesWorkloadsTest {
                                 .doesNotContain(KubernetesApiMock.TOKEN);
                     });
 
-            assertThat(mock.client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(NAMESPACE)
-                            .list()
-                            .getItems())
-                    .isEmpty();
-            assertThat(mock.client().services().inNamespace(NAMESPACE).list().getItems())
-                    .isEmpty();
+            assertThat(deployments(mock)).isEmpty();
+            assertThat(services(mock)).isEmpty();
         }
     }
 
@@ -457,15 +438,8 @@ class KubernetesWorkloadsTest {
                     .isInstanceOfSatisfying(
                             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_FORBIDDEN));
 
-            assertThat(mock.client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(NAMESPACE)
-                            .list()
-                            .getItems())
-                    .hasSize(1);
-            assertThat(mock.client().services().inNamespace(NAMESPACE).list().getItems())
-                    .hasSize(1);
+            assertThat(deployments(mock)).hasSize(1);
+            assertThat(services(mock)).hasSize(1);
         }
     }
 
@@ -481,11 +455,8 @@ class KubernetesWorkloadsTest {
                         () -> workloads().status(cluster, "chat"),
                         () -> workloads().scale(cluster, "chat", 2),
                         () -> workloads().delete(cluster, "chat"))
-                .forEach(call -> assertThatThrownBy(call::run).isInstanceOfSatisfying(ApiException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_UNREACHABLE);
-                    assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
-                    assertThat(e.getMessage()).contains("cannot be reached: the connection was refused");
-                }));
+                .forEach(call -> assertClusterRefused(
+                        call::run, ErrorCode.CLUSTER_UNREACHABLE, "cannot be reached: the connection was refused"));
     }
 
     @Test
@@ -494,12 +465,10 @@ class KubernetesWorkloadsTest {
             String cluster = addCluster(mock);
             mock.answer("GET", "/apis/apps/v1/namespaces/serving/deployments/chat", 401, "Unauthorized");
 
-            assertThatThrownBy(() -> workloads().status(cluster, "chat"))
-                    .isInstanceOfSatisfying(ApiException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_UNAUTHORIZED);
-                        assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
-                        assertThat(e.getMessage()).contains("does not accept the kubeconfig's credentials (401)");
-                    });
+            assertClusterRefused(
+                    () -> workloads().status(cluster, "chat"),
+                    ErrorCode.CLUSTER_UNAUTHORIZED,
+                    "does not accept the kubeconfig's credentials (401)");
         }
     }
 
@@ -516,12 +485,10 @@ class KubernetesWorkloadsTest {
                     .id();
             var workloads = new KubernetesWorkloads(clusters(database, storage, List.of()), ClusterSettings.DEFAULT);
 
-            assertThatThrownBy(() -> workloads.delete(cluster, "chat"))
-                    .isInstanceOfSatisfying(ApiException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.CLUSTER_UNREACHABLE);
-                        assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
-                        assertThat(e.getMessage()).contains("The API server " + mock.url() + " may not be called");
-                    });
+            assertClusterRefused(
+                    () -> workloads.delete(cluster, "chat"),
+                    ErrorCode.CLUSTER_UNREACHABLE,
+                    "The API server " + mock.url() + " may not be called");
         }
     }
 
@@ -588,13 +555,7 @@ class KubernetesWorkloadsTest {
                         assertThat(e.problems().getFirst().message()).contains(unservable.says());
                     }));
 
-            assertThat(mock.client()
-                            .apps()
-                            .deployments()
-                            .inNamespace(NAMESPACE)
-                            .list()
-                            .getItems())
-                    .isEmpty();
+            assertThat(deployments(mock)).isEmpty();
         }
     }
 
@@ -688,6 +649,15 @@ class KubernetesWorkloadsTest {
                 Clock.systemUTC());
     }
 
+    /** The call fails with {@code code} at {@code cluster_id}, its message saying {@code says}. */
+    private static void assertClusterRefused(ThrowingCallable call, ErrorCode code, String says) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThat(e.code()).isEqualTo(code);
+            assertThat(e.problems().getFirst().param()).isEqualTo("cluster_id");
+            assertThat(e.getMessage()).contains(says);
+        });
+    }
+
     private static Workloads workloads() {
         return server.workloads();
     }
@@ -716,6 +686,14 @@ class KubernetesWorkloadsTest {
                 .inNamespace(NAMESPACE)
                 .withName(name)
                 .get();
+    }
+
+    private static List<Deployment> deployments(KubernetesApiMock mock) {
+        return mock.client().apps().deployments().inNamespace(NAMESPACE).list().getItems();
+    }
+
+    private static List<Service> services(KubernetesApiMock mock) {
+        return mock.client().services().inNamespace(NAMESPACE).list().getItems();
     }
 
     private static List<HorizontalPodAutoscaler> autoscalers(KubernetesApiMock mock) {

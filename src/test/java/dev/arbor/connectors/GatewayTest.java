@@ -48,14 +48,8 @@ class GatewayTest {
                 : Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
         try (var server = ArborServer.start(env)) {
             TestServer http = server.http();
-            String red = http.post("/projects", "{\"name\": \"red\"}")
-                    .json()
-                    .path("id")
-                    .asText();
-            String blue = http.post("/projects", "{\"name\": \"blue\"}")
-                    .json()
-                    .path("id")
-                    .asText();
+            String red = http.newProject("red");
+            String blue = http.newProject("blue");
 
             JsonNode missing = http.post(
                             "/connectors/gateways",

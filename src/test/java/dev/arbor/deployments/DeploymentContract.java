@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.ProblemCodes;
+import dev.arbor.testing.TwoProjectsContract;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -22,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +31,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,17 +42,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * deployment and leaves nothing; every refusal names its param; members stay in their own projects; a cluster or a
  * model a deployment uses is not deleted; and the four pipeline actions run twice each.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class DeploymentContract {
+abstract class DeploymentContract extends TwoProjectsContract {
     static final String ADMIN_SECRET = "arb_deploy_admin";
     static final String NAMESPACE = "serving";
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    ArborServer server;
-    TestServer http;
-    String mine;
-    String theirs;
-    String memberSecret;
     KubernetesApiMock mock;
     KubernetesClient kube;
     String cluster;
@@ -63,26 +55,12 @@ abstract class DeploymentContract {
 
     HttpServer files;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
+    DeploymentContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_TEST_MODELS", "true"));
+    }
 
     @BeforeAll
     void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        env.put("ARBOR_TEST_MODELS", "true");
-        server = ArborServer.start(env);
-        http = server.http();
-        mine = created(http.post("/projects", "{\"name\": \"mine\"}", admin()), 201);
-        theirs = created(http.post("/projects", "{\"name\": \"theirs\"}", admin()), 201);
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
         // one ready node: 8 processors, 32 GiB and one NVIDIA L4, what a pod's resources are checked against
         mock = new KubernetesApiMock().node("gpu-node", Map.of("Ready", "True"), "8", "32Gi", 1);
         kube = new KubernetesClientBuilder()
@@ -109,7 +87,6 @@ abstract class DeploymentContract {
 
     @AfterAll
     void stop() {
-        server.close();
         files.stop(0);
         kube.close();
         mock.close();
@@ -292,9 +269,9 @@ abstract class DeploymentContract {
         http.delete("/deployments/" + theirsId, member(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.post("/deployments", "{\"name\": \"x\", \"model_id\": \"hash-decider\"}", member(theirs))
                 .assertError(403, "project_forbidden", "X-Project-Id");
-        List<String> listed = ids(http.get("/deployments", member()));
+        List<String> listed = http.get("/deployments", member()).ids();
         assertThat(listed).contains(mineId).doesNotContain(theirsId);
-        assertThat(ids(http.get("/deployments", admin()))).contains(mineId, theirsId);
+        assertThat(http.get("/deployments", admin()).ids()).contains(mineId, theirsId);
         assertThat(http.delete("/deployments/" + theirsId, admin()).status()).isEqualTo(200);
         assertThat(http.delete("/deployments/" + mineId, member(mine)).status()).isEqualTo(200);
     }
@@ -398,7 +375,7 @@ abstract class DeploymentContract {
     void everyProblemOfACreateIsListedWithItsParam(String body, int status, List<String> problems) {
         HttpReply refused = http.post("/deployments", body, admin(mine));
         assertThat(refused.status()).as(refused.body()).isEqualTo(status);
-        assertThat(problems(refused.json().path("error").path("details")))
+        assertThat(ProblemCodes.of(refused.json().path("error").path("details")))
                 .containsExactlyInAnyOrderElementsOf(problems);
         assertThat(http.get("/deployments", admin(mine)).json().path("data").toString())
                 .as("nothing of a refused create is kept")
@@ -512,9 +489,9 @@ abstract class DeploymentContract {
         assertThat(made.json().path("project_id").isNull()).isTrue();
         http.post("/deployments", body, admin()).assertError(409, "deployment_exists", "name");
 
-        assertThat(ids(http.get("/deployments", admin()))).contains(id);
-        assertThat(ids(http.get("/deployments", admin(mine)))).doesNotContain(id);
-        assertThat(ids(http.get("/deployments", member()))).doesNotContain(id);
+        assertThat(http.get("/deployments", admin()).ids()).contains(id);
+        assertThat(http.get("/deployments", admin(mine)).ids()).doesNotContain(id);
+        assertThat(http.get("/deployments", member()).ids()).doesNotContain(id);
         http.get("/deployments/" + id, member()).assertError(404, "deployment_not_found", "deployment_id");
         http.get("/deployments/" + id, admin(mine)).assertError(404, "deployment_not_found", "deployment_id");
         http.post("/deployments", "{\"name\": \"" + name() + "\", \"model_id\": \"hash-decider\"}", member())
@@ -672,7 +649,7 @@ abstract class DeploymentContract {
                 .isEqualTo(id);
         assertThat(step(second, "scale").path("outputs").toString())
                 .isEqualTo("{\"previous_replicas\":3,\"current_replicas\":3}");
-        assertThat(ids(http.get("/deployments", admin(mine)))).containsOnlyOnce(id);
+        assertThat(http.get("/deployments", admin(mine)).ids()).containsOnlyOnce(id);
 
         String deleting = created(http.post("/pipelines", """
                         {"name": "%s-delete", "steps": [
@@ -778,20 +755,6 @@ abstract class DeploymentContract {
     static String created(HttpReply reply, int status) {
         assertThat(reply.status()).as(reply.body()).isEqualTo(status);
         return reply.json().path("id").asText();
-    }
-
-    static List<String> ids(HttpReply reply) {
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        reply.json().path("data").forEach(d -> ids.add(d.path("id").asText()));
-        return ids;
-    }
-
-    static List<String> problems(JsonNode details) {
-        var found = new ArrayList<String>();
-        details.forEach(
-                d -> found.add(d.path("code").asText() + " " + d.path("param").asText()));
-        return found;
     }
 
     static String clusterBody(String name, String kubeconfig) {

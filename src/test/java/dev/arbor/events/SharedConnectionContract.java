@@ -3,20 +3,16 @@ package dev.arbor.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,49 +22,20 @@ import org.junit.jupiter.params.provider.MethodSource;
  * descriptor and never read back, the webhook URL and a generated signing secret shown once, rotation, and a member
  * kept out of other projects' connections. Runs once per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class SharedConnectionContract {
+abstract class SharedConnectionContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_shared_connections_admin";
     private static final String PUBLIC_URL = "https://hooks.example.com/arbor";
     private static final String PATH = "/events/shared-connections";
 
     private final MovableClock clock = new MovableClock();
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
-
-    @BeforeAll
-    void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_PUBLIC_URL", PUBLIC_URL + "/");
-        server = ArborServer.start(env, clock);
-        http = server.http();
-        mine = http.post("/projects", "{\"name\": \"mine\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        theirs = http.post("/projects", "{\"name\": \"theirs\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
+    SharedConnectionContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_PUBLIC_URL", PUBLIC_URL + "/"));
     }
 
-    @AfterAll
-    void stop() {
-        server.close();
+    @Override
+    protected Clock clock() {
+        return clock;
     }
 
     enum Caller {
@@ -425,15 +392,16 @@ abstract class SharedConnectionContract {
                 .path("id")
                 .asText();
 
-        List<String> listed = ids(http.get(PATH + "?limit=100", member()));
+        List<String> listed = http.get(PATH + "?limit=100", member()).ids();
         assertThat(listed).contains(ours, everyone).doesNotContain(others);
-        assertThat(ids(http.get(PATH + "?limit=100", "X-Project-Id", mine, "Authorization", "Bearer " + memberSecret)))
+        assertThat(http.get(PATH + "?limit=100", "X-Project-Id", mine, "Authorization", "Bearer " + memberSecret)
+                        .ids())
                 .contains(ours, everyone)
                 .doesNotContain(others);
-        assertThat(ids(http.get(PATH + "?limit=100&project_id=" + theirs, admin())))
+        assertThat(http.get(PATH + "?limit=100&project_id=" + theirs, admin()).ids())
                 .contains(others, everyone)
                 .doesNotContain(ours);
-        assertThat(ids(http.get(PATH + "?limit=100", admin()))).contains(ours, others, everyone);
+        assertThat(http.get(PATH + "?limit=100", admin()).ids()).contains(ours, others, everyone);
         http.get(PATH + "?project_id=" + theirs, member()).assertError(403, "project_forbidden", "project_id");
 
         http.get(PATH + "/" + others, member()).assertError(403, "project_forbidden", "connection_id");
@@ -506,7 +474,7 @@ abstract class SharedConnectionContract {
         assertThat(deleted.json().path("object").asText()).isEqualTo("event.shared_connection.deleted");
         assertThat(deleted.json().path("subscriptions_removed").asInt()).isZero();
         http.get(PATH + "/" + id, admin()).assertError(404, "event_connection_not_found", "connection_id");
-        assertThat(ids(http.get(PATH + "?limit=100", admin()))).doesNotContain(id);
+        assertThat(http.get(PATH + "?limit=100", admin()).ids()).doesNotContain(id);
         String global = http.post(
                         PATH, "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"s\"}}", admin())
                 .json()
@@ -561,14 +529,7 @@ abstract class SharedConnectionContract {
     }
 
     private int count(String... headers) {
-        return ids(http.get(PATH + "?limit=100", headers)).size();
-    }
-
-    private static List<String> ids(HttpReply reply) {
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        reply.json().path("data").forEach(c -> ids.add(c.path("id").asText()));
-        return ids;
+        return http.get(PATH + "?limit=100", headers).ids().size();
     }
 
     private String[] admin() {

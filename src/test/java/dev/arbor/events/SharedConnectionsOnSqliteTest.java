@@ -4,7 +4,7 @@ import java.util.Map;
 
 class SharedConnectionsOnSqliteTest extends SharedConnectionContract {
     @Override
-    Map<String, String> database() {
+    protected Map<String, String> database() {
         return Map.of();
     }
 }

@@ -47,14 +47,7 @@ class KillDuringDeploymentChangeTest {
             assertThat(seen.get().path("status").asText())
                     .as(seen.get().toString())
                     .isIn("pending", "deploying");
-            List<Long> before = pids(seen.get());
-            server.kill();
-            awaitGone(before);
-            server.start();
-
-            JsonNode running = running(http, id, 4);
-            assertThat(pids(running)).hasSize(4).doesNotContainAnyElementsOf(before);
-            assertNothingHalfChanged(http);
+            killAndRestart(server, pids(seen.get()), id, 4);
         }
     }
 
@@ -67,13 +60,7 @@ class KillDuringDeploymentChangeTest {
             HttpReply scaled = http.patch("/deployments/" + id, "{\"replicas\": 3}", ADMIN);
             assertThat(scaled.status()).as(scaled.body()).isEqualTo(202);
 
-            server.kill();
-            awaitGone(before);
-            server.start();
-
-            JsonNode running = running(http, id, 3);
-            assertThat(pids(running)).hasSize(3).doesNotContainAnyElementsOf(before);
-            assertNothingHalfChanged(http);
+            killAndRestart(server, before, id, 3);
         }
     }
 
@@ -106,6 +93,22 @@ class KillDuringDeploymentChangeTest {
             http.get("/deployments/" + id, ADMIN).assertError(404, "deployment_not_found", "deployment_id");
             assertNothingHalfChanged(http);
         }
+    }
+
+    /**
+     * Kills the server while the workers {@code before} run, starts it again, and checks that the deployment runs
+     * {@code replicas} workers, none of them from before, and that nothing is left half-changed.
+     */
+    private static void killAndRestart(ArborProcess server, List<Long> before, String id, int replicas)
+            throws InterruptedException {
+        server.kill();
+        awaitGone(before);
+        server.start();
+
+        TestServer http = server.http();
+        JsonNode running = running(http, id, replicas);
+        assertThat(pids(running)).hasSize(replicas).doesNotContainAnyElementsOf(before);
+        assertNothingHalfChanged(http);
     }
 
     private ArborProcess serve() {

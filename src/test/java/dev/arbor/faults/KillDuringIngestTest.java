@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import java.net.URI;
@@ -124,13 +125,7 @@ class KillDuringIngestTest {
                 JsonNode firings = http.get(deliveries + "/" + id).json().path("firings");
                 assertThat(firings).as("firings of %s", id).hasSize(1);
                 String run = firings.path(0).path("run_id").asText();
-                await().atMost(Duration.ofSeconds(60))
-                        .until(
-                                () -> http.get("/runs/" + run)
-                                        .json()
-                                        .path("status")
-                                        .asText(),
-                                "completed"::equals);
+                StatusWaits.until(http, "/runs/" + run, "completed", Duration.ofSeconds(60));
             }
             assertThat(runsOf(http, pipeline)).isEqualTo(logged.size());
         }

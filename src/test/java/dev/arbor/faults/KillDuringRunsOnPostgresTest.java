@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReceiver;
+import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import java.nio.file.Path;
@@ -66,13 +67,7 @@ class KillDuringRunsOnPostgresTest {
 
             for (int n = 0; n < RUNS; n++) {
                 String run = runs.get(n);
-                await().atMost(Duration.ofSeconds(60))
-                        .until(
-                                () -> http.get("/runs/" + run)
-                                        .json()
-                                        .path("status")
-                                        .asText(),
-                                "completed"::equals);
+                StatusWaits.until(http, "/runs/" + run, "completed", Duration.ofSeconds(60));
                 assertThat(receiver.received("/before/" + n))
                         .as("run %d, before", n)
                         .hasSize(1);

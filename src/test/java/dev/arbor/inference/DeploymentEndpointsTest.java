@@ -10,7 +10,9 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
+import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjects;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -52,15 +54,10 @@ class DeploymentEndpointsTest {
                 "ARBOR_TEST_MODELS", "true",
                 "ARBOR_ROUTING_TIMEOUT_SECONDS", "2"));
         http = server.http();
-        mine = id(http.post("/projects", "{\"name\": \"mine\"}", admin()));
-        theirs = id(http.post("/projects", "{\"name\": \"theirs\"}", admin()));
-        member = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"app\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
+        var projects = TwoProjects.create(http, ADMIN);
+        mine = projects.mine();
+        theirs = projects.theirs();
+        member = projects.memberSecret();
         mock = new KubernetesApiMock();
         kube = new KubernetesClientBuilder()
                 .withConfig(Config.fromKubeconfig(mock.kubeconfig()))
@@ -120,12 +117,7 @@ class DeploymentEndpointsTest {
                         .withReplicas(1)
                         .endStatus()
                         .build());
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> http.get("/deployments/" + id + "?wait=5", admin())
-                        .json()
-                        .path("status")
-                        .asText()
-                        .equals("running"));
+        StatusWaits.until(http, "/deployments/" + id + "?wait=5", "running", Duration.ofSeconds(60), admin());
         return id;
     }
 
@@ -141,12 +133,7 @@ class DeploymentEndpointsTest {
     private static String runningDecider(String rateLimit) {
         String name = name();
         String id = deploy(mine, name, "hash-decider", "local", rateLimit);
-        await().atMost(Duration.ofSeconds(120))
-                .until(() -> http.get("/deployments/" + id + "?wait=5", admin())
-                        .json()
-                        .path("status")
-                        .asText()
-                        .equals("running"));
+        StatusWaits.until(http, "/deployments/" + id + "?wait=5", "running", Duration.ofSeconds(120), admin());
         return name;
     }
 

@@ -1,12 +1,12 @@
 package dev.arbor.inference;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiClient;
+import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyLlama;
 import java.io.IOException;
@@ -76,12 +76,7 @@ class DeploymentsWithTheOpenAiClientTest {
                                 + "\"}",
                         admin()),
                 202);
-        await().atMost(Duration.ofSeconds(180))
-                .until(() -> http.get("/deployments/" + id + "?wait=5", admin())
-                        .json()
-                        .path("status")
-                        .asText()
-                        .equals("running"));
+        StatusWaits.until(http, "/deployments/" + id + "?wait=5", "running", Duration.ofSeconds(180), admin());
         return id;
     }
 

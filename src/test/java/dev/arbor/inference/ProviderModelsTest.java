@@ -3,7 +3,6 @@ package dev.arbor.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiClient;
 import dev.arbor.testing.OpenAiUpstream;
@@ -11,7 +10,6 @@ import dev.arbor.testing.RouterFixture;
 import dev.arbor.testing.RouterFixture.Made;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +27,6 @@ class ProviderModelsTest {
 
     private static OpenAiUpstream provider;
     private static OpenAiUpstream elsewhere;
-    private static ArborServer server;
     private static TestServer http;
     private static RouterFixture routers;
     private static String project;
@@ -39,12 +36,8 @@ class ProviderModelsTest {
     static void start() throws IOException {
         provider = new OpenAiUpstream("provider");
         elsewhere = new OpenAiUpstream("elsewhere");
-        server = ArborServer.start(Map.of(
-                "ARBOR_ADMIN_TOKEN", ADMIN,
-                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                "ARBOR_ROUTING_TIMEOUT_SECONDS", "2"));
-        http = server.http();
-        routers = new RouterFixture(http, ADMIN);
+        routers = RouterFixture.start(ADMIN);
+        http = routers.http();
         project = routers.project("models");
         member = routers.member(project);
         routers.cloudModel("p-small", provider, "small-v1", "own-small-key");
@@ -60,9 +53,7 @@ class ProviderModelsTest {
 
     @AfterAll
     static void stop() throws IOException {
-        server.close();
-        provider.close();
-        elsewhere.close();
+        routers.close();
     }
 
     private static String step(String credential) {

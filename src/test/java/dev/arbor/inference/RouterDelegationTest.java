@@ -4,7 +4,6 @@ import static dev.arbor.testing.RouterFixture.single;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiClient;
 import dev.arbor.testing.OpenAiUpstream;
@@ -14,7 +13,6 @@ import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +29,6 @@ class RouterDelegationTest {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private static OpenAiUpstream upstream;
-    private static ArborServer server;
     private static TestServer http;
     private static RouterFixture routers;
     private static String mine;
@@ -41,12 +38,8 @@ class RouterDelegationTest {
     @BeforeAll
     static void start() throws IOException {
         upstream = new OpenAiUpstream("delta");
-        server = ArborServer.start(Map.of(
-                "ARBOR_ADMIN_TOKEN", ADMIN,
-                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                "ARBOR_ROUTING_TIMEOUT_SECONDS", "2"));
-        http = server.http();
-        routers = new RouterFixture(http, ADMIN);
+        routers = RouterFixture.start(ADMIN);
+        http = routers.http();
         mine = routers.project("mine");
         theirs = routers.project("theirs");
         member = routers.member(mine);
@@ -55,8 +48,7 @@ class RouterDelegationTest {
 
     @AfterAll
     static void stop() throws IOException {
-        server.close();
-        upstream.close();
+        routers.close();
     }
 
     private static String delegate(String id, String project, String router) {

@@ -10,6 +10,7 @@ import dev.arbor.testing.OpenAiClient;
 import dev.arbor.testing.OpenAiUpstream;
 import dev.arbor.testing.OpenAiUpstream.Reply;
 import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjects;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -50,21 +51,10 @@ class RouterRuntimeTest {
                 "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
                 "ARBOR_ROUTING_TIMEOUT_SECONDS", "2"));
         http = server.http();
-        mine = http.post("/projects", "{\"name\": \"mine\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        theirs = http.post("/projects", "{\"name\": \"theirs\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        member = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"app\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
+        var projects = TwoProjects.create(http, ADMIN);
+        mine = projects.mine();
+        theirs = projects.theirs();
+        member = projects.memberSecret();
         for (OpenAiUpstream upstream : List.of(alpha, beta, gamma)) {
             HttpReply added = http.post(
                     "/models",
@@ -107,6 +97,16 @@ class RouterRuntimeTest {
         return name;
     }
 
+    /** The id of the router named {@code name}. */
+    private static String routerId(String name) {
+        return http.get("/routers?q=" + name, admin())
+                .json()
+                .path("data")
+                .path(0)
+                .path("id")
+                .asText();
+    }
+
     private static String router(String steps) {
         return router(mine, steps);
     }
@@ -146,12 +146,7 @@ class RouterRuntimeTest {
                 + "{\"max_tokens\": 100}, \"next_steps\": [\"go\"]}, " + single("go", "beta"));
         HttpReply reply = chat(name, "");
         assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        String id = http.get("/routers?q=" + name, admin())
-                .json()
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
+        String id = routerId(name);
         assertThat(reply.header("x-router-id")).isEqualTo(id);
         assertThat(reply.header("x-router-steps")).isEqualTo("limits,go");
         assertThat(reply.header("x-router-endpoint")).isEqualTo("beta");
@@ -161,12 +156,7 @@ class RouterRuntimeTest {
     @Test
     void aRouterIsNamedByItsIdToo() {
         String name = router(single("go", "alpha"));
-        String id = http.get("/routers?q=" + name, admin())
-                .json()
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
+        String id = routerId(name);
         HttpReply reply = chat(id, "");
         assertThat(reply.status()).as(reply.body()).isEqualTo(200);
         assertThat(reply.json().path("model").asText()).isEqualTo(id);
@@ -479,12 +469,7 @@ class RouterRuntimeTest {
     @Test
     void anInactiveRouterIsNotFound() {
         String name = router(single("go", "alpha"));
-        String id = http.get("/routers?q=" + name, admin())
-                .json()
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
+        String id = routerId(name);
         assertThat(http.patch("/routers/" + id, "{\"status\": \"inactive\"}", admin())
                         .status())
                 .isEqualTo(200);
@@ -515,12 +500,7 @@ class RouterRuntimeTest {
     void aSaveSwapsTheGraphTheNextRequestWalks() {
         String name = router(single("go", "alpha"));
         assertThat(chat(name, "").header("x-router-endpoint")).isEqualTo("alpha");
-        String id = http.get("/routers?q=" + name, admin())
-                .json()
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
+        String id = routerId(name);
         HttpReply saved = http.put(
                 "/routers/" + id,
                 "{\"dag_config\": {\"entry_step\": \"go\", \"steps\": [" + single("go", "beta") + "]}}",
@@ -542,14 +522,12 @@ class RouterRuntimeTest {
 
     @Test
     void decideBranchesOnTheStudiosAnswerAndKeepsTheDecisionInHistory() {
-        String name = routerDeciding(
+        HttpReply reply = chatDeciding(
                 "route-certain",
                 "{\"id\": \"route-certain\", \"questions\": {\"kind\": {\"type\": \"choice\", \"criteria\": "
-                        + "[\"billing\"]}}}");
-        HttpReply reply = chat(name, "");
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        assertThat(reply.header("x-router-steps")).isEqualTo("ask,billing");
-        assertThat(reply.header("x-router-endpoint")).isEqualTo("beta");
+                        + "[\"billing\"]}}}",
+                "ask,billing",
+                "beta");
         JsonNode decision = http.get("/v1/studio/decisions/" + reply.header("x-router-decision-id"), admin())
                 .json();
         assertThat(decision.at("/template/id").asText()).as(decision.toString()).isEqualTo("route-certain");
@@ -558,14 +536,12 @@ class RouterRuntimeTest {
 
     @Test
     void decideGoesToItsFallbackStepWhenTheStudioWouldNotAct() {
-        String name = routerDeciding(
+        chatDeciding(
                 "route-unsure",
                 "{\"id\": \"route-unsure\", \"settings\": {\"act_threshold\": 1.0}, \"questions\": {\"kind\": "
-                        + "{\"type\": \"choice\", \"criteria\": [\"billing\", \"tech\"]}}}");
-        HttpReply reply = chat(name, "");
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        assertThat(reply.header("x-router-steps")).isEqualTo("ask,unsure");
-        assertThat(reply.header("x-router-endpoint")).isEqualTo("gamma");
+                        + "{\"type\": \"choice\", \"criteria\": [\"billing\", \"tech\"]}}}",
+                "ask,unsure",
+                "gamma");
     }
 
     /** A router whose first step asks the studio template {@code id}, created from {@code templateJson}. */
@@ -573,6 +549,15 @@ class RouterRuntimeTest {
         HttpReply template = http.post("/v1/studio/templates", templateJson, admin());
         assertThat(template.status()).as(template.body()).isEqualTo(201);
         return router(decide(id));
+    }
+
+    /** Chats through a router deciding by template {@code id}: the reply, having walked {@code steps} to {@code endpoint}. */
+    private HttpReply chatDeciding(String id, String templateJson, String steps, String endpoint) {
+        HttpReply reply = chat(routerDeciding(id, templateJson), "");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(reply.header("x-router-steps")).isEqualTo(steps);
+        assertThat(reply.header("x-router-endpoint")).isEqualTo(endpoint);
+        return reply;
     }
 
     private static String decide(String template) {
@@ -586,12 +571,7 @@ class RouterRuntimeTest {
     @Test
     void healthAndStatsCoverTheRoutersEndpointsAndRequests() {
         String name = router(single("go", "beta"));
-        String id = http.get("/routers?q=" + name, admin())
-                .json()
-                .path("data")
-                .path(0)
-                .path("id")
-                .asText();
+        String id = routerId(name);
         assertThat(chat(name, "").status()).isEqualTo(200);
         String[] asMember = {"Authorization", "Bearer " + member};
         JsonNode health = http.get("/routers/" + id + "/health", asMember).json();

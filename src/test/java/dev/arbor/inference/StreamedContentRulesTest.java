@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiClient;
 import dev.arbor.testing.OpenAiUpstream;
@@ -15,7 +14,6 @@ import dev.arbor.testing.RouterFixture.Made;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,7 +27,6 @@ class StreamedContentRulesTest {
     private static final String ADMIN = "arb_streamed_rules_admin";
 
     private static OpenAiUpstream upstream;
-    private static ArborServer server;
     private static TestServer http;
     private static RouterFixture routers;
     private static String project;
@@ -38,12 +35,8 @@ class StreamedContentRulesTest {
     @BeforeAll
     static void start() throws IOException {
         upstream = new OpenAiUpstream("sigma");
-        server = ArborServer.start(Map.of(
-                "ARBOR_ADMIN_TOKEN", ADMIN,
-                "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                "ARBOR_ROUTING_TIMEOUT_SECONDS", "2"));
-        http = server.http();
-        routers = new RouterFixture(http, ADMIN);
+        routers = RouterFixture.start(ADMIN);
+        http = routers.http();
         project = routers.project("streams");
         member = routers.member(project);
         routers.cloudModel("sigma", upstream, "remote-sigma", "sigma-key");
@@ -51,8 +44,7 @@ class StreamedContentRulesTest {
 
     @AfterAll
     static void stop() throws IOException {
-        server.close();
-        upstream.close();
+        routers.close();
     }
 
     /** A router whose content_rules step has this output rule, then forwards to the upstream. */

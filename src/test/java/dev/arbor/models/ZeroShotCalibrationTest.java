@@ -3,18 +3,14 @@ package dev.arbor.models;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.models.engines.Scoring;
-import dev.arbor.models.runtime.ModelRuntime;
+import dev.arbor.testing.BundledModels;
 import dev.arbor.testing.Corpora;
 import dev.arbor.testing.Corpora.Item;
 import dev.arbor.testing.Corpora.Part;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -47,21 +43,8 @@ class ZeroShotCalibrationTest {
     private static final double ACCURACY_WORD_VALENCE = 0.20;
     private static final double ACCURACY_REVIEW_VALENCE = 0.62;
 
-    @TempDir
-    static Path data;
-
-    private static ModelRuntime runtime;
-
-    @BeforeAll
-    static void start() {
-        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry());
-        runtime.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        runtime.close();
-    }
+    @RegisterExtension
+    static final BundledModels MODELS = new BundledModels();
 
     /** One question over one corpus: the option each label means, and how many TEST items it is asked on. */
     record Case(String name, Scoring.Question question, Supplier<List<Item>> corpus, List<String> labels, int items) {
@@ -143,8 +126,8 @@ class ZeroShotCalibrationTest {
         int certain = 0;
         int certainRight = 0;
         for (Item item : items) {
-            List<Double> p = runtime.score(
-                            "minilm-decider", new Scoring.Request(item.text(), List.of(), List.of(one.question())))
+            List<Double> p = MODELS.runtime()
+                    .score("minilm-decider", new Scoring.Request(item.text(), List.of(), List.of(one.question())))
                     .probabilities()
                     .get(one.question().key());
             int best = 0;

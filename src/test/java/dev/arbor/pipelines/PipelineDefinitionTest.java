@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.ParamTypes;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import java.util.ArrayList;
@@ -93,31 +94,9 @@ class PipelineDefinitionTest {
                             .at("/params/2/visible_when")
                             .toString())
                     .isEqualTo("{\"param\":\"channel\",\"equals\":\"email\"}");
-            var contractTypes = List.of(
-                    "string",
-                    "number",
-                    "boolean",
-                    "select",
-                    "multiselect",
-                    "json",
-                    "template",
-                    "range",
-                    "model_ref",
-                    "cluster_ref",
-                    "project_ref",
-                    "endpoint_ref",
-                    "endpoint_ref_list",
-                    "endpoint_weighted_list",
-                    "endpoint_ordered_list",
-                    "provider_ref",
-                    "credential_ref",
-                    "cloud_model_ref",
-                    "branches",
-                    "content_rule_list",
-                    "string_list");
             catalog.path("data")
                     .forEach(action -> action.path("params")
-                            .forEach(param -> assertThat(contractTypes)
+                            .forEach(param -> assertThat(ParamTypes.CONTRACT)
                                     .contains(param.path("type").asText())));
         }
     }

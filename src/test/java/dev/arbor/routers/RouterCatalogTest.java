@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.ParamTypes;
+import dev.arbor.testing.ProblemCodes;
 import dev.arbor.testing.TestServer;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -25,29 +26,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RouterCatalogTest {
-    private static final List<String> CONTRACT_TYPES = List.of(
-            "string",
-            "number",
-            "boolean",
-            "select",
-            "multiselect",
-            "json",
-            "template",
-            "range",
-            "model_ref",
-            "cluster_ref",
-            "project_ref",
-            "endpoint_ref",
-            "endpoint_ref_list",
-            "endpoint_weighted_list",
-            "endpoint_ordered_list",
-            "provider_ref",
-            "credential_ref",
-            "cloud_model_ref",
-            "branches",
-            "content_rule_list",
-            "string_list");
-
     private ArborServer server;
     private TestServer http;
     /** A cloud model of the registry: an endpoint. */
@@ -91,7 +69,7 @@ class RouterCatalogTest {
                     .as(action.toString())
                     .isTrue();
         });
-        assertThat(types).containsExactlyInAnyOrderElementsOf(CONTRACT_TYPES);
+        assertThat(types).containsExactlyInAnyOrderElementsOf(ParamTypes.CONTRACT);
         assertThat(actions.keySet())
                 .contains(
                         "single_endpoint",
@@ -245,9 +223,7 @@ class RouterCatalogTest {
     void eachParamIsCheckedAsASaveWould(String action, String params, String expected) {
         JsonNode answer = validate(action, params);
         assertThat(answer.path("valid").asBoolean()).as(answer.toString()).isFalse();
-        assertThat(RouterContract.problems(answer.path("errors")))
-                .as(answer.toString())
-                .containsExactly(expected);
+        assertThat(ProblemCodes.of(answer.path("errors"))).as(answer.toString()).containsExactly(expected);
         assertThat(answer.path("warnings")).isEmpty();
     }
 
@@ -296,7 +272,7 @@ class RouterCatalogTest {
     void anUnknownActionIsNamedAtActionType() {
         JsonNode answer = http.post("/routers/actions/validate", "{\"action_type\": \"teleport\"}")
                 .json();
-        assertThat(RouterContract.problems(answer.path("errors"))).containsExactly("invalid_field action_type");
+        assertThat(ProblemCodes.of(answer.path("errors"))).containsExactly("invalid_field action_type");
     }
 
     private JsonNode validate(String action, String params) {

@@ -3,21 +3,17 @@ package dev.arbor.routers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.ProblemCodes;
+import dev.arbor.testing.TwoProjectsContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,41 +23,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every save keeps the graph it replaced, names are unique per project, members stay in their own projects, and a
  * cloud model or credential an active router uses is not deleted from under it unless forced.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class RouterContract {
+abstract class RouterContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_router_admin";
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
-
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
-
-    @BeforeAll
-    void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        server = ArborServer.start(env);
-        http = server.http();
-        mine = create("/projects", "{\"name\": \"mine\"}", admin());
-        theirs = create("/projects", "{\"name\": \"theirs\"}", admin());
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
-    }
-
-    @AfterAll
-    void stop() {
-        server.close();
+    RouterContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
     }
 
     @Test
@@ -110,7 +77,7 @@ abstract class RouterContract {
                 ]}}""".formatted(model, "no-such-model");
         HttpReply refused = http.put("/routers/" + id, broken, admin());
         assertThat(refused.status()).as(refused.body()).isEqualTo(400);
-        assertThat(problems(refused.json().path("error").path("details")))
+        assertThat(ProblemCodes.of(refused.json().path("error").path("details")))
                 .contains(
                         "invalid_field dag_config.steps[0].params.weights[1].weight",
                         "unknown_reference dag_config.steps[0].params.weights[1].endpoint",
@@ -133,7 +100,7 @@ abstract class RouterContract {
                 {"dag_config": {"entry_step": "a", "steps": [
                   {"step_id": "a", "action_type": "system_prompt", "params": {"prompt": "be brief"}, "next_steps": ["b"]},
                   {"step_id": "b", "action_type": "request_limits", "params": {"max_tokens": 10}, "next_steps": ["a"]}]}}""";
-        assertThat(problems(http.put("/routers/" + id, cycle, admin())
+        assertThat(ProblemCodes.of(http.put("/routers/" + id, cycle, admin())
                         .json()
                         .path("error")
                         .path("details")))
@@ -143,7 +110,7 @@ abstract class RouterContract {
                   {"step_id": "a", "action_type": "system_prompt", "params": {"prompt": "be brief"}},
                   {"step_id": "b", "action_type": "single_endpoint", "params": {"endpoint": "%s"}},
                   {"step_id": "c", "action_type": "canned_response", "params": {"message": "x"}, "next_steps": ["b"]}]}}""".formatted(model);
-        assertThat(problems(http.put("/routers/" + id, deadEnd, admin())
+        assertThat(ProblemCodes.of(http.put("/routers/" + id, deadEnd, admin())
                         .json()
                         .path("error")
                         .path("details")))
@@ -176,11 +143,11 @@ abstract class RouterContract {
         assertThat(checked.status()).as(checked.body()).isEqualTo(200);
         assertThat(checked.json().path("object").asText()).isEqualTo("router.validation");
         assertThat(checked.json().path("valid").asBoolean()).isFalse();
-        assertThat(problems(checked.json().path("errors")))
+        assertThat(ProblemCodes.of(checked.json().path("errors")))
                 .containsExactlyInAnyOrder(
                         "invalid_definition dag_config.steps[0].next_steps", // ends without an endpoint
                         "invalid_definition dag_config.steps[1].step_id"); // unreachable
-        assertThat(problems(http.put(
+        assertThat(ProblemCodes.of(http.put(
                                 "/routers/" + create("/routers", "{\"name\": \"" + name() + "\"}", member(mine)),
                                 unlinked,
                                 member(mine))
@@ -188,7 +155,8 @@ abstract class RouterContract {
                         .path("error")
                         .path("details")))
                 .as("a save names the same problems")
-                .containsExactlyInAnyOrderElementsOf(problems(checked.json().path("errors")));
+                .containsExactlyInAnyOrderElementsOf(
+                        ProblemCodes.of(checked.json().path("errors")));
 
         String linked = unlinked.replace("\"be brief\"}}", "\"be brief\"}, \"next_steps\": [\"b\"]}");
         JsonNode good = http.post("/routers/validate", linked, member(mine)).json();
@@ -202,14 +170,14 @@ abstract class RouterContract {
         assertThat(draft.path("valid").asBoolean())
                 .as("a draft may be unfinished")
                 .isTrue();
-        assertThat(problems(draft.path("warnings")))
+        assertThat(ProblemCodes.of(draft.path("warnings")))
                 .containsExactlyInAnyOrder(
                         "router_incomplete dag_config.steps[0].next_steps",
                         "router_incomplete dag_config.steps[1].step_id");
 
         JsonNode noGraph = http.post("/routers/validate", "{\"dag_config\": 3}", member(mine))
                 .json();
-        assertThat(problems(noGraph.path("errors"))).containsExactly("invalid_field dag_config");
+        assertThat(ProblemCodes.of(noGraph.path("errors"))).containsExactly("invalid_field dag_config");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -305,7 +273,7 @@ abstract class RouterContract {
                                 + "\", \"router\": \"x\"}}",
                         member(mine))
                 .json();
-        assertThat(problems(check.path("errors"))).containsExactly("unknown_reference params.project");
+        assertThat(ProblemCodes.of(check.path("errors"))).containsExactly("unknown_reference params.project");
     }
 
     @Test
@@ -314,11 +282,13 @@ abstract class RouterContract {
         String a = create(
                 "/routers", "{\"name\": \"Alpha " + tag + "\", \"tags\": [\"" + tag + "\", \"x\"]}", admin(mine));
         create("/routers", "{\"name\": \"Beta " + tag + "\", \"tags\": [\"" + tag + "\"]}", admin(mine));
-        assertThat(ids(http.get("/routers?q=alpha%20" + tag, admin(mine)))).containsExactly(a);
-        assertThat(ids(http.get("/routers?tags=" + tag + ",x", admin(mine)))).containsExactly(a);
-        assertThat(ids(http.get("/routers?tags=" + tag + "&status=active", admin(mine))))
+        assertThat(http.get("/routers?q=alpha%20" + tag, admin(mine)).ids()).containsExactly(a);
+        assertThat(http.get("/routers?tags=" + tag + ",x", admin(mine)).ids()).containsExactly(a);
+        assertThat(http.get("/routers?tags=" + tag + "&status=active", admin(mine))
+                        .ids())
                 .isEmpty();
-        assertThat(ids(http.get("/routers?tags=" + tag + "&project_id=" + theirs, admin())))
+        assertThat(http.get("/routers?tags=" + tag + "&project_id=" + theirs, admin())
+                        .ids())
                 .isEmpty();
         http.get("/routers?status=gone", admin(mine)).assertError(400, "invalid_field", "status");
     }
@@ -399,20 +369,6 @@ abstract class RouterContract {
         HttpReply created = http.post(path, body, headers);
         assertThat(created.status()).as("%s %s", path, created.body()).isEqualTo(201);
         return created.json().path("id").asText();
-    }
-
-    private static List<String> ids(HttpReply reply) {
-        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        reply.json().path("data").forEach(r -> ids.add(r.path("id").asText()));
-        return ids;
-    }
-
-    static List<String> problems(JsonNode details) {
-        var found = new ArrayList<String>();
-        details.forEach(
-                d -> found.add(d.path("code").asText() + " " + d.path("param").asText()));
-        return found;
     }
 
     private static List<String> fieldNames(JsonNode json) {

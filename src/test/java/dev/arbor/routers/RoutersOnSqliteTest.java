@@ -4,7 +4,7 @@ import java.util.Map;
 
 class RoutersOnSqliteTest extends RouterContract {
     @Override
-    Map<String, String> database() {
+    protected Map<String, String> database() {
         return Map.of();
     }
 }

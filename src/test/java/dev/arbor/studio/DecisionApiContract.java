@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Decisions over HTTP on the deterministic hash model: making, reading back, rerunning, previews, the wire format; run once on SQLite and once on PostgreSQL. */
@@ -95,10 +96,7 @@ abstract class DecisionApiContract extends StudioApiContract {
                 {"template": 5, "stream": true, "act_threshold": 1.5, "store": "forever", "include": ["secrets"],
                  "on_store_error": "panic", "background": "yes", "media": {},
                  "metadata": {"a": 1}}""").assertError(400, "invalid_reference", "template");
-        var codes = new ArrayList<String>();
-        error.path("details")
-                .forEach(d -> codes.add(
-                        d.path("code").asText() + "@" + d.path("param").asText()));
+        var codes = problems(error.path("details"));
         assertThat(codes)
                 .containsExactlyInAnyOrder(
                         "invalid_reference@template",
@@ -139,10 +137,7 @@ abstract class DecisionApiContract extends StudioApiContract {
         JsonNode error = http.post(D, """
                 {"state": 3, "model": 5,
                  "questions": {"q": {"type": "maybe"}, "team": {"type": "choice"}}}""").assertError(400, "invalid_field", "state");
-        var codes = new ArrayList<String>();
-        error.path("details")
-                .forEach(d -> codes.add(
-                        d.path("code").asText() + "@" + d.path("param").asText()));
+        var codes = problems(error.path("details"));
         assertThat(codes)
                 .containsExactlyInAnyOrder(
                         "invalid_field@state",
@@ -178,10 +173,7 @@ abstract class DecisionApiContract extends StudioApiContract {
         JsonNode error = http.post(D, "{\"template\": \"triage\", \"variables\": {\"tier\": \"gold\", \"mesage\": 1}}")
                 .assertError(400, "unknown_variable", "variables.mesage");
         assertThat(error.path("message").asText()).contains("Did you mean `message`?");
-        var codes = new ArrayList<String>();
-        error.path("details")
-                .forEach(d -> codes.add(
-                        d.path("code").asText() + "@" + d.path("param").asText()));
+        var codes = problems(error.path("details"));
         assertThat(codes)
                 .containsExactlyInAnyOrder(
                         "unknown_variable@variables.mesage",
@@ -235,40 +227,40 @@ abstract class DecisionApiContract extends StudioApiContract {
                 .isEqualTo("{\"questions\":[\"lang\"],\"options\":"
                         + "{\"team\":[\"sales\"],\"eta\":[\"2\"]},\"skipped\":[\"urgency\"]}");
         assertThat(decision.at("/template/resolved_from").asText()).isEqualTo("pinned");
+    }
 
-        String base = "{\"template\": \"triage\", \"variables\": {\"message\": \"hi\"}, ";
-        http.post(D, base + "\"skip\": [\"churn\"]}").assertError(400, "skip_not_allowed", "skip[0]");
-        http.post(D, base + "\"skip\": [\"nope\"]}").assertError(400, "unknown_question", "skip[0]");
-        http.post(D, base + "\"add_options\": {\"churn\": [\"maybe\"]}}")
-                .assertError(400, "options_not_extensible", "add_options.churn");
-        http.post(D, base + "\"add_options\": {\"urgency\": [\"mid\"]}}")
-                .assertError(400, "options_not_extensible", "add_options.urgency");
-        http.post(D, base + "\"add_options\": {\"nope\": [\"x\"]}}")
-                .assertError(400, "unknown_question", "add_options.nope");
-        http.post(D, base + "\"add_options\": {\"team\": [\"billing\"]}}")
-                .assertError(400, "option_conflict", "add_options.team.billing");
-        http.post(D, base + "\"add_options\": {\"eta\": [3]}}")
-                .assertError(400, "option_conflict", "add_options.eta[0]");
-        http.post(D, base + "\"questions\": {\"churn\": {\"type\": \"noul\"}}}")
-                .assertError(400, "question_conflict", "questions.churn");
-        http.post(D, base + "\"questions\": {\"a\": {\"type\": \"noul\"}, \"b\": {\"type\": \"noul\"}}}")
-                .assertError(400, "too_many_extra_questions", "questions");
-        http.post(D, base + "\"questions\": {\"a\": {\"type\": \"maybe\"}}}")
-                .assertError(400, "invalid_field", "questions.a.type");
-        http.post(D, base + "\"settings\": {\"questions\": {\"nope\": {\"temperature\": 2}}}}")
-                .assertError(400, "unknown_question", "settings.questions.nope");
-        http.post(D, base + "\"settings\": {\"temperature\": 0}}")
-                .assertError(400, "invalid_field", "settings.temperature");
-        http.post(D, base + "\"extensions\": {\"skip\": [\"nope\"]}}")
-                .assertError(400, "unknown_question", "extensions.skip[0]");
-        http.post(D, "{\"template\": \"plain\", \"state\": \"x\", \"questions\": {\"a\": {\"type\": \"noul\"}}}")
-                .assertError(400, "extension_not_allowed", "questions");
-        http.post(D, "{\"template\": \"plain\", \"state\": \"x\", \"add_options\": {\"kind\": [\"c\"]}}")
-                .assertError(400, "extension_not_allowed", "add_options.kind");
-        http.post(D, "{\"state\": \"x\", \"questions\": {\"a\": {\"type\": \"noul\"}}, \"skip\": [\"a\"]}")
-                .assertError(400, "requires_template", "skip");
-        http.post(D, "{\"state\": \"x\", \"questions\": {\"a\": {\"type\": \"noul\"}}, \"add_options\": {\"a\": [1]}}")
-                .assertError(400, "requires_template", "add_options");
+    /** Each row: what a caller adds to a decision on {@code triage}, and the 400 it gets. */
+    @ParameterizedTest(name = "{1} {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            "skip": ["churn"]                                                | skip_not_allowed         | skip[0]
+            "skip": ["nope"]                                                 | unknown_question         | skip[0]
+            "add_options": {"churn": ["maybe"]}                              | options_not_extensible   | add_options.churn
+            "add_options": {"urgency": ["mid"]}                              | options_not_extensible   | add_options.urgency
+            "add_options": {"nope": ["x"]}                                   | unknown_question         | add_options.nope
+            "add_options": {"team": ["billing"]}                             | option_conflict          | add_options.team.billing
+            "add_options": {"eta": [3]}                                      | option_conflict          | add_options.eta[0]
+            "questions": {"churn": {"type": "noul"}}                         | question_conflict        | questions.churn
+            "questions": {"a": {"type": "noul"}, "b": {"type": "noul"}}      | too_many_extra_questions | questions
+            "questions": {"a": {"type": "maybe"}}                            | invalid_field            | questions.a.type
+            "settings": {"questions": {"nope": {"temperature": 2}}}          | unknown_question         | settings.questions.nope
+            "settings": {"temperature": 0}                                   | invalid_field            | settings.temperature
+            "extensions": {"skip": ["nope"]}                                 | unknown_question         | extensions.skip[0]
+            """)
+    void extensionsOutsideTheTemplatesRulesAreRefused(String extension, String code, String param) {
+        http.post(D, "{\"template\": \"triage\", \"variables\": {\"message\": \"hi\"}, " + extension + "}")
+                .assertError(400, code, param);
+    }
+
+    /** Each row: a decision extending a template that allows no extensions, or no template at all. */
+    @ParameterizedTest(name = "{1} {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            {"template": "plain", "state": "x", "questions": {"a": {"type": "noul"}}}             | extension_not_allowed | questions
+            {"template": "plain", "state": "x", "add_options": {"kind": ["c"]}}                   | extension_not_allowed | add_options.kind
+            {"state": "x", "questions": {"a": {"type": "noul"}}, "skip": ["a"]}                   | requires_template     | skip
+            {"state": "x", "questions": {"a": {"type": "noul"}}, "add_options": {"a": [1]}}       | requires_template     | add_options
+            """)
+    void extensionsNeedATemplateThatAllowsThem(String body, String code, String param) {
+        http.post(D, body).assertError(400, code, param);
     }
 
     @Test
@@ -501,10 +493,7 @@ abstract class DecisionApiContract extends StudioApiContract {
         assertThat(preview.path("state").asText()).contains("[redacted:email]").doesNotContain("a@b.c");
         assertThat(preview.at("/decide_request/settings/temperature").asDouble())
                 .isEqualTo(1.3);
-        var codes = new ArrayList<String>();
-        preview.path("warnings")
-                .forEach(w -> codes.add(
-                        w.path("code").asText() + "@" + w.path("param").asText()));
+        var codes = problems(preview.path("warnings"));
         assertThat(codes).containsExactly("per_question_settings_not_portable@settings.questions.team.temperature");
         JsonNode created = http.post(D, """
                 {"template": "triage", "variables": {"message": "hi", "email": "a@b.c"},

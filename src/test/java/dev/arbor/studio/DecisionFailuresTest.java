@@ -1,11 +1,11 @@
 package dev.arbor.studio;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestServer;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -29,12 +29,7 @@ class DecisionFailuresTest {
     }
 
     private static void awaitStatus(TestServer http, String model, String status) {
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> http.get("/models/" + model)
-                        .json()
-                        .path("status")
-                        .asText()
-                        .equals(status));
+        StatusWaits.until(http, "/models/" + model, status, Duration.ofSeconds(60));
     }
 
     @Test
@@ -64,12 +59,7 @@ class DecisionFailuresTest {
 
             JsonNode crashed =
                     http.post(D, decision("hash-decider", "CRASH now")).assertError(503, "model_crashed", "model");
-            assertThat(crashed.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + crashed.path("decision_id").asText())
-                            .json()
-                            .at("/error/code")
-                            .asText())
-                    .isEqualTo("model_crashed");
+            assertStoredAsModelError(http, crashed, "model_crashed");
             HttpReply after = http.post(D, decision("hash-decider", "fine again"));
             assertThat(after.status())
                     .as("the next decision starts the model again")
@@ -92,26 +82,9 @@ class DecisionFailuresTest {
             awaitStatus(http, "hash-decider", "loaded");
             JsonNode timedOut =
                     http.post(D, decision("hash-decider", "slow")).assertError(504, "model_timeout", "model");
-            assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText())
-                            .json()
-                            .at("/error/code")
-                            .asText())
-                    .isEqualTo("model_timeout");
+            assertStoredAsModelError(http, timedOut, "model_timeout");
 
-            http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
-            String waiting = http.post(
-                            D,
-                            decision("hash-small", "waits").replace("{\"model\"", "{\"background\": true, \"model\""))
-                    .json()
-                    .path("id")
-                    .asText();
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> http.get(D + "/" + waiting)
-                            .json()
-                            .path("status")
-                            .asText()
-                            .equals("in_progress"));
+            String waiting = waitingForASlowLoad(http, "waits");
             http.action("/models/hash-small/eject");
             JsonNode ejected = http.get(D + "/" + waiting + "?wait=20").json();
             assertThat(ejected.path("status").asText()).isEqualTo("failed");
@@ -127,12 +100,7 @@ class DecisionFailuresTest {
             http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
             JsonNode timedOut =
                     http.post(D, decision("hash-small", "waits")).assertError(504, "model_load_timeout", "model");
-            assertThat(timedOut.path("type").asText()).isEqualTo("model_error");
-            assertThat(http.get(D + "/" + timedOut.path("decision_id").asText())
-                            .json()
-                            .at("/error/code")
-                            .asText())
-                    .isEqualTo("model_load_timeout");
+            assertStoredAsModelError(http, timedOut, "model_load_timeout");
         }
     }
 
@@ -168,16 +136,7 @@ class DecisionFailuresTest {
         try (var server = ArborServer.start(TEST_MODELS)) {
             data = server.dataDir();
             TestServer http = server.http();
-            http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
-            String background =
-                    decision("hash-small", "slow").replace("{\"model\"", "{\"background\": true, " + "\"model\"");
-            String waiting = http.post(D, background).json().path("id").asText();
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> http.get(D + "/" + waiting)
-                            .json()
-                            .path("status")
-                            .asText()
-                            .equals("in_progress"));
+            String waiting = waitingForASlowLoad(http, "slow");
             JsonNode cancelled = http.action(D + "/" + waiting + "/cancel").json();
             assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
             assertThat(http.get(D + "/" + waiting + "?wait=1")
@@ -189,7 +148,8 @@ class DecisionFailuresTest {
             http.get(D + "/" + waiting + "?format=decide").assertError(409, "decision_finished", "format");
             http.action(D + "/dec_nope/cancel").assertError(404, "decision_not_found", "decision_id");
 
-            interrupted = http.post(D, background).json().path("id").asText();
+            interrupted =
+                    http.post(D, inTheBackground("slow")).json().path("id").asText();
         }
         try (var restarted = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString()))) {
             JsonNode recovered = restarted.http().get(D + "/" + interrupted).json();
@@ -238,5 +198,31 @@ class DecisionFailuresTest {
                 assertThat(rows.getInt(1)).as("nothing half-written").isEqualTo(1);
             }
         }
+    }
+
+    /**
+     * A background decision on hash-small, which is made to take a minute to load: its id, once it is in progress,
+     * waiting for the model.
+     */
+    private static String waitingForASlowLoad(TestServer http, String state) {
+        http.post("/models/hash-small/load", "{\"options\": {\"load_delay_ms\": \"60000\"}}");
+        String waiting = http.post(D, inTheBackground(state)).json().path("id").asText();
+        StatusWaits.until(http, D + "/" + waiting, "in_progress", Duration.ofSeconds(10));
+        return waiting;
+    }
+
+    /** A background decision on hash-small. */
+    private static String inTheBackground(String state) {
+        return decision("hash-small", state).replace("{\"model\"", "{\"background\": true, \"model\"");
+    }
+
+    /** The error is a model error, and the decision it names is stored failed with {@code code}. */
+    private static void assertStoredAsModelError(TestServer http, JsonNode error, String code) {
+        assertThat(error.path("type").asText()).isEqualTo("model_error");
+        assertThat(http.get(D + "/" + error.path("decision_id").asText())
+                        .json()
+                        .at("/error/code")
+                        .asText())
+                .isEqualTo(code);
     }
 }

@@ -54,6 +54,16 @@ abstract class EvalApiContract extends ServerContract {
         }
     }
 
+    /** Puts every labelled line into {@code body} as an inline item: its state and its one expected answer. */
+    static void inlineLabelled(ObjectNode body) {
+        ArrayNode items = body.putObject("inline").putArray("items");
+        for (JsonNode line : labelled()) {
+            ObjectNode item = items.addObject().put("state", line.path("state").asText());
+            item.putObject("expected")
+                    .put(line.path("question").asText(), line.path("expected").asText());
+        }
+    }
+
     static ObjectNode template(String id) {
         ObjectNode template = (ObjectNode) Json.read("{\"questions\": " + QUESTIONS + "}");
         template.put("id", id).put("model", "minilm-decider");
@@ -263,12 +273,7 @@ abstract class EvalApiContract extends ServerContract {
     void inlineItemsMeasureAnInlineDefinitionWhichHasNoTemplateToApplyTo() {
         ObjectNode body = Json.object();
         body.set("definition", Json.read("{\"model\": \"minilm-decider\", \"questions\": " + QUESTIONS + "}"));
-        ArrayNode items = body.putObject("inline").putArray("items");
-        for (JsonNode line : labelled()) {
-            ObjectNode item = items.addObject().put("state", line.path("state").asText());
-            item.putObject("expected")
-                    .put(line.path("question").asText(), line.path("expected").asText());
-        }
+        inlineLabelled(body);
         JsonNode eval = run(body.toString());
         assertThat(eval.path("status").asText()).as(eval.toString()).isEqualTo("completed");
         assertThat(eval.path("template").isNull()).isTrue();
@@ -282,12 +287,7 @@ abstract class EvalApiContract extends ServerContract {
     void applyWritesTheFittedTemperatureAndThresholdIntoANewVersion() {
         String template = TEMPLATE + "-apply";
         ObjectNode body = Json.object().put("template", template);
-        ArrayNode items = body.putObject("inline").putArray("items");
-        for (JsonNode line : labelled()) {
-            ObjectNode item = items.addObject().put("state", line.path("state").asText());
-            item.putObject("expected")
-                    .put(line.path("question").asText(), line.path("expected").asText());
-        }
+        inlineLabelled(body);
         JsonNode eval = run(body.toString());
         String id = eval.path("id").asText();
         JsonNode refused = http.post(E + "/" + id + "/apply", "{}").assertError(409, "too_few_labels", "min_n");

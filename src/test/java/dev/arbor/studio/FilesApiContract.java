@@ -7,6 +7,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.Multipart;
+import dev.arbor.testing.StudioFiles;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.Test;
 abstract class FilesApiContract extends ServerContract {
     static final String F = "/v1/studio/files";
     static final String D = "/v1/studio/decisions";
-    static final byte[] PNG = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
 
     @BeforeAll
     void createTemplate() {
@@ -38,12 +38,7 @@ abstract class FilesApiContract extends ServerContract {
     }
 
     HttpReply upload(String name, String contentType, byte[] bytes) {
-        return http.sendBytes(
-                "POST",
-                F,
-                new Multipart().file("file", name, contentType, bytes).bytes(),
-                "Content-Type",
-                Multipart.CONTENT_TYPE);
+        return StudioFiles.upload(http, name, contentType, bytes);
     }
 
     static String sha256(byte[] bytes) {
@@ -60,7 +55,7 @@ abstract class FilesApiContract extends ServerContract {
 
     @Test
     void anUploadIsDescribedKeptOnceByContentAndExpiresInADayUnlessUsed() throws Exception {
-        HttpReply reply = upload("C:\\fakepath\\shot.png", "image/png", PNG);
+        HttpReply reply = upload("C:\\fakepath\\shot.png", "image/png", StudioFiles.PNG);
         assertThat(reply.status()).as(reply.body()).isEqualTo(201);
         JsonNode file = reply.json();
         String id = file.path("id").asText();
@@ -71,20 +66,20 @@ abstract class FilesApiContract extends ServerContract {
         assertThat(file.path("type").asText()).isEqualTo("image");
         assertThat(file.path("content_type").asText()).isEqualTo("image/png");
         assertThat(file.path("name").asText()).isEqualTo("shot.png");
-        assertThat(file.path("bytes").asInt()).isEqualTo(PNG.length);
-        assertThat(file.path("sha256").asText()).isEqualTo("sha256:" + sha256(PNG));
+        assertThat(file.path("bytes").asInt()).isEqualTo(StudioFiles.PNG.length);
+        assertThat(file.path("sha256").asText()).isEqualTo("sha256:" + sha256(StudioFiles.PNG));
         assertThat(file.path("expires_at").asLong())
                 .isEqualTo(file.path("created_at").asLong() + 86_400);
         assertThat(file.path("available").asBoolean()).isTrue();
         assertThat(http.get(F + "/" + id).json()).isEqualTo(file);
 
-        JsonNode again = http.sendBytes("POST", F + "?name=again.png", PNG, "Content-Type", "image/png")
+        JsonNode again = http.sendBytes("POST", F + "?name=again.png", StudioFiles.PNG, "Content-Type", "image/png")
                 .json();
         assertThat(again.path("id").asText()).isNotEqualTo(id);
         assertThat(again.path("sha256")).isEqualTo(file.path("sha256"));
         assertThat(again.path("name").asText()).isEqualTo("again.png");
-        try (Stream<Path> blobs = Files.list(blob(sha256(PNG)).getParent())) {
-            assertThat(blobs.filter(p -> p.getFileName().toString().equals(sha256(PNG))))
+        try (Stream<Path> blobs = Files.list(blob(sha256(StudioFiles.PNG)).getParent())) {
+            assertThat(blobs.filter(p -> p.getFileName().toString().equals(sha256(StudioFiles.PNG))))
                     .hasSize(1);
         }
 
@@ -112,7 +107,9 @@ abstract class FilesApiContract extends ServerContract {
 
     @Test
     void aPageOfThisSiteMayUploadAFormAndARetryWithItsKeyGetsTheSameFile() {
-        byte[] form = new Multipart().file("file", "drop.png", "image/png", PNG).bytes();
+        byte[] form = new Multipart()
+                .file("file", "drop.png", "image/png", StudioFiles.PNG)
+                .bytes();
         String own = "http://127.0.0.1:" + http.port();
         HttpReply browser = http.sendBytes(
                 "POST", F, form, "Content-Type", Multipart.CONTENT_TYPE, "Origin", own, "Idempotency-Key", "upload-1");
@@ -142,7 +139,8 @@ abstract class FilesApiContract extends ServerContract {
                 "/v1/studio/templates",
                 "{\"id\": \"pics\", \"model\": \"hash-decider\", \"modalities\": "
                         + "[\"text\", \"image\"], \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
-        String photo = upload("e.png", "image/png", PNG).json().path("id").asText();
+        String photo =
+                upload("e.png", "image/png", StudioFiles.PNG).json().path("id").asText();
         JsonNode example = http.post(
                         "/v1/studio/templates/pics/examples",
                         "{\"state\": \"a shelf\", "
@@ -196,7 +194,7 @@ abstract class FilesApiContract extends ServerContract {
                         "Content-Type",
                         "audio/mpeg")
                 .assertError(400, "invalid_field", "file");
-        http.sendBytes("POST", F + "?name=clip.mp4", PNG, "Content-Type", "video/mp4")
+        http.sendBytes("POST", F + "?name=clip.mp4", StudioFiles.PNG, "Content-Type", "video/mp4")
                 .assertError(400, "invalid_field", "file");
         http.sendBytes("POST", F, "<html></html>".getBytes(StandardCharsets.UTF_8), "Content-Type", "text/html")
                 .assertError(415, "unsupported_media_type", "file");
@@ -204,13 +202,13 @@ abstract class FilesApiContract extends ServerContract {
                         "POST",
                         F,
                         new Multipart()
-                                .file("file", "a.png", "image/png", PNG)
+                                .file("file", "a.png", "image/png", StudioFiles.PNG)
                                 .field("purpose", "batch")
                                 .bytes(),
                         "Content-Type",
                         Multipart.CONTENT_TYPE)
                 .assertError(400, "invalid_field", "purpose");
-        http.sendBytes("POST", F + "?purpose=eval", PNG, "Content-Type", "image/png")
+        http.sendBytes("POST", F + "?purpose=eval", StudioFiles.PNG, "Content-Type", "image/png")
                 .assertError(400, "invalid_field", "purpose");
         http.sendBytes(
                         "POST",
@@ -259,7 +257,7 @@ abstract class FilesApiContract extends ServerContract {
                                 + "\"media\": [{\"data\": \"data:image/png;base64," + text + "\"}]}")
                 .assertError(400, "invalid_field", "media[0].data");
         assertThat(notPng.path("message").asText()).contains("not image/png");
-        String png = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG);
+        String png = "data:image/png;base64," + Base64.getEncoder().encodeToString(StudioFiles.PNG);
         http.post(
                         D,
                         "{\"template\": \"look\", \"variables\": {\"note\": \"x\", \"photo\": \""
@@ -278,7 +276,10 @@ abstract class FilesApiContract extends ServerContract {
 
     @Test
     void contentIsServedSoThatNoBrowserRunsIt() throws Exception {
-        String png = upload("shot.png", "image/png", PNG).json().path("id").asText();
+        String png = upload("shot.png", "image/png", StudioFiles.PNG)
+                .json()
+                .path("id")
+                .asText();
         HttpReply content = http.get(F + "/" + png + "/content");
         assertThat(content.status()).isEqualTo(200);
         assertThat(content.header("x-content-type-options")).isEqualTo("nosniff");
@@ -287,7 +288,7 @@ abstract class FilesApiContract extends ServerContract {
                 .contains("default-src 'none'");
         assertThat(content.header("content-type")).isEqualTo("image/png");
         assertThat(content.header("content-disposition")).startsWith("inline; filename=\"shot.png\"");
-        assertThat(http.bytes(F + "/" + png + "/content")).isEqualTo(PNG);
+        assertThat(http.bytes(F + "/" + png + "/content")).isEqualTo(StudioFiles.PNG);
 
         byte[] svg = "<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>"
                 .getBytes(StandardCharsets.UTF_8);
@@ -344,7 +345,10 @@ abstract class FilesApiContract extends ServerContract {
 
     @Test
     void decisionsUseUploadsByIdAndKeepInlineMediaAsFiles() throws Exception {
-        String photo = upload("shelf.png", "image/png", PNG).json().path("id").asText();
+        String photo = upload("shelf.png", "image/png", StudioFiles.PNG)
+                .json()
+                .path("id")
+                .asText();
         byte[] wave = {'R', 'I', 'F', 'F', 4, 0, 0, 0, 'W', 'A', 'V', 'E'};
         String clip = http.sendBytes("POST", F + "?name=c.wav", wave, "Content-Type", "audio/wav")
                 .json()
@@ -409,7 +413,8 @@ abstract class FilesApiContract extends ServerContract {
         byte[] secret = {(byte) 0x89, 'P', 'N', 'G', 's', 'e', 'c'};
         String card =
                 upload("passport.png", "image/png", secret).json().path("id").asText();
-        String photo = upload("p.png", "image/png", PNG).json().path("id").asText();
+        String photo =
+                upload("p.png", "image/png", StudioFiles.PNG).json().path("id").asText();
         JsonNode decision = http.post(
                         D,
                         "{\"template\": \"look\", \"variables\": {\"note\": \"x\", \"photo\": \"" + photo

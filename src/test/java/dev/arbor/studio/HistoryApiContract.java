@@ -53,72 +53,31 @@ abstract class HistoryApiContract extends StudioApiContract {
         assertThat(back.path("first_id").asText())
                 .isEqualTo(page1.path("first_id").asText());
 
-        assertThat(http.get(D + "?metadata.batch=list&template=plain")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(2);
-        assertThat(http.get(D + "?metadata.batch=list&template=plain@1")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(2);
-        assertThat(http.get(D + "?metadata.batch=list&template=none")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(6);
+        assertThat(listed("metadata.batch=list&template=plain")).isEqualTo(2);
+        assertThat(listed("metadata.batch=list&template=plain@1")).isEqualTo(2);
+        assertThat(listed("metadata.batch=list&template=none")).isEqualTo(6);
         long yes = 0;
         long acted = 0;
         for (JsonNode d : all.path("data")) {
             yes += d.at("/answers/ok/decision").asText().equals("yes") ? 1 : 0;
             acted += d.path("act").asBoolean() ? 1 : 0;
         }
-        assertThat(http.get(D + "?metadata.batch=list&answer.ok=true")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(yes);
-        assertThat(http.get(D + "?metadata.batch=list&answer.ok=yes,no")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(2);
-        assertThat(http.get(D + "?metadata.batch=list&answer.team=billing,tech,sales&act=true")
-                        .json()
-                        .path("data")
-                        .size())
+        assertThat(listed("metadata.batch=list&answer.ok=true")).isEqualTo(yes);
+        assertThat(listed("metadata.batch=list&answer.ok=yes,no")).isEqualTo(2);
+        assertThat(listed("metadata.batch=list&answer.team=billing,tech,sales&act=true"))
                 .isLessThanOrEqualTo((int) acted);
-        assertThat(http.get(D + "?metadata.batch=list&certainty_above.ok=0")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(2);
-        assertThat(http.get(D + "?metadata.batch=list&certainty_below.ok=0")
-                        .json()
-                        .path("data")
-                        .size())
-                .isZero();
-        assertThat(http.get(D + "?metadata.batch=list&created_after=-1h")
-                        .json()
-                        .path("data")
-                        .size())
-                .isEqualTo(8);
+        assertThat(listed("metadata.batch=list&certainty_above.ok=0")).isEqualTo(2);
+        assertThat(listed("metadata.batch=list&certainty_below.ok=0")).isZero();
+        assertThat(listed("metadata.batch=list&created_after=-1h")).isEqualTo(8);
         long future = System.currentTimeMillis() / 1000 + 3600;
         assertThat(http.get(D + "?metadata.batch=list&created_after=" + future)
                         .json()
                         .path("data")
                         .size())
                 .isZero();
-        assertThat(http.get(D + "?metadata.batch=list&created_before=2000-01-01T00:00:00Z")
-                        .json()
-                        .path("data")
-                        .size())
+        assertThat(listed("metadata.batch=list&created_before=2000-01-01T00:00:00Z"))
                 .isZero();
-        assertThat(http.get(D + "?metadata.batch=list&model=hash-decider&status=completed&surface=api")
-                        .json()
-                        .path("data")
-                        .size())
+        assertThat(listed("metadata.batch=list&model=hash-decider&status=completed&surface=api"))
                 .isEqualTo(8);
 
         JsonNode full = http.get(D + "?metadata.batch=list&limit=1&view=full")

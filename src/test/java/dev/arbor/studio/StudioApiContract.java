@@ -2,6 +2,9 @@ package dev.arbor.studio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 
 /** What the studio's API contracts share: the templates they decide with and an ad hoc decision asking every question type. */
@@ -36,6 +39,19 @@ abstract class StudioApiContract extends ServerContract {
                 {"id": "plain", "model": "hash-decider",
                  "questions": {"ok": {"type": "noul"}, "kind": {"type": "choice", "criteria": ["a", "b"]}},
                  "extensions": {"questions": false}}""").status()).isEqualTo(201);
+    }
+
+    /** How many decisions the history's first page lists for {@code query}. */
+    int listed(String query) {
+        return http.get(D + "?" + query).json().path("data").size();
+    }
+
+    /** Each problem (or warning) of an answer's list as {@code code@param}, in order. */
+    static List<String> problems(JsonNode details) {
+        var problems = new ArrayList<String>();
+        details.forEach(d ->
+                problems.add(d.path("code").asText() + "@" + d.path("param").asText()));
+        return problems;
     }
 
     static String adHoc(String state) {

@@ -8,7 +8,6 @@ import dev.arbor.testing.TestServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.util.ArrayList;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -25,10 +24,7 @@ class StudioSettingsTest {
             JsonNode error = http.patch("/v1/studio/settings", """
                     {"storage": {}, "colour": 1, "decisions": [],
                      "history": {"store": "answers_only", "tone": 1, "retention_days": 1.5, "keep_labelled": "no"}}""").assertError(400, "read_only_field", "storage");
-            var problems = new ArrayList<String>();
-            error.path("details")
-                    .forEach(d -> problems.add(
-                            d.path("code").asText() + "@" + d.path("param").asText()));
+            var problems = StudioApiContract.problems(error.path("details"));
             assertThat(problems)
                     .containsExactlyInAnyOrder(
                             "read_only_field@storage",

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.http.HttpHeaders;
+import java.util.ArrayList;
+import java.util.List;
 
 /** A response as a test sees it. */
 public record HttpReply(int status, HttpHeaders headers, String body) {
@@ -17,6 +19,14 @@ public record HttpReply(int status, HttpHeaders headers, String body) {
         } catch (IOException e) {
             throw new AssertionError("not JSON (" + status + "): " + body, e);
         }
+    }
+
+    /** Asserts a 200 and returns the ids of the listed page's {@code data}, in order. */
+    public List<String> ids() {
+        assertThat(status).as(body).isEqualTo(200);
+        var ids = new ArrayList<String>();
+        json().path("data").forEach(item -> ids.add(item.path("id").asText()));
+        return ids;
     }
 
     public String header(String name) {

@@ -2,21 +2,56 @@ package dev.arbor.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.arbor.ArborServer;
+import java.io.IOException;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Routers for runtime tests, made as an admin: projects, member tokens, cloud models on scripted upstreams, and active
- * routers from their steps' JSON.
+ * A server of its own for router runtime tests, and what they make on it as an admin: projects, member tokens, cloud
+ * models on scripted upstreams, and active routers from their steps' JSON. Closing it stops the server and the
+ * upstreams.
  */
-public final class RouterFixture {
+public final class RouterFixture implements AutoCloseable {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
+    private final ArborServer server;
     private final TestServer http;
     private final String[] admin;
+    private final Set<OpenAiUpstream> upstreams = new LinkedHashSet<>();
 
-    public RouterFixture(TestServer http, String adminSecret) {
-        this.http = http;
+    private RouterFixture(ArborServer server, String adminSecret) {
+        this.server = server;
+        this.http = server.http();
         this.admin = new String[] {"Authorization", "Bearer " + adminSecret};
+    }
+
+    /**
+     * Starts the server: {@code adminSecret} its admin token, upstreams on the loopback allowed, and a routing timeout
+     * of 2 s so that a test of a silent upstream ends soon.
+     */
+    public static RouterFixture start(String adminSecret) {
+        return new RouterFixture(
+                ArborServer.start(Map.of(
+                        "ARBOR_ADMIN_TOKEN", adminSecret,
+                        "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
+                        "ARBOR_ROUTING_TIMEOUT_SECONDS", "2")),
+                adminSecret);
+    }
+
+    public TestServer http() {
+        return http;
+    }
+
+    /** Stops the server, then every upstream a cloud model was made on. */
+    @Override
+    public void close() throws IOException {
+        server.close();
+        for (OpenAiUpstream upstream : upstreams) {
+            upstream.close();
+        }
     }
 
     /** An active router, its id and name. */
@@ -45,6 +80,7 @@ public final class RouterFixture {
 
     /** A cloud model {@code id} on {@code upstream}, the upstream's name for it {@code remote}, with its own key. */
     public void cloudModel(String id, OpenAiUpstream upstream, String remote, String apiKey) {
+        upstreams.add(upstream);
         ok(
                 http.post(
                         "/models",

@@ -69,6 +69,14 @@ public final class TestServer implements AutoCloseable {
         return send("PUT", path, body, headers);
     }
 
+    /** Creates a project named {@code name} (an admin's token in {@code headers} where the server has one): its id. */
+    public String newProject(String name, String... headers) {
+        return post("/projects", "{\"name\": \"" + name + "\"}", headers)
+                .json()
+                .path("id")
+                .asText();
+    }
+
     /** Sends a request; {@code headers} are name, value pairs. */
     public HttpReply send(String method, String path, String body, String... headers) {
         return sendBytes(method, path, body == null ? null : body.getBytes(StandardCharsets.UTF_8), headers);

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.ArborServer;
 import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.EventSubscribers.Firing;
 import dev.arbor.platform.http.Json;
@@ -13,14 +12,13 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.NodeScript;
+import dev.arbor.testing.TwoProjectsContract;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +28,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -41,19 +38,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * will hand them, starting real pipeline runs that read the event, filtered, once per round, debounced, and posted
  * signed to a real HTTP server (checked with the standardwebhooks library), retried. Runs once per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class TriggerContract {
+abstract class TriggerContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_triggers_admin";
     /** A signing secret nobody signed with. */
     private static final String OTHER_SECRET = "whsec_" + Base64.getEncoder().encodeToString(new byte[32]);
 
     private final MovableClock clock = new MovableClock();
-    private ArborServer server;
-    private TestServer http;
     private HttpReceiver receiver;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
     /** A GitHub connection shared with mine and theirs, new for each test: its events fire its triggers only. */
     private String connection;
     /** A GitHub connection shared with theirs only. */
@@ -61,26 +52,18 @@ abstract class TriggerContract {
 
     private String pipeline;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
+    TriggerContract() {
+        super(ADMIN_SECRET, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_TRIGGER_RETRY_SECONDS", "1,1"));
+    }
+
+    @Override
+    protected Clock clock() {
+        return clock;
+    }
 
     @BeforeAll
     void start() throws IOException {
         receiver = new HttpReceiver();
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        env.put("ARBOR_TRIGGER_RETRY_SECONDS", "1,1");
-        server = ArborServer.start(env, clock);
-        http = server.http();
-        mine = admin("POST", "/projects", "{\"name\": \"mine\"}").path("id").asText();
-        theirs = admin("POST", "/projects", "{\"name\": \"theirs\"}").path("id").asText();
-        memberSecret = admin(
-                        "POST",
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}")
-                .path("token")
-                .asText();
         theirsOnly = admin(
                         "POST",
                         "/events/shared-connections",
@@ -108,7 +91,6 @@ abstract class TriggerContract {
 
     @AfterAll
     void stop() {
-        server.close();
         receiver.close();
     }
 
@@ -832,7 +814,7 @@ abstract class TriggerContract {
     }
 
     /** Whether the standardwebhooks library accepts the delivery with each secret. */
-    private static List<Boolean> verify(List<String> secrets, HttpReceiver.Received received) throws Exception {
+    private static List<Boolean> verify(List<String> secrets, HttpReceiver.Received received) {
         var cases = Json.mapper().createArrayNode();
         for (String secret : secrets) {
             ObjectNode one = cases.addObject().put("secret", secret).put("body", received.body());
@@ -841,19 +823,7 @@ abstract class TriggerContract {
                 headers.put(name, received.headers().get(name));
             }
         }
-        Process node = new ProcessBuilder(
-                        "node",
-                        Path.of("src/test/mcp/verify-webhook.cjs")
-                                .toAbsolutePath()
-                                .toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        try (var in = node.getOutputStream()) {
-            in.write(Json.write(cases));
-        }
-        byte[] out = node.getInputStream().readAllBytes();
-        assertThat(node.waitFor()).as(new String(out, StandardCharsets.UTF_8)).isZero();
-        return Json.read(out).findValues("valid").stream()
+        return NodeScript.run("verify-webhook.cjs", cases).findValues("valid").stream()
                 .map(JsonNode::asBoolean)
                 .toList();
     }

@@ -5,7 +5,7 @@ import java.util.Map;
 
 class TriggersOnPostgresTest extends TriggerContract {
     @Override
-    Map<String, String> database() {
+    protected Map<String, String> database() {
         return Map.of("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
     }
 }

@@ -21,14 +21,8 @@ class AgentConnectionsTest {
         try (var everything = EverythingServer.start("streamableHttp");
                 var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
             TestServer http = server.http();
-            String red = http.post("/projects", "{\"name\": \"red\"}")
-                    .json()
-                    .path("id")
-                    .asText();
-            String blue = http.post("/projects", "{\"name\": \"blue\"}")
-                    .json()
-                    .path("id")
-                    .asText();
+            String red = http.newProject("red");
+            String blue = http.newProject("blue");
             String scoped = gateway(http, "Scoped", everything.url("/mcp"), "{\"projects\": [\"" + red + "\"]}");
             String global = gateway(http, "Global", everything.url("/mcp"), "{\"global\": true}");
             Map<String, String> scopedTools = tools(http, scoped);

@@ -6,13 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
+import dev.arbor.testing.AgentClient;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.TestServer;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,21 +28,15 @@ class AgentEndpointTest {
                 var server = ArborServer.start(
                         Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_ADMIN_TOKEN", "admin-secret-1"))) {
             TestServer http = server.http();
-            String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
-            String blue = http.post("/projects", "{\"name\": \"blue\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
+            String red = http.newProject("red", ADMIN);
+            String blue = http.newProject("blue", ADMIN);
             Attached attached = attachEchoAndSum(http, everything.url("/mcp"), red);
             String gateway = attached.gateway();
             Map<String, String> ids = attached.toolIds();
             String redToken = token(http, red);
             String blueToken = token(http, blue);
 
-            try (McpSyncClient client = client(http, redToken)) {
+            try (McpSyncClient client = AgentClient.connect(http, "agent-1", redToken)) {
                 client.initialize();
                 assertThat(client.listTools().tools())
                         .extracting(McpSchema.Tool::name)
@@ -69,7 +61,7 @@ class AgentEndpointTest {
                     "{\"tool_ids\": [\"" + ids.get("echo") + "\"]}",
                     ADMIN);
             assertThat(listed(http, redToken)).containsExactly("everything__echo");
-            try (McpSyncClient outsider = client(http, blueToken)) {
+            try (McpSyncClient outsider = AgentClient.connect(http, "agent-1", blueToken)) {
                 assertThatThrownBy(outsider::initialize).isNotNull();
             }
             http.get("/mcp/prompts/agent-1", ADMIN).assertError(405, "method_not_allowed", null);
@@ -115,10 +107,7 @@ class AgentEndpointTest {
                 "ARBOR_MCP_TIMEOUT_SECONDS",
                 "2"))) {
             TestServer http = server.http();
-            String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
+            String red = http.newProject("red", ADMIN);
             attachEchoAndSum(http, everything.url("/mcp"), red, "trigger-long-running-operation");
             assertThat(callText(http, "everything__echo", "{\"message\": \"one\"}"))
                     .contains("one");
@@ -221,14 +210,5 @@ class AgentEndpointTest {
                 .json()
                 .path("token")
                 .asText();
-    }
-
-    private static McpSyncClient client(TestServer http, String token) {
-        var transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
-                .endpoint("/mcp/prompts/agent-1")
-                .addHttpRequestCustomizer(
-                        (request, method, uri, body, context) -> request.header("Authorization", "Bearer " + token))
-                .build();
-        return McpClient.sync(transport).requestTimeout(Duration.ofSeconds(20)).build();
     }
 }

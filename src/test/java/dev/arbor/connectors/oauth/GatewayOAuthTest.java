@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.db.Dialect;
+import dev.arbor.testing.AgentClient;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.SecuredMcpServer;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
-import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,10 +39,7 @@ class GatewayOAuthTest {
         try (var secured = SecuredMcpServer.start(3600);
                 var server = ArborServer.start(env(), clock)) {
             TestServer http = server.http();
-            String project = http.post("/projects", "{\"name\": \"red\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
+            String project = http.newProject("red", ADMIN);
             String gateway = gateway(
                     http,
                     secured,
@@ -114,7 +110,7 @@ class GatewayOAuthTest {
                     .json()
                     .path("token")
                     .asText();
-            try (McpSyncClient agent = agent(http, agentToken)) {
+            try (McpSyncClient agent = AgentClient.connect(http, "agent-1", agentToken)) {
                 agent.initialize();
                 assertThat(text(agent.callTool(call("secured__whoami")))).isEqualTo("subject=alice");
                 String first = secured.tokensSeen().getLast();
@@ -228,10 +224,7 @@ class GatewayOAuthTest {
         try (var secured = SecuredMcpServer.start(3600);
                 var server = ArborServer.start(env(), clock)) {
             TestServer http = server.http();
-            String project = http.post("/projects", "{\"name\": \"red\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
+            String project = http.newProject("red", ADMIN);
             String gateway = gateway(
                     http, secured, "{\"client_id\": \"arbor-console\"}", "{\"projects\": [\"" + project + "\"]}");
             String[] member = {
@@ -336,14 +329,8 @@ class GatewayOAuthTest {
         try (var secured = SecuredMcpServer.start(3600);
                 var server = ArborServer.start(env())) {
             TestServer http = server.http();
-            String red = http.post("/projects", "{\"name\": \"red\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
-            String blue = http.post("/projects", "{\"name\": \"blue\"}", ADMIN)
-                    .json()
-                    .path("id")
-                    .asText();
+            String red = http.newProject("red", ADMIN);
+            String blue = http.newProject("blue", ADMIN);
             String gateway = gateway(http, secured, "{}", "{\"projects\": [\"" + red + "\"]}");
             String path = "/connectors/" + gateway + "/oauth/initiate";
 
@@ -504,15 +491,6 @@ class GatewayOAuthTest {
 
     private static String encoded(String url) {
         return java.net.URLEncoder.encode(url, StandardCharsets.UTF_8);
-    }
-
-    private static McpSyncClient agent(TestServer http, String token) {
-        var transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + http.port())
-                .endpoint("/mcp/prompts/agent-1")
-                .addHttpRequestCustomizer(
-                        (request, method, uri, body, context) -> request.header("Authorization", "Bearer " + token))
-                .build();
-        return McpClient.sync(transport).requestTimeout(Duration.ofSeconds(20)).build();
     }
 
     private static McpSchema.CallToolRequest call(String tool) {

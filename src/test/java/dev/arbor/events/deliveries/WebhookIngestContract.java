@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
-import dev.arbor.testing.TestServer;
+import dev.arbor.testing.TwoProjectsContract;
 import dev.arbor.testing.WebhookSigner;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,10 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -34,47 +31,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * rotation's grace window; a repeated delivery id dispatched once; handshakes; the log's filters, masking and replay;
  * a member kept out of other projects' deliveries. Runs once per database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class WebhookIngestContract {
+abstract class WebhookIngestContract extends TwoProjectsContract {
     private static final String ADMIN_SECRET = "arb_webhook_ingest_admin";
     private static final String CONNECTIONS = "/events/shared-connections";
 
     private final MovableClock clock = new MovableClock();
-    private ArborServer server;
-    private TestServer http;
-    private String mine;
-    private String theirs;
-    private String memberSecret;
 
-    /** The server's environment beside the admin token: its database. */
-    abstract Map<String, String> database();
-
-    @BeforeAll
-    void start() {
-        var env = new HashMap<>(database());
-        env.put("ARBOR_ADMIN_TOKEN", ADMIN_SECRET);
-        server = ArborServer.start(env, clock);
-        http = server.http();
-        mine = http.post("/projects", "{\"name\": \"mine\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        theirs = http.post("/projects", "{\"name\": \"theirs\"}", admin())
-                .json()
-                .path("id")
-                .asText();
-        memberSecret = http.post(
-                        "/auth/tokens",
-                        "{\"name\": \"dev\", \"role\": \"member\", \"projects\": [\"" + mine + "\"]}",
-                        admin())
-                .json()
-                .path("token")
-                .asText();
+    WebhookIngestContract() {
+        super(ADMIN_SECRET, Map.of());
     }
 
-    @AfterAll
-    void stop() {
-        server.close();
+    @Override
+    protected Clock clock() {
+        return clock;
     }
 
     /** A provider as the tests connect it: its credentials around the secret, and the header carrying its id. */
@@ -375,13 +344,14 @@ abstract class WebhookIngestContract {
                 .path(0);
         assertThat(detail(hook, refused.path("id").asText()).toString()).doesNotContain(hook.secret());
 
-        assertThat(ids(http.get(deliveries(hook), admin()))).hasSize(2);
-        assertThat(ids(http.get(deliveries(hook) + "?status=accepted", admin())))
+        assertThat(http.get(deliveries(hook), admin()).ids()).hasSize(2);
+        assertThat(http.get(deliveries(hook) + "?status=accepted", admin()).ids())
                 .containsExactly(accepted);
-        assertThat(ids(http.get(
-                        deliveries(hook) + "?type=" + sample.path("type").asText(), admin())))
+        assertThat(http.get(deliveries(hook) + "?type=" + sample.path("type").asText(), admin())
+                        .ids())
                 .containsExactly(accepted);
-        assertThat(ids(http.get(deliveries(hook) + "?type=merge_request.open", admin())))
+        assertThat(http.get(deliveries(hook) + "?type=merge_request.open", admin())
+                        .ids())
                 .isEmpty();
         http.get(deliveries(hook) + "?status=lost", admin()).assertError(400, "invalid_parameter", "status");
         JsonNode page = http.get(deliveries(hook) + "?limit=1", admin()).json();
@@ -427,7 +397,7 @@ abstract class WebhookIngestContract {
                 .asText();
         deliver(ours, body, now(), Map.of());
 
-        assertThat(ids(http.get(deliveries(ours), member()))).hasSize(1);
+        assertThat(http.get(deliveries(ours), member()).ids()).hasSize(1);
         http.get(deliveries(others), member()).assertError(403, "project_forbidden", "connection_id");
         http.get(deliveries(others) + "/" + delivered, member()).assertError(403, "project_forbidden", "connection_id");
         http.action(deliveries(others) + "/" + delivered + "/replay", member())
@@ -576,13 +546,6 @@ abstract class WebhookIngestContract {
 
     private static String deliveries(Hook hook) {
         return CONNECTIONS + "/" + hook.connectionId() + "/deliveries";
-    }
-
-    private static List<String> ids(HttpReply list) {
-        assertThat(list.status()).as(list.body()).isEqualTo(200);
-        var ids = new ArrayList<String>();
-        list.json().path("data").forEach(d -> ids.add(d.path("id").asText()));
-        return ids;
     }
 
     private long now() {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.LocalModels;
 import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyLlama;
 import java.nio.file.Files;
@@ -136,10 +137,7 @@ class CausalLmEngineTest {
         Files.delete(incomplete.resolve("model.safetensors"));
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            HttpReply added = http.post(
-                    "/models",
-                    "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Tiny llama\","
-                            + " \"model_source\": \"local\", \"engine\": \"causal-lm\"}");
+            HttpReply added = LocalModels.add(http, folder, "Tiny llama", "causal-lm");
             assertThat(added.status()).as(added.body()).isEqualTo(201);
             assertThat(added.json().path("engine").asText()).isEqualTo("causal-lm");
             JsonNode decision = http.post(
@@ -152,10 +150,7 @@ class CausalLmEngineTest {
             assertThat(decision.at("/answers/team/decision").asText()).isIn("billing", "technical", "sales");
             assertThat(decision.at("/answers/urgent/decision").asText()).isIn("yes", "no");
 
-            JsonNode refused = http.post(
-                            "/models",
-                            "{\"model_uri\": \"" + incomplete + "\", \"model_name\": "
-                                    + "\"Broken llama\", \"model_source\": \"local\", \"engine\": \"causal-lm\"}")
+            JsonNode refused = LocalModels.add(http, incomplete, "Broken llama", "causal-lm")
                     .assertError(400, "invalid_field", "model_uri");
             assertThat(refused.path("message").asText()).contains("model.safetensors");
             assertThat(ModelOperations.addRequest(folder.toString(), "Tiny", "local")

@@ -9,6 +9,7 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.LocalModels;
 import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyClassifier;
 import java.nio.file.Files;
@@ -134,10 +135,7 @@ class ClassifierEngineTest {
         Files.delete(incomplete.resolve("config.json"));
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
-            HttpReply added = http.post(
-                    "/models",
-                    "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Tiny NLI\","
-                            + " \"model_source\": \"local\", \"engine\": \"onnx-classifier\"}");
+            HttpReply added = LocalModels.add(http, folder, "Tiny NLI", "onnx-classifier");
             assertThat(added.status()).as(added.body()).isEqualTo(201);
             assertThat(added.json().path("context_tokens").asInt()).isEqualTo(512);
             JsonNode decision = http.post(
@@ -149,28 +147,17 @@ class ClassifierEngineTest {
             assertThat(decision.path("status").asText()).as(decision.toString()).isEqualTo("completed");
             assertThat(decision.at("/answers/team/decision").asText()).isIn("billing", "technical", "sales");
 
-            http.post(
-                            "/models",
-                            "{\"model_uri\": \"" + labels + "\", \"model_name\": \"Tiny labels\","
-                                    + " \"model_source\": \"local\", \"engine\": \"onnx-classifier\"}")
-                    .json();
+            LocalModels.add(http, labels, "Tiny labels", "onnx-classifier").json();
             http.post(
                             "/v1/studio/decisions",
                             "{\"model\": \"tiny-labels\", \"state\": \"" + STATE
                                     + "\", \"questions\": {\"urgent\": {\"type\": \"noul\"}}}")
                     .assertError(400, "model_rejected_input", null);
 
-            JsonNode refused = http.post(
-                            "/models",
-                            "{\"model_uri\": \"" + incomplete + "\", \"model_name\": \"Broken\","
-                                    + " \"model_source\": \"local\", \"engine\": \"onnx-classifier\"}")
+            JsonNode refused = LocalModels.add(http, incomplete, "Broken", "onnx-classifier")
                     .assertError(400, "invalid_field", "model_uri");
             assertThat(refused.path("message").asText()).contains("config.json");
-            http.post(
-                            "/models",
-                            "{\"model_uri\": \"" + folder + "\", \"model_name\": \"Tiny LM\","
-                                    + " \"model_source\": \"local\", \"engine\": \"gpt\"}")
-                    .assertError(400, "invalid_field", "engine");
+            LocalModels.add(http, folder, "Tiny LM", "gpt").assertError(400, "invalid_field", "engine");
         }
     }
 }

@@ -3,33 +3,15 @@ package dev.arbor.models.engines;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.arbor.models.Models;
-import dev.arbor.models.runtime.ModelRuntime;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.file.Path;
+import dev.arbor.testing.BundledModels;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bundled MiniLM model, for real, in its own worker process: easy topical cases must come out right. */
 class EmbeddingEngineTest {
-    @TempDir
-    static Path data;
-
-    private static ModelRuntime runtime;
-
-    @BeforeAll
-    static void start() {
-        runtime = new ModelRuntime(new Models(false), data, ModelRuntime.Settings.DEFAULT, new SimpleMeterRegistry());
-        runtime.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        runtime.close();
-    }
+    @RegisterExtension
+    static final BundledModels MODELS = new BundledModels();
 
     private static final Scoring.Question TEAM = new Scoring.Question(
             "team",
@@ -41,7 +23,8 @@ class EmbeddingEngineTest {
                     new Scoring.Option("sales", "sales", "buying, upgrades, quotes and demos")));
 
     private static String winner(String state) {
-        Scoring.Answer answer = runtime.score("minilm-decider", new Scoring.Request(state, List.of(), List.of(TEAM)));
+        Scoring.Answer answer =
+                MODELS.runtime().score("minilm-decider", new Scoring.Request(state, List.of(), List.of(TEAM)));
         List<Double> p = answer.probabilities().get("team");
         assertThat(p.stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1.0, within(1e-6));
         int best = 0;
@@ -68,7 +51,7 @@ class EmbeddingEngineTest {
         winner("My card was charged twice for the same invoice.");
 
         // a CUDA runtime without a driver on the machine once made every CPU worker's log open with two warnings
-        assertThat(runtime.logs("minilm-decider", 200))
+        assertThat(MODELS.runtime().logs("minilm-decider", 200))
                 .isNotEmpty()
                 .noneMatch(line -> line.contains(" WARN ") || line.startsWith("WARNING"));
     }
@@ -76,7 +59,8 @@ class EmbeddingEngineTest {
     @Test
     void theSameInputGivesTheSameAnswer() {
         var request = new Scoring.Request("Refund my double charge", List.of(), List.of(TEAM));
-        assertThat(runtime.score("minilm-decider", request)).isEqualTo(runtime.score("minilm-decider", request));
+        assertThat(MODELS.runtime().score("minilm-decider", request))
+                .isEqualTo(MODELS.runtime().score("minilm-decider", request));
     }
 
     @Test
