@@ -1,18 +1,18 @@
 package dev.arbor.connectors;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,16 +1,13 @@
 package dev.arbor.credentials;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
@@ -18,6 +15,9 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.references.ReferenceGuard;
 import dev.arbor.platform.references.Referrers;

@@ -1,6 +1,6 @@
 package dev.arbor.pipelines;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.MissingNode;
@@ -11,9 +11,6 @@ import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.HeaderParam;
 import dev.arbor.platform.http.Json;
@@ -22,6 +19,9 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import io.javalin.http.Context;
 import java.security.MessageDigest;

@@ -1,12 +1,12 @@
 package dev.arbor.routers;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
 import static dev.arbor.platform.http.Schema.arrayOf;
 import static dev.arbor.platform.http.Schema.integer;
 import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.oneOf;
 import static dev.arbor.platform.http.Schema.string;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,9 +19,6 @@ import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -35,6 +32,9 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.references.Referrers;
 import io.javalin.http.Context;

@@ -1,7 +1,7 @@
 package dev.arbor.triggers;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,9 +14,6 @@ import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.providers.PayloadPath;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.DidYouMean;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
@@ -24,6 +21,9 @@ import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.net.URI;

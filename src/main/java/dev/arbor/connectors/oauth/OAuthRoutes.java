@@ -1,7 +1,7 @@
 package dev.arbor.connectors.oauth;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,14 +11,14 @@ import dev.arbor.access.Principal;
 import dev.arbor.connectors.Gateway;
 import dev.arbor.connectors.Gateways;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
 import java.net.URI;
 import java.net.URISyntaxException;

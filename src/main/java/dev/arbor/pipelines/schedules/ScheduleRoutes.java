@@ -1,7 +1,7 @@
 package dev.arbor.pipelines.schedules;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
-import static dev.arbor.platform.http.BodyField.Presence.REQUIRED;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,9 +14,6 @@ import dev.arbor.pipelines.runs.ScheduledRuns.Start;
 import dev.arbor.pipelines.schedules.ScheduleStore.Schedule;
 import dev.arbor.pipelines.schedules.ScheduleStore.Status;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
-import dev.arbor.platform.http.BodySpec;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Page;
@@ -26,6 +23,9 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
 import io.javalin.http.Context;
 import java.time.Clock;

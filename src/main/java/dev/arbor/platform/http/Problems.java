@@ -39,12 +39,13 @@ public final class Problems {
         return this;
     }
 
-    int size() {
+    /** How many problems were found so far: the mark {@link #rewordSince} starts from. */
+    public int size() {
         return found.size();
     }
 
     /** Gives the problems at {@code param} found since the first {@code from} the message a field has for them. */
-    void rewordSince(int from, String param, Function<Problem, String> message) {
+    public void rewordSince(int from, String param, Function<Problem, String> message) {
         for (int i = from; i < found.size(); i++) {
             Problem problem = found.get(i);
             if (problem.param().equals(param)) {

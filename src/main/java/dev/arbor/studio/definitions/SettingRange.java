@@ -1,10 +1,10 @@
 package dev.arbor.studio.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyField.Presence;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Schema.Bound;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyField.Presence;
 import java.util.Arrays;
 import java.util.Optional;
 

@@ -1,19 +1,19 @@
 package dev.arbor.studio.examples;
 
-import static dev.arbor.platform.http.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyReader;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.feedback.FeedbackStore;

@@ -1,8 +1,8 @@
 package dev.arbor.studio.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.BodyField;
-import dev.arbor.platform.http.BodyField.Presence;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyField.Presence;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

@@ -1,11 +1,11 @@
 package dev.arbor.platform.http.server;
 
 import dev.arbor.platform.http.HeaderParam;
-import dev.arbor.platform.http.Idempotency;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Route;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.idempotency.Idempotency;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

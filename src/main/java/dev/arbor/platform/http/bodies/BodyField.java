@@ -1,8 +1,10 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.http.bodies;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Schema;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;

@@ -1,9 +1,14 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.http.bodies;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.http.WarningCode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
