@@ -2,6 +2,7 @@ package dev.arbor.studio.heads;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.studio.questions.Probabilities;
 import java.util.Arrays;
 
 /**
@@ -53,24 +54,7 @@ public record Softmax(
             }
             logits[k] = sum / temperature;
         }
-        return normalised(logits);
-    }
-
-    private static double[] normalised(double[] logits) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (double logit : logits) {
-            max = Math.max(max, logit);
-        }
-        double total = 0;
-        double[] p = new double[logits.length];
-        for (int c = 0; c < logits.length; c++) {
-            p[c] = Math.exp(logits[c] - max);
-            total += p[c];
-        }
-        for (int c = 0; c < logits.length; c++) {
-            p[c] /= total;
-        }
-        return p;
+        return Probabilities.softmax(logits);
     }
 
     @Override

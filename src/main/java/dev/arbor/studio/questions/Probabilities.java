@@ -29,18 +29,25 @@ public final class Probabilities {
             return p;
         }
         double[] logs = new double[p.length];
-        double max = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < p.length; i++) {
             logs[i] = Math.log(Math.max(p[i], FLOOR)) / temperature;
-            max = Math.max(max, logs[i]);
+        }
+        return softmax(logs);
+    }
+
+    /** The exponent of each logit, renormalised; the largest is taken off first so that none overflows. */
+    public static double[] softmax(double[] logits) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (double logit : logits) {
+            max = Math.max(max, logit);
         }
         double total = 0;
-        double[] out = new double[p.length];
-        for (int i = 0; i < p.length; i++) {
-            out[i] = Math.exp(logs[i] - max);
+        double[] out = new double[logits.length];
+        for (int i = 0; i < logits.length; i++) {
+            out[i] = Math.exp(logits[i] - max);
             total += out[i];
         }
-        for (int i = 0; i < p.length; i++) {
+        for (int i = 0; i < logits.length; i++) {
             out[i] /= total;
         }
         return out;
