@@ -58,21 +58,6 @@ final class ApiShapes {
                     .required("created_at", timestamp())
                     .required("updated_at", timestamp())
                     .required("definition", DEFINITION));
-    static final Schema CATALOG = object().required("object", oneOf("list"))
-            .required(
-                    "categories",
-                    arrayOf(object().required("id", string())
-                            .required("name", string())
-                            .required("actions", arrayOf(string()))))
-            .required(
-                    "data",
-                    arrayOf(object().required("type", string())
-                            .required("name", string())
-                            .required("category", string())
-                            .optional("params", any())
-                            .optional("outputs", any())));
-    static final Schema ACTION_CHECK =
-            object().required("action_type", string()).optional("params", mapOf(any()));
     static final Schema ACTION_VALIDATION = object().required("object", oneOf("action.validation"))
             .required("valid", bool())
             .required("errors", PROBLEMS);

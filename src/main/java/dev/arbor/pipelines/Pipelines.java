@@ -19,6 +19,7 @@ import dev.arbor.pipelines.runs.RunRoutes;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.ActionShapes;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.EventStreams;
@@ -106,9 +107,9 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                         "/pipelines/actions",
                         "The actions pipeline steps may use, by category, with their parameters",
                         this::actions)
-                .ok(ApiShapes.CATALOG)
+                .ok(ActionShapes.CATALOG)
                 .post("/pipelines/actions/validate", "Check params for one action", this::validateAction)
-                .body(ApiShapes.ACTION_CHECK)
+                .body(ActionShapes.ACTION_CHECK)
                 .ok(ApiShapes.ACTION_VALIDATION)
                 .post("/pipelines/validate", "Check a pipeline definition and list every problem", this::validate)
                 .body(ApiShapes.DEFINITION)

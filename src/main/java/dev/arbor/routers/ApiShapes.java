@@ -77,25 +77,6 @@ final class ApiShapes {
                     .required("replaced_at", timestamp())
                     .closed());
 
-    static final Schema CATALOG = object().required("object", oneOf("list"))
-            .required(
-                    "categories",
-                    arrayOf(object().required("id", string())
-                            .required("name", string())
-                            .required("actions", arrayOf(string()))))
-            .required(
-                    "data",
-                    arrayOf(object().required("type", string())
-                            .required("name", string())
-                            .required("category", string())
-                            .required("description", string())
-                            .required("icon", string())
-                            .required("color", string())
-                            .required("params", arrayOf(mapOf(any())))
-                            .required("outputs", arrayOf(string()))
-                            .optional("terminal", bool())));
-    static final Schema ACTION_CHECK =
-            object().required("action_type", string()).optional("params", mapOf(any()));
     static final Schema ACTION_VALIDATION = validation("action.validation");
     static final Schema GRAPH_VALIDATION = validation("router.validation");
 

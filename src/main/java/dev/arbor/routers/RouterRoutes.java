@@ -16,6 +16,7 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
 import dev.arbor.platform.actions.ActionCatalog;
+import dev.arbor.platform.actions.ActionShapes;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.ApiException;
@@ -137,12 +138,12 @@ final class RouterRoutes {
                         "/routers/actions",
                         "The actions router steps may use, by category, with their parameters",
                         this::actions)
-                .ok(ApiShapes.CATALOG)
+                .ok(ActionShapes.CATALOG)
                 .post(
                         "/routers/actions/validate",
                         "Check one action's params as a save would (references too)",
                         this::validateAction)
-                .body(ApiShapes.ACTION_CHECK)
+                .body(ActionShapes.ACTION_CHECK)
                 .ok(ApiShapes.ACTION_VALIDATION)
                 .post(
                         "/routers/validate",
