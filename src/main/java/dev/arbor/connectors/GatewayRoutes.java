@@ -169,7 +169,6 @@ final class GatewayRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CONFIGURE.reader(body);
         Problems problems = reader.problems();
-        CONFIGURE.refuseUndeclared(body, problems);
         JsonNode connectorId = CONNECTOR_ID.read(reader).orElse(MissingNode.getInstance());
         if (!connectorId.isTextual()) {
             // nothing else is checked without knowing the connector: this is the one problem reported
@@ -215,7 +214,6 @@ final class GatewayRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CUSTOM.reader(body);
         Problems problems = reader.problems();
-        CUSTOM.refuseUndeclared(body, problems);
         Optional<String> name = CUSTOM_NAME.read(reader);
         Optional<Transport> transport = TRANSPORT
                 .read(reader)
@@ -356,7 +354,6 @@ final class GatewayRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
-        CHANGE.refuseUndeclared(body, problems);
         Scope scope = scope(value(SCOPE, reader), gateway.scope(), problems);
         List<String> clients = clients(value(CLIENTS_FIELD, reader), gateway.clients(), problems);
         Gateway changed = gateway.with(scope, clients);

@@ -175,7 +175,6 @@ final class DeploymentRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CREATE.reader(body);
         Problems problems = reader.problems();
-        CREATE.refuseUndeclared(body, problems);
         Optional<String> projectField = PROJECT_ID.read(reader);
         Optional<ProjectId> project = access.currentProject().named(ctx, projectField);
         if (project.isEmpty() && !Access.principal(ctx).isAdmin()) {
@@ -231,7 +230,6 @@ final class DeploymentRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
-        CHANGE.refuseUndeclared(body, problems);
         Deployment current = visible(ctx, PROJECT_ID.read(reader));
         Optional<Integer> replicas = REPLICAS.read(reader).map(Long::intValue);
         boolean scalingOff =

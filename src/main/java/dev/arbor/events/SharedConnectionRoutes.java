@@ -154,7 +154,6 @@ final class SharedConnectionRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = create.reader(body);
         Problems problems = reader.problems();
-        create.refuseUndeclared(body, problems);
         Optional<Share> share = shareSet(reader, principal, current, List.of());
         Optional<ProviderDescriptor> descriptor = provider.read(reader).flatMap(catalog::find);
         Optional<String> name = NAME.read(reader).map(String::strip);
@@ -211,7 +210,6 @@ final class SharedConnectionRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
-        CHANGE.refuseUndeclared(body, problems);
         ProviderDescriptor descriptor = descriptorOf(connection);
         SharedConnection changed = connection;
         if (body.has("project_ids")) {

@@ -201,7 +201,6 @@ public final class Notifications {
         Optional<ChannelStore.Configured> current = store.find(channel);
         BodySpec spec = SETTINGS.get(channel);
         BodyReader reader = spec.reader(body);
-        spec.refuseUndeclared(body, reader.problems());
         Optional<String> secret = secret(secretField(channel), reader, body, current);
         ObjectNode settings = channel == Channel.EMAIL ? email(reader) : chat(reader, secret);
         reader.problems().throwIfAny();

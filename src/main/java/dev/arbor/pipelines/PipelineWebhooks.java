@@ -120,7 +120,6 @@ final class PipelineWebhooks {
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = ROTATION.reader(body);
         Problems problems = reader.problems();
-        ROTATION.refuseUndeclared(body, problems);
         long grace = GRACE_SECONDS.read(reader).orElse(DEFAULT_GRACE_SECONDS);
         problems.throwIfAny();
         String secret = secrets.rotate(pipelineId, grace * 1000);

@@ -227,7 +227,6 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = GRAPH_CHECK.reader(body);
         Problems refused = reader.problems();
-        GRAPH_CHECK.refuseUndeclared(body, refused);
         access.currentProject().required(ctx, PROJECT_ID.read(reader));
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
@@ -250,7 +249,6 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CREATE.reader(body);
         Problems problems = reader.problems();
-        CREATE.refuseUndeclared(body, problems);
         ProjectId project = access.currentProject().required(ctx, PROJECT_ID.read(reader));
         Optional<String> name = NAME.read(reader).map(String::strip);
         Optional<String> description = DESCRIPTION.read(reader);
@@ -341,7 +339,6 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = SAVE.reader(body);
         Problems problems = reader.problems();
-        SAVE.refuseUndeclared(body, problems);
         Router current = visible(ctx, PROJECT_ID.read(reader));
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
@@ -358,7 +355,6 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
-        CHANGE.refuseUndeclared(body, problems);
         Router current = visible(ctx, PROJECT_ID.read(reader));
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());

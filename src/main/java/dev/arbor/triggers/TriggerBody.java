@@ -134,7 +134,6 @@ final class TriggerBody {
     Draft check(ObjectNode body, String project, Principal principal) {
         BodyReader reader = CREATE.reader(body);
         Problems problems = reader.problems();
-        CREATE.refuseUndeclared(body, problems);
         PROJECT_ID.read(reader);
         Optional<String> name = NAME.read(reader).map(String::strip);
         Optional<Subscribable> connection = CONNECTION_ID.read(reader).map(id -> usable(id, project));

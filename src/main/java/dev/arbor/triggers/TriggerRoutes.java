@@ -147,7 +147,6 @@ final class TriggerRoutes {
         ObjectNode patch = Requests.jsonObject(ctx);
         BodyReader reader = TriggerBody.CHANGE.reader(patch);
         Problems problems = reader.problems();
-        TriggerBody.CHANGE.refuseUndeclared(patch, problems);
         Trigger current = visible(ctx, TriggerBody.PROJECT_ID.read(reader));
         boolean rotate = TriggerBody.ROTATE_SECRET.read(reader).orElse(false);
         problems.throwIfAny();

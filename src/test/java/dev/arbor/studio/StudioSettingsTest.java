@@ -23,7 +23,7 @@ class StudioSettingsTest {
             TestServer http = server.http();
             JsonNode error = http.patch("/v1/studio/settings", """
                     {"storage": {}, "colour": 1, "decisions": [],
-                     "history": {"store": "answers_only", "tone": 1, "retention_days": 1.5, "keep_labelled": "no"}}""").assertError(400, "read_only_field", "storage");
+                     "history": {"store": "answers_only", "tone": 1, "retention_days": 1.5, "keep_labelled": "no"}}""").assertError(400, "invalid_field", "colour");
             var problems = StudioApiContract.problems(error.path("details"));
             assertThat(problems)
                     .containsExactlyInAnyOrder(

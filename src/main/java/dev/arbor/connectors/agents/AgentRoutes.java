@@ -84,8 +84,7 @@ final class AgentRoutes {
         String prompt = promptId(ctx);
         Gateway gateway = gateways.require(ctx.pathParam("gateway_id"));
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        ATTACH.refuseUndeclared(body, problems);
+        Problems problems = ATTACH.reader(body).problems();
         JsonNode projectJson = body.path(CurrentProject.FIELD);
         if (!projectJson.isMissingNode() && !projectJson.isNull() && !projectJson.isTextual()) {
             problems.add(ErrorCode.INVALID_FIELD, CurrentProject.FIELD, "`project_id` must be a project id.");

@@ -100,8 +100,7 @@ public final class OAuthRoutes {
         Gateway gateway = usable(ctx.pathParam("gateway_id"), principal);
         ObjectNode body =
                 Requests.body(ctx).length == 0 ? dev.arbor.platform.http.Json.object() : Requests.jsonObject(ctx);
-        var problems = new Problems();
-        INITIATE.refuseUndeclared(body, problems);
+        Problems problems = INITIATE.reader(body).problems();
         String returnUrl = returnUrl(body.path("return_url"), problems);
         problems.throwIfAny();
         if (!gateway.scope().enabled()) {
@@ -125,8 +124,7 @@ public final class OAuthRoutes {
     private void callback(Context ctx) {
         Principal principal = Access.principal(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        CALLBACK.refuseUndeclared(body, problems);
+        Problems problems = CALLBACK.reader(body).problems();
         Optional<String> state = text(body, "state", problems);
         Optional<String> code = text(body, "code", problems);
         Optional<String> error = text(body, "error", problems);

@@ -96,7 +96,6 @@ public final class RunRoutes {
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = START.reader(body);
         Problems problems = reader.problems();
-        START.refuseUndeclared(body, problems);
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         ObjectNode params = definition.runParams(PARAMS.read(reader).orElse(MissingNode.getInstance()), problems);
         int timeout = TIMEOUT_SECONDS.read(reader).map(Long::intValue).orElse(definition.timeoutSeconds());

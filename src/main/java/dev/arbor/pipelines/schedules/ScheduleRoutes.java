@@ -123,7 +123,6 @@ final class ScheduleRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = NEW_SCHEDULE.reader(body);
         Problems problems = reader.problems();
-        NEW_SCHEDULE.refuseUndeclared(body, problems);
         Optional<String> expression = CRON.read(reader);
         Optional<CronSchedule> cron = cron(expression, TIMEZONE.read(reader).orElse("UTC"), problems);
         String name = NAME.read(reader).orElse(expression.orElse(""));
@@ -188,7 +187,6 @@ final class ScheduleRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = SCHEDULE_CHANGE.reader(body);
         Problems problems = reader.problems();
-        SCHEDULE_CHANGE.refuseUndeclared(body, problems);
         if (body.has(ENABLED.name())) {
             problems.add(ErrorCode.READ_ONLY_FIELD, "enabled", "`enabled` changes with pause and resume.");
         }

@@ -128,12 +128,12 @@ public final class StudioSettings {
      */
     Values patch(ObjectNode patch) {
         ObjectNode groups = patch.deepCopy();
+        boolean setsStorage = groups.remove("storage") != null;
         BodyReader reader = PATCH.reader(groups);
-        if (groups.remove("storage") != null) {
+        if (setsStorage) {
             reader.problems()
                     .add(ErrorCode.READ_ONLY_FIELD, "storage", "`storage` reports what history holds; it is not set.");
         }
-        PATCH.refuseUndeclared(groups, reader.problems());
         Values updated = merge(current.get(), reader);
         reader.finish();
         var rows = new LinkedHashMap<String, String>();

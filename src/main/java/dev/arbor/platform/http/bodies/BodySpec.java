@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * A JSON request body declared once, as the list of its fields: its handler reads the body with {@link #reader} and
  * each field's {@link BodyField#read}, and the route gives {@link #schema} to the OpenAPI document. A field the body
  * does not declare is ignored with a warning, as {@link BodyReader} does, so the document leaves the object open;
- * a {@link #closed} body refuses it instead.
+ * a {@link #closed} body refuses it instead, as its reader starts.
  *
  * @param closedAs for a body that refuses undeclared fields, what the refusal calls it (such as "a schedule")
  */
@@ -39,12 +39,7 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
         return new BodySpec(List.of(fields), Optional.of(what));
     }
 
-    /** Adds {@code invalid_field} for each field of {@code body} this closed body does not declare. */
-    public void refuseUndeclared(ObjectNode body, Problems problems) {
-        refuseUndeclared(body, null, problems);
-    }
-
-    /** As {@link #refuseUndeclared(ObjectNode, Problems)}, for an object nested {@code at} that path. */
+    /** Adds {@code invalid_field} for each field of {@code body}, nested {@code at} that path, not declared here. */
     void refuseUndeclared(ObjectNode body, String at, Problems problems) {
         String what = closedAs.orElseThrow(() -> new IllegalStateException("this body ignores undeclared fields"));
         problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), at, what);
@@ -64,9 +59,13 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
                                 && declared.schema().equals(field.schema()));
     }
 
-    /** A reader of {@code body} that reads only the fields declared here. */
+    /** A reader of {@code body} that reads only the fields declared here; a closed body's others are refused. */
     public BodyReader reader(ObjectNode body) {
-        return BodyReader.of(body, this);
+        BodyReader reader = BodyReader.of(body, this);
+        if (closedAs.isPresent()) {
+            refuseUndeclared(body, null, reader.problems());
+        }
+        return reader;
     }
 
     /** The body's shape for the OpenAPI document. */

@@ -180,8 +180,8 @@ class BodySpecTest {
     @Test
     void aClosedBodyRefusesWhatItDoesNotDeclareAndSaysSo() {
         BodySpec closed = BodySpec.closed("a probe", NOTE, COUNT);
-        var problems = new Problems();
-        closed.refuseUndeclared((ObjectNode) Json.read("{\"note\": \"a\", \"other\": 1}"), problems);
+        Problems problems = closed.reader((ObjectNode) Json.read("{\"note\": \"a\", \"other\": 1}"))
+                .problems();
         assertThat(problems.list()).extracting(Problem::param).containsExactly("other");
         assertThat(problems.list().getFirst().message()).contains("a probe", "count, note");
         assertThat(closed.schema().json()).containsEntry("additionalProperties", false);
