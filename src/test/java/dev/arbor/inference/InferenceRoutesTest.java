@@ -186,7 +186,8 @@ class InferenceRoutesTest {
     void aStreamThatBreaksOffEndsWithAnErrorTheClientRaises() {
         upstream.then(Reply.streamThenReset(2));
         List<JsonNode> lines = OpenAiClient.call("stream", base(), member, "gpt-local");
-        // a reset can drop chunks that reached this server's socket unread: what comes first is the sent chunks' start
+        // a reset can drop what reached this server's socket unread, the answer's head too (then the error is a 502
+        // before any chunk): what comes first is the sent chunks' start
         assertThat(lines).as(lines.toString()).hasSizeBetween(1, 3);
         for (int i = 0; i < lines.size() - 1; i++) {
             assertThat(lines.get(i).at("/chunk/content").asText()).isEqualTo("part" + i + " ");
@@ -195,7 +196,8 @@ class InferenceRoutesTest {
         assertThat(error.path("api_error").asBoolean()).as(error.toString()).isTrue();
         assertThat(error.path("code").asText()).isEqualTo("upstream_unavailable");
         assertThat(error.path("message").asText())
-                .isEqualTo("Endpoint 'gpt-local' broke off its stream (the connection ended early).");
+                .contains("Endpoint 'gpt-local' ")
+                .endsWith(" (the connection ended early).");
     }
 
     @Test
