@@ -460,6 +460,26 @@ abstract class DecisionApiContract extends StudioApiContract {
         http.get(D + "/" + id + "?format=decide").json();
     }
 
+    /**
+     * The test model reads the situation alone, as the bundled embedding model does (its options' embeddings are
+     * kept), so the preview and the queued answer must count what it counts, not the questions' text around it.
+     */
+    @Test
+    void thePreviewTheQueuedAnswerAndTheAnswerCountTheSameInputTokens() {
+        String state = "A situation of about sixteen tokens, read by the model when it answers this decision.";
+        String body = adHoc(state);
+        int previewed =
+                http.post(D + "/preview", body).json().at("/usage/input_tokens").asInt();
+        JsonNode queued = http.post(D, body.replace("{\"model\"", "{\"background\": true, \"model\""))
+                .json();
+        JsonNode done =
+                http.get(D + "/" + queued.path("id").asText() + "?wait=20").json();
+        assertThat(done.path("status").asText()).isEqualTo("completed");
+        assertThat(previewed).isEqualTo(state.length() / 4);
+        assertThat(queued.at("/usage/input_tokens").asInt()).isEqualTo(previewed);
+        assertThat(done.at("/usage/input_tokens").asInt()).isEqualTo(previewed);
+    }
+
     @Test
     void rerunRunsTheStoredInputAgain() {
         JsonNode original = http.post(D, """

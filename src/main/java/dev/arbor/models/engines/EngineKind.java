@@ -48,6 +48,14 @@ public enum EngineKind {
         };
     }
 
+    /**
+     * Whether a decision puts only its situation before the model: the embedding engine embeds options once and keeps
+     * them, and the test engine hashes the situation; the others read the questions with it every time.
+     */
+    public boolean readsOnlyTheSituation() {
+        return this == EMBEDDING || this == HASH;
+    }
+
     public static Optional<EngineKind> of(String wire) {
         return Arrays.stream(values()).filter(kind -> kind.wire.equals(wire)).findFirst();
     }

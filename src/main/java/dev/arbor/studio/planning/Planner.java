@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Model;
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.Models;
+import dev.arbor.models.engines.EngineKind;
 import dev.arbor.models.engines.Scoring;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.http.ApiException;
@@ -119,16 +120,16 @@ public final class Planner {
         List<MediaInput> media = withFiles(building.media());
         checkModalities(template, media);
         String rendered = Substitution.asText(building.state());
-        int tokens = (rendered.length() + Json.write(questionsJson(questions)).length) / 4;
-        if (model.isPresent()) {
-            Model found = models.require(model.get(), "model");
-            checkModel(found, primitives, media);
-            if (tokens > found.facts().contextTokens()) {
+        Optional<Model> found = model.map(id -> models.require(id, "model"));
+        int tokens = estimatedTokens(rendered, questions, found);
+        if (found.isPresent()) {
+            checkModel(found.get(), primitives, media);
+            if (tokens > found.get().facts().contextTokens()) {
                 warnings.add(new Warning(
                         WarningCode.STATE_MAY_BE_TRUNCATED,
                         "The input is about " + tokens
-                                + " tokens; " + found.id() + " reads "
-                                + found.facts().contextTokens()
+                                + " tokens; " + found.get().id() + " reads "
+                                + found.get().facts().contextTokens()
                                 + ", so the end may be cut.",
                         template.isPresent() ? "variables" : "state"));
             }
@@ -448,6 +449,19 @@ public final class Planner {
                                     return detail;
                                 })
                                 .toList());
+    }
+
+    /**
+     * The tokens the model will read, at four characters a token, so that a preview and a queued decision show about
+     * what the model counts once it answers: the situation alone for engines that keep their options' embeddings,
+     * the situation and the questions for the others (and when no model is known yet).
+     */
+    private static int estimatedTokens(String rendered, List<Question> questions, Optional<Model> model) {
+        boolean situationOnly = model.flatMap(m -> EngineKind.of(m.engine()))
+                .filter(EngineKind::readsOnlyTheSituation)
+                .isPresent();
+        int characters = rendered.length() + (situationOnly ? 0 : Json.write(questionsJson(questions)).length);
+        return characters / 4;
     }
 
     public static ObjectNode questionsJson(List<Question> questions) {
