@@ -24,6 +24,7 @@ import java.util.Optional;
  * {@code current-context}), that context's cluster with an http(s) {@code server}, and its user. A kubeconfig that
  * would make this server read one of its own files or run a command (client certificates by path, {@code exec} or
  * {@code auth-provider} plugins) is refused: credentials are embedded ({@code *-data}, {@code token}) or not at all.
+ * So is a {@code proxy-url}: the cluster's token would go to the proxy, an address the outbound policy never judged.
  *
  * @param text the kubeconfig as given (a secret: sealed at rest, never logged or shown)
  * @param context the context used
@@ -46,7 +47,10 @@ record Kubeconfig(String text, String context, URI server, String namespace) {
 
     private static final Map<String, String> CLUSTER_REFUSED = Map.of(
             "certificate-authority",
-            "names a file of this server: embed the certificate as certificate-authority-data");
+            "names a file of this server: embed the certificate as certificate-authority-data",
+            "proxy-url",
+            "would send the cluster's credentials through another server: Arbor calls the API server directly,"
+                    + " remove it");
 
     Kubeconfig {
         requireNonNull(text, "text");

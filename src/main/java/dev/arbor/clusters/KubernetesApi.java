@@ -13,11 +13,13 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.net.http.HttpClient;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +32,8 @@ import javax.net.ssl.SSLException;
 /**
  * A Kubernetes cluster's API server, through fabric8's client: whether a kubeconfig reaches it with the rights Arbor
  * needs (listing nodes), and the cluster's health from its nodes and the API server's readiness ({@code /readyz}).
- * The server's address must pass the outbound policy; the name is checked, then fabric8 connects by name.
+ * The server's address must pass the outbound policy; the name is checked, then fabric8 connects by name, to that
+ * server only: through no proxy, following no redirect.
  */
 final class KubernetesApi {
     /** Node conditions that say a node is short of something while it may still be Ready. */
@@ -206,7 +209,21 @@ final class KubernetesApi {
     private static KubernetesClient client(Kubeconfig kubeconfig, Duration timeout) {
         return new KubernetesClientBuilder()
                 .withConfig(kubeconfig.clientConfig(timeout))
+                .withHttpClientFactory(new DirectOnly())
                 .build();
+    }
+
+    /**
+     * The JDK client fabric8 builds, but connecting only to the API server the outbound policy checked: fabric8
+     * follows every redirect (a redirect to a refused address would be called, with the cluster's token) and takes
+     * a proxy from the kubeconfig or this machine's settings. Its own settings come first, these last.
+     */
+    private static final class DirectOnly extends JdkHttpClientFactory {
+        @Override
+        protected void additionalConfig(HttpClient.Builder builder) {
+            builder.followRedirects(HttpClient.Redirect.NEVER);
+            builder.proxy(HttpClient.Builder.NO_PROXY);
+        }
     }
 
     private static BigDecimal amount(Quantity quantity) {
@@ -262,6 +279,13 @@ final class KubernetesApi {
                             ErrorCode.CLUSTER_FORBIDDEN,
                             403,
                             server + " does not let the kubeconfig's user " + action + " (403): " + grant);
+                case 300, 301, 302, 303, 307, 308 ->
+                    new Failure(
+                            ErrorCode.CLUSTER_UNREACHABLE,
+                            status,
+                            server + " answered " + status
+                                    + ", a redirect: Arbor calls only the API server the kubeconfig names and follows"
+                                    + " no redirect");
                 default ->
                     new Failure(
                             ErrorCode.CLUSTER_UNREACHABLE, status, server + " answered " + status + ": " + cause(e));

@@ -13,6 +13,8 @@ import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
+import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -70,10 +72,12 @@ final class ConnectorRegistry {
 
     private final Map<String, Connector> catalog;
     private final Database database;
+    private final OutboundPolicy policy;
     private final Clock clock;
 
-    ConnectorRegistry(Database database, Clock clock) {
+    ConnectorRegistry(Database database, OutboundPolicy policy, Clock clock) {
         this.database = requireNonNull(database, "database");
+        this.policy = requireNonNull(policy, "policy");
         this.clock = requireNonNull(clock, "clock");
         this.catalog = load();
     }
@@ -138,8 +142,18 @@ final class ConnectorRegistry {
         Optional<String> icon = ICON.read(reader);
         Optional<List<String>> scopes = SCOPES.read(reader);
         Optional<Boolean> dcr = DCR.read(reader);
-        // syntax only: the outbound policy judges the address when a gateway connects, as it may resolve otherwise
-        url.ifPresent(u -> checkHttp(u, "url", reader));
+        // a gateway made from the entry connects to its url: one the outbound policy refuses never could, so it is
+        // refused now as /connectors/custom refuses it; a name that does not resolve yet is judged at each connection
+        url.ifPresent(u -> {
+            checkHttp(u, "url", reader);
+            if (reader.problems().list().stream().noneMatch(p -> "url".equals(p.param()))) {
+                try {
+                    policy.checkUnlessUnresolved(URI.create(u));
+                } catch (OutboundRefusedException e) {
+                    reader.reject("url", ErrorCode.INVALID_FIELD, "cannot be used: " + e.getMessage());
+                }
+            }
+        });
         documentation.ifPresent(u -> checkHttp(u, "documentation_url", reader));
         icon.ifPresent(u -> checkHttp(u, "icon", reader));
         boolean oauth = auth.orElse("").equals("oauth");

@@ -50,7 +50,7 @@ public final class Connectors implements AutoCloseable {
             OutboundClient outbound,
             ConnectorSettings settings,
             Clock clock) {
-        this.registry = new ConnectorRegistry(database, clock);
+        this.registry = new ConnectorRegistry(database, policy, clock);
         var gatewayStore = new GatewayStore(database, secrets, clock);
         this.lookup = new Gateways(gatewayStore);
         this.oauth = new GatewayOAuth(database, secrets, outbound, settings.mcpTimeout(), clock);

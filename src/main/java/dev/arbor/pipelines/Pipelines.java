@@ -13,6 +13,7 @@ import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.actions.StepActions;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
+import dev.arbor.pipelines.definitions.StepUrls;
 import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.RunMetrics;
 import dev.arbor.pipelines.runs.RunRoutes;
@@ -143,7 +144,10 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         Access.requireAdmin(ctx);
         JsonNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        catalog.checkRequest(body, problems, PipelineParams.RULES);
+        catalog.checkRequest(body, problems, (action, params, prefix, found) -> {
+            catalog.check(action, params, prefix, found, PipelineParams.RULES);
+            StepUrls.check(action, params, prefix, found);
+        });
         Responses.ok(
                 ctx,
                 Map.of(

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.http.Json;
 import dev.arbor.testing.AdminFixture;
+import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;
@@ -402,6 +403,50 @@ class ClustersTest {
                             .asDouble())
                     .isEqualTo(8);
             http.patch("/clusters/clu_none", "{}").assertError(404, "cluster_not_found", "cluster_id");
+        }
+    }
+
+    @Test
+    void aKubeconfigProxyIsRefusedAndNeverCalled() throws IOException {
+        try (var mock = new KubernetesApiMock().node("a", Map.of("Ready", "True"), "2", "4Gi", 0);
+                var proxy = new HttpReceiver()) {
+            String kubeconfig = mock.kubeconfig()
+                    .replace(
+                            "    server: " + mock.url(),
+                            "    server: " + mock.url() + "\n    proxy-url: " + proxy.url(""));
+            JsonNode error = refusing.http()
+                    .post("/clusters", body("proxied", kubeconfig))
+                    .assertError(400, "invalid_kubeconfig", "kubeconfig");
+            assertThat(error.path("message").asText())
+                    .contains("cluster 'mock' has proxy-url, which would send the cluster's credentials through another"
+                            + " server");
+            assertThat(proxy.received()).isEmpty();
+            assertThat(refusing.http().get("/clusters").json().path("data")).hasSize(1);
+        }
+    }
+
+    @Test
+    void anApiServerRedirectIsNotFollowedAndTheHealthSaysSo() throws IOException {
+        try (var mock = new KubernetesApiMock().node("a", Map.of("Ready", "True"), "2", "4Gi", 0);
+                var elsewhere = new HttpReceiver();
+                // only the API server's own port may be called: the receiver's port stands for a refused address
+                var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1:" + mock.port()))) {
+            TestServer http = server.http();
+            String id = http.post("/clusters", body("moving", mock.kubeconfig()))
+                    .json()
+                    .path("id")
+                    .asText();
+            mock.redirect("/readyz", elsewhere.url("/latest/meta-data/"))
+                    .redirect("/api/v1/nodes", elsewhere.url("/latest/meta-data/"));
+            JsonNode health = http.get("/clusters/" + id + "/health").json();
+            assertThat(health.path("status").asText()).isEqualTo("unhealthy");
+            assertThat(texts(health.path("reasons")))
+                    .singleElement()
+                    .asString()
+                    .isEqualTo("the nodes cannot be listed: the API server " + mock.url()
+                            + " answered 302, a redirect: Arbor calls only the API server the kubeconfig names and"
+                            + " follows no redirect");
+            assertThat(elsewhere.received()).isEmpty();
         }
     }
 

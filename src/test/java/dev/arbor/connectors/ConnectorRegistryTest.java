@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The MCP connector registry: the shipped catalog (at least 25 real servers), search, cursors, each entry's
@@ -82,6 +84,42 @@ class ConnectorRegistryTest {
             assertThat(field(hub, "auth_headers").path("required").asBoolean()).isTrue();
             assertThat(fields(http.get("/connectors/registry/deepwiki").json())).containsExactly("passthrough_headers");
             http.get("/connectors/registry/nope").assertError(404, "connector_not_found", "connector_id");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1:9/mcp",
+                "http://localhost:9/mcp",
+                "http://[::1]:9/mcp",
+                "http://169.254.169.254/latest/meta-data/"
+            })
+    void anEntryWhoseUrlTheOutboundPolicyRefusesIsRefused(String url) {
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            JsonNode error = http.post(
+                            "/connectors/registry",
+                            "{\"id\": \"inside\", \"name\": \"Inside\", \"url\": \"" + url
+                                    + "\", \"auth_type\": \"none\"}")
+                    .assertError(400, "invalid_field", "url");
+            assertThat(error.path("message").asText())
+                    .startsWith("`url` cannot be used: ")
+                    .contains("a loopback, private or internal address");
+            http.get("/connectors/registry/inside").assertError(404, "connector_not_found", "connector_id");
+        }
+    }
+
+    @Test
+    void anEntryOnAnAllowedInternalAddressIsAdded() {
+        try (var server = ArborServer.start(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
+            JsonNode added = server.http()
+                    .post(
+                            "/connectors/registry",
+                            "{\"id\": \"inside\", \"name\": \"Inside\", \"url\": \"http://127.0.0.1:9/mcp\", "
+                                    + "\"auth_type\": \"none\"}")
+                    .json();
+            assertThat(added.path("url").asText()).isEqualTo("http://127.0.0.1:9/mcp");
         }
     }
 

@@ -365,6 +365,37 @@ class RouterRuntimeTest {
         assertThat(reply.header("x-router-steps")).isEqualTo("guard,pick,b");
     }
 
+    @Test
+    void aContentRuleWithABackreferenceIsRefusedAtSave() {
+        String steps = rules("{\"match\": \"regex\", \"pattern\": \"^(\\\\w+)+\\\\1$\", \"action\": \"block\","
+                        + " \"on\": \"input\"}")
+                + ", " + single("go", "alpha");
+        JsonNode error = http.post(
+                        "/routers",
+                        "{\"project_id\": \"" + mine + "\", \"name\": \"backreference\", \"dag_config\": "
+                                + "{\"entry_step\": \"guard\", \"steps\": [" + steps + "]}}",
+                        admin())
+                .assertError(400, "invalid_field", "dag_config.steps[0].params.rules[0].pattern");
+        assertThat(error.path("message").asText()).contains("RE2", "without backreferences or lookaround");
+        assertThat(http.get("/routers?q=backreference", admin()).json().path("data"))
+                .isEmpty();
+    }
+
+    @Test
+    void aPatternThatMakesBacktrackingExplodeAnswersThroughTheRouter() {
+        String name = router(
+                rules("{\"match\": \"regex\", \"pattern\": \"^(a+)+$\", \"action\": \"block\", \"on\": \"input\"}")
+                        + ", " + single("go", "alpha"));
+        String text = "a".repeat(10_000) + "!";
+        HttpReply reply = http.post(
+                "/v1/chat/completions",
+                "{\"model\": \"" + name + "\", \"messages\": [{\"role\": \"user\", \"content\": \"" + text + "\"}]}",
+                "Authorization",
+                "Bearer " + member);
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        assertThat(lastSent(alpha).at("/messages/0/content").asText()).isEqualTo(text);
+    }
+
     private static String rules(String rule) {
         String next = rule.contains("\"tag\"") ? "pick" : "go";
         return "{\"step_id\": \"guard\", \"action_type\": \"content_rules\", \"params\": {\"rules\": [" + rule

@@ -16,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Pipeline definitions and the action catalog over HTTP: the catalog as the contract names it, params checked per
@@ -269,6 +270,29 @@ class PipelineDefinitionTest {
             http.get("/pipelines/" + id).assertError(404, "pipeline_not_found", "pipeline_id");
             http.delete("/pipelines/" + id).assertError(404, "pipeline_not_found", "pipeline_id");
             http.put("/pipelines/" + id, NIGHTLY).assertError(404, "pipeline_not_found", "pipeline_id");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "http://127.1:8080/",
+                "http://169.254.169.254.:80/latest/meta-data/",
+                "http://0x7f.1:8080/",
+                "http://[::1:8080/"
+            })
+    void anHttpRequestUrlTheServerCannotJudgeIsRefusedAtSave(String url) {
+        try (var server = ArborServer.start(Map.of())) {
+            TestServer http = server.http();
+            String pipeline = """
+                    {"name": "odd-url", "steps": [
+                       {"id": "call", "action": "http_request", "params": {"url": "%s"}}]}""".formatted(url);
+            JsonNode error =
+                    http.post("/pipelines", pipeline).assertError(400, "url_not_allowed", "steps[0].params.url");
+            assertThat(error.path("message").asText()).startsWith("`steps[0].params.url` cannot be called: ");
+            assertThat(http.get("/pipelines").json().path("data")).isEmpty();
+            assertThat(errors(http, "http_request", "{\"url\": \"" + url + "\"}"))
+                    .containsExactly("url_not_allowed params.url");
         }
     }
 

@@ -199,6 +199,16 @@ class RouterCatalogTest {
                         "{\"rules\": [{\"match\": \"regex\", \"pattern\": \"(\", \"action\": \"block\", \"on\": "
                                 + "\"input\"}]}",
                         "invalid_field params.rules[0].pattern"),
+                Arguments.of( // a backreference: RE2 runs in linear time and has none
+                        "content_rules",
+                        "{\"rules\": [{\"match\": \"regex\", \"pattern\": \"^(\\\\w+)+\\\\1$\", \"action\": \"block\","
+                                + " \"on\": \"input\"}]}",
+                        "invalid_field params.rules[0].pattern"),
+                Arguments.of( // lookaround, which RE2 has not either
+                        "content_rules",
+                        "{\"rules\": [{\"match\": \"regex\", \"pattern\": \"secret(?!ary)\", \"action\": \"block\","
+                                + " \"on\": \"input\"}]}",
+                        "invalid_field params.rules[0].pattern"),
                 Arguments.of(
                         "content_rules",
                         "{\"rules\": [{\"match\": \"keyword\", \"pattern\": \"x\", \"action\": \"tag\", \"on\": "

@@ -71,6 +71,11 @@ public final class HttpReceiver implements AutoCloseable {
         }
     }
 
+    /** Every request received, whatever its path. */
+    public List<Received> received() {
+        return List.copyOf(received);
+    }
+
     public List<Received> received(String path) {
         return received.stream().filter(r -> r.path().equals(path)).toList();
     }

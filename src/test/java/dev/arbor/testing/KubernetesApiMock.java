@@ -147,6 +147,21 @@ public final class KubernetesApiMock implements AutoCloseable {
         return this;
     }
 
+    /** Every GET of {@code path} answered 302 to {@code location}, as an API server sending its clients elsewhere. */
+    public KubernetesApiMock redirect(String path, String location) {
+        server.expect()
+                .get()
+                .withPath(path)
+                .andReturn(302, "")
+                .withHeader("Location", location)
+                .always();
+        return this;
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
     @Override
     public void close() {
         client.close();

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Matcher;
+import com.google.re2j.OpenMatches;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.inference.openai.StreamEdit;
 import dev.arbor.platform.http.ApiException;
@@ -16,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
 
 /**
  * A router's output content rules applied to an answer's text, whole or as a stream passes. At each place the first
@@ -175,9 +176,13 @@ final class AnswerRules implements StreamEdit {
     private Optional<Found> first(String text, int from) {
         Found best = null;
         for (Exchange.OutputRule rule : rules) {
-            Matcher matcher = rule.rule().pattern().matcher(text).region(from, text.length());
-            if (matcher.find() && (best == null || matcher.start() < best.start())) {
-                best = new Found(rule, matcher.start(), matcher.end(), matcher.hitEnd());
+            Matcher matcher = rule.rule().pattern().matcher(text);
+            if (matcher.find(from) && (best == null || matcher.start() < best.start())) {
+                best = new Found(
+                        rule,
+                        matcher.start(),
+                        matcher.end(),
+                        OpenMatches.continuesPastEnd(rule.rule().pattern(), text, matcher.start()));
             }
         }
         return Optional.ofNullable(best);
@@ -190,11 +195,8 @@ final class AnswerRules implements StreamEdit {
     private int firstOpen(String text, int from) {
         int open = text.length();
         for (Exchange.OutputRule rule : rules) {
-            Matcher matcher = rule.rule().pattern().matcher(text);
             for (int p = Math.max(from, text.length() - window(rule)); p < open; p++) {
-                matcher.region(p, text.length());
-                matcher.lookingAt();
-                if (matcher.hitEnd()) {
+                if (OpenMatches.continuesPastEnd(rule.rule().pattern(), text, p)) {
                     open = p;
                     break;
                 }

@@ -3,12 +3,12 @@ package dev.arbor.inference.steps;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.regex.Pattern;
 
 /** One step of a compiled router, as the runtime runs it: its action with typed params and the step after it. */
 sealed interface PlanStep {

@@ -4,7 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import dev.arbor.inference.endpoints.Strategy;
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.time.Duration;
@@ -17,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A router's graph compiled for the runtime: each step's action with its params read once into typed values. The
@@ -167,9 +170,7 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
             boolean regex = rule.path("match").asText("keyword").equals("regex");
             String on = rule.path("on").asText("input");
             rules.add(new PlanStep.ContentRule(
-                    Pattern.compile(
-                            regex ? pattern : Pattern.quote(pattern),
-                            caseSensitive ? 0 : Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
+                    rulePattern(id, regex ? pattern : Pattern.quote(pattern), caseSensitive),
                     PlanStep.RuleAction.valueOf(upper(rule.path("action").asText())),
                     rule.path("tag").asText(rule.path("pattern").asText()),
                     !on.equals("output"),
@@ -178,6 +179,22 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
         }
         return new PlanStep.ContentRules(
                 id, rules, params.path("block_message").asText("This request was blocked by a content rule."), next);
+    }
+
+    /**
+     * A rule's pattern on RE2/J (linear time, whatever the pattern). One saved before patterns were RE2 syntax that RE2
+     * cannot run fails the step rather than let what it guards through.
+     */
+    private static Pattern rulePattern(String id, String pattern, boolean caseSensitive) {
+        try {
+            return Pattern.compile(pattern, caseSensitive ? 0 : Pattern.CASE_INSENSITIVE);
+        } catch (PatternSyntaxException e) {
+            throw ApiException.of(
+                    ErrorCode.ROUTER_STEP_FAILED,
+                    null,
+                    "Step '" + id + "' has a content rule pattern RE2 cannot run (" + e.getDescription()
+                            + "): save the router again with an RE2 pattern.");
+        }
     }
 
     private static List<PlanStep.Branch> branches(JsonNode params) {

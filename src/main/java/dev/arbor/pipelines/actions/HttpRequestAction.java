@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.outbound.OutboundClient;
+import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -42,6 +44,11 @@ final class HttpRequestAction {
             uri = URI.create(params.path("url").asText());
         } catch (IllegalArgumentException e) {
             return new Outcome.Failed("invalid_params", "The url is not a URL: " + e.getMessage(), false);
+        }
+        // a template may render a url the save could not see: refused as the save refuses one written out
+        Optional<String> unjudgeable = OutboundPolicy.unjudgeable(uri.toString());
+        if (unjudgeable.isPresent()) {
+            return new Outcome.Failed("url_not_allowed", "The url cannot be called: " + unjudgeable.get() + ".", false);
         }
         var request = HttpRequest.newBuilder(uri)
                 .timeout(Duration.ofSeconds(params.path("timeout_seconds").asLong(30)));

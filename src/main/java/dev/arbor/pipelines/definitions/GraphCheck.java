@@ -162,6 +162,7 @@ final class GraphCheck {
                             + String.join(", ", catalog.types()) + ".");
         } else {
             catalog.check(action.get(), step.params(), at + ".params", problems, PipelineParams.RULES);
+            StepUrls.check(action.get(), step.params(), at + ".params", problems);
         }
         // each reference's problem names the param that holds it, so that an editor shows it beside that field
         for (var param : step.params().properties()) {

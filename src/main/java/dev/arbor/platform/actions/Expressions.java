@@ -13,6 +13,7 @@ import dev.arbor.platform.http.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +41,9 @@ public final class Expressions {
             .withMaxListSize(10_000)
             .withMaxMapSize(10_000)
             .withMaxRenderDepth(10)
+            // Java's own regular expressions backtrack: a pattern can keep a core busy for ever. Templates match with
+            // the regex_replace filter, which runs on RE2/J.
+            .withRestrictedMethods(Set.of("matches", "replaceAll", "replaceFirst", "split", "splitWithDelimiters"))
             .build());
 
     /** A template or condition that cannot be worked out, with why. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.patterns.UserPatterns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +16,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * One parameter of an action, in any catalog (pipelines', routers'): its type and the checks an editor runs before
@@ -315,7 +315,7 @@ public record ParamSpec(
 
     /**
      * {@code {match: regex|keyword, pattern, action: block|redact|tag, tag?, on: input|output|both}}: a regex must
-     * compile, and a tag is named exactly when the rule tags.
+     * be one RE2 runs, and a tag is named exactly when the rule tags.
      */
     private static void contentRule(JsonNode item, String at, Problems problems) {
         String shape = "{match, pattern, action, tag?, on}";
@@ -334,11 +334,7 @@ public record ParamSpec(
                     at + ".pattern",
                     "must be a non-empty string of at most " + MAX_RULE_PATTERN + " characters");
         } else if (match.filter("regex"::equals).isPresent()) {
-            try {
-                Pattern.compile(pattern.textValue());
-            } catch (PatternSyntaxException e) {
-                invalid(problems, at + ".pattern", "is not a regular expression (" + e.getDescription() + ")");
-            }
+            UserPatterns.refusal(pattern.textValue()).ifPresent(why -> invalid(problems, at + ".pattern", why));
         }
         JsonNode tag = item.path("tag");
         boolean tags = action.filter("tag"::equals).isPresent();

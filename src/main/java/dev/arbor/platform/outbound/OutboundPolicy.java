@@ -7,10 +7,12 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Decides which addresses outbound calls may reach. Loopback, private, link-local, shared, multicast, documentation,
@@ -75,17 +77,57 @@ public final class OutboundPolicy {
     }
 
     /**
+     * Refuses what {@link #check} refuses, but for a host name that does not resolve now: a URL kept to be called
+     * later (a registry's entry) may name a host this server cannot look up yet, and each connection is checked again.
+     */
+    public void checkUnlessUnresolved(URI uri) {
+        int port = requireCallable(uri);
+        String host = uri.getHost();
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        try {
+            if (resolver.addresses(bare).length == 0) {
+                return;
+            }
+        } catch (UnknownHostException e) {
+            return;
+        }
+        checkHost(host, port);
+    }
+
+    /**
      * Refuses a URL whose scheme or host the policy cannot judge, without resolving its host; the port it is called
      * on. The addresses are checked when the connection is made ({@link OutboundClient}).
      */
     public int requireCallable(URI uri) {
+        return callablePort(uri);
+    }
+
+    /**
+     * Why a URL cannot be judged (without resolving its host): Java's URI parser refuses it, or reads it without an
+     * http(s) scheme or without a host. An address written short, in hex or with a trailing dot ({@code 127.1},
+     * {@code 0x7f.1}, {@code 169.254.169.254.}) reads as no host: the policy cannot say what it reaches. Empty when
+     * it can be judged.
+     */
+    public static Optional<String> unjudgeable(String url) {
+        try {
+            callablePort(new URI(url));
+            return Optional.empty();
+        } catch (URISyntaxException e) {
+            return Optional.of("it is not a URL (" + e.getReason() + ")");
+        } catch (OutboundRefusedException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
+    private static int callablePort(URI uri) {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new OutboundRefusedException("only http and https URLs may be called, not '" + uri.getScheme() + "'");
         }
         String host = uri.getHost();
         if (host == null || host.isEmpty()) {
-            throw new OutboundRefusedException("the URL has no host: " + uri);
+            throw new OutboundRefusedException("the URL has no host this server can judge: " + uri
+                    + " (write an address in full, as 127.0.0.1, and a name without a trailing dot)");
         }
         return uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
     }

@@ -4,13 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import dev.arbor.platform.http.Json;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * A declared template variable: its type and its normalised spec (constraints, default, flags).
@@ -82,10 +82,7 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
             }
             return Optional.of("must be one of " + join(spec.get("enum")) + ", not \"" + text + "\"");
         }
-        if (spec.has("pattern")
-                && !Pattern.compile(spec.get("pattern").textValue())
-                        .matcher(text)
-                        .find()) {
+        if (spec.has("pattern") && !found(spec.get("pattern").textValue(), text)) {
             return Optional.of(
                     "does not match the pattern " + spec.get("pattern").textValue());
         }
@@ -212,10 +209,13 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
         }
     }
 
-    static boolean validPattern(String pattern) {
+    /**
+     * Whether the pattern (RE2 syntax) matches somewhere in {@code text}; one saved before patterns were RE2 syntax
+     * that RE2 cannot run matches nothing.
+     */
+    private static boolean found(String pattern, String text) {
         try {
-            Pattern.compile(pattern);
-            return true;
+            return Pattern.compile(pattern).matcher(text).find();
         } catch (PatternSyntaxException e) {
             return false;
         }

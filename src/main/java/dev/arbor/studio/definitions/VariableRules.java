@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.patterns.UserPatterns;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -114,13 +115,11 @@ final class VariableRules {
             case STRING -> {
                 pass.count(node, "min_length", param, Variable.MAX_LENGTH).ifPresent(v -> spec.put("min_length", v));
                 pass.count(node, "max_length", param, Variable.MAX_LENGTH).ifPresent(v -> spec.put("max_length", v));
-                pass.text(node, "pattern", param, 1000).ifPresent(pattern -> {
-                    if (Variable.validPattern(pattern)) {
-                        spec.put("pattern", pattern);
-                    } else {
-                        pass.invalid(param + ".pattern", "is not a valid regular expression");
-                    }
-                });
+                pass.text(node, "pattern", param, 1000)
+                        .ifPresent(pattern -> UserPatterns.refusal(pattern)
+                                .ifPresentOrElse(
+                                        why -> pass.invalid(param + ".pattern", why),
+                                        () -> spec.put("pattern", pattern)));
                 JsonNode values = node.get("enum");
                 if (!isAbsent(values)) {
                     if (!values.isArray() || values.isEmpty() || !allMatch(values, JsonNode::isTextual)) {

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.re2j.Pattern;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** Output rules on a stream give the text they give the whole answer, wherever the chunks split it. */

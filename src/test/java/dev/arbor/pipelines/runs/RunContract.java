@@ -437,6 +437,16 @@ public abstract class RunContract {
     }
 
     @Test
+    void anHttpRequestToAUrlRenderedWithoutAHostIsRefusedAsTheSaveRefusesIt() {
+        String pipeline = create("""
+                {"steps": [{"id": "call", "action": "http_request", "params": {"url": "{{ params.target }}"}}],
+                 "parameters": [{"name": "target", "type": "string", "required": true}]}""");
+        JsonNode run = finished(start(pipeline, "{\"params\": {\"target\": \"http://127.1:9/x\"}}"));
+        assertThat(step(run, "call").at("/error/code").asText()).isEqualTo("url_not_allowed");
+        assertThat(step(run, "call").at("/error/message").asText()).contains("no host this server can judge");
+    }
+
+    @Test
     void eventsStreamAsServerSentEventsUntilTheRunEnds() throws Exception {
         String pipeline = create("""
                 {"steps": [{"id": "wait", "action": "wait_until",

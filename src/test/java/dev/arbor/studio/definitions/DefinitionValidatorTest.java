@@ -179,6 +179,32 @@ class DefinitionValidatorTest {
         assertThat(wrongType.params()).containsExactly("questions.q.criteria");
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "^(\\\\w+)+\\\\1$|invalid escape sequence",
+                "secret(?!ary)|invalid or unsupported Perl syntax",
+                "(?<=x)y|invalid named capture"
+            })
+    void aVariablePatternRe2CannotRunIsRefused(String pattern, String why) {
+        Outcome outcome = check("""
+                {"variables": {"s": {"type": "string", "pattern": "%s"}}, "state": "{{s}}",
+                 "questions": {"q": {"type": "noul"}}}""".formatted(pattern));
+        assertThat(outcome.codes()).containsExactly("invalid_field");
+        assertThat(outcome.params()).containsExactly("variables.s.pattern");
+        assertThat(outcome.problems().getFirst().message()).contains(why, "RE2");
+    }
+
+    @Test
+    void aVariablePatternThatMakesBacktrackingExplodeChecksADefaultAtOnce() {
+        Outcome outcome = check("""
+                {"variables": {"s": {"type": "string", "pattern": "^(a+)+$", "default": "%s!"}}, "state": "{{s}}",
+                 "questions": {"q": {"type": "noul"}}}""".formatted("a".repeat(10_000)));
+        assertThat(outcome.params()).containsExactly("variables.s.default");
+        assertThat(outcome.problems().getFirst().message()).contains("does not match the pattern ^(a+)+$");
+    }
+
     @Test
     void defaultsAreCheckedAgainstTheSpec() {
         Outcome outcome = check("""
