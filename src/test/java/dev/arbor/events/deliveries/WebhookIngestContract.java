@@ -275,6 +275,19 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
     }
 
     @Test
+    void aSecretAcrossTheCutOfARefusedBodyLeavesNoPrefixOfItself() {
+        Provider gitlab = providers().toList().get(4);
+        Hook hook = connect(gitlab, mine);
+        String body = "x".repeat(1020) + hook.secret() + "x".repeat(100);
+
+        post(hook, body, Map.of("X-Gitlab-Token", "wrong"), gitlab).assertError(401, "invalid_signature", null);
+
+        String id =
+                http.get(deliveries(hook) + "?status=refused", admin()).ids().getFirst();
+        assertThat(detail(hook, id).path("body").asText()).isEqualTo("x".repeat(1020) + "[mas");
+    }
+
+    @Test
     void aShortRefusedBodyIsKeptWholeAndNotMarkedTruncated() {
         Hook hook = connect(providers().toList().getFirst(), mine);
         String body = sampleOf("github").path("sample_event").toString();
