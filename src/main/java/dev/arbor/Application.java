@@ -232,8 +232,16 @@ public final class Application implements AutoCloseable {
                     clock);
             triggers.addRoutes(routes);
             new Events(eventConnections, triggers, access, () -> publicUrl(config), clock).addRoutes(routes);
-            this.deliveries =
-                    new Deliveries(database, eventConnections, triggers, access, () -> publicUrl(config), clock);
+            this.deliveries = new Deliveries(
+                    database,
+                    eventConnections,
+                    triggers,
+                    access,
+                    () -> publicUrl(config),
+                    config.deliveries(),
+                    rateLimits,
+                    meters,
+                    clock);
             deliveries.addRoutes(routes);
             // registered before the studio recovers: what this server makes is its own from the first decision
             instances.start();

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.ClusterSettings;
 import dev.arbor.connectors.ConnectorSettings;
+import dev.arbor.events.deliveries.DeliverySettings;
 import dev.arbor.inference.RoutingSettings;
 import dev.arbor.models.ModelSettings;
 import dev.arbor.platform.config.ConfigException;
@@ -36,6 +37,9 @@ import java.util.Optional;
  * @param heartbeat how often this server refreshes its heartbeat on a database replicas share; one that missed four is
  *     counted as stopped, and the background decisions it ran are failed ({@code ARBOR_HEARTBEAT_SECONDS}, 10 by
  *     default)
+ * @param deliveries how many refused webhook deliveries are recorded, how much of each, for how long, and how often a
+ *     delivery may be replayed ({@code ARBOR_REFUSED_DELIVERIES_PER_HOUR}, {@code ARBOR_REFUSED_DELIVERY_BODY_CHARS},
+ *     {@code ARBOR_REFUSED_DELIVERY_RETENTION_DAYS}, {@code ARBOR_DELIVERY_REPLAYS_PER_MINUTE})
  */
 public record Config(
         HttpSettings http,
@@ -48,7 +52,8 @@ public record Config(
         List<Duration> triggerRetryDelays,
         ClusterSettings clusters,
         RoutingSettings routing,
-        Duration heartbeat) {
+        Duration heartbeat,
+        DeliverySettings deliveries) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -65,6 +70,7 @@ public record Config(
         requireNonNull(clusters, "clusters");
         requireNonNull(routing, "routing");
         requireNonNull(heartbeat, "heartbeat");
+        requireNonNull(deliveries, "deliveries");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -130,7 +136,23 @@ public record Config(
                                 .orElse(3L)
                                 .intValue(),
                         env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)),
-                env.seconds("ARBOR_HEARTBEAT_SECONDS", 10));
+                env.seconds("ARBOR_HEARTBEAT_SECONDS", 10),
+                deliveries(env));
+    }
+
+    private static DeliverySettings deliveries(Environment env) {
+        DeliverySettings defaults = DeliverySettings.DEFAULT;
+        return new DeliverySettings(
+                env.whole("ARBOR_REFUSED_DELIVERIES_PER_HOUR", 0, "deliveries")
+                        .map(n -> (int) Math.min(n, Integer.MAX_VALUE))
+                        .orElse(defaults.refusedPerHour()),
+                env.whole("ARBOR_REFUSED_DELIVERY_BODY_CHARS", 0, "characters")
+                        .map(n -> (int) Math.min(n, 64 * 1024))
+                        .orElse(defaults.refusedBodyChars()),
+                env.whole("ARBOR_REFUSED_DELIVERY_RETENTION_DAYS", 1, "days")
+                        .map(Duration::ofDays)
+                        .orElse(defaults.refusedRetention()),
+                env.count("ARBOR_DELIVERY_REPLAYS_PER_MINUTE", "replays").orElse(defaults.replaysPerMinute()));
     }
 
     private static Map<String, String> withFlags(Map<String, String> variables, List<String> flags) {

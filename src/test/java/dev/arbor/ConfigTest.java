@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConfigTest {
 
@@ -120,6 +122,41 @@ class ConfigTest {
         assertThatThrownBy(() -> Config.load(Map.of("ARBOR_ROUTING_FAILURES_TO_COOL", "0"), List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("ARBOR_ROUTING_FAILURES_TO_COOL");
+    }
+
+    @Test
+    void deliverySettingsHaveDefaultsAndTakeTheirVariables() {
+        Config defaults = Config.load(Map.of(), List.of());
+        assertThat(defaults.deliveries().refusedPerHour()).isEqualTo(100);
+        assertThat(defaults.deliveries().refusedBodyChars()).isEqualTo(1024);
+        assertThat(defaults.deliveries().refusedRetention()).hasDays(7);
+        assertThat(defaults.deliveries().replaysPerMinute()).isEqualTo(10);
+        Config set = Config.load(
+                Map.of(
+                        "ARBOR_REFUSED_DELIVERIES_PER_HOUR", "0",
+                        "ARBOR_REFUSED_DELIVERY_BODY_CHARS", "999999",
+                        "ARBOR_REFUSED_DELIVERY_RETENTION_DAYS", "2",
+                        "ARBOR_DELIVERY_REPLAYS_PER_MINUTE", "1"),
+                List.of());
+        assertThat(set.deliveries().refusedPerHour()).isZero();
+        assertThat(set.deliveries().refusedBodyChars()).as("at most 64 KiB").isEqualTo(65536);
+        assertThat(set.deliveries().refusedRetention()).hasDays(2);
+        assertThat(set.deliveries().replaysPerMinute()).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "ARBOR_REFUSED_DELIVERIES_PER_HOUR=-1",
+                "ARBOR_REFUSED_DELIVERY_BODY_CHARS=lots",
+                "ARBOR_REFUSED_DELIVERY_RETENTION_DAYS=0",
+                "ARBOR_DELIVERY_REPLAYS_PER_MINUTE=0"
+            })
+    void aBadDeliverySettingStopsTheStartNamingIt(String setting) {
+        String name = setting.substring(0, setting.indexOf('='));
+        assertThatThrownBy(() -> Config.load(Map.of(name, setting.substring(name.length() + 1)), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(name);
     }
 
     @Test

@@ -28,7 +28,9 @@ final class ApiShapes {
                         mapOf(any("A plain field's value, or `<key>_set: true` for a secret field that is set.")))
                 .required("previous_secret_expires_at", Schema.nullable(Schema.timestamp()))
                 .required("created_at", Schema.timestamp())
-                .required("updated_at", Schema.timestamp());
+                .required("updated_at", Schema.timestamp())
+                // refused deliveries (a bad signature) beyond the limit of each hour: counted, not recorded
+                .required("refused_not_recorded", integer(0, Long.MAX_VALUE));
     }
 
     /** A shared event connection as reads show it: never a secret. */

@@ -15,6 +15,7 @@ import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,9 +56,15 @@ public final class EventConnections {
      * Empty when no connection has the URL's token.
      *
      * @param url the URL the provider called (the public one, query included): some providers sign it
+     * @param refusedBodyChars the most of a refused delivery's body to keep
      */
     public Optional<HookReading> readHook(
-            String hookToken, byte[] body, Map<String, List<String>> headers, URI url, Clock clock) {
+            String hookToken,
+            byte[] body,
+            Map<String, List<String>> headers,
+            URI url,
+            Clock clock,
+            int refusedBodyChars) {
         requireNonNull(hookToken, "hookToken");
         return store.findByHook(Digests.sha256Hex(hookToken)).map(connection -> {
             var hidden = new ArrayList<String>();
@@ -73,8 +80,16 @@ public final class EventConnections {
                     connection.provider(),
                     field -> connection.signingSecrets(field, clock.instant()),
                     hidden);
-            return new HookReader(catalog, clock).read(target, body, headers, url);
+            return new HookReader(catalog, clock, refusedBodyChars).read(target, body, headers, url);
         });
+    }
+
+    /**
+     * Counts a refused delivery against its connection's limit of {@code perHour} recorded in each clock hour: true
+     * when it may be recorded, false when the hour's are spent and it was counted as not recorded instead.
+     */
+    public boolean admitRefused(String connectionId, Instant now, int perHour) {
+        return store.admitRefused(requireNonNull(connectionId, "connectionId"), now, perHour);
     }
 
     /**

@@ -18,8 +18,39 @@ public interface EventSubscribers {
      * once.
      *
      * @param round 0 for the delivery itself, 1, 2, ... for each replay of it
+     * @param audience whose triggers the round may fire
      */
-    void dispatch(EventEnvelope event, int round);
+    void dispatch(EventEnvelope event, int round, Audience audience);
+
+    /**
+     * Whose triggers a round fires: every project's (the delivery itself, an admin's replay), or only those of the
+     * projects of the member who replayed it, which must not start other projects' work.
+     */
+    sealed interface Audience {
+        boolean includes(String projectId);
+
+        static Audience everyone() {
+            return new Everyone();
+        }
+
+        record Everyone() implements Audience {
+            @Override
+            public boolean includes(String projectId) {
+                return true;
+            }
+        }
+
+        record Projects(Set<String> ids) implements Audience {
+            public Projects {
+                ids = Set.copyOf(ids);
+            }
+
+            @Override
+            public boolean includes(String projectId) {
+                return ids.contains(projectId);
+            }
+        }
+    }
 
     /** What the delivery fired, in every round, oldest first. */
     List<Firing> firings(String deliveryId);

@@ -63,6 +63,8 @@ final class SharedConnectionRoutes {
 
     private static final int MAX_PROJECTS = 100;
     private static final int MAX_CREDENTIAL_LENGTH = 4096;
+    private static final int MIN_STANDARD_KEY_BYTES = 24;
+    private static final int MAX_STANDARD_KEY_BYTES = 64;
     private static final String NAME_REFUSAL = "must be a non-empty string of at most 200 characters";
     private static final BodyField.Worded<String> NAME = BodyField.text(OPTIONAL, "name", 200)
             .matching(Pattern.compile("[\\s\\S]*\\S[\\s\\S]*"), NAME_REFUSAL)
@@ -208,6 +210,14 @@ final class SharedConnectionRoutes {
         Optional<ProjectId> current = access.currentProject().named(ctx);
         SharedConnection connection = changeable(ctx, principal);
         ObjectNode body = Requests.jsonObject(ctx);
+        // the signing secret is every sharing project's: a member replaces it only when all of them are its own
+        if (body.has("credentials") && !connection.projects().stream().allMatch(principal::mayActIn)) {
+            throw ApiException.of(
+                    ErrorCode.ADMIN_REQUIRED,
+                    "credentials",
+                    "Only an admin token may change the credentials of connection '" + connection.id() + "': it is "
+                            + "shared with other projects too, whose deliveries its signing secret checks.");
+        }
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
         ProviderDescriptor descriptor = descriptorOf(connection);
@@ -351,8 +361,8 @@ final class SharedConnectionRoutes {
     }
 
     /**
-     * Credentials as the descriptor asks for them, split into plain and secret fields; a signing secret Arbor chooses
-     * (Standard Webhooks) is generated here and must not be given.
+     * Credentials as the descriptor asks for them, split into plain and secret fields; a signing secret Arbor may
+     * choose (Standard Webhooks) is the one the sender showed when given, and generated here when left out.
      *
      * @param generated the signing secret Arbor generated, to show once
      */
@@ -378,15 +388,7 @@ final class SharedConnectionRoutes {
         for (CredentialField field : descriptor.credentials()) {
             String param = ParamPath.key("credentials", field.key());
             JsonNode value = values.path(field.key());
-            if (field.generated()) {
-                if (!value.isMissingNode()) {
-                    problems.add(
-                            ErrorCode.INVALID_FIELD,
-                            param,
-                            "`" + param + "` is chosen by Arbor for this provider: leave it out; the answer shows "
-                                    + "it once" + (rotating ? " (a new one replaces the old)." : "."));
-                    continue;
-                }
+            if (field.generated() && (value.isMissingNode() || value.isNull())) {
                 generated = Optional.of(generate(descriptor.delivery().signature()));
                 secrets.put(field.key(), generated.get());
                 continue;
@@ -411,6 +413,18 @@ final class SharedConnectionRoutes {
                 problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` must be an absolute http or https URL.");
                 continue;
             }
+            if (field.generated()
+                    && descriptor.delivery().signature() instanceof SignatureScheme.StandardWebhooks
+                    && !isStandardWebhooksSecret(value.textValue())) {
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        param,
+                        "`" + param + "` must be a Standard Webhooks secret as the sender shows it: `"
+                                + StandardWebhookSignature.SECRET_PREFIX + "` then the base64 of "
+                                + MIN_STANDARD_KEY_BYTES + " to " + MAX_STANDARD_KEY_BYTES + " random bytes; leave "
+                                + "it out for Arbor to generate one" + (rotating ? " anew." : "."));
+                continue;
+            }
             (field.secret() ? secrets : settings).put(field.key(), value.textValue());
         }
         return problems.list().size() == before
@@ -423,6 +437,25 @@ final class SharedConnectionRoutes {
         return scheme instanceof SignatureScheme.StandardWebhooks
                 ? StandardWebhookSignature.newSecret()
                 : Base64.getUrlEncoder().withoutPadding().encodeToString(Ids.randomBytes(32));
+    }
+
+    /**
+     * A secret as Standard Webhooks senders generate and show it: the prefix, then the base64 of a key of the length
+     * the standard suggests (24 to 64 bytes); a shorter key is too weak to sign with, and anything else is a paste
+     * gone wrong that would refuse every delivery.
+     */
+    private static boolean isStandardWebhooksSecret(String secret) {
+        if (!secret.startsWith(StandardWebhookSignature.SECRET_PREFIX)) {
+            return false;
+        }
+        try {
+            int length = Base64.getDecoder()
+                    .decode(secret.substring(StandardWebhookSignature.SECRET_PREFIX.length()))
+                    .length;
+            return length >= MIN_STANDARD_KEY_BYTES && length <= MAX_STANDARD_KEY_BYTES;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static boolean isWebUrl(String text) {
@@ -469,8 +502,7 @@ final class SharedConnectionRoutes {
      * A connection as reads show it: secret fields only as {@code <key>_set}, and to a member only its own projects
      * of the share set (it learns nothing of others).
      */
-    private static Map<String, Object> json(
-            SharedConnection connection, ProviderDescriptor descriptor, Principal principal) {
+    private Map<String, Object> json(SharedConnection connection, ProviderDescriptor descriptor, Principal principal) {
         var credentials = new LinkedHashMap<String, Object>();
         ObjectNode settings = connection.settings();
         ObjectNode secrets = connection.secrets();
@@ -496,6 +528,7 @@ final class SharedConnectionRoutes {
                 connection.previous().map(p -> p.expiresAt().getEpochSecond()).orElse(null));
         json.put("created_at", connection.createdAt().getEpochSecond());
         json.put("updated_at", connection.updatedAt().getEpochSecond());
+        json.put("refused_not_recorded", connections.refusedNotRecorded(connection.id()));
         return json;
     }
 }

@@ -13,6 +13,7 @@ import dev.arbor.platform.secrets.SecretBox;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -120,6 +121,45 @@ final class SharedConnectionStore {
                     .execute();
             insertProjects(handle, connection);
         });
+    }
+
+    /**
+     * Takes one of the connection's refused deliveries to record in the clock hour of {@code now}, in one
+     * transaction: the row's lock makes servers sharing a database count one limit. A delivery beyond the limit is
+     * counted in {@code refused_not_recorded} instead.
+     */
+    boolean admitRefused(String id, Instant now, int perHour) {
+        long hour = now.truncatedTo(ChronoUnit.HOURS).toEpochMilli();
+        return database.write(handle -> {
+            handle.createUpdate("UPDATE event_shared_connections SET refused_window_start = :hour, "
+                            + "refused_window_recorded = 0 WHERE id = :id AND refused_window_start < :hour")
+                    .bind("hour", hour)
+                    .bind("id", id)
+                    .execute();
+            int taken = handle.createUpdate("UPDATE event_shared_connections SET refused_window_recorded = "
+                            + "refused_window_recorded + 1 WHERE id = :id AND refused_window_recorded < :limit")
+                    .bind("id", id)
+                    .bind("limit", perHour)
+                    .execute();
+            if (taken == 1) {
+                return true;
+            }
+            handle.createUpdate("UPDATE event_shared_connections SET refused_not_recorded = refused_not_recorded + 1 "
+                            + "WHERE id = :id")
+                    .bind("id", id)
+                    .execute();
+            return false;
+        });
+    }
+
+    /** How many refused deliveries to the connection were counted instead of recorded. */
+    long refusedNotRecorded(String id) {
+        return database.read(
+                handle -> handle.createQuery("SELECT refused_not_recorded FROM event_shared_connections WHERE id = :id")
+                        .bind("id", id)
+                        .mapTo(Long.class)
+                        .findOne()
+                        .orElse(0L));
     }
 
     boolean delete(String id) {

@@ -14,6 +14,7 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.EventConnections.Subscribable;
 import dev.arbor.events.EventEnvelope;
+import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.events.EventSubscribers.Firing.Status;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.pipelines.Pipelines.EventRun;
@@ -104,7 +105,7 @@ final class Dispatcher implements AutoCloseable {
         engine.start();
     }
 
-    void dispatch(EventEnvelope event, int round) {
+    void dispatch(EventEnvelope event, int round, Audience audience) {
         Optional<Subscribable> connection = connections.find(event.connectionId());
         if (connection.isEmpty()) {
             return;
@@ -112,6 +113,7 @@ final class Dispatcher implements AutoCloseable {
         ObjectNode envelope = event.toJson();
         for (Trigger trigger : triggers.enabledOf(event.connectionId())) {
             if (connection.get().usableBy(trigger.projectId())
+                    && audience.includes(trigger.projectId())
                     && trigger.eventTypes().contains(event.type())
                     && trigger.filter().holds(envelope)) {
                 fire(trigger, event.id(), round, envelope);

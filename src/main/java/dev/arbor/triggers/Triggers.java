@@ -6,6 +6,7 @@ import dev.arbor.access.Access;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.EventSubscribers;
+import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
@@ -75,8 +76,8 @@ public final class Triggers implements EventSubscribers, AutoCloseable {
     }
 
     @Override
-    public void dispatch(EventEnvelope event, int round) {
-        dispatcher.dispatch(requireNonNull(event, "event"), round);
+    public void dispatch(EventEnvelope event, int round, Audience audience) {
+        dispatcher.dispatch(requireNonNull(event, "event"), round, requireNonNull(audience, "audience"));
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.arbor.testing.TwoProjectsContract;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -241,9 +242,23 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
                                 "credentials.token",
                                 "invalid_field"),
                         new InvalidCase(
-                                "a generated secret given",
-                                "{\"provider\": \"standard_webhooks\", \"credentials\": {\"signing_secret\": "
-                                        + "\"whsec_abc\"}}",
+                                "a Standard Webhooks secret without whsec_",
+                                standardWebhooks(Base64.getEncoder().encodeToString(new byte[32])),
+                                "credentials.signing_secret",
+                                "invalid_field"),
+                        new InvalidCase(
+                                "a Standard Webhooks secret that is not base64",
+                                standardWebhooks("whsec_not*base64!"),
+                                "credentials.signing_secret",
+                                "invalid_field"),
+                        new InvalidCase(
+                                "a Standard Webhooks key of 23 bytes",
+                                standardWebhooks("whsec_" + Base64.getEncoder().encodeToString(new byte[23])),
+                                "credentials.signing_secret",
+                                "invalid_field"),
+                        new InvalidCase(
+                                "a Standard Webhooks key of 65 bytes",
+                                standardWebhooks("whsec_" + Base64.getEncoder().encodeToString(new byte[65])),
                                 "credentials.signing_secret",
                                 "invalid_field"),
                         new InvalidCase(
@@ -258,6 +273,10 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
                                 "name",
                                 "invalid_field"))
                 .map(Arguments::of);
+    }
+
+    private static String standardWebhooks(String secret) {
+        return "{\"provider\": \"standard_webhooks\", \"credentials\": {\"signing_secret\": \"" + secret + "\"}}";
     }
 
     @ParameterizedTest(name = "{0}")
@@ -357,6 +376,76 @@ abstract class SharedConnectionContract extends TwoProjectsContract {
                         .has("signing_secret"))
                 .as("a secret the operator gave is not shown back")
                 .isFalse();
+    }
+
+    @Test
+    void aStandardWebhooksSecretTheSenderShowedIsKeptAndNotAnsweredBack() {
+        String chosen = "whsec_" + Base64.getEncoder().encodeToString("a key the sender made: 32 bytes!".getBytes());
+
+        HttpReply created = http.post(
+                PATH,
+                "{\"provider\": \"standard_webhooks\", \"credentials\": {\"signing_secret\": \"" + chosen
+                        + "\"}, \"project_ids\": [\"" + mine + "\"]}",
+                member());
+
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().has("signing_secret")).as("nothing generated").isFalse();
+        assertThat(created.json().path("credentials").path("signing_secret_set").asBoolean())
+                .isTrue();
+        assertThat(created.body()).doesNotContain(chosen.substring(6));
+    }
+
+    @Test
+    void theStandardWebhooksDescriptorSaysTheSecretMayBeGivenOrGenerated() {
+        JsonNode field = http.get("/events/descriptors?provider=standard_webhooks", admin())
+                .json()
+                .path("data")
+                .path(0)
+                .path("credentials")
+                .path(0);
+
+        assertThat(field.path("key").asText()).isEqualTo("signing_secret");
+        assertThat(field.path("required").asBoolean()).isFalse();
+        assertThat(field.path("generated").asBoolean()).isTrue();
+    }
+
+    @Test
+    void aMemberMayNotReplaceTheCredentialsOfAConnectionSharedBeyondItsProjects() {
+        String shared = create("[\"" + mine + "\", \"" + theirs + "\"]");
+        long updatedAt =
+                http.get(PATH + "/" + shared, admin()).json().path("updated_at").asLong();
+        clock.advance(Duration.ofMinutes(5));
+
+        http.patch(PATH + "/" + shared, "{\"credentials\": {\"signing_secret\": \"mine now\"}}", member())
+                .assertError(403, "admin_required", "credentials");
+
+        JsonNode after = http.get(PATH + "/" + shared, admin()).json();
+        assertThat(after.path("updated_at").asLong()).isEqualTo(updatedAt);
+        assertThat(after.path("previous_secret_expires_at").isNull())
+                .as("no rotation")
+                .isTrue();
+    }
+
+    @Test
+    void aMemberReplacesTheCredentialsOfAConnectionOfItsOwnProjectsOnly() {
+        String ours = create("[\"" + mine + "\"]");
+
+        HttpReply rotated =
+                http.patch(PATH + "/" + ours, "{\"credentials\": {\"signing_secret\": \"rotated\"}}", member());
+
+        assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
+        assertThat(rotated.json().path("previous_secret_expires_at").isNull()).isFalse();
+    }
+
+    @Test
+    void anAdminReplacesTheCredentialsOfAConnectionSharedWithSeveralProjects() {
+        String shared = create("[\"" + mine + "\", \"" + theirs + "\"]");
+
+        HttpReply rotated =
+                http.patch(PATH + "/" + shared, "{\"credentials\": {\"signing_secret\": \"rotated\"}}", admin());
+
+        assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
+        assertThat(rotated.json().path("previous_secret_expires_at").isNull()).isFalse();
     }
 
     @Test

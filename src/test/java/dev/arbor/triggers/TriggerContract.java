@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.events.EventEnvelope;
+import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.EventSubscribers.Firing;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.ids.Ids;
@@ -738,7 +739,7 @@ abstract class TriggerContract extends TwoProjectsContract {
     }
 
     private void dispatch(EventEnvelope event, int round) {
-        server.subscribers().dispatch(event, round);
+        server.subscribers().dispatch(event, round, EventSubscribers.Audience.everyone());
     }
 
     private List<Firing> firingOf(String deliveryId, String triggerId) {

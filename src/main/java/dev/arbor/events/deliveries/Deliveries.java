@@ -8,6 +8,8 @@ import dev.arbor.events.EventSubscribers;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.function.Supplier;
 
@@ -21,19 +23,26 @@ public final class Deliveries implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Database database;
 
-    /** @param publicUrl the address providers reach this server at, without a trailing slash */
+    /**
+     * @param publicUrl the address providers reach this server at, without a trailing slash
+     * @param rateLimits where replays are counted against {@link DeliverySettings#replaysPerMinute}
+     * @param meters where refused deliveries are counted ({@code arbor_event_deliveries_refused_total})
+     */
     public Deliveries(
             Database database,
             EventConnections connections,
             EventSubscribers subscribers,
             Access access,
             Supplier<String> publicUrl,
+            DeliverySettings settings,
+            RateLimiter rateLimits,
+            MeterRegistry meters,
             Clock clock) {
         this.database = requireNonNull(database, "database");
         var store = new DeliveryStore(database);
-        this.dispatcher = new Dispatcher(store, subscribers, clock);
-        this.ingest = new Ingest(connections, store, dispatcher, publicUrl, clock);
-        this.log = new DeliveryRoutes(connections, store, dispatcher, subscribers, access);
+        this.dispatcher = new Dispatcher(store, subscribers, settings.refusedRetention(), clock);
+        this.ingest = new Ingest(connections, store, dispatcher, publicUrl, settings, meters, clock);
+        this.log = new DeliveryRoutes(connections, store, dispatcher, subscribers, access, rateLimits, settings);
     }
 
     public void addRoutes(Routes routes) {

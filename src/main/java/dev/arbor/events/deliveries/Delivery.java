@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * One request to a connection's webhook URL that was not a handshake, as the delivery log keeps it.
@@ -23,6 +24,7 @@ import java.util.OptionalInt;
  * @param pendingRound the dispatch round waiting (0 the delivery itself, then one per replay)
  * @param rounds how many rounds were dispatched
  * @param error why an unreadable delivery could not be read, or why the last dispatch of an accepted one failed
+ * @param truncatedFrom how many bytes the body sent had, when {@code body} keeps only a prefix of it
  */
 record Delivery(
         String id,
@@ -43,7 +45,8 @@ record Delivery(
         OptionalInt pendingRound,
         int rounds,
         Optional<Instant> dispatchedAt,
-        Optional<String> error) {
+        Optional<String> error,
+        OptionalLong truncatedFrom) {
     Delivery {
         requireNonNull(id, "id");
         requireNonNull(connectionId, "connectionId");
@@ -61,6 +64,7 @@ record Delivery(
         requireNonNull(pendingRound, "pendingRound");
         requireNonNull(dispatchedAt, "dispatchedAt");
         requireNonNull(error, "error");
+        requireNonNull(truncatedFrom, "truncatedFrom");
     }
 
     enum Status {

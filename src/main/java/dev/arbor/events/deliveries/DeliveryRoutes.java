@@ -9,6 +9,7 @@ import dev.arbor.events.EventConnections;
 import dev.arbor.events.EventConnections.Subscribable;
 import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.EventSubscribers;
+import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.events.EventSubscribers.Firing;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -17,6 +18,8 @@ import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.ratelimits.RateLimitHeaders;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The delivery log of a shared connection: its deliveries, each with its headers (masked), payload, signature result,
@@ -50,18 +54,25 @@ final class DeliveryRoutes {
     private final Dispatcher dispatcher;
     private final EventSubscribers subscribers;
     private final Access access;
+    private final RateLimiter rateLimits;
+    private final RateLimiter.Limit replays;
 
     DeliveryRoutes(
             EventConnections connections,
             DeliveryStore store,
             Dispatcher dispatcher,
             EventSubscribers subscribers,
-            Access access) {
+            Access access,
+            RateLimiter rateLimits,
+            DeliverySettings settings) {
         this.connections = requireNonNull(connections, "connections");
         this.store = requireNonNull(store, "store");
         this.dispatcher = requireNonNull(dispatcher, "dispatcher");
         this.subscribers = requireNonNull(subscribers, "subscribers");
         this.access = requireNonNull(access, "access");
+        this.rateLimits = requireNonNull(rateLimits, "rateLimits");
+        this.replays = new RateLimiter.Limit(
+                RateLimiter.Algorithm.TOKEN_BUCKET, settings.replaysPerMinute(), RateLimiter.Window.MINUTE);
     }
 
     void addTo(Routes routes) {
@@ -79,7 +90,8 @@ final class DeliveryRoutes {
                 .ok(DeliveryShapes.DELIVERY_DETAIL)
                 .action(
                         BASE + "/{delivery_id}/replay",
-                        "Dispatch an accepted delivery to the triggers again, as the next round",
+                        "Dispatch an accepted delivery to the triggers again, as the next round: a member's replay "
+                                + "fires its own projects' triggers only; rate-limited per caller and connection",
                         this::replay)
                 .header(CurrentProject.HEADER)
                 .accepted(DeliveryShapes.DELIVERY);
@@ -108,6 +120,10 @@ final class DeliveryRoutes {
         json.put("headers", delivery.headers());
         json.put("payload", delivery.payload().orElse(null));
         json.put("body", delivery.body().orElse(null));
+        json.put("body_truncated", delivery.truncatedFrom().isPresent());
+        json.put(
+                "body_bytes",
+                delivery.truncatedFrom().isPresent() ? delivery.truncatedFrom().getAsLong() : null);
         json.put("event", delivery.event().map(EventEnvelope::toJson).orElse(null));
         // a connection shared with several projects: a member sees the firings of its own projects' triggers only
         Principal principal = Access.principal(ctx);
@@ -123,8 +139,24 @@ final class DeliveryRoutes {
 
     private void replay(Context ctx) {
         Subscribable connection = visible(ctx);
+        Principal principal = Access.principal(ctx);
+        RateLimiter.Verdict verdict =
+                rateLimits.take("event-replay/" + connection.id() + "/" + principal.tokenId(), replays);
+        RateLimitHeaders.write(ctx, verdict);
+        if (!verdict.allowed()) {
+            throw RateLimitHeaders.refusal(
+                    verdict,
+                    "A token may replay " + replays.requests() + " deliveries of connection '" + connection.id()
+                            + "' a minute; try again in " + RateLimitHeaders.retryAfterSeconds(verdict) + " s.");
+        }
         Delivery delivery = delivery(ctx, connection);
-        DeliveryStore.Due due = store.replay(connection.id(), delivery.id())
+        // a connection shared with several projects: a member's replay must not start other projects' work
+        Audience audience = principal.isAdmin()
+                ? Audience.everyone()
+                : new Audience.Projects(principal.projects().stream()
+                        .filter(connection::usableBy)
+                        .collect(Collectors.toSet()));
+        DeliveryStore.Due due = store.replay(connection.id(), delivery.id(), audience)
                 .orElseThrow(() -> ApiException.of(
                         ErrorCode.DELIVERY_NOT_REPLAYABLE,
                         DELIVERY_ID,

@@ -66,6 +66,8 @@ final class DeliveryShapes {
                     .required("headers", mapOf(string()))
                     .required("payload", nullable(any("The event's payload as the provider sent it, secrets masked.")))
                     .required("body", nullable(string()))
+                    .required("body_truncated", bool())
+                    .required("body_bytes", nullable(integer(0, Long.MAX_VALUE)))
                     .required(
                             "event",
                             nullable(object().required("id", string())

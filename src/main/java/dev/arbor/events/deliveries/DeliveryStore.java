@@ -3,6 +3,7 @@ package dev.arbor.events.deliveries;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.http.Json;
@@ -11,19 +12,21 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /** The SQL of the delivery log; a delivery's row is also the durable record its dispatch works from. */
 final class DeliveryStore {
     private static final String COLUMNS = "id, connection_id, provider, status, type, listed_type, "
             + "provider_delivery_id, duplicates, last_duplicate_at, signature, headers, payload, body, occurred_at, "
-            + "received_at, pending_round, rounds, dispatched_at, error";
+            + "received_at, pending_round, rounds, dispatched_at, error, body_bytes";
     private static final String INSERT = "INSERT INTO event_deliveries (" + COLUMNS + ") VALUES (:id, :connection_id, "
             + ":provider, :status, :type, :listed_type, :provider_delivery_id, 0, NULL, :signature, :headers, "
-            + ":payload, :body, :occurred_at, :received_at, :pending_round, 0, NULL, :error) "
+            + ":payload, :body, :occurred_at, :received_at, :pending_round, 0, NULL, :error, :body_bytes) "
             + "ON CONFLICT (connection_id, provider_delivery_id) DO NOTHING";
 
     /** What recording a delivery did. */
@@ -35,8 +38,8 @@ final class DeliveryStore {
         record Repeat(String firstId) implements Recorded {}
     }
 
-    /** A round of a delivery to dispatch. */
-    record Due(Delivery delivery, int round) {}
+    /** A round of a delivery to dispatch, to the triggers of its audience. */
+    record Due(Delivery delivery, int round, Audience audience) {}
 
     private final Database database;
 
@@ -99,32 +102,36 @@ final class DeliveryStore {
      * Asks for the next round of an accepted delivery: empty when it is not accepted; the delivery with the round
      * that waits (a round already waiting is not doubled).
      */
-    Optional<Due> replay(String connectionId, String id) {
+    Optional<Due> replay(String connectionId, String id, Audience audience) {
         return database.write(handle -> {
-            handle.createUpdate("UPDATE event_deliveries SET pending_round = rounds WHERE id = :id "
-                            + "AND connection_id = :connection AND status = :accepted AND pending_round IS NULL")
+            handle.createUpdate("UPDATE event_deliveries SET pending_round = rounds, pending_projects = :projects "
+                            + "WHERE id = :id AND connection_id = :connection AND status = :accepted "
+                            + "AND pending_round IS NULL")
+                    .bind("projects", projects(audience))
                     .bind("id", id)
                     .bind("connection", connectionId)
                     .bind("accepted", Delivery.Status.ACCEPTED.json())
                     .execute();
-            return handle.createQuery("SELECT " + COLUMNS + " FROM event_deliveries WHERE id = :id")
+            return handle.createQuery("SELECT " + COLUMNS + ", pending_projects FROM event_deliveries WHERE id = :id")
                     .bind("id", id)
-                    .map((rs, ctx) -> row(rs))
+                    .map((rs, ctx) -> due(rs))
                     .findOne()
-                    .filter(d -> d.status() == Delivery.Status.ACCEPTED)
-                    .map(d -> new Due(d, d.pendingRound().orElseThrow()));
+                    .flatMap(due -> due);
         });
     }
 
     /** Rounds waiting since before {@code before}, oldest first: those no dispatch in this process has in hand. */
     List<Due> waiting(Instant before, int limit) {
-        return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM event_deliveries "
-                        + "WHERE pending_round IS NOT NULL AND received_at < :before ORDER BY received_at LIMIT :limit")
+        return database.read(handle -> handle
+                .createQuery("SELECT " + COLUMNS + ", pending_projects FROM "
+                        + "event_deliveries WHERE pending_round IS NOT NULL AND received_at < :before "
+                        + "ORDER BY received_at LIMIT :limit")
                 .bind("before", before.toEpochMilli())
                 .bind("limit", limit)
-                .map((rs, ctx) -> row(rs))
-                .map(d -> new Due(d, d.pendingRound().orElseThrow()))
-                .list());
+                .map((rs, ctx) -> due(rs))
+                .stream()
+                .flatMap(Optional::stream)
+                .toList());
     }
 
     /** Marks rounds dispatched, in one transaction; a round another dispatch marked already is left as it is. */
@@ -133,8 +140,9 @@ final class DeliveryStore {
             return;
         }
         database.update(handle -> {
-            var batch = handle.prepareBatch("UPDATE event_deliveries SET pending_round = NULL, rounds = :next, "
-                    + "dispatched_at = :at, error = NULL WHERE id = :id AND pending_round = :round");
+            var batch = handle.prepareBatch(
+                    "UPDATE event_deliveries SET pending_round = NULL, pending_projects = NULL, "
+                            + "rounds = :next, dispatched_at = :at, error = NULL WHERE id = :id AND pending_round = :round");
             for (Due due : rounds) {
                 batch.bind("next", due.round() + 1)
                         .bind("at", at.toEpochMilli())
@@ -156,11 +164,16 @@ final class DeliveryStore {
                 .execute());
     }
 
-    /** Removes deliveries received before {@code before} that wait for nothing; how many. */
-    int prune(Instant before) {
-        return database.write(handle -> handle.createUpdate(
-                        "DELETE FROM event_deliveries WHERE received_at < :before AND pending_round IS NULL")
+    /**
+     * Removes the deliveries that wait for nothing received before {@code before}, and the refused ones received
+     * before {@code refusedBefore}; how many.
+     */
+    int prune(Instant before, Instant refusedBefore) {
+        return database.write(handle -> handle.createUpdate("DELETE FROM event_deliveries WHERE pending_round IS NULL "
+                        + "AND (received_at < :before OR (status = :refused AND received_at < :refused_before))")
                 .bind("before", before.toEpochMilli())
+                .bind("refused", Delivery.Status.REFUSED.json())
+                .bind("refused_before", refusedBefore.toEpochMilli())
                 .execute());
     }
 
@@ -177,6 +190,8 @@ final class DeliveryStore {
         values.put("headers", Json.writeString(d.headers()));
         values.put("payload", d.payload().map(Json::writeString).orElse(null));
         values.put("body", d.body().orElse(null));
+        values.put(
+                "body_bytes", d.truncatedFrom().isPresent() ? d.truncatedFrom().getAsLong() : null);
         values.put("occurred_at", d.occurredAt().toEpochMilli());
         values.put("received_at", d.receivedAt().toEpochMilli());
         values.put("error", d.error().orElse(null));
@@ -207,7 +222,31 @@ final class DeliveryStore {
                         : OptionalInt.of(rs.getInt("pending_round")),
                 rs.getInt("rounds"),
                 instant(rs, "dispatched_at"),
-                Optional.ofNullable(rs.getString("error")));
+                Optional.ofNullable(rs.getString("error")),
+                rs.getObject("body_bytes") == null ? OptionalLong.empty() : OptionalLong.of(rs.getLong("body_bytes")));
+    }
+
+    /** A row read with its {@code pending_projects}, as the round that waits; empty when none waits. */
+    private static Optional<Due> due(ResultSet rs) throws SQLException {
+        Delivery delivery = row(rs);
+        String projects = rs.getString("pending_projects");
+        Audience audience = Audience.everyone();
+        if (projects != null) {
+            var ids = new HashSet<String>();
+            Json.read(projects).forEach(id -> ids.add(id.asText()));
+            audience = new Audience.Projects(ids);
+        }
+        return delivery.pendingRound().isPresent()
+                ? Optional.of(new Due(delivery, delivery.pendingRound().getAsInt(), audience))
+                : Optional.empty();
+    }
+
+    private static String projects(Audience audience) {
+        return switch (audience) {
+            case Audience.Everyone everyone -> null;
+            case Audience.Projects projects ->
+                Json.writeString(projects.ids().stream().sorted().toList());
+        };
     }
 
     private static Optional<Instant> instant(ResultSet rs, String column) throws SQLException {

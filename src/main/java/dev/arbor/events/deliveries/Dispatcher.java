@@ -6,6 +6,7 @@ import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.deliveries.DeliveryStore.Due;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -27,7 +28,7 @@ final class Dispatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
     /** How long a round waits before the sweep takes it from whichever process received it. */
     static final Duration SWEEP_AFTER = Duration.ofSeconds(30);
-    /** How long the delivery log keeps a delivery. */
+    /** How long the delivery log keeps a delivery (a refused one as long as the settings say). */
     static final Duration RETENTION = Duration.ofDays(30);
 
     private static final int QUEUE = 10_000;
@@ -35,6 +36,7 @@ final class Dispatcher implements AutoCloseable {
 
     private final DeliveryStore store;
     private final EventSubscribers subscribers;
+    private final Duration refusedRetention;
     private final Clock clock;
     private final BlockingQueue<Due> queue = new ArrayBlockingQueue<>(QUEUE);
     private final Thread worker;
@@ -42,9 +44,10 @@ final class Dispatcher implements AutoCloseable {
             Thread.ofPlatform().daemon().name("arbor-event-dispatch-sweep").factory());
     private volatile boolean closed;
 
-    Dispatcher(DeliveryStore store, EventSubscribers subscribers, Clock clock) {
+    Dispatcher(DeliveryStore store, EventSubscribers subscribers, Duration refusedRetention, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.subscribers = requireNonNull(subscribers, "subscribers");
+        this.refusedRetention = requireNonNull(refusedRetention, "refusedRetention");
         this.clock = requireNonNull(clock, "clock");
         this.worker = Thread.ofPlatform().daemon().name("arbor-event-dispatch").unstarted(this::work);
     }
@@ -55,7 +58,7 @@ final class Dispatcher implements AutoCloseable {
         timer.execute(() -> sweep(Duration.ZERO));
         long every = SWEEP_AFTER.toMillis();
         timer.scheduleWithFixedDelay(() -> sweep(SWEEP_AFTER), every, every, TimeUnit.MILLISECONDS);
-        timer.scheduleWithFixedDelay(this::prune, 1, 60, TimeUnit.MINUTES);
+        timer.scheduleWithFixedDelay(this::prune, 0, 60, TimeUnit.MINUTES);
     }
 
     /** A committed round to dispatch soon; when the queue is full the sweep takes it later. */
@@ -77,9 +80,14 @@ final class Dispatcher implements AutoCloseable {
 
     private void prune() {
         try {
-            int removed = store.prune(clock.instant().minus(RETENTION));
+            Instant now = clock.instant();
+            int removed = store.prune(now.minus(RETENTION), now.minus(refusedRetention));
             if (removed > 0) {
-                LOG.info("removed {} event deliveries older than {} days", removed, RETENTION.toDays());
+                LOG.info(
+                        "removed {} event deliveries older than {} days (refused ones older than {} days)",
+                        removed,
+                        RETENTION.toDays(),
+                        refusedRetention.toDays());
             }
         } catch (RuntimeException e) {
             LOG.error("pruning old event deliveries failed", e);
@@ -112,7 +120,7 @@ final class Dispatcher implements AutoCloseable {
         var done = new ArrayList<Due>(rounds.size());
         for (Due due : rounds) {
             try {
-                subscribers.dispatch(due.delivery().event().orElseThrow(), due.round());
+                subscribers.dispatch(due.delivery().event().orElseThrow(), due.round(), due.audience());
                 done.add(due);
             } catch (RuntimeException e) {
                 LOG.warn(

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.events.EventConnections;
+import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.events.deliveries.DeliveryStore.Due;
 import dev.arbor.events.deliveries.DeliveryStore.Recorded;
 import dev.arbor.events.providers.HookReading;
@@ -14,6 +15,9 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.ids.Ids;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Instant;
@@ -24,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -41,6 +46,8 @@ final class Ingest {
     private final DeliveryStore store;
     private final Dispatcher dispatcher;
     private final Supplier<String> publicUrl;
+    private final DeliverySettings settings;
+    private final Meter.MeterProvider<Counter> refusals;
     private final Clock clock;
 
     Ingest(
@@ -48,11 +55,18 @@ final class Ingest {
             DeliveryStore store,
             Dispatcher dispatcher,
             Supplier<String> publicUrl,
+            DeliverySettings settings,
+            MeterRegistry meters,
             Clock clock) {
         this.connections = requireNonNull(connections, "connections");
         this.store = requireNonNull(store, "store");
         this.dispatcher = requireNonNull(dispatcher, "dispatcher");
         this.publicUrl = requireNonNull(publicUrl, "publicUrl");
+        this.settings = requireNonNull(settings, "settings");
+        this.refusals = Counter.builder("arbor.event.deliveries.refused")
+                .description("Refused webhook deliveries (a bad signature) by connection: recorded in the delivery "
+                        + "log, or beyond the hour's limit and only counted")
+                .withRegistry(meters);
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -63,7 +77,7 @@ final class Ingest {
         }
         byte[] body = Requests.body(ctx);
         HookReading reading = connections
-                .readHook(token, body, headers(ctx), url(token, ctx.queryString()), clock)
+                .readHook(token, body, headers(ctx), url(token, ctx.queryString()), clock, settings.refusedBodyChars())
                 .orElseThrow(Ingest::unknown);
         Instant now = clock.instant();
         switch (reading) {
@@ -74,6 +88,19 @@ final class Ingest {
                 ctx.result(handshake.reply());
             }
             case HookReading.Refused refused -> {
+                // anyone who knows the URL can send these: only so many an hour are recorded, the rest counted
+                if (!connections.admitRefused(refused.connectionId(), now, settings.refusedPerHour())) {
+                    refusals.withTags("connection_id", refused.connectionId(), "outcome", "not_recorded")
+                            .increment();
+                    throw ApiException.of(
+                            ErrorCode.INVALID_SIGNATURE,
+                            null,
+                            "The delivery's signature is not valid: " + refused.detail() + " It was not recorded "
+                                    + "(this connection's refused deliveries of this hour are recorded already) and "
+                                    + "will not be processed.");
+                }
+                refusals.withTags("connection_id", refused.connectionId(), "outcome", "recorded")
+                        .increment();
                 Delivery delivery = refusedOrUnreadable(
                         refused.connectionId(),
                         refused.provider(),
@@ -131,13 +158,14 @@ final class Ingest {
                 OptionalInt.of(0),
                 0,
                 Optional.empty(),
-                Optional.empty());
+                Optional.empty(),
+                OptionalLong.empty());
         Recorded recorded = store.record(delivery);
         var receipt = new LinkedHashMap<String, Object>();
         receipt.put("object", "event.delivery.receipt");
         switch (recorded) {
             case Recorded.Fresh fresh -> {
-                dispatcher.offer(new Due(fresh.delivery(), 0));
+                dispatcher.offer(new Due(fresh.delivery(), 0, Audience.everyone()));
                 receipt.put("delivery_id", fresh.delivery().id());
                 receipt.put("duplicate", false);
             }
@@ -155,7 +183,7 @@ final class Ingest {
             Delivery.Status status,
             ObjectNode signature,
             Map<String, List<String>> headers,
-            String body,
+            HookReading.KeptBody body,
             Optional<String> error,
             Instant now) {
         return new Delivery(
@@ -171,13 +199,14 @@ final class Ingest {
                 signature,
                 headersJson(headers),
                 Optional.empty(),
-                Optional.of(body),
+                Optional.of(body.text()),
                 now,
                 now,
                 OptionalInt.empty(),
                 0,
                 Optional.empty(),
-                error);
+                error,
+                body.truncatedFrom());
     }
 
     /** What checking the signature found, as the log shows it: never a secret or a computed signature. */

@@ -271,9 +271,11 @@ public final class EventCatalog {
         private SignatureScheme signature(JsonNode json, List<ProviderDescriptor.CredentialField> credentials) {
             String scheme = json.path("scheme").asText();
             String secretField = json.path("secret_field").asText();
-            if (credentials.stream().noneMatch(c -> c.key().equals(secretField) && c.secret() && c.required())) {
+            // every connection has the secret: the operator gives it, or Arbor generates it when left out
+            if (credentials.stream()
+                    .noneMatch(c -> c.key().equals(secretField) && c.secret() && (c.required() || c.generated()))) {
                 problems.add("delivery.signature.secret_field: '" + secretField
-                        + "' is not a required secret credential field");
+                        + "' is not a required (or generated) secret credential field");
             }
             var fields = new SchemeFields(json, scheme, problems);
             SignatureScheme built = switch (scheme) {

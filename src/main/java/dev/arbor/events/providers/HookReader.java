@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -61,10 +62,16 @@ public final class HookReader {
 
     private final EventCatalog catalog;
     private final Clock clock;
+    private final int refusedBodyChars;
 
-    public HookReader(EventCatalog catalog, Clock clock) {
+    /**
+     * @param refusedBodyChars the most of a refused delivery's body kept: anyone who knows the URL can send one, so
+     *     less than of an unreadable one, which was signed
+     */
+    public HookReader(EventCatalog catalog, Clock clock, int refusedBodyChars) {
         this.catalog = requireNonNull(catalog, "catalog");
         this.clock = requireNonNull(clock, "clock");
+        this.refusedBodyChars = Math.min(refusedBodyChars, KEPT_BODY_CHARS);
     }
 
     /**
@@ -93,7 +100,7 @@ public final class HookReader {
                     connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
-                    masking.text(body),
+                    masking.text(body, refusedBodyChars),
                     rejected.reason().name().toLowerCase(Locale.ROOT),
                     rejected.detail());
         }
@@ -107,7 +114,7 @@ public final class HookReader {
                     connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
-                    masking.text(body),
+                    masking.text(body, KEPT_BODY_CHARS),
                     "The body is not "
                             + (rules.format() == DeliveryRules.PayloadFormat.JSON
                                     ? "a JSON object or array"
@@ -121,7 +128,7 @@ public final class HookReader {
                     connection.connectionId(),
                     connection.provider(),
                     masking.headers(request.headers()),
-                    masking.text(body),
+                    masking.text(body, KEPT_BODY_CHARS),
                     "The delivery does not say its event type the way " + descriptor.name() + " does.",
                     previous);
         }
@@ -175,9 +182,24 @@ public final class HookReader {
             return shown;
         }
 
-        String text(byte[] body) {
-            String text = new String(body, StandardCharsets.UTF_8);
-            return masked(text.length() > KEPT_BODY_CHARS ? text.substring(0, KEPT_BODY_CHARS) : text);
+        /**
+         * The body's first {@code limit} characters, masked. A window as long again as the longest secret is masked
+         * before the cut, so that a secret across the cut leaves no prefix of itself; and no more of the body than
+         * the window needs is decoded.
+         */
+        HookReading.KeptBody text(byte[] body, int limit) {
+            int window = limit + secrets.stream().mapToInt(String::length).max().orElse(0);
+            int decoded = (int) Math.min(body.length, 4L * Math.max(window, 1));
+            String text = new String(body, 0, decoded, StandardCharsets.UTF_8);
+            String shown = masked(text.length() > window ? text.substring(0, window) : text);
+            if (decoded == body.length && shown.length() <= limit) {
+                return new HookReading.KeptBody(shown, OptionalLong.empty());
+            }
+            int end = Math.min(limit, shown.length());
+            if (end > 0 && Character.isHighSurrogate(shown.charAt(end - 1))) {
+                end--;
+            }
+            return new HookReading.KeptBody(shown.substring(0, end), OptionalLong.of(body.length));
         }
 
         JsonNode json(JsonNode payload) {

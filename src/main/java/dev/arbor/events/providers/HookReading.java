@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What a request to a connection's webhook URL turned out to be once read with the connection's secrets and its
@@ -29,6 +30,18 @@ public sealed interface HookReading {
     }
 
     /**
+     * What the log keeps of a refused or unreadable delivery's body: its text, masked, whole or a prefix.
+     *
+     * @param truncatedFrom how many bytes were sent, when {@code text} is only a prefix of them
+     */
+    record KeptBody(String text, OptionalLong truncatedFrom) {
+        public KeptBody {
+            requireNonNull(text, "text");
+            requireNonNull(truncatedFrom, "truncatedFrom");
+        }
+    }
+
+    /**
      * A delivery whose signature failed: recorded, never processed.
      *
      * @param reason why, in snake case ({@code bad_signature}, {@code timestamp_outside_tolerance}, ...)
@@ -38,7 +51,7 @@ public sealed interface HookReading {
             String connectionId,
             String provider,
             Map<String, List<String>> headers,
-            String body,
+            KeptBody body,
             String reason,
             String detail)
             implements HookReading {
@@ -57,7 +70,7 @@ public sealed interface HookReading {
             String connectionId,
             String provider,
             Map<String, List<String>> headers,
-            String body,
+            KeptBody body,
             String detail,
             boolean previousSecret)
             implements HookReading {

@@ -33,9 +33,9 @@ public record ProviderDescriptor(
     }
 
     /**
-     * A field of the connection form; a secret one is masked there and never read back. A generated one is not in the
-     * form: Arbor chooses its value (a Standard Webhooks signing secret) and shows it once, for the operator to give
-     * the sender.
+     * A field of the connection form; a secret one is masked there and never read back. A generated one may be left
+     * out: Arbor then chooses its value (a Standard Webhooks signing secret) and shows it once, for the operator to
+     * give the sender; given, it is the one the sender generated and showed.
      */
     public record CredentialField(
             String key, String label, String type, boolean secret, boolean required, boolean generated) {

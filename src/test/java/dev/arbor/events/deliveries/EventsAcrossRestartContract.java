@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -105,7 +106,8 @@ abstract class EventsAcrossRestartContract {
                                     OptionalInt.of(0),
                                     0,
                                     Optional.empty(),
-                                    Optional.empty())))
+                                    Optional.empty(),
+                                    OptionalLong.empty())))
                     .isInstanceOf(DeliveryStore.Recorded.Fresh.class);
         }
         clock.advance(Duration.ofSeconds(1));
@@ -155,6 +157,26 @@ abstract class EventsAcrossRestartContract {
                 .until(() -> firing(deliveryId).path("status").asText().equals("done"));
         assertThat(attempts(trigger).findValuesAsText("status_code")).containsExactly("503", "200");
         assertThat(receiver.received("/flaky")).hasSize(2);
+    }
+
+    @Test
+    void refusedDeliveriesArePrunedAfterAWeekAndAcceptedOnesKept() {
+        String accepted = delivered();
+        http().post(hook.path(), GitHubHook.ISSUE_OPENED, "X-GitHub-Event", "issues", "X-Hub-Signature-256", "sha256=0")
+                .assertError(401, "invalid_signature", null);
+        assertThat(deliveries("refused")).hasSize(1);
+        stopServer();
+        clock.advance(Duration.ofDays(7).plusHours(1));
+
+        server = ArborServer.start(env, clock);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> deliveries("refused").isEmpty());
+        assertThat(deliveries("accepted")).containsExactly(accepted);
+    }
+
+    private java.util.List<String> deliveries(String status) {
+        return http().get("/events/shared-connections/" + hook.connectionId() + "/deliveries?status=" + status, ADMIN)
+                .ids();
     }
 
     /** Stops the server and starts another on its data. */

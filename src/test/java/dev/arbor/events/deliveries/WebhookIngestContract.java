@@ -7,14 +7,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.Json;
+import dev.arbor.platform.ids.Ids;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
+import dev.arbor.testing.StandardWebhookSigner;
 import dev.arbor.testing.TwoProjectsContract;
 import dev.arbor.testing.WebhookSigner;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,8 +40,19 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
 
     private final MovableClock clock = new MovableClock();
 
+    /** Refused deliveries a connection records an hour, and replays a caller may ask of a connection a minute. */
+    private static final int REFUSED_PER_HOUR = 5;
+
+    private static final int REPLAYS_PER_MINUTE = 3;
+
     WebhookIngestContract() {
-        super(ADMIN_SECRET, Map.of());
+        super(
+                ADMIN_SECRET,
+                Map.of(
+                        "ARBOR_REFUSED_DELIVERIES_PER_HOUR",
+                        Integer.toString(REFUSED_PER_HOUR),
+                        "ARBOR_DELIVERY_REPLAYS_PER_MINUTE",
+                        Integer.toString(REPLAYS_PER_MINUTE)));
     }
 
     @Override
@@ -81,6 +95,32 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
         assertThat(delivery.path("signature").path("secret").asText()).isEqualTo("current");
         assertThat(delivery.path("event").path("payload")).isEqualTo(sample.path("sample_event"));
         assertThat(delivery.path("event").path("connection_id").asText()).isEqualTo(hook.connectionId());
+    }
+
+    @Test
+    void aStandardWebhooksSenderSigningWithTheSecretItGeneratedIsAccepted() {
+        String chosen = "whsec_" + Base64.getEncoder().encodeToString(Ids.randomBytes(32));
+        HttpReply created = http.post(
+                CONNECTIONS,
+                "{\"provider\": \"standard_webhooks\", \"credentials\": {\"signing_secret\": \"" + chosen
+                        + "\"}, \"project_ids\": [\"" + mine + "\"]}",
+                admin());
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().has("signing_secret")).isFalse();
+        String path = URI.create(created.json().path("webhook_url").asText()).getPath();
+        String body = sampleOf("standard_webhooks").path("sample_event").toString();
+        var headers = new ArrayList<>(List.of(StandardWebhookSigner.sign(
+                new StandardWebhookSigner.Call(chosen, "msg_" + UUID.randomUUID(), now(), body))));
+        headers.addAll(List.of("Content-Type", "application/json"));
+
+        HttpReply reply = http.post(path, body, headers.toArray(String[]::new));
+
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        Hook hook = new Hook(created.json().path("id").asText(), "standard_webhooks", path, chosen);
+        assertThat(detail(hook, reply.json().path("delivery_id").asText())
+                        .path("status")
+                        .asText())
+                .isEqualTo("accepted");
     }
 
     @Test
@@ -193,6 +233,101 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
                         .path("data")
                         .size())
                 .isZero();
+    }
+
+    @Test
+    void refusedDeliveriesBeyondTheHoursLimitAreCountedNotRecorded() {
+        Hook hook = connect(providers().toList().getFirst(), mine);
+        String body = largeBody();
+        int sent = REFUSED_PER_HOUR + 7;
+
+        for (int i = 0; i < sent; i++) {
+            deliver(hook.withSecret("not-the-secret"), body, now(), Map.of())
+                    .assertError(401, "invalid_signature", null);
+        }
+
+        assertThat(http.get(deliveries(hook) + "?status=refused&limit=100", admin())
+                        .ids())
+                .hasSize(REFUSED_PER_HOUR);
+        HttpReply connection = http.get(CONNECTIONS + "/" + hook.connectionId(), admin());
+        assertThat(connection.json().path("refused_not_recorded").asLong()).isEqualTo(sent - REFUSED_PER_HOUR);
+        assertThat(http.get("/metrics").body())
+                .contains("arbor_event_deliveries_refused_total{connection_id=\"" + hook.connectionId()
+                        + "\",outcome=\"not_recorded\"} " + (sent - REFUSED_PER_HOUR) + ".0")
+                .contains("arbor_event_deliveries_refused_total{connection_id=\"" + hook.connectionId()
+                        + "\",outcome=\"recorded\"} " + REFUSED_PER_HOUR + ".0");
+    }
+
+    @Test
+    void aRefusedDeliveryKeepsOnlyAPrefixOfItsBodyMarkedTruncated() {
+        Hook hook = connect(providers().toList().getFirst(), mine);
+        String body = largeBody();
+
+        deliver(hook.withSecret("not-the-secret"), body, now(), Map.of()).assertError(401, "invalid_signature", null);
+
+        String id =
+                http.get(deliveries(hook) + "?status=refused", admin()).ids().getFirst();
+        JsonNode refused = detail(hook, id);
+        assertThat(refused.path("body").asText()).isEqualTo(body.substring(0, 1024));
+        assertThat(refused.path("body_truncated").asBoolean()).isTrue();
+        assertThat(refused.path("body_bytes").asLong()).isEqualTo(body.length());
+        assertThat(refused.path("headers").path("x-github-event").asText()).isEqualTo("issues");
+    }
+
+    @Test
+    void aSecretAcrossTheCutOfARefusedBodyLeavesNoPrefixOfItself() {
+        Provider gitlab = providers().toList().get(4);
+        Hook hook = connect(gitlab, mine);
+        String body = "x".repeat(1020) + hook.secret() + "x".repeat(100);
+
+        post(hook, body, Map.of("X-Gitlab-Token", "wrong"), gitlab).assertError(401, "invalid_signature", null);
+
+        String id =
+                http.get(deliveries(hook) + "?status=refused", admin()).ids().getFirst();
+        assertThat(detail(hook, id).path("body").asText()).isEqualTo("x".repeat(1020) + "[mas");
+    }
+
+    @Test
+    void aShortRefusedBodyIsKeptWholeAndNotMarkedTruncated() {
+        Hook hook = connect(providers().toList().getFirst(), mine);
+        String body = sampleOf("github").path("sample_event").toString();
+
+        deliver(hook.withSecret("not-the-secret"), body, now(), Map.of()).assertError(401, "invalid_signature", null);
+
+        String id =
+                http.get(deliveries(hook) + "?status=refused", admin()).ids().getFirst();
+        JsonNode refused = detail(hook, id);
+        assertThat(refused.path("body").asText()).isEqualTo(body);
+        assertThat(refused.path("body_truncated").asBoolean()).isFalse();
+        assertThat(refused.path("body_bytes").isNull()).isTrue();
+    }
+
+    @Test
+    void theNextHourRecordsRefusedDeliveriesAgain() {
+        Hook hook = connect(providers().toList().getFirst(), mine);
+        String body = sampleOf("github").path("sample_event").toString();
+        for (int i = 0; i <= REFUSED_PER_HOUR; i++) {
+            deliver(hook.withSecret("not-the-secret"), body, now(), Map.of());
+        }
+
+        clock.advance(Duration.ofHours(1));
+        deliver(hook.withSecret("not-the-secret"), body, now(), Map.of()).assertError(401, "invalid_signature", null);
+
+        assertThat(http.get(deliveries(hook) + "?status=refused&limit=100", admin())
+                        .ids())
+                .hasSize(REFUSED_PER_HOUR + 1);
+        assertThat(http.get(CONNECTIONS + "/" + hook.connectionId(), admin())
+                        .json()
+                        .path("refused_not_recorded")
+                        .asLong())
+                .isEqualTo(1);
+    }
+
+    /** A GitHub issue event padded to 10 KB of ASCII. */
+    private String largeBody() {
+        ObjectNode event = (ObjectNode) sampleOf("github").path("sample_event").deepCopy();
+        event.put("padding", "x".repeat(10_000));
+        return event.toString();
     }
 
     @Test
@@ -383,6 +518,87 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
         http.action(deliveries(hook) + "/" + refused + "/replay", admin())
                 .assertError(409, "delivery_not_replayable", "delivery_id");
         http.get(deliveries(hook) + "/evd_none", admin()).assertError(404, "delivery_not_found", "delivery_id");
+    }
+
+    @Test
+    void aMembersReplayFiresOnlyItsOwnProjectsTriggersAndAnAdminsFiresAll() {
+        Hook hook = sharedByBothProjects();
+        String ours = issuesTrigger(hook, mine).json().path("id").asText();
+        String others = issuesTrigger(hook, theirs).json().path("id").asText();
+        String deliveryId = deliver(
+                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
+                .json()
+                .path("delivery_id")
+                .asText();
+        dispatched(hook, deliveryId);
+
+        HttpReply byMember = http.action(deliveries(hook) + "/" + deliveryId + "/replay", member());
+
+        assertThat(byMember.status()).as(byMember.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        detail(hook, deliveryId).path("dispatch").path("rounds").asInt() == 2);
+        assertThat(firedIn(hook, deliveryId, 1)).containsExactly(ours);
+
+        HttpReply byAdmin = http.action(deliveries(hook) + "/" + deliveryId + "/replay", admin());
+        assertThat(byAdmin.status()).as(byAdmin.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        detail(hook, deliveryId).path("dispatch").path("rounds").asInt() == 3);
+        assertThat(firedIn(hook, deliveryId, 2)).containsExactlyInAnyOrder(ours, others);
+    }
+
+    @Test
+    void replaysBeyondTheLimitAre429WithRetryAfterForThatCallerOnly() {
+        Hook hook = sharedByBothProjects();
+        String deliveryId = deliver(
+                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
+                .json()
+                .path("delivery_id")
+                .asText();
+        dispatched(hook, deliveryId);
+        String replay = deliveries(hook) + "/" + deliveryId + "/replay";
+        for (int i = 0; i < REPLAYS_PER_MINUTE; i++) {
+            HttpReply allowed = http.action(replay, member());
+            assertThat(allowed.status()).as(allowed.body()).isEqualTo(202);
+        }
+
+        HttpReply refused = http.action(replay, member());
+
+        refused.assertError(429, "rate_limited", null);
+        assertThat(Long.parseLong(refused.header("retry-after"))).isBetween(1L, 60L);
+        assertThat(http.action(replay, admin()).status())
+                .as("another caller's limit")
+                .isEqualTo(202);
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(http.action(replay, member()).status()).isEqualTo(202);
+    }
+
+    /** A GitHub connection an admin shares with both projects. */
+    private Hook sharedByBothProjects() {
+        String secret = "secret-" + UUID.randomUUID();
+        HttpReply created = http.post(
+                CONNECTIONS,
+                "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"" + secret
+                        + "\"}, \"project_ids\": [\"" + mine + "\", \"" + theirs + "\"]}",
+                admin());
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        return new Hook(
+                created.json().path("id").asText(),
+                "github",
+                URI.create(created.json().path("webhook_url").asText()).getPath(),
+                secret);
+    }
+
+    /** The triggers a delivery's round fired, as an admin's view of the log shows them. */
+    private List<String> firedIn(Hook hook, String deliveryId, int round) {
+        var fired = new ArrayList<String>();
+        detail(hook, deliveryId).path("firings").forEach(firing -> {
+            if (firing.path("round").asInt() == round) {
+                fired.add(firing.path("trigger_id").asText());
+            }
+        });
+        return fired;
     }
 
     @Test

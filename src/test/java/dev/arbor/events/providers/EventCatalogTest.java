@@ -95,11 +95,11 @@ class EventCatalogTest {
                 Arguments.of(
                         "/delivery/signature/secret_field",
                         "\"webhook_secret\"",
-                        "delivery.signature.secret_field: 'webhook_secret' is not a required secret credential field"),
+                        "delivery.signature.secret_field: 'webhook_secret' is not a required (or generated) secret credential field"),
                 Arguments.of(
                         "/credentials/0/secret",
                         "false",
-                        "delivery.signature.secret_field: 'signing_secret' is not a required secret"),
+                        "delivery.signature.secret_field: 'signing_secret' is not a required (or generated) secret"),
                 Arguments.of(
                         "/delivery/signature/timestamp_header",
                         "\"X-Hub-Timestamp\"",
