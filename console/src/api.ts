@@ -265,6 +265,7 @@ export interface AgentConnection {
 export interface Model {
   id: string;
   name: string;
+  /** `builtin` for the models that come with the server, which cannot be deleted. */
   source: string;
   uri: string | null;
   engine: string;

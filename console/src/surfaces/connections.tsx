@@ -1,9 +1,9 @@
 // Connections tab: the configured gateways (from the registry and custom servers): enable or disable, the surfaces
-// that may use them (client tags), their scope, delete.
+// that may use them (client tags), their scope, delete; and a gateway to an MCP server of one's own.
 import { useState } from 'preact/hooks';
-import { api, type Gateway } from '../api';
+import { api, type CredentialField, type Gateway } from '../api';
 import type { Signed } from '../app';
-import { Form } from '../forms';
+import { Field, Form, SchemaFields, TextField, check, fromCredentialSchema, initialValues, valuesToSend } from '../forms';
 import { ConfirmButton, Loaded, Notice, ScopeFields, projectNames, useLoad, type ScopeValue } from './common';
 
 const CLIENTS = ['studio', 'prompt'];
@@ -28,7 +28,7 @@ export function Connections(props: { signed: Signed }) {
       <Loaded state={gateways}>
         {(page) =>
           page.data.length === 0 ? (
-            <p>No gateway yet: add one from the Connectors tab.</p>
+            <p>No gateway yet: add one from the Connectors tab, or a custom server below.</p>
           ) : (
             <table>
               <caption>Configured gateways</caption>
@@ -87,6 +87,13 @@ export function Connections(props: { signed: Signed }) {
           }}
         />
       )}
+      <CustomConnection
+        signed={props.signed}
+        onAdded={(name) => {
+          setNotice(`${name} added.`);
+          gateways.reload();
+        }}
+      />
     </section>
   );
 }
@@ -125,5 +132,127 @@ function EditGateway(props: { gateway: Gateway; signed: Signed; onDone: (notice:
         Close
       </button>
     </div>
+  );
+}
+
+type AuthType = 'none' | 'headers' | 'oauth';
+
+const PASSTHROUGH: CredentialField = {
+  field: 'passthrough_headers',
+  type: 'string_list',
+  required: false,
+  secret: false,
+  description: "Names of headers of an agent's request that are passed on to the server.",
+};
+
+/**
+ * The credentials a custom gateway takes by auth type: the registry's credential schema for a server that may
+ * register its OAuth client itself, as the server checks a custom gateway's (so a client id may be left out).
+ */
+const CREDENTIALS: Record<AuthType, CredentialField[]> = {
+  none: [PASSTHROUGH],
+  headers: [
+    {
+      field: 'auth_headers',
+      type: 'key_value_list',
+      required: true,
+      secret: true,
+      description: 'Headers sent with every request to the server, such as Authorization: Bearer <token>.',
+    },
+    PASSTHROUGH,
+  ],
+  oauth: [
+    { field: 'client_id', type: 'string', required: false, secret: false, description: "The OAuth client's id; left out, the server must register clients itself." },
+    { field: 'client_secret', type: 'string', required: false, secret: true, description: "The OAuth client's secret, when it has one." },
+    { field: 'scopes', type: 'string_list', required: false, secret: false, description: 'The scopes to ask for.' },
+    {
+      field: 'authorization_url',
+      type: 'url',
+      required: false,
+      secret: false,
+      description: "The authorization endpoint; found from the server's protected-resource metadata when left out.",
+    },
+    { field: 'token_url', type: 'url', required: false, secret: false, description: "The token endpoint; found from the server's metadata when left out." },
+    PASSTHROUGH,
+  ],
+};
+
+/** `POST /connectors/custom`: a gateway to an MCP server that is not in the registry, reached over HTTP. */
+function CustomConnection(props: { signed: Signed; onAdded: (name: string) => void }) {
+  const empty = () => ({
+    name: '',
+    url: '',
+    transport: '',
+    auth: 'none' as AuthType,
+    description: '',
+    credentials: initialValues(fromCredentialSchema(CREDENTIALS.none)),
+    scope: { global: false, projects: props.signed.project ? [props.signed.project] : [] } as ScopeValue,
+  });
+  const [form, setForm] = useState(empty);
+  // a new form after each gateway added, so that nothing typed for one (a header's secret) stays for the next
+  const [round, setRound] = useState(0);
+  const fields = fromCredentialSchema(CREDENTIALS[form.auth]);
+  const set = (change: Partial<ReturnType<typeof empty>>) => setForm({ ...form, ...change });
+  const submit = async () => {
+    const added = await api.addCustom({
+      name: form.name,
+      url: form.url,
+      ...(form.transport ? { transport: form.transport } : {}),
+      auth_type: form.auth,
+      ...(form.description ? { description: form.description } : {}),
+      credentials: valuesToSend(fields, form.credentials),
+      scope: { enabled: true, global: form.scope.global, projects: form.scope.global ? [] : form.scope.projects },
+    });
+    setForm(empty());
+    setRound(round + 1);
+    props.onAdded(added.name);
+  };
+  return (
+    <section aria-labelledby="custom-connection-title">
+      <h2 id="custom-connection-title">Add a custom connection</h2>
+      <p>An MCP server of your own, reached over Streamable HTTP or SSE; its address must pass the outbound policy.</p>
+      <Form key={round} label="Add a custom connection" submit="Add connection" onSubmit={submit} idPrefix="custom" checkFirst={() => check(fields, form.credentials, 'credentials')}>
+        <TextField param="name" label="Name" required value={form.name} onInput={(name) => set({ name })} />
+        <TextField param="url" label="URL" type="url" required value={form.url} onInput={(url) => set({ url })} hint="The server's MCP endpoint, such as https://mcp.example.com/mcp." />
+        <Field
+          param="transport"
+          label="Transport"
+          control={(id, described, invalid) => (
+            <select id={id} aria-describedby={described} aria-invalid={invalid} value={form.transport} onChange={(e) => set({ transport: (e.target as HTMLSelectElement).value })}>
+              <option value="">Detect from the URL (SSE for an address ending in /sse)</option>
+              <option value="streamable_http">Streamable HTTP</option>
+              <option value="sse">SSE</option>
+            </select>
+          )}
+        />
+        <Field
+          param="auth_type"
+          label="Authorization"
+          required
+          control={(id, described, invalid) => (
+            <select
+              id={id}
+              aria-describedby={described}
+              aria-invalid={invalid}
+              value={form.auth}
+              onChange={(e) => {
+                const auth = (e.target as HTMLSelectElement).value as AuthType;
+                set({ auth, credentials: initialValues(fromCredentialSchema(CREDENTIALS[auth])) });
+              }}
+            >
+              <option value="none">None</option>
+              <option value="headers">Headers (an API key or a bearer token)</option>
+              <option value="oauth">OAuth</option>
+            </select>
+          )}
+        />
+        <TextField param="description" label="Description" value={form.description} onInput={(description) => set({ description })} />
+        <fieldset>
+          <legend>Credentials</legend>
+          <SchemaFields fields={fields} values={form.credentials} onChange={(credentials) => set({ credentials })} prefix="credentials" />
+        </fieldset>
+        <ScopeFields projectsParam="scope.projects" projects={props.signed.projects} value={form.scope} onChange={(scope) => set({ scope })} allowGlobal />
+      </Form>
+    </section>
   );
 }

@@ -182,7 +182,10 @@ function ModelRow(props: {
           <button type="button" aria-label={`Log of ${m.name}`} onClick={props.onLog}>
             Log
           </button>
-          <ConfirmButton label="Delete" confirm={`Delete ${m.name}`} onConfirm={() => props.act(() => modelsApi.remove(m.id), `${m.name} deleted.`)} />
+          {/* a built-in model can be unloaded but never deleted (the server says 409 model_built_in) */}
+          {m.source !== 'builtin' && (
+            <ConfirmButton label="Delete" confirm={`Delete ${m.name}`} onConfirm={() => props.act(() => modelsApi.remove(m.id), `${m.name} deleted.`)} />
+          )}
         </td>
       )}
     </tr>

@@ -51,6 +51,29 @@ export async function gone(locator, what) {
   }
 }
 
+/**
+ * Waits until `holds` (an async check of the page: a count, a field's value, an attribute) is true: a value read once
+ * may still be the one before the render that changes it.
+ */
+export async function until(holds, what) {
+  const end = Date.now() + STEP_MS;
+  for (;;) {
+    if (await holds()) return;
+    if (Date.now() > end) throw new Error(`the page does not show ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Waits until exactly `count` elements match. */
+export async function counted(locator, count, what) {
+  let seen = 0;
+  try {
+    await until(async () => (seen = await locator.count()) === count, what);
+  } catch {
+    throw new Error(`the page shows ${seen} ${what}, not ${count}`);
+  }
+}
+
 let area = 'unknown';
 
 /** Screenshots go to the folder of the scenarios' area (their module's name). */

@@ -1,7 +1,7 @@
 // Models, deployments and clusters: the bundled model in the registry and in a worker with its log; a deployment of
 // it made on the page, watched live until it runs, scaled, rate-limited and deleted; the local cluster's health;
 // what a member is offered.
-import { args, base, gone, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, base, counted, gone, nav, page, see, signIn, snap, until } from '../harness.mjs';
 
 /** A replica is a process that loads the model: slower than a page step. */
 const WORK_MS = 90_000;
@@ -45,6 +45,16 @@ export const scenarios = {
     return { pid };
   },
 
+  async 'built-in-model-kept'() {
+    await signIn(args.token);
+    await nav().getByRole('link', { name: 'Models' }).click();
+    const row = page.getByRole('table', { name: 'Model registry' }).getByRole('row').filter({ hasText: args.model });
+    await see(row.getByRole('button', { name: `Log of ${args.model}` }), `the actions on ${args.model}`);
+    await gone(row.getByRole('button', { name: 'Delete' }), `Delete on the built-in ${args.model}`);
+    await snap('built-in');
+    return {};
+  },
+
   async 'download-model'() {
     await signIn(args.token);
     await nav().getByRole('link', { name: 'Models' }).click();
@@ -62,6 +72,7 @@ export const scenarios = {
     const row = page.getByRole('table', { name: 'Model registry' }).getByRole('row').filter({ hasText: args.name });
     await seeWithin(row.getByText('downloaded', { exact: true }), 'the model downloaded', WORK_MS);
     await gone(bar, 'the progress bar after the download');
+    await see(row.getByRole('button', { name: 'Delete' }), 'Delete on a model that is not built in');
     await snap('downloaded');
     return seen;
   },
@@ -113,7 +124,7 @@ export const scenarios = {
     await see(page.locator('.status[aria-live]', { hasText: /^running$/ }), 'the deployment running again');
     const ready = replicas.getByRole('cell', { name: 'ready', exact: true });
     await see(ready.nth(1), 'two ready replicas in the replicas table');
-    if ((await ready.count()) !== 2) throw new Error(`the replicas table shows ${await ready.count()} ready replicas, not 2`);
+    await counted(ready, 2, 'ready replicas in the replicas table');
     await snap('scaled');
     return {};
   },
@@ -177,7 +188,7 @@ export const scenarios = {
     await snap('form');
     await form.getByRole('button', { name: 'Add cluster' }).click();
     await see(page.getByText(`${args.name} added`), 'the cluster added');
-    if ((await kubeconfig.inputValue()) !== '') throw new Error('the kubeconfig stays on the page');
+    await until(async () => (await kubeconfig.inputValue()) === '', 'the kubeconfig gone from the page');
     const row = page.getByRole('table', { name: 'Clusters' }).getByRole('row').filter({ hasText: args.name });
     await see(row.getByRole('cell', { name: 'kubernetes', exact: true }), 'the cluster in the list');
     await row.getByRole('button', { name: `Health of ${args.name}` }).click();
@@ -202,11 +213,11 @@ export const scenarios = {
     await see(page.getByRole('table', { name: 'Deployments' }).getByRole('link', { name: args.name }), "its project's deployment");
     await nav().getByRole('link', { name: 'Models' }).click();
     await see(page.getByRole('table', { name: 'Model registry' }), 'the registry');
-    if ((await page.getByRole('form', { name: 'Register a model' }).count()) !== 0) throw new Error('a member is offered to register models');
-    if ((await page.getByRole('button', { name: /^Load / }).count()) !== 0) throw new Error('a member is offered to load models');
+    await gone(page.getByRole('form', { name: 'Register a model' }), 'the form to register models to a member');
+    await gone(page.getByRole('button', { name: /^Load / }), 'Load to a member');
     await nav().getByRole('link', { name: 'Clusters' }).click();
     await see(page.getByRole('button', { name: 'Health of local' }), 'the health of local');
-    if ((await page.getByRole('form', { name: 'Add a Kubernetes cluster' }).count()) !== 0) throw new Error('a member is offered to add clusters');
+    await gone(page.getByRole('form', { name: 'Add a Kubernetes cluster' }), 'the form to add clusters to a member');
     await snap('member');
     return {};
   },

@@ -1,7 +1,7 @@
 // Routers: building a router's graph in the editor (steps from the catalog, links with the mouse and with the
 // keyboard's form, the server's check of a missing parameter beside its field), saving and activating it; a weighted
 // step's endpoints in its row editor, with the graph's problems shown before any save; and what a member's list holds.
-import { args, gone, nav, page, see, signIn, snap } from '../harness.mjs';
+import { args, gone, nav, page, see, signIn, snap, until } from '../harness.mjs';
 
 const node = (stepId) => page.getByRole('button', { name: new RegExp(`^Step ${stepId},`) });
 const fieldOf = (param) => page.locator(`[data-param="${param}"]`);
@@ -38,9 +38,7 @@ export const scenarios = {
     await addStep('System Prompt', 'system_prompt');
     const prompt = 'dag_config.steps[0].params.prompt';
     await see(fieldOf(prompt).locator('.error'), 'the missing prompt beside the Prompt field');
-    if ((await labelled('Prompt').getAttribute('aria-invalid')) !== 'true') {
-      throw new Error('the Prompt field is not marked invalid');
-    }
+    await until(async () => (await labelled('Prompt').getAttribute('aria-invalid')) === 'true', 'the Prompt field marked invalid');
     // (the graph's own problem too: a way through it that ends without an endpoint)
     await see(page.getByRole('button', { name: /^Step system_prompt, .*\d+ problems?$/ }), 'the problems counted on the step');
     const missing = await fieldOf(prompt).locator('.error').textContent();
@@ -77,14 +75,14 @@ export const scenarios = {
     await see(links.getByText('request_limits → single_endpoint'), 'the second link');
     await page.getByText('dag_config as JSON').click();
     await see(page.getByLabel('dag_config (JSON)'), 'the JSON of the graph');
-    const json = JSON.parse(await page.getByLabel('dag_config (JSON)').inputValue());
-    if (json.entry_step !== 'system_prompt') throw new Error(`the JSON's entry step is ${json.entry_step}`);
+    const entryStep = async () => JSON.parse(await page.getByLabel('dag_config (JSON)').inputValue()).entry_step;
+    await until(async () => (await entryStep()) === 'system_prompt', 'system_prompt as the JSON\'s entry step');
     await snap('graph');
 
     await editor.getByLabel('Save as').selectOption('draft');
     await editor.getByRole('button', { name: 'Save' }).click();
     await see(page.getByText(`Saved: ${args.name} is draft.`), 'the router saved as a draft');
-    if ((await page.locator('.field .error').count()) !== 0) throw new Error('problems still shown after the save');
+    await gone(page.locator('.field .error'), 'problems after the save');
     await page.getByRole('button', { name: 'Activate' }).click();
     await see(page.getByText(`${args.name} is active.`), 'the router activated');
     await see(page.getByRole('button', { name: 'Deactivate' }), 'the router active');
@@ -134,14 +132,15 @@ export const scenarios = {
     // rows move with the keyboard: the second up, then (the focus follows it) back down
     await page.getByRole('button', { name: 'Move Weights 2 up' }).focus();
     await page.keyboard.press('Enter');
-    if ((await page.getByLabel('Weights 1 endpoint').inputValue()) !== args.second) throw new Error('the second row did not move up');
+    const firstRow = () => page.getByLabel('Weights 1 endpoint').inputValue();
+    await until(async () => (await firstRow()) === args.second, 'the second row moved up');
     await page.keyboard.press('Enter');
-    if ((await page.getByLabel('Weights 1 endpoint').inputValue()) !== args.first) throw new Error('the row did not move back down');
+    await until(async () => (await firstRow()) === args.first, 'the row moved back down');
 
     // linked after system_prompt, the unreachable step's problem goes before any save
     await labelled('Depends on').selectOption(['system_prompt']);
     await noErrorAt(stepId, 'weighted_routing once system_prompt leads to it');
-    if ((await page.locator('.error, .problems').count()) !== 0) throw new Error('problems still shown once the graph is complete');
+    await gone(page.locator('.error, .problems'), 'problems once the graph is complete');
     await snap('linked');
     await page.getByRole('form', { name: `Router ${args.name}` }).getByRole('button', { name: 'Save' }).click();
     await see(page.getByText(`Saved: ${args.name} is active.`), 'the router saved active');
@@ -153,7 +152,7 @@ export const scenarios = {
     await nav().getByRole('link', { name: 'Routers' }).click();
     const table = page.getByRole('table', { name: 'Routers of the current project' });
     await see(table.getByRole('link', { name: args.mine }), `${args.mine} in the list`);
-    if ((await table.getByText(args.theirs).count()) !== 0) throw new Error(`a member is shown ${args.theirs}`);
+    await gone(table.getByText(args.theirs), `${args.theirs} to a member`);
     await snap('member');
     return { rows: (await table.getByRole('row').count()) - 1 };
   },

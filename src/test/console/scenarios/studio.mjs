@@ -118,7 +118,7 @@ export const scenarios = {
     const versions = page.getByRole('table', { name: `Versions of ${args.template}` });
     await see(versions.getByRole('row').filter({ hasText: 'Adds legal' }), 'version 2 in the list');
     const diff = page.getByRole('table', { name: 'Diff of version 1 and version 2' });
-    await see(diff, 'the diff of the two versions');
+    await see(diff.locator('tr.added'), 'the lines version 2 added in the diff');
     const added = await diff.locator('tr.added').allTextContents();
     const removed = await diff.locator('tr.removed').allTextContents();
     await see(page.getByText('question team: options added legal'), "the server's summary of the change");

@@ -6,32 +6,17 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /** The real server on a free port with a temporary data folder, for tests. */
 public final class ArborServer implements AutoCloseable {
     private final Application application;
     private final TestServer client;
-    /**
-     * The data folders made for test servers, removed when the test run ends rather than when a server closes: tests
-     * start a second server on the first one's folder to see what survives a restart.
-     */
-    private static final Set<Path> MADE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(TempFolders::deleteQuietly)));
-    }
-
     private final Path dataDir;
 
     private ArborServer(Application application, Path dataDir) {
@@ -54,18 +39,18 @@ public final class ArborServer implements AutoCloseable {
     }
 
     private static ArborServer start(Map<String, String> env, Consumer<Routes> extraRoutes, Clock clock) {
-        try {
-            Path data = Files.createTempDirectory("arbor-test-");
-            MADE.add(data);
-            var all = new HashMap<String, String>();
-            all.put("ARBOR_DATA", data.toString());
-            all.put("ARBOR_PORT", "0");
-            all.putAll(env);
-            return new ArborServer(
-                    Application.start(Config.load(all, List.of()), extraRoutes, clock), Path.of(all.get("ARBOR_DATA")));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        // removed when the test class ends rather than when the server closes: tests start a second server on the
+        // first one's folder to see what survives a restart
+        Path data = TempFolders.newFolder("arbor-test-");
+        var all = new HashMap<String, String>();
+        all.put("ARBOR_DATA", data.toString());
+        all.put("ARBOR_PORT", "0");
+        // a test server's request lines (INFO) would be nearly all of the suite's output; its other log lines stay,
+        // and -Darbor.test.log-level=INFO brings the request lines back to read a failing test's requests
+        all.put("ARBOR_LOG_LEVEL", System.getProperty("arbor.test.log-level", "WARN"));
+        all.putAll(env);
+        return new ArborServer(
+                Application.start(Config.load(all, List.of()), extraRoutes, clock), Path.of(all.get("ARBOR_DATA")));
     }
 
     /** A deployment's objects on Kubernetes clusters, which no part of the server uses yet. */

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The jar's command line, run as a process of its own as {@code ./arbor} runs it. */
 class CommandLineTest {
@@ -34,6 +35,13 @@ class CommandLineTest {
 
     /** A well-formed secret key (32 zero bytes) for folders that fail before their key matters. */
     private static final String A_KEY = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+    /**
+     * What the JVM itself prints before the command runs when the environment gives it options (a machine with
+     * {@code JAVA_TOOL_OPTIONS} set, say): not the command's output.
+     */
+    private static final Pattern JVM_NOTE =
+            Pattern.compile("(NOTE: )?Picked up (JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS): .*");
 
     private final List<Path> made = new ArrayList<>();
 
@@ -101,6 +109,16 @@ class CommandLineTest {
         }
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(data)))
                 .isEqualTo("rwx------");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"})
+    void aCommandsOneLineIsAllItSaysWhenTheEnvironmentGivesTheJvmOptions(String variable) throws Exception {
+        Exit exit = arbor(
+                Map.of(variable, "-Darbor.test.option=set"), "backup", data.toString(), "--data", data.toString());
+
+        assertThat(exit.status()).isEqualTo(2);
+        assertThat(exit.lines()).containsExactly("arbor: " + data + " exists already; name a new folder");
     }
 
     @Test
@@ -424,7 +442,11 @@ class CommandLineTest {
             assertThat(process.waitFor(2, TimeUnit.MINUTES))
                     .as("the command ended")
                     .isTrue();
-            return new Exit(process.exitValue(), Files.readAllLines(output, StandardCharsets.UTF_8));
+            return new Exit(
+                    process.exitValue(),
+                    Files.readAllLines(output, StandardCharsets.UTF_8).stream()
+                            .filter(line -> !JVM_NOTE.matcher(line).matches())
+                            .toList());
         } finally {
             Files.deleteIfExists(output);
         }

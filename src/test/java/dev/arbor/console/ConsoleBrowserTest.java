@@ -46,6 +46,18 @@ class ConsoleBrowserTest {
                 .json();
     }
 
+    /** The configured gateway of that name. */
+    private static JsonNode configured(String name) {
+        for (JsonNode gateway : http.get("/connectors/configured?include_disabled=true&limit=100", admin)
+                .json()
+                .path("data")) {
+            if (gateway.path("name").asText().equals(name)) {
+                return gateway;
+            }
+        }
+        throw new AssertionError("no gateway named " + name);
+    }
+
     @AfterAll
     static void stop() {
         if (server != null) {
@@ -77,10 +89,7 @@ class ConsoleBrowserTest {
         browser.run(
                 "add-gateway",
                 Map.of("token", adminToken, "project", "support", "connector", "Everything (test)", "name", "Tools"));
-        JsonNode gateway = http.get("/connectors/configured?limit=100", admin)
-                .json()
-                .path("data")
-                .get(0);
+        JsonNode gateway = configured("Tools");
         assertThat(gateway.path("connector_id").asText()).isEqualTo("everything-test");
         assertThat(gateway.at("/scope/projects").toString()).contains(projectId);
 
@@ -101,6 +110,48 @@ class ConsoleBrowserTest {
                 http.get("/prompts/support-bot/connections", admin).json().path("data");
         assertThat(connections).hasSize(1);
         assertThat(connections.get(0).path("tools").findValuesAsText("name")).containsExactly("echo");
+    }
+
+    @Test
+    void aCustomConnectionAddedOnTheConnectionsTabReachesItsServer() throws Exception {
+        String url = everything.url("/mcp");
+        browser.run(
+                "add-custom-connection",
+                Map.of(
+                        "token",
+                        adminToken,
+                        "project",
+                        "support",
+                        "name",
+                        "Everything (custom)",
+                        "url",
+                        url,
+                        "secret",
+                        "Bearer custom-secret"));
+        JsonNode gateway = configured("Everything (custom)");
+        assertThat(gateway.path("source").asText()).isEqualTo("custom");
+        assertThat(gateway.path("url").asText()).isEqualTo(url);
+        assertThat(gateway.path("transport").asText()).isEqualTo("streamable_http");
+        assertThat(gateway.path("auth_type").asText()).isEqualTo("headers");
+        assertThat(gateway.at("/scope/projects").toString()).contains(projectId);
+        assertThat(gateway.toString()).doesNotContain("custom-secret");
+        // the server the form named answers with its tools
+        JsonNode fetched = http.action("/connectors/" + gateway.path("id").asText() + "/fetch-tools", admin)
+                .json();
+        assertThat(fetched.path("total").asInt()).as(fetched.toString()).isPositive();
+    }
+
+    @Test
+    void aCustomConnectionWithAnAddressTheServerRefusesShowsWhyBesideTheUrlField() throws Exception {
+        JsonNode said = browser.run(
+                "custom-connection-bad-url",
+                Map.of("token", adminToken, "project", "support", "name", "Refused", "url", "file:///etc/passwd"));
+        assertThat(said.path("message").asText()).startsWith("`url` cannot be used");
+        assertThat(http.get("/connectors/configured?include_disabled=true&limit=100", admin)
+                        .json()
+                        .path("data")
+                        .findValuesAsText("name"))
+                .doesNotContain("Refused");
     }
 
     @Test

@@ -78,6 +78,14 @@ class ConsoleModelsBrowserTest {
     }
 
     @Test
+    void theBuiltInModelIsNotOfferedForDeletionWhichTheServerRefuses() throws Exception {
+        browser.run("built-in-model-kept", Map.of("token", adminToken, "model", MODEL));
+        assertThat(http.get("/models/" + MODEL_ID, admin).json().path("source").asText())
+                .isEqualTo("builtin");
+        http.delete("/models/" + MODEL_ID, admin).assertError(409, "model_built_in", "model_id");
+    }
+
+    @Test
     void aModelRegisteredFromTheHubShowsItsDownloadsProgressUntilItIsDownloaded() throws Exception {
         hub.pauseMillisPerChunk = 30; // about ten seconds for the MiniLM's files
         JsonNode shown = browser.run(

@@ -11,6 +11,7 @@ import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;
 import dev.arbor.testing.OpenApiConformance;
 import dev.arbor.testing.ProblemCodes;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TwoProjectsContract;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -239,7 +240,7 @@ abstract class DeploymentContract extends TwoProjectsContract {
     @Test
     void aModelADeploymentUsesIsNotDeleted() throws Exception {
         // a folder of its own: the size of a shared one (/tmp) is read while other programs change it
-        Path folder = Files.createTempDirectory("arbor-hash-model-");
+        Path folder = TempFolders.newFolder("arbor-hash-model-");
         String model = created(
                 http.post(
                         "/models",

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -111,7 +112,7 @@ class ModelDownloadTest {
 
     @Test
     void aDownloadCutByAStopIsResumedAfterTheRestart() throws Exception {
-        Path data = Files.createTempDirectory("arbor-download-");
+        Path data = TempFolders.newFolder("arbor-download-");
         try (var hub = new TestHub().withMiniLm("test/minilm")) {
             var env = new java.util.HashMap<>(env(hub));
             env.put("ARBOR_DATA", data.toString());

@@ -7,6 +7,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.models.engines.EmbeddingEngine;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
 import java.io.InputStream;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ModelRegistryTest {
     /** A model folder as a hub lays it out: onnx/model_quantized.onnx and tokenizer.json. */
     static Path miniLmFolder() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-minilm-");
+        Path folder = TempFolders.newFolder("arbor-minilm-");
         Files.createDirectories(folder.resolve("onnx"));
         try (InputStream graph = EmbeddingEngine.class.getResourceAsStream(EmbeddingEngine.BUNDLED_GRAPH);
                 InputStream tokenizer = EmbeddingEngine.class.getResourceAsStream(EmbeddingEngine.BUNDLED_TOKENIZER)) {
@@ -39,7 +40,7 @@ class ModelRegistryTest {
     @EnumSource(Dialect.class)
     void aLocalModelAnswersDecisionsSurvivesARestartAndGoesOnDelete(Dialect dialect) throws Exception {
         Path folder = miniLmFolder();
-        Path data = Files.createTempDirectory("arbor-registry-");
+        Path data = TempFolders.newFolder("arbor-registry-");
         var env = new HashMap<>(Map.of("ARBOR_DATA", data.toString()));
         if (dialect == Dialect.POSTGRESQL) {
             env.put("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
@@ -90,7 +91,7 @@ class ModelRegistryTest {
 
     @Test
     void aModelThatCannotBeAddedSaysWhyForEveryField() throws Exception {
-        Path empty = Files.createTempDirectory("arbor-empty-");
+        Path empty = TempFolders.newFolder("arbor-empty-");
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
             JsonNode error = http.post("/models", "{}").assertError(400, "missing_field", "model_uri");

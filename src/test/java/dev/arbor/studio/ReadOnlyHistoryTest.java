@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.testing.HttpReply;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestPostgres;
 import dev.arbor.testing.TestServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -62,7 +62,7 @@ class ReadOnlyHistoryTest {
     @ParameterizedTest
     @EnumSource(Dialect.class)
     void historyFromANewerReleaseIsReadButNeverWritten(Dialect dialect) throws Exception {
-        Path data = Files.createTempDirectory("arbor-newer-");
+        Path data = TempFolders.newFolder("arbor-newer-");
         var env = new HashMap<>(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString()));
         String jdbcUrl = "jdbc:sqlite:" + data.resolve("arbor.db");
         if (dialect == Dialect.POSTGRESQL) {

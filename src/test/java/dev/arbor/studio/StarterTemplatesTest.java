@@ -3,7 +3,7 @@ package dev.arbor.studio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.ArborServer;
-import java.nio.file.Files;
+import dev.arbor.testing.TempFolders;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,7 +12,7 @@ class StarterTemplatesTest {
 
     @Test
     void reseedingAnUnchangedCatalogMakesNoNewVersions() throws Exception {
-        Path data = Files.createTempDirectory("arbor-seed-");
+        Path data = TempFolders.newFolder("arbor-seed-");
         for (int start = 0; start < 2; start++) {
             try (var server = ArborServer.start(Map.of("ARBOR_DATA", data.toString()))) {
                 var versions = server.http()

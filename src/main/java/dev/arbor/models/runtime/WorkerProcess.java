@@ -120,6 +120,9 @@ final class WorkerProcess {
                 // the tokenizer library unpacks its native code here, not in the user's home; it never downloads
                 command.add("-DDJL_CACHE_DIR=" + cacheDir.resolve("djl"));
                 command.add("-Dai.djl.offline=true");
+                // the worker's temporary files (its socket's folder, ONNX Runtime's unpacked library) go where the
+                // server's go, so that a server given its own temporary folder keeps its workers' there too
+                command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
                 command.add("@" + classPathFile());
                 command.add("dev.arbor.Arbor");
                 command.add("worker");

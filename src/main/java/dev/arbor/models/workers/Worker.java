@@ -12,6 +12,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -123,13 +124,26 @@ public final class Worker {
     }
 
     private static Path privateFolder() throws IOException {
+        Path parent = socketParent();
         try {
             return Files.createTempDirectory(
+                    parent,
                     "arbor-worker-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (UnsupportedOperationException e) { // Windows: the temp directory is the user's own already
-            return Files.createTempDirectory("arbor-worker-");
+            return Files.createTempDirectory(parent, "arbor-worker-");
         }
+    }
+
+    /**
+     * The temporary directory, unless its path leaves no room for the socket's (a socket's path holds 104 bytes on
+     * macOS, 108 on Linux, and {@code /arbor-worker-<number>/w.sock} takes 40 of them): then {@code /tmp}.
+     */
+    private static Path socketParent() {
+        Path temporary = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        Path system = Path.of("/tmp");
+        boolean roomy = temporary.toString().getBytes(StandardCharsets.UTF_8).length + 40 <= 104;
+        return roomy || !Files.isDirectory(system) ? temporary : system;
     }
 
     private void answer(SocketChannel connection) {

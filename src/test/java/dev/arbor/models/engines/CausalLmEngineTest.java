@@ -8,6 +8,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.LocalModels;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyLlama;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class CausalLmEngineTest {
 
     @Test
     void optionsGetTheModelsOwnProbabilitiesSharpenedOrFlattenedByTheTemperature() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-llama-");
+        Path folder = TempFolders.newFolder("arbor-llama-");
         TinyLlama.write(folder, 7);
         var engine = Engine.load("causal-lm", Map.of("path", folder.toString()));
         Scoring.Answer answer = engine.score(new Scoring.Request(STATE, List.of(), List.of(TEAM, URGENT)));
@@ -99,7 +100,7 @@ class CausalLmEngineTest {
      */
     @Test
     void optionsAfterOneSharedBeginningAreScoredAsIfEachCameAlone() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-llama-");
+        Path folder = TempFolders.newFolder("arbor-llama-");
         TinyLlama.write(folder, 7);
         var engine = (CausalLmEngine) Engine.load("causal-lm", Map.of("path", folder.toString()));
         var random = new Random(3);
@@ -130,9 +131,9 @@ class CausalLmEngineTest {
 
     @Test
     void anAddedModelAnswersDecisionsThroughItsWorker() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-llama-");
+        Path folder = TempFolders.newFolder("arbor-llama-");
         TinyLlama.write(folder, 11);
-        Path incomplete = Files.createTempDirectory("arbor-llama-");
+        Path incomplete = TempFolders.newFolder("arbor-llama-");
         TinyLlama.write(incomplete, 11);
         Files.delete(incomplete.resolve("model.safetensors"));
         try (var server = ArborServer.start(Map.of())) {

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.LocalModels;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import dev.arbor.testing.TinyClassifier;
 import java.nio.file.Files;
@@ -56,7 +57,7 @@ class ClassifierEngineTest {
 
     @Test
     void anInferenceModelScoresEachOptionAsAHypothesisByItsEntailment() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-nli-");
+        Path folder = TempFolders.newFolder("arbor-nli-");
         TinyClassifier model = TinyClassifier.write(folder, List.of("contradiction", "neutral", "entailment"), 7);
         var engine = (ClassifierEngine) Engine.load("onnx-classifier", Map.of("path", folder.toString()));
         assertThat(engine.head()).isEqualTo(ClassifierEngine.Head.ENTAILMENT);
@@ -81,7 +82,7 @@ class ClassifierEngineTest {
 
     @Test
     void aCrossEncoderScoresEachOptionByItsOneLogit() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-cross-");
+        Path folder = TempFolders.newFolder("arbor-cross-");
         TinyClassifier model = TinyClassifier.write(folder, List.of(), 11);
         var engine = (ClassifierEngine)
                 Engine.load("onnx-classifier", Map.of("path", folder.toString(), "temperature", "2"));
@@ -101,7 +102,7 @@ class ClassifierEngineTest {
 
     @Test
     void aLabelClassifierAnswersQuestionsWhoseOptionsAreItsLabels() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-labels-");
+        Path folder = TempFolders.newFolder("arbor-labels-");
         TinyClassifier model = TinyClassifier.write(folder, List.of("Sales", "Billing", "Technical"), 3);
         var engine = (ClassifierEngine) Engine.load("onnx-classifier", Map.of("path", folder.toString()));
         assertThat(engine.head()).isEqualTo(ClassifierEngine.Head.LABELS);
@@ -126,11 +127,11 @@ class ClassifierEngineTest {
 
     @Test
     void anAddedClassifierAnswersDecisionsThroughItsWorker() throws Exception {
-        Path folder = Files.createTempDirectory("arbor-nli-");
+        Path folder = TempFolders.newFolder("arbor-nli-");
         TinyClassifier.write(folder, List.of("contradiction", "neutral", "entailment"), 5);
-        Path labels = Files.createTempDirectory("arbor-labels-");
+        Path labels = TempFolders.newFolder("arbor-labels-");
         TinyClassifier.write(labels, List.of("billing", "technical"), 5);
-        Path incomplete = Files.createTempDirectory("arbor-nli-");
+        Path incomplete = TempFolders.newFolder("arbor-nli-");
         TinyClassifier.write(incomplete, List.of("entailment", "other"), 5);
         Files.delete(incomplete.resolve("config.json"));
         try (var server = ArborServer.start(Map.of())) {

@@ -10,7 +10,7 @@ import dev.arbor.models.workers.WorkerLink;
 import dev.arbor.models.workers.WorkerProtocol;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
-import java.nio.file.Files;
+import dev.arbor.testing.TempFolders;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +31,7 @@ class WorkerProtocolTest {
 
     @BeforeAll
     static void startWorker() throws Exception {
-        Path data = Files.createTempDirectory("arbor-protocol-");
+        Path data = TempFolders.newFolder("arbor-protocol-");
         var launcher = new WorkerProcess.Launcher(data.resolve("logs"), data.resolve("cache"));
         RunnableModel hash = new Models(true).runnable("hash-decider", "model");
         worker = launcher.start(

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReceiver;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class RunRestartTest {
     @Test
     void aRunGoesOnAfterTheServerIsKilledAndNoCompletedStepRunsTwice() throws Exception {
-        Path data = Files.createTempDirectory("arbor-restart-");
+        Path data = TempFolders.newFolder("arbor-restart-");
         try (var receiver = new HttpReceiver()) {
             receiver.hold("/held");
             ArborProcess server = ArborProcess.serve(data, Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));

@@ -3,6 +3,7 @@ package dev.arbor.platform.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.arbor.testing.TempFolders;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
@@ -35,7 +36,7 @@ class DatabaseWritesTest {
     @Test
     void aFailedBatchLeavesNothingInTheKeptStatementNorInTheDatabase() throws Exception {
         try (var database =
-                Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
+                Database.openSqlite(TempFolders.newFolder("arbor-db-").resolve("arbor.db"))) {
             database.update(handle -> handle.execute("CREATE TABLE numbers (n INTEGER PRIMARY KEY)"));
             insert(database, List.of(1, 2));
             assertThatThrownBy(() -> insert(database, List.of(3, 4, 1)))
@@ -54,7 +55,7 @@ class DatabaseWritesTest {
     @Test
     void plainJdbcOutsideAWriteIsRefused() throws Exception {
         try (var database =
-                Database.openSqlite(Files.createTempDirectory("arbor-db-").resolve("arbor.db"))) {
+                Database.openSqlite(TempFolders.newFolder("arbor-db-").resolve("arbor.db"))) {
             assertThatThrownBy(() -> database.read(handle -> {
                         database.jdbc(handle, statements -> statements.prepare("SELECT 1"));
                         return null;
@@ -66,7 +67,7 @@ class DatabaseWritesTest {
 
     @Test
     void writesReachTheDatabaseFileWithoutTheWriterCheckpointing() throws Exception {
-        Path file = Files.createTempDirectory("arbor-db-").resolve("arbor.db");
+        Path file = TempFolders.newFolder("arbor-db-").resolve("arbor.db");
         try (var database = Database.openSqlite(file)) {
             database.update(handle -> handle.execute("CREATE TABLE numbers (n INTEGER PRIMARY KEY, text TEXT)"));
             long before = Files.size(file);

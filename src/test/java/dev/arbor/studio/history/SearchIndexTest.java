@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.MovableClock;
+import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -72,7 +72,7 @@ class SearchIndexTest {
 
     @Test
     void aDatabaseThatLostItsTextIndexAnswersSearchUnavailableAndEverythingElseWorks() throws Exception {
-        Path data = Files.createTempDirectory("arbor-no-fts-");
+        Path data = TempFolders.newFolder("arbor-no-fts-");
         var env = Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_DATA", data.toString());
         String kept;
         try (var server = ArborServer.start(env)) {

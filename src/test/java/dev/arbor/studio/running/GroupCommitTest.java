@@ -11,7 +11,7 @@ import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Question;
-import java.nio.file.Files;
+import dev.arbor.testing.TempFolders;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +53,7 @@ class GroupCommitTest {
     @Test
     void concurrentWritersShareCommitsAndABadDecisionFailsAlone() throws Exception {
         try (var database =
-                Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+                Database.openSqlite(TempFolders.newFolder("arbor-group-").resolve("arbor.db"))) {
             var store = new HistoryStore(database, Clock.systemUTC(), file -> false);
             var commit = new GroupCommit(store, "srv_test");
             commit.write(decision("dec_taken"));
@@ -88,7 +88,7 @@ class GroupCommitTest {
     @Test
     void aWriterWaitsForDecisionsInFlightOnlyUntilTheyAreGivenUp() throws Exception {
         try (var database =
-                Database.openSqlite(Files.createTempDirectory("arbor-group-").resolve("arbor.db"))) {
+                Database.openSqlite(TempFolders.newFolder("arbor-group-").resolve("arbor.db"))) {
             var commit = new GroupCommit(new HistoryStore(database, Clock.systemUTC(), file -> false), "srv_test");
             // many decisions in flight that never come (they fail at the model, say): the writer waits a moment
             // for company and then writes alone, and once they are given up it waits for nothing
