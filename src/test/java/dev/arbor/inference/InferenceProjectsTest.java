@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
 import dev.arbor.testing.AdminFixture;
 import dev.arbor.testing.HttpReply;
@@ -247,6 +248,22 @@ class InferenceProjectsTest {
                 other.id());
 
         reply.assertError(404, "model_not_found", "model");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("inferenceRoutes")
+    void aCallWithoutATokenIsToldThatAMembersTokenServesToo(Route route) {
+        HttpReply reply = call(route, projects.getFirst().routerId());
+
+        JsonNode error = reply.assertError(401, "missing_api_key", null);
+        assertThat(error.path("message").asText())
+                .contains("an admin's or a member's")
+                .contains("Authorization: Bearer <token>")
+                .doesNotContain("Send an admin API token");
+    }
+
+    static Stream<Route> inferenceRoutes() {
+        return Stream.of(Route.CHAT, Route.COMPLETIONS, Route.EMBEDDINGS);
     }
 
     private static HttpReply call(Route route, String model, String... headers) {
