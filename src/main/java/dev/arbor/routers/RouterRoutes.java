@@ -216,11 +216,10 @@ final class RouterRoutes {
     private void validateAction(Context ctx) {
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        // no router yet: a deployment is checked in the current project, or in any the caller may act in
-        Predicate<String> projects = access.currentProject()
-                .named(ctx)
-                .<Predicate<String>>map(current -> current.value()::equals)
-                .orElse(project -> true);
+        // no router yet: a deployment is looked for in the project X-Project-Id names, else in any the caller may act
+        // in (the check adds that); the header refuses nothing here, a project the caller may not use finds none
+        Optional<String> named = CurrentProject.HEADER.read(ctx);
+        Predicate<String> projects = project -> named.map(project::equals).orElse(true);
         catalog.checkRequest(body, problems, rules(ctx, projects));
         Responses.ok(ctx, validation("action.validation", problems, List.of()));
     }
