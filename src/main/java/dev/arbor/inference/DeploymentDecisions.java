@@ -32,9 +32,9 @@ import java.util.function.Predicate;
  * needed. A caller without either reaches no deployment: its {@code model} is a registry model's id, as for the studio's
  * other routes (a deployment's name is then 404 {@code model_not_found}, and its rate limit is never touched). A name in
  * several projects is 404 {@code model_not_found}: name the deployment by its id. A deployment decides from replicas of
- * a model that scores;
- * a local deployment whose replicas run on another server has the request passed there, as inference requests are
- * ({@link ServerHop}), its rate limit taken here once. Its rate limit is the one its inference requests spend.
+ * a model that scores; a local deployment whose replicas run on another server has the request passed there, as
+ * inference requests are ({@link ServerHop}), its rate limit taken here once. Its rate limit is the one its inference
+ * requests spend.
  */
 public final class DeploymentDecisions implements DeployedModels {
     /**
