@@ -175,7 +175,8 @@ public final class Application implements AutoCloseable {
                     models,
                     credentials,
                     clusters,
-                    ref -> deployments.find(project -> true, ref).stream().anyMatch(d -> d.id().equals(ref)),
+                    (inProject, ref) ->
+                            deployments.find(inProject, ref).stream().anyMatch(d -> d.id().equals(ref)),
                     studio,
                     routing.telemetry());
             var modelOperations = new ModelOperations(
@@ -192,7 +193,10 @@ public final class Application implements AutoCloseable {
                     rateLimits,
                     clock);
             new InferenceRoutes(routing, routers, deployments, access.currentProject(), routerRuntime).addTo(routes);
-            studio.addRoutes(routes, new DeploymentDecisions(deployments, rateLimits, hop));
+            studio.addRoutes(
+                    routes,
+                    new DeploymentDecisions(
+                            deployments, rateLimits, hop, access, config.http().studioApiKey()));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
             this.connectors =

@@ -57,6 +57,14 @@ public final class Access {
         new AccessRoutes(projects, tokens, currentProject).addTo(routes);
     }
 
+    /**
+     * The caller a request outside the admin API names with an admin or member token (or the local admin, while no
+     * token is needed); empty when it names none. Refuses nothing: the route decides what a caller without one gets.
+     */
+    public Optional<Principal> identify(Context ctx) {
+        return authenticator.identify(ctx);
+    }
+
     /** The admin caller of this request. */
     public static Principal principal(Context ctx) {
         Principal principal = ctx.attribute(AdminAuthenticator.PRINCIPAL);

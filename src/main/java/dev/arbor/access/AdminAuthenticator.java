@@ -43,9 +43,9 @@ final class AdminAuthenticator implements Handler {
                 throw ApiException.of(
                         ErrorCode.MISSING_API_KEY,
                         null,
-                        "Send an admin API token: Authorization: "
-                                + "Bearer <token>. Lost them all? On the server's machine, `arbor token create` makes a new "
-                                + "admin token.");
+                        "Send an API token, an admin's or a member's (a member's acts in its projects only): "
+                                + "Authorization: Bearer <token>. Lost them all? On the server's machine, `arbor token "
+                                + "create` makes a new admin token.");
             }
             if (!Requests.isLocalCaller(ctx)) {
                 throw ApiException.of(
@@ -56,14 +56,31 @@ final class AdminAuthenticator implements Handler {
             }
             return Principal.LOCAL_ADMIN;
         }
+        return bearer(authorization)
+                .orElseThrow(() -> ApiException.of(
+                        ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
+    }
+
+    /**
+     * Who a request's credentials name as the admin API reads them, refusing nothing: for a route outside the admin
+     * API that serves more to a caller who shows a token. None without a token, or with one this server does not know,
+     * unless no token is needed yet and the caller is on this computer (the local admin).
+     */
+    Optional<Principal> identify(Context ctx) {
+        String authorization = ctx.header("Authorization");
+        if (authorization == null || authorization.isBlank()) {
+            boolean tokenNeeded = adminToken.isPresent() || tokens.anyEverMade();
+            return !tokenNeeded && Requests.isLocalCaller(ctx) ? Optional.of(Principal.LOCAL_ADMIN) : Optional.empty();
+        }
+        return bearer(authorization);
+    }
+
+    private Optional<Principal> bearer(String authorization) {
         String secret = Requests.bearer(authorization);
         if (adminToken.isPresent()
                 && MessageDigest.isEqual(secret.getBytes(StandardCharsets.UTF_8), adminToken.get())) {
-            return Principal.ENV_ADMIN;
+            return Optional.of(Principal.ENV_ADMIN);
         }
-        return tokens.findActive(secret)
-                .map(ApiToken::principal)
-                .orElseThrow(() -> ApiException.of(
-                        ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
+        return tokens.findActive(secret).map(ApiToken::principal);
     }
 }

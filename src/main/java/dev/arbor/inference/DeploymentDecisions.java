@@ -2,6 +2,8 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
@@ -19,14 +21,20 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * The running deployments {@code POST /v1/decide} may name, by name or id. The studio's callers hold the studio's key,
- * which belongs to no project, so every project's deployments are looked at (a name in several is 404
- * {@code model_not_found}: name the deployment by its id). A deployment decides from replicas of a model that scores;
- * a local deployment whose replicas run on another server has the request passed there, as inference requests are
- * ({@link ServerHop}), its rate limit taken here once. Its rate limit is the one its inference requests spend.
+ * The running deployments {@code POST /v1/decide} may name, by name or id, in the projects its caller may use, as on
+ * the other inference routes (only the one {@code X-Project-Id} names, when sent). Who that is depends on the studio's
+ * key: with {@code STUDIO_API_KEY} set, every caller holds it, and it is the operator's, so every project's deployments
+ * are looked at; without one, the caller's admin or member token (its projects), or the local admin while no token is
+ * needed. A caller without either reaches no deployment: its {@code model} is a registry model's id, as for the studio's
+ * other routes (a deployment's name is then 404 {@code model_not_found}, and its rate limit is never touched). A name in
+ * several projects is 404 {@code model_not_found}: name the deployment by its id. A deployment decides from replicas of
+ * a model that scores; a local deployment whose replicas run on another server has the request passed there, as
+ * inference requests are ({@link ServerHop}), its rate limit taken here once. Its rate limit is the one its inference
+ * requests spend.
  */
 public final class DeploymentDecisions implements DeployedModels {
     /**
@@ -38,29 +46,43 @@ public final class DeploymentDecisions implements DeployedModels {
     /** A decision's answer is a few answers and their usage; more than this is not an answer of the API. */
     private static final int MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-    /** What the caller sent that the server of the replicas reads: its credentials and the studio's headers. */
+    /**
+     * What the caller sent that the server of the replicas reads: its credentials, its project and the studio's
+     * headers.
+     */
     private static final List<String> PASSED_HEADERS =
-            List.of("authorization", "x-studio-template", "x-studio-store", "x-studio-metadata");
+            List.of("authorization", "x-project-id", "x-studio-template", "x-studio-store", "x-studio-metadata");
 
-    private static final Predicate<String> EVERY_PROJECT = project -> true;
+    private static final Predicate<String> NO_PROJECT = project -> false;
 
     private final DeploymentDirectory deployments;
     private final DeploymentLimits limits;
     private final ServerHop hop;
+    private final Access access;
+    private final boolean studioKeyed;
 
-    public DeploymentDecisions(DeploymentDirectory deployments, RateLimiter limits, ServerHop hop) {
+    /** With {@code studioApiKey} the studio's key when one is set (every studio caller then holds it). */
+    public DeploymentDecisions(
+            DeploymentDirectory deployments,
+            RateLimiter limits,
+            ServerHop hop,
+            Access access,
+            Optional<String> studioApiKey) {
         this.deployments = requireNonNull(deployments, "deployments");
         this.limits = new DeploymentLimits(limits);
         this.hop = requireNonNull(hop, "hop");
+        this.access = requireNonNull(access, "access");
+        this.studioKeyed = requireNonNull(studioApiKey, "studioApiKey").isPresent();
     }
 
     @Override
     public Admission admit(Context ctx, String model) {
         requireNonNull(ctx, "ctx");
         requireNonNull(model, "model");
-        List<DeploymentDirectory.ServedDeployment> found = deployments.find(EVERY_PROJECT, model);
+        Predicate<String> inProject = callersProjects(ctx);
+        List<DeploymentDirectory.ServedDeployment> found = deployments.find(inProject, model);
         if (found.isEmpty()) {
-            List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(EVERY_PROJECT, model);
+            List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model);
             if (!starting.isEmpty()) {
                 throw only(starting, model).notReady();
             }
@@ -95,6 +117,20 @@ public final class DeploymentDecisions implements DeployedModels {
                                 + "model that scores on cluster local; a Kubernetes deployment serves chat "
                                 + "completions and embeddings.");
         };
+    }
+
+    /**
+     * The projects whose deployments the caller may decide with: every one for the studio key's holder, an admin or
+     * member token's own, none for a caller without a token; only the one {@code X-Project-Id} names, when sent.
+     */
+    private Predicate<String> callersProjects(Context ctx) {
+        Optional<String> named = CurrentProject.HEADER.read(ctx);
+        Predicate<String> callers = studioKeyed
+                ? project -> true
+                : access.identify(ctx)
+                        .<Predicate<String>>map(caller -> caller::mayActIn)
+                        .orElse(NO_PROJECT);
+        return project -> callers.test(project) && named.map(project::equals).orElse(true);
     }
 
     private static <T> T only(List<T> found, String model) {

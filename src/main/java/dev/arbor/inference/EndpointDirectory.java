@@ -5,14 +5,16 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.models.RemoteEndpoint;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
- * Where routing finds what an endpoint reference names: a cloud model of the registry or a running deployment, both
- * by id. Empty for a reference that names nothing callable.
+ * Where routing finds what an endpoint reference names: a cloud model of the registry (the platform's, any caller's) or
+ * a running deployment in a project {@code inProject} accepts, both by id. Empty for a reference that names nothing
+ * callable there.
  */
 @FunctionalInterface
 public interface EndpointDirectory {
-    Optional<Target> find(String endpoint);
+    Optional<Target> find(Predicate<String> inProject, String endpoint);
 
     /** What a reference names: a cloud model's API, or a deployment (its replicas here or its cluster's Service). */
     sealed interface Target {
@@ -30,18 +32,18 @@ public interface EndpointDirectory {
     }
 
     /**
-     * Cloud models by id, then running deployments by id, in every project: a router's references were checked
-     * against its project when it was saved, and a request naming a deployment itself was looked up in the caller's
-     * projects before it got here.
+     * Cloud models by id, then running deployments by id in the projects {@code inProject} accepts: a router's
+     * references resolve in its own project on every request, whatever was saved (a deployment that moved, or a
+     * graph saved before references were checked against the project, reaches nothing elsewhere).
      */
     static EndpointDirectory of(
             Function<String, Optional<RemoteEndpoint>> cloudModels, DeploymentDirectory deployments) {
         requireNonNull(cloudModels, "cloudModels");
         requireNonNull(deployments, "deployments");
-        return endpoint -> cloudModels
+        return (inProject, endpoint) -> cloudModels
                 .apply(endpoint)
                 .<Target>map(Target.CloudModel::new)
-                .or(() -> deployments.find(project -> true, endpoint).stream()
+                .or(() -> deployments.find(inProject, endpoint).stream()
                         .filter(deployment -> deployment.id().equals(endpoint))
                         .findFirst()
                         .map(Target.Deployment::new));

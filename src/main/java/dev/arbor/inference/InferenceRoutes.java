@@ -114,7 +114,7 @@ public final class InferenceRoutes {
         List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model);
         if (!deploymentsNamed.isEmpty()) {
             DeploymentDirectory.ServedDeployment deployment = only(deploymentsNamed, "Deployments", model);
-            routing.forward(ctx, request, new Strategy.Single(deployment.id()), Attribution.direct());
+            routing.forward(ctx, request, new Strategy.Single(deployment.id()), inProject, Attribution.direct());
             return;
         }
         List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model);
@@ -125,7 +125,7 @@ public final class InferenceRoutes {
         // a router or deployment found above cost no read of the projects
         currentProject.named(ctx);
         if (routing.knows(model)) {
-            routing.forward(ctx, request, new Strategy.Single(model), Attribution.direct());
+            routing.forward(ctx, request, new Strategy.Single(model), inProject, Attribution.direct());
             return;
         }
         int slash = model.indexOf('/');

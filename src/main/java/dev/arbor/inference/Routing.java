@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -119,7 +120,7 @@ public final class Routing implements AutoCloseable {
     /** Whether {@code endpoint} names a cloud model of the registry (deployments are found in a project first). */
     public boolean knows(String endpoint) {
         return directory
-                .find(endpoint)
+                .find(project -> false, endpoint)
                 .filter(EndpointDirectory.Target.CloudModel.class::isInstance)
                 .isPresent();
     }
@@ -156,22 +157,38 @@ public final class Routing implements AutoCloseable {
 
     /**
      * Answers {@code request} through the endpoints {@code strategy} picks, writing the answer to {@code ctx}; throws
-     * {@link ApiException} when no endpoint gave an answer to pass on.
+     * {@link ApiException} when no endpoint gave an answer to pass on. A deployment the strategy names answers only
+     * when it is in a project {@code inProject} accepts (a router's own, and one the caller may act in); elsewhere it
+     * is an endpoint that is not there.
      */
-    public void forward(Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution) {
-        forward(ctx, request, strategy, attribution, Forwarding.PLAIN);
+    public void forward(
+            Context ctx,
+            InferenceRequest request,
+            Strategy strategy,
+            Predicate<String> inProject,
+            Attribution attribution) {
+        forward(ctx, request, strategy, inProject, attribution, Forwarding.PLAIN);
     }
 
-    /** {@link #forward(Context, InferenceRequest, Strategy, Attribution)}, with the key and stream edit a router asks. */
+    /**
+     * {@link #forward(Context, InferenceRequest, Strategy, Predicate, Attribution)}, with the key and stream edit a
+     * router asks.
+     */
     public void forward(
-            Context ctx, InferenceRequest request, Strategy strategy, Attribution attribution, Forwarding forwarding) {
+            Context ctx,
+            InferenceRequest request,
+            Strategy strategy,
+            Predicate<String> inProject,
+            Attribution attribution,
+            Forwarding forwarding) {
+        requireNonNull(inProject, "inProject");
         requireNonNull(forwarding, "forwarding");
         var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
         Failed failed = null;
         for (EndpointBoard.Planned planned : board.plan(strategy)) {
             call.attempting(planned.endpoint());
             Optional<EndpointDirectory.Target> target =
-                    directory.find(planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
+                    directory.find(inProject, planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
             if (target.isEmpty()) {
                 failed = new Failed(
                         Outcome.UNAVAILABLE,

@@ -10,6 +10,7 @@ import dev.arbor.models.ModelOperations;
 import dev.arbor.models.Models;
 import dev.arbor.studio.Studio;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** Where the things a router refers to are looked up: each owner answers for its own, routers read no table of theirs. */
 final class Lookups {
@@ -18,7 +19,7 @@ final class Lookups {
     private final Access access;
     private final Studio studio;
     private final Clusters clusters;
-    private final Endpoints endpoints;
+    private final Endpoints deployments;
 
     Lookups(
             Models models,
@@ -32,8 +33,7 @@ final class Lookups {
         this.access = requireNonNull(access, "access");
         this.studio = requireNonNull(studio, "studio");
         this.clusters = requireNonNull(clusters, "clusters");
-        requireNonNull(deployments, "deployments");
-        this.endpoints = ref -> cloudModel(ref) || deployments.exists(ref);
+        this.deployments = requireNonNull(deployments, "deployments");
     }
 
     boolean model(String id) {
@@ -44,8 +44,9 @@ final class Lookups {
         return models.find(id).filter(Lookups::cloud).isPresent();
     }
 
-    boolean endpoint(String ref) {
-        return endpoints.exists(ref);
+    /** A cloud model of the registry (any project may call those), or a running deployment in a project accepted. */
+    boolean endpoint(Predicate<String> inProject, String ref) {
+        return cloudModel(ref) || deployments.exists(inProject, ref);
     }
 
     boolean credential(String ref) {

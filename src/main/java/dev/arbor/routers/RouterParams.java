@@ -14,12 +14,14 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What router params mean beyond their shape, for one caller: every value is known when the router is saved;
  * branches are {@code [{name, condition?, next_step}]} with conditions in the pipelines' expression language (a
  * branch without one is the default, at most one); every reference names something that exists, a project one the
- * caller may act in.
+ * caller may act in, a deployment one of the router's project that the caller may act in too (another project's
+ * deployment reads as none, by id or name: the answer says nothing of other projects).
  */
 final class RouterParams implements ParamRules {
     private static final int MAX_BRANCH_NAME = 100;
@@ -29,11 +31,18 @@ final class RouterParams implements ParamRules {
     private final Lookups lookups;
     private final Expressions expressions;
     private final Principal caller;
+    private final Predicate<String> routerProjects;
 
-    RouterParams(Lookups lookups, Expressions expressions, Principal caller) {
+    /**
+     * The checks for {@code caller} saving a router whose deployments are in a project {@code routerProjects} accepts:
+     * the router's own project for a save; for a check of one action, which names no router, the current project, or
+     * every project the caller may act in when none is named.
+     */
+    RouterParams(Lookups lookups, Expressions expressions, Principal caller, Predicate<String> routerProjects) {
         this.lookups = requireNonNull(lookups, "lookups");
         this.expressions = requireNonNull(expressions, "expressions");
         this.caller = requireNonNull(caller, "caller");
+        this.routerProjects = requireNonNull(routerProjects, "routerProjects");
     }
 
     @Override
@@ -125,7 +134,12 @@ final class RouterParams implements ParamRules {
     public void checkReference(ParamSpec.Type type, String id, String param, Problems problems) {
         switch (type) {
             case ENDPOINT_REF ->
-                require(lookups.endpoint(id), "endpoint (a cloud model of the registry)", id, param, problems);
+                require(
+                        lookups.endpoint(project -> routerProjects.test(project) && caller.mayActIn(project), id),
+                        "endpoint (a cloud model of the registry, or a running deployment of this project by id)",
+                        id,
+                        param,
+                        problems);
             case CLOUD_MODEL_REF -> require(lookups.cloudModel(id), "cloud model of the registry", id, param, problems);
             case MODEL_REF -> require(lookups.model(id), "model of the registry", id, param, problems);
             case CREDENTIAL_REF -> require(lookups.credential(id), "credential (by id or name)", id, param, problems);

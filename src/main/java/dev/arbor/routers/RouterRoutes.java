@@ -49,6 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -215,7 +216,11 @@ final class RouterRoutes {
     private void validateAction(Context ctx) {
         ObjectNode body = Requests.jsonObject(ctx);
         var problems = new Problems();
-        catalog.checkRequest(body, problems, rules(ctx));
+        // no router yet: a deployment is looked for in the project X-Project-Id names, else in any the caller may act
+        // in (the check adds that); the header refuses nothing here, a project the caller may not use finds none
+        Optional<String> named = CurrentProject.HEADER.read(ctx);
+        Predicate<String> projects = project -> named.map(project::equals).orElse(true);
+        catalog.checkRequest(body, problems, rules(ctx, projects));
         Responses.ok(ctx, validation("action.validation", problems, List.of()));
     }
 
@@ -227,12 +232,12 @@ final class RouterRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = GRAPH_CHECK.reader(body);
         Problems refused = reader.problems();
-        access.currentProject().required(ctx, PROJECT_ID.read(reader));
+        ProjectId project = access.currentProject().required(ctx, PROJECT_ID.read(reader));
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
         refused.throwIfAny();
         var problems = new Problems();
-        List<Warning> warnings = checkGraph(dag.orElseThrow(), status, problems, rules(ctx));
+        List<Warning> warnings = checkGraph(dag.orElseThrow(), status, problems, rules(ctx, project.value()::equals));
         Responses.ok(ctx, validation("router.validation", problems, warnings));
     }
 
@@ -259,7 +264,7 @@ final class RouterRoutes {
                 .flatMap(RouterStatus::of)
                 .orElse(dag.isPresent() ? RouterStatus.ACTIVE : RouterStatus.DRAFT);
         JsonNode given = dag.orElseGet(Json::object);
-        List<Warning> warnings = checkGraph(given, status, problems, rules(ctx));
+        List<Warning> warnings = checkGraph(given, status, problems, rules(ctx, project.value()::equals));
         problems.throwIfAny();
         ObjectNode graph = (ObjectNode) given; // an object: checkGraph refuses anything else
         Instant now = store.now();
@@ -343,8 +348,8 @@ final class RouterRoutes {
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
-        List<Warning> warnings =
-                dag.map(d -> checkGraph(d, status, problems, rules(ctx))).orElse(List.of());
+        List<Warning> warnings = dag.map(d -> checkGraph(d, status, problems, rules(ctx, current.projectId()::equals)))
+                .orElse(List.of());
         problems.throwIfAny();
         Router router = edits.applied(current, status, (ObjectNode) dag.orElseThrow(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
@@ -360,7 +365,7 @@ final class RouterRoutes {
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());
         List<Warning> warnings = List.of();
         if (problems.isEmpty() && status != current.status()) {
-            warnings = checkGraph(current.dagConfig(), status, problems, rules(ctx));
+            warnings = checkGraph(current.dagConfig(), status, problems, rules(ctx, current.projectId()::equals));
         }
         problems.throwIfAny();
         Router router = edits.applied(current, status, current.dagConfig(), after(current));
@@ -466,8 +471,9 @@ final class RouterRoutes {
         Responses.ok(ctx, telemetry.usage(router.id(), since));
     }
 
-    private RouterParams rules(Context ctx) {
-        return new RouterParams(lookups, expressions, Access.principal(ctx));
+    /** The checks of a save by this request's caller, with deployments found in the projects {@code projects} accepts. */
+    private RouterParams rules(Context ctx, Predicate<String> projects) {
+        return new RouterParams(lookups, expressions, Access.principal(ctx), projects);
     }
 
     /** A save's time: later than the last one, so that {@code modified_at} moves on every save. */

@@ -78,7 +78,7 @@ class DeploymentServingTest {
         database = Database.openSqlite(folder.resolve("routing.db"));
         outbound = new OutboundClient(new OutboundPolicy(List.of()));
         routing = new Routing(
-                ref -> Optional.ofNullable(deployments.get(ref)),
+                (inProject, ref) -> Optional.ofNullable(deployments.get(ref)),
                 outbound,
                 RateLimiters.forDatabase(database, clock),
                 database,
@@ -94,7 +94,11 @@ class DeploymentServingTest {
                 group.post("/test/v1/" + operation.path(), "Served by the test's deployments", ctx -> {
                     InferenceRequest request = InferenceRequest.read(operation, ctx.bodyAsBytes());
                     routing.forward(
-                            ctx, request, new Strategy.Single(request.model()), Attribution.router(ROUTER, Map.of()));
+                            ctx,
+                            request,
+                            new Strategy.Single(request.model()),
+                            project -> true,
+                            Attribution.router(ROUTER, Map.of()));
                 });
             }
         });

@@ -87,6 +87,7 @@ class RoutingStrategiesTest {
                                                 ctx,
                                                 InferenceRequest.read(Operation.CHAT_COMPLETIONS, ctx.bodyAsBytes()),
                                                 strategy.get(),
+                                                project -> true,
                                                 Attribution.router("rtr_test", Map.of("x-router-steps", "pick")))));
     }
 
@@ -108,7 +109,8 @@ class RoutingStrategiesTest {
     private Routing routing(Database on) {
         var random = new SplittableRandom(23);
         var started = new Routing(
-                ref -> Optional.ofNullable(endpoints.get(ref)).map(EndpointDirectory.Target.CloudModel::new),
+                (inProject, ref) ->
+                        Optional.ofNullable(endpoints.get(ref)).map(EndpointDirectory.Target.CloudModel::new),
                 outbound,
                 RateLimiters.forDatabase(on, clock),
                 on,

@@ -31,7 +31,8 @@ public final class InferenceRequest {
 
     /**
      * Reads a request body: a JSON object with {@code model} a non-empty string and {@code stream}, when sent, true or
-     * false; 400 {@code invalid_json}, or {@code missing_field} and {@code invalid_field} for every field wrong.
+     * false, and an embeddings request's {@code input} within {@link EmbeddingInputs}' bounds; 400 {@code invalid_json},
+     * or {@code missing_field} and {@code invalid_field} for every field wrong.
      */
     public static InferenceRequest read(Operation operation, byte[] body) {
         requireNonNull(operation, "operation");
@@ -53,6 +54,9 @@ public final class InferenceRequest {
                 && fields.streamToken() != JsonToken.VALUE_NULL
                 && fields.stream().isEmpty()) {
             problems.add(new Problem(ErrorCode.INVALID_FIELD, "stream", "`stream` must be true or false."));
+        }
+        if (operation == Operation.EMBEDDINGS) {
+            EmbeddingInputs.check(body).ifPresent(problems::add);
         }
         if (!problems.isEmpty()) {
             throw ApiException.of(problems);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
 import dev.arbor.inference.Attribution;
 import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.Forwarding;
@@ -38,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Runs requests through routers: a router's graph is compiled once per save (the cache is keyed by id and replaced
@@ -123,7 +125,7 @@ public final class RouterRuntime {
                     return;
                 }
                 case PlanStep.LocalModel local -> {
-                    forward(ctx, router, exchange, localModel(router, local), Optional.empty());
+                    forward(ctx, router, exchange, localModel(ctx, router, local), Optional.empty());
                     return;
                 }
                 case PlanStep.ProviderModels provider -> {
@@ -174,6 +176,7 @@ public final class RouterRuntime {
                 ctx,
                 exchange.request(),
                 strategy,
+                reachable(ctx, router),
                 Attribution.router(router.id(), headers),
                 new Forwarding(apiKey, streamEdit));
         if (!exchange.stream() && ctx.statusCode() / 100 == 2 && output.isPresent()) {
@@ -184,6 +187,15 @@ public final class RouterRuntime {
                 ctx.header("x-router-tags", String.join(",", tags));
             }
         }
+    }
+
+    /**
+     * The projects a router's deployments are found in: its own, and only while the caller may act in it. Whoever saved
+     * the router (an admin too), a reference to another project's deployment reaches nothing when a request comes.
+     */
+    private static Predicate<String> reachable(Context ctx, RouterSnapshot router) {
+        Principal caller = Access.principal(ctx);
+        return project -> project.equals(router.projectId()) && caller.mayActIn(project);
     }
 
     /** The value of the step's credential, sent in place of each model's own key. */
@@ -242,13 +254,10 @@ public final class RouterRuntime {
      * The running deployments of the step's model on its cluster in the router's project, the least busy first; 503
      * {@code model_not_deployed} when none runs.
      */
-    private Strategy localModel(RouterSnapshot router, PlanStep.LocalModel step) {
-        List<String> running =
-                deployments
-                        .ofModel(project -> project.equals(router.projectId()), step.model(), step.cluster())
-                        .stream()
-                        .map(DeploymentDirectory.ServedDeployment::id)
-                        .toList();
+    private Strategy localModel(Context ctx, RouterSnapshot router, PlanStep.LocalModel step) {
+        List<String> running = deployments.ofModel(reachable(ctx, router), step.model(), step.cluster()).stream()
+                .map(DeploymentDirectory.ServedDeployment::id)
+                .toList();
         if (running.isEmpty()) {
             throw stepError(
                     ErrorCode.MODEL_NOT_DEPLOYED,
