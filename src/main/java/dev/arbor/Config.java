@@ -10,6 +10,7 @@ import dev.arbor.models.ModelSettings;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
+import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.server.HttpSettings;
 import dev.arbor.platform.outbound.AllowedDestination;
 import java.nio.file.Path;
@@ -57,6 +58,7 @@ public record Config(
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
+    static final long DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
 
     public Config {
         requireNonNull(http, "http");
@@ -87,7 +89,11 @@ public record Config(
                 env.seconds("ARBOR_HEADER_TIMEOUT_SECONDS", 20),
                 env.count("ARBOR_MAX_CONNECTIONS_PER_ADDRESS", "connections").orElse(256),
                 env.count("ARBOR_LARGE_BODY_PERMITS", "requests"),
-                env.seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", 30));
+                env.seconds("ARBOR_LARGE_BODY_WAIT_SECONDS", 30),
+                env.count("ARBOR_MAX_CONNECTIONS", "connections").orElseGet(HttpSettings::defaultMaxConnections),
+                env.whole("ARBOR_MIN_BODY_BYTES_PER_SECOND", 0, "bytes per second")
+                        .orElse(DEFAULT_MIN_BODY_BYTES_PER_SECOND),
+                env.flag("ARBOR_METRICS_PUBLIC", false) ? Access.PUBLIC : Access.ADMIN);
         var storage = new StorageSettings(
                 Path.of(env.text("ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
                 env.text("ARBOR_DATABASE_URL"),

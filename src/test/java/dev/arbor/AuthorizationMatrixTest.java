@@ -85,6 +85,7 @@ class AuthorizationMatrixTest {
 
     private static final List<Row> ROWS = List.of(
             row("GET /auth/me", Members.ANY),
+            row("GET /metrics", Members.NONE),
             row("POST /auth/tokens", Members.NONE),
             row("GET /auth/tokens", Members.NONE),
             row("POST /projects", Members.NONE),

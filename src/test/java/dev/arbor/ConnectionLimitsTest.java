@@ -122,6 +122,118 @@ class ConnectionLimitsTest {
         }
     }
 
+    @Test
+    void atTheServersConnectionCapTheOldestSlowHeadersAreClosedAndHealthIsStillAnswered() throws IOException {
+        int cap = 8;
+        // slow-header clients from several addresses, each well under the per-address limit
+        try (var server = ArborServer.start(Map.of("ARBOR_MAX_CONNECTIONS", Integer.toString(cap)))) {
+            int port = server.http().port();
+            List<Socket> slow = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3 * cap; i++) {
+                    Socket socket = from("127.0.0." + (2 + i % 4), port);
+                    socket.getOutputStream()
+                            .write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
+                    slow.add(socket);
+                }
+
+                await().atMost(Duration.ofSeconds(20))
+                        .untilAsserted(() -> assertThat(slow.stream().filter(ConnectionLimitsTest::closedByServer))
+                                .as("slow connections closed to stay within the cap")
+                                .hasSizeGreaterThanOrEqualTo(2 * cap));
+                assertThat(slow.subList(0, 2 * cap))
+                        .as("the oldest are the ones closed")
+                        .allMatch(ConnectionLimitsTest::closedByServer);
+                for (int probe = 0; probe < 3; probe++) {
+                    try (Socket health = from("127.0.0.9", port)) {
+                        assertThat(healthOn(health)).as("probe " + probe).startsWith("HTTP/1.1 200");
+                    }
+                }
+            } finally {
+                for (Socket socket : slow) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void atTheCapWithEveryConnectionInsideARequestANewOneIsClosed() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_MAX_CONNECTIONS", "2"));
+                Socket first = from("127.0.0.2", server.http().port());
+                Socket second = from("127.0.0.3", server.http().port())) {
+            int port = server.http().port();
+            // two bodies still arriving: both connections are inside a request, none waits for headers
+            for (Socket socket : List.of(first, second)) {
+                socket.getOutputStream()
+                        .write(("POST /projects HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                        + "Content-Length: 1000\r\n\r\n{")
+                                .getBytes(StandardCharsets.US_ASCII));
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                try (Socket third = from("127.0.0.4", port)) {
+                    assertThat(healthOn(third)).as("answer over the cap").isEmpty();
+                }
+            });
+            assertThat(closedByServer(first)).isFalse();
+            assertThat(closedByServer(second)).isFalse();
+        }
+    }
+
+    @Test
+    void aBodyTricklingInIsCutWithBodyTooSlow() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_MIN_BODY_BYTES_PER_SECOND", "1024"));
+                Socket socket = new Socket("127.0.0.1", server.http().port())) {
+            socket.setSoTimeout(200);
+            var out = socket.getOutputStream();
+            out.write(("POST /v1/studio/decisions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            var answer = new StringBuilder();
+            // a byte each time the server has not answered within 200 ms: about 5 bytes a second
+            for (int chunk = 0; chunk < 300 && answer.isEmpty(); chunk++) {
+                try {
+                    out.write("1\r\n \r\n".getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                    break; // closed: what it said is read below
+                }
+                answer.append(readWhatIsThere(socket));
+            }
+            socket.setSoTimeout(5_000);
+            answer.append(readWhatIsThere(socket));
+            assertThat(answer.toString())
+                    .as("the answer to a body sent at 5 bytes a second")
+                    .startsWith("HTTP/1.1 408")
+                    .contains("\"code\":\"body_too_slow\"");
+        }
+    }
+
+    /** What the server sent until it paused (the socket's timeout) or closed; empty when nothing. */
+    private static String readWhatIsThere(Socket socket) {
+        var read = new StringBuilder();
+        try {
+            InputStream in = socket.getInputStream();
+            for (int next; (next = in.read()) >= 0; ) {
+                read.append((char) next);
+            }
+        } catch (IOException e) {
+            // paused or reset: what came before stands
+        }
+        return read.toString();
+    }
+
+    /** Whether the server has closed this connection (nothing to read but its end, or a reset). */
+    private static boolean closedByServer(Socket socket) {
+        try {
+            socket.setSoTimeout(50);
+            return socket.getInputStream().read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** Sends one more header line; whether the server has closed the connection, without an answer. */
     private static boolean closedAfterOneMoreLine(Socket socket, int line) {
         try {

@@ -48,7 +48,7 @@ class MetricsTest {
         String adhoc = "arbor_decisions_seconds_count{error=\"none\",model=\"hash-decider\",outcome=\"completed\","
                 + "template=\"adhoc\"}";
         String templated = "arbor_decisions_seconds_count{error=\"none\",model=\"hash-decider\",outcome=\"completed\","
-                + "template=\"metered\"}";
+                + "template=\"project\"}";
         assertThat(http.post(
                                 "/v1/studio/templates",
                                 "{\"id\": \"metered\", \"model\": \"hash-decider\", "
@@ -71,6 +71,7 @@ class MetricsTest {
 
         assertThat(value(adhoc)).isEqualTo(adhocBefore + 1);
         assertThat(value(templated)).isEqualTo(templatedBefore + 1);
+        assertThat(scrape()).as("no label names a project's template").doesNotContain("\"metered\"");
         assertThat(scrape())
                 .as("a histogram of their time")
                 .contains("arbor_decisions_seconds_bucket{error=\"none\","
@@ -199,6 +200,39 @@ class MetricsTest {
                         "jvm_threads_live_threads ",
                         "process_cpu_usage ",
                         "http_server_requests_seconds_count{");
+    }
+
+    @Test
+    void onceAnAdminTokenExistsMetricsNeedIt() {
+        try (var guarded = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", "metrics-admin-1"))) {
+            TestServer api = guarded.http();
+            api.get("/metrics").assertError(401, "missing_api_key", null);
+            api.get("/metrics", "Authorization", "Bearer not-the-token").assertError(401, "invalid_api_key", null);
+            HttpReply admin = api.get("/metrics", "Authorization", "Bearer metrics-admin-1");
+            assertThat(admin.status()).isEqualTo(200);
+            assertThat(admin.body()).contains("jvm_memory_used_bytes{");
+            assertThat(api.get("/openapi.json")
+                            .json()
+                            .at("/paths/~1metrics/get/security/0")
+                            .has("adminToken"))
+                    .as("the document says so")
+                    .isTrue();
+        }
+    }
+
+    @Test
+    void metricsArePublicWhenTheServerSaysSo() {
+        try (var open =
+                ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", "metrics-admin-2", "ARBOR_METRICS_PUBLIC", "true"))) {
+            TestServer api = open.http();
+            HttpReply scraped = api.get("/metrics");
+            assertThat(scraped.status()).isEqualTo(200);
+            assertThat(scraped.body()).contains("jvm_memory_used_bytes{");
+            assertThat(api.get("/openapi.json").json().at("/paths/~1metrics/get/security"))
+                    .as("the document says so")
+                    .isEmpty();
+            api.get("/projects").assertError(401, "missing_api_key", null);
+        }
     }
 
     private String pipeline(String name, String steps) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.Route;
 import dev.arbor.testing.TestServer;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -80,5 +81,23 @@ class PlatformRoutesTest {
                 .map(Route::operationId)
                 .toList();
         assertThat(ids).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void everyAnswerTellsBrowsersNotToGuessItsType() {
+        var answers = Map.of(
+                "a route's JSON", http.get("/health"),
+                "the OpenAPI document", http.get("/openapi.json"),
+                "an unknown path", http.get("/no/such/route"),
+                "a bad body", http.post("/v1/studio/probe/echo", "{not json"),
+                "an error with extra fields", http.post("/v1/studio/conflict", "{}"),
+                "an unexpected failure", http.get("/probe/boom"));
+        answers.forEach((what, reply) -> assertThat(reply.header("X-Content-Type-Options"))
+                .as(what + " (" + reply.status() + ")")
+                .isEqualTo("nosniff"));
+        String refusedByJetty = http.raw(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + "a".repeat(64 * 1024)
+                        + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        assertThat(refusedByJetty).startsWith("HTTP/1.1 431").containsIgnoringCase("X-Content-Type-Options: nosniff");
     }
 }

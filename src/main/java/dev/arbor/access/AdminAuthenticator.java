@@ -33,7 +33,14 @@ final class AdminAuthenticator implements Handler {
         if (Access.of(ctx.path()) != Access.ADMIN || ctx.method().equals(HandlerType.OPTIONS)) {
             return;
         }
-        ctx.attribute(PRINCIPAL, authenticate(ctx));
+        Principal principal = authenticate(ctx);
+        // the route the request matched, not its path: /metrics/ is the same route
+        var matched = ctx.endpoints().matchedHttpEndpoint();
+        if (Access.wholeServer(matched == null ? ctx.path() : matched.path) && !principal.isAdmin()) {
+            throw ApiException.of(
+                    ErrorCode.ADMIN_REQUIRED, null, "Only an admin token may read this: it shows every project.");
+        }
+        ctx.attribute(PRINCIPAL, principal);
     }
 
     private Principal authenticate(Context ctx) {

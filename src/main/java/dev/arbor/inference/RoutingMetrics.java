@@ -8,16 +8,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code arbor_routing_requests_seconds} by {@code router} ({@code none} for a direct call), {@code endpoint} and
- * {@code outcome}, and {@code arbor_routing_tokens_total} by router, endpoint and {@code kind} ({@code prompt},
- * {@code completion}); meters looked up once per series, not built per request.
+ * {@code arbor_routing_requests_seconds} by {@code via} ({@code router}, or {@code direct} for a call naming its
+ * endpoint), {@code endpoint} and {@code outcome}, and {@code arbor_routing_tokens_total} by via, endpoint and
+ * {@code kind} ({@code prompt}, {@code completion}); meters looked up once per series, not built per request. No
+ * label holds a project's ids (anyone allowed to scrape would read every project's, and each would be a series of its
+ * own): a cloud model of the registry, which the server's admins name, is its endpoint's id, and any deployment is
+ * {@code deployment}.
  */
 final class RoutingMetrics {
-    private static final String DIRECT = "none";
+    private static final String VIA_ROUTER = "router";
+    private static final String DIRECT = "direct";
+    private static final String DEPLOYMENT = "deployment";
+    /** How a deployment's id begins (platform ids are {@code <prefix>_<ULID>}). */
+    private static final String DEPLOYMENT_ID = "dep_";
 
-    private record Series(String router, String endpoint, String outcome) {}
+    private record Series(String via, String endpoint, String outcome) {}
 
-    private record Tokens(String router, String endpoint, String kind) {}
+    private record Tokens(String via, String endpoint, String kind) {}
 
     private final MeterRegistry registry;
     private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
@@ -28,16 +35,16 @@ final class RoutingMetrics {
     }
 
     void record(UsageLog.Entry entry, long nanos) {
-        String router = entry.routerId().orElse(DIRECT);
-        timers.computeIfAbsent(
-                        new Series(router, entry.endpoint(), entry.outcome().wire()), this::timer)
+        String via = entry.routerId().isPresent() ? VIA_ROUTER : DIRECT;
+        String endpoint = entry.endpoint().startsWith(DEPLOYMENT_ID) ? DEPLOYMENT : entry.endpoint();
+        timers.computeIfAbsent(new Series(via, endpoint, entry.outcome().wire()), this::timer)
                 .record(nanos, TimeUnit.NANOSECONDS);
         if (entry.promptTokens().isPresent()) {
-            counter(new Tokens(router, entry.endpoint(), "prompt"))
+            counter(new Tokens(via, endpoint, "prompt"))
                     .increment(entry.promptTokens().getAsLong());
         }
         if (entry.completionTokens().isPresent()) {
-            counter(new Tokens(router, entry.endpoint(), "completion"))
+            counter(new Tokens(via, endpoint, "completion"))
                     .increment(entry.completionTokens().getAsLong());
         }
     }
@@ -47,7 +54,7 @@ final class RoutingMetrics {
                 series,
                 s -> Counter.builder("arbor.routing.tokens")
                         .description("Tokens of routed requests, as the endpoints counted them")
-                        .tag("router", s.router())
+                        .tag("via", s.via())
                         .tag("endpoint", s.endpoint())
                         .tag("kind", s.kind())
                         .register(registry));
@@ -55,8 +62,8 @@ final class RoutingMetrics {
 
     private Timer timer(Series series) {
         return Timer.builder("arbor.routing.requests")
-                .description("Routed inference requests, by router, endpoint and outcome")
-                .tag("router", series.router())
+                .description("Routed inference requests, by way (router or direct), endpoint and outcome")
+                .tag("via", series.via())
                 .tag("endpoint", series.endpoint())
                 .tag("outcome", series.outcome())
                 .publishPercentileHistogram()

@@ -340,9 +340,9 @@ class InferenceRoutesTest {
         assertThat(local).as(health.toString()).isNotNull();
         assertThat(local.path("requests").asLong()).isPositive();
         assertThat(local.path("p50_ms").isNumber()).isTrue();
-        assertThat(http.get("/metrics").body())
-                .contains("arbor_routing_requests_seconds_count{endpoint=\"gpt-local\",outcome=\"ok\",router=\"none\"}")
-                .contains("arbor_routing_tokens_total{endpoint=\"gpt-local\",kind=\"prompt\",router=\"none\"}");
+        assertThat(http.get("/metrics", "Authorization", "Bearer " + admin).body())
+                .contains("arbor_routing_requests_seconds_count{endpoint=\"gpt-local\",outcome=\"ok\",via=\"direct\"}")
+                .contains("arbor_routing_tokens_total{endpoint=\"gpt-local\",kind=\"prompt\",via=\"direct\"}");
         http.get("/routing/endpoints/health", "Authorization", "Bearer " + member)
                 .assertError(403, "admin_required", null);
     }

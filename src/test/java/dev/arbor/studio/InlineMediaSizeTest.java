@@ -5,13 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Collections;
@@ -21,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A media file may be up to 200 MB whether uploaded or sent inline as a data URL, so the operations that take media
@@ -65,6 +69,25 @@ class InlineMediaSizeTest {
                     .assertError(413, "payload_too_large", null);
 
             assertThat(http.get(D).json().path("data")).hasSize(1);
+        }
+    }
+
+    @Test
+    void aLargeInlineImageIsReadWithoutCopiesOfItsBody(@TempDir Path folder) throws IOException {
+        // its body is 100 MB: parsed whole, a string that long took five times its size at once, over this heap
+        long image = 75 * MB;
+        byte[] body;
+        try (InputStream decision = decisionWithImage(image)) {
+            body = decision.readAllBytes();
+        }
+        try (var server = ArborProcess.serve(folder.resolve("data"), Map.of("ARBOR_TEST_MODELS", "1"), "512m")) {
+            TestServer http = server.http();
+            HttpReply made = http.sendBytes("POST", D, body, "Content-Type", "application/json");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(image);
+            assertThat(kept.path("available").asBoolean()).isTrue();
         }
     }
 

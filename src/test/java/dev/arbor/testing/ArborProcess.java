@@ -22,22 +22,30 @@ public final class ArborProcess implements AutoCloseable {
 
     private Process process;
 
-    private ArborProcess(Path data, int port, Map<String, String> env) {
+    private final String maxHeap;
+
+    private ArborProcess(Path data, int port, Map<String, String> env, String maxHeap) {
         this.data = data;
         this.port = port;
         this.env = env;
+        this.maxHeap = maxHeap;
         this.http = new TestServer(port);
     }
 
     /** Serves {@code data} on a free port with {@code env} added to this process's environment; ready to answer. */
     public static ArborProcess serve(Path data, Map<String, String> env) {
+        return serve(data, env, "512m");
+    }
+
+    /** {@link #serve(Path, Map)} with a heap of at most {@code maxHeap} ({@code -Xmx}, such as {@code 512m}). */
+    public static ArborProcess serve(Path data, Map<String, String> env, String maxHeap) {
         int port;
         try (var socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        var started = new ArborProcess(data, port, Map.copyOf(env));
+        var started = new ArborProcess(data, port, Map.copyOf(env), maxHeap);
         started.start();
         return started;
     }
@@ -58,7 +66,7 @@ public final class ArborProcess implements AutoCloseable {
         var builder = new ProcessBuilder(
                 java,
                 "--enable-native-access=ALL-UNNAMED",
-                "-Xmx512m",
+                "-Xmx" + maxHeap,
                 "-cp",
                 System.getProperty("java.class.path"),
                 "dev.arbor.Arbor",

@@ -24,8 +24,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -33,6 +35,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +85,8 @@ public final class ModelRuntime implements AutoCloseable {
     private final Map<String, WorkerHandle> workers = new ConcurrentHashMap<>();
     /** The open replica sets by name; apart from the workers above, which ejection and the budget act on. */
     private final Map<String, Replicas> replicaSets = new ConcurrentHashMap<>();
+
+    private final Set<String> meteredModels = ConcurrentHashMap.newKeySet();
     /** Restarts replicas and takes their autoscaling steps: short tasks, that never wait on a process. */
     private final ScheduledExecutorService replicaUpkeep = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-replica-upkeep").factory());
@@ -570,14 +575,49 @@ public final class ModelRuntime implements AutoCloseable {
                     limits,
                     launcher,
                     settings,
-                    meters,
                     replicaUpkeep,
                     clock,
                     listener,
                     () -> replicaSets.remove(key));
         });
+        meterReplicasOf(model.id());
         set.scale(replicas);
         return set;
+    }
+
+    /**
+     * {@code arbor_model_replicas} by model and status and {@code arbor_model_replicas_in_flight} by model, summed
+     * over the model's replica sets: a set is a project's deployment, whose id has no place in a label. Registered
+     * with a model's first set and kept (at 0) after its last: the models bound the series.
+     */
+    private void meterReplicasOf(String modelId) {
+        if (!meteredModels.add(modelId)) {
+            return;
+        }
+        for (ReplicaSet.ReplicaStatus status : ReplicaSet.ReplicaStatus.values()) {
+            Gauge.builder(
+                            "arbor.model.replicas",
+                            this,
+                            runtime -> runtime.sumOverSets(modelId, set -> set.count(status)))
+                    .description("Replicas of a model's replica sets (its deployments on this machine) by status")
+                    .tag("model", modelId)
+                    .tag("status", status.name().toLowerCase(Locale.ROOT))
+                    .register(meters);
+        }
+        Gauge.builder(
+                        "arbor.model.replicas.in.flight",
+                        this,
+                        runtime -> runtime.sumOverSets(modelId, Replicas::inFlight))
+                .description("Calls in flight on a model's replica sets")
+                .tag("model", modelId)
+                .register(meters);
+    }
+
+    private int sumOverSets(String modelId, ToIntFunction<Replicas> count) {
+        return replicaSets.values().stream()
+                .filter(set -> set.modelId().equals(modelId))
+                .mapToInt(count)
+                .sum();
     }
 
     /** Stops every worker and every replica set. */

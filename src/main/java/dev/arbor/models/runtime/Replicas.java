@@ -10,9 +10,6 @@ import dev.arbor.models.workers.WorkerLink;
 import dev.arbor.models.workers.WorkerProtocol;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -82,8 +79,6 @@ final class Replicas implements ReplicaSet {
     /** Tells the listener of changes one at a time, in order, without holding up the set. */
     private final ExecutorService announcements;
 
-    private final MeterRegistry registry;
-    private final List<Meter> meters = new ArrayList<>();
     private final ScheduledFuture<?> ticking;
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -130,7 +125,6 @@ final class Replicas implements ReplicaSet {
             WorkerLimits limits,
             WorkerProcess.Launcher launcher,
             ModelRuntime.Settings settings,
-            MeterRegistry registry,
             ScheduledExecutorService upkeep,
             Clock clock,
             Listener listener,
@@ -143,26 +137,12 @@ final class Replicas implements ReplicaSet {
                 EngineKind.of(model.engine()).map(EngineKind::capabilities).orElse(List.of(Capability.SCORE)));
         this.launcher = requireNonNull(launcher, "launcher");
         this.settings = requireNonNull(settings, "settings");
-        this.registry = requireNonNull(registry, "registry");
         this.upkeep = requireNonNull(upkeep, "upkeep");
         this.clock = requireNonNull(clock, "clock");
         this.listener = requireNonNull(listener, "listener");
         this.closed = requireNonNull(closed, "closed");
         this.announcements = Executors.newSingleThreadExecutor(
                 Thread.ofVirtual().name("arbor-replicas-" + name).factory());
-        for (ReplicaStatus status : ReplicaStatus.values()) {
-            meters.add(Gauge.builder("arbor.model.replicas", this, set -> set.count(status))
-                    .description("Replicas of a replica set by status")
-                    .tag("set", name)
-                    .tag("model", model.id())
-                    .tag("status", status.name().toLowerCase(Locale.ROOT))
-                    .register(registry));
-        }
-        meters.add(Gauge.builder("arbor.model.replicas.in.flight", this, Replicas::inFlight)
-                .description("Calls in flight on a replica set")
-                .tag("set", name)
-                .tag("model", model.id())
-                .register(registry));
         this.ticking =
                 upkeep.scheduleAtFixedRate(this::tickQuietly, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -197,7 +177,7 @@ final class Replicas implements ReplicaSet {
         }
     }
 
-    private int count(ReplicaStatus status) {
+    int count(ReplicaStatus status) {
         lock.lock();
         try {
             return (int) replicas.stream().filter(r -> r.status == status).count();
@@ -206,7 +186,7 @@ final class Replicas implements ReplicaSet {
         }
     }
 
-    private int inFlight() {
+    int inFlight() {
         lock.lock();
         try {
             return replicas.stream().mapToInt(r -> r.inFlight).sum();
@@ -675,7 +655,6 @@ final class Replicas implements ReplicaSet {
         } finally {
             lock.unlock();
         }
-        meters.forEach(registry::remove);
         announcements.shutdown();
         closed.run();
         LOG.info("replica set {} of {} closed", name, model.id());

@@ -8,7 +8,7 @@ import java.util.Set;
  */
 public enum Access {
     /**
-     * Anyone: {@code /health}, {@code /metrics}, the OpenAPI document and its browsable page; and the webhooks, where
+     * Anyone: {@code /health}, the OpenAPI document and its browsable page; and the webhooks, where
      * the call's signature is the authentication: {@code /events/hooks/{token}} (the token names the connection) and a
      * pipeline's {@code /pipelines/{id}/webhook}. Also the web console's page and files ({@code /console}, and
      * {@code /}, which leads there): the page asks for a token itself.
@@ -16,11 +16,15 @@ public enum Access {
     PUBLIC,
     /** The studio ({@code /v1/studio}, {@code /v1/decide}): {@code STUDIO_API_KEY} as a bearer token when set. */
     STUDIO,
-    /** The admin API: an admin or member bearer token. */
+    /**
+     * The admin API: an admin or member bearer token. Also {@code /metrics}, which shows every project and is for
+     * admins only (unless the server opens it to anyone).
+     */
     ADMIN;
 
-    private static final Set<String> PUBLIC_PATHS =
-            Set.of("/", "/health", "/metrics", "/openapi.json", "/docs", "/console");
+    private static final Set<String> PUBLIC_PATHS = Set.of("/", "/health", "/openapi.json", "/docs", "/console");
+    /** Admin paths about the whole server, every project at once: members may not call them. */
+    private static final Set<String> WHOLE_SERVER_PATHS = Set.of("/metrics");
     /** Paths whose rest is a credential: a webhook URL's token. */
     private static final String HOOKS = "/events/hooks/";
 
@@ -36,6 +40,11 @@ public enum Access {
             return STUDIO;
         }
         return ADMIN;
+    }
+
+    /** Whether only an admin, never a member, may call this admin path: it shows every project at once. */
+    public static boolean wholeServer(String path) {
+        return WHOLE_SERVER_PATHS.contains(path);
     }
 
     /** The path as a log line may show it: a webhook URL's token, which authenticates its deliveries, masked. */

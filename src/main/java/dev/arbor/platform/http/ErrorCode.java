@@ -151,6 +151,9 @@ public enum ErrorCode {
     RESOURCES_UNAVAILABLE(409),
     VERSION_CONFLICT(412),
 
+    // 408: the body came too slowly; send it again, faster
+    BODY_TOO_SLOW(408),
+
     // 413, 414, 415, 431: send less, or another kind
     PAYLOAD_TOO_LARGE(413),
     URI_TOO_LONG(414),
@@ -200,7 +203,7 @@ public enum ErrorCode {
     /** The envelope's {@code type}: derived from the status; model failures say so. */
     public String type() {
         return switch (status) {
-            case 400, 413, 414, 415, 431 -> "invalid_request_error";
+            case 400, 408, 413, 414, 415, 431 -> "invalid_request_error";
             case 401 -> "authentication_error";
             case 403 -> "permission_error";
             case 404, 405 -> "not_found_error";

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -94,8 +95,9 @@ public final class Requests {
      */
     public static ObjectNode jsonObject(Context ctx) {
         byte[] body = body(ctx);
-        ObjectNode json = Json.parseObject(body);
         Long limit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
+        ObjectNode json =
+                limit != null && body.length > limit ? InlineDataUrls.parseObject(body) : Json.parseObject(body);
         if (limit != null && body.length > limit && body.length - inlineMediaLength(json) > limit) {
             throw ApiException.of(
                     ErrorCode.PAYLOAD_TOO_LARGE,
@@ -119,6 +121,13 @@ public final class Requests {
 
     private static byte[] readBounded(Context ctx, long limit) {
         try (InputStream in = ctx.req().getInputStream()) {
+            long declared = ctx.req().getContentLengthLong();
+            if (declared >= 0 && declared <= limit && declared < Integer.MAX_VALUE - 8) {
+                // read into one array of its size, not into pieces then copied whole (twice a large body at once)
+                byte[] bytes = new byte[(int) declared];
+                int read = in.readNBytes(bytes, 0, bytes.length);
+                return read == bytes.length ? bytes : Arrays.copyOf(bytes, read);
+            }
             byte[] bytes = in.readNBytes((int) Math.min(limit + 1, Integer.MAX_VALUE - 8));
             if (bytes.length > limit) {
                 throw tooLarge(limit);

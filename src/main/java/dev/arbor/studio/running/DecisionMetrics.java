@@ -11,12 +11,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code arbor_decisions_seconds}: every decision that reached its run (not those refused as invalid), by model,
- * template ({@code adhoc} without one; template ids are bounded by the templates stored), outcome
- * ({@code completed}, {@code failed}, {@code cancelled}) and error code ({@code none} unless failed), with the
- * time from arrival (or from the queue, in the background) to its end.
+ * template ({@code adhoc} without one, a built-in template's id, {@code project} for a project's own: its id would
+ * show every project's templates to whoever scrapes, one series each), outcome ({@code completed}, {@code failed},
+ * {@code cancelled}) and error code ({@code none} unless failed), with the time from arrival (or from the queue, in
+ * the background) to its end.
  */
 final class DecisionMetrics {
     private static final String ADHOC = "adhoc";
+    private static final String PROJECT_TEMPLATE = "project";
+    private static final String BUILT_IN = "builtin/";
     private static final String NO_ERROR = "none";
 
     private final Meter.MeterProvider<Timer> decisions;
@@ -54,7 +57,9 @@ final class DecisionMetrics {
                         "model",
                         plan.model().orElse("none"),
                         "template",
-                        plan.template().map(t -> t.id()).orElse(ADHOC),
+                        plan.template()
+                                .map(t -> t.id().startsWith(BUILT_IN) ? t.id() : PROJECT_TEMPLATE)
+                                .orElse(ADHOC),
                         "outcome",
                         outcome.wire(),
                         "error",

@@ -114,14 +114,15 @@ class ReplicaSetTest {
         awaitReady(set, 2);
         List<Long> pids = set.replicas().stream().map(ReplicaState::pid).toList();
         assertThat(pids).allMatch(ReplicaSetTest::alive);
-        assertThat(meters.find("arbor.model.replicas").tag("set", "support-bot").gauges())
-                .isNotEmpty();
+        assertThat(replicasShown("ready")).isEqualTo(2);
 
         set.close();
 
         assertThat(pids).noneMatch(ReplicaSetTest::alive);
         assertThat(set.replicas()).isEmpty();
-        assertThat(meters.find("arbor.model.replicas").tag("set", "support-bot").gauges())
+        assertThat(replicasShown("ready")).as("the model's series stays, at 0").isZero();
+        assertThat(meters.find("arbor.model.replicas").tagKeys("set").gauges())
+                .as("no series names a set (a project's deployment)")
                 .isEmpty();
         assertThatThrownBy(() -> set.score(REQUEST))
                 .satisfies(e -> assertThat(((ApiException) e).code().code()).isEqualTo("model_ejected"));
@@ -324,5 +325,14 @@ class ReplicaSetTest {
             assertThat(generation.promptTokens()).isGreaterThan("system: Be brief.".length());
             assertThat(set.generate(request, delta -> {})).isEqualTo(generation);
         }
+    }
+
+    /** What {@code arbor_model_replicas} shows for the model of these sets in this status. */
+    private double replicasShown(String status) {
+        return meters.get("arbor.model.replicas")
+                .tag("model", "hash-decider")
+                .tag("status", status)
+                .gauge()
+                .value();
     }
 }

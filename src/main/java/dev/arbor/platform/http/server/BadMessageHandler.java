@@ -22,6 +22,8 @@ final class BadMessageHandler extends ErrorHandler {
     protected void generateResponse(
             Request request, Response response, int code, String message, Throwable cause, Callback callback)
             throws IOException {
+        // refused before the connector's customizers ran: the header they add to every answer is added here
+        response.getHeaders().put(HttpServer.NO_SNIFFING);
         if (code != 414 && code != 431) {
             super.generateResponse(request, response, code, message, cause, callback);
             return;

@@ -34,13 +34,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.PreEncodedHttpField;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +61,9 @@ public final class HttpServer {
     private static final int ACCEPT_QUEUE = 1024;
 
     private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
+    private static final String METRICS = "/metrics";
+    /** Every answer is what its Content-Type says: a browser must not guess HTML or script from a JSON body. */
+    static final HttpField NO_SNIFFING = new PreEncodedHttpField("X-Content-Type-Options", "nosniff");
     /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
     private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
 
@@ -115,7 +122,11 @@ public final class HttpServer {
                         .required("status", Schema.oneOf("ok"))
                         .required("version", Schema.string())
                         .required("uptime_seconds", Schema.integer(0, Long.MAX_VALUE)))
-                .get("/metrics", "The server's metrics in Prometheus text format", this::metrics)
+                .get(
+                        METRICS,
+                        "The server's metrics in Prometheus text format: an admin's (or open to anyone with "
+                                + "ARBOR_METRICS_PUBLIC=true)",
+                        this::metrics)
                 .answers(200, "text/plain", Schema.string())
                 .get("/openapi.json", "This OpenAPI document", this::openApi)
                 .ok(Schema.object()
@@ -148,11 +159,16 @@ public final class HttpServer {
                 config.largeBodyPermits()
                         .orElse((int) Math.max(1, Runtime.getRuntime().maxMemory() / (4 * largest))),
                 true);
-        this.openApiDocument = Json.write(OpenApi.document(this.routes, version));
+        this.openApiDocument = Json.write(OpenApi.document(this.routes, this::access, version));
     }
 
     public List<Route> routes() {
         return routes;
+    }
+
+    /** Who may call a route: as its path says, but {@code /metrics} as configured. */
+    private Access access(Route route) {
+        return route.path().equals(METRICS) ? config.metricsAccess() : route.access();
     }
 
     public HttpServer start() {
@@ -167,6 +183,10 @@ public final class HttpServer {
             // Jetty's accept queue is 50 by default: a burst of new connections (a thousand clients starting at
             // once) overflows the kernel's listen queue and some are reset before Arbor sees them
             cfg.jetty.addConnector((server, http) -> {
+                http.addCustomizer((request, responseHeaders) -> {
+                    responseHeaders.put(NO_SNIFFING);
+                    return request;
+                });
                 var connector = new ServerConnector(server, new HttpConnectionFactory(http));
                 connector.setHost(config.host());
                 connector.setPort(config.port());
@@ -180,7 +200,12 @@ public final class HttpServer {
             });
             cfg.jetty.modifyServletContextHandler(context -> {
                 context.insertHandler(new GracefulHandler());
-                context.insertHandler(new ConnectionGuard(config.headerTimeout(), config.maxConnectionsPerAddress()));
+                if (config.minBodyBytesPerSecond() > 0) {
+                    // a body must keep coming: one that trickles in holds a thread, a connection, perhaps a permit
+                    context.insertHandler(new MinimumDataRateHandler(config.minBodyBytesPerSecond(), 0));
+                }
+                context.insertHandler(new ConnectionGuard(
+                        config.headerTimeout(), config.maxConnectionsPerAddress(), config.maxConnections()));
             });
             cfg.routes.before(this::beforeEveryRequest);
             for (Route route : routes) {
@@ -188,13 +213,25 @@ public final class HttpServer {
                 Handler handler = Requests.isWrite(route.method()) && route.access() != Access.PUBLIC
                         ? idempotency.wrap(route)
                         : route.handler();
-                cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler));
+                cfg.routes.addHttpHandler(route.method(), route.path(), guarded(handler, access(route)));
             }
             cfg.routes.after(this::afterEveryRequest);
             cfg.routes.exception(ApiException.class, (e, ctx) -> Responses.error(ctx, e));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> Responses.error(ctx, fromJavalin(e, ctx)));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
-                if (endedEarly(e)) {
+                if (causedBy(e, TimeoutException.class)) {
+                    // the minimum data rate cut the body: the rest of it cannot be waited for
+                    ctx.header("Connection", "close");
+                    Responses.error(
+                            ctx,
+                            ApiException.of(
+                                    ErrorCode.BODY_TOO_SLOW,
+                                    null,
+                                    "The request body arrived slower than " + config.minBodyBytesPerSecond()
+                                            + " bytes a second; send it again, faster."));
+                    return;
+                }
+                if (causedBy(e, EofException.class)) {
                     // the client's connection ended inside the body: its fault, not worth a stack trace
                     ctx.header("Connection", "close");
                     Responses.error(
@@ -295,13 +332,15 @@ public final class HttpServer {
 
     /**
      * The route's handler behind the key and token guards: they run only for a request that matched a route, so an
-     * unknown path is 404 and a wrong method 405 whoever asks.
+     * unknown path is 404 and a wrong method 405 whoever asks; and not for a public route.
      */
-    private Handler guarded(Handler handler) {
+    private Handler guarded(Handler handler, Access access) {
         return ctx -> {
-            studioKey.check(ctx);
-            for (Handler guard : guards) {
-                guard.handle(ctx);
+            if (access != Access.PUBLIC) {
+                studioKey.check(ctx);
+                for (Handler guard : guards) {
+                    guard.handle(ctx);
+                }
             }
             String length = ctx.header("Content-Length");
             boolean mayBeLarge = length == null || parseLong(length) > config.maxBodyBytes();
@@ -359,9 +398,9 @@ public final class HttpServer {
         }
     }
 
-    private static boolean endedEarly(Throwable e) {
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> kind) {
         for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof EofException) {
+            if (kind.isInstance(cause)) {
                 return true;
             }
         }

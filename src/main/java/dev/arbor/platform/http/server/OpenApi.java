@@ -1,5 +1,6 @@
 package dev.arbor.platform.http.server;
 
+import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.HeaderParam;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,13 +40,14 @@ final class OpenApi {
 
     private OpenApi() {}
 
-    static Map<String, Object> document(List<Route> routes, String version) {
+    /** @param access who may call a route, as the server decides */
+    static Map<String, Object> document(List<Route> routes, Function<Route, Access> access, String version) {
         var paths = new TreeMap<String, Map<String, Object>>();
         var named = new TreeMap<String, Schema.Named>();
         collect(ERROR, named);
         for (Route route : routes) {
             paths.computeIfAbsent(route.path(), p -> new LinkedHashMap<>())
-                    .put(route.method().name().toLowerCase(Locale.ROOT), operation(route));
+                    .put(route.method().name().toLowerCase(Locale.ROOT), operation(route, access.apply(route)));
             if (route.body() instanceof Route.Body.Json json) {
                 json.schema().ifPresent(schema -> collect(schema, named));
             }
@@ -106,14 +109,14 @@ final class OpenApi {
         });
     }
 
-    private static Map<String, Object> operation(Route route) {
+    private static Map<String, Object> operation(Route route, Access access) {
         var op = new LinkedHashMap<String, Object>();
         op.put("operationId", route.operationId());
         op.put("summary", route.summary());
         op.put("tags", List.of(route.tag()));
         op.put(
                 "security",
-                switch (route.access()) {
+                switch (access) {
                     case PUBLIC -> List.of();
                     case ADMIN -> List.of(Map.of(ADMIN_TOKEN, List.of()));
                     case STUDIO -> List.of(Map.of(STUDIO_KEY, List.of()), Map.of());
