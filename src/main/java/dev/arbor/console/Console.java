@@ -89,7 +89,6 @@ public final class Console {
                     "This server was built without its console (the build makes it with Node.js and npm).");
         }
         ctx.header("Content-Security-Policy", POLICY);
-        ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Referrer-Policy", "same-origin");
         ctx.header("Cache-Control", cacheControl);
         ctx.contentType(type);

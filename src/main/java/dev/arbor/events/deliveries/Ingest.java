@@ -64,8 +64,8 @@ final class Ingest {
         this.publicUrl = requireNonNull(publicUrl, "publicUrl");
         this.settings = requireNonNull(settings, "settings");
         this.refusals = Counter.builder("arbor.event.deliveries.refused")
-                .description("Refused webhook deliveries (a bad signature) by connection: recorded in the delivery "
-                        + "log, or beyond the hour's limit and only counted")
+                .description("Refused webhook deliveries (a bad signature) by provider: recorded in the delivery log, "
+                        + "or beyond a connection's limit for the hour and only counted (the connection says how many)")
                 .withRegistry(meters);
         this.clock = requireNonNull(clock, "clock");
     }
@@ -84,13 +84,12 @@ final class Ingest {
             case HookReading.Handshake handshake -> {
                 ctx.status(200);
                 ctx.contentType(handshake.contentType());
-                ctx.header("X-Content-Type-Options", "nosniff");
                 ctx.result(handshake.reply());
             }
             case HookReading.Refused refused -> {
                 // anyone who knows the URL can send these: only so many an hour are recorded, the rest counted
                 if (!connections.admitRefused(refused.connectionId(), now, settings.refusedPerHour())) {
-                    refusals.withTags("connection_id", refused.connectionId(), "outcome", "not_recorded")
+                    refusals.withTags("provider", refused.provider(), "outcome", "not_recorded")
                             .increment();
                     throw ApiException.of(
                             ErrorCode.INVALID_SIGNATURE,
@@ -99,7 +98,7 @@ final class Ingest {
                                     + "(this connection's refused deliveries of this hour are recorded already) and "
                                     + "will not be processed.");
                 }
-                refusals.withTags("connection_id", refused.connectionId(), "outcome", "recorded")
+                refusals.withTags("provider", refused.provider(), "outcome", "recorded")
                         .increment();
                 Delivery delivery = refusedOrUnreadable(
                         refused.connectionId(),

@@ -252,7 +252,6 @@ final class FileRoutes {
     private void content(Context ctx) throws IOException {
         StudioFile file = find(ctx);
         boolean inline = MediaKinds.inline(file.contentType());
-        ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Content-Security-Policy", "sandbox; default-src 'none'");
         ctx.header("Cache-Control", "private, max-age=3600");
         ctx.header("Content-Disposition", disposition(inline ? "inline" : "attachment", file));

@@ -49,7 +49,6 @@ final class ApiDocs {
         if (in == null) {
             throw new IllegalStateException(resource + " is missing from the jar");
         }
-        ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Content-Security-Policy", POLICY);
         ctx.contentType(type);
         ctx.result(in);
