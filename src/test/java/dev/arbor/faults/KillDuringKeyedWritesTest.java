@@ -34,6 +34,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class KillDuringKeyedWritesTest {
     private static final int EACH = 12;
+    /** Every call is an admin's: once a token is made, callers on this computer are no longer one. */
+    private static final String ADMIN = "arb_kill-during-keyed-writes-admin";
+
+    private static final String[] AS_ADMIN = {"Authorization", "Bearer " + ADMIN};
 
     /** The kinds of writes, by how their answer is found again, with their success status. */
     enum Kind {
@@ -58,7 +62,7 @@ class KillDuringKeyedWritesTest {
         }
 
         HttpReply send(TestServer http) {
-            return http.send(method, path, body, "Idempotency-Key", key());
+            return http.send(method, path, body, "Authorization", "Bearer " + ADMIN, "Idempotency-Key", key());
         }
 
         @Override
@@ -73,7 +77,7 @@ class KillDuringKeyedWritesTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"sqlite", "postgresql"})
     void everyRequestCutOffByAKillAnswersOnRetryAndDoesItsWorkOnce(String database) throws Exception {
-        var env = new HashMap<String, String>(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
+        var env = new HashMap<String, String>(Map.of("ARBOR_OUTBOUND_ALLOW", "127.0.0.1", "ARBOR_ADMIN_TOKEN", ADMIN));
         if (database.equals("postgresql")) {
             env.put("ARBOR_DATABASE_URL", TestPostgres.newDatabaseUrl());
         }
@@ -83,7 +87,7 @@ class KillDuringKeyedWritesTest {
             receiver.hold("/held");
             String pipeline = http.post("/pipelines", """
                     {"name": "held", "steps": [
-                      {"id": "call", "action": "http_request", "params": {"url": "%s", "method": "POST"}}]}""".formatted(receiver.url("/held")))
+                      {"id": "call", "action": "http_request", "params": {"url": "%s", "method": "POST"}}]}""".formatted(receiver.url("/held")), AS_ADMIN)
                     .json()
                     .path("id")
                     .asText();
@@ -91,7 +95,7 @@ class KillDuringKeyedWritesTest {
             for (int n = 0; n < EACH; n++) {
                 String kept = credential(http, "kept-" + n);
                 String gone = credential(http, "gone-" + n);
-                String running = http.post("/pipelines/" + pipeline + "/runs", "{}")
+                String running = http.post("/pipelines/" + pipeline + "/runs", "{}", AS_ADMIN)
                         .json()
                         .path("id")
                         .asText();
@@ -150,7 +154,8 @@ class KillDuringKeyedWritesTest {
                 retried.put(write, retry);
             }
 
-            JsonNode credentials = http.get("/credentials?limit=100").json().path("data");
+            JsonNode credentials =
+                    http.get("/credentials?limit=100", AS_ADMIN).json().path("data");
             for (int n = 0; n < EACH; n++) {
                 int each = n;
                 List<JsonNode> created = StreamSupport.stream(credentials.spliterator(), false)
@@ -177,7 +182,7 @@ class KillDuringKeyedWritesTest {
                     .filter(e -> e.getKey().kind() == Kind.START)
                     .map(e -> e.getValue().json().path("id").asText())
                     .toList();
-            JsonNode runs = http.get("/pipelines/" + pipeline + "/runs?limit=100")
+            JsonNode runs = http.get("/pipelines/" + pipeline + "/runs?limit=100", AS_ADMIN)
                     .json()
                     .path("data");
             assertThat(runs)
@@ -188,7 +193,8 @@ class KillDuringKeyedWritesTest {
                             .toList())
                     .containsAll(started);
             assertThat(started).doesNotHaveDuplicates();
-            JsonNode tokens = http.get("/auth/tokens?limit=100").json().path("data");
+            JsonNode tokens =
+                    http.get("/auth/tokens?limit=100", AS_ADMIN).json().path("data");
             for (int n = 0; n < EACH; n++) {
                 String name = "t-" + n;
                 assertThat(StreamSupport.stream(tokens.spliterator(), false)
@@ -201,7 +207,7 @@ class KillDuringKeyedWritesTest {
     }
 
     private static String credential(TestServer http, String name) {
-        return http.post("/credentials", "{\"name\": \"" + name + "\", \"value\": \"s\"}")
+        return http.post("/credentials", "{\"name\": \"" + name + "\", \"value\": \"s\"}", AS_ADMIN)
                 .json()
                 .path("id")
                 .asText();

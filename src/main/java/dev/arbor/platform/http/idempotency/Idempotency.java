@@ -33,6 +33,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code Idempotency-Key} for every write: the first request with a key runs and, when it succeeds, its status,
@@ -55,6 +57,7 @@ public final class Idempotency {
     /** A request still marked running after this long belongs to a process that died; a retry takes it over. */
     static final Duration STALE = Duration.ofMinutes(15);
 
+    private static final Logger LOG = LoggerFactory.getLogger(Idempotency.class);
     private static final Set<String> NOT_REPLAYED = Set.of(
             "x-request-id",
             "content-length",
@@ -199,9 +202,13 @@ public final class Idempotency {
                     .bind("scope", scope)
                     .bind("key", key)
                     .execute());
-            throw e instanceof ApiException api && api.code() == ErrorCode.IDEMPOTENCY_ANSWER_LOST
-                    ? api
-                    : Rebuild.lost("reading what it stored failed (" + e.getMessage() + ")");
+            if (e instanceof ApiException api && api.code() == ErrorCode.IDEMPOTENCY_ANSWER_LOST) {
+                throw api;
+            }
+            if (!(e instanceof ApiException)) { // an answer of the read (gone since) says enough without a trace
+                LOG.warn("the answer of a request whose server stopped could not be read again", e);
+            }
+            throw Rebuild.lost("what it stored can no longer be read");
         }
         complete(ctx, scope, key, hash);
         ctx.header("idempotent-replayed", "true");

@@ -96,7 +96,7 @@ sealed interface Rebuild {
                     try {
                         read.handler().handle(new WithPathParams(ctx, Map.of(param, id)));
                     } catch (ApiException e) {
-                        if (e.status() == 404) {
+                        if (e.status() >= 400 && e.status() < 500) {
                             continue; // an id of something else the request made
                         }
                         throw e;
