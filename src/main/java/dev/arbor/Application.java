@@ -267,7 +267,7 @@ public final class Application implements AutoCloseable {
             new Console().addTo(routes);
             extraRoutes.accept(routes);
 
-            var idempotency = new Idempotency(database, secrets, clock);
+            var idempotency = new Idempotency(database, secrets, instances, routes.all(), clock);
             idempotency.start();
             this.server = new HttpServer(
                     config.http(),

@@ -2,6 +2,7 @@ package dev.arbor;
 
 import dev.arbor.clusters.Workloads;
 import dev.arbor.events.EventSubscribers;
+import dev.arbor.platform.http.Route;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.testing.TempFolders;
@@ -64,6 +65,11 @@ public final class ArborServer implements AutoCloseable {
 
     public Application application() {
         return application;
+    }
+
+    /** The server's route table, as it registers its routes and describes them. */
+    public List<Route> routes() {
+        return application.server().routes();
     }
 
     /** Runs the history sweep now. */

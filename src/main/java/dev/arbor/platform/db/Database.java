@@ -64,6 +64,8 @@ public final class Database implements AutoCloseable {
     /** SQLite's primary result codes for a file it cannot use: read-only, I/O error, corrupt, full, cannot open. */
     private static final Set<Integer> SQLITE_UNAVAILABLE = Set.of(8, 10, 11, 13, 14, 26);
 
+    private static final ScopedValue<BeforeCommit> BEFORE_COMMIT = ScopedValue.newInstance();
+
     private final Dialect dialect;
     private final HikariDataSource writerPool;
     private final HikariDataSource readerPool;
@@ -272,10 +274,35 @@ public final class Database implements AutoCloseable {
 
     private <T> T inTransaction(HandleCallback<T, RuntimeException> work) {
         try {
-            return writer.inTransaction(work);
+            if (!BEFORE_COMMIT.isBound()) {
+                return writer.inTransaction(work);
+            }
+            BeforeCommit last = BEFORE_COMMIT.get();
+            return writer.inTransaction(handle -> {
+                T result = work.withHandle(handle);
+                last.run(handle);
+                return result;
+            });
         } catch (JdbiException e) {
             throw unavailableOr(e);
         }
+    }
+
+    /** What {@link #beforeEachCommit} runs last in each write transaction, on that transaction's handle. */
+    @FunctionalInterface
+    public interface BeforeCommit {
+        void run(Handle handle);
+    }
+
+    /**
+     * Runs {@code work} so that each {@link #write} it makes on this thread runs {@code last} as the final statement of
+     * its transaction: what {@code last} writes commits with the work's own changes, or not at all. For bookkeeping
+     * that must never disagree with the work it describes (an idempotency key whose request's work committed); the
+     * transactions stay the work's own, so none is held open across what the work does between them.
+     */
+    public static <R, X extends Throwable> R beforeEachCommit(BeforeCommit last, ScopedValue.CallableOp<R, X> work)
+            throws X {
+        return ScopedValue.where(BEFORE_COMMIT, requireNonNull(last, "last")).call(work);
     }
 
     /**

@@ -1,18 +1,36 @@
 package dev.arbor.platform.ids;
 
+import static java.util.Objects.requireNonNull;
+
 import com.github.f4b6a3.ulid.UlidCreator;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 
 /** Server-made ids: {@code <prefix>_<ULID>}, time-sortable; request ids {@code req_<32 hex>}. */
 public final class Ids {
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    private static final ScopedValue<Consumer<String>> MINTED = ScopedValue.newInstance();
+
     private Ids() {}
 
     public static String next(String prefix) {
-        return prefix + "_" + UlidCreator.getMonotonicUlid();
+        String id = prefix + "_" + UlidCreator.getMonotonicUlid();
+        if (MINTED.isBound()) {
+            MINTED.get().accept(id);
+        }
+        return id;
+    }
+
+    /**
+     * Runs {@code work}, telling {@code minted} each id it makes with {@link #next} on this thread: how a request's
+     * answer can be found again from what it created (an idempotency key whose server died before answering).
+     */
+    public static <R, X extends Throwable> R noting(Consumer<String> minted, ScopedValue.CallableOp<R, X> work)
+            throws X {
+        return ScopedValue.where(MINTED, requireNonNull(minted, "minted")).call(work);
     }
 
     /** Request ids only need to be unique, not secret, so they skip the cost of a secure generator. */

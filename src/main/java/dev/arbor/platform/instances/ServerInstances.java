@@ -80,6 +80,22 @@ public final class ServerInstances implements AutoCloseable {
         return heartbeat;
     }
 
+    /**
+     * Whether the server registered as {@code serverId} may still run: it is this one or, on a shared database, its row
+     * is there (a server found stopped is forgotten, see {@link #forgetStopped}). On SQLite only this one runs.
+     */
+    public boolean registered(String serverId) {
+        requireNonNull(serverId, "serverId");
+        return serverId.equals(id)
+                || shared()
+                        && database.read(handle -> handle.createQuery(
+                                                "SELECT count(*) FROM server_instances WHERE id = :id")
+                                        .bind("id", serverId)
+                                        .mapTo(Integer.class)
+                                        .one())
+                                > 0;
+    }
+
     /** Whether other servers may share the database, and so whether anything must wait for a heartbeat. */
     public boolean shared() {
         return !database.dialect().singleNode();

@@ -10,6 +10,8 @@ import dev.arbor.platform.http.HeaderParam;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Route;
+import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
@@ -20,6 +22,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,12 +33,22 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code Idempotency-Key} for every write: the first request with a key runs and, when it succeeds, its status,
  * headers and body are kept for a day; a retry with the same key and the same request gets them back without running
  * again. Keys are scoped to the caller's credentials, so one caller can never replay another's answer. Kept bodies are
  * sealed like every secret: an answer may carry one shown only once, such as a new token.
+ *
+ * <p>A server may die (kill -9, power) between the commit of a request's work and the keeping of its answer. So each
+ * write transaction the request makes on its thread also marks its key committed, in that same transaction, with the
+ * ids the request made so far ({@link Database#beforeEachCommit}): the mark and the work commit together or not at
+ * all. A retry whose key is still running on a server that is gone runs again when no work of it committed, and
+ * otherwise is answered from what the work stored ({@link Rebuild}), never by doing the work twice. The work's
+ * transactions stay its own: none is held open across what a request does between them (a model's answer, an
+ * upstream's), and on SQLite the one writer is never held across a request.
  */
 public final class Idempotency {
     public static final String HEADER = "Idempotency-Key";
@@ -44,6 +57,7 @@ public final class Idempotency {
     /** A request still marked running after this long belongs to a process that died; a retry takes it over. */
     static final Duration STALE = Duration.ofMinutes(15);
 
+    private static final Logger LOG = LoggerFactory.getLogger(Idempotency.class);
     private static final Set<String> NOT_REPLAYED = Set.of(
             "x-request-id",
             "content-length",
@@ -66,20 +80,29 @@ public final class Idempotency {
 
     private final Database database;
     private final SecretBox secrets;
+    private final ServerInstances servers;
+    private final List<Route> routes;
     private final Clock clock;
     private final AtomicLong purgedAt;
     private final InMemory memory = new InMemory();
 
-    public Idempotency(Database database, SecretBox secrets, Clock clock) {
+    /**
+     * @param servers who runs a request still marked running: one whose server is gone is retried
+     * @param routes the server's routes, whose reads make a write's answer again when its server died before keeping it
+     */
+    public Idempotency(Database database, SecretBox secrets, ServerInstances servers, List<Route> routes, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.secrets = requireNonNull(secrets, "secrets");
+        this.servers = requireNonNull(servers, "servers");
+        this.routes = List.copyOf(routes);
         this.clock = requireNonNull(clock, "clock");
         this.purgedAt = new AtomicLong(clock.millis());
     }
 
     /**
      * Forgets the keys past their time and, on a single node, the requests that were in progress when the server
-     * stopped (nothing will finish them; their callers may retry).
+     * stopped and whose work never committed (nothing will finish them; their callers may retry). Those whose work
+     * committed stay: a retry is answered from what they stored.
      */
     public void start() {
         if (database.readOnly()) {
@@ -88,7 +111,7 @@ public final class Idempotency {
         database.update(handle -> {
             purgeExpired(handle, clock.millis());
             if (database.dialect().singleNode()) {
-                handle.execute("DELETE FROM idempotency_keys WHERE state = 'in_progress'");
+                handle.execute("DELETE FROM idempotency_keys WHERE state = 'in_progress' AND committed_at IS NULL");
             }
         });
     }
@@ -107,6 +130,7 @@ public final class Idempotency {
      */
     public Handler wrap(Route route) {
         Handler handler = route.handler();
+        Rebuild rebuild = Rebuild.of(route, routes);
         boolean upload = route.isUpload();
         List<HeaderParam> headers = route.headers();
         return ctx -> {
@@ -119,24 +143,75 @@ public final class Idempotency {
             String scope = Digests.sha256Hex(
                     Optional.ofNullable(ctx.header("Authorization")).orElse(""));
             String hash = upload ? uploadHash(ctx, headers) : requestHash(ctx, headers);
-            Optional<StoredResponse> stored =
-                    memory.replay(scope + " " + key, hash, clock.millis()).or(() -> claim(scope, key, hash));
-            if (stored.isPresent()) {
-                replay(ctx, stored.get());
-                return;
-            }
-            boolean succeeded = false;
-            try {
-                handler.handle(ctx);
-                succeeded = ctx.statusCode() >= 200 && ctx.statusCode() < 300;
-            } finally {
-                if (succeeded) {
-                    complete(ctx, scope, key, hash);
-                } else {
-                    release(scope, key);
-                }
+            Claim claim = memory.replay(scope + " " + key, hash, clock.millis())
+                    .<Claim>map(Claim.Replay::new)
+                    .orElseGet(() -> claim(scope, key, hash));
+            switch (claim) {
+                case Claim.Replay replay -> replay(ctx, replay.stored());
+                case Claim.Rebuild committed -> answerAgain(ctx, rebuild, committed.minted(), scope, key, hash);
+                case Claim.Run run -> run(ctx, handler, scope, key, hash);
             }
         };
+    }
+
+    private void run(Context ctx, Handler handler, String scope, String key, String hash) throws Exception {
+        var minted = new ArrayList<String>();
+        boolean succeeded = false;
+        try {
+            Database.beforeEachCommit(
+                    handle -> markCommitted(handle, scope, key, minted),
+                    () -> Ids.noting(minted::add, () -> {
+                        handler.handle(ctx);
+                        return null;
+                    }));
+            succeeded = ctx.statusCode() >= 200 && ctx.statusCode() < 300;
+        } finally {
+            if (succeeded) {
+                complete(ctx, scope, key, hash);
+            } else {
+                release(scope, key);
+            }
+        }
+    }
+
+    /** In each of the request's own write transactions: its work committed, with the ids it made so far. */
+    private void markCommitted(Handle handle, String scope, String key, List<String> minted) {
+        handle.createUpdate("""
+                        UPDATE idempotency_keys SET committed_at = :now, minted = :minted
+                        WHERE scope = :scope AND idempotency_key = :key AND owner = :owner""")
+                .bind("now", clock.millis())
+                .bind("minted", Json.writeString(minted))
+                .bind("scope", scope)
+                .bind("key", key)
+                .bind("owner", servers.id())
+                .execute();
+    }
+
+    /**
+     * Answers a request whose work committed on a server that died before keeping the answer, from what the work
+     * stored, and keeps that answer for the retries after it. When it cannot be made again the key stays committed
+     * and unanswered, so that no retry ever runs the work again.
+     */
+    private void answerAgain(Context ctx, Rebuild rebuild, List<String> minted, String scope, String key, String hash)
+            throws Exception {
+        try {
+            rebuild.answer(ctx, minted);
+        } catch (Exception e) {
+            database.update(handle -> handle.createUpdate(
+                            "UPDATE idempotency_keys SET owner = NULL WHERE scope = :scope AND idempotency_key = :key")
+                    .bind("scope", scope)
+                    .bind("key", key)
+                    .execute());
+            if (e instanceof ApiException api && api.code() == ErrorCode.IDEMPOTENCY_ANSWER_LOST) {
+                throw api;
+            }
+            if (!(e instanceof ApiException)) { // an answer of the read (gone since) says enough without a trace
+                LOG.warn("the answer of a request whose server stopped could not be read again", e);
+            }
+            throw Rebuild.lost("what it stored can no longer be read");
+        }
+        complete(ctx, scope, key, hash);
+        ctx.header("idempotent-replayed", "true");
     }
 
     /**
@@ -161,9 +236,20 @@ public final class Idempotency {
         }
     }
 
-    private Optional<StoredResponse> claim(String scope, String key, String hash) {
+    /** What a request with a key does: run, replay a kept answer, or answer again from what its work stored. */
+    private sealed interface Claim {
+        record Run() implements Claim {}
+
+        record Replay(StoredResponse stored) implements Claim {}
+
+        record Rebuild(List<String> minted) implements Claim {}
+    }
+
+    private Claim claim(String scope, String key, String hash) {
         if (database.readOnly()) {
-            return memory.claim(scope + " " + key, hash, clock.millis());
+            return memory.claim(scope + " " + key, hash, clock.millis())
+                    .<Claim>map(Claim.Replay::new)
+                    .orElseGet(Claim.Run::new);
         }
         return database.write(handle -> {
             long now = clock.millis();
@@ -174,41 +260,86 @@ public final class Idempotency {
             handle.createUpdate("""
                             DELETE FROM idempotency_keys
                             WHERE scope = :scope AND idempotency_key = :key
-                              AND (created_at < :expired OR (state = 'in_progress' AND created_at < :stale))""")
+                              AND (created_at < :expired
+                                   OR (state = 'in_progress' AND committed_at IS NULL AND created_at < :stale))""")
                     .bind("scope", scope)
                     .bind("key", key)
                     .bind("expired", now - KEPT.toMillis())
                     .bind("stale", now - STALE.toMillis())
                     .execute();
-            int inserted = handle.createUpdate("""
-                            INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, state, created_at)
-                            VALUES (:scope, :key, :hash, 'in_progress', :now)
-                            ON CONFLICT DO NOTHING""")
-                    .bind("scope", scope)
-                    .bind("key", key)
-                    .bind("hash", hash)
-                    .bind("now", now)
-                    .execute();
-            if (inserted == 1) {
-                return Optional.empty();
+            if (insert(handle, scope, key, hash, now)) {
+                return new Claim.Run();
             }
             var existing = handle.createQuery("""
-                            SELECT request_hash, state, status_code, response_headers, response_body
+                            SELECT request_hash, state, status_code, response_headers, response_body, owner, minted
                             FROM idempotency_keys WHERE scope = :scope AND idempotency_key = :key""")
                     .bind("scope", scope)
                     .bind("key", key)
                     .map((rs, c) -> new Existing(
-                            rs.getString(1), rs.getString(2), rs.getInt(3), rs.getString(4), rs.getBytes(5)))
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getInt(3),
+                            rs.getString(4),
+                            rs.getBytes(5),
+                            Optional.ofNullable(rs.getString(6)),
+                            Optional.ofNullable(rs.getString(7)).map(Idempotency::readIds)))
                     .one();
             if (!existing.hash().equals(hash)) {
                 throw reused();
             }
-            if (existing.state().equals("in_progress")) {
+            if (existing.state().equals("done")) {
+                return new Claim.Replay(new StoredResponse(
+                        existing.status(), readHeaders(existing.headers()), open(existing.body(), scope, key)));
+            }
+            // no server answers it: it ran on one that is gone, or its answer could not be made again
+            boolean abandoned = existing.owner()
+                    .map(owner -> !servers.registered(owner))
+                    .orElse(existing.committed().isPresent());
+            if (!abandoned) {
                 throw inProgress();
             }
-            return Optional.of(new StoredResponse(
-                    existing.status(), readHeaders(existing.headers()), open(existing.body(), scope, key)));
+            if (existing.committed().isEmpty()) {
+                return takeOver(handle, existing, scope, key, hash, now);
+            }
+            handle.createUpdate(
+                            "UPDATE idempotency_keys SET owner = :owner WHERE scope = :scope AND idempotency_key = :key")
+                    .bind("owner", servers.id())
+                    .bind("scope", scope)
+                    .bind("key", key)
+                    .execute();
+            return new Claim.Rebuild(existing.committed().get());
         });
+    }
+
+    private boolean insert(Handle handle, String scope, String key, String hash, long now) {
+        return handle.createUpdate("""
+                                INSERT INTO idempotency_keys
+                                    (scope, idempotency_key, request_hash, state, created_at, owner)
+                                VALUES (:scope, :key, :hash, 'in_progress', :now, :owner)
+                                ON CONFLICT DO NOTHING""")
+                        .bind("scope", scope)
+                        .bind("key", key)
+                        .bind("hash", hash)
+                        .bind("now", now)
+                        .bind("owner", servers.id())
+                        .execute()
+                == 1;
+    }
+
+    /** Runs again a request whose server died before any of its work committed. */
+    private Claim takeOver(Handle handle, Existing existing, String scope, String key, String hash, long now) {
+        int deleted = handle.createUpdate("""
+                        DELETE FROM idempotency_keys
+                        WHERE scope = :scope AND idempotency_key = :key AND state = 'in_progress'
+                          AND committed_at IS NULL AND owner = :owner""")
+                .bind("scope", scope)
+                .bind("key", key)
+                .bind("owner", existing.owner().orElseThrow())
+                .execute();
+        if (deleted == 0 || !insert(handle, scope, key, hash, now)) {
+            throw inProgress(); // another retry took it over first
+        }
+        return new Claim.Run();
     }
 
     private void complete(Context ctx, String scope, String key, String hash) {
@@ -318,6 +449,14 @@ public final class Idempotency {
         return target.toString();
     }
 
+    private static List<String> readIds(String json) {
+        try {
+            return Json.mapper().readValue(json, new TypeReference<List<String>>() {});
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static Map<String, String> readHeaders(String json) {
         if (json == null) {
             return Map.of();
@@ -389,7 +528,18 @@ public final class Idempotency {
         }
     }
 
-    private record Existing(String hash, String state, int status, String headers, byte[] body) {}
+    /**
+     * A key's row. {@code owner}: the server answering it, none once no server can; {@code committed}: the ids its
+     * request made, once some of its work committed.
+     */
+    private record Existing(
+            String hash,
+            String state,
+            int status,
+            String headers,
+            byte[] body,
+            Optional<String> owner,
+            Optional<List<String>> committed) {}
 
     private record StoredResponse(int status, Map<String, String> headers, byte[] body) {}
 }

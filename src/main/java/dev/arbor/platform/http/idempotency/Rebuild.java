@@ -1,0 +1,307 @@
+package dev.arbor.platform.http.idempotency;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.Json;
+import dev.arbor.platform.http.Route;
+import dev.arbor.platform.http.Schema;
+import io.javalin.config.Key;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.javalin.json.JsonMapper;
+import io.javalin.plugin.ContextPlugin;
+import io.javalin.router.Endpoint;
+import io.javalin.router.Endpoints;
+import io.javalin.security.RouteRole;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * How a write's answer is made again when its work committed but its server died before the answer was kept: from
+ * what the work stored, read through the route table. A write answering a resource is answered by the read that shows
+ * that resource (same shape): at the write's own path (a replace or an update), at a path it is under (an action such
+ * as {@code /runs/{id}/cancel}) or, for a create, at the path its new id names (an id the request made). A delete
+ * answers its envelope, a write without a body its status; any other answer (a secret shown once, a model's answer, a
+ * shape no read shows) cannot be made again, and a retry is refused rather than run twice.
+ */
+sealed interface Rebuild {
+    Pattern PATH_PARAM = Pattern.compile("\\{([^}]+)}");
+
+    /** The write's answer made again: its status, body and headers set on {@code ctx}. */
+    void answer(Context ctx, List<String> minted) throws Exception;
+
+    /** A write that answers only its status. */
+    record Empty(int status) implements Rebuild {
+        @Override
+        public void answer(Context ctx, List<String> minted) {
+            ctx.status(status);
+        }
+    }
+
+    /** A delete: {@code {id, object: "<name>.deleted", deleted: true}}, the id its path names. */
+    record Deleted(int status, String object, String idParam) implements Rebuild {
+        public Deleted {
+            requireNonNull(object, "object");
+            requireNonNull(idParam, "idParam");
+        }
+
+        @Override
+        public void answer(Context ctx, List<String> minted) {
+            var body = new LinkedHashMap<String, Object>();
+            body.put("id", ctx.pathParam(idParam));
+            body.put("object", object);
+            body.put("deleted", true);
+            ctx.status(status).contentType("application/json").result(Json.write(body));
+        }
+    }
+
+    /** The resource the write answers, read at the write's own path or one it is under, named by its path parameters. */
+    record Read(int status, Route read) implements Rebuild {
+        public Read {
+            requireNonNull(read, "read");
+        }
+
+        @Override
+        public void answer(Context ctx, List<String> minted) throws Exception {
+            read.handler().handle(ctx);
+            ctx.status(status);
+        }
+    }
+
+    /** A create: the resource at the first path one of the ids the request made names (its {@code location}). */
+    record Created(int status, List<Route> reads) implements Rebuild {
+        public Created {
+            reads = List.copyOf(reads);
+        }
+
+        @Override
+        public void answer(Context ctx, List<String> minted) throws Exception {
+            for (String id : minted) {
+                for (Route read : reads) {
+                    String param = params(read.path()).getFirst();
+                    try {
+                        read.handler().handle(new WithPathParams(ctx, Map.of(param, id)));
+                    } catch (ApiException e) {
+                        if (e.status() >= 400 && e.status() < 500) {
+                            continue; // an id of something else the request made
+                        }
+                        throw e;
+                    }
+                    ctx.header("location", read.path().replace("{" + param + "}", id));
+                    ctx.status(status);
+                    return;
+                }
+            }
+            throw lost("what it created is gone");
+        }
+    }
+
+    /** An answer that cannot be made again from what is stored. */
+    record Lost() implements Rebuild {
+        @Override
+        public void answer(Context ctx, List<String> minted) {
+            throw lost("this route's answer cannot be made again from what it stored");
+        }
+    }
+
+    static ApiException lost(String why) {
+        return ApiException.of(
+                ErrorCode.IDEMPOTENCY_ANSWER_LOST,
+                Idempotency.HEADER,
+                "The request with this Idempotency-Key was carried out and its changes are stored, but its server "
+                        + "stopped before answering, and " + why + "; do not send it again: read the result instead.");
+    }
+
+    /** How {@code write}'s answer is made again, from the reads among {@code routes}. */
+    static Rebuild of(Route write, List<Route> routes) {
+        if (write.replies().isEmpty()) {
+            return new Lost();
+        }
+        Route.Reply reply = write.replies().getFirst();
+        if (reply.content().isEmpty()) {
+            return new Empty(reply.status());
+        }
+        Schema shape = reply.content().get("application/json");
+        if (shape == null) {
+            return new Lost();
+        }
+        Optional<String> deleted = deletedObject(shape);
+        List<String> params = params(write.path());
+        if (deleted.isPresent() && !params.isEmpty()) {
+            return new Deleted(reply.status(), deleted.get(), params.getLast());
+        }
+        List<Route> reads = routes.stream()
+                .filter(route -> route.method() == HandlerType.GET
+                        && route.replies().stream()
+                                .anyMatch(r -> r.status() == 200
+                                        && shape.equals(r.content().get("application/json"))))
+                .toList();
+        for (String path = write.path(); !path.isEmpty(); path = path.substring(0, path.lastIndexOf('/'))) {
+            String at = path;
+            Optional<Route> read =
+                    reads.stream().filter(route -> route.path().equals(at)).findFirst();
+            if (read.isPresent()) {
+                return new Read(reply.status(), read.get());
+            }
+        }
+        List<Route> byId =
+                reads.stream().filter(route -> params(route.path()).size() == 1).toList();
+        return byId.isEmpty() ? new Lost() : new Created(reply.status(), byId);
+    }
+
+    /** The object name of a delete's envelope, {@code <name>.deleted}, when {@code shape} is one. */
+    private static Optional<String> deletedObject(Schema shape) {
+        if (!(shape instanceof Schema.Obj object)) {
+            return Optional.empty();
+        }
+        boolean flagged = object.properties().stream().anyMatch(p -> p.name().equals("deleted"));
+        return object.properties().stream()
+                .filter(p -> flagged && p.name().equals("object"))
+                .map(Schema.Property::schema)
+                .flatMap(schema -> schema instanceof Schema.Enum e && e.values().size() == 1
+                        ? e.values().stream().filter(value -> value.endsWith(".deleted"))
+                        : Stream.empty())
+                .findFirst();
+    }
+
+    private static List<String> params(String path) {
+        Matcher matcher = PATH_PARAM.matcher(path);
+        var names = new java.util.ArrayList<String>();
+        while (matcher.find()) {
+            names.add(matcher.group(1));
+        }
+        return names;
+    }
+
+    /** The request as a read at another path sees it: its own path parameters replaced; the rest is the request's. */
+    final class WithPathParams implements Context {
+        private final Context request;
+        private final Map<String, String> params;
+
+        WithPathParams(Context request, Map<String, String> params) {
+            this.request = request;
+            this.params = Map.copyOf(params);
+        }
+
+        @Override
+        public String pathParam(String name) {
+            String value = params.get(name);
+            if (value == null) {
+                throw new IllegalArgumentException("no path parameter " + name + " in " + params.keySet());
+            }
+            return value;
+        }
+
+        @Override
+        public Map<String, String> pathParamMap() {
+            return params;
+        }
+
+        @Override
+        public HttpServletRequest req() {
+            return request.req();
+        }
+
+        @Override
+        public HttpServletResponse res() {
+            return request.res();
+        }
+
+        @Override
+        public Endpoints endpoints() {
+            return request.endpoints();
+        }
+
+        @Override
+        public Endpoint endpoint() {
+            return request.endpoint();
+        }
+
+        @Override
+        public <T> T appData(Key<T> key) {
+            return request.appData(key);
+        }
+
+        @Override
+        public JsonMapper jsonMapper() {
+            return request.jsonMapper();
+        }
+
+        @Override
+        public <T> T with(Class<? extends ContextPlugin<?, T>> plugin) {
+            return request.with(plugin);
+        }
+
+        @Override
+        public io.javalin.config.MultipartConfig multipartConfig() {
+            return request.multipartConfig();
+        }
+
+        @Override
+        public boolean strictContentTypes() {
+            return request.strictContentTypes();
+        }
+
+        @Override
+        public ServletOutputStream outputStream() {
+            return request.outputStream();
+        }
+
+        @Override
+        public Context minSizeForCompression(int bytes) {
+            request.minSizeForCompression(bytes);
+            return this;
+        }
+
+        @Override
+        public Context result(InputStream body) {
+            request.result(body);
+            return this;
+        }
+
+        @Override
+        public InputStream resultInputStream() {
+            return request.resultInputStream();
+        }
+
+        @Override
+        public void future(Supplier<? extends CompletableFuture<?>> future) {
+            request.future(future);
+        }
+
+        @Override
+        public void redirect(String location, io.javalin.http.HttpStatus status) {
+            request.redirect(location, status);
+        }
+
+        @Override
+        public void writeJsonStream(Stream<?> stream) {
+            request.writeJsonStream(stream);
+        }
+
+        @Override
+        public Context skipRemainingHandlers() {
+            request.skipRemainingHandlers();
+            return this;
+        }
+
+        @Override
+        public Set<RouteRole> routeRoles() {
+            return request.routeRoles();
+        }
+    }
+}
