@@ -157,18 +157,7 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
 
     @Test
     void aMemberSeesTheFiringsOfItsOwnProjectsTriggersOnly() {
-        String secret = "secret-" + UUID.randomUUID();
-        HttpReply created = http.post(
-                CONNECTIONS,
-                "{\"provider\": \"github\", \"credentials\": {\"signing_secret\": \"" + secret
-                        + "\"}, \"project_ids\": [\"" + mine + "\", \"" + theirs + "\"]}",
-                admin());
-        assertThat(created.status()).as(created.body()).isEqualTo(201);
-        Hook hook = new Hook(
-                created.json().path("id").asText(),
-                "github",
-                URI.create(created.json().path("webhook_url").asText()).getPath(),
-                secret);
+        Hook hook = sharedByBothProjects();
         issuesTrigger(hook, theirs);
 
         String deliveryId = deliver(
