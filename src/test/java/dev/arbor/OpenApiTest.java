@@ -97,6 +97,12 @@ class OpenApiTest {
     }
 
     @Test
+    void theWireFormatDeclaresTheProjectItsDeploymentsAreLookedUpIn() {
+        JsonNode parameters = api.document().at("/paths/~1v1~1decide/post/parameters");
+        assertThat(parameters.findValuesAsText("name")).contains("X-Project-Id");
+    }
+
+    @Test
     void aRequestSchemaCarriesTheLimitsTheServerEnforces() {
         JsonNode name = api.document()
                 .at("/paths/~1auth~1tokens/post/requestBody/content/application~1json/schema" + "/properties/name");

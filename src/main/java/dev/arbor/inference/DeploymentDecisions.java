@@ -7,6 +7,7 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.HeaderParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.studio.running.DeployedModels;
@@ -73,6 +74,11 @@ public final class DeploymentDecisions implements DeployedModels {
         this.hop = requireNonNull(hop, "hop");
         this.access = requireNonNull(access, "access");
         this.studioKeyed = requireNonNull(studioApiKey, "studioApiKey").isPresent();
+    }
+
+    @Override
+    public List<HeaderParam> headers() {
+        return List.of(CurrentProject.HEADER);
     }
 
     @Override

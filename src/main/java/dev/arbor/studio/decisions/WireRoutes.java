@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.HeaderParam;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.http.Requests;
@@ -61,6 +62,7 @@ final class WireRoutes {
                         MediaInput.MAX_BODY_BYTES,
                         this::decide)
                 .body(DecisionShapes.DECIDE_REQUEST)
+                .header(deployed.headers().toArray(HeaderParam[]::new))
                 .ok(DecisionShapes.DECIDE_ANSWER);
     }
 

@@ -2,7 +2,9 @@ package dev.arbor.studio.running;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.http.HeaderParam;
 import io.javalin.http.Context;
+import java.util.List;
 
 /**
  * Deployments that decide: {@code POST /v1/decide} asks here whether its {@code model} names a running deployment,
@@ -19,6 +21,11 @@ public interface DeployedModels {
      * {@code model_capability_unsupported} when it cannot) or whose server answered the request already.
      */
     Admission admit(Context ctx, String model);
+
+    /** The request headers {@link #admit} reads (the current project's), declared on the route that calls it. */
+    default List<HeaderParam> headers() {
+        return List.of();
+    }
 
     /** What a decision's {@code model} is. */
     sealed interface Admission permits NoDeployment, Deployed, AnsweredElsewhere {}
