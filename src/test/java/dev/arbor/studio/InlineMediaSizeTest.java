@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.secrets.Digests;
 import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A media file may be up to 200 MB whether uploaded or sent inline as a data URL, so the operations that take media
@@ -88,6 +91,90 @@ class InlineMediaSizeTest {
                     http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
             assertThat(kept.path("bytes").asLong()).isEqualTo(image);
             assertThat(kept.path("available").asBoolean()).isTrue();
+        }
+    }
+
+    @Test
+    void a200MegabyteInlineImageIsDecidedWithinA256MegabyteHeap(@TempDir Path folder) {
+        // the largest image a multiple of 3 allows: its body is 267 MB, more than the whole heap
+        long image = 200 * MB - 2;
+        Path data = folder.resolve("data");
+        try (var server = ArborProcess.serve(data, Map.of("ARBOR_TEST_MODELS", "1"), "256m")) {
+            TestServer http = server.http();
+            HttpReply made =
+                    http.sendStream("POST", D, () -> decisionWithImage(image), "Content-Type", "application/json");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(image);
+            assertThat(kept.path("available").asBoolean()).isTrue();
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(data.resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
+    void aLongDataUrlIsKeptAsItsDecodedBytesAndItsTemporaryFileGoes() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            long image = 300_000;
+            byte[] bytes;
+            try (InputStream decoded = Base64.getDecoder().wrap(imageBase64(image))) {
+                bytes = decoded.readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            HttpReply made =
+                    http.sendStream("POST", D, () -> decisionWithImage(image), "Content-Type", "application/json");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("sha256").asText()).isEqualTo("sha256:" + Digests.sha256Hex(bytes));
+            assertThat(http.get("/v1/studio/files/" + kept.path("file_id").asText())
+                            .json()
+                            .path("bytes")
+                            .asLong())
+                    .isEqualTo(bytes.length);
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "a character that is no base64 | %s!AAAA",
+                "a single dangling character | %sA",
+                "characters after its padding | %sAA==AAAA",
+                "an escape that is no base64 | %s\\nAAAA",
+            })
+    void aLongDataUrlWithDamagedBase64IsInvalidAtItsParamAndLeavesNoFile(String what, String damaged) {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            String base64 = Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            String body = "{\"model\": \"hash-decider\", \"state\": \"a\", \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64," + damaged.formatted(base64)
+                    + "\"}]}";
+            http.post(D, body).assertError(400, "invalid_field", "media[0].data");
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
+    void aLongDataUrlMaySendItsSlashesEscaped() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            // 3 bytes of 0xff after the PNG's head are "////" in base64, which some encoders send as "\/\/\/\/"
+            String base64 = Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000) + "\\/".repeat(4);
+            String body = "{\"model\": \"hash-decider\", \"state\": \"a\", \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64," + base64 + "\"}]}";
+            HttpReply made = http.post(D, body);
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(PNG_HEAD.length + 75_000 + 3);
         }
     }
 
@@ -165,6 +252,13 @@ class InlineMediaSizeTest {
      * A decision whose one image is {@code bytes} long (for a multiple of 3): a PNG's signature and header chunk, then
      * zeros, written as base64 while it is sent.
      */
+    private static InputStream imageBase64(long bytes) {
+        return new SequenceInputStream(Collections.enumeration(List.of(
+                new ByteArrayInputStream(
+                        Base64.getEncoder().encodeToString(PNG_HEAD).getBytes(StandardCharsets.US_ASCII)),
+                repeated((byte) 'A', (bytes - PNG_HEAD.length) / 3 * 4))));
+    }
+
     private static InputStream decisionWithImage(long bytes) {
         byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "
                         + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "

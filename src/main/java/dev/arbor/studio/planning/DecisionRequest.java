@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.InlineMedia;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
@@ -226,7 +227,7 @@ public record DecisionRequest(
     /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
     private static long characters(JsonNode node, Predicate<String> skipped) {
         if (node.isTextual()) {
-            return skipped.test(node.textValue()) ? 0 : node.textValue().length();
+            return skipped.test(node.textValue()) ? 0 : InlineMedia.sentLength(node.textValue());
         }
         if (!node.isContainerNode()) {
             return node.asText().length();
