@@ -179,6 +179,33 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void aKeyedDecisionWithALongDataUrlIsKnownByItsStreamedBody() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            HttpReply first = http.sendStream(
+                    "POST", D, () -> decisionWithImage(300_000), "Content-Type", "application/json", "Idempotency-Key",
+                    "k-media");
+            assertThat(first.status()).as(first.body()).isEqualTo(200);
+
+            HttpReply again = http.sendStream(
+                    "POST", D, () -> decisionWithImage(300_000), "Content-Type", "application/json", "Idempotency-Key",
+                    "k-media");
+            assertThat(again.header("idempotent-replayed")).isEqualTo("true");
+            assertThat(again.json().path("id").asText()).isEqualTo(first.json().path("id").asText());
+
+            http.sendStream(
+                            "POST",
+                            D,
+                            () -> decisionWithImage(300_003),
+                            "Content-Type",
+                            "application/json",
+                            "Idempotency-Key",
+                            "k-media")
+                    .assertError(409, "idempotency_key_reused", "Idempotency-Key");
+        }
+    }
+
+    @Test
     void theRestOfTheBodyIsHeldToTheServersLimit() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
             TestServer http = server.http();
