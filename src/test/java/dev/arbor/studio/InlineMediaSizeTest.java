@@ -136,7 +136,8 @@ class InlineMediaSizeTest {
                             .asLong())
                     .isEqualTo(bytes.length);
             await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
         }
     }
 
@@ -158,7 +159,8 @@ class InlineMediaSizeTest {
                     + "\"}]}";
             http.post(D, body).assertError(400, "invalid_field", "media[0].data");
             await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
         }
     }
 
@@ -183,15 +185,26 @@ class InlineMediaSizeTest {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();
             HttpReply first = http.sendStream(
-                    "POST", D, () -> decisionWithImage(300_000), "Content-Type", "application/json", "Idempotency-Key",
+                    "POST",
+                    D,
+                    () -> decisionWithImage(300_000),
+                    "Content-Type",
+                    "application/json",
+                    "Idempotency-Key",
                     "k-media");
             assertThat(first.status()).as(first.body()).isEqualTo(200);
 
             HttpReply again = http.sendStream(
-                    "POST", D, () -> decisionWithImage(300_000), "Content-Type", "application/json", "Idempotency-Key",
+                    "POST",
+                    D,
+                    () -> decisionWithImage(300_000),
+                    "Content-Type",
+                    "application/json",
+                    "Idempotency-Key",
                     "k-media");
             assertThat(again.header("idempotent-replayed")).isEqualTo("true");
-            assertThat(again.json().path("id").asText()).isEqualTo(first.json().path("id").asText());
+            assertThat(again.json().path("id").asText())
+                    .isEqualTo(first.json().path("id").asText());
 
             http.sendStream(
                             "POST",

@@ -43,12 +43,7 @@ final class InlineDataUrls {
      * {@code restLimit} bytes besides the long {@code data:} URLs.
      */
     static byte[] read(
-            InputStream in,
-            long bodyLimit,
-            long restLimit,
-            Path folder,
-            MessageDigest digest,
-            List<String> spooled)
+            InputStream in, long bodyLimit, long restLimit, Path folder, MessageDigest digest, List<String> spooled)
             throws IOException {
         var source = new Source(in, bodyLimit, digest);
         var rest = new Rest(restLimit);

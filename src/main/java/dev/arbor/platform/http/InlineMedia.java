@@ -4,10 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,7 +66,8 @@ public record InlineMedia(Path file, String sha256, long bytes, long characters,
         }
         long cutoff = System.currentTimeMillis() - age.toMillis();
         try (Stream<Path> files = Files.list(folder)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("inline-")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().startsWith("inline-"))
+                    .toList()) {
                 try {
                     if (Files.getLastModifiedTime(file).toMillis() < cutoff) {
                         Files.deleteIfExists(file);

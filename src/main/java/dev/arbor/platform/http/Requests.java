@@ -10,9 +10,9 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.regex.Pattern;
 

@@ -221,7 +221,9 @@ public record MediaInput(
         }
         var item = new MediaInput(family, reference, name, variable, param);
         byte[] head = spooled.isPresent()
-                ? (spooled.get().damaged() || spooled.get().bytes() == 0 ? new byte[0] : spooled.get().head())
+                ? (spooled.get().damaged() || spooled.get().bytes() == 0
+                        ? new byte[0]
+                        : spooled.get().head())
                 : item.decode();
         if (head.length == 0) {
             problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds no bytes, or its base64 is damaged.");

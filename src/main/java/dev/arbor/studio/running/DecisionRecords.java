@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
@@ -210,7 +209,8 @@ final class DecisionRecords {
                             ? plan.secrets().path(item.variable().orElseThrow()).asText()
                             : "sha256:"
                                     + inline.map(MediaInput.InlineBytes::sha256)
-                                            .orElseGet(() -> item.file().orElseThrow().sha256()));
+                                            .orElseGet(() ->
+                                                    item.file().orElseThrow().sha256()));
             json.put("available", kept);
             if (kept) {
                 item.variable()
