@@ -219,6 +219,33 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void anExampleKeepsALongDataUrlAsAFileOfItsDecodedBytes() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            http.post(
+                    "/v1/studio/templates",
+                    "{\"id\": \"pics\", \"model\": \"hash-decider\", \"modalities\": "
+                            + "[\"text\", \"image\"], \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            String image;
+            try (InputStream base64 = imageBase64(300_000)) {
+                image = new String(base64.readAllBytes(), StandardCharsets.US_ASCII);
+            }
+            HttpReply example = http.post(
+                    "/v1/studio/templates/pics/examples",
+                    "{\"state\": \"a shelf\", \"media\": [{\"data\": \"data:image/png;base64," + image
+                            + "\"}], \"expected\": {\"ok\": \"yes\"}}");
+            assertThat(example.status()).as(example.body()).isEqualTo(201);
+            JsonNode file = http.get("/v1/studio/files/"
+                            + example.json().at("/media/0/file_id").asText())
+                    .json();
+            assertThat(file.path("bytes").asLong()).isEqualTo(300_000);
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
     void theRestOfTheBodyIsHeldToTheServersLimit() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
             TestServer http = server.http();
