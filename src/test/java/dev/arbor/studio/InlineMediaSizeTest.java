@@ -261,6 +261,24 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void shortDataUrlsAreMediaTooForTheLimitOfTheRest() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
+            TestServer http = server.http();
+            String image;
+            try (InputStream base64 = imageBase64(30_000)) {
+                image = "{\"data\": \"data:image/png;base64,"
+                        + new String(base64.readAllBytes(), StandardCharsets.US_ASCII) + "\"}";
+            }
+            // three images of 40,000 characters each: the body is twice the limit, all but a few bytes media
+            HttpReply made = http.post(
+                    D,
+                    "{\"model\": \"hash-decider\", \"state\": \"three pictures\", \"questions\": {\"ok\": "
+                            + "{\"type\": \"noul\"}}, \"media\": [" + String.join(", ", image, image, image) + "]}");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void stateAndVariablesHaveTheirOwnLimits() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();

@@ -106,6 +106,8 @@ final class InlineDataUrls {
                 }
             }
             if (pending.size() < LIFTED_FROM) {
+                // a short data: URL stays in the JSON, and is media the limit of the rest does not count
+                rest.media += pending.size();
                 rest.write(pending.toByteArray(), 0, pending.size());
                 if (closed) {
                     rest.write('"');
@@ -283,9 +285,10 @@ final class InlineDataUrls {
         }
     }
 
-    /** The JSON around the lifted strings, held to its own limit. */
+    /** The JSON around the lifted strings, held to its own limit but for the media it holds. */
     private static final class Rest extends ByteArrayOutputStream {
         private final long limit;
+        private long media;
 
         Rest(long limit) {
             super(8 * 1024);
@@ -305,7 +308,7 @@ final class InlineDataUrls {
         }
 
         private void check() {
-            if (count > limit) {
+            if (count - media > limit) {
                 throw ApiException.of(
                         ErrorCode.PAYLOAD_TOO_LARGE,
                         null,
