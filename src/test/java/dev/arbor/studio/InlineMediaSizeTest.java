@@ -279,6 +279,20 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void aLongDataUrlInTheStateIsRefusedAtTheStateNotReadAsText() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            String url = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            JsonNode error = http.post(
+                            D,
+                            "{\"model\": \"hash-decider\", \"state\": {\"picture\": \"" + url
+                                    + "\"}, \"questions\": {\"ok\": {\"type\": \"noul\"}}}")
+                    .assertError(400, "invalid_field", "state");
+            assertThat(error.path("message").asText()).contains("send media in `media`");
+        }
+    }
+
+    @Test
     void stateAndVariablesHaveTheirOwnLimits() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();

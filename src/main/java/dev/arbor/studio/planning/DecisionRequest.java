@@ -216,12 +216,36 @@ public record DecisionRequest(
         return kept;
     }
 
-    /** Why a state is too large, when it is: the one limit wherever a state is sent (decisions, test examples). */
+    /**
+     * Why a state cannot be taken, when it cannot: too large (the one limit wherever a state is sent: decisions, test
+     * examples), or holding a long data: URL.
+     */
     public static Optional<String> stateTooLarge(JsonNode state) {
-        return characters(state, text -> false) > MAX_STATE_CHARACTERS
-                ? Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
-                        + "or a list's keys and values)")
+        if (characters(state, text -> false) > MAX_STATE_CHARACTERS) {
+            return Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
+                    + "or a list's keys and values)");
+        }
+        // such a URL was decoded to a file as the body was read: its text is not there to read as the state's
+        return holdsInlineMedia(state)
+                ? Optional.of("may not hold a data: URL of 64 KiB or more; send media in `media`")
                 : Optional.empty();
+    }
+
+    private static boolean holdsInlineMedia(JsonNode node) {
+        if (node.isTextual()) {
+            return InlineMedia.of(node.textValue()).isPresent();
+        }
+        for (var entries = node.properties().iterator(); entries.hasNext(); ) {
+            if (InlineMedia.of(entries.next().getKey()).isPresent()) {
+                return true;
+            }
+        }
+        for (JsonNode child : node) {
+            if (holdsInlineMedia(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
