@@ -293,6 +293,21 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void aLongDataUrlInATextVariableIsRefusedAtTheVariableNotReadAsText() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            assertThat(http.post("/v1/studio/templates", """
+                            {"id": "notes", "model": "hash-decider",
+                             "variables": {"note": {"type": "string", "max_length": 200000}},
+                             "state": "{{note}}", "questions": {"ok": {"type": "noul"}}}""").status()).isEqualTo(201);
+            String url = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            JsonNode error = http.post(D, "{\"template\": \"notes\", \"variables\": {\"note\": \"" + url + "\"}}")
+                    .assertError(400, "invalid_variable", "variables.note");
+            assertThat(error.path("message").asText()).contains("send media in a media variable");
+        }
+    }
+
+    @Test
     void stateAndVariablesHaveTheirOwnLimits() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
             TestServer http = server.http();

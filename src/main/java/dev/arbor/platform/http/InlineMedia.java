@@ -2,6 +2,7 @@ package dev.arbor.platform.http;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -43,6 +44,24 @@ public record InlineMedia(Path file, String sha256, long bytes, long characters,
         return marker < 0
                 ? Optional.empty()
                 : Optional.ofNullable(SPOOLED.get(reference.substring(marker + MARKER.length())));
+    }
+
+    /** Whether a value of the parsed body holds, at any depth, a data: URL that went to a file. */
+    public static boolean within(JsonNode node) {
+        if (node.isTextual()) {
+            return of(node.textValue()).isPresent();
+        }
+        for (var entries = node.properties().iterator(); entries.hasNext(); ) {
+            if (of(entries.next().getKey()).isPresent()) {
+                return true;
+            }
+        }
+        for (JsonNode child : node) {
+            if (within(child)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How many characters a string of the parsed body had as it was sent: a spooled URL's whole length. */

@@ -226,26 +226,9 @@ public record DecisionRequest(
                     + "or a list's keys and values)");
         }
         // such a URL was decoded to a file as the body was read: its text is not there to read as the state's
-        return holdsInlineMedia(state)
+        return InlineMedia.within(state)
                 ? Optional.of("may not hold a data: URL of 64 KiB or more; send media in `media`")
                 : Optional.empty();
-    }
-
-    private static boolean holdsInlineMedia(JsonNode node) {
-        if (node.isTextual()) {
-            return InlineMedia.of(node.textValue()).isPresent();
-        }
-        for (var entries = node.properties().iterator(); entries.hasNext(); ) {
-            if (InlineMedia.of(entries.next().getKey()).isPresent()) {
-                return true;
-            }
-        }
-        for (JsonNode child : node) {
-            if (holdsInlineMedia(child)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
