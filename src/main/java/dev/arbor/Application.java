@@ -275,7 +275,8 @@ public final class Application implements AutoCloseable {
                     List.of(access.authenticator()),
                     idempotency,
                     new HttpMetrics(metrics),
-                    Version.current());
+                    Version.current(),
+                    storage.dataDir());
         } catch (RuntimeException e) {
             changes.close();
             instances.close();

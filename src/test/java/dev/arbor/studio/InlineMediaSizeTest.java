@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.secrets.Digests;
 import dev.arbor.testing.ArborProcess;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A media file may be up to 200 MB whether uploaded or sent inline as a data URL, so the operations that take media
@@ -92,6 +95,157 @@ class InlineMediaSizeTest {
     }
 
     @Test
+    void a200MegabyteInlineImageIsDecidedWithinA256MegabyteHeap(@TempDir Path folder) {
+        // the largest image a multiple of 3 allows: its body is 267 MB, more than the whole heap
+        long image = 200 * MB - 2;
+        Path data = folder.resolve("data");
+        try (var server = ArborProcess.serve(data, Map.of("ARBOR_TEST_MODELS", "1"), "256m")) {
+            TestServer http = server.http();
+            HttpReply made =
+                    http.sendStream("POST", D, () -> decisionWithImage(image), "Content-Type", "application/json");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(image);
+            assertThat(kept.path("available").asBoolean()).isTrue();
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(data.resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
+    void aLongDataUrlIsKeptAsItsDecodedBytesAndItsTemporaryFileGoes() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            long image = 300_000;
+            byte[] bytes;
+            try (InputStream decoded = Base64.getDecoder().wrap(imageBase64(image))) {
+                bytes = decoded.readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            HttpReply made =
+                    http.sendStream("POST", D, () -> decisionWithImage(image), "Content-Type", "application/json");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("sha256").asText()).isEqualTo("sha256:" + Digests.sha256Hex(bytes));
+            assertThat(http.get("/v1/studio/files/" + kept.path("file_id").asText())
+                            .json()
+                            .path("bytes")
+                            .asLong())
+                    .isEqualTo(bytes.length);
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "a character that is no base64 | %s!AAAA",
+                "a single dangling character | %sA",
+                "characters after its padding | %sAA==AAAA",
+                "an escape that is no base64 | %s\\nAAAA",
+            })
+    void aLongDataUrlWithDamagedBase64IsInvalidAtItsParamAndLeavesNoFile(String what, String damaged) {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            String base64 = Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            String body = "{\"model\": \"hash-decider\", \"state\": \"a\", \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64," + damaged.formatted(base64)
+                    + "\"}]}";
+            http.post(D, body).assertError(400, "invalid_field", "media[0].data");
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
+    void aLongDataUrlMaySendItsSlashesEscaped() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            // 3 bytes of 0xff after the PNG's head are "////" in base64, which some encoders send as "\/\/\/\/"
+            String base64 = Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000) + "\\/".repeat(4);
+            String body = "{\"model\": \"hash-decider\", \"state\": \"a\", \"questions\": {\"ok\": {\"type\": "
+                    + "\"noul\"}}, \"media\": [{\"data\": \"data:image/png;base64," + base64 + "\"}]}";
+            HttpReply made = http.post(D, body);
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+            JsonNode kept =
+                    http.get(D + "/" + made.json().path("id").asText()).json().at("/input/media/0");
+            assertThat(kept.path("bytes").asLong()).isEqualTo(PNG_HEAD.length + 75_000 + 3);
+        }
+    }
+
+    @Test
+    void aKeyedDecisionWithALongDataUrlIsKnownByItsStreamedBody() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            HttpReply first = http.sendStream(
+                    "POST",
+                    D,
+                    () -> decisionWithImage(300_000),
+                    "Content-Type",
+                    "application/json",
+                    "Idempotency-Key",
+                    "k-media");
+            assertThat(first.status()).as(first.body()).isEqualTo(200);
+
+            HttpReply again = http.sendStream(
+                    "POST",
+                    D,
+                    () -> decisionWithImage(300_000),
+                    "Content-Type",
+                    "application/json",
+                    "Idempotency-Key",
+                    "k-media");
+            assertThat(again.header("idempotent-replayed")).isEqualTo("true");
+            assertThat(again.json().path("id").asText())
+                    .isEqualTo(first.json().path("id").asText());
+
+            http.sendStream(
+                            "POST",
+                            D,
+                            () -> decisionWithImage(300_003),
+                            "Content-Type",
+                            "application/json",
+                            "Idempotency-Key",
+                            "k-media")
+                    .assertError(409, "idempotency_key_reused", "Idempotency-Key");
+        }
+    }
+
+    @Test
+    void anExampleKeepsALongDataUrlAsAFileOfItsDecodedBytes() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            http.post(
+                    "/v1/studio/templates",
+                    "{\"id\": \"pics\", \"model\": \"hash-decider\", \"modalities\": "
+                            + "[\"text\", \"image\"], \"questions\": {\"ok\": {\"type\": \"noul\"}}}");
+            String image;
+            try (InputStream base64 = imageBase64(300_000)) {
+                image = new String(base64.readAllBytes(), StandardCharsets.US_ASCII);
+            }
+            HttpReply example = http.post(
+                    "/v1/studio/templates/pics/examples",
+                    "{\"state\": \"a shelf\", \"media\": [{\"data\": \"data:image/png;base64," + image
+                            + "\"}], \"expected\": {\"ok\": \"yes\"}}");
+            assertThat(example.status()).as(example.body()).isEqualTo(201);
+            JsonNode file = http.get("/v1/studio/files/"
+                            + example.json().at("/media/0/file_id").asText())
+                    .json();
+            assertThat(file.path("bytes").asLong()).isEqualTo(300_000);
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(server.dataDir().resolve("tmp")).isEmptyDirectory());
+        }
+    }
+
+    @Test
     void theRestOfTheBodyIsHeldToTheServersLimit() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
             TestServer http = server.http();
@@ -103,6 +257,53 @@ class InlineMediaSizeTest {
             HttpReply picture =
                     http.sendStream("POST", D, () -> decisionWithImage(100_000), "Content-Type", "application/json");
             assertThat(picture.status()).as(picture.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void shortDataUrlsAreMediaTooForTheLimitOfTheRest() throws IOException {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MAX_BODY_BYTES", "65536"))) {
+            TestServer http = server.http();
+            String image;
+            try (InputStream base64 = imageBase64(30_000)) {
+                image = "{\"data\": \"data:image/png;base64,"
+                        + new String(base64.readAllBytes(), StandardCharsets.US_ASCII) + "\"}";
+            }
+            // three images of 40,000 characters each: the body is twice the limit, all but a few bytes media
+            HttpReply made = http.post(
+                    D,
+                    "{\"model\": \"hash-decider\", \"state\": \"three pictures\", \"questions\": {\"ok\": "
+                            + "{\"type\": \"noul\"}}, \"media\": [" + String.join(", ", image, image, image) + "]}");
+            assertThat(made.status()).as(made.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aLongDataUrlInTheStateIsRefusedAtTheStateNotReadAsText() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            String url = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            JsonNode error = http.post(
+                            D,
+                            "{\"model\": \"hash-decider\", \"state\": {\"picture\": \"" + url
+                                    + "\"}, \"questions\": {\"ok\": {\"type\": \"noul\"}}}")
+                    .assertError(400, "invalid_field", "state");
+            assertThat(error.path("message").asText()).contains("send media in `media`");
+        }
+    }
+
+    @Test
+    void aLongDataUrlInATextVariableIsRefusedAtTheVariableNotReadAsText() {
+        try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1"))) {
+            TestServer http = server.http();
+            assertThat(http.post("/v1/studio/templates", """
+                            {"id": "notes", "model": "hash-decider",
+                             "variables": {"note": {"type": "string", "max_length": 200000}},
+                             "state": "{{note}}", "questions": {"ok": {"type": "noul"}}}""").status()).isEqualTo(201);
+            String url = "data:image/png;base64," + Base64.getEncoder().encodeToString(PNG_HEAD) + "A".repeat(100_000);
+            JsonNode error = http.post(D, "{\"template\": \"notes\", \"variables\": {\"note\": \"" + url + "\"}}")
+                    .assertError(400, "invalid_variable", "variables.note");
+            assertThat(error.path("message").asText()).contains("send media in a media variable");
         }
     }
 
@@ -165,6 +366,13 @@ class InlineMediaSizeTest {
      * A decision whose one image is {@code bytes} long (for a multiple of 3): a PNG's signature and header chunk, then
      * zeros, written as base64 while it is sent.
      */
+    private static InputStream imageBase64(long bytes) {
+        return new SequenceInputStream(Collections.enumeration(List.of(
+                new ByteArrayInputStream(
+                        Base64.getEncoder().encodeToString(PNG_HEAD).getBytes(StandardCharsets.US_ASCII)),
+                repeated((byte) 'A', (bytes - PNG_HEAD.length) / 3 * 4))));
+    }
+
     private static InputStream decisionWithImage(long bytes) {
         byte[] head = ("{\"model\": \"hash-decider\", \"state\": \"a large picture\", "
                         + "\"questions\": {\"ok\": {\"type\": \"noul\"}}, "

@@ -1,6 +1,5 @@
 package dev.arbor.platform.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -8,7 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -22,6 +26,11 @@ public final class Requests {
     public static final String BODY_LIMIT = "arbor.body_limit";
     /** The server's body limit, set where an operation's own limit is higher only for the media it takes inline. */
     public static final String LIMIT_WITHOUT_MEDIA = "arbor.limit_without_media";
+    /** Where the media a body holds inline are decoded to while it is read: the data folder's {@code tmp}. */
+    public static final String SPOOL_FOLDER = "arbor.spool_folder";
+
+    private static final String STREAMED = "arbor.streamed_body";
+    private static final String SPOOLED = "arbor.spooled_media";
 
     private static final Pattern AUTH_SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9-]{0,19}");
 
@@ -77,11 +86,17 @@ public final class Requests {
                 "Send the token as `Authorization: Bearer <token>`; " + "this Authorization header has " + sent + ".");
     }
 
-    /** The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). */
+    /**
+     * The raw body, read once and at most up to the body limit (413 {@code payload_too_large} beyond it). An
+     * operation that takes media inline read its body as a stream: this puts it back together, its media included.
+     */
     public static byte[] body(Context ctx) {
         byte[] cached = ctx.attribute(BODY);
         if (cached != null) {
             return cached;
+        }
+        if (streams(ctx)) {
+            return InlineDataUrls.rebuilt(streamed(ctx, InlineDataUrls.sha256()));
         }
         Long limit = ctx.attribute(BODY_LIMIT);
         byte[] bytes = readBounded(ctx, limit == null ? Long.MAX_VALUE : limit);
@@ -90,33 +105,85 @@ public final class Requests {
     }
 
     /**
-     * The body as a JSON object, or 400 {@code invalid_json}. An operation that takes media inline may exceed the
-     * server's body limit only by its {@code data:} URLs: 413 {@code payload_too_large} when the rest exceeds it.
+     * The SHA-256 (in hex) of {@code head} followed by the body, read as {@link #jsonObject} reads it: for a body
+     * with media inline, hashed as it streams by.
      */
-    public static ObjectNode jsonObject(Context ctx) {
-        byte[] body = body(ctx);
-        Long limit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
-        ObjectNode json =
-                limit != null && body.length > limit ? InlineDataUrls.parseObject(body) : Json.parseObject(body);
-        if (limit != null && body.length > limit && body.length - inlineMediaLength(json) > limit) {
-            throw ApiException.of(
-                    ErrorCode.PAYLOAD_TOO_LARGE,
-                    null,
-                    "The request body is larger than " + limit + " bytes without its inline media (data: URLs).");
+    public static String sha256WithBody(Context ctx, byte[] head) {
+        MessageDigest digest = InlineDataUrls.sha256();
+        digest.update(head);
+        if (streams(ctx)) {
+            if (ctx.attribute(STREAMED) != null) {
+                throw new IllegalStateException("the body was read before it was hashed");
+            }
+            try {
+                streamed(ctx, digest);
+            } catch (ApiException e) {
+                if (e.code() != ErrorCode.INVALID_JSON) {
+                    throw e;
+                }
+                // the handler says so when it reads the body
+            }
+        } else {
+            digest.update(body(ctx));
         }
-        return json;
+        return HexFormat.of().formatHex(digest.digest());
     }
 
-    /** The characters of every {@code data:} URL in a JSON value (base64, so one byte each in the body). */
-    private static long inlineMediaLength(JsonNode node) {
-        if (node.isTextual()) {
-            return node.textValue().startsWith("data:") ? node.textValue().length() : 0;
+    /**
+     * The body as a JSON object, or 400 {@code invalid_json}. An operation that takes media inline may exceed the
+     * server's body limit only by its {@code data:} URLs: 413 {@code payload_too_large} when the rest exceeds it;
+     * each long one is decoded to a file as the body is read (see {@link InlineMedia}).
+     */
+    public static ObjectNode jsonObject(Context ctx) {
+        if (streams(ctx)) {
+            return streamed(ctx, InlineDataUrls.sha256()).deepCopy();
         }
-        long total = 0;
-        for (JsonNode child : node) {
-            total += inlineMediaLength(child);
+        return Json.parseObject(body(ctx));
+    }
+
+    /** Deletes the files of media the body held inline: the request is over. */
+    public static void releaseInlineMedia(Context ctx) {
+        List<String> spooled = ctx.attribute(SPOOLED);
+        if (spooled != null) {
+            ctx.attribute(SPOOLED, null);
+            spooled.forEach(InlineMedia::release);
         }
-        return total;
+    }
+
+    private static boolean streams(Context ctx) {
+        return ctx.attribute(LIMIT_WITHOUT_MEDIA) != null && ctx.attribute(SPOOL_FOLDER) != null;
+    }
+
+    /** The body read as a stream, once: the JSON with markers for its long data: URLs, or why it is none. */
+    private static ObjectNode streamed(Context ctx, MessageDigest digest) {
+        Object read = ctx.attribute(STREAMED);
+        if (read == null) {
+            read = readStreamed(ctx, digest);
+            ctx.attribute(STREAMED, read);
+        }
+        if (read instanceof RuntimeException failure) {
+            throw failure;
+        }
+        return (ObjectNode) read;
+    }
+
+    private static Object readStreamed(Context ctx, MessageDigest digest) {
+        Long limit = ctx.attribute(BODY_LIMIT);
+        Long restLimit = ctx.attribute(LIMIT_WITHOUT_MEDIA);
+        Path folder = ctx.attribute(SPOOL_FOLDER);
+        var spooled = new ArrayList<String>();
+        ctx.attribute(SPOOLED, spooled);
+        byte[] rest;
+        try (InputStream in = ctx.req().getInputStream()) {
+            rest = InlineDataUrls.read(in, limit == null ? Long.MAX_VALUE : limit, restLimit, folder, digest, spooled);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            return Json.parseObject(rest);
+        } catch (ApiException e) {
+            return e;
+        }
     }
 
     private static byte[] readBounded(Context ctx, long limit) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.arbor.platform.http.InlineMedia;
 import dev.arbor.platform.http.Json;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -51,6 +52,10 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
 
     /** What is wrong with a value for this variable, in words, or nothing when it fits. */
     Optional<String> problemWith(JsonNode value) {
+        if (!type.isMedia() && InlineMedia.within(value)) {
+            // such a URL was decoded to a file as the body was read: its text is not there to read as a value
+            return Optional.of("holds a data: URL of 64 KiB or more; send media in a media variable");
+        }
         return switch (type) {
             case STRING -> string(value);
             case INTEGER -> integer(value);

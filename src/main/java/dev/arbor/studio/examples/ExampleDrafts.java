@@ -226,7 +226,7 @@ final class ExampleDrafts {
         for (MediaInput item : MediaInput.parse(sent, problems)) {
             StudioFile file;
             if (item.inline()) {
-                file = files.keep(item.decode(), item.type(), item.contentType(), item.name());
+                file = item.keep(files);
             } else {
                 Optional<StudioFile> found = files.find(item.reference()).filter(files::available);
                 if (found.isEmpty()) {

@@ -91,6 +91,22 @@ final class BlobStore {
         }
     }
 
+    /**
+     * Bytes already in a file, hashed: moved next to the other temporaries (a copy only when another disk holds them),
+     * to be kept as any others. Gone already (kept before), they are the blob of their hash.
+     */
+    Spooled adopt(Path file, String sha256, long bytes) {
+        try {
+            Path moved = Files.createTempFile(tmpDir(), "inline-", ".partial");
+            if (!exists(sha256)) {
+                Files.move(file, moved, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return new Spooled(moved, sha256, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep media " + sha256, e);
+        }
+    }
+
     /** Puts spooled bytes under their hash, unless the same bytes are there already. */
     void keep(Spooled spooled) {
         Path file = path(spooled.sha256());

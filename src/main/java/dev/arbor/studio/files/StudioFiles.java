@@ -75,6 +75,15 @@ public final class StudioFiles {
         return store(blobs.spool(bytes), new MediaKinds.Kind(type, contentType), name, "media");
     }
 
+    /**
+     * Keeps bytes a decision or an example sent inline, decoded to {@code file} as its body was read, as a new file:
+     * the file is moved, not copied.
+     */
+    public StudioFile keep(
+            Path file, String sha256, long bytes, String type, String contentType, Optional<String> name) {
+        return store(blobs.adopt(file, sha256, bytes), new MediaKinds.Kind(type, contentType), name, "media");
+    }
+
     /** Keeps these files at least another day: a decision or example is about to use them. */
     public void hold(Collection<String> ids) {
         store.extend(ids, clock.millis() + UNUSED_KEPT.toMillis());

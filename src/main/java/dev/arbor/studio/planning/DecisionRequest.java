@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.InlineMedia;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problem;
@@ -215,18 +216,25 @@ public record DecisionRequest(
         return kept;
     }
 
-    /** Why a state is too large, when it is: the one limit wherever a state is sent (decisions, test examples). */
+    /**
+     * Why a state cannot be taken, when it cannot: too large (the one limit wherever a state is sent: decisions, test
+     * examples), or holding a long data: URL.
+     */
     public static Optional<String> stateTooLarge(JsonNode state) {
-        return characters(state, text -> false) > MAX_STATE_CHARACTERS
-                ? Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
-                        + "or a list's keys and values)")
+        if (characters(state, text -> false) > MAX_STATE_CHARACTERS) {
+            return Optional.of("may hold at most " + MAX_STATE_CHARACTERS + " characters (of text, or of an object's "
+                    + "or a list's keys and values)");
+        }
+        // such a URL was decoded to a file as the body was read: its text is not there to read as the state's
+        return InlineMedia.within(state)
+                ? Optional.of("may not hold a data: URL of 64 KiB or more; send media in `media`")
                 : Optional.empty();
     }
 
     /** The characters of a value's keys and scalar values, but for the strings {@code skipped}. */
     private static long characters(JsonNode node, Predicate<String> skipped) {
         if (node.isTextual()) {
-            return skipped.test(node.textValue()) ? 0 : node.textValue().length();
+            return skipped.test(node.textValue()) ? 0 : InlineMedia.sentLength(node.textValue());
         }
         if (!node.isContainerNode()) {
             return node.asText().length();

@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.InlineMedia;
 import dev.arbor.platform.http.ParamPath;
 import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
@@ -206,7 +208,9 @@ public record MediaInput(
                     "`" + param + "` holds " + family + " but the item says " + declared.get() + ".");
             return Optional.empty();
         }
-        long bytes = (reference.length() - matcher.end()) * 3L / 4;
+        Optional<InlineMedia> spooled = InlineMedia.of(reference);
+        long characters = spooled.map(InlineMedia::characters).orElse((long) reference.length() - matcher.end());
+        long bytes = characters * 3L / 4;
         if (bytes > MAX_BYTES) {
             problems.add(
                     ErrorCode.PAYLOAD_TOO_LARGE,
@@ -216,12 +220,16 @@ public record MediaInput(
             return Optional.empty();
         }
         var item = new MediaInput(family, reference, name, variable, param);
-        byte[] decoded = item.decode();
-        if (decoded.length == 0) {
+        byte[] head = spooled.isPresent()
+                ? (spooled.get().damaged() || spooled.get().bytes() == 0
+                        ? new byte[0]
+                        : spooled.get().head())
+                : item.decode();
+        if (head.length == 0) {
             problems.add(ErrorCode.INVALID_FIELD, param, "`" + param + "` holds no bytes, or its base64 is damaged.");
             return Optional.empty();
         }
-        if (!StudioFiles.contentMatches(item.contentType(), decoded)) {
+        if (!StudioFiles.contentMatches(item.contentType(), head)) {
             problems.add(
                     ErrorCode.INVALID_FIELD,
                     param,
@@ -243,11 +251,37 @@ public record MediaInput(
         return matcher.lookingAt() ? (matcher.group(1) + "/" + matcher.group(2)).toLowerCase(Locale.ROOT) : type + "/*";
     }
 
+    /** How many bytes an inline item holds, and their SHA-256 in hex. */
+    public record InlineBytes(long size, String sha256) {}
+
+    /** The size and hash of an inline item's bytes: worked out as the body was read, for a long data URL. */
+    public InlineBytes inlineBytes() {
+        Optional<InlineMedia> spooled = InlineMedia.of(reference);
+        if (spooled.isPresent()) {
+            return new InlineBytes(spooled.get().bytes(), spooled.get().sha256());
+        }
+        byte[] bytes = decode();
+        return new InlineBytes(bytes.length, Digests.sha256Hex(bytes));
+    }
+
+    /**
+     * Keeps an inline item's bytes as a new file: the file a long data URL was decoded to while the body was read
+     * moves there, with no copy in memory.
+     */
+    public StudioFile keep(StudioFiles files) {
+        Optional<InlineMedia> spooled = InlineMedia.of(reference);
+        if (spooled.isPresent()) {
+            InlineMedia media = spooled.get();
+            return files.keep(media.file(), media.sha256(), media.bytes(), type, contentType(), name);
+        }
+        return files.keep(decode(), type, contentType(), name);
+    }
+
     /**
      * The decoded bytes of an inline item; none when its base64 is damaged. Decoded from the URL's characters as they
      * are, into an array of the decoded size: no copy of the base64 (as large again as the bytes and a third more).
      */
-    public byte[] decode() {
+    private byte[] decode() {
         Matcher matcher = DATA_URL.matcher(reference);
         if (!matcher.lookingAt()) {
             throw new IllegalStateException("not a data URL");

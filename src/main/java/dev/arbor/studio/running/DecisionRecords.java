@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.Json;
-import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
@@ -188,10 +187,11 @@ final class DecisionRecords {
         for (MediaInput item : plan.media()) {
             boolean sensitive = item.variable().map(v -> plan.secrets().has(v)).orElse(false);
             boolean kept = keepMedia && !sensitive;
-            byte[] bytes = item.inline() ? item.decode() : null;
+            Optional<MediaInput.InlineBytes> inline =
+                    item.inline() ? Optional.of(item.inlineBytes()) : Optional.empty();
             StudioFile file = item.file().orElse(null);
             if (kept && file == null) {
-                file = files.keep(bytes, item.type(), item.contentType(), item.name());
+                file = item.keep(files);
             }
             ObjectNode json = items.addObject();
             json.put("type", item.type());
@@ -201,15 +201,16 @@ final class DecisionRecords {
             json.put("content_type", item.contentType());
             json.put(
                     "bytes",
-                    bytes != null ? bytes.length : item.file().orElseThrow().bytes());
+                    inline.map(MediaInput.InlineBytes::size)
+                            .orElseGet(() -> item.file().orElseThrow().bytes()));
             json.put(
                     "sha256",
                     sensitive
                             ? plan.secrets().path(item.variable().orElseThrow()).asText()
                             : "sha256:"
-                                    + (bytes != null
-                                            ? Digests.sha256Hex(bytes)
-                                            : item.file().orElseThrow().sha256()));
+                                    + inline.map(MediaInput.InlineBytes::sha256)
+                                            .orElseGet(() ->
+                                                    item.file().orElseThrow().sha256()));
             json.put("available", kept);
             if (kept) {
                 item.variable()

@@ -421,12 +421,7 @@ public final class Idempotency {
     }
 
     private static String requestHash(Context ctx, List<HeaderParam> headers) {
-        byte[] head = target(ctx, headers).getBytes(StandardCharsets.UTF_8);
-        byte[] body = Requests.body(ctx);
-        byte[] all = new byte[head.length + body.length];
-        System.arraycopy(head, 0, all, 0, head.length);
-        System.arraycopy(body, 0, all, head.length, body.length);
-        return Digests.sha256Hex(all);
+        return Requests.sha256WithBody(ctx, target(ctx, headers).getBytes(StandardCharsets.UTF_8));
     }
 
     private static String uploadHash(Context ctx, List<HeaderParam> headers) {

@@ -6,6 +6,7 @@ import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.ApiException;
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.InlineMedia;
 import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -26,6 +27,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -67,6 +69,9 @@ public final class HttpServer {
     /** A bracketed IPv6 hop with or without a port, or an IPv4 one with a port (IPv6 has more than one colon). */
     private static final Pattern HOP_WITH_PORT = Pattern.compile("\\[([^\\]]+)](?::\\d{1,5})?|([^:\\[\\]]+):\\d{1,5}");
 
+    /** No request reads its body for this long: a file of inline media this old was left by a stopped server. */
+    private static final Duration LEFTOVER_MEDIA_AGE = Duration.ofHours(1);
+
     private final HttpSettings config;
     private final List<Route> routes;
     private final List<OwnLimit> ownLimits;
@@ -87,11 +92,13 @@ public final class HttpServer {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final long startedAt = System.currentTimeMillis();
     private final String version;
+    private final Path spoolFolder;
     private final byte[] openApiDocument;
     private Javalin app;
 
     /**
      * @param routes every feature's routes
+     * @param dataDir the data folder: media sent inline are decoded into its {@code tmp} while a request lasts
      * @param guards checks that run before the handler of every route a request matches, after the platform's own
      *     (admin authentication)
      */
@@ -101,8 +108,11 @@ public final class HttpServer {
             List<Handler> guards,
             Idempotency idempotency,
             HttpMetrics metrics,
-            String version) {
+            String version,
+            Path dataDir) {
         this.config = requireNonNull(config, "config");
+        this.spoolFolder = requireNonNull(dataDir, "dataDir").resolve("tmp");
+        InlineMedia.removeLeftovers(spoolFolder, LEFTOVER_MEDIA_AGE);
         this.guards = List.copyOf(guards);
         this.idempotency = requireNonNull(idempotency, "idempotency");
         this.metrics = requireNonNull(metrics, "metrics");
@@ -320,6 +330,7 @@ public final class HttpServer {
         ctx.attribute(Requests.BODY_LIMIT, limit);
         if (own.isPresent() && !own.get().upload() && limit > config.maxBodyBytes()) {
             ctx.attribute(Requests.LIMIT_WITHOUT_MEDIA, config.maxBodyBytes());
+            ctx.attribute(Requests.SPOOL_FOLDER, spoolFolder);
         }
         String length = ctx.header("Content-Length");
         if (length != null && parseLong(length) > limit) {
@@ -362,6 +373,7 @@ public final class HttpServer {
     }
 
     private void afterEveryRequest(Context ctx) {
+        Requests.releaseInlineMedia(ctx);
         Long limit = ctx.attribute(Requests.BODY_LIMIT);
         UnreadBody.drain(ctx, limit == null ? config.maxBodyBytes() : limit);
         if (ctx.attribute(HOLDS_LARGE_BODY) != null) {
