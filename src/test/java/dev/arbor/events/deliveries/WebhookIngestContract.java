@@ -160,13 +160,7 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
         Hook hook = sharedByBothProjects();
         issuesTrigger(hook, theirs);
 
-        String deliveryId = deliver(
-                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
-                .json()
-                .path("delivery_id")
-                .asText();
-
-        dispatched(hook, deliveryId);
+        String deliveryId = sampleDispatched(hook);
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> detail(hook, deliveryId).path("firings").size(), count -> count == 1);
         HttpReply asMember = http.get(deliveries(hook) + "/" + deliveryId, member());
@@ -532,12 +526,7 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
         Hook hook = sharedByBothProjects();
         String ours = issuesTrigger(hook, mine).json().path("id").asText();
         String others = issuesTrigger(hook, theirs).json().path("id").asText();
-        String deliveryId = deliver(
-                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
-                .json()
-                .path("delivery_id")
-                .asText();
-        dispatched(hook, deliveryId);
+        String deliveryId = sampleDispatched(hook);
 
         HttpReply byMember = http.action(deliveries(hook) + "/" + deliveryId + "/replay", member());
 
@@ -558,12 +547,7 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
     @Test
     void replaysBeyondTheLimitAre429WithRetryAfterForThatCallerOnly() {
         Hook hook = sharedByBothProjects();
-        String deliveryId = deliver(
-                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
-                .json()
-                .path("delivery_id")
-                .asText();
-        dispatched(hook, deliveryId);
+        String deliveryId = sampleDispatched(hook);
         String replay = deliveries(hook) + "/" + deliveryId + "/replay";
         for (int i = 0; i < REPLAYS_PER_MINUTE; i++) {
             HttpReply allowed = http.action(replay, member());
@@ -748,6 +732,17 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
                 .path(0)
                 .path("event_types")
                 .path(0);
+    }
+
+    /** The id of GitHub's sample event delivered to {@code hook}, once its first round is dispatched. */
+    private String sampleDispatched(Hook hook) {
+        String deliveryId = deliver(
+                        hook, sampleOf("github").path("sample_event").toString(), now(), Map.of())
+                .json()
+                .path("delivery_id")
+                .asText();
+        dispatched(hook, deliveryId);
+        return deliveryId;
     }
 
     /** The delivery once its first round is dispatched. */
