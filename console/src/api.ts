@@ -70,6 +70,13 @@ export interface CredentialField {
   default?: unknown;
 }
 
+/** The credentials a custom gateway of one auth type takes (`GET /connectors/custom/credential-schemas`). */
+export interface CredentialSchema {
+  object: 'connector.credential_schema';
+  auth_type: 'none' | 'headers' | 'oauth';
+  fields: CredentialField[];
+}
+
 export interface Connector {
   id: string;
   name: string;
@@ -218,6 +225,7 @@ export const api = {
   connector: (connectorId: string) => call<Connector>('GET', `/connectors/registry/${id(connectorId)}`),
   addGateway: (body: Record<string, unknown>) => call<Gateway>('POST', '/connectors/gateways', body),
   addCustom: (body: Record<string, unknown>) => call<Gateway>('POST', '/connectors/custom', body),
+  customCredentialSchemas: () => call<Page<CredentialSchema>>('GET', '/connectors/custom/credential-schemas'),
   configured: () => call<Page<Gateway>>('GET', '/connectors/configured?include_disabled=true&limit=100'),
   toggle: (gatewayId: string, enabled: boolean) =>
     call<Gateway>('PATCH', `/connectors/configured/${id(gatewayId)}/toggle`, { enabled }),

@@ -1,7 +1,7 @@
 // Connections tab: the configured gateways (from the registry and custom servers): enable or disable, the surfaces
 // that may use them (client tags), their scope, delete; and a gateway to an MCP server of one's own.
 import { useState } from 'preact/hooks';
-import { api, type CredentialField, type Gateway } from '../api';
+import { api, type CredentialField, type CredentialSchema, type Gateway } from '../api';
 import type { Signed } from '../app';
 import { Field, Form, SchemaFields, TextField, check, fromCredentialSchema, initialValues, valuesToSend } from '../forms';
 import { ConfirmButton, Loaded, Notice, ScopeFields, projectNames, useLoad, type ScopeValue } from './common';
@@ -87,7 +87,7 @@ export function Connections(props: { signed: Signed }) {
           }}
         />
       )}
-      <CustomConnection
+      <CustomConnectionForm
         signed={props.signed}
         onAdded={(name) => {
           setNotice(`${name} added.`);
@@ -135,63 +135,39 @@ function EditGateway(props: { gateway: Gateway; signed: Signed; onDone: (notice:
   );
 }
 
-type AuthType = 'none' | 'headers' | 'oauth';
+type AuthType = CredentialSchema['auth_type'];
 
-const PASSTHROUGH: CredentialField = {
-  field: 'passthrough_headers',
-  type: 'string_list',
-  required: false,
-  secret: false,
-  description: "Names of headers of an agent's request that are passed on to the server.",
-};
-
-/**
- * The credentials a custom gateway takes by auth type: the registry's credential schema for a server that may
- * register its OAuth client itself, as the server checks a custom gateway's (so a client id may be left out).
- */
-const CREDENTIALS: Record<AuthType, CredentialField[]> = {
-  none: [PASSTHROUGH],
-  headers: [
-    {
-      field: 'auth_headers',
-      type: 'key_value_list',
-      required: true,
-      secret: true,
-      description: 'Headers sent with every request to the server, such as Authorization: Bearer <token>.',
-    },
-    PASSTHROUGH,
-  ],
-  oauth: [
-    { field: 'client_id', type: 'string', required: false, secret: false, description: "The OAuth client's id; left out, the server must register clients itself." },
-    { field: 'client_secret', type: 'string', required: false, secret: true, description: "The OAuth client's secret, when it has one." },
-    { field: 'scopes', type: 'string_list', required: false, secret: false, description: 'The scopes to ask for.' },
-    {
-      field: 'authorization_url',
-      type: 'url',
-      required: false,
-      secret: false,
-      description: "The authorization endpoint; found from the server's protected-resource metadata when left out.",
-    },
-    { field: 'token_url', type: 'url', required: false, secret: false, description: "The token endpoint; found from the server's metadata when left out." },
-    PASSTHROUGH,
-  ],
-};
+/** The server's credential schema of a custom gateway, by auth type, then the form built from it. */
+function CustomConnectionForm(props: { signed: Signed; onAdded: (name: string) => void }) {
+  const schemas = useLoad(() => api.customCredentialSchemas());
+  return (
+    <Loaded state={schemas}>
+      {(page) => (
+        <CustomConnection
+          signed={props.signed}
+          credentials={Object.fromEntries(page.data.map((s) => [s.auth_type, s.fields])) as Record<AuthType, CredentialField[]>}
+          onAdded={props.onAdded}
+        />
+      )}
+    </Loaded>
+  );
+}
 
 /** `POST /connectors/custom`: a gateway to an MCP server that is not in the registry, reached over HTTP. */
-function CustomConnection(props: { signed: Signed; onAdded: (name: string) => void }) {
+function CustomConnection(props: { signed: Signed; credentials: Record<AuthType, CredentialField[]>; onAdded: (name: string) => void }) {
   const empty = () => ({
     name: '',
     url: '',
     transport: '',
     auth: 'none' as AuthType,
     description: '',
-    credentials: initialValues(fromCredentialSchema(CREDENTIALS.none)),
+    credentials: initialValues(fromCredentialSchema(props.credentials.none)),
     scope: { global: false, projects: props.signed.project ? [props.signed.project] : [] } as ScopeValue,
   });
   const [form, setForm] = useState(empty);
   // a new form after each gateway added, so that nothing typed for one (a header's secret) stays for the next
   const [round, setRound] = useState(0);
-  const fields = fromCredentialSchema(CREDENTIALS[form.auth]);
+  const fields = fromCredentialSchema(props.credentials[form.auth]);
   const set = (change: Partial<ReturnType<typeof empty>>) => setForm({ ...form, ...change });
   const submit = async () => {
     const added = await api.addCustom({
@@ -237,7 +213,7 @@ function CustomConnection(props: { signed: Signed; onAdded: (name: string) => vo
               value={form.auth}
               onChange={(e) => {
                 const auth = (e.target as HTMLSelectElement).value as AuthType;
-                set({ auth, credentials: initialValues(fromCredentialSchema(CREDENTIALS[auth])) });
+                set({ auth, credentials: initialValues(fromCredentialSchema(props.credentials[auth])) });
               }}
             >
               <option value="none">None</option>

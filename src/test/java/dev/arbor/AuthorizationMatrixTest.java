@@ -114,6 +114,7 @@ class AuthorizationMatrixTest {
             row("POST /connectors/registry", Members.NONE),
             row("POST /connectors/gateways", Members.NONE),
             row("POST /connectors/custom", Members.NONE),
+            row("GET /connectors/custom/credential-schemas", Members.NONE),
             row("GET /connectors/configured", Members.NONE),
             new Row("PATCH", "/connectors/configured/{gateway_id}/toggle", Members.NONE, "{\"enabled\": true}"),
             row("PATCH /connectors/configured/{gateway_id}", Members.NONE),

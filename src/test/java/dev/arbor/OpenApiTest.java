@@ -501,6 +501,7 @@ class OpenApiTest {
                 .path("id")
                 .asText();
         api.delete("/connectors/registry/" + added);
+        api.get("/connectors/custom/credential-schemas");
         HttpReply custom = api.post(
                 "/connectors/custom",
                 "{\"name\": \"Docs\", \"url\": " + "\"http://127.0.0.1:9/mcp\", \"auth_type\": \"none\"}");

@@ -24,6 +24,14 @@ final class ApiShapes {
     static final Schema SCOPE_IN =
             object().optional("enabled", bool()).optional("global", bool()).optional("projects", arrayOf(string()));
 
+    /** One field of a gateway's {@code credentials}; {@code default} is what is sent when it is left out. */
+    static final Schema CREDENTIAL_FIELD = object().required("field", string())
+            .required("type", oneOf("string", "url", "string_list", "key_value_list"))
+            .required("required", bool())
+            .required("secret", bool())
+            .required("description", string())
+            .optional("default", arrayOf(string()));
+
     static final Schema CONNECTOR = named(
             "Connector",
             resource("connector")
@@ -41,13 +49,14 @@ final class ApiShapes {
                             nullable(object().required("scopes", arrayOf(string()))
                                     .required("supports_dcr", bool())))
                     .required("built_in", bool())
-                    .optional(
-                            "credential_schema",
-                            arrayOf(object().required("field", string())
-                                    .required("type", string())
-                                    .required("required", bool())
-                                    .required("secret", bool())
-                                    .required("description", string()))));
+                    .optional("credential_schema", arrayOf(CREDENTIAL_FIELD)));
+
+    /** The credentials a custom gateway of one auth type takes. */
+    static final Schema CREDENTIAL_SCHEMA = named(
+            "CredentialSchema",
+            object().required("object", oneOf("connector.credential_schema"))
+                    .required("auth_type", oneOf("none", "headers", "oauth"))
+                    .required("fields", arrayOf(CREDENTIAL_FIELD)));
 
     static final Schema GATEWAY = named(
             "Gateway",

@@ -2,6 +2,7 @@ package dev.arbor.connectors;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,15 @@ record Connector(
      * stay lists): what an editor builds its form from.
      */
     List<Map<String, Object>> credentialSchema() {
-        var fields = new java.util.ArrayList<Map<String, Object>>();
+        return credentialSchema(authType, oauth);
+    }
+
+    /**
+     * The fields a gateway's {@code credentials} take for this auth type, where {@code oauth} is what is known of the
+     * server's OAuth: a client id is required unless it registers clients itself, and its scopes are the default.
+     */
+    static List<Map<String, Object>> credentialSchema(AuthType authType, Optional<OAuthHints> oauth) {
+        var fields = new ArrayList<Map<String, Object>>();
         switch (authType) {
             case HEADERS ->
                 fields.add(field(

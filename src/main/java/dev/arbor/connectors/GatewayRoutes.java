@@ -33,6 +33,7 @@ import io.javalin.http.Context;
 import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -134,6 +135,11 @@ final class GatewayRoutes {
                 .post("/connectors/custom", "Configure a gateway to an MCP server of your own", this::custom)
                 .body(CUSTOM.schema())
                 .created(ApiShapes.GATEWAY)
+                .get(
+                        "/connectors/custom/credential-schemas",
+                        "The credentials a custom gateway takes, one schema per auth type",
+                        this::customCredentialSchemas)
+                .ok(Schema.list(ApiShapes.CREDENTIAL_SCHEMA))
                 .get(
                         "/connectors/configured",
                         "List configured gateways (include_disabled=true for all)",
@@ -262,6 +268,25 @@ final class GatewayRoutes {
                         clients,
                         clock.millis(),
                         clock.millis()));
+    }
+
+    /**
+     * What {@code credentials} of {@code POST /connectors/custom} takes for each auth type: a custom server may
+     * register its OAuth clients itself, so a client id is never required, and no scopes are known for it.
+     */
+    private void customCredentialSchemas(Context ctx) {
+        Access.requireAdmin(ctx);
+        var registersItself = Optional.of(new Connector.OAuthHints(List.of(), true));
+        var schemas = new ArrayList<Map<String, Object>>();
+        for (AuthType auth : AuthType.values()) {
+            var schema = new LinkedHashMap<String, Object>();
+            schema.put("object", "connector.credential_schema");
+            schema.put("auth_type", auth.wire());
+            schema.put("fields", Connector.credentialSchema(auth, registersItself));
+            schemas.add(schema);
+        }
+        List<String> ids = Arrays.stream(AuthType.values()).map(AuthType::wire).toList();
+        Responses.ok(ctx, Responses.list(schemas, ids, false));
     }
 
     private Optional<String> remoteUrl(ObjectNode body, BodyReader reader) {

@@ -21,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -81,14 +82,26 @@ final class ReplicaServing {
         return serves.isEmpty() ? "serves nothing" : String.join(" and ", serves);
     }
 
-    /** Answers a request whole: a chat completion, a text completion or embeddings. */
-    Answered whole(ReplicaSet replicas, InferenceRequest request) {
+    /**
+     * Answers a request whole: a chat completion, a text completion or embeddings. The routing timeout bounds the wait
+     * for embeddings, and for each piece of a generation: past it, 504 {@code upstream_timeout} as from an endpoint.
+     */
+    Answered whole(ReplicaSet replicas, InferenceRequest request, Duration timeout) {
+        try {
+            return answered(replicas, request, timeout);
+        } catch (ApiException e) {
+            throw routed(e);
+        }
+    }
+
+    private Answered answered(ReplicaSet replicas, InferenceRequest request, Duration timeout) {
         ObjectNode body = Json.parseObject(request.body());
         return switch (request.operation()) {
             case CHAT_COMPLETIONS ->
                 generated(
                         replicas,
                         generation(body, chat(body)),
+                        timeout,
                         request.model(),
                         OpenAiAnswers.Identity::chat,
                         OpenAiAnswers::chatCompletion);
@@ -96,10 +109,11 @@ final class ReplicaServing {
                 generated(
                         replicas,
                         generation(body, prompt(body)),
+                        timeout,
                         request.model(),
                         OpenAiAnswers.Identity::text,
                         OpenAiAnswers::textCompletion);
-            case EMBEDDINGS -> embeddings(replicas, request, body);
+            case EMBEDDINGS -> embeddings(replicas, request, body, timeout);
         };
     }
 
@@ -118,10 +132,11 @@ final class ReplicaServing {
     private Answered generated(
             ReplicaSet replicas,
             ReplicaSet.GenerationRequest asked,
+            Duration timeout,
             String model,
             BiFunction<Long, String, OpenAiAnswers.Identity> identity,
             Completion completion) {
-        ReplicaSet.Generation generation = replicas.generate(asked, delta -> {});
+        ReplicaSet.Generation generation = replicas.generate(asked, timeout, delta -> {});
         return new Answered(
                 Json.write(completion.of(
                         identity.apply(clock.millis() / 1000, model),
@@ -139,7 +154,11 @@ final class ReplicaServing {
      * (its output rules) sees every chunk, and ends the stream with its refusal ({@code blocked}) when it refuses one.
      */
     Streamed stream(
-            ReplicaSet replicas, InferenceRequest request, Supplier<OutputStream> open, Optional<StreamEdit> edit) {
+            ReplicaSet replicas,
+            InferenceRequest request,
+            Duration timeout,
+            Supplier<OutputStream> open,
+            Optional<StreamEdit> edit) {
         ObjectNode body = Json.parseObject(request.body());
         if (request.operation() != Operation.CHAT_COMPLETIONS) {
             throw ApiException.of(
@@ -154,16 +173,18 @@ final class ReplicaServing {
         var stream = new Stream(open, identity, edit);
         ReplicaSet.Generation generation;
         try {
-            generation = replicas.generate(asked, stream::piece);
+            generation = replicas.generate(asked, timeout, stream::piece);
         } catch (UncheckedIOException e) {
             return new Streamed(Outcome.CLIENT_CLOSED, TopLevel.Usage.NONE);
         } catch (Refused refused) {
             return stream.brokeOff(refused.refusal, Outcome.BLOCKED);
         } catch (ApiException e) {
+            ApiException failure = routed(e);
             if (!stream.started()) {
-                throw e;
+                throw failure;
             }
-            return stream.brokeOff(e, Outcome.STREAM_BROKEN);
+            return stream.brokeOff(
+                    failure, failure.code() == ErrorCode.UPSTREAM_TIMEOUT ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN);
         }
         try {
             stream.out();
@@ -273,7 +294,19 @@ final class ReplicaServing {
         }
     }
 
-    private Answered embeddings(ReplicaSet replicas, InferenceRequest request, ObjectNode body) {
+    /**
+     * A model that did not answer in time, as an endpoint that did not: 504 {@code upstream_timeout}, whichever
+     * timeout ended it (the routing timeout, or the model's own when that is shorter); other failures as they are.
+     */
+    private static ApiException routed(ApiException e) {
+        if (e.code() != ErrorCode.MODEL_TIMEOUT) {
+            return e;
+        }
+        return ApiException.of(
+                ErrorCode.UPSTREAM_TIMEOUT, null, e.problems().getFirst().message());
+    }
+
+    private Answered embeddings(ReplicaSet replicas, InferenceRequest request, ObjectNode body, Duration timeout) {
         var problems = new Problems();
         List<String> inputs = texts(body.get("input"), "input", problems);
         JsonNode format = body.path("encoding_format");
@@ -284,7 +317,7 @@ final class ReplicaServing {
             problems.add(ErrorCode.INVALID_FIELD, "encoding_format", "`encoding_format` may be float or base64.");
         }
         problems.throwIfAny();
-        ReplicaSet.Embeddings embeddings = replicas.embed(inputs);
+        ReplicaSet.Embeddings embeddings = replicas.embed(inputs, timeout);
         List<Object> vectors = new ArrayList<>();
         for (float[] vector : embeddings.vectors()) {
             vectors.add(base64 ? base64(vector) : floats(vector));

@@ -407,7 +407,7 @@ public final class Routing implements AutoCloseable {
                 switch (deployment.backend()) {
                     case DeploymentDirectory.Backend.Endpoint remote -> attempt(remote.endpoint(), request, timeout);
                     case DeploymentDirectory.Backend.Replicas local ->
-                        served(call, local.replicas(), request, forwarding.streamEdit());
+                        served(call, local.replicas(), request, timeout, forwarding.streamEdit());
                     case DeploymentDirectory.Backend.OtherServer other ->
                         passedOn(call, deployment, other, request, timeout);
                 };
@@ -418,13 +418,15 @@ public final class Routing implements AutoCloseable {
      * Answers from replicas in this process; a model failure (5xx: crashed, overloaded, timed out) before anything
      * reached the caller is a failed attempt that a fallback chain may pass over, a 4xx is the caller's to see.
      */
-    private Attempt served(Call call, ReplicaSet set, InferenceRequest request, Optional<StreamEdit> edit) {
+    private Attempt served(
+            Call call, ReplicaSet set, InferenceRequest request, Duration timeout, Optional<StreamEdit> edit) {
         try {
             if (request.stream()) {
-                ReplicaServing.Streamed streamed = replicas.stream(set, request, () -> startStream(call.ctx), edit);
+                ReplicaServing.Streamed streamed =
+                        replicas.stream(set, request, timeout, () -> startStream(call.ctx), edit);
                 return new Served(streamed.outcome(), streamed.usage());
             }
-            ReplicaServing.Answered answered = replicas.whole(set, request);
+            ReplicaServing.Answered answered = replicas.whole(set, request, timeout);
             return new Whole(200, answered.body(), Optional.empty(), answered.usage(), Outcome.OK);
         } catch (ApiException e) {
             if (e.status() < 500) {

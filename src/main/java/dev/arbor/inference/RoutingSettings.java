@@ -8,7 +8,8 @@ import java.time.Duration;
  * How routing treats endpoints.
  *
  * @param timeout how long an endpoint may take to start answering, and to send each next part of its answer, unless a
- *     fallback step sets its own ({@code ARBOR_ROUTING_TIMEOUT_SECONDS}, 120 by default)
+ *     fallback step sets its own ({@code ARBOR_ROUTING_TIMEOUT_SECONDS}, 120 by default); for a deployment's replicas
+ *     on this machine, how long embeddings may take, and each piece of a generation
  * @param failuresToCool failed attempts in a row that cool an endpoint down ({@code ARBOR_ROUTING_FAILURES_TO_COOL},
  *     3)
  * @param cooldown how long a cooled endpoint is skipped before it is tried again

@@ -371,13 +371,13 @@ class DeploymentServingTest {
         }
 
         @Override
-        public Embeddings embed(List<String> inputs) {
+        public Embeddings embed(List<String> inputs, Duration patience) {
             return new Embeddings(
                     inputs.stream().map(i -> new float[] {0.5f, -1.25f, 3.0f}).toList(), 4 * inputs.size());
         }
 
         @Override
-        public Generation generate(GenerationRequest request, Consumer<String> deltas) {
+        public Generation generate(GenerationRequest request, Duration patience, Consumer<String> deltas) {
             List.of("Hel", "lo ", "there").forEach(deltas);
             return new Generation("Hello there", "stop", 3, 2);
         }

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -146,10 +148,15 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
 
     /** Each input's embedding (mean-pooled, unit length: the vectors the decisions compare), cut at 256 tokens. */
     @Override
-    public ReplicaSet.Embeddings embed(List<String> inputs) throws OrtException {
+    public ReplicaSet.Embeddings embed(List<String> inputs, BooleanSupplier givenUp)
+            throws OrtException, TimeoutException {
         var vectors = new ArrayList<float[]>(inputs.size());
         int tokens = 0;
         for (String input : inputs) {
+            if (givenUp.getAsBoolean()) {
+                throw new TimeoutException(
+                        "the caller gave up after " + vectors.size() + " of " + inputs.size() + " inputs");
+            }
             Encoding encoding = tokenizer.encode(input);
             tokens += encoding.getIds().length;
             vectors.add(embed(encoding));

@@ -2,6 +2,8 @@ package dev.arbor.models.engines;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -18,7 +20,12 @@ public sealed interface Engine permits CausalLmEngine, ClassifierEngine, Embeddi
 
     /** An engine that also turns texts into vectors (the embedding engine). */
     interface Embedder {
-        ReplicaSet.Embeddings embed(List<String> inputs) throws Exception;
+        default ReplicaSet.Embeddings embed(List<String> inputs) throws Exception {
+            return embed(inputs, () -> false);
+        }
+
+        /** Embeds, stopping between inputs once the caller has {@code givenUp} (a {@link TimeoutException}). */
+        ReplicaSet.Embeddings embed(List<String> inputs, BooleanSupplier givenUp) throws Exception;
     }
 
     /** An engine that also writes text (causal language models), handing each piece to {@code deltas} as it comes. */

@@ -2,6 +2,8 @@ package dev.arbor.models.engines;
 
 import static java.util.Objects.requireNonNull;
 
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,10 +38,28 @@ public interface ReplicaSet extends AutoCloseable {
 
     Scoring.Answer score(Scoring.Request request);
 
-    Embeddings embed(List<String> inputs);
+    /** Embeds within the model's own time to answer. */
+    default Embeddings embed(List<String> inputs) {
+        return embed(inputs, ChronoUnit.FOREVER.getDuration());
+    }
 
-    /** Generates an answer, handing each piece of text to {@code deltas} as it comes (streaming), then the whole. */
-    Generation generate(GenerationRequest request, Consumer<String> deltas);
+    /**
+     * Embeds, giving up ({@code model_timeout}) when no answer came within {@code patience} (or the model's own time to
+     * answer, when that is shorter): the replica's connection is closed and its answer dropped.
+     */
+    Embeddings embed(List<String> inputs, Duration patience);
+
+    /** Generates within the model's own time to answer; see {@link #generate(GenerationRequest, Duration, Consumer)}. */
+    default Generation generate(GenerationRequest request, Consumer<String> deltas) {
+        return generate(request, ChronoUnit.FOREVER.getDuration(), deltas);
+    }
+
+    /**
+     * Generates an answer, handing each piece of text to {@code deltas} as it comes (streaming), then the whole. The
+     * first piece and each next must come within {@code patience} ({@code model_timeout} otherwise, and the
+     * generation stops at its next piece), the whole within the model's own time to answer.
+     */
+    Generation generate(GenerationRequest request, Duration patience, Consumer<String> deltas);
 
     /** Stops every replica and the set's housekeeping; calls under way end with {@code model_ejected}. */
     @Override

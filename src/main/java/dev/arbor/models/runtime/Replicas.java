@@ -449,23 +449,50 @@ final class Replicas implements ReplicaSet {
     @Override
     public Scoring.Answer score(Scoring.Request request) {
         requireNonNull(request, "request");
-        return call(Capability.SCORE, WorkerProtocol.score(request), delta -> {}, WorkerProtocol::answer);
+        return call(
+                Capability.SCORE,
+                WorkerProtocol.score(request),
+                settings.answerTimeout(),
+                delta -> {},
+                WorkerProtocol::answer);
     }
 
     @Override
-    public Embeddings embed(List<String> inputs) {
+    public Embeddings embed(List<String> inputs, Duration patience) {
         requireNonNull(inputs, "inputs");
-        return call(Capability.EMBED, WorkerProtocol.embed(inputs), delta -> {}, WorkerProtocol::embeddings);
+        Duration eachPart = eachPart(patience);
+        return call(
+                Capability.EMBED,
+                WorkerProtocol.embed(inputs, eachPart),
+                eachPart,
+                delta -> {},
+                WorkerProtocol::embeddings);
     }
 
     @Override
-    public Generation generate(GenerationRequest request, Consumer<String> deltas) {
+    public Generation generate(GenerationRequest request, Duration patience, Consumer<String> deltas) {
         requireNonNull(request, "request");
         requireNonNull(deltas, "deltas");
-        return call(Capability.GENERATE, WorkerProtocol.generate(request), deltas, WorkerProtocol::generation);
+        return call(
+                Capability.GENERATE,
+                WorkerProtocol.generate(request),
+                eachPart(patience),
+                deltas,
+                WorkerProtocol::generation);
     }
 
-    private <T> T call(Capability capability, byte[] request, Consumer<String> deltas, Function<JsonNode, T> read) {
+    /** The caller's patience, within the model's own time to answer. */
+    private Duration eachPart(Duration patience) {
+        return patience.compareTo(settings.answerTimeout()) < 0 ? patience : settings.answerTimeout();
+    }
+
+    private <T> T call(
+            Capability capability,
+            byte[] request,
+            Duration eachPart,
+            Consumer<String> deltas,
+            Function<JsonNode, T> read) {
+        Duration timeout = settings.answerTimeout();
         if (!capabilities.contains(capability)) {
             throw ApiException.of(
                     ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
@@ -486,7 +513,8 @@ final class Replicas implements ReplicaSet {
             return read.apply(WorkerProtocol.exchange(
                     worker.link.resultNow(),
                     request,
-                    settings.answerTimeout(),
+                    timeout,
+                    eachPart,
                     deltas,
                     "Model " + model.id() + " (replica " + replica.label() + ")"));
         } catch (IOException e) {

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -233,7 +234,12 @@ public final class Worker {
         if (texts.isEmpty()) {
             return Map.of("outcome", "refused", "error", "inputs must be a non-empty list of texts");
         }
-        return run(() -> embedder.embed(texts.get()), Worker::embedded);
+        // the server's wait, from when the request came: past it the server has closed the connection, and the
+        // rest of the inputs would be embedded for no one
+        long received = System.nanoTime();
+        long patience = json.path("patience_ms").asLong(Long.MAX_VALUE / 1_000_000);
+        BooleanSupplier givenUp = () -> System.nanoTime() - received > patience * 1_000_000;
+        return run(() -> embedder.embed(texts.get(), givenUp), Worker::embedded);
     }
 
     /** The texts of an embed request; empty unless {@code inputs} is a non-empty list of texts. */

@@ -53,20 +53,38 @@ public final class WorkerLink implements AutoCloseable {
      * last goes to {@code interim}, which says whether more follow; returns the last. The timeout covers them all.
      */
     byte[] call(byte[] request, Duration timeout, Frames interim) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        return call(request, timeout, timeout, interim);
+    }
+
+    /**
+     * {@link #call(byte[], Duration, Frames)} where, besides the whole reply within {@code timeout}, its first frame
+     * and each next must come within {@code eachFrame}: a caller that gives up sooner than the model's own timeout.
+     */
+    byte[] call(byte[] request, Duration timeout, Duration eachFrame, Frames interim) throws IOException {
+        long now = System.nanoTime();
+        long last = now + timeout.toNanos();
+        long step = eachFrame.toNanos();
+        long firstDeadline = Math.min(last, now + step);
         try {
-            if (!connections.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new SocketTimeoutException(
-                        "no connection to the worker came free in " + timeout.toMillis() + " ms");
+            if (!connections.tryAcquire(firstDeadline - now, TimeUnit.NANOSECONDS)) {
+                throw new SocketTimeoutException("no connection to the worker came free in "
+                        + Duration.ofNanos(firstDeadline - now).toMillis() + " ms");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for a connection to the worker");
         }
         try {
-            return callOn(request, deadline, interim);
+            return callOn(request, new Deadline(last, step, firstDeadline), interim);
         } finally {
             connections.release();
+        }
+    }
+
+    /** When a call is late: its whole reply by {@code last}, each frame within {@code step} of the one before. */
+    private record Deadline(long last, long step, long first) {
+        long next(long nowNanos) {
+            return Math.min(last, nowNanos + step);
         }
     }
 
@@ -77,17 +95,18 @@ public final class WorkerLink implements AutoCloseable {
         boolean more(byte[] frame);
     }
 
-    private byte[] callOn(byte[] request, long deadlineNanos, Frames interim) throws IOException {
+    private byte[] callOn(byte[] request, Deadline deadline, Frames interim) throws IOException {
         SocketChannel channel = idle.pollFirst();
         if (channel == null) {
             channel = SocketChannel.open(address);
         }
-        var call = new Call(channel, deadlineNanos);
+        var call = new Call(channel, deadline.first());
         calls.add(call);
         try {
             WorkerWire.write(channel, request);
             byte[] reply = WorkerWire.read(channel);
             while (interim.more(reply)) {
+                call.deadlineNanos = deadline.next(System.nanoTime());
                 reply = WorkerWire.read(channel);
             }
             calls.remove(call);
@@ -128,7 +147,9 @@ public final class WorkerLink implements AutoCloseable {
     /** A call under way; it ends either in time or late, once, so a sweep never closes a connection in reuse. */
     private static final class Call {
         final SocketChannel channel;
-        final long deadlineNanos;
+        /** Moves on with each frame of a reply whose frames each have their time. */
+        volatile long deadlineNanos;
+
         private final AtomicReference<Boolean> inTime = new AtomicReference<>();
 
         Call(SocketChannel channel, long deadlineNanos) {

@@ -73,6 +73,11 @@ public final class WorkerProtocol {
         return Json.write(Map.of("kind", Kind.EMBED.wire(), "inputs", inputs));
     }
 
+    /** An embed request the server waits {@code patience} for: past it, the worker stops at its next input. */
+    public static byte[] embed(List<String> inputs, Duration patience) {
+        return Json.write(Map.of("kind", Kind.EMBED.wire(), "inputs", inputs, "patience_ms", patience.toMillis()));
+    }
+
     public static byte[] generate(ReplicaSet.GenerationRequest request) {
         var body = new LinkedHashMap<String, Object>();
         body.put("kind", Kind.GENERATE.wire());
@@ -95,10 +100,21 @@ public final class WorkerProtocol {
     public static JsonNode exchange(
             WorkerLink link, byte[] request, Duration timeout, Consumer<String> deltas, String model)
             throws IOException {
+        return exchange(link, request, timeout, timeout, deltas, model);
+    }
+
+    /**
+     * {@link #exchange(WorkerLink, byte[], Duration, Consumer, String)} where the answer's first part, and each next
+     * piece of a generation, must also come within {@code eachPart} ({@code model_timeout} otherwise; the connection
+     * is closed, which ends a generation at its next piece).
+     */
+    public static JsonNode exchange(
+            WorkerLink link, byte[] request, Duration timeout, Duration eachPart, Consumer<String> deltas, String model)
+            throws IOException {
         JsonNode reply;
         try {
             var last = new JsonNode[1];
-            link.call(request, timeout, frame -> {
+            link.call(request, timeout, eachPart, frame -> {
                 JsonNode json = Json.read(frame);
                 if (json.has("outcome")) {
                     last[0] = json;
@@ -112,7 +128,10 @@ public final class WorkerProtocol {
             throw ApiException.of(
                     ErrorCode.MODEL_TIMEOUT,
                     "model",
-                    model + " took longer than " + timeout.toSeconds() + " seconds to answer.");
+                    eachPart.compareTo(timeout) < 0
+                            ? model + " sent no answer, or no next part of it, within " + eachPart.toSeconds()
+                                    + " seconds."
+                            : model + " took longer than " + timeout.toSeconds() + " seconds to answer.");
         } catch (IOException e) {
             throw e;
         } catch (ApiException e) {

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -266,6 +268,40 @@ class ReplicaSetTest {
         assertThat(embeddings.vectors().get(0))
                 .isNotEqualTo(embeddings.vectors().get(1));
         assertThat(embeddings.inputTokens()).isGreaterThan(6);
+    }
+
+    @Test
+    void anEmbeddingPastTheCallersPatienceIsModelTimeoutAndItsReplicaStopsEmbeddingForNoOne() {
+        runtime = new ModelRuntime(new Models(true), data, ModelRuntime.Settings.DEFAULT, meters);
+        runtime.start();
+        var set = runtime.replicas("minilm-decider", "patient", 1, ReplicaSet.Listener.NONE);
+        set.embed(List.of("ready"));
+        ProcessHandle worker = ProcessHandle.of(set.replicas().getFirst().pid()).orElseThrow();
+        String text = String.join(" ", Collections.nCopies(40, "a billing question about a refund"));
+        // minutes of work on two cores
+        List<String> inputs =
+                IntStream.range(0, 2048).mapToObj(i -> i + " " + text).toList();
+
+        assertThatThrownBy(() -> set.embed(inputs, Duration.ofMillis(500)))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.code().code()).isEqualTo("model_timeout");
+                    assertThat(e.code().status()).isEqualTo(504);
+                    assertThat(e.problems().getFirst().param()).isEqualTo("model");
+                });
+        // the worker stops at its next input: its processor time stops growing, where the batch would take minutes
+        long[] lastCpuMillis = {cpuMillis(worker)};
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    long now = cpuMillis(worker);
+                    long used = now - lastCpuMillis[0];
+                    lastCpuMillis[0] = now;
+                    return used < 300;
+                });
+    }
+
+    private static long cpuMillis(ProcessHandle process) {
+        return process.info().totalCpuDuration().orElseThrow().toMillis();
     }
 
     @Test
