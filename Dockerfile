@@ -14,6 +14,10 @@ WORKDIR /src
 COPY mvnw pom.xml ./
 COPY .mvn/ .mvn/
 COPY src/main/ src/main/
+# the manual the server serves at /docs, and the console styles its pages share
+COPY README.md ./
+COPY docs/ docs/
+COPY console/src/styles.css console/src/styles.css
 COPY --from=console /src/target/classes/console/ target/classes/console/
 # the tests run in CI, not here; the Maven cache mount keeps dependencies between builds
 RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp -DskipTests -Dmaven.test.skip=true -Dconsole.skip=true package

@@ -55,7 +55,7 @@ public final class Arbor {
               --port P              ARBOR_PORT          port to listen on (default 8420; 0 picks a free one)
               --data DIR            ARBOR_DATA          data folder: SQLite database, secret key, logs (default ./data)
               --database-url URL    ARBOR_DATABASE_URL  PostgreSQL instead of SQLite (postgresql://user:pw@host/db)
-            Every other setting is an environment variable; the README's Configuration table lists them all.
+            Every other setting is an environment variable: docs/operations/configuration.md lists them all.
             """;
 
     private Arbor() {}

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code /openapi.json} describes every route well enough for a client generator: a real OpenAPI validator accepts
- * it, every operation is typed, and real answers of every feature match the shapes it gives; {@code /docs} shows it.
+ * it, every operation is typed, and real answers of every feature match the shapes it gives; {@code /docs/api} shows
+ * it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenApiTest {
@@ -166,22 +167,27 @@ class OpenApiTest {
         api.get("/metrics");
         api.get("/openapi.json");
         api.get("/docs");
+        api.get("/docs/api");
+        api.get("/docs/readme");
+        api.get("/docs/console.css");
+        api.get("/docs/console.png");
+        api.get("/docs/operations/configuration");
     }
 
     @Test
-    void theDocsPageLoadsItsFilesFromThisServer() {
-        HttpReply page = api.get("/docs");
+    void theApiReferenceLoadsItsFilesFromThisServer() {
+        HttpReply page = api.get("/docs/api");
         assertThat(page.status()).isEqualTo(200);
         assertThat(page.header("content-type")).startsWith("text/html");
-        assertThat(page.body()).contains("/docs/swagger-ui-bundle.js").doesNotContain("https://");
+        assertThat(page.body()).contains("/docs/api/swagger-ui-bundle.js").doesNotContain("https://");
         var assets = Map.of(
-                "/docs/swagger-ui-bundle.js",
+                "/docs/api/swagger-ui-bundle.js",
                 "text/javascript",
-                "/docs/swagger-ui.css",
+                "/docs/api/swagger-ui.css",
                 "text/css",
-                "/docs/arbor-docs.js",
+                "/docs/api/arbor-docs.js",
                 "text/javascript",
-                "/docs/favicon-32x32.png",
+                "/docs/api/favicon-32x32.png",
                 "image/png");
         assets.forEach((path, type) -> {
             assertThat(page.body()).contains(path);
@@ -190,8 +196,8 @@ class OpenApiTest {
             assertThat(asset.header("content-type")).as(path).startsWith(type);
             assertThat(asset.body()).as(path).isNotEmpty();
         });
-        assertThat(api.get("/docs/arbor-docs.js").body()).contains("/openapi.json");
-        api.get("/docs/index.html").assertError(404, "not_found", null);
+        assertThat(api.get("/docs/api/arbor-docs.js").body()).contains("/openapi.json");
+        api.get("/docs/api/index.html").assertError(404, "not_found", null);
     }
 
     @Test

@@ -44,7 +44,7 @@ final class DataSets {
         }
     }
 
-    /** What an item's decision reads; kept media of examples and decisions are not read again (see README). */
+    /** What an item's decision reads; kept media of examples and decisions are not read again (see docs/studio.md). */
     private static final List<String> KEPT_INPUT = List.of("variables", "state");
 
     private static final List<String> SENT_INPUT = List.of("variables", "state", "media");

@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The browsable API page at {@code /docs}: Swagger UI, shipped in the jar (the {@code org.webjars:swagger-ui} webjar,
- * no CDN), over {@code /openapi.json}. Only the files the page loads are served, each with its own content type.
+ * The API reference at {@code /docs/api}: Swagger UI, shipped in the jar (the {@code org.webjars:swagger-ui} webjar,
+ * no CDN), over {@code /openapi.json}. Only the files the page loads are served, each with its own content type, at
+ * {@code /docs/api/<file>}.
  */
 final class ApiDocs {
     private static final String WEBJAR = "META-INF/resources/webjars/swagger-ui/";
@@ -32,14 +33,14 @@ final class ApiDocs {
     }
 
     void page(Context ctx) {
-        send(ctx, "docs/index.html", "text/html; charset=utf-8");
+        send(ctx, "docs/api.html", "text/html; charset=utf-8");
     }
 
     void asset(Context ctx) {
         String name = ctx.pathParam("asset");
         String type = TYPES.get(name);
         if (type == null) {
-            throw ApiException.of(ErrorCode.NOT_FOUND, null, "There is no file " + name + " in the API page.");
+            throw ApiException.of(ErrorCode.NOT_FOUND, null, "There is no file " + name + " in the API reference.");
         }
         send(ctx, name.startsWith("arbor-") ? "docs/" + name : webjarFolder + name, type);
     }

@@ -124,7 +124,8 @@ public final class HttpServer {
                 .map(AddressRange::parse)
                 .flatMap(Optional::stream)
                 .toList();
-        var docs = new ApiDocs();
+        var apiDocs = new ApiDocs();
+        var manual = new Manual();
         var platform = new Routes();
         platform.group("platform")
                 .get("/health", "Whether the server is ready to serve", this::health)
@@ -143,12 +144,21 @@ public final class HttpServer {
                         .required("openapi", Schema.string())
                         .required("paths", Schema.mapOf(Schema.any()))
                         .required("components", Schema.mapOf(Schema.any())))
-                .get("/docs", "A browsable page of this document (Swagger UI)", docs::page)
+                .get("/docs", "The manual's table of contents: this server's own documentation, as HTML", manual::index)
                 .answers(200, "text/html", Schema.string())
-                .get("/docs/{asset}", "A file of the browsable page", docs::asset)
+                // before /docs/{page}: the API reference's address is not a page of the manual
+                .get("/docs/api", "The API reference: this document in Swagger UI", apiDocs::page)
+                .answers(200, "text/html", Schema.string())
+                .get("/docs/api/{asset}", "A file of the API reference", apiDocs::asset)
                 .answers(200, "text/javascript", Schema.string())
                 .answers(200, "text/css", Schema.string())
-                .answers(200, "image/png", Schema.string());
+                .answers(200, "image/png", Schema.string())
+                .get("/docs/{page}", "A page of the manual (or its README, a picture or its styles)", manual::page)
+                .answers(200, "text/html", Schema.string())
+                .answers(200, "text/css", Schema.string())
+                .answers(200, "image/png", Schema.string())
+                .get("/docs/{section}/{page}", "A page of a part of the manual", manual::sectionPage)
+                .answers(200, "text/html", Schema.string());
         var all = new ArrayList<>(routes.all());
         all.addAll(platform.all());
         this.routes = List.copyOf(all);
