@@ -1,6 +1,6 @@
 // The studio in the console: a decision made in the playground with its bars, found in history and given feedback,
 // a template created and edited with the diff of its two versions, an eval on imported examples with its charts,
-// and the README's screenshot of the playground.
+// and the manual's screenshot of the playground (docs/console.md).
 import { args, base, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const LONG_MS = 120_000;
@@ -186,7 +186,7 @@ export const scenarios = {
     return {};
   },
 
-  /** The README's picture: a starter template's questions answered in the playground, at a laptop's size. */
+  /** The manual's picture (docs/console.md): a starter template's questions answered in the playground, at a laptop's size. */
   async 'studio-readme-screenshot'() {
     await openStudio();
     await page.getByLabel('Template').selectOption({ label: 'Support triage (builtin/support)' });

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Issue 25's proof: every admin route of the server's route table (the declarations the OpenAPI document is built
  * from), called by an admin, a member of the object's project, a member of another project, no token and a revoked
- * token, answers as the README says. Each route has a row below saying what members may do there; a route without a
+ * token, answers as the manual says (docs/operations/security.md). Each route has a row below saying what members may do there; a route without a
  * row, or a row without a route, fails the test. The rows run in order, the deletes last, on one server with one
  * object of each feature.
  */

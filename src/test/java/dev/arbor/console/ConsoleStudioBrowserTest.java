@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * edited and its two versions diffed; an eval on imported examples with its charts. Each step is asserted on what the
  * page shows (scenarios/studio.mjs), then on what the server holds.
  *
- * <p>The README's screenshot: {@code -Dconsole.screenshot=docs/console.png} on
+ * <p>The manual's screenshot (docs/console.md): {@code -Dconsole.screenshot=docs/console.png} on
  * {@code -Dtest=ConsoleStudioBrowserTest#theReadmeScreenshotShowsThePlaygroundsBars} writes it there; without the
  * property it goes with the other screenshots under target/.
  */

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A sample answer as the README shows one: JSON shortened with {@code ...}. A {@code ...} member of an object allows
+ * A sample answer as the README and the manual show one: JSON shortened with {@code ...}. A {@code ...} member of an object allows
  * more members, a {@code ...} element of an array more elements, a bare {@code ...} value any value, and a string
  * that ends in {@code ...} any string that starts with what comes before. Everything else must be in the real answer
  * as shown, but for values that differ run to run: times ({@code *_at}, {@code *_ms}, {@code uptime_seconds}) and the

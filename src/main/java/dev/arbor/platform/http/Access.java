@@ -8,7 +8,7 @@ import java.util.Set;
  */
 public enum Access {
     /**
-     * Anyone: {@code /health}, the OpenAPI document and its browsable page; and the webhooks, where
+     * Anyone: {@code /health}, the OpenAPI document, the manual and the API reference ({@code /docs}); and the webhooks, where
      * the call's signature is the authentication: {@code /events/hooks/{token}} (the token names the connection) and a
      * pipeline's {@code /pipelines/{id}/webhook}. Also the web console's page and files ({@code /console}, and
      * {@code /}, which leads there): the page asks for a token itself.

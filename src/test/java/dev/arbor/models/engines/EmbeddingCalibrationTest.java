@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * How well the bundled embedding model decides, per question type, on a small labelled set we wrote
  * ({@code calibration/embedding-labelled.jsonl}), and which temperature fits its topics best. The model is
- * deterministic, so these figures are exact and the README quotes them; the assertions hold the honest floor (topics
+ * deterministic, so these figures are exact and the manual quotes them (docs/models-and-deployments.md); the assertions hold the honest floor (topics
  * well above chance), not a wish.
  */
 class EmbeddingCalibrationTest {
