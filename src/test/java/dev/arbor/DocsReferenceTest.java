@@ -3,6 +3,7 @@ package dev.arbor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.http.WarningCode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The manual's two reference pages are complete: every error code the server can answer is in the error codes' page
- * with its status, and every environment variable the server's code reads is in the configuration page.
+ * with its status, and every warning code too; every environment variable the server's code reads is in the
+ * configuration page.
  */
 class DocsReferenceTest {
     private static final Pattern VARIABLE = Pattern.compile("\"((?:ARBOR|STUDIO)_[A-Z0-9_]+)\"");
@@ -28,6 +30,19 @@ class DocsReferenceTest {
             }
         }
         assertThat(missing).as("codes missing from docs/errors.md").isEmpty();
+    }
+
+    @Test
+    void everyWarningCodeIsInTheErrorCodesPage() throws IOException {
+        String page = Files.readString(Path.of("docs/errors.md"));
+        String warnings = page.substring(page.indexOf("\n## Warnings\n"));
+        var missing = new TreeSet<String>();
+        for (WarningCode code : WarningCode.values()) {
+            if (!warnings.contains("`" + code.code() + "`")) {
+                missing.add(code.code());
+            }
+        }
+        assertThat(missing).as("warnings missing from docs/errors.md").isEmpty();
     }
 
     @Test
