@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The inference page's examples work as written on a fresh install, offline: its curl block runs as the README's tour
  * does (a deployment of the bundled model embeds, a canned_response router answers), then its TypeScript example,
- * type-checked against the official {@code openai} package and run with Node.js, and its Python example where a
- * {@code python3} with the {@code openai} package is installed. Only the port differs.
+ * type-checked against the official {@code openai} package and run with Node.js, and its Python example: read by
+ * {@code python3}, and run where its {@code openai} package is installed. Only the port differs.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DocsExamplesTest {
@@ -85,6 +85,16 @@ class DocsExamplesTest {
 
     @Test
     @Order(3)
+    void thePythonExampleIsPython(@TempDir Path folder) throws Exception {
+        assumeTrue(run(folder, List.of("python3", "-c", "print('ok')")).equals("ok\n"), "no python3 here to read it");
+        Files.writeString(folder.resolve("hello.py"), example("python"));
+        assertThat(run(folder, List.of("python3", "-m", "py_compile", "hello.py")))
+                .as("python3's complaints")
+                .isEmpty();
+    }
+
+    @Test
+    @Order(4)
     void thePythonExamplePrintsTheAnswers(@TempDir Path folder) throws Exception {
         assumeTrue(variables != null, "the curl examples made the deployment and router it calls");
         assumeTrue(
@@ -108,7 +118,9 @@ class DocsExamplesTest {
     /** The command's output (standard output and errors), run in {@code folder} with the examples' token. */
     private static String run(Path folder, List<String> command) throws Exception {
         var builder = new ProcessBuilder(command).directory(folder.toFile()).redirectErrorStream(true);
-        builder.environment().put("ARBOR_TOKEN", variables.get("TOKEN"));
+        if (variables != null) {
+            builder.environment().put("ARBOR_TOKEN", variables.get("TOKEN"));
+        }
         builder.environment().put("no_proxy", "localhost,127.0.0.1");
         Process process;
         try {
