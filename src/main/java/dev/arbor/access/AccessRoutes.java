@@ -4,8 +4,8 @@ import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;

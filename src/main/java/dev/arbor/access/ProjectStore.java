@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.ids.Ids;
 import java.sql.ResultSet;

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import java.util.Optional;
 
 /** How OAuth and agents find a gateway, and whether a token may use it for agents. */

@@ -7,7 +7,7 @@ import dev.arbor.connectors.ConnectorChanges;
 import dev.arbor.connectors.Gateway;
 import dev.arbor.connectors.GatewayUsers.Agent;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

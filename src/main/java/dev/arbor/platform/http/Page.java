@@ -1,5 +1,8 @@
 package dev.arbor.platform.http;
 
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Optional;

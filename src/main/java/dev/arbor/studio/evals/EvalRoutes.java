@@ -3,12 +3,12 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Page;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.errors;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.errors;
 
 import java.util.regex.Pattern;
 

@@ -1,4 +1,4 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.errors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;

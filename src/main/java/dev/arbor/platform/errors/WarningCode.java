@@ -1,4 +1,4 @@
-package dev.arbor.platform.http;
+package dev.arbor.platform.errors;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
