@@ -5,7 +5,8 @@ import dev.arbor.connectors.agents.Agents;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.OAuthRoutes;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -78,7 +79,7 @@ public final class Connectors implements AutoCloseable {
     public void addRoutes(Routes routes) {
         routes.group("connectors")
                 .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(SEARCH)
                 .ok(Schema.list(ApiShapes.CONNECTOR))
                 .get(
@@ -98,7 +99,7 @@ public final class Connectors implements AutoCloseable {
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         List<Connector> all = registry.list(SEARCH.read(ctx).filter(q -> !q.isBlank()));
         int from = 0;
         int to = all.size();

@@ -16,7 +16,7 @@ import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -144,7 +144,7 @@ final class GatewayRoutes {
                         "/connectors/configured",
                         "List configured gateways (include_disabled=true for all)",
                         this::configured)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(INCLUDE_DISABLED)
                 .ok(Schema.list(ApiShapes.GATEWAY))
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
@@ -352,7 +352,7 @@ final class GatewayRoutes {
     private void configured(Context ctx) {
         Access.requireAdmin(ctx);
         boolean all = INCLUDE_DISABLED.read(ctx).filter("true"::equals).isPresent();
-        Responses.ok(ctx, Responses.page(gateways.list(Page.from(ctx), all), Gateway::id, this::json));
+        Responses.ok(ctx, Responses.page(gateways.list(PageParams.from(ctx), all), Gateway::id, this::json));
     }
 
     private void toggle(Context ctx) {

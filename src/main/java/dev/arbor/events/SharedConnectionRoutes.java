@@ -22,7 +22,7 @@ import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -127,7 +127,7 @@ final class SharedConnectionRoutes {
                         "The shared event connections a project may use (project_id or X-Project-Id), or all an "
                                 + "admin may see",
                         this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(PROJECT_ID)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.SHARED_CONNECTION))
@@ -193,7 +193,7 @@ final class SharedConnectionRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        connections.list(Page.from(ctx), visible),
+                        connections.list(PageParams.from(ctx), visible),
                         SharedConnection::id,
                         c -> json(c, descriptorOf(c), principal)));
     }

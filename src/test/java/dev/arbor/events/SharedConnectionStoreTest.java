@@ -7,7 +7,7 @@ import dev.arbor.events.SharedConnectionStore.Visible;
 import dev.arbor.events.providers.SigningSecret;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Dialect;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.SecretBox;
 import dev.arbor.testing.TestPostgres;

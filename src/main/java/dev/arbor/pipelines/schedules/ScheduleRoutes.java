@@ -16,7 +16,7 @@ import dev.arbor.pipelines.schedules.ScheduleStore.Status;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -89,7 +89,7 @@ final class ScheduleRoutes {
                 .body(NEW_SCHEDULE.schema())
                 .created(ApiShapes.SCHEDULE)
                 .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(ApiShapes.SCHEDULE))
                 .get(
                         "/schedules/{schedule_id}",
@@ -160,7 +160,7 @@ final class ScheduleRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        schedules.list(pipelineId, Page.from(ctx)), Schedule::id, schedule -> json(schedule, 1)));
+                        schedules.list(pipelineId, PageParams.from(ctx)), Schedule::id, schedule -> json(schedule, 1)));
     }
 
     private void get(Context ctx) {

@@ -10,7 +10,7 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -80,7 +80,7 @@ final class DecisionRoutes {
                 .body(DecisionShapes.DECISION_REQUEST)
                 .ok(HistoryShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", stored::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(HistoryShapes.VIEW, DecisionShapes.INCLUDE_PARAM)
                 .query(HistoryShapes.FILTERS)
                 .ok(Schema.list(HistoryShapes.LISTED))

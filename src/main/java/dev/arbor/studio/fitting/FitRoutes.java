@@ -15,7 +15,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -86,7 +86,7 @@ final class FitRoutes {
                 .body(FIT_IN)
                 .accepted(FIT)
                 .get(BASE, "List fits, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(TEMPLATE, STATUS)
                 .ok(FITS)
                 .get(one, "Get a fit (?wait=N waits for it to finish)", this::get)
@@ -120,7 +120,8 @@ final class FitRoutes {
                                 "`status` must be one of queued, in_progress, completed, failed, cancelled.")));
         Responses.ok(
                 ctx,
-                Responses.page(fits.list(Page.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
+                Responses.page(
+                        fits.list(PageParams.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
     }
 
     private void get(Context ctx) {

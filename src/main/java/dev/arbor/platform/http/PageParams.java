@@ -1,19 +1,17 @@
 package dev.arbor.platform.http;
 
-import dev.arbor.platform.errors.ApiException;
+import static dev.arbor.platform.db.Page.DEFAULT_LIMIT;
+import static dev.arbor.platform.db.Page.MAX_LIMIT;
+
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Optional;
 
-/**
- * The paging of a list request: {@code limit} 1–100 (default 20) and at most one cursor, {@code after} or
- * {@code before}, naming an id seen on a page.
- */
-public record Page(int limit, Optional<String> after, Optional<String> before) {
-    public static final int MAX_LIMIT = 100;
-    public static final int DEFAULT_LIMIT = 20;
+/** The query parameters of a list request's {@link Page}: {@code limit} (default 20), {@code after}, {@code before}. */
+public final class PageParams {
     public static final QueryParam LIMIT = new QueryParam(
             "limit", Schema.integer(1, MAX_LIMIT), "How many items a page holds (default " + DEFAULT_LIMIT + ").");
     public static final QueryParam AFTER =
@@ -22,6 +20,8 @@ public record Page(int limit, Optional<String> after, Optional<String> before) {
             "before", Schema.string(), "The page before this id (an id seen on a page); not with `after`.");
     /** The parameters {@link #from} reads, for the OpenAPI document. */
     public static final List<QueryParam> PARAMETERS = List.of(LIMIT, AFTER, BEFORE);
+
+    private PageParams() {}
 
     public static Page from(Context ctx) {
         var problems = new Problems();
@@ -47,14 +47,5 @@ public record Page(int limit, Optional<String> after, Optional<String> before) {
         }
         problems.throwIfAny();
         return new Page(limit, after, before);
-    }
-
-    /** The error for a cursor that names nothing in the list. */
-    public ApiException unknownCursor() {
-        String param = after.isPresent() ? "after" : "before";
-        return ApiException.of(
-                ErrorCode.INVALID_PARAMETER,
-                param,
-                "`" + param + "` is '" + after.or(() -> before).orElse("") + "', which is not an id in this list.");
     }
 }
