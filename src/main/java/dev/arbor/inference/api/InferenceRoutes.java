@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.api;
 
 import static dev.arbor.platform.http.Schema.arrayOf;
 import static dev.arbor.platform.http.Schema.bool;
@@ -13,6 +13,9 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
+import dev.arbor.inference.Attribution;
+import dev.arbor.inference.DeploymentDirectory;
+import dev.arbor.inference.Routing;
 import dev.arbor.inference.endpoints.EndpointHealth;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;

@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
