@@ -2,6 +2,13 @@ package dev.arbor.connectors;
 
 import dev.arbor.access.Access;
 import dev.arbor.connectors.agents.Agents;
+import dev.arbor.connectors.gateways.ConnectorChanges;
+import dev.arbor.connectors.gateways.ConnectorRegistry;
+import dev.arbor.connectors.gateways.ConnectorSettings;
+import dev.arbor.connectors.gateways.GatewayRoutes;
+import dev.arbor.connectors.gateways.GatewayStore;
+import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.RegistryRoutes;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.OAuthRoutes;
 import dev.arbor.platform.db.Database;

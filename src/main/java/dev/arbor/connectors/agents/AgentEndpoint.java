@@ -3,9 +3,9 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.ConnectorChanges;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.gateways.ConnectorChanges;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;

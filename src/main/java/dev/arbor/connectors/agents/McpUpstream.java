@@ -3,9 +3,9 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.AuthType;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Transport;
+import dev.arbor.connectors.gateways.AuthType;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Transport;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;

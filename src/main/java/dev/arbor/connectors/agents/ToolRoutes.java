@@ -3,8 +3,8 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.PageParams;

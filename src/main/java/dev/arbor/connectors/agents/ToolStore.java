@@ -3,7 +3,7 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.ConnectorChanges;
+import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;

@@ -4,10 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Principal;
-import dev.arbor.connectors.AuthType;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.GatewayAuthorization;
-import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.gateways.AuthType;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.GatewayAuthorization;
+import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.connectors.oauth.OAuthClient.Client;
 import dev.arbor.connectors.oauth.OAuthClient.OAuthException;
 import dev.arbor.connectors.oauth.OAuthClient.Server;

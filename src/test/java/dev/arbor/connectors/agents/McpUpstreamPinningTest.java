@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.AuthType;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Gateway.Scope;
-import dev.arbor.connectors.Transport;
+import dev.arbor.connectors.gateways.AuthType;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Gateway.Scope;
+import dev.arbor.connectors.gateways.Transport;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.errors.ApiException;

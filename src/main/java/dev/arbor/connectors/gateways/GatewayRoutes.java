@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.ProjectId;
-import dev.arbor.connectors.Gateway.Scope;
+import dev.arbor.connectors.gateways.Gateway.Scope;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  * Gateways: MCP servers configured here, from the registry or custom, with sealed credentials, a scope (enabled,
  * global, projects) and the client surfaces that may use them; and which of them an agent of a project may use.
  */
-final class GatewayRoutes {
+public final class GatewayRoutes {
     private static final Set<String> CLIENTS = Set.of("studio", "prompt");
     private static final Pattern NOT_BLANK = Pattern.compile("[\\s\\S]*\\S[\\s\\S]*");
     private static final BodyField.Value CONNECTOR_ID = BodyField.value(REQUIRED, "connector_id", Schema.string());
@@ -106,7 +106,7 @@ final class GatewayRoutes {
     private final Clock clock;
 
     /** @param stdioCommands the commands a stdio gateway may run */
-    GatewayRoutes(
+    public GatewayRoutes(
             ConnectorRegistry registry,
             GatewayStore gateways,
             Gateways lookup,
@@ -127,7 +127,7 @@ final class GatewayRoutes {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("connectors")
                 .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
                 .body(CONFIGURE.schema())

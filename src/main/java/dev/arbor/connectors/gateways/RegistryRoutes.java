@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Page;
@@ -13,15 +13,15 @@ import java.util.List;
 import java.util.Map;
 
 /** The registry's routes: list and search its MCP servers, read one with its credential schema, add and remove. */
-final class RegistryRoutes {
+public final class RegistryRoutes {
     private static final QueryParam SEARCH = new QueryParam("q", Schema.string(), "Words the names contain.");
     private final ConnectorRegistry registry;
 
-    RegistryRoutes(ConnectorRegistry registry) {
+    public RegistryRoutes(ConnectorRegistry registry) {
         this.registry = registry;
     }
 
-    void addTo(Routes routes) {
+    public void addTo(Routes routes) {
         routes.group("connectors")
                 .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)", this::list)
                 .query(PageParams.PARAMETERS)

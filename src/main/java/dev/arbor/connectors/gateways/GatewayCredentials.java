@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
 public final class Gateways {
     private final GatewayStore store;
 
-    Gateways(GatewayStore store) {
+    public Gateways(GatewayStore store) {
         this.store = requireNonNull(store, "store");
     }
 

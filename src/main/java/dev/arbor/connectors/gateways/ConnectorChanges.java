@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,7 +12,7 @@ import org.jdbi.v3.core.Handle;
 public final class ConnectorChanges {
     private final Database database;
 
-    ConnectorChanges(Database database) {
+    public ConnectorChanges(Database database) {
         this.database = requireNonNull(database, "database");
     }
 

@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 /**
  * A gateway's OAuth as the gateways' routes show and reset it; {@code connectors.oauth} keeps it, and the gateways

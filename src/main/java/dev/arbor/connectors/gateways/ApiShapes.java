@@ -1,4 +1,4 @@
-package dev.arbor.connectors;
+package dev.arbor.connectors.gateways;
 
 import static dev.arbor.platform.http.Schema.any;
 import static dev.arbor.platform.http.Schema.arrayOf;
