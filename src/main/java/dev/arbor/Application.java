@@ -62,7 +62,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
-public final class Application implements AutoCloseable {
+final class Application implements AutoCloseable {
     /** On SQLite, this server's claim on the data folder; PostgreSQL replicas may share a folder. */
     private final Optional<DataFolderLock> folderLock;
 
