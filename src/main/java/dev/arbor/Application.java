@@ -15,9 +15,9 @@ import dev.arbor.events.Events;
 import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.inference.DeploymentDecisions;
 import dev.arbor.inference.EndpointDirectory;
-import dev.arbor.inference.InferenceRoutes;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
+import dev.arbor.inference.api.InferenceRoutes;
 import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
@@ -62,7 +62,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /** Builds the whole server from its configuration: every part is made here, by hand, in dependency order. */
-public final class Application implements AutoCloseable {
+final class Application implements AutoCloseable {
     /** On SQLite, this server's claim on the data folder; PostgreSQL replicas may share a folder. */
     private final Optional<DataFolderLock> folderLock;
 

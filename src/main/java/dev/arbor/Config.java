@@ -3,7 +3,7 @@ package dev.arbor;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.ClusterSettings;
-import dev.arbor.connectors.ConnectorSettings;
+import dev.arbor.connectors.gateways.ConnectorSettings;
 import dev.arbor.events.deliveries.DeliverySettings;
 import dev.arbor.inference.RoutingSettings;
 import dev.arbor.models.ModelSettings;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +93,7 @@ class BodyFuzzTest {
             byte[] body = generate(random);
             assertThatCode(() -> {
                         try {
-                            dev.arbor.platform.http.Json.parseObject(body);
+                            dev.arbor.platform.json.Json.parseObject(body);
                         } catch (ApiException expected) {
                             assertThat(expected.code().code()).isEqualTo("invalid_json");
                         }

@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.read.ListAppender;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import dev.arbor.testing.ChatCompletionsServer;
 import dev.arbor.testing.HttpReply;

@@ -3,8 +3,8 @@ package dev.arbor.access;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Routes;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;

@@ -4,9 +4,10 @@ import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -60,7 +61,7 @@ final class AccessRoutes {
                 .body(NEW_TOKEN.schema())
                 .created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(INCLUDE_REVOKED)
                 .ok(Schema.list(ApiShapes.TOKEN))
                 .delete("/auth/tokens/{token_id}", "Revoke an API token", this::revokeToken)
@@ -72,7 +73,7 @@ final class AccessRoutes {
                 .body(NEW_PROJECT.schema())
                 .created(ApiShapes.PROJECT)
                 .get("/projects", "List the projects the caller may use", this::listProjects)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(ApiShapes.PROJECT))
                 .get("/projects/{project_id}", "Get a project", this::getProject)
                 .ok(ApiShapes.PROJECT)
@@ -114,7 +115,7 @@ final class AccessRoutes {
 
     private void listTokens(Context ctx) {
         Access.requireAdmin(ctx);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         boolean includeRevoked =
                 INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
         Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
@@ -153,7 +154,7 @@ final class AccessRoutes {
 
     private void listProjects(Context ctx) {
         Principal principal = Access.principal(ctx);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         Optional<Set<String>> visible = principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects());
         Responses.ok(ctx, Responses.page(projects.list(page, visible), Project::id, Project::toJson));
     }

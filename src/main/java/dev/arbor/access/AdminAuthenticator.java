@@ -2,9 +2,9 @@ package dev.arbor.access;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Access;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;

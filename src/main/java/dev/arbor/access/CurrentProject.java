@@ -2,10 +2,10 @@ package dev.arbor.access;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.http.HeaderParam;
-import dev.arbor.platform.http.Problem;
 import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.util.List;

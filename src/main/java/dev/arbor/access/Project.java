@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** A project: the unit that members, gateways, connections and routers belong to. */
-public record Project(String id, String name, String description, long createdAtMillis) {
+record Project(String id, String name, String description, long createdAtMillis) {
     public Project {
         requireNonNull(id, "id");
         requireNonNull(name, "name");

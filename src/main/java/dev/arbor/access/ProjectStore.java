@@ -3,10 +3,10 @@ package dev.arbor.access;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.ids.Ids;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** What a token may do: admins everything, members only within their projects. */
-public enum Role {
+enum Role {
     ADMIN,
     MEMBER;
 

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.Page;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.secrets.Digests;
 import java.sql.ResultSet;

@@ -8,7 +8,7 @@ public interface ClusterHealthChecks {
      * The cluster's health now, asked within {@code timeout}; a cluster that cannot be reached is unhealthy, not an
      * error.
      *
-     * @throws dev.arbor.platform.http.ApiException {@code cluster_not_found} for an unknown id
+     * @throws dev.arbor.platform.errors.ApiException {@code cluster_not_found} for an unknown id
      */
     ClusterHealth check(String clusterId, Duration timeout);
 }

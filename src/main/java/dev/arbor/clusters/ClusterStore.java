@@ -3,8 +3,8 @@ package dev.arbor.clusters;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.secrets.SecretBox;
 import java.net.URI;
 import java.sql.ResultSet;

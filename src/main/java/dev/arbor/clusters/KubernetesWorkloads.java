@@ -2,8 +2,8 @@ package dev.arbor.clusters;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;

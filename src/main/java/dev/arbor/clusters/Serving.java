@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.Workloads.ModelSource;
 import dev.arbor.clusters.Workloads.Resources;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -2,8 +2,8 @@ package dev.arbor.console;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;

@@ -6,15 +6,16 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.http.Warning;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
@@ -70,7 +71,7 @@ public final class Credentials {
                 .body(NEW_CREDENTIAL.schema())
                 .created(ApiShapes.CREDENTIAL)
                 .get("/credentials", "List credentials (names only; values are never shown)", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(ApiShapes.CREDENTIAL))
                 .get("/credentials/{credential_id}", "Get a credential's name and dates", this::get)
                 .ok(ApiShapes.CREDENTIAL)
@@ -139,7 +140,7 @@ public final class Credentials {
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         Responses.ok(
                 ctx,
                 Responses.page(

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.Workloads;
 import dev.arbor.models.Model;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.arbor.deployments;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.engines.ReplicaSet;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -18,12 +18,11 @@ import dev.arbor.events.providers.ProviderDescriptor;
 import dev.arbor.events.providers.ProviderDescriptor.CredentialField;
 import dev.arbor.events.providers.SignatureScheme;
 import dev.arbor.events.providers.SigningSecret;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -33,6 +32,7 @@ import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import io.javalin.http.Context;
@@ -127,7 +127,7 @@ final class SharedConnectionRoutes {
                         "The shared event connections a project may use (project_id or X-Project-Id), or all an "
                                 + "admin may see",
                         this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(PROJECT_ID)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.SHARED_CONNECTION))
@@ -193,7 +193,7 @@ final class SharedConnectionRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        connections.list(Page.from(ctx), visible),
+                        connections.list(PageParams.from(ctx), visible),
                         SharedConnection::id,
                         c -> json(c, descriptorOf(c), principal)));
     }

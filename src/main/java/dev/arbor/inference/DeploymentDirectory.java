@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.models.engines.ReplicaSet;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.net.URI;
 import java.util.List;

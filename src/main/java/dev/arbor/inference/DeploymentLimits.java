@@ -2,7 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.ratelimits.RateLimitHeaders;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import io.javalin.http.Context;

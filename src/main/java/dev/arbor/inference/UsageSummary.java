@@ -13,7 +13,7 @@ import java.util.TreeMap;
  *
  * @param outcomes requests by outcome ({@code ok}, {@code upstream_error}, {@code timeout}, ...)
  */
-public record UsageSummary(
+record UsageSummary(
         String routerId,
         Instant since,
         long requests,

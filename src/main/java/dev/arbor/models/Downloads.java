@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.engines.EngineKind;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;

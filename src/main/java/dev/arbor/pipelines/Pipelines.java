@@ -23,10 +23,10 @@ import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.ActionShapes;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.EventStreams;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problem;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -119,7 +119,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 .body(ApiShapes.DEFINITION)
                 .created(ApiShapes.PIPELINE)
                 .get("/pipelines", "List pipelines, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(ApiShapes.PIPELINE))
                 .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
                 .ok(ApiShapes.PIPELINE)
@@ -185,7 +185,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, Responses.page(store.list(Page.from(ctx)), PipelineStore.Stored::id, Pipelines::json));
+        Responses.ok(ctx, Responses.page(store.list(PageParams.from(ctx)), PipelineStore.Stored::id, Pipelines::json));
     }
 
     private void get(Context ctx) {

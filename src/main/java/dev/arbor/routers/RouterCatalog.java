@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.ActionCatalog;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

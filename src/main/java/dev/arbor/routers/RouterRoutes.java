@@ -19,24 +19,24 @@ import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.ActionShapes;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problem;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.errors.WarningCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.http.Warning;
-import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.references.Referrers;
 import io.javalin.http.Context;
 import java.time.DateTimeException;
@@ -162,7 +162,7 @@ final class RouterRoutes {
                 .header(CurrentProject.HEADER)
                 .created(ApiShapes.ROUTER_SAVED)
                 .get("/routers", "The routers of the current project, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(PROJECT_QUERY, STATUS_QUERY, NAME_QUERY, TAGS_QUERY)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.ROUTER))
@@ -188,7 +188,7 @@ final class RouterRoutes {
                         "/routers/{router_id}/versions",
                         "The graphs a router's saves replaced, newest first",
                         this::versions)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.VERSION))
                 .get(
@@ -306,7 +306,8 @@ final class RouterRoutes {
                 .filter(t -> !t.isEmpty())
                 .toList();
         Optional<String> q = NAME_QUERY.read(ctx).map(String::strip).filter(t -> !t.isEmpty());
-        Paging.Result<Router> page = store.list(Page.from(ctx), new RouterStore.Filter(projects, status, q, tags));
+        Paging.Result<Router> page =
+                store.list(PageParams.from(ctx), new RouterStore.Filter(projects, status, q, tags));
         Responses.ok(ctx, Responses.page(page, Router::id, RouterRoutes::json));
     }
 
@@ -375,7 +376,7 @@ final class RouterRoutes {
 
     private void versions(Context ctx) {
         Router router = visible(ctx, Optional.empty());
-        Paging.Result<RouterStore.Version> page = store.versions(router.id(), Page.from(ctx));
+        Paging.Result<RouterStore.Version> page = store.versions(router.id(), PageParams.from(ctx));
         Responses.ok(ctx, Responses.page(page, version -> Integer.toString(version.version()), version -> {
             var json = new LinkedHashMap<String, Object>();
             json.put("object", "router.version");

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.events.providers.PayloadPath;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.List;
 import java.util.Optional;
 

@@ -9,11 +9,10 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -21,6 +20,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import dev.arbor.triggers.FiringStore.Attempt;
 import dev.arbor.triggers.FiringStore.Firing;
@@ -80,7 +80,7 @@ final class TriggerRoutes {
                 .header(CurrentProject.HEADER)
                 .created(ApiShapes.TRIGGER_SAVED)
                 .get("/triggers", "The current project's triggers, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(PROJECT_ID, CONNECTION_ID)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.TRIGGER))
@@ -100,7 +100,7 @@ final class TriggerRoutes {
                         "What a trigger fired, newest first: each delivery and round, with its run or its attempts "
                                 + "at the URL",
                         this::firings)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.FIRING))
                 .delete("/triggers/{trigger_id}", "Delete a trigger; what it fired stays in the log", this::delete)
@@ -133,8 +133,8 @@ final class TriggerRoutes {
         Optional<ProjectId> project = access.currentProject().named(ctx, PROJECT_ID.read(ctx));
         Optional<Set<String>> projects = project.<Optional<Set<String>>>map(p -> Optional.of(Set.of(p.value())))
                 .orElseGet(() -> principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects()));
-        Paging.Result<Trigger> page =
-                triggers.list(Page.from(ctx), projects, CONNECTION_ID.read(ctx).filter(id -> !id.isBlank()));
+        Paging.Result<Trigger> page = triggers.list(
+                PageParams.from(ctx), projects, CONNECTION_ID.read(ctx).filter(id -> !id.isBlank()));
         Responses.ok(ctx, Responses.page(page, Trigger::id, TriggerRoutes::json));
     }
 
@@ -199,7 +199,8 @@ final class TriggerRoutes {
     private void firings(Context ctx) {
         Trigger trigger = visible(ctx);
         Responses.ok(
-                ctx, Responses.page(firings.ofTrigger(trigger.id(), Page.from(ctx)), Firing::id, this::firingJson));
+                ctx,
+                Responses.page(firings.ofTrigger(trigger.id(), PageParams.from(ctx)), Firing::id, this::firingJson));
     }
 
     private Trigger visible(Context ctx) {

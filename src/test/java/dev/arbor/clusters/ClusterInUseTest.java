@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.outbound.AllowedDestination;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.secrets.SecretBox;

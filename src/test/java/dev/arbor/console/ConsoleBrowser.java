@@ -1,7 +1,7 @@
 package dev.arbor.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.TempFolders;
 import dev.arbor.testing.TestServer;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiUpstream;
 import dev.arbor.testing.TestServer;

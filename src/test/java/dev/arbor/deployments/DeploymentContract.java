@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.KubernetesApiMock;
 import dev.arbor.testing.ModelFileServer;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.events.SharedConnection.PreviousSecret;
 import dev.arbor.events.providers.SigningSecret;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

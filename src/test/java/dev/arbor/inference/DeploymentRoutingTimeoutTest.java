@@ -3,7 +3,7 @@ package dev.arbor.inference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.ArborServer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.StatusWaits;
 import dev.arbor.testing.TestServer;

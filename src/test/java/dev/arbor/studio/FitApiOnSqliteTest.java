@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.ArborServer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.Corpora;
 import java.nio.file.Path;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.arbor.testing;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;

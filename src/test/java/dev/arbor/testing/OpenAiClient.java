@@ -1,7 +1,7 @@
 package dev.arbor.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

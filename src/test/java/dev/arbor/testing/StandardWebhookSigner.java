@@ -2,7 +2,7 @@ package dev.arbor.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.List;
 import java.util.stream.IntStream;
 

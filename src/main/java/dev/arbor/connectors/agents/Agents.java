@@ -1,11 +1,11 @@
 package dev.arbor.connectors.agents;
 
 import dev.arbor.access.Access;
-import dev.arbor.connectors.ConnectorChanges;
-import dev.arbor.connectors.ConnectorSettings;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.GatewayUsers;
-import dev.arbor.connectors.Gateways;
+import dev.arbor.connectors.gateways.ConnectorChanges;
+import dev.arbor.connectors.gateways.ConnectorSettings;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.GatewayUsers;
+import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.ToolRefetch;
 import dev.arbor.platform.db.Database;

@@ -3,11 +3,11 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.ConnectorChanges;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.GatewayUsers.Agent;
+import dev.arbor.connectors.gateways.ConnectorChanges;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.GatewayUsers.Agent;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -5,8 +5,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.platform.http.Json;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -3,11 +3,11 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Gateways;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
@@ -38,7 +38,7 @@ final class ToolRoutes {
                         this::fetch)
                 .ok(AgentShapes.FETCHED)
                 .get("/connectors/{gateway_id}/tools", "List a gateway's tools as last fetched", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(AgentShapes.TOOL));
     }
 
@@ -65,7 +65,8 @@ final class ToolRoutes {
         Gateway gateway = gateways.usable(ctx.pathParam("gateway_id"), Access.principal(ctx));
         requireEnabled(gateway);
         Responses.ok(
-                ctx, Responses.page(tools.list(gateway.id(), Page.from(ctx)), ToolStore.Tool::id, ToolRoutes::json));
+                ctx,
+                Responses.page(tools.list(gateway.id(), PageParams.from(ctx)), ToolStore.Tool::id, ToolRoutes::json));
     }
 
     private static void requireEnabled(Gateway gateway) {

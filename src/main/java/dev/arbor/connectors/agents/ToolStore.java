@@ -3,12 +3,12 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.ConnectorChanges;
+import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -4,9 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Transport;
-import dev.arbor.platform.http.Json;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Transport;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import java.io.IOException;

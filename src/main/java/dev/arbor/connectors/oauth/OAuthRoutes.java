@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
-import dev.arbor.connectors.Gateway;
-import dev.arbor.connectors.Gateways;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -99,7 +99,7 @@ public final class OAuthRoutes {
         Principal principal = Access.principal(ctx);
         Gateway gateway = usable(ctx.pathParam("gateway_id"), principal);
         ObjectNode body =
-                Requests.body(ctx).length == 0 ? dev.arbor.platform.http.Json.object() : Requests.jsonObject(ctx);
+                Requests.body(ctx).length == 0 ? dev.arbor.platform.json.Json.object() : Requests.jsonObject(ctx);
         Problems problems = INITIATE.reader(body).problems();
         String returnUrl = returnUrl(body.path("return_url"), problems);
         problems.throwIfAny();

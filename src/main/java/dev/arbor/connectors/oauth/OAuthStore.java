@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.connectors.oauth.OAuthClient.Client;
 import dev.arbor.connectors.oauth.OAuthClient.Server;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.SecretBox;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

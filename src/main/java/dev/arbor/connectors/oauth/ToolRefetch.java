@@ -1,6 +1,6 @@
 package dev.arbor.connectors.oauth;
 
-import dev.arbor.connectors.Gateway;
+import dev.arbor.connectors.gateways.Gateway;
 import java.util.Map;
 
 /** Fetches a gateway's tools again, as an authorization finishes; {@code connectors.agents} does it. */

@@ -11,9 +11,9 @@ import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.EventSubscribers.Audience;
 import dev.arbor.events.EventSubscribers.Firing;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -78,7 +78,7 @@ final class DeliveryRoutes {
     void addTo(Routes routes) {
         routes.group("events")
                 .get(BASE, "A shared connection's deliveries, newest first (by status and event type)", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(STATUS, TYPE)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(DeliveryShapes.DELIVERY))
@@ -109,7 +109,7 @@ final class DeliveryRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        store.list(connection.id(), Page.from(ctx), status, type),
+                        store.list(connection.id(), PageParams.from(ctx), status, type),
                         Delivery::id,
                         DeliveryRoutes::summary));
     }

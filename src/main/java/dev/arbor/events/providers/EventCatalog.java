@@ -12,7 +12,7 @@ import dev.arbor.events.providers.DeliveryRules.OccurredAt;
 import dev.arbor.events.providers.DeliveryRules.PayloadFormat;
 import dev.arbor.events.providers.DeliveryRules.TimeFormat;
 import dev.arbor.events.providers.DeliveryRules.ValueSource;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -3,7 +3,7 @@ package dev.arbor.events.providers;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.webhooks.StandardWebhookSignature;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -2,10 +2,10 @@ package dev.arbor.inference.openai;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;

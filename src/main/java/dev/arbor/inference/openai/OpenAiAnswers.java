@@ -2,7 +2,7 @@ package dev.arbor.inference.openai;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

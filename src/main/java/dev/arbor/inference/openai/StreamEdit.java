@@ -14,7 +14,7 @@ import java.util.Optional;
 public interface StreamEdit {
     /**
      * The chunk to send in place of {@code chunk}: the same object when nothing in it changed (it then goes on as the
-     * endpoint sent it, byte for byte), else a changed copy. Throws {@link dev.arbor.platform.http.ApiException} to end
+     * endpoint sent it, byte for byte), else a changed copy. Throws {@link dev.arbor.platform.errors.ApiException} to end
      * the stream with that error as its last event.
      */
     ObjectNode chunk(ObjectNode chunk);

@@ -2,7 +2,7 @@ package dev.arbor.inference.openai;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Optional;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.actions.Expressions;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

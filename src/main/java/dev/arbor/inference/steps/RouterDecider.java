@@ -7,7 +7,7 @@ import dev.arbor.studio.RoutedDecision;
 public interface RouterDecider {
     /**
      * The answer to {@code template}'s first question about {@code situation}; throws the studio's
-     * {@link dev.arbor.platform.http.ApiException} when the decision cannot run.
+     * {@link dev.arbor.platform.errors.ApiException} when the decision cannot run.
      */
     RoutedDecision decide(String template, String situation, String requestId);
 }

@@ -7,7 +7,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +81,7 @@ public final class ClassifierEngine implements Engine {
         }
         try {
             var architectures =
-                    dev.arbor.platform.http.Json.read(Files.readString(config)).path("architectures");
+                    dev.arbor.platform.json.Json.read(Files.readString(config)).path("architectures");
             for (var architecture : architectures) {
                 if (architecture.asText().endsWith("ForSequenceClassification")) {
                     return true;

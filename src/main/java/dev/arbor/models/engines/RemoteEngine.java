@@ -2,7 +2,7 @@ package dev.arbor.models.engines;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.engines.Engine;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.models.engines.Scoring;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

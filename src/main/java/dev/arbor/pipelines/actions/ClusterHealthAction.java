@@ -5,8 +5,8 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.clusters.ClusterHealth;
 import dev.arbor.clusters.ClusterHealthChecks;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.json.Json;
 import java.time.Duration;
 
 /**

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;

@@ -15,7 +15,7 @@ import dev.arbor.notifications.NotificationException;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.platform.actions.Expressions;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import java.util.ArrayList;
 import java.util.HashSet;

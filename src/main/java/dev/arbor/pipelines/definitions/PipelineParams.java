@@ -3,9 +3,9 @@ package dev.arbor.pipelines.definitions;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.ParamRules;
 import dev.arbor.platform.actions.ParamSpec;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 
 /**
  * What pipeline params mean beyond their shape: a {@code {{ }}} template is known when its step runs; branches are an

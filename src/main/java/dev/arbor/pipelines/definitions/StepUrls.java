@@ -2,9 +2,9 @@ package dev.arbor.pipelines.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.platform.actions.ActionCatalog;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import java.util.Optional;
 

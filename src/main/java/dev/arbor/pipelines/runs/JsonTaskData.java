@@ -1,7 +1,7 @@
 package dev.arbor.pipelines.runs;
 
 import com.github.kagkarlsson.scheduler.serializer.Serializer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 

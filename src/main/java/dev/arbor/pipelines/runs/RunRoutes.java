@@ -11,13 +11,12 @@ import dev.arbor.pipelines.runs.RunStore.Run;
 import dev.arbor.pipelines.runs.RunStore.RunStatus;
 import dev.arbor.pipelines.runs.RunStore.StepRun;
 import dev.arbor.platform.actions.ActionCatalog;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.EventStream;
 import dev.arbor.platform.http.EventStreams;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -26,6 +25,7 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -71,7 +71,7 @@ public final class RunRoutes {
                 .body(START.schema())
                 .accepted(ApiShapes.RUN)
                 .get("/pipelines/{pipeline_id}/runs", "List a pipeline's runs, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(STATUS)
                 .ok(Schema.list(ApiShapes.RUN))
                 .get("/runs/{run_id}", "Get a run with each step's status, attempts, outputs and error", this::get)
@@ -84,7 +84,7 @@ public final class RunRoutes {
                         "/runs/{run_id}/events",
                         "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
                         this::events)
-                .query(Page.LIMIT, Page.AFTER)
+                .query(PageParams.LIMIT, PageParams.AFTER)
                 .ok(ApiShapes.EVENTS)
                 .answers(200, "text/event-stream", Schema.string());
     }
@@ -125,7 +125,9 @@ public final class RunRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        runs.list(pipelineId, Page.from(ctx), status), Run::id, run -> json(run, Optional.empty())));
+                        runs.list(pipelineId, PageParams.from(ctx), status),
+                        Run::id,
+                        run -> json(run, Optional.empty())));
     }
 
     private void get(Context ctx) {
@@ -171,7 +173,7 @@ public final class RunRoutes {
         Access.requireAdmin(ctx);
         Run run = find(ctx.pathParam("run_id"));
         String cursor = Optional.ofNullable(ctx.header("last-event-id"))
-                .orElse(Page.AFTER.read(ctx).orElse(null));
+                .orElse(PageParams.AFTER.read(ctx).orElse(null));
         long after = 0;
         if (cursor != null) {
             try {
@@ -182,7 +184,7 @@ public final class RunRoutes {
         }
         String accept = Optional.ofNullable(ctx.header("accept")).orElse("");
         if (!accept.contains("text/event-stream")) {
-            int limit = Page.from(ctx).limit();
+            int limit = PageParams.from(ctx).limit();
             List<RunStore.Event> page = runs.events(run.id(), after, limit + 1);
             boolean more = page.size() > limit;
             List<RunStore.Event> shown = more ? page.subList(0, limit) : page;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.Problem;
 import java.util.List;
 import java.util.Optional;
 

@@ -13,11 +13,10 @@ import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.pipelines.runs.ScheduledRuns.Start;
 import dev.arbor.pipelines.schedules.ScheduleStore.Schedule;
 import dev.arbor.pipelines.schedules.ScheduleStore.Status;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -27,6 +26,7 @@ import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -89,7 +89,7 @@ final class ScheduleRoutes {
                 .body(NEW_SCHEDULE.schema())
                 .created(ApiShapes.SCHEDULE)
                 .get("/pipelines/{pipeline_id}/schedules", "List a pipeline's schedules", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(Schema.list(ApiShapes.SCHEDULE))
                 .get(
                         "/schedules/{schedule_id}",
@@ -160,7 +160,7 @@ final class ScheduleRoutes {
         Responses.ok(
                 ctx,
                 Responses.page(
-                        schedules.list(pipelineId, Page.from(ctx)), Schedule::id, schedule -> json(schedule, 1)));
+                        schedules.list(pipelineId, PageParams.from(ctx)), Schedule::id, schedule -> json(schedule, 1)));
     }
 
     private void get(Context ctx) {

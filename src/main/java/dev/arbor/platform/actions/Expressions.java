@@ -9,7 +9,7 @@ import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.interpret.UnknownTokenException;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.arbor.platform.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
 
 /**
  * What a parameter's value means to the feature whose catalog declares it, beyond its shape: whether it is known

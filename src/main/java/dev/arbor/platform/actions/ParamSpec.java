@@ -3,9 +3,9 @@ package dev.arbor.platform.actions;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.patterns.UserPatterns;
 import java.util.ArrayList;
 import java.util.List;

@@ -18,7 +18,7 @@ import org.slf4j.Marker;
  * Those traces are dropped; one warning says the database is out of reach and one that it is back, when an engine's
  * work on the database succeeds again. Every other error of the engines is logged as it comes.
  */
-public final class JobEngineLog extends TurboFilter {
+final class JobEngineLog extends TurboFilter {
     private static final Logger LOG = LoggerFactory.getLogger(JobEngineLog.class);
     private static final String ENGINE_LOGGERS = "com.github.kagkarlsson.scheduler";
     /**

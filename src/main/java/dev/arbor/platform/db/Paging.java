@@ -1,6 +1,5 @@
 package dev.arbor.platform.db;
 
-import dev.arbor.platform.http.Page;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.arbor.platform.http;
 
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

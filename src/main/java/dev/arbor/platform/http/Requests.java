@@ -1,6 +1,9 @@
 package dev.arbor.platform.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.io.IOException;

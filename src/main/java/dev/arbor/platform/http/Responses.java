@@ -1,6 +1,9 @@
 package dev.arbor.platform.http;
 
 import dev.arbor.platform.db.Paging;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

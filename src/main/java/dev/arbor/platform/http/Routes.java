@@ -1,5 +1,7 @@
 package dev.arbor.platform.http;
 
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import java.util.ArrayList;

@@ -2,6 +2,8 @@ package dev.arbor.platform.http;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import io.javalin.http.Context;
 import java.util.Optional;
 import java.util.function.Predicate;

@@ -3,7 +3,7 @@ package dev.arbor.platform.instances;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.ids.Ids;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -2,7 +2,7 @@ package dev.arbor.platform.instances;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;

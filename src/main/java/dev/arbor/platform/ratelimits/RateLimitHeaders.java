@@ -2,8 +2,8 @@ package dev.arbor.platform.ratelimits;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import io.javalin.http.Context;
 import java.time.Duration;
 

@@ -2,12 +2,12 @@ package dev.arbor.platform.references;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.http.Warning;
-import dev.arbor.platform.http.WarningCode;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;

@@ -5,18 +5,18 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.errors.WarningCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.http.Warning;
-import dev.arbor.platform.http.WarningCode;
 import dev.arbor.platform.http.idempotency.Idempotency;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryShapes;
@@ -80,7 +80,7 @@ final class DecisionRoutes {
                 .body(DecisionShapes.DECISION_REQUEST)
                 .ok(HistoryShapes.DECISION)
                 .get(BASE, "List decisions in history, newest first, with filters", stored::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(HistoryShapes.VIEW, DecisionShapes.INCLUDE_PARAM)
                 .query(HistoryShapes.FILTERS)
                 .ok(Schema.list(HistoryShapes.LISTED))

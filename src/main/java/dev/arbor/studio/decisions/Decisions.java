@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;

@@ -4,13 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Metadata;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionView;
@@ -51,7 +52,7 @@ final class StoredDecisionHandlers {
     }
 
     void list(Context ctx) {
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         var params = HistoryQuery.params(ctx, List.of());
         String view = HistoryShapes.VIEW.read(ctx).orElse("summary");
         if (!view.equals("summary") && !view.equals("full")) {

@@ -2,9 +2,9 @@ package dev.arbor.studio.definitions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 import java.util.Optional;
 import java.util.regex.Pattern;
 

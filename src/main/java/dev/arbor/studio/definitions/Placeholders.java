@@ -1,6 +1,6 @@
 package dev.arbor.studio.definitions;
 
-import dev.arbor.platform.http.DidYouMean;
+import dev.arbor.platform.errors.DidYouMean;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import dev.arbor.platform.http.InlineMedia;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;

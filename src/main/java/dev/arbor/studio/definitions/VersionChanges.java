@@ -3,7 +3,7 @@ package dev.arbor.studio.definitions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.HistoryQuery;

@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.ParamPath;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.templates.Templates;
 import dev.arbor.studio.work.WorkStatus;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.arbor.studio.evals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.evals.metrics.Agreement;
 import dev.arbor.studio.evals.metrics.Calibration;
 import dev.arbor.studio.questions.Rounding;

@@ -3,12 +3,13 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,13 +41,13 @@ final class EvalRoutes {
                 .body(EvalShapes.EVAL_IN)
                 .accepted(EvalShapes.EVAL)
                 .get(BASE, "List evals, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .ok(EvalShapes.EVALS)
                 .get(one, "Get an eval and its results (?wait=N waits for it to finish)", this::get)
                 .query(EvalShapes.WAIT.param())
                 .ok(EvalShapes.EVAL)
                 .get(one + "/items", "An eval's items: each item's answers on each target, and its labels", this::items)
-                .query(Page.LIMIT, EvalShapes.ITEMS_AFTER)
+                .query(PageParams.LIMIT, EvalShapes.ITEMS_AFTER)
                 .ok(EvalShapes.ITEMS)
                 .action(one + "/cancel", "Cancel a queued or running eval", this::cancel)
                 .ok(EvalShapes.EVAL)
@@ -67,7 +68,7 @@ final class EvalRoutes {
     }
 
     private void list(Context ctx) {
-        Responses.ok(ctx, Responses.page(store.list(Page.from(ctx)), EvalStore.Stored::id, Evals::json));
+        Responses.ok(ctx, Responses.page(store.list(PageParams.from(ctx)), EvalStore.Stored::id, Evals::json));
     }
 
     private void get(Context ctx) {
@@ -80,7 +81,7 @@ final class EvalRoutes {
     private void items(Context ctx) {
         String id = ctx.pathParam("eval_id");
         evals.find(id);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         Optional<int[]> after = page.after().map(cursor -> {
             String[] parts = cursor.split("\\.");
             try {

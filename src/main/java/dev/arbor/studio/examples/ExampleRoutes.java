@@ -2,14 +2,14 @@ package dev.arbor.studio.examples;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.HistoryShapes;
@@ -75,7 +75,7 @@ public final class ExampleRoutes {
                 .query(
                         ExampleShapes.REVISION,
                         ExampleShapes.EXAMPLE_LIMIT,
-                        Page.AFTER,
+                        PageParams.AFTER,
                         ExampleShapes.SPLIT,
                         ExampleShapes.LABELLED,
                         ExampleShapes.TAG,
@@ -142,7 +142,7 @@ public final class ExampleRoutes {
                         ErrorCode.INVALID_PARAMETER, "limit", "`limit` is a whole number from 1 to 1000.");
             }
         }
-        Optional<String> after = Page.AFTER.read(ctx);
+        Optional<String> after = PageParams.AFTER.read(ctx);
         Optional<String> split = ExampleShapes.SPLIT.read(ctx);
         if (split.isPresent() && !split.get().equals("test") && !split.get().equals("calibration")) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "split", "`split` is test or calibration.");

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.history.HistoryStore;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -4,10 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;

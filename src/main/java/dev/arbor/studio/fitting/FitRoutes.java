@@ -13,16 +13,16 @@ import static dev.arbor.platform.http.Schema.string;
 import static dev.arbor.platform.http.Schema.timestamp;
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Waiting;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.work.WorkStatus;
 import io.javalin.http.Context;
 import java.util.Arrays;
@@ -86,7 +86,7 @@ final class FitRoutes {
                 .body(FIT_IN)
                 .accepted(FIT)
                 .get(BASE, "List fits, newest first", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(TEMPLATE, STATUS)
                 .ok(FITS)
                 .get(one, "Get a fit (?wait=N waits for it to finish)", this::get)
@@ -120,7 +120,8 @@ final class FitRoutes {
                                 "`status` must be one of queued, in_progress, completed, failed, cancelled.")));
         Responses.ok(
                 ctx,
-                Responses.page(fits.list(Page.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
+                Responses.page(
+                        fits.list(PageParams.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
     }
 
     private void get(Context ctx) {

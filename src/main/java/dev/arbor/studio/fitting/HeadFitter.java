@@ -22,7 +22,7 @@ import java.util.function.BooleanSupplier;
  * Rank: one multinomial layer over the options trained on each label's first option; its probabilities order the
  * options. Multi: one yes/no layer per option. Number questions keep zero-shot.
  */
-public final class HeadFitter {
+final class HeadFitter {
     /** Labels each class needs (each side of every option, for multi): one per cross-validation fold. */
     public static final int MIN_PER_CLASS = Logistic.MAX_FOLDS;
 

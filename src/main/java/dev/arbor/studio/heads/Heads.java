@@ -3,7 +3,7 @@ package dev.arbor.studio.heads;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;

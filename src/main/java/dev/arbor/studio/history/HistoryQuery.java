@@ -3,9 +3,9 @@ package dev.arbor.studio.history;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Dialect;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;

@@ -4,9 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.templates.Templates;
 import java.sql.ResultSet;
 import java.sql.SQLException;

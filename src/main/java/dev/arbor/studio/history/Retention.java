@@ -2,7 +2,7 @@ package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;

@@ -3,7 +3,7 @@ package dev.arbor.studio.planning;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

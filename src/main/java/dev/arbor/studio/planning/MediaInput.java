@@ -3,10 +3,10 @@ package dev.arbor.studio.planning;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.InlineMedia;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;

@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.engines.Scoring;
-import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.errors.Warning;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;

@@ -2,8 +2,8 @@ package dev.arbor.studio.planning;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.questions.QuestionDefinition;

@@ -2,7 +2,7 @@ package dev.arbor.studio.questions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.arbor.studio.running;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.questions.AnswerRow;

@@ -1,6 +1,6 @@
 package dev.arbor.studio.running;
 
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.planning.Plan;
 import io.micrometer.core.instrument.Meter;

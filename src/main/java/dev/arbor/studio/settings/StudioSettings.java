@@ -5,12 +5,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Schema.Bound;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.SettingRange;
 import dev.arbor.studio.history.Retention;
 import dev.arbor.studio.history.StoreLevel;

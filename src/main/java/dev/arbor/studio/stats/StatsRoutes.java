@@ -3,8 +3,8 @@ package dev.arbor.studio.stats;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;

@@ -1,8 +1,8 @@
 package dev.arbor.studio.stats;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.templates.Templates;

@@ -3,7 +3,7 @@ package dev.arbor.studio.templates;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 
 /**
  * The operations (RFC 6902 style) that turn one JSON value into another: {@code remove} and {@code add} for object

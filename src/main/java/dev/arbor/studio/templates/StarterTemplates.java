@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.io.IOException;

@@ -2,8 +2,8 @@ package dev.arbor.studio.templates;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.Metadata;

@@ -7,18 +7,19 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Model;
 import dev.arbor.models.Models;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.errors.WarningCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.http.Warning;
-import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -91,7 +92,7 @@ final class TemplateRoutes {
                 .body(ApiShapes.DEFINITION)
                 .created(ApiShapes.TEMPLATE)
                 .get(BASE, "List templates", this::list)
-                .query(Page.PARAMETERS)
+                .query(PageParams.PARAMETERS)
                 .query(
                         ApiShapes.ORIGIN,
                         ApiShapes.INCLUDE,
@@ -119,7 +120,7 @@ final class TemplateRoutes {
                     .action(one + "/unarchive", "Unarchive a template", ctx -> archive(ctx, false))
                     .ok(ApiShapes.TEMPLATE)
                     .get(one + "/versions", "List a template's versions", versionHandlers::versions)
-                    .query(Page.PARAMETERS)
+                    .query(PageParams.PARAMETERS)
                     .query(ApiShapes.INCLUDE)
                     .ok(ApiShapes.VERSIONS)
                     .get(
@@ -262,7 +263,7 @@ final class TemplateRoutes {
     }
 
     private void list(Context ctx) {
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         var problems = new Problems();
         Optional<String> origin = ApiShapes.ORIGIN.read(ctx);
         origin.filter(o -> !o.equals("user") && !o.equals("builtin"))

@@ -3,10 +3,10 @@ package dev.arbor.studio.templates;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Warning;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.time.Instant;

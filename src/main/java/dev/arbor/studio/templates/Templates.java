@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.Placeholders;

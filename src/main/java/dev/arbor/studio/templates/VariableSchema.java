@@ -3,7 +3,7 @@ package dev.arbor.studio.templates;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Variable;
 
 /** The JSON Schema (2020-12) of a template version's variables, for callers and their code generators. */

@@ -4,12 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Page;
+import dev.arbor.platform.db.Page;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.VersionChanges;
 import io.javalin.http.Context;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ final class VersionHandlers {
 
     void versions(Context ctx) {
         String id = TemplateRoutes.templateId(ctx);
-        Page page = Page.from(ctx);
+        Page page = PageParams.from(ctx);
         Optional<Integer> after = page.after().map(v -> versionCursor("after", v));
         Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
         boolean withDefinition =

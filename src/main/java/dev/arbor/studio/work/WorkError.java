@@ -1,10 +1,10 @@
 package dev.arbor.studio.work;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problem;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.json.Json;
 
 /**
  * The error the studio's background work (a decision in the background, an eval, one of its items, a fit) records

@@ -2,7 +2,7 @@ package dev.arbor.studio.work;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.util.Optional;
 
 /** What the API shows of every kind of the studio's background work (evals, fits) besides its own fields. */

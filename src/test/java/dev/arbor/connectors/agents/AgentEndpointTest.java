@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.AgentClient;
 import dev.arbor.testing.EverythingServer;
 import dev.arbor.testing.TestServer;

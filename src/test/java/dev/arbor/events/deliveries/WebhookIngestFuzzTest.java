@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.TestServer;
 import java.net.URI;

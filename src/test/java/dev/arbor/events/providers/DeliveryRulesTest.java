@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;

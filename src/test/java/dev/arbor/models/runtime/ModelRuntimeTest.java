@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.arbor.models.Model;
 import dev.arbor.models.Models;
 import dev.arbor.models.engines.Scoring;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.models.engines.ReplicaSet.ReplicaState;
 import dev.arbor.models.engines.ReplicaSet.ReplicaStatus;
 import dev.arbor.models.engines.Scoring;
-import dev.arbor.platform.http.ApiException;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.testing.MovableClock;
 import dev.arbor.testing.TinyLlama;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

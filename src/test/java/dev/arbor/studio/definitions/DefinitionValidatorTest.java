@@ -3,8 +3,8 @@ package dev.arbor.studio.definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Problem;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.errors.Problems;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

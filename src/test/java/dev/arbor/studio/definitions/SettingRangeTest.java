@@ -2,7 +2,7 @@ package dev.arbor.studio.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

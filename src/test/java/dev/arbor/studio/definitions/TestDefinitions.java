@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.json.Json;
 import java.util.Set;
 
 /** Template definitions in normal form, for tests of the parts that take one. */

@@ -3,7 +3,7 @@ package dev.arbor.studio.definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import org.junit.jupiter.api.Test;
 
 class VersionChangesTest {

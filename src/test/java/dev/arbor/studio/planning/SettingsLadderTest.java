@@ -3,7 +3,7 @@ package dev.arbor.studio.planning;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.questions.Question;
 import java.util.List;
 import org.junit.jupiter.api.Test;

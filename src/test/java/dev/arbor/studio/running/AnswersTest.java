@@ -3,7 +3,7 @@ package dev.arbor.studio.running;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Question;

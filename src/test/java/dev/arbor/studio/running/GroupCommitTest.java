@@ -3,7 +3,7 @@ package dev.arbor.studio.running;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryStore;

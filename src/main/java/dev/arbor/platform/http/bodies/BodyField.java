@@ -3,7 +3,7 @@ package dev.arbor.platform.http.bodies;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Schema;
 import java.math.BigDecimal;
 import java.util.List;

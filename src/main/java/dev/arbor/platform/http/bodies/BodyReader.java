@@ -4,11 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.ParamPath;
-import dev.arbor.platform.http.Problems;
-import dev.arbor.platform.http.Warning;
-import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.errors.WarningCode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;

@@ -3,7 +3,7 @@ package dev.arbor.platform.http.bodies;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.http.Problems;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.Schema;
 import java.util.HashSet;
 import java.util.List;

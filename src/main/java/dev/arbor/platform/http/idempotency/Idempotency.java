@@ -4,14 +4,14 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.arbor.platform.db.Database;
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.HeaderParam;
-import dev.arbor.platform.http.Json;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Route;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
+import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;

@@ -2,11 +2,11 @@ package dev.arbor.platform.http.idempotency;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Route;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.json.Json;
 import io.javalin.config.Key;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;

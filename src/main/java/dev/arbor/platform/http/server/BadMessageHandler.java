@@ -1,10 +1,10 @@
 package dev.arbor.platform.http.server;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.Json;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.json.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;

@@ -1,0 +1,186 @@
+package dev.arbor.inference.api;
+
+import static dev.arbor.platform.http.Schema.arrayOf;
+import static dev.arbor.platform.http.Schema.bool;
+import static dev.arbor.platform.http.Schema.integer;
+import static dev.arbor.platform.http.Schema.nullable;
+import static dev.arbor.platform.http.Schema.number;
+import static dev.arbor.platform.http.Schema.object;
+import static dev.arbor.platform.http.Schema.oneOf;
+import static dev.arbor.platform.http.Schema.string;
+import static java.util.Objects.requireNonNull;
+
+import dev.arbor.access.Access;
+import dev.arbor.access.CurrentProject;
+import dev.arbor.access.Principal;
+import dev.arbor.inference.Attribution;
+import dev.arbor.inference.DeploymentDirectory;
+import dev.arbor.inference.Routing;
+import dev.arbor.inference.endpoints.EndpointHealth;
+import dev.arbor.inference.endpoints.Strategy;
+import dev.arbor.inference.openai.InferenceRequest;
+import dev.arbor.inference.openai.Operation;
+import dev.arbor.inference.steps.RouterRuntime;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.Schema;
+import dev.arbor.routers.ActiveRouters;
+import dev.arbor.routers.RouterSnapshot;
+import io.javalin.http.Context;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * The OpenAI-compatible surface: {@code POST /v1/chat/completions}, {@code /v1/completions} and
+ * {@code /v1/embeddings}, where {@code model} names, in this order, an active router or a running deployment in a
+ * project the caller may act in (by name or id), or a cloud model of the registry (any valid token may call those:
+ * registry models are the platform's); and endpoint health for admins. Routers come first because their names are
+ * chosen per project, so a project may put a router in front of a deployment or cloud model of the same name.
+ */
+public final class InferenceRoutes {
+    private static final Schema REQUEST = object().required("model", string()).optional("stream", bool());
+    private static final Schema ANSWER = object().optional("model", string());
+    private static final Schema HEALTH = object().required("endpoint", string())
+            .required("status", oneOf("healthy", "failing", "cooling"))
+            .required("consecutive_failures", integer(0, Integer.MAX_VALUE))
+            .required("cooling_until", nullable(integer()))
+            .required("in_flight", integer(0, Integer.MAX_VALUE))
+            .required("p50_ms", nullable(number()))
+            .required("p95_ms", nullable(number()))
+            .required("requests", integer(0, Long.MAX_VALUE))
+            .required("failures", integer(0, Long.MAX_VALUE))
+            .required("last_error", nullable(string()));
+
+    private final Routing routing;
+    private final ActiveRouters routers;
+    private final DeploymentDirectory deployments;
+    private final CurrentProject currentProject;
+    private final RouterRuntime runtime;
+
+    public InferenceRoutes(
+            Routing routing,
+            ActiveRouters routers,
+            DeploymentDirectory deployments,
+            CurrentProject currentProject,
+            RouterRuntime runtime) {
+        this.routing = requireNonNull(routing, "routing");
+        this.routers = requireNonNull(routers, "routers");
+        this.deployments = requireNonNull(deployments, "deployments");
+        this.currentProject = requireNonNull(currentProject, "currentProject");
+        this.runtime = requireNonNull(runtime, "runtime");
+    }
+
+    public void addTo(Routes routes) {
+        routes.group("inference")
+                .post(
+                        "/v1/chat/completions",
+                        "OpenAI-compatible chat completions from a router, deployment or cloud model (stream: true for "
+                                + "server-sent events)",
+                        ctx -> serve(ctx, Operation.CHAT_COMPLETIONS))
+                .body(REQUEST)
+                .ok(ANSWER)
+                .answers(200, "text/event-stream", string())
+                .post(
+                        "/v1/completions",
+                        "OpenAI-compatible text completions from a router, deployment or cloud model",
+                        ctx -> serve(ctx, Operation.COMPLETIONS))
+                .body(REQUEST)
+                .ok(ANSWER)
+                .answers(200, "text/event-stream", string())
+                .post(
+                        "/v1/embeddings",
+                        "OpenAI-compatible embeddings from a router, deployment or cloud model",
+                        ctx -> serve(ctx, Operation.EMBEDDINGS))
+                .body(REQUEST)
+                .ok(ANSWER);
+        routes.group("routing")
+                .get(
+                        "/routing/endpoints/health",
+                        "How each model endpoint this server routed to has been answering (admin)",
+                        this::health)
+                .ok(object().required("object", oneOf("list")).required("data", arrayOf(HEALTH)));
+    }
+
+    private void serve(Context ctx, Operation operation) {
+        InferenceRequest request = InferenceRequest.read(operation, ctx.bodyAsBytes());
+        String model = request.model();
+        Predicate<String> inProject = callersProjects(ctx);
+        List<RouterSnapshot> routersNamed = routers.find(inProject, model);
+        if (!routersNamed.isEmpty()) {
+            runtime.serve(ctx, request, only(routersNamed, "Routers", model), Optional.empty());
+            return;
+        }
+        List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model);
+        if (!deploymentsNamed.isEmpty()) {
+            DeploymentDirectory.ServedDeployment deployment = only(deploymentsNamed, "Deployments", model);
+            routing.forward(ctx, request, new Strategy.Single(deployment.id()), inProject, Attribution.direct());
+            return;
+        }
+        List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model);
+        if (!starting.isEmpty()) {
+            throw only(starting, "Deployments", model).notReady();
+        }
+        // nothing of a project answered: a project the header names is checked now (403 or 404 as anywhere), so that
+        // a router or deployment found above cost no read of the projects
+        currentProject.named(ctx);
+        if (routing.knows(model)) {
+            routing.forward(ctx, request, new Strategy.Single(model), inProject, Attribution.direct());
+            return;
+        }
+        int slash = model.indexOf('/');
+        if (slash > 0 && slash < model.length() - 1) {
+            // <router>/<model>: the model a provider_models step of that router is asked for, slashes and all
+            String name = model.substring(0, slash);
+            List<RouterSnapshot> routersWithModel = routers.find(inProject, name);
+            if (!routersWithModel.isEmpty()) {
+                runtime.serve(
+                        ctx, request, only(routersWithModel, "Routers", name), Optional.of(model.substring(slash + 1)));
+                return;
+            }
+        }
+        throw ApiException.of(
+                ErrorCode.MODEL_NOT_FOUND,
+                "model",
+                "There is no active router, running deployment or cloud model '" + model + "' that this token may "
+                        + "use; a model here is an active router's or a running deployment's name or id (GET "
+                        + "/routers, GET /deployments), a cloud model's id in the registry (GET /models), or "
+                        + "<router>/<model> for a router that answers with a provider's models.");
+    }
+
+    /**
+     * The projects the caller may act in: only the one X-Project-Id names, when sent. The header is not checked here
+     * (a router or deployment found in that project shows it exists and the caller may act in it).
+     */
+    private static Predicate<String> callersProjects(Context ctx) {
+        Principal principal = Access.principal(ctx);
+        Optional<String> project = CurrentProject.HEADER.read(ctx);
+        return id -> principal.mayActIn(id) && project.map(id::equals).orElse(true);
+    }
+
+    /** The one found; 404 {@code model_not_found} when the name is in several projects. */
+    private static <T> T only(List<T> found, String what, String model) {
+        if (found.size() > 1) {
+            throw ApiException.of(
+                    ErrorCode.MODEL_NOT_FOUND,
+                    "model",
+                    what + " named '" + model + "' are in " + found.size() + " projects: name one by its id, or its "
+                            + "project with X-Project-Id.");
+        }
+        return found.getFirst();
+    }
+
+    private void health(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(
+                ctx,
+                Map.of(
+                        "object",
+                        "list",
+                        "data",
+                        routing.health().stream().map(EndpointHealth::toJson).toList()));
+    }
+}
