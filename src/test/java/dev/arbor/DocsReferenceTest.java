@@ -2,8 +2,8 @@ package dev.arbor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.arbor.platform.http.ErrorCode;
-import dev.arbor.platform.http.WarningCode;
+import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.WarningCode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

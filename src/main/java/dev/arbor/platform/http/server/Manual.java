@@ -1,7 +1,7 @@
 package dev.arbor.platform.http.server;
 
-import dev.arbor.platform.http.ApiException;
-import dev.arbor.platform.http.ErrorCode;
+import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.errors.ErrorCode;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
