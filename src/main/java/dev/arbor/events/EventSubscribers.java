@@ -3,6 +3,7 @@ package dev.arbor.events;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -28,6 +29,25 @@ public interface EventSubscribers {
      */
     sealed interface Audience {
         boolean includes(String projectId);
+
+        /**
+         * Whose triggers a round fires once {@code other} joins it (a replay asked while the round still waits): both
+         * audiences' projects, every project's when either is everyone's.
+         */
+        default Audience joinedWith(Audience other) {
+            return switch (this) {
+                case Everyone everyone -> everyone;
+                case Projects mine ->
+                    switch (other) {
+                        case Everyone everyone -> everyone;
+                        case Projects theirs -> {
+                            var ids = new HashSet<>(mine.ids());
+                            ids.addAll(theirs.ids());
+                            yield new Projects(ids);
+                        }
+                    };
+            };
+        }
 
         static Audience everyone() {
             return new Everyone();

@@ -1,6 +1,7 @@
 package dev.arbor.models;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
@@ -30,17 +30,11 @@ class ModelDownloadTest {
         return Map.of("ARBOR_MODEL_HUB_URL", hub.url(), "ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
     }
 
-    static JsonNode waitFor(TestServer http, String id, Predicate<JsonNode> done) throws InterruptedException {
-        Instant until = Instant.now().plus(Duration.ofSeconds(60));
-        while (Instant.now().isBefore(until)) {
-            JsonNode model = http.get("/models/" + id).json();
-            if (done.test(model)) {
-                return model;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(
-                "model " + id + " never got there: " + http.get("/models/" + id).body());
+    static JsonNode waitFor(TestServer http, String id, Predicate<JsonNode> done) {
+        return await("model " + id)
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> http.get("/models/" + id).json(), done);
     }
 
     @Test

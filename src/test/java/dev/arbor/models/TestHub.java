@@ -149,6 +149,7 @@ public final class TestHub implements AutoCloseable {
             out.flush();
             if (pauseMillisPerChunk > 0) {
                 try {
+                    // the slow hub a test asked for, played on purpose
                     Thread.sleep(pauseMillisPerChunk);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -100,6 +100,7 @@ public final class HttpReceiver implements AutoCloseable {
             synchronized (this) {
                 reply = script == null || script.isEmpty() ? Reply.json(200, "{\"ok\": true}") : script.poll();
             }
+            // a slow receiver, as the script asks (Reply.slow): a pause played on purpose, not a wait for a state
             Thread.sleep(reply.delayMillis());
             byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("content-type", reply.contentType());

@@ -209,6 +209,7 @@ public final class OpenAiUpstream implements AutoCloseable {
         String model = request.body().path("model").asText();
         switch (reply) {
             case Answer answer -> {
+                // the script's slow upstream: a pause it plays on purpose, not a test waiting for a state
                 Thread.sleep(answer.delay());
                 send(
                         out,
@@ -242,6 +243,7 @@ public final class OpenAiUpstream implements AutoCloseable {
                         stream.release().await();
                     }
                     if (i > 0) {
+                        // the script's pace between chunks, played on purpose
                         Thread.sleep(stream.between());
                     }
                     chunk(

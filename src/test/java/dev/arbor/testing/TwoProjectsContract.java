@@ -1,6 +1,7 @@
 package dev.arbor.testing;
 
 import dev.arbor.ArborServer;
+import dev.arbor.platform.db.Database;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,6 +23,7 @@ public abstract class TwoProjectsContract {
     protected String mine;
     protected String theirs;
     protected String memberSecret;
+    private Map<String, String> env = Map.of();
 
     /** A contract whose server has {@code adminSecret} as its admin token, and {@code settings} beside its database. */
     protected TwoProjectsContract(String adminSecret, Map<String, String> settings) {
@@ -42,12 +44,24 @@ public abstract class TwoProjectsContract {
         var env = new HashMap<>(database());
         env.putAll(settings);
         env.put("ARBOR_ADMIN_TOKEN", adminSecret);
+        this.env = Map.copyOf(env);
         server = ArborServer.start(env, clock());
         http = server.http();
         var projects = TwoProjects.create(http, adminSecret);
         mine = projects.mine();
         theirs = projects.theirs();
         memberSecret = projects.memberSecret();
+    }
+
+    /**
+     * A second handle on the running server's database, for a state no route can leave in it at a chosen moment (a
+     * round a replay left waiting before the server's dispatcher took it); the caller closes it.
+     */
+    protected Database openDatabase() {
+        String url = env.get("ARBOR_DATABASE_URL");
+        return url != null
+                ? Database.openPostgres(url)
+                : Database.openSqlite(server.dataDir().resolve("arbor.db"));
     }
 
     @AfterAll

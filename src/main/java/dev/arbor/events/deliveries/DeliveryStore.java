@@ -99,8 +99,10 @@ final class DeliveryStore {
     }
 
     /**
-     * Asks for the next round of an accepted delivery: empty when it is not accepted; the delivery with the round
-     * that waits (a round already waiting is not doubled).
+     * Asks for the next round of an accepted delivery for {@code audience}: empty when it is not accepted; the delivery
+     * with the round that waits. A round already waiting is not doubled: the replay joins it, and the round fires the
+     * triggers of every replay that joined (an admin's joining a member's fires every project's; a member's joining an
+     * admin's adds nothing).
      */
     Optional<Due> replay(String connectionId, String id, Audience audience) {
         return database.write(handle -> {
@@ -112,11 +114,30 @@ final class DeliveryStore {
                     .bind("connection", connectionId)
                     .bind("accepted", Delivery.Status.ACCEPTED.json())
                     .execute();
-            return handle.createQuery("SELECT " + COLUMNS + ", pending_projects FROM event_deliveries WHERE id = :id")
+            // locked, so that two replays joining at once on PostgreSQL both count
+            Optional<Due> waiting = handle.createQuery("SELECT " + COLUMNS + ", pending_projects FROM "
+                            + "event_deliveries WHERE id = :id AND connection_id = :connection"
+                            + database.dialect().forUpdate())
                     .bind("id", id)
+                    .bind("connection", connectionId)
                     .map((rs, ctx) -> due(rs))
                     .findOne()
                     .flatMap(due -> due);
+            if (waiting.isEmpty()) {
+                return waiting;
+            }
+            Due due = waiting.get();
+            Audience joined = due.audience().joinedWith(audience);
+            if (joined.equals(due.audience())) {
+                return waiting;
+            }
+            handle.createUpdate("UPDATE event_deliveries SET pending_projects = :projects WHERE id = :id "
+                            + "AND pending_round = :round")
+                    .bind("projects", projects(joined))
+                    .bind("id", id)
+                    .bind("round", due.round())
+                    .execute();
+            return Optional.of(new Due(due.delivery(), due.round(), joined));
         });
     }
 
@@ -134,20 +155,25 @@ final class DeliveryStore {
                 .toList());
     }
 
-    /** Marks rounds dispatched, in one transaction; a round another dispatch marked already is left as it is. */
+    /**
+     * Marks rounds dispatched, in one transaction; a round another dispatch marked already is left as it is, and so is
+     * one a replay joined after it was read (it waits to be dispatched again, to the triggers the joining replay added).
+     */
     void dispatched(List<Due> rounds, Instant at) {
         if (rounds.isEmpty()) {
             return;
         }
         database.update(handle -> {
-            var batch = handle.prepareBatch(
-                    "UPDATE event_deliveries SET pending_round = NULL, pending_projects = NULL, "
-                            + "rounds = :next, dispatched_at = :at, error = NULL WHERE id = :id AND pending_round = :round");
+            var batch =
+                    handle.prepareBatch("UPDATE event_deliveries SET pending_round = NULL, pending_projects = NULL, "
+                            + "rounds = :next, dispatched_at = :at, error = NULL WHERE id = :id AND pending_round = :round "
+                            + "AND pending_projects IS NOT DISTINCT FROM :projects");
             for (Due due : rounds) {
                 batch.bind("next", due.round() + 1)
                         .bind("at", at.toEpochMilli())
                         .bind("id", due.delivery().id())
                         .bind("round", due.round())
+                        .bind("projects", projects(due.audience()))
                         .add();
             }
             batch.execute();

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.events.EventSubscribers.Audience;
+import dev.arbor.platform.db.Database;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.json.Json;
 import dev.arbor.testing.HttpReply;
@@ -22,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -563,6 +566,109 @@ abstract class WebhookIngestContract extends TwoProjectsContract {
                 .isEqualTo(202);
         clock.advance(Duration.ofMinutes(1));
         assertThat(http.action(replay, member()).status()).isEqualTo(202);
+    }
+
+    @Test
+    void anAdminsReplayJoiningAMembersWaitingOneFiresEveryProjectsTriggers() {
+        Hook hook = sharedByBothProjects();
+        String ours = issuesTrigger(hook, mine).json().path("id").asText();
+        String others = issuesTrigger(hook, theirs).json().path("id").asText();
+        String deliveryId = sampleDispatched(hook);
+        waitingReplay(hook, deliveryId, new Audience.Projects(Set.of(mine)));
+
+        HttpReply byAdmin = http.action(deliveries(hook) + "/" + deliveryId + "/replay", admin());
+
+        assertThat(byAdmin.status()).as(byAdmin.body()).isEqualTo(202);
+        assertThat(firedInRound(hook, deliveryId, 1)).containsExactlyInAnyOrder(ours, others);
+    }
+
+    @Test
+    void aMembersReplayJoiningAnotherProjectsWaitingOneAddsItsOwnProjectsTriggers() {
+        Hook hook = sharedByBothProjects();
+        String ours = issuesTrigger(hook, mine).json().path("id").asText();
+        String others = issuesTrigger(hook, theirs).json().path("id").asText();
+        String deliveryId = sampleDispatched(hook);
+        waitingReplay(hook, deliveryId, new Audience.Projects(Set.of(theirs)));
+
+        HttpReply byMember = http.action(deliveries(hook) + "/" + deliveryId + "/replay", member());
+
+        assertThat(byMember.status()).as(byMember.body()).isEqualTo(202);
+        assertThat(firedInRound(hook, deliveryId, 1)).containsExactlyInAnyOrder(ours, others);
+    }
+
+    @Test
+    void aMembersReplayJoiningAnAdminsWaitingOneFiresEachTriggerOnce() {
+        Hook hook = sharedByBothProjects();
+        String ours = issuesTrigger(hook, mine).json().path("id").asText();
+        String others = issuesTrigger(hook, theirs).json().path("id").asText();
+        String deliveryId = sampleDispatched(hook);
+        waitingReplay(hook, deliveryId, Audience.everyone());
+
+        HttpReply byMember = http.action(deliveries(hook) + "/" + deliveryId + "/replay", member());
+
+        assertThat(byMember.status()).as(byMember.body()).isEqualTo(202);
+        assertThat(firedInRound(hook, deliveryId, 1)).containsExactlyInAnyOrder(ours, others);
+        assertThat(detail(hook, deliveryId).path("dispatch").path("rounds").asInt())
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aMembersReplayAfterAJoinedRoundFiresOnlyItsOwnProjectsTriggers() {
+        Hook hook = sharedByBothProjects();
+        String ours = issuesTrigger(hook, mine).json().path("id").asText();
+        issuesTrigger(hook, theirs);
+        String deliveryId = sampleDispatched(hook);
+        waitingReplay(hook, deliveryId, new Audience.Projects(Set.of(mine)));
+        http.action(deliveries(hook) + "/" + deliveryId + "/replay", admin());
+        firedInRound(hook, deliveryId, 1);
+
+        HttpReply byMember = http.action(deliveries(hook) + "/" + deliveryId + "/replay", member());
+
+        assertThat(byMember.status()).as(byMember.body()).isEqualTo(202);
+        assertThat(firedInRound(hook, deliveryId, 2)).containsExactly(ours);
+    }
+
+    @Test
+    void aRoundAReplayJoinedAfterItWasReadStaysWaitingForTheTriggersItAdded() {
+        Hook hook = sharedByBothProjects();
+        issuesTrigger(hook, mine);
+        issuesTrigger(hook, theirs);
+        String deliveryId = sampleDispatched(hook);
+        try (Database database = openDatabase()) {
+            var store = new DeliveryStore(database);
+            DeliveryStore.Due byMember = store.replay(
+                            hook.connectionId(), deliveryId, new Audience.Projects(Set.of(mine)))
+                    .orElseThrow();
+            store.replay(hook.connectionId(), deliveryId, Audience.everyone());
+
+            // what a dispatch that read the member's round before the admin joined it marks
+            store.dispatched(List.of(byMember), clock.instant());
+        }
+
+        JsonNode dispatch = detail(hook, deliveryId).path("dispatch");
+        assertThat(dispatch.path("status").asText()).isEqualTo("waiting");
+        assertThat(dispatch.path("rounds").asInt()).isEqualTo(1);
+    }
+
+    /**
+     * What a replay for {@code audience} leaves until the server's dispatcher takes its round: the round waits (the
+     * sweep takes a round only once its delivery is 30 s old on the test's clock, which these tests do not move).
+     */
+    private void waitingReplay(Hook hook, String deliveryId, Audience audience) {
+        try (Database database = openDatabase()) {
+            assertThat(new DeliveryStore(database).replay(hook.connectionId(), deliveryId, audience))
+                    .isPresent();
+        }
+        assertThat(detail(hook, deliveryId).path("dispatch").path("status").asText())
+                .isEqualTo("waiting");
+    }
+
+    /** The triggers a delivery's round fired, once the round is dispatched. */
+    private List<String> firedInRound(Hook hook, String deliveryId, int round) {
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        detail(hook, deliveryId).path("dispatch").path("rounds").asInt() > round);
+        return firedIn(hook, deliveryId, round);
     }
 
     /** A GitHub connection an admin shares with both projects. */

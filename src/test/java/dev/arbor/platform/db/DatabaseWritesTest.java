@@ -2,6 +2,7 @@ package dev.arbor.platform.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.arbor.testing.TempFolders;
 import java.nio.file.Files;
@@ -75,13 +76,9 @@ class DatabaseWritesTest {
             database.update(handle -> handle.execute("""
                     WITH RECURSIVE s (v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 200)
                     INSERT INTO numbers (n, text) SELECT v, hex(randomblob(250)) FROM s"""));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (Files.size(file) <= before && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertThat(Files.size(file))
-                    .as("the rows were copied from the log into the database")
-                    .isGreaterThan(before);
+            await("the rows copied from the log into the database")
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> Files.size(file) > before);
         }
     }
 }
