@@ -2,7 +2,6 @@ package dev.arbor.studio;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
@@ -21,11 +20,15 @@ import dev.arbor.studio.files.FileUsers;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.fitting.Fits;
 import dev.arbor.studio.heads.Heads;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.HistoryEditRoutes;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.history.Retention;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.questions.Answer;
 import dev.arbor.studio.running.DeployedModels;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.SettingsRoutes;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.stats.CompareRoutes;
@@ -140,19 +143,16 @@ public final class Studio implements AutoCloseable {
         ObjectNode body = Json.object()
                 .put("template", requireNonNull(template, "template"))
                 .put("state", requireNonNull(situation, "situation"));
-        JsonNode decision = decisions.decide(body, "router", requestId);
-        JsonNode first = decision.path("answers").elements().hasNext()
-                ? decision.path("answers").elements().next()
-                : Json.object();
-        String answer = first.path("decision").asText("");
-        JsonNode probability = first.path("probabilities").path(answer);
+        Decided decision = decisions.decide(
+                DecisionRequest.parse(body), Source.inProcess("router", requireNonNull(requestId, "requestId")));
+        Optional<Answer> first = decision.answered().flatMap(Decided.Answered::first);
+        String answer = first.map(Answer::word).orElse("");
         return new RoutedDecision(
                 answer,
-                probability.isNumber()
-                        ? probability.asDouble()
-                        : first.path("certainty").asDouble(0),
-                first.path("act").asBoolean(decision.path("act").asBoolean(false)),
-                decision.hasNonNull("id") ? Optional.of(decision.path("id").asText()) : Optional.empty());
+                first.map(a -> a.probabilities().getOrDefault(answer, a.gate().certainty()))
+                        .orElse(0.0),
+                first.map(a -> a.gate().act()).orElse(false),
+                decision.kept() ? Optional.of(decision.id()) : Optional.empty());
     }
 
     /** The studio's routes; {@code POST /v1/decide} serves the deployments {@code deployed} knows too. */

@@ -566,6 +566,17 @@ class RouterRuntimeTest {
     }
 
     @Test
+    void decideNamesNoDecisionWhenItsTemplateKeepsNothingInHistory() {
+        HttpReply reply = chatDeciding(
+                "route-unkept",
+                "{\"id\": \"route-unkept\", \"storage\": \"none\", \"questions\": {\"kind\": {\"type\": "
+                        + "\"choice\", \"criteria\": [\"billing\"]}}}",
+                "ask,billing",
+                "beta");
+        assertThat(reply.header("x-router-decision-id")).isNull();
+    }
+
+    @Test
     void decideGoesToItsFallbackStepWhenTheStudioWouldNotAct() {
         chatDeciding(
                 "route-unsure",

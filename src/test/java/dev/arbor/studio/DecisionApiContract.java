@@ -3,7 +3,15 @@ package dev.arbor.studio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.json.Json;
+import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecidedCodec;
 import dev.arbor.testing.HttpReply;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
@@ -655,5 +663,68 @@ abstract class DecisionApiContract extends StudioApiContract {
         assertThat(decision.at("/answers/only/act").asBoolean()).isTrue();
         assertThat(decision.path("act").asBoolean()).isTrue();
         assertThat(decision.path("needs_review").size()).isZero();
+    }
+
+    /** History's {@code body} column of a decision, as the database holds it. */
+    String storedBody(String id) {
+        String url = started.getOrDefault(
+                "ARBOR_DATABASE_URL", "jdbc:sqlite:" + server.dataDir().resolve("arbor.db"));
+        try (Connection connection = DriverManager.getConnection(url);
+                PreparedStatement select =
+                        connection.prepareStatement("SELECT body FROM studio_decisions WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet row = select.executeQuery()) {
+                assertThat(row.next()).as("decision %s is in history", id).isTrue();
+                return row.getString(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The column read by the codec and written again, byte for byte. */
+    static String throughTheCodec(String stored) {
+        return Json.writeString(DecidedCodec.write(DecidedCodec.read(Json.read(stored))));
+    }
+
+    @Test
+    void historyKeepsTheAnswerOfEveryQuestionTypeAsTheCodecWritesAndReadsIt() {
+        String id = http.post(D, adHoc("Billed twice, typed")).json().path("id").asText();
+        String stored = storedBody(id);
+        assertThat(throughTheCodec(stored)).isEqualTo(stored);
+        Decided decided = DecidedCodec.read(Json.read(stored));
+        assertThat(decided.answered().orElseThrow().answers().values())
+                .extracting(answer -> answer.getClass().getSimpleName())
+                .containsExactly("Choice", "YesNo", "Score", "Multi", "Rank", "Estimate");
+        assertThat(decided.answered().orElseThrow().raw())
+                .containsOnlyKeys("team", "urgent", "level", "tags", "order", "days");
+    }
+
+    @Test
+    void aTemplatedDecisionWithExtensionsAndItsOwnSettingsReadsBackUnchanged() {
+        HttpReply reply = http.post(D, """
+                {"template": "triage", "variables": {"message": "Refund please", "n": 3},
+                 "add_options": {"team": {"sales": "Buying more"}, "eta": [7]}, "skip": ["urgency"],
+                 "questions": {"angry": {"type": "noul"}},
+                 "settings": {"act_threshold": 0.6, "questions": {"team": {"temperature": 2}}}}""");
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        String stored = storedBody(reply.json().path("id").asText());
+        assertThat(throughTheCodec(stored)).isEqualTo(stored);
+        Decided decided = DecidedCodec.read(Json.read(stored));
+        assertThat(decided.extensions().skipped()).containsExactly("urgency");
+        assertThat(decided.settings().of("team", "temperature")).isEqualTo(2.0);
+        assertThat(decided.settings().sources()).containsEntry("act_threshold", "request");
+    }
+
+    @Test
+    void aRerunIsKeptAsTheCodecWritesItAndNamesWhatItRan() {
+        String id = http.post(D, adHoc("rerun typed")).json().path("id").asText();
+        HttpReply rerun = http.action(D + "/" + id + "/rerun");
+        assertThat(rerun.status()).as(rerun.body()).isEqualTo(200);
+        String stored = storedBody(rerun.json().path("id").asText());
+        assertThat(throughTheCodec(stored)).isEqualTo(stored);
+        Decided decided = DecidedCodec.read(Json.read(stored));
+        assertThat(decided.rerunOf()).contains(id);
+        assertThat(decided.source().surface()).isEqualTo("rerun");
     }
 }

@@ -18,9 +18,13 @@ abstract class ServerContract {
 
     abstract Map<String, String> environment();
 
+    /** The environment the server was started with (a PostgreSQL contract's holds its own new database). */
+    Map<String, String> started;
+
     @BeforeAll
     void startServer() {
-        server = ArborServer.start(environment());
+        started = environment();
+        server = ArborServer.start(started);
         http = server.http();
     }
 

@@ -18,6 +18,7 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.idempotency.Idempotency;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
@@ -129,13 +130,12 @@ final class DecisionRoutes {
         String id = ctx.pathParam("decision_id");
         StoredDecision original = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         ObjectNode changes = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
-        DecisionRequest request = DecisionRequest.parse(rerun.body(original, changes));
-        Plan plan = decisions.plan(request, Planner.Purpose.RUN);
+        Plan plan = decisions.plan(rerun.request(original, changes), Planner.Purpose.RUN);
         var source = new Source(
                 "rerun",
                 BASE + "/" + id + "/rerun",
                 Requests.id(ctx),
-                original.body().path("template").path("attribution").asText("explicit"),
+                original.decided().template().map(Decided.Template::attribution).orElse("explicit"),
                 Optional.of(id));
         respond(ctx, plan, decisions.decide(plan, source, Requests.startedNanos(ctx)));
     }
@@ -176,13 +176,14 @@ final class DecisionRoutes {
                         "format",
                         "`format` may be decide (the body " + "POST /v1/decide answers), not '" + format.get() + "'.");
             }
-            if (!decision.body().path("answers").isObject()) {
+            Decided decided = decision.decided();
+            if (decided.answered().isEmpty()) {
                 throw ApiException.of(
                         ErrorCode.DECISION_FINISHED,
                         "format",
                         "Decision " + id + " is " + decision.status().wire() + " and has no answers to render.");
             }
-            Responses.ok(ctx, WireRoutes.answer(decision.body()));
+            Responses.ok(ctx, WireRoutes.answer(decided));
             return;
         }
         List<ObjectNode> entries = feedback.list(id);

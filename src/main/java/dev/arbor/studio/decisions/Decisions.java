@@ -2,7 +2,6 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.db.Database;
@@ -10,10 +9,10 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
-import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.heads.Heads;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.Plan;
@@ -23,7 +22,6 @@ import dev.arbor.studio.running.DeployedModels;
 import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
-import dev.arbor.studio.work.WorkError;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
@@ -109,39 +107,29 @@ public final class Decisions implements AutoCloseable {
         return recovered + store.failUnfinishedOfUnregistered(interrupted("its server stopped"), now);
     }
 
-    private static ObjectNode interrupted(String why) {
-        return WorkError.of(
+    private static Decided.Failure interrupted(String why) {
+        return Decided.Failure.of(
                 ErrorCode.INTERNAL_ERROR,
                 "The server stopped while this decision was queued or running (" + why + "); it was not run "
                         + "again. Rerun it (POST /v1/studio/decisions/{id}/rerun) if it is still needed.");
     }
 
     /**
-     * Runs one decision for another part of the server, from a body as the API takes it (never in the background), and
-     * records it in history as any decision, its source's surface saying who asked.
+     * Runs one decision for another part of the server (never in the background) and records it in history as any
+     * decision, its source saying who asked.
      */
-    public ObjectNode decide(ObjectNode body, String surface, String requestId) {
-        ObjectNode foreground = requireNonNull(body, "body").deepCopy();
-        foreground.remove("background");
-        Plan plan = service.plan(DecisionRequest.parse(foreground), Planner.Purpose.RUN);
-        var source = new Source(
-                requireNonNull(surface, "surface"),
-                surface,
-                requireNonNull(requestId, "requestId"),
-                "explicit",
-                Optional.empty());
-        DecisionService.Outcome outcome = service.decide(plan, source, System.nanoTime());
-        ObjectNode decision = outcome.decision().deepCopy();
-        outcome.decisionId().ifPresent(id -> decision.put("id", id));
-        return decision;
+    public Decided decide(DecisionRequest request, Source source) {
+        Plan plan = service.plan(requireNonNull(request, "request").inForeground(), Planner.Purpose.RUN);
+        return service.decide(plan, requireNonNull(source, "source"), System.nanoTime())
+                .decision();
     }
 
     /**
-     * Checks a decision body as a preview does, up to the model and without running it: throws the error a run of it
+     * Checks a decision as a preview does, up to the model and without running it: throws the error a run of it
      * would give before reaching the model (an unknown or incompatible model, a bad input).
      */
-    public void check(ObjectNode body) {
-        service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
+    public void check(DecisionRequest request) {
+        service.plan(requireNonNull(request, "request"), Planner.Purpose.PREVIEW);
     }
 
     /** What a decision reads and which model answers it: the state as text, and the model when one would. */
@@ -152,11 +140,10 @@ public final class Decisions implements AutoCloseable {
         }
     }
 
-    /** Works out a decision body as a preview does (template rendered, model chosen) without running it. */
-    public Situation situation(ObjectNode body) {
-        Plan plan =
-                service.plan(DecisionRequest.parse(requireNonNull(body, "body").deepCopy()), Planner.Purpose.PREVIEW);
-        return new Situation(Substitution.asText(plan.state()), plan.model());
+    /** Works out a decision as a preview does (template rendered, model chosen) without running it. */
+    public Situation situation(DecisionRequest request) {
+        Plan plan = service.plan(requireNonNull(request, "request"), Planner.Purpose.PREVIEW);
+        return new Situation(plan.situation(), plan.model());
     }
 
     /**

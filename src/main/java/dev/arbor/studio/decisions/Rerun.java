@@ -8,22 +8,29 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
+import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.questions.Primitives;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Builds the create body that runs a stored decision again: the same template version (or state and questions),
- * variables, added and skipped questions, the caller's own settings and metadata, on the same model, unless the
- * rerun body changes {@code model}, {@code template}, {@code settings}, {@code variables}, {@code store} or
- * {@code include}. Sensitive values were never kept, so they must be sent again.
+ * The request that runs a stored decision again, built from what history kept of it: the same template version (or
+ * state and questions), variables, added and skipped questions, the caller's own settings and metadata, on the same
+ * model, unless the rerun body changes {@code model}, {@code template}, {@code settings}, {@code variables},
+ * {@code store} or {@code include}. Sensitive values were never kept, so they must be sent again.
  */
 final class Rerun {
     private static final Set<String> CHANGES = Set.of("model", "template", "settings", "variables", "store", "include");
 
-    ObjectNode body(StoredDecision original, ObjectNode changes) {
+    DecisionRequest request(StoredDecision original, ObjectNode changes) {
         requireNonNull(original, "original");
         for (var names = changes.fieldNames(); names.hasNext(); ) {
             String name = names.next();
@@ -41,83 +48,93 @@ final class Rerun {
         if (input.has("redacted")) {
             throw unavailable(original, "its input was redacted", null);
         }
-        ArrayNode media = media(original, input, changes);
-        ObjectNode stored = original.body();
-        ObjectNode body = Json.object();
-        JsonNode template = stored.path("template");
-        if (changes.has("template") || template.isObject()) {
-            body.set(
-                    "template",
-                    changes.has("template")
-                            ? changes.get("template")
-                            : Json.mapper()
-                                    .valueToTree(template.path("id").asText() + "@"
-                                            + template.path("version").asInt()));
-            JsonNode variables = input.path("variables");
-            if (variables.isObject()) {
-                ObjectNode merged = ((ObjectNode) variables).deepCopy();
-                changes.path("variables").properties().forEach(e -> merged.set(e.getKey(), e.getValue()));
-                merged.properties().forEach(e -> {
-                    if (e.getValue().has("$redacted")) {
-                        throw unavailable(
-                                original,
-                                "`" + e.getKey() + "` is sensitive and was not kept; send it in " + "`variables`",
-                                ParamPath.key("variables", e.getKey()));
-                    }
-                });
-                body.set("variables", merged);
+        DecisionRequest changed = DecisionRequest.parse(changes);
+        var problems = new Problems().addAll(changed.problems());
+        List<MediaInput> media = MediaInput.parse(media(original, input, changes), problems);
+        Decided stored = original.decided();
+        Optional<String> template =
+                changed.template().or(() -> stored.template().map(Decided.Template::pinned));
+        Optional<JsonNode> variables = changed.variables();
+        Optional<JsonNode> state = Optional.empty();
+        Optional<DecisionRequest.Field> extras = Optional.empty();
+        Optional<DecisionRequest.Field> skip = Optional.empty();
+        Optional<DecisionRequest.Field> addOptions = Optional.empty();
+        ObjectNode asked = (ObjectNode) input.path("questions");
+        if (changes.has("template") || stored.template().isPresent()) {
+            JsonNode kept = input.path("variables");
+            if (kept.isObject()) {
+                variables = Optional.of(variables(original, (ObjectNode) kept, changes.path("variables")));
             } else {
-                body.set("state", input.get("state"));
+                variables = Optional.empty(); // the version fills nothing from variables
+                state = Optional.of(input.get("state"));
             }
-            JsonNode extensions = stored.path("extensions");
-            if (!extensions.path("skipped").isEmpty()) {
-                body.set("skip", extensions.get("skipped"));
+            Extensions extensions = stored.extensions();
+            if (!extensions.skipped().isEmpty()) {
+                skip = Optional.of(
+                        new DecisionRequest.Field("skip", Json.mapper().valueToTree(extensions.skipped())));
             }
-            ObjectNode asked = (ObjectNode) input.path("questions");
-            if (!extensions.path("options").isEmpty()) {
-                ObjectNode added = body.putObject("add_options");
-                extensions.get("options").properties().forEach(e -> {
-                    JsonNode criteria = asked.path(e.getKey()).path("criteria");
-                    if (QuestionType.NUMBER
-                            .wire()
-                            .equals(asked.path(e.getKey()).path("type").asText())) {
-                        var values = added.putArray(e.getKey());
-                        e.getValue().forEach(v -> values.add(Json.mapper().valueToTree(Primitives.value(v.asText()))));
-                    } else {
-                        ObjectNode options = added.putObject(e.getKey());
-                        e.getValue().forEach(name -> options.set(name.asText(), criteria.path(name.asText())));
-                    }
-                });
+            if (!extensions.options().isEmpty()) {
+                addOptions = Optional.of(new DecisionRequest.Field("add_options", added(extensions, asked)));
             }
-            if (!extensions.path("questions").isEmpty()) {
-                ObjectNode extras = body.putObject("questions");
-                extensions.get("questions").forEach(key -> extras.set(key.asText(), asked.get(key.asText())));
+            if (!extensions.questions().isEmpty()) {
+                ObjectNode questions = Json.object();
+                extensions.questions().forEach(key -> questions.set(key, asked.get(key)));
+                extras = Optional.of(new DecisionRequest.Field("questions", questions));
             }
         } else {
-            body.set("state", input.get("state"));
-            body.set("questions", input.get("questions"));
-            if (changes.has("variables")) {
-                body.set("variables", changes.get("variables"));
+            state = Optional.of(input.get("state"));
+            extras = Optional.of(new DecisionRequest.Field("questions", asked));
+        }
+        return new DecisionRequest(
+                template,
+                variables,
+                state,
+                extras,
+                skip,
+                addOptions,
+                Optional.of(changed.settings().orElseGet(() -> stored.settings().requested())),
+                media,
+                original.metadata(),
+                changed.store().or(() -> Optional.of(original.storage())),
+                false,
+                changes.has("model") ? changed.model() : stored.model(),
+                Optional.empty(),
+                Optional.empty(),
+                changed.include(),
+                changed.warnings(),
+                problems.list());
+    }
+
+    /** The variables history kept, with those the rerun sends over them; a sensitive one must be sent again. */
+    private static ObjectNode variables(StoredDecision original, ObjectNode kept, JsonNode sent) {
+        ObjectNode merged = kept.deepCopy();
+        sent.properties().forEach(e -> merged.set(e.getKey(), e.getValue()));
+        merged.properties().forEach(e -> {
+            if (e.getValue().has("$redacted")) {
+                throw unavailable(
+                        original,
+                        "`" + e.getKey() + "` is sensitive and was not kept; send it in `variables`",
+                        ParamPath.key("variables", e.getKey()));
             }
-        }
-        if (!media.isEmpty()) {
-            body.set("media", media);
-        }
-        body.set("settings", changes.has("settings") ? changes.get("settings") : requestSettings(stored));
-        JsonNode model = changes.has("model") ? changes.get("model") : stored.path("model");
-        if (!model.isMissingNode() && !model.isNull()) {
-            body.set("model", model);
-        }
-        body.set(
-                "store",
-                changes.has("store")
-                        ? changes.get("store")
-                        : Json.mapper().valueToTree(original.storage().wire()));
-        if (changes.has("include")) {
-            body.set("include", changes.get("include"));
-        }
-        body.set("metadata", original.metadata());
-        return body;
+        });
+        return merged;
+    }
+
+    /** The options the decision added, as {@code add_options} sends them: by name with descriptions, or values. */
+    private static ObjectNode added(Extensions extensions, ObjectNode asked) {
+        ObjectNode added = Json.object();
+        extensions.options().forEach((key, names) -> {
+            JsonNode question = asked.path(key);
+            if (QuestionType.NUMBER.wire().equals(question.path("type").asText())) {
+                var values = added.putArray(key);
+                names.forEach(v -> values.add(Json.mapper().valueToTree(Primitives.value(v))));
+            } else {
+                ObjectNode options = added.putObject(key);
+                names.forEach(
+                        name -> options.set(name, question.path("criteria").path(name)));
+            }
+        });
+        return added;
     }
 
     /**
@@ -148,27 +165,6 @@ final class Rerun {
             }
         }
         return media;
-    }
-
-    /** The settings the caller sent, read back from where each effective setting came from. */
-    private static ObjectNode requestSettings(ObjectNode stored) {
-        JsonNode settings = stored.path("settings");
-        ObjectNode request = Json.object();
-        settings.path("sources").properties().forEach(e -> {
-            String path = e.getKey();
-            String layer = e.getValue().asText();
-            if (layer.equals("request")) {
-                request.set(path, settings.get(path));
-            } else if (layer.equals("request.questions")) {
-                String[] parts = path.split("\\.", 3); // questions.<key>.<setting>
-                ObjectNode own = request.has("questions")
-                        ? (ObjectNode) request.get("questions")
-                        : request.putObject("questions");
-                ObjectNode question = own.has(parts[1]) ? (ObjectNode) own.get(parts[1]) : own.putObject(parts[1]);
-                question.set(parts[2], settings.path("questions").path(parts[1]).get(parts[2]));
-            }
-        });
-        return request;
     }
 
     private static ApiException unavailable(StoredDecision original, String why, String param) {

@@ -3,6 +3,7 @@ package dev.arbor.studio.decisions;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
@@ -14,12 +15,15 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Metadata;
 import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.Export;
+import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.HistoryQuery;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Answer;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.io.BufferedWriter;
@@ -71,7 +75,7 @@ final class StoredDecisionHandlers {
                         StoredDecision::id,
                         decision -> view.equals("full")
                                 ? DecisionView.present(
-                                        decision.body(),
+                                        decision.decided(),
                                         decision.input(),
                                         include.stream().anyMatch(i -> i.startsWith("input")),
                                         decision.metadata(),
@@ -114,47 +118,49 @@ final class StoredDecisionHandlers {
 
     /** A decision as a list shows it: what was decided, how sure, and where it came from. */
     private static ObjectNode summary(StoredDecision decision, boolean labelled) {
-        ObjectNode body = decision.body();
+        Decided decided = decision.decided();
         ObjectNode summary = Json.object();
         summary.put("id", decision.id());
         summary.put("object", "decision.summary");
         summary.put("status", decision.status().wire());
-        summary.set("created_at", body.get("created_at"));
-        JsonNode template = body.path("template");
-        if (template.isObject()) {
+        summary.put("created_at", decided.createdAt());
+        if (decided.template().isPresent()) {
             summary.putObject("template")
-                    .put("id", template.path("id").asText())
-                    .put("version", template.path("version").asInt());
+                    .put("id", decided.template().get().id())
+                    .put("version", decided.template().get().version());
         } else {
             summary.putNull("template");
         }
-        summary.set("model", body.get("model"));
-        summary.putObject("source").set("surface", body.path("source").path("surface"));
-        JsonNode extensions = body.path("extensions");
+        summary.put("model", decided.model().orElse(null));
+        summary.putObject("source").put("surface", decided.source().surface());
+        Extensions extensions = decided.extensions();
         summary.put(
                 "extended",
-                !extensions.path("questions").isEmpty()
-                        || !extensions.path("options").isEmpty()
-                        || !extensions.path("skipped").isEmpty());
-        summary.set("act", body.get("act"));
-        summary.set("needs_review", body.get("needs_review"));
+                !extensions.questions().isEmpty()
+                        || !extensions.options().isEmpty()
+                        || !extensions.skipped().isEmpty());
+        Optional<Decided.Answered> answered = decided.answered();
+        summary.put("act", answered.map(Decided.Answered::act).orElse(null));
+        ArrayNode review = summary.putArray("needs_review");
+        answered.ifPresent(a -> a.needsReview().forEach(review::add));
         ObjectNode answers = summary.putObject("answers");
-        body.path("answers").properties().forEach(e -> {
-            JsonNode answer = e.getValue();
-            ObjectNode brief = answers.putObject(e.getKey());
-            brief.set("type", answer.get("type"));
-            JsonNode chosen = answer.path("decision");
-            brief.set("decision", chosen.isNumber() ? Json.mapper().valueToTree(chosen.asText()) : chosen);
-            brief.set("certainty", answer.get("certainty"));
-            brief.set("act", answer.get("act"));
+        answered.map(Decided.Answered::answers).orElse(Map.of()).forEach((key, answer) -> {
+            ObjectNode brief = answers.putObject(key);
+            brief.put("type", answer.type().wire());
+            if (answer instanceof Answer.Multi multi) {
+                multi.selected().forEach(brief.putArray("decision")::add);
+            } else {
+                brief.put("decision", answer.word());
+            }
+            brief.put("certainty", answer.gate().certainty());
+            brief.put("act", answer.gate().act());
         });
-        summary.putObject("timing").set("total_ms", body.path("timing").path("total_ms"));
+        summary.putObject("timing").put("total_ms", decided.timing().totalMs());
         summary.set("metadata", decision.metadata());
         summary.put("pinned", decision.pinned());
         summary.put("labelled", labelled);
-        JsonNode error = body.path("error");
-        if (error.isObject()) {
-            summary.putObject("error").set("code", error.get("code"));
+        if (decided.error().isPresent()) {
+            summary.putObject("error").put("code", decided.error().get().code());
         } else {
             summary.putNull("error");
         }
@@ -249,7 +255,7 @@ final class StoredDecisionHandlers {
 
     static ObjectNode show(StoredDecision decision, Set<String> include) {
         return DecisionView.present(
-                decision.body(), decision.input(), true, decision.metadata(), decision.pinned(), include);
+                decision.decided(), decision.input(), true, decision.metadata(), decision.pinned(), include);
     }
 
     private StoredDecision find(String id) {

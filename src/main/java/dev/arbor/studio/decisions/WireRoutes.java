@@ -15,11 +15,13 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.idempotency.Idempotency;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Metadata;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
+import dev.arbor.studio.questions.AnswerCodec;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.running.DecisionService;
 import dev.arbor.studio.running.DeployedModels;
@@ -29,6 +31,7 @@ import io.javalin.http.Context;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -121,11 +124,9 @@ final class WireRoutes {
             Idempotency.keepInMemoryOnly(ctx);
         }
         outcome.decisionId().ifPresent(id -> ctx.header("x-studio-decision-id", id));
-        outcome.decision().path("warnings").forEach(w -> {
-            if (!w.path("code").asText().equals(WarningCode.STORE_DOWNGRADED.code())) {
-                warnings.add(w.path("code").asText());
-            }
-        });
+        outcome.decision().warnings().stream()
+                .filter(w -> w.code() != WarningCode.STORE_DOWNGRADED)
+                .forEach(w -> warnings.add(w.code().code()));
         if (!warnings.isEmpty()) {
             ctx.header("x-studio-warning", String.join(",", warnings));
         }
@@ -137,18 +138,18 @@ final class WireRoutes {
     }
 
     /** The wire answer of a decision: its model, its answers without the studio's gate, and usage. */
-    static ObjectNode answer(ObjectNode decision) {
+    static ObjectNode answer(Decided decision) {
         ObjectNode out = Json.object();
-        out.set("model", decision.get("model"));
+        out.put("model", decision.model().orElse(null));
         ObjectNode answers = out.putObject("answers");
-        decision.path("answers").properties().forEach(e -> {
-            ObjectNode answer = ((ObjectNode) e.getValue()).deepCopy();
+        decision.answered().map(Decided.Answered::answers).orElse(Map.of()).forEach((key, given) -> {
+            ObjectNode answer = AnswerCodec.write(given);
             answer.remove(GATE_FIELDS);
-            answers.set(e.getKey(), answer);
+            answers.set(key, answer);
         });
         ObjectNode usage = out.putObject("usage");
-        usage.set("input_tokens", decision.path("usage").path("input_tokens"));
-        usage.set("output_tokens", decision.path("usage").path("output_tokens"));
+        usage.put("input_tokens", decision.inputTokens());
+        usage.put("output_tokens", 0);
         return out;
     }
 

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.evals.metrics.Agreement;
 import dev.arbor.studio.evals.metrics.Calibration;
+import dev.arbor.studio.questions.Answer;
+import dev.arbor.studio.questions.AnswerCodec;
 import dev.arbor.studio.questions.Rounding;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,22 +26,51 @@ import java.util.Set;
 final class EvalMetrics {
     private EvalMetrics() {}
 
-    /** One item's answer to one question, as the runner stored it, with the item's split and position. */
-    private record Entry(int position, Optional<String> split, JsonNode expected, ObjectNode stored) {
-        JsonNode answer() {
-            return stored.path("answer");
+    /**
+     * One item's answer to one question, read once from what the runner stored (see {@link EvalRunner#answers}),
+     * with the item's split and position.
+     *
+     * @param raw the raw probabilities by option (multi: by option, that it applies)
+     * @param label the label in canonical form, when the item had a fitting one
+     * @param correct whether the answer matched the label, when it had one
+     * @param unfit whether the item's label did not fit the question
+     */
+    private record Entry(
+            int position,
+            Optional<String> split,
+            JsonNode expected,
+            Answer answer,
+            Map<String, Double> raw,
+            double temperature,
+            double actThreshold,
+            JsonNode label,
+            Optional<Boolean> correct,
+            boolean unfit) {
+        static Entry of(int position, Optional<String> split, JsonNode expected, JsonNode stored) {
+            var raw = new LinkedHashMap<String, Double>();
+            stored.path("raw")
+                    .properties()
+                    .forEach(e -> raw.put(e.getKey(), e.getValue().asDouble()));
+            JsonNode correct = stored.path("correct");
+            return new Entry(
+                    position,
+                    split,
+                    expected,
+                    AnswerCodec.read(stored.get("answer")),
+                    raw,
+                    stored.path("temperature").asDouble(1.0),
+                    stored.path("act_threshold").asDouble(),
+                    stored.path("label"),
+                    correct.isBoolean() ? Optional.of(correct.booleanValue()) : Optional.empty(),
+                    stored.has("unfit"));
         }
 
         boolean labelled() {
-            return stored.path("correct").isBoolean();
+            return correct.isPresent();
         }
 
-        boolean correct() {
-            return stored.path("correct").asBoolean();
-        }
-
-        JsonNode label() {
-            return stored.path("label");
+        boolean right() {
+            return correct.orElse(false);
         }
     }
 
@@ -107,25 +138,22 @@ final class EvalMetrics {
             item.answers()
                     .map(answers -> answers.path("questions").path(question))
                     .filter(JsonNode::isObject)
-                    .ifPresent(stored -> entries.add(new Entry(
-                            item.position(), item.split(), item.expected().path(question), (ObjectNode) stored)));
+                    .ifPresent(stored -> entries.add(Entry.of(
+                            item.position(), item.split(), item.expected().path(question), stored)));
         }
         return entries;
     }
 
     private static ObjectNode question(List<Entry> measured, List<Entry> fit, double budget) {
         ObjectNode json = Json.object();
-        String type = measured.isEmpty()
-                ? fit.getFirst().answer().path("type").asText()
-                : measured.getFirst().answer().path("type").asText();
+        String type =
+                (measured.isEmpty() ? fit : measured).getFirst().answer().type().wire();
         json.put("type", type);
         List<Entry> labelled = measured.stream().filter(Entry::labelled).toList();
-        int correct = (int) labelled.stream().filter(Entry::correct).count();
+        int correct = (int) labelled.stream().filter(Entry::right).count();
         json.put("n", labelled.size());
         json.put("correct", correct);
-        json.put(
-                "unfit_labels",
-                measured.stream().filter(e -> e.stored().has("unfit")).count());
+        json.put("unfit_labels", measured.stream().filter(Entry::unfit).count());
         json.set("accuracy", ratio(correct, labelled.size()));
         if (!type.equals("multi")) {
             calibration(json, labelled, fit.stream().filter(Entry::labelled).toList(), budget);
@@ -148,8 +176,7 @@ final class EvalMetrics {
                     if (e.expected().isArray() && e.expected().size() >= 2) {
                         var expected = new ArrayList<String>();
                         e.expected().forEach(o -> expected.add(o.asText()));
-                        var ranking = new ArrayList<String>();
-                        e.answer().path("ranking").forEach(o -> ranking.add(o.asText()));
+                        List<String> ranking = e.answer() instanceof Answer.Rank rank ? rank.ranking() : List.of();
                         taus.add(Agreement.kendallTau(expected, ranking));
                     }
                 }
@@ -162,8 +189,8 @@ final class EvalMetrics {
                 var estimates = labelled.stream()
                         .map(e -> new Agreement.Estimate(
                                 e.label().asDouble(),
-                                e.answer().path("estimate").asDouble(),
-                                e.correct()))
+                                e.answer() instanceof Answer.Estimate estimate ? estimate.estimate() : 0,
+                                e.right()))
                         .toList();
                 json.set("mae", number(Agreement.meanAbsoluteError(estimates), estimates.isEmpty()));
                 json.set("within_range", number(Agreement.withinRange(estimates), estimates.isEmpty()));
@@ -193,15 +220,10 @@ final class EvalMetrics {
         json.put("confident_mistakes", Calibration.confidentMistakes(outcomes));
         List<Calibration.Scored> fitScored = scored(fit);
         double current = fit.isEmpty()
-                ? measured.isEmpty()
-                        ? 1.0
-                        : measured.getFirst().stored().path("temperature").asDouble(1.0)
-                : fit.getFirst().stored().path("temperature").asDouble(1.0);
+                ? measured.isEmpty() ? 1.0 : measured.getFirst().temperature()
+                : fit.getFirst().temperature();
         double currentAct = (fit.isEmpty() ? measured : fit)
-                .stream()
-                        .findFirst()
-                        .map(e -> e.stored().path("act_threshold").asDouble())
-                        .orElse(0.0);
+                .stream().findFirst().map(Entry::actThreshold).orElse(0.0);
         ObjectNode temperature = json.putObject("temperature");
         temperature.put("current", current);
         temperature.put("n", fitScored.size());
@@ -232,15 +254,11 @@ final class EvalMetrics {
     private static List<Calibration.Scored> scored(List<Entry> entries) {
         var scored = new ArrayList<Calibration.Scored>();
         for (Entry e : entries) {
-            JsonNode raw = e.stored().path("raw");
-            var keys = new ArrayList<String>();
-            raw.fieldNames().forEachRemaining(keys::add);
-            int expected = indexOf(keys, e.label(), e.answer().path("type").asText());
+            var keys = new ArrayList<>(e.raw().keySet());
+            int expected = indexOf(keys, e.label(), e.answer().type().wire());
             if (expected >= 0 && keys.size() >= 1) {
-                double[] p =
-                        keys.stream().mapToDouble(k -> raw.path(k).asDouble()).toArray();
-                scored.add(
-                        new Calibration.Scored(p, e.stored().path("temperature").asDouble(1.0), expected));
+                double[] p = e.raw().values().stream().mapToDouble(d -> d).toArray();
+                scored.add(new Calibration.Scored(p, e.temperature(), expected));
             }
         }
         return scored;
@@ -269,7 +287,7 @@ final class EvalMetrics {
         var counts = new LinkedHashMap<String, Map<String, Integer>>();
         for (Entry e : entries) {
             counts.computeIfAbsent(e.label().asText(), k -> new LinkedHashMap<>())
-                    .merge(e.answer().path("decision").asText(), 1, Integer::sum);
+                    .merge(e.answer().word(), 1, Integer::sum);
         }
         ObjectNode json = Json.object();
         counts.forEach((expected, predicted) -> {
@@ -280,18 +298,15 @@ final class EvalMetrics {
     }
 
     private static Agreement.Levels levels(Entry e) {
-        var keys = new ArrayList<String>();
-        e.answer().path("probabilities").fieldNames().forEachRemaining(keys::add);
+        var keys = new ArrayList<>(e.answer().probabilities().keySet());
         return new Agreement.Levels(
-                keys.indexOf(e.label().asText()),
-                keys.indexOf(e.answer().path("decision").asText()));
+                keys.indexOf(e.label().asText()), keys.indexOf(e.answer().word()));
     }
 
     private static Agreement.Selection selection(Entry e) {
         Set<String> expected = new HashSet<>();
         e.label().forEach(o -> expected.add(o.asText()));
-        Set<String> predicted = new HashSet<>();
-        e.answer().path("selected").forEach(o -> predicted.add(o.asText()));
+        Set<String> predicted = new HashSet<>(e.answer() instanceof Answer.Multi multi ? multi.selected() : List.of());
         return new Agreement.Selection(expected, predicted);
     }
 
@@ -350,7 +365,7 @@ final class EvalMetrics {
         var correct = new HashMap<Integer, Boolean>();
         for (Entry e : entries(items, question)) {
             if (e.labelled()) {
-                correct.put(e.position(), e.correct());
+                correct.put(e.position(), e.right());
             }
         }
         return correct;

@@ -8,7 +8,13 @@ import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.decisions.Decisions;
+import dev.arbor.studio.history.AppliedSettings;
+import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.planning.DecisionRequest;
+import dev.arbor.studio.questions.Answer;
+import dev.arbor.studio.questions.AnswerCodec;
 import dev.arbor.studio.questions.Labels;
+import dev.arbor.studio.running.Source;
 import dev.arbor.studio.work.WorkError;
 import dev.arbor.studio.work.WorkStatus;
 import java.time.Clock;
@@ -150,13 +156,13 @@ final class EvalRunner implements AutoCloseable {
         ObjectNode body = target.body().deepCopy();
         body.setAll(item.input());
         try {
-            ObjectNode decision = decisions.decide(body, SURFACE, job.id());
+            Decided decision = decisions.decide(DecisionRequest.parse(body), Source.inProcess(SURFACE, job.id()));
             return new EvalStore.Item(
                     target.index(),
                     position,
                     item.source(),
                     item.split(),
-                    kept(decision),
+                    decision.kept() ? Optional.of(decision.id()) : Optional.empty(),
                     item.expected(),
                     Optional.of(answers(decision, item.expected(), job.questions())),
                     Optional.empty());
@@ -177,13 +183,6 @@ final class EvalRunner implements AutoCloseable {
                             ErrorCode.INTERNAL_ERROR,
                             "The decision failed unexpectedly (" + e.getClass().getSimpleName() + ")."));
         }
-    }
-
-    /** The decision's id when history kept it (its {@code store} is not {@code none}). */
-    private static Optional<String> kept(ObjectNode decision) {
-        return decision.path("store").asText().equals("none")
-                ? Optional.empty()
-                : Optional.ofNullable(decision.path("id").textValue());
     }
 
     private boolean cancelled(String id) {
@@ -207,40 +206,38 @@ final class EvalRunner implements AutoCloseable {
      * What the metrics need of a decision, per question measured: the answer, the raw probabilities, the temperature
      * and act threshold it was given with, and the label checked against it (canonical, and whether it was right).
      */
-    static ObjectNode answers(ObjectNode decision, ObjectNode expected, List<String> questions) {
+    static ObjectNode answers(Decided decision, ObjectNode expected, List<String> questions) {
         ObjectNode answers = Json.object();
-        answers.put("model", decision.path("model").asText(null));
+        answers.put("model", decision.model().orElse(null));
         ObjectNode perQuestion = answers.putObject("questions");
-        JsonNode settings = decision.path("settings");
+        AppliedSettings settings = decision.settings();
+        Map<String, Answer> given =
+                decision.answered().map(Decided.Answered::answers).orElse(Map.of());
+        Map<String, Map<String, Double>> raw =
+                decision.answered().map(Decided.Answered::raw).orElse(Map.of());
         for (String question : questions) {
-            JsonNode answer = decision.path("answers").path(question);
-            if (!answer.isObject()) {
+            if (!given.containsKey(question)) {
                 continue;
             }
             ObjectNode own = perQuestion.putObject(question);
-            own.set("answer", answer);
-            own.set("raw", decision.path("raw_probabilities").path(question));
-            own.put("temperature", setting(settings, question, "temperature"));
-            own.put("act_threshold", setting(settings, question, "act_threshold"));
+            own.set("answer", AnswerCodec.write(given.get(question)));
+            ObjectNode rawOwn = own.putObject("raw");
+            raw.getOrDefault(question, Map.of()).forEach(rawOwn::put);
+            own.put("temperature", settings.of(question, "temperature"));
+            own.put("act_threshold", settings.of(question, "act_threshold"));
             JsonNode label = expected.get(question);
             if (label == null) {
                 continue;
             }
-            switch (Labels.check(answer, label)) {
+            switch (Labels.check(given.get(question), label)) {
                 case Labels.Canonical canonical -> {
                     own.set("label", canonical.value());
-                    own.put("correct", Labels.correct(answer, canonical.value()));
+                    own.put("correct", Labels.correct(given.get(question), canonical.value()));
                 }
                 case Labels.Unfit unfit -> own.put("unfit", unfit.why());
             }
         }
         return answers;
-    }
-
-    /** A question's own setting when a per-question layer gave one, else the decision's. */
-    private static double setting(JsonNode settings, String question, String key) {
-        JsonNode own = settings.path("questions").path(question).path(key);
-        return own.isNumber() ? own.doubleValue() : settings.path(key).asDouble();
     }
 
     /** Stops taking work; what runs is abandoned and failed at the next start. */

@@ -18,6 +18,7 @@ import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.templates.Templates;
 import dev.arbor.studio.work.WorkError;
 import dev.arbor.studio.work.WorkShapes;
@@ -244,7 +245,7 @@ public final class Evals implements AutoCloseable {
         ObjectNode body = target.body().deepCopy();
         body.setAll(first.input());
         try {
-            decisions.check(body);
+            decisions.check(DecisionRequest.parse(body));
         } catch (ApiException e) {
             boolean aboutModel = e.problems().stream()
                     .anyMatch(p -> "model".equals(p.param()) || p.code() == ErrorCode.MODEL_NOT_FOUND);

@@ -12,9 +12,12 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Answer;
+import dev.arbor.studio.questions.AnswerCodec;
 import dev.arbor.studio.questions.Labels;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -127,13 +130,13 @@ public final class FeedbackRoutes {
                     "`expected` must be an object of question key to the " + "right answer.");
             return entries;
         }
-        JsonNode answers = decision.body().path("answers");
+        Map<String, Answer> answers =
+                decision.decided().answered().map(Decided.Answered::answers).orElse(Map.of());
         expected.properties().forEach(e -> {
             String param = ParamPath.key("expected", e.getKey());
-            JsonNode answer = answers.get(e.getKey());
+            Answer answer = answers.get(e.getKey());
             if (answer == null) {
-                var keys = new ArrayList<String>();
-                answers.fieldNames().forEachRemaining(keys::add);
+                var keys = new ArrayList<>(answers.keySet());
                 problems.add(
                         ErrorCode.INVALID_EXPECTED,
                         param,
@@ -149,7 +152,7 @@ public final class FeedbackRoutes {
                     entries.add(new FeedbackStore.Entry(
                             e.getKey(),
                             Optional.of(canonical.value()),
-                            Optional.of(answer.path("decision")),
+                            Optional.of(AnswerCodec.decision(answer)),
                             Optional.of(Labels.correct(answer, canonical.value()))));
                 case Labels.Unfit unfit ->
                     problems.add(ErrorCode.INVALID_EXPECTED, param, "`" + param + "` " + unfit.why() + ".");

@@ -21,6 +21,7 @@ import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.decisions.Decisions;
 import dev.arbor.studio.evals.Evals;
 import dev.arbor.studio.heads.Heads;
+import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.questions.Labels;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
@@ -245,10 +246,11 @@ public final class Fits implements AutoCloseable {
         return labelled;
     }
 
-    private static ObjectNode input(String reference, Evals.Labelled item) {
+    /** The decision an item's input makes with the fit's template version. */
+    private static DecisionRequest input(String reference, Evals.Labelled item) {
         ObjectNode body = item.input().deepCopy();
         body.put("template", reference);
-        return body;
+        return DecisionRequest.parse(body);
     }
 
     private void submit(Job job) {

@@ -12,15 +12,16 @@ import java.util.Set;
 public final class DecisionView {
     private DecisionView() {}
 
-    /** The API form of a stored decision: its body with metadata, pin and, when asked, input and raw answers. */
+    /** The API form of a decision: its body with metadata, pin and, when asked, input and raw answers. */
     public static ObjectNode present(
-            ObjectNode body,
+            Decided decided,
             Optional<ObjectNode> input,
             boolean showInput,
             ObjectNode metadata,
             boolean pinned,
             Set<String> include) {
         ObjectNode out = Json.object();
+        ObjectNode body = DecidedCodec.write(decided);
         JsonNode raw = body.path("raw_probabilities");
         body.properties().forEach(e -> {
             if (e.getKey().equals("raw_probabilities")) {

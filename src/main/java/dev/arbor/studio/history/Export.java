@@ -1,8 +1,9 @@
 package dev.arbor.studio.history;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.studio.questions.Answer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Decisions as CSV for spreadsheets: one row per answer (a decision with three questions gives three rows), so
@@ -16,45 +17,32 @@ public final class Export {
     private Export() {}
 
     public static String csv(StoredDecision decision) {
-        JsonNode body = decision.body();
-        String template = body.path("template").path("id").asText("");
-        String version = body.path("template").has("version")
-                ? body.path("template").path("version").asText()
-                : "";
+        Decided decided = decision.decided();
         List<String> common = List.of(
                 decision.id(),
-                body.path("created_at").asText(),
+                Long.toString(decided.createdAt()),
                 decision.status().wire(),
-                template,
-                version,
-                body.path("model").asText(""),
-                body.path("act").isBoolean() ? body.path("act").asText() : "");
+                decided.template().map(Decided.Template::id).orElse(""),
+                decided.template().map(t -> Integer.toString(t.version())).orElse(""),
+                decided.model().orElse(""),
+                decided.answered().map(a -> Boolean.toString(a.act())).orElse(""));
         var out = new StringBuilder();
-        JsonNode answers = body.path("answers");
-        if (!answers.isObject() || answers.isEmpty()) {
+        Map<String, Answer> answers =
+                decided.answered().map(Decided.Answered::answers).orElse(Map.of());
+        if (answers.isEmpty()) {
             row(out, common, List.of("", "", "", "", "", ""));
             return out.toString();
         }
-        answers.properties().forEach(e -> {
-            JsonNode answer = e.getValue();
-            JsonNode chosen = answer.path("decision");
-            String text = chosen.asText();
-            if (chosen.isArray()) {
-                var items = new ArrayList<String>();
-                chosen.forEach(item -> items.add(item.asText()));
-                text = String.join(";", items);
-            }
-            row(
-                    out,
-                    common,
-                    List.of(
-                            e.getKey(),
-                            answer.path("type").asText(),
-                            text,
-                            answer.path("certainty").asText(),
-                            answer.path("act").asText(),
-                            answer.path("origin").asText()));
-        });
+        answers.forEach((key, answer) -> row(
+                out,
+                common,
+                List.of(
+                        key,
+                        answer.type().wire(),
+                        answer.line(),
+                        Double.toString(answer.gate().certainty()),
+                        Boolean.toString(answer.gate().act()),
+                        answer.gate().origin().wire())));
         return out.toString();
     }
 

@@ -180,7 +180,7 @@ public final class HistoryEditRoutes {
         StoredDecision after = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
         Responses.ok(
                 ctx,
-                DecisionView.present(after.body(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
+                DecisionView.present(after.decided(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
     }
 
     private void redact(StoredDecision decision, Redaction redaction) {

@@ -57,7 +57,7 @@ public final class HistoryStore {
             StoredDecision decision, String body, Optional<String> input, String metadata, long storedBytes) {}
 
     public static Prepared prepare(StoredDecision decision) {
-        String body = Json.writeString(decision.body());
+        String body = Json.writeString(DecidedCodec.write(decision.decided()));
         Optional<String> input = decision.input().map(Json::writeString);
         String metadata = Json.writeString(decision.metadata());
         return new Prepared(
@@ -127,8 +127,7 @@ public final class HistoryStore {
      * Moves a decision from one status to another, with its body showing the new status, if it is still in the
      * first; returns whether it was.
      */
-    public boolean transition(
-            String id, List<DecisionStatus> from, DecisionStatus to, ObjectNode body, long nowMillis) {
+    public boolean transition(String id, List<DecisionStatus> from, DecisionStatus to, Decided body, long nowMillis) {
         return database.write(handle -> {
             StatsRollup.count(
                     handle,
@@ -141,7 +140,7 @@ public final class HistoryStore {
                             .bind("to", to.wire())
                             .bind("finished", to != DecisionStatus.IN_PROGRESS)
                             .bind("now", nowMillis)
-                            .bind("body", Json.writeString(body))
+                            .bind("body", Json.writeString(DecidedCodec.write(body)))
                             .bind("id", id)
                             .bindList("from", DecisionStatus.wires(from))
                             .execute()
@@ -405,7 +404,7 @@ public final class HistoryStore {
      * Marks failed, with the error recorded, the decisions left queued or running by a server that stopped: they are
      * never run twice. Returns how many there were.
      */
-    public int failUnfinishedOf(String serverInstance, ObjectNode error, long nowMillis) {
+    public int failUnfinishedOf(String serverInstance, Decided.Failure error, long nowMillis) {
         return failUnfinished("server_instance = :server", q -> q.bind("server", serverInstance), error, nowMillis);
     }
 
@@ -413,7 +412,7 @@ public final class HistoryStore {
      * {@link #failUnfinishedOf} for the decisions whose server is not registered: it closed, or it made them before
      * servers registered.
      */
-    public int failUnfinishedOfUnregistered(ObjectNode error, long nowMillis) {
+    public int failUnfinishedOfUnregistered(Decided.Failure error, long nowMillis) {
         return failUnfinished(
                 "(server_instance IS NULL OR server_instance NOT IN (SELECT id FROM server_instances))",
                 q -> {},
@@ -421,7 +420,8 @@ public final class HistoryStore {
                 nowMillis);
     }
 
-    private int failUnfinished(String owners, Consumer<SqlStatement<?>> bindOwners, ObjectNode error, long nowMillis) {
+    private int failUnfinished(
+            String owners, Consumer<SqlStatement<?>> bindOwners, Decided.Failure error, long nowMillis) {
         String unfinished = "status IN ('queued', 'in_progress') AND " + owners;
         return database.write(handle -> {
             var select = handle.createQuery("SELECT id, body FROM studio_decisions WHERE " + unfinished
@@ -435,15 +435,13 @@ public final class HistoryStore {
             var ids = found.stream().map(Map.Entry::getKey).toList();
             StatsRollup.count(handle, "d.id IN (<ids>)", q -> q.bindList("ids", ids), -1);
             for (var entry : found) {
-                ObjectNode body = (ObjectNode) Json.read(entry.getValue());
-                body.put("status", DecisionStatus.FAILED.wire());
-                body.put("completed_at", nowMillis / 1000);
-                body.set("error", error);
+                Decided failed = DecidedCodec.read(Json.read(entry.getValue()))
+                        .withStatus(DecisionStatus.FAILED, Optional.of(nowMillis / 1000), Optional.of(error));
                 handle.createUpdate("UPDATE studio_decisions SET status = 'failed', error_code = :code, "
                                 + "completed_at = :now, body = :body WHERE id = :id")
-                        .bind("code", error.path("code").asText())
+                        .bind("code", error.code())
                         .bind("now", nowMillis)
-                        .bind("body", Json.writeString(body))
+                        .bind("body", Json.writeString(DecidedCodec.write(failed)))
                         .bind("id", entry.getKey())
                         .execute();
             }
@@ -478,7 +476,7 @@ public final class HistoryStore {
                 rs.getLong("created_at"),
                 completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
-                (ObjectNode) Json.read(rs.getString("body")),
+                DecidedCodec.read(Json.read(rs.getString("body"))),
                 input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
                 List.of(),
                 Json.object(),

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A decision as history keeps it: the columns history filters on, the decision as the API shows it ({@code body},
- * without input, metadata and pin), and the input it read when that is kept.
+ * A decision as history keeps it: the columns history filters on, the decision as the API shows it ({@code decided},
+ * without input, metadata and pin; its {@code body} column), and the input it read when that is kept.
  *
  * @param rows the answers in the form history indexes them
  * @param secrets the HMAC of each sensitive variable, by name
@@ -34,7 +34,7 @@ public record StoredDecision(
         long createdAtMillis,
         Optional<Long> completedAtMillis,
         Optional<Double> totalMs,
-        ObjectNode body,
+        Decided decided,
         Optional<ObjectNode> input,
         List<AnswerRow> rows,
         ObjectNode secrets,
@@ -44,7 +44,7 @@ public record StoredDecision(
         requireNonNull(status, "status");
         requireNonNull(storage, "storage");
         requireNonNull(metadata, "metadata");
-        requireNonNull(body, "body");
+        requireNonNull(decided, "decided");
         requireNonNull(input, "input");
         rows = List.copyOf(rows);
         requireNonNull(secrets, "secrets");

@@ -75,6 +75,28 @@ public record DecisionRequest(
         problems = List.copyOf(problems);
     }
 
+    /** The same request, run now rather than in the background (what another part of the server asks). */
+    public DecisionRequest inForeground() {
+        return new DecisionRequest(
+                template,
+                variables,
+                state,
+                extras,
+                skip,
+                addOptions,
+                settings,
+                media,
+                metadata,
+                store,
+                false,
+                model,
+                actThreshold,
+                failOnStoreError,
+                include,
+                warnings,
+                problems);
+    }
+
     /** Whether the field at {@code param} was sent but refused here (so later checks do not call it missing). */
     boolean rejected(String param) {
         return problems.stream().anyMatch(p -> param.equals(p.param()));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.engines.Scoring;
 import dev.arbor.platform.errors.Warning;
+import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
@@ -17,8 +18,9 @@ import java.util.Set;
  * A checked decision, ready to run: everything the pipeline works out before the model (resolve, render, check).
  * A preview shows it; a decision runs it.
  *
- * @param state what the model reads, sensitive values included
+ * @param situation the state as the model reads it, rendered to text once: sensitive values included
  * @param storedState the state as history keeps it: sensitive values replaced by {@code [redacted:<name>]}
+ * @param storedSituation the stored state rendered to text, as history keeps it and search finds it
  * @param storedVariables the variables as history keeps them (sensitive ones as HMACs); empty without a template
  * @param secrets the HMAC of each sensitive variable, for erasing by value
  * @param model the model that answers; empty only when none is loaded and none can be (a preview then warns)
@@ -27,8 +29,9 @@ import java.util.Set;
  */
 public record Plan(
         Optional<Templates.Resolved> template,
-        JsonNode state,
+        String situation,
         JsonNode storedState,
+        String storedSituation,
         Optional<ObjectNode> storedVariables,
         ObjectNode secrets,
         List<Question> questions,
@@ -48,8 +51,9 @@ public record Plan(
         List<Warning> warnings) {
     public Plan {
         requireNonNull(template, "template");
-        requireNonNull(state, "state");
+        requireNonNull(situation, "situation");
         requireNonNull(storedState, "storedState");
+        requireNonNull(storedSituation, "storedSituation");
         questions = List.copyOf(questions);
         primitives = List.copyOf(primitives);
         media = List.copyOf(media);
@@ -63,8 +67,9 @@ public record Plan(
     public Plan attributedTo(Templates.Resolved version, List<Question> attributedQuestions) {
         return new Plan(
                 Optional.of(version),
-                state,
+                situation,
                 storedState,
+                storedSituation,
                 storedVariables,
                 secrets,
                 attributedQuestions,

@@ -21,6 +21,7 @@ import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
@@ -158,8 +159,9 @@ public final class Planner {
         }
         return new Plan(
                 template,
-                building.state(),
+                rendered,
                 building.storedState(),
+                building.storedState() == building.state() ? rendered : Substitution.asText(building.storedState()),
                 building.storedVariables(),
                 building.secrets(),
                 questions,

@@ -3,8 +3,8 @@ package dev.arbor.studio.planning;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.AppliedSettings;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.questions.QuestionDefinition;
 import dev.arbor.studio.templates.Templates;
@@ -26,14 +26,15 @@ public final class SettingsLadder {
     /** One question's settings, every value resolved. */
     public record QuestionSettings(double actThreshold, double temperature, double multiThreshold) {}
 
-    /**
-     * @param json the settings as the decision shows them: decision-level values, per-question values that came
-     *     from a per-question layer, and the layer of each
-     */
+    /** @param shown the settings as the decision shows them */
     public record Effective(
-            double actThreshold, double temperature, Map<String, QuestionSettings> questions, ObjectNode json) {
+            double actThreshold, double temperature, Map<String, QuestionSettings> questions, AppliedSettings shown) {
         public QuestionSettings of(String key) {
             return questions.get(key);
+        }
+
+        public ObjectNode json() {
+            return shown.json();
         }
     }
 
@@ -53,13 +54,10 @@ public final class SettingsLadder {
                 new Layer("request", request),
                 new Layer("template.models." + model, perModel),
                 new Layer("template", template));
-        ObjectNode json = Json.object();
-        ObjectNode sources = Json.object();
+        var sources = new LinkedHashMap<String, String>();
         double act = decisionLevel(decisionLayers, "act_threshold", defaultAct, sources);
         double temperature = decisionLevel(decisionLayers, "temperature", DEFAULT_TEMPERATURE, sources);
-        json.put("act_threshold", act);
-        json.put("temperature", temperature);
-        ObjectNode perQuestionJson = json.putObject("questions");
+        var perQuestion = new LinkedHashMap<String, Map<String, Double>>();
 
         var resolved = new LinkedHashMap<String, QuestionSettings>();
         for (Question question : questions) {
@@ -83,10 +81,9 @@ public final class SettingsLadder {
                 }
                 Optional<Found> found = pick(layers, setting);
                 if (found.isPresent() && found.get().layer().endsWith("questions")) {
-                    ObjectNode own = perQuestionJson.has(key)
-                            ? (ObjectNode) perQuestionJson.get(key)
-                            : perQuestionJson.putObject(key);
-                    own.put(setting, found.get().value());
+                    perQuestion
+                            .computeIfAbsent(key, k -> new LinkedHashMap<>())
+                            .put(setting, found.get().value());
                     sources.put("questions." + key + "." + setting, found.get().layer());
                 }
                 values[i] = found.map(Found::value)
@@ -99,13 +96,14 @@ public final class SettingsLadder {
             }
             resolved.put(key, new QuestionSettings(values[0], values[1], values[2]));
         }
-        json.set("sources", sources);
-        return new Effective(act, temperature, Map.copyOf(resolved), json);
+        return new Effective(
+                act, temperature, Map.copyOf(resolved), new AppliedSettings(act, temperature, perQuestion, sources));
     }
 
     private record Found(String layer, double value) {}
 
-    private static double decisionLevel(List<Layer> layers, String setting, double fallback, ObjectNode sources) {
+    private static double decisionLevel(
+            List<Layer> layers, String setting, double fallback, Map<String, String> sources) {
         Optional<Found> found = pick(layers, setting);
         sources.put(setting, found.map(Found::layer).orElse("studio"));
         return found.map(Found::value).orElse(fallback);

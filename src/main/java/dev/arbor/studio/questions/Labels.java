@@ -26,21 +26,9 @@ public final class Labels {
 
     public record Unfit(String why) implements Checked {}
 
-    public static Checked check(JsonNode answer, JsonNode label) {
-        List<String> options = new ArrayList<>();
-        answer.path("probabilities").fieldNames().forEachRemaining(options::add);
-        Optional<QuestionType> type = QuestionType.parse(answer.path("type").asText());
-        if (type.isEmpty()) {
-            return new Unfit("the question type is not known");
-        }
-        return switch (type.get()) {
-            case CHOICE -> option(options, label);
-            case RANK -> option(options, label.isArray() && !label.isEmpty() ? label.get(0) : label);
-            case NOUL -> yesNo(label);
-            case SCORE -> level(answer.path("legend"), label);
-            case MULTI -> selection(options, label);
-            case NUMBER -> number(label);
-        };
+    public static Checked check(Answer answer, JsonNode label) {
+        List<JsonNode> levels = answer instanceof Answer.Score score ? score.legend() : List.of();
+        return check(answer.type(), List.copyOf(answer.probabilities().keySet()), levels, label);
     }
 
     /**
@@ -48,30 +36,33 @@ public final class Labels {
      * no answer): the question's options and levels stand in for the answer's.
      */
     public static Checked checkAgainst(Question question, JsonNode label) {
-        var shape = Json.object();
-        shape.put("type", question.type().wire());
-        var probabilities = shape.putObject("probabilities");
-        question.optionKeys().forEach(key -> probabilities.put(key, 0));
-        if (question.definition() instanceof QuestionDefinition.Score score) {
-            shape.set("legend", score.legend());
-        }
-        return check(shape, label);
+        List<JsonNode> levels =
+                question.definition() instanceof QuestionDefinition.Score score ? score.levels() : List.of();
+        return check(question.type(), question.optionKeys(), levels, label);
+    }
+
+    private static Checked check(QuestionType type, List<String> options, List<JsonNode> levels, JsonNode label) {
+        return switch (type) {
+            case CHOICE -> option(options, label);
+            case RANK -> option(options, label.isArray() && !label.isEmpty() ? label.get(0) : label);
+            case NOUL -> yesNo(label);
+            case SCORE -> level(levels, label);
+            case MULTI -> selection(options, label);
+            case NUMBER -> number(label);
+        };
     }
 
     /** Whether the answer matches the canonical label. */
-    public static boolean correct(JsonNode answer, JsonNode canonical) {
-        Optional<QuestionType> type = QuestionType.parse(answer.path("type").asText());
-        if (type.equals(Optional.of(QuestionType.MULTI))) {
-            return new HashSet<>(strings(answer.path("decision"))).equals(new HashSet<>(strings(canonical)));
-        }
-        if (type.equals(Optional.of(QuestionType.NUMBER))) {
-            JsonNode range = answer.path("range");
-            double value = canonical.asDouble();
-            return range.size() == 2
-                    ? value >= range.get(0).asDouble() && value <= range.get(1).asDouble()
-                    : value == answer.path("decision").asDouble();
-        }
-        return answer.path("decision").asText().equals(canonical.asText());
+    public static boolean correct(Answer answer, JsonNode canonical) {
+        return switch (answer) {
+            case Answer.Multi multi -> new HashSet<>(multi.selected()).equals(new HashSet<>(strings(canonical)));
+            case Answer.Estimate estimate -> {
+                double value = canonical.asDouble();
+                yield value >= estimate.low().doubleValue()
+                        && value <= estimate.high().doubleValue();
+            }
+            default -> answer.word().equals(canonical.asText());
+        };
     }
 
     private static Checked option(List<String> options, JsonNode label) {
@@ -91,22 +82,22 @@ public final class Labels {
         };
     }
 
-    private static Checked level(JsonNode legend, JsonNode label) {
+    private static Checked level(List<JsonNode> legend, JsonNode label) {
         int levels = legend.size();
         if (label.isIntegralNumber() && label.asInt() >= 0 && label.asInt() < levels) {
             return new Canonical(Json.mapper().valueToTree(Integer.toString(label.asInt())));
         }
         if (label.isTextual()) {
-            if (legend.has(label.textValue())) {
-                return new Canonical(label);
+            for (int i = 0; i < levels; i++) {
+                if (label.textValue().equals(Integer.toString(i))) {
+                    return new Canonical(label);
+                }
             }
-            for (var entries = legend.properties().iterator(); entries.hasNext(); ) {
-                var level = entries.next();
-                String text = level.getValue().isTextual()
-                        ? level.getValue().textValue()
-                        : level.getValue().toString();
+            for (int i = 0; i < levels; i++) {
+                JsonNode level = legend.get(i);
+                String text = level.isTextual() ? level.textValue() : level.toString();
                 if (text.equals(label.textValue())) {
-                    return new Canonical(Json.mapper().valueToTree(level.getKey()));
+                    return new Canonical(Json.mapper().valueToTree(Integer.toString(i)));
                 }
             }
         }

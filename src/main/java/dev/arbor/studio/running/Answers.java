@@ -1,10 +1,8 @@
 package dev.arbor.studio.running;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.planning.SettingsLadder;
+import dev.arbor.studio.questions.Answer;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Probabilities;
@@ -13,9 +11,12 @@ import dev.arbor.studio.questions.QuestionDefinition;
 import dev.arbor.studio.questions.Rounding;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.IntStream;
 
 /**
@@ -30,41 +31,53 @@ final class Answers {
      * @param needsReview the keys whose answer does not act, in question order
      */
     record Result(
-            ObjectNode answers,
-            ObjectNode raw,
+            Map<String, Answer> answers,
+            Map<String, Map<String, Double>> raw,
             boolean act,
             List<String> needsReview,
             double minCertainty,
-            List<AnswerRow> rows) {}
+            List<AnswerRow> rows) {
+        Result {
+            answers = Collections.unmodifiableMap(new LinkedHashMap<>(answers));
+            raw = Collections.unmodifiableMap(new LinkedHashMap<>(raw));
+            needsReview = List.copyOf(needsReview);
+            rows = List.copyOf(rows);
+        }
+
+        /** The same answers, those of {@code heads} (question key to head id) given by those fitted heads. */
+        Result fittedBy(Map<String, String> heads) {
+            var fitted = new LinkedHashMap<String, Answer>();
+            answers.forEach((key, answer) ->
+                    fitted.put(key, heads.containsKey(key) ? answer.fittedBy(heads.get(key)) : answer));
+            return new Result(fitted, raw, act, needsReview, minCertainty, rows);
+        }
+    }
 
     private Answers() {}
 
     static Result of(
             List<Question> questions, Map<String, List<Double>> probabilities, SettingsLadder.Effective settings) {
-        ObjectNode answers = Json.object();
-        ObjectNode raw = Json.object();
+        var answers = new LinkedHashMap<String, Answer>();
+        var raw = new LinkedHashMap<String, Map<String, Double>>();
         var needsReview = new ArrayList<String>();
         var rows = new ArrayList<AnswerRow>();
         double minCertainty = 1.0;
         int position = 0;
         for (Question question : questions) {
             SettingsLadder.QuestionSettings own = settings.of(question.key());
-            ObjectNode answer = answers.putObject(question.key());
-            answer.put("type", question.type().wire());
             List<String> keys = question.optionKeys();
-            double certainty;
+            var rawOwn = new LinkedHashMap<String, Double>();
+            Gated gated;
             if (question.definition() instanceof QuestionDefinition.Multi) {
-                certainty = multi(
-                        question, keys, probabilities, own, answer, raw.putObject(question.key()), rows, position);
+                gated = multi(question, keys, probabilities, own, rawOwn, rows, position);
             } else {
                 double[] cleaned = Probabilities.clean(probabilities.get(question.key()), keys.size());
-                ObjectNode rawOwn = raw.putObject(question.key());
                 for (int i = 0; i < keys.size(); i++) {
                     rawOwn.put(keys.get(i), Rounding.round(cleaned[i], 6));
                 }
                 double[] p = Probabilities.calibrate(cleaned, own.temperature());
-                Single single = single(question, keys, p, answer);
-                certainty = single.certainty();
+                Single single = single(question, keys, p, own);
+                gated = new Gated(single.answer(), single.certainty());
                 rows.add(new AnswerRow(
                         question.key(),
                         0,
@@ -72,109 +85,117 @@ final class Answers {
                         question.type(),
                         single.decision(),
                         single.value(),
-                        certainty,
-                        certainty >= own.actThreshold(),
+                        single.certainty(),
+                        single.answer().gate().act(),
                         question.origin()));
             }
-            boolean act = certainty >= own.actThreshold();
-            answer.put("certainty", Rounding.round(certainty, 4));
-            answer.put("act", act);
-            answer.put("origin", question.origin().wire());
-            if (question.dynamicOptions()) {
-                answer.put("dynamic_options", true);
-            }
-            if (!act) {
+            answers.put(question.key(), gated.answer());
+            raw.put(question.key(), Collections.unmodifiableMap(rawOwn));
+            if (!gated.answer().gate().act()) {
                 needsReview.add(question.key());
             }
-            minCertainty = Math.min(minCertainty, certainty);
+            minCertainty = Math.min(minCertainty, gated.certainty());
             position++;
         }
-        return new Result(
-                answers,
-                raw,
-                needsReview.isEmpty(),
-                List.copyOf(needsReview),
-                Rounding.round(minCertainty, 4),
-                List.copyOf(rows));
+        return new Result(answers, raw, needsReview.isEmpty(), needsReview, Rounding.round(minCertainty, 4), rows);
+    }
+
+    /** An answer and its certainty before rounding, which gates it and which history indexes. */
+    private record Gated(Answer answer, double certainty) {}
+
+    private static Answer.Gate gate(Question question, double certainty, SettingsLadder.QuestionSettings own) {
+        return new Answer.Gate(
+                Rounding.round(certainty, 4),
+                certainty >= own.actThreshold(),
+                question.origin(),
+                question.dynamicOptions(),
+                Optional.empty());
     }
 
     /**
-     * What history indexes of a single answer (see {@link AnswerRow}).
+     * A single answer and what history indexes of it (see {@link AnswerRow}).
      *
      * @param certainty the top probability
      * @param decision the answer: option, level key, value, yes or no
      * @param value the number behind it: P(yes), expected level, estimate, else the top probability (rounded)
      */
-    private record Single(double certainty, String decision, double value) {}
+    private record Single(Answer answer, double certainty, String decision, double value) {}
 
-    /** Fills a choice, rank, score, number or yes/no answer. */
-    private static Single single(Question question, List<String> keys, double[] p, ObjectNode answer) {
+    /** A choice, rank, score, number or yes/no answer. */
+    private static Single single(
+            Question question, List<String> keys, double[] p, SettingsLadder.QuestionSettings own) {
         int top = argmax(p);
         double topProbability = p[top];
-        String decision = keys.get(top);
-        double value = Rounding.round(topProbability, 4);
-        ObjectNode probabilities = Json.object();
+        double shownTop = Rounding.round(topProbability, 4);
+        Answer.Gate gate = gate(question, topProbability, own);
+        var probabilities = new LinkedHashMap<String, Double>();
         for (int i = 0; i < keys.size(); i++) {
             probabilities.put(keys.get(i), Rounding.round(p[i], 4));
         }
-        switch (question.definition()) {
-            case QuestionDefinition.Choice _ -> {
-                answer.put("choice", keys.get(top));
-                answer.set("probabilities", probabilities);
-                answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
-                answer.put("decision", keys.get(top));
-            }
+        String best = keys.get(top);
+        return switch (question.definition()) {
+            case QuestionDefinition.Choice _ ->
+                new Single(
+                        new Answer.Choice(best, probabilities, choiceConfidence(p, top), shownTop, gate),
+                        topProbability,
+                        best,
+                        shownTop);
             case QuestionDefinition.Rank _ -> {
                 Integer[] order = IntStream.range(0, keys.size()).boxed().toArray(Integer[]::new);
                 Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -p[i]));
-                ArrayNode ranking = answer.putArray("ranking");
-                Arrays.stream(order).forEach(i -> ranking.add(keys.get(i)));
-                answer.put("choice", keys.get(top));
-                answer.set("probabilities", probabilities);
-                answer.put("confidence", Rounding.round(choiceConfidence(topProbability, keys.size()), 4));
-                answer.put("decision", keys.get(top));
+                List<String> ranking = Arrays.stream(order).map(keys::get).toList();
+                yield new Single(
+                        new Answer.Rank(ranking, best, probabilities, choiceConfidence(p, top), shownTop, gate),
+                        topProbability,
+                        best,
+                        shownTop);
             }
             case QuestionDefinition.Score score -> {
-                value = Rounding.round(expected(p), 4);
-                answer.put("score", value);
-                answer.set("legend", score.legend());
-                answer.set("probabilities", probabilities);
-                answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
-                answer.put("decision", keys.get(top));
+                double expected = Rounding.round(expected(p), 4);
+                yield new Single(
+                        new Answer.Score(
+                                expected,
+                                score.levels(),
+                                probabilities,
+                                Rounding.round(scaleConfidence(p, top), 4),
+                                best,
+                                shownTop,
+                                gate),
+                        topProbability,
+                        best,
+                        expected);
             }
             case QuestionDefinition.NumberScale number -> {
-                value = number(number, keys, p, top, probabilities, answer);
-                decision = String.valueOf(Primitives.value(keys.get(top)));
+                Answer.Estimate estimate = number(number, keys, p, top, probabilities, shownTop, gate);
+                yield new Single(estimate, topProbability, String.valueOf(estimate.mostLikely()), estimate.estimate());
             }
             case QuestionDefinition.YesNo _ -> {
-                value = Rounding.round(p[1], 4);
-                decision = p[1] >= 0.5 ? "yes" : "no";
-                answer.put("noul", value);
-                answer.set("probabilities", probabilities);
-                answer.put("decision", decision);
+                double yes = Rounding.round(p[1], 4);
+                boolean said = p[1] >= 0.5;
+                yield new Single(
+                        new Answer.YesNo(yes, probabilities, said, shownTop, gate),
+                        topProbability,
+                        said ? "yes" : "no",
+                        yes);
             }
             case QuestionDefinition.Multi _ ->
                 throw new IllegalArgumentException("a multi question has no single answer");
-        }
-        answer.put("top_probability", Rounding.round(topProbability, 4));
-        return new Single(topProbability, decision, value);
+        };
     }
 
-    /** Fills a number answer; returns its estimate, rounded as the answer shows it. */
-    private static double number(
+    /** A number answer: its estimate, most likely value, and the range it is 80% sure of. */
+    private static Answer.Estimate number(
             QuestionDefinition.NumberScale question,
             List<String> keys,
             double[] p,
             int top,
-            ObjectNode probabilities,
-            ObjectNode answer) {
+            Map<String, Double> probabilities,
+            double shownTop,
+            Answer.Gate gate) {
         double estimate = 0;
         for (int i = 0; i < keys.size(); i++) {
             estimate += Primitives.value(keys.get(i)).doubleValue() * p[i];
         }
-        double rounded = Rounding.round(estimate, 4);
-        answer.put("estimate", rounded);
-        answer.set("most_likely", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
         int lower = -1;
         int upper = keys.size() - 1;
         double cumulative = 0;
@@ -188,28 +209,28 @@ final class Answers {
                 break;
             }
         }
-        ArrayNode range = answer.putArray("range");
-        range.add(Json.mapper().valueToTree(Primitives.value(keys.get(Math.max(lower, 0)))));
-        range.add(Json.mapper().valueToTree(Primitives.value(keys.get(upper))));
-        question.unit().ifPresent(unit -> answer.put("unit", unit));
-        answer.set("probabilities", probabilities);
-        answer.put("confidence", Rounding.round(scaleConfidence(p, top), 4));
-        answer.set("decision", Json.mapper().valueToTree(Primitives.value(keys.get(top))));
-        return rounded;
+        return new Answer.Estimate(
+                Rounding.round(estimate, 4),
+                Primitives.value(keys.get(top)),
+                Primitives.value(keys.get(Math.max(lower, 0))),
+                Primitives.value(keys.get(upper)),
+                question.unit(),
+                probabilities,
+                Rounding.round(scaleConfidence(p, top), 4),
+                shownTop,
+                gate);
     }
 
-    /** One yes/no child per option; returns the certainty, the least sure of the options. */
-    private static double multi(
+    /** One yes/no child per option; its certainty is the least sure of the options. */
+    private static Gated multi(
             Question question,
             List<String> keys,
             Map<String, List<Double>> probabilities,
             SettingsLadder.QuestionSettings own,
-            ObjectNode answer,
-            ObjectNode raw,
+            Map<String, Double> raw,
             List<AnswerRow> rows,
             int position) {
-        ArrayNode selected = Json.mapper().createArrayNode();
-        ObjectNode byOption = Json.object();
+        var byOption = new LinkedHashMap<String, Double>();
         double certainty = 1.0;
         double top = 0;
         var chosen = new ArrayList<String>();
@@ -221,22 +242,24 @@ final class Answers {
             applies[i] = p[1];
             byOption.put(keys.get(i), Rounding.round(p[1], 4));
             if (p[1] >= own.multiThreshold()) {
-                selected.add(keys.get(i));
                 chosen.add(keys.get(i));
             }
             double sure = Math.max(p[1], 1 - p[1]);
             certainty = Math.min(certainty, sure);
             top = Math.max(top, sure);
         }
-        answer.set("selected", selected);
-        answer.set("probabilities", byOption);
-        answer.put("threshold", own.multiThreshold());
-        answer.set("decision", selected.deepCopy());
-        answer.put("top_probability", Rounding.round(top, 4));
-        boolean act = certainty >= own.actThreshold();
+        Answer.Gate gate = gate(question, certainty, own);
         if (chosen.isEmpty()) {
             rows.add(new AnswerRow(
-                    question.key(), 0, position, QuestionType.MULTI, null, 0, certainty, act, question.origin()));
+                    question.key(),
+                    0,
+                    position,
+                    QuestionType.MULTI,
+                    null,
+                    0,
+                    certainty,
+                    gate.act(),
+                    question.origin()));
         }
         for (int i = 0; i < chosen.size(); i++) {
             rows.add(new AnswerRow(
@@ -247,10 +270,11 @@ final class Answers {
                     chosen.get(i),
                     applies[keys.indexOf(chosen.get(i))],
                     certainty,
-                    act,
+                    gate.act(),
                     question.origin()));
         }
-        return certainty;
+        return new Gated(
+                new Answer.Multi(chosen, byOption, own.multiThreshold(), Rounding.round(top, 4), gate), certainty);
     }
 
     private static int argmax(double[] p) {
@@ -263,8 +287,9 @@ final class Answers {
         return best;
     }
 
-    private static double choiceConfidence(double top, int options) {
-        return options == 1 ? 1.0 : Math.max(0, (top - 1.0 / options) / (1 - 1.0 / options));
+    private static double choiceConfidence(double[] p, int top) {
+        int options = p.length;
+        return Rounding.round(options == 1 ? 1.0 : Math.max(0, (p[top] - 1.0 / options) / (1 - 1.0 / options)), 4);
     }
 
     private static double expected(double[] p) {

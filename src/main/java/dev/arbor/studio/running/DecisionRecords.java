@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.json.Json;
-import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
@@ -67,76 +67,43 @@ final class DecisionRecords {
         }
     }
 
-    ObjectNode body(Plan plan, Source source, String id, Step step) {
+    Decided decided(Plan plan, Source source, String id, Step step) {
         Optional<Ran> ran = step.ran();
-        ObjectNode body = Json.object();
-        body.put("id", id);
-        body.put("object", "decision");
-        body.put("status", step.status().wire());
-        body.put("created_at", step.created() / 1000);
-        if (step.completed().isPresent()) {
-            body.put("completed_at", step.completed().get() / 1000);
-        } else {
-            body.putNull("completed_at");
-        }
-        if (plan.template().isPresent()) {
-            var template = plan.template().get();
-            ObjectNode json = body.putObject("template");
-            json.put("id", template.id());
-            json.put("version", template.version());
-            json.put("ref", template.reference());
-            json.put("resolved_from", template.resolvedFrom());
-            json.put("attribution", source.attribution());
-        } else {
-            body.putNull("template");
-        }
-        body.put("model", plan.model().orElse(null));
-        body.put("model_requested", plan.modelRequested().orElse(null));
-        body.set("extensions", plan.extensions().json());
-        if (ran.isPresent()) {
-            Answers.Result answers = ran.get().answers();
-            body.set("answers", answers.answers());
-            body.put("act", answers.act());
-            ArrayNode review = body.putArray("needs_review");
-            answers.needsReview().forEach(review::add);
-        } else {
-            body.putNull("answers");
-            body.putNull("act");
-            body.putArray("needs_review");
-        }
-        body.set("settings", plan.settings().json());
-        ObjectNode usage = body.putObject("usage");
-        usage.put("input_tokens", ran.map(Ran::inputTokens).filter(t -> t > 0).orElse(plan.estimatedTokens()));
-        usage.put("output_tokens", 0);
-        ObjectNode timing = body.putObject("timing");
-        timing.put("queue_ms", Rounding.round(ran.map(Ran::queueMillis).orElse(0.0), 3));
-        timing.put("load_ms", Rounding.round(ran.map(Ran::loadMillis).orElse(0.0), 3));
-        timing.put("model_ms", Rounding.round(ran.map(Ran::modelMillis).orElse(0.0), 3));
-        timing.put("total_ms", Rounding.round(ran.map(Ran::totalMillis).orElse(0.0), 3));
-        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        ObjectNode origin = body.putObject("source");
-        origin.put("surface", source.surface());
-        origin.put("endpoint", source.endpoint());
-        origin.put("request_id", source.requestId());
-        body.put("rerun_of", source.rerunOf().orElse(null));
-        body.put("store", plan.store().wire());
-        if (step.error().isPresent()) {
-            ApiException error = step.error().get();
-            ObjectNode json = body.putObject("error");
-            json.put("type", error.code().type());
-            json.put("code", error.code().code());
-            json.put("message", error.problems().getFirst().message());
-        } else {
-            body.putNull("error");
-        }
-        ran.ifPresent(r -> body.set("raw_probabilities", r.answers().raw()));
-        return body;
+        return new Decided(
+                id,
+                step.status(),
+                step.created() / 1000,
+                step.completed().map(completed -> completed / 1000),
+                plan.template()
+                        .map(t -> new Decided.Template(
+                                t.id(), t.version(), t.reference(), t.resolvedFrom(), source.attribution())),
+                plan.model(),
+                plan.modelRequested(),
+                plan.extensions(),
+                ran.map(Ran::answers)
+                        .map(answers -> new Decided.Answered(
+                                answers.answers(), answers.act(), answers.needsReview(), answers.raw())),
+                plan.settings().shown(),
+                ran.map(Ran::inputTokens).filter(t -> t > 0).orElse(plan.estimatedTokens()),
+                ran.map(r -> new Decided.Timing(
+                                Rounding.round(r.queueMillis(), 3),
+                                Rounding.round(r.loadMillis(), 3),
+                                Rounding.round(r.modelMillis(), 3),
+                                Rounding.round(r.totalMillis(), 3)))
+                        .orElse(Decided.Timing.NONE),
+                plan.warnings(),
+                new Decided.Caller(source.surface(), source.endpoint(), source.requestId()),
+                source.rerunOf(),
+                plan.store(),
+                step.error()
+                        .map(error -> Decided.Failure.of(
+                                error.code(), error.problems().getFirst().message())));
     }
 
-    StoredDecision record(Plan plan, Source source, String id, Step step, ObjectNode body, Optional<ObjectNode> input) {
+    StoredDecision record(Plan plan, Source source, Step step, Decided decided, Optional<ObjectNode> input) {
         Optional<Ran> ran = step.ran();
         return new StoredDecision(
-                id,
+                decided.id(),
                 step.status(),
                 plan.store() == StoreLevel.NONE ? StoreLevel.FULL : plan.store(),
                 source.surface(),
@@ -154,7 +121,7 @@ final class DecisionRecords {
                 step.created(),
                 step.completed(),
                 ran.map(r -> Rounding.round(r.totalMillis(), 3)),
-                body,
+                decided,
                 input,
                 ran.map(r -> r.answers().rows()).orElse(List.of()),
                 plan.secrets(),
@@ -165,7 +132,7 @@ final class DecisionRecords {
 
     /** What search finds a decision by: its situation as stored (sensitive values masked) and its text variables. */
     private static String searchText(Plan plan) {
-        var text = new StringBuilder(Substitution.asText(plan.storedState()));
+        var text = new StringBuilder(plan.storedSituation());
         plan.storedVariables()
                 .ifPresent(variables -> variables.properties().forEach(e -> {
                     if (e.getValue().isTextual() && !e.getValue().textValue().startsWith("data:")) {
@@ -225,7 +192,7 @@ final class DecisionRecords {
         input.set("state", plan.storedState());
         input.set("media", items);
         input.set("questions", Planner.questionsJson(plan.questions()));
-        input.put("rendered_state", Substitution.asText(plan.storedState()));
+        input.put("rendered_state", plan.storedSituation());
         return input;
     }
 

@@ -11,12 +11,11 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.ids.Ids;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
-import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.heads.Head;
 import dev.arbor.studio.heads.Heads;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
@@ -59,8 +58,14 @@ public final class DecisionService implements AutoCloseable {
      *
      * @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it
      */
-    public record Outcome(
-            ObjectNode decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {}
+    public record Outcome(Decided decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {
+        public Outcome {
+            requireNonNull(decision, "decision");
+            requireNonNull(stored, "stored");
+            requireNonNull(decisionId, "decisionId");
+            requireNonNull(input, "input");
+        }
+    }
 
     /** What history kept of a decision, as the {@code x-studio-stored} header says it. */
     public enum Stored {
@@ -202,7 +207,7 @@ public final class DecisionService implements AutoCloseable {
         if (!fitted.isEmpty()) {
             atModel.run();
             atModelNanos[0] = System.nanoTime();
-            List<String> situation = List.of(Substitution.asText(plan.state()));
+            List<String> situation = List.of(plan.situation());
             var embedded = replicas.isPresent()
                     ? replicas.get().embed(situation)
                     : runtime.embed(plan.model().get(), situation);
@@ -214,7 +219,7 @@ public final class DecisionService implements AutoCloseable {
         }
         if (!toAsk.isEmpty()) {
             var request = new Scoring.Request(
-                    Substitution.asText(plan.state()),
+                    plan.situation(),
                     plan.media().stream().map(MediaInput::type).toList(),
                     toAsk);
             boolean reachedAlready = !fitted.isEmpty(); // the heads' embedding reached the model first
@@ -235,10 +240,10 @@ public final class DecisionService implements AutoCloseable {
             tokens = answer.inputTokens();
         }
         long answered = System.nanoTime();
-        Answers.Result answers = Answers.of(plan.questions(), probabilities, plan.settings());
-        fitted.forEach((question, id) -> ((ObjectNode) answers.answers().get(question.key()))
-                .put("method", "fitted_head")
-                .put("head", id));
+        var heads = new LinkedHashMap<String, String>();
+        fitted.forEach((question, id) -> heads.put(question.key(), id));
+        Answers.Result answers =
+                Answers.of(plan.questions(), probabilities, plan.settings()).fittedBy(heads);
         return new DecisionRecords.Ran(
                 answers,
                 tokens,
@@ -308,22 +313,19 @@ public final class DecisionService implements AutoCloseable {
             Plan plan, Source source, String id, long created, Optional<ObjectNode> input, DecisionRecords.Ran ran) {
         DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
         var warnings = new ArrayList<>(plan.warnings());
-        ObjectNode body = records.body(plan, source, id, step);
+        Decided decided = records.decided(plan, source, id, step);
         Stored stored = Stored.at(plan.store());
         if (plan.store() != StoreLevel.NONE) {
             try {
-                history.write(records.record(plan, source, id, step, body, input));
+                history.write(records.record(plan, source, step, decided, input));
             } catch (RuntimeException e) {
                 stored = storeFailed(plan, id, e, warnings);
             }
         }
-        body.set("warnings", Json.mapper().valueToTree(warnings));
-        if (stored == Stored.FAILED) {
-            body.put("store", StoreLevel.NONE.wire());
-        }
+        decided = decided.withWarnings(warnings, stored == Stored.FAILED ? StoreLevel.NONE : decided.store());
         return stored.kept()
-                ? new Outcome(body, stored, Optional.of(id), input)
-                : new Outcome(body, stored, Optional.empty(), Optional.empty());
+                ? new Outcome(decided, stored, Optional.of(id), input)
+                : new Outcome(decided, stored, Optional.empty(), Optional.empty());
     }
 
     /** {@code serve}: the answer goes out with a warning; {@code fail}: 503 {@code store_failed}. */
@@ -350,9 +352,8 @@ public final class DecisionService implements AutoCloseable {
             return failure;
         }
         DecisionRecords.Step step = DecisionRecords.Step.failed(created, clock.millis(), failure);
-        ObjectNode body = records.body(plan, source, id, step);
         try {
-            history.write(records.record(plan, source, id, step, body, input));
+            history.write(records.record(plan, source, step, records.decided(plan, source, id, step), input));
             return failure.withField("decision_id", id);
         } catch (RuntimeException e) {
             LOG.warn("failed decision {} could not be saved to history: {}", id, e.toString());
@@ -364,34 +365,28 @@ public final class DecisionService implements AutoCloseable {
 
     private Outcome queue(Plan plan, Source source, String id, long created, Optional<ObjectNode> input) {
         DecisionRecords.Step step = DecisionRecords.Step.queued(created);
-        ObjectNode body = records.body(plan, source, id, step);
-        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        history.write(records.record(plan, source, id, step, body, input));
+        Decided queued = records.decided(plan, source, id, step);
+        history.write(records.record(plan, source, step, queued, input));
         var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
         background.submit(() -> {
             run.thread().set(Thread.currentThread());
             try {
-                runInBackground(plan, source, id, body, created, input, run);
+                runInBackground(plan, source, queued, created, input, run);
             } catch (RuntimeException e) {
                 LOG.error("background decision {} could not be recorded", id, e);
             } finally {
                 running.remove(id);
             }
         });
-        return new Outcome(body, Stored.at(plan.store()), Optional.of(id), input);
+        return new Outcome(queued, Stored.at(plan.store()), Optional.of(id), input);
     }
 
     private void runInBackground(
-            Plan plan,
-            Source source,
-            String id,
-            ObjectNode queued,
-            long created,
-            Optional<ObjectNode> input,
-            Running run) {
+            Plan plan, Source source, Decided queued, long created, Optional<ObjectNode> input, Running run) {
+        String id = queued.id();
         AtomicReference<Phase> phase = run.phase();
-        ObjectNode inProgress = queued.deepCopy().put("status", DecisionStatus.IN_PROGRESS.wire());
+        Decided inProgress = queued.withStatus(DecisionStatus.IN_PROGRESS, Optional.empty(), Optional.empty());
         if (phase.get() == Phase.CANCELLED
                 || !store.transition(
                         id, List.of(DecisionStatus.QUEUED), DecisionStatus.IN_PROGRESS, inProgress, clock.millis())) {
@@ -405,9 +400,7 @@ public final class DecisionService implements AutoCloseable {
                 }
             });
             DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
-            ObjectNode body = records.body(plan, source, id, step);
-            body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-            store.finish(records.record(plan, source, id, step, body, input));
+            store.finish(records.record(plan, source, step, records.decided(plan, source, id, step), input));
             metrics.completed(plan, run.queuedNanos());
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it
@@ -438,9 +431,7 @@ public final class DecisionService implements AutoCloseable {
     private void finishFailed(
             Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
         DecisionRecords.Step step = DecisionRecords.Step.failed(created, clock.millis(), failure);
-        ObjectNode body = records.body(plan, source, id, step);
-        body.set("warnings", Json.mapper().valueToTree(plan.warnings()));
-        store.finish(records.record(plan, source, id, step, body, input));
+        store.finish(records.record(plan, source, step, records.decided(plan, source, id, step), input));
     }
 
     /** Thrown at the model's door when the decision was cancelled while it waited. */
@@ -468,9 +459,8 @@ public final class DecisionService implements AutoCloseable {
                                     + "cancelled.");
         }
         long now = clock.millis();
-        ObjectNode body = decision.body().deepCopy();
-        body.put("status", DecisionStatus.CANCELLED.wire());
-        body.put("completed_at", now / 1000);
+        Decided body =
+                decision.decided().withStatus(DecisionStatus.CANCELLED, Optional.of(now / 1000), Optional.empty());
         if (!store.transition(id, DecisionStatus.UNFINISHED, DecisionStatus.CANCELLED, body, now)) {
             throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
         }

@@ -20,4 +20,12 @@ public record Source(String surface, String endpoint, String requestId, String a
         requireNonNull(attribution, "attribution");
         requireNonNull(rerunOf, "rerunOf");
     }
+
+    /**
+     * Another part of the server asking ({@code router}, {@code eval}): its surface names it, also as the endpoint,
+     * and the template is named explicitly.
+     */
+    public static Source inProcess(String surface, String requestId) {
+        return new Source(surface, surface, requestId, "explicit", Optional.empty());
+    }
 }

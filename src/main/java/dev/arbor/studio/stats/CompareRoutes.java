@@ -15,17 +15,18 @@ import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Answer;
 import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -167,14 +168,15 @@ public final class CompareRoutes {
         double certainty = 0;
         var counts = new java.util.TreeMap<String, Integer>();
         for (StoredDecision decision : side.byInput().values()) {
-            JsonNode answer = decision.body().path("answers").path(key);
-            if (answer.isMissingNode()) {
+            Optional<Answer> given = answer(decision, key);
+            if (given.isEmpty()) {
                 continue;
             }
+            Answer answer = given.get();
             n++;
-            certainty += answer.path("certainty").asDouble();
-            acted += answer.path("act").asBoolean() ? 1 : 0;
-            counts.merge(text(answer.path("decision")), 1, Integer::sum);
+            certainty += answer.gate().certainty();
+            acted += answer.gate().act() ? 1 : 0;
+            counts.merge(answer.line(), 1, Integer::sum);
             Boolean correct =
                     side.correct().getOrDefault(decision.id(), Map.of()).get(key);
             if (correct != null) {
@@ -207,17 +209,17 @@ public final class CompareRoutes {
         ArrayNode sample = Json.mapper().createArrayNode();
         for (var entry : older.byInput().entrySet()) {
             StoredDecision other = newer.byInput().get(entry.getKey());
-            JsonNode before = entry.getValue().body().path("answers").path(key);
-            if (other == null || before.isMissingNode()) {
+            Optional<Answer> before = answer(entry.getValue(), key);
+            if (other == null || before.isEmpty()) {
                 continue;
             }
-            JsonNode after = other.body().path("answers").path(key);
-            if (after.isMissingNode()) {
+            Optional<Answer> after = answer(other, key);
+            if (after.isEmpty()) {
                 continue;
             }
             n++;
-            String from = text(before.path("decision"));
-            String to = text(after.path("decision"));
+            String from = before.get().line();
+            String to = after.get().line();
             if (from.equals(to)) {
                 agree++;
             } else {
@@ -242,12 +244,8 @@ public final class CompareRoutes {
         return json;
     }
 
-    private static String text(JsonNode decision) {
-        if (decision.isArray()) {
-            var items = new ArrayList<String>();
-            decision.forEach(item -> items.add(item.asText()));
-            return String.join(";", items);
-        }
-        return decision.asText();
+    /** A decision's answer to one question, when it gave one. */
+    private static Optional<Answer> answer(StoredDecision decision, String key) {
+        return decision.decided().answered().map(a -> a.answers().get(key));
     }
 }

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.json.Json;
-import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.StoredDecision;
+import dev.arbor.studio.questions.Answer;
 import dev.arbor.studio.questions.Probabilities;
 import dev.arbor.studio.questions.Rounding;
-import dev.arbor.studio.settings.StudioSettings;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -224,26 +224,27 @@ final class Stats {
             completed++;
             decision.act().filter(Boolean::booleanValue).ifPresent(a -> acted++);
             decision.totalMs().ifPresent(latencies::add);
-            ObjectNode body = decision.body();
+            Decided decided = decision.decided();
             boolean allActIfWhat = true;
             boolean allRight = true;
             boolean anyLabelled = false;
-            for (var entries = body.path("answers").properties().iterator(); entries.hasNext(); ) {
-                var entry = entries.next();
+            Map<String, Answer> answers =
+                    decided.answered().map(Decided.Answered::answers).orElse(Map.of());
+            Map<String, Map<String, Double>> raw =
+                    decided.answered().map(Decided.Answered::raw).orElse(Map.of());
+            for (var entry : answers.entrySet()) {
                 String q = entry.getKey();
-                JsonNode answer = entry.getValue();
+                Answer answer = entry.getValue();
                 Question stats = questions.computeIfAbsent(q, k -> new Question());
-                String origin = answer.path("origin").asText();
-                if (!includes(origin)) {
+                if (!includes(answer.gate().origin().wire())) {
                     stats.excluded++;
                     continue;
                 }
                 stats.add(answer, Optional.ofNullable(correct.get(q)));
                 if (whatIf.any()) {
-                    double threshold = whatIf.actThreshold().orElse(threshold(body, q));
-                    boolean act =
-                            recalibrated(answer, body.path("raw_probabilities").path(q)) >= threshold;
-                    allActIfWhat &= act;
+                    double threshold =
+                            whatIf.actThreshold().orElse(decided.settings().of(q, "act_threshold"));
+                    allActIfWhat &= recalibrated(answer, Optional.ofNullable(raw.get(q))) >= threshold;
                 }
                 if (correct.containsKey(q)) {
                     anyLabelled = true;
@@ -262,31 +263,22 @@ final class Stats {
         }
 
         /** The certainty a question would have had under the what-if temperature (or its own). */
-        private double recalibrated(JsonNode answer, JsonNode raw) {
-            if (whatIf.temperature().isEmpty() || !raw.isObject()) {
-                return answer.path("certainty").asDouble();
+        private double recalibrated(Answer answer, Optional<Map<String, Double>> raw) {
+            if (whatIf.temperature().isEmpty() || raw.isEmpty()) {
+                return answer.gate().certainty();
             }
             double temperature = whatIf.temperature().get();
-            if (QuestionType.MULTI.wire().equals(answer.path("type").asText())) {
+            if (answer instanceof Answer.Multi) {
                 double least = 1.0;
-                for (JsonNode p : raw) {
-                    double[] two = Probabilities.calibrate(new double[] {1 - p.asDouble(), p.asDouble()}, temperature);
+                for (double yes : raw.get().values()) {
+                    double[] two = Probabilities.calibrate(new double[] {1 - yes, yes}, temperature);
                     least = Math.min(least, Math.max(two[0], two[1]));
                 }
                 return least;
             }
-            var values = new ArrayList<Double>();
-            raw.forEach(p -> values.add(p.asDouble()));
+            var values = new ArrayList<>(raw.get().values());
             double[] p = Probabilities.calibrate(Probabilities.clean(values, values.size()), temperature);
             return Arrays.stream(p).max().orElse(0);
-        }
-
-        private static double threshold(ObjectNode body, String q) {
-            JsonNode settings = body.path("settings");
-            JsonNode own = settings.path("questions").path(q).path("act_threshold");
-            return own.isNumber()
-                    ? own.doubleValue()
-                    : settings.path("act_threshold").asDouble(StudioSettings.DEFAULT_ACT_THRESHOLD);
         }
 
         ObjectNode json() {
@@ -355,18 +347,17 @@ final class Stats {
         boolean dynamic;
         final Map<String, Long> distribution = new HashMap<>();
 
-        void add(JsonNode answer, Optional<Boolean> correct) {
+        void add(Answer answer, Optional<Boolean> correct) {
             runs++;
-            certaintyE4 += Math.round(answer.path("certainty").asDouble() * 10_000);
-            if (answer.path("act").asBoolean()) {
+            certaintyE4 += Math.round(answer.gate().certainty() * 10_000);
+            if (answer.gate().act()) {
                 acted++;
             }
-            dynamic |= answer.path("dynamic_options").asBoolean();
-            JsonNode decision = answer.path("decision");
-            if (decision.isArray()) {
-                decision.forEach(option -> distribution.merge(option.asText(), 1L, Long::sum));
+            dynamic |= answer.gate().dynamicOptions();
+            if (answer instanceof Answer.Multi multi) {
+                multi.selected().forEach(option -> distribution.merge(option, 1L, Long::sum));
             } else {
-                distribution.merge(decision.asText(), 1L, Long::sum);
+                distribution.merge(answer.word(), 1L, Long::sum);
             }
             correct.ifPresent(c -> {
                 labelled++;

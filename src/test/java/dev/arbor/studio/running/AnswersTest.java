@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.planning.SettingsLadder;
+import dev.arbor.studio.questions.AnswerCodec;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Question;
 import java.util.List;
@@ -26,12 +27,13 @@ class AnswersTest {
                 question("tags", "{\"type\": \"multi\", \"criteria\": {\"a\": null, \"b\": null}, \"threshold\": 0.5}");
         var probabilities = Map.of("tags#0", List.of(0.05, 0.95), "tags#1", List.of(0.7, 0.3));
         var at70 = Answers.of(List.of(tags), probabilities, settings(List.of(tags), "{\"act_threshold\": 0.7}"));
-        var answer = at70.answers().path("tags");
+        var answer = AnswerCodec.writeAll(at70.answers()).path("tags");
         assertThat(answer.path("selected").toString()).isEqualTo("[\"a\"]");
         assertThat(answer.path("certainty").asDouble()).isEqualTo(0.7);
         assertThat(answer.path("act").asBoolean()).isTrue();
         var at71 = Answers.of(List.of(tags), probabilities, settings(List.of(tags), "{\"act_threshold\": 0.71}"));
-        assertThat(at71.answers().path("tags").path("act").asBoolean()).isFalse();
+        assertThat(AnswerCodec.writeAll(at71.answers()).path("tags").path("act").asBoolean())
+                .isFalse();
         assertThat(at71.needsReview()).containsExactly("tags");
         assertThat(at71.act()).isFalse();
     }
@@ -42,13 +44,20 @@ class AnswersTest {
         var probabilities = Map.of("team", List.of(0.7, 0.2, 0.1));
         var plain = Answers.of(List.of(team), probabilities, settings(List.of(team), "{}"));
         var warm = Answers.of(List.of(team), probabilities, settings(List.of(team), "{\"temperature\": 2}"));
-        assertThat(plain.answers().at("/team/probabilities/a").asDouble()).isEqualTo(0.7);
-        assertThat(warm.answers().at("/team/choice").asText()).isEqualTo("a");
-        assertThat(warm.answers().at("/team/probabilities/a").asDouble())
+        assertThat(AnswerCodec.writeAll(plain.answers())
+                        .at("/team/probabilities/a")
+                        .asDouble())
+                .isEqualTo(0.7);
+        assertThat(AnswerCodec.writeAll(warm.answers()).at("/team/choice").asText())
+                .isEqualTo("a");
+        assertThat(AnswerCodec.writeAll(warm.answers())
+                        .at("/team/probabilities/a")
+                        .asDouble())
                 .isLessThan(0.7)
                 .isGreaterThan(0.4);
-        assertThat(warm.raw().at("/team/a").asDouble()).isEqualTo(0.7);
-        assertThat(plain.answers().at("/team/confidence").asDouble()).isEqualTo(0.55);
+        assertThat(warm.raw().get("team").get("a")).isEqualTo(0.7);
+        assertThat(AnswerCodec.writeAll(plain.answers()).at("/team/confidence").asDouble())
+                .isEqualTo(0.55);
     }
 
     @Test
@@ -73,7 +82,7 @@ class AnswersTest {
                         "urgent",
                         List.of(0.4, 0.6)),
                 settings(all, "{}"));
-        var answers = result.answers();
+        var answers = AnswerCodec.writeAll(result.answers());
         assertThat(answers.at("/level/score").asDouble()).isEqualTo(2.0);
         assertThat(answers.at("/level/decision").asText()).isEqualTo("2");
         assertThat(answers.at("/level/confidence").asDouble()).isEqualTo(1.0);

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.history.AppliedSettings;
+import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionStatus;
+import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
@@ -15,6 +18,7 @@ import dev.arbor.testing.TempFolders;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
@@ -23,7 +27,24 @@ import org.junit.jupiter.api.Test;
 
 class GroupCommitTest {
     private static StoredDecision decision(String id) {
-        var body = Json.object().put("id", id);
+        var decided = new Decided(
+                id,
+                DecisionStatus.COMPLETED,
+                1L,
+                Optional.of(2L),
+                Optional.empty(),
+                Optional.of("hash-decider"),
+                Optional.empty(),
+                Extensions.NONE,
+                Optional.empty(),
+                new AppliedSettings(0.9, 1.0, Map.of(), Map.of()),
+                0,
+                Decided.Timing.NONE,
+                List.of(),
+                new Decided.Caller("api", "/v1/studio/decisions", "req_1"),
+                Optional.empty(),
+                StoreLevel.FULL,
+                Optional.empty());
         return new StoredDecision(
                 id,
                 DecisionStatus.COMPLETED,
@@ -43,7 +64,7 @@ class GroupCommitTest {
                 1L,
                 Optional.of(2L),
                 Optional.of(1.0),
-                body,
+                decided,
                 Optional.empty(),
                 List.of(new AnswerRow("ok", 0, 0, QuestionType.NOUL, "yes", 0.95, 0.95, true, Question.Origin.ADHOC)),
                 Json.object(),

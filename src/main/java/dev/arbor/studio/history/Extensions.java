@@ -1,9 +1,11 @@
-package dev.arbor.studio.planning;
+package dev.arbor.studio.history;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,5 +38,18 @@ public record Extensions(List<String> questions, Map<String, List<String>> optio
         options.forEach((key, names) -> names.forEach(added.putArray(key)::add));
         skipped.forEach(json.putArray("skipped")::add);
         return json;
+    }
+
+    /** Reads extensions as {@link #json} wrote them. */
+    public static Extensions read(JsonNode json) {
+        var options = new LinkedHashMap<String, List<String>>();
+        json.path("options").properties().forEach(e -> options.put(e.getKey(), texts(e.getValue())));
+        return new Extensions(texts(json.path("questions")), options, texts(json.path("skipped")));
+    }
+
+    private static List<String> texts(JsonNode values) {
+        var texts = new ArrayList<String>();
+        values.forEach(value -> texts.add(value.asText()));
+        return texts;
     }
 }
