@@ -82,7 +82,6 @@ public final class Requests {
         String sent = AUTH_SCHEME.matcher(scheme).matches() ? "the " + scheme + " scheme" : "no scheme";
         throw ApiException.of(
                 ErrorCode.INVALID_API_KEY,
-                null,
                 "Send the token as `Authorization: Bearer <token>`; " + "this Authorization header has " + sent + ".");
     }
 
@@ -206,7 +205,6 @@ public final class Requests {
     }
 
     public static ApiException tooLarge(long limit) {
-        return ApiException.of(
-                ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit + " bytes.");
+        return ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "The request body is larger than " + limit + " bytes.");
     }
 }

@@ -39,7 +39,7 @@ final class ApiDocs {
         String name = ctx.pathParam("asset");
         String type = TYPES.get(name);
         if (type == null) {
-            throw ApiException.of(ErrorCode.NOT_FOUND, null, "There is no file " + name + " in the API page.");
+            throw ApiException.of(ErrorCode.NOT_FOUND, "There is no file " + name + " in the API page.");
         }
         send(ctx, name.startsWith("arbor-") ? "docs/" + name : webjarFolder + name, type);
     }
