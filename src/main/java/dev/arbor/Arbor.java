@@ -1,5 +1,7 @@
 package dev.arbor;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.arbor.access.Access;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
@@ -166,7 +168,7 @@ public final class Arbor {
             fail("cannot restore " + source + ": " + e.getMessage());
         } catch (UncheckedIOException e) {
             fail("cannot restore " + source + ": " + e.getMessage() + " ("
-                    + e.getCause().getMessage() + ")");
+                    + requireNonNull(e.getCause()).getMessage() + ")");
         }
     }
 

@@ -75,7 +75,7 @@ public final class Access {
     public static Principal requireAdmin(Context ctx) {
         Principal principal = principal(ctx);
         if (!principal.isAdmin()) {
-            throw ApiException.of(ErrorCode.ADMIN_REQUIRED, null, "Only an admin token may do this.");
+            throw ApiException.of(ErrorCode.ADMIN_REQUIRED, "Only an admin token may do this.");
         }
         return principal;
     }

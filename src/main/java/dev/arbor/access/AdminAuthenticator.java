@@ -38,7 +38,7 @@ final class AdminAuthenticator implements Handler {
         var matched = ctx.endpoints().matchedHttpEndpoint();
         if (Access.wholeServer(matched == null ? ctx.path() : matched.path) && !principal.isAdmin()) {
             throw ApiException.of(
-                    ErrorCode.ADMIN_REQUIRED, null, "Only an admin token may read this: it shows every project.");
+                    ErrorCode.ADMIN_REQUIRED, "Only an admin token may read this: it shows every project.");
         }
         ctx.attribute(PRINCIPAL, principal);
     }
@@ -49,7 +49,6 @@ final class AdminAuthenticator implements Handler {
             if (adminToken.isPresent() || tokens.anyEverMade()) {
                 throw ApiException.of(
                         ErrorCode.MISSING_API_KEY,
-                        null,
                         "Send an API token, an admin's or a member's (a member's acts in its projects only): "
                                 + "Authorization: Bearer <token>. Lost them all? On the server's machine, `arbor token "
                                 + "create` makes a new admin token.");
@@ -57,15 +56,14 @@ final class AdminAuthenticator implements Handler {
             if (!Requests.isLocalCaller(ctx)) {
                 throw ApiException.of(
                         ErrorCode.REMOTE_ACCESS_REQUIRES_KEY,
-                        null,
                         "No API token exists yet, so only callers on this computer may use the admin API; "
                                 + "create a token (POST /auth/tokens) or set ARBOR_ADMIN_TOKEN.");
             }
             return Principal.LOCAL_ADMIN;
         }
         return bearer(authorization)
-                .orElseThrow(() -> ApiException.of(
-                        ErrorCode.INVALID_API_KEY, null, "The API token is unknown, revoked or expired."));
+                .orElseThrow(() ->
+                        ApiException.of(ErrorCode.INVALID_API_KEY, "The API token is unknown, revoked or expired."));
     }
 
     /**

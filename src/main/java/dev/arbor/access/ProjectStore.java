@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jspecify.annotations.Nullable;
 
 /** Projects in the database. */
 final class ProjectStore {
@@ -109,7 +110,7 @@ final class ProjectStore {
                 .isPresent();
     }
 
-    private static void requireFreeName(Handle handle, String name, String except) {
+    private static void requireFreeName(Handle handle, String name, @Nullable String except) {
         var owner = handle.createQuery("SELECT id FROM projects WHERE name = :name")
                 .bind("name", name)
                 .mapTo(String.class)

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A kubeconfig an admin gave, checked before any connection: the context used (the one named, else its
@@ -241,7 +242,7 @@ record Kubeconfig(String text, String context, URI server, String namespace) {
         return firstLine(e.getOriginalMessage()) + where;
     }
 
-    private static String firstLine(String message) {
+    private static String firstLine(@Nullable String message) {
         if (message == null || message.isBlank()) {
             return "no reason given";
         }

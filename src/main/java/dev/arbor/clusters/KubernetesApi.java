@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Kubernetes cluster's API server, through fabric8's client: whether a kubeconfig reaches it with the rights Arbor
@@ -226,11 +227,11 @@ final class KubernetesApi {
         }
     }
 
-    private static BigDecimal amount(Quantity quantity) {
+    private static BigDecimal amount(@Nullable Quantity quantity) {
         return quantity == null ? BigDecimal.ZERO : quantity.getNumericalAmount();
     }
 
-    private static long mebibytes(String label) {
+    private static long mebibytes(@Nullable String label) {
         if (label == null) {
             return 0;
         }
@@ -313,7 +314,7 @@ final class KubernetesApi {
             return firstLine(root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage());
         }
 
-        private static String firstLine(String message) {
+        private static String firstLine(@Nullable String message) {
             String line = message == null || message.isBlank()
                     ? "no reason given"
                     : message.strip().lines().findFirst().orElseThrow();

@@ -138,7 +138,6 @@ public final class KubernetesWorkloads implements Workloads {
             if (call.deployment(name).isEmpty()) {
                 throw ApiException.of(
                         ErrorCode.WORKLOAD_GONE,
-                        null,
                         "The Deployment '" + name + "' is not in the namespace '" + namespace + "' of its cluster any "
                                 + "more: deploy it again.");
             }

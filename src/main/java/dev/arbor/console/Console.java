@@ -75,7 +75,7 @@ public final class Console {
         var asset = ASSET.matcher(path);
         String type = asset.matches() ? TYPES.get(asset.group(1)) : null;
         if (type == null || resources.getResource(FOLDER + path) == null) {
-            throw ApiException.of(ErrorCode.NOT_FOUND, null, "There is no file " + path + " in the console.");
+            throw ApiException.of(ErrorCode.NOT_FOUND, "There is no file " + path + " in the console.");
         }
         send(ctx, FOLDER + path, type, "public, max-age=31536000, immutable");
     }
@@ -85,7 +85,6 @@ public final class Console {
         if (in == null) {
             throw ApiException.of(
                     ErrorCode.NOT_FOUND,
-                    null,
                     "This server was built without its console (the build makes it with Node.js and npm).");
         }
         ctx.header("Content-Security-Policy", POLICY);

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Update;
+import org.jspecify.annotations.Nullable;
 
 /** The SQL of deployments. */
 final class DeploymentStore {
@@ -221,7 +222,7 @@ final class DeploymentStore {
         return query.map((rs, ctx) -> row(rs)).findOne();
     }
 
-    private static String resources(Deployment deployment) {
+    private static @Nullable String resources(Deployment deployment) {
         return deployment
                 .spec()
                 .resources()

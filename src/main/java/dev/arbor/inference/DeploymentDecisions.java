@@ -183,16 +183,16 @@ public final class DeploymentDecisions implements DeployedModels {
         } catch (ConnectException e) {
             throw ServerHop.elsewhere(deployment.name(), other.server(), "does not answer");
         } catch (HttpTimeoutException e) {
-            throw ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, null, where + " did not answer in time.");
+            throw ApiException.of(ErrorCode.UPSTREAM_TIMEOUT, where + " did not answer in time.");
         } catch (IOException e) {
             throw ApiException.of(
-                    ErrorCode.UPSTREAM_UNAVAILABLE, null, where + " broke off its answer (" + e.getMessage() + ").");
+                    ErrorCode.UPSTREAM_UNAVAILABLE, where + " broke off its answer (" + e.getMessage() + ").");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, null, where + ": the call was interrupted.");
+            throw ApiException.of(ErrorCode.UPSTREAM_UNAVAILABLE, where + ": the call was interrupted.");
         }
         if (body.length > MAX_ANSWER_BYTES) {
-            throw ApiException.of(ErrorCode.UPSTREAM_INVALID_RESPONSE, null, where + " answered more than 16 MiB.");
+            throw ApiException.of(ErrorCode.UPSTREAM_INVALID_RESPONSE, where + " answered more than 16 MiB.");
         }
         answer.headers().map().forEach((name, values) -> {
             String lower = name.toLowerCase(Locale.ROOT);

@@ -31,6 +31,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Serves OpenAI-compatible requests from a deployment's replicas on this machine, in-process: a chat completion
@@ -217,7 +218,7 @@ final class ReplicaServing {
         private final Supplier<OutputStream> open;
         private final OpenAiAnswers.Identity identity;
         private final Optional<StreamEdit> edit;
-        private OutputStream out;
+        private @Nullable OutputStream out;
         private Optional<ObjectNode> last = Optional.empty();
 
         Stream(Supplier<OutputStream> open, OpenAiAnswers.Identity identity, Optional<StreamEdit> edit) {
@@ -276,9 +277,10 @@ final class ReplicaServing {
         }
 
         private void raw(byte[] bytes) {
+            OutputStream open = requireNonNull(out, "opened by out()");
             try {
-                out.write(bytes);
-                out.flush();
+                open.write(bytes);
+                open.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -303,7 +305,7 @@ final class ReplicaServing {
             return e;
         }
         return ApiException.of(
-                ErrorCode.UPSTREAM_TIMEOUT, null, e.problems().getFirst().message());
+                ErrorCode.UPSTREAM_TIMEOUT, e.problems().getFirst().message());
     }
 
     private Answered embeddings(ReplicaSet replicas, InferenceRequest request, ObjectNode body, Duration timeout) {

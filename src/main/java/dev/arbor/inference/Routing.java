@@ -270,7 +270,7 @@ public final class Routing implements AutoCloseable {
             default -> ErrorCode.UPSTREAM_UNAVAILABLE;
         };
         call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
-        throw ApiException.of(code, null, last.message());
+        throw ApiException.of(code, last.message());
     }
 
     /**
@@ -700,7 +700,7 @@ public final class Routing implements AutoCloseable {
     /** The stream's last event when the endpoint broke off or stalled. */
     private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
         ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
-        errorEvent(out, ApiException.of(code, null, message));
+        errorEvent(out, ApiException.of(code, message));
     }
 
     /** A stream's last event: an error in OpenAI's shape, which its clients raise. */

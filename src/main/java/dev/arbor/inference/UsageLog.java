@@ -18,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,7 +152,7 @@ final class UsageLog implements AutoCloseable {
         return removed;
     }
 
-    private static Long boxed(OptionalLong value) {
+    private static @Nullable Long boxed(OptionalLong value) {
         return value.isPresent() ? value.getAsLong() : null;
     }
 

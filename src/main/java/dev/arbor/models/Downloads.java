@@ -93,7 +93,6 @@ public final class Downloads implements AutoCloseable {
         if (!allowed) {
             throw ApiException.of(
                     ErrorCode.DOWNLOADS_DISABLED,
-                    null,
                     "Downloads are turned off on this server "
                             + "(ARBOR_NO_DOWNLOADS=1); add a model from a local folder instead (model_source local).");
         }

@@ -249,8 +249,7 @@ public final class ModelRoutes {
                     stream.send("load", loadNow);
                     load = loadNow;
                 }
-                boolean working = download.get("status").equals("downloading")
-                        || load.get("status").equals("loading");
+                boolean working = "downloading".equals(download.get("status")) || "loading".equals(load.get("status"));
                 if (sawWork && !working) {
                     stream.end();
                     return;

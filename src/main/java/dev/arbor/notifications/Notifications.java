@@ -102,10 +102,11 @@ public final class Notifications {
                 .body(Schema.anyOf(
                         Schema.named(
                                 "NotificationEmailSettings",
-                                SETTINGS.get(Channel.EMAIL).schema()),
+                                requireNonNull(SETTINGS.get(Channel.EMAIL)).schema()),
                         Schema.named(
                                 "NotificationChatSettings",
-                                SETTINGS.get(Channel.TEAM_CHAT_1).schema())))
+                                requireNonNull(SETTINGS.get(Channel.TEAM_CHAT_1))
+                                        .schema())))
                 .ok(ApiShapes.CHANNEL)
                 .delete("/notification-channels/{channel}", "Remove a channel's settings", this::delete)
                 .ok(ApiShapes.DELETED)
@@ -199,7 +200,7 @@ public final class Notifications {
         Channel channel = channel(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
         Optional<ChannelStore.Configured> current = store.find(channel);
-        BodySpec spec = SETTINGS.get(channel);
+        BodySpec spec = requireNonNull(SETTINGS.get(channel));
         BodyReader reader = spec.reader(body);
         Optional<String> secret = secret(secretField(channel), reader, body, current);
         ObjectNode settings = channel == Channel.EMAIL ? email(reader) : chat(reader, secret);

@@ -238,7 +238,7 @@ final class DagCheck {
             String id = step.path("step_id").asText();
             Optional<ActionCatalog.Action> action =
                     catalog.find(step.path("action_type").asText());
-            if (action.isEmpty() || index.get(id) != i) {
+            if (action.isEmpty() || !Integer.valueOf(i).equals(index.get(id))) {
                 return;
             }
             JsonNode branches = step.path("params").path("branches");
@@ -283,9 +283,9 @@ final class DagCheck {
                 } else if (!index.containsKey(other)) {
                     problem(ErrorCode.INVALID_DEFINITION, where, "names no step of this router ('" + other + "')");
                 } else if (before) {
-                    edges.get(other).add(id);
+                    edges.computeIfAbsent(other, key -> new LinkedHashSet<>()).add(id);
                 } else {
-                    edges.get(id).add(other);
+                    edges.computeIfAbsent(id, key -> new LinkedHashSet<>()).add(other);
                 }
             }
         }
@@ -296,7 +296,7 @@ final class DagCheck {
             } else if (!index.containsKey(target)) {
                 problem(ErrorCode.INVALID_DEFINITION, at, "names no step of this router ('" + target + "')");
             } else {
-                edges.get(id).add(target);
+                edges.computeIfAbsent(id, key -> new LinkedHashSet<>()).add(target);
             }
         }
 
@@ -308,7 +308,7 @@ final class DagCheck {
                 if (!cycle.isEmpty()) {
                     problem(
                             ErrorCode.INVALID_DEFINITION,
-                            stepAt(index.get(cycle.getFirst())) + ".next_steps",
+                            stepAt(requireNonNull(index.get(cycle.getFirst()))) + ".next_steps",
                             "makes a cycle: " + String.join(" → ", cycle));
                     return false;
                 }
@@ -350,7 +350,7 @@ final class DagCheck {
                 }
             }
             index.forEach((id, i) -> {
-                if (!reached.contains(id) && index.get(id) == i) {
+                if (!reached.contains(id)) {
                     problem(
                             ErrorCode.INVALID_DEFINITION,
                             stepAt(i) + ".step_id",

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An MCP server per agent, {@code /mcp/prompts/{prompt_id}} (Streamable HTTP, answered as JSON): it lists exactly the
@@ -162,7 +163,7 @@ final class AgentEndpoint {
         var byName = new LinkedHashMap<String, BindingStore.ServedTool>();
         for (BindingStore.ServedTool tool : served) {
             String prefix = slug(tool.gatewayName());
-            if (gatewaysPerName.get(prefix) > 1) { // two gateways of one name: their ids tell them apart
+            if (gatewaysPerName.getOrDefault(prefix, 0L) > 1) { // two gateways of one name: their ids tell them apart
                 prefix += "-"
                         + tool.gatewayId()
                                 .substring(tool.gatewayId().length() - 6)
@@ -180,7 +181,7 @@ final class AgentEndpoint {
         if (tool == null) {
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
-        Gateway gateway = agent.gateways().get(tool.gatewayId());
+        Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
         JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         try {
             return upstream.call(gateway, tool.name(), arguments);
@@ -211,7 +212,7 @@ final class AgentEndpoint {
         return slug.isEmpty() ? "gateway" : slug;
     }
 
-    private static Map<String, Object> error(JsonNode id, int code, String message) {
+    private static Map<String, Object> error(@Nullable JsonNode id, int code, String message) {
         var response = new LinkedHashMap<String, Object>();
         response.put("jsonrpc", "2.0");
         response.put("id", id);

@@ -1,5 +1,7 @@
 package dev.arbor.connectors.gateways;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -69,7 +71,10 @@ final class GatewayCredentials {
             return new Split(settings, secret.isEmpty() ? Optional.empty() : Optional.of(secret));
         }
         problems.unknownFields(
-                credentials, FIELDS.get(auth), "credentials", "the credentials of auth_type " + auth.wire());
+                credentials,
+                requireNonNull(FIELDS.get(auth)),
+                "credentials",
+                "the credentials of auth_type " + auth.wire());
         headerNames(credentials.path("passthrough_headers"), "credentials.passthrough_headers", problems)
                 .ifPresent(names -> settings.set("passthrough_headers", names));
         switch (auth) {

@@ -97,7 +97,7 @@ final class OAuthClient {
         private final String error;
 
         OAuthException(boolean refused, String error, String message) {
-            super(message);
+            super(requireNonNull(message, "message"));
             this.refused = refused;
             this.error = error;
         }
@@ -108,6 +108,11 @@ final class OAuthClient {
 
         String error() {
             return error;
+        }
+
+        @Override
+        public String getMessage() {
+            return requireNonNull(super.getMessage()); // always given
         }
     }
 

@@ -30,6 +30,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The delivery log of a shared connection: its deliveries, each with its headers (masked), payload, signature result,
@@ -243,7 +244,7 @@ final class DeliveryRoutes {
         return errors;
     }
 
-    private static Long seconds(Optional<Instant> at) {
+    private static @Nullable Long seconds(Optional<Instant> at) {
         return at.map(Instant::getEpochSecond).orElse(null);
     }
 }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /** The SQL of the delivery log; a delivery's row is also the durable record its dispatch works from. */
 final class DeliveryStore {
@@ -267,7 +268,7 @@ final class DeliveryStore {
                 : Optional.empty();
     }
 
-    private static String projects(Audience audience) {
+    private static @Nullable String projects(Audience audience) {
         return switch (audience) {
             case Audience.Everyone everyone -> null;
             case Audience.Projects projects ->

@@ -93,7 +93,6 @@ final class Ingest {
                             .increment();
                     throw ApiException.of(
                             ErrorCode.INVALID_SIGNATURE,
-                            null,
                             "The delivery's signature is not valid: " + refused.detail() + " It was not recorded "
                                     + "(this connection's refused deliveries of this hour are recorded already) and "
                                     + "will not be processed.");
@@ -112,7 +111,6 @@ final class Ingest {
                 store.record(delivery);
                 throw ApiException.of(
                         ErrorCode.INVALID_SIGNATURE,
-                        null,
                         "The delivery's signature is not valid: " + refused.detail() + " It was recorded as "
                                 + delivery.id() + " and will not be processed.");
             }
@@ -129,7 +127,6 @@ final class Ingest {
                 store.record(delivery);
                 throw ApiException.of(
                         ErrorCode.UNREADABLE_DELIVERY,
-                        null,
                         unreadable.detail() + " The delivery was recorded as " + delivery.id()
                                 + " and will not be processed.");
             }
@@ -248,6 +245,6 @@ final class Ingest {
     }
 
     private static ApiException unknown() {
-        return ApiException.of(ErrorCode.HOOK_NOT_FOUND, null, "There is no webhook at this URL.");
+        return ApiException.of(ErrorCode.HOOK_NOT_FOUND, "There is no webhook at this URL.");
     }
 }

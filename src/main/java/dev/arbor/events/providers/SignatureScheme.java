@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a provider proves that a delivery is its own, one record per scheme the providers use. Each reads the raw body,
@@ -388,7 +389,7 @@ public sealed interface SignatureScheme {
                 : Optional.empty();
     }
 
-    private static Optional<Instant> epochSeconds(String text) {
+    private static Optional<Instant> epochSeconds(@Nullable String text) {
         if (text == null || !text.strip().matches("\\d{1,12}")) {
             return Optional.empty();
         }

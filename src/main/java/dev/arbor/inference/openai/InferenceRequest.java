@@ -41,8 +41,7 @@ public final class InferenceRequest {
         try {
             fields = TopLevel.scan(body, 0, body.length);
         } catch (TopLevel.NotAnObject e) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_JSON, null, "The body must be one JSON object; " + e.getMessage() + ".");
+            throw ApiException.of(ErrorCode.INVALID_JSON, "The body must be one JSON object; " + e.getMessage() + ".");
         }
         var problems = new ArrayList<Problem>();
         if (fields.modelToken() == JsonToken.NOT_AVAILABLE) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Answers in the shapes of OpenAI's API that this server writes itself (a deployment's replicas, a router's canned
@@ -58,7 +59,8 @@ public final class OpenAiAnswers {
      * A chat stream's chunk: {@code delta} (the role in the first, text in the next), {@code finishReason} in the last
      * (null before).
      */
-    public static Map<String, Object> chatChunk(Identity identity, Map<String, Object> delta, String finishReason) {
+    public static Map<String, Object> chatChunk(
+            Identity identity, Map<String, Object> delta, @Nullable String finishReason) {
         Map<String, Object> chunk = head(identity, "chat.completion.chunk");
         chunk.put("choices", List.of(choice("delta", delta, finishReason)));
         return chunk;
@@ -109,7 +111,7 @@ public final class OpenAiAnswers {
     }
 
     /** The one choice an answer has: {@code key} names what it holds (a message, text, a stream's delta). */
-    private static Map<String, Object> choice(String key, Object value, String finishReason) {
+    private static Map<String, Object> choice(String key, Object value, @Nullable String finishReason) {
         var choice = new LinkedHashMap<String, Object>();
         choice.put("index", 0);
         choice.put(key, value);

@@ -152,7 +152,6 @@ final class AnswerRules implements StreamEdit {
                 case BLOCK ->
                     throw ApiException.of(
                                     ErrorCode.CONTENT_BLOCKED,
-                                    null,
                                     match.rule().step().blockMessage())
                             .withField("step", match.rule().step().id());
                 case REDACT -> out.append(REDACTED);

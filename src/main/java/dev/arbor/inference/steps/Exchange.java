@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request on its way through a router (and the routers it delegates to): its body as the steps have changed it, its
@@ -28,7 +29,8 @@ import java.util.function.UnaryOperator;
 final class Exchange {
     private final InferenceRequest original;
     private final Optional<String> askedModel;
-    private ObjectNode body; // read when a step first needs it: a router that only routes forwards the bytes as sent
+    private @Nullable ObjectNode
+            body; // read when a step first needs it: a router that only routes forwards the bytes as sent
     private final Map<String, String> headers;
     private final Set<String> tags = new LinkedHashSet<>();
     private final List<String> routers = new ArrayList<>();

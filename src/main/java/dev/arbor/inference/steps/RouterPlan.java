@@ -191,7 +191,6 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
         } catch (PatternSyntaxException e) {
             throw ApiException.of(
                     ErrorCode.ROUTER_STEP_FAILED,
-                    null,
                     "Step '" + id + "' has a content rule pattern RE2 cannot run (" + e.getDescription()
                             + "): save the router again with an RE2 pattern.");
         }

@@ -497,6 +497,6 @@ public final class RouterRuntime {
     }
 
     private static ApiException stepError(ErrorCode code, PlanStep step, String message) {
-        return ApiException.of(code, null, message).withField("step", step.id());
+        return ApiException.of(code, message).withField("step", step.id());
     }
 }

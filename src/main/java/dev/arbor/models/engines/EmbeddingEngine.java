@@ -1,5 +1,7 @@
 package dev.arbor.models.engines;
 
+import static java.util.Objects.requireNonNull;
+
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.onnxruntime.OnnxTensor;
@@ -117,7 +119,7 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
                 "warm_up",
                 Scoring.Primitive.CHOICE.wire(),
                 "Which fits?",
-                List.of(new Scoring.Option("a", "a", null), new Scoring.Option("b", "b", null)));
+                List.of(new Scoring.Option("a", "a"), new Scoring.Option("b", "b")));
         for (int i = 0; i < WARM_UP_CALLS; i++) {
             score(new Scoring.Request(
                     "A short message to warm the model up, number " + i + ".", List.of(), List.of(question)));
@@ -141,7 +143,7 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
             for (int i = 0; i < similarities.length; i++) {
                 similarities[i] = dot(state, option(question, question.options().get(i)));
             }
-            probabilities.put(question.key(), softmax(similarities, temperatures.get(question.type())));
+            probabilities.put(question.key(), softmax(similarities, requireNonNull(temperatures.get(question.type()))));
         }
         return new Scoring.Answer(probabilities, encoding.getIds().length);
     }

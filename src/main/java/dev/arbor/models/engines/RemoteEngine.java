@@ -69,7 +69,7 @@ public final class RemoteEngine implements Engine {
                         "check",
                         Scoring.Primitive.NOUL.wire(),
                         "Is this a check?",
-                        List.of(new Scoring.Option("false", "no", null), new Scoring.Option("true", "yes", null))));
+                        List.of(new Scoring.Option("false", "no"), new Scoring.Option("true", "yes"))));
         return engine;
     }
 

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an engine is asked and what it answers: primitive questions ({@code choice}, {@code score}, {@code noul})
@@ -33,10 +34,15 @@ public final class Scoring {
     }
 
     /** One option: its key, the label the model reads, and an optional description. */
-    public record Option(String key, String label, String description) {
+    public record Option(String key, String label, @Nullable String description) {
         public Option {
             requireNonNull(key, "key");
             requireNonNull(label, "label");
+        }
+
+        /** An option without a description. */
+        public Option(String key, String label) {
+            this(key, label, null);
         }
     }
 

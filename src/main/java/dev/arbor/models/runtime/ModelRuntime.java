@@ -199,6 +199,7 @@ public final class ModelRuntime implements AutoCloseable {
     /** The studio's worker for a model, and how it has been used. */
     private static final class WorkerHandle {
         /** Set once, as the worker starts, before the handle is shared. */
+        @SuppressWarnings("NullAway.Init")
         WorkerProcess worker;
 
         volatile long lastUsedMillis = System.currentTimeMillis();
@@ -240,7 +241,9 @@ public final class ModelRuntime implements AutoCloseable {
                 handle.worker.process.isAlive() ? Optional.of(handle.worker.process.pid()) : Optional.empty();
         if (handle.failed()) {
             return new WorkerState(
-                    "failed", pid, Optional.of(handle.worker.link.exceptionNow().getMessage()));
+                    "failed",
+                    pid,
+                    Optional.ofNullable(handle.worker.link.exceptionNow().getMessage()));
         }
         return new WorkerState(
                 handle.worker.link.isDone() && handle.worker.process.isAlive() ? "loaded" : "loading",
@@ -442,7 +445,8 @@ public final class ModelRuntime implements AutoCloseable {
             throw ApiException.of(
                     ErrorCode.MODEL_LOAD_FAILED,
                     "model",
-                    "Model " + model.id() + " could not load: " + e.getCause().getMessage());
+                    "Model " + model.id() + " could not load: "
+                            + requireNonNull(e.getCause()).getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a model", e);

@@ -21,6 +21,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -341,7 +342,7 @@ final class Replicas implements ReplicaSet {
         } catch (RuntimeException e) {
             replica.status = ReplicaStatus.FAILED;
             replica.failedLoads++;
-            replica.error = Optional.of(e.getMessage());
+            replica.error = Optional.of(Objects.requireNonNullElse(e.getMessage(), e.toString()));
             announce(replica);
             retryLater(replica);
             return;
@@ -366,7 +367,8 @@ final class Replicas implements ReplicaSet {
             } else {
                 replica.status = ReplicaStatus.FAILED;
                 replica.failedLoads++;
-                replica.error = Optional.of(failure.get().getMessage());
+                replica.error = Optional.of(Objects.requireNonNullElse(
+                        failure.get().getMessage(), failure.get().toString()));
                 worker.process.destroyForcibly(); // alive only when contact was lost: it would not be reached
                 retryLater(replica);
             }

@@ -69,6 +69,11 @@ public final class Worker {
                 }
             }
         }
+        if (engineName == null) {
+            out.println(FAILED + "no --engine argument");
+            System.exit(2);
+            return;
+        }
         Optional.ofNullable(System.getenv(API_KEY_ENV)).ifPresent(key -> options.put("api_key", key));
         watchParent();
         Engine engine;

@@ -159,12 +159,12 @@ public final class WorkerLink implements AutoCloseable {
 
         /** Marks the call ended in time unless it was found late first; returns whether it was in time. */
         boolean endedInTime() {
-            return inTime.compareAndSet(null, true) || inTime.get();
+            return inTime.compareAndSet(null, true) || Boolean.TRUE.equals(inTime.get());
         }
 
         /** Marks the call late unless it ended first; returns whether it is late. */
         boolean markLate() {
-            return inTime.compareAndSet(null, false) || !inTime.get();
+            return inTime.compareAndSet(null, false) || Boolean.FALSE.equals(inTime.get());
         }
     }
 

@@ -144,7 +144,6 @@ public final class WorkerProtocol {
             case "refused" ->
                 throw ApiException.of(
                         ErrorCode.MODEL_REJECTED_INPUT,
-                        null,
                         model + " refused the input: " + reply.path("error").asText());
             case "unsupported" ->
                 throw ApiException.of(

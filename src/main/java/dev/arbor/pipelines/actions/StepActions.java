@@ -23,6 +23,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -132,7 +133,8 @@ public final class StepActions {
                             false);
             };
         } catch (Expressions.ExpressionException e) {
-            return new Outcome.Failed("condition_error", e.getMessage(), false);
+            return new Outcome.Failed(
+                    "condition_error", Objects.requireNonNullElse(e.getMessage(), e.toString()), false);
         }
     }
 
@@ -147,7 +149,8 @@ public final class StepActions {
                     params.path("priority").asText("normal"));
             return new Outcome.Done(Json.object());
         } catch (NotificationException e) {
-            return new Outcome.Failed(e.code(), e.getMessage(), e.retryable());
+            return new Outcome.Failed(
+                    e.code(), Objects.requireNonNullElse(e.getMessage(), e.toString()), e.retryable());
         }
     }
 

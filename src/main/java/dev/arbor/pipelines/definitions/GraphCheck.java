@@ -1,5 +1,7 @@
 package dev.arbor.pipelines.definitions;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -42,7 +44,8 @@ final class GraphCheck {
                         ParamPath.index("steps", i) + ".id",
                         "repeats the id '" + steps.get(i).id() + "' of "
                                 + ParamPath.index(
-                                        "steps", index.get(steps.get(i).id())));
+                                        "steps",
+                                        requireNonNull(index.get(steps.get(i).id()))));
             }
         }
         if (dependencies()) {
@@ -51,7 +54,7 @@ final class GraphCheck {
         // the steps are checked even when the graph is not sound, against the dependencies that are known
         Map<String, Set<String>> ancestors = ancestors();
         for (int i = 0; i < steps.size(); i++) {
-            step(i, steps.get(i), ancestors.get(steps.get(i).id()));
+            step(i, steps.get(i), requireNonNull(ancestors.get(steps.get(i).id())));
         }
         Set<String> everyStep = index.keySet();
         definition
@@ -106,7 +109,7 @@ final class GraphCheck {
         }
         List<String> path = cyclePath(remaining);
         problem(
-                ParamPath.index("steps", index.get(path.getFirst())) + ".depends_on",
+                ParamPath.index("steps", requireNonNull(index.get(path.getFirst()))) + ".depends_on",
                 "makes a cycle: " + String.join(" → ", path) + " (→ reads \"depends on\")");
     }
 
@@ -117,14 +120,14 @@ final class GraphCheck {
     private List<String> cyclePath(Map<String, Integer> remaining) {
         String at = definition.steps().stream()
                 .map(PipelineDefinition.Step::id)
-                .filter(id -> remaining.get(id) > 0)
+                .filter(id -> remaining.getOrDefault(id, 0) > 0)
                 .findFirst()
                 .orElseThrow();
         var order = new ArrayList<String>();
         while (!order.contains(at)) {
             order.add(at);
-            at = definition.steps().get(index.get(at)).dependsOn().stream()
-                    .filter(dependency -> remaining.get(dependency) > 0)
+            at = definition.steps().get(requireNonNull(index.get(at))).dependsOn().stream()
+                    .filter(dependency -> remaining.getOrDefault(dependency, 0) > 0)
                     .findFirst()
                     .orElseThrow();
         }

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pipeline as written: declared parameters, a directed acyclic graph of steps, and outputs worked out from them.
@@ -429,7 +430,7 @@ public record PipelineDefinition(
     }
 
     private static Optional<String> text(
-            JsonNode json, String field, String at, boolean required, int maxLength, Problems problems) {
+            JsonNode json, String field, @Nullable String at, boolean required, int maxLength, Problems problems) {
         JsonNode value = json.get(field);
         String param = ParamPath.key(at, field);
         if (value == null || value.isNull()) {

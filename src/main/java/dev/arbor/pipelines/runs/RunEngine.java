@@ -40,6 +40,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -239,7 +240,7 @@ public final class RunEngine implements AutoCloseable {
                     }
                     tx.endOpenSteps(StepStatus.CANCELLED, "The run was cancelled.");
                     tx.endRun(RunStatus.CANCELLED, Optional.empty(), Optional.empty());
-                    tx.event("run", null, "cancelled", null, "The run was cancelled.");
+                    tx.runEvent("cancelled", "The run was cancelled.");
                     return Optional.<RunStatus>empty();
                 })
                 .orElseThrow();
@@ -267,12 +268,7 @@ public final class RunEngine implements AutoCloseable {
                             .filter(s -> s.status() == StepStatus.FAILED || s.status() == StepStatus.CANCELLED)
                             .map(StepRun::id)
                             .collect(Collectors.joining(", "));
-                    tx.event(
-                            "run",
-                            null,
-                            "running",
-                            null,
-                            "The run was retried; these steps start over: " + again + ".");
+                    tx.runEvent("running", "The run was retried; these steps start over: " + again + ".");
                     ready.addAll(advance(tx, definition(run)));
                     return Optional.<RunStatus>empty();
                 })
@@ -395,7 +391,8 @@ public final class RunEngine implements AutoCloseable {
                         definition,
                         Optional.empty(),
                         1,
-                        new Outcome.Failed("condition_error", e.getMessage(), false));
+                        new Outcome.Failed(
+                                "condition_error", Objects.requireNonNullElse(e.getMessage(), e.toString()), false));
             }
         }
         int attempt = state.status() == StepStatus.WAITING ? Math.max(1, state.attempts()) : state.attempts() + 1;
@@ -429,7 +426,7 @@ public final class RunEngine implements AutoCloseable {
                                 return false;
                             }
                             if (state.status() != StepStatus.WAITING) {
-                                tx.event("step", task.stepId(), "waiting", null, "Waiting for its condition.");
+                                tx.stepEvent(task.stepId(), "waiting", "Waiting for its condition.");
                             }
                             tx.parkStep(
                                     task.stepId(),
@@ -458,15 +455,13 @@ public final class RunEngine implements AutoCloseable {
             return false;
         }
         if (start.runWas() == RunStatus.QUEUED && tx.runStarted()) {
-            tx.event("run", null, "running", null, "The run started.");
+            tx.runEvent("running", "The run started.");
         }
         if (start.before() != StepStatus.WAITING) {
             int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
-            tx.event(
-                    "step",
+            tx.stepEvent(
                     step.id(),
                     "running",
-                    null,
                     "Started" + (of > 1 ? ", attempt " + start.attempt() + " of " + of : "")
                             + (start.before() == StepStatus.RUNNING
                                     ? " (again: the attempt before was cut off when a server stopped)"
@@ -489,7 +484,8 @@ public final class RunEngine implements AutoCloseable {
         try {
             params = ActionCatalog.forRun(action, (ObjectNode) expressions.render(step.params(), scope));
         } catch (Expressions.ExpressionException e) {
-            return new Outcome.Failed("template_error", e.getMessage(), false);
+            return new Outcome.Failed(
+                    "template_error", Objects.requireNonNullElse(e.getMessage(), e.toString()), false);
         }
         var problems = new Problems();
         catalog.check(action, params, "params", problems, PipelineParams.RULES);
@@ -515,7 +511,7 @@ public final class RunEngine implements AutoCloseable {
                 startedAt,
                 waitDeadline.isPresent() ? Optional.of(waitDeadline.getAsLong()) : Optional.empty(),
                 (level, message) -> store.whileActive(task.runId(), task.generation(), tx -> {
-                    tx.event("log", task.stepId(), null, level, message);
+                    tx.logEvent(task.stepId(), level, message);
                     return null;
                 }));
         if (StepActions.inline(step)) {
@@ -577,11 +573,9 @@ public final class RunEngine implements AutoCloseable {
                             return false;
                         }
                         tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
-                        tx.event(
-                                "step",
+                        tx.stepEvent(
                                 task.stepId(),
                                 "retrying",
-                                null,
                                 "Attempt " + attempt + " of " + of + " failed (" + failure.code() + ": "
                                         + failure.message() + "); the next one in " + delay / 1000.0 + " s.");
                         return true;
@@ -629,7 +623,7 @@ public final class RunEngine implements AutoCloseable {
                     if (!tx.endStep(task.stepId(), status, outputs, error)) {
                         return Moved.NOTHING;
                     }
-                    tx.event("step", task.stepId(), status.json(), null, message);
+                    tx.stepEvent(task.stepId(), status.json(), message);
                     if (status == StepStatus.FAILED
                             && definition.step(task.stepId()).onFailure() == PipelineDefinition.OnFailure.FAIL) {
                         ObjectNode runError =
@@ -639,11 +633,9 @@ public final class RunEngine implements AutoCloseable {
                     }
                     for (String target : skipped) {
                         if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
-                            tx.event(
-                                    "step",
+                            tx.stepEvent(
                                     target,
                                     "skipped",
-                                    null,
                                     "Skipped: branch step " + task.stepId() + " did not lead to it.");
                         }
                     }
@@ -691,7 +683,7 @@ public final class RunEngine implements AutoCloseable {
                         && !step.dependsOn().isEmpty()
                         && step.dependsOn().stream().allMatch(d -> status.get(d) == StepStatus.SKIPPED)) {
                     tx.endStep(step.id(), StepStatus.SKIPPED, Optional.empty(), Optional.empty());
-                    tx.event("step", step.id(), "skipped", null, "Skipped: every step it depends on was skipped.");
+                    tx.stepEvent(step.id(), "skipped", "Skipped: every step it depends on was skipped.");
                     status.put(step.id(), StepStatus.SKIPPED);
                     endedNow.add(step.id());
                     changed = true;
@@ -704,7 +696,8 @@ public final class RunEngine implements AutoCloseable {
         }
         return definition.steps().stream()
                 .filter(step -> status.get(step.id()) == StepStatus.PENDING
-                        && step.dependsOn().stream().allMatch(d -> status.get(d).finished()))
+                        && step.dependsOn().stream()
+                                .allMatch(d -> requireNonNull(status.get(d)).finished()))
                 .map(PipelineDefinition.Step::id)
                 .toList();
     }
@@ -725,18 +718,13 @@ public final class RunEngine implements AutoCloseable {
             return;
         }
         tx.endRun(RunStatus.COMPLETED, Optional.of(outputs), Optional.empty());
-        tx.event("run", null, "completed", null, "The run completed.");
+        tx.runEvent("completed", "The run completed.");
     }
 
     private static void failRun(RunStore.Transition tx, ObjectNode error, String message) {
         tx.endOpenSteps(StepStatus.CANCELLED, message);
         tx.endRun(RunStatus.FAILED, Optional.empty(), Optional.of(error));
-        tx.event(
-                "run",
-                null,
-                "failed",
-                null,
-                message + " " + error.path("message").asText());
+        tx.runEvent("failed", message + " " + error.path("message").asText());
     }
 
     private void timeOut(String runId, int generation) {

@@ -26,6 +26,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of runs, their steps and their events. Every change to a run happens in a {@link Transition}: one
@@ -200,7 +201,7 @@ public final class RunStore {
                         .add();
             }
             insert.execute();
-            new Transition(handle, run.id(), run.createdAt()).event("run", null, "queued", null, "The run is queued.");
+            new Transition(handle, run.id(), run.createdAt()).runEvent("queued", "The run is queued.");
             return true;
         });
     }
@@ -519,7 +520,7 @@ public final class RunStore {
                     .list();
             for (String stepId : open) {
                 endStep(stepId, status, Optional.empty(), Optional.empty());
-                event("step", stepId, status.json(), null, why);
+                stepEvent(stepId, status.json(), why);
             }
             return open;
         }
@@ -565,7 +566,20 @@ public final class RunStore {
                     .execute();
         }
 
-        void event(String kind, String stepId, String status, String level, String message) {
+        void runEvent(String status, String message) {
+            event("run", null, status, null, message);
+        }
+
+        void stepEvent(String stepId, String status, String message) {
+            event("step", stepId, status, null, message);
+        }
+
+        void logEvent(String stepId, String level, String message) {
+            event("log", stepId, null, level, message);
+        }
+
+        private void event(
+                String kind, @Nullable String stepId, @Nullable String status, @Nullable String level, String message) {
             handle.createUpdate("INSERT INTO pipeline_run_events (run_id, at, kind, step_id, status, level, message) "
                             + "VALUES (:run, :at, :kind, :step, :status, :level, :message)")
                     .bind("run", runId)

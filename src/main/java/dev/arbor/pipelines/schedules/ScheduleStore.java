@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.statement.StatementContext;
+import org.jspecify.annotations.Nullable;
 
 /** The SQL of pipeline schedules. */
 final class ScheduleStore {
@@ -187,7 +188,7 @@ final class ScheduleStore {
                 == 1);
     }
 
-    private static Long millis(OptionalLong value) {
+    private static @Nullable Long millis(OptionalLong value) {
         return value.isPresent() ? value.getAsLong() : null;
     }
 

@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One process's claim on a data folder's SQLite database: an exclusive lock on the folder's {@code arbor.lock}, taken
@@ -89,7 +90,7 @@ public final class DataFolderLock implements AutoCloseable {
     }
 
     /** Gives up a claim that failed half-way. */
-    private static void release(Path file, FileChannel channel) {
+    private static void release(Path file, @Nullable FileChannel channel) {
         HELD.remove(file);
         if (channel == null) {
             return;

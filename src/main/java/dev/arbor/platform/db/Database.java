@@ -41,6 +41,7 @@ import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
@@ -73,7 +74,7 @@ public final class Database implements AutoCloseable {
     private final Jdbi reader;
     private final ReentrantLock writeLock = new ReentrantLock(true);
     /** SQLite's writer connection and the statements prepared on it, used under the write lock only. */
-    private Connection keptOn;
+    private @Nullable Connection keptOn;
 
     private final Map<String, PreparedStatement> kept = new HashMap<>();
     private final Optional<String> newerSchema;
@@ -104,7 +105,7 @@ public final class Database implements AutoCloseable {
     }
 
     public static Database openSqlite(Path file) {
-        OwnerOnly.folder(file.toAbsolutePath().getParent());
+        OwnerOnly.folder(requireNonNull(file.toAbsolutePath().getParent(), "a database file's folder"));
         OwnerOnly.file(file); // SQLite gives its log and shared-memory files the database's permissions
         String url = "jdbc:sqlite:" + file.toAbsolutePath();
         Optional<String> newer = migrate(Dialect.SQLITE, sqlite(url));
@@ -254,7 +255,6 @@ public final class Database implements AutoCloseable {
         if (newerSchema.isPresent()) {
             throw ApiException.of(
                     ErrorCode.DATABASE_UNAVAILABLE,
-                    null,
                     "The database is read-only: a newer release "
                             + "migrated it to version " + newerSchema.get()
                             + ", which this one does not know. Reads work; "
@@ -316,7 +316,6 @@ public final class Database implements AutoCloseable {
                 LOG.warn("the database is unavailable: {}", cause.toString());
                 return ApiException.of(
                                 ErrorCode.DATABASE_UNAVAILABLE,
-                                null,
                                 "The database cannot be used right now ("
                                         + cause.getClass().getSimpleName() + "); try again shortly.")
                         .withHeader("retry-after", "5");

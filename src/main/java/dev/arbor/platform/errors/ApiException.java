@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request that ends in the error envelope. The first problem decides the status and the top-level fields;
@@ -22,8 +23,13 @@ public final class ApiException extends RuntimeException {
         this.headers = Map.copyOf(headers);
     }
 
-    public static ApiException of(ErrorCode code, String param, String message) {
+    public static ApiException of(ErrorCode code, @Nullable String param, String message) {
         return of(List.of(new Problem(code, param, message)));
+    }
+
+    /** An error that no single field of the request is at fault for. */
+    public static ApiException of(ErrorCode code, String message) {
+        return of(code, null, message);
     }
 
     public static ApiException of(List<Problem> problems) {
@@ -55,6 +61,11 @@ public final class ApiException extends RuntimeException {
                 .map(p -> p.code() == code() ? new Problem(code, p.param(), p.message()) : p)
                 .toList();
         return new ApiException(renamed, extra, headers);
+    }
+
+    @Override
+    public String getMessage() {
+        return requireNonNull(super.getMessage()); // the first problem's code and message
     }
 
     public ErrorCode code() {

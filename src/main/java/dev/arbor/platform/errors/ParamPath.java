@@ -1,6 +1,7 @@
 package dev.arbor.platform.errors;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Builds the {@code param} paths of the error envelope: {@code a.b}, {@code a[0]}, {@code a["odd key"]}. */
 public final class ParamPath {
@@ -8,7 +9,7 @@ public final class ParamPath {
 
     private ParamPath() {}
 
-    public static String key(String parent, String key) {
+    public static String key(@Nullable String parent, String key) {
         if (PLAIN_KEY.matcher(key).matches()) {
             return parent == null || parent.isEmpty() ? key : parent + "." + key;
         }

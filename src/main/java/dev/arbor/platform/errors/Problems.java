@@ -5,12 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /** Collects every problem of one validation pass, so that one response lists them all. */
 public final class Problems {
     private final List<Problem> found = new ArrayList<>();
 
-    public Problems add(ErrorCode code, String param, String message) {
+    public Problems add(ErrorCode code, @Nullable String param, String message) {
         found.add(new Problem(code, param, message));
         return this;
     }
@@ -25,7 +26,7 @@ public final class Problems {
      * Adds {@code invalid_field} for each field of an object that is not one of {@code known}, at
      * {@code <at>.<field>}, naming the fields {@code what} has.
      */
-    public Problems unknownFields(JsonNode json, Set<String> known, String at, String what) {
+    public Problems unknownFields(JsonNode json, Set<String> known, @Nullable String at, String what) {
         json.fieldNames().forEachRemaining(field -> {
             if (!known.contains(field)) {
                 String param = ParamPath.key(at, field);
@@ -48,7 +49,7 @@ public final class Problems {
     public void rewordSince(int from, String param, Function<Problem, String> message) {
         for (int i = from; i < found.size(); i++) {
             Problem problem = found.get(i);
-            if (problem.param().equals(param)) {
+            if (param.equals(problem.param())) {
                 found.set(i, new Problem(problem.code(), param, message.apply(problem)));
             }
         }

@@ -314,7 +314,6 @@ final class InlineDataUrls {
             if (count - media > limit) {
                 throw ApiException.of(
                         ErrorCode.PAYLOAD_TOO_LARGE,
-                        null,
                         "The request body is larger than " + limit + " bytes without its inline media (data: URLs).");
             }
         }

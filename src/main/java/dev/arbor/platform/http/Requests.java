@@ -85,7 +85,6 @@ public final class Requests {
         String sent = AUTH_SCHEME.matcher(scheme).matches() ? "the " + scheme + " scheme" : "no scheme";
         throw ApiException.of(
                 ErrorCode.INVALID_API_KEY,
-                null,
                 "Send the token as `Authorization: Bearer <token>`; " + "this Authorization header has " + sent + ".");
     }
 
@@ -209,7 +208,6 @@ public final class Requests {
     }
 
     public static ApiException tooLarge(long limit) {
-        return ApiException.of(
-                ErrorCode.PAYLOAD_TOO_LARGE, null, "The request body is larger than " + limit + " bytes.");
+        return ApiException.of(ErrorCode.PAYLOAD_TOO_LARGE, "The request body is larger than " + limit + " bytes.");
     }
 }

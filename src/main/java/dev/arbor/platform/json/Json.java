@@ -95,25 +95,23 @@ public final class Json {
      */
     public static ObjectNode parseObject(byte[] body) {
         if (body.length == 0 || isBlank(body)) {
-            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The request needs a JSON object body; none was sent.");
+            throw ApiException.of(ErrorCode.INVALID_JSON, "The request needs a JSON object body; none was sent.");
         }
         if (!isUtf8(body)) {
             throw ApiException.of(
                     ErrorCode.INVALID_JSON,
-                    null,
                     "The body is not valid UTF-8: it holds a malformed " + "or overlong byte sequence.");
         }
         JsonNode node;
         try {
             node = MAPPER.readTree(body);
         } catch (JacksonException e) {
-            throw ApiException.of(ErrorCode.INVALID_JSON, null, "The body is not valid JSON: " + describe(e));
+            throw ApiException.of(ErrorCode.INVALID_JSON, "The body is not valid JSON: " + describe(e));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         if (node == null || !node.isObject()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_JSON, null, "The body must be a JSON object, not " + kind(node) + ".");
+            throw ApiException.of(ErrorCode.INVALID_JSON, "The body must be a JSON object, not " + kind(node) + ".");
         }
         return (ObjectNode) node;
     }

@@ -45,6 +45,7 @@ import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one HTTP client for calls this server makes on behalf of users (HTTP request actions, chat webhooks, trigger
@@ -264,7 +265,7 @@ public final class OutboundClient implements AutoCloseable {
     }
 
     /** What a failed exchange throws: the policy's refusal as it is, a timeout as the JDK client's, else I/O. */
-    private static IOException failure(Throwable cause) {
+    private static IOException failure(@Nullable Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof OutboundRefusedException refused) {
                 throw refused;

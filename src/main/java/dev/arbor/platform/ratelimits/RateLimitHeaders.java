@@ -25,7 +25,7 @@ public final class RateLimitHeaders {
 
     /** The 429 of a refused request, with {@code retry-after}; {@code message} says whose limit it is. */
     public static ApiException refusal(RateLimiter.Verdict verdict, String message) {
-        return ApiException.of(ErrorCode.RATE_LIMITED, null, requireNonNull(message, "message"))
+        return ApiException.of(ErrorCode.RATE_LIMITED, requireNonNull(message, "message"))
                 .withHeader("retry-after", Long.toString(retryAfterSeconds(verdict)));
     }
 

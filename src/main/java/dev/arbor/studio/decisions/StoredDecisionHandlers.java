@@ -173,7 +173,6 @@ final class StoredDecisionHandlers {
         ObjectNode input = decision.input()
                 .orElseThrow(() -> ApiException.of(
                         ErrorCode.INPUT_UNAVAILABLE,
-                        null,
                         "Decision " + id + " was stored " + decision.storage().wire()
                                 + ", so its input was not kept."));
         if (input.has("redacted")) {
@@ -181,7 +180,6 @@ final class StoredDecisionHandlers {
             input.get("redacted").forEach(path -> paths.add(path.asText()));
             throw ApiException.of(
                     ErrorCode.INPUT_UNAVAILABLE,
-                    null,
                     "Decision " + id + " was redacted (" + String.join(", ", paths)
                             + "); its input can no longer be read back whole.");
         }

@@ -1,5 +1,7 @@
 package dev.arbor.studio.evals;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -335,8 +337,8 @@ final class EvalMetrics {
             comparison.put("to_target", later);
             ObjectNode perQuestion = comparison.putObject("questions");
             for (String question : questions) {
-                Map<Integer, Boolean> before = correctness(byTarget.get(earlier), question);
-                Map<Integer, Boolean> after = correctness(byTarget.get(later), question);
+                Map<Integer, Boolean> before = correctness(requireNonNull(byTarget.get(earlier)), question);
+                Map<Integer, Boolean> after = correctness(requireNonNull(byTarget.get(later)), question);
                 int paired = 0;
                 int fixed = 0;
                 int broken = 0;

@@ -184,7 +184,6 @@ final class Examples {
         if (template.id().startsWith("builtin/")) {
             throw ApiException.of(
                     ErrorCode.TEMPLATE_READ_ONLY,
-                    null,
                     "Starter template '" + template.id() + "' is read-only; clone it to keep examples of your own.");
         }
     }
@@ -192,7 +191,6 @@ final class Examples {
     private static ApiException exists(String existing) {
         return ApiException.of(
                         ErrorCode.EXAMPLE_EXISTS,
-                        null,
                         "This input is already example " + existing + "; change that one instead.")
                 .withField("existing_id", existing);
     }

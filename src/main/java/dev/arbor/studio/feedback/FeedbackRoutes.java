@@ -163,7 +163,9 @@ public final class FeedbackRoutes {
 
     private void list(Context ctx) {
         String id = ctx.pathParam("decision_id");
-        decisions.find(id).orElseThrow(() -> DecisionView.notFound(id));
+        if (decisions.find(id).isEmpty()) {
+            throw DecisionView.notFound(id);
+        }
         respond(ctx, store.list(id));
     }
 

@@ -1,5 +1,7 @@
 package dev.arbor.studio.history;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
@@ -51,7 +53,9 @@ public record AppliedSettings(
                         ? (ObjectNode) request.get("questions")
                         : request.putObject("questions");
                 ObjectNode question = own.has(parts[1]) ? (ObjectNode) own.get(parts[1]) : own.putObject(parts[1]);
-                question.put(parts[2], questions.get(parts[1]).get(parts[2]));
+                // a setting's source names a question only when that question's layer gave it
+                question.put(
+                        parts[2], requireNonNull(questions.get(parts[1]), path).get(parts[2]));
             }
         });
         return request;

@@ -334,7 +334,6 @@ public final class DecisionService implements AutoCloseable {
         if (plan.failOnStoreError()) {
             throw ApiException.of(
                     ErrorCode.STORE_FAILED,
-                    null,
                     "The decision was made but could not be saved to "
                             + "history, and on_store_error is fail; try again.");
         }
@@ -420,7 +419,6 @@ public final class DecisionService implements AutoCloseable {
                         input,
                         ApiException.of(
                                 ErrorCode.INTERNAL_ERROR,
-                                null,
                                 "The decision failed unexpectedly ("
                                         + e.getClass().getSimpleName() + "); the server log " + "has the details."));
                 metrics.failed(plan, ErrorCode.INTERNAL_ERROR, run.queuedNanos());
@@ -451,7 +449,6 @@ public final class DecisionService implements AutoCloseable {
         if (decision.finished() || (run != null && !run.phase().compareAndSet(Phase.WAITING, Phase.CANCELLED))) {
             throw ApiException.of(
                     ErrorCode.DECISION_FINISHED,
-                    null,
                     decision.finished()
                             ? "Decision " + id + " is " + decision.status().wire()
                                     + "; only a queued decision or one waiting for its model can be cancelled."
@@ -462,7 +459,7 @@ public final class DecisionService implements AutoCloseable {
         Decided body =
                 decision.decided().withStatus(DecisionStatus.CANCELLED, Optional.of(now / 1000), Optional.empty());
         if (!store.transition(id, DecisionStatus.UNFINISHED, DecisionStatus.CANCELLED, body, now)) {
-            throw ApiException.of(ErrorCode.DECISION_FINISHED, null, "Decision " + id + " finished meanwhile.");
+            throw ApiException.of(ErrorCode.DECISION_FINISHED, "Decision " + id + " finished meanwhile.");
         }
         if (run != null) {
             metrics.cancelled(run.plan(), run.queuedNanos());

@@ -119,7 +119,7 @@ public final class StudioSettings {
     }
 
     public Values current() {
-        return current.get();
+        return requireNonNull(current.get());
     }
 
     /**
@@ -134,7 +134,7 @@ public final class StudioSettings {
             reader.problems()
                     .add(ErrorCode.READ_ONLY_FIELD, "storage", "`storage` reports what history holds; it is not set.");
         }
-        Values updated = merge(current.get(), reader);
+        Values updated = merge(requireNonNull(current.get()), reader);
         reader.finish();
         var rows = new LinkedHashMap<String, String>();
         updated.json()

@@ -325,9 +325,7 @@ final class TemplateRoutes {
     private static ObjectNode body(Context ctx) {
         if (Requests.body(ctx).length > MAX_BODY_BYTES) {
             throw ApiException.of(
-                    ErrorCode.PAYLOAD_TOO_LARGE,
-                    null,
-                    "A template body may be at most " + MAX_BODY_BYTES / 1024 + " KB.");
+                    ErrorCode.PAYLOAD_TOO_LARGE, "A template body may be at most " + MAX_BODY_BYTES / 1024 + " KB.");
         }
         return Requests.jsonObject(ctx);
     }

@@ -91,7 +91,6 @@ final class TemplateService {
             if (newDefinition && head.archived()) {
                 throw ApiException.of(
                         ErrorCode.TEMPLATE_ARCHIVED,
-                        null,
                         "Template '" + id + "' is archived; " + "unarchive it (POST /v1/studio/templates/" + id
                                 + "/unarchive) before saving a new version.");
             }
@@ -364,7 +363,6 @@ final class TemplateService {
     private static ApiException readOnly(String id) {
         return ApiException.of(
                 ErrorCode.TEMPLATE_READ_ONLY,
-                null,
                 "Starter template '" + id + "' is read-only; "
                         + "clone it with POST /v1/studio/templates {\"id\": \"...\", \"from\": {\"template\": \"" + id
                         + "\"}} to change it.");

@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the fields of a JSON object body, collecting every problem of the pass instead of stopping at the first.
@@ -23,13 +24,13 @@ import java.util.Set;
  */
 public final class BodyReader {
     private final ObjectNode body;
-    private final String prefix;
+    private final @Nullable String prefix;
     private final Problems problems;
     private final Optional<BodySpec> spec;
     private final Set<String> known = new HashSet<>();
     private final List<BodyReader> children = new ArrayList<>();
 
-    private BodyReader(ObjectNode body, String prefix, Problems problems, Optional<BodySpec> spec) {
+    private BodyReader(ObjectNode body, @Nullable String prefix, Problems problems, Optional<BodySpec> spec) {
         this.body = requireNonNull(body, "body");
         this.prefix = prefix;
         this.problems = problems;
@@ -219,7 +220,7 @@ public final class BodyReader {
         return List.copyOf(warnings);
     }
 
-    private JsonNode field(String name, boolean required) {
+    private @Nullable JsonNode field(String name, boolean required) {
         known.add(name);
         JsonNode value = body.get(name);
         if (value == null || value.isNull()) {

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A JSON request body declared once, as the list of its fields: its handler reads the body with {@link #reader} and
@@ -40,7 +41,7 @@ public record BodySpec(List<BodyField<?>> fields, Optional<String> closedAs) {
     }
 
     /** Adds {@code invalid_field} for each field of {@code body}, nested {@code at} that path, not declared here. */
-    void refuseUndeclared(ObjectNode body, String at, Problems problems) {
+    void refuseUndeclared(ObjectNode body, @Nullable String at, Problems problems) {
         String what = closedAs.orElseThrow(() -> new IllegalStateException("this body ignores undeclared fields"));
         problems.unknownFields(body, fields.stream().map(BodyField::name).collect(Collectors.toSet()), at, what);
     }

@@ -40,7 +40,7 @@ final class ApiDocs {
         String name = ctx.pathParam("asset");
         String type = TYPES.get(name);
         if (type == null) {
-            throw ApiException.of(ErrorCode.NOT_FOUND, null, "There is no file " + name + " in the API reference.");
+            throw ApiException.of(ErrorCode.NOT_FOUND, "There is no file " + name + " in the API reference.");
         }
         send(ctx, name.startsWith("arbor-") ? "docs/" + name : webjarFolder + name, type);
     }

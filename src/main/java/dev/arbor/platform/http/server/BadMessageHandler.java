@@ -31,13 +31,10 @@ final class BadMessageHandler extends ErrorHandler {
         ApiException error = code == 414
                 ? ApiException.of(
                         ErrorCode.URI_TOO_LONG,
-                        null,
                         "The request's URI is longer than the server reads; "
                                 + "send long values in a JSON body instead of the query string.")
                 : ApiException.of(
-                        ErrorCode.HEADERS_TOO_LARGE,
-                        null,
-                        "The request's headers are larger than the " + "server reads.");
+                        ErrorCode.HEADERS_TOO_LARGE, "The request's headers are larger than the " + "server reads.");
         String requestId = Ids.requestId();
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put("x-request-id", requestId);

@@ -17,6 +17,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Limits what one client can hold of the server's connections. Jetty restarts a connection's idle timeout at every
@@ -160,7 +161,7 @@ final class ConnectionGuard extends Handler.Wrapper implements Connection.Listen
     private final class Deadline implements Runnable {
         private final Connection connection;
         private final long order;
-        private volatile Scheduler.Task task;
+        private volatile Scheduler.@Nullable Task task;
 
         private Deadline(Connection connection, long order) {
             this.connection = connection;

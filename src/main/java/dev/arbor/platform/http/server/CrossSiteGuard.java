@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps web pages of other sites from changing anything, and keeps browser writes to JSON. Non-browser clients (no
@@ -43,7 +44,6 @@ final class CrossSiteGuard {
         if (loopbackOnly && hostName != null && !LOOPBACK_NAMES.contains(hostName)) {
             throw ApiException.of(
                     ErrorCode.HOST_NOT_ALLOWED,
-                    null,
                     "This server listens on loopback only and does not answer for host '" + hostName + "'.");
         }
         String origin = ctx.header("Origin");
@@ -82,7 +82,6 @@ final class CrossSiteGuard {
         if (!upload && isBrowser(ctx) && hasBody(ctx) && !isJson(ctx.header("Content-Type"))) {
             throw ApiException.of(
                     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                    null,
                     "Send JSON from a browser (Content-Type: application/json), not "
                             + (ctx.header("Content-Type") == null ? "no content type" : ctx.header("Content-Type"))
                             + ".");
@@ -91,7 +90,7 @@ final class CrossSiteGuard {
     }
 
     private static ApiException crossSite(String message) {
-        return ApiException.of(ErrorCode.CROSS_SITE_REQUEST, null, message);
+        return ApiException.of(ErrorCode.CROSS_SITE_REQUEST, message);
     }
 
     private static boolean isBrowser(Context ctx) {
@@ -137,7 +136,7 @@ final class CrossSiteGuard {
     }
 
     /** The host name of a Host header, port removed; IPv6 keeps its brackets. */
-    private static String hostName(String host) {
+    private static @Nullable String hostName(@Nullable String host) {
         if (host == null) {
             return null;
         }

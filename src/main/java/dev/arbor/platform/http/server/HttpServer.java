@@ -47,6 +47,7 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,7 +95,7 @@ public final class HttpServer {
     private final String version;
     private final Path spoolFolder;
     private final byte[] openApiDocument;
-    private Javalin app;
+    private @Nullable Javalin app;
 
     /**
      * @param routes every feature's routes
@@ -246,7 +247,6 @@ public final class HttpServer {
                             ctx,
                             ApiException.of(
                                     ErrorCode.BODY_TOO_SLOW,
-                                    null,
                                     "The request body arrived slower than " + config.minBodyBytesPerSecond()
                                             + " bytes a second; send it again, faster."));
                     return;
@@ -258,7 +258,6 @@ public final class HttpServer {
                             ctx,
                             ApiException.of(
                                     ErrorCode.INCOMPLETE_BODY,
-                                    null,
                                     "The request body "
                                             + "ended before all of it arrived (its Content-Length or last chunk); send it whole."));
                     return;
@@ -273,7 +272,6 @@ public final class HttpServer {
                         ctx,
                         ApiException.of(
                                 ErrorCode.INTERNAL_ERROR,
-                                null,
                                 "The server failed unexpectedly; the request id identifies it in the server log."));
             });
         });
@@ -313,7 +311,7 @@ public final class HttpServer {
     }
 
     public int port() {
-        return app.port();
+        return requireNonNull(app, "the server is not started").port();
     }
 
     /** Stops taking new connections, lets requests in flight finish (up to 30 s), then stops. */
@@ -370,7 +368,6 @@ public final class HttpServer {
                     // its body is still in the network: the connection cannot carry another request
                     throw ApiException.of(
                                     ErrorCode.SERVER_BUSY,
-                                    null,
                                     "The server is reading as many requests "
                                             + "with inline media as it can hold at once; retry in a few seconds.")
                             .withHeader("retry-after", "5")
@@ -412,7 +409,6 @@ public final class HttpServer {
                     .write(Json.write(Responses.envelope(
                             ApiException.of(
                                     ErrorCode.INTERNAL_ERROR,
-                                    null,
                                     "The server failed unexpectedly; the request id identifies it in the server log."),
                             requestId == null ? "" : requestId)));
         } catch (java.io.IOException e) {
@@ -433,10 +429,9 @@ public final class HttpServer {
         return switch (e.getStatus()) {
             case 404 ->
                 ApiException.of(
-                        ErrorCode.NOT_FOUND, null, "There is no endpoint at " + ctx.method() + " " + ctx.path() + ".");
+                        ErrorCode.NOT_FOUND, "There is no endpoint at " + ctx.method() + " " + ctx.path() + ".");
             case 405 ->
-                ApiException.of(
-                        ErrorCode.METHOD_NOT_ALLOWED, null, ctx.path() + " does not accept " + ctx.method() + ".");
+                ApiException.of(ErrorCode.METHOD_NOT_ALLOWED, ctx.path() + " does not accept " + ctx.method() + ".");
             case 413 -> Requests.tooLarge(ctx.attribute(Requests.BODY_LIMIT));
             default -> {
                 LOG.warn(
@@ -444,7 +439,7 @@ public final class HttpServer {
                         e.getStatus(),
                         ctx.method(),
                         Access.loggable(ctx.path()));
-                yield ApiException.of(ErrorCode.INTERNAL_ERROR, null, "The server could not handle the request.");
+                yield ApiException.of(ErrorCode.INTERNAL_ERROR, "The server could not handle the request.");
             }
         };
     }

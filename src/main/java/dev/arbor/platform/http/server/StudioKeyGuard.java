@@ -30,19 +30,17 @@ final class StudioKeyGuard {
             if (authorization == null || authorization.isBlank()) {
                 throw ApiException.of(
                         ErrorCode.MISSING_API_KEY,
-                        null,
                         "This studio needs an API key: send Authorization: Bearer <STUDIO_API_KEY>.");
             }
             byte[] sent = Requests.bearer(authorization).getBytes(StandardCharsets.UTF_8);
             if (!MessageDigest.isEqual(sent, key.get())) {
-                throw ApiException.of(ErrorCode.INVALID_API_KEY, null, "The API key does not match.");
+                throw ApiException.of(ErrorCode.INVALID_API_KEY, "The API key does not match.");
             }
             return;
         }
         if (!Requests.isLocalCaller(ctx) && !openToRemoteCallers(ctx.method(), ctx.path())) {
             throw ApiException.of(
                     ErrorCode.REMOTE_ACCESS_REQUIRES_KEY,
-                    null,
                     "Only callers on this computer may use this without an API key; set STUDIO_API_KEY "
                             + "on the server to open it to others.");
         }

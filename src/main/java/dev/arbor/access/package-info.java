@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.access;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.clusters;
+
+import org.jspecify.annotations.NullMarked;

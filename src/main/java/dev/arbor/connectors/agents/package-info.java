@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.connectors.agents;
+
+import org.jspecify.annotations.NullMarked;

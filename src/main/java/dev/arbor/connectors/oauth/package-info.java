@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.connectors.oauth;
+
+import org.jspecify.annotations.NullMarked;

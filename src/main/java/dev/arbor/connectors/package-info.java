@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.connectors;
+
+import org.jspecify.annotations.NullMarked;

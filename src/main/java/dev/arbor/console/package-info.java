@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.console;
+
+import org.jspecify.annotations.NullMarked;

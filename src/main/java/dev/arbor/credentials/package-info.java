@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.credentials;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.deployments;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.events.deliveries;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.events.providers;
+
+import org.jspecify.annotations.NullMarked;

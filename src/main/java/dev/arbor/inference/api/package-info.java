@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.inference.api;
+
+import org.jspecify.annotations.NullMarked;

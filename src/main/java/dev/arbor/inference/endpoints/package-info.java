@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.inference.endpoints;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.inference.openai;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.inference.steps;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.models;
+
+import org.jspecify.annotations.NullMarked;

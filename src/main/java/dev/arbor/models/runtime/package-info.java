@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.models.runtime;
+
+import org.jspecify.annotations.NullMarked;

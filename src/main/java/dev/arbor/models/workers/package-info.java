@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.models.workers;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.notifications;
+
+import org.jspecify.annotations.NullMarked;

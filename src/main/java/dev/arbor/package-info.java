@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor;
+
+import org.jspecify.annotations.NullMarked;

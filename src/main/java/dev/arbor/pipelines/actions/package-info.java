@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.actions;
+
+import org.jspecify.annotations.NullMarked;

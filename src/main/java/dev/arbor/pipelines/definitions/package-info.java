@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.definitions;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.runs;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.schedules;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.actions;
+
+import org.jspecify.annotations.NullMarked;

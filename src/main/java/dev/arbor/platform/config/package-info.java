@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.config;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.db;
+
+import org.jspecify.annotations.NullMarked;

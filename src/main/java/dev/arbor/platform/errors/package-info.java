@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.errors;
+
+import org.jspecify.annotations.NullMarked;

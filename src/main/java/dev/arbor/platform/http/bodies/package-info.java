@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.http.bodies;
+
+import org.jspecify.annotations.NullMarked;

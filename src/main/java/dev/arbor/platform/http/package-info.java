@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.http;
+
+import org.jspecify.annotations.NullMarked;

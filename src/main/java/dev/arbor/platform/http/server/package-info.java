@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.http.server;
+
+import org.jspecify.annotations.NullMarked;

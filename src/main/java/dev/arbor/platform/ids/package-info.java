@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.ids;
+
+import org.jspecify.annotations.NullMarked;

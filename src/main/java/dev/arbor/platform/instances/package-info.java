@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.instances;
+
+import org.jspecify.annotations.NullMarked;

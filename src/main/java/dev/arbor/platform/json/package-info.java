@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.json;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.net;
+
+import org.jspecify.annotations.NullMarked;

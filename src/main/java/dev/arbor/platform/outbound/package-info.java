@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.outbound;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.patterns;
+
+import org.jspecify.annotations.NullMarked;

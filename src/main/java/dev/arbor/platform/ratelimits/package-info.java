@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.ratelimits;
+
+import org.jspecify.annotations.NullMarked;

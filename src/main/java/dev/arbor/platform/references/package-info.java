@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.references;
+
+import org.jspecify.annotations.NullMarked;

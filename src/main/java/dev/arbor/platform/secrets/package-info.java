@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.secrets;
+
+import org.jspecify.annotations.NullMarked;

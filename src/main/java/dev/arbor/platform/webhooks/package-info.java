@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.webhooks;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.routers;
+
+import org.jspecify.annotations.NullMarked;

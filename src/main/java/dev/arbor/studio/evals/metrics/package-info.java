@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.evals.metrics;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.evals;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.feedback;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.files;
+
+import org.jspecify.annotations.NullMarked;

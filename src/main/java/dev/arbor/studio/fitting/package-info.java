@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.fitting;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.heads;
+
+import org.jspecify.annotations.NullMarked;

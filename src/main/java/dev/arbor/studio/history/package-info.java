@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.history;
+
+import org.jspecify.annotations.NullMarked;

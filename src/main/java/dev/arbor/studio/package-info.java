@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio;
+
+import org.jspecify.annotations.NullMarked;

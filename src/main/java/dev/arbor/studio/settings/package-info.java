@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.settings;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.work;
+
+import org.jspecify.annotations.NullMarked;

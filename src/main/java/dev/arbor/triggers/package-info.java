@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.triggers;
+
+import org.jspecify.annotations.NullMarked;
