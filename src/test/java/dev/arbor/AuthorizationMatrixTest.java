@@ -116,6 +116,7 @@ class AuthorizationMatrixTest {
             row("POST /connectors/custom", Members.NONE),
             row("GET /connectors/custom/credential-schemas", Members.NONE),
             row("GET /connectors/configured", Members.NONE),
+            row("GET /connectors/configured/{gateway_id}", Members.NONE),
             new Row("PATCH", "/connectors/configured/{gateway_id}/toggle", Members.NONE, "{\"enabled\": true}"),
             row("PATCH /connectors/configured/{gateway_id}", Members.NONE),
             row("GET /connectors/available", Members.OWN_PROJECT),

@@ -31,7 +31,7 @@ class IdempotencyAfterACrashTest {
 
     @BeforeEach
     void start() {
-        server = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", ADMIN));
+        server = ArborServer.start(Map.of("ARBOR_ADMIN_TOKEN", ADMIN, "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"));
         http = server.http();
     }
 
@@ -75,6 +75,93 @@ class IdempotencyAfterACrashTest {
         assertThat(http.get("/credentials", AS_ADMIN).json().path("data"))
                 .as("done once")
                 .hasSize(kind.equals("create") ? 2 : kind.equals("delete") ? 0 : 1);
+    }
+
+    /**
+     * The writes whose answer is the resource a read shows, beyond credentials: each answered again after a crash as
+     * it first answered (status, body, location) and done once (the list of its kind holds one).
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "create a router",
+                "save a router",
+                "change a router",
+                "create a custom gateway",
+                "toggle a gateway",
+                "create a test example"
+            })
+    void aWriteOfAResourceWhoseServerDiedBeforeAnsweringIsAnsweredAsItsReadShowsIt(String write) throws SQLException {
+        String project = http.post("/projects", "{\"name\": \"p\"}", AS_ADMIN)
+                .json()
+                .path("id")
+                .asText();
+        String[] inProject = TestServer.with(AS_ADMIN, "X-Project-Id", project);
+        String router = http.post("/routers", "{\"name\": \"kept\"}", inProject)
+                .json()
+                .path("id")
+                .asText();
+        String gateway =
+                http.post("/connectors/custom", """
+                        {"name": "kept", "url": "http://127.0.0.1:9/mcp", "auth_type": "none"}""", AS_ADMIN).json().path("id").asText();
+        assertThat(http.post("/v1/studio/templates", """
+                        {"id": "plain", "questions": {"ok": {"type": "noul"}}}""", AS_ADMIN).status()).isEqualTo(201);
+        String draft = """
+                {"name": "edited", "status": "draft", "dag_config": {"entry_step": "a", "steps": [
+                  {"step_id": "a", "action_type": "weighted_routing", "params": {}}]}}""";
+        String[] request = switch (write) {
+            case "create a router" -> new String[] {"POST", "/routers", "{\"name\": \"new\"}", "/routers"};
+            case "save a router" -> new String[] {"PUT", "/routers/" + router, draft, "/routers"};
+            case "change a router" ->
+                new String[] {
+                    "PATCH", "/routers/" + router, "{\"name\": \"renamed\", \"status\": \"inactive\"}", "/routers"
+                };
+            case "create a custom gateway" ->
+                new String[] {
+                    "POST",
+                    "/connectors/custom",
+                    "{\"name\": \"new\", \"url\": \"http://127.0.0.1:9/mcp\", \"auth_type\": \"none\"}",
+                    "/connectors/configured?include_disabled=true"
+                };
+            case "toggle a gateway" ->
+                new String[] {
+                    "PATCH",
+                    "/connectors/configured/" + gateway + "/toggle",
+                    null,
+                    "/connectors/configured?include_disabled=true"
+                };
+            default ->
+                new String[] {
+                    "POST",
+                    "/v1/studio/templates/plain/examples",
+                    "{\"state\": \"s\"}",
+                    "/v1/studio/templates/plain/examples"
+                };
+        };
+        HttpReply first = http.send(request[0], request[1], request[2], keyed(inProject));
+        assertThat(first.status()).as(first.body()).isBetween(200, 201);
+        diedBeforeAnswering();
+
+        HttpReply retry = http.send(request[0], request[1], request[2], keyed(inProject));
+
+        assertThat(retry.status()).as(retry.body()).isEqualTo(first.status());
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.header("location")).isEqualTo(first.header("location"));
+        assertThat(retry.header("idempotent-replayed")).isEqualTo("true");
+        if (first.header("location") != null) {
+            assertThat(http.get(first.header("location"), inProject).body())
+                    .as("what its read shows")
+                    .isEqualTo(retry.body());
+        }
+        int kept = write.endsWith("example") ? 0 : 1;
+        int made = request[0].equals("POST") ? 1 : 0;
+        assertThat(http.get(request[3], inProject).json().path("data"))
+                .as("done once")
+                .hasSize(kept + made);
+    }
+
+    private static String[] keyed(String[] headers) {
+        return TestServer.with(headers, "Idempotency-Key", KEY);
     }
 
     @Test

@@ -62,7 +62,7 @@ final class ApiShapes {
 
     static final Schema ROUTER = named("Router", router().closed());
 
-    /** What a save answers: the router, and what keeps a draft from being active. */
+    /** One router, as a save answers it and a read shows it: the router, and what keeps a draft from being active. */
     static final Schema ROUTER_SAVED =
             named("RouterSaved", router().required("warnings", WARNINGS).closed());
 

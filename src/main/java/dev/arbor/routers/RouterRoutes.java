@@ -166,9 +166,12 @@ final class RouterRoutes {
                 .query(PROJECT_QUERY, STATUS_QUERY, NAME_QUERY, TAGS_QUERY)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(ApiShapes.ROUTER))
-                .get("/routers/{router_id}", "A router with its graph", this::get)
+                .get(
+                        "/routers/{router_id}",
+                        "A router with its graph, and what keeps the graph from serving as it stands",
+                        this::get)
                 .header(CurrentProject.HEADER)
-                .ok(ApiShapes.ROUTER)
+                .ok(ApiShapes.ROUTER_SAVED)
                 .put(
                         "/routers/{router_id}",
                         "Save a router's graph with its fields: the whole graph is checked, and the router ends "
@@ -312,7 +315,17 @@ final class RouterRoutes {
     }
 
     private void get(Context ctx) {
-        Responses.ok(ctx, json(visible(ctx, Optional.empty())));
+        Router router = visible(ctx, Optional.empty());
+        Responses.ok(ctx, saved(router, warnings(ctx, router)));
+    }
+
+    /**
+     * What keeps a router's graph from serving as it stands, as a save of it in its status would warn: a read shows
+     * what the save answered, so a keyed save whose answer was lost is answered again from it. The gaps of an active
+     * router's graph (something it names deleted since) are not warnings: its requests name them.
+     */
+    private List<Warning> warnings(Context ctx, Router router) {
+        return checkGraph(router.dagConfig(), router.status(), new Problems(), rules(ctx, router.projectId()::equals));
     }
 
     /** The router fields a save and a patch both take; each one left out keeps its value. */
@@ -364,14 +377,13 @@ final class RouterRoutes {
         Router current = visible(ctx, PROJECT_ID.read(reader));
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());
-        List<Warning> warnings = List.of();
         if (problems.isEmpty() && status != current.status()) {
-            warnings = checkGraph(current.dagConfig(), status, problems, rules(ctx, current.projectId()::equals));
+            checkGraph(current.dagConfig(), status, problems, rules(ctx, current.projectId()::equals));
         }
         problems.throwIfAny();
         Router router = edits.applied(current, status, current.dagConfig(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.SAME_GRAPH);
-        Responses.ok(ctx, saved(router, warnings));
+        Responses.ok(ctx, saved(router, warnings(ctx, router)));
     }
 
     private void versions(Context ctx) {

@@ -74,6 +74,33 @@ class DecisionFailuresTest {
         }
     }
 
+    /**
+     * A keyed decision the model refuses is stored failed before its error is answered: its key keeps that error, so
+     * a retry replays it (the same decision named) instead of deciding again and storing a second failed decision.
+     */
+    @Test
+    void aKeyedDecisionThatFailedAfterItWasStoredReplaysItsErrorAndIsStoredOnce() {
+        try (var server = ArborServer.start(TEST_MODELS)) {
+            TestServer http = server.http();
+            http.post("/models/hash-decider/load", "{\"options\": {\"reject_marker\": \"REJECT\"}}");
+            awaitStatus(http, "hash-decider", "loaded");
+            String body = decision("hash-decider", "please REJECT this");
+            HttpReply first = http.post(D, body, "Idempotency-Key", "refused-1");
+            first.assertError(400, "model_rejected_input", null);
+
+            HttpReply retry = http.post(D, body, "Idempotency-Key", "refused-1");
+
+            assertThat(retry.status()).isEqualTo(400);
+            assertThat(retry.body())
+                    .as("the same error, naming the same decision and the request that made it")
+                    .isEqualTo(first.body());
+            assertThat(retry.header("idempotent-replayed")).isEqualTo("true");
+            assertThat(http.get(D + "?limit=100").json().path("data"))
+                    .as("one failed decision stored")
+                    .hasSize(1);
+        }
+    }
+
     @Test
     void aSlowModelTimesOutAndAnEjectedOneFailsTheDecisionWaitingForIt() {
         try (var server = ArborServer.start(Map.of("ARBOR_TEST_MODELS", "1", "ARBOR_MODEL_TIMEOUT_SECONDS", "1"))) {

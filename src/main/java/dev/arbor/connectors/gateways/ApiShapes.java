@@ -58,28 +58,39 @@ final class ApiShapes {
                     .required("auth_type", oneOf("none", "headers", "oauth"))
                     .required("fields", arrayOf(CREDENTIAL_FIELD)));
 
-    static final Schema GATEWAY = named(
-            "Gateway",
-            resource("connector.gateway")
-                    .required("name", string())
-                    .required("connector_id", nullable(string()))
-                    .required("source", oneOf("registry", "custom"))
-                    .required("url", nullable(string()))
-                    .required("transport", TRANSPORT)
-                    .optional("command", string())
-                    .optional("args", arrayOf(string()))
-                    .required("auth_type", string())
-                    .required("description", string())
-                    .required("credentials", mapOf(any()))
-                    .required("authorization", string())
-                    .required("scope", SCOPE)
-                    .required("clients", arrayOf(string()))
-                    .required("created_at", timestamp())
-                    .required("updated_at", timestamp())
-                    .optional(
+    static final Schema GATEWAY = named("Gateway", gateway());
+
+    /**
+     * What a change answers: the gateway, and the agents its narrowed scope detached (only this answer knows them, so
+     * a keyed change whose answer was lost in a crash is not answered again).
+     */
+    static final Schema GATEWAY_CHANGED = named(
+            "GatewayChanged",
+            gateway()
+                    .required(
                             "detached_agents",
                             arrayOf(object().required("prompt_id", string())
                                     .required("project_id", nullable(string())))));
+
+    private static Schema.Obj gateway() {
+        return resource("connector.gateway")
+                .required("name", string())
+                .required("connector_id", nullable(string()))
+                .required("source", oneOf("registry", "custom"))
+                .required("url", nullable(string()))
+                .required("transport", TRANSPORT)
+                .optional("command", string())
+                .optional("args", arrayOf(string()))
+                .required("auth_type", string())
+                .required("description", string())
+                .required("credentials", mapOf(any()))
+                .required("authorization", string())
+                .required("scope", SCOPE)
+                .required("clients", arrayOf(string()))
+                .required("created_at", timestamp())
+                .required("updated_at", timestamp());
+    }
+
     static final Schema GATEWAY_DELETED = object().required("id", string())
             .required("object", oneOf("connector.gateway.deleted"))
             .required("deleted", bool());

@@ -147,6 +147,8 @@ public final class GatewayRoutes {
                 .query(PageParams.PARAMETERS)
                 .query(INCLUDE_DISABLED)
                 .ok(Schema.list(ApiShapes.GATEWAY))
+                .get("/connectors/configured/{gateway_id}", "A configured gateway (enabled or not)", this::get)
+                .ok(ApiShapes.GATEWAY)
                 .patch("/connectors/configured/{gateway_id}/toggle", "Enable or disable a gateway", this::toggle)
                 .body(TOGGLE.schema())
                 .ok(ApiShapes.GATEWAY)
@@ -155,7 +157,7 @@ public final class GatewayRoutes {
                         "Change a gateway's clients, scope or credentials",
                         this::update)
                 .body(CHANGE.schema())
-                .ok(ApiShapes.GATEWAY)
+                .ok(ApiShapes.GATEWAY_CHANGED)
                 .delete(
                         "/connectors/gateways/{gateway_id}",
                         "Delete a gateway with its tools and every agent's " + "attachment to it",
@@ -353,6 +355,11 @@ public final class GatewayRoutes {
         Access.requireAdmin(ctx);
         boolean all = INCLUDE_DISABLED.read(ctx).filter("true"::equals).isPresent();
         Responses.ok(ctx, Responses.page(gateways.list(PageParams.from(ctx), all), Gateway::id, this::json));
+    }
+
+    private void get(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, json(find(ctx.pathParam("gateway_id"))));
     }
 
     private void toggle(Context ctx) {

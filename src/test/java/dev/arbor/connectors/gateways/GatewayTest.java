@@ -173,6 +173,16 @@ class GatewayTest {
             http.patch("/connectors/configured/" + gh, "{\"clients\": [\"desktop\"]}")
                     .assertError(400, "invalid_field", "clients");
             http.patch("/connectors/configured/gw_nope", "{}").assertError(404, "gateway_not_found", "gateway_id");
+            JsonNode read = http.get("/connectors/configured/" + gh).json();
+            narrowed.fieldNames().forEachRemaining(field -> {
+                if (!field.equals("detached_agents")) {
+                    assertThat(read.path(field))
+                            .as("its read shows %s as the change answered", field)
+                            .isEqualTo(narrowed.path(field));
+                }
+            });
+            assertThat(read.has("detached_agents")).isFalse();
+            http.get("/connectors/configured/gw_nope").assertError(404, "gateway_not_found", "gateway_id");
 
             assertThat(http.delete("/connectors/gateways/" + gh)
                             .json()

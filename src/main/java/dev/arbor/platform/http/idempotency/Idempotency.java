@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jdbi.v3.core.Handle;
 import org.slf4j.Logger;
@@ -77,6 +78,7 @@ public final class Idempotency {
     static final Duration KEPT_IN_MEMORY = Duration.ofMinutes(10);
 
     private static final String MEMORY_ONLY = "arbor.idempotency.memory_only";
+    private static final String FAILED_AFTER_COMMIT = "arbor.idempotency.failed_after_commit";
 
     private final Database database;
     private final SecretBox secrets;
@@ -154,25 +156,52 @@ public final class Idempotency {
         };
     }
 
+    /**
+     * Runs the request. One that fails before any of its work committed frees its key for a retry; one that fails
+     * after keeps its error as the key's answer, since running it again would do the committed part twice: the error
+     * is kept once it is written ({@link #keepFailure}), after the server's error handling.
+     */
     private void run(Context ctx, Handler handler, String scope, String key, String hash) throws Exception {
         var minted = new ArrayList<String>();
-        boolean succeeded = false;
+        var committed = new AtomicBoolean();
+        boolean answered = false;
         try {
             Database.beforeEachCommit(
-                    handle -> markCommitted(handle, scope, key, minted),
+                    handle -> {
+                        markCommitted(handle, scope, key, minted);
+                        committed.set(true);
+                    },
                     () -> Ids.noting(minted::add, () -> {
                         handler.handle(ctx);
                         return null;
                     }));
-            succeeded = ctx.statusCode() >= 200 && ctx.statusCode() < 300;
+            answered = true;
         } finally {
-            if (succeeded) {
+            boolean succeeded = answered && ctx.statusCode() >= 200 && ctx.statusCode() < 300;
+            if (succeeded || (answered && committed.get())) {
                 complete(ctx, scope, key, hash);
+            } else if (committed.get()) {
+                ctx.attribute(FAILED_AFTER_COMMIT, new Pending(scope, key, hash));
             } else {
                 release(scope, key);
             }
         }
     }
+
+    /**
+     * Keeps the error answer of a keyed request that failed after some of its work committed, once the server wrote
+     * it: a retry replays that error rather than running the request again. Called after every request.
+     */
+    public void keepFailure(Context ctx) {
+        Pending pending = ctx.attribute(FAILED_AFTER_COMMIT);
+        if (pending != null) {
+            ctx.attribute(FAILED_AFTER_COMMIT, null);
+            complete(ctx, pending.scope(), pending.key(), pending.hash());
+        }
+    }
+
+    /** A key whose request failed after its work committed, waiting for its error answer. */
+    private record Pending(String scope, String key, String hash) {}
 
     /** In each of the request's own write transactions: its work committed, with the ids it made so far. */
     private void markCommitted(Handle handle, String scope, String key, List<String> minted) {

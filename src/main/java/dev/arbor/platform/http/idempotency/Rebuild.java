@@ -82,7 +82,10 @@ sealed interface Rebuild {
         }
     }
 
-    /** A create: the resource at the first path one of the ids the request made names (its {@code location}). */
+    /**
+     * A create: the resource at the first path one of the ids the request made names (its {@code location}), its other
+     * path parameters the write's own (an example under its template).
+     */
     record Created(int status, List<Route> reads) implements Rebuild {
         public Created {
             reads = List.copyOf(reads);
@@ -92,16 +95,22 @@ sealed interface Rebuild {
         public void answer(Context ctx, List<String> minted) throws Exception {
             for (String id : minted) {
                 for (Route read : reads) {
-                    String param = params(read.path()).getFirst();
+                    String param = params(read.path()).getLast();
+                    var named = new LinkedHashMap<>(ctx.pathParamMap());
+                    named.put(param, id);
                     try {
-                        read.handler().handle(new WithPathParams(ctx, Map.of(param, id)));
+                        read.handler().handle(new WithPathParams(ctx, named));
                     } catch (ApiException e) {
                         if (e.status() >= 400 && e.status() < 500) {
                             continue; // an id of something else the request made
                         }
                         throw e;
                     }
-                    ctx.header("location", read.path().replace("{" + param + "}", id));
+                    String location = read.path();
+                    for (var entry : named.entrySet()) {
+                        location = location.replace("{" + entry.getKey() + "}", entry.getValue());
+                    }
+                    ctx.header("location", location);
                     ctx.status(status);
                     return;
                 }
@@ -158,8 +167,16 @@ sealed interface Rebuild {
                 return new Read(reply.status(), read.get());
             }
         }
-        List<Route> byId =
-                reads.stream().filter(route -> params(route.path()).size() == 1).toList();
+        // a read under the write's own path first: the location a create answers
+        List<Route> byId = reads.stream()
+                .filter(route -> {
+                    List<String> named = params(route.path());
+                    return !named.isEmpty()
+                            && params.containsAll(named.subList(0, named.size() - 1))
+                            && !params.contains(named.getLast());
+                })
+                .sorted(java.util.Comparator.comparing(route -> !route.path().startsWith(write.path() + "/")))
+                .toList();
         return byId.isEmpty() ? new Lost() : new Created(reply.status(), byId);
     }
 

@@ -380,6 +380,7 @@ public final class HttpServer {
     }
 
     private void afterEveryRequest(Context ctx) {
+        idempotency.keepFailure(ctx);
         Requests.releaseInlineMedia(ctx);
         Long limit = ctx.attribute(Requests.BODY_LIMIT);
         UnreadBody.drain(ctx, limit == null ? config.maxBodyBytes() : limit);

@@ -36,6 +36,66 @@ class RebuildTest {
             "DELETE /credentials/{credential_id}", Rebuild.Deleted.class,
             "POST /auth/tokens", Rebuild.Lost.class);
 
+    private static final String SECRET_ONCE = "its answer shows a secret once, which nothing stored shows again";
+    private static final String MODEL_ANSWER = "its answer is a model's (or a tool's) answer, which no read shows";
+    private static final String CHECK = "a check that stores nothing: a retry after a crash runs it again";
+    private static final String OUTCOME = "its answer is what this one action did, which no read shows";
+    private static final String NOT_YET = "not yet: no read shows this answer's shape (left for a later change)";
+
+    /**
+     * The keyed writes whose answer cannot be made again from what they stored, each with why: a retry after a crash
+     * that cut one off once its work committed answers 409 idempotency_answer_lost. A write that newly falls here
+     * fails {@link #everyWriteThatCannotBeAnsweredAgainIsListedWithWhy} until it is listed, or given a read.
+     */
+    private static final Map<String, String> LOST = Map.ofEntries(
+            Map.entry("POST /auth/tokens", SECRET_ONCE),
+            Map.entry("POST /pipelines/{pipeline_id}/webhook-secret", SECRET_ONCE),
+            Map.entry("POST /triggers", SECRET_ONCE + " (a URL target's signing secret)"),
+            Map.entry("PATCH /triggers/{trigger_id}", SECRET_ONCE + " (a new URL target's signing secret)"),
+            Map.entry("POST /events/shared-connections", SECRET_ONCE + " (the webhook's signing secret)"),
+            Map.entry(
+                    "PATCH /events/shared-connections/{connection_id}",
+                    SECRET_ONCE + " (a rotated signing secret), and the subscriptions it removed"),
+            Map.entry("POST /v1/chat/completions", MODEL_ANSWER),
+            Map.entry("POST /v1/completions", MODEL_ANSWER),
+            Map.entry("POST /v1/embeddings", MODEL_ANSWER),
+            Map.entry("POST /v1/decide", MODEL_ANSWER),
+            Map.entry("POST /v1/studio/decisions", MODEL_ANSWER + " as the request asked to be shown"),
+            Map.entry("POST /v1/studio/decisions/{decision_id}/rerun", MODEL_ANSWER + " as the request asked"),
+            Map.entry("POST /mcp/prompts/{prompt_id}", MODEL_ANSWER),
+            Map.entry("POST /pipelines/actions/validate", CHECK),
+            Map.entry("POST /pipelines/validate", CHECK),
+            Map.entry("POST /routers/actions/validate", CHECK),
+            Map.entry("POST /routers/validate", CHECK),
+            Map.entry("POST /v1/studio/models/compatibility", CHECK),
+            Map.entry("POST /v1/studio/decisions/preview", CHECK),
+            Map.entry("POST /connectors/{gateway_id}/oauth/initiate", OUTCOME + " (an authorization URL, new state)"),
+            Map.entry("POST /connectors/oauth/callback", OUTCOME),
+            Map.entry("DELETE /connectors/{gateway_id}/oauth", OUTCOME),
+            Map.entry("POST /connectors/{gateway_id}/fetch-tools", OUTCOME + " (tools added, changed, removed)"),
+            Map.entry("PATCH /connectors/configured/{gateway_id}", OUTCOME + " (the agents it detached)"),
+            Map.entry("DELETE /prompts/{prompt_id}/connections/{gateway_id}/detach", OUTCOME + " (tools removed)"),
+            Map.entry("POST /notification-channels/{channel}/test", OUTCOME + " (a delivery's outcome)"),
+            Map.entry("POST /models/{model_id}/download/cancel", OUTCOME),
+            Map.entry("POST /models/{model_id}/eject", OUTCOME),
+            Map.entry("POST /schedules/{schedule_id}/run", OUTCOME + " (the run it started, off its schedule)"),
+            Map.entry("POST /v1/studio/decisions/delete", OUTCOME + " (counts)"),
+            Map.entry("POST /v1/studio/decisions/redact", OUTCOME + " (counts)"),
+            Map.entry("POST /v1/studio/templates/{template_id}/examples/import", OUTCOME + " (counts, failures)"),
+            Map.entry("POST /v1/studio/evals/{eval_id}/apply", OUTCOME + " (what it made of the eval)"),
+            Map.entry("PUT /v1/studio/templates/{template_id}/aliases/{alias}", OUTCOME + " (the previous version)"),
+            Map.entry(
+                    "PUT /v1/studio/templates/builtin/{builtin_name}/aliases/{alias}",
+                    OUTCOME + " (the previous version)"),
+            Map.entry("DELETE /auth/tokens/{token_id}", NOT_YET + " (one token)"),
+            Map.entry("POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools", NOT_YET + " (one connection)"),
+            Map.entry(
+                    "POST /events/shared-connections/{connection_id}/deliveries/{delivery_id}/replay",
+                    NOT_YET + " (a delivery's summary; its read shows the detail)"),
+            Map.entry("PATCH /v1/studio/decisions/{decision_id}", NOT_YET + " (a decision; its read may render it)"),
+            Map.entry("POST /v1/studio/decisions/{decision_id}/cancel", NOT_YET + " (a decision)"),
+            Map.entry("POST /v1/studio/decisions/{decision_id}/redact", NOT_YET + " (a decision)"));
+
     private ArborServer server;
     private List<Route> routes;
 
@@ -60,6 +120,33 @@ class RebuildTest {
         assertThat(Set.<Class<?>>copyOf(KILLED.values()))
                 .as("a kind of write no row of KillDuringKeyedWritesTest covers: %s", kinds)
                 .containsAll(kinds.keySet());
+    }
+
+    @Test
+    void everyWriteThatCannotBeAnsweredAgainIsListedWithWhy() {
+        List<String> lost = routes.stream()
+                .filter(route -> Requests.isWrite(route.method()) && route.access() != Access.PUBLIC)
+                .filter(route -> Rebuild.of(route, routes) instanceof Rebuild.Lost)
+                .map(route -> route.method() + " " + route.path())
+                .toList();
+        assertThat(lost)
+                .as("keyed writes a crash leaves unanswered: list each with why, or give it a read of its answer")
+                .containsExactlyInAnyOrderElementsOf(LOST.keySet());
+    }
+
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource({
+        "POST /routers, Created",
+        "PUT /routers/{router_id}, Read",
+        "PATCH /routers/{router_id}, Read",
+        "POST /connectors/custom, Created",
+        "POST /connectors/gateways, Created",
+        "PATCH /connectors/configured/{gateway_id}/toggle, Read",
+        "POST /v1/studio/templates/{template_id}/examples, Created",
+    })
+    void aWriteOfAResourceIsAnsweredAgainByItsRead(String write, String kind) {
+        // IdempotencyAfterACrashTest answers each of these again after a crash, as its read shows it
+        assertThat(Rebuild.of(route(write), routes).getClass().getSimpleName()).isEqualTo(kind);
     }
 
     @ParameterizedTest(name = "{0}")
