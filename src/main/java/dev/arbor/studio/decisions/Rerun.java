@@ -44,9 +44,9 @@ final class Rerun {
         }
         ObjectNode input = original.input()
                 .orElseThrow(() -> unavailable(
-                        original, "it was stored " + original.storage().wire() + ", so its input was not kept", null));
+                        original, "it was stored " + original.storage().wire() + ", so its input was not kept"));
         if (input.has("redacted")) {
-            throw unavailable(original, "its input was redacted", null);
+            throw unavailable(original, "its input was redacted");
         }
         DecisionRequest changed = DecisionRequest.parse(changes);
         var problems = new Problems().addAll(changed.problems());
@@ -167,8 +167,15 @@ final class Rerun {
         return media;
     }
 
+    private static ApiException unavailable(StoredDecision original, String why) {
+        return ApiException.of(ErrorCode.INPUT_UNAVAILABLE, cannotRunAgain(original, why));
+    }
+
     private static ApiException unavailable(StoredDecision original, String why, String param) {
-        return ApiException.of(
-                ErrorCode.INPUT_UNAVAILABLE, param, "Decision " + original.id() + " cannot be run again: " + why + ".");
+        return ApiException.of(ErrorCode.INPUT_UNAVAILABLE, param, cannotRunAgain(original, why));
+    }
+
+    private static String cannotRunAgain(StoredDecision original, String why) {
+        return "Decision " + original.id() + " cannot be run again: " + why + ".";
     }
 }

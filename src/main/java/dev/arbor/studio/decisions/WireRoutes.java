@@ -34,6 +34,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The single-request wire format, {@code POST /v1/decide}: {@code {model, state, questions, media?, settings?}}
@@ -232,7 +233,7 @@ final class WireRoutes {
         return Optional.of(merged);
     }
 
-    private static JsonNode header(String value) {
+    private static @Nullable JsonNode header(@Nullable String value) {
         return value == null ? null : Json.mapper().valueToTree(value);
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One pass of checks over a definition: the problems and warnings found, what the checks learn on the way (the
@@ -83,6 +84,7 @@ final class DefinitionPass {
                         + " variable: it is attached as media, it cannot stand in text.");
     }
 
+    @Nullable
     Variable declared(String name, String param) {
         Variable variable = variables.get(name);
         if (variable == null) {

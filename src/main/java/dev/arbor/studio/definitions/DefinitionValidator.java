@@ -6,6 +6,7 @@ import static dev.arbor.studio.definitions.DefinitionPass.isAbsent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ErrorCode;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a template definition and brings it to its normal form, reporting every problem of the pass. The normal
@@ -53,7 +55,8 @@ public final class DefinitionValidator {
      * template's variables in their text, by the template's rules; questions of a decision without a template
      * ({@code template} null) are read literally.
      */
-    public static ObjectNode decisionQuestions(JsonNode node, String root, JsonNode template, Problems problems) {
+    public static ObjectNode decisionQuestions(
+            JsonNode node, String root, @Nullable JsonNode template, Problems problems) {
         var validator = new DefinitionValidator(new DefinitionPass(problems, Set.of(), template != null));
         if (template != null) {
             template.path("variables")
@@ -89,13 +92,13 @@ public final class DefinitionValidator {
 
     /** The raw definition fields of a request, each null when absent. */
     public record Fields(
-            JsonNode modalities,
-            JsonNode variables,
-            JsonNode state,
-            JsonNode questions,
-            JsonNode model,
-            JsonNode settings,
-            JsonNode extensions) {}
+            @Nullable JsonNode modalities,
+            @Nullable JsonNode variables,
+            @Nullable JsonNode state,
+            @Nullable JsonNode questions,
+            @Nullable JsonNode model,
+            @Nullable JsonNode settings,
+            @Nullable JsonNode extensions) {}
 
     /** The normal form and the warnings; meaningful only when {@code problems} stayed empty. */
     public record Result(ObjectNode definition, List<Warning> warnings) {}
@@ -108,13 +111,13 @@ public final class DefinitionValidator {
     }
 
     private ObjectNode run(Fields fields) {
-        ObjectNode normalVariables = variableRules.variables(fields.variables());
-        ArrayNode modalities = variableRules.modalities(fields.modalities());
-        JsonNode state = state(fields.state());
-        ObjectNode questions = questionRules.questions(fields.questions(), "questions");
-        JsonNode model = settingRules.model(fields.model());
-        ObjectNode settings = settingRules.settings(fields.settings());
-        ObjectNode extensions = settingRules.extensions(fields.extensions());
+        ObjectNode normalVariables = variableRules.variables(orMissing(fields.variables()));
+        ArrayNode modalities = variableRules.modalities(orMissing(fields.modalities()));
+        JsonNode state = state(orMissing(fields.state()));
+        ObjectNode questions = questionRules.questions(orMissing(fields.questions()), "questions");
+        JsonNode model = settingRules.model(orMissing(fields.model()));
+        ObjectNode settings = settingRules.settings(orMissing(fields.settings()));
+        ObjectNode extensions = settingRules.extensions(orMissing(fields.extensions()));
         warnUnreferenced(state);
 
         ObjectNode definition = Json.object();
@@ -129,6 +132,11 @@ public final class DefinitionValidator {
     }
 
     // ---- state
+
+    /** An absent field as the rules read it: a missing node, which they treat as they treat null. */
+    private static JsonNode orMissing(@Nullable JsonNode node) {
+        return node == null ? MissingNode.getInstance() : node;
+    }
 
     private JsonNode state(JsonNode node) {
         if (isAbsent(node)) {

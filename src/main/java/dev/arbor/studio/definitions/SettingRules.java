@@ -16,6 +16,7 @@ import dev.arbor.platform.json.Json;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** The checks of how a template runs: its model, its settings (per question and per model) and its extensions. */
 final class SettingRules {
@@ -70,7 +71,7 @@ final class SettingRules {
         return normal;
     }
 
-    private Optional<JsonNode> setting(String param, String key, JsonNode value, QuestionType questionType) {
+    private Optional<JsonNode> setting(String param, String key, JsonNode value, @Nullable QuestionType questionType) {
         if (!SETTINGS_KEYS.contains(key)) {
             pass.invalid(param, "is not a setting (settings: act_threshold, temperature, multi_threshold)");
             return Optional.empty();

@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fills a template's state from the variables of one decision. Pure: the same definition and values always give
@@ -81,7 +82,8 @@ public final class Substitution {
     }
 
     /** {@link #apply}, adding its problems to the caller's instead of throwing; empty when there were some. */
-    public static Optional<Result> check(JsonNode definition, JsonNode sent, byte[] hmacKey, Problems problems) {
+    public static Optional<Result> check(
+            JsonNode definition, @Nullable JsonNode sent, byte[] hmacKey, Problems problems) {
         requireNonNull(definition, "definition");
         requireNonNull(hmacKey, "hmacKey");
         var substitution = new Substitution(definition);
@@ -111,7 +113,8 @@ public final class Substitution {
     private Map<String, String> secrets(byte[] hmacKey) {
         var secrets = new LinkedHashMap<String, String>();
         values.forEach((name, value) -> {
-            if (variables.get(name).sensitive()) {
+            if (requireNonNull(variables.get(name), "a filled-in value is a declared variable")
+                    .sensitive()) {
                 secrets.put(name, sensitiveHash(hmacKey, value));
             }
         });

@@ -1,5 +1,7 @@
 package dev.arbor.studio.planning;
 
+import static java.util.Objects.requireNonNull;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.Problems;
@@ -30,7 +32,7 @@ public final class SettingsLadder {
     public record Effective(
             double actThreshold, double temperature, Map<String, QuestionSettings> questions, AppliedSettings shown) {
         public QuestionSettings of(String key) {
-            return questions.get(key);
+            return requireNonNull(questions.get(key), () -> "no settings for question " + key);
         }
 
         public ObjectNode json() {

@@ -1,6 +1,7 @@
 package dev.arbor.studio.questions;
 
 import dev.arbor.studio.definitions.QuestionType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One answer in the form history indexes it.
@@ -14,7 +15,7 @@ public record AnswerRow(
         int ordinal,
         int position,
         QuestionType type,
-        String answer,
+        @Nullable String answer,
         double value,
         double certainty,
         boolean act,

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The questions an engine is asked for a decision's questions, each of the primitive type its
@@ -101,7 +102,7 @@ public final class Primitives {
         return new ModelFacts.Needs(types, largest, primitives.size(), modalities, contextTokens);
     }
 
-    private static Scoring.Question yesNo(String key, String instructions, String no, String yes) {
+    private static Scoring.Question yesNo(String key, String instructions, @Nullable String no, @Nullable String yes) {
         return new Scoring.Question(
                 key,
                 Scoring.Primitive.NOUL.wire(),

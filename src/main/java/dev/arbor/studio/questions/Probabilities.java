@@ -1,6 +1,7 @@
 package dev.arbor.studio.questions;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** The arithmetic of an engine's probabilities, shared by the answers and the what-ifs of statistics. */
 public final class Probabilities {
@@ -9,7 +10,7 @@ public final class Probabilities {
     private Probabilities() {}
 
     /** Non-finite and negative values count as zero; all zero is uniform; a missing answer too. */
-    public static double[] clean(List<Double> values, int size) {
+    public static double[] clean(@Nullable List<Double> values, int size) {
         double[] p = new double[size];
         double total = 0;
         for (int i = 0; i < size; i++) {

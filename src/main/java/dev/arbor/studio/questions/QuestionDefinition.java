@@ -13,6 +13,7 @@ import dev.arbor.studio.definitions.Substitution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A question as defined, one record per question type, read from the templates' normal form (placeholders filled)
@@ -208,7 +209,7 @@ public sealed interface QuestionDefinition
     }
 
     /** A description as the model reads it, or {@code null} when there is none. */
-    static String description(JsonNode value) {
+    static @Nullable String description(JsonNode value) {
         return value.isNull() || value.isMissingNode() ? null : Substitution.asText(value);
     }
 

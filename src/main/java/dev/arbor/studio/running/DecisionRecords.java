@@ -156,13 +156,11 @@ final class DecisionRecords {
             boolean kept = keepMedia && !sensitive;
             Optional<MediaInput.InlineBytes> inline =
                     item.inline() ? Optional.of(item.inlineBytes()) : Optional.empty();
-            StudioFile file = item.file().orElse(null);
-            if (kept && file == null) {
-                file = item.keep(files);
-            }
+            Optional<StudioFile> file =
+                    kept ? Optional.of(item.file().orElseGet(() -> item.keep(files))) : Optional.empty();
             ObjectNode json = items.addObject();
             json.put("type", item.type());
-            json.put("file_id", kept ? file.id() : null);
+            json.put("file_id", file.map(StudioFile::id).orElse(null));
             json.put("name", sensitive ? null : item.name().orElse(null));
             json.put("variable", item.variable().orElse(null));
             json.put("content_type", item.contentType());

@@ -300,7 +300,7 @@ public final class DecisionService implements AutoCloseable {
         if (question.type() == QuestionType.MULTI) {
             List<String> keys = primitiveKeys(question);
             for (int i = 0; i < keys.size(); i++) {
-                double yes = p.get(question.optionKeys().get(i));
+                double yes = requireNonNull(p.get(question.optionKeys().get(i)), "the head scores every option");
                 out.put(keys.get(i), List.of(1 - yes, yes));
             }
         } else {

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes decisions to history in shared transactions. Every caller still returns only once its own decision is
@@ -48,7 +49,7 @@ final class GroupCommit {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean writing = new AtomicBoolean();
     /** The writer waiting for company, woken by each decision queued. */
-    private volatile Thread waitingWriter;
+    private volatile @Nullable Thread waitingWriter;
 
     /** @param serverInstance this server, which owns the decisions it writes unfinished until it finishes them */
     GroupCommit(HistoryStore store, String serverInstance) {

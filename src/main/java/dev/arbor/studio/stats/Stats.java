@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Statistics over the decisions a filter matches, per group: how many, how many failed, how often they acted,
@@ -55,8 +56,9 @@ final class Stats {
         this.whatIf = whatIf;
     }
 
-    static List<String> groupBy(String value) {
-        if (value == null || value.isBlank()) {
+    static List<String> groupBy(Optional<String> param) {
+        String value = param.orElse("");
+        if (value.isBlank()) {
             return List.of();
         }
         var names = new ArrayList<String>();
@@ -108,7 +110,7 @@ final class Stats {
             String question,
             boolean first,
             String origin,
-            String answer,
+            @Nullable String answer,
             long n,
             long certaintyE4,
             long acted,

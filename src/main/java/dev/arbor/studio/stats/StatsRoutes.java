@@ -88,7 +88,7 @@ public final class StatsRoutes {
                 number(ctx, StatsShapes.WHAT_IF_ACT_THRESHOLD, SettingRange.ACT_THRESHOLD));
         boolean includeExtended =
                 StatsShapes.INCLUDE_EXTENDED.read(ctx).filter("true"::equals).isPresent();
-        List<String> groupBy = Stats.groupBy(StatsShapes.GROUP_BY.read(ctx).orElse(null));
+        List<String> groupBy = Stats.groupBy(StatsShapes.GROUP_BY.read(ctx));
         var stats = new Stats(groupBy, includeExtended, whatIf);
         var query = decisions.query(params, templates, clock.instant());
         if (TemplateStats.applies(params, groupBy, whatIf)) {

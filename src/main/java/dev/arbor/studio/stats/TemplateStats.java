@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -42,7 +43,7 @@ final class TemplateStats {
     /** Adds the template's decisions to {@code stats}, by version when {@code byVersion}. */
     static void count(
             Stats stats, HistoryTotals store, Templates templates, Map<String, String> params, boolean byVersion) {
-        String template = params.get("template");
+        String template = Objects.requireNonNull(params.get("template"), "applies() requires a template");
         List<Integer> versions = params.containsKey("version")
                 ? Arrays.stream(params.get("version").split(","))
                         .map(v -> Integer.valueOf(v.trim()))
@@ -74,7 +75,9 @@ final class TemplateStats {
         for (HistoryTotals.AnswerTotal total : totals) {
             ObjectNode questions = dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
             stats.addAnswers(
-                    keys.get(byVersion ? total.version() : Optional.empty()),
+                    Objects.requireNonNull(
+                            keys.get(byVersion ? total.version() : Optional.empty()),
+                            "an answered decision is a counted one"),
                     total.question(),
                     total.first(),
                     total.origin(),

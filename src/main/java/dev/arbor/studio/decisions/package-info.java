@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.decisions;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.definitions;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.examples;
+
+import org.jspecify.annotations.NullMarked;

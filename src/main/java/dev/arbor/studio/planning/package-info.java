@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.planning;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.questions;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.running;
+
+import org.jspecify.annotations.NullMarked;

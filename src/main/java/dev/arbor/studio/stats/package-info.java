@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.stats;
+
+import org.jspecify.annotations.NullMarked;
