@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -214,6 +215,9 @@ public final class Worker {
             return answered.apply(result);
         } catch (IllegalArgumentException e) {
             return Map.of("outcome", "refused", "error", oneLine(e));
+        } catch (TimeoutException e) {
+            // the server's own wait may notice later than this process when it was held up, so say it was a wait
+            return Map.of("outcome", "timed_out", "error", oneLine(e));
         } catch (Exception e) {
             return Map.of("outcome", "failed", "error", oneLine(e));
         }

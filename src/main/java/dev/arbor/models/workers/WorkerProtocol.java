@@ -37,7 +37,8 @@ import java.util.function.Consumer;
  * </ul>
  *
  * Every last frame has an {@code outcome}: {@code answered}, {@code refused} (the input), {@code unsupported} (a kind
- * the engine does not serve) or {@code failed} (the engine), with {@code error} saying why when not answered.
+ * the engine does not serve), {@code timed_out} (the server's patience passed between inputs) or {@code failed} (the
+ * engine), with {@code error} saying why when not answered.
  */
 public final class WorkerProtocol {
     private WorkerProtocol() {}
@@ -150,6 +151,12 @@ public final class WorkerProtocol {
                         ErrorCode.MODEL_CAPABILITY_UNSUPPORTED,
                         "model",
                         model + " cannot serve this: " + reply.path("error").asText());
+            case "timed_out" ->
+                throw ApiException.of(
+                        ErrorCode.MODEL_TIMEOUT,
+                        "model",
+                        model + " sent no answer within " + eachPart.toSeconds() + " seconds: "
+                                + reply.path("error").asText() + ".");
             default ->
                 throw ApiException.of(
                         ErrorCode.MODEL_CRASHED,

@@ -26,13 +26,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** A worker's side of the request kinds, on one real hash-engine worker: what it answers and what it refuses. */
 class WorkerProtocolTest {
     private static final Duration ANSWER = Duration.ofSeconds(30);
+    private static WorkerProcess.Launcher launcher;
     private static WorkerProcess worker;
     private static WorkerLink link;
 
     @BeforeAll
     static void startWorker() throws Exception {
         Path data = TempFolders.newFolder("arbor-protocol-");
-        var launcher = new WorkerProcess.Launcher(data.resolve("logs"), data.resolve("cache"));
+        launcher = new WorkerProcess.Launcher(data.resolve("logs"), data.resolve("cache"));
         RunnableModel hash = new Models(true).runnable("hash-decider", "model");
         worker = launcher.start(
                 hash,
@@ -80,6 +81,32 @@ class WorkerProtocolTest {
                     assertThat(e.code().code()).isEqualTo("model_capability_unsupported");
                     assertThat(e.problems().getFirst().param()).isEqualTo("model");
                 });
+    }
+
+    @Test
+    void anEmbeddingTheWorkerGaveUpOnIsATimeoutEvenWhenTheWorkerSaysSoBeforeTheServerNotices() throws Exception {
+        RunnableModel minilm = new Models(true).runnable("minilm-decider", "model");
+        WorkerProcess embedder = launcher.start(
+                minilm,
+                Map.of(),
+                ReplicaSet.WorkerLimits.NONE,
+                launcher.workerLog(minilm.id()),
+                Optional.empty(),
+                ready -> {});
+        try {
+            WorkerLink embedderLink = embedder.link.get(90, TimeUnit.SECONDS);
+            // the worker's patience is spent before its first input; the server here would wait its whole 30 s
+            byte[] request = WorkerProtocol.embed(List.of("a text", "another"), Duration.ZERO);
+
+            assertThatThrownBy(() ->
+                            WorkerProtocol.exchange(embedderLink, request, ANSWER, ANSWER, delta -> {}, "Model minilm"))
+                    .isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.code().code()).isEqualTo("model_timeout");
+                        assertThat(e.problems().getFirst().param()).isEqualTo("model");
+                    });
+        } finally {
+            embedder.stop();
+        }
     }
 
     @Test
