@@ -20,7 +20,9 @@ import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.routers.EndpointHealthReport;
 import dev.arbor.routers.RouterTelemetry;
+import dev.arbor.routers.RouterUsage;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.EOFException;
@@ -139,19 +141,19 @@ public final class Routing implements AutoCloseable {
     public RouterTelemetry telemetry() {
         return new RouterTelemetry() {
             @Override
-            public List<Map<String, Object>> endpointHealth(List<String> endpoints) {
-                return health(endpoints).stream().map(EndpointHealth::toJson).toList();
+            public List<EndpointHealthReport> endpointHealth(List<String> endpoints) {
+                return health(endpoints).stream().map(EndpointHealth::report).toList();
             }
 
             @Override
-            public Map<String, Object> usage(String routerId, Instant since) {
-                return stats(routerId, since).toJson();
+            public RouterUsage usage(String routerId, Instant since) {
+                return stats(routerId, since);
             }
         };
     }
 
     /** What a router's requests since {@code since} came to (a moment's rows may still be on their way). */
-    public UsageSummary stats(String routerId, Instant since) {
+    public RouterUsage stats(String routerId, Instant since) {
         return usage.summary(requireNonNull(routerId, "routerId"), requireNonNull(since, "since"));
     }
 

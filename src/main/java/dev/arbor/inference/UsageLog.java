@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.db.Database;
+import dev.arbor.routers.RouterUsage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -157,7 +158,7 @@ final class UsageLog implements AutoCloseable {
     }
 
     /** A router's requests since {@code since}, as stored (the rows of the last moment may still be queued). */
-    UsageSummary summary(String routerId, Instant since) {
+    RouterUsage summary(String routerId, Instant since) {
         record Row(String endpoint, String outcome, long requests, long prompt, long completion, long latency) {}
         List<Row> rows = database.read(handle -> handle.createQuery("""
                         SELECT endpoint, outcome, count(*) AS requests,
@@ -184,10 +185,10 @@ final class UsageLog implements AutoCloseable {
             outcomes.merge(row.outcome(), row.requests(), Long::sum);
             byEndpoint.computeIfAbsent(row.endpoint(), e -> new ArrayList<>()).add(row);
         }
-        var endpoints = new ArrayList<UsageSummary.EndpointUsage>();
+        var endpoints = new ArrayList<RouterUsage.EndpointUsage>();
         byEndpoint.forEach((endpoint, its) -> {
             long requests = its.stream().mapToLong(Row::requests).sum();
-            endpoints.add(new UsageSummary.EndpointUsage(
+            endpoints.add(new RouterUsage.EndpointUsage(
                     endpoint,
                     requests,
                     its.stream()
@@ -198,9 +199,9 @@ final class UsageLog implements AutoCloseable {
                     its.stream().mapToLong(Row::completion).sum(),
                     its.stream().mapToLong(Row::latency).sum() / 1000.0 / requests));
         });
-        return new UsageSummary(
+        return new RouterUsage(
                 routerId,
-                since,
+                since.getEpochSecond(),
                 rows.stream().mapToLong(Row::requests).sum(),
                 outcomes,
                 rows.stream().mapToLong(Row::prompt).sum(),

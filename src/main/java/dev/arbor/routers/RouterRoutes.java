@@ -15,17 +15,12 @@ import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
-import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.ActionShapes;
-import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.errors.ParamPath;
-import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
-import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -42,11 +37,8 @@ import io.javalin.http.Context;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -110,25 +102,15 @@ final class RouterRoutes {
 
     private final RouterStore store;
     private final RouterCatalog catalog;
-    private final DagCheck dags;
-    private final Lookups lookups;
-    private final Expressions expressions;
+    private final RouterChecks checks;
     private final Access access;
     private final RouterTelemetry telemetry;
 
     RouterRoutes(
-            RouterStore store,
-            RouterCatalog catalog,
-            DagCheck dags,
-            Lookups lookups,
-            Expressions expressions,
-            Access access,
-            RouterTelemetry telemetry) {
+            RouterStore store, RouterCatalog catalog, RouterChecks checks, Access access, RouterTelemetry telemetry) {
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
-        this.dags = requireNonNull(dags, "dags");
-        this.lookups = requireNonNull(lookups, "lookups");
-        this.expressions = requireNonNull(expressions, "expressions");
+        this.checks = requireNonNull(checks, "checks");
         this.access = requireNonNull(access, "access");
         this.telemetry = requireNonNull(telemetry, "telemetry");
     }
@@ -218,13 +200,12 @@ final class RouterRoutes {
 
     private void validateAction(Context ctx) {
         ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
         // no router yet: a deployment is looked for in the project X-Project-Id names, else in any the caller may act
         // in (the check adds that); the header refuses nothing here, a project the caller may not use finds none
         Optional<String> named = CurrentProject.HEADER.read(ctx);
         Predicate<String> projects = project -> named.map(project::equals).orElse(true);
-        catalog.checkRequest(body, problems, rules(ctx, projects));
-        Responses.ok(ctx, validation("action.validation", problems, List.of()));
+        Problems problems = checks.action(body, checker(ctx, projects));
+        Responses.ok(ctx, RouterReplies.Validation.of("action.validation", problems, List.of()));
     }
 
     /**
@@ -240,17 +221,9 @@ final class RouterRoutes {
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
         refused.throwIfAny();
         var problems = new Problems();
-        List<Warning> warnings = checkGraph(dag.orElseThrow(), status, problems, rules(ctx, project.value()::equals));
-        Responses.ok(ctx, validation("router.validation", problems, warnings));
-    }
-
-    private static Map<String, Object> validation(String object, Problems problems, List<Warning> warnings) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", object);
-        json.put("valid", problems.isEmpty());
-        json.put("errors", ActionCatalog.errorsJson(problems));
-        json.put("warnings", warnings);
-        return json;
+        List<Warning> warnings =
+                checks.graph(dag.orElseThrow(), status, problems, checker(ctx, project.value()::equals));
+        Responses.ok(ctx, RouterReplies.Validation.of("router.validation", problems, warnings));
     }
 
     private void create(Context ctx) {
@@ -267,9 +240,9 @@ final class RouterRoutes {
                 .flatMap(RouterStatus::of)
                 .orElse(dag.isPresent() ? RouterStatus.ACTIVE : RouterStatus.DRAFT);
         JsonNode given = dag.orElseGet(Json::object);
-        List<Warning> warnings = checkGraph(given, status, problems, rules(ctx, project.value()::equals));
+        List<Warning> warnings = checks.graph(given, status, problems, checker(ctx, project.value()::equals));
         problems.throwIfAny();
-        ObjectNode graph = (ObjectNode) given; // an object: checkGraph refuses anything else
+        ObjectNode graph = (ObjectNode) given; // an object: the graph check refuses anything else
         Instant now = store.now();
         var router = new Router(
                 Ids.next("rtr"),
@@ -283,7 +256,7 @@ final class RouterRoutes {
                 now,
                 now);
         store.create(router, Routers.references(graph, catalog));
-        Responses.created(ctx, "/routers/" + router.id(), saved(router, warnings));
+        Responses.created(ctx, "/routers/" + router.id(), RouterReplies.Saved.of(router, warnings));
     }
 
     private void list(Context ctx) {
@@ -311,21 +284,13 @@ final class RouterRoutes {
         Optional<String> q = NAME_QUERY.read(ctx).map(String::strip).filter(t -> !t.isEmpty());
         Paging.Result<Router> page =
                 store.list(PageParams.from(ctx), new RouterStore.Filter(projects, status, q, tags));
-        Responses.ok(ctx, Responses.page(page, Router::id, RouterRoutes::json));
+        Responses.ok(ctx, Responses.page(page, Router::id, RouterReplies.RouterJson::of));
     }
 
     private void get(Context ctx) {
         Router router = visible(ctx, Optional.empty());
-        Responses.ok(ctx, saved(router, warnings(ctx, router)));
-    }
-
-    /**
-     * What keeps a router's graph from serving as it stands, as a save of it in its status would warn: a read shows
-     * what the save answered, so a keyed save whose answer was lost is answered again from it. The gaps of an active
-     * router's graph (something it names deleted since) are not warnings: its requests name them.
-     */
-    private List<Warning> warnings(Context ctx, Router router) {
-        return checkGraph(router.dagConfig(), router.status(), new Problems(), rules(ctx, router.projectId()::equals));
+        // a read shows what a save answered, so a keyed save whose answer was lost is answered again from it
+        Responses.ok(ctx, RouterReplies.Saved.of(router, checks.warnings(router, Access.principal(ctx))));
     }
 
     /** The router fields a save and a patch both take; each one left out keeps its value. */
@@ -362,12 +327,13 @@ final class RouterRoutes {
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(RouterStatus.ACTIVE);
         Optional<JsonNode> dag = SAVED_DAG_CONFIG.read(reader);
-        List<Warning> warnings = dag.map(d -> checkGraph(d, status, problems, rules(ctx, current.projectId()::equals)))
+        List<Warning> warnings = dag.map(
+                        d -> checks.graph(d, status, problems, checker(ctx, current.projectId()::equals)))
                 .orElse(List.of());
         problems.throwIfAny();
         Router router = edits.applied(current, status, (ObjectNode) dag.orElseThrow(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.KEEP_PREVIOUS);
-        Responses.ok(ctx, saved(router, warnings));
+        Responses.ok(ctx, RouterReplies.Saved.of(router, warnings));
     }
 
     private void change(Context ctx) {
@@ -378,28 +344,23 @@ final class RouterRoutes {
         FieldEdits edits = FieldEdits.read(reader);
         RouterStatus status = STATUS.read(reader).flatMap(RouterStatus::of).orElse(current.status());
         if (problems.isEmpty() && status != current.status()) {
-            checkGraph(current.dagConfig(), status, problems, rules(ctx, current.projectId()::equals));
+            checks.graph(current.dagConfig(), status, problems, checker(ctx, current.projectId()::equals));
         }
         problems.throwIfAny();
         Router router = edits.applied(current, status, current.dagConfig(), after(current));
         store.update(router, Routers.references(router.dagConfig(), catalog), RouterStore.VersionKeeping.SAME_GRAPH);
-        Responses.ok(ctx, saved(router, warnings(ctx, router)));
+        Responses.ok(ctx, RouterReplies.Saved.of(router, checks.warnings(router, Access.principal(ctx))));
     }
 
     private void versions(Context ctx) {
         Router router = visible(ctx, Optional.empty());
         Paging.Result<RouterStore.Version> page = store.versions(router.id(), PageParams.from(ctx));
-        Responses.ok(ctx, Responses.page(page, version -> Integer.toString(version.version()), version -> {
-            var json = new LinkedHashMap<String, Object>();
-            json.put("object", "router.version");
-            json.put("router_id", router.id());
-            json.put("version", version.version());
-            json.put("step_count", version.dagConfig().path("steps").size());
-            json.put("dag_config", version.dagConfig());
-            json.put("saved_at", version.savedAt().getEpochSecond());
-            json.put("replaced_at", version.replacedAt().getEpochSecond());
-            return json;
-        }));
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        page,
+                        version -> Integer.toString(version.version()),
+                        version -> RouterReplies.Version.of(router.id(), version)));
     }
 
     private void delete(Context ctx) {
@@ -407,56 +368,7 @@ final class RouterRoutes {
         if (!store.delete(router.id())) {
             throw Routers.notFound(router.id(), false);
         }
-        Responses.ok(ctx, Map.of("id", router.id(), "object", "router.deleted", "deleted", true));
-    }
-
-    /**
-     * Checks a graph for a save in {@code status}: its shape always; its completeness too, as errors for a router
-     * that may serve (active), as warnings otherwise (a draft or inactive router may be unfinished).
-     */
-    private List<Warning> checkGraph(JsonNode dag, RouterStatus status, Problems problems, RouterParams rules) {
-        if (!dags.shape(dag, problems)) {
-            return List.of();
-        }
-        var gaps = new Problems();
-        dags.complete(dag, gaps, rules);
-        var warnings = new ArrayList<>(awaitedTargets(dag));
-        if (status == RouterStatus.ACTIVE) {
-            problems.addAll(gaps.list());
-            return warnings;
-        }
-        for (Problem gap : gaps.list()) {
-            warnings.add(new Warning(WarningCode.ROUTER_INCOMPLETE, gap.message(), gap.param()));
-        }
-        return warnings;
-    }
-
-    /**
-     * The delegate steps whose router is not active in its project (yet): a router may be saved before the one it
-     * hands requests to, so this is a warning, and the runtime looks the target up per request.
-     */
-    private List<Warning> awaitedTargets(JsonNode dag) {
-        var warnings = new ArrayList<Warning>();
-        JsonNode steps = dag.path("steps");
-        for (int i = 0; i < steps.size(); i++) {
-            JsonNode step = steps.get(i);
-            JsonNode project = step.path("params").path("project");
-            JsonNode router = step.path("params").path("router");
-            if (step.path("action_type").asText().equals(RouterCatalog.DELEGATE)
-                    && project.isTextual()
-                    && router.isTextual()
-                    && store.findActive(project.textValue()::equals, router.textValue())
-                            .isEmpty()) {
-                String param = ParamPath.index(DagCheck.ROOT + ".steps", i) + ".params.router";
-                warnings.add(new Warning(
-                        WarningCode.DELEGATE_TARGET_INACTIVE,
-                        "`" + param + "` is '" + router.textValue() + "', which is no active router of project '"
-                                + project.textValue() + "' yet: until it is, a request that reaches step '"
-                                + step.path("step_id").asText() + "' is 404 router_not_found.",
-                        param));
-            }
-        }
-        return warnings;
+        Responses.ok(ctx, RouterReplies.Deleted.router(router.id()));
     }
 
     private void health(Context ctx) {
@@ -465,7 +377,7 @@ final class RouterRoutes {
                 .filter(reference -> reference.kind() == Referrers.Kind.MODEL)
                 .map(RouterStore.Reference::ref)
                 .toList();
-        Responses.ok(ctx, Map.of("object", "list", "data", telemetry.endpointHealth(endpoints)));
+        Responses.ok(ctx, EndpointHealthList.of(telemetry.endpointHealth(endpoints)));
     }
 
     private void stats(Context ctx) {
@@ -484,9 +396,9 @@ final class RouterRoutes {
         Responses.ok(ctx, telemetry.usage(router.id(), since));
     }
 
-    /** The checks of a save by this request's caller, with deployments found in the projects {@code projects} accepts. */
-    private RouterParams rules(Context ctx, Predicate<String> projects) {
-        return new RouterParams(lookups, expressions, Access.principal(ctx), projects);
+    /** This request's caller checking, with deployments found in the projects {@code projects} accepts. */
+    private static RouterChecks.Checker checker(Context ctx, Predicate<String> projects) {
+        return new RouterChecks.Checker(Access.principal(ctx), projects);
     }
 
     /** A save's time: later than the last one, so that {@code modified_at} moves on every save. */
@@ -507,28 +419,5 @@ final class RouterRoutes {
                 .filter(r -> principal.mayActIn(r.projectId()))
                 .filter(r -> current.map(p -> p.value().equals(r.projectId())).orElse(true))
                 .orElseThrow(() -> Routers.notFound(id, current.isPresent()));
-    }
-
-    private static Map<String, Object> saved(Router router, List<Warning> warnings) {
-        Map<String, Object> json = json(router);
-        json.put("warnings", warnings);
-        return json;
-    }
-
-    static Map<String, Object> json(Router router) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", router.id());
-        json.put("object", "router");
-        json.put("project_id", router.projectId());
-        json.put("name", router.name());
-        json.put("description", router.description());
-        json.put("tags", router.tags());
-        json.put("icon", router.icon());
-        json.put("dag_config", router.dagConfig());
-        json.put("status", router.status().wire());
-        json.put("step_count", router.stepCount());
-        json.put("created_at", router.createdAt().getEpochSecond());
-        json.put("modified_at", router.modifiedAt().getEpochSecond());
-        return json;
     }
 }

@@ -2,16 +2,15 @@ package dev.arbor.routers;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 /**
- * How a router's endpoints and requests have been doing, as the routing runtime measures them, in the API's JSON
- * shapes (the runtime owns both; the router routes only answer with them).
+ * How a router's endpoints and requests have been doing, as the routing runtime measures them (the runtime owns the
+ * measures; the router routes only answer with them).
  */
 public interface RouterTelemetry {
-    /** The health of these endpoints on this server, one object each, in their order. */
-    List<Map<String, Object>> endpointHealth(List<String> endpoints);
+    /** The health of these endpoints on this server, one each, in their order. */
+    List<EndpointHealthReport> endpointHealth(List<String> endpoints);
 
     /** What a router's requests since {@code since} came to. */
-    Map<String, Object> usage(String routerId, Instant since);
+    RouterUsage usage(String routerId, Instant since);
 }

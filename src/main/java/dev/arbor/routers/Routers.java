@@ -51,9 +51,7 @@ public final class Routers implements ActiveRouters, Referrers {
         this.routes = new RouterRoutes(
                 store,
                 catalog,
-                new DagCheck(catalog, expressions),
-                lookups,
-                expressions,
+                new RouterChecks(store, catalog, new DagCheck(catalog, expressions), lookups, expressions),
                 requireNonNull(access, "access"),
                 requireNonNull(telemetry, "telemetry"));
     }

@@ -17,6 +17,7 @@ import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.ratelimits.RateLimiters;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.MovableClock;
+import dev.arbor.routers.RouterUsage;
 import dev.arbor.testing.OpenAiUpstream;
 import dev.arbor.testing.OpenAiUpstream.Reply;
 import dev.arbor.testing.TestPostgres;
@@ -344,7 +345,7 @@ class RoutingStrategiesTest {
             }
             Instant since = Instant.ofEpochMilli(clock.millis()).minusSeconds(60);
             await().until(() -> routing.get().stats("rtr_test", since).requests() == 4);
-            UsageSummary stats = routing.get().stats("rtr_test", since);
+            RouterUsage stats = routing.get().stats("rtr_test", since);
             assertThat(stats.outcomes()).containsEntry("ok", 3L).containsEntry("upstream_error", 1L);
             assertThat(stats.promptTokens()).isEqualTo(36);
             assertThat(stats.completionTokens()).isEqualTo(15);

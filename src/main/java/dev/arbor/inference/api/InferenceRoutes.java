@@ -1,13 +1,14 @@
 package dev.arbor.inference.api;
 
 import static dev.arbor.platform.http.Schema.arrayOf;
-import static dev.arbor.platform.http.Schema.bool;
 import static dev.arbor.platform.http.Schema.integer;
 import static dev.arbor.platform.http.Schema.nullable;
 import static dev.arbor.platform.http.Schema.number;
 import static dev.arbor.platform.http.Schema.object;
 import static dev.arbor.platform.http.Schema.oneOf;
 import static dev.arbor.platform.http.Schema.string;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
@@ -26,11 +27,13 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.routers.ActiveRouters;
+import dev.arbor.routers.EndpointHealthList;
 import dev.arbor.routers.RouterSnapshot;
 import io.javalin.http.Context;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -42,7 +45,14 @@ import java.util.function.Predicate;
  * chosen per project, so a project may put a router in front of a deployment or cloud model of the same name.
  */
 public final class InferenceRoutes {
-    private static final Schema REQUEST = object().required("model", string()).optional("stream", bool());
+    /**
+     * The fields of an OpenAI request that Arbor reads itself; the rest goes to the model as sent. The request path
+     * reads a body once, from its bytes, with {@link InferenceRequest#read} (the feature's typed parser, which keeps
+     * the body as sent for the upstream): this spec declares the fields for the document and names their limits.
+     */
+    static final BodySpec OPENAI_REQUEST =
+            BodySpec.of(BodyField.value(REQUIRED, "model", string()), BodyField.flag(OPTIONAL, "stream"));
+
     private static final Schema ANSWER = object().optional("model", string());
     private static final Schema HEALTH = object().required("endpoint", string())
             .required("status", oneOf("healthy", "failing", "cooling"))
@@ -81,21 +91,21 @@ public final class InferenceRoutes {
                         "OpenAI-compatible chat completions from a router, deployment or cloud model (stream: true for "
                                 + "server-sent events)",
                         ctx -> serve(ctx, Operation.CHAT_COMPLETIONS))
-                .body(REQUEST)
+                .body(OPENAI_REQUEST.schema())
                 .ok(ANSWER)
                 .answers(200, "text/event-stream", string())
                 .post(
                         "/v1/completions",
                         "OpenAI-compatible text completions from a router, deployment or cloud model",
                         ctx -> serve(ctx, Operation.COMPLETIONS))
-                .body(REQUEST)
+                .body(OPENAI_REQUEST.schema())
                 .ok(ANSWER)
                 .answers(200, "text/event-stream", string())
                 .post(
                         "/v1/embeddings",
                         "OpenAI-compatible embeddings from a router, deployment or cloud model",
                         ctx -> serve(ctx, Operation.EMBEDDINGS))
-                .body(REQUEST)
+                .body(OPENAI_REQUEST.schema())
                 .ok(ANSWER);
         routes.group("routing")
                 .get(
@@ -177,10 +187,7 @@ public final class InferenceRoutes {
         Access.requireAdmin(ctx);
         Responses.ok(
                 ctx,
-                Map.of(
-                        "object",
-                        "list",
-                        "data",
-                        routing.health().stream().map(EndpointHealth::toJson).toList()));
+                EndpointHealthList.of(
+                        routing.health().stream().map(EndpointHealth::report).toList()));
     }
 }

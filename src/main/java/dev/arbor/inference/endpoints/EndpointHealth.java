@@ -2,10 +2,9 @@ package dev.arbor.inference.endpoints;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.routers.EndpointHealthReport;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
@@ -53,18 +52,18 @@ public record EndpointHealth(
         }
     }
 
-    public Map<String, Object> toJson() {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("endpoint", endpoint);
-        json.put("status", status.wire());
-        json.put("consecutive_failures", consecutiveFailures);
-        json.put("cooling_until", coolingUntil.map(Instant::getEpochSecond).orElse(null));
-        json.put("in_flight", inFlight);
-        json.put("p50_ms", p50Millis.isPresent() ? p50Millis.getAsDouble() : null);
-        json.put("p95_ms", p95Millis.isPresent() ? p95Millis.getAsDouble() : null);
-        json.put("requests", requests);
-        json.put("failures", failures);
-        json.put("last_error", lastError.orElse(null));
-        return json;
+    /** This health as the API answers it. */
+    public EndpointHealthReport report() {
+        return new EndpointHealthReport(
+                endpoint,
+                status.wire(),
+                consecutiveFailures,
+                coolingUntil.map(Instant::getEpochSecond).orElse(null),
+                inFlight,
+                p50Millis.isPresent() ? p50Millis.getAsDouble() : null,
+                p95Millis.isPresent() ? p95Millis.getAsDouble() : null,
+                requests,
+                failures,
+                lastError.orElse(null));
     }
 }
