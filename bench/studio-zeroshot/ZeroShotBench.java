@@ -44,13 +44,28 @@ import java.util.regex.Pattern;
  * "target/classes:target/test-classes:$(cat target/cp.txt)" bench/studio-zeroshot/ZeroShotBench.java [mails per half]
  */
 public class ZeroShotBench {
-    /** The engine's default temperatures (EmbeddingEngine.DEFAULT_TEMPERATURES): yes/no, choice, and score. */
-    static final double ENGINE_YES_NO = 0.0165;
+    /**
+     * The bundled model measured (-Dbench.model, the name of its files: all-minilm-l6-v2-q or e5-small-v2-q) and the
+     * prefix its catalog form puts before every text (-Dbench.prefix, "query: " for e5).
+     */
+    static final String MODEL = System.getProperty("bench.model", "all-minilm-l6-v2-q");
 
-    static final double ENGINE_CHOICE = 0.035;
-    static final double ENGINE_SCORE = 0.05;
+    static final String PREFIX = System.getProperty("bench.prefix", "");
+    /** Only the first way of writing each situation (-Dbench.quick=true): the engine's, a quarter of the mail work. */
+    static final boolean QUICK = Boolean.getBoolean("bench.quick");
+    /**
+     * The model's temperatures in its catalog entry (-Dbench.t.noul, .choice, .score; MiniLM's by default): yes/no,
+     * choice, and score.
+     */
+    static final double ENGINE_YES_NO = Double.parseDouble(System.getProperty("bench.t.noul", "0.0165"));
+
+    static final double ENGINE_CHOICE = Double.parseDouble(System.getProperty("bench.t.choice", "0.035"));
+    static final double ENGINE_SCORE = Double.parseDouble(System.getProperty("bench.t.score", "0.05"));
     static final double[] GRID = grid(0.002, 0.5, 90);
-    static final Path CACHE = Path.of("target/zeroshot-embeddings.bin");
+    static final Path CACHE = Path.of(
+            MODEL.equals("all-minilm-l6-v2-q")
+                    ? "target/zeroshot-embeddings.bin"
+                    : "target/zeroshot-embeddings-" + MODEL + (PREFIX.isEmpty() ? "" : "-prefixed") + ".bin");
 
     /** How a situation is written before it is embedded, and where it is cut. */
     record Situation(String name, UnaryOperator<String> writing, int tokens) {}
@@ -184,11 +199,22 @@ public class ZeroShotBench {
                                         valenceQ + " 5 (very positive)"))),
                 ENGINE_SCORE));
         sets.removeIf(set -> !only.isEmpty() && only.stream().noneMatch(set.name()::startsWith));
+        if (QUICK) {
+            sets.replaceAll(set -> new DataSet(
+                    set.name(),
+                    set.items(),
+                    set.truth(),
+                    set.situations().subList(0, 1),
+                    set.forms(),
+                    set.engineTemperature()));
+        }
         boolean reviewValence = only.isEmpty() || only.stream().anyMatch("review valence"::startsWith);
 
         System.out.printf(
                 Locale.ROOT,
-                "load average at start: %.2f on %d cores%n%n",
+                "model %s, prefix \"%s\"; load average at start: %.2f on %d cores%n%n",
+                MODEL,
+                PREFIX,
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                         .getSystemLoadAverage(),
                 Runtime.getRuntime().availableProcessors());
@@ -849,8 +875,8 @@ public class ZeroShotBench {
         final Map<String, float[]> unsaved = new HashMap<>();
 
         Embedder() throws Exception {
-            try (InputStream graph = Embedder.class.getResourceAsStream("/all-minilm-l6-v2-q.onnx");
-                    InputStream json = Embedder.class.getResourceAsStream("/all-minilm-l6-v2-q-tokenizer.json")) {
+            try (InputStream graph = Embedder.class.getResourceAsStream("/" + MODEL + ".onnx");
+                    InputStream json = Embedder.class.getResourceAsStream("/" + MODEL + "-tokenizer.json")) {
                 var options = new OrtSession.SessionOptions();
                 options.setIntraOpNumThreads(Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
                 options.addConfigEntry("session.intra_op.allow_spinning", "0");
@@ -903,7 +929,7 @@ public class ZeroShotBench {
                         Map.of("maxLength", Integer.toString(tokens), "truncation", "true", "padding", "false"));
                 tokenizers.put(tokens, tokenizer);
             }
-            Encoding encoding = tokenizer.encode(text);
+            Encoding encoding = tokenizer.encode(PREFIX + text);
             long[] ids = encoding.getIds();
             long[] mask = encoding.getAttentionMask();
             long[] types = encoding.getTypeIds();
@@ -911,8 +937,10 @@ public class ZeroShotBench {
             try (OnnxTensor a = OnnxTensor.createTensor(env, new long[][] {ids});
                     OnnxTensor b = OnnxTensor.createTensor(env, new long[][] {mask});
                     OnnxTensor c = OnnxTensor.createTensor(env, new long[][] {types});
-                    OrtSession.Result result =
-                            session.run(Map.of("input_ids", a, "attention_mask", b, "token_type_ids", c))) {
+                    OrtSession.Result result = session.run(
+                            session.getInputNames().contains("token_type_ids")
+                                    ? Map.of("input_ids", a, "attention_mask", b, "token_type_ids", c)
+                                    : Map.of("input_ids", a, "attention_mask", b))) {
                 float[][] hidden = ((float[][][]) result.get(0).getValue())[0];
                 pooled = new float[hidden[0].length];
                 for (float[] token : hidden)

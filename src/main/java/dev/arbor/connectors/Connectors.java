@@ -3,12 +3,9 @@ package dev.arbor.connectors;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.agents.Agents;
 import dev.arbor.connectors.gateways.ConnectorChanges;
-import dev.arbor.connectors.gateways.ConnectorRegistry;
 import dev.arbor.connectors.gateways.ConnectorSettings;
-import dev.arbor.connectors.gateways.GatewayRoutes;
-import dev.arbor.connectors.gateways.GatewayStore;
+import dev.arbor.connectors.gateways.GatewayModule;
 import dev.arbor.connectors.gateways.Gateways;
-import dev.arbor.connectors.gateways.RegistryRoutes;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.OAuthRoutes;
 import dev.arbor.platform.db.Database;
@@ -31,9 +28,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Connectors implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Connectors.class);
-    private final RegistryRoutes registry;
-    private final GatewayRoutes gateways;
+    private final GatewayModule gateways;
     private final Gateways lookup;
+    private final Access access;
+    private final ConnectorSettings settings;
     private final GatewayOAuth oauth;
     private final OAuthRoutes oauthRoutes;
     private final Agents agents;
@@ -48,15 +46,13 @@ public final class Connectors implements AutoCloseable {
             OutboundClient outbound,
             ConnectorSettings settings,
             Clock clock) {
-        var registry = new ConnectorRegistry(database, policy, clock);
-        this.registry = new RegistryRoutes(registry);
-        var gatewayStore = new GatewayStore(database, secrets, clock);
-        this.lookup = new Gateways(gatewayStore);
+        this.gateways = new GatewayModule(database, secrets, policy, clock);
+        this.lookup = gateways.gateways();
+        this.access = access;
+        this.settings = settings;
         this.oauth = new GatewayOAuth(database, secrets, outbound, settings.mcpTimeout(), clock);
         this.agents = new Agents(
                 database, lookup, new ConnectorChanges(database), oauth, access, policy, outbound, settings, clock);
-        this.gateways = new GatewayRoutes(
-                registry, gatewayStore, lookup, oauth, agents, access, policy, settings.stdioCommands(), clock);
         this.oauthRoutes = new OAuthRoutes(lookup, oauth, agents, settings.oauthReturnHosts(), clock);
     }
 
@@ -75,8 +71,7 @@ public final class Connectors implements AutoCloseable {
     }
 
     public void addRoutes(Routes routes) {
-        registry.addTo(routes);
-        gateways.addTo(routes);
+        gateways.addRoutes(routes, oauth, agents, access, settings.stdioCommands());
         agents.addRoutes(routes);
         oauthRoutes.addTo(routes);
     }

@@ -274,12 +274,31 @@ public final class Models implements RunnableModels {
                 "",
                 entry.path("engine").asText(),
                 facts,
-                Map.of(),
+                formOptions(entry.path("form")),
                 Optional.empty(),
                 0,
                 "downloaded",
                 Optional.empty(),
                 Optional.empty());
+    }
+
+    /**
+     * A catalog entry's {@code form} (what its engine needs around the text: the bundled files, a prefix, its tokens,
+     * pooling and temperature per primitive question type) as the options its engine is loaded with.
+     */
+    static Map<String, String> formOptions(JsonNode form) {
+        var options = new LinkedHashMap<String, String>();
+        form.properties().forEach(field -> {
+            if (field.getKey().equals("temperatures")) {
+                field.getValue()
+                        .properties()
+                        .forEach(type -> options.put(
+                                "temperature." + type.getKey(), type.getValue().asText()));
+            } else {
+                options.put(field.getKey(), field.getValue().asText());
+            }
+        });
+        return options;
     }
 
     private static Set<String> strings(JsonNode array) {

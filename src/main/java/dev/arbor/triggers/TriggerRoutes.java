@@ -2,7 +2,6 @@ package dev.arbor.triggers;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
@@ -11,7 +10,6 @@ import dev.arbor.access.ProjectId;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -19,21 +17,11 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyReader;
-import dev.arbor.platform.ids.Ids;
-import dev.arbor.platform.json.Json;
-import dev.arbor.platform.webhooks.StandardWebhookSignature;
-import dev.arbor.triggers.FiringStore.Attempt;
 import dev.arbor.triggers.FiringStore.Firing;
-import dev.arbor.triggers.Trigger.PreviousSecret;
 import dev.arbor.triggers.Trigger.Target;
-import dev.arbor.triggers.TriggerBody.Draft;
-import dev.arbor.triggers.TriggerBody.TargetDraft;
+import dev.arbor.triggers.TriggerViews.FiringView;
+import dev.arbor.triggers.TriggerViews.TriggerView;
 import io.javalin.http.Context;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -43,9 +31,6 @@ import java.util.Set;
  * pipeline. A URL target's signing secret is shown once, when it is made or rotated.
  */
 final class TriggerRoutes {
-    /** How long a rotated-out signing secret still signs deliveries, beside the new one. */
-    static final Duration ROTATION_GRACE = Duration.ofHours(24);
-
     private static final String TRIGGER_ID = "trigger_id";
     private static final QueryParam PROJECT_ID = new QueryParam(
             CurrentProject.FIELD,
@@ -57,16 +42,14 @@ final class TriggerRoutes {
 
     private final TriggerStore triggers;
     private final FiringStore firings;
-    private final TriggerBody bodies;
+    private final TriggerEditor editor;
     private final Access access;
-    private final Clock clock;
 
-    TriggerRoutes(TriggerStore triggers, FiringStore firings, TriggerBody bodies, Access access, Clock clock) {
+    TriggerRoutes(TriggerStore triggers, FiringStore firings, TriggerEditor editor, Access access) {
         this.triggers = requireNonNull(triggers, "triggers");
         this.firings = requireNonNull(firings, "firings");
-        this.bodies = requireNonNull(bodies, "bodies");
+        this.editor = requireNonNull(editor, "editor");
         this.access = requireNonNull(access, "access");
-        this.clock = requireNonNull(clock, "clock");
     }
 
     void addTo(Routes routes) {
@@ -111,21 +94,11 @@ final class TriggerRoutes {
     private void create(Context ctx) {
         Principal principal = Access.principal(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        JsonNode named = body.path(CurrentProject.FIELD);
-        ProjectId project = access.currentProject()
-                .required(ctx, named.isTextual() ? Optional.of(named.textValue()) : Optional.empty());
-        Draft draft = bodies.check(body, project.value(), principal);
-        Instant now = clock.instant();
-        String id = Ids.next("trg");
-        Optional<String> secret = draft.target() instanceof TargetDraft.Url
-                ? Optional.of(StandardWebhookSignature.newSecret())
-                : Optional.empty();
-        Trigger trigger =
-                trigger(id, project.value(), draft, target(draft.target(), secret, Optional.empty()), now, now);
-        triggers.create(trigger);
-        Map<String, Object> json = json(trigger);
-        secret.ifPresent(s -> json.put("signing_secret", s));
-        Responses.created(ctx, "/triggers/" + id, json);
+        // the project is read first: the rest of the body is checked against what that project may use
+        ProjectId project =
+                access.currentProject().required(ctx, TriggerBody.PROJECT_ID.read(TriggerBody.CREATE.reader(body)));
+        TriggerEditor.Saved saved = editor.create(body, project.value(), principal);
+        Responses.created(ctx, "/triggers/" + saved.trigger().id(), TriggerView.of(saved));
     }
 
     private void list(Context ctx) {
@@ -135,52 +108,24 @@ final class TriggerRoutes {
                 .orElseGet(() -> principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects()));
         Paging.Result<Trigger> page = triggers.list(
                 PageParams.from(ctx), projects, CONNECTION_ID.read(ctx).filter(id -> !id.isBlank()));
-        Responses.ok(ctx, Responses.page(page, Trigger::id, TriggerRoutes::json));
+        Responses.ok(ctx, Responses.page(page, Trigger::id, TriggerView::of));
     }
 
     private void get(Context ctx) {
-        Responses.ok(ctx, json(visible(ctx)));
+        Responses.ok(ctx, TriggerView.of(visible(ctx)));
     }
 
     private void update(Context ctx) {
         Principal principal = Access.principal(ctx);
         ObjectNode patch = Requests.jsonObject(ctx);
         BodyReader reader = TriggerBody.CHANGE.reader(patch);
-        Problems problems = reader.problems();
         Trigger current = visible(ctx, TriggerBody.PROJECT_ID.read(reader));
         boolean rotate = TriggerBody.ROTATE_SECRET.read(reader).orElse(false);
-        problems.throwIfAny();
+        reader.problems().throwIfAny();
         ObjectNode changes = patch.deepCopy();
         changes.remove(TriggerBody.PROJECT_ID.name());
         changes.remove(TriggerBody.ROTATE_SECRET.name());
-        ObjectNode merged = (ObjectNode) Json.mergePatch(editable(current), changes);
-        Draft draft = bodies.check(merged, current.projectId(), principal);
-        if (rotate && !(draft.target() instanceof TargetDraft.Url)) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_FIELD,
-                    TriggerBody.ROTATE_SECRET.name(),
-                    "`rotate_secret` is for a trigger that calls a URL: only such a trigger has a signing secret.");
-        }
-        Instant now = clock.instant();
-        Optional<String> shown = Optional.empty();
-        Target target;
-        if (draft.target() instanceof TargetDraft.Url url && current.target() instanceof Target.Url before && !rotate) {
-            target = new Target.Url(url.url(), before.secret(), before.previous());
-        } else {
-            shown = draft.target() instanceof TargetDraft.Url
-                    ? Optional.of(StandardWebhookSignature.newSecret())
-                    : Optional.empty();
-            // the secret a rotation replaces signs beside the new one for a while, so the receiver can switch
-            Optional<PreviousSecret> previous = current.target() instanceof Target.Url before
-                    ? Optional.of(new PreviousSecret(before.secret(), now.plus(ROTATION_GRACE)))
-                    : Optional.empty();
-            target = target(draft.target(), shown, previous);
-        }
-        Trigger changed = trigger(current.id(), current.projectId(), draft, target, current.createdAt(), now);
-        triggers.update(changed);
-        Map<String, Object> json = json(changed);
-        shown.ifPresent(s -> json.put("signing_secret", s));
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, TriggerView.of(editor.update(current, changes, rotate, principal)));
     }
 
     private void delete(Context ctx) {
@@ -193,14 +138,17 @@ final class TriggerRoutes {
                     "Only an admin token may delete a trigger that starts a pipeline.");
         }
         triggers.delete(trigger.id());
-        Responses.ok(ctx, Map.of("id", trigger.id(), "object", "trigger.deleted", "deleted", true));
+        Responses.ok(ctx, new TriggerViews.Deleted(trigger.id(), "trigger.deleted", true));
     }
 
     private void firings(Context ctx) {
         Trigger trigger = visible(ctx);
         Responses.ok(
                 ctx,
-                Responses.page(firings.ofTrigger(trigger.id(), PageParams.from(ctx)), Firing::id, this::firingJson));
+                Responses.page(
+                        firings.ofTrigger(trigger.id(), PageParams.from(ctx)),
+                        Firing::id,
+                        firing -> FiringView.of(firing, firings.attempts(firing.id()))));
     }
 
     private Trigger visible(Context ctx) {
@@ -222,113 +170,5 @@ final class TriggerRoutes {
                         ErrorCode.TRIGGER_NOT_FOUND,
                         TRIGGER_ID,
                         "There is no trigger '" + id + "'" + (current.isPresent() ? " in this project." : ".")));
-    }
-
-    private static Trigger trigger(
-            String id, String project, Draft draft, Target target, Instant created, Instant now) {
-        return new Trigger(
-                id,
-                project,
-                draft.connectionId(),
-                draft.name(),
-                draft.eventTypes(),
-                draft.filter(),
-                target,
-                draft.enabled(),
-                draft.debounceSeconds(),
-                draft.correlationKey(),
-                created,
-                now);
-    }
-
-    private static Target target(TargetDraft draft, Optional<String> secret, Optional<PreviousSecret> previous) {
-        return switch (draft) {
-            case TargetDraft.Pipeline pipeline -> new Target.Pipeline(pipeline.pipelineId(), pipeline.params());
-            case TargetDraft.Url url -> new Target.Url(url.url(), secret.orElseThrow(), previous);
-        };
-    }
-
-    /** The trigger as a body: what a merge patch applies to. */
-    private static ObjectNode editable(Trigger trigger) {
-        ObjectNode body = Json.object().put("name", trigger.name()).put("connection_id", trigger.connectionId());
-        body.set("event_types", Json.mapper().valueToTree(trigger.eventTypes()));
-        body.set("filter", trigger.filter().toJson());
-        ObjectNode target = body.putObject("target");
-        switch (trigger.target()) {
-            case Target.Pipeline pipeline -> {
-                target.put("pipeline_id", pipeline.pipelineId());
-                target.set("params", pipeline.params());
-            }
-            case Target.Url url -> target.put("url", url.url());
-        }
-        body.put("enabled", trigger.enabled()).put("debounce_seconds", trigger.debounceSeconds());
-        trigger.correlationKey().ifPresent(key -> body.put("correlation_key", key.text()));
-        return body;
-    }
-
-    private static Map<String, Object> json(Trigger trigger) {
-        var target = new LinkedHashMap<String, Object>();
-        switch (trigger.target()) {
-            case Target.Pipeline pipeline -> {
-                target.put("pipeline_id", pipeline.pipelineId());
-                target.put("params", pipeline.params());
-            }
-            case Target.Url url -> {
-                target.put("url", url.url());
-                target.put("secret_set", true);
-                target.put(
-                        "previous_secret_expires_at",
-                        url.previous().map(p -> p.expiresAt().getEpochSecond()).orElse(null));
-            }
-        }
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", trigger.id());
-        json.put("object", "trigger");
-        json.put("project_id", trigger.projectId());
-        json.put("name", trigger.name());
-        json.put("connection_id", trigger.connectionId());
-        json.put("event_types", trigger.eventTypes());
-        json.put("filter", trigger.filter().toJson());
-        json.put("target", target);
-        json.put("enabled", trigger.enabled());
-        json.put("debounce_seconds", trigger.debounceSeconds());
-        json.put("correlation_key", trigger.correlationKey().map(k -> k.text()).orElse(null));
-        json.put("created_at", trigger.createdAt().getEpochSecond());
-        json.put("updated_at", trigger.updatedAt().getEpochSecond());
-        return json;
-    }
-
-    private Map<String, Object> firingJson(Firing firing) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", firing.id());
-        json.put("object", "trigger.firing");
-        json.put("trigger_id", firing.triggerId());
-        json.put("delivery_id", firing.deliveryId());
-        json.put("round", firing.round());
-        json.put("status", FiringStore.wire(firing.status()));
-        json.put("run_id", firing.runId().orElse(null));
-        json.put("event_count", firing.eventCount());
-        json.put("merged_into", firing.mergedInto().orElse(null));
-        json.put("correlation_value", firing.correlationValue().map(Json::read).orElse(null));
-        json.put("error", firing.error().orElse(null));
-        json.put(
-                "attempts",
-                firings.attempts(firing.id()).stream()
-                        .map(TriggerRoutes::attemptJson)
-                        .toList());
-        json.put("fired_at", firing.firedAt().getEpochSecond());
-        json.put("updated_at", firing.updatedAt().getEpochSecond());
-        return json;
-    }
-
-    private static Map<String, Object> attemptJson(Attempt attempt) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("attempt", attempt.attempt());
-        json.put("at", attempt.at().getEpochSecond());
-        json.put(
-                "status_code",
-                attempt.statusCode().isPresent() ? attempt.statusCode().getAsInt() : null);
-        json.put("error", attempt.error().orElse(null));
-        return json;
     }
 }

@@ -61,9 +61,9 @@ public final class Triggers implements EventSubscribers, AutoCloseable {
         this.routes = new TriggerRoutes(
                 triggers,
                 firings,
-                new TriggerBody(connections, pipelines, requireNonNull(outbound, "outbound")),
-                requireNonNull(access, "access"),
-                clock);
+                new TriggerEditor(
+                        triggers, new TriggerBody(connections, pipelines, requireNonNull(outbound, "outbound")), clock),
+                requireNonNull(access, "access"));
     }
 
     public void addRoutes(Routes routes) {

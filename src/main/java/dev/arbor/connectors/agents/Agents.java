@@ -14,7 +14,6 @@ import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Gateways' tools and the agents that use them, built in one place: the calls to gateways' MCP servers, the tools
@@ -56,7 +55,7 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
     }
 
     @Override
-    public Map<String, Object> refetch(Gateway gateway) {
+    public ToolRefetch.Fetched refetch(Gateway gateway) {
         return tools.refetch(gateway);
     }
 

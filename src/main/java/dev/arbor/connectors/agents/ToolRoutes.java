@@ -2,9 +2,12 @@ package dev.arbor.connectors.agents;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.oauth.ToolRefetch;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.PageParams;
@@ -12,8 +15,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A gateway's tools: fetched from its MCP server on demand (what changed is reported), and listed; by admins, or by
@@ -47,26 +49,23 @@ final class ToolRoutes {
     }
 
     /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
-    Map<String, Object> refetch(Gateway gateway) {
+    ToolRefetch.Fetched refetch(Gateway gateway) {
         requireEnabled(gateway);
         ToolStore.Changes changes = tools.replace(gateway.id(), upstream.tools(gateway));
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "connector.tools.fetch");
-        json.put("gateway_id", gateway.id());
-        json.put("added", changes.added());
-        json.put("changed", changes.changed());
-        json.put("removed", changes.removed());
-        json.put("unchanged", changes.unchanged());
-        json.put("total", tools.count(gateway.id()));
-        return json;
+        return ToolRefetch.Fetched.of(
+                gateway.id(),
+                changes.added(),
+                changes.changed(),
+                changes.removed(),
+                changes.unchanged(),
+                tools.count(gateway.id()));
     }
 
     private void list(Context ctx) {
         Gateway gateway = gateways.usable(ctx.pathParam("gateway_id"), Access.principal(ctx));
         requireEnabled(gateway);
         Responses.ok(
-                ctx,
-                Responses.page(tools.list(gateway.id(), PageParams.from(ctx)), ToolStore.Tool::id, ToolRoutes::json));
+                ctx, Responses.page(tools.list(gateway.id(), PageParams.from(ctx)), ToolStore.Tool::id, ToolView::of));
     }
 
     private static void requireEnabled(Gateway gateway) {
@@ -78,18 +77,30 @@ final class ToolRoutes {
         }
     }
 
-    private static Map<String, Object> json(ToolStore.Tool tool) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", tool.id());
-        json.put("object", "connector.tool");
-        json.put("gateway_id", tool.gatewayId());
-        json.put("name", tool.name());
-        json.put("title", tool.title().orElse(null));
-        json.put("description", tool.description());
-        json.put("input_schema", tool.inputSchema());
-        json.put("annotations", tool.annotations().orElse(null));
-        json.put("created_at", tool.createdAt() / 1000);
-        json.put("updated_at", tool.updatedAt() / 1000);
-        return json;
+    /** A tool as the API shows it. */
+    record ToolView(
+            String id,
+            String object,
+            @JsonProperty("gateway_id") String gatewayId,
+            String name,
+            @Nullable String title,
+            String description,
+            @JsonProperty("input_schema") JsonNode inputSchema,
+            @Nullable JsonNode annotations,
+            @JsonProperty("created_at") long createdAt,
+            @JsonProperty("updated_at") long updatedAt) {
+        static ToolView of(ToolStore.Tool tool) {
+            return new ToolView(
+                    tool.id(),
+                    "connector.tool",
+                    tool.gatewayId(),
+                    tool.name(),
+                    tool.title().orElse(null),
+                    tool.description(),
+                    tool.inputSchema(),
+                    tool.annotations().orElse(null),
+                    tool.createdAt() / 1000,
+                    tool.updatedAt() / 1000);
+        }
     }
 }

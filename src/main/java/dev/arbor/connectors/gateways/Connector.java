@@ -2,11 +2,12 @@ package dev.arbor.connectors.gateways;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** An MCP server of the registry: where it is, how it is reached, and how it is authorized. */
 record Connector(
@@ -39,7 +40,7 @@ record Connector(
      * The fields a gateway's {@code credentials} take for this connector, typed as the server checks them (lists
      * stay lists): what an editor builds its form from.
      */
-    List<Map<String, Object>> credentialSchema() {
+    List<CredentialField> credentialSchema() {
         return credentialSchema(authType, oauth);
     }
 
@@ -47,8 +48,8 @@ record Connector(
      * The fields a gateway's {@code credentials} take for this auth type, where {@code oauth} is what is known of the
      * server's OAuth: a client id is required unless it registers clients itself, and its scopes are the default.
      */
-    static List<Map<String, Object>> credentialSchema(AuthType authType, Optional<OAuthHints> oauth) {
-        var fields = new ArrayList<Map<String, Object>>();
+    static List<CredentialField> credentialSchema(AuthType authType, Optional<OAuthHints> oauth) {
+        var fields = new ArrayList<CredentialField>();
         switch (authType) {
             case HEADERS ->
                 fields.add(field(
@@ -67,9 +68,13 @@ record Connector(
                         false,
                         true,
                         "The OAuth client's secret, when it " + "has one." + registered));
-                var scopes = field("scopes", "string_list", false, false, "The scopes to ask for.");
-                oauth.filter(o -> !o.scopes().isEmpty()).ifPresent(o -> scopes.put("default", o.scopes()));
-                fields.add(scopes);
+                fields.add(new CredentialField(
+                        "scopes",
+                        "string_list",
+                        false,
+                        false,
+                        "The scopes to ask for.",
+                        oauth.map(OAuthHints::scopes).filter(s -> !s.isEmpty()).orElse(null)));
                 fields.add(field(
                         "authorization_url",
                         "url",
@@ -95,38 +100,60 @@ record Connector(
         return fields;
     }
 
-    private static Map<String, Object> field(
+    private static CredentialField field(
             String name, String type, boolean required, boolean secret, String description) {
-        var field = new LinkedHashMap<String, Object>();
-        field.put("field", name);
-        field.put("type", type);
-        field.put("required", required);
-        field.put("secret", secret);
-        field.put("description", description);
-        return field;
+        return new CredentialField(name, type, required, secret, description, null);
     }
 
-    Map<String, Object> toJson(boolean withSchema) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", id);
-        json.put("object", "connector");
-        json.put("name", name);
-        json.put("provider", provider);
-        json.put("category", category);
-        json.put("description", description);
-        json.put("icon", icon.orElse(null));
-        json.put("url", url);
-        json.put("transport", transport.wire());
-        json.put("auth_type", authType.wire());
-        json.put("documentation_url", documentationUrl.orElse(null));
-        json.put(
-                "oauth",
-                oauth.map(o -> Map.of("scopes", o.scopes(), "supports_dcr", o.supportsDcr()))
-                        .orElse(null));
-        json.put("built_in", builtIn);
-        if (withSchema) {
-            json.put("credential_schema", credentialSchema());
-        }
-        return json;
+    /** One field of a credential schema; {@code defaultValue} only where there is one. */
+    record CredentialField(
+            String field,
+            String type,
+            boolean required,
+            boolean secret,
+            String description,
+
+            @JsonProperty("default") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            List<String> defaultValue) {}
+
+    /** The entry as the API shows it; its credential schema only where asked for. */
+    View view(boolean withSchema) {
+        return new View(
+                id,
+                "connector",
+                name,
+                provider,
+                category,
+                description,
+                icon.orElse(null),
+                url,
+                transport.wire(),
+                authType.wire(),
+                documentationUrl.orElse(null),
+                oauth.map(o -> new OAuthView(o.scopes(), o.supportsDcr())).orElse(null),
+                builtIn,
+                withSchema ? credentialSchema() : null);
     }
+
+    record OAuthView(
+            List<String> scopes,
+            @JsonProperty("supports_dcr") boolean supportsDcr) {}
+
+    record View(
+            String id,
+            String object,
+            String name,
+            String provider,
+            String category,
+            String description,
+            @Nullable String icon,
+            String url,
+            String transport,
+            @JsonProperty("auth_type") String authType,
+            @JsonProperty("documentation_url") @Nullable String documentationUrl,
+            @Nullable OAuthView oauth,
+            @JsonProperty("built_in") boolean builtIn,
+
+            @JsonProperty("credential_schema") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            List<CredentialField> credentialSchema) {}
 }

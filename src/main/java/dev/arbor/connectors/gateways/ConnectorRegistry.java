@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  * The registry of MCP servers: the curated catalog shipped in {@code catalog/mcp-connectors.json} (read-only, checked
  * at start) and the entries admins add, kept in the database. Listed by name.
  */
-public final class ConnectorRegistry {
+final class ConnectorRegistry {
     private static final String CATALOG = "/catalog/mcp-connectors.json";
     private static final Pattern ID_PATTERN = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
     private static final BodyField.Text NAME = BodyField.text(REQUIRED, "name", 200);
@@ -75,7 +75,7 @@ public final class ConnectorRegistry {
     private final OutboundPolicy policy;
     private final Clock clock;
 
-    public ConnectorRegistry(Database database, OutboundPolicy policy, Clock clock) {
+    ConnectorRegistry(Database database, OutboundPolicy policy, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.policy = requireNonNull(policy, "policy");
         this.clock = requireNonNull(clock, "clock");

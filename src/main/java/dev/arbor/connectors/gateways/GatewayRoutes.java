@@ -46,7 +46,7 @@ import java.util.regex.Pattern;
  * Gateways: MCP servers configured here, from the registry or custom, with sealed credentials, a scope (enabled,
  * global, projects) and the client surfaces that may use them; and which of them an agent of a project may use.
  */
-public final class GatewayRoutes {
+final class GatewayRoutes {
     private static final Set<String> CLIENTS = Set.of("studio", "prompt");
     private static final Pattern NOT_BLANK = Pattern.compile("[\\s\\S]*\\S[\\s\\S]*");
     private static final BodyField.Value CONNECTOR_ID = BodyField.value(REQUIRED, "connector_id", Schema.string());
@@ -106,7 +106,7 @@ public final class GatewayRoutes {
     private final Clock clock;
 
     /** @param stdioCommands the commands a stdio gateway may run */
-    public GatewayRoutes(
+    GatewayRoutes(
             ConnectorRegistry registry,
             GatewayStore gateways,
             Gateways lookup,
@@ -127,7 +127,7 @@ public final class GatewayRoutes {
         this.clock = requireNonNull(clock, "clock");
     }
 
-    public void addTo(Routes routes) {
+    void addTo(Routes routes) {
         routes.group("connectors")
                 .post("/connectors/gateways", "Configure a gateway from a registry connector", this::configure)
                 .body(CONFIGURE.schema())

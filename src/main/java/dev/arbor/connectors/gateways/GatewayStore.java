@@ -18,7 +18,7 @@ import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.Update;
 
 /** The SQL of gateways and their scopes; the sealed part of credentials is sealed and opened here. */
-public final class GatewayStore {
+final class GatewayStore {
     private static final String COLUMNS = "id, name, connector_id, url, transport, auth_type, description, "
             + "settings, secret, enabled, global, clients, created_at, updated_at";
 
@@ -26,7 +26,7 @@ public final class GatewayStore {
     private final SecretBox secrets;
     private final Clock clock;
 
-    public GatewayStore(Database database, SecretBox secrets, Clock clock) {
+    GatewayStore(Database database, SecretBox secrets, Clock clock) {
         this.database = requireNonNull(database, "database");
         this.secrets = requireNonNull(secrets, "secrets");
         this.clock = requireNonNull(clock, "clock");

@@ -12,7 +12,7 @@ import java.util.Optional;
 public final class Gateways {
     private final GatewayStore store;
 
-    public Gateways(GatewayStore store) {
+    Gateways(GatewayStore store) {
         this.store = requireNonNull(store, "store");
     }
 

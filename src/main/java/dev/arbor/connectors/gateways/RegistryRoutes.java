@@ -1,5 +1,7 @@
 package dev.arbor.connectors.gateways;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.arbor.access.Access;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.http.PageParams;
@@ -10,18 +12,17 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import io.javalin.http.Context;
 import java.util.List;
-import java.util.Map;
 
 /** The registry's routes: list and search its MCP servers, read one with its credential schema, add and remove. */
-public final class RegistryRoutes {
+final class RegistryRoutes {
     private static final QueryParam SEARCH = new QueryParam("q", Schema.string(), "Words the names contain.");
     private final ConnectorRegistry registry;
 
-    public RegistryRoutes(ConnectorRegistry registry) {
-        this.registry = registry;
+    RegistryRoutes(ConnectorRegistry registry) {
+        this.registry = requireNonNull(registry, "registry");
     }
 
-    public void addTo(Routes routes) {
+    void addTo(Routes routes) {
         routes.group("connectors")
                 .get("/connectors/registry", "List the registry's MCP servers by name (q searches names)", this::list)
                 .query(PageParams.PARAMETERS)
@@ -59,7 +60,7 @@ public final class RegistryRoutes {
         Responses.ok(
                 ctx,
                 Responses.list(
-                        shown.stream().map(c -> c.toJson(false)).toList(),
+                        shown.stream().map(c -> c.view(false)).toList(),
                         shown.stream().map(Connector::id).toList(),
                         more));
     }
@@ -75,19 +76,22 @@ public final class RegistryRoutes {
 
     private void get(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, registry.require(ctx.pathParam("connector_id")).toJson(true));
+        Responses.ok(ctx, registry.require(ctx.pathParam("connector_id")).view(true));
     }
 
     private void add(Context ctx) {
         Access.requireAdmin(ctx);
         Connector connector = registry.add(Requests.jsonObject(ctx));
-        Responses.created(ctx, "/connectors/registry/" + connector.id(), connector.toJson(true));
+        Responses.created(ctx, "/connectors/registry/" + connector.id(), connector.view(true));
     }
 
     private void remove(Context ctx) {
         Access.requireAdmin(ctx);
         String id = ctx.pathParam("connector_id");
         registry.remove(id);
-        Responses.ok(ctx, Map.of("id", id, "object", "connector.deleted", "deleted", true));
+        Responses.ok(ctx, new Removed(id, "connector.deleted", true));
     }
+
+    /** A registry entry removed. */
+    record Removed(String id, String object, boolean deleted) {}
 }

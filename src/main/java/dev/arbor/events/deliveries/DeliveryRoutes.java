@@ -7,10 +7,8 @@ import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
 import dev.arbor.events.EventConnections;
 import dev.arbor.events.EventConnections.Subscribable;
-import dev.arbor.events.EventEnvelope;
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.EventSubscribers.Audience;
-import dev.arbor.events.EventSubscribers.Firing;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.PageParams;
@@ -21,16 +19,9 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ratelimits.RateLimitHeaders;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import io.javalin.http.Context;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The delivery log of a shared connection: its deliveries, each with its headers (masked), payload, signature result,
@@ -112,30 +103,20 @@ final class DeliveryRoutes {
                 Responses.page(
                         store.list(connection.id(), PageParams.from(ctx), status, type),
                         Delivery::id,
-                        DeliveryRoutes::summary));
+                        DeliveryViews.Summary::of));
     }
 
     private void get(Context ctx) {
         Delivery delivery = delivery(ctx, visible(ctx));
-        Map<String, Object> json = summary(delivery);
-        json.put("headers", delivery.headers());
-        json.put("payload", delivery.payload().orElse(null));
-        json.put("body", delivery.body().orElse(null));
-        json.put("body_truncated", delivery.truncatedFrom().isPresent());
-        json.put(
-                "body_bytes",
-                delivery.truncatedFrom().isPresent() ? delivery.truncatedFrom().getAsLong() : null);
-        json.put("event", delivery.event().map(EventEnvelope::toJson).orElse(null));
         // a connection shared with several projects: a member sees the firings of its own projects' triggers only
         Principal principal = Access.principal(ctx);
-        json.put(
-                "firings",
-                subscribers.firings(delivery.id()).stream()
-                        .filter(firing -> principal.mayActIn(firing.projectId()))
-                        .map(DeliveryRoutes::firing)
-                        .toList());
-        json.put("errors", errors(delivery));
-        Responses.ok(ctx, json);
+        Responses.ok(
+                ctx,
+                DeliveryViews.Detail.of(
+                        delivery,
+                        subscribers.firings(delivery.id()).stream()
+                                .filter(firing -> principal.mayActIn(firing.projectId()))
+                                .toList()));
     }
 
     private void replay(Context ctx) {
@@ -165,7 +146,7 @@ final class DeliveryRoutes {
                                 + delivery.status().json()
                                 + ": only an accepted delivery (its signature valid) is ever processed or replayed."));
         dispatcher.offer(due);
-        Responses.json(ctx, 202, summary(due.delivery()));
+        Responses.json(ctx, 202, DeliveryViews.Summary.of(due.delivery()));
     }
 
     /** The path's connection, when the caller may see it (the rule of the connection's own routes). */
@@ -182,69 +163,5 @@ final class DeliveryRoutes {
                         ErrorCode.DELIVERY_NOT_FOUND,
                         DELIVERY_ID,
                         "Connection '" + connection.id() + "' has no delivery '" + id + "'."));
-    }
-
-    private static Map<String, Object> summary(Delivery delivery) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", delivery.id());
-        json.put("object", "event.delivery");
-        json.put("connection_id", delivery.connectionId());
-        json.put("provider", delivery.provider());
-        json.put("status", delivery.status().json());
-        json.put("type", delivery.type().orElse(null));
-        json.put("listed_type", delivery.listedType());
-        json.put("provider_delivery_id", delivery.providerDeliveryId().orElse(null));
-        json.put("duplicates", delivery.duplicates());
-        json.put("last_duplicate_at", seconds(delivery.lastDuplicateAt()));
-        json.put("signature", delivery.signature());
-        var dispatch = new LinkedHashMap<String, Object>();
-        dispatch.put(
-                "status",
-                delivery.status() != Delivery.Status.ACCEPTED
-                        ? "never"
-                        : delivery.pendingRound().isPresent() ? "waiting" : "dispatched");
-        dispatch.put("rounds", delivery.rounds());
-        dispatch.put("dispatched_at", seconds(delivery.dispatchedAt()));
-        dispatch.put(
-                "error",
-                delivery.status() == Delivery.Status.ACCEPTED ? delivery.error().orElse(null) : null);
-        json.put("dispatch", dispatch);
-        json.put("occurred_at", delivery.occurredAt().getEpochSecond());
-        json.put("received_at", delivery.receivedAt().getEpochSecond());
-        return json;
-    }
-
-    private static Map<String, Object> firing(Firing firing) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("trigger_id", firing.triggerId());
-        json.put("round", firing.round());
-        json.put("status", firing.status().name().toLowerCase(Locale.ROOT));
-        json.put("run_id", firing.runId().orElse(null));
-        json.put("error", firing.error().orElse(null));
-        json.put("fired_at", firing.firedAt().getEpochSecond());
-        return json;
-    }
-
-    /** What went wrong with the delivery, each as {@code {stage, message}}. */
-    private static List<Map<String, Object>> errors(Delivery delivery) {
-        var errors = new ArrayList<Map<String, Object>>();
-        if (delivery.status() == Delivery.Status.REFUSED) {
-            errors.add(Map.of(
-                    "stage",
-                    "signature",
-                    "message",
-                    delivery.signature().path("detail").asText("")));
-        }
-        delivery.error()
-                .ifPresent(error -> errors.add(Map.of(
-                        "stage",
-                        delivery.status() == Delivery.Status.UNREADABLE ? "reading" : "dispatch",
-                        "message",
-                        error)));
-        return errors;
-    }
-
-    private static @Nullable Long seconds(Optional<Instant> at) {
-        return at.map(Instant::getEpochSecond).orElse(null);
     }
 }

@@ -1,7 +1,5 @@
 package dev.arbor.models.engines;
 
-import static java.util.Objects.requireNonNull;
-
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.onnxruntime.OnnxTensor;
@@ -20,7 +18,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Collectors;
 
 /**
  * Zero-shot decisions from sentence embeddings: each option is written as "instructions option: description",
@@ -28,18 +25,22 @@ import java.util.stream.Collectors;
  * for calibration, turns the cosine similarities into probabilities. It reads topics well and degrees (score, number)
  * badly, and says so in its catalog notes.
  *
- * <p>The bundled model is all-MiniLM-L6-v2, quantized: its ONNX graph and tokenizer come from a jar on the class
- * path, so it needs no download. Option embeddings are cached, so a repeated question costs one embedding of the
- * situation; the load ends with a warm-up, so the first decisions run compiled code.
+ * <p>The bundled models are all-MiniLM-L6-v2 and e5-small-v2, both quantized: their ONNX graphs and tokenizers come
+ * from jars on the class path (option {@code bundled} names which, MiniLM by default), so they need no download. What
+ * each needs around its text and its temperatures are its {@link EmbeddingForm}. Option embeddings are cached, so a
+ * repeated question costs one embedding of the situation; the load ends with a warm-up, so the first decisions run
+ * compiled code.
  */
 public final class EmbeddingEngine implements Engine, Engine.Embedder {
-    public static final String BUNDLED_GRAPH = "/all-minilm-l6-v2-q.onnx";
-    public static final String BUNDLED_TOKENIZER = "/all-minilm-l6-v2-q-tokenizer.json";
+    /** The bundled model a load gets without a {@code path} or a {@code bundled} option. */
+    public static final String DEFAULT_BUNDLED = "all-minilm-l6-v2-q";
+
+    public static final String BUNDLED_GRAPH = "/" + DEFAULT_BUNDLED + ".onnx";
+    public static final String BUNDLED_TOKENIZER = "/" + DEFAULT_BUNDLED + "-tokenizer.json";
     /** Where a model folder may keep its graph, in the order looked at. */
     static final List<String> GRAPHS = List.of("onnx/model_quantized.onnx", "onnx/model.onnx", "model.onnx");
 
     static final String TOKENIZER = "tokenizer.json";
-    private static final int MAX_TOKENS = 256;
     private static final int CACHED_OPTIONS = 20_000;
     private static final int WARM_UP_CALLS = 200;
     /**
@@ -51,7 +52,8 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
      * lowest temperature whose certain answers keep that promise on both. The single 0.013 before (fitted on a dozen
      * topic examples we wrote) made wrong answers come back at 0.9 and more; score at the choice value (0.035) still
      * did for words. Yes/no and multi questions ask {@code noul}, choice and rank {@code choice}, score and number
-     * {@code score}. A load may pass one {@code temperature} option for all.
+     * {@code score}. These are MiniLM's, in its catalog entry too; another model has its own there
+     * ({@link EmbeddingForm}), and a load may pass one {@code temperature} option for all.
      */
     static final Map<String, Double> DEFAULT_TEMPERATURES = Map.of(
             Scoring.Primitive.CHOICE.wire(), 0.035,
@@ -61,49 +63,45 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
     private final OrtEnvironment environment;
     private final OrtSession session;
     private final HuggingFaceTokenizer tokenizer;
-    private final Map<String, Double> temperatures;
+    private final EmbeddingForm form;
     /** Option text to embedding; emptied when full, which a working set of options never reaches. */
     private final Map<String, float[]> optionCache = new ConcurrentHashMap<>();
 
     private EmbeddingEngine(
-            OrtEnvironment environment,
-            OrtSession session,
-            HuggingFaceTokenizer tokenizer,
-            Map<String, Double> temperatures) {
+            OrtEnvironment environment, OrtSession session, HuggingFaceTokenizer tokenizer, EmbeddingForm form) {
         this.environment = environment;
         this.session = session;
         this.tokenizer = tokenizer;
-        this.temperatures = Map.copyOf(temperatures);
+        this.form = form;
     }
 
     /**
-     * The bundled model, or with option {@code path} a sentence-embedding model in a folder laid out as a model hub
-     * has it: an ONNX graph ({@link #GRAPHS}, the first found) and {@code tokenizer.json}.
+     * A bundled model (option {@code bundled}, MiniLM by default), or with option {@code path} a sentence-embedding
+     * model in a folder laid out as a model hub has it: an ONNX graph ({@link #GRAPHS}, the first found) and
+     * {@code tokenizer.json}; the other options are its {@link EmbeddingForm}.
      */
     static EmbeddingEngine load(Map<String, String> options) throws OrtException, IOException {
+        EmbeddingForm form = EmbeddingForm.of(options);
         Optional<Path> folder = Optional.ofNullable(options.get("path")).map(Path::of);
+        String bundled = options.getOrDefault("bundled", DEFAULT_BUNDLED);
+        String bundledTokenizer = "/" + bundled + "-tokenizer.json";
         byte[] graph = folder.isPresent()
                 ? Files.readAllBytes(graph(folder.get())
                         .orElseThrow(() -> new IOException("no ONNX graph in " + folder.get() + " (looked for "
                                 + String.join(", ", GRAPHS) + ")")))
-                : resource(BUNDLED_GRAPH);
+                : resource("/" + bundled + ".onnx");
         HuggingFaceTokenizer tokenizer;
         try (InputStream json = folder.isPresent()
                 ? Files.newInputStream(folder.get().resolve(TOKENIZER))
-                : EmbeddingEngine.class.getResourceAsStream(BUNDLED_TOKENIZER)) {
+                : EmbeddingEngine.class.getResourceAsStream(bundledTokenizer)) {
             if (json == null) {
-                throw new IOException("the bundled tokenizer " + BUNDLED_TOKENIZER + " is missing");
+                throw new IOException("the bundled tokenizer " + bundledTokenizer + " is missing");
             }
-            tokenizer = Onnx.tokenizer(json, MAX_TOKENS);
+            tokenizer = Onnx.tokenizer(json, form.maxTokens());
         }
         OrtEnvironment environment = OrtEnvironment.getEnvironment();
         OrtSession session = environment.createSession(graph, Onnx.sessionOptions());
-        Map<String, Double> temperatures = Optional.ofNullable(options.get("temperature"))
-                .map(Double::parseDouble)
-                .map(one -> DEFAULT_TEMPERATURES.keySet().stream()
-                        .collect(Collectors.toUnmodifiableMap(type -> type, type -> one)))
-                .orElse(DEFAULT_TEMPERATURES);
-        var engine = new EmbeddingEngine(environment, session, tokenizer, temperatures);
+        var engine = new EmbeddingEngine(environment, session, tokenizer, form);
         engine.warmUp();
         return engine;
     }
@@ -135,7 +133,7 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
 
     @Override
     public Scoring.Answer score(Scoring.Request request) throws OrtException {
-        Encoding encoding = tokenizer.encode(request.state());
+        Encoding encoding = tokenizer.encode(form.text(request.state()));
         float[] state = embed(encoding);
         var probabilities = new LinkedHashMap<String, List<Double>>();
         for (Scoring.Question question : request.questions()) {
@@ -143,12 +141,15 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
             for (int i = 0; i < similarities.length; i++) {
                 similarities[i] = dot(state, option(question, question.options().get(i)));
             }
-            probabilities.put(question.key(), softmax(similarities, requireNonNull(temperatures.get(question.type()))));
+            probabilities.put(question.key(), softmax(similarities, form.temperature(question.type())));
         }
         return new Scoring.Answer(probabilities, encoding.getIds().length);
     }
 
-    /** Each input's embedding (mean-pooled, unit length: the vectors the decisions compare), cut at 256 tokens. */
+    /**
+     * Each input's embedding as given, without the form's prefix (pooled as the form says, unit length), cut at the
+     * form's tokens.
+     */
     @Override
     public ReplicaSet.Embeddings embed(List<String> inputs, BooleanSupplier givenUp)
             throws OrtException, TimeoutException {
@@ -167,7 +168,7 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
     }
 
     private float[] option(Scoring.Question question, Scoring.Option option) throws OrtException {
-        String text = optionText(question, option);
+        String text = form.text(optionText(question, option));
         float[] cached = optionCache.get(text);
         if (cached == null) {
             cached = embed(tokenizer.encode(text));
@@ -197,11 +198,25 @@ public final class EmbeddingEngine implements Engine, Engine.Embedder {
         try (OnnxTensor inputIds = OnnxTensor.createTensor(environment, new long[][] {ids});
                 OnnxTensor attention = OnnxTensor.createTensor(environment, new long[][] {mask});
                 OnnxTensor typeIds = OnnxTensor.createTensor(environment, new long[][] {types});
-                OrtSession.Result result = session.run(
-                        Map.of("input_ids", inputIds, "attention_mask", attention, "token_type_ids", typeIds))) {
+                OrtSession.Result result = session.run(inputs(inputIds, attention, typeIds))) {
             float[][] hidden = ((float[][][]) result.get(0).getValue())[0];
-            return normalised(meanPool(hidden, mask));
+            return normalised(
+                    switch (form.pooling()) {
+                        case MEAN -> meanPool(hidden, mask);
+                        case CLS -> hidden[0].clone();
+                    });
         }
+    }
+
+    /** The inputs the graph takes: some graphs have no {@code token_type_ids}. */
+    private Map<String, OnnxTensor> inputs(OnnxTensor inputIds, OnnxTensor attention, OnnxTensor typeIds) {
+        var inputs = new LinkedHashMap<String, OnnxTensor>();
+        inputs.put("input_ids", inputIds);
+        inputs.put("attention_mask", attention);
+        if (session.getInputNames().contains("token_type_ids")) {
+            inputs.put("token_type_ids", typeIds);
+        }
+        return inputs;
     }
 
     private static float[] meanPool(float[][] hidden, long[] mask) {

@@ -19,6 +19,7 @@ import dev.arbor.platform.http.idempotency.Idempotency;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryShapes;
 import dev.arbor.studio.history.HistoryStore;
@@ -142,7 +143,7 @@ final class DecisionRoutes {
 
     private void respond(Context ctx, Plan plan, DecisionService.Outcome outcome) {
         boolean showInput = plan.include().stream().anyMatch(i -> i.startsWith("input"));
-        Optional<ObjectNode> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY
+        Optional<DecisionInput> input = !showInput || plan.store() == StoreLevel.ANSWERS_ONLY
                 ? Optional.empty()
                 : outcome.input().or(() -> Optional.of(decisions.input(plan)));
         ctx.header("x-studio-stored", outcome.stored().wire());
@@ -240,7 +241,8 @@ final class DecisionRoutes {
     static final class Preview {
         private Preview() {}
 
-        static ObjectNode of(Plan plan, ObjectNode input) {
+        static ObjectNode of(Plan plan, DecisionInput kept) {
+            ObjectNode input = kept.json();
             ObjectNode preview = Json.object();
             preview.put("object", "decision.preview");
             if (plan.template().isPresent()) {

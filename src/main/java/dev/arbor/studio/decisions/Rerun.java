@@ -12,6 +12,7 @@ import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.planning.DecisionRequest;
@@ -42,10 +43,10 @@ final class Rerun {
                                 + "send model, template, settings, variables, store or include.");
             }
         }
-        ObjectNode input = original.input()
+        DecisionInput input = original.input()
                 .orElseThrow(() -> unavailable(
                         original, "it was stored " + original.storage().wire() + ", so its input was not kept"));
-        if (input.has("redacted")) {
+        if (input.isRedacted()) {
             throw unavailable(original, "its input was redacted");
         }
         DecisionRequest changed = DecisionRequest.parse(changes);
@@ -59,14 +60,15 @@ final class Rerun {
         Optional<DecisionRequest.Field> extras = Optional.empty();
         Optional<DecisionRequest.Field> skip = Optional.empty();
         Optional<DecisionRequest.Field> addOptions = Optional.empty();
-        ObjectNode asked = (ObjectNode) input.path("questions");
+        ObjectNode asked = input.questions();
+        JsonNode sentVariables = changes.has("variables") ? changes.get("variables") : Json.object();
         if (changes.has("template") || stored.template().isPresent()) {
-            JsonNode kept = input.path("variables");
-            if (kept.isObject()) {
-                variables = Optional.of(variables(original, (ObjectNode) kept, changes.path("variables")));
+            Optional<ObjectNode> kept = input.keptVariables();
+            if (kept.isPresent()) {
+                variables = Optional.of(variables(original, kept.get(), sentVariables));
             } else {
                 variables = Optional.empty(); // the version fills nothing from variables
-                state = Optional.of(input.get("state"));
+                state = Optional.of(input.state());
             }
             Extensions extensions = stored.extensions();
             if (!extensions.skipped().isEmpty()) {
@@ -82,7 +84,7 @@ final class Rerun {
                 extras = Optional.of(new DecisionRequest.Field("questions", questions));
             }
         } else {
-            state = Optional.of(input.get("state"));
+            state = Optional.of(input.state());
             extras = Optional.of(new DecisionRequest.Field("questions", asked));
         }
         return new DecisionRequest(
@@ -141,12 +143,13 @@ final class Rerun {
      * The media sent beside the variables, by the files history kept. A media variable travels in the variables
      * (as its file id); one whose bytes were not kept must be sent again, like a sensitive value.
      */
-    private static ArrayNode media(StoredDecision original, ObjectNode input, ObjectNode changes) {
+    private static ArrayNode media(StoredDecision original, DecisionInput input, ObjectNode changes) {
         ArrayNode media = Json.mapper().createArrayNode();
-        for (JsonNode item : input.path("media")) {
-            String variable = item.path("variable").textValue();
-            boolean resent = variable != null && changes.path("variables").has(variable);
-            if (!resent && !item.path("available").asBoolean()) {
+        JsonNode sentVariables = changes.has("variables") ? changes.get("variables") : Json.object();
+        for (DecisionInput.Media item : input.media()) {
+            String variable = item.variable().orElse(null);
+            boolean resent = variable != null && sentVariables.has(variable);
+            if (!resent && !item.available()) {
                 throw unavailable(
                         original,
                         variable == null
@@ -157,11 +160,9 @@ final class Rerun {
             }
             if (variable == null) {
                 ObjectNode again = media.addObject();
-                again.put("type", item.path("type").asText());
-                again.put("file_id", item.path("file_id").asText());
-                if (item.path("name").isTextual()) {
-                    again.put("name", item.path("name").textValue());
-                }
+                again.put("type", item.type());
+                again.put("file_id", item.fileId().orElse(""));
+                item.name().ifPresent(name -> again.put("name", name));
             }
         }
         return media;

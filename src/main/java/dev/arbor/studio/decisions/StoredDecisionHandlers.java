@@ -16,6 +16,7 @@ import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Metadata;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.Export;
 import dev.arbor.studio.history.Extensions;
@@ -32,7 +33,6 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,14 +170,13 @@ final class StoredDecisionHandlers {
     void input(Context ctx) {
         String id = ctx.pathParam("decision_id");
         StoredDecision decision = find(id);
-        ObjectNode input = decision.input()
+        DecisionInput input = decision.input()
                 .orElseThrow(() -> ApiException.of(
                         ErrorCode.INPUT_UNAVAILABLE,
                         "Decision " + id + " was stored " + decision.storage().wire()
                                 + ", so its input was not kept."));
-        if (input.has("redacted")) {
-            var paths = new ArrayList<String>();
-            input.get("redacted").forEach(path -> paths.add(path.asText()));
+        if (input.isRedacted()) {
+            List<String> paths = input.redacted();
             throw ApiException.of(
                     ErrorCode.INPUT_UNAVAILABLE,
                     "Decision " + id + " was redacted (" + String.join(", ", paths)
@@ -186,7 +185,7 @@ final class StoredDecisionHandlers {
         ObjectNode out = Json.object();
         out.put("object", "decision.input");
         out.put("decision_id", id);
-        out.setAll(input);
+        out.setAll(input.json());
         Responses.ok(ctx, out);
     }
 

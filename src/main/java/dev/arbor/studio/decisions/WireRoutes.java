@@ -15,6 +15,8 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.idempotency.Idempotency;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Metadata;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.planning.DecisionRequest;
@@ -249,17 +251,17 @@ final class WireRoutes {
         } catch (ApiException e) {
             return Optional.empty();
         }
-        ObjectNode definition = template.definition();
-        if (!definition.path("variables").isEmpty()) {
+        TemplateDefinition definition = template.definition();
+        if (definition.declaresVariables()) {
             return Optional.empty();
         }
-        JsonNode versionQuestions = definition.path("questions");
-        for (var entries = versionQuestions.properties().iterator(); entries.hasNext(); ) {
-            var entry = entries.next();
+        Map<String, TemplateQuestion> versionQuestions = definition.questions();
+        for (var entry : versionQuestions.entrySet()) {
             Optional<Question> asked = plan.questions().stream()
                     .filter(q -> q.key().equals(entry.getKey()))
                     .findFirst();
-            if (asked.isEmpty() || !asked.get().definition().json().equals(entry.getValue())) {
+            if (asked.isEmpty()
+                    || !asked.get().definition().json().equals(entry.getValue().normal())) {
                 return Optional.empty();
             }
         }
@@ -267,7 +269,7 @@ final class WireRoutes {
                 .map(q -> new Question(
                         q.key(),
                         q.definition(),
-                        versionQuestions.has(q.key()) ? Question.Origin.TEMPLATE : Question.Origin.EXTRA,
+                        versionQuestions.containsKey(q.key()) ? Question.Origin.TEMPLATE : Question.Origin.EXTRA,
                         false))
                 .toList();
         return Optional.of(plan.attributedTo(template, questions));

@@ -17,6 +17,7 @@ import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.json.Json;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -53,22 +54,12 @@ public final class DefinitionValidator {
     /**
      * Checks questions sent with a decision and brings them to the normal form: extra questions may use the
      * template's variables in their text, by the template's rules; questions of a decision without a template
-     * ({@code template} null) are read literally.
+     * (no template) are read literally.
      */
     public static ObjectNode decisionQuestions(
-            JsonNode node, String root, @Nullable JsonNode template, Problems problems) {
-        var validator = new DefinitionValidator(new DefinitionPass(problems, Set.of(), template != null));
-        if (template != null) {
-            template.path("variables")
-                    .properties()
-                    .forEach(e -> validator.pass.variables.put(
-                            e.getKey(),
-                            new Variable(
-                                    e.getKey(),
-                                    VariableType.parse(e.getValue().path("type").asText())
-                                            .orElseThrow(),
-                                    (ObjectNode) e.getValue())));
-        }
+            JsonNode node, String root, Optional<TemplateDefinition> template, Problems problems) {
+        var validator = new DefinitionValidator(new DefinitionPass(problems, Set.of(), template.isPresent()));
+        template.ifPresent(t -> validator.pass.variables.putAll(t.variables()));
         return validator.questionRules.questions(node, root);
     }
 

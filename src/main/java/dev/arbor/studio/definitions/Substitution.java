@@ -60,12 +60,8 @@ public final class Substitution {
     private final Map<String, Variable> variables = new LinkedHashMap<>();
     private final Map<String, JsonNode> values = new LinkedHashMap<>();
 
-    private Substitution(JsonNode definition) {
-        definition.path("variables").properties().forEach(entry -> {
-            var type =
-                    VariableType.parse(entry.getValue().path("type").asText()).orElseThrow();
-            variables.put(entry.getKey(), new Variable(entry.getKey(), type, (ObjectNode) entry.getValue()));
-        });
+    private Substitution(TemplateDefinition definition) {
+        variables.putAll(definition.variables());
     }
 
     /**
@@ -74,7 +70,7 @@ public final class Substitution {
      *
      * @param hmacKey the key for the HMACs that stand in for sensitive values in history
      */
-    public static Result apply(JsonNode definition, JsonNode sent, byte[] hmacKey) {
+    public static Result apply(TemplateDefinition definition, JsonNode sent, byte[] hmacKey) {
         var problems = new Problems();
         Optional<Result> result = check(definition, sent, hmacKey, problems);
         problems.throwIfAny();
@@ -83,7 +79,7 @@ public final class Substitution {
 
     /** {@link #apply}, adding its problems to the caller's instead of throwing; empty when there were some. */
     public static Optional<Result> check(
-            JsonNode definition, @Nullable JsonNode sent, byte[] hmacKey, Problems problems) {
+            TemplateDefinition definition, @Nullable JsonNode sent, byte[] hmacKey, Problems problems) {
         requireNonNull(definition, "definition");
         requireNonNull(hmacKey, "hmacKey");
         var substitution = new Substitution(definition);
@@ -93,7 +89,7 @@ public final class Substitution {
             found.list().forEach(p -> problems.add(p.code(), p.param(), p.message()));
             return Optional.empty();
         }
-        JsonNode state = substitution.render(definition.path("state"));
+        JsonNode state = substitution.render(definition.state());
         if (isEmpty(state)) {
             problems.add(
                     ErrorCode.EMPTY_STATE,
@@ -101,12 +97,12 @@ public final class Substitution {
                     "The situation is empty once the variables are filled in; send at least one value.");
             return Optional.empty();
         }
-        ObjectNode questions = substitution.questions(definition.path("questions"));
+        ObjectNode questions = substitution.questions(definition.questions());
         List<Media> media = substitution.media();
         Map<String, String> secrets = substitution.secrets(hmacKey);
         ObjectNode stored = substitution.stored(secrets);
         secrets.keySet().forEach(name -> substitution.values.put(name, NODES.textNode("[redacted:" + name + "]")));
-        JsonNode storedState = secrets.isEmpty() ? state : substitution.render(definition.path("state"));
+        JsonNode storedState = secrets.isEmpty() ? state : substitution.render(definition.state());
         return Optional.of(new Result(state, questions, media, storedState, stored, secrets));
     }
 
@@ -121,17 +117,19 @@ public final class Substitution {
         return Map.copyOf(secrets);
     }
 
-    private ObjectNode questions(JsonNode questions) {
+    private ObjectNode questions(Map<String, TemplateQuestion> questions) {
         ObjectNode filled = Json.object();
-        questions.properties().forEach(e -> {
-            ObjectNode question = (ObjectNode) fill(e.getValue()).orElseThrow();
-            JsonNode criteria = question.path("criteria");
-            if (criteria.isArray() && e.getValue().path("criteria").isTextual()) {
+        questions.forEach((key, template) -> {
+            ObjectNode question = (ObjectNode) fill(template.normal()).orElseThrow();
+            JsonNode criteria = question.get("criteria");
+            if (criteria != null
+                    && criteria.isArray()
+                    && template.optionsVariable().isPresent()) {
                 ObjectNode options = Json.object();
                 criteria.forEach(name -> options.putNull(name.asText()));
                 question.set("criteria", options);
             }
-            filled.set(e.getKey(), question);
+            filled.set(key, question);
         });
         return filled;
     }
@@ -156,18 +154,18 @@ public final class Substitution {
             String param = ParamPath.key("variables", variable.name());
             JsonNode value = sent.get(variable.name());
             if (value == null || value.isNull()) {
-                JsonNode fallback = variable.spec().get("default");
-                if (fallback != null && !fallback.isNull()) {
-                    values.put(variable.name(), fallback);
+                Optional<JsonNode> fallback = variable.defaultValue();
+                if (fallback.isPresent()) {
+                    values.put(variable.name(), fallback.get());
                 } else if (variable.required() || variable.type() == VariableType.OPTIONS) {
                     problems.add(
                             ErrorCode.MISSING_VARIABLE,
                             param,
                             "`" + variable.name() + "` is required"
-                                    + variable.spec()
-                                            .path("description")
-                                            .asText("")
-                                            .transform(d -> d.isEmpty() ? "" : " (" + d + ")")
+                                    + variable.description()
+                                            .filter(d -> !d.isEmpty())
+                                            .map(d -> " (" + d + ")")
+                                            .orElse("")
                                     + ".");
                 }
                 continue;

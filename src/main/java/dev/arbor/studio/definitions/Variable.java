@@ -29,16 +29,48 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
         requireNonNull(spec, "spec");
     }
 
-    boolean required() {
+    public boolean required() {
         return spec.path("required").asBoolean(true);
     }
 
-    boolean sensitive() {
+    public boolean sensitive() {
         return spec.path("sensitive").asBoolean(false);
     }
 
     boolean trusted() {
         return spec.path("trusted").asBoolean(false);
+    }
+
+    /** The type as the definition writes it ({@code string}, {@code image}, ...). */
+    public String typeName() {
+        return type.wire();
+    }
+
+    /** Whether the value is a file attached to the decision (image, audio, video) rather than text. */
+    public boolean isMedia() {
+        return type.isMedia();
+    }
+
+    /** Whether the value is a set of options for a question's criteria. */
+    public boolean isOptions() {
+        return type == VariableType.OPTIONS;
+    }
+
+    /** The longest text a string variable takes. */
+    public int maxLength() {
+        return spec.path("max_length").asInt(DEFAULT_MAX_LENGTH);
+    }
+
+    /** What the variable is for, as the definition describes it. */
+    public Optional<String> description() {
+        JsonNode description = spec.get("description");
+        return description != null && description.isTextual() ? Optional.of(description.textValue()) : Optional.empty();
+    }
+
+    /** The value used when a decision sends none, if the definition gives one. */
+    public Optional<JsonNode> defaultValue() {
+        JsonNode value = spec.get("default");
+        return value == null || value.isNull() ? Optional.empty() : Optional.of(value.deepCopy());
     }
 
     /** A value from a closed vocabulary cannot carry free text into a question. */
@@ -72,7 +104,7 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
             return expected("a string", value);
         }
         String text = value.textValue();
-        int max = spec.path("max_length").asInt(DEFAULT_MAX_LENGTH);
+        int max = maxLength();
         if (text.length() > max) {
             return Optional.of("is " + text.length() + " characters long; at most " + max + " are allowed");
         }

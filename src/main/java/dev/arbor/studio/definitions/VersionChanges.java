@@ -7,7 +7,9 @@ import dev.arbor.platform.json.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one version changed against the one before it: a change class, whether existing callers break, and how
@@ -32,39 +34,38 @@ public final class VersionChanges {
 
     private VersionChanges() {}
 
-    public static ObjectNode first(ObjectNode definition) {
+    public static ObjectNode first(TemplateDefinition definition) {
         ObjectNode changes = Json.object();
         changes.putNull("from");
         changes.put("class", "created");
         changes.put("breaking_for_callers", false);
         ObjectNode questions = changes.putObject("questions");
-        definition
-                .path("questions")
-                .fieldNames()
-                .forEachRemaining(key -> questions.putObject(key).put("comparability", "added"));
+        definition.questions().keySet().forEach(key -> questions.putObject(key).put("comparability", "added"));
         changes.putArray("summary").add("First version");
         return changes;
     }
 
-    public static ObjectNode between(int from, JsonNode older, JsonNode newer) {
+    public static ObjectNode between(int from, TemplateDefinition older, TemplateDefinition newer) {
         return new VersionChanges().compare(from, older, newer);
     }
 
-    private ObjectNode compare(int from, JsonNode older, JsonNode newer) {
+    private ObjectNode compare(int from, TemplateDefinition older, TemplateDefinition newer) {
         ObjectNode questions = questions(older, newer);
-        variables(older.path("variables"), newer.path("variables"));
-        modalities(older.path("modalities"), newer.path("modalities"));
-        if (!sameText(older.path("state"), newer.path("state"))) {
+        variables(older.variables(), newer.variables());
+        modalities(older.modalities(), newer.modalities());
+        if (!sameText(older.state(), newer.state())) {
             wording = true;
             summary.add("state template changed");
         }
-        for (String field : List.of("model", "settings")) {
-            if (!sameText(older.path(field), newer.path(field))) {
-                settingsOnly = true;
-                summary.add(field + " changed");
-            }
+        if (!older.model().equals(newer.model())) {
+            settingsOnly = true;
+            summary.add("model changed");
         }
-        extensions(older.path("extensions"), newer.path("extensions"));
+        if (!sameText(older.settings(), newer.settings())) {
+            settingsOnly = true;
+            summary.add("settings changed");
+        }
+        extensions(older.extensions(), newer.extensions());
 
         ObjectNode changes = Json.object();
         changes.put("from", from);
@@ -89,19 +90,19 @@ public final class VersionChanges {
         return settingsOnly ? ChangeClass.SETTINGS_ONLY : ChangeClass.UNCHANGED;
     }
 
-    private ObjectNode questions(JsonNode older, JsonNode newer) {
+    private ObjectNode questions(TemplateDefinition older, TemplateDefinition newer) {
         ObjectNode result = Json.object();
-        JsonNode before = older.path("questions");
-        JsonNode after = newer.path("questions");
-        for (var keys = after.fieldNames(); keys.hasNext(); ) {
-            String key = keys.next();
-            if (!before.has(key)) {
+        Map<String, TemplateQuestion> before = older.questions();
+        Map<String, TemplateQuestion> after = newer.questions();
+        after.forEach((key, question) -> {
+            TemplateQuestion previous = before.get(key);
+            if (previous == null) {
                 extended = true;
                 summary.add("question " + key + " added");
                 result.putObject(key).put("comparability", "added");
-                continue;
+                return;
             }
-            ObjectNode comparison = comparability(before.get(key), after.get(key));
+            ObjectNode comparison = comparability(previous.normal(), question.normal());
             result.set(key, comparison);
             switch (comparison.path("comparability").asText()) {
                 case "incomparable" -> {
@@ -125,19 +126,18 @@ public final class VersionChanges {
                 }
                 default -> {}
             }
-        }
-        for (var keys = before.fieldNames(); keys.hasNext(); ) {
-            String key = keys.next();
-            if (!after.has(key)) {
+        });
+        before.keySet().forEach(key -> {
+            if (!after.containsKey(key)) {
                 breaking = true;
                 summary.add("question " + key + " removed");
                 result.putObject(key).put("comparability", "removed");
-                if (listed(older.path("extensions").path("skip"), key)
-                        || listed(older.path("extensions").path("options"), key)) {
+                if (older.extensions().skip().allows(key)
+                        || older.extensions().options().allows(key)) {
                     breakingForCallers = true;
                 }
             }
-        }
+        });
         return result;
     }
 
@@ -192,12 +192,11 @@ public final class VersionChanges {
         return criteria.isTextual() ? "the variable " + criteria.textValue() : "fixed options";
     }
 
-    private void variables(JsonNode before, JsonNode after) {
-        for (var names = after.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            JsonNode spec = after.get(name);
-            if (!before.has(name)) {
-                if (spec.path("required").asBoolean()) {
+    private void variables(Map<String, Variable> before, Map<String, Variable> after) {
+        after.forEach((name, variable) -> {
+            Variable old = before.get(name);
+            if (old == null) {
+                if (variable.required()) {
                     breaking = true;
                     breakingForCallers = true;
                     summary.add("variable " + name + " added, required");
@@ -205,23 +204,23 @@ public final class VersionChanges {
                     extended = true;
                     summary.add("variable " + name + " added, optional");
                 }
-                continue;
+                return;
             }
-            JsonNode old = before.get(name);
-            if (sameText(old, spec)) {
-                continue;
+            ObjectNode oldSpec = old.spec();
+            ObjectNode spec = variable.spec();
+            if (sameText(oldSpec, spec)) {
+                return;
             }
-            if (!old.path("type").equals(spec.path("type"))) {
+            if (old.type() != variable.type()) {
                 breaking = true;
                 breakingForCallers = true;
-                summary.add("variable " + name + ": type changed from "
-                        + old.path("type").asText() + " to " + spec.path("type").asText());
-            } else if (!old.path("required").asBoolean()
-                    && spec.path("required").asBoolean()) {
+                summary.add(
+                        "variable " + name + ": type changed from " + old.typeName() + " to " + variable.typeName());
+            } else if (!old.required() && variable.required()) {
                 breaking = true;
                 breakingForCallers = true;
                 summary.add("variable " + name + ": now required");
-            } else if (narrowed(old.path("enum"), spec.path("enum"))) {
+            } else if (narrowed(oldSpec.get("enum"), spec.get("enum"))) {
                 breaking = true;
                 breakingForCallers = true;
                 summary.add("variable " + name + ": now limited to " + join(spec.get("enum")));
@@ -229,23 +228,22 @@ public final class VersionChanges {
                 wording = true;
                 summary.add("variable " + name + ": settings changed");
             }
-        }
-        for (var names = before.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (!after.has(name)) {
+        });
+        before.keySet().forEach(name -> {
+            if (!after.containsKey(name)) {
                 breaking = true;
                 breakingForCallers = true;
                 summary.add("variable " + name + " removed");
             }
-        }
+        });
     }
 
     /** Whether a new enum refuses a value the old spec accepted. */
-    private static boolean narrowed(JsonNode oldEnum, JsonNode newEnum) {
-        if (newEnum.isMissingNode()) {
+    private static boolean narrowed(@Nullable JsonNode oldEnum, @Nullable JsonNode newEnum) {
+        if (newEnum == null) {
             return false;
         }
-        if (oldEnum.isMissingNode()) {
+        if (oldEnum == null) {
             return true;
         }
         for (JsonNode value : oldEnum) {
@@ -260,9 +258,7 @@ public final class VersionChanges {
         return false;
     }
 
-    private void modalities(JsonNode before, JsonNode after) {
-        Set<String> old = names(before);
-        Set<String> now = names(after);
+    private void modalities(List<String> old, List<String> now) {
         for (String modality : old) {
             if (!now.contains(modality)) {
                 breaking = true;
@@ -278,36 +274,18 @@ public final class VersionChanges {
         }
     }
 
-    private void extensions(JsonNode before, JsonNode after) {
+    private void extensions(ExtensionPolicy before, ExtensionPolicy after) {
         if (before.equals(after)) {
             return;
         }
         settingsOnly = true;
         summary.add("extensions changed");
-        boolean questionsDisabled =
-                before.path("questions").asBoolean() && !after.path("questions").asBoolean();
-        boolean maxLowered = after.path("max_questions").asInt()
-                < before.path("max_questions").asInt();
-        if (questionsDisabled
-                || maxLowered
-                || narrowedList(before.path("options"), after.path("options"))
-                || narrowedList(before.path("skip"), after.path("skip"))) {
+        if ((before.questions() && !after.questions())
+                || after.maxQuestions() < before.maxQuestions()
+                || before.options().narrowedIn(after.options())
+                || before.skip().narrowedIn(after.skip())) {
             breakingForCallers = true;
         }
-    }
-
-    private static boolean narrowedList(JsonNode before, JsonNode after) {
-        if (before.isBoolean() && before.booleanValue()) {
-            return !(after.isBoolean() && after.booleanValue());
-        }
-        if (after.isBoolean()) {
-            return false;
-        }
-        return !names(after).containsAll(names(before));
-    }
-
-    private static boolean listed(JsonNode list, String key) {
-        return (list.isBoolean() && list.booleanValue()) || names(list).contains(key);
     }
 
     /** Option names of an object, or the strings of a list. */

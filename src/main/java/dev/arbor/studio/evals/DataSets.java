@@ -11,6 +11,7 @@ import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.examples.ExampleStore;
 import dev.arbor.studio.feedback.FeedbackStore;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.HistoryQuery;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
@@ -142,13 +143,14 @@ final class DataSets {
 
     /** A decision whose input history kept, unredacted and without sensitive values, with its feedback labels. */
     private Optional<Item> fromDecision(StoredDecision decision, Set<String> questions) {
-        if (decision.input().isEmpty() || decision.input().get().has("redacted")) {
+        if (decision.input().isEmpty() || decision.input().get().isRedacted()) {
             return Optional.empty();
         }
-        ObjectNode stored = decision.input().get();
+        DecisionInput stored = decision.input().get();
         ObjectNode input = Json.object();
-        JsonNode variables = stored.path("variables");
-        if (variables.isObject() && decision.templateId().isPresent()) {
+        Optional<ObjectNode> kept = stored.keptVariables();
+        if (kept.isPresent() && decision.templateId().isPresent()) {
+            ObjectNode variables = kept.get();
             for (JsonNode value : variables) {
                 if (value.has("$redacted")) {
                     return Optional.empty(); // a sensitive value was never kept, so this input cannot be read again
@@ -156,7 +158,7 @@ final class DataSets {
             }
             input.set("variables", variables);
         } else {
-            input.set("state", stored.get("state"));
+            input.set("state", stored.state());
         }
         ObjectNode expected = Json.object();
         for (ObjectNode entry : feedback.list(decision.id())) {

@@ -133,10 +133,18 @@ public final class Evals implements AutoCloseable {
     EvalStore.Stored create(ObjectNode body) {
         EvalRequest request = EvalRequest.parse(body);
         Optional<Templates.Resolved> template = request.template().map(reference -> templates.resolve(reference));
-        ObjectNode definition = template.map(Templates.Resolved::definition)
-                .or(request::definition)
-                .orElseThrow();
-        List<String> questions = questions(request, definition);
+        List<String> known = template.map(
+                        t -> List.copyOf(t.definition().questions().keySet()))
+                .orElseGet(() -> {
+                    var keys = new ArrayList<String>();
+                    request.definition()
+                            .orElseThrow()
+                            .get("questions")
+                            .fieldNames()
+                            .forEachRemaining(keys::add);
+                    return keys;
+                });
+        List<String> questions = questions(request, known);
         var targets = new ArrayList<EvalRunner.Target>();
         for (int i = 0; i < request.targets().size(); i++) {
             targets.add(target(i, request, request.targets().get(i), template));
@@ -175,9 +183,7 @@ public final class Evals implements AutoCloseable {
     }
 
     /** The questions measured: those asked for (each a question of the definition), else all of them. */
-    private static List<String> questions(EvalRequest request, ObjectNode definition) {
-        var known = new ArrayList<String>();
-        definition.path("questions").fieldNames().forEachRemaining(known::add);
+    private static List<String> questions(EvalRequest request, List<String> known) {
         if (request.questions().isEmpty()) {
             return known;
         }

@@ -16,9 +16,12 @@ import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.definitions.Substitution;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.StoredDecision;
@@ -30,6 +33,7 @@ import dev.arbor.studio.templates.Templates;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -111,9 +115,9 @@ final class ExampleDrafts {
                     "expected",
                     "`expected` must be an object of question key to the " + "right answer.");
         }
-        ObjectNode definition = template.definition();
+        TemplateDefinition definition = template.definition();
         ObjectNode input = Json.object();
-        boolean declaresVariables = !definition.path("variables").isEmpty();
+        boolean declaresVariables = definition.declaresVariables();
         if (declaresVariables) {
             if (source.hasNonNull("state")) {
                 problems.add(
@@ -177,22 +181,22 @@ final class ExampleDrafts {
     private void fromDecision(
             Templates.Resolved template, String decisionId, ObjectNode source, ObjectNode expected, Problems problems) {
         StoredDecision decision = decisions.find(decisionId).orElseThrow(() -> DecisionView.notFound(decisionId));
-        ObjectNode input = decision.input()
+        DecisionInput input = decision.input()
                 .orElseThrow(() -> ApiException.of(
                         ErrorCode.INPUT_UNAVAILABLE,
                         "from_decision",
                         "Decision " + decisionId + " was stored "
                                 + decision.storage().wire() + ", so its input was not kept."));
-        if (input.has("redacted")
+        if (input.isRedacted()
                 || !decision.secrets().isEmpty()
-                || input.toString().contains("\"$redacted\"")) {
+                || input.json().toString().contains("\"$redacted\"")) {
             throw ApiException.of(
                     ErrorCode.INPUT_UNAVAILABLE,
                     "from_decision",
                     "Decision " + decisionId + " was "
                             + "redacted or read sensitive values, which history does not keep.");
         }
-        if (!input.path("media").isEmpty()) {
+        if (!input.media().isEmpty()) {
             throw ApiException.of(
                     ErrorCode.INPUT_UNAVAILABLE,
                     "from_decision",
@@ -200,10 +204,10 @@ final class ExampleDrafts {
         }
         boolean sameTemplate = decision.templateId().map(template.id()::equals).orElse(false);
         if (!source.has("variables") && !source.has("state")) {
-            if (input.path("variables").isObject() && sameTemplate) {
-                source.set("variables", input.get("variables"));
-            } else if (template.definition().path("variables").isEmpty()) {
-                source.set("state", input.get("state"));
+            if (input.keptVariables().isPresent() && sameTemplate) {
+                source.set("variables", input.keptVariables().get());
+            } else if (!template.definition().declaresVariables()) {
+                source.set("state", input.state());
             } else {
                 problems.add(
                         ErrorCode.INVALID_FIELD,
@@ -256,13 +260,12 @@ final class ExampleDrafts {
     /** Each label checked against its question in the latest version (options from a variable: as given). */
     private static ObjectNode labels(Templates.Resolved template, ObjectNode expected, Problems problems) {
         ObjectNode labels = Json.object();
-        JsonNode questions = template.definition().path("questions");
+        Map<String, TemplateQuestion> questions = template.definition().questions();
         expected.properties().forEach(e -> {
             String param = ParamPath.key("expected", e.getKey());
-            JsonNode definition = questions.get(e.getKey());
+            TemplateQuestion definition = questions.get(e.getKey());
             if (definition == null) {
-                var keys = new ArrayList<String>();
-                questions.fieldNames().forEachRemaining(keys::add);
+                var keys = questions.keySet();
                 problems.add(
                         ErrorCode.INVALID_EXPECTED,
                         param,
@@ -270,11 +273,11 @@ final class ExampleDrafts {
                                 + Templates.didYouMean(e.getKey(), keys));
                 return;
             }
-            if (definition.path("criteria").isTextual()) {
+            if (definition.optionsVariable().isPresent()) {
                 labels.set(e.getKey(), e.getValue());
                 return;
             }
-            var question = Question.of(e.getKey(), definition, Question.Origin.TEMPLATE, false);
+            var question = Question.of(e.getKey(), definition.normal(), Question.Origin.TEMPLATE, false);
             switch (Labels.checkAgainst(question, e.getValue())) {
                 case Labels.Canonical canonical -> labels.set(e.getKey(), canonical.value());
                 case Labels.Unfit unfit ->

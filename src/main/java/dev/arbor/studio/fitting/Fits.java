@@ -19,6 +19,7 @@ import dev.arbor.platform.instances.StoppedServerWork;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.decisions.Decisions;
+import dev.arbor.studio.definitions.TemplateDefinition;
 import dev.arbor.studio.evals.Evals;
 import dev.arbor.studio.heads.Heads;
 import dev.arbor.studio.planning.DecisionRequest;
@@ -139,7 +140,8 @@ public final class Fits implements AutoCloseable {
                         : decisions
                                 .situation(input(reference, items.getFirst()))
                                 .model())
-                .orElseGet(() -> template.definition().path("model").asText(""));
+                .or(() -> template.definition().model())
+                .orElse("");
         if (!chosen.isEmpty()) {
             runtime.checkEmbeds(chosen);
         }
@@ -170,13 +172,12 @@ public final class Fits implements AutoCloseable {
     }
 
     /** The questions fitted: those asked for (each a question that can have a head), else every one that can. */
-    private static List<Question> questions(ObjectNode definition, Optional<List<String>> asked) {
+    private static List<Question> questions(TemplateDefinition definition, Optional<List<String>> asked) {
         var all = new LinkedHashMap<String, Question>();
         definition
-                .path("questions")
-                .properties()
-                .forEach(e ->
-                        all.put(e.getKey(), Question.of(e.getKey(), e.getValue(), Question.Origin.TEMPLATE, false)));
+                .questions()
+                .forEach((key, question) ->
+                        all.put(key, Question.of(key, question.normal(), Question.Origin.TEMPLATE, false)));
         if (asked.isEmpty()) {
             return all.values().stream().filter(q -> HeadFitter.fits(q.type())).toList();
         }

@@ -15,7 +15,7 @@ public final class DecisionView {
     /** The API form of a decision: its body with metadata, pin and, when asked, input and raw answers. */
     public static ObjectNode present(
             Decided decided,
-            Optional<ObjectNode> input,
+            Optional<DecisionInput> input,
             boolean showInput,
             ObjectNode metadata,
             boolean pinned,
@@ -32,7 +32,7 @@ public final class DecisionView {
                 out.set(
                         "input",
                         input.map(i -> {
-                                    ObjectNode copy = i.deepCopy();
+                                    ObjectNode copy = i.json();
                                     if (!include.contains("input.rendered_state")) {
                                         copy.remove("rendered_state");
                                     }

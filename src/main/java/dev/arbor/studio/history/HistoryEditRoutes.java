@@ -184,8 +184,7 @@ public final class HistoryEditRoutes {
     }
 
     private void redact(StoredDecision decision, Redaction redaction) {
-        Optional<ObjectNode> input = decision.input().map(ObjectNode::deepCopy);
-        input.ifPresent(redaction::apply);
+        Optional<DecisionInput> input = decision.input().map(redaction::apply);
         ObjectNode metadata = decision.metadata().deepCopy();
         redaction.applyToMetadata(metadata);
         store.redact(decision.id(), input, metadata, redaction.fields().stream().anyMatch(f -> f.startsWith("input.")));

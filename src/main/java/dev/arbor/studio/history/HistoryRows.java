@@ -1,7 +1,5 @@
 package dev.arbor.studio.history;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.studio.questions.AnswerRow;
 import dev.arbor.studio.questions.Rounding;
@@ -75,13 +73,8 @@ final class HistoryRows {
     }
 
     /** What a decision keeps: its record, its input and the bytes of the media files its input keeps. */
-    static long storedBytes(String body, Optional<ObjectNode> input, Optional<String> inputJson, String metadata) {
-        long media = 0;
-        if (input.isPresent()) {
-            for (JsonNode item : input.get().path("media")) {
-                media += item.path("file_id").isTextual() ? item.path("bytes").asLong() : 0;
-            }
-        }
+    static long storedBytes(String body, Optional<DecisionInput> input, Optional<String> inputJson, String metadata) {
+        long media = input.map(DecisionInput::keptBytes).orElse(0L);
         return utf8Length(body) + inputJson.map(HistoryRows::utf8Length).orElse(0L) + utf8Length(metadata) + media;
     }
 
@@ -124,8 +117,7 @@ final class HistoryRows {
         var secrets = new ArrayList<List<String>>();
         for (StoredDecision decision : decisions) {
             decision.input()
-                    .ifPresent(input ->
-                            HistoryStore.keptFiles(input).forEach(fileId -> files.add(List.of(decision.id(), fileId))));
+                    .ifPresent(input -> input.keptFiles().forEach(fileId -> files.add(List.of(decision.id(), fileId))));
             decision.secrets()
                     .properties()
                     .forEach(e -> secrets.add(

@@ -58,7 +58,7 @@ public final class HistoryStore {
 
     public static Prepared prepare(StoredDecision decision) {
         String body = Json.writeString(DecidedCodec.write(decision.decided()));
-        Optional<String> input = decision.input().map(Json::writeString);
+        Optional<String> input = decision.input().map(i -> Json.writeString(i.json()));
         String metadata = Json.writeString(decision.metadata());
         return new Prepared(
                 decision, body, input, metadata, HistoryRows.storedBytes(body, decision.input(), input, metadata));
@@ -167,8 +167,8 @@ public final class HistoryStore {
                                 .one()
                         > 0,
                 query::bindTo));
-        found.items().forEach(this::withLiveMedia);
-        return found;
+        return new Paging.Result<>(
+                found.items().stream().map(this::withLiveMedia).toList(), found.hasMore());
     }
 
     /** Walks every decision a filter matches, newest first, a page at a time (for exports and statistics). */
@@ -290,8 +290,8 @@ public final class HistoryStore {
      * Replaces what a redaction changed: the input (absent when history kept none) and the metadata. A redacted
      * input is no longer searched.
      */
-    void redact(String id, Optional<ObjectNode> input, ObjectNode metadata, boolean inputChanged) {
-        Optional<String> inputJson = input.map(Json::writeString);
+    void redact(String id, Optional<DecisionInput> input, ObjectNode metadata, boolean inputChanged) {
+        Optional<String> inputJson = input.map(i -> Json.writeString(i.json()));
         String metadataJson = Json.writeString(metadata);
         database.update(handle -> {
             handle.createUpdate("""
@@ -313,7 +313,7 @@ public final class HistoryStore {
                     .bind("inputBytes", HistoryRows.storedBytes("", input, inputJson, metadataJson))
                     .bind("id", id)
                     .execute();
-            Set<String> kept = input.map(HistoryStore::keptFiles).orElse(Set.of());
+            Set<String> kept = input.map(DecisionInput::keptFiles).orElse(Set.of());
             handle.createQuery("""
                             SELECT f.file_id FROM studio_decision_files f JOIN studio_decisions d ON d.seq = f.decision_seq
                             WHERE d.id = :id""").bind("id", id).mapTo(String.class).list().stream()
@@ -363,8 +363,7 @@ public final class HistoryStore {
                         .bind("id", id)
                         .map((rs, ctx) -> row(rs))
                         .findOne());
-        found.ifPresent(this::withLiveMedia);
-        return found;
+        return found.map(this::withLiveMedia);
     }
 
     public boolean patch(String id, Optional<ObjectNode> metadata, Optional<Boolean> pinned) {
@@ -477,7 +476,7 @@ public final class HistoryStore {
                 completed == null ? Optional.empty() : Optional.of(((Number) completed).longValue()),
                 total == null ? Optional.empty() : Optional.of(((Number) total).doubleValue()),
                 DecidedCodec.read(Json.read(rs.getString("body"))),
-                input == null ? Optional.empty() : Optional.of((ObjectNode) Json.read(input)),
+                input == null ? Optional.empty() : Optional.of(DecisionInput.read(Json.read(input))),
                 List.of(),
                 Json.object(),
                 Optional.empty());
@@ -487,15 +486,9 @@ public final class HistoryStore {
      * A kept media file may have been deleted since: {@code available} says whether its bytes can be had now. Asked
      * after the read, never inside it: files are read on connections of their own.
      */
-    private void withLiveMedia(StoredDecision decision) {
-        decision.input()
-                .ifPresent(input -> input.path("media").forEach(item -> {
-                    if (item.path("file_id").isTextual()) {
-                        ((ObjectNode) item)
-                                .put(
-                                        "available",
-                                        fileAvailable.test(item.path("file_id").textValue()));
-                    }
-                }));
+    private StoredDecision withLiveMedia(StoredDecision decision) {
+        return decision.input().isEmpty()
+                ? decision
+                : decision.withInput(decision.input().map(input -> input.withAvailability(fileAvailable)));
     }
 }

@@ -1,14 +1,15 @@
 package dev.arbor.studio.history;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -57,48 +58,56 @@ record Redaction(List<String> fields) {
         return new Redaction(new ArrayList<>(fields));
     }
 
-    /** Redacts a copy of the input (absent when history kept none) in place of the original. */
-    void apply(ObjectNode input) {
-        boolean variables = false;
+    /** The input (absent when history kept none) with what this redaction names replaced by the mark. */
+    DecisionInput apply(DecisionInput input) {
+        JsonNode mark = TextNode.valueOf(MARK);
+        JsonNode variables = input.variables();
+        JsonNode state = input.state();
+        JsonNode renderedState = input.renderedState();
+        List<DecisionInput.Media> media = input.media();
+        boolean variablesRedacted = false;
         for (String field : fields) {
             switch (field) {
-                case "input.state" -> input.put("state", MARK);
-                case "input.rendered_state" -> input.put("rendered_state", MARK);
+                case "input.state" -> state = mark;
+                case "input.rendered_state" -> renderedState = mark;
                 case "input.variables" -> {
-                    if (input.path("variables").isObject()) {
-                        input.put("variables", MARK);
+                    if (variables.isObject()) {
+                        variables = mark;
                     }
-                    variables = true;
+                    variablesRedacted = true;
                 }
                 case "input.media" ->
-                    input.path("media").forEach(item -> {
-                        ObjectNode media = (ObjectNode) item;
-                        media.putNull("name");
-                        media.put("available", false);
-                    });
+                    media = media.stream()
+                            .map(item -> new DecisionInput.Media(
+                                    item.type(),
+                                    item.fileId(),
+                                    Optional.empty(),
+                                    item.variable(),
+                                    item.contentType(),
+                                    item.bytes(),
+                                    item.sha256(),
+                                    false))
+                            .toList();
                 default -> {
                     if (field.startsWith("input.variables.")) {
                         String name = field.substring("input.variables.".length());
-                        if (input.path("variables").has(name)) {
-                            ((ObjectNode) input.get("variables")).put(name, MARK);
+                        if (variables instanceof ObjectNode object && object.has(name)) {
+                            object.set(name, mark);
                         }
-                        variables = true;
+                        variablesRedacted = true;
                     }
                 }
             }
         }
-        if (variables) {
-            input.put("state", MARK);
-            input.put("rendered_state", MARK);
+        if (variablesRedacted) {
+            state = mark;
+            renderedState = mark;
         }
-        if (fields.stream().anyMatch(f -> f.startsWith("input."))) {
-            ArrayNode redacted = input.has("redacted") ? (ArrayNode) input.get("redacted") : input.putArray("redacted");
-            fields.stream().filter(f -> f.startsWith("input.")).forEach(f -> {
-                if (!contains(redacted, f)) {
-                    redacted.add(f);
-                }
-            });
-        }
+        var redacted = new ArrayList<>(input.redacted());
+        fields.stream()
+                .filter(f -> f.startsWith("input.") && !redacted.contains(f))
+                .forEach(redacted::add);
+        return new DecisionInput(variables, state, media, input.questions(), renderedState, redacted);
     }
 
     /** Removes the metadata keys named; returns whether any was there. */
@@ -110,14 +119,5 @@ record Redaction(List<String> fields) {
             }
         }
         return changed;
-    }
-
-    private static boolean contains(ArrayNode array, String value) {
-        for (JsonNode item : array) {
-            if (item.asText().equals(value)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

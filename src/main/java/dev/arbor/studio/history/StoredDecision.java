@@ -35,7 +35,7 @@ public record StoredDecision(
         Optional<Long> completedAtMillis,
         Optional<Double> totalMs,
         Decided decided,
-        Optional<ObjectNode> input,
+        Optional<DecisionInput> input,
         List<AnswerRow> rows,
         ObjectNode secrets,
         Optional<String> searchText) {
@@ -49,6 +49,34 @@ public record StoredDecision(
         rows = List.copyOf(rows);
         requireNonNull(secrets, "secrets");
         requireNonNull(searchText, "searchText");
+    }
+
+    /** This decision with another input (the same input read again, or redacted). */
+    StoredDecision withInput(Optional<DecisionInput> other) {
+        return new StoredDecision(
+                id,
+                status,
+                storage,
+                surface,
+                endpoint,
+                requestId,
+                templateId,
+                templateVersion,
+                model,
+                act,
+                minCertainty,
+                errorCode,
+                pinned,
+                metadata,
+                rerunOf,
+                createdAtMillis,
+                completedAtMillis,
+                totalMs,
+                decided,
+                other,
+                rows,
+                secrets,
+                searchText);
     }
 
     public boolean finished() {

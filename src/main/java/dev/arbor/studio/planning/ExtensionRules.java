@@ -7,7 +7,10 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.ExtensionPolicy;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.templates.Templates;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -27,8 +30,8 @@ final class ExtensionRules {
     private ExtensionRules() {}
 
     static ObjectNode extraQuestions(Templates.Resolved template, DecisionRequest.Field field, Problems problems) {
-        JsonNode rules = template.definition().path("extensions");
-        if (!rules.path("questions").asBoolean(true)) {
+        ExtensionPolicy rules = template.definition().extensions();
+        if (!rules.questions()) {
             problems.add(
                     ErrorCode.EXTENSION_NOT_ALLOWED,
                     field.param(),
@@ -39,7 +42,7 @@ final class ExtensionRules {
                 Templates.checkQuestions(field.value(), field.param(), Optional.of(template.definition()), problems);
         ObjectNode kept = Json.object();
         checked.properties().forEach(e -> {
-            if (template.definition().path("questions").has(e.getKey())) {
+            if (template.definition().questions().containsKey(e.getKey())) {
                 problems.add(
                         ErrorCode.QUESTION_CONFLICT,
                         ParamPath.key(field.param(), e.getKey()),
@@ -51,7 +54,7 @@ final class ExtensionRules {
                 kept.set(e.getKey(), e.getValue());
             }
         });
-        int max = rules.path("max_questions").asInt(16);
+        int max = rules.maxQuestions();
         if (kept.size() > max) {
             problems.add(
                     ErrorCode.TOO_MANY_EXTRA_QUESTIONS,
@@ -62,13 +65,13 @@ final class ExtensionRules {
         return kept;
     }
 
-    static Set<String> skipped(DecisionRequest request, Set<String> templateKeys, JsonNode rules, Problems problems) {
+    static Set<String> skipped(
+            DecisionRequest request, Set<String> templateKeys, ExtensionPolicy rules, Problems problems) {
         var skipped = new LinkedHashSet<String>();
         if (request.skip().isEmpty() || !request.skip().get().value().isArray()) {
             return skipped;
         }
         var field = request.skip().get();
-        JsonNode allowed = rules.path("skip");
         for (int i = 0; i < field.value().size(); i++) {
             JsonNode item = field.value().get(i);
             String param = ParamPath.index(field.param(), i);
@@ -80,7 +83,7 @@ final class ExtensionRules {
                         param,
                         "`" + item.textValue() + "` is not a question of " + "this template."
                                 + didYouMean(item.textValue(), templateKeys));
-            } else if (!listed(allowed, item.textValue())) {
+            } else if (!rules.skip().allows(item.textValue())) {
                 problems.add(
                         ErrorCode.SKIP_NOT_ALLOWED,
                         param,
@@ -94,29 +97,31 @@ final class ExtensionRules {
     }
 
     static Map<String, ObjectNode> addedOptions(
-            DecisionRequest request, ObjectNode definition, Set<String> skipped, JsonNode rules, Problems problems) {
+            DecisionRequest request,
+            TemplateDefinition definition,
+            Set<String> skipped,
+            ExtensionPolicy rules,
+            Problems problems) {
         var added = new LinkedHashMap<String, ObjectNode>();
         if (request.addOptions().isEmpty()
                 || !request.addOptions().get().value().isObject()) {
             return added;
         }
         var field = request.addOptions().get();
-        JsonNode questions = definition.path("questions");
+        Map<String, TemplateQuestion> questions = definition.questions();
         field.value().properties().forEach(entry -> {
             String key = entry.getKey();
             String param = ParamPath.key(field.param(), key);
-            JsonNode question = questions.get(key);
+            TemplateQuestion question = questions.get(key);
             if (question == null) {
-                var keys = new LinkedHashSet<String>();
-                questions.fieldNames().forEachRemaining(keys::add);
+                var keys = questions.keySet();
                 problems.add(
                         ErrorCode.UNKNOWN_QUESTION,
                         param,
                         "`" + key + "` is not a question of this template." + didYouMean(key, keys));
                 return;
             }
-            QuestionType type =
-                    QuestionType.parse(question.path("type").asText()).orElseThrow();
+            QuestionType type = question.type();
             if (skipped.contains(key)) {
                 problems.add(ErrorCode.INVALID_FIELD, param, "`" + key + "` is skipped; it takes no options.");
             } else if (!type.extensible()) {
@@ -127,14 +132,14 @@ final class ExtensionRules {
                                 + (type == QuestionType.SCORE ? "levels" : "sides")
                                 + " are fixed; save a new template version "
                                 + "to change them.");
-            } else if (!listed(rules.path("options"), key)) {
+            } else if (!rules.options().allows(key)) {
                 problems.add(
                         ErrorCode.EXTENSION_NOT_ALLOWED,
                         param,
                         "The template does not let callers add options " + "to `" + key
                                 + "` (it needs `extensions.options`).");
             } else {
-                newOptions(type, question.path("criteria"), entry.getValue(), param, problems)
+                newOptions(type, question.criteria(), entry.getValue(), param, problems)
                         .ifPresent(options -> added.put(key, options));
             }
         });
@@ -223,18 +228,6 @@ final class ExtensionRules {
         ObjectNode criteria = Json.object();
         sorted.values().forEach(e -> criteria.set(e.getKey(), e.getValue()));
         return criteria;
-    }
-
-    private static boolean listed(JsonNode rule, String key) {
-        if (rule.isBoolean()) {
-            return rule.booleanValue();
-        }
-        for (JsonNode item : rule) {
-            if (item.asText().equals(key)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String didYouMean(String name, Set<String> known) {

@@ -17,8 +17,11 @@ import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.ExtensionPolicy;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.Substitution;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.Extensions;
@@ -112,7 +115,7 @@ public final class Planner {
         }
         List<Question> questions = building.questions();
         var settings = SettingsLadder.resolve(
-                template.map(t -> (ObjectNode) t.definition().path("settings")).orElse(Json.object()),
+                template.map(t -> t.definition().settings()).orElse(Json.object()),
                 requestSettings,
                 model.orElse(""),
                 questions,
@@ -242,21 +245,20 @@ public final class Planner {
     }
 
     private Building templated(Templates.Resolved template, DecisionRequest request, Problems problems) {
-        ObjectNode definition = template.definition();
-        JsonNode extensionRules = definition.path("extensions");
-        boolean declaresVariables = !definition.path("variables").isEmpty();
+        TemplateDefinition definition = template.definition();
+        ExtensionPolicy extensionRules = definition.extensions();
+        boolean declaresVariables = definition.declaresVariables();
 
         // extra questions join the template's before the variables fill them, so they may use the same values
         ObjectNode extras = Json.object();
         request.extras().ifPresent(field -> extras.setAll(ExtensionRules.extraQuestions(template, field, problems)));
-        ObjectNode combined = definition.deepCopy();
-        ((ObjectNode) combined.path("questions")).setAll(extras);
+        TemplateDefinition combined = definition.withExtraQuestions(extras);
 
         JsonNode state = NullNode.getInstance();
         JsonNode storedState = state;
         Optional<ObjectNode> storedVariables = Optional.empty();
         ObjectNode secrets = Json.object();
-        ObjectNode questionDefinitions = (ObjectNode) combined.path("questions");
+        ObjectNode questionDefinitions = normalQuestions(combined);
         var media = new ArrayList<MediaInput>();
         if (declaresVariables) {
             request.state()
@@ -288,8 +290,7 @@ public final class Planner {
         }
         media.addAll(request.media());
 
-        Set<String> templateKeys = new LinkedHashSet<>();
-        definition.path("questions").fieldNames().forEachRemaining(templateKeys::add);
+        Set<String> templateKeys = new LinkedHashSet<>(definition.questions().keySet());
         Set<String> skipped = ExtensionRules.skipped(request, templateKeys, extensionRules, problems);
         var extraKeys = new ArrayList<String>();
         extras.fieldNames().forEachRemaining(extraKeys::add);
@@ -302,13 +303,13 @@ public final class Planner {
             if (skipped.contains(key)) {
                 continue;
             }
-            ObjectNode question = ((ObjectNode) questionDefinitions.path(key)).deepCopy();
-            boolean dynamic =
-                    definition.path("questions").path(key).path("criteria").isTextual();
+            ObjectNode question = ((ObjectNode) questionDefinitions.get(key)).deepCopy();
+            TemplateQuestion asDefined = requireNonNull(definition.questions().get(key), "a template key");
+            boolean dynamic = asDefined.optionsVariable().isPresent();
             ObjectNode newOptions = added.get(key);
             if (newOptions != null) {
                 ObjectNode criteria = (ObjectNode) question.get("criteria");
-                if (QuestionType.NUMBER.wire().equals(question.path("type").asText())) {
+                if (asDefined.type() == QuestionType.NUMBER) {
                     question.set("criteria", ExtensionRules.sortedNumbers(criteria, newOptions));
                 } else {
                     criteria.setAll(newOptions);
@@ -328,7 +329,7 @@ public final class Planner {
         }
         for (var keys = extras.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
-            questions.add(Question.of(key, questionDefinitions.path(key), Question.Origin.EXTRA, false));
+            questions.add(Question.of(key, questionDefinitions.get(key), Question.Origin.EXTRA, false));
         }
         if (questions.size() > MAX_QUESTIONS) {
             problems.add(
@@ -339,6 +340,13 @@ public final class Planner {
         }
         var extensions = new Extensions(extraKeys, addedNames, List.copyOf(skipped));
         return new Building(state, storedState, storedVariables, secrets, questions, media, extensions);
+    }
+
+    /** A definition's questions in normal form, placeholders unfilled. */
+    private static ObjectNode normalQuestions(TemplateDefinition definition) {
+        ObjectNode questions = Json.object();
+        definition.questions().forEach((key, question) -> questions.set(key, question.normal()));
+        return questions;
     }
 
     private static ObjectNode requestSettings(DecisionRequest request, List<Question> questions, Problems problems) {
@@ -354,9 +362,7 @@ public final class Planner {
         if (request.model().isPresent()) {
             return Optional.of(models.require(request.model().get(), "model").id());
         }
-        Optional<String> fromTemplate = template.map(t -> t.definition().path("model"))
-                .filter(JsonNode::isTextual)
-                .map(JsonNode::textValue)
+        Optional<String> fromTemplate = template.flatMap(t -> t.definition().model())
                 .filter(id -> models.find(id).isPresent());
         if (fromTemplate.isPresent()) {
             return fromTemplate;
@@ -372,8 +378,7 @@ public final class Planner {
         if (template.isEmpty()) {
             return;
         }
-        var allowed = new HashSet<String>();
-        template.get().definition().path("modalities").forEach(m -> allowed.add(m.asText()));
+        var allowed = new HashSet<>(template.get().definition().modalities());
         var problems = new Problems();
         for (MediaInput item : media) {
             if (!allowed.contains(item.type())) {

@@ -3,13 +3,14 @@ package dev.arbor.studio.running;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.platform.errors.ApiException;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.files.StudioFile;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.history.StoredDecision;
@@ -17,6 +18,7 @@ import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
 import dev.arbor.studio.questions.Rounding;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +102,7 @@ final class DecisionRecords {
                                 error.code(), error.problems().getFirst().message())));
     }
 
-    StoredDecision record(Plan plan, Source source, Step step, Decided decided, Optional<ObjectNode> input) {
+    StoredDecision record(Plan plan, Source source, Step step, Decided decided, Optional<DecisionInput> input) {
         Optional<Ran> ran = step.ran();
         return new StoredDecision(
                 decided.id(),
@@ -147,9 +149,8 @@ final class DecisionRecords {
      * {@code keepMedia}, as files (a new one for bytes sent inline; the upload itself for a file id). Sensitive
      * media are never kept.
      */
-    ObjectNode input(Plan plan, boolean keepMedia) {
-        ObjectNode input = Json.object();
-        ArrayNode items = Json.mapper().createArrayNode();
+    DecisionInput input(Plan plan, boolean keepMedia) {
+        var items = new ArrayList<DecisionInput.Media>();
         var keptIds = new HashMap<String, String>();
         for (MediaInput item : plan.media()) {
             boolean sensitive = item.variable().map(v -> plan.secrets().has(v)).orElse(false);
@@ -158,40 +159,35 @@ final class DecisionRecords {
                     item.inline() ? Optional.of(item.inlineBytes()) : Optional.empty();
             Optional<StudioFile> file =
                     kept ? Optional.of(item.file().orElseGet(() -> item.keep(files))) : Optional.empty();
-            ObjectNode json = items.addObject();
-            json.put("type", item.type());
-            json.put("file_id", file.map(StudioFile::id).orElse(null));
-            json.put("name", sensitive ? null : item.name().orElse(null));
-            json.put("variable", item.variable().orElse(null));
-            json.put("content_type", item.contentType());
-            json.put(
-                    "bytes",
+            Optional<String> fileId = file.map(StudioFile::id);
+            items.add(new DecisionInput.Media(
+                    item.type(),
+                    fileId,
+                    sensitive ? Optional.empty() : item.name(),
+                    item.variable(),
+                    item.contentType(),
                     inline.map(MediaInput.InlineBytes::size)
-                            .orElseGet(() -> item.file().orElseThrow().bytes()));
-            json.put(
-                    "sha256",
+                            .orElseGet(() -> item.file().orElseThrow().bytes()),
                     sensitive
                             ? plan.secrets().path(item.variable().orElseThrow()).asText()
                             : "sha256:"
                                     + inline.map(MediaInput.InlineBytes::sha256)
                                             .orElseGet(() ->
-                                                    item.file().orElseThrow().sha256()));
-            json.put("available", kept);
+                                                    item.file().orElseThrow().sha256()),
+                    kept));
             if (kept) {
-                item.variable()
-                        .ifPresent(v -> keptIds.put(v, json.get("file_id").textValue()));
+                item.variable().ifPresent(v -> keptIds.put(v, fileId.orElseThrow()));
             }
         }
-        input.set(
-                "variables",
+        return new DecisionInput(
                 plan.storedVariables()
-                        .map(v -> (JsonNode) withMediaMarkers(v, plan, keptIds))
-                        .orElse(null));
-        input.set("state", plan.storedState());
-        input.set("media", items);
-        input.set("questions", Planner.questionsJson(plan.questions()));
-        input.put("rendered_state", plan.storedSituation());
-        return input;
+                        .<JsonNode>map(v -> withMediaMarkers(v, plan, keptIds))
+                        .orElse(NullNode.getInstance()),
+                plan.storedState(),
+                items,
+                Planner.questionsJson(plan.questions()),
+                TextNode.valueOf(plan.storedSituation()),
+                List.of());
     }
 
     /** A media variable reads as the file history kept, or says that its bytes were not kept. */

@@ -2,8 +2,6 @@ package dev.arbor.studio.running;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.engines.Scoring;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.errors.ApiException;
@@ -16,6 +14,7 @@ import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.heads.Head;
 import dev.arbor.studio.heads.Heads;
 import dev.arbor.studio.history.Decided;
+import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.DecisionView;
 import dev.arbor.studio.history.HistoryStore;
@@ -58,7 +57,7 @@ public final class DecisionService implements AutoCloseable {
      *
      * @param input what history keeps of the input (when it keeps it), as the decision's read-back shows it
      */
-    public record Outcome(Decided decision, Stored stored, Optional<String> decisionId, Optional<ObjectNode> input) {
+    public record Outcome(Decided decision, Stored stored, Optional<String> decisionId, Optional<DecisionInput> input) {
         public Outcome {
             requireNonNull(decision, "decision");
             requireNonNull(stored, "stored");
@@ -156,7 +155,7 @@ public final class DecisionService implements AutoCloseable {
         String id = Ids.next("dec");
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
-        Optional<ObjectNode> input =
+        Optional<DecisionInput> input =
                 plan.store() == StoreLevel.FULL ? Optional.of(records.input(plan, plan.keepMedia())) : Optional.empty();
         if (plan.background()) {
             return queue(plan, source, id, created, input);
@@ -261,21 +260,15 @@ public final class DecisionService implements AutoCloseable {
         if (plan.template().isEmpty() || plan.model().isEmpty()) {
             return Map.of();
         }
-        JsonNode perQuestion = plan.template()
-                .get()
-                .definition()
-                .path("settings")
-                .path("models")
-                .path(plan.model().get())
-                .path("questions");
+        var definition = plan.template().get().definition();
         var fitted = new LinkedHashMap<Question, String>();
         for (Question question : plan.questions()) {
-            JsonNode id = perQuestion.path(question.key()).path("head");
-            if (question.origin() == Question.Origin.TEMPLATE && id.isTextual()) {
-                heads.find(id.textValue())
+            Optional<String> id = definition.head(plan.model().get(), question.key());
+            if (question.origin() == Question.Origin.TEMPLATE && id.isPresent()) {
+                heads.find(id.get())
                         .filter(head ->
                                 head.type() == question.type() && head.classes().equals(question.optionKeys()))
-                        .ifPresent(head -> fitted.put(question, id.textValue()));
+                        .ifPresent(head -> fitted.put(question, id.get()));
             }
         }
         return fitted;
@@ -310,7 +303,7 @@ public final class DecisionService implements AutoCloseable {
     }
 
     private Outcome complete(
-            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, DecisionRecords.Ran ran) {
+            Plan plan, Source source, String id, long created, Optional<DecisionInput> input, DecisionRecords.Ran ran) {
         DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
         var warnings = new ArrayList<>(plan.warnings());
         Decided decided = records.decided(plan, source, id, step);
@@ -346,7 +339,7 @@ public final class DecisionService implements AutoCloseable {
 
     /** Stores a decision that failed at the model (when history keeps it) and returns the error to send. */
     private ApiException failed(
-            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
+            Plan plan, Source source, String id, long created, Optional<DecisionInput> input, ApiException failure) {
         if (plan.store() == StoreLevel.NONE) {
             return failure;
         }
@@ -362,7 +355,7 @@ public final class DecisionService implements AutoCloseable {
 
     // ---- background
 
-    private Outcome queue(Plan plan, Source source, String id, long created, Optional<ObjectNode> input) {
+    private Outcome queue(Plan plan, Source source, String id, long created, Optional<DecisionInput> input) {
         DecisionRecords.Step step = DecisionRecords.Step.queued(created);
         Decided queued = records.decided(plan, source, id, step);
         history.write(records.record(plan, source, step, queued, input));
@@ -382,7 +375,7 @@ public final class DecisionService implements AutoCloseable {
     }
 
     private void runInBackground(
-            Plan plan, Source source, Decided queued, long created, Optional<ObjectNode> input, Running run) {
+            Plan plan, Source source, Decided queued, long created, Optional<DecisionInput> input, Running run) {
         String id = queued.id();
         AtomicReference<Phase> phase = run.phase();
         Decided inProgress = queued.withStatus(DecisionStatus.IN_PROGRESS, Optional.empty(), Optional.empty());
@@ -427,7 +420,7 @@ public final class DecisionService implements AutoCloseable {
     }
 
     private void finishFailed(
-            Plan plan, Source source, String id, long created, Optional<ObjectNode> input, ApiException failure) {
+            Plan plan, Source source, String id, long created, Optional<DecisionInput> input, ApiException failure) {
         DecisionRecords.Step step = DecisionRecords.Step.failed(created, clock.millis(), failure);
         store.finish(records.record(plan, source, step, records.decided(plan, source, id, step), input));
     }
@@ -474,7 +467,7 @@ public final class DecisionService implements AutoCloseable {
      * What history keeps of a decision's input (see {@link DecisionRecords#input}), without keeping media: what a
      * preview shows, and what a decision shows of its input when history did not keep it.
      */
-    public ObjectNode input(Plan plan) {
+    public DecisionInput input(Plan plan) {
         return records.input(plan, false);
     }
 

@@ -77,8 +77,8 @@ public final class CompareRoutes {
                     "versions",
                     "Compare two different versions; both " + "name version " + comparison.from() + ".");
         }
-        boolean byVariables = !comparison.fromDefinition().path("variables").isEmpty()
-                && !comparison.toDefinition().path("variables").isEmpty();
+        boolean byVariables = comparison.fromDefinition().declaresVariables()
+                && comparison.toDefinition().declaresVariables();
         Side older = side(comparison, comparison.from(), byVariables);
         Side newer = side(comparison, comparison.to(), byVariables);
 
@@ -89,8 +89,8 @@ public final class CompareRoutes {
         body.put("paired_by", byVariables ? "variables" : "state");
         ObjectNode questions = body.putObject("questions");
         var keys = new LinkedHashSet<String>();
-        comparison.fromDefinition().path("questions").fieldNames().forEachRemaining(keys::add);
-        comparison.toDefinition().path("questions").fieldNames().forEachRemaining(keys::add);
+        keys.addAll(comparison.fromDefinition().questions().keySet());
+        keys.addAll(comparison.toDefinition().questions().keySet());
         for (String key : keys) {
             String comparability =
                     comparison.questions().path(key).path("comparability").asText("identical");
@@ -148,7 +148,9 @@ public final class CompareRoutes {
                             || decision.input().isEmpty()) {
                         return;
                     }
-                    JsonNode input = decision.input().get().path(byVariables ? "variables" : "state");
+                    JsonNode input = byVariables
+                            ? decision.input().get().variables()
+                            : decision.input().get().state();
                     String key = Digests.sha256Hex(Json.writeString(input).getBytes(StandardCharsets.UTF_8));
                     byInput.putIfAbsent(key, decision); // newest first: the first seen is the latest
                 }));

@@ -1,6 +1,7 @@
 package dev.arbor.studio.stats;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -16,6 +17,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -173,28 +177,121 @@ final class Stats {
         return key;
     }
 
-    ObjectNode json() {
-        ObjectNode json = Json.object();
-        json.put("object", "decision.stats");
-        groupBy.forEach(json.putArray("group_by")::add);
-        if (whatIf.any()) {
-            ObjectNode what = json.putObject("what_if");
-            what.set(
-                    "temperature",
-                    whatIf.temperature()
-                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
-                            .orElse(null));
-            what.set(
-                    "act_threshold",
-                    whatIf.actThreshold()
-                            .map(t -> Json.mapper().<JsonNode>valueToTree(t))
-                            .orElse(null));
-        } else {
-            json.putNull("what_if");
+    /** The statistics as the API shows them. */
+    Report report() {
+        return new Report(
+                "decision.stats",
+                groupBy,
+                whatIf.any()
+                        ? new WhatIfAsked(
+                                whatIf.temperature().orElse(null),
+                                whatIf.actThreshold().orElse(null))
+                        : null,
+                groups.values().stream().map(Group::report).toList());
+    }
+
+    /** What {@code GET .../stats} answers. */
+    record Report(
+            String object,
+            @JsonProperty("group_by") List<String> groupBy,
+            @JsonProperty("what_if") @Nullable WhatIfAsked whatIf,
+            List<GroupReport> groups) {
+        Report {
+            groupBy = List.copyOf(groupBy);
+            groups = List.copyOf(groups);
         }
-        var list = json.putArray("groups");
-        groups.values().forEach(group -> list.add(group.json()));
-        return json;
+
+        /**
+         * Grouped by version of one template: the first version is the reference, and each question of a later one
+         * says whether its answers still compare with it ({@code comparability} by question key, from the reference
+         * version's number and the later one's; {@code identical} where it says nothing).
+         */
+        Report comparedByVersion(BiFunction<Integer, Integer, Map<String, String>> comparability) {
+            if (groups.isEmpty() || !groups.getFirst().key.path("version").isInt()) {
+                return this;
+            }
+            int reference = groups.getFirst().key.path("version").intValue();
+            var compared = new ArrayList<GroupReport>();
+            compared.add(groups.getFirst().withComparability(q -> "reference"));
+            for (GroupReport group : groups.subList(1, groups.size())) {
+                if (group.key.path("version").isInt()) {
+                    Map<String, String> by = comparability.apply(
+                            reference, group.key.path("version").intValue());
+                    compared.add(group.withComparability(q -> by.getOrDefault(q, "identical")));
+                } else {
+                    compared.add(group);
+                }
+            }
+            return new Report(object, groupBy, whatIf, compared);
+        }
+    }
+
+    /** The what-if asked for. */
+    record WhatIfAsked(
+            @Nullable Double temperature,
+            @JsonProperty("act_threshold") @Nullable Double actThreshold) {}
+
+    /** One group's statistics. */
+    record GroupReport(
+            ObjectNode key,
+            long count,
+            long failed,
+            @JsonProperty("act_rate") double actRate,
+            @JsonProperty("latency_ms") Latency latencyMs,
+            Map<String, QuestionReport> questions,
+
+            @JsonProperty("what_if") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            GroupWhatIf whatIf) {
+        GroupReport {
+            key = key.deepCopy();
+            questions = Collections.unmodifiableMap(new LinkedHashMap<>(questions));
+        }
+
+        @Override
+        public ObjectNode key() {
+            return key.deepCopy();
+        }
+
+        private GroupReport withComparability(Function<String, String> comparability) {
+            var compared = new LinkedHashMap<String, QuestionReport>();
+            questions.forEach((q, report) -> compared.put(q, report.withComparability(comparability.apply(q))));
+            return new GroupReport(key, count, failed, actRate, latencyMs, compared, whatIf);
+        }
+    }
+
+    record Latency(double p50, double p95) {}
+
+    /** How the group's decisions would have acted under the what-if. */
+    record GroupWhatIf(
+            @JsonProperty("act_rate") double actRate,
+            @JsonProperty("labelled_acting") int labelledActing,
+            @JsonProperty("accuracy_when_acting") @Nullable Double accuracyWhenActing) {}
+
+    /**
+     * One question's statistics within a group.
+     *
+     * @param distribution each answer's share, by answer; null when the options came per decision
+     * @param comparability how its answers compare with the first version's, when grouped by version of one template
+     */
+    record QuestionReport(
+            long runs,
+            @JsonProperty("excluded_runs") long excludedRuns,
+            @JsonProperty("mean_certainty") double meanCertainty,
+            @JsonProperty("act_rate") double actRate,
+            @Nullable Map<String, Double> distribution,
+            long labelled,
+            @Nullable Double accuracy,
+
+            @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            String comparability) {
+        QuestionReport {
+            distribution = distribution == null ? null : Collections.unmodifiableMap(new TreeMap<>(distribution));
+        }
+
+        private QuestionReport withComparability(String how) {
+            return new QuestionReport(
+                    runs, excludedRuns, meanCertainty, actRate, distribution, labelled, accuracy, how);
+        }
     }
 
     /** The running totals of one group. */
@@ -283,34 +380,30 @@ final class Stats {
             return Arrays.stream(p).max().orElse(0);
         }
 
-        ObjectNode json() {
-            ObjectNode json = Json.object();
-            json.set("key", key);
-            json.put("count", count);
-            json.put("failed", failed);
-            json.put("act_rate", completed == 0 ? 0 : Rounding.round((double) acted / completed, 4));
-            ObjectNode latency = json.putObject("latency_ms");
-            latency.put("p50", this.latency.map(l -> l[0]).orElseGet(() -> percentile(0.50)));
-            latency.put("p95", this.latency.map(l -> l[1]).orElseGet(() -> percentile(0.95)));
-            ObjectNode byQuestion = json.putObject("questions");
+        GroupReport report() {
+            var byQuestion = new LinkedHashMap<String, QuestionReport>();
             questions.forEach((q, stats) -> {
                 if (stats.runs > 0 || includeExtended) {
-                    byQuestion.set(q, stats.json());
+                    byQuestion.put(q, stats.report());
                 }
             });
-            if (whatIf.any()) {
-                ObjectNode what = json.putObject("what_if");
-                what.put("act_rate", completed == 0 ? 0 : Rounding.round((double) whatIfActed / completed, 4));
-                what.put("labelled_acting", whatIfLabelledActing);
-                if (whatIfLabelledActing == 0) {
-                    what.putNull("accuracy_when_acting");
-                } else {
-                    what.put(
-                            "accuracy_when_acting",
-                            Rounding.round((double) whatIfRightActing / whatIfLabelledActing, 4));
-                }
-            }
-            return json;
+            return new GroupReport(
+                    key,
+                    count,
+                    failed,
+                    completed == 0 ? 0 : Rounding.round((double) acted / completed, 4),
+                    new Latency(
+                            latency.map(l -> l[0]).orElseGet(() -> percentile(0.50)),
+                            latency.map(l -> l[1]).orElseGet(() -> percentile(0.95))),
+                    byQuestion,
+                    whatIf.any()
+                            ? new GroupWhatIf(
+                                    completed == 0 ? 0 : Rounding.round((double) whatIfActed / completed, 4),
+                                    whatIfLabelledActing,
+                                    whatIfLabelledActing == 0
+                                            ? null
+                                            : Rounding.round((double) whatIfRightActing / whatIfLabelledActing, 4))
+                            : null);
         }
 
         private double percentile(double rank) {
@@ -369,26 +462,22 @@ final class Stats {
             });
         }
 
-        ObjectNode json() {
-            ObjectNode json = Json.object();
-            json.put("runs", runs);
-            json.put("excluded_runs", excluded);
-            json.put("mean_certainty", runs == 0 ? 0 : Rounding.round(certaintyE4 / 10_000.0 / runs, 4));
-            json.put("act_rate", runs == 0 ? 0 : Rounding.round((double) acted / runs, 4));
-            if (dynamic) {
-                json.putNull("distribution");
-            } else {
-                ObjectNode shares = json.putObject("distribution");
-                new TreeMap<>(distribution)
-                        .forEach((value, n) -> shares.put(value, Rounding.round((double) n / runs, 4)));
+        QuestionReport report() {
+            Map<String, Double> shares = null;
+            if (!dynamic) {
+                var byValue = new TreeMap<String, Double>();
+                distribution.forEach((value, n) -> byValue.put(value, Rounding.round((double) n / runs, 4)));
+                shares = byValue;
             }
-            json.put("labelled", labelled);
-            if (labelled == 0) {
-                json.putNull("accuracy");
-            } else {
-                json.put("accuracy", Rounding.round((double) right / labelled, 4));
-            }
-            return json;
+            return new QuestionReport(
+                    runs,
+                    excluded,
+                    runs == 0 ? 0 : Rounding.round(certaintyE4 / 10_000.0 / runs, 4),
+                    runs == 0 ? 0 : Rounding.round((double) acted / runs, 4),
+                    shares,
+                    labelled,
+                    labelled == 0 ? null : Rounding.round((double) right / labelled, 4),
+                    null);
         }
     }
 }

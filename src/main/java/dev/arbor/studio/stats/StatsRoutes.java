@@ -2,7 +2,6 @@ package dev.arbor.studio.stats;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.QueryParam;
@@ -100,47 +99,28 @@ public final class StatsRoutes {
                 page.forEach(d -> stats.add(d, correct.getOrDefault(d.id(), Map.of())));
             });
         }
-        var json = stats.json();
+        Stats.Report report = stats.report();
         String one = params.getOrDefault("template", "");
         if (groupBy.equals(List.of("version"))
                 && !one.isEmpty()
                 && !one.contains(",")
                 && !one.contains("@")
                 && !one.equals("none")) {
-            comparability(one, json);
+            report = report.comparedByVersion((from, to) -> comparability(one, from, to));
         }
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, report);
     }
 
-    /**
-     * Grouped by version of one template: the first version is the reference, and each question of a later one
-     * says whether its answers still compare with it.
-     */
-    private void comparability(String template, ObjectNode json) {
-        var groups = json.path("groups");
-        if (groups.isEmpty() || !groups.get(0).at("/key/version").isInt()) {
-            return;
-        }
-        String reference = groups.get(0).at("/key/version").asText();
-        groups.get(0).path("questions").forEach(q -> ((ObjectNode) q).put("comparability", "reference"));
-        for (int i = 1; i < groups.size(); i++) {
-            var group = groups.get(i);
-            if (!group.at("/key/version").isInt()) {
-                continue;
-            }
-            var questions = templates
-                    .compare(template, reference, group.at("/key/version").asText())
-                    .questions();
-            group.path("questions")
-                    .properties()
-                    .forEach(q -> ((ObjectNode) q.getValue())
-                            .put(
-                                    "comparability",
-                                    questions
-                                            .path(q.getKey())
-                                            .path("comparability")
-                                            .asText("identical")));
-        }
+    /** How each question of version {@code to} compares with version {@code from}, by key. */
+    private Map<String, String> comparability(String template, int from, int to) {
+        var by = new LinkedHashMap<String, String>();
+        templates
+                .compare(template, Integer.toString(from), Integer.toString(to))
+                .questions()
+                .properties()
+                .forEach(q ->
+                        by.put(q.getKey(), q.getValue().path("comparability").asText("identical")));
+        return by;
     }
 
     /** A what-if value in the setting's own range, or empty when not sent. */

@@ -3,6 +3,7 @@ package dev.arbor.studio.stats;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryTotals;
 import dev.arbor.studio.templates.Templates;
@@ -64,7 +65,7 @@ final class TemplateStats {
             stats.setLatency(
                     key, percentile(store, template, version, n, 0.50), percentile(store, template, version, n, 0.95));
         });
-        var dynamic = new HashMap<Optional<Integer>, ObjectNode>();
+        var dynamic = new HashMap<Optional<Integer>, Map<String, TemplateQuestion>>();
         // questions in the order the newest decisions ask them, as when counted from the records
         var totals = store.answerTotals(template, versions).stream()
                 .sorted(Comparator.comparing(
@@ -73,7 +74,8 @@ final class TemplateStats {
                         .thenComparingInt(HistoryTotals.AnswerTotal::position))
                 .toList();
         for (HistoryTotals.AnswerTotal total : totals) {
-            ObjectNode questions = dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
+            Map<String, TemplateQuestion> questions =
+                    dynamic.computeIfAbsent(total.version(), v -> questions(templates, template, v));
             stats.addAnswers(
                     Objects.requireNonNull(
                             keys.get(byVersion ? total.version() : Optional.empty()),
@@ -85,7 +87,9 @@ final class TemplateStats {
                     total.n(),
                     total.certaintyE4(),
                     total.acted(),
-                    questions.path(total.question()).path("criteria").isTextual());
+                    Optional.ofNullable(questions.get(total.question()))
+                            .flatMap(TemplateQuestion::optionsVariable)
+                            .isPresent());
         }
         var latest = new LinkedHashMap<String, HistoryTotals.Label>();
         store.labels(template, versions)
@@ -119,17 +123,18 @@ final class TemplateStats {
     }
 
     /** The questions of a version as defined, to tell which take their options from a variable. */
-    private static ObjectNode questions(Templates templates, String template, Optional<Integer> version) {
+    private static Map<String, TemplateQuestion> questions(
+            Templates templates, String template, Optional<Integer> version) {
         if (version.isEmpty()) {
-            return Json.object();
+            return Map.of();
         }
         try {
-            return (ObjectNode) templates
+            return templates
                     .resolve(template + "@" + version.get())
                     .definition()
-                    .path("questions");
-        } catch (ApiException | ClassCastException e) {
-            return Json.object(); // a deleted template's versions: no dynamic options to tell
+                    .questions();
+        } catch (ApiException e) {
+            return Map.of(); // a deleted template's versions: no dynamic options to tell
         }
     }
 }

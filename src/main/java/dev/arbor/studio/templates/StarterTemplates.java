@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.DefinitionValidator;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.io.IOException;
 import java.io.InputStream;
@@ -53,7 +55,7 @@ final class StarterTemplates {
         if (!problems.isEmpty()) {
             throw new IllegalStateException("starter template " + id + " is invalid: " + problems.list());
         }
-        ObjectNode definition = result.definition();
+        TemplateDefinition definition = TemplateDefinitionCodec.read(result.definition());
         ObjectNode metadata = Json.object();
         metadata.put("studio.group", scenario.path("group").asText());
         metadata.put("studio.sample", scenario.path("sample").asText());

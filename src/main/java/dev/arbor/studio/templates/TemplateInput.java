@@ -7,6 +7,8 @@ import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.Metadata;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,7 +28,7 @@ record TemplateInput(
         Optional<ObjectNode> metadata,
         Optional<String> storage,
         Optional<Optional<Integer>> retentionDays,
-        ObjectNode definition,
+        TemplateDefinition definition,
         Optional<String> note,
         Optional<Integer> baseVersion,
         List<Warning> warnings) {
@@ -89,14 +91,14 @@ record TemplateInput(
                 metadata,
                 storage,
                 retention,
-                result.definition(),
+                TemplateDefinitionCodec.read(result.definition()),
                 note,
                 baseVersion,
                 List.copyOf(warnings));
     }
 
     /** A new version's definition, with its note; the template's name, settings and the like as they are. */
-    static TemplateInput definitionOnly(ObjectNode definition, String note) {
+    static TemplateInput definitionOnly(TemplateDefinition definition, String note) {
         return new TemplateInput(
                 Optional.empty(),
                 Optional.empty(),

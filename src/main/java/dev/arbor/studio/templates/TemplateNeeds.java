@@ -1,9 +1,10 @@
 package dev.arbor.studio.templates;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.engines.Scoring;
 import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.definitions.Variable;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,29 +17,25 @@ import java.util.List;
 final class TemplateNeeds {
     private TemplateNeeds() {}
 
-    static ModelFacts.Needs of(JsonNode definition) {
+    static ModelFacts.Needs of(TemplateDefinition definition) {
         var types = new HashSet<String>();
         int largest = 0;
         int count = 0;
-        for (JsonNode question : definition.path("questions")) {
-            JsonNode criteria = question.path("criteria");
-            int options = criteria.isTextual() ? 0 : criteria.size();
-            QuestionType type =
-                    QuestionType.parse(question.path("type").asText()).orElseThrow();
+        for (TemplateQuestion question : definition.questions().values()) {
+            int options = question.fixedOptionCount();
+            QuestionType type = question.type();
             types.add(type.primitive().wire());
             largest = Math.max(largest, type.primitive() == Scoring.Primitive.NOUL ? 2 : options);
             count += type == QuestionType.MULTI ? Math.max(1, options) : 1;
         }
         var modalities = new HashSet<String>();
         int longestText = 0;
-        for (JsonNode variable : definition.path("variables")) {
-            String type = variable.path("type").asText();
-            if ((type.equals("image") || type.equals("audio") || type.equals("video"))
-                    && variable.path("required").asBoolean()) {
-                modalities.add(type);
+        for (Variable variable : definition.variables().values()) {
+            if (variable.isMedia() && variable.required()) {
+                modalities.add(variable.typeName());
             }
-            if (type.equals("string")) {
-                longestText = Math.max(longestText, variable.path("max_length").asInt(Variable.DEFAULT_MAX_LENGTH));
+            if (variable.typeName().equals("string")) {
+                longestText = Math.max(longestText, variable.maxLength());
             }
         }
         return new ModelFacts.Needs(types, largest, count, modalities, longestText / 4);
@@ -48,21 +45,21 @@ final class TemplateNeeds {
      * What a caller should know although nothing stops the model: media it cannot read, options set per call, input
      * it may cut.
      */
-    static List<String> notes(JsonNode definition, ModelFacts facts) {
+    static List<String> notes(TemplateDefinition definition, ModelFacts facts) {
         var notes = new ArrayList<String>();
         facts.truncation(of(definition)).ifPresent(notes::add);
-        definition.path("variables").properties().forEach(e -> {
-            String type = e.getValue().path("type").asText();
-            if ((type.equals("image") || type.equals("audio") || type.equals("video"))
-                    && !e.getValue().path("required").asBoolean()
-                    && !facts.modalities().contains(type)) {
-                notes.add("The optional " + type + " variable `" + e.getKey() + "` cannot be read by this model.");
+        definition.variables().forEach((name, variable) -> {
+            if (variable.isMedia()
+                    && !variable.required()
+                    && !facts.modalities().contains(variable.typeName())) {
+                notes.add("The optional " + variable.typeName() + " variable `" + name
+                        + "` cannot be read by this model.");
             }
         });
-        definition.path("questions").properties().forEach(e -> {
-            if (e.getValue().path("criteria").isTextual()) {
-                notes.add("`" + e.getKey() + "` takes its options per decision; keep them to at most "
-                        + facts.maxOptions() + ".");
+        definition.questions().forEach((key, question) -> {
+            if (question.optionsVariable().isPresent()) {
+                notes.add("`" + key + "` takes its options per decision; keep them to at most " + facts.maxOptions()
+                        + ".");
             }
         });
         return List.copyOf(notes);

@@ -20,6 +20,7 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.TemplateDefinition;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,12 +56,12 @@ final class TemplateRoutes {
         Set<String> known = new java.util.HashSet<>();
         models.list().forEach(model -> known.add(model.id()));
         TemplateInput input = TemplateInput.parse(body, known);
-        JsonNode model = input.definition().path("model");
-        if (!model.isTextual()) {
+        Optional<String> model = input.definition().model();
+        if (model.isEmpty()) {
             return input;
         }
         var warnings = new ArrayList<Warning>();
-        models.find(model.textValue())
+        models.find(model.get())
                 .ifPresent(found -> found.facts()
                         .problems(TemplateNeeds.of(input.definition()))
                         .forEach(problem -> warnings.add(new Warning(
@@ -183,7 +184,7 @@ final class TemplateRoutes {
         clone.remove("from");
         for (String field : TemplateInput.DEFINITION_FIELDS) {
             if (!clone.has(field)) {
-                clone.set(field, source.version().definition().get(field));
+                clone.set(field, source.version().definitionJson().get(field));
             }
         }
         if (!clone.has("note")) {
@@ -233,7 +234,7 @@ final class TemplateRoutes {
                 .ifPresentOrElse(
                         days -> editable.put("retention_days", days), () -> editable.putNull("retention_days"));
         current.version()
-                .definition()
+                .definitionJson()
                 .properties()
                 .forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
         JsonNode merged = Json.mergePatch(editable, patch);
@@ -397,15 +398,17 @@ final class TemplateRoutes {
         json.put("note", version.note());
         json.put("content_hash", version.contentHash());
         if (withDefinition) {
-            version.definition().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
+            version.definitionJson().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
         } else {
+            TemplateDefinition definition = version.definition();
             ObjectNode summary = json.putObject("summary");
             var questions = summary.putArray("questions");
-            version.definition().path("questions").fieldNames().forEachRemaining(questions::add);
+            definition.questions().keySet().forEach(questions::add);
             var variables = summary.putArray("variables");
-            version.definition().path("variables").fieldNames().forEachRemaining(variables::add);
-            summary.set("model", version.definition().path("model"));
-            summary.set("modalities", version.definition().path("modalities"));
+            definition.variables().keySet().forEach(variables::add);
+            definition.model().ifPresentOrElse(m -> summary.put("model", m), () -> summary.putNull("model"));
+            var modalities = summary.putArray("modalities");
+            definition.modalities().forEach(modalities::add);
         }
         json.put("created_at", head.createdAtMillis() / 1000);
         json.put("updated_at", head.updatedAtMillis() / 1000);

@@ -7,6 +7,7 @@ import dev.arbor.platform.db.Columns;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -125,7 +126,7 @@ final class TemplateStore {
                 .bind("question_set_key", version.questionSetKey())
                 .bind("source", version.source())
                 .bind("base_version", version.baseVersion().orElse(null))
-                .bind("definition", Json.writeString(version.definition()))
+                .bind("definition", Json.writeString(version.definitionJson()))
                 .bind("changes", Json.writeString(version.changes()))
                 .bind("created_at", version.createdAtMillis())
                 .bind("created_by", version.createdBy())
@@ -280,7 +281,7 @@ final class TemplateStore {
                 rs.getString("question_set_key"),
                 rs.getString("source"),
                 Columns.optionalInt(rs, "base_version"),
-                (ObjectNode) Json.read(rs.getString("definition")),
+                TemplateDefinitionCodec.read(Json.read(rs.getString("definition"))),
                 (ObjectNode) Json.read(rs.getString("changes")),
                 rs.getLong("created_at"),
                 rs.getString("created_by"));

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.secrets.Digests;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -19,7 +21,7 @@ record TemplateVersion(
         String questionSetKey,
         String source,
         Optional<Integer> baseVersion,
-        ObjectNode definition,
+        TemplateDefinition definition,
         ObjectNode changes,
         long createdAtMillis,
         String createdBy) {
@@ -41,20 +43,21 @@ record TemplateVersion(
             String templateId,
             int version,
             String note,
-            ObjectNode definition,
+            TemplateDefinition definition,
             String source,
             Optional<Integer> baseVersion,
             ObjectNode changes,
             long now,
             String createdBy) {
-        JsonNode questions = definition.get("questions");
+        ObjectNode json = TemplateDefinitionCodec.write(definition);
+        JsonNode questions = json.get("questions");
         var sorted = new TreeMap<String, JsonNode>();
         questions.properties().forEach(e -> sorted.put(e.getKey(), e.getValue()));
         return new TemplateVersion(
                 templateId,
                 version,
                 note,
-                hash(definition),
+                hash(json),
                 hash(questions),
                 hash(Json.mapper().valueToTree(sorted)),
                 source,
@@ -63,6 +66,16 @@ record TemplateVersion(
                 changes,
                 now,
                 createdBy);
+    }
+
+    /** The definition's normal form, as stored and as the API shows it. */
+    ObjectNode definitionJson() {
+        return TemplateDefinitionCodec.write(definition);
+    }
+
+    /** The content hash of a definition: the hash of its normal form. */
+    static String hash(TemplateDefinition definition) {
+        return hash(TemplateDefinitionCodec.write(definition));
     }
 
     /** {@code sha256:<hex>} of a value's JSON text: for a definition in normal form, its identity. */

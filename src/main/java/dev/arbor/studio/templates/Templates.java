@@ -12,6 +12,8 @@ import dev.arbor.studio.definitions.DefinitionValidator;
 import dev.arbor.studio.definitions.Placeholders;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.SettingRange;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.util.Collection;
@@ -49,7 +51,12 @@ public final class Templates {
      * {@code removed}).
      */
     public record Comparison(
-            String id, int from, int to, ObjectNode fromDefinition, ObjectNode toDefinition, ObjectNode questions) {}
+            String id,
+            int from,
+            int to,
+            TemplateDefinition fromDefinition,
+            TemplateDefinition toDefinition,
+            ObjectNode questions) {}
 
     /** Compares two versions named by number or alias; 404s as for any reference. */
     public Comparison compare(String id, String from, String to) {
@@ -65,7 +72,7 @@ public final class Templates {
                 newer.version().version(),
                 older.version().definition(),
                 newer.version().definition(),
-                (ObjectNode) changes.path("questions"));
+                (ObjectNode) changes.get("questions"));
     }
 
     /** The number of a template's latest version. */
@@ -84,15 +91,9 @@ public final class Templates {
         store.database().read(handle -> {
             for (int number : store.versionNumbers(handle, id)) {
                 store.version(handle, id, number)
-                        .ifPresent(version -> version.definition()
-                                .path("settings")
-                                .path("models")
-                                .forEach(model -> model.path("questions").forEach(question -> {
-                                    String head = question.path("head").asText("");
-                                    if (wanted.contains(head)) {
-                                        used.add(head);
-                                    }
-                                })));
+                        .ifPresent(version -> version.definition().heads().stream()
+                                .filter(wanted::contains)
+                                .forEach(used::add));
             }
             return used;
         });
@@ -145,10 +146,11 @@ public final class Templates {
             String source) {
         requireNonNull(model, "model");
         var latest = service.load(requireNonNull(id, "id"), Optional.empty());
-        ObjectNode definition = latest.version().definition().deepCopy();
+        ObjectNode definition = latest.version().definitionJson();
         ObjectNode perQuestion = child(child(child(child(definition, "settings"), "models"), model), "questions");
         perQuestionValues.forEach((question, values) -> write.accept(child(perQuestion, question), values));
-        var input = TemplateInput.definitionOnly(definition, requireNonNull(note, "note"));
+        var input =
+                TemplateInput.definitionOnly(TemplateDefinitionCodec.read(definition), requireNonNull(note, "note"));
         var saved = service.save(id, input, Optional.empty(), requireNonNull(source, "source"));
         return new Written(saved.version().version(), saved.change().equals("new_version"));
     }
@@ -180,7 +182,7 @@ public final class Templates {
             String resolvedFrom,
             boolean archived,
             String storage,
-            ObjectNode definition) {
+            TemplateDefinition definition) {
         public Resolved {
             requireNonNull(id, "id");
             requireNonNull(reference, "reference");
@@ -219,8 +221,8 @@ public final class Templates {
      * @param root the field that holds them, for params ({@code questions})
      */
     public static ObjectNode checkQuestions(
-            JsonNode questions, String root, Optional<ObjectNode> template, Problems problems) {
-        return DefinitionValidator.decisionQuestions(questions, root, template.orElse(null), problems);
+            JsonNode questions, String root, Optional<TemplateDefinition> template, Problems problems) {
+        return DefinitionValidator.decisionQuestions(questions, root, template, problems);
     }
 
     /** Checks a decision's {@code settings} by the template rules (no per-model settings on a decision). */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.TemplateDefinition;
 import dev.arbor.studio.definitions.Variable;
 
 /** The JSON Schema (2020-12) of a template version's variables, for callers and their code generators. */
@@ -13,7 +14,7 @@ final class VariableSchema {
     private VariableSchema() {}
 
     static ObjectNode of(String templateId, TemplateVersion version) {
-        JsonNode definition = version.definition();
+        TemplateDefinition definition = version.definition();
         ObjectNode schema = Json.object();
         schema.put("$schema", "https://json-schema.org/draft/2020-12/schema");
         schema.put("title", templateId + "@" + version.version() + " variables");
@@ -21,33 +22,33 @@ final class VariableSchema {
         schema.put("additionalProperties", false);
         ArrayNode required = schema.putArray("required");
         ObjectNode properties = schema.putObject("properties");
-        definition.path("variables").properties().forEach(entry -> {
-            JsonNode spec = entry.getValue();
-            if (spec.path("required").asBoolean()) {
-                required.add(entry.getKey());
+        definition.variables().forEach((name, variable) -> {
+            if (variable.required()) {
+                required.add(name);
             }
-            properties.set(entry.getKey(), property(spec));
+            properties.set(name, property(variable));
         });
-        if (definition.path("variables").isEmpty()) {
+        if (!definition.declaresVariables()) {
             schema.put(
                     "description",
                     "This template declares no variables: send the situation as `state` with " + "each decision.");
         }
         schema.put("x-studio-template", templateId + "@" + version.version());
         ArrayNode questions = schema.putArray("x-studio-questions");
-        definition.path("questions").fieldNames().forEachRemaining(questions::add);
-        schema.set("x-studio-extensions", definition.path("extensions"));
+        definition.questions().keySet().forEach(questions::add);
+        schema.set("x-studio-extensions", version.definitionJson().get("extensions"));
         return schema;
     }
 
-    private static ObjectNode property(JsonNode spec) {
-        String type = spec.path("type").asText();
+    private static ObjectNode property(Variable variable) {
+        ObjectNode spec = variable.spec();
+        String type = variable.typeName();
         ObjectNode property = Json.object();
         switch (type) {
             case "string" -> {
                 property.put("type", "string");
                 copy(spec, property, "min_length", "minLength");
-                property.put("maxLength", spec.path("max_length").asInt(Variable.DEFAULT_MAX_LENGTH));
+                property.put("maxLength", variable.maxLength());
                 copy(spec, property, "pattern", "pattern");
                 copy(spec, property, "enum", "enum");
                 copy(spec, property, "format", "format");
@@ -90,7 +91,7 @@ final class VariableSchema {
         if (spec.has("example")) {
             property.putArray("examples").add(spec.get("example"));
         }
-        if (spec.path("sensitive").asBoolean()) {
+        if (variable.sensitive()) {
             property.put("x-studio-sensitive", true);
         }
         return property;

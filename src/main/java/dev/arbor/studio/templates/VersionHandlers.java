@@ -110,7 +110,7 @@ final class VersionHandlers {
         body.set("summary", changes.get("summary"));
         body.set(
                 "changes",
-                JsonDiff.between(from.version().definition(), to.version().definition()));
+                JsonDiff.between(from.version().definitionJson(), to.version().definitionJson()));
         Responses.ok(ctx, body);
     }
 
@@ -204,7 +204,7 @@ final class VersionHandlers {
                         .toList());
         json.put("changes", version.changes());
         if (withDefinition) {
-            version.definition().properties().forEach(e -> json.put(e.getKey(), e.getValue()));
+            version.definitionJson().properties().forEach(e -> json.put(e.getKey(), e.getValue()));
         }
         json.put("created_at", version.createdAtMillis() / 1000);
         json.put("created_by", version.createdBy());

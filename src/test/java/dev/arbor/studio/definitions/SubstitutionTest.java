@@ -3,7 +3,6 @@ package dev.arbor.studio.definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.json.Json;
@@ -12,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class SubstitutionTest {
     private static final byte[] KEY = new byte[32];
 
-    private static ObjectNode definition(String json) {
+    private static TemplateDefinition definition(String json) {
         return TestDefinitions.normal(json);
     }
 
@@ -20,7 +19,7 @@ class SubstitutionTest {
 
     @Test
     void embeddedPlaceholdersRenderAsTextAndAbsentOptionalsAsNothing() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"tier": {"type": "string"}, "n": {"type": "integer", "required": false},
                                "msg": {"type": "string"}},
                  "state": "Plan: {{tier}}\\nOpen invoices: {{n}}\\n\\n{{msg}}", %s}""".formatted(Q));
@@ -31,7 +30,7 @@ class SubstitutionTest {
 
     @Test
     void oneSinglePassAndEscapedBraces() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"a": {"type": "string"}, "b": {"type": "string"}},
                  "state": "A={{a}} B={{b}} literal=\\\\{{a}}", %s}""".formatted(Q));
         var result = Substitution.apply(definition, Json.read("{\"a\": \"{{b}}\", \"b\": \"SECRET\"}"), KEY);
@@ -40,7 +39,7 @@ class SubstitutionTest {
 
     @Test
     void wholeValuePlaceholdersKeepTheirTypeAndVanishWhenAbsent() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"n": {"type": "integer"}, "tags": {"type": "json"},
                                "note": {"type": "string", "required": false}},
                  "state": {"count": "{{n}}", "tags": "{{tags}}", "note": "{{note}}", "list": ["{{note}}", "x {{n}}"]},
@@ -51,7 +50,7 @@ class SubstitutionTest {
 
     @Test
     void withoutAStateTemplateTheVariablesAreTheState() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"msg": {"type": "string"}, "plan": {"type": "string", "default": "free"},
                                "photo": {"type": "image", "required": false}}, %s}""".formatted(Q));
         var result = Substitution.apply(definition, Json.read("{\"msg\": \"hi\", \"photo\": \"file_01\"}"), KEY);
@@ -61,7 +60,7 @@ class SubstitutionTest {
 
     @Test
     void everyVariableProblemIsReportedWithItsParam() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"message": {"type": "string"}, "seats": {"type": "integer", "maximum": 10},
                                "plan": {"type": "string", "enum": ["free", "pro"]}},
                  "state": "{{message}} {{seats}} {{plan}}", %s}""".formatted(Q));
@@ -81,7 +80,7 @@ class SubstitutionTest {
 
     @Test
     void anEmptySituationIsRefused() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"msg": {"type": "string", "required": false}}, "state": "{{msg}}", %s}""".formatted(Q));
         assertThatThrownBy(() -> Substitution.apply(definition, Json.read("{\"msg\": \"   \"}"), KEY))
                 .isInstanceOfSatisfying(ApiException.class, e -> {
@@ -93,7 +92,7 @@ class SubstitutionTest {
 
     @Test
     void sensitiveValuesAreStoredOnlyAsHmacs() {
-        ObjectNode definition = definition("""
+        TemplateDefinition definition = definition("""
                 {"variables": {"email": {"type": "string", "sensitive": true}, "msg": {"type": "string"}},
                  "state": "From {{email}}: {{msg}}", %s}""".formatted(Q));
         var result =

@@ -30,10 +30,15 @@ final class TestDefinitions {
     }
 
     /** The normal form of a definition that must be valid. */
-    static ObjectNode normal(String json) {
+    static ObjectNode normalJson(String json) {
         var problems = new Problems();
         var result = validate(json, problems);
         assertThat(problems.list()).as("problems").isEmpty();
         return result.definition();
+    }
+
+    /** A definition that must be valid, as the studio reads it. */
+    static TemplateDefinition normal(String json) {
+        return TemplateDefinitionCodec.read(normalJson(json));
     }
 }

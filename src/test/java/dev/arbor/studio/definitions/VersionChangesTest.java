@@ -44,7 +44,7 @@ class VersionChangesTest {
                 .isEqualTo("incomparable");
     }
 
-    private static ObjectNode definition(String json) {
+    private static TemplateDefinition definition(String json) {
         return TestDefinitions.normal(json);
     }
 
@@ -77,7 +77,7 @@ class VersionChangesTest {
 
     @Test
     void classesFollowTheMostSevereChange() {
-        ObjectNode base = definition(BASE.formatted(""));
+        TemplateDefinition base = definition(BASE.formatted(""));
         assertThat(VersionChanges.between(
                                 1,
                                 base,
