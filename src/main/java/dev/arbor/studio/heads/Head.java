@@ -2,6 +2,8 @@ package dev.arbor.studio.heads;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
@@ -9,7 +11,6 @@ import dev.arbor.studio.definitions.QuestionType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -81,82 +82,95 @@ public record Head(QuestionType type, List<String> classes, List<Softmax> parts,
 
     /** The head as stored: its facts in JSON, each layer's weights as little-endian float32 in base64. */
     public ObjectNode json() {
-        ObjectNode json = Json.object();
-        json.put("type", type.wire());
-        classes.forEach(json.putArray("classes")::add);
-        var layers = json.putArray("parts");
-        for (Softmax part : parts) {
-            ObjectNode layer = layers.addObject();
-            layer.put("classes", part.classes());
-            layer.put("temperature", part.temperature());
-            layer.put("regularisation", part.regularisation());
-            layer.put("cv_accuracy", part.cvAccuracy());
-            layer.put("cv_log_loss", part.cvLogLoss());
-            layer.put("weights", encode(part.weights()));
-        }
-        json.set("facts", factsJson());
-        return json;
+        var layers = parts.stream()
+                .map(part -> new StoredLayer(
+                        part.classes(),
+                        part.temperature(),
+                        part.regularisation(),
+                        part.cvAccuracy(),
+                        part.cvLogLoss(),
+                        encode(part.weights())))
+                .toList();
+        return Json.mapper().valueToTree(new StoredHead(type.wire(), classes, layers, shownFacts()));
     }
 
     /** The training facts as the API shows them. */
     public ObjectNode factsJson() {
-        ObjectNode json = Json.object();
-        json.put("model", facts.model());
-        json.put("dimension", facts.dimension());
-        json.put("labels", facts.labels());
-        ObjectNode counts = json.putObject("label_counts");
-        facts.counts().forEach(counts::put);
-        json.put("cv_accuracy", facts.cvAccuracy());
-        json.put("cv_log_loss", facts.cvLogLoss());
-        json.put("folds", facts.folds());
-        var penalties = json.putArray("regularisation");
-        parts.forEach(part -> penalties.add(part.regularisation()));
-        json.put("fitted_at", facts.fittedAt().getEpochSecond());
-        return json;
+        return Json.mapper().valueToTree(shownFacts());
+    }
+
+    private ShownFacts shownFacts() {
+        return new ShownFacts(
+                facts.model(),
+                facts.dimension(),
+                facts.labels(),
+                facts.counts(),
+                facts.cvAccuracy(),
+                facts.cvLogLoss(),
+                facts.folds(),
+                parts.stream().map(Softmax::regularisation).toList(),
+                facts.fittedAt().getEpochSecond());
     }
 
     /** A head as {@link #json()} stored it. */
     public static Head read(JsonNode json) {
-        QuestionType type = QuestionType.parse(json.path("type").asText())
-                .orElseThrow(() -> new IllegalArgumentException("a stored head of no known type"));
-        var classes = new ArrayList<String>();
-        json.path("classes").forEach(c -> classes.add(c.asText()));
-        JsonNode facts = json.path("facts");
-        int dimension = facts.path("dimension").asInt();
-        var parts = new ArrayList<Softmax>();
-        for (JsonNode layer : json.path("parts")) {
-            ByteBuffer bytes = ByteBuffer.wrap(
-                            Base64.getDecoder().decode(layer.path("weights").asText()))
-                    .order(ByteOrder.LITTLE_ENDIAN);
-            float[] weights = new float[bytes.remaining() / Float.BYTES];
-            bytes.asFloatBuffer().get(weights);
-            parts.add(new Softmax(
-                    layer.path("classes").asInt(),
-                    dimension,
-                    weights,
-                    layer.path("temperature").asDouble(),
-                    layer.path("regularisation").asDouble(),
-                    layer.path("cv_accuracy").asDouble(),
-                    layer.path("cv_log_loss").asDouble()));
+        StoredHead stored;
+        try {
+            stored = Json.mapper().treeToValue(json, StoredHead.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("a stored head that does not read: " + e.getOriginalMessage(), e);
         }
-        var counts = new LinkedHashMap<String, Integer>();
-        facts.path("label_counts")
-                .properties()
-                .forEach(e -> counts.put(e.getKey(), e.getValue().asInt()));
+        QuestionType type = QuestionType.parse(stored.type())
+                .orElseThrow(() -> new IllegalArgumentException("a stored head of no known type"));
+        ShownFacts facts = stored.facts();
+        var parts = stored.parts().stream()
+                .map(layer -> new Softmax(
+                        layer.classes(),
+                        facts.dimension(),
+                        decode(layer.weights()),
+                        layer.temperature(),
+                        layer.regularisation(),
+                        layer.cvAccuracy(),
+                        layer.cvLogLoss()))
+                .toList();
         return new Head(
                 type,
-                classes,
+                stored.classes(),
                 parts,
                 new Facts(
-                        facts.path("model").asText(),
-                        dimension,
-                        facts.path("labels").asInt(),
-                        counts,
-                        facts.path("cv_accuracy").asDouble(),
-                        facts.path("cv_log_loss").asDouble(),
-                        facts.path("folds").asInt(),
-                        Instant.ofEpochSecond(facts.path("fitted_at").asLong())));
+                        facts.model(),
+                        facts.dimension(),
+                        facts.labels(),
+                        facts.labelCounts(),
+                        facts.cvAccuracy(),
+                        facts.cvLogLoss(),
+                        facts.folds(),
+                        Instant.ofEpochSecond(facts.fittedAt())));
     }
+
+    /** A head as stored: Jackson writes and reads it. */
+    private record StoredHead(String type, List<String> classes, List<StoredLayer> parts, ShownFacts facts) {}
+
+    /** One layer as stored, its weights in base64 ({@link #encode}). */
+    private record StoredLayer(
+            int classes,
+            double temperature,
+            double regularisation,
+            @JsonProperty("cv_accuracy") double cvAccuracy,
+            @JsonProperty("cv_log_loss") double cvLogLoss,
+            String weights) {}
+
+    /** The training facts as stored and as the API shows them; {@code regularisation} per layer. */
+    private record ShownFacts(
+            String model,
+            int dimension,
+            int labels,
+            @JsonProperty("label_counts") Map<String, Integer> labelCounts,
+            @JsonProperty("cv_accuracy") double cvAccuracy,
+            @JsonProperty("cv_log_loss") double cvLogLoss,
+            int folds,
+            List<Double> regularisation,
+            @JsonProperty("fitted_at") long fittedAt) {}
 
     /** Floats as little-endian float32 in base64: compact, and the same on every platform. */
     public static String encode(float[] values) {

@@ -2,8 +2,7 @@ package dev.arbor.studio.settings;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -11,6 +10,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.history.Retention;
 import io.javalin.http.Context;
+import org.jspecify.annotations.Nullable;
 
 /** {@code GET} and {@code PATCH /v1/studio/settings}: the studio's settings, and what history holds. */
 public final class SettingsRoutes {
@@ -35,42 +35,49 @@ public final class SettingsRoutes {
     }
 
     private void get(Context ctx) {
-        Responses.ok(ctx, json(settings.current()));
+        Responses.ok(ctx, reply(settings.current()));
     }
 
     /** A change to what history keeps is applied at once: the sweep runs before the answer. */
     private void patch(Context ctx) {
-        ObjectNode patch = Requests.jsonObject(ctx);
-        StudioSettings.Values values = settings.patch(patch);
-        JsonNode history = patch.path("history");
-        if (history.has("retention_days") || history.has("keep_labelled") || history.has("max_storage_gb")) {
+        StudioSettings.Patched patched = settings.patch(Requests.jsonObject(ctx));
+        if (patched.retentionSent()) {
             retention.sweep();
         }
-        Responses.ok(ctx, json(values));
+        Responses.ok(ctx, reply(patched.values()));
     }
 
-    private ObjectNode json(StudioSettings.Values values) {
-        ObjectNode json = values.json();
-        json.put("object", "settings");
+    private Reply reply(StudioSettings.Values values) {
         HistoryStore.Census census = decisions.census();
-        ObjectNode storage = json.putObject("storage");
-        storage.put("decisions", census.decisions());
-        storage.put("bytes", decisions.storedBytes());
-        if (census.oldestAtMillis().isPresent()) {
-            storage.put("oldest_at", census.oldestAtMillis().get() / 1000);
-        } else {
-            storage.putNull("oldest_at");
-        }
         var sweep = retention.last();
-        if (sweep.isPresent()) {
-            storage.put("last_sweep_at", sweep.get().atMillis() / 1000);
-            storage.put("last_sweep_deleted", sweep.get().deleted());
-            storage.put("last_sweep_files_removed", sweep.get().filesRemoved());
-        } else {
-            storage.putNull("last_sweep_at");
-            storage.putNull("last_sweep_deleted");
-            storage.putNull("last_sweep_files_removed");
-        }
-        return json;
+        return new Reply(
+                values.history(),
+                values.decisions(),
+                "settings",
+                new Storage(
+                        census.decisions(),
+                        decisions.storedBytes(),
+                        census.oldestAtMillis().map(at -> at / 1000).orElse(null),
+                        sweep.map(s -> s.atMillis() / 1000).orElse(null),
+                        sweep.map(Retention.Sweep::deleted).orElse(null),
+                        sweep.map(Retention.Sweep::filesRemoved).orElse(null)));
     }
+
+    /** What {@code GET} and {@code PATCH /v1/studio/settings} answer. */
+    private record Reply(
+            StudioSettings.HistoryValues history,
+            StudioSettings.DecisionValues decisions,
+            String object,
+            Storage storage) {}
+
+    /** What history holds, and what its last sweep removed. */
+    private record Storage(
+            long decisions,
+            long bytes,
+            @JsonProperty("oldest_at") @Nullable Long oldestAt,
+            @JsonProperty("last_sweep_at") @Nullable Long lastSweepAt,
+            @JsonProperty("last_sweep_deleted") @Nullable Integer lastSweepDeleted,
+
+            @JsonProperty("last_sweep_files_removed") @Nullable
+            Integer lastSweepFilesRemoved) {}
 }

@@ -3,6 +3,7 @@ package dev.arbor.studio.settings;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.errors.ErrorCode;
@@ -54,19 +55,46 @@ public final class StudioSettings {
             return (long) (maxStorageGb * 1024 * 1024 * 1024);
         }
 
+        /** The history group as the API shows it and the settings table keeps it. */
+        HistoryValues history() {
+            return new HistoryValues(
+                    store.wire(),
+                    storeMedia,
+                    failOnStoreError ? "fail" : "serve",
+                    retentionDays,
+                    keepLabelled,
+                    maxStorageGb);
+        }
+
+        /** The decisions group as the API shows it and the settings table keeps it. */
+        DecisionValues decisions() {
+            return new DecisionValues(defaultActThreshold);
+        }
+
         ObjectNode json() {
             ObjectNode json = Json.object();
-            ObjectNode history = json.putObject("history");
-            history.put("store", store.wire());
-            history.put("store_media", storeMedia);
-            history.put("on_store_error", failOnStoreError ? "fail" : "serve");
-            history.put("retention_days", retentionDays);
-            history.put("keep_labelled", keepLabelled);
-            history.put("max_storage_gb", maxStorageGb);
-            json.putObject("decisions").put("default_act_threshold", defaultActThreshold);
+            json.set("history", Json.mapper().valueToTree(history()));
+            json.set("decisions", Json.mapper().valueToTree(decisions()));
             return json;
         }
     }
+
+    record HistoryValues(
+            String store,
+            @JsonProperty("store_media") boolean storeMedia,
+            @JsonProperty("on_store_error") String onStoreError,
+            @JsonProperty("retention_days") int retentionDays,
+            @JsonProperty("keep_labelled") boolean keepLabelled,
+            @JsonProperty("max_storage_gb") double maxStorageGb) {}
+
+    record DecisionValues(
+            @JsonProperty("default_act_threshold") double defaultActThreshold) {}
+
+    /**
+     * The settings a patch left, and whether it named a retention rule (then history is swept at once, even for the
+     * value it had).
+     */
+    record Patched(Values values, boolean retentionSent) {}
 
     private static final BodyField.Word<StoreLevel> STORE =
             BodyField.word(OPTIONAL, "store", List.of(StoreLevel.values()), StoreLevel::wire);
@@ -126,8 +154,10 @@ public final class StudioSettings {
      * Applies a merge patch of {@code {history: {...}, decisions: {...}}}; every problem is reported at once
      * ({@code invalid_field}, or {@code read_only_field} for {@code storage}).
      */
-    Values patch(ObjectNode patch) {
+    Patched patch(ObjectNode patch) {
         ObjectNode groups = patch.deepCopy();
+        boolean retentionSent = groups.get("history") instanceof ObjectNode history
+                && (history.has("retention_days") || history.has("keep_labelled") || history.has("max_storage_gb"));
         boolean setsStorage = groups.remove("storage") != null;
         BodyReader reader = PATCH.reader(groups);
         if (setsStorage) {
@@ -152,7 +182,7 @@ public final class StudioSettings {
                 .bind("now", now)
                 .execute()));
         current.set(updated);
-        return updated;
+        return new Patched(updated, retentionSent);
     }
 
     /** Reads the settings a patch (or the stored rows) sets over {@code base}; a refused one keeps its base value. */
