@@ -19,6 +19,7 @@ import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
 import dev.arbor.inference.api.InferenceRoutes;
 import dev.arbor.inference.steps.RouterRuntime;
+import dev.arbor.keys.Keys;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelRoutes;
@@ -106,6 +107,8 @@ final class Application implements AutoCloseable {
             // Opened at start so that a wrong ARBOR_SECRET_KEY stops the server now, not at the first secret.
             var secrets = SecretBox.forStorage(storage);
             var access = new Access(database, clock, config.adminToken());
+            var keys = new Keys(database, clock, access);
+            access.acceptInferenceKeys(keys);
 
             ModelSettings modelSettings = config.models();
             var models = new Models(modelSettings.testModels(), database, secrets, clock);
@@ -131,6 +134,7 @@ final class Application implements AutoCloseable {
 
             var routes = new Routes();
             access.addRoutes(routes);
+            keys.addRoutes(routes);
             var outbound = new OutboundPolicy(config.outboundAllow());
             this.outboundClient = new OutboundClient(outbound);
             this.downloads = new Downloads(
