@@ -95,6 +95,7 @@ final class Application implements AutoCloseable {
         var deployments = parts.deploying().deployments();
         var access = parts.access();
         access.addRoutes(routes);
+        parts.keys().addRoutes(routes);
         new ModelRoutes(
                         models.models(),
                         models.runtime(),

@@ -12,6 +12,7 @@ import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
+import dev.arbor.keys.Keys;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.models.ModelSettings;
@@ -51,6 +52,7 @@ import java.util.function.Supplier;
 record Parts(
         Shared shared,
         Access access,
+        Keys keys,
         ModelParts models,
         Studio studio,
         DeploymentParts deploying,
@@ -62,6 +64,8 @@ record Parts(
     static Parts build(Config config, Foundation foundation, Clock clock, Supplier<String> publicUrl) {
         var shared = Shared.build(config, foundation, clock, publicUrl);
         var access = new Access(foundation.database(), clock, config.adminToken());
+        var keys = new Keys(foundation.database(), clock, access);
+        access.acceptInferenceKeys(keys);
         var models = ModelParts.build(config, foundation, shared);
         var studio = new Studio(
                 foundation.database(),
@@ -76,7 +80,7 @@ record Parts(
         var inference = InferenceParts.build(config, foundation, shared, access, models, studio, deploying);
         var automation = PipelineParts.build(config, foundation, shared, access, inference, deploying);
         var events = EventParts.build(config, foundation, shared, access, automation);
-        return new Parts(shared, access, models, studio, deploying, inference, automation, events);
+        return new Parts(shared, access, keys, models, studio, deploying, inference, automation, events);
     }
 
     /**

@@ -201,8 +201,13 @@ class AuthorizationMatrixTest {
             row("GET /deployments/{deployment_id}", Members.OWN_PROJECT),
             row("GET /deployments/{deployment_id}/events", Members.OWN_PROJECT),
             new Row("PATCH", "/deployments/{deployment_id}", Members.OWN_PROJECT, "{\"rate_limit\": null}"),
+            new Row("POST", "/keys", Members.OWN_PROJECT, "{\"name\": \"matrix\"}"),
+            row("GET /keys", Members.OWN_PROJECT),
+            row("GET /keys/{key_id}", Members.OWN_PROJECT),
+            new Row("PATCH", "/keys/{key_id}", Members.OWN_PROJECT, "{\"name\": \"renamed\"}"),
             // deletes last, each after every row that needs its object
             row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
+            row("DELETE /keys/{key_id}", Members.OWN_PROJECT),
             row("DELETE /deployments/{deployment_id}", Members.OWN_PROJECT),
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
@@ -310,7 +315,12 @@ class AuthorizationMatrixTest {
                         "GET /deployments/{deployment_id}",
                         "PATCH /deployments/{deployment_id}",
                         "DELETE /deployments/{deployment_id}",
-                        "GET /deployments/{deployment_id}/events");
+                        "GET /deployments/{deployment_id}/events",
+                        "POST /keys",
+                        "GET /keys",
+                        "GET /keys/{key_id}",
+                        "PATCH /keys/{key_id}",
+                        "DELETE /keys/{key_id}");
     }
 
     Stream<Row> rows() {

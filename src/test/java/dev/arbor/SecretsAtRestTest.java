@@ -78,6 +78,16 @@ class SecretsAtRestTest {
                         created(
                                 http.post("/auth/tokens", "{\"name\": \"plain\", \"role\": \"admin\"}", auth),
                                 "token"));
+                String inferenceKey = created(
+                        http.post("/keys", "{\"name\": \"app\", \"project_id\": \"" + project + "\"}", auth), "key");
+                secrets.put("inference key", inferenceKey);
+                // used: its check, a refusal outside its scope and one outside the inference routes all pass the logs
+                http.post(
+                        "/v1/chat/completions",
+                        "{\"model\": \"nowhere\", \"messages\": []}",
+                        "Authorization",
+                        "Bearer " + inferenceKey);
+                http.get("/routers", "Authorization", "Bearer " + inferenceKey);
                 secrets.put(
                         "token made with an idempotency key",
                         created(

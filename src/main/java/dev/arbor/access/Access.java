@@ -53,6 +53,11 @@ public final class Access {
         return authenticator;
     }
 
+    /** Accepts inference keys ({@code sk-arb-...}) on the inference routes, checked by {@code keys}. */
+    public void acceptInferenceKeys(InferenceKeys keys) {
+        authenticator.acceptInferenceKeys(keys);
+    }
+
     public void addRoutes(Routes routes) {
         new AccessRoutes(projects, tokens, currentProject).addTo(routes);
     }

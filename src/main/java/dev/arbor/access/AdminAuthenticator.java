@@ -22,6 +22,7 @@ final class AdminAuthenticator implements Handler {
 
     private final TokenStore tokens;
     private final Optional<byte[]> adminToken;
+    private volatile InferenceKeys inferenceKeys = (secret, ctx) -> Optional.empty();
 
     AdminAuthenticator(TokenStore tokens, Optional<String> adminToken) {
         this.tokens = requireNonNull(tokens, "tokens");
@@ -34,6 +35,12 @@ final class AdminAuthenticator implements Handler {
             return;
         }
         Principal principal = authenticate(ctx);
+        if (principal.isInferenceKey() && !ctx.path().startsWith("/v1/")) {
+            throw ApiException.of(
+                    ErrorCode.INFERENCE_KEY_NOT_ALLOWED,
+                    "An inference key (sk-arb-...) may call only the OpenAI-compatible routes (/v1/...) of its "
+                            + "project; the rest of the API takes an admin or member token.");
+        }
         // the route the request matched, not its path: /metrics/ is the same route
         var matched = ctx.endpoints().matchedHttpEndpoint();
         if (Access.wholeServer(matched == null ? ctx.path() : matched.path) && !principal.isAdmin()) {
@@ -61,6 +68,13 @@ final class AdminAuthenticator implements Handler {
             }
             return Principal.LOCAL_ADMIN;
         }
+        String secret = Requests.bearer(authorization);
+        if (secret.startsWith(InferenceKeys.PREFIX)) {
+            return inferenceKeys
+                    .authenticate(secret, ctx)
+                    .orElseThrow(() -> ApiException.of(
+                            ErrorCode.INVALID_API_KEY, "The inference key is unknown, revoked or expired."));
+        }
         return bearer(authorization)
                 .orElseThrow(() ->
                         ApiException.of(ErrorCode.INVALID_API_KEY, "The API token is unknown, revoked or expired."));
@@ -80,6 +94,12 @@ final class AdminAuthenticator implements Handler {
         return bearer(authorization);
     }
 
+    /** Accepts inference keys as bearer secrets on the inference routes, checked by {@code keys}. */
+    void acceptInferenceKeys(InferenceKeys keys) {
+        this.inferenceKeys = requireNonNull(keys, "keys");
+    }
+
+    /** An API token's caller; an inference key names none here (it serves only the inference routes). */
     private Optional<Principal> bearer(String authorization) {
         String secret = Requests.bearer(authorization);
         if (adminToken.isPresent()

@@ -20,6 +20,16 @@ public record Principal(String tokenId, Role role, Set<String> projects) {
         projects = Set.copyOf(projects);
     }
 
+    /** The caller an inference key names: a member of the key's one project (see {@link InferenceKeys}). */
+    public static Principal inferenceKey(String keyId, String projectId) {
+        return new Principal(keyId, Role.MEMBER, Set.of(projectId));
+    }
+
+    /** Whether an inference key is calling, which may call only the inference routes. */
+    public boolean isInferenceKey() {
+        return tokenId.startsWith("key_");
+    }
+
     public boolean isAdmin() {
         return role == Role.ADMIN;
     }

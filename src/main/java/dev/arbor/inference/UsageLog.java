@@ -25,13 +25,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every routed request's usage row, written off the request path: a request queues its row; one thread writes what
- * queued in one batch a few times a second. A full queue (the database far behind) drops rows and counts them
- * ({@code arbor_routing_usage_dropped_total}) rather than slow inference down; so does a failed batch. The same thread
- * removes rows older than {@link #RETENTION} once an hour.
+ * queued in one batch a few times a second. No row is dropped while the server runs: a full queue (the database far
+ * behind) makes the request that ends wait until the writer has room, so that requests slow to the pace the database
+ * writes at ({@code arbor_routing_usage_waits_total} counts them), and a batch that fails is written again, after a
+ * pause that doubles up to {@link #MAX_RETRY_PAUSE}, until it is stored. Only rows still unwritten when the server
+ * stops are lost, and counted ({@code arbor_routing_usage_dropped_total}). The same thread removes rows older than
+ * {@link #RETENTION} once an hour.
  */
 final class UsageLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UsageLog.class);
     private static final int QUEUE = 65_536;
+    private static final Duration MAX_RETRY_PAUSE = Duration.ofSeconds(5);
     private static final int BATCH = 2_000;
     private static final long WRITE_EVERY_MILLIS = 250;
     static final Duration RETENTION = Duration.ofDays(30);
@@ -53,16 +57,27 @@ final class UsageLog implements AutoCloseable {
 
     private final Database database;
     private final Clock clock;
-    private final BlockingQueue<Entry> queue = new ArrayBlockingQueue<>(QUEUE);
+    private final BlockingQueue<Entry> queue;
     private final Counter dropped;
+    private final Counter waits;
     private final Thread writer;
+    private volatile boolean writing;
     private volatile boolean closed;
 
     UsageLog(Database database, Clock clock, MeterRegistry meters) {
+        this(database, clock, meters, QUEUE);
+    }
+
+    /** A log whose queue holds {@code capacity} rows. */
+    UsageLog(Database database, Clock clock, MeterRegistry meters, int capacity) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
+        this.queue = new ArrayBlockingQueue<>(capacity);
         this.dropped = Counter.builder("arbor.routing.usage.dropped")
-                .description("Routed requests whose usage row was not stored (queue full or write failed)")
+                .description("Routed requests whose usage row was not stored: still queued when the server stopped")
+                .register(meters);
+        this.waits = Counter.builder("arbor.routing.usage.waits")
+                .description("Routed requests that waited for room in the usage queue (the database behind)")
                 .register(meters);
         this.writer = Thread.ofPlatform().daemon().name("arbor-routing-usage").unstarted(this::drain);
     }
@@ -70,12 +85,34 @@ final class UsageLog implements AutoCloseable {
     /** Starts writing queued rows (and pruning old ones); a database a newer release migrated is only read. */
     void start() {
         if (!database.readOnly()) {
+            writing = true;
             writer.start();
         }
     }
 
+    /**
+     * Queues a row; when the queue is full, waits until the writer has room (the request that ends slows to the
+     * database's pace rather than lose its row). A log that writes nothing (not started, a read-only database, or
+     * stopped) keeps nothing.
+     */
     void record(Entry entry) {
-        if (!queue.offer(entry)) {
+        if (!writing || closed) {
+            dropped.increment();
+            return;
+        }
+        if (queue.offer(entry)) {
+            return;
+        }
+        waits.increment();
+        try {
+            while (!queue.offer(entry, WRITE_EVERY_MILLIS, TimeUnit.MILLISECONDS)) {
+                if (closed) {
+                    dropped.increment();
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             dropped.increment();
         }
     }
@@ -105,7 +142,21 @@ final class UsageLog implements AutoCloseable {
         }
     }
 
-    private void write(List<Entry> batch) {
+    /** Writes a batch, again and again after a growing pause while it fails, until it is stored or the log stops. */
+    private void write(List<Entry> batch) throws InterruptedException {
+        long pause = WRITE_EVERY_MILLIS;
+        while (!tryWrite(batch)) {
+            if (closed) {
+                dropped.increment(batch.size());
+                LOG.warn("stopped with the usage of {} routed requests not stored", batch.size());
+                return;
+            }
+            Thread.sleep(pause);
+            pause = Math.min(pause * 2, MAX_RETRY_PAUSE.toMillis());
+        }
+    }
+
+    private boolean tryWrite(List<Entry> batch) {
         try {
             database.write(handle -> {
                 var insert = handle.prepareBatch("INSERT INTO routing_usage (at, router_id, endpoint, model, "
@@ -128,9 +179,10 @@ final class UsageLog implements AutoCloseable {
                 }
                 return insert.execute();
             });
+            return true;
         } catch (RuntimeException e) {
-            dropped.increment(batch.size());
-            LOG.warn("could not store the usage of {} routed requests: {}", batch.size(), e.getMessage());
+            LOG.warn("could not store the usage of {} routed requests, trying again: {}", batch.size(), e.getMessage());
+            return false;
         }
     }
 

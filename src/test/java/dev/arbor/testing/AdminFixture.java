@@ -28,6 +28,7 @@ public final class AdminFixture {
         objects.put("token_id", memberToken(projectId).path("id").asText());
         objects.put("model_id", "hash-decider");
         objects.put("channel", "email");
+        objects.put("key_id", create("/keys", "{\"project_id\": \"" + projectId + "\", \"name\": \"matrix\"}"));
         objects.put(
                 "connector_id",
                 create(

@@ -33,12 +33,16 @@ public final class RouterFixture implements AutoCloseable {
      * of 2 s so that a test of a silent upstream ends soon.
      */
     public static RouterFixture start(String adminSecret) {
-        return new RouterFixture(
-                ArborServer.start(Map.of(
-                        "ARBOR_ADMIN_TOKEN", adminSecret,
-                        "ARBOR_OUTBOUND_ALLOW", "127.0.0.1",
-                        "ARBOR_ROUTING_TIMEOUT_SECONDS", "2")),
-                adminSecret);
+        return start(adminSecret, Map.of());
+    }
+
+    /** {@link #start(String)} with these settings too (a database's URL, say). */
+    public static RouterFixture start(String adminSecret, Map<String, String> settings) {
+        var env = new java.util.HashMap<String, String>(settings);
+        env.put("ARBOR_ADMIN_TOKEN", adminSecret);
+        env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
+        env.put("ARBOR_ROUTING_TIMEOUT_SECONDS", "2");
+        return new RouterFixture(ArborServer.start(Map.copyOf(env)), adminSecret);
     }
 
     public TestServer http() {

@@ -22,6 +22,8 @@ import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.inference.steps.RouterRuntime;
+import dev.arbor.keys.KeyScope;
+import dev.arbor.keys.Keys;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Responses;
@@ -119,25 +121,44 @@ public final class InferenceRoutes {
         InferenceRequest request = InferenceRequest.read(operation, ctx.bodyAsBytes());
         String model = request.model();
         Predicate<String> inProject = callersProjects(ctx);
-        List<RouterSnapshot> routersNamed = routers.find(inProject, model);
+        // an inference key sees only what it lists of its project: the rest is not found, as if it did not exist
+        Optional<KeyScope> key = Keys.scope(ctx);
+        if (key.isPresent()
+                && CurrentProject.HEADER
+                        .read(ctx)
+                        .filter(named -> !named.equals(key.get().projectId()))
+                        .isPresent()) {
+            throw modelNotFound(model);
+        }
+        Predicate<RouterSnapshot> routerInScope = router ->
+                key.map(k -> k.mayCallRouter(router.id(), router.name())).orElse(true);
+        List<RouterSnapshot> routersNamed =
+                routers.find(inProject, model).stream().filter(routerInScope).toList();
         if (!routersNamed.isEmpty()) {
             runtime.serve(ctx, request, only(routersNamed, "Routers", model), Optional.empty());
             return;
         }
-        List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model);
+        List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model).stream()
+                .filter(d -> key.map(k -> k.mayCallModel(d.id(), d.name())).orElse(true))
+                .toList();
         if (!deploymentsNamed.isEmpty()) {
             DeploymentDirectory.ServedDeployment deployment = only(deploymentsNamed, "Deployments", model);
             routing.forward(ctx, request, new Strategy.Single(deployment.id()), inProject, Attribution.direct());
             return;
         }
-        List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model);
+        List<DeploymentDirectory.StartingDeployment> starting = deployments.starting(inProject, model).stream()
+                .filter(d -> key.map(k -> k.mayCallModel(d.id(), d.name())).orElse(true))
+                .toList();
         if (!starting.isEmpty()) {
             throw only(starting, "Deployments", model).notReady();
         }
-        // nothing of a project answered: a project the header names is checked now (403 or 404 as anywhere), so that
-        // a router or deployment found above cost no read of the projects
-        currentProject.named(ctx);
-        if (routing.knows(model)) {
+        if (key.isEmpty()) {
+            // nothing of a project answered: a project the header names is checked now (403 or 404 as anywhere), so
+            // that a router or deployment found above cost no read of the projects (a key's project is its own:
+            // another named finds nothing above, and the key learns no more than model_not_found)
+            currentProject.named(ctx);
+        }
+        if (routing.knows(model) && key.map(k -> k.mayCallModel(model)).orElse(true)) {
             routing.forward(ctx, request, new Strategy.Single(model), inProject, Attribution.direct());
             return;
         }
@@ -145,14 +166,19 @@ public final class InferenceRoutes {
         if (slash > 0 && slash < model.length() - 1) {
             // <router>/<model>: the model a provider_models step of that router is asked for, slashes and all
             String name = model.substring(0, slash);
-            List<RouterSnapshot> routersWithModel = routers.find(inProject, name);
+            List<RouterSnapshot> routersWithModel =
+                    routers.find(inProject, name).stream().filter(routerInScope).toList();
             if (!routersWithModel.isEmpty()) {
                 runtime.serve(
                         ctx, request, only(routersWithModel, "Routers", name), Optional.of(model.substring(slash + 1)));
                 return;
             }
         }
-        throw ApiException.of(
+        throw modelNotFound(model);
+    }
+
+    private static ApiException modelNotFound(String model) {
+        return ApiException.of(
                 ErrorCode.MODEL_NOT_FOUND,
                 "model",
                 "There is no active router, running deployment or cloud model '" + model + "' that this token may "
