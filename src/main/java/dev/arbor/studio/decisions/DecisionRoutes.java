@@ -17,6 +17,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.idempotency.Idempotency;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.feedback.Feedback;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.Decided;
 import dev.arbor.studio.history.DecisionInput;
@@ -187,7 +188,7 @@ final class DecisionRoutes {
             Responses.ok(ctx, WireRoutes.answer(decided));
             return;
         }
-        List<ObjectNode> entries = feedback.list(id);
+        List<Feedback> entries = feedback.list(id);
         ObjectNode shown = StoredDecisionHandlers.show(decision, include);
         shown.set("feedback", FeedbackStore.labels(entries));
         Optional<Long> expires = expiresAt(decision, !entries.isEmpty());

@@ -4,8 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -42,16 +40,6 @@ public record TemplateQuestion(QuestionType type, ObjectNode normal) {
     public int fixedOptionCount() {
         JsonNode criteria = normal.get("criteria");
         return criteria == null || criteria.isTextual() ? 0 : criteria.size();
-    }
-
-    /** The option names (or, for a score, nothing) the definition fixes. */
-    public List<String> optionNames() {
-        var names = new ArrayList<String>();
-        JsonNode criteria = normal.get("criteria");
-        if (criteria != null && criteria.isObject()) {
-            criteria.fieldNames().forEachRemaining(names::add);
-        }
-        return List.copyOf(names);
     }
 
     /** Reads a question in normal form; empty when its type is none the studio knows. */

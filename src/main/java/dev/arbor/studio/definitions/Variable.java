@@ -51,11 +51,6 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
         return type.isMedia();
     }
 
-    /** Whether the value is a set of options for a question's criteria. */
-    public boolean isOptions() {
-        return type == VariableType.OPTIONS;
-    }
-
     /** The longest text a string variable takes. */
     public int maxLength() {
         return spec.path("max_length").asInt(DEFAULT_MAX_LENGTH);

@@ -10,6 +10,7 @@ import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.examples.ExampleStore;
+import dev.arbor.studio.feedback.Feedback;
 import dev.arbor.studio.feedback.FeedbackStore;
 import dev.arbor.studio.history.DecisionInput;
 import dev.arbor.studio.history.HistoryQuery;
@@ -161,10 +162,10 @@ final class DataSets {
             input.set("state", stored.state());
         }
         ObjectNode expected = Json.object();
-        for (ObjectNode entry : feedback.list(decision.id())) {
-            JsonNode label = entry.path("expected");
-            if (!entry.path("question").asText().equals("*") && !label.isNull() && !label.isMissingNode()) {
-                expected.set(entry.path("question").asText(), label);
+        for (Feedback entry : feedback.list(decision.id())) {
+            JsonNode label = entry.expected();
+            if (entry.labelsQuestion() && label != null && !label.isNull()) {
+                expected.set(entry.question(), label);
             }
         }
         return labelled(decision.id(), Optional.empty(), input, KEPT_INPUT, expected, questions);

@@ -3,9 +3,7 @@ package dev.arbor.studio.evals;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.evals.metrics.Agreement;
 import dev.arbor.studio.evals.metrics.Calibration;
 import dev.arbor.studio.questions.Answer;
@@ -19,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An eval's results from its items: per target and question the metrics, and per model the comparison of each
@@ -77,38 +76,33 @@ final class EvalMetrics {
     }
 
     /**
-     * @param targets the eval's targets as it shows them, in order
+     * @param targets the eval's targets as it shows them, in order ({@code index}, {@code version}, {@code model})
      * @param questions the questions measured, in order
      */
-    static ObjectNode of(List<ObjectNode> targets, List<String> questions, List<EvalStore.Item> items, double budget) {
-        ObjectNode results = Json.object();
+    static EvalResults of(List<ObjectNode> targets, List<String> questions, List<EvalStore.Item> items, double budget) {
         var byTarget = new LinkedHashMap<Integer, List<EvalStore.Item>>();
         for (int t = 0; t < targets.size(); t++) {
             byTarget.put(t, new ArrayList<>());
         }
         items.forEach(item ->
                 byTarget.computeIfAbsent(item.target(), k -> new ArrayList<>()).add(item));
-        var shown = results.putArray("targets");
+        var shown = new ArrayList<EvalResults.TargetResults>();
         var models = new ArrayList<Optional<String>>();
+        var versions = new ArrayList<Optional<Integer>>();
         for (var entry : byTarget.entrySet()) {
             List<EvalStore.Item> ofTarget = entry.getValue();
-            ObjectNode target = targets.get(entry.getKey()).deepCopy();
+            ObjectNode target = targets.get(entry.getKey());
             Optional<String> model = ofTarget.stream()
                     .flatMap(item -> item.answers().stream())
                     .map(answers -> answers.path("model").asText(""))
                     .filter(m -> !m.isEmpty())
                     .findFirst();
             models.add(model);
-            target.put("model", model.orElse(target.path("model").asText(null)));
-            target.put("items", ofTarget.size());
-            target.put(
-                    "failed",
-                    ofTarget.stream().filter(i -> i.answers().isEmpty()).count());
+            JsonNode version = target.path("version");
+            versions.add(version.isInt() ? Optional.of(version.intValue()) : Optional.empty());
             boolean split = ofTarget.stream().anyMatch(i -> i.split().equals(Optional.of("calibration")))
                     && ofTarget.stream().anyMatch(i -> i.split().equals(Optional.of("test")));
-            target.put("measured_on", split ? "test" : "all");
-            target.put("fitted_on", split ? "calibration" : "all");
-            ObjectNode perQuestion = target.putObject("questions");
+            var perQuestion = new LinkedHashMap<String, EvalResults.QuestionMetrics>();
             for (String question : questions) {
                 List<Entry> entries = entries(ofTarget, question).stream()
                         .filter(e -> !e.expected().isMissingNode())
@@ -126,12 +120,20 @@ final class EvalMetrics {
                                 .filter(e -> e.split().equals(Optional.of("calibration")))
                                 .toList()
                         : entries;
-                perQuestion.set(question, question(measured, fit, budget));
+                perQuestion.put(question, question(measured, fit, budget));
             }
-            shown.add(target);
+            shown.add(new EvalResults.TargetResults(
+                    target.path("index").asInt(),
+                    versions.getLast().orElse(null),
+                    model.or(() -> Optional.ofNullable(target.path("model").textValue()))
+                            .orElse(null),
+                    ofTarget.size(),
+                    ofTarget.stream().filter(i -> i.answers().isEmpty()).count(),
+                    split ? "test" : "all",
+                    split ? "calibration" : "all",
+                    perQuestion));
         }
-        results.set("comparisons", comparisons(targets, models, byTarget, questions));
-        return results;
+        return new EvalResults(shown, comparisons(models, versions, byTarget, questions));
     }
 
     private static List<Entry> entries(List<EvalStore.Item> items, String question) {
@@ -146,31 +148,32 @@ final class EvalMetrics {
         return entries;
     }
 
-    private static ObjectNode question(List<Entry> measured, List<Entry> fit, double budget) {
-        ObjectNode json = Json.object();
+    private static EvalResults.QuestionMetrics question(List<Entry> measured, List<Entry> fit, double budget) {
         String type =
                 (measured.isEmpty() ? fit : measured).getFirst().answer().type().wire();
-        json.put("type", type);
         List<Entry> labelled = measured.stream().filter(Entry::labelled).toList();
         int correct = (int) labelled.stream().filter(Entry::right).count();
-        json.put("n", labelled.size());
-        json.put("correct", correct);
-        json.put("unfit_labels", measured.stream().filter(Entry::unfit).count());
-        json.set("accuracy", ratio(correct, labelled.size()));
-        if (!type.equals("multi")) {
-            calibration(json, labelled, fit.stream().filter(Entry::labelled).toList(), budget);
-        }
+        EvalResults.Calibrated calibrated = type.equals("multi")
+                ? null
+                : calibration(labelled, fit.stream().filter(Entry::labelled).toList(), budget);
+        EvalResults.Confusion confusion = null;
+        EvalResults.Levels levels = null;
+        EvalResults.Selections selections = null;
+        EvalResults.Rankings rankings = null;
+        EvalResults.Estimates estimates = null;
         switch (type) {
-            case "choice", "noul" -> json.set("confusion", confusion(labelled));
+            case "choice", "noul" -> confusion = new EvalResults.Confusion(confusion(labelled));
             case "score" -> {
-                var levels = labelled.stream().map(EvalMetrics::levels).toList();
-                json.set("within_one", number(Agreement.withinOne(levels), levels.isEmpty()));
-                json.set("mae_levels", number(Agreement.meanLevelError(levels), levels.isEmpty()));
+                var pairs = labelled.stream().map(EvalMetrics::levels).toList();
+                levels = new EvalResults.Levels(
+                        number(Agreement.withinOne(pairs), pairs.isEmpty()),
+                        number(Agreement.meanLevelError(pairs), pairs.isEmpty()));
             }
             case "multi" -> {
-                var selections = labelled.stream().map(EvalMetrics::selection).toList();
-                json.set("f1", number(Agreement.f1(selections), selections.isEmpty()));
-                json.set("exact_match", number(Agreement.exactMatch(selections), selections.isEmpty()));
+                var chosen = labelled.stream().map(EvalMetrics::selection).toList();
+                selections = new EvalResults.Selections(
+                        number(Agreement.f1(chosen), chosen.isEmpty()),
+                        number(Agreement.exactMatch(chosen), chosen.isEmpty()));
             }
             case "rank" -> {
                 var taus = new ArrayList<Double>();
@@ -182,74 +185,85 @@ final class EvalMetrics {
                         taus.add(Agreement.kendallTau(expected, ranking));
                     }
                 }
-                json.put("ranked", taus.size());
-                json.set(
-                        "kendall_tau",
+                rankings = new EvalResults.Rankings(
+                        taus.size(),
                         number(taus.stream().mapToDouble(d -> d).average().orElse(0), taus.isEmpty()));
             }
             case "number" -> {
-                var estimates = labelled.stream()
+                var pairs = labelled.stream()
                         .map(e -> new Agreement.Estimate(
                                 e.label().asDouble(),
                                 e.answer() instanceof Answer.Estimate estimate ? estimate.estimate() : 0,
                                 e.right()))
                         .toList();
-                json.set("mae", number(Agreement.meanAbsoluteError(estimates), estimates.isEmpty()));
-                json.set("within_range", number(Agreement.withinRange(estimates), estimates.isEmpty()));
+                estimates = new EvalResults.Estimates(
+                        number(Agreement.meanAbsoluteError(pairs), pairs.isEmpty()),
+                        number(Agreement.withinRange(pairs), pairs.isEmpty()));
             }
             default -> {} // no measures of its own
         }
-        return json;
+        return new EvalResults.QuestionMetrics(
+                type,
+                labelled.size(),
+                correct,
+                measured.stream().filter(Entry::unfit).count(),
+                ratio(correct, labelled.size()),
+                calibrated,
+                confusion,
+                levels,
+                selections,
+                rankings,
+                estimates);
     }
 
     /** Brier, log loss, ECE, confident mistakes, and the temperature and threshold fitted on {@code fit}. */
-    private static void calibration(ObjectNode json, List<Entry> measured, List<Entry> fit, double budget) {
+    private static EvalResults.Calibrated calibration(List<Entry> measured, List<Entry> fit, double budget) {
         List<Calibration.Scored> scored = scored(measured);
         List<Calibration.Outcome> outcomes = Calibration.outcomes(scored);
         boolean none = scored.isEmpty();
-        json.set("brier", number(Calibration.brier(scored), none));
-        json.set("log_loss", number(Calibration.logLoss(scored), none));
-        json.set("ece", number(Calibration.ece(outcomes), none));
-        ArrayNode reliability = json.putArray("reliability");
-        for (Calibration.Bin bin : Calibration.reliability(outcomes)) {
-            ObjectNode point = reliability.addObject();
-            point.put("from", bin.from());
-            point.put("to", bin.to());
-            point.put("n", bin.n());
-            point.set("confidence", number(bin.confidence(), bin.n() == 0));
-            point.set("accuracy", number(bin.accuracy(), bin.n() == 0));
-        }
-        json.put("confident_mistakes", Calibration.confidentMistakes(outcomes));
+        var reliability = Calibration.reliability(outcomes).stream()
+                .map(bin -> new EvalResults.Bin(
+                        bin.from(),
+                        bin.to(),
+                        bin.n(),
+                        number(bin.confidence(), bin.n() == 0),
+                        number(bin.accuracy(), bin.n() == 0)))
+                .toList();
         List<Calibration.Scored> fitScored = scored(fit);
         double current = fit.isEmpty()
                 ? measured.isEmpty() ? 1.0 : measured.getFirst().temperature()
                 : fit.getFirst().temperature();
         double currentAct = (fit.isEmpty() ? measured : fit)
                 .stream().findFirst().map(Entry::actThreshold).orElse(0.0);
-        ObjectNode temperature = json.putObject("temperature");
-        temperature.put("current", current);
-        temperature.put("n", fitScored.size());
-        ObjectNode threshold = json.putObject("act_threshold");
-        threshold.put("current", currentAct);
-        threshold.put("error_budget", budget);
-        if (fitScored.isEmpty()) {
-            temperature.putNull("fitted");
-            threshold.putNull("suggested");
-            return;
+        EvalResults.Temperature temperature = new EvalResults.Temperature(current, fitScored.size(), null, null, null);
+        EvalResults.Threshold threshold = new EvalResults.Threshold(currentAct, budget, null, null, null);
+        if (!fitScored.isEmpty()) {
+            Calibration.Fit fitted = Calibration.fitTemperature(fitScored, current);
+            temperature = new EvalResults.Temperature(
+                    current,
+                    fitScored.size(),
+                    Rounding.round(fitted.fitted(), 4),
+                    Rounding.round(fitted.logLossCurrent(), 4),
+                    Rounding.round(fitted.logLossFitted(), 4));
+            Optional<Calibration.Threshold> suggested =
+                    Calibration.suggestThreshold(Calibration.outcomesAt(fitScored, fitted.fitted()), budget);
+            if (suggested.isPresent()) {
+                threshold = new EvalResults.Threshold(
+                        currentAct,
+                        budget,
+                        Rounding.round(suggested.get().threshold(), 4),
+                        Rounding.round(suggested.get().coverage(), 4),
+                        Rounding.round(suggested.get().error(), 4));
+            }
         }
-        Calibration.Fit fitted = Calibration.fitTemperature(fitScored, current);
-        temperature.put("fitted", Rounding.round(fitted.fitted(), 4));
-        temperature.put("log_loss_current", Rounding.round(fitted.logLossCurrent(), 4));
-        temperature.put("log_loss_fitted", Rounding.round(fitted.logLossFitted(), 4));
-        Optional<Calibration.Threshold> suggested =
-                Calibration.suggestThreshold(Calibration.outcomesAt(fitScored, fitted.fitted()), budget);
-        if (suggested.isEmpty()) {
-            threshold.putNull("suggested");
-            return;
-        }
-        threshold.put("suggested", Rounding.round(suggested.get().threshold(), 4));
-        threshold.put("coverage", Rounding.round(suggested.get().coverage(), 4));
-        threshold.put("error", Rounding.round(suggested.get().error(), 4));
+        return new EvalResults.Calibrated(
+                number(Calibration.brier(scored), none),
+                number(Calibration.logLoss(scored), none),
+                number(Calibration.ece(outcomes), none),
+                reliability,
+                Calibration.confidentMistakes(outcomes),
+                temperature,
+                threshold);
     }
 
     /** The labelled single answers whose label is one of their options. */
@@ -285,18 +299,13 @@ final class EvalMetrics {
         return keys.indexOf(label.asText());
     }
 
-    private static ObjectNode confusion(List<Entry> entries) {
+    private static Map<String, Map<String, Integer>> confusion(List<Entry> entries) {
         var counts = new LinkedHashMap<String, Map<String, Integer>>();
         for (Entry e : entries) {
             counts.computeIfAbsent(e.label().asText(), k -> new LinkedHashMap<>())
                     .merge(e.answer().word(), 1, Integer::sum);
         }
-        ObjectNode json = Json.object();
-        counts.forEach((expected, predicted) -> {
-            ObjectNode row = json.putObject(expected);
-            predicted.forEach(row::put);
-        });
-        return json;
+        return counts;
     }
 
     private static Agreement.Levels levels(Entry e) {
@@ -313,29 +322,23 @@ final class EvalMetrics {
     }
 
     /** Per model, each version against the one before it: items fixed and broken, and the exact McNemar p. */
-    private static ArrayNode comparisons(
-            List<ObjectNode> targets,
+    private static List<EvalResults.VersionComparison> comparisons(
             List<Optional<String>> models,
+            List<Optional<Integer>> versions,
             Map<Integer, List<EvalStore.Item>> byTarget,
             List<String> questions) {
-        var list = Json.mapper().createArrayNode();
-        for (int later = 1; later < targets.size(); later++) {
+        var list = new ArrayList<EvalResults.VersionComparison>();
+        for (int later = 1; later < models.size(); later++) {
             int earlier = later - 1;
-            JsonNode from = targets.get(earlier).path("version");
-            JsonNode to = targets.get(later).path("version");
+            Optional<Integer> from = versions.get(earlier);
+            Optional<Integer> to = versions.get(later);
             if (models.get(earlier).isEmpty()
                     || !models.get(earlier).equals(models.get(later))
-                    || !from.isNumber()
+                    || from.isEmpty()
                     || from.equals(to)) {
                 continue;
             }
-            ObjectNode comparison = list.addObject();
-            comparison.put("model", models.get(later).get());
-            comparison.set("from_version", from);
-            comparison.set("to_version", to);
-            comparison.put("from_target", earlier);
-            comparison.put("to_target", later);
-            ObjectNode perQuestion = comparison.putObject("questions");
+            var perQuestion = new LinkedHashMap<String, EvalResults.Paired>();
             for (String question : questions) {
                 Map<Integer, Boolean> before = correctness(requireNonNull(byTarget.get(earlier)), question);
                 Map<Integer, Boolean> after = correctness(requireNonNull(byTarget.get(later)), question);
@@ -351,14 +354,14 @@ final class EvalMetrics {
                     }
                 }
                 if (paired > 0) {
-                    perQuestion
-                            .putObject(question)
-                            .put("n", paired)
-                            .put("fixed", fixed)
-                            .put("broken", broken)
-                            .put("mcnemar_p", Rounding.round(Agreement.mcNemarP(fixed, broken), 6));
+                    perQuestion.put(
+                            question,
+                            new EvalResults.Paired(
+                                    paired, fixed, broken, Rounding.round(Agreement.mcNemarP(fixed, broken), 6)));
                 }
             }
+            list.add(new EvalResults.VersionComparison(
+                    models.get(later).orElseThrow(), from.get(), to.orElse(null), earlier, later, perQuestion));
         }
         return list;
     }
@@ -373,12 +376,12 @@ final class EvalMetrics {
         return correct;
     }
 
-    private static JsonNode ratio(int part, int whole) {
+    private static @Nullable Double ratio(int part, int whole) {
         return number(whole == 0 ? 0 : part / (double) whole, whole == 0);
     }
 
     /** A measure rounded as answers are, or null when there was nothing to measure. */
-    private static JsonNode number(double value, boolean none) {
-        return none ? Json.mapper().nullNode() : Json.mapper().getNodeFactory().numberNode(Rounding.round(value, 4));
+    private static @Nullable Double number(double value, boolean none) {
+        return none ? null : Rounding.round(value, 4);
     }
 }

@@ -147,7 +147,8 @@ final class EvalRunner implements AutoCloseable {
             return;
         }
         List<ObjectNode> targets = job.targets().stream().map(Target::json).toList();
-        ObjectNode results = EvalMetrics.of(targets, job.questions(), store.items(job.id()), job.budget());
+        ObjectNode results = Json.mapper()
+                .valueToTree(EvalMetrics.of(targets, job.questions(), store.items(job.id()), job.budget()));
         store.finish(job.id(), WorkStatus.COMPLETED, Optional.of(results), Optional.empty(), clock.millis());
     }
 

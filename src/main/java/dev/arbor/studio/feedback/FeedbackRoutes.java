@@ -33,7 +33,7 @@ import java.util.Optional;
  */
 public final class FeedbackRoutes {
     static final String ACTOR = "local";
-    private static final String RATING_ONLY = "*";
+    static final String RATING_ONLY = "*";
     private static final int MAX_NOTE = 2000;
 
     private final FeedbackStore store;
@@ -169,20 +169,20 @@ public final class FeedbackRoutes {
         respond(ctx, store.list(id));
     }
 
-    private static void respond(Context ctx, List<ObjectNode> feedback) {
+    private static void respond(Context ctx, List<Feedback> feedback) {
         Responses.ok(
                 ctx,
-                Responses.list(
-                        feedback,
-                        feedback.stream().map(f -> f.path("id").asText()).toList(),
-                        false));
+                Responses.list(feedback, feedback.stream().map(Feedback::id).toList(), false));
     }
+
+    /** What {@code DELETE /v1/studio/feedback/{id}} answers. */
+    private record Deleted(String id, String object, boolean deleted) {}
 
     private void delete(Context ctx) {
         String id = ctx.pathParam("feedback_id");
         if (!store.delete(id)) {
             throw ApiException.of(ErrorCode.FEEDBACK_NOT_FOUND, "feedback_id", "There is no feedback " + id + ".");
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "feedback.deleted", "deleted", true));
+        Responses.ok(ctx, new Deleted(id, "feedback.deleted", true));
     }
 }

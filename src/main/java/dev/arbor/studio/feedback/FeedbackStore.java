@@ -63,11 +63,11 @@ public final class FeedbackStore {
         });
     }
 
-    public List<ObjectNode> list(String decisionId) {
+    public List<Feedback> list(String decisionId) {
         return database.read(handle -> handle.createQuery(
                         "SELECT * FROM studio_feedback WHERE decision_id = :id " + "ORDER BY created_at, question")
                 .bind("id", decisionId)
-                .map((rs, ctx) -> json(rs))
+                .map((rs, ctx) -> feedback(rs))
                 .list());
     }
 
@@ -100,14 +100,18 @@ public final class FeedbackStore {
     }
 
     /** The labels on a decision as it shows them: per question, the expected answer and whether it was right. */
-    public static ObjectNode labels(List<ObjectNode> entries) {
+    public static ObjectNode labels(List<Feedback> entries) {
         ObjectNode labels = Json.object();
-        for (ObjectNode entry : entries) {
-            if (!entry.path("question").asText().equals("*")) {
-                ObjectNode label = labels.putObject(entry.path("question").asText());
-                label.set("expected", entry.get("expected"));
-                label.set("correct", entry.get("correct"));
-                label.set("feedback_id", entry.get("id"));
+        for (Feedback entry : entries) {
+            if (entry.labelsQuestion()) {
+                ObjectNode label = labels.putObject(entry.question());
+                label.set("expected", entry.expected());
+                if (entry.correct() == null) {
+                    label.putNull("correct");
+                } else {
+                    label.put("correct", entry.correct());
+                }
+                label.put("feedback_id", entry.id());
             }
         }
         return labels;
@@ -120,32 +124,25 @@ public final class FeedbackStore {
                 == 1);
     }
 
-    private static ObjectNode json(ResultSet rs) throws SQLException {
-        ObjectNode json = Json.object();
-        json.put("id", rs.getString("id"));
-        json.put("object", "feedback");
-        json.put("decision_id", rs.getString("decision_id"));
-        json.put("question", rs.getString("question"));
+    private static Feedback feedback(ResultSet rs) throws SQLException {
         String expected = rs.getString("expected");
-        json.set("expected", expected == null ? null : Json.read(expected));
         String predicted = rs.getString("predicted");
-        json.set("predicted", predicted == null ? null : Json.read(predicted));
-        Object correct = rs.getObject("correct");
-        if (correct == null) {
-            json.putNull("correct");
-        } else {
-            json.put("correct", rs.getBoolean("correct"));
-        }
+        boolean correct = rs.getBoolean("correct");
+        Boolean correctOrNull = rs.wasNull() ? null : correct;
         int rating = rs.getInt("rating");
-        if (rs.wasNull()) {
-            json.putNull("rating");
-        } else {
-            json.put("rating", rating);
-        }
-        json.put("note", rs.getString("note"));
-        json.put("actor", rs.getString("actor"));
-        json.put("created_at", rs.getLong("created_at") / 1000);
-        json.put("updated_at", rs.getLong("updated_at") / 1000);
-        return json;
+        Integer ratingOrNull = rs.wasNull() ? null : rating;
+        return new Feedback(
+                rs.getString("id"),
+                "feedback",
+                rs.getString("decision_id"),
+                rs.getString("question"),
+                expected == null ? null : Json.read(expected),
+                predicted == null ? null : Json.read(predicted),
+                correctOrNull,
+                ratingOrNull,
+                rs.getString("note"),
+                rs.getString("actor"),
+                rs.getLong("created_at") / 1000,
+                rs.getLong("updated_at") / 1000);
     }
 }
