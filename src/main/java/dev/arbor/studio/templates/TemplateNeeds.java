@@ -3,8 +3,11 @@ package dev.arbor.studio.templates;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.engines.Scoring;
+import dev.arbor.platform.errors.Warning;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.UndescribedOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,6 +45,20 @@ final class TemplateNeeds {
             }
         }
         return new ModelFacts.Needs(types, largest, count, modalities, longestText / 4);
+    }
+
+    /** The {@code options_undescribed} warnings of a template's questions (their options per call are left out). */
+    static List<Warning> undescribed(JsonNode definition) {
+        var questions = new ArrayList<Question>();
+        definition
+                .path("questions")
+                .properties()
+                .forEach(e -> questions.add(Question.of(
+                        e.getKey(),
+                        e.getValue(),
+                        Question.Origin.TEMPLATE,
+                        e.getValue().path("criteria").isTextual())));
+        return UndescribedOptions.warnings(questions);
     }
 
     /**

@@ -55,11 +55,11 @@ final class TemplateRoutes {
         Set<String> known = new java.util.HashSet<>();
         models.list().forEach(model -> known.add(model.id()));
         TemplateInput input = TemplateInput.parse(body, known);
+        var warnings = new ArrayList<>(TemplateNeeds.undescribed(input.definition()));
         JsonNode model = input.definition().path("model");
         if (!model.isTextual()) {
-            return input;
+            return input.withMoreWarnings(warnings);
         }
-        var warnings = new ArrayList<Warning>();
         models.find(model.textValue())
                 .ifPresent(found -> found.facts()
                         .problems(TemplateNeeds.of(input.definition()))
