@@ -222,8 +222,8 @@ public class ZeroShotBench {
         System.out.println();
         System.out.println(
                 "| data set | situation | form | calibration | n | accuracy | AUC | T | ECE | >=0.9 acc (n) |"
-                        + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+                        + " ECE @engine T | >=0.9 acc (n) @engine T | FIT accuracy | lowest T meeting the gate on FIT |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (DataSet set : sets) {
             int[] truthAll =
                     set.items().stream().mapToInt(i -> set.truth().apply(i)).toArray();
@@ -274,7 +274,7 @@ public class ZeroShotBench {
                                 options.length == 2 ? String.format(Locale.ROOT, "%.3f", auc(scored, Part.TEST)) : "–";
                         System.out.printf(
                                 Locale.ROOT,
-                                "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f | %s | %.3f |%n",
+                                "| %s | %s | %s | %s | %d | %.3f | %s | %.4f | %.3f | %s | %.3f | %s | %.3f | %.4f |%n",
                                 set.name(),
                                 situation.name(),
                                 form.name(),
@@ -287,7 +287,8 @@ public class ZeroShotBench {
                                 test.confident(),
                                 engine.ece(),
                                 engine.confident(),
-                                fitAccuracy);
+                                fitAccuracy,
+                                gate(scored));
                         // the engine writes only the bare question for a yes/no without written sides
                         if (form.name().equals("bare") && fitAccuracy > bestBareFit) {
                             bestBareFit = fitAccuracy;
@@ -465,14 +466,7 @@ public class ZeroShotBench {
      */
     static void temperatures(String name, double engineTemperature, Scored best) {
         double fitted = bestLogLoss(best, Part.FIT);
-        double gate = Double.NaN;
-        for (double t : GRID) {
-            Metrics fit = metrics(best, Part.FIT, t);
-            if (fit.confidentN() == 0 || fit.confidentAccuracy() >= GATE) {
-                gate = t;
-                break;
-            }
-        }
+        double gate = gate(best);
         System.out.printf(
                 Locale.ROOT,
                 "Temperatures for %s (the engine's %.4f, lowest FIT log loss %.4f, lowest meeting the gate on FIT"
@@ -504,6 +498,17 @@ public class ZeroShotBench {
                     meanAbsoluteError(best, Part.TEST));
         }
         System.out.println();
+    }
+
+    /** The lowest temperature of the grid whose answers at certainty >= 0.9 on FIT are right at least 90% of the time. */
+    static double gate(Scored scored) {
+        for (double t : GRID) {
+            Metrics fit = metrics(scored, Part.FIT, t);
+            if (fit.confidentN() == 0 || fit.confidentAccuracy() >= GATE) {
+                return t;
+            }
+        }
+        return Double.NaN;
     }
 
     /** The share of answers at most one option away from the truth: what "within one" means for an ordered scale. */

@@ -453,6 +453,20 @@ abstract class DecisionApiContract extends StudioApiContract {
     }
 
     @Test
+    void aDecisionWarnsOfItsQuestionsWhoseOptionsSayNothingAndOfNoOther() {
+        JsonNode decision = http.post(D, """
+                {"model": "hash-decider", "state": "Our exports fail since Monday.",
+                 "questions": {"bare": {"type": "noul", "instructions": "Is this urgent?"},
+                               "described": {"type": "noul", "instructions": "Is this urgent?",
+                                             "criteria": {"true": "An outage or a deadline today",
+                                                          "false": "Can wait until tomorrow"}},
+                               "team": {"type": "choice", "criteria": {"billing": "charges", "tech": "errors"}}}}""").json();
+
+        assertThat(decision.path("status").asText()).isEqualTo("completed");
+        assertThat(problems(decision.path("warnings"))).containsExactly("options_undescribed@questions.bare");
+    }
+
+    @Test
     void backgroundDecisionsAreQueuedThenReadWithWait() {
         HttpReply queued =
                 http.post(D, adHoc("in the background").replace("{\"model\"", "{\"background\": true, " + "\"model\""));
@@ -463,7 +477,8 @@ abstract class DecisionApiContract extends StudioApiContract {
         JsonNode done = http.get(D + "/" + id + "?wait=20").json();
         assertThat(done.path("status").asText()).isEqualTo("completed");
         assertThat(done.path("answers").size()).isEqualTo(6);
-        assertThat(done.path("warnings").size()).isZero();
+        // its yes/no and choice questions describe no option
+        assertThat(done.path("warnings").findValuesAsText("code")).containsOnly("options_undescribed");
         http.action(D + "/" + id + "/cancel").assertError(409, "decision_finished", null);
         http.get(D + "/" + id + "?format=decide").json();
     }
@@ -522,7 +537,10 @@ abstract class DecisionApiContract extends StudioApiContract {
         assertThat(preview.at("/decide_request/settings/temperature").asDouble())
                 .isEqualTo(1.3);
         var codes = problems(preview.path("warnings"));
-        assertThat(codes).containsExactly("per_question_settings_not_portable@settings.questions.team.temperature");
+        assertThat(codes)
+                .contains("per_question_settings_not_portable@settings.questions.team.temperature")
+                .allMatch(code -> code.startsWith("per_question_settings_not_portable@")
+                        || code.startsWith("options_undescribed@"));
         JsonNode created = http.post(D, """
                 {"template": "triage", "variables": {"message": "hi", "email": "a@b.c"},
                  "settings": {"questions": {"team": {"temperature": 2}}}}""").json();
@@ -565,7 +583,8 @@ abstract class DecisionApiContract extends StudioApiContract {
                 "/v1/decide",
                 body.replace("{\"model\"", "{\"store\": \"forever\", \"metadata\": {\"a\": 1}, \"model\""));
         assertThat(lenient.status()).isEqualTo(200);
-        assertThat(lenient.header("x-studio-warning")).isEqualTo("store_ignored,metadata_ignored");
+        // ALL_TYPES describes none of its yes/no and choice options
+        assertThat(lenient.header("x-studio-warning")).isEqualTo("store_ignored,metadata_ignored,options_undescribed");
         assertThat(lenient.body()).isEqualTo(stored.body());
 
         HttpReply headers = http.post(
@@ -578,7 +597,7 @@ abstract class DecisionApiContract extends StudioApiContract {
                 .isEqualTo("{\"team\":\"eu\",\"ticket\":\"T 1\"}");
         assertThat(http.post("/v1/decide", body, "X-Studio-Metadata", "no pairs here")
                         .header("x-studio-warning"))
-                .isEqualTo("metadata_ignored");
+                .isEqualTo("metadata_ignored,options_undescribed");
 
         http.post("/v1/decide", "{\"state\": \"x\", \"questions\": {}}").assertError(400, "missing_field", "model");
         http.post(
@@ -604,7 +623,7 @@ abstract class DecisionApiContract extends StudioApiContract {
         HttpReply mismatch =
                 http.post("/v1/decide", body.replace("[\"a\", \"b\"]", "[\"a\", \"c\"]"), "X-Studio-Template", "plain");
         assertThat(mismatch.header("x-studio-template-status")).isEqualTo("mismatch");
-        assertThat(mismatch.header("x-studio-warning")).isEqualTo("template_mismatch");
+        assertThat(mismatch.header("x-studio-warning")).isEqualTo("template_mismatch,options_undescribed");
         assertThat(http.get(D + "/" + mismatch.header("x-studio-decision-id"))
                         .json()
                         .path("template")

@@ -49,7 +49,7 @@ class ReadOnlyHistoryTest {
             assertThat(decision.at("/answers/ok/decision").isTextual())
                     .as(decision.toString())
                     .isTrue();
-            assertThat(decision.at("/warnings/0/code").asText()).isEqualTo("history_write_failed");
+            assertThat(decision.path("warnings").findValuesAsText("code")).contains("history_write_failed");
 
             db.createStatement().execute("ALTER DATABASE " + name + " ALLOW_CONNECTIONS true");
             // the pool adds connections again after a back-off of up to 5 s, the retry-after the 503s named
@@ -90,7 +90,7 @@ class ReadOnlyHistoryTest {
             assertThat(decided.status()).as(decided.body()).isEqualTo(200);
             JsonNode decision = decided.json();
             assertThat(decision.at("/answers/ok/decision").isTextual()).isTrue();
-            assertThat(decision.at("/warnings/0/code").asText()).isEqualTo("history_write_failed");
+            assertThat(decision.path("warnings").findValuesAsText("code")).contains("history_write_failed");
             HttpReply replay = http.post(D, DECISION, "Idempotency-Key", "while-read-only");
             assertThat(replay.header("idempotent-replayed")).isEqualTo("true");
             assertThat(replay.json().path("id")).isEqualTo(decision.path("id"));

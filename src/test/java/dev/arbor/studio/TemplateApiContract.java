@@ -358,12 +358,41 @@ abstract class TemplateApiContract extends ServerContract {
     }
 
     @Test
+    void aQuestionWhoseOptionsSayNothingIsWarnedAboutAtSave() {
+        HttpReply created = http.post(T, """
+                {"id": "undescribed", "state": "{{message}}", "variables": {"message": {"type": "string"}},
+                 "questions": {"team": {"type": "choice", "criteria": ["billing", "tech"]},
+                               "urgent": {"type": "noul", "instructions": "Does this need an answer today?"}}}""");
+
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(StudioApiContract.problems(created.json().path("warnings")))
+                .containsExactly("options_undescribed@questions.team", "options_undescribed@questions.urgent");
+        assertThat(created.json().at("/warnings/1/message").asText())
+                .contains("`urgent` is a yes/no question")
+                .contains("{\"true\": \"what a yes looks like in the text\"");
+    }
+
+    @Test
+    void aQuestionWhoseOptionsAreDescribedIsNotWarnedAbout() {
+        HttpReply created = http.post(T, """
+                {"id": "described", "state": "{{message}}", "variables": {"message": {"type": "string"}},
+                 "questions": {"team": {"type": "choice", "criteria": {"billing": "charges", "tech": "errors"}},
+                               "urgent": {"type": "noul", "instructions": "Does this need an answer today?",
+                                          "criteria": {"true": "An outage or a deadline today",
+                                                       "false": "Can wait until tomorrow"}}}}""");
+
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.json().path("warnings").findValuesAsText("code")).doesNotContain("options_undescribed");
+    }
+
+    @Test
     void compatibilityWithEveryModel() {
         String template = """
                 {"id": "photo-check", "modalities": ["text", "image"],
                  "variables": {"photo": {"type": "image"}, "note": {"type": "string"}},
                  "state": "{{note}}",
-                 "questions": {"kind": {"type": "choice", "criteria": ["a", "b", "c", "d", "e"]},
+                 "questions": {"kind": {"type": "choice",
+                                        "criteria": {"a": "one", "b": "two", "c": "three", "d": "four", "e": "five"}},
                                "quality": {"type": "score", "criteria": ["bad", "ok", "good"]}}%s}""";
         HttpReply created = http.post(T, template.formatted(", \"model\": \"hash-small\""));
         assertThat(created.status()).isEqualTo(201);

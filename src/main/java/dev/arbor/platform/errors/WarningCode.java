@@ -19,7 +19,8 @@ public enum WarningCode {
     TEMPLATE_MISMATCH,
     ROUTERS_DEACTIVATED,
     ROUTER_INCOMPLETE,
-    DELEGATE_TARGET_INACTIVE;
+    DELEGATE_TARGET_INACTIVE,
+    OPTIONS_UNDESCRIBED;
 
     @JsonValue
     public String code() {

@@ -28,6 +28,7 @@ import dev.arbor.studio.history.Extensions;
 import dev.arbor.studio.history.StoreLevel;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.UndescribedOptions;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import java.util.ArrayList;
@@ -45,8 +46,11 @@ import java.util.Set;
  * that the model can run it, all before any model is loaded. Every problem of the pass is reported at once.
  */
 public final class Planner {
-    /** The model a decision runs on when it names none and none is loaded: bundled, so it needs no download. */
-    static final String DEFAULT_MODEL = "minilm-decider";
+    /**
+     * The model a decision runs on when it names none and none is loaded: bundled, so it needs no download; e5 for its
+     * better answers on the public labelled sets (docs/models-and-deployments.md has the table).
+     */
+    static final String DEFAULT_MODEL = "e5-decider";
 
     static final int MAX_QUESTIONS = 128;
 
@@ -160,6 +164,7 @@ public final class Planner {
                     "A background decision is "
                             + "read back from history, so its store level must be at least answers_only (it is none).");
         }
+        warnings.addAll(UndescribedOptions.warnings(questions)); // last: advice on the definition, not on this call
         return new Plan(
                 template,
                 rendered,

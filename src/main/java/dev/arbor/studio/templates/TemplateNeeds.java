@@ -2,10 +2,13 @@ package dev.arbor.studio.templates;
 
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.engines.Scoring;
+import dev.arbor.platform.errors.Warning;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.definitions.TemplateDefinition;
 import dev.arbor.studio.definitions.TemplateQuestion;
 import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.UndescribedOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -39,6 +42,19 @@ final class TemplateNeeds {
             }
         }
         return new ModelFacts.Needs(types, largest, count, modalities, longestText / 4);
+    }
+
+    /** The {@code options_undescribed} warnings of a template's questions (their options per call are left out). */
+    static List<Warning> undescribed(TemplateDefinition definition) {
+        var questions = new ArrayList<Question>();
+        definition
+                .questions()
+                .forEach((key, question) -> questions.add(Question.of(
+                        key,
+                        question.normal(),
+                        Question.Origin.TEMPLATE,
+                        question.optionsVariable().isPresent())));
+        return UndescribedOptions.warnings(questions);
     }
 
     /**

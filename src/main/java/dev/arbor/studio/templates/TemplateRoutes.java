@@ -56,11 +56,11 @@ final class TemplateRoutes {
         Set<String> known = new java.util.HashSet<>();
         models.list().forEach(model -> known.add(model.id()));
         TemplateInput input = TemplateInput.parse(body, known);
+        var warnings = new ArrayList<>(TemplateNeeds.undescribed(input.definition()));
         Optional<String> model = input.definition().model();
         if (model.isEmpty()) {
-            return input;
+            return input.withMoreWarnings(warnings);
         }
-        var warnings = new ArrayList<Warning>();
         models.find(model.get())
                 .ifPresent(found -> found.facts()
                         .problems(TemplateNeeds.of(input.definition()))

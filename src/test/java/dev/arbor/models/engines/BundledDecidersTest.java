@@ -1,17 +1,21 @@
 package dev.arbor.models.engines;
 
+import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.models.runtime.RunnableModel;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.Corpora;
 import dev.arbor.testing.Corpora.Item;
 import dev.arbor.testing.Corpora.Part;
 import dev.arbor.testing.TempFolders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -102,6 +106,53 @@ class BundledDecidersTest {
                 "e5 on %d TEST reviews: %.3f with its prefix, %.3f without%n", SENTENCES, prefixed, unprefixed);
 
         assertThat(prefixed).isGreaterThanOrEqualTo(unprefixed + 0.03);
+    }
+
+    /**
+     * The README's tour clones the support starter template and asks it about "Refund please": its churn question once
+     * answered yes at 0.9996 and acted. A refund asked for is not a customer leaving, and one who names another vendor
+     * is.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"minilm-decider", "e5-decider"})
+    void theTourSampleAsksForARefundWithoutBeingReadAsLeaving(String model) throws IOException {
+        Scoring.Question churn = starterYesNo("support", "churn_risk");
+
+        assertThat(yes(model, churn, "Customer wrote: Refund please")).isLessThan(0.5);
+        assertThat(yes(model, churn, "Customer wrote: If this keeps happening we will move to another vendor."))
+                .isGreaterThan(0.5);
+    }
+
+    /** A yes/no question of a starter template as the studio asks it: "no" and "yes" with the sides' descriptions. */
+    private static Scoring.Question starterYesNo(String template, String key) throws IOException {
+        try (InputStream in = BundledDecidersTest.class.getResourceAsStream("/catalog/starter-templates.json")) {
+            for (JsonNode starter : Json.read(requireNonNull(in).readAllBytes())) {
+                JsonNode question = starter.path("questions").path(key);
+                if (starter.path("id").asText().equals(template) && question.isObject()) {
+                    return new Scoring.Question(
+                            key,
+                            "noul",
+                            question.path("instructions").asText(),
+                            List.of(
+                                    new Scoring.Option(
+                                            "false",
+                                            "no",
+                                            question.at("/criteria/false").asText()),
+                                    new Scoring.Option(
+                                            "true",
+                                            "yes",
+                                            question.at("/criteria/true").asText())));
+                }
+            }
+        }
+        throw new AssertionError("no question " + key + " in starter template " + template);
+    }
+
+    private static double yes(String model, Scoring.Question question, String state) {
+        return runtime.score(model, new Scoring.Request(state, List.of(), List.of(question)))
+                .probabilities()
+                .get(question.key())
+                .get(1);
     }
 
     private static EmbeddingForm form(String model) {
