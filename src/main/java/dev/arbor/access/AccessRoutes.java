@@ -7,6 +7,8 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -16,9 +18,7 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -107,10 +107,10 @@ final class AccessRoutes {
         var warnings = body.finish();
         var created = tokens.create(
                 name.orElseThrow(), role.orElseThrow(), projectIds, expiresAt.map(seconds -> seconds * 1000));
-        var json = created.token().toJson();
-        json.put("token", created.secret());
-        json.put("warnings", warnings);
-        Responses.created(ctx, "/auth/tokens/" + created.token().id(), json);
+        Responses.created(
+                ctx,
+                "/auth/tokens/" + created.token().id(),
+                AccessReplies.TokenReply.created(created.token(), created.secret(), warnings));
     }
 
     private void listTokens(Context ctx) {
@@ -118,7 +118,8 @@ final class AccessRoutes {
         Page page = PageParams.from(ctx);
         boolean includeRevoked =
                 INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
-        Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
+        Responses.ok(
+                ctx, ListReply.page(tokens.list(page, includeRevoked), ApiToken::id, AccessReplies.TokenReply::of));
     }
 
     private void revokeToken(Context ctx) {
@@ -127,17 +128,11 @@ final class AccessRoutes {
         ApiToken token = tokens.revoke(id)
                 .orElseThrow(() ->
                         ApiException.of(ErrorCode.TOKEN_NOT_FOUND, "token_id", "There is no token '" + id + "'."));
-        Responses.ok(ctx, token.toJson());
+        Responses.ok(ctx, AccessReplies.TokenReply.of(token));
     }
 
     private void me(Context ctx) {
-        Principal principal = Access.principal(ctx);
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "principal");
-        json.put("token_id", principal.tokenId());
-        json.put("role", principal.role().wire());
-        json.put("projects", principal.projects().stream().sorted().toList());
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, AccessReplies.PrincipalReply.of(Access.principal(ctx)));
     }
 
     private void createProject(Context ctx) {
@@ -147,20 +142,18 @@ final class AccessRoutes {
         String description = DESCRIPTION.read(body).orElse("");
         var warnings = body.finish();
         Project project = projects.create(name.orElseThrow().trim(), description);
-        var json = project.toJson();
-        json.put("warnings", warnings);
-        Responses.created(ctx, "/projects/" + project.id(), json);
+        Responses.created(ctx, "/projects/" + project.id(), AccessReplies.ProjectReply.of(project, warnings));
     }
 
     private void listProjects(Context ctx) {
         Principal principal = Access.principal(ctx);
         Page page = PageParams.from(ctx);
         Optional<Set<String>> visible = principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects());
-        Responses.ok(ctx, Responses.page(projects.list(page, visible), Project::id, Project::toJson));
+        Responses.ok(ctx, ListReply.page(projects.list(page, visible), Project::id, AccessReplies.ProjectReply::of));
     }
 
     private void getProject(Context ctx) {
-        Responses.ok(ctx, visibleProject(ctx).toJson());
+        Responses.ok(ctx, AccessReplies.ProjectReply.of(visibleProject(ctx)));
     }
 
     private void updateProject(Context ctx) {
@@ -174,9 +167,7 @@ final class AccessRoutes {
         Optional<String> description = DESCRIPTION.read(body);
         var warnings = body.finish();
         Project project = projects.update(id, name, description).orElseThrow(() -> notFound(id));
-        var json = project.toJson();
-        json.put("warnings", warnings);
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, AccessReplies.ProjectReply.of(project, warnings));
     }
 
     private void deleteProject(Context ctx) {
@@ -185,7 +176,7 @@ final class AccessRoutes {
         if (!projects.delete(id)) {
             throw notFound(id);
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "project.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "project"));
     }
 
     /** The project the path names, held to the current project's rule: a member's own, and one that exists. */
