@@ -18,26 +18,15 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
 final class AccessRoutes {
     private static final QueryParam INCLUDE_REVOKED =
             new QueryParam("include_revoked", Schema.oneOf("true", "false"), "true lists revoked tokens too.");
-    private static final int MAX_NAME = 100;
+    static final int MAX_NAME = 100;
     private static final int MAX_DESCRIPTION = 2000;
-    /** The last second of the year 9999 (Unix seconds): the latest {@code expires_at} a token may have. */
-    private static final long LAST_SECOND = 253_402_300_799L;
-
-    private static final BodyField.Text TOKEN_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
-    private static final BodyField.Choice ROLE = BodyField.choice(
-            REQUIRED, "role", Stream.of(Role.values()).map(Role::wire).toList(), "must be 'admin' or 'member'");
-    private static final BodyField.Texts PROJECTS = BodyField.texts(OPTIONAL, "projects", 1000, 100);
-    private static final BodyField.Whole EXPIRES_AT = BodyField.integer(OPTIONAL, "expires_at", 0, LAST_SECOND);
-    private static final BodySpec NEW_TOKEN = BodySpec.of(TOKEN_NAME, ROLE, PROJECTS, EXPIRES_AT);
 
     private static final BodyField.Text PROJECT_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
     private static final BodyField.Text NEW_NAME = BodyField.text(OPTIONAL, "name", MAX_NAME);
@@ -58,7 +47,7 @@ final class AccessRoutes {
     void addTo(Routes routes) {
         routes.group("auth")
                 .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
-                .body(NEW_TOKEN.schema())
+                .body(NewToken.SPEC.schema())
                 .created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
                 .query(PageParams.PARAMETERS)
@@ -86,31 +75,12 @@ final class AccessRoutes {
 
     private void createToken(Context ctx) {
         Access.requireAdmin(ctx);
-        var body = NEW_TOKEN.reader(Requests.jsonObject(ctx));
-        Optional<String> name = TOKEN_NAME.read(body);
-        Optional<Role> role = ROLE.read(body).map(text -> Role.parse(text).orElseThrow());
-        List<String> projectIds = PROJECTS.read(body).orElse(List.of());
-        for (int i = 0; i < projectIds.size(); i++) {
-            if (projects.find(projectIds.get(i)).isEmpty()) {
-                body.rejectItem(
-                        "projects", i, ErrorCode.INVALID_FIELD, "names no project ('" + projectIds.get(i) + "')");
-            }
-        }
-        if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
-            body.reject("projects", ErrorCode.INVALID_FIELD, "must be empty for an admin, who may use every project");
-        }
-        Optional<Long> expiresAt = EXPIRES_AT.read(body);
-        long now = System.currentTimeMillis() / 1000;
-        if (expiresAt.isPresent() && expiresAt.get() <= now) {
-            body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");
-        }
-        var warnings = body.finish();
-        var created = tokens.create(
-                name.orElseThrow(), role.orElseThrow(), projectIds, expiresAt.map(seconds -> seconds * 1000));
+        NewToken asked = NewToken.read(Requests.jsonObject(ctx), projects);
+        var created = tokens.create(asked.name(), asked.role(), asked.projects(), asked.expiresAtMillis());
         Responses.created(
                 ctx,
                 "/auth/tokens/" + created.token().id(),
-                AccessReplies.TokenReply.created(created.token(), created.secret(), warnings));
+                AccessReplies.TokenReply.created(created.token(), created.secret(), asked.warnings()));
     }
 
     private void listTokens(Context ctx) {
