@@ -7,6 +7,8 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -16,28 +18,15 @@ import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /** {@code /auth/tokens}, {@code /auth/me} and {@code /projects}. */
 final class AccessRoutes {
     private static final QueryParam INCLUDE_REVOKED =
             new QueryParam("include_revoked", Schema.oneOf("true", "false"), "true lists revoked tokens too.");
-    private static final int MAX_NAME = 100;
+    static final int MAX_NAME = 100;
     private static final int MAX_DESCRIPTION = 2000;
-    /** The last second of the year 9999 (Unix seconds): the latest {@code expires_at} a token may have. */
-    private static final long LAST_SECOND = 253_402_300_799L;
-
-    private static final BodyField.Text TOKEN_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
-    private static final BodyField.Choice ROLE = BodyField.choice(
-            REQUIRED, "role", Stream.of(Role.values()).map(Role::wire).toList(), "must be 'admin' or 'member'");
-    private static final BodyField.Texts PROJECTS = BodyField.texts(OPTIONAL, "projects", 1000, 100);
-    private static final BodyField.Whole EXPIRES_AT = BodyField.integer(OPTIONAL, "expires_at", 0, LAST_SECOND);
-    private static final BodySpec NEW_TOKEN = BodySpec.of(TOKEN_NAME, ROLE, PROJECTS, EXPIRES_AT);
 
     private static final BodyField.Text PROJECT_NAME = BodyField.text(REQUIRED, "name", MAX_NAME);
     private static final BodyField.Text NEW_NAME = BodyField.text(OPTIONAL, "name", MAX_NAME);
@@ -58,7 +47,7 @@ final class AccessRoutes {
     void addTo(Routes routes) {
         routes.group("auth")
                 .post("/auth/tokens", "Create an API token (its secret is shown once)", this::createToken)
-                .body(NEW_TOKEN.schema())
+                .body(NewToken.SPEC.schema())
                 .created(ApiShapes.TOKEN)
                 .get("/auth/tokens", "List API tokens", this::listTokens)
                 .query(PageParams.PARAMETERS)
@@ -86,31 +75,12 @@ final class AccessRoutes {
 
     private void createToken(Context ctx) {
         Access.requireAdmin(ctx);
-        var body = NEW_TOKEN.reader(Requests.jsonObject(ctx));
-        Optional<String> name = TOKEN_NAME.read(body);
-        Optional<Role> role = ROLE.read(body).map(text -> Role.parse(text).orElseThrow());
-        List<String> projectIds = PROJECTS.read(body).orElse(List.of());
-        for (int i = 0; i < projectIds.size(); i++) {
-            if (projects.find(projectIds.get(i)).isEmpty()) {
-                body.rejectItem(
-                        "projects", i, ErrorCode.INVALID_FIELD, "names no project ('" + projectIds.get(i) + "')");
-            }
-        }
-        if (role.orElse(null) == Role.ADMIN && !projectIds.isEmpty()) {
-            body.reject("projects", ErrorCode.INVALID_FIELD, "must be empty for an admin, who may use every project");
-        }
-        Optional<Long> expiresAt = EXPIRES_AT.read(body);
-        long now = System.currentTimeMillis() / 1000;
-        if (expiresAt.isPresent() && expiresAt.get() <= now) {
-            body.reject("expires_at", ErrorCode.INVALID_FIELD, "must be in the future (Unix seconds)");
-        }
-        var warnings = body.finish();
-        var created = tokens.create(
-                name.orElseThrow(), role.orElseThrow(), projectIds, expiresAt.map(seconds -> seconds * 1000));
-        var json = created.token().toJson();
-        json.put("token", created.secret());
-        json.put("warnings", warnings);
-        Responses.created(ctx, "/auth/tokens/" + created.token().id(), json);
+        NewToken asked = NewToken.read(Requests.jsonObject(ctx), projects);
+        var created = tokens.create(asked.name(), asked.role(), asked.projects(), asked.expiresAtMillis());
+        Responses.created(
+                ctx,
+                "/auth/tokens/" + created.token().id(),
+                AccessReplies.TokenReply.created(created.token(), created.secret(), asked.warnings()));
     }
 
     private void listTokens(Context ctx) {
@@ -118,7 +88,8 @@ final class AccessRoutes {
         Page page = PageParams.from(ctx);
         boolean includeRevoked =
                 INCLUDE_REVOKED.read(ctx).filter("true"::equals).isPresent();
-        Responses.ok(ctx, Responses.page(tokens.list(page, includeRevoked), ApiToken::id, ApiToken::toJson));
+        Responses.ok(
+                ctx, ListReply.page(tokens.list(page, includeRevoked), ApiToken::id, AccessReplies.TokenReply::of));
     }
 
     private void revokeToken(Context ctx) {
@@ -127,17 +98,11 @@ final class AccessRoutes {
         ApiToken token = tokens.revoke(id)
                 .orElseThrow(() ->
                         ApiException.of(ErrorCode.TOKEN_NOT_FOUND, "token_id", "There is no token '" + id + "'."));
-        Responses.ok(ctx, token.toJson());
+        Responses.ok(ctx, AccessReplies.TokenReply.of(token));
     }
 
     private void me(Context ctx) {
-        Principal principal = Access.principal(ctx);
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "principal");
-        json.put("token_id", principal.tokenId());
-        json.put("role", principal.role().wire());
-        json.put("projects", principal.projects().stream().sorted().toList());
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, AccessReplies.PrincipalReply.of(Access.principal(ctx)));
     }
 
     private void createProject(Context ctx) {
@@ -147,20 +112,18 @@ final class AccessRoutes {
         String description = DESCRIPTION.read(body).orElse("");
         var warnings = body.finish();
         Project project = projects.create(name.orElseThrow().trim(), description);
-        var json = project.toJson();
-        json.put("warnings", warnings);
-        Responses.created(ctx, "/projects/" + project.id(), json);
+        Responses.created(ctx, "/projects/" + project.id(), AccessReplies.ProjectReply.of(project, warnings));
     }
 
     private void listProjects(Context ctx) {
         Principal principal = Access.principal(ctx);
         Page page = PageParams.from(ctx);
         Optional<Set<String>> visible = principal.isAdmin() ? Optional.empty() : Optional.of(principal.projects());
-        Responses.ok(ctx, Responses.page(projects.list(page, visible), Project::id, Project::toJson));
+        Responses.ok(ctx, ListReply.page(projects.list(page, visible), Project::id, AccessReplies.ProjectReply::of));
     }
 
     private void getProject(Context ctx) {
-        Responses.ok(ctx, visibleProject(ctx).toJson());
+        Responses.ok(ctx, AccessReplies.ProjectReply.of(visibleProject(ctx)));
     }
 
     private void updateProject(Context ctx) {
@@ -174,9 +137,7 @@ final class AccessRoutes {
         Optional<String> description = DESCRIPTION.read(body);
         var warnings = body.finish();
         Project project = projects.update(id, name, description).orElseThrow(() -> notFound(id));
-        var json = project.toJson();
-        json.put("warnings", warnings);
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, AccessReplies.ProjectReply.of(project, warnings));
     }
 
     private void deleteProject(Context ctx) {
@@ -185,7 +146,7 @@ final class AccessRoutes {
         if (!projects.delete(id)) {
             throw notFound(id);
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "project.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "project"));
     }
 
     /** The project the path names, held to the current project's rule: a member's own, and one that exists. */

@@ -2,9 +2,7 @@ package dev.arbor.access;
 
 import static java.util.Objects.requireNonNull;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** A stored admin API token: never its secret, only a hint of it (the first characters). */
@@ -33,20 +31,5 @@ record ApiToken(
 
     Principal principal() {
         return new Principal(id, role, java.util.Set.copyOf(projects));
-    }
-
-    Map<String, Object> toJson() {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", id);
-        json.put("object", "token");
-        json.put("name", name);
-        json.put("role", role.wire());
-        json.put("projects", projects);
-        json.put("hint", hint);
-        json.put("created_at", createdAtMillis / 1000);
-        json.put("expires_at", expiresAtMillis.map(ms -> ms / 1000).orElse(null));
-        json.put("last_used_at", lastUsedAtMillis.map(ms -> ms / 1000).orElse(null));
-        json.put("revoked_at", revokedAtMillis.map(ms -> ms / 1000).orElse(null));
-        return json;
     }
 }

@@ -9,6 +9,8 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -27,7 +29,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -183,7 +184,7 @@ public final class Clusters implements ClusterHealthChecks {
         Optional<Kubeconfig> kubeconfig = text.flatMap(t -> Kubeconfig.read(t, context, namespace, body.problems()));
         body.finish();
         ClusterStore.Stored stored = add(name.orElseThrow(), kubeconfig.orElseThrow());
-        Responses.created(ctx, "/clusters/" + stored.id(), json(stored));
+        Responses.created(ctx, "/clusters/" + stored.id(), ClusterReply.of(stored));
     }
 
     /** Stores a cluster once its API server answered: nothing is stored when it did not. */
@@ -194,20 +195,15 @@ public final class Clusters implements ClusterHealthChecks {
     }
 
     private void list(Context ctx) {
-        var data = new ArrayList<Map<String, Object>>();
-        var ids = new ArrayList<String>();
-        data.add(localJson());
-        ids.add(LOCAL);
-        for (ClusterStore.Stored stored : store.all()) {
-            data.add(json(stored));
-            ids.add(stored.id());
-        }
-        Responses.ok(ctx, Responses.list(data, ids, false));
+        var data = new ArrayList<ClusterReply>();
+        data.add(ClusterReply.LOCAL);
+        store.all().forEach(stored -> data.add(ClusterReply.of(stored)));
+        Responses.ok(ctx, ListReply.of(data, data.stream().map(ClusterReply::id).toList(), false));
     }
 
     private void get(Context ctx) {
         String id = ctx.pathParam("cluster_id");
-        Responses.ok(ctx, id.equals(LOCAL) ? localJson() : json(find(id)));
+        Responses.ok(ctx, id.equals(LOCAL) ? ClusterReply.LOCAL : ClusterReply.of(find(id)));
     }
 
     private void change(Context ctx) {
@@ -229,13 +225,13 @@ public final class Clusters implements ClusterHealthChecks {
         if (text.isPresent() || context.isPresent()) {
             kubernetes.verify(kubeconfig.orElseThrow(), CHECK_TIMEOUT);
         }
-        Responses.ok(ctx, json(store.update(stored.id(), newName, kubeconfig.orElseThrow())));
+        Responses.ok(ctx, ClusterReply.of(store.update(stored.id(), newName, kubeconfig.orElseThrow())));
     }
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         String id = remove(ctx.pathParam("cluster_id"));
-        Responses.ok(ctx, Map.of("id", id, "object", "cluster.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "cluster"));
     }
 
     /** Deletes a cluster no deployment runs on; its id. */
@@ -282,35 +278,5 @@ public final class Clusters implements ClusterHealthChecks {
         if (name.equals(LOCAL) || store.all().stream().anyMatch(c -> c.name().equals(name) && !c.id().equals(id))) {
             throw ClusterStore.nameTaken(name);
         }
-    }
-
-    private static Map<String, Object> localJson() {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", LOCAL);
-        json.put("object", "cluster");
-        json.put("name", LOCAL);
-        json.put("type", "local");
-        json.put("server", null);
-        json.put("context", null);
-        json.put("namespace", null);
-        json.put("kubeconfig_set", false);
-        json.put("created_at", null);
-        json.put("updated_at", null);
-        return json;
-    }
-
-    private static Map<String, Object> json(ClusterStore.Stored stored) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", stored.id());
-        json.put("object", "cluster");
-        json.put("name", stored.name());
-        json.put("type", "kubernetes");
-        json.put("server", stored.server().toString());
-        json.put("context", stored.context());
-        json.put("namespace", stored.namespace());
-        json.put("kubeconfig_set", true);
-        json.put("created_at", stored.createdAt() / 1000);
-        json.put("updated_at", stored.updatedAt() / 1000);
-        return json;
     }
 }

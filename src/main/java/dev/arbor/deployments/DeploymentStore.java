@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -226,20 +225,16 @@ final class DeploymentStore {
         return deployment
                 .spec()
                 .resources()
-                .map(r -> Json.writeString(r.json()))
+                .map(r -> Json.writeString(DeploymentReply.Reserved.of(r)))
                 .orElse(null);
     }
 
     private static String json(ReplicaSet.Autoscaling scaling) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("min_replicas", scaling.minReplicas());
-        json.put("max_replicas", scaling.maxReplicas());
-        json.put("target_in_flight", scaling.targetInFlight());
-        return Json.writeString(json);
+        return Json.writeString(DeploymentReply.Scaling.of(scaling));
     }
 
     private static String json(RateLimiter.Limit limit) {
-        return Json.writeString(DeploymentRoutes.json(limit));
+        return Json.writeString(DeploymentReply.Limit.of(limit));
     }
 
     private static Deployment row(ResultSet rs) throws SQLException {

@@ -376,6 +376,31 @@ public final class Deployments implements DeploymentDirectory, Referrers {
     }
 
     /**
+     * Makes a change to {@code current}, one setting after another: the rate limit, autoscaling, the replicas (asked
+     * again after a failure even when the count is the same), then the resources, which deploy it again.
+     */
+    Deployment change(Deployment current, DeploymentChange change) {
+        Deployment changed = current;
+        if (change.rateLimit().isPresent()) {
+            changed = limit(changed, change.rateLimit().get());
+        }
+        if (change.autoScaling().isPresent()) {
+            changed = autoscale(changed, change.autoScaling().get());
+        }
+        Optional<Integer> replicas = change.replicas();
+        if (replicas.isPresent()
+                && (replicas.get() != current.spec().replicas()
+                        || current.state().status() == DeploymentStatus.FAILED)) {
+            changed = scale(changed, replicas.get());
+        }
+        Optional<Optional<Resources>> resources = change.resources();
+        if (resources.isPresent() && !resources.get().equals(current.spec().resources())) {
+            changed = reserve(changed, resources.get());
+        }
+        return changed;
+    }
+
+    /**
      * Asks for {@code replicas}: {@code scaling} until they are ready. A failed deployment deploys again with the new
      * count.
      */

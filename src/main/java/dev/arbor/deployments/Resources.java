@@ -3,8 +3,6 @@ package dev.arbor.deployments;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.clusters.Workloads;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,15 +30,5 @@ record Resources(Optional<Double> cpu, Optional<Long> memoryBytes, int gpus, Opt
     Workloads.Resources onKubernetes() {
         return new Workloads.Resources(
                 cpu.orElse(DEFAULT_CPU), memoryBytes.orElse(DEFAULT_MEMORY_BYTES), gpus, gpuType);
-    }
-
-    /** As the API shows it and the database keeps it: {@code cpu}, {@code memory_bytes}, {@code gpus}, {@code gpu_type}. */
-    Map<String, Object> json() {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("cpu", cpu.orElse(null));
-        json.put("memory_bytes", memoryBytes.orElse(null));
-        json.put("gpus", gpus);
-        json.put("gpu_type", gpuType.orElse(null));
-        return json;
     }
 }

@@ -2,9 +2,7 @@ package dev.arbor.models;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.models.engines.EngineKind;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -85,33 +83,5 @@ public record Model(
             case "remote" -> "remote";
             default -> "safetensors";
         };
-    }
-
-    /** The model as the API shows it, with its status at run time. */
-    Map<String, Object> toJson(String currentStatus) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", id);
-        json.put("object", "model");
-        json.put("name", name);
-        json.put("source", source);
-        json.put("uri", builtIn() ? null : uri);
-        json.put("engine", engine);
-        json.put("format", format());
-        json.put("options", options);
-        if (engine.equals(EngineKind.REMOTE.wire())) {
-            json.put("api_key_set", apiKey.isPresent());
-        }
-        json.put(
-                "modalities",
-                facts.modalities().stream().sorted(Models::modalityOrder).toList());
-        json.put("types", facts.types().stream().sorted().toList());
-        json.put("max_options", facts.maxOptions());
-        json.put("max_questions", facts.maxQuestions());
-        json.put("context_tokens", facts.contextTokens());
-        json.put("notes", facts.notes());
-        json.put("size_bytes", sizeBytes);
-        json.put("status", currentStatus);
-        json.put("error", error.orElse(null));
-        return json;
     }
 }

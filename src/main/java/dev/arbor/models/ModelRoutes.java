@@ -8,21 +8,24 @@ import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Warning;
+import dev.arbor.platform.http.Deleted;
 import dev.arbor.platform.http.EventStream;
 import dev.arbor.platform.http.EventStreams;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.references.ReferenceGuard;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** The registry's routes: {@code /v1/studio/models} for the studio, {@code /models} for admins (load, eject, logs). */
@@ -32,6 +35,16 @@ public final class ModelRoutes {
 
     private static final QueryParam LINES =
             new QueryParam("lines", Schema.integer(1, 10_000), "How many of the last lines (default 200).");
+
+    private static final BodyField.Value OPTIONS = BodyField.value(
+            BodyField.Presence.OPTIONAL,
+            "options",
+            Schema.mapOf(Schema.any("An option for the model's engine, read as text.")));
+    /**
+     * {@code POST /models/{id}/load}. The body is optional, and the OpenAPI document's request bodies are required,
+     * so the route declares none: it is read through this spec when there is one.
+     */
+    private static final BodySpec LOAD = BodySpec.of(OPTIONS);
 
     private final Models models;
     private final ModelRuntime runtime;
@@ -109,17 +122,17 @@ public final class ModelRoutes {
     }
 
     private void list(Context ctx) {
-        var data = new ArrayList<Object>();
-        var ids = new ArrayList<String>();
-        for (Model model : models.list()) {
-            data.add(json(model));
-            ids.add(model.id());
-        }
-        Responses.ok(ctx, Responses.list(data, ids, false));
+        List<Model> all = models.list();
+        Responses.ok(
+                ctx,
+                ListReply.of(
+                        all.stream().map(this::view).toList(),
+                        all.stream().map(Model::id).toList(),
+                        false));
     }
 
     private void get(Context ctx) {
-        Responses.ok(ctx, json(models.require(ctx.pathParam("model_id"), "model_id")));
+        Responses.ok(ctx, view(models.require(ctx.pathParam("model_id"), "model_id")));
     }
 
     private void add(Context ctx) {
@@ -129,10 +142,8 @@ public final class ModelRoutes {
         if (!model.downloaded()) {
             model = downloads.await(model.id(), added.maxWait());
         }
-        Map<String, Object> json = json(model);
-        json.put("warnings", added.warnings());
         ctx.header("location", "/models/" + model.id());
-        Responses.json(ctx, model.downloaded() ? 201 : 202, json);
+        Responses.json(ctx, model.downloaded() ? 201 : 202, view(model).withWarnings(added.warnings()));
     }
 
     /** Starts or resumes the download of a model from a hub; a model whose files are here is answered as it is. */
@@ -157,64 +168,56 @@ public final class ModelRoutes {
                         downloads.plan(repository.name(), repository.revision(), model.engine()));
             }
         }
-        Responses.json(ctx, 202, json(models.require(model.id(), "model_id")));
+        Responses.json(ctx, 202, view(models.require(model.id(), "model_id")));
     }
 
     private void cancel(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
-        Responses.ok(
-                ctx, Map.of("id", model.id(), "object", "model.download", "cancelled", downloads.cancel(model.id())));
+        Responses.ok(ctx, new ModelView.Cancelled(model.id(), downloads.cancel(model.id())));
     }
 
     private void delete(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         List<Warning> warnings = operations.delete(model.id(), ReferenceGuard.WhenInUse.of(ctx));
-        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.deleted", "deleted", true, "warnings", warnings));
+        Responses.ok(ctx, Deleted.of(model.id(), "model", warnings));
     }
 
     /** A model as the API shows it, with its download's progress while it runs and its worker's process. */
-    private Map<String, Object> json(Model model) {
-        Map<String, Object> json = model.toJson(runtime.status(model.id(), model.status()));
-        runtime.workerState(model.id()).workerPid().ifPresent(pid -> json.put("worker_pid", pid));
-        downloads
-                .progress(model.id())
-                .ifPresent(progress -> json.put(
-                        "download",
-                        Map.of(
-                                "bytes_done",
-                                progress.bytesDone(),
-                                "bytes_total",
-                                progress.bytesTotal(),
-                                "files_done",
-                                progress.filesDone(),
-                                "files_total",
-                                progress.filesTotal())));
-        return json;
+    private ModelView view(Model model) {
+        return ModelView.of(
+                model,
+                runtime.status(model.id(), model.status()),
+                runtime.workerState(model.id()).workerPid(),
+                downloads.progress(model.id()));
     }
 
     private void load(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         var options = new LinkedHashMap<String, String>();
+        // the body is optional: a load without one takes the engine's defaults
         if (Requests.body(ctx).length > 0) {
-            JsonNode sent = Requests.jsonObject(ctx).path("options");
-            if (!sent.isMissingNode() && !sent.isObject()) {
-                throw ApiException.of(
-                        ErrorCode.INVALID_FIELD, "options", "`options` must be an object of load " + "options.");
+            BodyReader body = LOAD.reader(Requests.jsonObject(ctx));
+            Optional<JsonNode> sent = OPTIONS.read(body);
+            if (sent.isPresent() && !sent.get().isObject()) {
+                body.reject(OPTIONS.name(), ErrorCode.INVALID_FIELD, "must be an object of load options");
             }
-            sent.properties().forEach(e -> options.put(e.getKey(), e.getValue().asText()));
+            body.finish();
+            sent.filter(JsonNode::isObject)
+                    .ifPresent(given -> given.properties()
+                            .forEach(e -> options.put(e.getKey(), e.getValue().asText())));
         }
         runtime.load(model.id(), options);
-        Responses.json(ctx, 202, json(model));
+        Responses.json(ctx, 202, view(model));
     }
 
     private void eject(Context ctx) {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         boolean ejected = runtime.eject(model.id());
-        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.ejected", "ejected", ejected));
+        Responses.ok(ctx, new ModelView.Ejected(model.id(), ejected));
     }
 
     /**
@@ -226,10 +229,10 @@ public final class ModelRoutes {
         Access.requireAdmin(ctx);
         Model model = models.require(ctx.pathParam("model_id"), "model_id");
         EventStream stream = streams.open(ctx);
-        stream.send("model", json(model));
+        stream.send("model", view(model));
         stream.flush();
-        Map<String, Object> download = downloadJson(model);
-        Map<String, Object> load = loadJson(model.id());
+        ModelView.FilesState download = filesState(model);
+        ModelView.WorkerState load = workerState(model.id());
         boolean sawWork = false;
         try {
             while (stream.open()) {
@@ -238,8 +241,8 @@ public final class ModelRoutes {
                     stream.end();
                     return;
                 }
-                Map<String, Object> downloadNow = downloadJson(now.get());
-                Map<String, Object> loadNow = loadJson(model.id());
+                ModelView.FilesState downloadNow = filesState(now.get());
+                ModelView.WorkerState loadNow = workerState(model.id());
                 boolean changed = !downloadNow.equals(download) || !loadNow.equals(load);
                 if (!downloadNow.equals(download)) {
                     stream.send("download", downloadNow);
@@ -249,7 +252,8 @@ public final class ModelRoutes {
                     stream.send("load", loadNow);
                     load = loadNow;
                 }
-                boolean working = "downloading".equals(download.get("status")) || "loading".equals(load.get("status"));
+                boolean working =
+                        download.status().equals("downloading") || load.status().equals("loading");
                 if (sawWork && !working) {
                     stream.end();
                     return;
@@ -269,36 +273,19 @@ public final class ModelRoutes {
         }
     }
 
-    /** A model's files: their status (and why it failed), with the bytes and files done while they download. */
-    private Map<String, Object> downloadJson(Model model) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("status", model.status());
-        json.put("error", model.error().orElse(null));
-        // progress only while downloading: the last counts can outlive the download by a moment
-        downloads
-                .progress(model.id())
-                .filter(_ -> model.status().equals("downloading"))
-                .ifPresent(progress -> {
-                    json.put("bytes_done", progress.bytesDone());
-                    json.put("bytes_total", progress.bytesTotal());
-                    json.put("files_done", progress.filesDone());
-                    json.put("files_total", progress.filesTotal());
-                });
-        return json;
+    private ModelView.FilesState filesState(Model model) {
+        return ModelView.FilesState.of(model, downloads.progress(model.id()));
     }
 
     /** A model's worker: its status, process id while it runs, and the error a decision would get when it failed. */
-    private Map<String, Object> loadJson(String modelId) {
+    private ModelView.WorkerState workerState(String modelId) {
         ModelRuntime.WorkerState state = runtime.workerState(modelId);
-        var json = new LinkedHashMap<String, Object>();
-        json.put("status", state.status());
-        json.put("worker_pid", state.workerPid().orElse(null));
-        json.put(
-                "error",
+        return new ModelView.WorkerState(
+                state.status(),
+                state.workerPid().orElse(null),
                 state.error()
-                        .map(message -> Map.of("code", ErrorCode.MODEL_LOAD_FAILED.code(), "message", message))
+                        .map(message -> new ModelView.Failure(ErrorCode.MODEL_LOAD_FAILED.code(), message))
                         .orElse(null));
-        return json;
     }
 
     private void logs(Context ctx) {
@@ -316,6 +303,6 @@ public final class ModelRoutes {
                 throw ApiException.of(ErrorCode.INVALID_PARAMETER, "lines", "`lines` must be from 1 to 10000.");
             }
         }
-        Responses.ok(ctx, Map.of("id", model.id(), "object", "model.logs", "lines", runtime.logs(model.id(), lines)));
+        Responses.ok(ctx, new ModelView.Logs(model.id(), runtime.logs(model.id(), lines)));
     }
 }

@@ -30,26 +30,17 @@ public final class Responses {
         json(ctx, 201, value);
     }
 
-    /** The contract's list shape; {@code ids} are those of {@code data}, for the cursors. */
+    /**
+     * The contract's list shape as a map, for a reply that adds fields of its own beside the list's; {@code ids} are
+     * those of {@code data}, for the cursors. A plain list is a {@link ListReply}.
+     */
     public static Map<String, Object> list(List<?> data, List<String> ids, boolean hasMore) {
-        var list = new LinkedHashMap<String, Object>();
-        list.put("object", "list");
-        list.put("data", data);
-        list.put("first_id", ids.isEmpty() ? null : ids.getFirst());
-        list.put("last_id", ids.isEmpty() ? null : ids.getLast());
-        list.put("has_more", hasMore);
-        return list;
+        return ListReply.of(data, ids, hasMore).toMap();
     }
 
-    /** A page of a keyset-paged list in the contract's list shape. */
+    /** A page of a keyset-paged list in the contract's list shape, as a map: see {@link #list}. */
     public static <T> Map<String, Object> page(Paging.Result<T> page, Function<T, String> id, Function<T, ?> json) {
-        var data = new ArrayList<Object>();
-        var ids = new ArrayList<String>();
-        for (T item : page.items()) {
-            data.add(json.apply(item));
-            ids.add(id.apply(item));
-        }
-        return list(data, ids, page.hasMore());
+        return ListReply.page(page, id, json).toMap();
     }
 
     public static void error(Context ctx, ApiException error) {
