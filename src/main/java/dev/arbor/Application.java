@@ -199,8 +199,16 @@ final class Application implements AutoCloseable {
                             deployments, rateLimits, hop, access, config.http().studioApiKey()));
             var notifications = new Notifications(database, secrets, outboundClient, outbound, clock, meters);
             notifications.addRoutes(routes);
-            this.connectors =
-                    new Connectors(database, secrets, access, outbound, outboundClient, config.connectors(), clock);
+            this.connectors = new Connectors(
+                    database,
+                    secrets,
+                    access,
+                    outbound,
+                    outboundClient,
+                    config.connectors(),
+                    meters,
+                    rateLimits,
+                    clock);
             connectors.addRoutes(routes);
             credentials.addRoutes(routes, routers);
             routers.addRoutes(routes);
