@@ -117,7 +117,9 @@ public record Config(
         var connectors = new ConnectorSettings(
                 env.seconds("ARBOR_MCP_TIMEOUT_SECONDS", 30),
                 env.list("ARBOR_OAUTH_RETURN_HOSTS", List.of("localhost", "127.0.0.1")),
-                env.list("ARBOR_MCP_STDIO_COMMANDS", List.of()));
+                env.list("ARBOR_MCP_STDIO_COMMANDS", List.of()),
+                Duration.ofDays(
+                        env.whole("ARBOR_MCP_AUDIT_RETENTION_DAYS", 1, "days").orElse(30L)));
         return new Config(
                 http,
                 storage,

@@ -276,7 +276,15 @@ record Parts(
             var notifications = new Notifications(
                     database, secrets, shared.outboundClient(), shared.outbound(), clock, shared.meters());
             var connectors = new Connectors(
-                    database, secrets, access, shared.outbound(), shared.outboundClient(), config.connectors(), clock);
+                    database,
+                    secrets,
+                    access,
+                    shared.outbound(),
+                    shared.outboundClient(),
+                    config.connectors(),
+                    shared.meters(),
+                    shared.rateLimits(),
+                    clock);
             var pipelines = new Pipelines(
                     database,
                     clock,

@@ -128,6 +128,7 @@ class AuthorizationMatrixTest {
             row("POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools", Members.OWN_PROJECT),
             row("GET /prompts/{prompt_id}/connections", Members.OWN_PROJECT),
             row("POST /mcp/prompts/{prompt_id}", Members.OWN_PROJECT),
+            row("GET /connectors/calls", Members.OWN_PROJECT),
             row("POST /credentials", Members.NONE),
             row("GET /credentials", Members.NONE),
             row("GET /credentials/{credential_id}", Members.NONE),
@@ -286,6 +287,7 @@ class AuthorizationMatrixTest {
                 .containsExactlyInAnyOrder(
                         "GET /connectors/available",
                         "POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools",
+                        "GET /connectors/calls",
                         "POST /events/shared-connections",
                         "GET /events/shared-connections",
                         "GET /events/shared-connections/{connection_id}",

@@ -12,7 +12,9 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.platform.secrets.SecretBox;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,6 +47,8 @@ public final class Connectors implements AutoCloseable {
             OutboundPolicy policy,
             OutboundClient outbound,
             ConnectorSettings settings,
+            MeterRegistry meters,
+            RateLimiter rateLimits,
             Clock clock) {
         this.gateways = new GatewayModule(database, secrets, policy, clock);
         this.lookup = gateways.gateways();
@@ -52,13 +56,36 @@ public final class Connectors implements AutoCloseable {
         this.settings = settings;
         this.oauth = new GatewayOAuth(database, secrets, outbound, settings.mcpTimeout(), clock);
         this.agents = new Agents(
-                database, lookup, new ConnectorChanges(database), oauth, access, policy, outbound, settings, clock);
+                database,
+                lookup,
+                new ConnectorChanges(database),
+                oauth,
+                access,
+                policy,
+                outbound,
+                settings,
+                meters,
+                rateLimits,
+                clock);
         this.oauthRoutes = new OAuthRoutes(lookup, oauth, agents, settings.oauthReturnHosts(), clock);
     }
 
-    /** Refreshes, every minute, the OAuth tokens that expire within five. */
+    /** Refreshes, every minute, the OAuth tokens that expire within five; prunes the call audit every hour. */
     public void start() {
         refresher.scheduleWithFixedDelay(this::refreshOAuthTokens, 1, 1, TimeUnit.MINUTES);
+        refresher.scheduleWithFixedDelay(this::pruneCallAudit, 0, 1, TimeUnit.HOURS);
+    }
+
+    /** Deletes the tool calls the audit keeps no longer, as the hour's timer would. */
+    public void pruneCallAudit() {
+        try {
+            int deleted = agents.pruneCallAudit();
+            if (deleted > 0) {
+                LOG.info("Deleted {} audited tool calls past their retention", deleted);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("The tool call audit's prune failed: {}", e.getMessage());
+        }
     }
 
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */

@@ -3,6 +3,7 @@ package dev.arbor.connectors.agents;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.access.Access;
 import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
@@ -11,6 +12,7 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.json.Json;
+import dev.arbor.platform.ratelimits.RateLimiter;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -37,14 +39,24 @@ final class AgentEndpoint {
     private final BindingStore bindings;
     private final McpUpstream upstream;
     private final ConnectorChanges changes;
+    private final CallAudit audit;
+    private final RateLimiter rateLimits;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private volatile long servedVersion = -1;
 
-    AgentEndpoint(Gateways gateways, BindingStore bindings, McpUpstream upstream, ConnectorChanges changes) {
+    AgentEndpoint(
+            Gateways gateways,
+            BindingStore bindings,
+            McpUpstream upstream,
+            ConnectorChanges changes,
+            CallAudit audit,
+            RateLimiter rateLimits) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
         this.changes = requireNonNull(changes, "changes");
+        this.audit = requireNonNull(audit, "audit");
+        this.rateLimits = requireNonNull(rateLimits, "rateLimits");
     }
 
     void addTo(Routes routes) {
@@ -122,9 +134,12 @@ final class AgentEndpoint {
                 Map.of(
                         "tools",
                         agent.tools().entrySet().stream()
+                                // a denied tool is not offered: an agent does not spend its context on it
+                                .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
                                 .map(e -> toolJson(e.getKey(), e.getValue()))
                                 .toList());
-            case "tools/call" -> call(prompt, agent, params);
+            case "tools/call" ->
+                call(prompt, agent, params, Access.principal(ctx).tokenId());
             default -> null;
         };
         if (result == null) {
@@ -175,7 +190,8 @@ final class AgentEndpoint {
         return byName;
     }
 
-    private Object call(String prompt, Served agent, JsonNode params) {
+    /** Calls the tool on its gateway's server, audited: {@code identity} is the token that asked. */
+    private Object call(String prompt, Served agent, JsonNode params, String identity) {
         String name = params.path("name").asText("");
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
@@ -183,17 +199,64 @@ final class AgentEndpoint {
         }
         Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
         JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
+        CallAudit.Started started =
+                audit.start(agent.project().orElse(""), identity, prompt, gateway.id(), name, arguments);
+        Optional<Refusal> refused = refusal(prompt, name, tool.policy());
+        if (refused.isPresent()) {
+            audit.ended(
+                    started, refused.get().outcome(), Optional.of(refused.get().message()));
+            return toolError(refused.get().message());
+        }
         try {
-            return upstream.call(gateway, tool.name(), arguments);
+            JsonNode result = upstream.call(gateway, tool.name(), arguments);
+            boolean toolError = result.path("isError").asBoolean(false);
+            audit.ended(
+                    started,
+                    toolError ? CallStore.Outcome.TOOL_ERROR : CallStore.Outcome.OK,
+                    toolError ? Optional.of(firstText(result)) : Optional.empty());
+            return result;
         } catch (ApiException e) {
             // the server could not be used: a tool error the agent can read, not a protocol error
-            return Map.of(
-                    "content",
-                    List.of(Map.of(
-                            "type", "text", "text", e.problems().getFirst().message())),
-                    "isError",
-                    true);
+            String message = e.problems().getFirst().message();
+            audit.ended(started, CallStore.Outcome.FAILED, Optional.of(message));
+            return toolError(message);
         }
+    }
+
+    /** Why the agent's policy refuses a call to a tool. */
+    private record Refusal(CallStore.Outcome outcome, String message) {}
+
+    /** The refusal of a denied tool, or of a call past the tool's calls a minute; empty when the call may go. */
+    private Optional<Refusal> refusal(String prompt, String name, BindingStore.ToolPolicy policy) {
+        if (policy.policy() == BindingStore.Policy.DENY) {
+            return Optional.of(new Refusal(
+                    CallStore.Outcome.DENIED, "Tool '" + name + "' is denied to agent " + prompt + " by its policy."));
+        }
+        if (policy.callsPerMinute().isEmpty()) {
+            return Optional.empty();
+        }
+        int perMinute = policy.callsPerMinute().getAsInt();
+        RateLimiter.Verdict verdict = rateLimits.take(
+                "agent-tool/" + prompt + "/" + name,
+                new RateLimiter.Limit(RateLimiter.Algorithm.TOKEN_BUCKET, perMinute, RateLimiter.Window.MINUTE));
+        if (verdict.allowed()) {
+            return Optional.empty();
+        }
+        long seconds = Math.max(1, (verdict.retryAfter().toMillis() + 999) / 1000);
+        return Optional.of(new Refusal(
+                CallStore.Outcome.RATE_LIMITED,
+                "Agent " + prompt + " may call tool '" + name + "' " + perMinute + " times a minute; try again in "
+                        + seconds + " s."));
+    }
+
+    private static Map<String, Object> toolError(String message) {
+        return Map.of("content", List.of(Map.of("type", "text", "text", message)), "isError", true);
+    }
+
+    /** The first text a tool error says, as the audit keeps it (at most 1,000 characters). */
+    private static String firstText(JsonNode result) {
+        String text = result.at("/content/0/text").asText("");
+        return text.length() > 1000 ? text.substring(0, 1000) : text;
     }
 
     private static Map<String, Object> toolJson(String name, BindingStore.ServedTool tool) {

@@ -4,8 +4,9 @@ import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
@@ -21,15 +22,16 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Agents' (prompts') connections: the tools of a gateway an agent uses, attached as a whole set per gateway, in the
@@ -40,10 +42,14 @@ final class AgentRoutes {
      * The tools must be the gateway's; the project, the agent's: the current project (project_id, else X-Project-Id),
      * else the one the agent is bound to.
      */
-    private static final BodySpec ATTACH = BodySpec.closed(
-            "an attachment",
-            BodyField.value(REQUIRED, "tool_ids", Schema.arrayOf(Schema.string())),
-            BodyField.value(OPTIONAL, CurrentProject.FIELD, Schema.string()));
+    private static final BodyField.Value TOOL_IDS =
+            BodyField.value(REQUIRED, "tool_ids", Schema.arrayOf(Schema.string()));
+
+    private static final BodyField.Value PROJECT_ID = BodyField.value(OPTIONAL, CurrentProject.FIELD, Schema.string());
+    /** Per attached tool (by id): allow or deny, and a cap on calls a minute; a tool left out is allowed. */
+    private static final BodyField.Value POLICIES = BodyField.value(OPTIONAL, "policies", ToolPolicies.SHAPE);
+
+    private static final BodySpec ATTACH = BodySpec.closed("an attachment", TOOL_IDS, PROJECT_ID, POLICIES);
 
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
@@ -83,9 +89,9 @@ final class AgentRoutes {
     private void attach(Context ctx) {
         String prompt = promptId(ctx);
         Gateway gateway = gateways.require(ctx.pathParam("gateway_id"));
-        ObjectNode body = Requests.jsonObject(ctx);
-        Problems problems = ATTACH.reader(body).problems();
-        JsonNode projectJson = body.path(CurrentProject.FIELD);
+        BodyReader reader = ATTACH.reader(Requests.jsonObject(ctx));
+        Problems problems = reader.problems();
+        JsonNode projectJson = PROJECT_ID.read(reader).orElse(MissingNode.getInstance());
         if (!projectJson.isMissingNode() && !projectJson.isNull() && !projectJson.isTextual()) {
             problems.add(ErrorCode.INVALID_FIELD, CurrentProject.FIELD, "`project_id` must be a project id.");
         }
@@ -109,17 +115,17 @@ final class AgentRoutes {
                     "`" + param + "` is " + project.get() + ", but agent " + prompt + " belongs to project "
                             + known.get() + ".");
         }
-        JsonNode given = body.path("tool_ids");
+        Optional<JsonNode> given = TOOL_IDS.read(reader);
         var toolIds = new LinkedHashSet<String>();
-        if (!given.isArray()) {
+        if (given.isPresent() && !given.get().isArray()) {
             problems.add(
-                    given.isMissingNode() ? ErrorCode.MISSING_FIELD : ErrorCode.INVALID_FIELD,
+                    ErrorCode.INVALID_FIELD,
                     "tool_ids",
                     "`tool_ids` must list the ids of the gateway's tools the agent uses.");
-        } else {
+        } else if (given.isPresent()) {
             Set<String> offered = tools.ids(gateway.id());
-            for (int i = 0; i < given.size(); i++) {
-                String id = given.get(i).asText("");
+            for (int i = 0; i < given.get().size(); i++) {
+                String id = given.get().get(i).asText("");
                 if (!offered.contains(id)) {
                     String at = ParamPath.index("tool_ids", i);
                     problems.add(
@@ -131,6 +137,8 @@ final class AgentRoutes {
                 }
             }
         }
+        Map<String, BindingStore.ToolPolicy> policies =
+                ToolPolicies.read(toolIds, POLICIES.read(reader).orElse(MissingNode.getInstance()), problems);
         problems.throwIfAny();
         String agentProject = project.orElseThrow();
         if (!gateway.scope().enabled()) {
@@ -143,24 +151,15 @@ final class AgentRoutes {
                     "gateway_id",
                     "Gateway " + gateway.id() + " is not " + "shared with project " + agentProject + ".");
         }
-        bindings.replace(prompt, agentProject, gateway.id(), List.copyOf(toolIds));
+        bindings.replace(prompt, agentProject, gateway.id(), policies);
         Responses.ok(
                 ctx,
                 bindings.connections(prompt).stream()
                         .filter(c -> c.gatewayId().equals(gateway.id()))
                         .findFirst()
-                        .map(AgentRoutes::json)
-                        .orElse(Map.of(
-                                "prompt_id",
-                                prompt,
-                                "project_id",
-                                agentProject,
-                                "gateway_id",
-                                gateway.id(),
-                                "object",
-                                "prompt.connection",
-                                "tools",
-                                List.of())));
+                        .map(ConnectionView::of)
+                        .orElse(new ConnectionView(
+                                "prompt.connection", prompt, agentProject, gateway.id(), gateway.name(), List.of())));
     }
 
     private void detach(Context ctx) {
@@ -174,19 +173,7 @@ final class AgentRoutes {
                     "gateway_id",
                     "Agent " + prompt + " has no tools " + "of gateway " + gateway + ".");
         }
-        Responses.ok(
-                ctx,
-                Map.of(
-                        "prompt_id",
-                        prompt,
-                        "gateway_id",
-                        gateway,
-                        "object",
-                        "prompt.connection.deleted",
-                        "detached",
-                        true,
-                        "tools_removed",
-                        removed));
+        Responses.ok(ctx, new Detached(prompt, gateway, "prompt.connection.deleted", true, removed));
     }
 
     private void list(Context ctx) {
@@ -196,7 +183,7 @@ final class AgentRoutes {
         Responses.ok(
                 ctx,
                 Responses.list(
-                        connections.stream().map(AgentRoutes::json).toList(),
+                        connections.stream().map(ConnectionView::of).toList(),
                         connections.stream()
                                 .map(BindingStore.Connection::gatewayId)
                                 .toList(),
@@ -226,18 +213,41 @@ final class AgentRoutes {
         return id;
     }
 
-    private static Map<String, Object> json(BindingStore.Connection connection) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "prompt.connection");
-        json.put("prompt_id", connection.promptId());
-        json.put("project_id", connection.projectId());
-        json.put("gateway_id", connection.gatewayId());
-        json.put("gateway_name", connection.gatewayName());
-        json.put(
-                "tools",
-                connection.tools().stream()
-                        .map(t -> Map.of("id", t.id(), "name", t.name()))
-                        .toList());
-        return json;
+    /** An agent's connection to one gateway: the tools it uses there, each with its policy. */
+    record ConnectionView(
+            String object,
+            @JsonProperty("prompt_id") String promptId,
+            @JsonProperty("project_id") String projectId,
+            @JsonProperty("gateway_id") String gatewayId,
+            @JsonProperty("gateway_name") String gatewayName,
+            List<ToolView> tools) {
+        static ConnectionView of(BindingStore.Connection connection) {
+            return new ConnectionView(
+                    "prompt.connection",
+                    connection.promptId(),
+                    connection.projectId(),
+                    connection.gatewayId(),
+                    connection.gatewayName(),
+                    connection.tools().stream().map(ToolView::of).toList());
+        }
     }
+
+    record ToolView(
+            String id,
+            String name,
+            String policy,
+            @JsonProperty("calls_per_minute") @Nullable Integer callsPerMinute) {
+        static ToolView of(BindingStore.BoundTool tool) {
+            var limit = tool.policy().callsPerMinute();
+            return new ToolView(
+                    tool.id(), tool.name(), tool.policy().policy().wire(), limit.isPresent() ? limit.getAsInt() : null);
+        }
+    }
+
+    record Detached(
+            @JsonProperty("prompt_id") String promptId,
+            @JsonProperty("gateway_id") String gatewayId,
+            String object,
+            boolean detached,
+            @JsonProperty("tools_removed") int toolsRemoved) {}
 }

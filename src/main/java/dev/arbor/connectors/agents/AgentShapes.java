@@ -41,12 +41,31 @@ final class AgentShapes {
                     .required("project_id", nullable(string()))
                     .required("gateway_id", string())
                     .optional("gateway_name", string())
-                    .required("tools", arrayOf(object().required("id", string()).required("name", string()))));
+                    .required(
+                            "tools",
+                            arrayOf(object().required("id", string())
+                                    .required("name", string())
+                                    .required("policy", oneOf("allow", "deny"))
+                                    .required("calls_per_minute", nullable(integer(1, ToolPolicies.MAX_PER_MINUTE))))));
     static final Schema DETACHED = object().required("object", oneOf("prompt.connection.deleted"))
             .required("prompt_id", string())
             .required("gateway_id", string())
             .required("detached", bool())
             .required("tools_removed", integer(0, Long.MAX_VALUE));
+    /** One tool call through an agent's endpoint, as the audit keeps it. */
+    static final Schema CALL = named(
+            "ToolCall",
+            resource("connector.tool_call")
+                    .required("called_at", timestamp())
+                    .required("project_id", string())
+                    .required("identity", string())
+                    .required("prompt_id", string())
+                    .required("gateway_id", string())
+                    .required("tool", string())
+                    .required("arguments_sha256", string())
+                    .required("duration_ms", integer(0, Long.MAX_VALUE))
+                    .required("outcome", oneOf("ok", "tool_error", "failed", "denied", "rate_limited"))
+                    .required("error", nullable(string())));
     /** A JSON-RPC message of the Model Context Protocol, or a batch of them. */
     static final Schema MCP_MESSAGE = any("A JSON-RPC 2.0 message of the Model Context Protocol");
 }

@@ -12,6 +12,8 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
+import dev.arbor.platform.ratelimits.RateLimiter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.List;
 
@@ -27,6 +29,8 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
     private final ToolRoutes tools;
     private final AgentRoutes agents;
     private final AgentEndpoint endpoint;
+    private final CallAudit audit;
+    private final CallRoutes calls;
 
     /** @param oauth the tokens of OAuth gateways, for calls to their servers */
     public Agents(
@@ -38,13 +42,18 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
             OutboundPolicy policy,
             OutboundClient outbound,
             ConnectorSettings settings,
+            MeterRegistry meters,
+            RateLimiter rateLimits,
             Clock clock) {
         this.upstream = new McpUpstream(policy, outbound, oauth, settings.stdioCommands(), settings.mcpTimeout());
         this.toolStore = new ToolStore(database, clock);
         this.bindings = new BindingStore(database, clock);
         this.tools = new ToolRoutes(gateways, toolStore, upstream);
         this.agents = new AgentRoutes(gateways, toolStore, bindings, access);
-        this.endpoint = new AgentEndpoint(gateways, bindings, upstream, changes);
+        var callStore = new CallStore(database);
+        this.audit = new CallAudit(callStore, meters, settings.auditRetention(), clock);
+        this.calls = new CallRoutes(callStore, access);
+        this.endpoint = new AgentEndpoint(gateways, bindings, upstream, changes, audit, rateLimits);
     }
 
     /** The routes of gateways' tools, agents' attachments and agents' MCP endpoints. */
@@ -52,6 +61,12 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
         tools.addTo(routes);
         agents.addTo(routes);
         endpoint.addTo(routes);
+        calls.addTo(routes);
+    }
+
+    /** Deletes the audit rows of tool calls older than the retention; how many. */
+    public int pruneCallAudit() {
+        return audit.prune();
     }
 
     @Override

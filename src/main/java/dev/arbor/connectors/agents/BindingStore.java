@@ -8,16 +8,49 @@ import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.GatewayUsers.Agent;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.json.Json;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** The SQL of agents' tool bindings: which tools of which gateway a prompt uses, in its project. */
 final class BindingStore {
-    /** One tool bound to a prompt. */
-    record BoundTool(String id, String name) {}
+    /** Whether an agent may call a tool attached to it. */
+    enum Policy {
+        ALLOW,
+        DENY;
+
+        String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static Optional<Policy> of(String wire) {
+            for (Policy policy : values()) {
+                if (policy.wire().equals(wire)) {
+                    return Optional.of(policy);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** What an agent may do with one attached tool: call it or not, and at most how often. */
+    record ToolPolicy(Policy policy, OptionalInt callsPerMinute) {
+        static final ToolPolicy OPEN = new ToolPolicy(Policy.ALLOW, OptionalInt.empty());
+
+        ToolPolicy {
+            requireNonNull(policy, "policy");
+            requireNonNull(callsPerMinute, "callsPerMinute");
+        }
+    }
+
+    /** One tool bound to a prompt, with its policy. */
+    record BoundTool(String id, String name, ToolPolicy policy) {}
 
     /** A prompt's connection to one gateway: the tools it uses there. */
     record Connection(String promptId, String projectId, String gatewayId, String gatewayName, List<BoundTool> tools) {
@@ -43,8 +76,8 @@ final class BindingStore {
                 .findOne());
     }
 
-    /** Makes these tools the prompt's whole set for the gateway. */
-    void replace(String promptId, String projectId, String gatewayId, List<String> toolIds) {
+    /** Makes these tools (by id, with their policies) the prompt's whole set for the gateway. */
+    void replace(String promptId, String projectId, String gatewayId, Map<String, ToolPolicy> toolIds) {
         long now = clock.millis();
         database.update(handle -> {
             ConnectorChanges.record(handle);
@@ -52,16 +85,22 @@ final class BindingStore {
                     .bind("p", promptId)
                     .bind("g", gatewayId)
                     .execute();
-            for (String tool : toolIds) {
-                handle.createUpdate("INSERT INTO prompt_tool_bindings (prompt_id, project_id, gateway_id, tool_id, "
-                                + "created_at) VALUES (:p, :project, :g, :t, :now)")
-                        .bind("p", promptId)
-                        .bind("project", projectId)
-                        .bind("g", gatewayId)
-                        .bind("t", tool)
-                        .bind("now", now)
-                        .execute();
-            }
+            toolIds.forEach((tool, policy) -> handle.createUpdate(
+                            "INSERT INTO prompt_tool_bindings (prompt_id, project_id, gateway_id, tool_id, "
+                                    + "created_at, policy, calls_per_minute) VALUES (:p, :project, :g, :t, :now, "
+                                    + ":policy, :perMinute)")
+                    .bind("p", promptId)
+                    .bind("project", projectId)
+                    .bind("g", gatewayId)
+                    .bind("t", tool)
+                    .bind("now", now)
+                    .bind("policy", policy.policy().wire())
+                    .bind(
+                            "perMinute",
+                            policy.callsPerMinute().isPresent()
+                                    ? policy.callsPerMinute().getAsInt()
+                                    : null)
+                    .execute());
         });
     }
 
@@ -79,7 +118,8 @@ final class BindingStore {
     List<Connection> connections(String promptId) {
         record Row(String projectId, String gatewayId, String gatewayName, BoundTool tool) {}
         List<Row> rows = database.read(handle -> handle.createQuery("SELECT b.project_id, b.gateway_id, "
-                        + "g.name AS gateway_name, t.id AS tool_id, t.name AS tool_name FROM prompt_tool_bindings b "
+                        + "g.name AS gateway_name, t.id AS tool_id, t.name AS tool_name, b.policy, b.calls_per_minute "
+                        + "FROM prompt_tool_bindings b "
                         + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
                         + "WHERE b.prompt_id = :p ORDER BY b.gateway_id, t.name")
                 .bind("p", promptId)
@@ -87,7 +127,7 @@ final class BindingStore {
                         rs.getString("project_id"),
                         rs.getString("gateway_id"),
                         rs.getString("gateway_name"),
-                        new BoundTool(rs.getString("tool_id"), rs.getString("tool_name"))))
+                        new BoundTool(rs.getString("tool_id"), rs.getString("tool_name"), policy(rs))))
                 .list());
         var byGateway = new LinkedHashMap<String, List<Row>>();
         rows.forEach(row -> byGateway
@@ -111,12 +151,14 @@ final class BindingStore {
             Optional<String> title,
             String description,
             JsonNode inputSchema,
-            Optional<JsonNode> annotations) {}
+            Optional<JsonNode> annotations,
+            ToolPolicy policy) {}
 
     /** The tools an agent's endpoint offers, by gateway and name. */
     List<ServedTool> served(String promptId) {
         return database.read(handle -> handle.createQuery("SELECT g.id AS gateway_id, g.name AS gateway_name, t.name, "
-                        + "t.title, t.description, t.input_schema, t.annotations FROM prompt_tool_bindings b "
+                        + "t.title, t.description, t.input_schema, t.annotations, b.policy, b.calls_per_minute "
+                        + "FROM prompt_tool_bindings b "
                         + "JOIN connector_gateways g ON g.id = b.gateway_id JOIN connector_tools t ON t.id = b.tool_id "
                         + "WHERE b.prompt_id = :p AND g.enabled = 1 ORDER BY g.id, t.name")
                 .bind("p", promptId)
@@ -127,8 +169,15 @@ final class BindingStore {
                         Optional.ofNullable(rs.getString("title")),
                         rs.getString("description"),
                         Json.read(rs.getString("input_schema")),
-                        Optional.ofNullable(rs.getString("annotations")).map(Json::read)))
+                        Optional.ofNullable(rs.getString("annotations")).map(Json::read),
+                        policy(rs)))
                 .list());
+    }
+
+    private static ToolPolicy policy(ResultSet rs) throws SQLException {
+        int perMinute = rs.getInt("calls_per_minute");
+        OptionalInt limit = rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(perMinute);
+        return new ToolPolicy(Policy.of(rs.getString("policy")).orElseThrow(), limit);
     }
 
     /** Detaches a gateway from the agents of projects its scope no longer covers; returns those agents. */
