@@ -70,8 +70,13 @@ class OpenApiFuzzTest {
      * Operations that take an empty body as well as JSON (a toggle flips, a run starts without input), though the
      * document says a body is required.
      */
-    private static final Set<String> EMPTY_BODY_ALLOWED =
-            Set.of("PATCH /connectors/configured/{gateway_id}/toggle", "POST /pipelines/{pipeline_id}/runs");
+    private static final Set<String> EMPTY_BODY_ALLOWED = Set.of(
+            "PATCH /connectors/configured/{gateway_id}/toggle",
+            "POST /pipelines/{pipeline_id}/runs",
+            // a replay asks nothing more than its defaults: from the first failed step, on the run's own
+            // version and params; a bulk one replays the failed runs
+            "POST /runs/{run_id}/replay",
+            "POST /pipelines/{pipeline_id}/runs/replay");
 
     private EverythingServer everything;
     private ArborServer server;

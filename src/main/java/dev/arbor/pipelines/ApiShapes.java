@@ -57,7 +57,16 @@ final class ApiShapes {
                     .required("step_count", integer(0, Long.MAX_VALUE))
                     .required("created_at", timestamp())
                     .required("updated_at", timestamp())
+                    .required("status", oneOf("active", "paused"))
+                    .required("paused_at", nullable(timestamp()))
                     .required("definition", DEFINITION));
+    static final Schema VERSIONS = Schema.list(named(
+            "PipelineVersion",
+            object().required("object", oneOf("pipeline.version"))
+                    .required("pipeline_id", string())
+                    .required("version", integer(1, Long.MAX_VALUE))
+                    .required("created_at", timestamp())
+                    .required("definition", DEFINITION)));
     static final Schema ACTION_VALIDATION = object().required("object", oneOf("action.validation"))
             .required("valid", bool())
             .required("errors", PROBLEMS);

@@ -16,16 +16,29 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jdbi.v3.core.Handle;
 
 /** The SQL of pipeline definitions. */
 final class PipelineStore implements RunnablePipelines {
-    private static final String COLUMNS = "id, name, definition, step_count, version, created_at, updated_at";
+    private static final String COLUMNS =
+            "id, name, definition, step_count, version, created_at, updated_at, paused_at";
 
-    /** A stored pipeline: its definition as checked, at a version. */
+    /** A stored pipeline: its definition as checked, at a version; paused since {@code pausedAtMillis}, if it is. */
     record Stored(
-            String id, ObjectNode definition, int stepCount, int version, long createdAtMillis, long updatedAtMillis)
-            implements RunnablePipelines.Pipeline {}
+            String id,
+            ObjectNode definition,
+            int stepCount,
+            int version,
+            long createdAtMillis,
+            long updatedAtMillis,
+            OptionalLong pausedAtMillis)
+            implements RunnablePipelines.Pipeline {
+        @Override
+        public boolean paused() {
+            return pausedAtMillis.isPresent();
+        }
+    }
 
     private final Database database;
     private final Clock clock;
@@ -40,7 +53,7 @@ final class PipelineStore implements RunnablePipelines {
             requireFreeName(handle, definition.name(), Optional.empty());
             long now = clock.millis();
             var stored = new Stored(
-                    Ids.next("pl"), definition.toJson(), definition.steps().size(), 1, now, now);
+                    Ids.next("pl"), definition.toJson(), definition.steps().size(), 1, now, now, OptionalLong.empty());
             handle.createUpdate("""
                             INSERT INTO pipelines (id, name, definition, step_count, version, created_at, updated_at)
                             VALUES (:id, :name, :definition, :steps, 1, :now, :now)""")
@@ -50,6 +63,7 @@ final class PipelineStore implements RunnablePipelines {
                     .bind("steps", stored.stepCount())
                     .bind("now", now)
                     .execute();
+            saveVersion(handle, stored);
             return stored;
         });
     }
@@ -103,7 +117,8 @@ final class PipelineStore implements RunnablePipelines {
                     definition.steps().size(),
                     current.get().version() + 1,
                     current.get().createdAtMillis(),
-                    clock.millis());
+                    clock.millis(),
+                    current.get().pausedAtMillis());
             handle.createUpdate("""
                             UPDATE pipelines SET name = :name, definition = :definition, step_count = :steps,
                                 version = :version, updated_at = :now
@@ -115,8 +130,65 @@ final class PipelineStore implements RunnablePipelines {
                     .bind("now", stored.updatedAtMillis())
                     .bind("id", id)
                     .execute();
+            saveVersion(handle, stored);
             return Optional.of(stored);
         });
+    }
+
+    /** Pauses a pipeline: no new run of it starts. One paused already stays as it was. Empty when there is none. */
+    Optional<Stored> pause(String id) {
+        return changePause(
+                id,
+                handle -> handle.createUpdate(
+                                "UPDATE pipelines SET paused_at = :now WHERE id = :id AND paused_at IS NULL")
+                        .bind("now", clock.millis())
+                        .bind("id", id)
+                        .execute());
+    }
+
+    /** Resumes a paused pipeline; one not paused stays as it is. Empty when there is no such pipeline. */
+    Optional<Stored> resume(String id) {
+        return changePause(
+                id,
+                handle -> handle.createUpdate("UPDATE pipelines SET paused_at = NULL WHERE id = :id")
+                        .bind("id", id)
+                        .execute());
+    }
+
+    private Optional<Stored> changePause(String id, java.util.function.Consumer<Handle> update) {
+        return database.write(handle -> {
+            update.accept(handle);
+            return handle.createQuery("SELECT " + COLUMNS + " FROM pipelines WHERE id = :id")
+                    .bind("id", id)
+                    .map(PipelineStore::row)
+                    .findOne();
+        });
+    }
+
+    /** A saved definition of a pipeline. */
+    record Version(String pipelineId, int version, ObjectNode definition, long createdAtMillis) {}
+
+    private static void saveVersion(Handle handle, Stored stored) {
+        handle.createUpdate("INSERT INTO pipeline_versions (pipeline_id, version, definition, created_at) "
+                        + "VALUES (:id, :version, :definition, :at)")
+                .bind("id", stored.id())
+                .bind("version", stored.version())
+                .bind("definition", Json.writeString(stored.definition()))
+                .bind("at", stored.updatedAtMillis())
+                .execute();
+    }
+
+    /** Every saved definition of a pipeline, newest first. */
+    java.util.List<Version> versions(String id) {
+        return database.read(handle -> handle.createQuery("SELECT pipeline_id, version, definition, created_at "
+                        + "FROM pipeline_versions WHERE pipeline_id = :id ORDER BY version DESC")
+                .bind("id", id)
+                .map((rs, ctx) -> new Version(
+                        rs.getString("pipeline_id"),
+                        rs.getInt("version"),
+                        (ObjectNode) Json.read(rs.getString("definition")),
+                        rs.getLong("created_at")))
+                .list());
     }
 
     boolean delete(String id) {
@@ -147,6 +219,12 @@ final class PipelineStore implements RunnablePipelines {
                 rs.getInt("step_count"),
                 rs.getInt("version"),
                 rs.getLong("created_at"),
-                rs.getLong("updated_at"));
+                rs.getLong("updated_at"),
+                pausedAt(rs));
+    }
+
+    private static OptionalLong pausedAt(ResultSet rs) throws SQLException {
+        long value = rs.getLong("paused_at");
+        return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
     }
 }

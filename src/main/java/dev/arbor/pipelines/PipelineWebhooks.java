@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.RunControl;
 import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -27,12 +28,11 @@ import io.javalin.http.Context;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pipeline's webhook: plain callers start a run with a call signed the Standard Webhooks way with the pipeline's
@@ -123,21 +123,19 @@ final class PipelineWebhooks {
         long grace = GRACE_SECONDS.read(reader).orElse(DEFAULT_GRACE_SECONDS);
         problems.throwIfAny();
         String secret = secrets.rotate(pipelineId, grace * 1000);
-        Map<String, Object> json = json(secrets.state(pipelineId));
-        json.put("secret", secret);
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, reply(secrets.state(pipelineId), Optional.of(secret)));
     }
 
     private void read(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, json(secrets.state(find(ctx).id())));
+        Responses.ok(ctx, reply(secrets.state(find(ctx).id()), Optional.empty()));
     }
 
     private void remove(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = find(ctx).id();
         secrets.remove(pipelineId);
-        Responses.ok(ctx, json(secrets.state(pipelineId)));
+        Responses.ok(ctx, reply(secrets.state(pipelineId), Optional.empty()));
     }
 
     /**
@@ -148,6 +146,9 @@ final class PipelineWebhooks {
         PipelineStore.Stored pipeline = find(ctx);
         byte[] body = Requests.body(ctx);
         String webhookId = verified(ctx, pipeline.id(), body);
+        if (pipeline.paused()) {
+            throw RunControl.pipelinePaused(pipeline.id());
+        }
         ObjectNode event = body.length == 0 ? Json.object() : Json.parseObject(body);
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         var problems = new Problems();
@@ -165,14 +166,9 @@ final class PipelineWebhooks {
                 .map(RunStore.Run::id);
         String runId = started.or(() -> runs.webhookRun(pipeline.id(), webhookId))
                 .orElseThrow(() -> new IllegalStateException("a repeated webhook call without its run"));
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "pipeline.webhook_call");
-        json.put("pipeline_id", pipeline.id());
-        json.put("webhook_id", webhookId);
-        json.put("run_id", runId);
-        json.put("duplicate", started.isEmpty());
         ctx.header("location", "/runs/" + runId);
-        Responses.json(ctx, 202, json);
+        Responses.json(
+                ctx, 202, new PipelineReplies.WebhookCallReply(pipeline.id(), webhookId, runId, started.isEmpty()));
     }
 
     /** The call's {@code webhook-id} once its signature holds; 401 {@code invalid_signature} saying why otherwise. */
@@ -243,14 +239,18 @@ final class PipelineWebhooks {
         return pipelines.require(ctx.pathParam("pipeline_id"));
     }
 
-    private Map<String, Object> json(WebhookSecretStore.State state) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "pipeline.webhook");
-        json.put("pipeline_id", state.pipelineId());
-        json.put("url", publicUrl.get() + "/pipelines/" + state.pipelineId() + "/webhook");
-        json.put("enabled", state.enabled());
-        Json.putSeconds(json, "secret_created_at", state.secretCreatedAt());
-        Json.putSeconds(json, "previous_secret_expires_at", state.previousRetiresAt());
-        return json;
+    private PipelineReplies.WebhookReply reply(WebhookSecretStore.State state, Optional<String> secret) {
+        return new PipelineReplies.WebhookReply(
+                "pipeline.webhook",
+                state.pipelineId(),
+                publicUrl.get() + "/pipelines/" + state.pipelineId() + "/webhook",
+                state.enabled(),
+                seconds(state.secretCreatedAt()),
+                seconds(state.previousRetiresAt()),
+                secret.orElse(null));
+    }
+
+    private static @Nullable Long seconds(OptionalLong millis) {
+        return millis.isPresent() ? millis.getAsLong() / 1000 : null;
     }
 }

@@ -36,7 +36,6 @@ import dev.arbor.platform.secrets.SecretBox;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -130,7 +129,23 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                         "/pipelines/{pipeline_id}",
                         "Delete a pipeline and its schedules; its unfinished runs are " + "cancelled",
                         this::delete)
-                .ok(Schema.deleted("pipeline"));
+                .ok(Schema.deleted("pipeline"))
+                .action(
+                        "/pipelines/{pipeline_id}/pause",
+                        "Pause a pipeline: no new run of it starts (its schedules' and triggers' firings are skipped, a"
+                                + " run asked by hand is refused); its runs under way go on",
+                        this::pause)
+                .ok(ApiShapes.PIPELINE)
+                .action(
+                        "/pipelines/{pipeline_id}/resume",
+                        "Resume a paused pipeline: new runs start again",
+                        this::resume)
+                .ok(ApiShapes.PIPELINE)
+                .get(
+                        "/pipelines/{pipeline_id}/versions",
+                        "Every saved definition of a pipeline, newest first: each save is a version",
+                        this::versions)
+                .ok(ApiShapes.VERSIONS);
         runRoutes.addTo(routes);
         webhooks.addTo(routes);
     }
@@ -142,21 +157,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
 
     private void validateAction(Context ctx) {
         Access.requireAdmin(ctx);
-        JsonNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        catalog.checkRequest(body, problems, (action, params, prefix, found) -> {
-            catalog.check(action, params, prefix, found, PipelineParams.RULES);
-            StepUrls.check(action, params, prefix, found);
-        });
-        Responses.ok(
-                ctx,
-                Map.of(
-                        "object",
-                        "action.validation",
-                        "valid",
-                        problems.isEmpty(),
-                        "errors",
-                        ActionCatalog.errorsJson(problems)));
+        Responses.ok(ctx, new PipelineReplies.ActionValidation(checkAction(Requests.jsonObject(ctx))));
     }
 
     private void validate(Context ctx) {
@@ -166,31 +167,27 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         PipelineDefinition.read(body, catalog, problems);
         Responses.ok(
                 ctx,
-                Map.of(
-                        "object",
-                        "pipeline.validation",
-                        "valid",
-                        problems.isEmpty(),
-                        "errors",
-                        ActionCatalog.errorsJson(problems),
-                        "step_count",
-                        body.path("steps").size()));
+                new PipelineReplies.PipelineValidation(
+                        ActionCatalog.errorsJson(problems), body.path("steps").size()));
     }
 
     private void create(Context ctx) {
         Access.requireAdmin(ctx);
         PipelineStore.Stored stored = store.create(checked(Requests.jsonObject(ctx)));
-        Responses.created(ctx, "/pipelines/" + stored.id(), json(stored));
+        Responses.created(ctx, "/pipelines/" + stored.id(), PipelineReplies.PipelineReply.of(stored));
     }
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, Responses.page(store.list(PageParams.from(ctx)), PipelineStore.Stored::id, Pipelines::json));
+        Responses.ok(
+                ctx,
+                Responses.page(
+                        store.list(PageParams.from(ctx)), PipelineStore.Stored::id, PipelineReplies.PipelineReply::of));
     }
 
     private void get(Context ctx) {
         Access.requireAdmin(ctx);
-        Responses.ok(ctx, json(store.require(ctx.pathParam("pipeline_id"))));
+        Responses.ok(ctx, PipelineReplies.PipelineReply.of(store.require(ctx.pathParam("pipeline_id"))));
     }
 
     private void replace(Context ctx) {
@@ -198,7 +195,10 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         String id = ctx.pathParam("pipeline_id");
         store.require(id);
         PipelineDefinition definition = checked(Requests.jsonObject(ctx));
-        Responses.ok(ctx, json(store.replace(id, definition).orElseThrow(() -> PipelineStore.notFound(id))));
+        Responses.ok(
+                ctx,
+                PipelineReplies.PipelineReply.of(
+                        store.replace(id, definition).orElseThrow(() -> PipelineStore.notFound(id))));
     }
 
     private void delete(Context ctx) {
@@ -214,7 +214,47 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 // it finished meanwhile
             }
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "pipeline.deleted", "deleted", true));
+        Responses.ok(ctx, new PipelineReplies.Deleted(id));
+    }
+
+    private void versions(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = store.require(ctx.pathParam("pipeline_id")).id();
+        List<PipelineReplies.VersionReply> versions = store.versions(id).stream()
+                .map(PipelineReplies.VersionReply::of)
+                .toList();
+        Responses.ok(
+                ctx,
+                Responses.list(
+                        versions,
+                        versions.stream()
+                                .map(v -> Integer.toString(v.version()))
+                                .toList(),
+                        false));
+    }
+
+    private void pause(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("pipeline_id");
+        Responses.ok(
+                ctx, PipelineReplies.PipelineReply.of(store.pause(id).orElseThrow(() -> PipelineStore.notFound(id))));
+    }
+
+    private void resume(Context ctx) {
+        Access.requireAdmin(ctx);
+        String id = ctx.pathParam("pipeline_id");
+        Responses.ok(
+                ctx, PipelineReplies.PipelineReply.of(store.resume(id).orElseThrow(() -> PipelineStore.notFound(id))));
+    }
+
+    /** The problems of one action's params, as the catalog and the pipelines' own rules (step URLs) find them. */
+    private List<Map<String, Object>> checkAction(JsonNode body) {
+        var problems = new Problems();
+        catalog.checkRequest(body, problems, (action, params, prefix, found) -> {
+            catalog.check(action, params, prefix, found, PipelineParams.RULES);
+            StepUrls.check(action, params, prefix, found);
+        });
+        return ActionCatalog.errorsJson(problems);
     }
 
     @Override
@@ -250,6 +290,8 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 new EventRun.Refused("The params no longer fit the pipeline: "
                         + refused.problems().stream().map(Problem::message).collect(Collectors.joining(" ")));
             case Start.NoPipeline gone -> new EventRun.Refused("There is no pipeline '" + pipelineId + "' any more.");
+            case Start.Paused paused ->
+                new EventRun.Refused("Skipped: pipeline " + pipelineId + " is paused, so this firing started no run.");
         };
     }
 
@@ -260,6 +302,9 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         Optional<PipelineStore.Stored> pipeline = store.find(requireNonNull(pipelineId, "pipelineId"));
         if (pipeline.isEmpty()) {
             return new Start.NoPipeline();
+        }
+        if (pipeline.get().paused()) {
+            return new Start.Paused();
         }
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.get().definition(), catalog);
         var problems = new Problems();
@@ -298,19 +343,5 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         Optional<PipelineDefinition> definition = PipelineDefinition.read(body, catalog, problems);
         problems.throwIfAny();
         return definition.orElseThrow();
-    }
-
-    private static Map<String, Object> json(PipelineStore.Stored stored) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", stored.id());
-        json.put("object", "pipeline");
-        json.put("name", stored.definition().path("name").asText());
-        json.put("description", stored.definition().path("description").asText());
-        json.put("version", stored.version());
-        json.put("step_count", stored.stepCount());
-        json.put("created_at", stored.createdAtMillis() / 1000);
-        json.put("updated_at", stored.updatedAtMillis() / 1000);
-        json.put("definition", stored.definition());
-        return json;
     }
 }

@@ -97,6 +97,7 @@ public final class AdminFixture {
                         + "\"params\": {\"message\": \"hi\"}}]}");
         objects.put("pipeline_id", pipeline);
         objects.put("run_id", create("/pipelines/" + pipeline + "/runs", "{}"));
+        objects.put("step_id", "say");
         objects.put("schedule_id", create("/pipelines/" + pipeline + "/schedules", "{\"cron\": \"0 3 * * *\"}"));
         return objects;
     }

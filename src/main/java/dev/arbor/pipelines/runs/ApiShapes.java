@@ -20,7 +20,7 @@ public final class ApiShapes {
     private ApiShapes() {}
 
     /** A run's status, as schedules also answer it. */
-    public static final Schema RUN_STATUS = oneOf("queued", "running", "completed", "failed", "cancelled");
+    public static final Schema RUN_STATUS = oneOf("queued", "running", "paused", "completed", "failed", "cancelled");
 
     static final Schema ERROR = nullable(object().required("code", string()).required("message", string()));
 
@@ -50,10 +50,28 @@ public final class ApiShapes {
                     .required("started_at", nullable(timestamp()))
                     .required("finished_at", nullable(timestamp()))
                     .required("deadline_at", nullable(timestamp()))
+                    .required("paused_at", nullable(timestamp()))
+                    .required("replay_of", nullable(string()))
                     .optional(
                             "progress",
                             object().required("total_steps", integer()).required("finished_steps", integer()))
                     .optional("steps", arrayOf(STEP)));
+    static final Schema APPROVAL = named(
+            "Approval",
+            resource("pipeline.approval")
+                    .required("run_id", string())
+                    .required("step_id", string())
+                    .required("pipeline_id", string())
+                    .required("status", oneOf("pending", "approved", "rejected"))
+                    .required("message", string())
+                    .required("approvers", arrayOf(string()))
+                    .required("on_timeout", oneOf("approve", "reject"))
+                    .required("requested_at", timestamp())
+                    .required("expires_at", timestamp())
+                    .required("decided_by", nullable(string()))
+                    .required("decided_at", nullable(timestamp()))
+                    .required("comment", nullable(string())));
+    static final Schema APPROVALS = Schema.list(APPROVAL);
     static final Schema EVENT = named(
             "RunEvent",
             object().required("id", integer())

@@ -10,7 +10,6 @@ import com.github.kagkarlsson.scheduler.task.ExecutionContext;
 import com.github.kagkarlsson.scheduler.task.FailureHandler;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
-import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.arbor.pipelines.actions.Outcome;
 import dev.arbor.pipelines.actions.StepActions;
@@ -71,8 +70,12 @@ public final class RunEngine implements AutoCloseable {
     private static final String DEADLINE_TASK = "pipeline-run-deadline";
     /** The engine's own table (migration V48): its executions are steps and deadlines, nothing else. */
     private static final String JOB_TABLE = "pipeline_jobs";
+    /** The action that asks people: handled here, as it waits on the run's own tables. */
+    static final String APPROVAL = "approval";
     /** A step attempt's time limit when the step sets none. */
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
+    /** How often a paused run's deadline looks again whether the run was resumed (its deadline moved on). */
+    static final long PAUSED_DEADLINE_CHECK_MILLIS = 60_000;
     /** Steps running at once on this node, over all runs. */
     static final int PARALLEL_STEPS = 16;
 
@@ -105,7 +108,7 @@ public final class RunEngine implements AutoCloseable {
     private final StepActions actions;
     private final Clock clock;
     private final CustomTask<StepTask> stepTask;
-    private final OneTimeTask<DeadlineTask> deadlineTask;
+    private final CustomTask<DeadlineTask> deadlineTask;
     private final JobEngine engine;
     private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, Set<Future<?>>> inFlight = new ConcurrentHashMap<>();
@@ -120,6 +123,7 @@ public final class RunEngine implements AutoCloseable {
     private record KeptRun(PipelineDefinition definition, RunStore.Kept stored) {}
 
     private final Database database;
+    private final ApprovalStore approvals;
     private final Object signal = new Object();
     private volatile boolean started;
 
@@ -132,6 +136,7 @@ public final class RunEngine implements AutoCloseable {
             Clock clock,
             RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
+        this.approvals = new ApprovalStore(database);
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
         this.expressions = requireNonNull(expressions, "expressions");
@@ -145,9 +150,8 @@ public final class RunEngine implements AutoCloseable {
                                 "pipeline step {} failed in the engine 8 times; it is " + "given up",
                                 complete.getExecution().taskInstance.getId())))
                 .execute(this::executeStep);
-        this.deadlineTask = Tasks.oneTime(DEADLINE_TASK, DeadlineTask.class)
-                .execute((instance, context) ->
-                        timeOut(instance.getData().runId(), instance.getData().generation()));
+        this.deadlineTask = Tasks.custom(DEADLINE_TASK, DeadlineTask.class)
+                .execute((instance, context) -> deadline(instance.getData()));
         this.engine = new JobEngine(
                 database, JOB_TABLE, PARALLEL_STEPS, new JsonTaskData(), clock, List.of(stepTask, deadlineTask));
     }
@@ -165,7 +169,7 @@ public final class RunEngine implements AutoCloseable {
         engine.start();
         for (String runId : store.activeRunIds()) {
             try {
-                resume(runId);
+                pickUp(runId);
             } catch (RuntimeException e) {
                 LOG.error("run {} could not be resumed", runId, e);
             }
@@ -214,6 +218,8 @@ public final class RunEngine implements AutoCloseable {
                 now,
                 OptionalLong.empty(),
                 OptionalLong.empty(),
+                OptionalLong.empty(),
+                Optional.empty(),
                 steps);
         if (!store.create(run, once)) {
             return Optional.empty();
@@ -231,6 +237,90 @@ public final class RunEngine implements AutoCloseable {
         return Optional.of(run);
     }
 
+    /**
+     * Starts a new run that replays an ended one ({@code replay_of}) on {@code definition} (its own, or the
+     * pipeline's latest): the steps named in {@code reused} start completed with the outputs they had, and do not run;
+     * the others run. The run it replays is not changed.
+     */
+    Run replay(
+            Run old,
+            RunnablePipelines.Pipeline pipeline,
+            PipelineDefinition definition,
+            ObjectNode params,
+            ObjectNode trigger,
+            Set<String> reused) {
+        long now = clock.millis();
+        var steps = new ArrayList<StepRun>();
+        for (int i = 0; i < definition.steps().size(); i++) {
+            String id = definition.steps().get(i).id();
+            Optional<StepRun> reusedStep = old.step(id).filter(step -> reused.contains(step.id()));
+            int position = i;
+            steps.add(reusedStep
+                    .map(step -> new StepRun(
+                            id,
+                            position,
+                            StepStatus.COMPLETED,
+                            step.attempts(),
+                            step.outputs(),
+                            Optional.empty(),
+                            step.startedAt(),
+                            step.finishedAt(),
+                            OptionalLong.empty(),
+                            OptionalLong.empty()))
+                    .orElseGet(() -> new StepRun(
+                            id,
+                            position,
+                            StepStatus.PENDING,
+                            0,
+                            Optional.empty(),
+                            Optional.empty(),
+                            OptionalLong.empty(),
+                            OptionalLong.empty(),
+                            OptionalLong.empty(),
+                            OptionalLong.empty())));
+        }
+        var run = new Run(
+                Ids.next("run"),
+                pipeline.id(),
+                pipeline.version(),
+                pipeline.definition(),
+                params,
+                trigger,
+                RunStatus.QUEUED,
+                1,
+                Optional.empty(),
+                Optional.empty(),
+                old.timeoutSeconds(),
+                now + old.timeoutSeconds() * 1000L,
+                now,
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                Optional.of(old.id()),
+                steps);
+        store.create(run, Optional.empty());
+        kept.put(run.id(), new KeptRun(definition, new RunStore.Kept(run.definition())));
+        List<String> ready = store.whileActive(run.id(), run.generation(), tx -> {
+                    tx.runEvent(
+                            RunStatus.QUEUED,
+                            "A replay of run " + old.id()
+                                    + (reused.isEmpty()
+                                            ? "; every step runs again."
+                                            : "; these steps keep the outputs they had there and do not run: "
+                                                    + String.join(
+                                                            ", ",
+                                                            reused.stream()
+                                                                    .sorted()
+                                                                    .toList()) + "."));
+                    return advance(tx, definition);
+                })
+                .orElse(List.of());
+        scheduleDeadline(run.id(), run.generation(), run.deadlineAt());
+        schedule(run.id(), run.generation(), ready);
+        signal();
+        return store.find(run.id()).orElseThrow();
+    }
+
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
     public Run cancel(String runId) {
         Optional<RunStatus> refused = store.locked(runId, tx -> {
@@ -240,7 +330,7 @@ public final class RunEngine implements AutoCloseable {
                     }
                     tx.endOpenSteps(StepStatus.CANCELLED, "The run was cancelled.");
                     tx.endRun(RunStatus.CANCELLED, Optional.empty(), Optional.empty());
-                    tx.runEvent("cancelled", "The run was cancelled.");
+                    tx.runEvent(RunStatus.CANCELLED, "The run was cancelled.");
                     return Optional.<RunStatus>empty();
                 })
                 .orElseThrow();
@@ -268,7 +358,7 @@ public final class RunEngine implements AutoCloseable {
                             .filter(s -> s.status() == StepStatus.FAILED || s.status() == StepStatus.CANCELLED)
                             .map(StepRun::id)
                             .collect(Collectors.joining(", "));
-                    tx.runEvent("running", "The run was retried; these steps start over: " + again + ".");
+                    tx.runEvent(RunStatus.RUNNING, "The run was retried; these steps start over: " + again + ".");
                     ready.addAll(advance(tx, definition(run)));
                     return Optional.<RunStatus>empty();
                 })
@@ -281,6 +371,161 @@ public final class RunEngine implements AutoCloseable {
         schedule(runId, run.generation(), ready);
         signal();
         return run;
+    }
+
+    /**
+     * Pauses a run that has not ended: no new step starts (a step due or ready stays as it is), and the steps running
+     * now finish. A paused run holds no thread: its parked steps' executions find it paused and end, to be scheduled
+     * again when it is resumed. A run paused already is answered as it is.
+     */
+    Run pause(String runId) {
+        Optional<RunStatus> refused = store.locked(runId, tx -> {
+                    RunStatus status = tx.run().status();
+                    if (!status.active()) {
+                        return Optional.of(status);
+                    }
+                    if (tx.pause()) {
+                        tx.runEvent(
+                                RunStatus.PAUSED,
+                                "The run was paused: steps running now finish, and no new step starts until it is "
+                                        + "resumed.");
+                    }
+                    return Optional.<RunStatus>empty();
+                })
+                .orElseThrow();
+        if (refused.isPresent()) {
+            throw new RunStateException(refused.get());
+        }
+        signal();
+        return store.find(runId).orElseThrow();
+    }
+
+    /**
+     * Resumes a paused run: its deadline, and the due times and wait deadlines of its waiting and retrying steps, move
+     * on by the time it was paused, and every step that is ready or open is scheduled. A run that is not paused and
+     * has not ended is answered as it is.
+     */
+    Run resume(String runId) {
+        Optional<RunStatus> refused = store.locked(runId, tx -> {
+                    Run run = tx.run();
+                    if (!run.status().active()) {
+                        return Optional.of(run.status());
+                    }
+                    if (run.status() == RunStatus.PAUSED) {
+                        long paused = Math.max(0, tx.now() - run.pausedAt().orElse(tx.now()));
+                        RunStatus to = run.startedAt().isPresent() ? RunStatus.RUNNING : RunStatus.QUEUED;
+                        tx.unpause(to, paused);
+                        tx.runEvent(
+                                to,
+                                "The run was resumed after " + paused / 1000 + " s paused; its deadline and its "
+                                        + "steps' waits moved on as much.");
+                    }
+                    return Optional.<RunStatus>empty();
+                })
+                .orElseThrow();
+        if (refused.isPresent()) {
+            throw new RunStateException(refused.get());
+        }
+        pickUp(runId);
+        Run run = store.find(runId).orElseThrow();
+        try {
+            // the deadline armed before the pause would look at the run again within a minute; this is on time
+            engine.client()
+                    .reschedule(
+                            deadlineTask.instanceId(new DeadlineTask(runId, run.generation()).instance()),
+                            Instant.ofEpochMilli(run.deadlineAt()));
+        } catch (RuntimeException e) {
+            // executing now: it finds the deadline moved on and waits for it
+        }
+        signal();
+        return run;
+    }
+
+    ApprovalStore approvals() {
+        return approvals;
+    }
+
+    /** What answering an approval step came to. */
+    sealed interface Answer {
+        /** This answer decided the step; its execution was asked to go on now. */
+        record Decided(ApprovalStore.Approval approval) implements Answer {}
+
+        /** The step asks no question at the run's generation (not an approval step, or not reached yet). */
+        record NoQuestion() implements Answer {}
+
+        /** The caller is not one of the approvers; the refusal is in the run's events. */
+        record NotAnApprover() implements Answer {}
+
+        /** Someone (or the timeout) answered first. */
+        record AnsweredAlready(ApprovalStore.Approval approval) implements Answer {}
+
+        /** The run has ended. */
+        record RunEnded(RunStatus status) implements Answer {}
+    }
+
+    /**
+     * Answers an approval step for {@code caller}: of two answers at once (on two servers, too) exactly one decides;
+     * the step's execution is then asked to go on at once (a paused run's goes on when it is resumed).
+     */
+    Answer answer(
+            String runId,
+            String stepId,
+            ApprovalStore.Status decision,
+            dev.arbor.access.Principal caller,
+            Optional<String> comment) {
+        Run run = store.find(runId).orElseThrow();
+        Optional<ApprovalStore.Approval> asked = approvals.find(runId, stepId, run.generation());
+        if (asked.isEmpty()) {
+            return run.status().active() ? new Answer.NoQuestion() : new Answer.RunEnded(run.status());
+        }
+        ApprovalStore.Approval approval = asked.get();
+        boolean allowed = approval.answerableBy(caller);
+        Answer answer = store.locked(runId, tx -> {
+                    RunStatus status = tx.run().status();
+                    if (!allowed) {
+                        tx.logEvent(
+                                stepId,
+                                "warning",
+                                "Token " + caller.tokenId() + " tried to "
+                                        + (decision == ApprovalStore.Status.APPROVED ? "approve" : "reject")
+                                        + " and is not one of the approvers; refused.");
+                        return new Answer.NotAnApprover();
+                    }
+                    if (!status.active()) {
+                        boolean pending = ApprovalStore.find(tx.handle(), runId, stepId, run.generation())
+                                .filter(now -> now.status() == ApprovalStore.Status.PENDING)
+                                .isPresent();
+                        return pending ? new Answer.RunEnded(status) : new Answer.AnsweredAlready(approval);
+                    }
+                    if (!ApprovalStore.decide(tx, approval.id(), decision, caller.tokenId(), comment)) {
+                        return new Answer.AnsweredAlready(approval);
+                    }
+                    tx.logEvent(
+                            stepId,
+                            "info",
+                            (decision == ApprovalStore.Status.APPROVED ? "Approved" : "Rejected") + " by "
+                                    + caller.tokenId()
+                                    + comment.map(c -> ": " + c).orElse("."));
+                    tx.dueNow(stepId);
+                    return new Answer.Decided(approval);
+                })
+                .orElseThrow();
+        if (answer instanceof Answer.Decided) {
+            try {
+                engine.client()
+                        .reschedule(
+                                stepTask.instanceId(new StepTask(runId, stepId, run.generation()).instance()),
+                                clock.instant());
+            } catch (RuntimeException e) {
+                // executing now, or gone with a pause: its next look (or the resume) finds the answer
+            }
+            signal();
+        }
+        if (answer instanceof Answer.AnsweredAlready) {
+            return new Answer.AnsweredAlready(
+                    approvals.find(runId, stepId, run.generation()).orElseThrow());
+        }
+        return answer;
     }
 
     /** Waits up to {@code millis} for any run to change here; another node's changes are seen by polling. */
@@ -348,7 +593,8 @@ public final class RunEngine implements AutoCloseable {
         Optional<Run> found = known == null ? store.find(task.runId()) : store.find(task.runId(), known.stored());
         if (found.isEmpty()
                 || found.get().generation() != task.generation()
-                || !found.get().status().active()) {
+                || !found.get().status().moving()) {
+            // a paused run's step ends its execution here: resuming the run schedules it again
             return Next.NOTHING;
         }
         Run run = found.get();
@@ -426,7 +672,12 @@ public final class RunEngine implements AutoCloseable {
                                 return false;
                             }
                             if (state.status() != StepStatus.WAITING) {
-                                tx.stepEvent(task.stepId(), "waiting", "Waiting for its condition.");
+                                tx.stepEvent(
+                                        task.stepId(),
+                                        StepStatus.WAITING,
+                                        step.action().equals(APPROVAL)
+                                                ? "Waiting for an approver's answer."
+                                                : "Waiting for its condition.");
                             }
                             tx.parkStep(
                                     task.stepId(),
@@ -449,19 +700,22 @@ public final class RunEngine implements AutoCloseable {
      */
     private record Start(int attempt, StepStatus before, RunStatus runWas) {}
 
-    /** Marks a step running for an attempt (and its run, at its first step); false when the step has ended. */
+    /**
+     * Marks a step running for an attempt (and its run, at its first step); false when the step has ended, or the run
+     * was paused since the step's execution read it.
+     */
     private static boolean begin(RunStore.Transition tx, PipelineDefinition.Step step, Start start) {
-        if (!tx.startStep(step.id(), start.attempt())) {
+        if (tx.paused() || !tx.startStep(step.id(), start.attempt())) {
             return false;
         }
         if (start.runWas() == RunStatus.QUEUED && tx.runStarted()) {
-            tx.runEvent("running", "The run started.");
+            tx.runEvent(RunStatus.RUNNING, "The run started.");
         }
         if (start.before() != StepStatus.WAITING) {
             int of = step.retry().map(PipelineDefinition.Retry::maxAttempts).orElse(1);
             tx.stepEvent(
                     step.id(),
-                    "running",
+                    StepStatus.RUNNING,
                     "Started" + (of > 1 ? ", attempt " + start.attempt() + " of " + of : "")
                             + (start.before() == StepStatus.RUNNING
                                     ? " (again: the attempt before was cut off when a server stopped)"
@@ -496,6 +750,9 @@ public final class RunEngine implements AutoCloseable {
                             + "not valid: "
                             + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")),
                     false);
+        }
+        if (step.action().equals(APPROVAL)) {
+            return approval(task, run, params, now, startedAt, waitDeadline);
         }
         var completedOutputs = new HashMap<String, JsonNode>();
         run.steps().stream()
@@ -557,6 +814,61 @@ public final class RunEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * An approval step's attempt: asks its question the first time, waits (holding no thread) until it is answered
+     * or its time runs out (then {@code on_timeout} answers), and ends with the answer: approved completes the step,
+     * rejected fails it.
+     */
+    private Outcome approval(
+            StepTask task, Run run, ObjectNode params, long now, long startedAt, OptionalLong waitDeadline) {
+        long expires = waitDeadline.isPresent()
+                ? waitDeadline.getAsLong()
+                : startedAt + params.path("timeout_seconds").asLong(86_400) * 1000;
+        var approvers = new ArrayList<String>();
+        params.path("approvers").forEach(approver -> approvers.add(approver.asText()));
+        ApprovalStore.Approval asked = approvals.ask(
+                task.runId(),
+                task.stepId(),
+                task.generation(),
+                run.pipelineId(),
+                params.path("message").asText(),
+                approvers,
+                params.path("on_timeout").asText("reject").equals("approve")
+                        ? ApprovalStore.Status.APPROVED
+                        : ApprovalStore.Status.REJECTED,
+                now,
+                expires);
+        if (asked.status() == ApprovalStore.Status.PENDING && now >= asked.expiresAt()) {
+            approvals.expire(asked.id(), now);
+            asked = approvals
+                    .find(task.runId(), task.stepId(), task.generation())
+                    .orElseThrow();
+        }
+        String by = asked.decidedBy().orElse("");
+        return switch (asked.status()) {
+            case PENDING -> new Outcome.Waiting(asked.expiresAt(), asked.expiresAt());
+            case APPROVED -> new Outcome.Done(decision(asked));
+            case REJECTED ->
+                new Outcome.Failed(
+                        "approval_rejected",
+                        (by.equals("timeout")
+                                        ? "No approver answered in time, and its on_timeout rejects"
+                                        : "Rejected by " + by)
+                                + asked.comment().map(c -> ": " + c).orElse("."),
+                        false);
+        };
+    }
+
+    /** An approval's answer as its step's outputs: {@code decision}, {@code by}, {@code at} (seconds), {@code comment}. */
+    private static ObjectNode decision(ApprovalStore.Approval approval) {
+        ObjectNode outputs = Json.object()
+                .put("decision", approval.status().json())
+                .put("by", approval.decidedBy().orElse(""))
+                .put("at", approval.decidedAt().orElse(0) / 1000);
+        outputs.put("comment", approval.comment().orElse(null));
+        return outputs;
+    }
+
     private Next failed(
             StepTask task, PipelineDefinition definition, Optional<Start> start, int attempt, Outcome.Failed failure) {
         PipelineDefinition.Step step = definition.step(task.stepId());
@@ -575,7 +887,7 @@ public final class RunEngine implements AutoCloseable {
                         tx.parkStep(task.stepId(), StepStatus.RETRYING, due, OptionalLong.empty(), Optional.of(error));
                         tx.stepEvent(
                                 task.stepId(),
-                                "retrying",
+                                StepStatus.RETRYING,
                                 "Attempt " + attempt + " of " + of + " failed (" + failure.code() + ": "
                                         + failure.message() + "); the next one in " + delay / 1000.0 + " s.");
                         return true;
@@ -623,7 +935,7 @@ public final class RunEngine implements AutoCloseable {
                     if (!tx.endStep(task.stepId(), status, outputs, error)) {
                         return Moved.NOTHING;
                     }
-                    tx.stepEvent(task.stepId(), status.json(), message);
+                    tx.stepEvent(task.stepId(), status, message);
                     if (status == StepStatus.FAILED
                             && definition.step(task.stepId()).onFailure() == PipelineDefinition.OnFailure.FAIL) {
                         ObjectNode runError =
@@ -635,7 +947,7 @@ public final class RunEngine implements AutoCloseable {
                         if (tx.endStep(target, StepStatus.SKIPPED, Optional.empty(), Optional.empty())) {
                             tx.stepEvent(
                                     target,
-                                    "skipped",
+                                    StepStatus.SKIPPED,
                                     "Skipped: branch step " + task.stepId() + " did not lead to it.");
                         }
                     }
@@ -683,7 +995,7 @@ public final class RunEngine implements AutoCloseable {
                         && !step.dependsOn().isEmpty()
                         && step.dependsOn().stream().allMatch(d -> status.get(d) == StepStatus.SKIPPED)) {
                     tx.endStep(step.id(), StepStatus.SKIPPED, Optional.empty(), Optional.empty());
-                    tx.stepEvent(step.id(), "skipped", "Skipped: every step it depends on was skipped.");
+                    tx.stepEvent(step.id(), StepStatus.SKIPPED, "Skipped: every step it depends on was skipped.");
                     status.put(step.id(), StepStatus.SKIPPED);
                     endedNow.add(step.id());
                     changed = true;
@@ -718,20 +1030,41 @@ public final class RunEngine implements AutoCloseable {
             return;
         }
         tx.endRun(RunStatus.COMPLETED, Optional.of(outputs), Optional.empty());
-        tx.runEvent("completed", "The run completed.");
+        tx.runEvent(RunStatus.COMPLETED, "The run completed.");
     }
 
     private static void failRun(RunStore.Transition tx, ObjectNode error, String message) {
         tx.endOpenSteps(StepStatus.CANCELLED, message);
         tx.endRun(RunStatus.FAILED, Optional.empty(), Optional.of(error));
-        tx.runEvent("failed", message + " " + error.path("message").asText());
+        tx.runEvent(RunStatus.FAILED, message + " " + error.path("message").asText());
     }
 
-    private void timeOut(String runId, int generation) {
-        boolean timedOut = store.whileActive(runId, generation, tx -> {
+    private CompletionHandler<DeadlineTask> deadline(DeadlineTask task) {
+        OptionalLong again = timeOut(task.runId(), task.generation());
+        if (again.isEmpty()) {
+            return new CompletionHandler.OnCompleteRemove<>();
+        }
+        Instant due = Instant.ofEpochMilli(again.getAsLong());
+        return (complete, operations) -> operations.reschedule(complete, due);
+    }
+
+    /** What a look at a run's deadline came to: whether it timed the run out, and when to look again. */
+    private record DeadlineCheck(boolean timedOut, OptionalLong again) {
+        static final DeadlineCheck DONE = new DeadlineCheck(false, OptionalLong.empty());
+    }
+
+    /**
+     * Fails a run past its deadline. A paused run's time does not count: its deadline is looked at again later (a
+     * resume moves it on by the time paused), as is a deadline a resume moved on. Returns when to look again.
+     */
+    private OptionalLong timeOut(String runId, int generation) {
+        DeadlineCheck check = store.whileActive(runId, generation, tx -> {
                     Run run = tx.run();
+                    if (run.status() == RunStatus.PAUSED) {
+                        return new DeadlineCheck(false, OptionalLong.of(tx.now() + PAUSED_DEADLINE_CHECK_MILLIS));
+                    }
                     if (tx.now() < run.deadlineAt()) {
-                        return false;
+                        return new DeadlineCheck(false, OptionalLong.of(run.deadlineAt()));
                     }
                     failRun(
                             tx,
@@ -741,12 +1074,13 @@ public final class RunEngine implements AutoCloseable {
                                             "message",
                                             "The run took longer than its " + run.timeoutSeconds() + " seconds."),
                             "The run timed out.");
-                    return true;
+                    return new DeadlineCheck(true, OptionalLong.empty());
                 })
-                .orElse(false);
-        if (timedOut) {
+                .orElse(DeadlineCheck.DONE);
+        if (check.timedOut()) {
             ended(runId);
         }
+        return check.again();
     }
 
     /**
@@ -780,8 +1114,11 @@ public final class RunEngine implements AutoCloseable {
         }
     }
 
-    /** Makes sure a run left unfinished by a stopped server goes on: every open step has its execution. */
-    private void resume(String runId) {
+    /**
+     * Makes sure a run goes on (left unfinished by a stopped server, or resumed): every ready or open step has its
+     * execution.
+     */
+    private void pickUp(String runId) {
         Run run = store.find(runId).orElseThrow();
         PipelineDefinition definition = definition(run);
         List<String> ready = store.whileActive(runId, run.generation(), tx -> advance(tx, definition))

@@ -1,19 +1,18 @@
 package dev.arbor.pipelines.runs;
 
 import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.runs.RunStore.Run;
 import dev.arbor.pipelines.runs.RunStore.RunStatus;
-import dev.arbor.pipelines.runs.RunStore.StepRun;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.EventStream;
 import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.PageParams;
@@ -28,10 +27,8 @@ import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /** The routes of runs: start one, read it and its events (also as a stream), cancel it, retry it. */
@@ -43,6 +40,24 @@ public final class RunRoutes {
                     OPTIONAL, "timeout_seconds", 1, PipelineDefinition.MAX_TIMEOUT_SECONDS)
             .refusedAs(PipelineDefinition.TIMEOUT_REFUSAL);
     private static final BodySpec START = BodySpec.closed("a run", PARAMS, TIMEOUT_SECONDS);
+    private static final BodyField.Word<ApprovalStore.Status> DECISION = BodyField.word(
+            REQUIRED,
+            "decision",
+            List.of(ApprovalStore.Status.APPROVED, ApprovalStore.Status.REJECTED),
+            ApprovalStore.Status::json);
+    private static final BodyField.Text COMMENT = BodyField.text(OPTIONAL, "comment", 2_000);
+    private static final BodySpec ANSWER = BodySpec.closed("an approval's answer", DECISION, COMMENT);
+    private static final QueryParam APPROVAL_STATUS = new QueryParam(
+            "status",
+            Schema.oneOf("pending", "approved", "rejected"),
+            "Only questions in this status (default pending).");
+    private static final BodyField.Text FROM_STEP = BodyField.text(OPTIONAL, "from_step", 200);
+    private static final BodyField.Flag LATEST = BodyField.flag(OPTIONAL, "latest");
+    private static final BodySpec REPLAY = BodySpec.closed("a replay", FROM_STEP, PARAMS, LATEST);
+    private static final BodyField.Word<RunStatus> ENDED_STATUS = BodyField.word(
+            OPTIONAL, "status", List.of(RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.COMPLETED), RunStatus::json);
+    private static final BodyField.Whole SINCE = BodyField.integer(OPTIONAL, "since", 0, 100_000_000_000L);
+    private static final BodySpec REPLAY_ALL = BodySpec.closed("a bulk replay", ENDED_STATUS, SINCE);
     private static final int STREAM_BATCH = 500;
 
     private static final QueryParam STATUS =
@@ -50,7 +65,7 @@ public final class RunRoutes {
     private final RunnablePipelines pipelines;
     private final RunStore runs;
     private final RunEngine engine;
-    private final ActionCatalog catalog;
+    private final RunControl control;
     private final EventStreams streams;
 
     public RunRoutes(
@@ -58,7 +73,7 @@ public final class RunRoutes {
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.runs = requireNonNull(runs, "runs");
         this.engine = requireNonNull(engine, "engine");
-        this.catalog = requireNonNull(catalog, "catalog");
+        this.control = new RunControl(pipelines, runs, engine, catalog);
         this.streams = requireNonNull(streams, "streams");
     }
 
@@ -80,6 +95,41 @@ public final class RunRoutes {
                 .ok(ApiShapes.RUN)
                 .action("/runs/{run_id}/retry", "Run a failed run again from the steps that failed", this::retry)
                 .ok(ApiShapes.RUN)
+                .action(
+                        "/runs/{run_id}/pause",
+                        "Pause a run: steps running now finish, no new step starts, and time paused does not count "
+                                + "against its deadline or its steps' waits",
+                        this::pause)
+                .ok(ApiShapes.RUN)
+                .action("/runs/{run_id}/resume", "Resume a paused run where it stood", this::resume)
+                .ok(ApiShapes.RUN)
+                .post(
+                        "/runs/{run_id}/replay",
+                        "Start a new run replaying an ended one from a step (default: its first failed step); the steps"
+                                + " not after it keep their outputs and do not run",
+                        this::replay)
+                .body(REPLAY.schema())
+                .accepted(ApiShapes.RUN)
+                .post(
+                        "/pipelines/{pipeline_id}/runs/replay",
+                        "Replay each ended run of a pipeline in a status (default failed) created since a time, that no"
+                                + " run replays yet: at most 100, oldest first, each from its first failed step",
+                        this::replayAll)
+                .body(REPLAY_ALL.schema())
+                .accepted(Schema.list(ApiShapes.RUN))
+                .post(
+                        "/runs/{run_id}/steps/{step_id}/approval",
+                        "Answer an approval step, as one of its approvers: approved lets the run go on, rejected fails"
+                                + " the step; the first answer decides",
+                        this::answer)
+                .body(ANSWER.schema())
+                .ok(ApiShapes.APPROVAL)
+                .get(
+                        "/approvals",
+                        "The approval steps' questions the caller may answer, oldest first (status=pending by default)",
+                        this::approvals)
+                .query(APPROVAL_STATUS, PageParams.LIMIT)
+                .ok(ApiShapes.APPROVALS)
                 .get(
                         "/runs/{run_id}/events",
                         "A run's events: JSON pages, or a stream (Accept: text/event-stream)",
@@ -92,77 +142,106 @@ public final class RunRoutes {
     private void start(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
-        RunnablePipelines.Pipeline pipeline = pipelines.require(pipelineId);
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = START.reader(body);
-        Problems problems = reader.problems();
-        PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
-        ObjectNode params = definition.runParams(PARAMS.read(reader).orElse(MissingNode.getInstance()), problems);
-        int timeout = TIMEOUT_SECONDS.read(reader).map(Long::intValue).orElse(definition.timeoutSeconds());
-        problems.throwIfAny();
-        ObjectNode trigger = Json.object().put("type", "manual");
-        trigger.putObject("event").put("type", "manual");
-        Run run = engine.start(pipeline, params, trigger, timeout, Optional.empty())
-                .orElseThrow();
+        Run run = control.start(pipelineId, PARAMS.read(reader), TIMEOUT_SECONDS.read(reader), reader.problems());
         ctx.header("location", "/runs/" + run.id());
-        Responses.json(ctx, 202, json(run, Optional.of(definition)));
+        Responses.json(ctx, 202, control.reply(run));
     }
 
     private void list(Context ctx) {
         Access.requireAdmin(ctx);
         String pipelineId = ctx.pathParam("pipeline_id");
         pipelines.require(pipelineId);
-        Optional<RunStatus> status = STATUS.read(ctx).map(text -> {
-            try {
-                return RunStatus.valueOf(text.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw ApiException.of(
-                        ErrorCode.INVALID_PARAMETER,
-                        "status",
-                        "`status` must be one of queued, " + "running, completed, failed, cancelled.");
-            }
-        });
+        Optional<RunStatus> status = RunControl.statusFilter(STATUS.read(ctx));
         Responses.ok(
-                ctx,
-                Responses.page(
-                        runs.list(pipelineId, PageParams.from(ctx), status),
-                        Run::id,
-                        run -> json(run, Optional.empty())));
+                ctx, Responses.page(runs.list(pipelineId, PageParams.from(ctx), status), Run::id, RunReply::listed));
     }
 
     private void get(Context ctx) {
         Access.requireAdmin(ctx);
-        Run run = find(ctx.pathParam("run_id"));
-        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+        Responses.ok(ctx, control.get(ctx.pathParam("run_id")));
     }
 
     private void cancel(Context ctx) {
         Access.requireAdmin(ctx);
-        Run run = find(ctx.pathParam("run_id"));
-        try {
-            run = engine.cancel(run.id());
-        } catch (RunEngine.RunStateException e) {
-            throw ApiException.of(
-                    ErrorCode.RUN_FINISHED,
-                    "run_id",
-                    "Run " + run.id() + " has finished (" + e.status.json()
-                            + "); only a queued or running run can be cancelled.");
-        }
-        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+        Responses.ok(ctx, control.cancel(ctx.pathParam("run_id")));
     }
 
     private void retry(Context ctx) {
         Access.requireAdmin(ctx);
-        Run run = find(ctx.pathParam("run_id"));
-        try {
-            run = engine.retry(run.id());
-        } catch (RunEngine.RunStateException e) {
-            throw ApiException.of(
-                    ErrorCode.RUN_NOT_FAILED,
-                    "run_id",
-                    "Run " + run.id() + " is " + e.status.json() + "; only a failed run can be retried.");
-        }
-        Responses.ok(ctx, json(run, Optional.of(PipelineDefinition.stored(run.definition(), catalog))));
+        Responses.ok(ctx, control.retry(ctx.pathParam("run_id")));
+    }
+
+    private void answer(Context ctx) {
+        Principal caller = Access.principal(ctx);
+        BodyReader reader = ANSWER.reader(Requests.jsonObject(ctx));
+        Optional<ApprovalStore.Status> decision = DECISION.read(reader);
+        Optional<String> comment = COMMENT.read(reader);
+        reader.problems().throwIfAny();
+        Responses.ok(
+                ctx,
+                control.answer(
+                        ctx.pathParam("run_id"), ctx.pathParam("step_id"), decision.orElseThrow(), caller, comment));
+    }
+
+    private void approvals(Context ctx) {
+        Principal caller = Access.principal(ctx);
+        ApprovalStore.Status status = APPROVAL_STATUS
+                .read(ctx)
+                .map(text -> Arrays.stream(ApprovalStore.Status.values())
+                        .filter(s -> s.json().equals(text))
+                        .findFirst()
+                        .orElseThrow(() -> ApiException.of(
+                                ErrorCode.INVALID_PARAMETER,
+                                "status",
+                                "`status` must be one of pending, approved, rejected.")))
+                .orElse(ApprovalStore.Status.PENDING);
+        List<ApprovalReply> shown =
+                control.approvals(status, caller, PageParams.from(ctx).limit());
+        Responses.ok(
+                ctx, Responses.list(shown, shown.stream().map(ApprovalReply::id).toList(), false));
+    }
+
+    private void replay(Context ctx) {
+        Access.requireAdmin(ctx);
+        ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
+        BodyReader reader = REPLAY.reader(body);
+        Run run = control.replay(
+                ctx.pathParam("run_id"),
+                FROM_STEP.read(reader),
+                PARAMS.read(reader),
+                LATEST.read(reader).orElse(false),
+                reader.problems());
+        ctx.header("location", "/runs/" + run.id());
+        Responses.json(ctx, 202, control.reply(run));
+    }
+
+    private void replayAll(Context ctx) {
+        Access.requireAdmin(ctx);
+        ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
+        BodyReader reader = REPLAY_ALL.reader(body);
+        RunStatus status = ENDED_STATUS.read(reader).orElse(RunStatus.FAILED);
+        long since = SINCE.read(reader).orElse(0L);
+        reader.problems().throwIfAny();
+        List<Run> started = control.replayAll(ctx.pathParam("pipeline_id"), status, since);
+        Responses.json(
+                ctx,
+                202,
+                Responses.list(
+                        started.stream().map(RunReply::listed).toList(),
+                        started.stream().map(Run::id).toList(),
+                        false));
+    }
+
+    private void pause(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, control.pause(ctx.pathParam("run_id")));
+    }
+
+    private void resume(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(ctx, control.resume(ctx.pathParam("run_id")));
     }
 
     /**
@@ -171,7 +250,7 @@ public final class RunRoutes {
      */
     private void events(Context ctx) throws IOException {
         Access.requireAdmin(ctx);
-        Run run = find(ctx.pathParam("run_id"));
+        Run run = control.require(ctx.pathParam("run_id"));
         String cursor = Optional.ofNullable(ctx.header("last-event-id"))
                 .orElse(PageParams.AFTER.read(ctx).orElse(null));
         long after = 0;
@@ -185,13 +264,13 @@ public final class RunRoutes {
         String accept = Optional.ofNullable(ctx.header("accept")).orElse("");
         if (!accept.contains("text/event-stream")) {
             int limit = PageParams.from(ctx).limit();
-            List<RunStore.Event> page = runs.events(run.id(), after, limit + 1);
+            List<RunEvent.Stored> page = runs.events(run.id(), after, limit + 1);
             boolean more = page.size() > limit;
-            List<RunStore.Event> shown = more ? page.subList(0, limit) : page;
+            List<RunEvent.Stored> shown = more ? page.subList(0, limit) : page;
             Responses.ok(
                     ctx,
                     Responses.list(
-                            shown.stream().map(RunRoutes::json).toList(),
+                            shown.stream().map(RunEventCodec::reply).toList(),
                             shown.stream().map(e -> Long.toString(e.id())).toList(),
                             more));
             return;
@@ -206,9 +285,10 @@ public final class RunRoutes {
             while (stream.open()) {
                 boolean finished =
                         !runs.find(runId).map(r -> r.status().active()).orElse(false);
-                List<RunStore.Event> events = runs.events(runId, after, STREAM_BATCH);
-                for (RunStore.Event event : events) {
-                    stream.send(event.id(), event.kind(), json(event));
+                List<RunEvent.Stored> events = runs.events(runId, after, STREAM_BATCH);
+                for (RunEvent.Stored event : events) {
+                    RunEventCodec.Reply reply = RunEventCodec.reply(event);
+                    stream.send(event.id(), reply.kind(), reply);
                     after = event.id();
                 }
                 if (finished && events.size() < STREAM_BATCH) {
@@ -229,81 +309,5 @@ public final class RunRoutes {
         } catch (IOException e) {
             // the client went away
         }
-    }
-
-    private Run find(String runId) {
-        return runs.find(runId)
-                .orElseThrow(
-                        () -> ApiException.of(ErrorCode.RUN_NOT_FOUND, "run_id", "There is no run '" + runId + "'."));
-    }
-
-    /** A run as the API shows it; with its definition, each step with its name and action. */
-    private static Map<String, Object> json(Run run, Optional<PipelineDefinition> definition) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", run.id());
-        json.put("object", "pipeline.run");
-        json.put("pipeline_id", run.pipelineId());
-        json.put("pipeline_version", run.pipelineVersion());
-        json.put("status", run.status().json());
-        json.put("params", run.params());
-        json.put("trigger", run.trigger());
-        json.put("outputs", run.outputs().orElse(null));
-        json.put("error", run.error().orElse(null));
-        json.put("timeout_seconds", run.timeoutSeconds());
-        json.put("created_at", run.createdAt() / 1000);
-        Json.putSeconds(json, "started_at", run.startedAt());
-        Json.putSeconds(json, "finished_at", run.finishedAt());
-        json.put("deadline_at", run.deadlineAt() / 1000);
-        definition.ifPresent(d -> {
-            long finished =
-                    run.steps().stream().filter(s -> s.status().finished()).count();
-            json.put(
-                    "progress",
-                    Map.of(
-                            "finished_steps",
-                            finished,
-                            "total_steps",
-                            run.steps().size()));
-            json.put(
-                    "steps",
-                    run.steps().stream()
-                            .map(step -> stepJson(step, d.step(step.id())))
-                            .toList());
-        });
-        return json;
-    }
-
-    private static Map<String, Object> stepJson(StepRun step, PipelineDefinition.Step definition) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", step.id());
-        json.put("name", definition.name());
-        json.put("action", definition.action());
-        json.put("status", step.status().json());
-        json.put("attempts", step.attempts());
-        json.put("outputs", step.outputs().orElse(null));
-        json.put("error", step.error().orElse(null));
-        Json.putSeconds(json, "started_at", step.startedAt());
-        Json.putSeconds(json, "finished_at", step.finishedAt());
-        json.put(
-                "duration_ms",
-                step.startedAt().isPresent() && step.finishedAt().isPresent()
-                        ? step.finishedAt().getAsLong() - step.startedAt().getAsLong()
-                        : null);
-        Json.putSeconds(json, "next_attempt_at", step.dueAt());
-        return json;
-    }
-
-    private static Map<String, Object> json(RunStore.Event event) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", event.id());
-        json.put("object", "pipeline.run.event");
-        json.put("run_id", event.runId());
-        json.put("kind", event.kind());
-        json.put("step_id", event.stepId().orElse(null));
-        json.put("status", event.status().orElse(null));
-        json.put("level", event.level().orElse(null));
-        json.put("message", event.message());
-        json.put("created_at", event.at() / 1000);
-        return json;
     }
 }

@@ -26,7 +26,6 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.StatementContext;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL of runs, their steps and their events. Every change to a run happens in a {@link Transition}: one
@@ -34,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RunStore {
     private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
-            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at";
+            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at, paused_at, replay_of";
     private static final String RUN_COLUMNS_BUT_DEFINITION = RUN_COLUMNS.replace("definition, ", "");
     private static final String STEP_COLUMNS = "step_id, position, status, attempts, outputs, error, started_at, "
             + "finished_at, due_at, wait_deadline_at";
@@ -42,11 +41,19 @@ public final class RunStore {
     enum RunStatus {
         QUEUED,
         RUNNING,
+        /** Started no new step until resumed; the steps that were running when it was paused finish. */
+        PAUSED,
         COMPLETED,
         FAILED,
         CANCELLED;
 
+        /** Not finished: it may still change (queued, running or paused). */
         boolean active() {
+            return this == QUEUED || this == RUNNING || this == PAUSED;
+        }
+
+        /** Whether its steps may start: queued or running, not paused. */
+        boolean moving() {
             return this == QUEUED || this == RUNNING;
         }
 
@@ -91,6 +98,8 @@ public final class RunStore {
             long createdAt,
             OptionalLong startedAt,
             OptionalLong finishedAt,
+            OptionalLong pausedAt,
+            Optional<String> replayOf,
             List<StepRun> steps) {
         public Run {
             steps = List.copyOf(steps);
@@ -112,17 +121,6 @@ public final class RunStore {
             OptionalLong finishedAt,
             OptionalLong dueAt,
             OptionalLong waitDeadlineAt) {}
-
-    /** One line of a run's history: a status change of the run or of a step, or a log line. */
-    record Event(
-            long id,
-            String runId,
-            long at,
-            String kind,
-            Optional<String> stepId,
-            Optional<String> status,
-            Optional<String> level,
-            String message) {}
 
     private final Database database;
     private final Clock clock;
@@ -174,11 +172,12 @@ public final class RunStore {
             // makes ours a no-op, not an error
             int inserted = handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, "
                             + "schedule_id, scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, "
-                            + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, "
+                            + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, NULL, :replayOf, "
                             + ":created, :schedule, :scheduled) ON CONFLICT DO NOTHING")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id())
+                    .bind("replayOf", run.replayOf().orElse(null))
                     .bind("pipeline", run.pipelineId())
                     .bind("version", run.pipelineVersion())
                     .bind("definition", Json.writeString(run.definition()))
@@ -192,16 +191,29 @@ public final class RunStore {
             if (inserted == 0) {
                 return false;
             }
+            // pending, or (in a replay) completed with the outputs of the run it replays
             var insert = handle.prepareBatch("INSERT INTO pipeline_run_steps (run_id, step_id, position, status, "
-                    + "attempts) VALUES (:run, :step, :position, 'pending', 0)");
+                    + "attempts, outputs, started_at, finished_at) VALUES (:run, :step, :position, :status, :attempts, "
+                    + ":outputs, :started, :finished)");
             for (StepRun step : run.steps()) {
                 insert.bind("run", run.id())
                         .bind("step", step.id())
                         .bind("position", step.position())
+                        .bind("status", step.status().json())
+                        .bind("attempts", step.attempts())
+                        .bind("outputs", step.outputs().map(Json::writeString).orElse(null))
+                        .bind(
+                                "started",
+                                step.startedAt().isPresent() ? step.startedAt().getAsLong() : null)
+                        .bind(
+                                "finished",
+                                step.finishedAt().isPresent()
+                                        ? step.finishedAt().getAsLong()
+                                        : null)
                         .add();
             }
             insert.execute();
-            new Transition(handle, run.id(), run.createdAt()).runEvent("queued", "The run is queued.");
+            new Transition(handle, run.id(), run.createdAt()).runEvent(RunStatus.QUEUED, "The run is queued.");
             return true;
         });
     }
@@ -334,6 +346,22 @@ public final class RunStore {
                 }));
     }
 
+    /**
+     * The ids of a pipeline's runs in {@code status} created at or after {@code since}, oldest first, that no run
+     * replays yet; at most {@code limit}.
+     */
+    List<String> unreplayed(String pipelineId, RunStatus status, long since, int limit) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs r WHERE pipeline_id = :p "
+                        + "AND status = :status AND created_at >= :since AND NOT EXISTS (SELECT 1 FROM pipeline_runs "
+                        + "later WHERE later.replay_of = r.id) ORDER BY created_at, id LIMIT :limit")
+                .bind("p", pipelineId)
+                .bind("status", status.json())
+                .bind("since", since)
+                .bind("limit", limit)
+                .mapTo(String.class)
+                .list());
+    }
+
     /** The ids of runs not finished yet (queued or running), to pick up again after a restart. */
     List<String> activeRunIds() {
         return database.read(handle -> handle.createQuery(
@@ -344,35 +372,36 @@ public final class RunStore {
 
     public List<String> activeRunsOf(String pipelineId) {
         return database.read(handle -> handle.createQuery(
-                        "SELECT id FROM pipeline_runs WHERE pipeline_id = :p " + "AND status IN ('queued', 'running')")
+                        "SELECT id FROM pipeline_runs WHERE pipeline_id = :p AND status IN ('queued', 'running', 'paused')")
                 .bind("p", pipelineId)
                 .mapTo(String.class)
                 .list());
     }
 
     /** Events of a run after the one with id {@code afterId}, oldest first. */
-    List<Event> events(String runId, long afterId, int limit) {
+    List<RunEvent.Stored> events(String runId, long afterId, int limit) {
         return database.read(handle -> handle.createQuery(
                         "SELECT id, run_id, at, kind, step_id, status, level, "
                                 + "message FROM pipeline_run_events WHERE run_id = :run AND id > :after ORDER BY id LIMIT :limit")
                 .bind("run", runId)
                 .bind("after", afterId)
                 .bind("limit", limit)
-                .map((rs, ctx) -> new Event(
+                .map((rs, ctx) -> new RunEvent.Stored(
                         rs.getLong("id"),
                         rs.getString("run_id"),
                         rs.getLong("at"),
-                        rs.getString("kind"),
-                        Optional.ofNullable(rs.getString("step_id")),
-                        Optional.ofNullable(rs.getString("status")),
-                        Optional.ofNullable(rs.getString("level")),
-                        rs.getString("message")))
+                        RunEventCodec.read(new RunEventCodec.Columns(
+                                rs.getString("kind"),
+                                rs.getString("step_id"),
+                                rs.getString("status"),
+                                rs.getString("level"),
+                                rs.getString("message")))))
                 .list());
     }
 
     /**
-     * Runs {@code work} in one transaction on a run that is still active at {@code generation}; empty, with nothing
-     * done, when it is not (finished, cancelled, retried since, or gone).
+     * Runs {@code work} in one transaction on a run that is still active (paused included: its running steps end) at
+     * {@code generation}; empty, with nothing done, when it is not (finished, cancelled, retried since, or gone).
      */
     <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
         return inTransition(
@@ -380,7 +409,7 @@ public final class RunStore {
                 work,
                 (handle, now) -> handle.createUpdate("UPDATE pipeline_runs "
                                 + "SET updated_at = :now WHERE id = :id AND generation = :generation "
-                                + "AND status IN ('queued', 'running')")
+                                + "AND status IN ('queued', 'running', 'paused')")
                         .bind("now", now)
                         .bind("id", runId)
                         .bind("generation", generation)
@@ -445,6 +474,11 @@ public final class RunStore {
             return now;
         }
 
+        /** The transaction's handle, for the run's other tables (its approvals) to change with it. */
+        Handle handle() {
+            return handle;
+        }
+
         Run run() {
             return find(handle, runId).orElseThrow();
         }
@@ -457,6 +491,49 @@ public final class RunStore {
                             rs.getString("step_id"),
                             StepStatus.valueOf(rs.getString("status").toUpperCase(Locale.ROOT))))
                     .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        }
+
+        /** Whether the run is paused: no step of it starts. */
+        boolean paused() {
+            return handle.createQuery("SELECT status FROM pipeline_runs WHERE id = :id")
+                    .bind("id", runId)
+                    .mapTo(String.class)
+                    .one()
+                    .equals(RunStatus.PAUSED.json());
+        }
+
+        /** Pauses a queued or running run; false when it was neither. */
+        boolean pause() {
+            return handle.createUpdate("UPDATE pipeline_runs SET status = 'paused', paused_at = :now WHERE id = :id "
+                                    + "AND status IN ('queued', 'running')")
+                            .bind("now", now)
+                            .bind("id", runId)
+                            .execute()
+                    == 1;
+        }
+
+        /**
+         * Moves a paused run back to {@code status}, its deadline and its parked steps' due times and wait deadlines
+         * on by {@code pausedMillis}: time paused does not count against them.
+         */
+        void unpause(RunStatus status, long pausedMillis) {
+            handle.createUpdate("UPDATE pipeline_runs SET status = :status, paused_at = NULL, "
+                            + "deadline_at = deadline_at + :paused WHERE id = :id AND status = 'paused'")
+                    .bind("status", status.json())
+                    .bind("paused", pausedMillis)
+                    .bind("id", runId)
+                    .execute();
+            handle.createUpdate("UPDATE pipeline_run_steps SET due_at = due_at + :paused, "
+                            + "wait_deadline_at = wait_deadline_at + :paused WHERE run_id = :run "
+                            + "AND status IN ('waiting', 'retrying')")
+                    .bind("paused", pausedMillis)
+                    .bind("run", runId)
+                    .execute();
+            handle.createUpdate("UPDATE pipeline_approvals SET expires_at = expires_at + :paused WHERE run_id = :run "
+                            + "AND status = 'pending'")
+                    .bind("paused", pausedMillis)
+                    .bind("run", runId)
+                    .execute();
         }
 
         /** Whether this transition has ended the run. */
@@ -475,6 +552,15 @@ public final class RunStore {
                             .bind("step", stepId)
                             .execute()
                     == 1;
+        }
+
+        /** Makes a waiting step due now: what it waits for has happened (its approval was answered). */
+        void dueNow(String stepId) {
+            handle.createUpdate("UPDATE pipeline_run_steps SET due_at = NULL WHERE run_id = :run AND step_id = :step "
+                            + "AND status = 'waiting'")
+                    .bind("run", runId)
+                    .bind("step", stepId)
+                    .execute();
         }
 
         /** Parks a step until {@code dueAt}: waiting for a condition, or retrying after a failed attempt. */
@@ -520,7 +606,7 @@ public final class RunStore {
                     .list();
             for (String stepId : open) {
                 endStep(stepId, status, Optional.empty(), Optional.empty());
-                stepEvent(stepId, status.json(), why);
+                stepEvent(stepId, status, why);
             }
             return open;
         }
@@ -537,7 +623,7 @@ public final class RunStore {
 
         void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
             handle.createUpdate("UPDATE pipeline_runs SET status = :status, outputs = :outputs, error = :error, "
-                            + "finished_at = :now WHERE id = :id")
+                            + "finished_at = :now, paused_at = NULL WHERE id = :id")
                     .bind("status", status.json())
                     .bind("outputs", outputs.map(Json::writeString).orElse(null))
                     .bind("error", error.map(Json::writeString).orElse(null))
@@ -566,29 +652,29 @@ public final class RunStore {
                     .execute();
         }
 
-        void runEvent(String status, String message) {
-            event("run", null, status, null, message);
+        void runEvent(RunStatus status, String message) {
+            record(new RunEvent.RunMoved(status, message));
         }
 
-        void stepEvent(String stepId, String status, String message) {
-            event("step", stepId, status, null, message);
+        void stepEvent(String stepId, StepStatus status, String message) {
+            record(new RunEvent.StepMoved(stepId, status, message));
         }
 
         void logEvent(String stepId, String level, String message) {
-            event("log", stepId, null, level, message);
+            record(new RunEvent.Logged(stepId, level, message));
         }
 
-        private void event(
-                String kind, @Nullable String stepId, @Nullable String status, @Nullable String level, String message) {
+        void record(RunEvent event) {
+            RunEventCodec.Columns columns = RunEventCodec.columns(event);
             handle.createUpdate("INSERT INTO pipeline_run_events (run_id, at, kind, step_id, status, level, message) "
                             + "VALUES (:run, :at, :kind, :step, :status, :level, :message)")
                     .bind("run", runId)
                     .bind("at", now)
-                    .bind("kind", kind)
-                    .bind("step", stepId)
-                    .bind("status", status)
-                    .bind("level", level)
-                    .bind("message", message)
+                    .bind("kind", columns.kind())
+                    .bind("step", columns.stepId())
+                    .bind("status", columns.status())
+                    .bind("level", columns.level())
+                    .bind("message", columns.message())
                     .execute();
         }
     }
@@ -622,6 +708,8 @@ public final class RunStore {
                 rs.getLong("created_at"),
                 millis(rs, "started_at"),
                 millis(rs, "finished_at"),
+                millis(rs, "paused_at"),
+                Optional.ofNullable(rs.getString("replay_of")),
                 steps);
     }
 

@@ -14,5 +14,8 @@ public interface RunnablePipelines {
         int version();
 
         ObjectNode definition();
+
+        /** Whether it is paused: no new run of it starts (a manual one is refused, a firing skipped). */
+        boolean paused();
     }
 }

@@ -56,5 +56,8 @@ public interface ScheduledRuns {
 
         /** No run: there is no such pipeline (any more). */
         record NoPipeline() implements Start {}
+
+        /** No run: the pipeline is paused, and its firings are skipped until it is resumed. */
+        record Paused() implements Start {}
     }
 }

@@ -127,10 +127,17 @@ final class ScheduleFirings implements AutoCloseable {
         // a firing that started its run already (on another node, or in an earlier try) is counted once
         Optional<String> runId =
                 start instanceof Start.Started started ? Optional.of(started.runId()) : Optional.empty();
-        Optional<String> error = start instanceof Start.Refused refused
-                ? Optional.of("No run started: the schedule's params no longer fit the pipeline. "
-                        + refused.problems().stream().map(Problem::message).collect(Collectors.joining(" ")))
-                : Optional.empty();
+        Optional<String> error = switch (start) {
+            case Start.Refused refused ->
+                Optional.of("No run started: the schedule's params no longer fit the pipeline. "
+                        + refused.problems().stream().map(Problem::message).collect(Collectors.joining(" ")));
+            case Start.Paused paused ->
+                Optional.of(
+                        "Skipped: pipeline " + schedule.pipelineId() + " is paused, so this firing started no run.");
+            case Start.Started started -> Optional.empty();
+            case Start.AlreadyStarted repeat -> Optional.empty();
+            case Start.NoPipeline gone -> Optional.empty();
+        };
         long now = clock.millis();
         Optional<Instant> next = CronSchedule.parse(schedule.cron(), ZoneId.of(schedule.timezone()))
                 .next(Instant.ofEpochMilli(Math.max(now, task.fireAt())));

@@ -19,7 +19,7 @@ public final class Schedules implements AutoCloseable {
     public Schedules(Database database, ScheduledRuns runs, Clock clock) {
         var schedules = new ScheduleStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
         this.firings = new ScheduleFirings(database, schedules, requireNonNull(runs, "runs"), clock);
-        this.routes = new ScheduleRoutes(runs, schedules, firings, clock);
+        this.routes = new ScheduleRoutes(new ScheduleService(runs, schedules, firings, clock));
     }
 
     public void addRoutes(Routes routes) {

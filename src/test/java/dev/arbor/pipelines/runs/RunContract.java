@@ -399,6 +399,378 @@ public abstract class RunContract {
     }
 
     @Test
+    void aPausedRunLetsItsRunningStepFinishStartsNoNewStepAndGoesOnWhenResumed() {
+        String held = "/pause-held-" + NAMES.incrementAndGet();
+        receiver.hold(held);
+        String pipeline = create("""
+                {"steps": [{"id": "call", "action": "http_request", "params": {"url": "%s"}},
+                           {"id": "after", "action": "log", "depends_on": ["call"], "params": {"message": "after"}}]}""".formatted(receiver.url(held)));
+        String id = start(pipeline, "{}");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> receiver.received(held).size() == 1);
+
+        JsonNode paused = http.action("/runs/" + id + "/pause").json();
+        assertThat(paused.path("status").asText()).isEqualTo("paused");
+        assertThat(paused.path("paused_at").isIntegralNumber()).isTrue();
+        assertThat(http.action("/runs/" + id + "/pause").json().path("status").asText())
+                .isEqualTo("paused");
+        receiver.release(held);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        statuses(http.get("/runs/" + id).json()).get("call").equals("completed"));
+        // the step that was running finished; the one after it does not start while the run is paused
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> {
+            JsonNode run = http.get("/runs/" + id).json();
+            return run.path("status").asText().equals("paused")
+                    && statuses(run).get("after").equals("pending");
+        });
+
+        JsonNode resumed = http.action("/runs/" + id + "/resume").json();
+        assertThat(resumed.path("status").asText()).isEqualTo("running");
+        assertThat(resumed.path("paused_at").isNull()).isTrue();
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "after").path("attempts").asInt()).isEqualTo(1);
+        assertThat(receiver.received(held)).hasSize(1);
+        assertThat(events(id))
+                .filteredOn(e -> e.path("kind").asText().equals("run"))
+                .extracting(e -> e.path("status").asText())
+                .containsExactly("queued", "running", "paused", "running", "completed");
+    }
+
+    @Test
+    void timePausedDoesNotCountAgainstARunsDeadline() {
+        // the wait ends 6 s after the start, past the run's 4 s: only the time paused, moved onto the deadline, lets
+        // it finish
+        String pipeline = create("""
+                {"timeout_seconds": 4, "parameters": [{"name": "at", "type": "integer", "required": true}],
+                 "steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "now >= params.at", "poll_interval_seconds": 1, "timeout_seconds": 600}}]}""");
+        long at = System.currentTimeMillis() / 1000 + 6;
+        String id = start(pipeline, "{\"params\": {\"at\": " + at + "}}");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> step(http.get("/runs/" + id).json(), "wait")
+                        .path("status")
+                        .asText()
+                        .equals("waiting"));
+        long deadline =
+                http.action("/runs/" + id + "/pause").json().path("deadline_at").asLong();
+        // paused past the deadline it had: the run does not time out meanwhile
+        await().during(Duration.ofSeconds(5))
+                .atMost(Duration.ofSeconds(8))
+                .until(() ->
+                        http.get("/runs/" + id).json().path("status").asText().equals("paused"));
+        JsonNode resumed = http.action("/runs/" + id + "/resume").json();
+        assertThat(resumed.path("deadline_at").asLong()).isGreaterThanOrEqualTo(deadline + 5);
+
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+    }
+
+    @Test
+    void aPausedRunCanBeCancelledAndAFinishedOrUnknownRunCannotBePausedOrResumed() {
+        String pipeline = create("""
+                {"steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}}]}""");
+        String id = start(pipeline, "{}");
+        assertThat(http.action("/runs/" + id + "/pause").json().path("status").asText())
+                .isEqualTo("paused");
+        JsonNode cancelled = http.action("/runs/" + id + "/cancel").json();
+        assertThat(cancelled.path("status").asText()).isEqualTo("cancelled");
+        assertThat(cancelled.path("paused_at").isNull()).isTrue();
+        http.action("/runs/" + id + "/pause").assertError(409, "run_finished", "run_id");
+        http.action("/runs/" + id + "/resume").assertError(409, "run_finished", "run_id");
+        http.action("/runs/run_nope/pause").assertError(404, "run_not_found", "run_id");
+        http.action("/runs/run_nope/resume").assertError(404, "run_not_found", "run_id");
+        assertThat(http.get("/pipelines/" + pipeline + "/runs?status=cancelled")
+                        .json()
+                        .path("data"))
+                .hasSize(1);
+    }
+
+    @Test
+    void aPausedPipelineRefusesNewRunsUntilResumedAndItsRunsUnderWayGoOn() {
+        String held = "/pipeline-paused-" + NAMES.incrementAndGet();
+        receiver.hold(held);
+        String pipeline = create("""
+                {"steps": [{"id": "call", "action": "http_request", "params": {"url": "%s"}}]}""".formatted(receiver.url(held)));
+        String underWay = start(pipeline, "{}");
+        JsonNode paused = http.action("/pipelines/" + pipeline + "/pause").json();
+        assertThat(paused.path("status").asText()).isEqualTo("paused");
+        assertThat(paused.path("paused_at").isIntegralNumber()).isTrue();
+        assertThat(http.get("/pipelines/" + pipeline).json().path("status").asText())
+                .isEqualTo("paused");
+
+        http.post("/pipelines/" + pipeline + "/runs", "{}").assertError(409, "pipeline_paused", "pipeline_id");
+        String schedule = http.post("/pipelines/" + pipeline + "/schedules", "{\"cron\": \"0 3 * * *\"}")
+                .json()
+                .path("id")
+                .asText();
+        http.action("/schedules/" + schedule + "/run").assertError(409, "pipeline_paused", "pipeline_id");
+        receiver.release(held);
+        assertThat(finished(underWay).path("status").asText()).isEqualTo("completed");
+        assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data"))
+                .hasSize(1);
+
+        JsonNode resumed = http.action("/pipelines/" + pipeline + "/resume").json();
+        assertThat(resumed.path("status").asText()).isEqualTo("active");
+        assertThat(resumed.path("paused_at").isNull()).isTrue();
+        assertThat(finished(start(pipeline, "{}")).path("status").asText()).isEqualTo("completed");
+        http.action("/pipelines/pl_nope/pause").assertError(404, "pipeline_not_found", "pipeline_id");
+        http.action("/pipelines/pl_nope/resume").assertError(404, "pipeline_not_found", "pipeline_id");
+    }
+
+    @Test
+    void anApprovalParksTheRunUntilAnApproverApprovesAndTheAnswerIsTheStepsOutputs() {
+        String pipeline = create("""
+                {"parameters": [{"name": "model", "type": "string", "required": true}],
+                 "steps": [{"id": "ask", "action": "approval",
+                            "params": {"message": "Deploy {{ params.model }}?", "approvers": ["role:admin"]}},
+                           {"id": "deploy", "action": "log", "depends_on": ["ask"],
+                            "params": {"message": "deploying, {{ steps.ask.outputs.comment }}"}}]}""");
+        String id = start(pipeline, "{\"params\": {\"model\": \"m7\"}}");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> statuses(http.get("/runs/" + id).json()).get("ask").equals("waiting"));
+        assertThat(http.get("/approvals").json().path("data"))
+                .filteredOn(a -> a.path("run_id").asText().equals(id))
+                .singleElement()
+                .satisfies(a -> {
+                    assertThat(a.path("message").asText()).isEqualTo("Deploy m7?");
+                    assertThat(a.path("status").asText()).isEqualTo("pending");
+                    assertThat(a.path("on_timeout").asText()).isEqualTo("reject");
+                });
+        assertThat(statuses(http.get("/runs/" + id).json())).containsEntry("deploy", "pending");
+
+        JsonNode answer = http.post(
+                        "/runs/" + id + "/steps/ask/approval", "{\"decision\": \"approved\", \"comment\": \"go\"}")
+                .json();
+        assertThat(answer.path("status").asText()).isEqualTo("approved");
+        assertThat(answer.path("comment").asText()).isEqualTo("go");
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "ask").at("/outputs/decision").asText()).isEqualTo("approved");
+        assertThat(step(run, "ask").at("/outputs/by").asText())
+                .isEqualTo(answer.path("decided_by").asText());
+        assertThat(step(run, "ask").at("/outputs/comment").asText()).isEqualTo("go");
+        assertThat(events(id))
+                .anySatisfy(e -> assertThat(e.path("message").asText()).isEqualTo("deploying, go"));
+        http.post("/runs/" + id + "/steps/ask/approval", "{\"decision\": \"rejected\"}")
+                .assertError(409, "approval_answered", "step_id");
+        assertThat(http.get("/approvals").json().path("data"))
+                .noneMatch(a -> a.path("run_id").asText().equals(id));
+        assertThat(http.get("/approvals?status=approved").json().path("data"))
+                .anyMatch(a -> a.path("run_id").asText().equals(id));
+    }
+
+    @Test
+    void aSecondAnswerIsRefusedAndARejectionFailsTheStep() {
+        String pipeline = create("""
+                {"steps": [{"id": "ask", "action": "approval", "params": {"message": "ok?", "approvers": ["role:admin"]}},
+                           {"id": "after", "action": "log", "depends_on": ["ask"], "params": {"message": "x"}}]}""");
+        String id = start(pipeline, "{}");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> statuses(http.get("/runs/" + id).json()).get("ask").equals("waiting"));
+        assertThat(http.post(
+                                "/runs/" + id + "/steps/ask/approval",
+                                "{\"decision\": \"rejected\", \"comment\": \"not now\"}")
+                        .status())
+                .isEqualTo(200);
+        http.post("/runs/" + id + "/steps/ask/approval", "{\"decision\": \"approved\"}")
+                .assertError(409, "approval_answered", "step_id");
+        JsonNode run = finished(id);
+        assertThat(run.path("status").asText()).isEqualTo("failed");
+        assertThat(step(run, "ask").at("/error/code").asText()).isEqualTo("approval_rejected");
+        assertThat(step(run, "ask").at("/error/message").asText()).endsWith(": not now");
+        assertThat(statuses(run)).containsEntry("after", "cancelled");
+    }
+
+    @Test
+    void anApprovalNobodyAnswersIsDecidedByItsOnTimeout() {
+        String pipeline = create("""
+                {"steps": [{"id": "ask", "action": "approval",
+                            "params": {"message": "ok?", "approvers": ["role:admin"], "timeout_seconds": 1,
+                                       "on_timeout": "approve"}}]}""");
+        JsonNode run = finished(start(pipeline, "{}"));
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "ask").at("/outputs/decision").asText()).isEqualTo("approved");
+        assertThat(step(run, "ask").at("/outputs/by").asText()).isEqualTo("timeout");
+    }
+
+    @Test
+    void onlyAListedApproverMayAnswerAndARefusalIsRecorded() {
+        String pipeline = create("""
+                {"steps": [{"id": "ask", "action": "approval", "params": {"message": "ok?", "approvers": ["tok_someone"]}},
+                           {"id": "say", "action": "log", "params": {"message": "x"}}]}""");
+        String id = start(pipeline, "{}");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> statuses(http.get("/runs/" + id).json()).get("ask").equals("waiting"));
+        http.post("/runs/" + id + "/steps/ask/approval", "{\"decision\": \"approved\"}")
+                .assertError(403, "approval_forbidden", "step_id");
+        assertThat(events(id))
+                .anySatisfy(e -> assertThat(e.path("message").asText()).contains("is not one of the approvers"));
+        assertThat(http.get("/approvals").json().path("data"))
+                .noneMatch(a -> a.path("run_id").asText().equals(id));
+        assertThat(statuses(http.get("/runs/" + id).json())).containsEntry("ask", "waiting");
+
+        http.post("/runs/" + id + "/steps/say/approval", "{\"decision\": \"approved\"}")
+                .assertError(404, "approval_not_found", "step_id");
+        http.post("/runs/" + id + "/steps/ask/approval", "{\"decision\": \"maybe\"}")
+                .assertError(400, "invalid_field", "decision");
+        http.post("/runs/" + id + "/steps/ask/approval", "{}").assertError(400, "missing_field", "decision");
+        http.post("/runs/run_nope/steps/ask/approval", "{\"decision\": \"approved\"}")
+                .assertError(404, "run_not_found", "run_id");
+        http.get("/approvals?status=later").assertError(400, "invalid_parameter", "status");
+        http.action("/runs/" + id + "/cancel");
+    }
+
+    @Test
+    void aReplayFromTheFailedStepReusesTheOutputsBeforeItAndLeavesTheReplayedRunAsItWas() {
+        String path = "/replayed-" + NAMES.incrementAndGet();
+        receiver.script(path, Reply.json(404, "not yet"));
+        String pipeline = create("""
+                {"steps": [
+                   {"id": "first", "action": "http_request", "params": {"url": "%s"}},
+                   {"id": "second", "action": "http_request", "depends_on": ["first"], "params": {"url": "%s"}},
+                   {"id": "third", "action": "log", "depends_on": ["second"],
+                    "params": {"message": "first said {{ steps.first.outputs.status_code }}"}}]}""".formatted(receiver.url(path + "-first"), receiver.url(path)));
+        String id = start(pipeline, "{}");
+        JsonNode failed = finished(id);
+        assertThat(failed.path("status").asText()).isEqualTo("failed");
+
+        HttpReply replayed = http.post("/runs/" + id + "/replay", "{}");
+        assertThat(replayed.status()).as(replayed.body()).isEqualTo(202);
+        String replay = replayed.json().path("id").asText();
+        assertThat(replayed.header("location")).isEqualTo("/runs/" + replay);
+        assertThat(replayed.json().path("replay_of").asText()).isEqualTo(id);
+        assertThat(replayed.json().at("/trigger/from_step").asText()).isEqualTo("second");
+        JsonNode run = finished(replay);
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        // the upstream counts every call: the step before the failed one did not run again
+        assertThat(receiver.received(path + "-first")).hasSize(1);
+        assertThat(receiver.received(path)).hasSize(2);
+        assertThat(step(run, "first").path("outputs"))
+                .isEqualTo(step(failed, "first").path("outputs"));
+        assertThat(events(replay))
+                .anySatisfy(e -> assertThat(e.path("message").asText()).isEqualTo("first said 200"));
+        assertThat(http.get("/runs/" + id).json()).isEqualTo(failed);
+    }
+
+    @Test
+    void aReplayFromAGivenStepRunsItAndWhatFollowsItWithNewParams() {
+        String pipeline = create("""
+                {"parameters": [{"name": "n", "type": "integer", "required": true}],
+                 "steps": [
+                   {"id": "a", "action": "set_output", "params": {"key": "v", "value": "{{ params.n }}"}},
+                   {"id": "b", "action": "set_output", "depends_on": ["a"], "params": {"key": "v", "value": "{{ params.n * 10 }}"}},
+                   {"id": "c", "action": "set_output", "depends_on": ["b"], "params": {"key": "v", "value": "{{ steps.a.outputs.v }}"}}]}""");
+        String id = start(pipeline, "{\"params\": {\"n\": 1}}");
+        assertThat(finished(id).path("status").asText()).isEqualTo("completed");
+
+        HttpReply replayed = http.post("/runs/" + id + "/replay", "{\"from_step\": \"b\", \"params\": {\"n\": 2}}");
+        assertThat(replayed.status()).as(replayed.body()).isEqualTo(202);
+        JsonNode run = finished(replayed.json().path("id").asText());
+        assertThat(run.path("params").path("n").asInt()).isEqualTo(2);
+        assertThat(step(run, "a").at("/outputs/v").asInt()).isEqualTo(1);
+        assertThat(step(run, "b").at("/outputs/v").asInt()).isEqualTo(20);
+        assertThat(step(run, "c").at("/outputs/v").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void aReplayOfARunNotEndedOrFromAStepThatIsNotThereIsRefused() {
+        String pipeline = create("""
+                {"parameters": [{"name": "n", "type": "integer", "required": true}],
+                 "steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}}]}""");
+        String id = start(pipeline, "{\"params\": {\"n\": 1}}");
+        http.post("/runs/" + id + "/replay", "{}").assertError(409, "run_not_finished", "run_id");
+        http.action("/runs/" + id + "/cancel");
+        http.post("/runs/" + id + "/replay", "{\"from_step\": \"nope\"}")
+                .assertError(409, "replay_step_not_found", "from_step");
+        http.post("/runs/" + id + "/replay", "{\"params\": {\"n\": \"x\"}}")
+                .assertError(400, "invalid_field", "params.n");
+        http.post("/runs/" + id + "/replay", "{\"latest\": 1}").assertError(400, "invalid_field", "latest");
+        http.post("/runs/run_nope/replay", "{}").assertError(404, "run_not_found", "run_id");
+        assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data"))
+                .hasSize(1);
+    }
+
+    @Test
+    void aRunKeepsTheVersionItStartedOnWhileThePipelineIsSavedAndAReplayTakesTheLatestWhenAsked() {
+        String name = "versioned-" + NAMES.incrementAndGet();
+        String pipeline =
+                http.post("/pipelines", """
+                {"name": "%s", "parameters": [{"name": "at", "type": "integer", "required": true}],
+                 "steps": [{"id": "wait", "action": "wait_until",
+                            "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}},
+                           {"id": "say", "action": "set_output", "depends_on": ["wait"], "params": {"key": "v", "value": "one"}}]}""".formatted(name)).json().path("id").asText();
+        String id = start(pipeline, "{\"params\": {\"at\": " + (System.currentTimeMillis() / 1000 + 2) + "}}");
+        assertThat(http.put("/pipelines/" + pipeline, """
+                        {"name": "%s", "parameters": [{"name": "at", "type": "integer", "required": true}],
+                         "steps": [{"id": "wait", "action": "wait_until",
+                                    "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}},
+                                   {"id": "say", "action": "set_output", "depends_on": ["wait"], "params": {"key": "v", "value": "two"}}]}""".formatted(name))
+                        .json()
+                        .path("version")
+                        .asInt())
+                .isEqualTo(2);
+        JsonNode run = finished(id);
+        assertThat(run.path("pipeline_version").asInt()).isEqualTo(1);
+        assertThat(step(run, "say").at("/outputs/v").asText()).isEqualTo("one");
+
+        JsonNode same = finished(http.post("/runs/" + id + "/replay", "{\"from_step\": \"say\"}")
+                .json()
+                .path("id")
+                .asText());
+        assertThat(same.path("pipeline_version").asInt()).isEqualTo(1);
+        assertThat(step(same, "say").at("/outputs/v").asText()).isEqualTo("one");
+        JsonNode latest = finished(http.post("/runs/" + id + "/replay", "{\"from_step\": \"say\", \"latest\": true}")
+                .json()
+                .path("id")
+                .asText());
+        assertThat(latest.path("pipeline_version").asInt()).isEqualTo(2);
+        assertThat(step(latest, "say").at("/outputs/v").asText()).isEqualTo("two");
+        assertThat(step(latest, "wait").path("outputs"))
+                .isEqualTo(step(run, "wait").path("outputs"));
+        JsonNode versions =
+                http.get("/pipelines/" + pipeline + "/versions").json().path("data");
+        assertThat(versions.findValuesAsText("version")).containsExactly("2", "1");
+        assertThat(versions.get(1).at("/definition/steps/1/params/value").asText())
+                .isEqualTo("one");
+        http.get("/pipelines/pl_nope/versions").assertError(404, "pipeline_not_found", "pipeline_id");
+    }
+
+    @Test
+    void aBulkReplayReplaysEachFailedRunOnceAndNotTheOthers() {
+        String pipeline = create("""
+                {"parameters": [{"name": "ok", "type": "boolean", "required": true}],
+                 "steps": [{"id": "check", "action": "log", "params": {"message": "checking"}},
+                           {"id": "stop", "action": "fail", "depends_on": ["check"], "condition": "params.ok == false",
+                            "params": {"message": "not ok"}}]}""");
+        String failedOne = start(pipeline, "{\"params\": {\"ok\": false}}");
+        String failedTwo = start(pipeline, "{\"params\": {\"ok\": false}}");
+        String completed = start(pipeline, "{\"params\": {\"ok\": true}}");
+        for (String id : List.of(failedOne, failedTwo, completed)) {
+            finished(id);
+        }
+        HttpReply replayed = http.post("/pipelines/" + pipeline + "/runs/replay", "{\"status\": \"failed\"}");
+        assertThat(replayed.status()).as(replayed.body()).isEqualTo(202);
+        assertThat(replayOf(replayed.json())).containsExactlyInAnyOrder(failedOne, failedTwo);
+        for (JsonNode run : replayed.json().path("data")) {
+            JsonNode replay = finished(run.path("id").asText());
+            assertThat(step(replay, "stop").path("status").asText()).isEqualTo("failed");
+            assertThat(step(replay, "check").path("attempts").asInt()).isEqualTo(1);
+        }
+        // a run replayed already is not replayed again; the replays failed too, and are replayed in their turn
+        assertThat(replayOf(http.post("/pipelines/" + pipeline + "/runs/replay", "{}")
+                        .json()))
+                .doesNotContain(failedOne, failedTwo)
+                .hasSize(2);
+        http.post("/pipelines/" + pipeline + "/runs/replay", "{\"status\": \"running\"}")
+                .assertError(400, "invalid_field", "status");
+        http.post("/pipelines/pl_nope/runs/replay", "{}").assertError(404, "pipeline_not_found", "pipeline_id");
+    }
+
+    @Test
     void paramsAreCheckedBeforeARunStarts() {
         String pipeline = create("""
                 {"parameters": [{"name": "n", "type": "integer", "required": true},
@@ -520,6 +892,13 @@ public abstract class RunContract {
         var events = new ArrayList<JsonNode>();
         http.get("/runs/" + runId + "/events?limit=100").json().path("data").forEach(events::add);
         return events;
+    }
+
+    /** The runs a list of runs replays, one per run. */
+    static List<String> replayOf(JsonNode runs) {
+        var replayed = new ArrayList<String>();
+        runs.path("data").forEach(run -> replayed.add(run.path("replay_of").asText()));
+        return replayed;
     }
 
     public static JsonNode step(JsonNode run, String id) {

@@ -102,6 +102,96 @@ class RunRestartTest {
         }
     }
 
+    @Test
+    void aPausedRunStaysPausedAcrossAKillAndGoesOnWhenResumed() throws Exception {
+        Path data = TempFolders.newFolder("arbor-paused-");
+        ArborProcess server = ArborProcess.serve(data, Map.of());
+        TestServer http = server.http();
+        String run;
+        try {
+            String pipeline = http.post("/pipelines", """
+                    {"name": "pauses", "parameters": [{"name": "at", "type": "integer", "required": true}],
+                     "steps": [{"id": "wait", "action": "wait_until",
+                                "params": {"condition": "now >= params.at", "poll_interval_seconds": 1}},
+                               {"id": "after", "action": "log", "depends_on": ["wait"], "params": {"message": "after"}}]}""").json().path("id").asText();
+            run = http.post(
+                            "/pipelines/" + pipeline + "/runs",
+                            "{\"params\": {\"at\": " + (System.currentTimeMillis() / 1000 + 2) + "}}")
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(30)).until(() -> status(http, run).equals("running"));
+            assertThat(http.action("/runs/" + run + "/pause")
+                            .json()
+                            .path("status")
+                            .asText())
+                    .isEqualTo("paused");
+        } finally {
+            server.kill();
+        }
+
+        server.start();
+        try {
+            // past the time the wait waits for: a server that picked the run up would finish it
+            await().during(Duration.ofSeconds(4))
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> status(http, run).equals("paused"));
+            assertThat(RunContract.step(http.get("/runs/" + run).json(), "after")
+                            .path("status")
+                            .asText())
+                    .isEqualTo("pending");
+            assertThat(http.action("/runs/" + run + "/resume")
+                            .json()
+                            .path("status")
+                            .asText())
+                    .isEqualTo("running");
+            JsonNode finished = RunContract.finished(http, run);
+            assertThat(finished.path("status").asText()).as(finished.toString()).isEqualTo("completed");
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void anApprovalWaitsAcrossAKillAndTheRunGoesOnWhenItIsAnswered() throws Exception {
+        Path data = TempFolders.newFolder("arbor-approval-");
+        ArborProcess server = ArborProcess.serve(data, Map.of());
+        TestServer http = server.http();
+        String run;
+        try {
+            String pipeline = http.post("/pipelines", """
+                    {"name": "asks", "steps": [
+                      {"id": "ask", "action": "approval", "params": {"message": "ok?", "approvers": ["role:admin"]}},
+                      {"id": "after", "action": "log", "depends_on": ["ask"], "params": {"message": "after"}}]}""").json().path("id").asText();
+            run = http.post("/pipelines/" + pipeline + "/runs", "{}")
+                    .json()
+                    .path("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> RunContract.step(http.get("/runs/" + run).json(), "ask")
+                            .path("status")
+                            .asText()
+                            .equals("waiting"));
+        } finally {
+            server.kill();
+        }
+
+        server.start();
+        try {
+            assertThat(http.get("/approvals").json().path("data").findValuesAsText("run_id"))
+                    .contains(run);
+            assertThat(http.post("/runs/" + run + "/steps/ask/approval", "{\"decision\": \"approved\"}")
+                            .status())
+                    .isEqualTo(200);
+            JsonNode finished = RunContract.finished(http, run);
+            assertThat(finished.path("status").asText()).as(finished.toString()).isEqualTo("completed");
+            assertThat(RunContract.step(finished, "ask").path("attempts").asInt())
+                    .isEqualTo(1);
+        } finally {
+            server.close();
+        }
+    }
+
     private static String status(TestServer http, String runId) {
         return http.get("/runs/" + runId).json().path("status").asText();
     }

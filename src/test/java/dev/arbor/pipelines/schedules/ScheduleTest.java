@@ -96,6 +96,50 @@ class ScheduleTest {
     }
 
     @Test
+    void aPausedPipelinesScheduleSkipsItsFiringAndSaysWhyAndFiresAgainOnceResumed() {
+        var clock = new MovableClock();
+        try (var server = ArborServer.start(Map.of(), clock)) {
+            clock.advance(Duration.between(clock.instant(), Instant.parse("2027-05-04T09:59:50Z")));
+            TestServer http = server.http();
+            String pipeline =
+                    http.post("/pipelines", PIPELINE).json().path("id").asText();
+            assertThat(http.action("/pipelines/" + pipeline + "/pause").status())
+                    .isEqualTo(200);
+            String id = http.post("/pipelines/" + pipeline + "/schedules", """
+                            {"cron": "0 * * * *", "params": {"env": "prod"}}""")
+                    .json()
+                    .path("id")
+                    .asText();
+
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> !http.get("/schedules/" + id)
+                            .json()
+                            .path("last_run_at")
+                            .isNull());
+            JsonNode skipped = http.get("/schedules/" + id).json();
+            assertThat(skipped.path("last_error").asText())
+                    .isEqualTo("Skipped: pipeline " + pipeline + " is paused, so this firing started no run.");
+            assertThat(skipped.path("run_count").asInt()).isZero();
+            assertThat(skipped.path("next_run_at").asLong())
+                    .isEqualTo(Instant.parse("2027-05-04T11:00:00Z").getEpochSecond());
+            assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data"))
+                    .isEmpty();
+
+            assertThat(http.action("/pipelines/" + pipeline + "/resume").status())
+                    .isEqualTo(200);
+            clock.advance(Duration.ofHours(1));
+            await().atMost(Duration.ofSeconds(40))
+                    .until(() -> http.get("/schedules/" + id)
+                                    .json()
+                                    .path("run_count")
+                                    .asInt()
+                            == 1);
+            assertThat(http.get("/schedules/" + id).json().path("last_error").isNull())
+                    .isTrue();
+        }
+    }
+
+    @Test
     void aScheduleSaysWhatEachFieldMustBe() {
         try (var server = ArborServer.start(Map.of())) {
             TestServer http = server.http();
