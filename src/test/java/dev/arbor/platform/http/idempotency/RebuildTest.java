@@ -49,6 +49,7 @@ class RebuildTest {
      */
     private static final Map<String, String> LOST = Map.ofEntries(
             Map.entry("POST /auth/tokens", SECRET_ONCE),
+            Map.entry("POST /keys", SECRET_ONCE + " (the inference key)"),
             Map.entry("POST /pipelines/{pipeline_id}/webhook-secret", SECRET_ONCE),
             Map.entry("POST /triggers", SECRET_ONCE + " (a URL target's signing secret)"),
             Map.entry("PATCH /triggers/{trigger_id}", SECRET_ONCE + " (a new URL target's signing secret)"),
@@ -94,7 +95,10 @@ class RebuildTest {
                     NOT_YET + " (a delivery's summary; its read shows the detail)"),
             Map.entry("PATCH /v1/studio/decisions/{decision_id}", NOT_YET + " (a decision; its read may render it)"),
             Map.entry("POST /v1/studio/decisions/{decision_id}/cancel", NOT_YET + " (a decision)"),
-            Map.entry("POST /v1/studio/decisions/{decision_id}/redact", NOT_YET + " (a decision)"));
+            Map.entry("POST /v1/studio/decisions/{decision_id}/redact", NOT_YET + " (a decision)"),
+            Map.entry(
+                    "POST /runs/{run_id}/steps/{step_id}/approval",
+                    NOT_YET + " (an approval; the run's read shows it in its step)"));
 
     private ArborServer server;
     private List<Route> routes;
