@@ -63,6 +63,7 @@ class PipelineDefinitionTest {
                             "aggregate",
                             "set_output",
                             "wait_until",
+                            "approval",
                             "fail",
                             "deploy_model",
                             "scale_deployment",

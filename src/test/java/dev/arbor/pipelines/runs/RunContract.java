@@ -426,7 +426,8 @@ public abstract class RunContract {
         });
 
         JsonNode resumed = http.action("/runs/" + id + "/resume").json();
-        assertThat(resumed.path("status").asText()).isEqualTo("running");
+        // the last step is a log line: the run may have finished by the time the answer is read back
+        assertThat(resumed.path("status").asText()).isIn("running", "completed");
         assertThat(resumed.path("paused_at").isNull()).isTrue();
         JsonNode run = finished(id);
         assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
