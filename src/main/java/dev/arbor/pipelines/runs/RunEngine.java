@@ -190,37 +190,9 @@ public final class RunEngine implements AutoCloseable {
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
         for (int i = 0; i < definition.steps().size(); i++) {
-            steps.add(new StepRun(
-                    definition.steps().get(i).id(),
-                    i,
-                    StepStatus.PENDING,
-                    0,
-                    Optional.empty(),
-                    Optional.empty(),
-                    OptionalLong.empty(),
-                    OptionalLong.empty(),
-                    OptionalLong.empty(),
-                    OptionalLong.empty()));
+            steps.add(pending(definition.steps().get(i).id(), i));
         }
-        var run = new Run(
-                Ids.next("run"),
-                pipeline.id(),
-                pipeline.version(),
-                pipeline.definition(),
-                params,
-                trigger,
-                RunStatus.QUEUED,
-                1,
-                Optional.empty(),
-                Optional.empty(),
-                timeoutSeconds,
-                now + timeoutSeconds * 1000L,
-                now,
-                OptionalLong.empty(),
-                OptionalLong.empty(),
-                OptionalLong.empty(),
-                Optional.empty(),
-                steps);
+        var run = queued(pipeline, params, trigger, timeoutSeconds, Optional.empty(), steps, now);
         if (!store.create(run, once)) {
             return Optional.empty();
         }
@@ -267,37 +239,9 @@ public final class RunEngine implements AutoCloseable {
                             step.finishedAt(),
                             OptionalLong.empty(),
                             OptionalLong.empty()))
-                    .orElseGet(() -> new StepRun(
-                            id,
-                            position,
-                            StepStatus.PENDING,
-                            0,
-                            Optional.empty(),
-                            Optional.empty(),
-                            OptionalLong.empty(),
-                            OptionalLong.empty(),
-                            OptionalLong.empty(),
-                            OptionalLong.empty())));
+                    .orElseGet(() -> pending(id, position)));
         }
-        var run = new Run(
-                Ids.next("run"),
-                pipeline.id(),
-                pipeline.version(),
-                pipeline.definition(),
-                params,
-                trigger,
-                RunStatus.QUEUED,
-                1,
-                Optional.empty(),
-                Optional.empty(),
-                old.timeoutSeconds(),
-                now + old.timeoutSeconds() * 1000L,
-                now,
-                OptionalLong.empty(),
-                OptionalLong.empty(),
-                OptionalLong.empty(),
-                Optional.of(old.id()),
-                steps);
+        var run = queued(pipeline, params, trigger, old.timeoutSeconds(), Optional.of(old.id()), steps, now);
         store.create(run, Optional.empty());
         kept.put(run.id(), new KeptRun(definition, new RunStore.Kept(run.definition())));
         List<String> ready = store.whileActive(run.id(), run.generation(), tx -> {
@@ -319,6 +263,50 @@ public final class RunEngine implements AutoCloseable {
         schedule(run.id(), run.generation(), ready);
         signal();
         return store.find(run.id()).orElseThrow();
+    }
+
+    private static StepRun pending(String stepId, int position) {
+        return new StepRun(
+                stepId,
+                position,
+                StepStatus.PENDING,
+                0,
+                Optional.empty(),
+                Optional.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty());
+    }
+
+    /** A new run of {@code pipeline}'s current version, queued now with {@code steps}. */
+    private static Run queued(
+            RunnablePipelines.Pipeline pipeline,
+            ObjectNode params,
+            ObjectNode trigger,
+            int timeoutSeconds,
+            Optional<String> replayOf,
+            List<StepRun> steps,
+            long now) {
+        return new Run(
+                Ids.next("run"),
+                pipeline.id(),
+                pipeline.version(),
+                pipeline.definition(),
+                params,
+                trigger,
+                RunStatus.QUEUED,
+                1,
+                Optional.empty(),
+                Optional.empty(),
+                timeoutSeconds,
+                now + timeoutSeconds * 1000L,
+                now,
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                replayOf,
+                steps);
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
