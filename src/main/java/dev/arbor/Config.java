@@ -143,7 +143,9 @@ public record Config(
                         env.whole("ARBOR_ROUTING_FAILURES_TO_COOL", 1, "failures")
                                 .orElse(3L)
                                 .intValue(),
-                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)),
+                        env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30),
+                        env.seconds("ARBOR_ROUTING_CONNECT_TIMEOUT_SECONDS", 10),
+                        env.seconds("ARBOR_ROUTING_TOTAL_TIMEOUT_SECONDS", 600)),
                 env.seconds("ARBOR_HEARTBEAT_SECONDS", 10),
                 deliveries(env));
     }

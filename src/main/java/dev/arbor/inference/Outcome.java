@@ -16,8 +16,13 @@ enum Outcome {
     UNAVAILABLE,
     /** The endpoint's answer was not what the API promises (not JSON). */
     INVALID_RESPONSE,
-    /** A stream that broke off after its first byte reached the caller. */
+    /** A stream of a deployment's replicas that broke off after its first byte reached the caller. */
     STREAM_BROKEN,
+    /**
+     * An endpoint's stream that failed after its first byte reached the caller (reset, idle past its timeout, a
+     * malformed chunk, an error event, an end before the answer was complete): its last event is an error.
+     */
+    TRUNCATED,
     /** A router's output content rule refused a streamed answer part-way (its end is an error event). */
     BLOCKED,
     /** The caller went away before the answer was all sent. */

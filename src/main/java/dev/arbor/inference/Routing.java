@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.EndpointBoard;
 import dev.arbor.inference.endpoints.EndpointHealth;
 import dev.arbor.inference.endpoints.EndpointState;
@@ -25,6 +26,7 @@ import dev.arbor.routers.RouterTelemetry;
 import dev.arbor.routers.RouterUsage;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,16 +40,28 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Serves OpenAI-compatible requests from model endpoints: a strategy picks the endpoint (or, for a fallback chain,
@@ -59,8 +73,11 @@ import java.util.random.RandomGenerator;
  *
  * <p>What a failure becomes: the endpoint's own error answer (OpenAI's error shape) as it sent it; no answer in time
  * 504 {@code upstream_timeout}; no connection, or one reset, 502 {@code upstream_unavailable}; an answer that is not
- * JSON 502 {@code upstream_invalid_response}. A stream that breaks after its first byte reached the caller ends with
- * an error event.
+ * JSON 502 {@code upstream_invalid_response}; a 200 whose body is an error is a failure too. Each attempt has its
+ * deadlines (connect, first byte, idle, total), kept by a timer that aborts it; a step may retry listed statuses on
+ * the same endpoint, and a fallback chain may hedge. A stream is held back until its first event (or as long as the
+ * step says), so that a failure before then still falls back; one that fails after its first byte reached the caller
+ * ends with an error event, never {@code [DONE]}.
  */
 public final class Routing implements AutoCloseable {
     /** Larger answers are refused (502) rather than held: embeddings of a large batch stay well below. */
@@ -80,6 +97,12 @@ public final class Routing implements AutoCloseable {
     private final RoutingMetrics metrics;
     /** Passes requests to the server that runs a local deployment's replicas; closed with this. */
     private final ServerHop hop;
+    /** Keeps every attempt's deadlines (connect, first byte, idle, total), aborting the attempt when one passes. */
+    private final ScheduledExecutorService timer;
+    /** Runs the attempts of a hedged fallback, each on a thread of its own. */
+    private final ExecutorService racers = Executors.newVirtualThreadPerTaskExecutor();
+
+    private final Supplier<RandomGenerator> random;
 
     public Routing(
             EndpointDirectory directory,
@@ -110,6 +133,11 @@ public final class Routing implements AutoCloseable {
         this.replicas = new ReplicaServing(clock);
         this.settings = requireNonNull(settings, "settings");
         this.board = new EndpointBoard(clock, random);
+        this.random = random;
+        var deadlines = new ScheduledThreadPoolExecutor(
+                1, Thread.ofPlatform().name("routing-deadlines").daemon().factory());
+        deadlines.setRemoveOnCancelPolicy(true); // most deadlines never pass: their tasks go when the attempt ends
+        this.timer = deadlines;
         this.usage = new UsageLog(database, clock, meters);
         this.metrics = new RoutingMetrics(meters);
     }
@@ -173,8 +201,8 @@ public final class Routing implements AutoCloseable {
     }
 
     /**
-     * {@link #forward(Context, InferenceRequest, Strategy, Predicate, Attribution)}, with the key and stream edit a
-     * router asks.
+     * {@link #forward(Context, InferenceRequest, Strategy, Predicate, Attribution)}, with the key, stream edit and
+     * attempt policy (timeouts, retries, hedge, hold-back) a router asks.
      */
     public void forward(
             Context ctx,
@@ -186,70 +214,49 @@ public final class Routing implements AutoCloseable {
         requireNonNull(inProject, "inProject");
         requireNonNull(forwarding, "forwarding");
         var call = new Call(requireNonNull(ctx, "ctx"), requireNonNull(request, "request"), attribution);
+        List<EndpointBoard.Planned> plan = board.plan(strategy);
         Failed failed = null;
-        for (EndpointBoard.Planned planned : board.plan(strategy)) {
-            call.attempting(planned.endpoint());
-            Optional<EndpointDirectory.Target> target =
-                    directory.find(inProject, planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
-            if (target.isEmpty()) {
-                failed = new Failed(
-                        Outcome.UNAVAILABLE,
-                        "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry or a running "
-                                + "deployment (any more).",
-                        Optional.empty());
-                if (!retried(strategy, failed)) {
-                    break;
+        for (int i = 0; i < plan.size(); i++) {
+            EndpointBoard.Planned planned = plan.get(i);
+            Optional<Duration> hedgeAfter = forwarding
+                    .policy()
+                    .hedgeAfter()
+                    .filter(after -> strategy instanceof Strategy.Fallback && plan.size() > 1);
+            Tried tried;
+            if (hedgeAfter.isPresent() && i + 1 < plan.size()) {
+                tried = hedged(call, planned, plan.get(i + 1), hedgeAfter.get(), inProject, forwarding);
+                if (tried.hedgeTaken()) {
+                    i++;
                 }
-                continue;
+            } else {
+                call.attempting(planned.endpoint());
+                tried = tried(call, planned, inProject, forwarding, new Race());
             }
-            Optional<Failed> refused = admitted(ctx, target.get(), request.operation());
-            if (refused.isPresent()) {
-                failed = refused.get();
-                if (!retried(strategy, failed)) {
-                    break;
-                }
-                continue;
-            }
-            EndpointState state = board.state(planned.endpoint());
-            state.begin();
-            long attemptStarted = System.nanoTime();
-            Duration timeout = planned.timeout().orElse(settings.timeout());
-            Attempt attempt;
-            try {
-                attempt = attempt(call, target.get(), request, timeout, forwarding);
-            } catch (ApiException e) { // a request the deployment's replicas refuse: the caller's to see
-                state.abandoned();
-                call.finish(Outcome.UPSTREAM_ERROR, e.status(), TopLevel.Usage.NONE);
-                throw e;
-            }
-            switch (attempt) {
+            switch (tried.attempt()) {
                 case Whole whole -> {
-                    state.succeeded(System.nanoTime() - attemptStarted);
+                    tried.state().succeeded(System.nanoTime() - tried.started());
                     deliver(ctx, whole);
                     call.finish(whole.outcome(), whole.status(), whole.usage());
                     return;
                 }
                 case Streaming streaming -> {
-                    stream(call, streaming, state, System.nanoTime() - attemptStarted, forwarding.streamEdit());
+                    stream(call, streaming, tried.state(), System.nanoTime() - tried.started());
                     return;
                 }
                 case Served served -> {
                     switch (served.outcome()) {
-                        case OK -> state.succeeded(System.nanoTime() - attemptStarted);
-                        case CLIENT_CLOSED -> state.abandoned();
+                        case OK -> tried.state().succeeded(System.nanoTime() - tried.started());
+                        case CLIENT_CLOSED -> tried.state().abandoned();
                         default ->
                             failed(
-                                    state,
+                                    tried.state(),
                                     "its stream ended early: "
                                             + served.outcome().wire());
                     }
                     call.finish(served.outcome(), 200, served.usage());
                     return;
                 }
-                case Failed failure -> {
-                    failed(state, failure.message());
-                    failed = failure;
-                }
+                case Failed failure -> failed = failure;
             }
             if (!retried(strategy, failed)) {
                 break;
@@ -273,6 +280,206 @@ public final class Routing implements AutoCloseable {
         };
         call.finish(last.outcome(), code.status(), TopLevel.Usage.NONE);
         throw ApiException.of(code, last.message());
+    }
+
+    /**
+     * One endpoint's turn, retries on it included: found, admitted, and asked until it answers, fails in a way not
+     * retried, or has no retry left. What it comes to, with its state and when it began (for its latency).
+     */
+    private Tried tried(
+            Call call, EndpointBoard.Planned planned, Predicate<String> inProject, Forwarding forwarding, Race race) {
+        EndpointState state = board.state(planned.endpoint());
+        long started = System.nanoTime();
+        Optional<EndpointDirectory.Target> target =
+                directory.find(inProject, planned.endpoint()).map(found -> keyed(found, forwarding.apiKey()));
+        if (target.isEmpty()) {
+            return new Tried(
+                    planned.endpoint(),
+                    state,
+                    started,
+                    new Failed(
+                            Outcome.UNAVAILABLE,
+                            "Endpoint '" + planned.endpoint() + "' is not a cloud model of the registry or a running "
+                                    + "deployment (any more).",
+                            Optional.empty()),
+                    false);
+        }
+        Optional<Failed> refused = admitted(call.ctx, target.get(), call.request.operation());
+        if (refused.isPresent()) {
+            return new Tried(planned.endpoint(), state, started, refused.get(), false);
+        }
+        AttemptPolicy policy = forwarding.policy();
+        AttemptPolicy.Deadlines deadlines = new AttemptPolicy.Timeouts(
+                        Optional.empty(), planned.timeout(), planned.timeout(), Optional.empty())
+                .over(policy.timeouts())
+                .resolve(settings.deadlines());
+        AttemptPolicy.Retries retries = policy.retries();
+        for (int retry = 0; ; retry++) {
+            state.begin();
+            started = System.nanoTime();
+            Attempt attempt;
+            try {
+                attempt = attempt(call, target.get(), call.request, deadlines, forwarding, race);
+            } catch (ApiException e) { // a request the deployment's replicas refuse: the caller's to see
+                state.abandoned();
+                call.finish(Outcome.UPSTREAM_ERROR, e.status(), TopLevel.Usage.NONE);
+                throw e;
+            }
+            if (!(attempt instanceof Failed failure)) {
+                return new Tried(planned.endpoint(), state, started, attempt, false);
+            }
+            if (race.lost()) {
+                state.abandoned();
+                return new Tried(planned.endpoint(), state, started, attempt, false);
+            }
+            failed(state, failure.message());
+            if (retry >= retries.max() || race.lost()) {
+                return new Tried(planned.endpoint(), state, started, attempt, false);
+            }
+            Optional<Duration> pause = failure.answer()
+                    .filter(answer -> retries.statuses().contains(answer.status()))
+                    .flatMap(answer -> pause(retries, answer.retryAfter()));
+            if (pause.isEmpty()) {
+                return new Tried(planned.endpoint(), state, started, attempt, false);
+            }
+            Duration wait = pause.get().isZero() ? backoff(retries, retry) : pause.get();
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return new Tried(planned.endpoint(), state, started, attempt, false);
+            }
+        }
+    }
+
+    /**
+     * How long to wait before retrying after an answer: its {@code retry-after} when it sends one (seconds or a date)
+     * within the cap, zero for the backoff's own pause when it sends none, empty when it asks for longer than the cap.
+     */
+    private Optional<Duration> pause(AttemptPolicy.Retries retries, Optional<String> retryAfter) {
+        if (retryAfter.isEmpty()) {
+            return Optional.of(Duration.ZERO);
+        }
+        String value = retryAfter.get().strip();
+        Duration asked;
+        try {
+            asked = Duration.ofSeconds(Math.max(0, Long.parseLong(value)));
+        } catch (NumberFormatException notSeconds) {
+            try {
+                asked = Duration.between(
+                        Instant.ofEpochMilli(board.nowMillis()),
+                        ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME)
+                                .toInstant());
+            } catch (DateTimeParseException notADate) {
+                return Optional.of(Duration.ZERO);
+            }
+        }
+        if (asked.compareTo(retries.retryAfterCap()) > 0) {
+            return Optional.empty();
+        }
+        // a retry-after of 0 (or in the past) still waits a moment: the backoff's first pause
+        return Optional.of(asked.isNegative() ? Duration.ZERO : asked);
+    }
+
+    /** The {@code retry}th backoff: doubling from the step's, drawn between half of it and all of it, at most the cap. */
+    private Duration backoff(AttemptPolicy.Retries retries, int retry) {
+        long base = retries.backoff().toMillis() << Math.min(retry, 20);
+        long capped = Math.min(
+                base,
+                Math.max(retries.retryAfterCap().toMillis(), retries.backoff().toMillis()));
+        long jittered = capped / 2 + (long) (random.get().nextDouble() * (capped - capped / 2 + 1));
+        return Duration.ofMillis(Math.max(1, jittered));
+    }
+
+    /**
+     * A hedged turn of a fallback chain: {@code first} is asked, and when it has not started answering within
+     * {@code after}, {@code second} is asked too; the first to start answering wins and the other is cancelled. When
+     * the first fails before then, its failure is the turn (the chain goes on to {@code second} as usual). A
+     * deployment whose replicas run here answers on the caller's connection as it goes, so it is never hedged.
+     */
+    private Tried hedged(
+            Call call,
+            EndpointBoard.Planned first,
+            EndpointBoard.Planned second,
+            Duration after,
+            Predicate<String> inProject,
+            Forwarding forwarding) {
+        call.attempting(first.endpoint());
+        if (local(first, inProject) || local(second, inProject)) {
+            return tried(call, first, inProject, forwarding, new Race());
+        }
+        var firstRace = new Race();
+        CompletableFuture<Tried> one =
+                CompletableFuture.supplyAsync(() -> tried(call, first, inProject, forwarding, firstRace), racers);
+        Optional<Tried> early = within(one, after);
+        if (early.isPresent()) {
+            return early.get();
+        }
+        call.attempting(second.endpoint());
+        var secondRace = new Race();
+        CompletableFuture<Tried> two =
+                CompletableFuture.supplyAsync(() -> tried(call, second, inProject, forwarding, secondRace), racers);
+        CompletableFuture.anyOf(one, two).join();
+        boolean oneFirst = one.isDone();
+        Tried winner = joined(oneFirst ? one : two);
+        CompletableFuture<Tried> other = oneFirst ? two : one;
+        if (winner.attempt() instanceof Failed) {
+            winner = joined(other); // it may still answer
+            call.answeredBy(winner.endpoint());
+            return winner.withHedgeTaken();
+        }
+        (oneFirst ? secondRace : firstRace).lose();
+        other.thenAccept(Routing::discard);
+        call.answeredBy(winner.endpoint());
+        return winner.withHedgeTaken();
+    }
+
+    /** Whether an endpoint is a deployment whose replicas run in this process. */
+    private boolean local(EndpointBoard.Planned planned, Predicate<String> inProject) {
+        return directory
+                .find(inProject, planned.endpoint())
+                .filter(target -> target
+                                instanceof
+                                EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment)
+                        && !(deployment.backend() instanceof DeploymentDirectory.Backend.Endpoint))
+                .isPresent();
+    }
+
+    private static Optional<Tried> within(CompletableFuture<Tried> racing, Duration after) {
+        try {
+            return Optional.of(racing.get(after.toNanos(), TimeUnit.NANOSECONDS));
+        } catch (TimeoutException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of(joined(racing));
+        } catch (ExecutionException e) {
+            return Optional.of(joined(racing));
+        }
+    }
+
+    /** A racer's turn; what it threw (a refusal that is the caller's to see) is thrown here. */
+    private static Tried joined(CompletableFuture<Tried> racing) {
+        try {
+            return racing.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException thrown) {
+                throw thrown;
+            }
+            throw e;
+        }
+    }
+
+    /** Closes what a hedged attempt that lost opened; it was no failure of its endpoint. */
+    private static void discard(Tried lost) {
+        if (lost.attempt() instanceof Failed) {
+            return; // its turn saw it lost and let its endpoint be
+        }
+        lost.state().abandoned();
+        if (lost.attempt() instanceof Streaming streaming) {
+            streaming.clock().close();
+            closeQuietly(streaming.body());
+        }
     }
 
     /**
@@ -338,6 +545,12 @@ public final class Routing implements AutoCloseable {
             attribution.headers().forEach(ctx::header);
         }
 
+        /** Says the answer is {@code winner}'s (a hedge's winner), the attempts counted as they were. */
+        void answeredBy(String winner) {
+            endpoint = winner;
+            ctx.header("x-router-endpoint", endpoint);
+        }
+
         void attempting(String next) {
             endpoint = next;
             attempts++;
@@ -380,8 +593,19 @@ public final class Routing implements AutoCloseable {
     private record Whole(int status, byte[] body, Optional<String> retryAfter, TopLevel.Usage usage, Outcome outcome)
             implements Attempt {}
 
-    /** A stream whose first bytes arrived: from here on it is the caller's, whatever happens. */
-    private record Streaming(InputStream body, byte[] first, int firstLength) implements Attempt {}
+    /**
+     * A stream whose first events arrived (those the step holds back, read into {@code held}): from here on it is the
+     * caller's, whatever happens. {@code ended} when the endpoint's stream ended already; {@code refused} when the
+     * stream's edit refused what it sent while it was held back.
+     */
+    private record Streaming(
+            InputStream body,
+            byte[] held,
+            SseRelay relay,
+            boolean ended,
+            Optional<ApiException> refused,
+            AttemptClock clock)
+            implements Attempt {}
 
     /** An answer this server wrote itself from a deployment's replicas, stream and all. */
     private record Served(Outcome outcome, TopLevel.Usage usage) implements Attempt {}
@@ -397,21 +621,56 @@ public final class Routing implements AutoCloseable {
         }
     }
 
+    /** One endpoint's turn: what it came to, its state, when its last attempt began, and whether it was a hedge's. */
+    private record Tried(String endpoint, EndpointState state, long started, Attempt attempt, boolean hedgeTaken) {
+        Tried withHedgeTaken() {
+            return new Tried(endpoint, state, started, attempt, true);
+        }
+    }
+
+    /** Whether a hedged attempt lost (its rival started answering first): its clock is stopped, its answer unused. */
+    private static final class Race {
+        private volatile boolean lost;
+        private volatile @Nullable AttemptClock clock;
+
+        boolean lost() {
+            return lost;
+        }
+
+        void lose() {
+            lost = true;
+            AttemptClock running = clock;
+            if (running != null) {
+                running.cancel();
+            }
+        }
+
+        void running(AttemptClock attempt) {
+            clock = attempt;
+            if (lost) {
+                attempt.cancel();
+            }
+        }
+    }
+
     private Attempt attempt(
             Call call,
             EndpointDirectory.Target target,
             InferenceRequest request,
-            Duration timeout,
-            Forwarding forwarding) {
+            AttemptPolicy.Deadlines deadlines,
+            Forwarding forwarding,
+            Race race) {
         return switch (target) {
-            case EndpointDirectory.Target.CloudModel cloud -> attempt(cloud.endpoint(), request, timeout);
+            case EndpointDirectory.Target.CloudModel cloud ->
+                remote(cloud.endpoint(), request, deadlines, forwarding, race);
             case EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment) ->
                 switch (deployment.backend()) {
-                    case DeploymentDirectory.Backend.Endpoint remote -> attempt(remote.endpoint(), request, timeout);
+                    case DeploymentDirectory.Backend.Endpoint remote ->
+                        remote(remote.endpoint(), request, deadlines, forwarding, race);
                     case DeploymentDirectory.Backend.Replicas local ->
-                        served(call, local.replicas(), request, timeout, forwarding.streamEdit());
+                        served(call, local.replicas(), request, deadlines.firstByte(), forwarding.streamEdit());
                     case DeploymentDirectory.Backend.OtherServer other ->
-                        passedOn(call, deployment, other, request, timeout);
+                        passedOn(call, deployment, other, request, deadlines, forwarding, race);
                 };
         };
     }
@@ -456,35 +715,47 @@ public final class Routing implements AutoCloseable {
         }
     }
 
-    private Attempt attempt(RemoteEndpoint endpoint, InferenceRequest request, Duration timeout) {
+    /**
+     * Calls an OpenAI-compatible endpoint under the attempt's deadlines (a timer aborts the call when one passes) and
+     * reads its answer up to the point where it becomes the caller's: all of it when it does not stream, else the
+     * events the step holds back.
+     */
+    private Attempt remote(
+            RemoteEndpoint endpoint,
+            InferenceRequest request,
+            AttemptPolicy.Deadlines deadlines,
+            Forwarding forwarding,
+            Race race) {
         var builder = HttpRequest.newBuilder(
                         endpoint.operation(request.operation().path()))
-                .timeout(timeout)
+                .timeout(deadlines.total()) // the timer keeps the others; this bounds the call whatever happens
                 .header("content-type", "application/json")
                 .header("accept", request.stream() ? "text/event-stream" : "application/json");
         endpoint.apiKey().ifPresent(key -> builder.header("authorization", "Bearer " + key));
         String where = "Endpoint '" + endpoint.modelId() + "'";
         HttpRequest call = builder.POST(HttpRequest.BodyPublishers.noBody()).build();
         byte[] body = request.bodyFor(endpoint.remoteModel());
+        var clock = new AttemptClock(timer, deadlines);
+        race.running(clock);
+        boolean handedOn = false;
         try {
-            if (!request.stream()) {
-                OutboundClient.WholeAnswer answer = outbound.call(call, body, MAX_ANSWER_BYTES);
-                return judged(
-                        where,
-                        answer.status(),
-                        answer.body(),
-                        request,
-                        answer.headers().firstValue("retry-after"));
-            }
-            return opened(where, outbound.open(call, body), request);
+            OutboundClient.Pending pending = outbound.begin(call, body);
+            clock.watch(pending::abort, pending::connected);
+            Attempt attempt = opened(where, pending.head(), request, clock, forwarding);
+            handedOn = attempt instanceof Streaming;
+            return attempt;
         } catch (OutboundRefusedException e) {
             return new Failed(
                     Outcome.UNAVAILABLE, where + " may not be called: " + e.getMessage() + ".", Optional.empty());
         } catch (IOException e) {
-            return transportFailure(where, e);
+            return transportFailure(where, e, clock);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Failed(Outcome.UNAVAILABLE, where + ": the call was interrupted.", Optional.empty());
+        } finally {
+            if (!handedOn) {
+                clock.close();
+            }
         }
     }
 
@@ -498,14 +769,24 @@ public final class Routing implements AutoCloseable {
                 Outcome.UNAVAILABLE, refusal.problems().getFirst().message(), Optional.empty(), Optional.of(refusal));
     }
 
-    /** An opened answer: a stream's first bytes when it streams, else the whole answer judged. */
-    private static Attempt opened(String where, OutboundClient.StreamedAnswer answer, InferenceRequest request)
+    /**
+     * An opened answer: a stream's first events when it streams, else the whole answer judged, read within the first
+     * byte's deadline.
+     */
+    private static Attempt opened(
+            String where,
+            OutboundClient.StreamedAnswer answer,
+            InferenceRequest request,
+            AttemptClock clock,
+            Forwarding forwarding)
             throws IOException {
+        clock.connected();
         if (answer.status() / 100 == 2 && isEventStream(answer)) {
-            return firstBytes(where, answer.body());
+            return firstEvents(where, answer.body(), request, clock, forwarding);
         }
         try (InputStream rest = answer.body()) {
             byte[] bytes = rest.readNBytes(MAX_ANSWER_BYTES + 1);
+            clock.firstByte();
             if (bytes.length > MAX_ANSWER_BYTES) {
                 return new Failed(Outcome.INVALID_RESPONSE, where + " answered more than 64 MiB.", Optional.empty());
             }
@@ -525,7 +806,9 @@ public final class Routing implements AutoCloseable {
             DeploymentDirectory.ServedDeployment deployment,
             DeploymentDirectory.Backend.OtherServer other,
             InferenceRequest request,
-            Duration timeout) {
+            AttemptPolicy.Deadlines deadlines,
+            Forwarding forwarding,
+            Race race) {
         if (other.address().isEmpty()) {
             return elsewhere(deployment, other, "is gone");
         }
@@ -533,6 +816,9 @@ public final class Routing implements AutoCloseable {
             return elsewhere(deployment, other, "runs them no more");
         }
         String where = "The server of deployment '" + deployment.name() + "' (" + other.server() + ")";
+        var clock = new AttemptClock(timer, deadlines);
+        race.running(clock);
+        boolean handedOn = false;
         try {
             HttpResponse<InputStream> response = hop.pass(
                     call.ctx,
@@ -540,32 +826,99 @@ public final class Routing implements AutoCloseable {
                     other.address().get().resolve("/v1/" + request.operation().path()),
                     request.bodyFor(deployment.id()),
                     request.stream() ? "text/event-stream" : "application/json",
-                    timeout,
+                    deadlines.firstByte(),
                     List.of("authorization", "x-project-id"));
-            return opened(
+            clock.watch(cause -> closeQuietly(response.body()), () -> true);
+            Attempt attempt = opened(
                     where,
                     new OutboundClient.StreamedAnswer(response.statusCode(), response.headers(), response.body()),
-                    request);
+                    request,
+                    clock,
+                    forwarding);
+            handedOn = attempt instanceof Streaming;
+            return attempt;
         } catch (ConnectException e) {
             return elsewhere(deployment, other, "does not answer");
         } catch (IOException e) {
-            return transportFailure(where, e);
+            return transportFailure(where, e, clock);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Failed(Outcome.UNAVAILABLE, where + ": the call was interrupted.", Optional.empty());
+        } finally {
+            if (!handedOn) {
+                clock.close();
+            }
         }
     }
 
-    /** A stream's first bytes, read before anything is sent to the caller: a failure here may still fall back. */
-    private static Attempt firstBytes(String where, InputStream body) {
-        byte[] first = new byte[CHUNK];
+    /**
+     * A stream's first events, read before anything is sent to the caller, so that a failure here may still fall back:
+     * the first event at least, and as many more as the step holds back. A first event that is an error, a malformed
+     * one, or a stream that ends before its answer is complete, is a failed attempt.
+     */
+    private static Attempt firstEvents(
+            String where, InputStream body, InferenceRequest request, AttemptClock clock, Forwarding forwarding) {
+        AttemptPolicy.HoldBack holdBack = forwarding.policy().holdBack();
+        var relay = new SseRelay(request.quotedModel(), request.model(), forwarding.streamEdit());
+        var held = new ByteArrayOutputStream();
+        byte[] buffer = new byte[CHUNK];
+        long first = 0;
         try {
-            int read = body.read(first);
-            return new Streaming(body, first, Math.max(read, 0));
+            while (true) {
+                int read = body.read(buffer);
+                if (read < 0) {
+                    relay.finish(held);
+                    Optional<Failed> failed = streamFailure(where, relay);
+                    if (failed.isPresent()) {
+                        closeQuietly(body);
+                        return failed.get();
+                    }
+                    if (!relay.complete()) {
+                        closeQuietly(body);
+                        return new Failed(
+                                Outcome.UNAVAILABLE,
+                                where + " ended its stream before its answer was complete.",
+                                Optional.empty());
+                    }
+                    clock.firstByte();
+                    return new Streaming(body, held.toByteArray(), relay, true, Optional.empty(), clock);
+                }
+                clock.progress();
+                relay.relay(buffer, read, held);
+                Optional<Failed> failed = streamFailure(where, relay);
+                if (failed.isPresent()) {
+                    closeQuietly(body);
+                    return failed.get();
+                }
+                if (relay.chunks() == 0 && !relay.done()) {
+                    continue;
+                }
+                if (first == 0) {
+                    first = System.nanoTime();
+                    clock.firstByte();
+                }
+                if (relay.done()
+                        || relay.chunks() >= Math.max(1, holdBack.tokens())
+                                && System.nanoTime() - first >= holdBack.time().toNanos()) {
+                    return new Streaming(body, held.toByteArray(), relay, false, Optional.empty(), clock);
+                }
+            }
         } catch (IOException e) {
             closeQuietly(body);
-            return transportFailure(where, e);
+            return transportFailure(where, e, clock);
+        } catch (ApiException refused) { // the stream's edit refused what was held back: the caller sees why
+            closeQuietly(body);
+            return new Streaming(body, held.toByteArray(), relay, true, Optional.of(refused), clock);
         }
+    }
+
+    /** A stream's failure as an attempt's: an error event the endpoint sent, or a malformed chunk. */
+    private static Optional<Failed> streamFailure(String where, SseRelay relay) {
+        return relay.failure()
+                .map(failure -> new Failed(
+                        failure.startsWith("an error event") ? Outcome.UPSTREAM_ERROR : Outcome.INVALID_RESPONSE,
+                        where + " streamed " + failure + ".",
+                        Optional.empty()));
     }
 
     private static Attempt judged(
@@ -576,6 +929,15 @@ public final class Routing implements AutoCloseable {
         } catch (TopLevel.NotAnObject e) {
             String got = "answered " + status + " with a body that is not a JSON object (" + e.getMessage() + ")";
             return new Failed(Outcome.INVALID_RESPONSE, where + " " + got + ".", Optional.empty());
+        }
+        if (status / 100 == 2 && fields.error().isPresent()) {
+            // a success that is an error: the caller gets the endpoint's error as a 502, the chain goes on
+            var whole = new Whole(502, bytes, retryAfter, TopLevel.Usage.NONE, Outcome.UPSTREAM_ERROR);
+            return new Failed(
+                    Outcome.UPSTREAM_ERROR,
+                    where + " answered " + status + " with an error: "
+                            + fields.error().get(),
+                    Optional.of(whole));
         }
         if (status / 100 == 2) {
             byte[] answer = fields.withModel(bytes, 0, bytes.length, request.quotedModel());
@@ -594,9 +956,9 @@ public final class Routing implements AutoCloseable {
                 Optional.empty());
     }
 
-    private static Failed transportFailure(String where, IOException e) {
-        if (timedOut(e)) {
-            return new Failed(Outcome.TIMEOUT, where + " did not answer in time.", Optional.empty());
+    private static Failed transportFailure(String where, IOException e, AttemptClock clock) {
+        if (clock.expired().isPresent() || timedOut(e)) {
+            return new Failed(Outcome.TIMEOUT, where + " " + clock.describe() + ".", Optional.empty());
         }
         return new Failed(
                 Outcome.UNAVAILABLE,
@@ -642,38 +1004,55 @@ public final class Routing implements AutoCloseable {
         ctx.result(whole.body());
     }
 
-    /** Relays a stream to its end, or to an error event when the endpoint breaks off or stalls. */
-    private void stream(
-            Call call, Streaming streaming, EndpointState state, long firstByteNanos, Optional<StreamEdit> edit) {
-        var relay = new SseRelay(call.request.quotedModel(), call.request.model(), edit);
+    /**
+     * Relays a stream to its end. Once its first byte went to the caller, a failure cannot fall back: the endpoint
+     * breaking off, stalling past the idle timeout, sending a malformed chunk or an error event, or ending before its
+     * answer is complete, ends the stream with an error event in OpenAI's shape instead of {@code [DONE]} (its clients
+     * raise it), and the usage row says {@code truncated}.
+     */
+    private void stream(Call call, Streaming streaming, EndpointState state, long firstByteNanos) {
+        SseRelay relay = streaming.relay();
+        AttemptClock clock = streaming.clock();
         Outcome outcome = Outcome.OK;
         Context ctx = call.ctx;
-        try (InputStream in = streaming.body()) {
+        try (InputStream in = streaming.body();
+                clock) {
             OutputStream out = startStream(ctx);
-            byte[] buffer = streaming.first();
-            int read = streaming.firstLength();
-            while (read >= 0) {
+            out.write(streaming.held());
+            out.flush();
+            if (streaming.refused().isPresent()) {
+                throw streaming.refused().get();
+            }
+            byte[] buffer = new byte[CHUNK];
+            int read = streaming.ended() ? -1 : 0;
+            while (read >= 0 && relay.failure().isEmpty()) {
                 if (read > 0) {
+                    clock.progress();
                     relay.relay(buffer, read, out);
                     out.flush();
                 }
                 try {
                     read = in.read(buffer);
                 } catch (IOException e) {
-                    outcome = timedOut(e) ? Outcome.TIMEOUT : Outcome.STREAM_BROKEN;
+                    outcome = Outcome.TRUNCATED;
                     breakOff(
                             out,
-                            outcome,
+                            clock.expired().isPresent() || timedOut(e)
+                                    ? ErrorCode.UPSTREAM_TIMEOUT
+                                    : ErrorCode.UPSTREAM_UNAVAILABLE,
                             "Endpoint '" + call.endpoint + "' "
-                                    + (outcome == Outcome.TIMEOUT
-                                            ? "stopped sending its stream (no more in time)"
+                                    + (clock.expired().isPresent() || timedOut(e)
+                                            ? "stopped sending its stream: it " + clock.describe()
                                             : "broke off its stream (" + describe(e) + ")")
                                     + ".");
                     break;
                 }
             }
             if (outcome == Outcome.OK) {
-                relay.finish(out);
+                if (read < 0) {
+                    relay.finish(out);
+                }
+                outcome = ended(call, relay, out);
                 out.flush();
             }
         } catch (IOException | UncheckedIOException e) {
@@ -689,6 +1068,34 @@ public final class Routing implements AutoCloseable {
         call.finish(outcome, 200, relay.usage());
     }
 
+    /**
+     * How a stream the endpoint stopped sending ended: complete ({@code [DONE]} added when the endpoint ended with a
+     * finished chunk but without it), or truncated, told with an error event: a malformed chunk, an error event of the
+     * endpoint's, or an end before the answer was complete.
+     */
+    private static Outcome ended(Call call, SseRelay relay, OutputStream out) throws IOException {
+        String where = "Endpoint '" + call.endpoint + "' ";
+        if (relay.failure().isPresent()) {
+            boolean error = relay.failure().get().startsWith("an error event");
+            breakOff(
+                    out,
+                    error ? ErrorCode.UPSTREAM_ERROR : ErrorCode.UPSTREAM_INVALID_RESPONSE,
+                    where + "streamed " + relay.failure().get() + " part-way through its answer.");
+            return Outcome.TRUNCATED;
+        }
+        if (!relay.complete()) {
+            breakOff(
+                    out,
+                    ErrorCode.UPSTREAM_UNAVAILABLE,
+                    where + "ended its stream before its answer was complete (no [DONE], no finish_reason).");
+            return Outcome.TRUNCATED;
+        }
+        if (!relay.done()) {
+            out.write("data: [DONE]\n\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        return Outcome.OK;
+    }
+
     /** Ends a stream its edit refused with the refusal as its last event; the outcome. */
     private static Outcome refusedMidway(Context ctx, ApiException refused) {
         try {
@@ -699,9 +1106,8 @@ public final class Routing implements AutoCloseable {
         }
     }
 
-    /** The stream's last event when the endpoint broke off or stalled. */
-    private static void breakOff(OutputStream out, Outcome outcome, String message) throws IOException {
-        ErrorCode code = outcome == Outcome.TIMEOUT ? ErrorCode.UPSTREAM_TIMEOUT : ErrorCode.UPSTREAM_UNAVAILABLE;
+    /** The stream's last event when the endpoint broke off, stalled or sent what is not a stream's. */
+    private static void breakOff(OutputStream out, ErrorCode code, String message) throws IOException {
         errorEvent(out, ApiException.of(code, message));
     }
 
@@ -729,6 +1135,8 @@ public final class Routing implements AutoCloseable {
 
     @Override
     public void close() {
+        timer.shutdownNow();
+        racers.shutdownNow();
         hop.close();
         usage.close();
     }

@@ -164,6 +164,46 @@ class RouterCatalogTest {
                         "{\"endpoints\": [{\"endpoint\": \"CLOUD\", \"timeout_seconds\": 0}]}",
                         "invalid_field params.endpoints[0].timeout_seconds"),
                 Arguments.of(
+                        "ordered_fallback",
+                        "{\"endpoints\": [{\"endpoint\": \"CLOUD\"}], \"first_byte_timeout_ms\": 0}",
+                        "invalid_field params.first_byte_timeout_ms"),
+                Arguments.of(
+                        "single_endpoint",
+                        "{\"endpoint\": \"CLOUD\", \"idle_timeout_ms\": 1.5}",
+                        "invalid_field params.idle_timeout_ms"),
+                Arguments.of(
+                        "least_busy",
+                        "{\"endpoints\": [\"CLOUD\"], \"total_timeout_ms\": 3600001}",
+                        "invalid_field params.total_timeout_ms"),
+                Arguments.of(
+                        "single_endpoint",
+                        "{\"endpoint\": \"CLOUD\", \"connect_timeout_ms\": \"10\"}",
+                        "invalid_field params.connect_timeout_ms"),
+                Arguments.of(
+                        "ordered_fallback",
+                        "{\"endpoints\": [{\"endpoint\": \"CLOUD\"}], \"retry_statuses\": [\"200\"]}",
+                        "invalid_field params.retry_statuses[0]"),
+                Arguments.of(
+                        "ordered_fallback",
+                        "{\"endpoints\": [{\"endpoint\": \"CLOUD\"}], \"max_retries\": 6}",
+                        "invalid_field params.max_retries"),
+                Arguments.of(
+                        "weighted_routing",
+                        "{\"weights\": [{\"endpoint\": \"CLOUD\", \"weight\": 1}], \"retry_after_cap_seconds\": -1}",
+                        "invalid_field params.retry_after_cap_seconds"),
+                Arguments.of(
+                        "ordered_fallback",
+                        "{\"endpoints\": [{\"endpoint\": \"CLOUD\"}], \"hedge_after_ms\": 0}",
+                        "invalid_field params.hedge_after_ms"),
+                Arguments.of( // a hedge asks the next endpoint of a chain: one endpoint has none
+                        "single_endpoint",
+                        "{\"endpoint\": \"CLOUD\", \"hedge_after_ms\": 500}",
+                        "invalid_field params.hedge_after_ms"),
+                Arguments.of(
+                        "latency_aware",
+                        "{\"endpoints\": [\"CLOUD\"], \"hold_back_tokens\": 1001}",
+                        "invalid_field params.hold_back_tokens"),
+                Arguments.of(
                         "provider_models",
                         "{\"provider\": \"acme\", \"default_model\": \"CLOUD\"}",
                         "unknown_reference params.provider"),
@@ -246,6 +286,17 @@ class RouterCatalogTest {
                         "{\"endpoints\": [{\"endpoint\": \"CLOUD\", \"timeout_seconds\": 5}, {\"endpoint\": "
                                 + "\"CLOUD\"}], \"retry_on\": [\"timeout\"]}"),
                 Arguments.of("latency_aware", "{\"endpoints\": [\"CLOUD\"], \"percentile\": \"p95\"}"),
+                Arguments.of(
+                        "ordered_fallback",
+                        "{\"endpoints\": [{\"endpoint\": \"CLOUD\", \"timeout_seconds\": 5}], "
+                                + "\"connect_timeout_ms\": 1000, \"first_byte_timeout_ms\": 2000, \"idle_timeout_ms\": "
+                                + "3000, \"total_timeout_ms\": 60000, \"retry_statuses\": [\"429\", \"503\"], "
+                                + "\"max_retries\": 3, \"backoff_ms\": 100, \"retry_after_cap_seconds\": 5, "
+                                + "\"hedge_after_ms\": 800, \"hold_back_tokens\": 4, \"hold_back_ms\": 250}"),
+                Arguments.of(
+                        "provider_models",
+                        "{\"provider\": \"http://127.0.0.1:9/v1\", \"default_model\": \"CLOUD\", "
+                                + "\"first_byte_timeout_ms\": 5000, \"retry_statuses\": [\"500\"]}"),
                 Arguments.of("local_model", "{\"model\": \"CLOUD\", \"cluster\": \"local\"}"),
                 Arguments.of("delegate", "{\"project\": \"PRJ\", \"router\": \"other\"}"),
                 Arguments.of(

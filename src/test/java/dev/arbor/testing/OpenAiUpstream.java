@@ -93,6 +93,36 @@ public final class OpenAiUpstream implements AutoCloseable {
             return new Stream(parts(chunks), Duration.ZERO, new CountDownLatch(0), Ending.HANG);
         }
 
+        /** The answer's head (a stream's when the request streams), then nothing while the connection stays open. */
+        static Reply headersThenNothing() {
+            return new HeadersOnly();
+        }
+
+        /** Chunks, then one that is not JSON, then {@code [DONE]}. */
+        static Reply streamThenMalformed(int chunks) {
+            return new Stream(parts(chunks), Duration.ZERO, new CountDownLatch(0), Ending.MALFORMED);
+        }
+
+        /** Chunks, then an error event in OpenAI's shape (then {@code [DONE]}, which must not reach the caller). */
+        static Reply streamThenErrorEvent(int chunks) {
+            return new Stream(parts(chunks), Duration.ZERO, new CountDownLatch(0), Ending.ERROR_EVENT);
+        }
+
+        /** 200 whose body is an error in OpenAI's shape (a stream request gets it too, not a stream). */
+        static Reply errorIn200() {
+            return new ErrorIn200();
+        }
+
+        /** 429 with {@code retry-after} in seconds. */
+        static Reply rateLimited(int retryAfterSeconds) {
+            return new RateLimited(retryAfterSeconds);
+        }
+
+        /** A completion's head with its full length, half of its body, then the connection closed. */
+        static Reply closedMidBody() {
+            return new ClosedMidBody();
+        }
+
         private static List<String> parts(int chunks) {
             return java.util.stream.IntStream.range(0, chunks)
                     .mapToObj(i -> "part" + i + " ")
@@ -110,13 +140,26 @@ public final class OpenAiUpstream implements AutoCloseable {
 
     record Invalid() implements Reply {}
 
+    record HeadersOnly() implements Reply {}
+
+    record ErrorIn200() implements Reply {}
+
+    record RateLimited(int retryAfterSeconds) implements Reply {}
+
+    record ClosedMidBody() implements Reply {}
+
     record Stream(List<String> parts, Duration between, CountDownLatch release, Ending ending) implements Reply {}
 
-    /** How a stream ends: {@code [DONE]}, a reset, or never. */
+    /**
+     * How a stream ends: {@code [DONE]}, a reset, never, or a chunk that is not JSON or an error event (each then
+     * {@code [DONE]}).
+     */
     enum Ending {
         DONE,
         RESET,
-        HANG
+        HANG,
+        MALFORMED,
+        ERROR_EVENT
     }
 
     /** One request as it arrived. */
@@ -235,6 +278,39 @@ public final class OpenAiUpstream implements AutoCloseable {
             }
             case Invalid ignored ->
                 send(out, 200, "application/json", "<html>not json".getBytes(StandardCharsets.UTF_8));
+            case HeadersOnly ignored -> {
+                boolean stream = request.body().path("stream").asBoolean(false);
+                out.write((stream
+                                ? "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                                : "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                closed.await();
+                return false;
+            }
+            case ErrorIn200 ignored ->
+                send(
+                        out,
+                        200,
+                        "application/json",
+                        json(Map.of("error", error(new Error(500, "internal_error_in_a_200")))));
+            case RateLimited limited -> {
+                byte[] body = json(Map.of("error", error(new Error(429, "rate_limit_exceeded"))));
+                out.write(("HTTP/1.1 429 X\r\ncontent-type: application/json\r\nretry-after: "
+                                + limited.retryAfterSeconds() + "\r\ncontent-length: " + body.length + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+            }
+            case ClosedMidBody ignored -> {
+                byte[] body = json(completion(model, "Hello from " + name + "."));
+                out.write(("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: " + body.length
+                                + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(body, 0, body.length / 2);
+                out.flush();
+                return false;
+            }
             case Stream stream -> {
                 out.write(("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
@@ -260,6 +336,18 @@ public final class OpenAiUpstream implements AutoCloseable {
                 if (stream.ending() == Ending.HANG) {
                     closed.await();
                     return false;
+                }
+                if (stream.ending() == Ending.MALFORMED) {
+                    chunk(out, "data: {\"choices\": [{\"delta\": \n\n");
+                }
+                if (stream.ending() == Ending.ERROR_EVENT) {
+                    chunk(
+                            out,
+                            "data: "
+                                    + new String(
+                                            json(Map.of("error", error(new Error(500, "overloaded_mid_stream")))),
+                                            StandardCharsets.UTF_8)
+                                    + "\n\n");
                 }
                 chunk(out, "data: " + new String(json(usageChunk(model)), StandardCharsets.UTF_8) + "\n\n");
                 chunk(out, "data: [DONE]\n\n");

@@ -15,6 +15,11 @@ import java.util.Optional;
  * else ({@code [DONE]}, comments, other fields) as it came. Only an event's unfinished tail waits for more bytes.
  * With a {@link StreamEdit}, each chunk goes through it first, and what it held back goes out before {@code [DONE]}
  * (or the stream's end).
+ *
+ * <p>It judges the stream as it passes: a {@code data} line that is neither a JSON object nor {@code [DONE]}, or an
+ * event that is an error ({@code {"error": ...}}), is a {@link #failure()}, and neither it nor anything after it is
+ * written: the caller is told with an error event of ours. A stream is {@link #complete()} once {@code [DONE]} came,
+ * or a choice's {@code finish_reason}.
  */
 public final class SseRelay {
     private final byte[] quotedModel;
@@ -25,6 +30,10 @@ public final class SseRelay {
     private TopLevel.Usage usage = TopLevel.Usage.NONE;
     private Optional<ObjectNode> lastChunk = Optional.empty();
     private boolean ended;
+    private boolean done;
+    private boolean finished;
+    private int chunks;
+    private Optional<String> failure = Optional.empty();
 
     public SseRelay(byte[] quotedModel, String model, Optional<StreamEdit> edit) {
         this.quotedModel = quotedModel;
@@ -35,6 +44,26 @@ public final class SseRelay {
     /** The usage of the stream's last chunk that carried one. */
     public TopLevel.Usage usage() {
         return usage;
+    }
+
+    /** Whether {@code [DONE]} came, or a chunk with a {@code finish_reason}: the answer is all there. */
+    public boolean complete() {
+        return done || finished;
+    }
+
+    /** Whether {@code [DONE]} itself came. */
+    public boolean done() {
+        return done;
+    }
+
+    /** The chunks (JSON events) passed on so far. */
+    public int chunks() {
+        return chunks;
+    }
+
+    /** What was wrong with the stream (a malformed chunk, an error event), once something was. */
+    public Optional<String> failure() {
+        return failure;
     }
 
     /** Takes bytes read from the endpoint and writes out every event they complete; the caller flushes. */
@@ -117,10 +146,19 @@ public final class SseRelay {
     }
 
     private void writeLine(int start, int contentEnd, int end, OutputStream out) throws IOException {
+        if (failure.isPresent()) {
+            return; // the stream ended for the caller: an error event of ours follows
+        }
         int payload = dataPayload(start, contentEnd);
         if (payload < 0) {
-            if (edit.isPresent() && isDone(start, contentEnd)) {
-                endEdit(out);
+            if (isDone(start, contentEnd)) {
+                if (edit.isPresent()) {
+                    endEdit(out);
+                }
+                done = true;
+            } else if (isData(start, contentEnd)) {
+                failure = Optional.of("a chunk that is not JSON");
+                return;
             }
             out.write(pending, start, end - start);
             return;
@@ -130,9 +168,15 @@ public final class SseRelay {
         try {
             fields = TopLevel.scan(pending, payload, payloadEnd - payload);
         } catch (TopLevel.NotAnObject e) {
-            out.write(pending, start, end - start); // not ours to judge: the caller's client reads it as it is
+            failure = Optional.of("a malformed chunk (" + e.getMessage() + ")");
             return;
         }
+        if (fields.error().isPresent()) {
+            failure = Optional.of("an error event: " + fields.error().get());
+            return;
+        }
+        chunks++;
+        finished |= fields.finished();
         if (!fields.usage().isEmpty()) {
             usage = fields.usage();
         }
@@ -169,6 +213,12 @@ public final class SseRelay {
     private boolean isDone(int start, int end) {
         String line = new String(pending, start, end - start, StandardCharsets.US_ASCII).strip();
         return line.equals("data: [DONE]") || line.equals("data:[DONE]");
+    }
+
+    /** Whether a line is a {@code data:} line with something in it. */
+    private boolean isData(int start, int end) {
+        String line = new String(pending, start, end - start, StandardCharsets.US_ASCII).strip();
+        return line.startsWith("data:") && line.length() > "data:".length();
     }
 
     /** Where a {@code data:} line's JSON object starts; -1 for any other line. */

@@ -19,6 +19,9 @@ import java.util.OptionalLong;
  * @param modelEnd the byte offset just after that value
  * @param model its text, when it is a string
  * @param stream {@code stream}, when it is true or false
+ * @param error the message of a top-level {@code error} (an error in OpenAI's shape, or any other non-null value),
+ *     when there is one: an answer or a stream's event that is an error whatever its status
+ * @param finished whether a choice has a {@code finish_reason}: the answer (or the stream) says it is complete
  */
 public record TopLevel(
         int modelStart,
@@ -27,7 +30,9 @@ public record TopLevel(
         JsonToken modelToken,
         Optional<Boolean> stream,
         JsonToken streamToken,
-        Usage usage) {
+        Usage usage,
+        Optional<String> error,
+        boolean finished) {
 
     /** The token counts of an answer's {@code usage}; empty where the upstream sent none. */
     public record Usage(OptionalLong promptTokens, OptionalLong completionTokens) {
@@ -53,6 +58,8 @@ public record TopLevel(
         Optional<Boolean> stream = Optional.empty();
         JsonToken streamToken = JsonToken.NOT_AVAILABLE;
         Usage usage = Usage.NONE;
+        Optional<String> error = Optional.empty();
+        boolean finished = false;
         try (JsonParser parser = Json.mapper().getFactory().createParser(bytes, offset, length)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new NotAnObject("it is not a JSON object");
@@ -80,6 +87,8 @@ public record TopLevel(
                         }
                     }
                     case "usage" -> usage = value == JsonToken.START_OBJECT ? usage(parser) : skip(parser);
+                    case "error" -> error = error(parser, value);
+                    case "choices" -> finished = value == JsonToken.START_ARRAY && finished(parser);
                     default -> parser.skipChildren();
                 }
             }
@@ -89,7 +98,55 @@ public record TopLevel(
         } catch (IOException e) {
             throw new NotAnObject(e.getMessage() == null ? "it is not JSON" : firstLine(e.getMessage()));
         }
-        return new TopLevel(modelStart, modelEnd, model, modelToken, stream, streamToken, usage);
+        return new TopLevel(modelStart, modelEnd, model, modelToken, stream, streamToken, usage, error, finished);
+    }
+
+    /** An error's message: its {@code message} when it is an object with one, its text, or what it is. */
+    private static Optional<String> error(JsonParser parser, JsonToken value) throws IOException {
+        if (value == JsonToken.VALUE_NULL) {
+            return Optional.empty();
+        }
+        if (value == JsonToken.VALUE_STRING) {
+            return Optional.of(parser.getText());
+        }
+        String message = "an error without a message";
+        if (value == JsonToken.START_OBJECT) {
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                JsonToken field = parser.nextToken();
+                if (name.equals("message") && field == JsonToken.VALUE_STRING) {
+                    message = parser.getText();
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            return Optional.of(message);
+        }
+        parser.skipChildren();
+        return Optional.of(message);
+    }
+
+    /** Whether a choice of the array the parser is at has a non-null {@code finish_reason}; reads to its end. */
+    private static boolean finished(JsonParser parser) throws IOException {
+        boolean finished = false;
+        for (JsonToken item = parser.nextToken();
+                item != null && item != JsonToken.END_ARRAY;
+                item = parser.nextToken()) {
+            if (item != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                continue;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                JsonToken field = parser.nextToken();
+                if (name.equals("finish_reason") && field == JsonToken.VALUE_STRING) {
+                    finished = true;
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+        return finished;
     }
 
     private static Usage skip(JsonParser parser) throws IOException {

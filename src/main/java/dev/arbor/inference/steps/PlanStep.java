@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
+import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import java.util.List;
@@ -15,11 +16,15 @@ sealed interface PlanStep {
     /** The step's {@code step_id}. */
     String id();
 
-    /** Picks the endpoint (or the fallback order) and forwards the request: the route ends here. */
-    record Route(String id, Strategy strategy) implements PlanStep {
+    /**
+     * Picks the endpoint (or the fallback order) and forwards the request under the step's attempt policy: the route
+     * ends here.
+     */
+    record Route(String id, Strategy strategy, AttemptPolicy policy) implements PlanStep {
         public Route {
             requireNonNull(id, "id");
             requireNonNull(strategy, "strategy");
+            requireNonNull(policy, "policy");
         }
     }
 
@@ -27,10 +32,12 @@ sealed interface PlanStep {
      * Answers with the provider's cloud model the request asks for ({@code model: "<router>/<model>"}), else the
      * default one; with a credential, its value is the key sent instead of the model's own.
      */
-    record ProviderModels(String id, String provider, String defaultModel, Optional<String> credential)
+    record ProviderModels(
+            String id, String provider, String defaultModel, Optional<String> credential, AttemptPolicy policy)
             implements PlanStep {
         public ProviderModels {
             requireNonNull(id, "id");
+            requireNonNull(policy, "policy");
             requireNonNull(provider, "provider");
             requireNonNull(defaultModel, "defaultModel");
             requireNonNull(credential, "credential");

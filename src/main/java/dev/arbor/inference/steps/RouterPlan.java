@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,13 +59,13 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
         return switch (step.path("action_type").asText()) {
             case "single_endpoint" ->
                 new PlanStep.Route(
-                        id, new Strategy.Single(params.path("endpoint").asText()));
+                        id, new Strategy.Single(params.path("endpoint").asText()), policy(params));
             case "weighted_routing" -> {
                 var weights = new ArrayList<Strategy.Weight>();
                 params.path("weights")
                         .forEach(w -> weights.add(new Strategy.Weight(
                                 w.path("endpoint").asText(), w.path("weight").asDouble())));
-                yield new PlanStep.Route(id, new Strategy.Weighted(weights));
+                yield new PlanStep.Route(id, new Strategy.Weighted(weights), policy(params));
             }
             case "ordered_fallback" -> {
                 var order = new ArrayList<Strategy.Step>();
@@ -81,21 +83,23 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                         retryOn.add(Strategy.Retry.valueOf(upper(kind.asText())));
                     }
                 }
-                yield new PlanStep.Route(id, new Strategy.Fallback(order, retryOn));
+                yield new PlanStep.Route(id, new Strategy.Fallback(order, retryOn), policy(params));
             }
             case "local_model" ->
                 new PlanStep.LocalModel(
                         id,
                         params.path("model").asText(),
                         params.path("cluster").asText("local"));
-            case "least_busy" -> new PlanStep.Route(id, new Strategy.LeastBusy(texts(params.path("endpoints"))));
+            case "least_busy" ->
+                new PlanStep.Route(id, new Strategy.LeastBusy(texts(params.path("endpoints"))), policy(params));
             case "latency_aware" ->
                 new PlanStep.Route(
                         id,
                         new Strategy.LatencyAware(
                                 texts(params.path("endpoints")),
                                 Strategy.Percentile.valueOf(
-                                        upper(params.path("percentile").asText("p50")))));
+                                        upper(params.path("percentile").asText("p50")))),
+                        policy(params));
             case "provider_models" ->
                 new PlanStep.ProviderModels(
                         id,
@@ -103,7 +107,8 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                         params.path("default_model").asText(),
                         params.hasNonNull("credential")
                                 ? Optional.of(params.path("credential").asText())
-                                : Optional.empty());
+                                : Optional.empty(),
+                        policy(params));
             case "delegate" ->
                 new PlanStep.Delegate(
                         id,
@@ -160,6 +165,37 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                 throw new IllegalStateException("step " + id + " has action " + step.path("action_type")
                         + ", which the router catalog does not list");
         };
+    }
+
+    /**
+     * A routing step's attempt policy: its timeouts (each one left out is the server's), retries, hedge (a fallback's)
+     * and hold-back, each param left out taking the catalog's default.
+     */
+    static AttemptPolicy policy(JsonNode params) {
+        var statuses = new LinkedHashSet<Integer>();
+        params.path("retry_statuses").forEach(status -> statuses.add(Integer.parseInt(status.asText())));
+        return new AttemptPolicy(
+                new AttemptPolicy.Timeouts(
+                        millis(params, "connect_timeout_ms"),
+                        millis(params, "first_byte_timeout_ms"),
+                        millis(params, "idle_timeout_ms"),
+                        millis(params, "total_timeout_ms")),
+                new AttemptPolicy.Retries(
+                        statuses,
+                        params.path("max_retries").asInt(2),
+                        Duration.ofMillis(params.path("backoff_ms").asLong(200)),
+                        Duration.ofSeconds(
+                                params.path("retry_after_cap_seconds").asLong(10))),
+                millis(params, "hedge_after_ms"),
+                new AttemptPolicy.HoldBack(
+                        params.path("hold_back_tokens").asInt(0),
+                        Duration.ofMillis(params.path("hold_back_ms").asLong(0))));
+    }
+
+    private static Optional<Duration> millis(JsonNode params, String name) {
+        return params.path(name).isNumber()
+                ? Optional.of(Duration.ofMillis(params.path(name).asLong()))
+                : Optional.empty();
     }
 
     private static PlanStep contentRules(String id, JsonNode params, String next) {

@@ -11,6 +11,7 @@ import dev.arbor.inference.Attribution;
 import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.Forwarding;
 import dev.arbor.inference.Routing;
+import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.OpenAiAnswers;
@@ -121,18 +122,24 @@ public final class RouterRuntime {
             exchange.walk(step.id());
             switch (step) {
                 case PlanStep.Route route -> {
-                    forward(ctx, router, exchange, route.strategy(), Optional.empty());
+                    forward(ctx, router, exchange, route.strategy(), Optional.empty(), route.policy());
                     return;
                 }
                 case PlanStep.LocalModel local -> {
-                    forward(ctx, router, exchange, localModel(ctx, router, local), Optional.empty());
+                    forward(
+                            ctx,
+                            router,
+                            exchange,
+                            localModel(ctx, router, local),
+                            Optional.empty(),
+                            AttemptPolicy.DEFAULT);
                     return;
                 }
                 case PlanStep.ProviderModels provider -> {
                     String endpoint = exchange.askedModel()
                             .flatMap(asked -> providers.find(provider.provider(), asked))
                             .orElse(provider.defaultModel());
-                    forward(ctx, router, exchange, new Strategy.Single(endpoint), key(provider));
+                    forward(ctx, router, exchange, new Strategy.Single(endpoint), key(provider), provider.policy());
                     return;
                 }
                 case PlanStep.Delegate delegate -> {
@@ -160,7 +167,12 @@ public final class RouterRuntime {
      * rewritten once read, a stream as it passes. The usage is the router's whose step forwarded it.
      */
     private void forward(
-            Context ctx, RouterSnapshot router, Exchange exchange, Strategy strategy, Optional<String> apiKey) {
+            Context ctx,
+            RouterSnapshot router,
+            Exchange exchange,
+            Strategy strategy,
+            Optional<String> apiKey,
+            AttemptPolicy policy) {
         var headers = new LinkedHashMap<String, String>();
         headers.put("x-router-steps", String.join(",", exchange.walked()));
         headers.put("x-router-path", String.join(",", exchange.routers()));
@@ -178,7 +190,7 @@ public final class RouterRuntime {
                 strategy,
                 reachable(ctx, router),
                 Attribution.router(router.id(), headers),
-                new Forwarding(apiKey, streamEdit));
+                new Forwarding(apiKey, streamEdit, policy));
         if (!exchange.stream() && ctx.statusCode() / 100 == 2 && output.isPresent()) {
             filterOutput(ctx, output.get());
             var tags = new LinkedHashSet<>(exchange.tags());

@@ -174,6 +174,59 @@ public final class OutboundClient implements AutoCloseable {
         return start(request, Optional.of(body));
     }
 
+    /**
+     * Starts sending {@code body} as the request's and returns at once, following no redirect: the answer's head is
+     * awaited with {@link Pending#head}, and the exchange may be aborted from any thread at any time (a deadline's
+     * watchdog, a hedged call that lost). The request's timeout bounds each pause of the exchange, as with
+     * {@link #open}.
+     *
+     * @throws OutboundRefusedException when the policy refuses the URL, before any byte is sent there
+     */
+    public Pending begin(HttpRequest request, byte[] body) throws IOException, InterruptedException {
+        policy.requireCallable(request.uri());
+        Request call = prepared(request, Optional.of(body));
+        var listener = new InputStreamResponseListener();
+        var pending = new Pending(call, listener);
+        call.onRequestBegin(begun -> pending.connected = true);
+        call.send(listener);
+        return pending;
+    }
+
+    /** An exchange under way: whether it has a connection yet, its head once it comes, and a way to abort it. */
+    public static final class Pending {
+        private final Request call;
+        private final InputStreamResponseListener listener;
+        private volatile boolean connected;
+
+        private Pending(Request call, InputStreamResponseListener listener) {
+            this.call = call;
+            this.listener = listener;
+        }
+
+        /** Whether a connection to the server was made and the request began to go out on it. */
+        public boolean connected() {
+            return connected;
+        }
+
+        /** The answer once its head arrived, its body to be read as it comes; waits until then or an abort. */
+        public StreamedAnswer head() throws IOException, InterruptedException {
+            try {
+                org.eclipse.jetty.client.Response head = listener.get(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+                return new StreamedAnswer(head.getStatus(), headers(head), listener.getInputStream());
+            } catch (TimeoutException e) {
+                call.abort(e);
+                throw new HttpTimeoutException("no answer in time");
+            } catch (ExecutionException e) {
+                throw failure(e.getCause());
+            }
+        }
+
+        /** Ends the exchange where it is: a wait for its head or a read of its body fails with {@code cause}. */
+        public void abort(Throwable cause) {
+            call.abort(cause);
+        }
+    }
+
     /** An answer whose body is read as it arrives; closing the body before its end aborts the exchange. */
     public record StreamedAnswer(int status, HttpHeaders headers, InputStream body) {
         public StreamedAnswer {
