@@ -180,6 +180,7 @@ class AuthorizationMatrixTest {
             row("POST /runs/{run_id}/replay", Members.NONE),
             row("POST /pipelines/{pipeline_id}/runs/replay", Members.NONE),
             row("GET /pipelines/{pipeline_id}/versions", Members.NONE),
+            row("GET /pipelines/{pipeline_id}/versions/{version}/diff", Members.NONE),
             // an empty answer is refused for its content (400), whoever sends it
             row("POST /runs/{run_id}/steps/{step_id}/approval", Members.ANY),
             row("GET /approvals", Members.ANY),

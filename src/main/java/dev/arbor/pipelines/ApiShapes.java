@@ -24,30 +24,35 @@ final class ApiShapes {
             .required("param", nullable(string()))
             .required("message", string()));
 
+    static final Schema PARAMETERS = arrayOf(object().required("name", string())
+            .required("type", string())
+            .optional("required", bool())
+            .optional("description", string())
+            .optional("default", any()));
+    static final Schema STEPS = arrayOf(object().required("id", string())
+            .required("action", string())
+            .optional("name", string())
+            .optional("params", mapOf(any()))
+            .optional("depends_on", arrayOf(string()))
+            .optional("on_failure", string())
+            .optional("condition", string())
+            .optional("retry", mapOf(any()))
+            .optional("timeout_seconds", nullable(integer(1, 604_800))));
+    static final Schema OUTPUTS = mapOf(string());
+    static final Schema TIMEOUT_SECONDS = integer(1, PipelineDefinition.MAX_TIMEOUT_SECONDS);
+    static final Schema MAX_CONCURRENT_RUNS = integer(1, PipelineDefinition.MAX_CONCURRENT_RUNS);
+    static final Schema PRIORITY = integer(-PipelineDefinition.PRIORITY_RANGE, PipelineDefinition.PRIORITY_RANGE);
+
     static final Schema DEFINITION = named(
             "PipelineDefinition",
             object().required("name", string())
                     .optional("description", string())
-                    .optional(
-                            "parameters",
-                            arrayOf(object().required("name", string())
-                                    .required("type", string())
-                                    .optional("required", bool())
-                                    .optional("description", string())
-                                    .optional("default", any())))
-                    .required(
-                            "steps",
-                            arrayOf(object().required("id", string())
-                                    .required("action", string())
-                                    .optional("name", string())
-                                    .optional("params", mapOf(any()))
-                                    .optional("depends_on", arrayOf(string()))
-                                    .optional("on_failure", string())
-                                    .optional("condition", string())
-                                    .optional("retry", mapOf(any()))
-                                    .optional("timeout_seconds", nullable(integer(1, 604_800)))))
-                    .optional("outputs", mapOf(any()))
-                    .optional("timeout_seconds", nullable(integer(1, PipelineDefinition.MAX_TIMEOUT_SECONDS))));
+                    .optional("parameters", PARAMETERS)
+                    .required("steps", STEPS)
+                    .optional("outputs", OUTPUTS)
+                    .optional("timeout_seconds", nullable(TIMEOUT_SECONDS))
+                    .optional("max_concurrent_runs", nullable(MAX_CONCURRENT_RUNS))
+                    .optional("priority", nullable(PRIORITY)));
     static final Schema PIPELINE = named(
             "Pipeline",
             resource("pipeline")
@@ -67,6 +72,20 @@ final class ApiShapes {
                     .required("version", integer(1, Long.MAX_VALUE))
                     .required("created_at", timestamp())
                     .required("definition", DEFINITION)));
+    static final Schema VERSION_DIFF = named(
+            "PipelineVersionDiff",
+            object().required("object", oneOf("pipeline.version_diff"))
+                    .required("pipeline_id", string())
+                    .required("from", integer(1, Long.MAX_VALUE))
+                    .required("to", integer(1, Long.MAX_VALUE))
+                    .required("steps_added", arrayOf(string()))
+                    .required("steps_removed", arrayOf(string()))
+                    .required("steps_changed", arrayOf(string()))
+                    .required(
+                            "changes",
+                            arrayOf(object().required("op", oneOf("add", "remove", "replace"))
+                                    .required("path", string())
+                                    .optional("value", any()))));
     static final Schema ACTION_VALIDATION = object().required("object", oneOf("action.validation"))
             .required("valid", bool())
             .required("errors", PROBLEMS);

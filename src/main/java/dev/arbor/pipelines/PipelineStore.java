@@ -191,6 +191,20 @@ final class PipelineStore implements RunnablePipelines {
                 .list());
     }
 
+    /** One saved definition of a pipeline. */
+    Optional<Version> version(String id, int version) {
+        return database.read(handle -> handle.createQuery("SELECT pipeline_id, version, definition, created_at "
+                        + "FROM pipeline_versions WHERE pipeline_id = :id AND version = :version")
+                .bind("id", id)
+                .bind("version", version)
+                .map((rs, ctx) -> new Version(
+                        rs.getString("pipeline_id"),
+                        rs.getInt("version"),
+                        (ObjectNode) Json.read(rs.getString("definition")),
+                        rs.getLong("created_at")))
+                .findOne());
+    }
+
     boolean delete(String id) {
         return database.write(handle -> handle.createUpdate("DELETE FROM pipelines WHERE id = :id")
                         .bind("id", id)

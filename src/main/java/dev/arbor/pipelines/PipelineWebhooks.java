@@ -6,8 +6,8 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
+import dev.arbor.pipelines.control.RunControl;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
-import dev.arbor.pipelines.runs.RunControl;
 import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -30,6 +30,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -162,6 +163,7 @@ final class PipelineWebhooks {
                         params,
                         trigger,
                         definition.timeoutSeconds(),
+                        OptionalInt.empty(),
                         Optional.of(new RunStore.WebhookCall(webhookId)))
                 .map(RunStore.Run::id);
         String runId = started.or(() -> runs.webhookRun(pipeline.id(), webhookId))

@@ -11,12 +11,12 @@ import dev.arbor.deployments.Deployments;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.actions.StepActions;
+import dev.arbor.pipelines.control.RunRoutes;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.pipelines.definitions.StepUrls;
 import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.RunMetrics;
-import dev.arbor.pipelines.runs.RunRoutes;
 import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.platform.actions.ActionCatalog;
@@ -27,6 +27,7 @@ import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.EventStreams;
 import dev.arbor.platform.http.PageParams;
+import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
@@ -39,6 +40,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -47,6 +49,8 @@ import java.util.stream.Collectors;
  * engine. Admin routes: pipelines automate model and deployment operations.
  */
 public final class Pipelines implements ScheduledRuns, AutoCloseable {
+    private static final QueryParam AGAINST =
+            new QueryParam("against", Schema.string(), "The version to compare with (default: the one before).");
     private final ActionCatalog catalog = ActionCatalog.load("/catalog/pipeline-actions.json");
     private final PipelineStore store;
     private final RunStore runs;
@@ -112,10 +116,10 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 .body(ActionShapes.ACTION_CHECK)
                 .ok(ApiShapes.ACTION_VALIDATION)
                 .post("/pipelines/validate", "Check a pipeline definition and list every problem", this::validate)
-                .body(ApiShapes.DEFINITION)
+                .body(PipelineBody.SPEC.schema())
                 .ok(ApiShapes.PIPELINE_VALIDATION)
                 .post("/pipelines", "Create a pipeline", this::create)
-                .body(ApiShapes.DEFINITION)
+                .body(PipelineBody.SPEC.schema())
                 .created(ApiShapes.PIPELINE)
                 .get("/pipelines", "List pipelines, newest first", this::list)
                 .query(PageParams.PARAMETERS)
@@ -123,7 +127,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 .get("/pipelines/{pipeline_id}", "Get a pipeline", this::get)
                 .ok(ApiShapes.PIPELINE)
                 .put("/pipelines/{pipeline_id}", "Replace a pipeline's definition (a new version)", this::replace)
-                .body(ApiShapes.DEFINITION)
+                .body(PipelineBody.SPEC.schema())
                 .ok(ApiShapes.PIPELINE)
                 .delete(
                         "/pipelines/{pipeline_id}",
@@ -145,7 +149,14 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                         "/pipelines/{pipeline_id}/versions",
                         "Every saved definition of a pipeline, newest first: each save is a version",
                         this::versions)
-                .ok(ApiShapes.VERSIONS);
+                .ok(ApiShapes.VERSIONS)
+                .get(
+                        "/pipelines/{pipeline_id}/versions/{version}/diff",
+                        "What changed from one version of a pipeline's definition to another (by default the one"
+                                + " before); steps are compared by id",
+                        this::diff)
+                .query(AGAINST)
+                .ok(ApiShapes.VERSION_DIFF);
         runRoutes.addTo(routes);
         webhooks.addTo(routes);
     }
@@ -162,18 +173,15 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
 
     private void validate(Context ctx) {
         Access.requireAdmin(ctx);
-        JsonNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        PipelineDefinition.read(body, catalog, problems);
+        PipelineBody.Read read = PipelineBody.read(Requests.jsonObject(ctx), catalog);
         Responses.ok(
                 ctx,
-                new PipelineReplies.PipelineValidation(
-                        ActionCatalog.errorsJson(problems), body.path("steps").size()));
+                new PipelineReplies.PipelineValidation(ActionCatalog.errorsJson(read.problems()), read.stepCount()));
     }
 
     private void create(Context ctx) {
         Access.requireAdmin(ctx);
-        PipelineStore.Stored stored = store.create(checked(Requests.jsonObject(ctx)));
+        PipelineStore.Stored stored = store.create(PipelineBody.checked(Requests.jsonObject(ctx), catalog));
         Responses.created(ctx, "/pipelines/" + stored.id(), PipelineReplies.PipelineReply.of(stored));
     }
 
@@ -194,7 +202,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         Access.requireAdmin(ctx);
         String id = ctx.pathParam("pipeline_id");
         store.require(id);
-        PipelineDefinition definition = checked(Requests.jsonObject(ctx));
+        PipelineDefinition definition = PipelineBody.checked(Requests.jsonObject(ctx), catalog);
         Responses.ok(
                 ctx,
                 PipelineReplies.PipelineReply.of(
@@ -231,6 +239,12 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                                 .map(v -> Integer.toString(v.version()))
                                 .toList(),
                         false));
+    }
+
+    private void diff(Context ctx) {
+        Access.requireAdmin(ctx);
+        Responses.ok(
+                ctx, VersionDiff.of(store, ctx.pathParam("pipeline_id"), ctx.pathParam("version"), AGAINST.read(ctx)));
     }
 
     private void pause(Context ctx) {
@@ -317,6 +331,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                         checked,
                         trigger,
                         definition.timeoutSeconds(),
+                        OptionalInt.empty(),
                         firing.map(RunStore.Once.class::cast))
                 .<Start>map(run -> new Start.Started(run.id()))
                 .orElseGet(Start.AlreadyStarted::new);
@@ -336,12 +351,5 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 requireNonNull(reason, "reason");
             }
         }
-    }
-
-    private PipelineDefinition checked(JsonNode body) {
-        var problems = new Problems();
-        Optional<PipelineDefinition> definition = PipelineDefinition.read(body, catalog, problems);
-        problems.throwIfAny();
-        return definition.orElseThrow();
     }
 }

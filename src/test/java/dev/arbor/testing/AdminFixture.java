@@ -98,6 +98,7 @@ public final class AdminFixture {
         objects.put("pipeline_id", pipeline);
         objects.put("run_id", create("/pipelines/" + pipeline + "/runs", "{}"));
         objects.put("step_id", "say");
+        objects.put("version", "1");
         objects.put("schedule_id", create("/pipelines/" + pipeline + "/schedules", "{\"cron\": \"0 3 * * *\"}"));
         return objects;
     }

@@ -29,7 +29,9 @@ public record PipelineDefinition(
         List<Parameter> parameters,
         List<Step> steps,
         Map<String, String> outputs,
-        int timeoutSeconds) {
+        int timeoutSeconds,
+        OptionalInt maxConcurrentRuns,
+        int priority) {
     static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
     static final int MAX_STEPS = 500;
     /** How long a run may take unless its definition says otherwise: a day. */
@@ -39,8 +41,20 @@ public record PipelineDefinition(
     /** How a time limit out of range is refused, in a definition and when a run starts. */
     public static final String TIMEOUT_REFUSAL = "must be an integer from 1 to " + MAX_TIMEOUT_SECONDS + " (30 days)";
 
-    private static final Set<String> FIELDS =
-            Set.of("name", "description", "parameters", "steps", "outputs", "timeout_seconds");
+    /** The most runs of one pipeline that may run at once, when it sets a limit. */
+    public static final int MAX_CONCURRENT_RUNS = 1_000;
+    /** Priorities go from {@code -PRIORITY_RANGE} to {@code PRIORITY_RANGE}; 0 unless set. */
+    public static final int PRIORITY_RANGE = 100;
+
+    private static final Set<String> FIELDS = Set.of(
+            "name",
+            "description",
+            "parameters",
+            "steps",
+            "outputs",
+            "timeout_seconds",
+            "max_concurrent_runs",
+            "priority");
     private static final Set<String> STEP_FIELDS = Set.of(
             "id", "name", "action", "params", "depends_on", "condition", "retry", "timeout_seconds", "on_failure");
     private static final Set<String> PARAMETER_TYPES = Set.of(
@@ -152,7 +166,13 @@ public record PipelineDefinition(
         }
         int timeout = timeoutSeconds(body.path("timeout_seconds"), "timeout_seconds", problems)
                 .orElse(DEFAULT_TIMEOUT_SECONDS);
-        var definition = new PipelineDefinition(name, description, parameters, steps, outputs, timeout);
+        OptionalInt maxConcurrentRuns = body.path("max_concurrent_runs").isMissingNode()
+                        || body.path("max_concurrent_runs").isNull()
+                ? OptionalInt.empty()
+                : OptionalInt.of(whole(body, "max_concurrent_runs", null, 1, MAX_CONCURRENT_RUNS, 1, problems));
+        int priority = whole(body, "priority", null, -PRIORITY_RANGE, PRIORITY_RANGE, 0, problems);
+        var definition = new PipelineDefinition(
+                name, description, parameters, steps, outputs, timeout, maxConcurrentRuns, priority);
         if (problems.isEmpty()) {
             new GraphCheck(definition, catalog, problems).run();
         }
@@ -426,6 +446,11 @@ public record PipelineDefinition(
         ObjectNode outputsJson = json.putObject("outputs");
         outputs.forEach(outputsJson::put);
         json.put("timeout_seconds", timeoutSeconds);
+        // written only when set, so that a definition without them reads back as it was saved
+        maxConcurrentRuns.ifPresent(max -> json.put("max_concurrent_runs", max));
+        if (priority != 0) {
+            json.put("priority", priority);
+        }
         return json;
     }
 
@@ -452,13 +477,13 @@ public record PipelineDefinition(
     }
 
     private static int whole(
-            JsonNode json, String field, String at, int min, int max, int fallback, Problems problems) {
+            JsonNode json, String field, @Nullable String at, int min, int max, int fallback, Problems problems) {
         JsonNode value = json.path(field);
-        if (value.isMissingNode()) {
+        if (value.isMissingNode() || value.isNull()) {
             return fallback;
         }
         if (!value.isIntegralNumber() || !value.canConvertToInt() || value.asInt() < min || value.asInt() > max) {
-            invalid(problems, at + "." + field, "must be an integer from " + min + " to " + max);
+            invalid(problems, ParamPath.key(at, field), "must be an integer from " + min + " to " + max);
             return fallback;
         }
         return value.asInt();

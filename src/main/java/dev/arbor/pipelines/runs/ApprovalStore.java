@@ -21,22 +21,22 @@ import org.jdbi.v3.core.statement.StatementContext;
  * The SQL of approval steps' questions. One per step and generation of a run; its answer is written once, by the
  * first of the approvers (or of the timeout) whose update finds it still pending.
  */
-final class ApprovalStore {
+public final class ApprovalStore {
     private static final String COLUMNS = "id, run_id, step_id, generation, pipeline_id, message, approvers, "
             + "on_timeout, status, decided_by, decided_at, comment, requested_at, expires_at";
 
-    enum Status {
+    public enum Status {
         PENDING,
         APPROVED,
         REJECTED;
 
-        String json() {
+        public String json() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
 
     /** A question to approvers, and its answer once it has one. */
-    record Approval(
+    public record Approval(
             String id,
             String runId,
             String stepId,
@@ -51,7 +51,7 @@ final class ApprovalStore {
             Optional<String> comment,
             long requestedAt,
             long expiresAt) {
-        Approval {
+        public Approval {
             approvers = List.copyOf(approvers);
         }
 
@@ -59,7 +59,7 @@ final class ApprovalStore {
          * Whether {@code caller} is one of the approvers: named by its token id, by its role ({@code role:admin},
          * {@code role:member}), or as a member of a project ({@code project:<id>}, which admins are of every one).
          */
-        boolean answerableBy(Principal caller) {
+        public boolean answerableBy(Principal caller) {
             return approvers.stream()
                     .anyMatch(approver -> approver.equals(caller.tokenId())
                             || approver.equals(caller.isAdmin() ? "role:admin" : "role:member")
@@ -104,7 +104,7 @@ final class ApprovalStore {
         });
     }
 
-    Optional<Approval> find(String runId, String stepId, int generation) {
+    public Optional<Approval> find(String runId, String stepId, int generation) {
         return database.read(handle -> find(handle, runId, stepId, generation));
     }
 
@@ -150,7 +150,7 @@ final class ApprovalStore {
      * The questions in {@code status}, oldest first; pending ones only while their step waits (a cancelled or failed
      * run's question is not).
      */
-    List<Approval> list(Status status, int limit) {
+    public List<Approval> list(Status status, int limit) {
         return database.read(handle -> handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_approvals a "
                         + "WHERE status = :status"
                         + (status == Status.PENDING

@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -76,6 +77,8 @@ public final class RunEngine implements AutoCloseable {
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
     /** How often a paused run's deadline looks again whether the run was resumed (its deadline moved on). */
     static final long PAUSED_DEADLINE_CHECK_MILLIS = 60_000;
+    /** How often a queued run that waits for room under its pipeline's {@code max_concurrent_runs} looks again. */
+    static final long ADMISSION_RECHECK_MILLIS = 1_000;
     /** Steps running at once on this node, over all runs. */
     static final int PARALLEL_STEPS = 16;
 
@@ -94,11 +97,15 @@ public final class RunEngine implements AutoCloseable {
 
     /** A change asked of a run in a state that does not allow it (cancel a finished run, retry one not failed). */
     public static final class RunStateException extends RuntimeException {
-        final RunStatus status;
+        private final RunStatus status;
 
         RunStateException(RunStatus status) {
             super("the run is " + status.json());
             this.status = status;
+        }
+
+        public RunStatus status() {
+            return status;
         }
     }
 
@@ -177,14 +184,17 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after. Empty when what
-     * it is started {@code once} for (a schedule's firing, a webhook call) has started a run already.
+     * Starts a run of a stored pipeline; it is queued at once and its first steps begin soon after (when its pipeline
+     * caps its running runs, once there is room: the highest {@code priority} first, the definition's unless one is
+     * given). Empty when what it is started {@code once} for (a schedule's firing, a webhook call) has started a run
+     * already.
      */
     public Optional<Run> start(
             RunnablePipelines.Pipeline pipeline,
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,
+            OptionalInt priority,
             Optional<RunStore.Once> once) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
@@ -192,7 +202,15 @@ public final class RunEngine implements AutoCloseable {
         for (int i = 0; i < definition.steps().size(); i++) {
             steps.add(pending(definition.steps().get(i).id(), i));
         }
-        var run = queued(pipeline, params, trigger, timeoutSeconds, Optional.empty(), steps, now);
+        var run = queued(
+                pipeline,
+                params,
+                trigger,
+                timeoutSeconds,
+                priority.orElse(definition.priority()),
+                Optional.empty(),
+                steps,
+                now);
         if (!store.create(run, once)) {
             return Optional.empty();
         }
@@ -214,7 +232,7 @@ public final class RunEngine implements AutoCloseable {
      * pipeline's latest): the steps named in {@code reused} start completed with the outputs they had, and do not run;
      * the others run. The run it replays is not changed.
      */
-    Run replay(
+    public Run replay(
             Run old,
             RunnablePipelines.Pipeline pipeline,
             PipelineDefinition definition,
@@ -241,7 +259,15 @@ public final class RunEngine implements AutoCloseable {
                             OptionalLong.empty()))
                     .orElseGet(() -> pending(id, position)));
         }
-        var run = queued(pipeline, params, trigger, old.timeoutSeconds(), Optional.of(old.id()), steps, now);
+        var run = queued(
+                pipeline,
+                params,
+                trigger,
+                old.timeoutSeconds(),
+                definition.priority(),
+                Optional.of(old.id()),
+                steps,
+                now);
         store.create(run, Optional.empty());
         kept.put(run.id(), new KeptRun(definition, new RunStore.Kept(run.definition())));
         List<String> ready = store.whileActive(run.id(), run.generation(), tx -> {
@@ -285,6 +311,7 @@ public final class RunEngine implements AutoCloseable {
             ObjectNode params,
             ObjectNode trigger,
             int timeoutSeconds,
+            int priority,
             Optional<String> replayOf,
             List<StepRun> steps,
             long now) {
@@ -306,6 +333,7 @@ public final class RunEngine implements AutoCloseable {
                 OptionalLong.empty(),
                 OptionalLong.empty(),
                 replayOf,
+                priority,
                 steps);
     }
 
@@ -333,7 +361,7 @@ public final class RunEngine implements AutoCloseable {
      * Runs a failed run again from where it failed: its failed and cancelled steps start over, completed ones keep
      * their outputs and do not run again.
      */
-    Run retry(String runId) {
+    public Run retry(String runId) {
         var ready = new ArrayList<String>();
         Optional<RunStatus> refused = store.locked(runId, tx -> {
                     Run run = tx.run();
@@ -366,7 +394,7 @@ public final class RunEngine implements AutoCloseable {
      * now finish. A paused run holds no thread: its parked steps' executions find it paused and end, to be scheduled
      * again when it is resumed. A run paused already is answered as it is.
      */
-    Run pause(String runId) {
+    public Run pause(String runId) {
         Optional<RunStatus> refused = store.locked(runId, tx -> {
                     RunStatus status = tx.run().status();
                     if (!status.active()) {
@@ -393,7 +421,7 @@ public final class RunEngine implements AutoCloseable {
      * on by the time it was paused, and every step that is ready or open is scheduled. A run that is not paused and
      * has not ended is answered as it is.
      */
-    Run resume(String runId) {
+    public Run resume(String runId) {
         Optional<RunStatus> refused = store.locked(runId, tx -> {
                     Run run = tx.run();
                     if (!run.status().active()) {
@@ -429,12 +457,12 @@ public final class RunEngine implements AutoCloseable {
         return run;
     }
 
-    ApprovalStore approvals() {
+    public ApprovalStore approvals() {
         return approvals;
     }
 
     /** What answering an approval step came to. */
-    sealed interface Answer {
+    public sealed interface Answer {
         /** This answer decided the step; its execution was asked to go on now. */
         record Decided(ApprovalStore.Approval approval) implements Answer {}
 
@@ -455,7 +483,7 @@ public final class RunEngine implements AutoCloseable {
      * Answers an approval step for {@code caller}: of two answers at once (on two servers, too) exactly one decides;
      * the step's execution is then asked to go on at once (a paused run's goes on when it is resumed).
      */
-    Answer answer(
+    public Answer answer(
             String runId,
             String stepId,
             ApprovalStore.Status decision,
@@ -517,7 +545,7 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /** Waits up to {@code millis} for any run to change here; another node's changes are seen by polling. */
-    void awaitChange(long millis) throws InterruptedException {
+    public void awaitChange(long millis) throws InterruptedException {
         synchronized (signal) {
             signal.wait(millis);
         }
@@ -601,6 +629,18 @@ public final class RunEngine implements AutoCloseable {
         if (now >= run.deadlineAt()) {
             timeOut(task.runId(), task.generation());
             return Next.NOTHING;
+        }
+        if (run.status() == RunStatus.QUEUED && definition.maxConcurrentRuns().isPresent()) {
+            Optional<Boolean> admitted = store.admit(
+                    task.runId(),
+                    task.generation(),
+                    definition.maxConcurrentRuns().getAsInt());
+            if (admitted.isEmpty()) {
+                return Next.NOTHING;
+            }
+            if (!admitted.get()) {
+                return Next.parked(now + ADMISSION_RECHECK_MILLIS);
+            }
         }
         PipelineDefinition.Step step = definition.step(task.stepId());
         Map<String, Object> scope = scope(run, now);

@@ -9,7 +9,7 @@ import dev.arbor.pipelines.runs.RunStore.StepStatus;
  * One line of a run's history, by kind: the run moved to a status, a step did, or a step logged a line. Written to
  * the events table and to the API by {@link RunEventCodec}, the one place that knows their columns and fields.
  */
-sealed interface RunEvent {
+public sealed interface RunEvent {
     String message();
 
     /** The run moved to {@code status} (or, for {@code running}, started or went on again). */

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * A {@link RunEvent} as the events table's columns and as the API's JSON, and back from the columns: the one place
  * that knows an event's kinds ({@code run}, {@code step}, {@code log}) and which columns each fills.
  */
-final class RunEventCodec {
+public final class RunEventCodec {
     private RunEventCodec() {}
 
     /** The columns of {@code pipeline_run_events} an event fills, as they are stored and shown. */
@@ -51,7 +51,7 @@ final class RunEventCodec {
     }
 
     /** An event as the API shows it, in its pages and streams. */
-    record Reply(
+    public record Reply(
             long id,
             String object,
             @JsonProperty("run_id") String runId,
@@ -62,7 +62,7 @@ final class RunEventCodec {
             String message,
             @JsonProperty("created_at") long createdAt) {}
 
-    static Reply reply(RunEvent.Stored stored) {
+    public static Reply reply(RunEvent.Stored stored) {
         Columns columns = columns(stored.event());
         return new Reply(
                 stored.id(),

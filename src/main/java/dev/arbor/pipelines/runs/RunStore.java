@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.pipelines.runs.ScheduledRuns.Firing;
 import dev.arbor.platform.db.Database;
+import dev.arbor.platform.db.Dialect;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.db.Paging;
 import dev.arbor.platform.json.Json;
@@ -33,12 +34,12 @@ import org.jdbi.v3.core.statement.StatementContext;
  */
 public final class RunStore {
     private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
-            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at, paused_at, replay_of";
+            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at, paused_at, replay_of, priority";
     private static final String RUN_COLUMNS_BUT_DEFINITION = RUN_COLUMNS.replace("definition, ", "");
     private static final String STEP_COLUMNS = "step_id, position, status, attempts, outputs, error, started_at, "
             + "finished_at, due_at, wait_deadline_at";
 
-    enum RunStatus {
+    public enum RunStatus {
         QUEUED,
         RUNNING,
         /** Started no new step until resumed; the steps that were running when it was paused finish. */
@@ -48,7 +49,7 @@ public final class RunStore {
         CANCELLED;
 
         /** Not finished: it may still change (queued, running or paused). */
-        boolean active() {
+        public boolean active() {
             return this == QUEUED || this == RUNNING || this == PAUSED;
         }
 
@@ -57,12 +58,12 @@ public final class RunStore {
             return this == QUEUED || this == RUNNING;
         }
 
-        String json() {
+        public String json() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
 
-    enum StepStatus {
+    public enum StepStatus {
         PENDING,
         RUNNING,
         WAITING,
@@ -72,11 +73,11 @@ public final class RunStore {
         SKIPPED,
         CANCELLED;
 
-        boolean finished() {
+        public boolean finished() {
             return this == COMPLETED || this == FAILED || this == SKIPPED || this == CANCELLED;
         }
 
-        String json() {
+        public String json() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
@@ -100,6 +101,7 @@ public final class RunStore {
             OptionalLong finishedAt,
             OptionalLong pausedAt,
             Optional<String> replayOf,
+            int priority,
             List<StepRun> steps) {
         public Run {
             steps = List.copyOf(steps);
@@ -110,7 +112,7 @@ public final class RunStore {
         }
     }
 
-    record StepRun(
+    public record StepRun(
             String id,
             int position,
             StepStatus status,
@@ -125,6 +127,9 @@ public final class RunStore {
     private final Database database;
     private final Clock clock;
     private final RunMetrics metrics;
+
+    /** The PostgreSQL advisory lock that makes runs' admissions one at a time across servers. */
+    private static final long ADMISSION_LOCK = 0x5049_5045_4C49_4E45L;
 
     public RunStore(Database database, Clock clock, RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
@@ -171,9 +176,9 @@ public final class RunStore {
             // another server may start the same firing between the check above and this insert: its unique index
             // makes ours a no-op, not an error
             int inserted = handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, "
-                            + "schedule_id, scheduled_for) VALUES (:id, :pipeline, :version, :definition, :params, "
+                            + "schedule_id, scheduled_for, max_concurrent_runs) VALUES (:id, :pipeline, :version, :definition, :params, "
                             + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, NULL, :replayOf, "
-                            + ":created, :schedule, :scheduled) ON CONFLICT DO NOTHING")
+                            + ":priority, :created, :schedule, :scheduled, :maxConcurrent) ON CONFLICT DO NOTHING")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id())
@@ -187,6 +192,15 @@ public final class RunStore {
                     .bind("timeout", run.timeoutSeconds())
                     .bind("deadline", run.deadlineAt())
                     .bind("created", run.createdAt())
+                    .bind("priority", run.priority())
+                    // the cap of the definition the run keeps: runs of other versions count against it too
+                    .bind(
+                            "maxConcurrent",
+                            run.definition().path("max_concurrent_runs").isInt()
+                                    ? run.definition()
+                                            .path("max_concurrent_runs")
+                                            .intValue()
+                                    : null)
                     .execute();
             if (inserted == 0) {
                 return false;
@@ -256,7 +270,7 @@ public final class RunStore {
                 .findOne());
     }
 
-    Optional<Run> find(String runId) {
+    public Optional<Run> find(String runId) {
         return database.read(handle -> find(handle, runId));
     }
 
@@ -325,7 +339,7 @@ public final class RunStore {
     }
 
     /** A pipeline's runs, newest first, without their steps. */
-    Paging.Result<Run> list(String pipelineId, Page page, Optional<RunStatus> status) {
+    public Paging.Result<Run> list(String pipelineId, Page page, Optional<RunStatus> status) {
         String filter = "pipeline_runs WHERE pipeline_id = :pipeline"
                 + status.map(s -> " AND status = :status").orElse("");
         return database.read(handle -> Paging.newestFirst(
@@ -350,7 +364,7 @@ public final class RunStore {
      * The ids of a pipeline's runs in {@code status} created at or after {@code since}, oldest first, that no run
      * replays yet; at most {@code limit}.
      */
-    List<String> unreplayed(String pipelineId, RunStatus status, long since, int limit) {
+    public List<String> unreplayed(String pipelineId, RunStatus status, long since, int limit) {
         return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs r WHERE pipeline_id = :p "
                         + "AND status = :status AND created_at >= :since AND NOT EXISTS (SELECT 1 FROM pipeline_runs "
                         + "later WHERE later.replay_of = r.id) ORDER BY created_at, id LIMIT :limit")
@@ -379,7 +393,7 @@ public final class RunStore {
     }
 
     /** Events of a run after the one with id {@code afterId}, oldest first. */
-    List<RunEvent.Stored> events(String runId, long afterId, int limit) {
+    public List<RunEvent.Stored> events(String runId, long afterId, int limit) {
         return database.read(handle -> handle.createQuery(
                         "SELECT id, run_id, at, kind, step_id, status, level, "
                                 + "message FROM pipeline_run_events WHERE run_id = :run AND id > :after ORDER BY id LIMIT :limit")
@@ -414,6 +428,15 @@ public final class RunStore {
                         .bind("id", runId)
                         .bind("generation", generation)
                         .execute());
+    }
+
+    /**
+     * Admits a queued run of a pipeline that caps its running runs (see {@link Transition#admit}); empty when the run
+     * is no longer active at {@code generation}.
+     */
+    Optional<Boolean> admit(String runId, int generation, int maxConcurrentRuns) {
+        boolean acrossServers = database.dialect() == Dialect.POSTGRESQL;
+        return whileActive(runId, generation, tx -> tx.admit(maxConcurrentRuns, acrossServers));
     }
 
     /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
@@ -611,6 +634,58 @@ public final class RunStore {
             return open;
         }
 
+        /**
+         * Starts this queued run if its pipeline has room under {@code maxConcurrentRuns}: fewer of its runs running
+         * (or paused after they started) than that, counting the queued runs before this one (a higher priority, or
+         * the same and older) as if they had started. True when the run may go on (started now, or already), false
+         * when it waits. Admissions are one at a time: on SQLite its writes are, on PostgreSQL an advisory lock held
+         * to the commit makes them so across servers, so two servers never both take the last place.
+         */
+        boolean admit(int maxConcurrentRuns, boolean acrossServers) {
+            if (acrossServers) {
+                handle.createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(:key)) AS admitted")
+                        .bind("key", ADMISSION_LOCK)
+                        .mapTo(Integer.class)
+                        .one();
+            }
+            Queued self = handle.createQuery(
+                            "SELECT pipeline_id, status, priority, created_at FROM pipeline_runs WHERE id = :id")
+                    .bind("id", runId)
+                    .map((rs, ctx) -> new Queued(
+                            rs.getString("pipeline_id"),
+                            rs.getString("status"),
+                            rs.getInt("priority"),
+                            rs.getLong("created_at")))
+                    .one();
+            if (!RunStatus.QUEUED.json().equals(self.status())) {
+                return true;
+            }
+            int taken = handle.createQuery("SELECT COUNT(*) FROM pipeline_runs WHERE pipeline_id = :pipeline AND "
+                            + "status IN ('running', 'paused') AND started_at IS NOT NULL")
+                    .bind("pipeline", self.pipelineId())
+                    .mapTo(Integer.class)
+                    .one();
+            int before = handle.createQuery("SELECT COUNT(*) FROM pipeline_runs WHERE pipeline_id = :pipeline AND "
+                            + "status = 'queued' AND id <> :id AND (priority > :priority OR (priority = :priority "
+                            + "AND (created_at < :created OR (created_at = :created AND id < :id))))")
+                    .bind("pipeline", self.pipelineId())
+                    .bind("id", runId)
+                    .bind("priority", self.priority())
+                    .bind("created", self.createdAt())
+                    .mapTo(Integer.class)
+                    .one();
+            if (taken + before >= maxConcurrentRuns) {
+                return false;
+            }
+            if (runStarted()) {
+                runEvent(RunStatus.RUNNING, "The run started.");
+            }
+            return true;
+        }
+
+        /** What {@link #admit} reads of the run it admits. */
+        private record Queued(String pipelineId, String status, int priority, long createdAt) {}
+
         /** Marks a queued run running; false when it was running already. */
         boolean runStarted() {
             return handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
@@ -710,6 +785,7 @@ public final class RunStore {
                 millis(rs, "finished_at"),
                 millis(rs, "paused_at"),
                 Optional.ofNullable(rs.getString("replay_of")),
+                rs.getInt("priority"),
                 steps);
     }
 

@@ -1,6 +1,6 @@
 package dev.arbor.pipelines.schedules;
 
-import static dev.arbor.pipelines.runs.ApiShapes.RUN_STATUS;
+import static dev.arbor.pipelines.control.ApiShapes.RUN_STATUS;
 import static dev.arbor.platform.http.Schema.any;
 import static dev.arbor.platform.http.Schema.arrayOf;
 import static dev.arbor.platform.http.Schema.integer;

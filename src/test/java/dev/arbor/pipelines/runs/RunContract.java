@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
+import dev.arbor.platform.json.Json;
 import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
 import dev.arbor.testing.HttpReply;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Pipeline runs over HTTP, on the durable engine: order and parallel steps, templates that keep types, branches and
@@ -738,6 +741,145 @@ public abstract class RunContract {
         assertThat(versions.get(1).at("/definition/steps/1/params/value").asText())
                 .isEqualTo("one");
         http.get("/pipelines/pl_nope/versions").assertError(404, "pipeline_not_found", "pipeline_id");
+    }
+
+    @Test
+    void aPipelineCappedAtOneRunQueuesTheRestAndStartsThemHighestPriorityFirstThenOldestFirst() {
+        String pipeline = create("""
+                {"max_concurrent_runs": 1, "steps": [
+                   {"id": "ask", "action": "approval", "params": {"message": "go?", "approvers": ["role:admin"]}},
+                   {"id": "after", "action": "log", "depends_on": ["ask"], "params": {"message": "after"}}]}""");
+        String first = start(pipeline, "{}");
+        awaitWaiting(first);
+        String older = start(pipeline, "{}");
+        String urgent = start(pipeline, "{\"priority\": 5}");
+        String newer = start(pipeline, "{}");
+        assertThat(http.get("/runs/" + urgent).json().path("priority").asInt()).isEqualTo(5);
+
+        List<String> order = new ArrayList<>(List.of(first));
+        for (int i = 0; i < 3; i++) {
+            String running = order.getLast();
+            assertOnlyRunning(pipeline, running);
+            assertThat(http.post("/runs/" + running + "/steps/ask/approval", "{\"decision\": \"approved\"}")
+                            .status())
+                    .isEqualTo(200);
+            assertThat(finished(running).path("status").asText()).isEqualTo("completed");
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> runsIn(pipeline, "running").size() == 1);
+            String next = runsIn(pipeline, "running").getFirst();
+            awaitWaiting(next);
+            order.add(next);
+        }
+
+        assertThat(order).containsExactly(first, urgent, older, newer);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "'{\"max_concurrent_runs\": 0, \"steps\": [{\"id\": \"a\", \"action\": \"log\", \"params\": {\"message\": \"x\"}}]}', max_concurrent_runs",
+        "'{\"max_concurrent_runs\": \"two\", \"steps\": [{\"id\": \"a\", \"action\": \"log\", \"params\": {\"message\": \"x\"}}]}', max_concurrent_runs",
+        "'{\"priority\": 101, \"steps\": [{\"id\": \"a\", \"action\": \"log\", \"params\": {\"message\": \"x\"}}]}', priority",
+    })
+    void aLimitOrPriorityOutOfRangeIsRefusedAtItsField(String definition, String param) {
+        String named = definition.replaceFirst("\\{", "{\"name\": \"limits-" + NAMES.incrementAndGet() + "\", ");
+
+        http.post("/pipelines", named).assertError(400, "invalid_field", param);
+    }
+
+    @Test
+    void aRunStartedWithAPriorityOutOfRangeIsRefusedAndNothingIsQueued() {
+        String pipeline = create("""
+                {"steps": [{"id": "a", "action": "log", "params": {"message": "x"}}]}""");
+
+        http.post("/pipelines/" + pipeline + "/runs", "{\"priority\": 101}")
+                .assertError(400, "invalid_field", "priority");
+        assertThat(http.get("/pipelines/" + pipeline + "/runs").json().path("data"))
+                .isEmpty();
+    }
+
+    private void awaitWaiting(String runId) {
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> step(http.get("/runs/" + runId).json(), "ask")
+                        .path("status")
+                        .asText()
+                        .equals("waiting"));
+    }
+
+    /** While {@code runId} waits, no other run of the pipeline starts: the others stay queued. */
+    private void assertOnlyRunning(String pipeline, String runId) {
+        await().during(Duration.ofMillis(2_500))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> runsIn(pipeline, "running").equals(List.of(runId)));
+    }
+
+    List<String> runsIn(String pipeline, String status) {
+        var ids = new ArrayList<String>();
+        for (JsonNode run : http.get("/pipelines/" + pipeline + "/runs?status=" + status)
+                .json()
+                .path("data")) {
+            ids.add(run.path("id").asText());
+        }
+        return ids;
+    }
+
+    @Test
+    void aDiffBetweenTwoVersionsComparesStepsByIdSoAMovedStepIsNoChange() {
+        String name = "diffed-" + NAMES.incrementAndGet();
+        String pipeline =
+                http.post("/pipelines", """
+                {"name": "%s", "steps": [
+                   {"id": "a", "action": "log", "params": {"message": "one"}},
+                   {"id": "b", "action": "log", "params": {"message": "two"}},
+                   {"id": "gone", "action": "log", "params": {"message": "three"}}]}""".formatted(name)).json().path("id").asText();
+        http.put("/pipelines/" + pipeline, """
+                {"name": "%s", "description": "moved", "steps": [
+                   {"id": "b", "action": "log", "params": {"message": "two"}},
+                   {"id": "a", "action": "log", "params": {"message": "ONE"}},
+                   {"id": "new", "action": "log", "params": {"message": "four"}}]}""".formatted(name));
+
+        JsonNode diff = http.get("/pipelines/" + pipeline + "/versions/2/diff").json();
+
+        assertThat(diff.path("object").asText()).isEqualTo("pipeline.version_diff");
+        assertThat(diff.path("from").asInt()).isEqualTo(1);
+        assertThat(diff.path("to").asInt()).isEqualTo(2);
+        assertThat(Json.writeString(diff.path("steps_added"))).isEqualTo("[\"new\"]");
+        assertThat(Json.writeString(diff.path("steps_removed"))).isEqualTo("[\"gone\"]");
+        assertThat(Json.writeString(diff.path("steps_changed"))).isEqualTo("[\"a\"]");
+        List<String> changes = new ArrayList<>();
+        diff.path("changes")
+                .forEach(change -> changes.add(
+                        change.path("op").asText() + " " + change.path("path").asText() + " "
+                                + change.path("value")
+                                        .path("id")
+                                        .asText(change.path("value").asText())));
+        assertThat(changes)
+                .containsExactly(
+                        "replace /description moved",
+                        "remove /steps/gone ",
+                        "replace /steps/a/params/message ONE",
+                        "add /steps/new new");
+        JsonNode backwards = http.get("/pipelines/" + pipeline + "/versions/1/diff?against=2")
+                .json();
+        assertThat(Json.writeString(backwards.path("steps_removed"))).isEqualTo("[\"new\"]");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "/versions/3/diff, 404, pipeline_version_not_found, version",
+        "/versions/2/diff?against=9, 404, pipeline_version_not_found, against",
+        "/versions/1/diff, 400, invalid_parameter, against",
+        "/versions/x/diff, 400, invalid_parameter, version",
+        "/versions/2/diff?against=0, 400, invalid_parameter, against",
+    })
+    void aDiffOfVersionsThePipelineDoesNotHaveIsRefused(String path, int status, String code, String param) {
+        String name = "undiffed-" + NAMES.incrementAndGet();
+        String body = "{\"name\": \"" + name + "\", \"steps\": [{\"id\": \"a\", \"action\": \"log\", "
+                + "\"params\": {\"message\": \"%s\"}}]}";
+        String pipeline =
+                http.post("/pipelines", body.formatted("one")).json().path("id").asText();
+        http.put("/pipelines/" + pipeline, body.formatted("two"));
+
+        http.get("/pipelines/" + pipeline + path).assertError(status, code, param);
     }
 
     @Test

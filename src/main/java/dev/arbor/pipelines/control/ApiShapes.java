@@ -1,4 +1,4 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.control;
 
 import static dev.arbor.platform.http.Schema.any;
 import static dev.arbor.platform.http.Schema.arrayOf;
@@ -52,6 +52,7 @@ public final class ApiShapes {
                     .required("deadline_at", nullable(timestamp()))
                     .required("paused_at", nullable(timestamp()))
                     .required("replay_of", nullable(string()))
+                    .required("priority", integer(-100, 100))
                     .optional(
                             "progress",
                             object().required("total_steps", integer()).required("finished_steps", integer()))

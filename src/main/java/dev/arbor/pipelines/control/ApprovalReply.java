@@ -1,6 +1,7 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.control;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.arbor.pipelines.runs.ApprovalStore;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

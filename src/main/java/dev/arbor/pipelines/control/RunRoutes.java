@@ -1,4 +1,4 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.control;
 
 import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
@@ -8,8 +8,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.ApprovalStore;
+import dev.arbor.pipelines.runs.RunEngine;
+import dev.arbor.pipelines.runs.RunEvent;
+import dev.arbor.pipelines.runs.RunEventCodec;
+import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.pipelines.runs.RunStore.Run;
 import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunnablePipelines;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -39,7 +45,9 @@ public final class RunRoutes {
     private static final BodyField.Worded<Long> TIMEOUT_SECONDS = BodyField.integer(
                     OPTIONAL, "timeout_seconds", 1, PipelineDefinition.MAX_TIMEOUT_SECONDS)
             .refusedAs(PipelineDefinition.TIMEOUT_REFUSAL);
-    private static final BodySpec START = BodySpec.closed("a run", PARAMS, TIMEOUT_SECONDS);
+    private static final BodyField.Whole PRIORITY = BodyField.integer(
+            OPTIONAL, "priority", -PipelineDefinition.PRIORITY_RANGE, PipelineDefinition.PRIORITY_RANGE);
+    private static final BodySpec START = BodySpec.closed("a run", PARAMS, TIMEOUT_SECONDS, PRIORITY);
     private static final BodyField.Word<ApprovalStore.Status> DECISION = BodyField.word(
             REQUIRED,
             "decision",
@@ -144,7 +152,12 @@ public final class RunRoutes {
         String pipelineId = ctx.pathParam("pipeline_id");
         ObjectNode body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
         BodyReader reader = START.reader(body);
-        Run run = control.start(pipelineId, PARAMS.read(reader), TIMEOUT_SECONDS.read(reader), reader.problems());
+        Run run = control.start(
+                pipelineId,
+                PARAMS.read(reader),
+                TIMEOUT_SECONDS.read(reader),
+                PRIORITY.read(reader),
+                reader.problems());
         ctx.header("location", "/runs/" + run.id());
         Responses.json(ctx, 202, control.reply(run));
     }

@@ -1,4 +1,4 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.control;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -32,6 +32,7 @@ record RunReply(
         @JsonProperty("deadline_at") long deadlineAt,
         @JsonProperty("paused_at") @Nullable Long pausedAt,
         @JsonProperty("replay_of") @Nullable String replayOf,
+        int priority,
         @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Progress progress,
         @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable List<StepReply> steps) {
 
@@ -98,6 +99,7 @@ record RunReply(
                 run.deadlineAt() / 1000,
                 seconds(run.pausedAt()),
                 run.replayOf().orElse(null),
+                run.priority(),
                 definition
                         .map(d -> new Progress(
                                 run.steps().stream()

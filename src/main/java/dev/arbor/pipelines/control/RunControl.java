@@ -1,4 +1,4 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.control;
 
 import static java.util.Objects.requireNonNull;
 
@@ -7,8 +7,12 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Principal;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
+import dev.arbor.pipelines.runs.ApprovalStore;
+import dev.arbor.pipelines.runs.RunEngine;
+import dev.arbor.pipelines.runs.RunStore;
 import dev.arbor.pipelines.runs.RunStore.Run;
 import dev.arbor.pipelines.runs.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.RunnablePipelines;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -19,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -43,7 +48,12 @@ public final class RunControl {
      * Starts a run by hand: {@code params} checked against the pipeline's parameters (problems at
      * {@code params.<name>}, added to those the body's reading found), the pipeline's own timeout unless one is given.
      */
-    Run start(String pipelineId, Optional<JsonNode> params, Optional<Long> timeoutSeconds, Problems problems) {
+    Run start(
+            String pipelineId,
+            Optional<JsonNode> params,
+            Optional<Long> timeoutSeconds,
+            Optional<Long> priority,
+            Problems problems) {
         RunnablePipelines.Pipeline pipeline = pipelines.require(pipelineId);
         if (pipeline.paused()) {
             throw pipelinePaused(pipelineId);
@@ -54,7 +64,8 @@ public final class RunControl {
         ObjectNode trigger = Json.object().put("type", "manual");
         trigger.putObject("event").put("type", "manual");
         int timeout = timeoutSeconds.map(Long::intValue).orElse(definition.timeoutSeconds());
-        return engine.start(pipeline, checked, trigger, timeout, Optional.empty())
+        OptionalInt ordered = priority.map(p -> OptionalInt.of(p.intValue())).orElse(OptionalInt.empty());
+        return engine.start(pipeline, checked, trigger, timeout, ordered, Optional.empty())
                 .orElseThrow();
     }
 
@@ -87,7 +98,7 @@ public final class RunControl {
         try {
             return reply(engine.cancel(run.id()));
         } catch (RunEngine.RunStateException e) {
-            throw finished(run.id(), e.status, "cancelled");
+            throw finished(run.id(), e.status(), "cancelled");
         }
     }
 
@@ -99,7 +110,7 @@ public final class RunControl {
             throw ApiException.of(
                     ErrorCode.RUN_NOT_FAILED,
                     "run_id",
-                    "Run " + run.id() + " is " + e.status.json() + "; only a failed run can be retried.");
+                    "Run " + run.id() + " is " + e.status().json() + "; only a failed run can be retried.");
         }
     }
 
@@ -117,7 +128,7 @@ public final class RunControl {
         try {
             return reply(engine.pause(run.id()));
         } catch (RunEngine.RunStateException e) {
-            throw finished(run.id(), e.status, "paused");
+            throw finished(run.id(), e.status(), "paused");
         }
     }
 
@@ -126,7 +137,7 @@ public final class RunControl {
         try {
             return reply(engine.resume(run.id()));
         } catch (RunEngine.RunStateException e) {
-            throw finished(run.id(), e.status, "resumed");
+            throw finished(run.id(), e.status(), "resumed");
         }
     }
 

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.control;
+
+import org.jspecify.annotations.NullMarked;
