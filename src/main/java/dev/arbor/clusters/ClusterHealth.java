@@ -82,6 +82,7 @@ public record ClusterHealth(
                 .count();
     }
 
+    /** Declared from best to worst, the order {@link #worse} reads. */
     public enum Status {
         HEALTHY,
         DEGRADED,
@@ -92,7 +93,7 @@ public record ClusterHealth(
         }
 
         Status worse(Status other) {
-            return other.ordinal() > ordinal() ? other : this;
+            return other.compareTo(this) > 0 ? other : this;
         }
     }
 

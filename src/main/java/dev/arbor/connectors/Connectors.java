@@ -14,11 +14,12 @@ import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.platform.timers.Repeating;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,8 +73,10 @@ public final class Connectors implements AutoCloseable {
 
     /** Refreshes, every minute, the OAuth tokens that expire within five; prunes the call audit every hour. */
     public void start() {
-        refresher.scheduleWithFixedDelay(this::refreshOAuthTokens, 1, 1, TimeUnit.MINUTES);
-        refresher.scheduleWithFixedDelay(this::pruneCallAudit, 0, 1, TimeUnit.HOURS);
+        Repeating.every(
+                refresher, Duration.ofMinutes(1), Duration.ofMinutes(1), "the OAuth refresh", this::refreshOAuthTokens);
+        Repeating.every(
+                refresher, Duration.ZERO, Duration.ofHours(1), "the tool call audit's prune", this::pruneCallAudit);
     }
 
     /** Deletes the tool calls the audit keeps no longer, as the hour's timer would. */

@@ -22,6 +22,7 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.platform.references.Referrers;
+import dev.arbor.platform.timers.Repeating;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +33,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -149,8 +149,12 @@ public final class Deployments implements DeploymentDirectory, Referrers {
         }
         changed();
         if (instances.shared()) {
-            long millis = instances.heartbeat().toMillis();
-            takeovers.scheduleWithFixedDelay(this::takeOverOrphansLogged, millis, millis, TimeUnit.MILLISECONDS);
+            Repeating.every(
+                    takeovers,
+                    instances.heartbeat(),
+                    instances.heartbeat(),
+                    "the takeover of stopped servers' deployments",
+                    this::takeOverOrphansLogged);
         }
     }
 

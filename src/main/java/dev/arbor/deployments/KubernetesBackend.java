@@ -5,14 +5,15 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.clusters.Workloads;
 import dev.arbor.models.Model;
 import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.timers.Repeating;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ final class KubernetesBackend {
     KubernetesBackend(Workloads workloads, Reports reports, Duration pollEvery) {
         this.workloads = requireNonNull(workloads, "workloads");
         this.reports = requireNonNull(reports, "reports");
-        poller.scheduleWithFixedDelay(this::poll, pollEvery.toMillis(), pollEvery.toMillis(), TimeUnit.MILLISECONDS);
+        Repeating.every(poller, pollEvery, pollEvery, "the Kubernetes deployments' poll", this::poll);
     }
 
     /**
@@ -91,7 +92,7 @@ final class KubernetesBackend {
 
     /** Removes the objects; the caller then forgets the deployment. */
     void remove(Deployment deployment) {
-        watching.remove(deployment.id());
+        watching.remove(deployment.id(), deployment);
         workloads.delete(deployment.clusterId(), deployment.name());
     }
 
@@ -105,23 +106,24 @@ final class KubernetesBackend {
     }
 
     private void poll() {
-        for (Deployment deployment : watching.values()) {
+        // a copy: a deployment that is ready or gone leaves the map during the round
+        for (Deployment deployment : List.copyOf(watching.values())) {
             try {
                 Optional<Workloads.WorkloadStatus> status = workloads.status(deployment.clusterId(), deployment.name());
                 if (status.isEmpty()) {
-                    watching.remove(deployment.id());
+                    watching.remove(deployment.id(), deployment);
                     reports.workload(deployment.id(), new Observed.Failed("its Deployment is gone from the cluster"));
                     continue;
                 }
                 Workloads.WorkloadStatus now = status.get();
                 if (now.failure().isPresent()) {
-                    watching.remove(deployment.id());
+                    watching.remove(deployment.id(), deployment);
                     reports.workload(
                             deployment.id(), new Observed.Failed(now.failure().get()));
                     continue;
                 }
                 if (now.readyReplicas() >= deployment.spec().replicas()) {
-                    watching.remove(deployment.id());
+                    watching.remove(deployment.id(), deployment);
                 }
                 reports.workload(
                         deployment.id(),

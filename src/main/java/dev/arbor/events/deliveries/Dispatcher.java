@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.deliveries.DeliveryStore.Due;
+import dev.arbor.platform.timers.Repeating;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,9 +57,8 @@ final class Dispatcher implements AutoCloseable {
     void start() {
         worker.start();
         timer.execute(() -> sweep(Duration.ZERO));
-        long every = SWEEP_AFTER.toMillis();
-        timer.scheduleWithFixedDelay(() -> sweep(SWEEP_AFTER), every, every, TimeUnit.MILLISECONDS);
-        timer.scheduleWithFixedDelay(this::prune, 0, 60, TimeUnit.MINUTES);
+        Repeating.every(timer, SWEEP_AFTER, SWEEP_AFTER, "the deliveries' sweep", () -> sweep(SWEEP_AFTER));
+        Repeating.every(timer, Duration.ZERO, Duration.ofHours(1), "the deliveries' prune", this::prune);
     }
 
     /** A committed round to dispatch soon; when the queue is full the sweep takes it later. */

@@ -9,6 +9,7 @@ import dev.arbor.models.workers.WorkerLink;
 import dev.arbor.models.workers.WorkerProtocol;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.timers.Repeating;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -120,12 +121,21 @@ public final class ModelRuntime implements AutoCloseable {
 
     /** Starts the timers that end late answers and eject idle models and models over the memory budget. */
     public void start() {
-        deadlines.scheduleWithFixedDelay(
-                this::endLateAnswers, LATE_CHECK_MILLIS, LATE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        Repeating.every(
+                deadlines,
+                Duration.ofMillis(LATE_CHECK_MILLIS),
+                Duration.ofMillis(LATE_CHECK_MILLIS),
+                "ending late answers",
+                this::endLateAnswers);
         long every = settings.idleEject().isZero()
                 ? 30_000
                 : Math.max(200, Math.min(30_000, settings.idleEject().toMillis() / 2));
-        housekeeping.scheduleWithFixedDelay(this::ejectIdleAndOverBudget, every, every, TimeUnit.MILLISECONDS);
+        Repeating.every(
+                housekeeping,
+                Duration.ofMillis(every),
+                Duration.ofMillis(every),
+                "model housekeeping",
+                this::ejectIdleAndOverBudget);
     }
 
     private void endLateAnswers() {
@@ -222,7 +232,8 @@ public final class ModelRuntime implements AutoCloseable {
 
     /** Lets go of a worker that is gone or going: its socket, and its memory gauge. */
     private void forget(WorkerHandle handle) {
-        handle.worker.link.thenAccept(WorkerLink::close);
+        // a link that failed has nothing to close; closing one does not throw, so the stage has nothing to report
+        var _ = handle.worker.link.thenAccept(WorkerLink::close);
         handle.memory.ifPresent(meters::remove);
     }
 
@@ -495,7 +506,8 @@ public final class ModelRuntime implements AutoCloseable {
                 launcher.workerLog(model.id()),
                 Optional.empty(),
                 ready -> loaded(model, handle, ready));
-        handle.worker.link.whenComplete((link, failure) -> recordLoad(model, handle));
+        // the load's own failure is the worker's to report; recording the time cannot fail
+        var _ = handle.worker.link.whenComplete((link, failure) -> recordLoad(model, handle));
         return handle;
     }
 

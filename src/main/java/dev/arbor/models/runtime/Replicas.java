@@ -350,8 +350,9 @@ final class Replicas implements ReplicaSet {
         replica.worker = Optional.of(worker);
         replica.status = ReplicaStatus.STARTING;
         announce(replica);
-        worker.link.whenComplete((link, failure) -> loaded(replica, worker, Optional.ofNullable(failure)));
-        worker.process.onExit().thenRun(() -> ended(replica, worker));
+        // each stage is told the load's and the process's ends; neither stage's own end has anything more to say
+        var _ = worker.link.whenComplete((link, failure) -> loaded(replica, worker, Optional.ofNullable(failure)));
+        var _ = worker.process.onExit().thenRun(() -> ended(replica, worker));
     }
 
     private void loaded(Replica replica, WorkerProcess worker, Optional<Throwable> failure) {
@@ -380,7 +381,7 @@ final class Replicas implements ReplicaSet {
     }
 
     private void ended(Replica replica, WorkerProcess worker) {
-        worker.link.thenAccept(WorkerLink::close);
+        var _ = worker.link.thenAccept(WorkerLink::close); // a link that failed has nothing to close
         lock.lock();
         try {
             if (replica.worker.orElse(null) != worker) {

@@ -56,7 +56,7 @@ final class WorkerProcess {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
-        link.thenAccept(WorkerLink::close);
+        var _ = link.thenAccept(WorkerLink::close); // a link that failed has nothing to close
     }
 
     static String exitReason(int code) {

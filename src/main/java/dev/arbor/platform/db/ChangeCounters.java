@@ -2,12 +2,12 @@ package dev.arbor.platform.db;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.timers.Repeating;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +69,7 @@ public final class ChangeCounters implements AutoCloseable {
         if (database.dialect().singleNode()) {
             return;
         }
-        long millis = every.toMillis();
-        timer.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+        Repeating.every(timer, every, every, "the change counters' poll", this::poll);
     }
 
     private void poll() {

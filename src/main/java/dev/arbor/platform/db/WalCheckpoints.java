@@ -38,7 +38,7 @@ final class WalCheckpoints implements AutoCloseable {
     void soon() {
         if (scheduled.compareAndSet(false, true)) {
             try {
-                thread.schedule(this::run, DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                var _ = thread.schedule(this::run, DELAY_MILLIS, TimeUnit.MILLISECONDS); // run logs its failure
             } catch (RejectedExecutionException e) {
                 scheduled.set(false); // closing: the last connection to close checkpoints
             }

@@ -299,13 +299,13 @@ final class InlineDataUrls {
         }
 
         @Override
-        public void write(int b) {
+        public synchronized void write(int b) {
             super.write(b);
             check();
         }
 
         @Override
-        public void write(byte[] bytes, int offset, int length) {
+        public synchronized void write(byte[] bytes, int offset, int length) {
             super.write(bytes, offset, length);
             check();
         }

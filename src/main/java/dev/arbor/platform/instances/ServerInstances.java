@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.timers.Repeating;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,8 +108,7 @@ public final class ServerInstances implements AutoCloseable {
         }
         register();
         if (shared()) {
-            long millis = heartbeat.toMillis();
-            timer.scheduleWithFixedDelay(this::beat, millis, millis, TimeUnit.MILLISECONDS);
+            Repeating.every(timer, heartbeat, heartbeat, "the heartbeat", this::beat);
         }
     }
 

@@ -3,9 +3,9 @@ package dev.arbor.platform.instances;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.timers.Repeating;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,21 +36,14 @@ public final class StoppedServerWork implements AutoCloseable {
     public void start() {
         recover();
         if (instances.shared()) {
-            long millis = instances.heartbeat().toMillis();
-            sweeper.scheduleWithFixedDelay(
-                    () -> {
-                        try {
-                            recover();
-                        } catch (ApiException e) {
-                            // the database is out of reach, and said so itself: the next beat looks again
-                            LOG.debug("{} of stopped servers could not be looked for: {}", what, e.getMessage());
-                        } catch (RuntimeException e) {
-                            LOG.warn("{} of stopped servers could not be looked for", what, e);
-                        }
-                    },
-                    millis,
-                    millis,
-                    TimeUnit.MILLISECONDS);
+            Repeating.every(sweeper, instances.heartbeat(), instances.heartbeat(), what + " of stopped servers", () -> {
+                try {
+                    recover();
+                } catch (ApiException e) {
+                    // the database is out of reach, and said so itself: the next beat looks again
+                    LOG.debug("{} of stopped servers could not be looked for: {}", what, e.getMessage());
+                }
+            });
         }
     }
 

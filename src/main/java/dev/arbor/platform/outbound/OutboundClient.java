@@ -252,7 +252,7 @@ public final class OutboundClient implements AutoCloseable {
                     answer.get(request.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE), TimeUnit.NANOSECONDS);
             return new WholeAnswer(response.getStatus(), headers(response), response.getContent());
         } catch (TimeoutException e) {
-            call.abort(e);
+            var _ = call.abort(e); // whether it was still running to abort changes nothing: the wait is over
             throw new HttpTimeoutException("no answer from " + request.uri().getHost() + " in time");
         } catch (ExecutionException e) {
             throw failure(e.getCause());
@@ -291,7 +291,7 @@ public final class OutboundClient implements AutoCloseable {
         try {
             head = listener.get(request.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            call.abort(e);
+            var _ = call.abort(e); // whether it was still running to abort changes nothing: the wait is over
             throw new HttpTimeoutException("no answer from " + request.uri().getHost() + " in time");
         } catch (ExecutionException e) {
             throw failure(e.getCause());

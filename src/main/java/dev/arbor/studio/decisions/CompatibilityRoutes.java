@@ -2,19 +2,19 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.models.Model;
 import dev.arbor.models.ModelFacts;
 import dev.arbor.models.Models;
 import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.bodies.BodyReader;
-import dev.arbor.platform.json.Json;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
@@ -62,20 +62,27 @@ final class CompatibilityRoutes {
         var warnings = body.finish();
         var modalities = new HashSet<>(media.orElse(List.of()));
         ModelFacts.Needs needs = Primitives.needs(Primitives.of(questions), modalities, 0);
-        ObjectNode json = Json.object();
-        json.put("object", "model.compatibility");
-        ArrayNode list = json.putArray("models");
+        var shown = new ArrayList<ModelFit>();
         for (Model model : models.list()) {
             List<ModelFacts.Problem> problems = model.facts().problems(needs);
-            ObjectNode entry = list.addObject();
-            entry.put("model", model.id());
-            entry.put("name", model.name());
-            entry.put("status", runtime.status(model.id(), model.status()));
-            entry.put("ok", problems.isEmpty());
-            ArrayNode reasons = entry.putArray("problems");
-            problems.forEach(p -> reasons.addObject().put("code", p.code()).put("message", p.message()));
+            shown.add(new ModelFit(
+                    model.id(),
+                    model.name(),
+                    runtime.status(model.id(), model.status()),
+                    problems.isEmpty(),
+                    problems));
         }
-        json.set("warnings", Json.mapper().valueToTree(warnings));
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, new Reply(shown, warnings));
     }
+
+    /** What the route answers: each model, whether it can answer, and why not. */
+    @JsonPropertyOrder({"object", "models", "warnings"})
+    private record Reply(List<ModelFit> models, List<Warning> warnings) {
+        @JsonProperty("object")
+        String object() {
+            return "model.compatibility";
+        }
+    }
+
+    private record ModelFit(String model, String name, String status, boolean ok, List<ModelFacts.Problem> problems) {}
 }

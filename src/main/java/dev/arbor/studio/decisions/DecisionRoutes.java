@@ -2,14 +2,10 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.errors.Warning;
-import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -30,14 +26,12 @@ import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.planning.MediaInput;
 import dev.arbor.studio.planning.Plan;
 import dev.arbor.studio.planning.Planner;
-import dev.arbor.studio.planning.SettingsLadder;
 import dev.arbor.studio.running.DecisionService;
 import dev.arbor.studio.running.Source;
 import dev.arbor.studio.settings.StudioSettings;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -163,7 +157,7 @@ final class DecisionRoutes {
     private void preview(Context ctx) {
         DecisionRequest request = DecisionRequest.parse(Requests.jsonObject(ctx));
         Plan plan = decisions.plan(request, Planner.Purpose.PREVIEW);
-        Responses.ok(ctx, Preview.of(plan, decisions.input(plan)));
+        Responses.ok(ctx, DecisionPreview.of(plan, decisions.input(plan)));
     }
 
     private void get(Context ctx) {
@@ -185,7 +179,7 @@ final class DecisionRoutes {
                         "format",
                         "Decision " + id + " is " + decision.status().wire() + " and has no answers to render.");
             }
-            Responses.ok(ctx, WireRoutes.answer(decided));
+            Responses.ok(ctx, WireAnswer.of(decided));
             return;
         }
         List<Feedback> entries = feedback.list(id);
@@ -236,59 +230,5 @@ final class DecisionRoutes {
                     problems.list().getFirst().message());
         }
         return include;
-    }
-
-    /** The preview of a decision: every check up to the model, and what the model would be sent. */
-    static final class Preview {
-        private Preview() {}
-
-        static ObjectNode of(Plan plan, DecisionInput kept) {
-            ObjectNode input = kept.json();
-            ObjectNode preview = Json.object();
-            preview.put("object", "decision.preview");
-            if (plan.template().isPresent()) {
-                ObjectNode template = preview.putObject("template");
-                template.put("id", plan.template().get().id());
-                template.put("version", plan.template().get().version());
-                template.put("ref", plan.template().get().reference());
-                template.put("resolved_from", plan.template().get().resolvedFrom());
-                template.put("attribution", "explicit");
-            } else {
-                preview.putNull("template");
-            }
-            preview.put("model", plan.model().orElse(null));
-            preview.set("state", input.get("state"));
-            preview.set("rendered_state", input.get("rendered_state"));
-            preview.set("questions", input.get("questions"));
-            preview.set("extensions", plan.extensions().json());
-            preview.set("media", input.get("media"));
-            preview.set("settings", plan.settings().json());
-            preview.putObject("usage").put("input_tokens", plan.estimatedTokens());
-            ObjectNode wire = preview.putObject("decide_request");
-            wire.put("model", plan.model().orElse(null));
-            wire.set("state", plan.storedState());
-            wire.set("questions", input.get("questions"));
-            if (plan.settings().temperature() != SettingsLadder.DEFAULT_TEMPERATURE) {
-                wire.putObject("settings").put("temperature", plan.settings().temperature());
-            }
-            preview.put("store", plan.store().wire());
-            var warnings = new ArrayList<>(plan.warnings());
-            JsonNode perQuestion = plan.settings().json().path("questions");
-            perQuestion.properties().forEach(e -> {
-                if (e.getValue().has("temperature")
-                        && e.getValue().get("temperature").doubleValue()
-                                != plan.settings().temperature()) {
-                    warnings.add(new Warning(
-                            WarningCode.PER_QUESTION_SETTINGS_NOT_PORTABLE,
-                            "`" + e.getKey()
-                                    + "` has its own temperature; the single-request format sends one temperature for all "
-                                    + "questions.",
-                            "settings.questions." + e.getKey() + ".temperature"));
-                }
-            });
-            ArrayNode list = preview.putArray("warnings");
-            warnings.forEach(w -> list.add(Json.mapper().valueToTree(w)));
-            return preview;
-        }
     }
 }

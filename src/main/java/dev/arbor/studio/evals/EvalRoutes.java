@@ -2,18 +2,16 @@ package dev.arbor.studio.evals;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.platform.json.Json;
 import io.javalin.http.Context;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** The eval routes under {@code /v1/studio/evals}. */
@@ -64,18 +62,18 @@ final class EvalRoutes {
     private void create(Context ctx) {
         EvalStore.Stored eval = evals.create(Requests.jsonObject(ctx));
         ctx.header("location", BASE + "/" + eval.id());
-        Responses.json(ctx, 202, Evals.json(eval));
+        Responses.json(ctx, 202, EvalView.of(eval));
     }
 
     private void list(Context ctx) {
-        Responses.ok(ctx, Responses.page(store.list(PageParams.from(ctx)), EvalStore.Stored::id, Evals::json));
+        Responses.ok(ctx, ListReply.page(store.list(PageParams.from(ctx)), EvalStore.Stored::id, EvalView::of));
     }
 
     private void get(Context ctx) {
         String id = ctx.pathParam("eval_id");
         EvalStore.Stored eval =
                 EvalShapes.WAIT.read(ctx, () -> evals.find(id), e -> e.status().finished());
-        Responses.ok(ctx, Evals.json(eval));
+        Responses.ok(ctx, EvalView.of(eval));
     }
 
     private void items(Context ctx) {
@@ -96,29 +94,16 @@ final class EvalRoutes {
         List<EvalStore.Item> found = store.items(id, after, page.limit());
         boolean more = found.size() > page.limit();
         List<EvalStore.Item> shown = more ? found.subList(0, page.limit()) : found;
-        var data = new ArrayList<ObjectNode>();
-        shown.forEach(item -> data.add(item(item)));
         Responses.ok(
-                ctx, Responses.list(data, shown.stream().map(EvalStore.Item::id).toList(), more));
-    }
-
-    private static ObjectNode item(EvalStore.Item item) {
-        ObjectNode json = Json.object();
-        json.put("id", item.id());
-        json.put("object", "eval.item");
-        json.put("target", item.target());
-        json.put("position", item.position());
-        json.put("source", item.source());
-        json.put("split", item.split().orElse(null));
-        json.put("decision_id", item.decisionId().orElse(null));
-        json.set("expected", item.expected());
-        json.set("answers", item.answers().map(ObjectNode.class::cast).orElse(null));
-        json.set("error", item.error().map(ObjectNode.class::cast).orElse(null));
-        return json;
+                ctx,
+                ListReply.of(
+                        shown.stream().map(EvalView.Item::of).toList(),
+                        shown.stream().map(EvalStore.Item::id).toList(),
+                        more));
     }
 
     private void cancel(Context ctx) {
-        Responses.ok(ctx, Evals.json(evals.cancel(ctx.pathParam("eval_id"))));
+        Responses.ok(ctx, EvalView.of(evals.cancel(ctx.pathParam("eval_id"))));
     }
 
     private void apply(Context ctx) {
@@ -128,6 +113,6 @@ final class EvalRoutes {
     private void delete(Context ctx) {
         String id = ctx.pathParam("eval_id");
         evals.delete(id);
-        Responses.ok(ctx, Map.of("id", id, "object", "eval.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "eval"));
     }
 }

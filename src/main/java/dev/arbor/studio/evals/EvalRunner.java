@@ -76,7 +76,7 @@ final class EvalRunner implements AutoCloseable {
     void submit(Job job) {
         var run = new Running(new AtomicBoolean(), new AtomicReference<>());
         running.put(job.id(), run); // before it may start, so that a cancel always finds it
-        background.submit(() -> {
+        background.execute(() -> {
             run.thread().set(Thread.currentThread());
             try {
                 run(job, run.cancelled());

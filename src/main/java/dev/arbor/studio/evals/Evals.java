@@ -21,7 +21,6 @@ import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.planning.DecisionRequest;
 import dev.arbor.studio.templates.Templates;
 import dev.arbor.studio.work.WorkError;
-import dev.arbor.studio.work.WorkShapes;
 import dev.arbor.studio.work.WorkStatus;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -301,23 +300,6 @@ public final class Evals implements AutoCloseable {
 
     static ApiException notFound(String id) {
         return ApiException.of(ErrorCode.EVAL_NOT_FOUND, "eval_id", "There is no eval '" + id + "'.");
-    }
-
-    /** An eval as the API shows it. */
-    static ObjectNode json(EvalStore.Stored eval) {
-        ObjectNode json = Json.object();
-        json.put("id", eval.id());
-        json.put("object", "eval");
-        json.put("status", eval.status().wire());
-        ObjectNode progress = json.putObject("progress");
-        progress.put("done", eval.done());
-        progress.put("total", eval.total());
-        progress.put("failed", eval.failedItems());
-        eval.request().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
-        json.set("results", WorkShapes.orNull(eval.results()));
-        WorkShapes.putEnding(
-                json, eval.error(), eval.createdAtMillis(), eval.startedAtMillis(), eval.completedAtMillis());
-        return json;
     }
 
     @Override

@@ -2,9 +2,15 @@ package dev.arbor.studio.examples;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problem;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -24,10 +30,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Test examples of a template ({@code /v1/studio/templates/{id}/examples}): inputs with the answers they should
@@ -62,7 +67,7 @@ public final class ExampleRoutes {
                         base + "/import",
                         "Add up to 5,000 test examples at once, each checked on its own",
                         this::importAll)
-                .body(ExampleShapes.IMPORT)
+                .body(ExampleShapes.IMPORT.schema())
                 .ok(ExampleShapes.IMPORTED)
                 .postWithFiles(
                         base,
@@ -112,7 +117,7 @@ public final class ExampleRoutes {
     private void delete(Context ctx) {
         String id = ctx.pathParam("example_id");
         examples.delete(template(ctx), id);
-        Responses.ok(ctx, Map.of("id", id, "object", "template.example.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "template.example"));
     }
 
     private void get(Context ctx) {
@@ -162,25 +167,24 @@ public final class ExampleRoutes {
         if (more) {
             rows.removeLast();
         }
-        Map<String, Object> list = Responses.list(
+        ListReply<ObjectNode> list = ListReply.of(
                 rows.stream().map(ExampleStore.Row::json).toList(),
                 rows.stream().map(ExampleStore.Row::id).toList(),
                 more);
-        var body = new LinkedHashMap<>(list);
-        body.put("revision", revision);
-        Responses.ok(ctx, body);
+        Responses.ok(ctx, new Listed(list.data(), list.firstId(), list.lastId(), list.hasMore(), revision));
     }
 
     private void importAll(Context ctx) {
-        Examples.Imported imported =
-                examples.importAll(template(ctx), Requests.jsonObject(ctx).path("examples"));
-        var body = new LinkedHashMap<String, Object>();
-        body.put("object", "import_result");
-        body.put("created", imported.created());
-        body.put("revision", imported.revision());
-        body.put(
-                "failed", imported.failed().stream().map(ExampleRoutes::failure).toList());
-        Responses.ok(ctx, body);
+        var body = ExampleShapes.IMPORT.reader(Requests.jsonObject(ctx));
+        Optional<JsonNode> items = ExampleShapes.IMPORT_ITEMS.read(body);
+        body.finish();
+        Examples.Imported imported = examples.importAll(template(ctx), items.orElseThrow());
+        Responses.ok(
+                ctx,
+                new ImportResult(
+                        imported.created(),
+                        imported.revision(),
+                        imported.failed().stream().map(ImportResult.Failure::of).toList()));
     }
 
     private void export(Context ctx) {
@@ -229,15 +233,36 @@ public final class ExampleRoutes {
                 "`revision` is a revision of these examples, " + "0 to " + current + ", not '" + sent + "'.");
     }
 
-    private static Map<String, Object> failure(Examples.Failure failed) {
-        Problem problem = failed.problem();
-        var error = new LinkedHashMap<String, Object>();
-        error.put("code", problem.code().code());
-        error.put("param", problem.param());
-        error.put("message", problem.message());
-        var failure = new LinkedHashMap<String, Object>();
-        failure.put("index", failed.index());
-        failure.put("error", error);
-        return failure;
+    /** A page of examples at one revision: the list shape, and the revision it was read at. */
+    @JsonPropertyOrder({"object", "data", "first_id", "last_id", "has_more", "revision"})
+    private record Listed(
+            List<ObjectNode> data,
+            @JsonProperty("first_id") @Nullable String firstId,
+            @JsonProperty("last_id") @Nullable String lastId,
+            @JsonProperty("has_more") boolean hasMore,
+            int revision) {
+        @JsonProperty("object")
+        String object() {
+            return "list";
+        }
+    }
+
+    /** What an import made, and each item it refused with why. */
+    @JsonPropertyOrder({"object", "created", "revision", "failed"})
+    private record ImportResult(int created, int revision, List<Failure> failed) {
+        @JsonProperty("object")
+        String object() {
+            return "import_result";
+        }
+
+        record Failure(int index, Error error) {
+            static Failure of(Examples.Failure failed) {
+                Problem problem = failed.problem();
+                return new Failure(
+                        failed.index(), new Error(problem.code().code(), problem.param(), problem.message()));
+            }
+        }
+
+        record Error(String code, @Nullable String param, String message) {}
     }
 }

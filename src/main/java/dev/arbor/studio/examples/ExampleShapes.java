@@ -15,6 +15,8 @@ import static dev.arbor.platform.http.Schema.timestamp;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.studio.decisions.DecisionShapes;
 import dev.arbor.studio.history.HistoryShapes;
 
@@ -60,7 +62,11 @@ final class ExampleShapes {
             .required("last_id", nullable(string()))
             .required("has_more", bool())
             .required("revision", COUNT);
-    static final Schema IMPORT = object().required("examples", arrayOf(EXAMPLE_IN, Examples.MAX_IMPORT));
+    /** The examples to import; a list that is empty or too long is refused by the import, with its own words. */
+    static final BodyField.Value IMPORT_ITEMS =
+            new BodyField.Value("examples", BodyField.Presence.REQUIRED, arrayOf(EXAMPLE_IN, Examples.MAX_IMPORT));
+
+    static final BodySpec IMPORT = BodySpec.of(IMPORT_ITEMS);
     static final Schema IMPORTED = object().required("object", oneOf("import_result"))
             .required("created", COUNT)
             .required("revision", COUNT)

@@ -2,8 +2,11 @@ package dev.arbor.studio.files;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
@@ -18,9 +21,8 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** {@code /v1/studio/files}: upload a media file, read what it is, fetch its bytes safely, delete it. */
 final class FileRoutes {
@@ -269,11 +271,7 @@ final class FileRoutes {
     private void delete(Context ctx) {
         StudioFile file = find(ctx);
         files.delete(file);
-        var body = new LinkedHashMap<String, Object>();
-        body.put("id", file.id());
-        body.put("object", "file.deleted");
-        body.put("deleted", true);
-        Responses.ok(ctx, body);
+        Responses.ok(ctx, Deleted.of(file.id(), "file"));
     }
 
     private StudioFile find(Context ctx) {
@@ -300,19 +298,48 @@ final class FileRoutes {
         return kind + "; filename=\"" + plain + "\"; filename*=UTF-8''" + encoded;
     }
 
-    static Map<String, Object> json(StudioFile file, boolean available, boolean inUse) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("id", file.id());
-        json.put("object", "file");
-        json.put("purpose", file.purpose());
-        json.put("type", file.type());
-        json.put("content_type", file.contentType());
-        json.put("name", file.name().orElse(null));
-        json.put("bytes", file.bytes());
-        json.put("sha256", "sha256:" + file.sha256());
-        json.put("created_at", file.createdAtMillis() / 1000);
-        json.put("expires_at", inUse ? null : file.expiresAtMillis() / 1000);
-        json.put("available", available);
-        return json;
+    /** A file as the API shows it; {@code expires_at} is null while a decision or example uses it. */
+    @JsonPropertyOrder({
+        "id",
+        "object",
+        "purpose",
+        "type",
+        "content_type",
+        "name",
+        "bytes",
+        "sha256",
+        "created_at",
+        "expires_at",
+        "available"
+    })
+    record FileView(
+            String id,
+            String purpose,
+            String type,
+            @JsonProperty("content_type") String contentType,
+            @Nullable String name,
+            long bytes,
+            String sha256,
+            @JsonProperty("created_at") long createdAt,
+            @JsonProperty("expires_at") @Nullable Long expiresAt,
+            boolean available) {
+        @JsonProperty("object")
+        String object() {
+            return "file";
+        }
+    }
+
+    static FileView json(StudioFile file, boolean available, boolean inUse) {
+        return new FileView(
+                file.id(),
+                file.purpose(),
+                file.type(),
+                file.contentType(),
+                file.name().orElse(null),
+                file.bytes(),
+                "sha256:" + file.sha256(),
+                file.createdAtMillis() / 1000,
+                inUse ? null : file.expiresAtMillis() / 1000,
+                available);
     }
 }

@@ -15,6 +15,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
@@ -22,11 +24,13 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.Waiting;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.work.WorkStatus;
 import io.javalin.http.Context;
 import java.util.Arrays;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 
 /** The fit routes: {@code POST /v1/studio/templates/{id}/fit}, and the fits under {@code /v1/studio/fits}. */
@@ -34,8 +38,11 @@ final class FitRoutes {
     private static final String BASE = "/v1/studio/fits";
     private static final Schema COUNT = integer(0, Long.MAX_VALUE);
 
-    static final Schema FIT_IN =
-            object().optional("questions", arrayOf(string(64))).optional("model", string(200));
+    private static final BodyField.Texts QUESTIONS =
+            new BodyField.Texts("questions", BodyField.Presence.OPTIONAL, 128, 64);
+    private static final BodyField.Text MODEL =
+            new BodyField.Text("model", BodyField.Presence.OPTIONAL, 200, Optional.empty(), "");
+    static final BodySpec FIT_IN = BodySpec.of(QUESTIONS, MODEL);
 
     static final Schema FIT = named(
             "Fit",
@@ -83,7 +90,7 @@ final class FitRoutes {
                         "/v1/studio/templates/{template_id}/fit",
                         "Fit heads for a template's questions on its labels (answers at once; runs in the background)",
                         this::create)
-                .body(FIT_IN)
+                .body(FIT_IN.schema())
                 .accepted(FIT)
                 .get(BASE, "List fits, newest first", this::list)
                 .query(PageParams.PARAMETERS)
@@ -103,10 +110,13 @@ final class FitRoutes {
     }
 
     private void create(Context ctx) {
-        var body = Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx);
-        FitStore.Stored fit = fits.create(ctx.pathParam("template_id"), body);
+        var body = FIT_IN.reader(Requests.body(ctx).length == 0 ? Json.object() : Requests.jsonObject(ctx));
+        Optional<List<String>> questions = QUESTIONS.read(body);
+        Optional<String> model = MODEL.read(body);
+        body.finish();
+        FitStore.Stored fit = fits.create(ctx.pathParam("template_id"), questions, model);
         ctx.header("location", BASE + "/" + fit.id());
-        Responses.json(ctx, 202, Fits.json(fit));
+        Responses.json(ctx, 202, FitView.of(fit));
     }
 
     private void list(Context ctx) {
@@ -120,24 +130,24 @@ final class FitRoutes {
                                 "`status` must be one of queued, in_progress, completed, failed, cancelled.")));
         Responses.ok(
                 ctx,
-                Responses.page(
-                        fits.list(PageParams.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, Fits::json));
+                ListReply.page(
+                        fits.list(PageParams.from(ctx), TEMPLATE.read(ctx), status), FitStore.Stored::id, FitView::of));
     }
 
     private void get(Context ctx) {
         String id = ctx.pathParam("fit_id");
         FitStore.Stored fit =
                 WAIT.read(ctx, () -> fits.find(id), f -> f.status().finished());
-        Responses.ok(ctx, Fits.json(fit));
+        Responses.ok(ctx, FitView.of(fit));
     }
 
     private void cancel(Context ctx) {
-        Responses.ok(ctx, Fits.json(fits.cancel(ctx.pathParam("fit_id"))));
+        Responses.ok(ctx, FitView.of(fits.cancel(ctx.pathParam("fit_id"))));
     }
 
     private void delete(Context ctx) {
         String id = ctx.pathParam("fit_id");
         fits.delete(id);
-        Responses.ok(ctx, Map.of("id", id, "object", "fit.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "fit"));
     }
 }

@@ -12,7 +12,6 @@ import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.instances.ServerInstances;
 import dev.arbor.platform.instances.StoppedServerWork;
@@ -27,7 +26,6 @@ import dev.arbor.studio.questions.Labels;
 import dev.arbor.studio.questions.Question;
 import dev.arbor.studio.templates.Templates;
 import dev.arbor.studio.work.WorkError;
-import dev.arbor.studio.work.WorkShapes;
 import dev.arbor.studio.work.WorkStatus;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -124,11 +122,7 @@ public final class Fits implements AutoCloseable {
      * Checks a fit of a template (its questions, its labels, its model) and queues it; returns it as stored. Refuses
      * with 409 {@code too_few_labels} and the counts per question and class when a question cannot be fitted.
      */
-    FitStore.Stored create(String templateId, ObjectNode body) {
-        var reader = BodyReader.of(body);
-        Optional<List<String>> asked = reader.strings("questions", false, 128, 64);
-        Optional<String> model = reader.string("model", false, 200);
-        reader.finish();
+    FitStore.Stored create(String templateId, Optional<List<String>> asked, Optional<String> model) {
         Templates.Resolved template = templates.resolve(templateId);
         List<Question> questions = questions(template.definition(), asked);
         var keys = new LinkedHashSet<String>();
@@ -258,7 +252,7 @@ public final class Fits implements AutoCloseable {
         var cancelled = new AtomicBoolean();
         var ended = new CompletableFuture<Void>();
         running.put(job.id(), new Running(cancelled, ended));
-        background.submit(() -> {
+        background.execute(() -> {
             try {
                 run(job, cancelled);
             } catch (Logistic.Stopped e) {
@@ -434,22 +428,6 @@ public final class Fits implements AutoCloseable {
     FitStore.Stored find(String id) {
         return store.find(id)
                 .orElseThrow(() -> ApiException.of(ErrorCode.FIT_NOT_FOUND, "fit_id", "There is no fit '" + id + "'."));
-    }
-
-    /** A fit as the API shows it. */
-    static ObjectNode json(FitStore.Stored fit) {
-        ObjectNode json = Json.object();
-        json.put("id", fit.id());
-        json.put("object", "fit");
-        json.put("status", fit.status().wire());
-        json.putObject("progress").put("done", fit.done()).put("total", fit.total());
-        json.putObject("template").put("id", fit.templateId()).put("base_version", fit.baseVersion());
-        json.put("model", fit.model());
-        fit.questions().forEach(json.putArray("questions")::add);
-        json.put("version", fit.version().orElse(null));
-        json.set("heads", WorkShapes.orNull(fit.heads()));
-        WorkShapes.putEnding(json, fit.error(), fit.createdAtMillis(), fit.startedAtMillis(), fit.completedAtMillis());
-        return json;
     }
 
     @Override

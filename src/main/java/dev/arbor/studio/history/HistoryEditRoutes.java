@@ -1,47 +1,27 @@
 package dev.arbor.studio.history;
 
-import static java.util.Objects.requireNonNull;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.platform.json.Json;
-import dev.arbor.studio.definitions.Substitution;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Removing things from history: delete or redact one decision, or every decision a filter matches (the list's
  * filters, plus {@code sensitive_hash} to find the decisions that read a sensitive value without keeping it). A
  * bulk change needs a filter or {@code "all": true}; {@code dry_run} counts without changing; pinned decisions are
- * left alone unless {@code include_pinned}.
+ * left alone unless {@code include_pinned}. {@link HistoryEdits} checks the bodies and makes the changes.
  */
 public final class HistoryEditRoutes {
     private static final String BASE = "/v1/studio/decisions";
-    private static final Set<String> BULK_FIELDS = Set.of("filter", "all", "dry_run", "include_pinned", "fields");
 
-    private final HistoryStore store;
-    private final Templates templates;
-    private final Clock clock;
-    private final byte[] hmacKey;
+    private final HistoryEdits edits;
 
     public HistoryEditRoutes(HistoryStore store, Templates templates, Clock clock, byte[] hmacKey) {
-        this.store = requireNonNull(store, "store");
-        this.templates = requireNonNull(templates, "templates");
-        this.clock = requireNonNull(clock, "clock");
-        this.hmacKey = requireNonNull(hmacKey, "hmacKey").clone();
+        this.edits = new HistoryEdits(store, templates, clock, hmacKey);
     }
 
     public void addTo(Routes routes) {
@@ -61,144 +41,18 @@ public final class HistoryEditRoutes {
                 .ok(HistoryShapes.DECISION);
     }
 
-    /** A bulk request: what it matches and how. */
-    private record Bulk(HistoryQuery query, boolean dryRun, boolean includePinned, Optional<Redaction> redaction) {}
-
-    private Bulk bulk(ObjectNode body, boolean redacting) {
-        var problems = new Problems();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!BULK_FIELDS.contains(name) || (!redacting && name.equals("fields"))) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a field of this request.");
-            }
-        });
-        boolean all = flag(body, "all", problems);
-        boolean dryRun = flag(body, "dry_run", problems);
-        boolean includePinned = flag(body, "include_pinned", problems);
-        JsonNode filter = body.path("filter");
-        if (!filter.isMissingNode() && !filter.isNull() && !filter.isObject()) {
-            problems.add(ErrorCode.INVALID_FIELD, "filter", "`filter` must be an object of the list's filters.");
-        }
-        Optional<Redaction> redaction =
-                redacting ? Optional.of(Redaction.parse(body.get("fields"), problems)) : Optional.empty();
-        problems.throwIfAny();
-        if (!filter.isObject() || filter.isEmpty()) {
-            if (!all) {
-                throw ApiException.of(
-                        ErrorCode.FILTER_REQUIRED,
-                        "filter",
-                        "Say which decisions: send a `filter`, " + "or \"all\": true to mean every decision.");
-            }
-            filter = Json.object();
-        }
-        var params = new LinkedHashMap<String, String>();
-        JsonNode secrets = Json.object();
-        for (var entries = filter.properties().iterator(); entries.hasNext(); ) {
-            var entry = entries.next();
-            JsonNode value = entry.getValue();
-            if (entry.getKey().equals("sensitive_hash")) {
-                if (!value.isObject() || value.isEmpty()) {
-                    throw ApiException.of(
-                            ErrorCode.INVALID_FIELD,
-                            "filter.sensitive_hash",
-                            "`filter.sensitive_hash` " + "must be an object of variable name to the value to find.");
-                }
-                secrets = value;
-            } else if (value.isArray()) {
-                var items = new ArrayList<String>();
-                value.forEach(item -> items.add(item.asText()));
-                params.put(entry.getKey(), String.join(",", items));
-            } else {
-                params.put(entry.getKey(), value.asText());
-            }
-        }
-        HistoryQuery query;
-        try {
-            query = store.query(params, templates, clock.instant());
-        } catch (ApiException e) {
-            throw ApiException.of(
-                    e.code(),
-                    "filter." + e.problems().getFirst().param(),
-                    e.problems().getFirst().message());
-        }
-        secrets.properties().forEach(e -> query.secret(e.getKey(), Substitution.sensitiveHash(hmacKey, e.getValue())));
-        return new Bulk(query, dryRun, includePinned, redaction);
-    }
-
     private void bulkDelete(Context ctx) {
-        Bulk bulk = bulk(Requests.jsonObject(ctx), false);
-        var matched = store.matching(bulk.query());
-        List<String> ids = matched.stream()
-                .filter(m -> bulk.includePinned() || !m.getValue())
-                .map(Map.Entry::getKey)
-                .toList();
-        int deleted = bulk.dryRun() ? 0 : store.deleteAll(ids);
-        var body = new LinkedHashMap<String, Object>();
-        body.put("object", "decision.bulk_delete");
-        body.put("matched", matched.size());
-        body.put("deleted", bulk.dryRun() ? ids.size() : deleted);
-        body.put("skipped_pinned", matched.size() - ids.size());
-        body.put("dry_run", bulk.dryRun());
-        Responses.ok(ctx, body);
+        Responses.ok(ctx, edits.deleteAll(Requests.jsonObject(ctx)));
     }
 
     private void bulkRedact(Context ctx) {
-        Bulk bulk = bulk(Requests.jsonObject(ctx), true);
-        var matched = store.matching(bulk.query());
-        int redacted = 0;
-        for (var match : matched) {
-            if (match.getValue() && !bulk.includePinned()) {
-                continue;
-            }
-            if (!bulk.dryRun()) {
-                store.find(match.getKey())
-                        .ifPresent(decision -> redact(decision, bulk.redaction().orElseThrow()));
-            }
-            redacted++;
-        }
-        var body = new LinkedHashMap<String, Object>();
-        body.put("object", "decision.bulk_redact");
-        body.put("matched", matched.size());
-        body.put("redacted", redacted);
-        body.put("skipped_pinned", matched.size() - redacted);
-        body.put("dry_run", bulk.dryRun());
-        Responses.ok(ctx, body);
+        Responses.ok(ctx, edits.redactAll(Requests.jsonObject(ctx)));
     }
 
     private void redactOne(Context ctx) {
-        String id = ctx.pathParam("decision_id");
-        ObjectNode body = Requests.jsonObject(ctx);
-        var problems = new Problems();
-        body.fieldNames().forEachRemaining(name -> {
-            if (!name.equals("fields")) {
-                problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` is not a field of a redaction (fields).");
-            }
-        });
-        Redaction redaction = Redaction.parse(body.get("fields"), problems);
-        problems.throwIfAny();
-        StoredDecision decision = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
-        redact(decision, redaction);
-        StoredDecision after = store.find(id).orElseThrow(() -> DecisionView.notFound(id));
+        StoredDecision after = edits.redactOne(ctx.pathParam("decision_id"), Requests.jsonObject(ctx));
         Responses.ok(
                 ctx,
                 DecisionView.present(after.decided(), after.input(), true, after.metadata(), after.pinned(), Set.of()));
-    }
-
-    private void redact(StoredDecision decision, Redaction redaction) {
-        Optional<DecisionInput> input = decision.input().map(redaction::apply);
-        ObjectNode metadata = decision.metadata().deepCopy();
-        redaction.applyToMetadata(metadata);
-        store.redact(decision.id(), input, metadata, redaction.fields().stream().anyMatch(f -> f.startsWith("input.")));
-    }
-
-    private static boolean flag(ObjectNode body, String name, Problems problems) {
-        JsonNode value = body.path(name);
-        if (value.isMissingNode() || value.isNull()) {
-            return false;
-        }
-        if (!value.isBoolean()) {
-            problems.add(ErrorCode.INVALID_FIELD, name, "`" + name + "` must be true or false.");
-            return false;
-        }
-        return value.booleanValue();
     }
 }

@@ -3,6 +3,7 @@ package dev.arbor.studio.history;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
+import dev.arbor.platform.timers.Repeating;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
@@ -11,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -54,19 +54,14 @@ public final class Retention implements AutoCloseable {
     }
 
     public void start() {
-        timer.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        sweep();
-                    } catch (ApiException e) {
-                        LOG.warn("the history sweep could not run: {}", e.getMessage());
-                    } catch (RuntimeException e) {
-                        LOG.warn("the history sweep failed; it runs again in an hour", e);
-                    }
-                },
-                60,
-                3600,
-                TimeUnit.SECONDS);
+        Repeating.every(timer, Duration.ofMinutes(1), Duration.ofHours(1), "the history sweep", () -> {
+            try {
+                sweep();
+            } catch (ApiException e) {
+                // the database is out of reach, and said so itself: no stack trace to add
+                LOG.warn("the history sweep could not run: {}", e.getMessage());
+            }
+        });
     }
 
     /** Deletes what the rules no longer keep; returns how many decisions went. */

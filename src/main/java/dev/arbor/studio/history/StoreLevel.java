@@ -22,7 +22,7 @@ public enum StoreLevel {
     }
 
     public StoreLevel mostPrivate(StoreLevel other) {
-        return ordinal() >= other.ordinal() ? this : other;
+        return compareTo(other) >= 0 ? this : other;
     }
 
     /** {@code "full"}, {@code "answers_only"}, {@code "none"}, booleans, and their string forms. */

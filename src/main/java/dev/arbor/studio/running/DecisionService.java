@@ -361,7 +361,7 @@ public final class DecisionService implements AutoCloseable {
         history.write(records.record(plan, source, step, queued, input));
         var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
-        background.submit(() -> {
+        background.execute(() -> {
             run.thread().set(Thread.currentThread());
             try {
                 runInBackground(plan, source, queued, created, input, run);

@@ -2,54 +2,28 @@ package dev.arbor.studio.stats;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
-import dev.arbor.platform.json.Json;
-import dev.arbor.platform.secrets.Digests;
 import dev.arbor.studio.feedback.FeedbackStore;
-import dev.arbor.studio.history.DecisionStatus;
 import dev.arbor.studio.history.HistoryStore;
-import dev.arbor.studio.history.StoredDecision;
-import dev.arbor.studio.questions.Answer;
-import dev.arbor.studio.questions.Rounding;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 /**
- * {@code GET /v1/studio/templates/{id}/compare?versions=a,b}: how two versions of a template answered. Decisions
- * are paired by their input (the variables when both versions take variables, else the situation), the latest
- * completed decision per input and version; per question it reports whether the answers still compare, each
- * version's distribution, certainty, act rate and accuracy, and for paired inputs how often the versions agree
- * and which answers flipped.
+ * {@code GET /v1/studio/templates/{id}/compare?versions=a,b}: how two versions of a template answered (see
+ * {@link Comparisons}).
  */
 public final class CompareRoutes {
-    private static final Set<String> NOT_PAIRED = Set.of("added", "removed", "incomparable");
-    private static final int SAMPLE = 20;
-
-    private final HistoryStore decisions;
-    private final FeedbackStore feedback;
-    private final Templates templates;
-    private final Clock clock;
+    private final Comparisons comparisons;
 
     public CompareRoutes(HistoryStore decisions, FeedbackStore feedback, Templates templates, Clock clock) {
-        this.decisions = requireNonNull(decisions, "decisions");
-        this.feedback = requireNonNull(feedback, "feedback");
-        this.templates = requireNonNull(templates, "templates");
-        this.clock = requireNonNull(clock, "clock");
+        this.comparisons = new Comparisons(
+                requireNonNull(decisions, "decisions"),
+                requireNonNull(feedback, "feedback"),
+                requireNonNull(templates, "templates"),
+                requireNonNull(clock, "clock"));
     }
 
     public void addTo(Routes routes) {
@@ -63,191 +37,7 @@ public final class CompareRoutes {
                 .ok(StatsShapes.COMPARISON);
     }
 
-    /** One version's latest completed decision per input, with the labels of each. */
-    private record Side(
-            int version, Map<String, StoredDecision> byInput, Map<String, Map<String, Boolean>> correct, int failed) {}
-
     private void compare(Context ctx) {
-        String id = ctx.pathParam("template_id");
-        String[] versions = versions(ctx, id);
-        Templates.Comparison comparison = templates.compare(id, versions[0], versions[1]);
-        if (comparison.from() == comparison.to()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "versions",
-                    "Compare two different versions; both " + "name version " + comparison.from() + ".");
-        }
-        boolean byVariables = comparison.fromDefinition().declaresVariables()
-                && comparison.toDefinition().declaresVariables();
-        Side older = side(comparison, comparison.from(), byVariables);
-        Side newer = side(comparison, comparison.to(), byVariables);
-
-        ObjectNode body = Json.object();
-        body.put("object", "template.comparison");
-        body.put("template", comparison.id());
-        body.putArray("versions").add(comparison.from()).add(comparison.to());
-        body.put("paired_by", byVariables ? "variables" : "state");
-        ObjectNode questions = body.putObject("questions");
-        var keys = new LinkedHashSet<String>();
-        keys.addAll(comparison.fromDefinition().questions().keySet());
-        keys.addAll(comparison.toDefinition().questions().keySet());
-        for (String key : keys) {
-            String comparability =
-                    comparison.questions().path(key).path("comparability").asText("identical");
-            ObjectNode question = questions.putObject(key);
-            question.put("comparability", comparability);
-            ObjectNode byVersion = question.putObject("by_version");
-            byVersion.set(Integer.toString(older.version()), summary(older, key));
-            byVersion.set(Integer.toString(newer.version()), summary(newer, key));
-            if (!NOT_PAIRED.contains(comparability)) {
-                question.set("paired", paired(older, newer, key));
-            }
-        }
-        ObjectNode operational = body.putObject("operational");
-        for (Side side : List.of(older, newer)) {
-            ObjectNode ops = operational.putObject(Integer.toString(side.version()));
-            ops.put("n", side.byInput().size());
-            ops.put("failed", side.failed());
-        }
-        Responses.ok(ctx, body);
-    }
-
-    private String[] versions(Context ctx, String id) {
-        String sent = StatsShapes.VERSIONS.read(ctx).orElse(null);
-        if (sent == null) {
-            int latest = templates.latestVersion(id);
-            if (latest < 2) {
-                throw ApiException.of(
-                        ErrorCode.INVALID_PARAMETER,
-                        "versions",
-                        "Template '" + id + "' has one " + "version; there is nothing to compare it with.");
-            }
-            return new String[] {Integer.toString(latest - 1), Integer.toString(latest)};
-        }
-        String[] parts = sent.split(",");
-        if (parts.length != 2 || parts[0].isBlank() || parts[1].isBlank()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_PARAMETER,
-                    "versions",
-                    "`versions` names two versions, such as " + "1,2 or stable,latest.");
-        }
-        return new String[] {parts[0].trim(), parts[1].trim()};
-    }
-
-    private Side side(Templates.Comparison comparison, int version, boolean byVariables) {
-        var query = decisions.query(Map.of("template", comparison.id() + "@" + version), templates, clock.instant());
-        var byInput = new LinkedHashMap<String, StoredDecision>();
-        int[] failed = {0};
-        decisions.eachPage(
-                query,
-                page -> page.forEach(decision -> {
-                    if (decision.status() == DecisionStatus.FAILED) {
-                        failed[0]++;
-                    }
-                    if (decision.status() != DecisionStatus.COMPLETED
-                            || decision.input().isEmpty()) {
-                        return;
-                    }
-                    JsonNode input = byVariables
-                            ? decision.input().get().variables()
-                            : decision.input().get().state();
-                    String key = Digests.sha256Hex(Json.writeString(input).getBytes(StandardCharsets.UTF_8));
-                    byInput.putIfAbsent(key, decision); // newest first: the first seen is the latest
-                }));
-        var ids = byInput.values().stream().map(StoredDecision::id).toList();
-        var correct = new HashMap<String, Map<String, Boolean>>();
-        for (int from = 0; from < ids.size(); from += 500) {
-            correct.putAll(feedback.correctness(ids.subList(from, Math.min(ids.size(), from + 500))));
-        }
-        return new Side(version, byInput, correct, failed[0]);
-    }
-
-    private static ObjectNode summary(Side side, String key) {
-        int n = 0;
-        int acted = 0;
-        int labelled = 0;
-        int right = 0;
-        double certainty = 0;
-        var counts = new java.util.TreeMap<String, Integer>();
-        for (StoredDecision decision : side.byInput().values()) {
-            Optional<Answer> given = answer(decision, key);
-            if (given.isEmpty()) {
-                continue;
-            }
-            Answer answer = given.get();
-            n++;
-            certainty += answer.gate().certainty();
-            acted += answer.gate().act() ? 1 : 0;
-            counts.merge(answer.line(), 1, Integer::sum);
-            Boolean correct =
-                    side.correct().getOrDefault(decision.id(), Map.of()).get(key);
-            if (correct != null) {
-                labelled++;
-                right += correct ? 1 : 0;
-            }
-        }
-        ObjectNode json = Json.object();
-        json.put("n", n);
-        ObjectNode distribution = json.putObject("distribution");
-        int total = n;
-        counts.forEach((value, count) -> distribution.put(value, Rounding.round((double) count / total, 4)));
-        json.put("mean_certainty", n == 0 ? 0 : Rounding.round(certainty / n, 4));
-        json.put("act_rate", n == 0 ? 0 : Rounding.round((double) acted / n, 4));
-        ObjectNode labels = json.putObject("feedback");
-        labels.put("labelled", labelled);
-        if (labelled == 0) {
-            labels.putNull("accuracy");
-        } else {
-            labels.put("accuracy", Rounding.round((double) right / labelled, 4));
-        }
-        return json;
-    }
-
-    /** Inputs both versions answered: how often they agree, and the commonest flips. */
-    private static ObjectNode paired(Side older, Side newer, String key) {
-        int n = 0;
-        int agree = 0;
-        var flips = new LinkedHashMap<String, Integer>();
-        ArrayNode sample = Json.mapper().createArrayNode();
-        for (var entry : older.byInput().entrySet()) {
-            StoredDecision other = newer.byInput().get(entry.getKey());
-            Optional<Answer> before = answer(entry.getValue(), key);
-            if (other == null || before.isEmpty()) {
-                continue;
-            }
-            Optional<Answer> after = answer(other, key);
-            if (after.isEmpty()) {
-                continue;
-            }
-            n++;
-            String from = before.get().line();
-            String to = after.get().line();
-            if (from.equals(to)) {
-                agree++;
-            } else {
-                flips.merge(from + "\u0000" + to, 1, Integer::sum);
-            }
-            if (sample.size() < SAMPLE) {
-                sample.addArray().add(entry.getValue().id()).add(other.id());
-            }
-        }
-        ObjectNode json = Json.object();
-        json.put("n", n);
-        json.put("agreement", n == 0 ? 0 : Rounding.round((double) agree / n, 4));
-        ArrayNode flipList = json.putArray("flips");
-        flips.entrySet().stream()
-                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
-                .limit(SAMPLE)
-                .forEach(e -> {
-                    String[] pair = e.getKey().split("\u0000", 2);
-                    flipList.addObject().put("from", pair[0]).put("to", pair[1]).put("n", e.getValue());
-                });
-        json.set("sample", sample);
-        return json;
-    }
-
-    /** A decision's answer to one question, when it gave one. */
-    private static Optional<Answer> answer(StoredDecision decision, String key) {
-        return decision.decided().answered().map(a -> a.answers().get(key));
+        Responses.ok(ctx, comparisons.compare(ctx.pathParam("template_id"), StatsShapes.VERSIONS.read(ctx)));
     }
 }

@@ -99,7 +99,6 @@ final class ApiShapes {
                             .required("ok", bool())
                             .required("problems", arrayOf(any()))
                             .optional("notes", arrayOf(any()))));
-    static final Schema ALIAS_IN = object().required("version", integer(1, Long.MAX_VALUE));
     static final Schema ALIAS = object().required("object", oneOf("template.alias"))
             .required("template", string())
             .required("alias", string())

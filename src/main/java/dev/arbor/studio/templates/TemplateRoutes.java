@@ -2,32 +2,24 @@ package dev.arbor.studio.templates;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.models.Model;
 import dev.arbor.models.Models;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
-import dev.arbor.platform.errors.Warning;
-import dev.arbor.platform.errors.WarningCode;
+import dev.arbor.platform.http.ListReply;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.platform.json.Json;
-import dev.arbor.studio.definitions.TemplateDefinition;
 import io.javalin.http.Context;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,54 +28,15 @@ final class TemplateRoutes {
     static final int MAX_BODY_BYTES = 256 * 1024;
     private static final String BASE = "/v1/studio/templates";
     private static final Pattern IF_MATCH = Pattern.compile("(?:W/)?\"?(\\d{1,9})(?:\\.[0-9a-f]{1,8})?\"?");
-    private static final Set<String> READ_ONLY = Set.of(
-            "id", "object", "origin", "version", "content_hash", "aliases", "created_at", "updated_at", "archived");
 
     private final TemplateService templates;
-    private final TemplateStore store;
-    private final Models models;
+    private final TemplateBodies bodies;
     private final VersionHandlers versionHandlers;
 
     TemplateRoutes(TemplateService templates, TemplateStore store, Models models) {
         this.templates = requireNonNull(templates, "templates");
-        this.store = requireNonNull(store, "store");
-        this.models = requireNonNull(models, "models");
-        this.versionHandlers = new VersionHandlers(templates, store);
-    }
-
-    /** A template body, checked; warns when the default model it names could not run it. */
-    private TemplateInput input(ObjectNode body) {
-        Set<String> known = new java.util.HashSet<>();
-        models.list().forEach(model -> known.add(model.id()));
-        TemplateInput input = TemplateInput.parse(body, known);
-        var warnings = new ArrayList<>(TemplateNeeds.undescribed(input.definition()));
-        Optional<String> model = input.definition().model();
-        if (model.isEmpty()) {
-            return input.withMoreWarnings(warnings);
-        }
-        models.find(model.get())
-                .ifPresent(found -> found.facts()
-                        .problems(TemplateNeeds.of(input.definition()))
-                        .forEach(problem -> warnings.add(new Warning(
-                                WarningCode.DEFAULT_MODEL_INCOMPATIBLE,
-                                "The default model " + found.id() + " cannot run this template: " + problem.message(),
-                                "model"))));
-        return input.withMoreWarnings(warnings);
-    }
-
-    private ArrayNode compatibility(TemplateVersion version) {
-        ArrayNode list = Json.mapper().createArrayNode();
-        for (Model model : models.list()) {
-            var problems = model.facts().problems(TemplateNeeds.of(version.definition()));
-            ObjectNode entry = list.addObject();
-            entry.put("model", model.id());
-            entry.put("name", model.name());
-            entry.put("status", model.status());
-            entry.put("ok", problems.isEmpty());
-            entry.set("problems", Json.mapper().valueToTree(problems));
-            entry.set("notes", Json.mapper().valueToTree(TemplateNeeds.notes(version.definition(), model.facts())));
-        }
-        return list;
+        this.bodies = new TemplateBodies(templates, requireNonNull(models, "models"));
+        this.versionHandlers = new VersionHandlers(templates, requireNonNull(store, "store"));
     }
 
     void addTo(Routes routes) {
@@ -144,7 +97,7 @@ final class TemplateRoutes {
                     .query(ApiShapes.VERSION_PARAM)
                     .ok(ApiShapes.COMPATIBILITY)
                     .put(one + "/aliases/{alias}", "Point an alias at a version", versionHandlers::setAlias)
-                    .body(ApiShapes.ALIAS_IN)
+                    .body(VersionHandlers.ALIAS_IN.schema())
                     .ok(ApiShapes.ALIAS)
                     .delete(one + "/aliases/{alias}", "Remove an alias", versionHandlers::deleteAlias)
                     .ok(ApiShapes.ALIAS_DELETED);
@@ -159,108 +112,48 @@ final class TemplateRoutes {
     }
 
     private void create(Context ctx) {
-        ObjectNode body = body(ctx);
-        if (!body.has("from")) {
-            write(ctx, templates.create(input(body), "api"));
-            return;
-        }
-        JsonNode from = body.get("from");
-        JsonNode reference = from.path("template");
-        if (!from.isObject() || !reference.isTextual() || reference.textValue().isBlank()) {
-            throw ApiException.of(
-                    ErrorCode.INVALID_FIELD,
-                    "from.template",
-                    "`from` must be {\"template\": "
-                            + "\"<id>[@<version or alias>]\"}, naming the template version to copy.");
-        }
-        TemplateService.Loaded source;
-        try {
-            source = templates.reference(reference.textValue());
-        } catch (ApiException e) {
-            throw ApiException.of(
-                    e.code(), "from.template", e.problems().getFirst().message());
-        }
-        ObjectNode clone = body.deepCopy();
-        clone.remove("from");
-        for (String field : TemplateInput.DEFINITION_FIELDS) {
-            if (!clone.has(field)) {
-                clone.set(field, source.version().definitionJson().get(field));
-            }
-        }
-        if (!clone.has("note")) {
-            clone.put(
-                    "note",
-                    "Cloned from " + source.head().id() + "@" + source.version().version());
-        }
-        write(ctx, templates.create(input(clone), "clone"));
+        TemplateBodies.Creation creation = bodies.creation(body(ctx));
+        write(ctx, templates.create(creation.input(), creation.source()));
     }
 
     private void put(Context ctx) {
         String id = templateId(ctx);
         Optional<Integer> ifMatch = ifMatch(ctx);
-        TemplateInput input = input(body(ctx));
+        TemplateInput input = bodies.input(body(ctx));
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
 
     private void patch(Context ctx) {
         String id = templateId(ctx);
         Optional<Integer> ifMatch = ifMatch(ctx);
-        ObjectNode patch = body(ctx);
-        var problems = new Problems();
-        for (var names = patch.fieldNames(); names.hasNext(); ) {
-            String name = names.next();
-            if (READ_ONLY.contains(name)) {
-                problems.add(
-                        ErrorCode.READ_ONLY_FIELD,
-                        name,
-                        name.equals("archived")
-                                ? "`archived` changes through POST " + BASE + "/" + id + "/archive and /unarchive."
-                                : name.equals("version")
-                                        ? "A version number cannot be changed; a changed definition "
-                                                + "makes the next version."
-                                        : "`" + name + "` cannot be changed.");
-            }
-        }
-        problems.throwIfAny();
-        var current = templates.load(id, Optional.empty());
-        TemplateService.requireWritable(current.head());
-        ObjectNode editable = Json.object();
-        editable.put("name", current.head().name());
-        editable.put("description", current.head().description());
-        editable.set("metadata", current.head().metadata());
-        editable.put("storage", current.head().storage());
-        current.head()
-                .retentionDays()
-                .ifPresentOrElse(
-                        days -> editable.put("retention_days", days), () -> editable.putNull("retention_days"));
-        current.version()
-                .definitionJson()
-                .properties()
-                .forEach(e -> editable.set(e.getKey(), e.getValue().deepCopy()));
-        JsonNode merged = Json.mergePatch(editable, patch);
-        TemplateInput input = input((ObjectNode) merged);
+        TemplateInput input = bodies.patched(id, body(ctx), BASE);
         write(ctx, templates.save(id, input, ifMatch, "api"));
     }
 
     private void get(Context ctx) {
         var loaded = templates.load(templateId(ctx), ApiShapes.VERSION_PARAM.read(ctx));
-        ObjectNode body = view(loaded.head(), loaded.version(), loaded.aliases(), true);
+        TemplateView view = TemplateView.of(loaded.head(), loaded.version(), loaded.aliases(), true);
         if (ApiShapes.INCLUDE.read(ctx).filter("compatibility"::equals).isPresent()) {
-            body.set("compatibility", compatibility(loaded.version()));
+            view = view.withCompatibility(bodies.compatibility(loaded.version()));
         }
-        ctx.header("etag", etag(loaded.head(), body));
-        Responses.ok(ctx, body);
+        ctx.header("etag", view.etag(loaded.head().latestVersion()));
+        Responses.ok(ctx, view);
+    }
+
+    /** What {@code GET .../compatibility} answers. */
+    @JsonPropertyOrder({"object", "template", "version", "models"})
+    private record CompatibilityReply(String template, int version, List<TemplateView.Compatibility> models) {
+        @JsonProperty("object")
+        String object() {
+            return "template.compatibility";
+        }
     }
 
     private void compatibilityRoute(Context ctx) {
         String id = templateId(ctx);
         var loaded = templates.load(id, ApiShapes.VERSION_PARAM.read(ctx));
-        ObjectNode body = Json.object();
-        body.put("object", "template.compatibility");
-        body.put("template", id);
-        body.put("version", loaded.version().version());
-        body.set("models", compatibility(loaded.version()));
-        Responses.ok(ctx, body);
+        Responses.ok(
+                ctx, new CompatibilityReply(id, loaded.version().version(), bodies.compatibility(loaded.version())));
     }
 
     private void list(Context ctx) {
@@ -280,20 +173,15 @@ final class TemplateRoutes {
                 origin,
                 archived.isPresent() ? archived : includeArchived ? Optional.empty() : Optional.of(false),
                 ApiShapes.SEARCH.read(ctx).filter(q -> !q.isBlank()));
-        Map<String, Object> body = store.database().read(handle -> {
-            List<TemplateHead> heads = store.list(handle, filter, page);
-            boolean more = heads.size() > page.limit();
-            var data = new ArrayList<Object>();
-            var ids = new ArrayList<String>();
-            for (TemplateHead head : heads.subList(0, Math.min(heads.size(), page.limit()))) {
-                TemplateVersion latest =
-                        store.version(handle, head.id(), head.latestVersion()).orElseThrow();
-                data.add(view(head, latest, store.aliases(handle, head), withDefinition));
-                ids.add(head.id());
-            }
-            return Responses.list(data, ids, more);
-        });
-        Responses.ok(ctx, body);
+        TemplateService.Listed listed = templates.list(filter, page);
+        Responses.ok(
+                ctx,
+                ListReply.of(
+                        listed.templates().stream()
+                                .map(one -> TemplateView.of(one.head(), one.latest(), one.aliases(), withDefinition))
+                                .toList(),
+                        listed.templates().stream().map(one -> one.head().id()).toList(),
+                        listed.more()));
     }
 
     private void delete(Context ctx) {
@@ -310,13 +198,24 @@ final class TemplateRoutes {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, "history", "`history` must be keep or delete.");
         }
         TemplateService.Deleted deleted = templates.delete(id, history.equals("delete"));
-        var body = new LinkedHashMap<String, Object>();
-        body.put("id", id);
-        body.put("object", "template.deleted");
-        body.put("deleted", true);
-        body.put("versions_kept", deleted.versionsKept());
-        body.put("decisions_deleted", deleted.decisionsDeleted());
-        Responses.ok(ctx, body);
+        Responses.ok(ctx, new DeletedReply(id, deleted.versionsKept(), deleted.decisionsDeleted()));
+    }
+
+    /** What {@code DELETE} answers: besides the delete, the versions kept for history and the decisions deleted. */
+    @JsonPropertyOrder({"id", "object", "deleted", "versions_kept", "decisions_deleted"})
+    private record DeletedReply(
+            String id,
+            @JsonProperty("versions_kept") int versionsKept,
+            @JsonProperty("decisions_deleted") long decisionsDeleted) {
+        @JsonProperty("object")
+        String object() {
+            return "template.deleted";
+        }
+
+        @JsonProperty("deleted")
+        boolean deleted() {
+            return true;
+        }
     }
 
     private void archive(Context ctx, boolean archived) {
@@ -361,57 +260,12 @@ final class TemplateRoutes {
     }
 
     static void write(Context ctx, TemplateService.Saved saved) {
-        ObjectNode body = view(saved.head(), saved.version(), saved.aliases(), true);
-        body.put("change", saved.change());
-        body.set("warnings", Json.mapper().valueToTree(saved.warnings()));
-        ctx.header("etag", etag(saved.head(), body));
+        TemplateView view = TemplateView.of(saved);
+        ctx.header("etag", view.etag(saved.head().latestVersion()));
         if (saved.status() == 201) {
-            Responses.created(ctx, BASE + "/" + saved.head().id(), body);
+            Responses.created(ctx, BASE + "/" + saved.head().id(), view);
         } else {
-            Responses.ok(ctx, body);
+            Responses.ok(ctx, view);
         }
-    }
-
-    /**
-     * The latest version, which {@code If-Match} names back, and a digest of this answer: aliases, the name and the
-     * retention change without a new version, and a GET revalidated after such a change must not be answered 304.
-     */
-    private static String etag(TemplateHead head, JsonNode body) {
-        return "\"" + head.latestVersion() + "." + Integer.toHexString(body.hashCode()) + "\"";
-    }
-
-    static ObjectNode view(
-            TemplateHead head, TemplateVersion version, Map<String, Integer> aliases, boolean withDefinition) {
-        ObjectNode json = Json.object();
-        json.put("id", head.id());
-        json.put("object", "template");
-        json.put("name", head.name());
-        json.put("description", head.description());
-        json.put("origin", head.origin());
-        json.put("archived", head.archived());
-        json.set("metadata", head.metadata());
-        json.put("storage", head.storage());
-        head.retentionDays()
-                .ifPresentOrElse(days -> json.put("retention_days", days), () -> json.putNull("retention_days"));
-        json.set("aliases", Json.mapper().valueToTree(aliases));
-        json.put("version", version.version());
-        json.put("note", version.note());
-        json.put("content_hash", version.contentHash());
-        if (withDefinition) {
-            version.definitionJson().properties().forEach(e -> json.set(e.getKey(), e.getValue()));
-        } else {
-            TemplateDefinition definition = version.definition();
-            ObjectNode summary = json.putObject("summary");
-            var questions = summary.putArray("questions");
-            definition.questions().keySet().forEach(questions::add);
-            var variables = summary.putArray("variables");
-            definition.variables().keySet().forEach(variables::add);
-            definition.model().ifPresentOrElse(m -> summary.put("model", m), () -> summary.putNull("model"));
-            var modalities = summary.putArray("modalities");
-            definition.modalities().forEach(modalities::add);
-        }
-        json.put("created_at", head.createdAtMillis() / 1000);
-        json.put("updated_at", head.updatedAtMillis() / 1000);
-        return json;
     }
 }

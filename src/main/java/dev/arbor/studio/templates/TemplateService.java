@@ -3,6 +3,7 @@ package dev.arbor.studio.templates;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Warning;
@@ -10,6 +11,7 @@ import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.VersionChanges;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,6 +32,12 @@ final class TemplateService {
     /** A template as read: its head, one version, and its aliases. */
     record Loaded(TemplateHead head, TemplateVersion version, Map<String, Integer> aliases) {}
 
+    /** A page of templates as one read saw them, and whether more follow. */
+    record Listed(List<Listing> templates, boolean more) {}
+
+    /** A template of a list: its head, its latest version and its aliases. */
+    record Listing(TemplateHead head, TemplateVersion latest, Map<String, Integer> aliases) {}
+
     private final TemplateStore store;
     private final Clock clock;
     private final TemplateHistory history;
@@ -38,6 +46,21 @@ final class TemplateService {
         this.store = requireNonNull(store, "store");
         this.clock = requireNonNull(clock, "clock");
         this.history = requireNonNull(history, "history");
+    }
+
+    /** The templates {@code filter} matches, a page of them, each with its latest version and its aliases. */
+    Listed list(TemplateStore.ListFilter filter, Page page) {
+        return store.database().read(handle -> {
+            List<TemplateHead> heads = store.list(handle, filter, page);
+            var shown = new ArrayList<Listing>();
+            for (TemplateHead head : heads.subList(0, Math.min(heads.size(), page.limit()))) {
+                shown.add(new Listing(
+                        head,
+                        store.version(handle, head.id(), head.latestVersion()).orElseThrow(),
+                        store.aliases(handle, head)));
+            }
+            return new Listed(shown, heads.size() > page.limit());
+        });
     }
 
     /** {@code POST /templates}: creates, or answers {@code unchanged} for the same definition under the same id. */
@@ -128,6 +151,43 @@ final class TemplateService {
                 source.version().definition(),
                 note.orElse("Restore version " + source.version().version()));
         return save(id, input, Optional.empty(), "restore");
+    }
+
+    /** A page of a template's versions as one read saw them, its aliases, and whether more follow. */
+    record Versions(List<TemplateVersion> versions, Map<String, Integer> aliases, boolean more) {}
+
+    /**
+     * A page of the versions of template {@code id}, after or before a version number; refuses a cursor that is no
+     * version of it.
+     */
+    Versions versions(String id, Page page, Optional<Integer> after, Optional<Integer> before) {
+        return store.database().read(handle -> {
+            TemplateHead head = store.head(handle, id).orElseThrow(() -> notFound(id));
+            Map<String, Integer> aliases = store.aliases(handle, head);
+            after.or(() -> before).ifPresent(cursor -> {
+                if (cursor < 1 || cursor > head.latestVersion()) {
+                    throw page.unknownCursor();
+                }
+            });
+            List<TemplateVersion> rows = store.versions(handle, id, page, after, before);
+            boolean more = rows.size() > page.limit();
+            if (more) {
+                rows = before.isPresent()
+                        ? rows.subList(rows.size() - page.limit(), rows.size())
+                        : rows.subList(0, page.limit());
+            }
+            return new Versions(rows, aliases, more);
+        });
+    }
+
+    /** The version of template {@code id} that {@code reference} names (a number, an alias or latest). */
+    Loaded version(String id, String reference) {
+        return store.database().read(handle -> {
+            TemplateHead head = store.head(handle, id).orElseThrow(() -> notFound(id));
+            Map<String, Integer> aliases = store.aliases(handle, head);
+            int number = resolve(handle, head, aliases, reference, "version");
+            return new Loaded(head, store.version(handle, id, number).orElseThrow(), aliases);
+        });
     }
 
     Loaded load(String id, Optional<String> versionReference) {

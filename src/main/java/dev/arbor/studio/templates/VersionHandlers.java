@@ -2,21 +2,20 @@ package dev.arbor.studio.templates;
 
 import static java.util.Objects.requireNonNull;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.Deleted;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.VersionChanges;
 import io.javalin.http.Context;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -26,6 +25,17 @@ import java.util.regex.Pattern;
  */
 final class VersionHandlers {
     private static final Pattern ALIAS = Pattern.compile("[a-z][a-z0-9_-]{0,31}");
+    private static final BodyField<String> NOTE = new BodyField.Text(
+                    "note", BodyField.Presence.OPTIONAL, 500, Optional.empty(), "")
+            .refusedAs("must be a string of at most 500 characters");
+    /** A restore's body, which may be empty (an action's route declares none): the new version's note. */
+    private static final BodySpec RESTORE_IN = BodySpec.of(NOTE);
+
+    private static final BodyField<Long> VERSION = new BodyField.Whole(
+                    "version", BodyField.Presence.REQUIRED, 1, Integer.MAX_VALUE)
+            .refusedAs("must be a version number");
+    /** An alias's body: the version it names. */
+    static final BodySpec ALIAS_IN = BodySpec.of(VERSION);
 
     private final TemplateService templates;
     private final TemplateStore store;
@@ -42,45 +52,22 @@ final class VersionHandlers {
         Optional<Integer> before = page.before().map(v -> versionCursor("before", v));
         boolean withDefinition =
                 ApiShapes.INCLUDE.read(ctx).filter("definition"::equals).isPresent();
-        Map<String, Object> body = store.database().read(handle -> {
-            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
-            Map<String, Integer> aliases = store.aliases(handle, head);
-            after.or(() -> before).ifPresent(cursor -> {
-                if (cursor < 1 || cursor > head.latestVersion()) {
-                    throw page.unknownCursor();
-                }
-            });
-            List<TemplateVersion> rows = store.versions(handle, id, page, after, before);
-            boolean more = rows.size() > page.limit();
-            if (more) {
-                rows = before.isPresent()
-                        ? rows.subList(rows.size() - page.limit(), rows.size())
-                        : rows.subList(0, page.limit());
-            }
-            var data = new ArrayList<Object>();
-            for (TemplateVersion version : rows) {
-                data.add(versionView(version, aliases, withDefinition));
-            }
-            var list = new LinkedHashMap<String, Object>();
-            list.put("object", "list");
-            list.put("data", data);
-            list.put("first_id", rows.isEmpty() ? null : rows.getFirst().version());
-            list.put("last_id", rows.isEmpty() ? null : rows.getLast().version());
-            list.put("has_more", more);
-            return list;
-        });
-        Responses.ok(ctx, body);
+        TemplateService.Versions found = templates.versions(id, page, after, before);
+        List<TemplateVersion> rows = found.versions();
+        Responses.ok(
+                ctx,
+                new VersionView.Page(
+                        rows.stream()
+                                .map(version -> VersionView.of(version, found.aliases(), withDefinition))
+                                .toList(),
+                        rows.isEmpty() ? null : rows.getFirst().version(),
+                        rows.isEmpty() ? null : rows.getLast().version(),
+                        found.more()));
     }
 
     void version(Context ctx) {
-        String id = TemplateRoutes.templateId(ctx);
-        Map<String, Object> body = store.database().read(handle -> {
-            TemplateHead head = store.head(handle, id).orElseThrow(() -> TemplateService.notFound(id));
-            Map<String, Integer> aliases = store.aliases(handle, head);
-            int number = templates.resolve(handle, head, aliases, ctx.pathParam("version"), "version");
-            return versionView(store.version(handle, id, number).orElseThrow(), aliases, true);
-        });
-        Responses.ok(ctx, body);
+        var loaded = templates.version(TemplateRoutes.templateId(ctx), ctx.pathParam("version"));
+        Responses.ok(ctx, VersionView.of(loaded.version(), loaded.aliases(), true));
     }
 
     void diff(Context ctx) {
@@ -99,32 +86,26 @@ final class VersionHandlers {
                 from.version().version(),
                 from.version().definition(),
                 to.version().definition());
-        ObjectNode body = Json.object();
-        body.put("object", "template.diff");
-        body.put("template", id);
-        body.put("from", from.version().version());
-        body.put("to", to.version().version());
-        body.set("class", changes.get("class"));
-        body.set("breaking_for_callers", changes.get("breaking_for_callers"));
-        body.set("questions", changes.get("questions"));
-        body.set("summary", changes.get("summary"));
-        body.set(
-                "changes",
-                JsonDiff.between(from.version().definitionJson(), to.version().definitionJson()));
-        Responses.ok(ctx, body);
+        Responses.ok(
+                ctx,
+                new VersionView.Diff(
+                        id,
+                        from.version().version(),
+                        to.version().version(),
+                        changes.get("class"),
+                        changes.get("breaking_for_callers"),
+                        changes.get("questions"),
+                        changes.get("summary"),
+                        JsonDiff.between(
+                                from.version().definitionJson(), to.version().definitionJson())));
     }
 
     void restore(Context ctx) {
         Optional<String> note = Optional.empty();
         if (Requests.body(ctx).length > 0) {
-            JsonNode sent = Requests.jsonObject(ctx).get("note");
-            if (sent != null
-                    && !sent.isNull()
-                    && (!sent.isTextual() || sent.textValue().length() > 500)) {
-                throw ApiException.of(
-                        ErrorCode.INVALID_FIELD, "note", "`note` must be a string of at most 500 " + "characters.");
-            }
-            note = Optional.ofNullable(sent).filter(JsonNode::isTextual).map(JsonNode::textValue);
+            var body = RESTORE_IN.reader(Requests.jsonObject(ctx));
+            note = NOTE.read(body);
+            body.finish();
         }
         TemplateRoutes.write(ctx, templates.restore(TemplateRoutes.templateId(ctx), ctx.pathParam("version"), note));
     }
@@ -139,25 +120,24 @@ final class VersionHandlers {
     void setAlias(Context ctx) {
         String id = TemplateRoutes.templateId(ctx);
         String alias = checkAlias(ctx.pathParam("alias"));
-        JsonNode version = Requests.jsonObject(ctx).get("version");
-        if (version == null || !version.isIntegralNumber() || !version.canConvertToInt() || version.intValue() < 1) {
-            throw ApiException.of(ErrorCode.INVALID_FIELD, "version", "`version` must be a version number.");
-        }
-        var change = templates.setAlias(id, alias, version.intValue());
-        var body = new LinkedHashMap<String, Object>();
-        body.put("object", "template.alias");
-        body.put("template", id);
-        body.put("alias", change.alias());
-        body.put("version", change.version());
-        body.put("previous_version", change.previous().orElse(null));
-        body.put("updated_at", change.updatedAtMillis() / 1000);
-        Responses.ok(ctx, body);
+        var body = ALIAS_IN.reader(Requests.jsonObject(ctx));
+        Optional<Long> version = VERSION.read(body);
+        body.finish();
+        var change = templates.setAlias(id, alias, version.orElseThrow().intValue());
+        Responses.ok(
+                ctx,
+                new VersionView.Alias(
+                        id,
+                        change.alias(),
+                        change.version(),
+                        change.previous().orElse(null),
+                        change.updatedAtMillis() / 1000));
     }
 
     void deleteAlias(Context ctx) {
         String alias = checkAlias(ctx.pathParam("alias"));
         templates.deleteAlias(TemplateRoutes.templateId(ctx), alias);
-        Responses.ok(ctx, Map.of("id", alias, "object", "template.alias.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(alias, "template.alias"));
     }
 
     private static String checkAlias(String alias) {
@@ -182,32 +162,5 @@ final class VersionHandlers {
         } catch (NumberFormatException e) {
             throw ApiException.of(ErrorCode.INVALID_PARAMETER, param, "`" + param + "` must be a version number.");
         }
-    }
-
-    private static Map<String, Object> versionView(
-            TemplateVersion version, Map<String, Integer> aliases, boolean withDefinition) {
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "template.version");
-        json.put("template", version.templateId());
-        json.put("version", version.version());
-        json.put("note", version.note());
-        json.put("content_hash", version.contentHash());
-        json.put("questions_hash", version.questionsHash());
-        json.put("question_set_key", version.questionSetKey());
-        json.put("source", version.source());
-        json.put("base_version", version.baseVersion().orElse(null));
-        json.put(
-                "aliases",
-                aliases.entrySet().stream()
-                        .filter(e -> e.getValue() == version.version())
-                        .map(Map.Entry::getKey)
-                        .toList());
-        json.put("changes", version.changes());
-        if (withDefinition) {
-            version.definitionJson().properties().forEach(e -> json.put(e.getKey(), e.getValue()));
-        }
-        json.put("created_at", version.createdAtMillis() / 1000);
-        json.put("created_by", version.createdBy());
-        return json;
     }
 }

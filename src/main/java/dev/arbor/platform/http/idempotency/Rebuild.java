@@ -154,7 +154,7 @@ sealed interface Rebuild {
             return new Deleted(reply.status(), deleted.get(), params.getLast());
         }
         List<Route> reads = routes.stream()
-                .filter(route -> route.method() == HandlerType.GET
+                .filter(route -> HandlerType.GET.equals(route.method())
                         && route.replies().stream()
                                 .anyMatch(r -> r.status() == 200
                                         && shape.equals(r.content().get("application/json"))))
