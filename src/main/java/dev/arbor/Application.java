@@ -7,6 +7,8 @@ import dev.arbor.console.Console;
 import dev.arbor.events.Events;
 import dev.arbor.inference.DeploymentDecisions;
 import dev.arbor.inference.api.InferenceRoutes;
+import dev.arbor.inference.spend.BudgetRoutes;
+import dev.arbor.inference.spend.SpendRoutes;
 import dev.arbor.inference.steps.RouterRuntime;
 import dev.arbor.models.ModelRoutes;
 import dev.arbor.platform.actions.Expressions;
@@ -106,6 +108,24 @@ final class Application implements AutoCloseable {
         new InferenceRoutes(
                         inference.routing(), inference.routers(), deployments, access.currentProject(), routerRuntime())
                 .addTo(routes);
+        new SpendRoutes(
+                        foundation.database(),
+                        inference.routing().prices(),
+                        access,
+                        endpoint -> inference.routing().knows(endpoint)
+                                || deployments.find(project -> true, endpoint).stream()
+                                        .anyMatch(d -> d.id().equals(endpoint))
+                                || deployments.starting(project -> true, endpoint).stream()
+                                        .anyMatch(d -> d.id().equals(endpoint)),
+                        shared.clock())
+                .addTo(routes);
+        new BudgetRoutes(
+                        inference.routing().budgets(),
+                        access,
+                        parts.keys()::inProject,
+                        (router, project) -> inference.routers().find(project::equals, router).stream()
+                                .anyMatch(found -> found.id().equals(router)))
+                .addTo(routes);
         parts.studio()
                 .addRoutes(
                         routes,
@@ -168,6 +188,13 @@ final class Application implements AutoCloseable {
         foundation
                 .changes()
                 .watch(ChangeCounters.Table.ROUTERS, parts.inference().routers()::reload);
+        // cloud models and prices too: a model or price set on one server is used by every other one
+        foundation.changes().watch(ChangeCounters.Table.MODELS, parts.models().models()::reload);
+        foundation
+                .changes()
+                .watch(
+                        ChangeCounters.Table.MODEL_PRICES,
+                        parts.inference().routing().prices()::reload);
         foundation.changes().start();
         // after the pipelines: a delivery may start a run
         events.triggers().start();

@@ -217,9 +217,22 @@ class AuthorizationMatrixTest {
             row("GET /keys", Members.OWN_PROJECT),
             row("GET /keys/{key_id}", Members.OWN_PROJECT),
             new Row("PATCH", "/keys/{key_id}", Members.OWN_PROJECT, "{\"name\": \"renamed\"}"),
+            row("GET /spend", Members.OWN_PROJECT),
+            row("GET /prices", Members.NONE),
+            // a price refused for its content (400) before its endpoint is looked for
+            new Row("PUT", "/prices/{endpoint}", Members.NONE, "{\"input\": -1}"),
+            row("DELETE /prices/{endpoint}", Members.NONE),
+            new Row(
+                    "POST",
+                    "/budgets",
+                    Members.OWN_PROJECT,
+                    "{\"scope\": \"project\", \"tokens\": 1000000000000, \"period\": \"day\"}"),
+            row("GET /budgets", Members.OWN_PROJECT),
+            row("GET /budgets/{budget_id}", Members.OWN_PROJECT),
             // deletes last, each after every row that needs its object
             row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
             row("DELETE /keys/{key_id}", Members.OWN_PROJECT),
+            row("DELETE /budgets/{budget_id}", Members.OWN_PROJECT),
             row("DELETE /deployments/{deployment_id}", Members.OWN_PROJECT),
             row("DELETE /triggers/{trigger_id}", Members.OWN_PROJECT),
             row("DELETE /events/shared-connections/{connection_id}", Members.OWN_PROJECT),
@@ -269,6 +282,13 @@ class AuthorizationMatrixTest {
         secrets.put(Caller.REVOKED, revoked.path("token").asText());
         fixture.admin("DELETE", "/auth/tokens/" + revoked.path("id").asText(), null);
         objects.putAll(fixture.objects(project, everything.url("/mcp")));
+        objects.put("endpoint", "matrix-endpoint");
+        objects.put(
+                "budget_id",
+                fixture.create(
+                        "/budgets",
+                        "{\"project_id\": \"" + project + "\", \"scope\": \"project\", \"tokens\": "
+                                + "1000000000000, \"period\": \"total\"}"));
     }
 
     @AfterAll
@@ -333,7 +353,12 @@ class AuthorizationMatrixTest {
                         "GET /keys",
                         "GET /keys/{key_id}",
                         "PATCH /keys/{key_id}",
-                        "DELETE /keys/{key_id}");
+                        "DELETE /keys/{key_id}",
+                        "GET /spend",
+                        "POST /budgets",
+                        "GET /budgets",
+                        "GET /budgets/{budget_id}",
+                        "DELETE /budgets/{budget_id}");
     }
 
     Stream<Row> rows() {

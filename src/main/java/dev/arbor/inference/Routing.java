@@ -2,6 +2,7 @@ package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.access.CurrentProject;
 import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.EndpointBoard;
 import dev.arbor.inference.endpoints.EndpointHealth;
@@ -12,6 +13,13 @@ import dev.arbor.inference.openai.Operation;
 import dev.arbor.inference.openai.SseRelay;
 import dev.arbor.inference.openai.StreamEdit;
 import dev.arbor.inference.openai.TopLevel;
+import dev.arbor.inference.spend.BudgetLedger;
+import dev.arbor.inference.spend.Budgets;
+import dev.arbor.inference.spend.Price;
+import dev.arbor.inference.spend.Prices;
+import dev.arbor.inference.spend.SpendMetrics;
+import dev.arbor.keys.KeyScope;
+import dev.arbor.keys.Keys;
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.db.Database;
@@ -48,6 +56,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -86,6 +95,8 @@ public final class Routing implements AutoCloseable {
     private static final int CHUNK = 16 * 1024;
     /** A cause longer than this is a library's internal state, not a reason: its class says enough. */
     private static final int MAX_CAUSE_LENGTH = 200;
+    /** The request attribute naming the project a request is charged to. */
+    private static final String CHARGED_TO = "arbor.charged_to";
 
     private final EndpointDirectory directory;
     private final OutboundClient outbound;
@@ -95,6 +106,9 @@ public final class Routing implements AutoCloseable {
     private final EndpointBoard board;
     private final UsageLog usage;
     private final RoutingMetrics metrics;
+    private final Prices prices;
+    private final Budgets budgets;
+    private final SpendMetrics spendMetrics;
     /** Passes requests to the server that runs a local deployment's replicas; closed with this. */
     private final ServerHop hop;
     /** Keeps every attempt's deadlines (connect, first byte, idle, total), aborting the attempt when one passes. */
@@ -140,6 +154,27 @@ public final class Routing implements AutoCloseable {
         this.timer = deadlines;
         this.usage = new UsageLog(database, clock, meters);
         this.metrics = new RoutingMetrics(meters);
+        this.prices = new Prices(database, clock);
+        this.budgets = new Budgets(database, clock);
+        this.spendMetrics = new SpendMetrics(meters);
+    }
+
+    /** The budgets each request reserves in before it is forwarded. */
+    public Budgets budgets() {
+        return budgets;
+    }
+
+    /** The prices each request's cost is computed with. */
+    public Prices prices() {
+        return prices;
+    }
+
+    /**
+     * Charges the request of {@code ctx} to {@code projectId} (the router's or deployment's project it named): its usage
+     * row and spend say so. A request an inference key makes is its key's project's whatever it names.
+     */
+    public static void chargeTo(Context ctx, String projectId) {
+        ctx.attribute(CHARGED_TO, requireNonNull(projectId, "projectId"));
     }
 
     /** Starts storing usage rows in the background. */
@@ -304,10 +339,13 @@ public final class Routing implements AutoCloseable {
                             Optional.empty()),
                     false);
         }
+        call.reached(target.get());
         Optional<Failed> refused = admitted(call.ctx, target.get(), call.request.operation());
         if (refused.isPresent()) {
             return new Tried(planned.endpoint(), state, started, refused.get(), false);
         }
+        // before anything is sent upstream: past a budget, 429 budget_exceeded
+        call.reserve();
         AttemptPolicy policy = forwarding.policy();
         AttemptPolicy.Deadlines deadlines = new AttemptPolicy.Timeouts(
                         Optional.empty(), planned.timeout(), planned.timeout(), Optional.empty())
@@ -429,7 +467,7 @@ public final class Routing implements AutoCloseable {
             return winner.withHedgeTaken();
         }
         (oneFirst ? secondRace : firstRace).lose();
-        other.thenAccept(Routing::discard);
+        var _ = other.thenAccept(Routing::discard); // the loser's answer, whenever it ends, is only let go
         call.answeredBy(winner.endpoint());
         return winner.withHedgeTaken();
     }
@@ -535,12 +573,16 @@ public final class Routing implements AutoCloseable {
         private final Attribution attribution;
         private final long started = System.nanoTime();
         private String endpoint = "";
+        private Optional<EndpointDirectory.Target> target = Optional.empty();
+        private final Optional<KeyScope> key;
+        private BudgetLedger ledger = BudgetLedger.NONE;
         private int attempts;
 
         Call(Context ctx, InferenceRequest request, Attribution attribution) {
             this.ctx = ctx;
             this.request = request;
             this.attribution = requireNonNull(attribution, "attribution");
+            this.key = Keys.scope(ctx);
             attribution.routerId().ifPresent(id -> ctx.header("x-router-id", id));
             attribution.headers().forEach(ctx::header);
         }
@@ -553,14 +595,77 @@ public final class Routing implements AutoCloseable {
 
         void attempting(String next) {
             endpoint = next;
+            target = Optional.empty();
             attempts++;
             ctx.header("x-router-endpoint", endpoint);
             ctx.header("x-router-attempts", Integer.toString(attempts));
         }
 
-        /** Queues the request's usage row and records its metrics. */
+        synchronized void reached(EndpointDirectory.Target found) {
+            target = Optional.of(found);
+        }
+
+        /** The price of the endpoint last tried; empty for one that was not there or has no price. */
+        private Optional<Price> price() {
+            return target.flatMap(found -> switch (found) {
+                case EndpointDirectory.Target.CloudModel(RemoteEndpoint remote) ->
+                    prices.cloudModel(remote.modelId(), remote.baseUrl(), remote.remoteModel());
+                case EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment) ->
+                    Optional.of(prices.deployment(deployment.id()));
+            });
+        }
+
+        /**
+         * The project the request is charged to: its key's; else the one the route noted (the router's or
+         * deployment's); else the deployment's that answered; else the one the caller named.
+         */
+        private Optional<String> project(Optional<KeyScope> key) {
+            return key.map(KeyScope::projectId)
+                    .or(() -> Optional.ofNullable(ctx.<String>attribute(CHARGED_TO)))
+                    .or(() -> target.filter(EndpointDirectory.Target.Deployment.class::isInstance)
+                            .map(found -> ((EndpointDirectory.Target.Deployment) found)
+                                    .deployment()
+                                    .projectId()))
+                    .or(() -> CurrentProject.HEADER.read(ctx));
+        }
+
+        /**
+         * Reserves, in the budgets of the request's key, project and router, the most the attempt about to be made may
+         * cost: the body's bytes bound its prompt's tokens, {@code max_tokens} (or the default) its completion's, at
+         * the endpoint's price. An earlier attempt's reservation goes first.
+         */
+        synchronized void reserve() {
+            var charge = new Budgets.Charge(key.map(KeyScope::keyId), project(key), attribution.routerId());
+            if (!budgets.apply(charge)) {
+                return;
+            }
+            ledger.settle(0, 0);
+            long prompt = request.body().length;
+            long completion = completionAllowance();
+            long picos = price().map(p -> p.costPicoUsd(prompt, completion)).orElse(0L);
+            ledger = budgets.reserve(charge, prompt + completion, picos);
+        }
+
+        private long completionAllowance() {
+            if (request.operation() == Operation.EMBEDDINGS) {
+                return 0;
+            }
+            var body = Json.read(request.body());
+            for (String field : List.of("max_completion_tokens", "max_tokens")) {
+                if (body.path(field).canConvertToLong() && body.path(field).asLong() >= 0) {
+                    return body.path(field).asLong();
+                }
+            }
+            return Budgets.DEFAULT_COMPLETION_TOKENS;
+        }
+
+        /** Queues the request's usage row, with its cost, and records its metrics; settles its budgets. */
         void finish(Outcome outcome, int status, TopLevel.Usage tokens) {
             long nanos = System.nanoTime() - started;
+            OptionalLong cost = price().map(p -> OptionalLong.of(p.costPicoUsd(
+                            tokens.promptTokens().orElse(0),
+                            tokens.completionTokens().orElse(0))))
+                    .orElse(OptionalLong.empty());
             var entry = new UsageLog.Entry(
                     board.nowMillis(),
                     attribution.routerId(),
@@ -572,9 +677,21 @@ public final class Routing implements AutoCloseable {
                     attempts,
                     tokens.promptTokens(),
                     tokens.completionTokens(),
-                    nanos / 1000);
+                    nanos / 1000,
+                    project(key),
+                    key.map(KeyScope::keyId),
+                    cost);
+            ledger.settle(
+                    tokens.promptTokens().orElse(0) + tokens.completionTokens().orElse(0), cost.orElse(0));
             usage.record(entry);
             metrics.record(entry, nanos);
+            spendMetrics.record(
+                    entry.projectId(),
+                    entry.endpoint(),
+                    entry.keyId(),
+                    cost,
+                    tokens.promptTokens(),
+                    tokens.completionTokens());
         }
     }
 

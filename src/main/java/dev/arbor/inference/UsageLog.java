@@ -38,10 +38,19 @@ final class UsageLog implements AutoCloseable {
     private static final Duration MAX_RETRY_PAUSE = Duration.ofSeconds(5);
     private static final int BATCH = 2_000;
     private static final long WRITE_EVERY_MILLIS = 250;
-    static final Duration RETENTION = Duration.ofDays(30);
+    /** Thirteen months: a month's spend stays comparable with the same month a year before. */
+    static final Duration RETENTION = Duration.ofDays(400);
+
     private static final Duration PRUNE_EVERY = Duration.ofHours(1);
 
-    /** One request's row. */
+    /**
+     * One request's row.
+     *
+     * @param projectId the project the request is charged to: its inference key's, its router's or deployment's, or the
+     *     one the caller named; empty for a cloud model called with none of these
+     * @param keyId the inference key that made it; empty for an admin's or member's token
+     * @param costPicoUsd what its usage cost (10⁻¹² USD); empty when its endpoint has no price
+     */
     record Entry(
             long atMillis,
             Optional<String> routerId,
@@ -53,7 +62,10 @@ final class UsageLog implements AutoCloseable {
             int attempts,
             OptionalLong promptTokens,
             OptionalLong completionTokens,
-            long latencyMicros) {}
+            long latencyMicros,
+            Optional<String> projectId,
+            Optional<String> keyId,
+            OptionalLong costPicoUsd) {}
 
     private final Database database;
     private final Clock clock;
@@ -160,9 +172,10 @@ final class UsageLog implements AutoCloseable {
         try {
             database.write(handle -> {
                 var insert = handle.prepareBatch("INSERT INTO routing_usage (at, router_id, endpoint, model, "
-                        + "operation, outcome, status, attempts, prompt_tokens, completion_tokens, latency_micros) "
+                        + "operation, outcome, status, attempts, prompt_tokens, completion_tokens, latency_micros, "
+                        + "project_id, key_id, cost_picousd) "
                         + "VALUES (:at, :router, :endpoint, :model, :operation, :outcome, :status, :attempts, "
-                        + ":prompt, :completion, :latency)");
+                        + ":prompt, :completion, :latency, :project, :key, :cost)");
                 for (Entry entry : batch) {
                     insert.bind("at", entry.atMillis())
                             .bind("router", entry.routerId().orElse(null))
@@ -175,6 +188,9 @@ final class UsageLog implements AutoCloseable {
                             .bind("prompt", boxed(entry.promptTokens()))
                             .bind("completion", boxed(entry.completionTokens()))
                             .bind("latency", entry.latencyMicros())
+                            .bind("project", entry.projectId().orElse(null))
+                            .bind("key", entry.keyId().orElse(null))
+                            .bind("cost", boxed(entry.costPicoUsd()))
                             .add();
                 }
                 return insert.execute();

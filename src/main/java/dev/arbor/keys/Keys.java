@@ -43,6 +43,13 @@ public final class Keys implements InferenceKeys {
         return live.map(key -> Principal.inferenceKey(key.id(), key.projectId()));
     }
 
+    /** Whether {@code keyId} is a key of {@code projectId}, revoked or not (budgets are set on a project's keys). */
+    public boolean inProject(String keyId, String projectId) {
+        return store.find(keyId)
+                .filter(key -> key.projectId().equals(projectId))
+                .isPresent();
+    }
+
     /** The scope of the inference key this request authenticated with; empty for an admin or member token. */
     public static Optional<KeyScope> scope(Context ctx) {
         return Optional.ofNullable(ctx.attribute(SCOPE));

@@ -41,6 +41,9 @@ public final class Models implements RunnableModels {
     /** Cloud models' endpoints as {@link #remoteEndpoint} opened them, for the registry as it stands. */
     private volatile Map<String, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
 
+    /** The catalog's models, as the registry starts from at every reload. */
+    private final Map<String, Model> builtIn;
+
     private final Optional<ModelStore> store;
     private final Optional<SecretBox> secrets;
     private final Clock clock;
@@ -70,11 +73,26 @@ public final class Models implements RunnableModels {
             Model model = fromCatalog(entry);
             all.put(model.id(), model);
         }
+        this.builtIn = Collections.unmodifiableMap(new LinkedHashMap<>(all));
         store.ifPresent(added -> {
             added.stopInterrupted();
             added.all().forEach(model -> all.putIfAbsent(model.id(), model));
         });
         this.models = Collections.unmodifiableMap(all);
+    }
+
+    /**
+     * Reads the added models again, when another server sharing the database added, removed or changed one: without
+     * it a cloud model registered there would be unknown here until a restart. The endpoints opened before are
+     * forgotten, so that a changed key or URL is used from the next request.
+     */
+    public synchronized void reload() {
+        if (store.isEmpty()) {
+            return;
+        }
+        var all = new LinkedHashMap<>(builtIn);
+        store.get().all().forEach(model -> all.putIfAbsent(model.id(), model));
+        replace(all);
     }
 
     public List<Model> list() {

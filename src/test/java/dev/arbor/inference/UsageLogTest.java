@@ -38,7 +38,10 @@ class UsageLogTest {
                 1,
                 OptionalLong.of(10),
                 OptionalLong.of(5),
-                1_000);
+                1_000,
+                Optional.of("prj_flood"),
+                Optional.empty(),
+                OptionalLong.of(1_500_000));
     }
 
     @Test

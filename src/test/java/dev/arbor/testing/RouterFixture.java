@@ -36,12 +36,12 @@ public final class RouterFixture implements AutoCloseable {
         return start(adminSecret, Map.of());
     }
 
-    /** {@link #start(String)} with these settings too (a database's URL, say). */
+    /** {@link #start(String)} with these settings too (a database's URL, say; a routing timeout other than 2 s). */
     public static RouterFixture start(String adminSecret, Map<String, String> settings) {
         var env = new java.util.HashMap<String, String>(settings);
         env.put("ARBOR_ADMIN_TOKEN", adminSecret);
         env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
-        env.put("ARBOR_ROUTING_TIMEOUT_SECONDS", "2");
+        env.putIfAbsent("ARBOR_ROUTING_TIMEOUT_SECONDS", "2");
         return new RouterFixture(ArborServer.start(Map.copyOf(env)), adminSecret);
     }
 

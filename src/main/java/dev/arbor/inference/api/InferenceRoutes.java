@@ -135,7 +135,9 @@ public final class InferenceRoutes {
         List<RouterSnapshot> routersNamed =
                 routers.find(inProject, model).stream().filter(routerInScope).toList();
         if (!routersNamed.isEmpty()) {
-            runtime.serve(ctx, request, only(routersNamed, "Routers", model), Optional.empty());
+            RouterSnapshot router = only(routersNamed, "Routers", model);
+            Routing.chargeTo(ctx, router.projectId());
+            runtime.serve(ctx, request, router, Optional.empty());
             return;
         }
         List<DeploymentDirectory.ServedDeployment> deploymentsNamed = deployments.find(inProject, model).stream()
@@ -169,8 +171,9 @@ public final class InferenceRoutes {
             List<RouterSnapshot> routersWithModel =
                     routers.find(inProject, name).stream().filter(routerInScope).toList();
             if (!routersWithModel.isEmpty()) {
-                runtime.serve(
-                        ctx, request, only(routersWithModel, "Routers", name), Optional.of(model.substring(slash + 1)));
+                RouterSnapshot router = only(routersWithModel, "Routers", name);
+                Routing.chargeTo(ctx, router.projectId());
+                runtime.serve(ctx, request, router, Optional.of(model.substring(slash + 1)));
                 return;
             }
         }

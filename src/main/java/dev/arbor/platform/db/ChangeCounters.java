@@ -32,7 +32,10 @@ public final class ChangeCounters implements AutoCloseable {
     /** The tables whose writes are counted. */
     public enum Table {
         DEPLOYMENTS("deployments"),
-        ROUTERS("routers");
+        ROUTERS("routers"),
+        MODELS("models"),
+        MODEL_PRICES("model_prices"),
+        BUDGETS("budgets");
 
         private final String topic;
 

@@ -93,6 +93,7 @@ public enum ErrorCode {
     PROJECT_NOT_FOUND(404),
     TOKEN_NOT_FOUND(404),
     KEY_NOT_FOUND(404),
+    BUDGET_NOT_FOUND(404),
     PIPELINE_NOT_FOUND(404),
     PIPELINE_VERSION_NOT_FOUND(404),
     RUN_NOT_FOUND(404),
@@ -172,6 +173,7 @@ public enum ErrorCode {
 
     // 429: slow down
     RATE_LIMITED(429),
+    BUDGET_EXCEEDED(429),
 
     // 5xx: retry after a pause
     INTERNAL_ERROR(500),

@@ -214,7 +214,7 @@ public final class OutboundClient implements AutoCloseable {
                 org.eclipse.jetty.client.Response head = listener.get(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
                 return new StreamedAnswer(head.getStatus(), headers(head), listener.getInputStream());
             } catch (TimeoutException e) {
-                call.abort(e);
+                var _ = call.abort(e); // whether it was still running to abort changes nothing: the wait is over
                 throw new HttpTimeoutException("no answer in time");
             } catch (ExecutionException e) {
                 throw failure(e.getCause());
@@ -223,7 +223,7 @@ public final class OutboundClient implements AutoCloseable {
 
         /** Ends the exchange where it is: a wait for its head or a read of its body fails with {@code cause}. */
         public void abort(Throwable cause) {
-            call.abort(cause);
+            var _ = call.abort(cause); // an exchange already over has nothing to abort
         }
     }
 

@@ -50,6 +50,7 @@ class RebuildTest {
     private static final Map<String, String> LOST = Map.ofEntries(
             Map.entry("POST /auth/tokens", SECRET_ONCE),
             Map.entry("POST /keys", SECRET_ONCE + " (the inference key)"),
+            Map.entry("PUT /prices/{endpoint}", NOT_YET),
             Map.entry("POST /pipelines/{pipeline_id}/webhook-secret", SECRET_ONCE),
             Map.entry("POST /triggers", SECRET_ONCE + " (a URL target's signing secret)"),
             Map.entry("PATCH /triggers/{trigger_id}", SECRET_ONCE + " (a new URL target's signing secret)"),
