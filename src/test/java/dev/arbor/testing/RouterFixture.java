@@ -38,11 +38,20 @@ public final class RouterFixture implements AutoCloseable {
 
     /** {@link #start(String)} with these settings too (a database's URL, say; a routing timeout other than 2 s). */
     public static RouterFixture start(String adminSecret, Map<String, String> settings) {
+        return new RouterFixture(ArborServer.start(env(adminSecret, settings)), adminSecret);
+    }
+
+    /** {@link #start(String, Map)} on a server whose idea of the time is {@code clock} (a budget's periods, say). */
+    public static RouterFixture start(String adminSecret, Map<String, String> settings, java.time.Clock clock) {
+        return new RouterFixture(ArborServer.start(env(adminSecret, settings), clock), adminSecret);
+    }
+
+    private static Map<String, String> env(String adminSecret, Map<String, String> settings) {
         var env = new java.util.HashMap<String, String>(settings);
         env.put("ARBOR_ADMIN_TOKEN", adminSecret);
         env.put("ARBOR_OUTBOUND_ALLOW", "127.0.0.1");
         env.putIfAbsent("ARBOR_ROUTING_TIMEOUT_SECONDS", "2");
-        return new RouterFixture(ArborServer.start(Map.copyOf(env)), adminSecret);
+        return Map.copyOf(env);
     }
 
     public TestServer http() {
