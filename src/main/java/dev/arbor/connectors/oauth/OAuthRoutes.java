@@ -4,6 +4,8 @@ import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
@@ -18,14 +20,11 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Clock;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,25 +37,32 @@ import java.util.Optional;
 public final class OAuthRoutes {
     private static final int MAX_TEXT = 4096;
     private static final Schema TEXT = new Schema.Str(1, MAX_TEXT, "", "");
+    private static final BodyField.Value RETURN_URL = BodyField.value(REQUIRED, "return_url", Schema.formatted("uri"));
     /** Its {@code return_url} is checked against the hosts allowed to receive the browser. */
-    private static final BodySpec INITIATE = BodySpec.closed(
-            "the start of an authorization", BodyField.value(REQUIRED, "return_url", Schema.formatted("uri")));
+    private static final BodySpec INITIATE = BodySpec.closed("the start of an authorization", RETURN_URL);
+
+    private static final BodyField.Value STATE = BodyField.value(REQUIRED, "state", TEXT);
+    private static final BodyField.Value CODE = BodyField.value(OPTIONAL, "code", TEXT);
+    private static final BodyField.Value ERROR = BodyField.value(OPTIONAL, "error", TEXT);
+    private static final BodyField.Value ERROR_DESCRIPTION =
+            BodyField.value(OPTIONAL, "error_description", Schema.string());
+    private static final BodyField.Value ISS = BodyField.value(OPTIONAL, "iss", Schema.string());
     /** What the authorization server sent the browser back with: {@code state}, and {@code code} or {@code error}. */
     private static final BodySpec CALLBACK = BodySpec.closed(
             "an authorization's callback",
-            BodyField.value(REQUIRED, "state", TEXT),
-            BodyField.value(OPTIONAL, "code", TEXT),
-            BodyField.value(OPTIONAL, "error", TEXT),
-            BodyField.value(OPTIONAL, "error_description", Schema.string()),
+            STATE,
+            CODE,
+            ERROR,
+            ERROR_DESCRIPTION,
             BodyField.value(OPTIONAL, "error_uri", Schema.string()),
-            BodyField.value(OPTIONAL, "iss", Schema.string()),
+            ISS,
             BodyField.value(OPTIONAL, "scope", Schema.string()),
             BodyField.value(OPTIONAL, "session_state", Schema.string()));
 
     private final Gateways gateways;
     private final GatewayOAuth oauth;
     private final ToolRefetch tools;
-    private final List<String> returnHosts;
+    private final ReturnUrls returnUrls;
     private final Clock clock;
 
     /** @param returnHosts the hosts an authorization may send the browser back to */
@@ -65,8 +71,7 @@ public final class OAuthRoutes {
         this.gateways = requireNonNull(gateways, "gateways");
         this.oauth = requireNonNull(oauth, "oauth");
         this.tools = requireNonNull(tools, "tools");
-        this.returnHosts =
-                returnHosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).toList();
+        this.returnUrls = new ReturnUrls(returnHosts);
         this.clock = requireNonNull(clock, "clock");
     }
 
@@ -100,9 +105,10 @@ public final class OAuthRoutes {
         Gateway gateway = usable(ctx.pathParam("gateway_id"), principal);
         ObjectNode body =
                 Requests.body(ctx).length == 0 ? dev.arbor.platform.json.Json.object() : Requests.jsonObject(ctx);
-        Problems problems = INITIATE.reader(body).problems();
-        String returnUrl = returnUrl(body.path("return_url"), problems);
-        problems.throwIfAny();
+        BodyReader reader = INITIATE.reader(body);
+        Optional<JsonNode> sent = RETURN_URL.read(reader);
+        String returnUrl = returnUrls.check(sent, reader.problems());
+        reader.finish();
         if (!gateway.scope().enabled()) {
             throw ApiException.of(
                     ErrorCode.GATEWAY_DISABLED,
@@ -110,24 +116,42 @@ public final class OAuthRoutes {
                     "Gateway " + gateway.id() + " is " + "disabled; enable it to authorize it.");
         }
         GatewayOAuth.Initiation started = oauth.initiate(gateway, principal, returnUrl);
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "connector.oauth.authorization");
-        json.put("gateway_id", gateway.id());
-        json.put("authorization_url", started.authorizationUrl());
-        json.put("state", started.state());
-        json.put("expires_in", (started.expiresAt() - clock.millis()) / 1000);
-        json.put("expires_at", started.expiresAt() / 1000);
-        json.put("return_url", returnUrl);
-        Responses.ok(ctx, json);
+        Responses.ok(
+                ctx,
+                new Authorization(
+                        gateway.id(),
+                        started.authorizationUrl(),
+                        started.state(),
+                        (started.expiresAt() - clock.millis()) / 1000,
+                        started.expiresAt() / 1000,
+                        returnUrl));
+    }
+
+    /** A started authorization: where to send the browser, and until when its state is good. */
+    @JsonPropertyOrder({"object", "gateway_id", "authorization_url", "state", "expires_in", "expires_at", "return_url"})
+    private record Authorization(
+            @JsonProperty("gateway_id") String gatewayId,
+            @JsonProperty("authorization_url") String authorizationUrl,
+            String state,
+            @JsonProperty("expires_in") long expiresIn,
+            @JsonProperty("expires_at") long expiresAt,
+            @JsonProperty("return_url") String returnUrl) {
+        @JsonProperty("object")
+        String object() {
+            return "connector.oauth.authorization";
+        }
     }
 
     private void callback(Context ctx) {
         Principal principal = Access.principal(ctx);
         ObjectNode body = Requests.jsonObject(ctx);
-        Problems problems = CALLBACK.reader(body).problems();
-        Optional<String> state = text(body, "state", problems);
-        Optional<String> code = text(body, "code", problems);
-        Optional<String> error = text(body, "error", problems);
+        BodyReader reader = CALLBACK.reader(body);
+        Problems problems = reader.problems();
+        Optional<String> state = text(STATE, reader);
+        Optional<String> code = text(CODE, reader);
+        Optional<String> error = text(ERROR, reader);
+        Optional<JsonNode> description = ERROR_DESCRIPTION.read(reader);
+        Optional<JsonNode> issuer = ISS.read(reader);
         if (state.isEmpty() && problems.isEmpty()) {
             problems.add(
                     ErrorCode.MISSING_FIELD,
@@ -147,7 +171,7 @@ public final class OAuthRoutes {
                 .orElseThrow(() ->
                         ApiException.of(ErrorCode.INVALID_OAUTH_STATE, "state", "The gateway of this state is gone."));
         Optional<String> denial = error.map(e -> e
-                + Optional.of(body.path("error_description"))
+                + description
                         .filter(JsonNode::isTextual)
                         .map(d -> " (" + d.textValue() + ")")
                         .orElse(""));
@@ -157,7 +181,7 @@ public final class OAuthRoutes {
                 pending,
                 principal,
                 code,
-                body.path("iss").isTextual() ? Optional.of(body.path("iss").textValue()) : Optional.empty(),
+                issuer.filter(JsonNode::isTextual).map(JsonNode::textValue),
                 denial);
         Map<String, Object> json = oauth.status(gateway);
         try {
@@ -195,56 +219,17 @@ public final class OAuthRoutes {
         return gateways.usable(gatewayId, principal);
     }
 
-    /**
-     * Where the authorization server sends the browser back (the OAuth redirect URI): an absolute http(s) URL without
-     * a fragment on a host of {@code ARBOR_OAUTH_RETURN_HOSTS} (exactly, any port), https unless on this machine.
-     */
-    private String returnUrl(JsonNode value, Problems problems) {
-        if (value.isMissingNode() || value.isNull()) {
-            problems.add(
-                    ErrorCode.MISSING_FIELD,
-                    "return_url",
-                    "`return_url` is required: the page the "
-                            + "authorization server sends the browser back to, with the code and state to post to "
-                            + "/connectors/oauth/callback.");
-            return "";
-        }
-        String text = value.isTextual() ? value.textValue() : "";
-        String problem = null;
-        try {
-            URI uri = new URI(text);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(Locale.ROOT);
-            boolean local = host.equals("localhost") || host.equals("127.0.0.1") || host.equals("[::1]");
-            if (!scheme.equals("https") && !(scheme.equals("http") && local)) {
-                problem = "must be an https URL (http only on localhost)";
-            } else if (host.isEmpty() || uri.getRawUserInfo() != null || uri.getRawFragment() != null) {
-                problem = "must be an absolute URL with a host, without user info or fragment";
-            } else if (!returnHosts.contains(host)) {
-                problem = "names the host '" + host + "', which ARBOR_OAUTH_RETURN_HOSTS does not list (it lists "
-                        + (returnHosts.isEmpty() ? "none" : String.join(", ", returnHosts)) + ")";
-            }
-        } catch (URISyntaxException e) {
-            problem = "is not a URL";
-        }
-        if (problem != null || text.length() > 2048) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD,
-                    "return_url",
-                    "`return_url` " + (problem == null ? "is too long" : problem) + ".");
-        }
-        return text;
-    }
-
-    private static Optional<String> text(ObjectNode body, String field, Problems problems) {
-        JsonNode value = body.path(field);
-        if (value.isMissingNode() || value.isNull()) {
+    /** A field that, when sent, is a non-empty string. */
+    private static Optional<String> text(BodyField.Value field, BodyReader reader) {
+        Optional<JsonNode> sent = field.read(reader);
+        if (sent.isEmpty()) {
             return Optional.empty();
         }
+        JsonNode value = sent.get();
         if (!value.isTextual()
                 || value.textValue().isEmpty()
                 || value.textValue().length() > MAX_TEXT) {
-            problems.add(ErrorCode.INVALID_FIELD, field, "`" + field + "` must be a non-empty string.");
+            reader.reject(field.name(), ErrorCode.INVALID_FIELD, "must be a non-empty string");
             return Optional.empty();
         }
         return Optional.of(value.textValue());
