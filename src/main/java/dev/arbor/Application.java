@@ -55,6 +55,7 @@ final class Application implements AutoCloseable {
                     List.of(parts.access().authenticator()),
                     idempotency,
                     new HttpMetrics(foundation.metrics()),
+                    foundation.tracing(),
                     Version.current(),
                     config.storage().dataDir());
         } catch (RuntimeException e) {

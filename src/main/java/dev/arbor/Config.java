@@ -12,11 +12,14 @@ import dev.arbor.platform.config.Environment;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.http.Access;
 import dev.arbor.platform.http.server.HttpSettings;
+import dev.arbor.platform.logging.LogFormat;
 import dev.arbor.platform.outbound.AllowedDestination;
+import dev.arbor.platform.tracing.TracingSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -41,6 +44,8 @@ import java.util.Optional;
  * @param deliveries how many refused webhook deliveries are recorded, how much of each, for how long, and how often a
  *     delivery may be replayed ({@code ARBOR_REFUSED_DELIVERIES_PER_HOUR}, {@code ARBOR_REFUSED_DELIVERY_BODY_CHARS},
  *     {@code ARBOR_REFUSED_DELIVERY_RETENTION_DAYS}, {@code ARBOR_DELIVERY_REPLAYS_PER_MINUTE})
+ * @param tracing where traces are exported, if anywhere ({@code ARBOR_OTLP_ENDPOINT} and OpenTelemetry's
+ *     {@code OTEL_*} variables)
  */
 public record Config(
         HttpSettings http,
@@ -54,7 +59,8 @@ public record Config(
         ClusterSettings clusters,
         RoutingSettings routing,
         Duration heartbeat,
-        DeliverySettings deliveries) {
+        DeliverySettings deliveries,
+        TracingSettings tracing) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
@@ -73,11 +79,13 @@ public record Config(
         requireNonNull(routing, "routing");
         requireNonNull(heartbeat, "heartbeat");
         requireNonNull(deliveries, "deliveries");
+        requireNonNull(tracing, "tracing");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
     public static Config load(Map<String, String> variables, List<String> flags) {
-        var env = new Environment(withFlags(variables, flags));
+        Map<String, String> values = withFlags(variables, flags);
+        var env = new Environment(values);
         var http = new HttpSettings(
                 env.text("ARBOR_HOST").orElse(DEFAULT_HOST),
                 env.text("ARBOR_PORT").map(Config::port).orElse(DEFAULT_PORT),
@@ -93,7 +101,8 @@ public record Config(
                 env.count("ARBOR_MAX_CONNECTIONS", "connections").orElseGet(HttpSettings::defaultMaxConnections),
                 env.whole("ARBOR_MIN_BODY_BYTES_PER_SECOND", 0, "bytes per second")
                         .orElse(DEFAULT_MIN_BODY_BYTES_PER_SECOND),
-                env.flag("ARBOR_METRICS_PUBLIC", false) ? Access.PUBLIC : Access.ADMIN);
+                env.flag("ARBOR_METRICS_PUBLIC", false) ? Access.PUBLIC : Access.ADMIN,
+                env.text("ARBOR_LOG_FORMAT").map(LogFormat::parse).orElse(LogFormat.TEXT));
         var storage = new StorageSettings(
                 Path.of(env.text("ARBOR_DATA").orElse("data")).toAbsolutePath().normalize(),
                 env.text("ARBOR_DATABASE_URL"),
@@ -147,7 +156,23 @@ public record Config(
                         env.seconds("ARBOR_ROUTING_CONNECT_TIMEOUT_SECONDS", 10),
                         env.seconds("ARBOR_ROUTING_TOTAL_TIMEOUT_SECONDS", 600)),
                 env.seconds("ARBOR_HEARTBEAT_SECONDS", 10),
-                deliveries(env));
+                deliveries(env),
+                tracing(values, env));
+    }
+
+    /**
+     * OpenTelemetry's own settings ({@code OTEL_*}, as its {@code otel.*} properties) and {@code ARBOR_OTLP_ENDPOINT},
+     * which names the OTLP endpoint as {@code OTEL_EXPORTER_OTLP_ENDPOINT} does and wins over it.
+     */
+    private static TracingSettings tracing(Map<String, String> values, Environment env) {
+        var properties = new HashMap<String, String>();
+        values.forEach((name, value) -> {
+            if (name.startsWith("OTEL_") && !value.isBlank()) {
+                properties.put(name.toLowerCase(Locale.ROOT).replace('_', '.'), value.trim());
+            }
+        });
+        env.webUrl("ARBOR_OTLP_ENDPOINT").ifPresent(url -> properties.put("otel.exporter.otlp.endpoint", url));
+        return new TracingSettings(properties);
     }
 
     private static DeliverySettings deliveries(Environment env) {

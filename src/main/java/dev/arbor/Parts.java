@@ -21,6 +21,7 @@ import dev.arbor.models.runtime.ModelRuntime;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.Pipelines;
 import dev.arbor.pipelines.schedules.Schedules;
+import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.config.OwnerOnly;
 import dev.arbor.platform.config.StorageSettings;
 import dev.arbor.platform.db.ChangeCounters;
@@ -35,6 +36,7 @@ import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.platform.ratelimits.RateLimiters;
 import dev.arbor.platform.references.Referrers;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.platform.tracing.Tracing;
 import dev.arbor.routers.Routers;
 import dev.arbor.studio.Studio;
 import dev.arbor.triggers.Triggers;
@@ -85,13 +87,14 @@ record Parts(
 
     /**
      * What the rest stands on, opened before any part and closed after them all: on SQLite this server's claim on
-     * the data folder (PostgreSQL replicas may share a folder), the database, metrics, this server's registration
+     * the data folder (PostgreSQL replicas may share a folder), the database, metrics, tracing, this server's registration
      * and the counters through which other servers' changes reach this one.
      */
     record Foundation(
             Optional<DataFolderLock> folderLock,
             Database database,
             Metrics metrics,
+            Tracing tracing,
             ServerInstances instances,
             ChangeCounters changes) {
 
@@ -107,11 +110,21 @@ record Parts(
                 throw e;
             }
             var metrics = new Metrics();
+            Tracing tracing;
+            try {
+                tracing = Tracing.start(config.tracing(), metrics.registry());
+            } catch (IllegalArgumentException e) {
+                database.close();
+                folderLock.ifPresent(DataFolderLock::close);
+                throw new ConfigException("tracing: " + e.getMessage());
+            }
             var instances = new ServerInstances(database, storage.dataDir(), config.heartbeat());
-            return new Foundation(folderLock, database, metrics, instances, new ChangeCounters(database));
+            return new Foundation(folderLock, database, metrics, tracing, instances, new ChangeCounters(database));
         }
 
         void close() {
+            // first: the spans of the requests and work that just ended leave before anything else stops
+            tracing.close();
             changes.close();
             instances.close();
             database.close();

@@ -29,6 +29,7 @@ import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundRefusedException;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.tracing.Traced;
 import dev.arbor.routers.EndpointHealthReport;
 import dev.arbor.routers.RouterTelemetry;
 import dev.arbor.routers.RouterUsage;
@@ -770,7 +771,33 @@ public final class Routing implements AutoCloseable {
         }
     }
 
+    /** One endpoint's attempt, as a span of the request's trace: the endpoint, and the failure that passed it over. */
     private Attempt attempt(
+            Call call,
+            EndpointDirectory.Target target,
+            InferenceRequest request,
+            AttemptPolicy.Deadlines deadlines,
+            Forwarding forwarding,
+            Race race) {
+        try (Traced span = EndpointSpans.attempt(request.operation(), call.endpoint, call.attempts)) {
+            Attempt attempt;
+            try {
+                attempt = reach(call, target, request, deadlines, forwarding, race);
+            } catch (ApiException e) {
+                span.failed(e.code().code(), e.getMessage());
+                throw e;
+            }
+            switch (attempt) {
+                case Failed failed -> span.failed(failed.outcome().wire(), failed.message());
+                case Whole whole -> EndpointSpans.answered(span, whole.status(), whole.usage());
+                case Served served -> EndpointSpans.answered(span, 200, served.usage());
+                case Streaming streaming -> span.with("http.response.status_code", 200);
+            }
+            return attempt;
+        }
+    }
+
+    private Attempt reach(
             Call call,
             EndpointDirectory.Target target,
             InferenceRequest request,

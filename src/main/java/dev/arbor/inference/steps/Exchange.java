@@ -9,7 +9,10 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.actions.Expressions;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.json.Json;
+import dev.arbor.platform.tracing.Traced;
+import io.opentelemetry.api.trace.SpanKind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -37,6 +40,7 @@ final class Exchange {
     private final List<String> walked = new ArrayList<>();
     private final List<OutputRule> outputRules = new ArrayList<>();
     private boolean changed;
+    private @Nullable Traced step;
 
     Exchange(InferenceRequest original, Optional<String> askedModel, Map<String, String> headers) {
         this.original = requireNonNull(original, "original");
@@ -106,8 +110,40 @@ final class Exchange {
         return List.copyOf(outputRules);
     }
 
-    void walk(String stepId) {
-        walked.add(stepId);
+    /**
+     * Walks into {@code step} of router {@code routerId}: its span (a child of the request's) is current until the
+     * next step's or the walk's end, so that what the step does (an endpoint attempt, a decision) is traced under it.
+     */
+    void walk(PlanStep step, String routerId) {
+        endStep();
+        walked.add(step.id());
+        String kind = step.getClass()
+                .getSimpleName()
+                .replaceAll("([a-z])([A-Z])", "$1_$2")
+                .toLowerCase(Locale.ROOT);
+        this.step = Traced.child("router step " + kind, SpanKind.INTERNAL)
+                .with("arbor.router.id", routerId)
+                .with("arbor.router.step", step.id())
+                .with("arbor.router.step_kind", kind);
+    }
+
+    /** The walk failed in the current step. */
+    void stepFailed(RuntimeException e) {
+        if (step != null) {
+            step.failed(
+                    e instanceof ApiException api
+                            ? api.code().code()
+                            : e.getClass().getSimpleName(),
+                    String.valueOf(e.getMessage()));
+        }
+    }
+
+    /** Ends the current step's span: the walk moved on or ended. */
+    void endStep() {
+        if (step != null) {
+            step.close();
+            step = null;
+        }
     }
 
     List<String> walked() {

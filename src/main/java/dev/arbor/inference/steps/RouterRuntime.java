@@ -96,7 +96,11 @@ public final class RouterRuntime {
         var exchange = new Exchange(request, askedModel, ctx.headerMap());
         try {
             walk(ctx, router, exchange);
+        } catch (RuntimeException e) {
+            exchange.stepFailed(e);
+            throw e;
         } finally {
+            exchange.endStep();
             ctx.header("x-router-steps", String.join(",", exchange.walked()));
             ctx.header("x-router-path", String.join(",", exchange.routers()));
         }
@@ -119,7 +123,7 @@ public final class RouterRuntime {
         // a checked graph has no cycle; the bound keeps a walk finite whatever the graph
         for (int walked = 0; walked <= plan.steps().size(); walked++) {
             PlanStep step = plan.step(next);
-            exchange.walk(step.id());
+            exchange.walk(step, router.id());
             switch (step) {
                 case PlanStep.Route route -> {
                     forward(ctx, router, exchange, route.strategy(), Optional.empty(), route.policy());

@@ -2,6 +2,7 @@ package dev.arbor.platform.outbound;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.arbor.platform.tracing.Propagation;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -56,7 +57,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Jetty's client, because the JDK's resolves names itself (a resolver of our own would be process-wide); requests
  * and responses keep the JDK's types, so callers describe a call as they would to {@link HttpClient}. HTTP/1.1 only;
- * bodies come as sent (no compression is asked for).
+ * bodies come as sent (no compression is asked for). Each call carries the W3C {@code traceparent} of the span current
+ * where it is made.
  */
 public final class OutboundClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
@@ -274,6 +276,9 @@ public final class OutboundClient implements AutoCloseable {
         call.idleTimeout(request.timeout().map(Duration::toMillis).orElse(0L), TimeUnit.MILLISECONDS);
         call.headers(headers ->
                 request.headers().map().forEach((name, values) -> values.forEach(value -> headers.add(name, value))));
+        // the trace of the request or run this call is made for goes on at the other end (model endpoints, MCP
+        // servers, webhook targets, HTTP Request steps): every outbound call passes here
+        call.headers(headers -> Propagation.inject(headers::put));
         if (body.isPresent()) {
             call.body(new BytesRequestContent(body.get()));
         } else if (request.bodyPublisher().isPresent()

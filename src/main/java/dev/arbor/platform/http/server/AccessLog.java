@@ -1,6 +1,8 @@
 package dev.arbor.platform.http.server;
 
 import dev.arbor.platform.http.Access;
+import dev.arbor.platform.logging.JsonLogEncoder;
+import dev.arbor.platform.logging.LogFormat;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -8,15 +10,19 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One logfmt line per request on stderr: time, method, path (never the query, which may hold secrets, and a webhook
- * URL's token masked), status,
- * duration and request id. A request only queues its facts; one thread formats and writes them in batches a few
+ * One line per request on stderr, logfmt or JSON ({@code ARBOR_LOG_FORMAT}): time, method, path (never the query,
+ * which may hold secrets, and a webhook URL's token masked), status, duration, request id and, when the request was
+ * traced, its trace id. A request only queues its facts; one thread formats and writes them in batches a few
  * times a second, so that neither formatting nor a slow terminal holds a request up, and no request pays for waking
  * a writer. When the queue is full a line is dropped and counted rather than waited for.
  */
@@ -28,15 +34,17 @@ final class AccessLog implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final OutputStream out;
     private final boolean enabled;
+    private final LogFormat format;
     private final Thread writer;
     private volatile boolean closed;
 
-    AccessLog(boolean enabled) {
-        this(enabled, new FileOutputStream(FileDescriptor.err));
+    AccessLog(boolean enabled, LogFormat format) {
+        this(enabled, format, new FileOutputStream(FileDescriptor.err));
     }
 
-    AccessLog(boolean enabled, OutputStream out) {
+    AccessLog(boolean enabled, LogFormat format, OutputStream out) {
         this.enabled = enabled;
+        this.format = format;
         this.out = out;
         this.writer = Thread.ofPlatform().daemon().name("arbor-access-log").unstarted(this::drain);
     }
@@ -59,16 +67,50 @@ final class AccessLog implements AutoCloseable {
     }
 
     /** Queues a request's line; a path that carries a credential (a webhook token) is masked. */
-    void request(String method, String path, int status, long nanos, String requestId) {
+    void request(String method, String path, int status, long nanos, String requestId, Optional<String> traceId) {
         if (enabled
                 && !lines.offer(new Line(
-                        System.currentTimeMillis(), method, Access.loggable(path), status, nanos, requestId))) {
+                        System.currentTimeMillis(),
+                        method,
+                        Access.loggable(path),
+                        status,
+                        nanos,
+                        requestId,
+                        traceId))) {
             dropped.incrementAndGet();
         }
     }
 
-    private record Line(long atMillis, String method, String path, int status, long nanos, String requestId) {
-        void appendTo(StringBuilder text) {
+    private record Line(
+            long atMillis,
+            String method,
+            String path,
+            int status,
+            long nanos,
+            String requestId,
+            Optional<String> traceId) {
+        void appendTo(StringBuilder text, LogFormat format) {
+            if (format == LogFormat.JSON) {
+                var context = new HashMap<String, String>();
+                context.put("request_id", requestId);
+                traceId.ifPresent(id -> context.put("trace_id", id));
+                var fields = new LinkedHashMap<String, Object>();
+                fields.put("method", method);
+                fields.put("path", path);
+                fields.put("status", status);
+                fields.put("duration_ms", nanos / 10_000 / 100.0);
+                text.append(new String(
+                        JsonLogEncoder.line(
+                                Instant.ofEpochMilli(atMillis),
+                                "INFO",
+                                "access",
+                                method + " " + path + " " + status,
+                                context,
+                                null,
+                                fields),
+                        StandardCharsets.UTF_8));
+                return;
+            }
             text.append(Instant.ofEpochMilli(atMillis))
                     .append(" INFO  access method=")
                     .append(method)
@@ -79,8 +121,9 @@ final class AccessLog implements AutoCloseable {
                     .append(" duration_ms=")
                     .append(nanos / 10_000 / 100.0)
                     .append(" request_id=")
-                    .append(requestId)
-                    .append('\n');
+                    .append(requestId);
+            traceId.ifPresent(id -> text.append(" trace_id=").append(id));
+            text.append('\n');
         }
     }
 
@@ -102,12 +145,24 @@ final class AccessLog implements AutoCloseable {
                 }
             }
             while (lines.drainTo(batch, 4096) > 0) {
-                batch.forEach(line -> line.appendTo(text));
+                batch.forEach(line -> line.appendTo(text, format));
                 batch.clear();
                 write(text);
             }
             long lost = dropped.getAndSet(0);
-            if (lost > 0) {
+            if (lost > 0 && format == LogFormat.JSON) {
+                text.append(new String(
+                        JsonLogEncoder.line(
+                                Instant.now(),
+                                "WARN",
+                                "access",
+                                "the log could not keep up",
+                                Map.of(),
+                                null,
+                                Map.of("dropped", lost)),
+                        StandardCharsets.UTF_8));
+                write(text);
+            } else if (lost > 0) {
                 text.append(Instant.now())
                         .append(" WARN  access dropped=")
                         .append(lost)

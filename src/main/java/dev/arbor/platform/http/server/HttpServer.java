@@ -17,6 +17,9 @@ import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.metrics.HttpMetrics;
 import dev.arbor.platform.net.AddressRange;
+import dev.arbor.platform.tracing.ServerSpans;
+import dev.arbor.platform.tracing.Traced;
+import dev.arbor.platform.tracing.Tracing;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
@@ -50,6 +53,7 @@ import org.eclipse.jetty.server.handler.MinimumDataRateHandler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The HTTP server: Javalin on virtual threads, the error envelope for every failure, request ids, guards, body
@@ -64,6 +68,8 @@ public final class HttpServer {
     private static final int ACCEPT_QUEUE = 1024;
 
     private static final String HOLDS_LARGE_BODY = "arbor.holds_large_body";
+    private static final String SPAN = "arbor.span";
+    private static final Pattern PROJECT_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final String METRICS = "/metrics";
     /** Every answer is what its Content-Type says: a browser must not guess HTML or script from a JSON body. */
     static final HttpField NO_SNIFFING = new PreEncodedHttpField("X-Content-Type-Options", "nosniff");
@@ -86,6 +92,7 @@ public final class HttpServer {
     private final List<Handler> guards;
     private final Idempotency idempotency;
     private final HttpMetrics metrics;
+    private final ServerSpans spans;
     private final CrossSiteGuard crossSite;
     private final StudioKeyGuard studioKey;
     private final List<AddressRange> trustedProxies;
@@ -109,6 +116,7 @@ public final class HttpServer {
             List<Handler> guards,
             Idempotency idempotency,
             HttpMetrics metrics,
+            Tracing tracing,
             String version,
             Path dataDir) {
         this.config = requireNonNull(config, "config");
@@ -117,8 +125,9 @@ public final class HttpServer {
         this.guards = List.copyOf(guards);
         this.idempotency = requireNonNull(idempotency, "idempotency");
         this.metrics = requireNonNull(metrics, "metrics");
+        this.spans = new ServerSpans(tracing);
         this.version = requireNonNull(version, "version");
-        this.accessLog = new AccessLog(AccessLog.enabledFor(config.logLevel()));
+        this.accessLog = new AccessLog(AccessLog.enabledFor(config.logLevel()), config.logFormat());
         this.crossSite = new CrossSiteGuard(config.corsOrigins(), config.host());
         this.studioKey = new StudioKeyGuard(config.studioApiKey());
         this.trustedProxies = config.trustedProxies().stream()
@@ -328,7 +337,23 @@ public final class HttpServer {
         String id = sent != null && CLIENT_REQUEST_ID.matcher(sent).matches() ? sent : Ids.requestId();
         ctx.attribute(Requests.ID, id);
         ctx.header("x-request-id", id);
-        ctx.attribute(Requests.CLIENT, clientAddress(ctx));
+        Optional<InetAddress> client = clientAddress(ctx);
+        ctx.attribute(Requests.CLIENT, client);
+        // the request's span and log context, current on this thread until the request ends (afterEveryRequest)
+        MDC.put("request_id", id);
+        String project = ctx.header("X-Project-Id");
+        if (project != null && PROJECT_ID.matcher(project).matches()) {
+            MDC.put("project", project);
+        }
+        Traced span = spans.start(ctx.method().name(), ctx::header)
+                .with("http.request.method", ctx.method().name())
+                .with("url.scheme", ctx.scheme())
+                .with("url.path", Access.loggable(ctx.path()))
+                .with("server.port", config.port() == 0 ? ctx.port() : config.port())
+                .with("network.protocol.version", "1.1")
+                .with("arbor.request_id", id);
+        client.ifPresent(address -> span.with("client.address", address.getHostAddress()));
+        ctx.attribute(SPAN, span);
         String path = withoutTrailingSlash(ctx.path());
         Optional<OwnLimit> own = ownLimits.stream()
                 .filter(o -> o.method.equals(ctx.method().name())
@@ -393,7 +418,34 @@ public final class HttpServer {
         Endpoint matched = ctx.endpoints().matchedHttpEndpoint();
         String route = matched == null ? "unmatched" : matched.path;
         metrics.record(ctx.method().name(), route, ctx.statusCode(), nanos);
-        accessLog.request(ctx.method().name(), ctx.path(), ctx.statusCode(), nanos, Requests.id(ctx));
+        Traced span = ctx.attribute(SPAN);
+        Optional<String> traceId = Optional.empty();
+        if (span != null) {
+            ctx.attribute(SPAN, null);
+            traceId = endSpan(ctx, span, matched);
+        }
+        accessLog.request(ctx.method().name(), ctx.path(), ctx.statusCode(), nanos, Requests.id(ctx), traceId);
+        MDC.remove("request_id");
+        MDC.remove("project");
+    }
+
+    /**
+     * Names the request's span by its route template ({@code POST /v1/chat/completions}, {@code GET /projects/{id}}),
+     * never the raw path, records the status, and ends it; the trace id, when the trace is recorded.
+     */
+    private static Optional<String> endSpan(Context ctx, Traced span, @Nullable Endpoint matched) {
+        int status = ctx.statusCode();
+        if (matched != null) {
+            span.rename(ctx.method().name() + " " + matched.path);
+            span.with("http.route", matched.path);
+        }
+        span.with("http.response.status_code", status);
+        if (status >= 500) {
+            span.failed(Integer.toString(status), "answered " + status);
+        }
+        Optional<String> traceId = span.traceId();
+        span.close();
+        return traceId;
     }
 
     /** A JVM error (out of memory, stack overflow) inside a request: still the envelope, never a bare 500. */

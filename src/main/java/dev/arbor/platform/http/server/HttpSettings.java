@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.sun.management.UnixOperatingSystemMXBean;
 import dev.arbor.platform.config.ConfigException;
 import dev.arbor.platform.http.Access;
+import dev.arbor.platform.logging.LogFormat;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +46,8 @@ public record HttpSettings(
         Duration largeBodyWait,
         int maxConnections,
         long minBodyBytesPerSecond,
-        Access metricsAccess) {
+        Access metricsAccess,
+        LogFormat logFormat) {
     /** Descriptors kept for what is not a client's connection: the database, logs, jars, model workers' pipes. */
     private static final long RESERVED_DESCRIPTORS = 128;
     /** Where the descriptor limit cannot be read (not a Unix system). */
@@ -61,6 +63,7 @@ public record HttpSettings(
         requireNonNull(largeBodyPermits, "largeBodyPermits");
         requireNonNull(largeBodyWait, "largeBodyWait");
         requireNonNull(metricsAccess, "metricsAccess");
+        requireNonNull(logFormat, "logFormat");
         if (metricsAccess != Access.ADMIN && metricsAccess != Access.PUBLIC) {
             throw new IllegalArgumentException("/metrics is for admins or public, not " + metricsAccess);
         }

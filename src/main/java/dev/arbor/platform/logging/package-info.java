@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.logging;
+
+import org.jspecify.annotations.NullMarked;

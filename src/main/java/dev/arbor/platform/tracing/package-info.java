@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.platform.tracing;
+
+import org.jspecify.annotations.NullMarked;
