@@ -348,9 +348,11 @@ public final class Routing implements AutoCloseable {
         // before anything is sent upstream: past a budget, 429 budget_exceeded
         call.reserve();
         AttemptPolicy policy = forwarding.policy();
+        // the most specific first: a fallback entry's timeout_seconds, the step's, the endpoint's own, the server's
         AttemptPolicy.Deadlines deadlines = new AttemptPolicy.Timeouts(
                         Optional.empty(), planned.timeout(), planned.timeout(), Optional.empty())
                 .over(policy.timeouts())
+                .over(registered(target.get()))
                 .resolve(settings.deadlines());
         AttemptPolicy.Retries retries = policy.retries();
         for (int retry = 0; ; retry++) {
@@ -541,13 +543,37 @@ public final class Routing implements AutoCloseable {
                         new Failed(Outcome.RATE_LIMITED, refusal.getMessage(), Optional.empty(), Optional.of(refusal)));
     }
 
+    /** The timeouts an endpoint was registered with (a cloud model's, or a deployment's endpoint's). */
+    private static AttemptPolicy.Timeouts registered(EndpointDirectory.Target target) {
+        Map<String, Long> millis = switch (target) {
+            case EndpointDirectory.Target.CloudModel(RemoteEndpoint endpoint) -> endpoint.timeoutsMillis();
+            case EndpointDirectory.Target.Deployment(DeploymentDirectory.ServedDeployment deployment) ->
+                deployment.backend() instanceof DeploymentDirectory.Backend.Endpoint(RemoteEndpoint endpoint)
+                        ? endpoint.timeoutsMillis()
+                        : Map.of();
+        };
+        return new AttemptPolicy.Timeouts(
+                millis(millis, RemoteEndpoint.CONNECT_TIMEOUT),
+                millis(millis, RemoteEndpoint.FIRST_BYTE_TIMEOUT),
+                millis(millis, RemoteEndpoint.IDLE_TIMEOUT),
+                millis(millis, RemoteEndpoint.TOTAL_TIMEOUT));
+    }
+
+    private static Optional<Duration> millis(Map<String, Long> millis, String name) {
+        return Optional.ofNullable(millis.get(name)).map(Duration::ofMillis);
+    }
+
     /** A cloud model with {@code apiKey} in place of its own key, when one is given; a deployment as it is. */
     private static EndpointDirectory.Target keyed(EndpointDirectory.Target target, Optional<String> apiKey) {
         if (apiKey.isEmpty() || !(target instanceof EndpointDirectory.Target.CloudModel(RemoteEndpoint endpoint))) {
             return target;
         }
         return new EndpointDirectory.Target.CloudModel(new RemoteEndpoint(
-                endpoint.modelId(), endpoint.baseUrl(), endpoint.remoteModel(), Optional.of(apiKey.get())));
+                endpoint.modelId(),
+                endpoint.baseUrl(),
+                endpoint.remoteModel(),
+                Optional.of(apiKey.get()),
+                endpoint.timeoutsMillis()));
     }
 
     /** Whether a fallback chain goes on after this failure (its {@code retry_on}); other strategies have one try. */

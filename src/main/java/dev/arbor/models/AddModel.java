@@ -62,6 +62,12 @@ final class AddModel {
     private static final BodyField.Text REMOTE_MODEL = BodyField.text(OPTIONAL, "remote_model", 200);
     private static final BodyField.Text API_KEY = BodyField.text(OPTIONAL, "api_key", 4096);
     private static final BodyField.Text SHA256_FIELD = BodyField.text(OPTIONAL, "sha256", 64);
+    /** A cloud model's own timeouts, under what a router step sets and over the server's (names as the steps'). */
+    private static final List<BodyField.Whole> TIMEOUTS = List.of(
+            BodyField.integer(OPTIONAL, RemoteEndpoint.CONNECT_TIMEOUT, 1, 600_000),
+            BodyField.integer(OPTIONAL, RemoteEndpoint.FIRST_BYTE_TIMEOUT, 1, 600_000),
+            BodyField.integer(OPTIONAL, RemoteEndpoint.IDLE_TIMEOUT, 1, 600_000),
+            BodyField.integer(OPTIONAL, RemoteEndpoint.TOTAL_TIMEOUT, 1, 3_600_000));
     /** {@code POST /models}. */
     static final BodySpec BODY = BodySpec.of(
             URI_FIELD,
@@ -77,7 +83,11 @@ final class AddModel {
             MAX_WAIT,
             REMOTE_MODEL,
             API_KEY,
-            SHA256_FIELD);
+            SHA256_FIELD,
+            TIMEOUTS.get(0),
+            TIMEOUTS.get(1),
+            TIMEOUTS.get(2),
+            TIMEOUTS.get(3));
 
     /** A repository of a model hub, at a revision (a branch, tag or commit). */
     record Repository(String name, String revision) {}
@@ -115,6 +125,10 @@ final class AddModel {
         Optional<String> remoteModel = REMOTE_MODEL.read(body);
         Optional<String> apiKey = API_KEY.read(body);
         Optional<String> sha256 = SHA256_FIELD.read(body);
+        var timeouts = new java.util.LinkedHashMap<String, String>();
+        for (BodyField.Whole field : TIMEOUTS) {
+            field.read(body).ifPresent(millis -> timeouts.put(field.name(), Long.toString(millis)));
+        }
         boolean cloud = source.orElse("").equals("cloud");
         boolean remote = engine.orElse("").equals(EngineKind.REMOTE.wire());
         if (source.isPresent() && engine.isPresent() && cloud != remote) {
@@ -129,6 +143,8 @@ final class AddModel {
             remoteModel.ifPresent(
                     m -> body.reject("remote_model", ErrorCode.INVALID_FIELD, "is for remote models only"));
             apiKey.ifPresent(k -> body.reject("api_key", ErrorCode.INVALID_FIELD, "is for remote models only"));
+            timeouts.keySet()
+                    .forEach(field -> body.reject(field, ErrorCode.INVALID_FIELD, "is for remote models only"));
         }
         boolean fromUrl = source.orElse("").equals("url");
         uri.filter(u -> cloud || fromUrl).ifPresent(u -> endpoint(u, body, endpoints));
@@ -175,8 +191,10 @@ final class AddModel {
                 maxQuestions.orElse(64L).intValue(),
                 contextTokens.orElse(defaultContext(engine.get())).intValue(),
                 List.of("Added from " + uri.orElseThrow() + "."));
+        var remoteOptions = new java.util.LinkedHashMap<String, String>(timeouts);
+        remoteOptions.put("model", remoteModel.orElse(name.orElseThrow()));
         Map<String, String> options = remote
-                ? Map.of("model", remoteModel.orElse(name.orElseThrow()))
+                ? Map.copyOf(remoteOptions)
                 : sha256.map(sha -> Map.of("sha256", sha.toLowerCase(Locale.ROOT)))
                         .orElse(Map.of());
         boolean downloaded = !fromHub && !fromUrl;

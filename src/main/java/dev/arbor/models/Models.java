@@ -163,7 +163,8 @@ public final class Models implements RunnableModels {
                 model.id(),
                 URI.create(model.uri()),
                 model.options().getOrDefault("model", model.name()),
-                model.apiKey().flatMap(sealedKey -> secrets.map(box -> box.open(sealedKey, keyContext(model.id())))));
+                model.apiKey().flatMap(sealedKey -> secrets.map(box -> box.open(sealedKey, keyContext(model.id())))),
+                RemoteEndpoint.timeouts(model.options()));
         opened.put(id, endpoint);
         return Optional.of(endpoint);
     }

@@ -151,6 +151,13 @@ class UpstreamFailureScenariosTest {
                         Seen.answer("either"),
                         Seen.answer("primary")),
                 new Scenario(
+                        "answers 429 with a retry-after past the cap",
+                        Call.CHAT,
+                        List.of(Reply.rateLimited(30), Reply.ok()),
+                        false,
+                        Seen.answer("fallback"),
+                        Seen.error(429, "rate_limit_exceeded")),
+                new Scenario(
                         "answers 500 then succeeds",
                         Call.CHAT,
                         List.of(Reply.error(500, "server_error"), Reply.ok()),

@@ -10,6 +10,7 @@ import dev.arbor.platform.ratelimits.RateLimiter;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /** One step of a compiled router, as the runtime runs it: its action with typed params and the step after it. */
 sealed interface PlanStep {
@@ -100,6 +101,21 @@ sealed interface PlanStep {
         BLOCK,
         REDACT,
         TAG
+    }
+
+    /**
+     * Finds personal data and secrets in the request's text ({@link PiiScanner}) and redacts them, refuses the
+     * request, or tags it ({@code pii:<kind>} for each kind found).
+     */
+    record Pii(String id, Set<PiiScanner.Kind> kinds, RuleAction action, String blockMessage, String next)
+            implements PlanStep {
+        public Pii {
+            requireNonNull(id, "id");
+            kinds = Set.copyOf(kinds);
+            requireNonNull(action, "action");
+            requireNonNull(blockMessage, "blockMessage");
+            requireNonNull(next, "next");
+        }
     }
 
     /** Adds (or puts in place of the caller's) a system message rendered from a template. */

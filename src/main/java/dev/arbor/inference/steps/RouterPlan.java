@@ -125,6 +125,21 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                         params.path("fallback_step").asText(),
                         next.isEmpty() ? Optional.empty() : Optional.of(next));
             case "content_rules" -> contentRules(id, params, next);
+            case "pii" -> {
+                Set<PiiScanner.Kind> kinds = EnumSet.noneOf(PiiScanner.Kind.class);
+                if (params.path("entities").isArray()) {
+                    params.path("entities").forEach(kind -> kinds.add(PiiScanner.Kind.valueOf(upper(kind.asText()))));
+                } else {
+                    kinds.addAll(EnumSet.allOf(PiiScanner.Kind.class));
+                }
+                yield new PlanStep.Pii(
+                        id,
+                        kinds,
+                        PlanStep.RuleAction.valueOf(upper(params.path("action").asText("redact"))),
+                        params.path("block_message")
+                                .asText("This request was blocked: it holds personal data or a secret."),
+                        next);
+            }
             case "system_prompt" ->
                 new PlanStep.SystemPrompt(
                         id,

@@ -158,6 +158,7 @@ public final class RouterRuntime {
                     next = branch(branches, branches.branches(), branches.next(), exchange.scope());
                 case PlanStep.Decide decide -> next = decide(ctx, decide, exchange);
                 case PlanStep.ContentRules rules -> next = contentRules(rules, exchange);
+                case PlanStep.Pii pii -> next = pii(pii, exchange);
                 case PlanStep.SystemPrompt prompt -> next = systemPrompt(prompt, exchange);
                 case PlanStep.RequestLimits requestLimits -> next = requestLimits(requestLimits, exchange);
                 case PlanStep.RateLimit rateLimit -> next = rateLimit(ctx, router, rateLimit, exchange);
@@ -326,6 +327,33 @@ public final class RouterRuntime {
         var scope = new LinkedHashMap<String, Object>(exchange.scope());
         scope.put("decide", Map.of("answer", decision.answer(), "probability", decision.probability()));
         return branch(step, step.branches(), step.next(), scope);
+    }
+
+    /**
+     * Scans the request's texts for personal data and secrets: a block names the kinds found (never what was found),
+     * a redaction replaces each finding before the endpoint sees it, a tag adds {@code pii:<kind>} for each kind.
+     */
+    private String pii(PlanStep.Pii step, Exchange exchange) {
+        switch (step.action()) {
+            case BLOCK -> {
+                var found = new java.util.TreeSet<String>();
+                exchange.texts()
+                        .forEach(text -> PiiScanner.find(text, step.kinds())
+                                .forEach(hit -> found.add(hit.kind().wire())));
+                if (!found.isEmpty()) {
+                    throw stepError(
+                            ErrorCode.CONTENT_BLOCKED,
+                            step,
+                            step.blockMessage() + " (found: " + String.join(", ", found) + ")");
+                }
+            }
+            case REDACT -> exchange.rewriteTexts(text -> PiiScanner.redact(text, PiiScanner.find(text, step.kinds())));
+            case TAG ->
+                exchange.texts()
+                        .forEach(text -> PiiScanner.find(text, step.kinds())
+                                .forEach(hit -> exchange.tag("pii:" + hit.kind().wire())));
+        }
+        return step.next();
     }
 
     private String contentRules(PlanStep.ContentRules step, Exchange exchange) {
