@@ -533,7 +533,7 @@ export interface Pipeline {
   definition: PipelineDefinition;
 }
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type RunStatus = 'queued' | 'running' | 'paused' | 'completed' | 'failed' | 'cancelled';
 
 export interface RunError {
   code: string;
@@ -631,6 +631,8 @@ export const pipelinesApi = {
   run: (runId: string) => call<Run>('GET', `/runs/${id(runId)}`),
   cancelRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/cancel`),
   retryRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/retry`),
+  pauseRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/pause`),
+  resumeRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/resume`),
   followRun,
 
   schedules: (pipelineId: string) => call<Page<Schedule>>('GET', `/pipelines/${id(pipelineId)}/schedules?limit=100`),

@@ -1,5 +1,6 @@
 // A run's page: its steps with their status, timing, outputs and errors, kept live by the run's event stream (the
-// page reads the run again as events arrive), the run's log, and retry (a failed run) or cancel (an unfinished one).
+// page reads the run again as events arrive), the run's log, and retry (a failed run), pause and resume, or cancel (an
+// unfinished one).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, pipelinesApi, type Run, type RunEvent } from '../api';
 import { linkClick } from '../router';
@@ -102,6 +103,8 @@ export function RunPage(props: { runId: string }) {
                   '—'
                 )}
               </dd>
+              <dt>Version</dt>
+              <dd>{r.pipeline_version}</dd>
               <dt>Started by</dt>
               <dd>{r.trigger.type}</dd>
               <dt>Created</dt>
@@ -140,6 +143,16 @@ export function RunPage(props: { runId: string }) {
                 </button>
               )}
               {(r.status === 'queued' || r.status === 'running') && (
+                <button type="button" onClick={() => act(() => pipelinesApi.pauseRun(r.id), 'The run is paused: steps running now finish, no new step starts.', false)}>
+                  Pause run
+                </button>
+              )}
+              {r.status === 'paused' && (
+                <button type="button" onClick={() => act(() => pipelinesApi.resumeRun(r.id), 'The run goes on where it stood.', true)}>
+                  Resume run
+                </button>
+              )}
+              {(r.status === 'queued' || r.status === 'running' || r.status === 'paused') && (
                 <ConfirmButton label="Cancel run" confirm="Cancel this run" onConfirm={() => act(() => pipelinesApi.cancelRun(r.id), 'The run was cancelled.', false)} />
               )}
             </p>

@@ -12,7 +12,7 @@ import { PipelineEditor } from './pipelines-editor';
 import { RunPage } from './pipelines-run';
 import { Schedules } from './pipelines-schedules';
 
-const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+const RUN_STATUSES = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled'];
 
 /** The pipelines' routes: /pipelines, /pipelines/new, /pipelines/{id}, /pipelines/{id}/edit, /pipelines/runs/{id}. */
 export function Pipelines(props: { signed: Signed }) {

@@ -1,6 +1,6 @@
 // Pipelines: a definition made in the editor and saved (the server's refusal shown beside the field it names), a
 // run whose steps the page follows live from the event stream, its log; a failed run retried, a slow run
-// cancelled, and schedules made, paused, resumed and deleted.
+// paused and resumed, another cancelled, and schedules made, paused, resumed and deleted.
 import { args, base, gone, nav, page, see, signIn, snap } from '../harness.mjs';
 
 const step = (form, n) => form.getByRole('group', { name: new RegExp(`^Step ${n}\\b`) });
@@ -126,6 +126,22 @@ export const scenarios = {
     await stepIs('after', 'completed');
     await runIs('completed');
     await snap('retried');
+    return { run_id: runId };
+  },
+
+  async 'pipelines/pause'() {
+    await signIn(args.token);
+    await openPipeline(args.name);
+    const runId = await startRun();
+    await stepIs('wait', 'waiting');
+    await runIs('running');
+    await page.getByRole('button', { name: 'Pause run' }).click();
+    await runIs('paused');
+    await see(page.getByText('The run is paused'), 'what pausing does');
+    await snap('paused');
+    await page.getByRole('button', { name: 'Resume run' }).click();
+    await runIs('running');
+    await see(page.getByRole('button', { name: 'Pause run' }), 'pause offered again');
     return { run_id: runId };
   },
 

@@ -84,6 +84,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         var expressions = new Expressions();
         this.engine = new RunEngine(
                 database,
+                store,
                 runs,
                 catalog,
                 expressions,
@@ -181,7 +182,9 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
 
     private void create(Context ctx) {
         Access.requireAdmin(ctx);
-        PipelineStore.Stored stored = store.create(PipelineBody.checked(Requests.jsonObject(ctx), catalog));
+        PipelineDefinition definition = PipelineBody.checked(Requests.jsonObject(ctx), catalog);
+        SubPipelines.check(definition, Optional.empty(), store);
+        PipelineStore.Stored stored = store.create(definition);
         Responses.created(ctx, "/pipelines/" + stored.id(), PipelineReplies.PipelineReply.of(stored));
     }
 
@@ -203,6 +206,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         String id = ctx.pathParam("pipeline_id");
         store.require(id);
         PipelineDefinition definition = PipelineBody.checked(Requests.jsonObject(ctx), catalog);
+        SubPipelines.check(definition, Optional.of(id), store);
         Responses.ok(
                 ctx,
                 PipelineReplies.PipelineReply.of(

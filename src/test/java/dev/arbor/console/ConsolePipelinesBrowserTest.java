@@ -9,6 +9,8 @@ import dev.arbor.testing.HttpReceiver;
 import dev.arbor.testing.HttpReceiver.Reply;
 import dev.arbor.testing.TestServer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,6 +121,30 @@ class ConsolePipelinesBrowserTest {
         assertThat(run.path("status").asText()).isEqualTo("completed");
         assertThat(run.path("steps").findValuesAsText("status")).containsOnly("completed");
         assertThat(receiver.received("/flaky")).hasSize(2);
+    }
+
+    @Test
+    void aRunningRunIsPausedAndResumedFromItsPage() throws Exception {
+        create("""
+                {"name": "held", "steps": [
+                   {"id": "wait", "action": "wait_until",
+                    "params": {"condition": "false", "poll_interval_seconds": 1, "timeout_seconds": 600}},
+                   {"id": "next", "action": "log", "depends_on": ["wait"], "params": {"message": "never"}}]}""");
+
+        JsonNode said = browser.run("pipelines/pause", Map.of("token", adminToken, "name", "held"));
+
+        String runId = said.path("run_id").asText();
+        assertThat(http.get("/runs/" + runId, admin).json().path("status").asText())
+                .isEqualTo("running");
+        List<String> moves = new ArrayList<>();
+        for (JsonNode event :
+                http.get("/runs/" + runId + "/events", admin).json().path("data")) {
+            if (event.path("kind").asText().equals("run")) {
+                moves.add(event.path("status").asText());
+            }
+        }
+        assertThat(moves).containsSubsequence("running", "paused", "running");
+        http.post("/runs/" + runId + "/cancel", "{}", admin);
     }
 
     @Test

@@ -64,6 +64,7 @@ class PipelineDefinitionTest {
                             "set_output",
                             "wait_until",
                             "approval",
+                            "run_pipeline",
                             "fail",
                             "deploy_model",
                             "scale_deployment",

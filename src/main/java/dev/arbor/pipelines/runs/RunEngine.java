@@ -23,6 +23,7 @@ import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.JobEngine;
+import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.ids.Ids;
@@ -73,6 +74,12 @@ public final class RunEngine implements AutoCloseable {
     private static final String JOB_TABLE = "pipeline_jobs";
     /** The action that asks people: handled here, as it waits on the run's own tables. */
     static final String APPROVAL = "approval";
+    /** The action that runs another pipeline: handled here, as it starts and waits on runs. */
+    static final String RUN_PIPELINE = "run_pipeline";
+    /** How many runs deep Run Pipeline steps may start runs (a run's child's child's ... child). */
+    static final int MAX_SUB_PIPELINE_DEPTH = 5;
+    /** How often a Run Pipeline step that waits looks at the run it started. */
+    static final long SUB_PIPELINE_CHECK_MILLIS = 1_000;
     /** A step attempt's time limit when the step sets none. */
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
     /** How often a paused run's deadline looks again whether the run was resumed (its deadline moved on). */
@@ -131,11 +138,13 @@ public final class RunEngine implements AutoCloseable {
 
     private final Database database;
     private final ApprovalStore approvals;
+    private final RunnablePipelines pipelines;
     private final Object signal = new Object();
     private volatile boolean started;
 
     public RunEngine(
             Database database,
+            RunnablePipelines pipelines,
             RunStore store,
             ActionCatalog catalog,
             Expressions expressions,
@@ -144,6 +153,7 @@ public final class RunEngine implements AutoCloseable {
             RunMetrics metrics) {
         this.database = requireNonNull(database, "database");
         this.approvals = new ApprovalStore(database);
+        this.pipelines = requireNonNull(pipelines, "pipelines");
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
         this.expressions = requireNonNull(expressions, "expressions");
@@ -354,7 +364,22 @@ public final class RunEngine implements AutoCloseable {
             throw new RunStateException(refused.get());
         }
         ended(runId);
+        children(runId, child -> cancel(child));
         return store.find(runId).orElseThrow();
+    }
+
+    /**
+     * Passes a change of a run on to the runs its Run Pipeline steps started that have not ended (and theirs in
+     * turn): one that ended meanwhile is left as it is.
+     */
+    private void children(String runId, java.util.function.Consumer<String> change) {
+        for (String child : store.activeChildren(runId)) {
+            try {
+                change.accept(child);
+            } catch (RunStateException e) {
+                // it ended meanwhile
+            }
+        }
     }
 
     /**
@@ -412,6 +437,7 @@ public final class RunEngine implements AutoCloseable {
         if (refused.isPresent()) {
             throw new RunStateException(refused.get());
         }
+        children(runId, child -> pause(child));
         signal();
         return store.find(runId).orElseThrow();
     }
@@ -443,6 +469,7 @@ public final class RunEngine implements AutoCloseable {
             throw new RunStateException(refused.get());
         }
         pickUp(runId);
+        children(runId, child -> resume(child));
         Run run = store.find(runId).orElseThrow();
         try {
             // the deadline armed before the pause would look at the run again within a minute; this is on time
@@ -782,6 +809,9 @@ public final class RunEngine implements AutoCloseable {
         if (step.action().equals(APPROVAL)) {
             return approval(task, run, params, now, startedAt, waitDeadline);
         }
+        if (step.action().equals(RUN_PIPELINE)) {
+            return subPipeline(task, run, params, now);
+        }
         var completedOutputs = new HashMap<String, JsonNode>();
         run.steps().stream()
                 .filter(s -> s.status() == StepStatus.COMPLETED)
@@ -885,6 +915,81 @@ public final class RunEngine implements AutoCloseable {
                                 + asked.comment().map(c -> ": " + c).orElse("."),
                         false);
         };
+    }
+
+    /**
+     * A Run Pipeline step: starts the run of the pipeline it names once per generation (a repeat finds the run it
+     * started), then, unless {@code wait} is false, waits without a thread until that run ends: completed gives its
+     * {@code outputs}, failed or cancelled fails the step.
+     */
+    private Outcome subPipeline(StepTask task, Run run, ObjectNode params, long now) {
+        var parent = new RunStore.ChildOf(task.runId(), task.stepId(), task.generation());
+        Optional<Run> child = store.childOf(parent);
+        String pipelineId = params.path("pipeline_id").asText();
+        if (child.isEmpty()) {
+            if (store.depth(task.runId()) >= MAX_SUB_PIPELINE_DEPTH) {
+                return new Outcome.Failed(
+                        "sub_pipeline_too_deep",
+                        "Run " + task.runId() + " is " + MAX_SUB_PIPELINE_DEPTH + " runs deep in Run Pipeline steps: it"
+                                + " may start no further one.",
+                        false);
+            }
+            RunnablePipelines.Pipeline target;
+            try {
+                target = pipelines.require(pipelineId);
+            } catch (ApiException e) {
+                return new Outcome.Failed("pipeline_not_found", "There is no pipeline '" + pipelineId + "'.", false);
+            }
+            if (target.paused()) {
+                return new Outcome.Failed(
+                        "pipeline_paused", "Pipeline " + pipelineId + " is paused: it starts no new run.", false);
+            }
+            PipelineDefinition definition = PipelineDefinition.stored(target.definition(), catalog);
+            var problems = new Problems();
+            JsonNode given = params.path("params");
+            ObjectNode checked = definition.runParams(given.isObject() ? given : Json.object(), problems);
+            if (!problems.isEmpty()) {
+                return new Outcome.Failed(
+                        "invalid_params",
+                        "The params do not fit pipeline " + pipelineId + ": "
+                                + problems.list().stream().map(Problem::message).collect(Collectors.joining(" ")),
+                        false);
+            }
+            ObjectNode trigger = Json.object()
+                    .put("type", "pipeline")
+                    .put("run_id", task.runId())
+                    .put("step_id", task.stepId());
+            trigger.putObject("event")
+                    .put("type", "pipeline")
+                    .put("run_id", task.runId())
+                    .put("pipeline_id", run.pipelineId());
+            start(target, checked, trigger, definition.timeoutSeconds(), OptionalInt.empty(), Optional.of(parent));
+            child = store.childOf(parent);
+        }
+        Run started = child.orElseThrow();
+        if (!params.path("wait").asBoolean(true)) {
+            return new Outcome.Done(Json.object()
+                    .put("run_id", started.id())
+                    .put("status", started.status().json())
+                    .set("outputs", Json.object()));
+        }
+        if (started.status().active()) {
+            return new Outcome.Waiting(now + SUB_PIPELINE_CHECK_MILLIS, run.deadlineAt());
+        }
+        if (started.status() != RunStatus.COMPLETED) {
+            return new Outcome.Failed(
+                    "sub_pipeline_failed",
+                    "Run " + started.id() + " of pipeline " + started.pipelineId() + " "
+                            + started.status().json()
+                            + started.error()
+                                    .map(error -> ": " + error.path("message").asText())
+                                    .orElse("."),
+                    false);
+        }
+        return new Outcome.Done(Json.object()
+                .put("run_id", started.id())
+                .put("status", started.status().json())
+                .set("outputs", started.outputs().orElse(Json.object())));
     }
 
     /** An approval's answer as its step's outputs: {@code decision}, {@code by}, {@code at} (seconds), {@code comment}. */

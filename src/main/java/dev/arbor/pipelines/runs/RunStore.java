@@ -138,7 +138,15 @@ public final class RunStore {
     }
 
     /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
-    public sealed interface Once permits Firing, WebhookCall {}
+    public sealed interface Once permits Firing, WebhookCall, ChildOf {}
+
+    /** The run a Run Pipeline step starts, one per step and generation of its parent run. */
+    public record ChildOf(String runId, String stepId, int generation) implements Once {
+        public ChildOf {
+            requireNonNull(runId, "runId");
+            requireNonNull(stepId, "stepId");
+        }
+    }
 
     /** A call to a pipeline's webhook, known by its {@code webhook-id}. */
     public record WebhookCall(String webhookId) implements Once {
@@ -173,12 +181,15 @@ public final class RunStore {
                 return false;
             }
             Optional<Firing> firing = once.filter(Firing.class::isInstance).map(Firing.class::cast);
+            Optional<ChildOf> parent = once.filter(ChildOf.class::isInstance).map(ChildOf.class::cast);
             // another server may start the same firing between the check above and this insert: its unique index
             // makes ours a no-op, not an error
             int inserted = handle.createUpdate("INSERT INTO pipeline_runs (" + RUN_COLUMNS + ", updated_at, "
-                            + "schedule_id, scheduled_for, max_concurrent_runs) VALUES (:id, :pipeline, :version, :definition, :params, "
+                            + "schedule_id, scheduled_for, max_concurrent_runs, parent_run_id, parent_step_id, "
+                            + "parent_generation) VALUES (:id, :pipeline, :version, :definition, :params, "
                             + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, NULL, :replayOf, "
-                            + ":priority, :created, :schedule, :scheduled, :maxConcurrent) ON CONFLICT DO NOTHING")
+                            + ":priority, :created, :schedule, :scheduled, :maxConcurrent, :parentRun, :parentStep, :parentGeneration) "
+                            + "ON CONFLICT DO NOTHING")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id())
@@ -193,6 +204,9 @@ public final class RunStore {
                     .bind("deadline", run.deadlineAt())
                     .bind("created", run.createdAt())
                     .bind("priority", run.priority())
+                    .bind("parentRun", parent.map(ChildOf::runId).orElse(null))
+                    .bind("parentStep", parent.map(ChildOf::stepId).orElse(null))
+                    .bind("parentGeneration", parent.map(ChildOf::generation).orElse(null))
                     // the cap of the definition the run keeps: runs of other versions count against it too
                     .bind(
                             "maxConcurrent",
@@ -242,6 +256,8 @@ public final class RunStore {
                                 .mapTo(Integer.class)
                                 .one()
                         == 0;
+            // the unique index on the parent's columns makes a second start at the same time insert nothing
+            case ChildOf parent -> true;
             case WebhookCall call -> {
                 handle.createUpdate("DELETE FROM pipeline_webhook_calls WHERE pipeline_id = :p AND received_at < :old")
                         .bind("p", run.pipelineId())
@@ -258,6 +274,49 @@ public final class RunStore {
                         == 1;
             }
         };
+    }
+
+    /** The run a Run Pipeline step started, at its parent's generation. */
+    Optional<Run> childOf(ChildOf parent) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE parent_run_id = :run "
+                                + "AND parent_step_id = :step AND parent_generation = :generation")
+                        .bind("run", parent.runId())
+                        .bind("step", parent.stepId())
+                        .bind("generation", parent.generation())
+                        .mapTo(String.class)
+                        .findOne())
+                .flatMap(this::find);
+    }
+
+    /** The runs Run Pipeline steps of {@code runId} started that have not ended. */
+    List<String> activeChildren(String runId) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE parent_run_id = :run "
+                        + "AND status IN ('queued', 'running', 'paused') ORDER BY id")
+                .bind("run", runId)
+                .mapTo(String.class)
+                .list());
+    }
+
+    /** How many runs started {@code runId}, one inside the other: 0 for a run no step started. */
+    int depth(String runId) {
+        return database.read(handle -> {
+            int depth = 0;
+            Optional<String> parent = parentOf(handle, runId);
+            // bounded: a run's parent is older than it, so the chain has no loop
+            while (parent.isPresent()) {
+                depth++;
+                parent = parentOf(handle, parent.get());
+            }
+            return depth;
+        });
+    }
+
+    private static Optional<String> parentOf(Handle handle, String runId) {
+        return handle.createQuery("SELECT parent_run_id FROM pipeline_runs WHERE id = :id")
+                .bind("id", runId)
+                .mapTo(String.class)
+                .findOne()
+                .flatMap(Optional::ofNullable);
     }
 
     /** The run a call to a pipeline's webhook started. */

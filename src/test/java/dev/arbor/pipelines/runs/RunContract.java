@@ -797,6 +797,140 @@ public abstract class RunContract {
                 .isEmpty();
     }
 
+    @Test
+    void aPauseRacingARunsLastStepsEitherPausesItOrFindsItFinishedAndTheRunCompletesWithEachStepOnce() {
+        String pipeline = create("""
+                {"steps": [{"id": "a", "action": "log", "params": {"message": "a"}},
+                           {"id": "b", "action": "log", "depends_on": ["a"], "params": {"message": "b"}}]}""");
+        for (int round = 0; round < 8; round++) {
+            String id = start(pipeline, "{}");
+
+            HttpReply paused = http.action("/runs/" + id + "/pause");
+
+            if (paused.status() == 200) {
+                // paused before its end: it holds until resumed (or its running step ended it first)
+                HttpReply resumed = http.action("/runs/" + id + "/resume");
+                if (resumed.status() != 200) {
+                    resumed.assertError(409, "run_finished", "run_id");
+                }
+            } else {
+                paused.assertError(409, "run_finished", "run_id");
+            }
+            JsonNode run = finished(id);
+            assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+            assertThat(statuses(run).values()).containsOnly("completed");
+            run.path("steps")
+                    .forEach(step -> assertThat(step.path("attempts").asInt()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void anAnswerRacingAnApprovalsTimeoutEitherDecidesOrIsRefusedAndTheRunFollowsTheOneDecision() {
+        String pipeline = create("""
+                {"steps": [{"id": "ask", "action": "approval", "params": {"message": "ok?",
+                             "approvers": ["role:admin"], "timeout_seconds": 1, "on_timeout": "reject"}},
+                           {"id": "after", "action": "log", "depends_on": ["ask"], "params": {"message": "after"}}]}""");
+        for (int round = 0; round < 4; round++) {
+            String id = start(pipeline, "{}");
+            awaitWaiting(id);
+            long expiresAt = pendingApproval(id).path("expires_at").asLong() * 1000;
+            // the answer is sent as the timeout falls due, so that the two meet
+            await().atMost(Duration.ofSeconds(5))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> System.currentTimeMillis() >= expiresAt);
+
+            HttpReply answer = http.post("/runs/" + id + "/steps/ask/approval", "{\"decision\": \"approved\"}");
+
+            JsonNode run = finished(id);
+            if (answer.status() == 200) {
+                assertThat(answer.json().path("status").asText()).isEqualTo("approved");
+                assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+            } else {
+                // the timeout decided first: the answer finds the decision, or the run it ended
+                String code = answer.json().at("/error/code").asText();
+                assertThat(code).isIn("approval_answered", "run_finished");
+                answer.assertError(409, code, code.equals("run_finished") ? "run_id" : "step_id");
+                assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("failed");
+                assertThat(step(run, "after").path("status").asText()).isEqualTo("cancelled");
+            }
+            assertThat(step(run, "ask").path("attempts").asInt()).isEqualTo(1);
+        }
+    }
+
+    private JsonNode pendingApproval(String runId) {
+        for (JsonNode approval : http.get("/approvals?status=pending").json().path("data")) {
+            if (approval.path("run_id").asText().equals(runId)) {
+                return approval;
+            }
+        }
+        throw new AssertionError("no pending approval of run " + runId);
+    }
+
+    @Test
+    void aRunPipelineStepRunsAnotherPipelineAndItsRunsOutputsBecomeTheStepsOutputs() {
+        String child = create("""
+                {"parameters": [{"name": "n", "type": "integer", "required": true}],
+                 "steps": [{"id": "s", "action": "set_output", "params": {"key": "doubled", "value": "{{ params.n * 2 }}"}}],
+                 "outputs": {"doubled": "{{ steps.s.outputs.doubled }}"}}""");
+        String parent = create("""
+                {"steps": [{"id": "sub", "action": "run_pipeline", "params": {"pipeline_id": "%s", "params": {"n": 21}}},
+                           {"id": "use", "action": "set_output", "depends_on": ["sub"],
+                            "params": {"key": "got", "value": "{{ steps.sub.outputs.outputs.doubled }}"}}]}""".formatted(child));
+
+        JsonNode run = finished(start(parent, "{}"));
+
+        assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("completed");
+        assertThat(step(run, "use").at("/outputs/got").asInt()).isEqualTo(42);
+        String childRun = step(run, "sub").at("/outputs/run_id").asText();
+        JsonNode started = http.get("/runs/" + childRun).json();
+        assertThat(started.path("pipeline_id").asText()).isEqualTo(child);
+        assertThat(started.at("/trigger/type").asText()).isEqualTo("pipeline");
+        assertThat(started.at("/trigger/run_id").asText())
+                .isEqualTo(run.path("id").asText());
+        assertThat(http.get("/pipelines/" + child + "/runs").json().path("data"))
+                .hasSize(1);
+    }
+
+    @Test
+    void cancellingARunCancelsTheRunItsRunPipelineStepWaitsFor() {
+        String child = create("""
+                {"steps": [{"id": "ask", "action": "approval", "params": {"message": "go?", "approvers": ["role:admin"]}}]}""");
+        String parent = create("""
+                {"steps": [{"id": "sub", "action": "run_pipeline", "params": {"pipeline_id": "%s"}}]}""".formatted(child));
+        String id = start(parent, "{}");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> runsIn(child, "running").size() == 1);
+        String childRun = runsIn(child, "running").getFirst();
+        awaitWaiting(childRun);
+
+        assertThat(http.action("/runs/" + id + "/cancel").status()).isEqualTo(200);
+
+        assertThat(finished(childRun).path("status").asText()).isEqualTo("cancelled");
+        assertThat(finished(id).path("status").asText()).isEqualTo("cancelled");
+    }
+
+    @Test
+    void aRunPipelineStepThatWouldMakeACycleOrNamesNoPipelineIsRefusedWhenSaved() {
+        String bottom = create("""
+                {"steps": [{"id": "a", "action": "log", "params": {"message": "a"}}]}""");
+        String top = create("""
+                {"steps": [{"id": "sub", "action": "run_pipeline", "params": {"pipeline_id": "%s"}}]}""".formatted(bottom));
+        String name = http.get("/pipelines/" + bottom).json().path("name").asText();
+        String runs = "{\"name\": \"" + name + "\", \"steps\": [{\"id\": \"again\", \"action\": \"run_pipeline\", "
+                + "\"params\": {\"pipeline_id\": \"%s\"}}]}";
+
+        http.put("/pipelines/" + bottom, runs.formatted(top))
+                .assertError(400, "pipeline_cycle", "steps[0].params.pipeline_id");
+        http.put("/pipelines/" + bottom, runs.formatted(bottom))
+                .assertError(400, "pipeline_cycle", "steps[0].params.pipeline_id");
+        http.put("/pipelines/" + bottom, runs.formatted("pl_nope"))
+                .assertError(400, "invalid_field", "steps[0].params.pipeline_id");
+        http.put("/pipelines/" + bottom, runs.formatted("{{ now }}"))
+                .assertError(400, "invalid_field", "steps[0].params.pipeline_id");
+        assertThat(http.get("/pipelines/" + bottom).json().path("version").asInt())
+                .isEqualTo(1);
+    }
+
     private void awaitWaiting(String runId) {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> step(http.get("/runs/" + runId).json(), "ask")
