@@ -12,6 +12,7 @@ import dev.arbor.studio.planning.DecisionRequest;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -25,9 +26,9 @@ import org.jspecify.annotations.Nullable;
  * @param model the model as the caller named it (a deployment, perhaps)
  * @param warnings the codes of what was ignored, for {@code x-studio-warning}
  */
-record WireRequest(JsonNode model, ObjectNode studioBody, Set<String> warnings) {
+record WireRequest(JsonNode model, ObjectNode studioBody, List<String> warnings) {
     WireRequest {
-        warnings = Set.copyOf(warnings);
+        warnings = List.copyOf(warnings); // in the order they arose, as x-studio-warning lists them
     }
 
     /** Reads {@code sent} and the two headers; refuses a body without a model, a state or questions. */
@@ -55,7 +56,7 @@ record WireRequest(JsonNode model, ObjectNode studioBody, Set<String> warnings) 
         settings(sent.get("settings")).ifPresent(settings -> body.set("settings", settings));
         store(sent, storeHeader, warnings).ifPresent(level -> body.put("store", level.wire()));
         metadata(sent, metadataHeader, warnings).ifPresent(metadata -> body.set("metadata", metadata));
-        return new WireRequest(requireModel(model), body, warnings);
+        return new WireRequest(requireModel(model), body, List.copyOf(warnings));
     }
 
     /** The model as the caller named it, when it is a name (a deployment's, perhaps). */

@@ -1,9 +1,13 @@
-package dev.arbor.studio.history;
+package dev.arbor.studio.erasure;
 
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.HistoryShapes;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -28,16 +32,16 @@ public final class HistoryEditRoutes {
         routes.group("studio.history")
                 .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post(BASE + "/delete", "Delete every decision a filter matches (or all)", this::bulkDelete)
-                .body(HistoryShapes.BULK_DELETE)
-                .ok(HistoryShapes.BULK_DELETED)
+                .body(ErasureShapes.BULK_DELETE)
+                .ok(ErasureShapes.BULK_DELETED)
                 .post(BASE + "/redact", "Redact every decision a filter matches (or all)", this::bulkRedact)
-                .body(HistoryShapes.BULK_REDACT)
-                .ok(HistoryShapes.BULK_REDACTED)
+                .body(ErasureShapes.BULK_REDACT)
+                .ok(ErasureShapes.BULK_REDACTED)
                 .post(
                         BASE + "/{decision_id}/redact",
                         "Redact parts of one decision's input or metadata",
                         this::redactOne)
-                .body(HistoryShapes.REDACT)
+                .body(ErasureShapes.REDACT)
                 .ok(HistoryShapes.DECISION);
     }
 

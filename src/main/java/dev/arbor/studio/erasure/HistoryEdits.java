@@ -1,4 +1,4 @@
-package dev.arbor.studio.history;
+package dev.arbor.studio.erasure;
 
 import static java.util.Objects.requireNonNull;
 
@@ -11,6 +11,11 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.Substitution;
+import dev.arbor.studio.history.DecisionInput;
+import dev.arbor.studio.history.DecisionView;
+import dev.arbor.studio.history.HistoryQuery;
+import dev.arbor.studio.history.HistoryStore;
+import dev.arbor.studio.history.StoredDecision;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.util.ArrayList;

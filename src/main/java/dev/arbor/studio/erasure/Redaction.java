@@ -1,4 +1,4 @@
-package dev.arbor.studio.history;
+package dev.arbor.studio.erasure;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
+import dev.arbor.studio.history.DecisionInput;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

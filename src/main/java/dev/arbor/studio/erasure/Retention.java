@@ -1,10 +1,11 @@
-package dev.arbor.studio.history;
+package dev.arbor.studio.erasure;
 
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.timers.Repeating;
 import dev.arbor.studio.files.StudioFiles;
+import dev.arbor.studio.history.HistoryStore;
 import dev.arbor.studio.templates.Templates;
 import java.time.Clock;
 import java.time.Duration;

@@ -118,7 +118,7 @@ public final class HistoryQuery {
     }
 
     /** Keeps decisions that read the sensitive value whose HMAC this is, in that variable. */
-    void secret(String variable, String hmac) {
+    public void secret(String variable, String hmac) {
         var binds = new Binds();
         binds.add("EXISTS (SELECT 1 FROM studio_decision_secrets s WHERE s.decision_seq = studio_decisions.seq AND "
                 + "s.variable = " + binds.one(variable) + " AND s.hmac = " + binds.one(hmac) + ")");

@@ -136,29 +136,6 @@ public final class HistoryShapes {
             object().optional("metadata", nullable(mapOf(nullable(string())))).optional("pinned", bool());
     public static final Schema DELETED = Schema.deleted("decision");
 
-    private static final Schema FILTER = mapOf(
-            any("A filter of the decision list (a list means any of), or " + "sensitive_hash: {variable: value}"));
-    static final Schema BULK_DELETE = object().optional("filter", nullable(FILTER))
-            .optional("all", nullable(bool()))
-            .optional("dry_run", nullable(bool()))
-            .optional("include_pinned", nullable(bool()));
-    static final Schema BULK_REDACT = object().optional("filter", nullable(FILTER))
-            .optional("all", nullable(bool()))
-            .optional("dry_run", nullable(bool()))
-            .optional("include_pinned", nullable(bool()))
-            .required("fields", arrayOf(string()));
-    static final Schema REDACT = object().required("fields", arrayOf(string()));
-    static final Schema BULK_DELETED = object().required("object", oneOf("decision.bulk_delete"))
-            .required("matched", COUNT)
-            .required("deleted", COUNT)
-            .required("skipped_pinned", COUNT)
-            .required("dry_run", bool());
-    static final Schema BULK_REDACTED = object().required("object", oneOf("decision.bulk_redact"))
-            .required("matched", COUNT)
-            .required("redacted", COUNT)
-            .required("skipped_pinned", COUNT)
-            .required("dry_run", bool());
-
     public static final Schema JSON_LINES = any("One JSON object a line");
 
     public static final QueryParam VIEW = new QueryParam(

@@ -191,7 +191,7 @@ public final class HistoryStore {
      * one template, or (with no template) those of every template not in {@code exceptTemplates} and those made
      * without one. Returns how many went.
      */
-    int deleteOlderThan(
+    public int deleteOlderThan(
             long cutoffMillis, Optional<String> templateId, Set<String> exceptTemplates, boolean keepLabelled) {
         String scope = templateId.isPresent()
                 ? " AND template_id = :template"
@@ -214,7 +214,7 @@ public final class HistoryStore {
     }
 
     /** Every decision a filter matches, newest first: its id and whether it is pinned. */
-    List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
+    public List<Map.Entry<String, Boolean>> matching(HistoryQuery query) {
         searchIndex.catchUpBefore(query);
         return database.read(handle -> {
             var select = handle.createQuery(
@@ -236,7 +236,7 @@ public final class HistoryStore {
      * Deletes the oldest finished decisions, pinned ones (and labelled ones while {@code keepLabelled}) spared, until
      * at least {@code bytes} are freed or none are left to delete; returns how many went.
      */
-    int deleteOldest(long bytes, boolean keepLabelled) {
+    public int deleteOldest(long bytes, boolean keepLabelled) {
         var chosen = new ArrayList<String>();
         long freed = 0;
         long afterSeq = 0;
@@ -272,7 +272,7 @@ public final class HistoryStore {
     private record Sized(long seq, String id, long bytes) {}
 
     /** Deletes decisions by id, a few hundred per transaction so that the writer is never held long. */
-    int deleteAll(List<String> ids) {
+    public int deleteAll(List<String> ids) {
         int deleted = 0;
         for (int from = 0; from < ids.size(); from += 500) {
             List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
@@ -290,7 +290,7 @@ public final class HistoryStore {
      * Replaces what a redaction changed: the input (absent when history kept none) and the metadata. A redacted
      * input is no longer searched.
      */
-    void redact(String id, Optional<DecisionInput> input, ObjectNode metadata, boolean inputChanged) {
+    public void redact(String id, Optional<DecisionInput> input, ObjectNode metadata, boolean inputChanged) {
         Optional<String> inputJson = input.map(i -> Json.writeString(i.json()));
         String metadataJson = Json.writeString(metadata);
         database.update(handle -> {

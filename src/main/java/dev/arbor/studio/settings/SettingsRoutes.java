@@ -7,8 +7,8 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.studio.erasure.Retention;
 import dev.arbor.studio.history.HistoryStore;
-import dev.arbor.studio.history.Retention;
 import io.javalin.http.Context;
 import org.jspecify.annotations.Nullable;
 

@@ -13,7 +13,7 @@ import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.SettingRange;
-import dev.arbor.studio.history.Retention;
+import dev.arbor.studio.erasure.Retention;
 import dev.arbor.studio.history.StoreLevel;
 import java.time.Clock;
 import java.util.LinkedHashMap;

@@ -2,7 +2,6 @@ package dev.arbor.studio.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
 import org.junit.jupiter.api.Test;
 
@@ -29,21 +28,5 @@ class DecisionInputTest {
 
         assertThat(input.keptFiles()).containsExactly("file_01");
         assertThat(input.keptBytes()).isEqualTo(120);
-    }
-
-    @Test
-    void aRedactedVariableTakesTheStateAndTheRenderedSituationWithIt() {
-        var problems = new Problems();
-        Redaction redaction = Redaction.parse(Json.read("[\"input.variables.msg\"]"), problems);
-
-        DecisionInput redacted = redaction.apply(DecisionInput.read(Json.read(STORED)));
-
-        assertThat(problems.list()).isEmpty();
-        assertThat(Json.writeString(redacted.json()))
-                .contains("\"variables\":{\"msg\":\"[redacted]\",\"photo\":\"file_01\"}")
-                .contains("\"state\":\"[redacted]\"")
-                .contains("\"rendered_state\":\"[redacted]\"")
-                .endsWith("\"redacted\":[\"input.variables.msg\"]}");
-        assertThat(redacted.isRedacted()).isTrue();
     }
 }
