@@ -41,6 +41,7 @@ import java.util.Optional;
  * @param deliveries how many refused webhook deliveries are recorded, how much of each, for how long, and how often a
  *     delivery may be replayed ({@code ARBOR_REFUSED_DELIVERIES_PER_HOUR}, {@code ARBOR_REFUSED_DELIVERY_BODY_CHARS},
  *     {@code ARBOR_REFUSED_DELIVERY_RETENTION_DAYS}, {@code ARBOR_DELIVERY_REPLAYS_PER_MINUTE})
+ * @param auditRetention how long the audit log keeps a change ({@code ARBOR_AUDIT_RETENTION_DAYS}, 365 by default)
  */
 public record Config(
         HttpSettings http,
@@ -54,11 +55,14 @@ public record Config(
         ClusterSettings clusters,
         RoutingSettings routing,
         Duration heartbeat,
-        DeliverySettings deliveries) {
+        DeliverySettings deliveries,
+        Duration auditRetention) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     static final long DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
+    /** A hundred years: longer is kept as long (a row's age in milliseconds must fit a long). */
+    static final long MAX_AUDIT_RETENTION_DAYS = 36_500;
 
     public Config {
         requireNonNull(http, "http");
@@ -73,6 +77,7 @@ public record Config(
         requireNonNull(routing, "routing");
         requireNonNull(heartbeat, "heartbeat");
         requireNonNull(deliveries, "deliveries");
+        requireNonNull(auditRetention, "auditRetention");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -145,7 +150,10 @@ public record Config(
                                 .intValue(),
                         env.seconds("ARBOR_ROUTING_COOLDOWN_SECONDS", 30)),
                 env.seconds("ARBOR_HEARTBEAT_SECONDS", 10),
-                deliveries(env));
+                deliveries(env),
+                Duration.ofDays(env.whole("ARBOR_AUDIT_RETENTION_DAYS", 1, "days")
+                        .map(days -> Math.min(days, MAX_AUDIT_RETENTION_DAYS))
+                        .orElse(365L)));
     }
 
     private static DeliverySettings deliveries(Environment env) {
