@@ -151,7 +151,7 @@ public final class AuditLog implements AutoCloseable {
                 case Resource.Created created -> Optional.empty();
                 case Resource.Unread unread -> Optional.empty();
             };
-            String id = Ids.next("aud");
+            String id = Ids.nextUnnoted("aud");
             long at = clock.millis();
             var minted = new ArrayList<String>();
             var committed = new AtomicBoolean();
@@ -267,7 +267,7 @@ public final class AuditLog implements AutoCloseable {
                 .map(answer -> answer.path("id"))
                 .filter(JsonNode::isTextual)
                 .ifPresent(answerId -> ids.add(answerId.asText()));
-        minted.stream().filter(m -> !m.startsWith("aud_") && !ids.contains(m)).forEach(ids::add);
+        minted.stream().filter(m -> !ids.contains(m)).forEach(ids::add);
         return ids;
     }
 

@@ -17,11 +17,19 @@ public final class Ids {
     private Ids() {}
 
     public static String next(String prefix) {
-        String id = prefix + "_" + UlidCreator.getMonotonicUlid();
+        String id = nextUnnoted(prefix);
         if (MINTED.isBound()) {
             MINTED.get().accept(id);
         }
         return id;
+    }
+
+    /**
+     * An id like {@link #next}'s that is not told to {@link #noting}: for bookkeeping about a request (its audit row),
+     * not something the request made.
+     */
+    public static String nextUnnoted(String prefix) {
+        return prefix + "_" + UlidCreator.getMonotonicUlid();
     }
 
     /**
