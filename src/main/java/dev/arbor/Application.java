@@ -149,8 +149,11 @@ final class Application implements AutoCloseable {
         new Events(parts.events().connections(), parts.events().triggers(), access, this::publicUrl, shared.clock())
                 .addRoutes(routes);
         parts.events().deliveries().addRoutes(routes);
+        parts.audit().addRoutes(routes);
         new Console().addTo(routes);
         extraRoutes.accept(routes);
+        // last: every write of every feature, the caller's included, is audited
+        parts.audit().auditWrites(routes);
         return routes;
     }
 
@@ -201,6 +204,7 @@ final class Application implements AutoCloseable {
         events.triggers().start();
         automation.connectors().start();
         events.deliveries().start();
+        parts.audit().start();
         idempotency.start();
         server.start();
         foundation.instances().advertise(internalUrl());
@@ -246,6 +250,11 @@ final class Application implements AutoCloseable {
         parts.studio().sweep();
     }
 
+    /** Deletes the audit log's rows past their retention now, as the hour's timer would; how many. */
+    int pruneAuditLog() {
+        return parts.audit().prune();
+    }
+
     /** Refreshes the OAuth tokens about to expire now, as the minute's timer would. */
     void refreshOAuthTokens() {
         parts.automation().connectors().refreshOAuthTokens();
@@ -285,6 +294,7 @@ final class Application implements AutoCloseable {
         parts.shared().outboundClient().close();
         parts.studio().close();
         parts.models().runtime().close();
+        parts.audit().close();
         foundation.close();
     }
 }

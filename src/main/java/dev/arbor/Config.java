@@ -46,6 +46,7 @@ import java.util.Optional;
  *     {@code ARBOR_REFUSED_DELIVERY_RETENTION_DAYS}, {@code ARBOR_DELIVERY_REPLAYS_PER_MINUTE})
  * @param tracing where traces are exported, if anywhere ({@code ARBOR_OTLP_ENDPOINT} and OpenTelemetry's
  *     {@code OTEL_*} variables)
+ * @param auditRetention how long the audit log keeps a change ({@code ARBOR_AUDIT_RETENTION_DAYS}, 365 by default)
  */
 public record Config(
         HttpSettings http,
@@ -60,11 +61,14 @@ public record Config(
         RoutingSettings routing,
         Duration heartbeat,
         DeliverySettings deliveries,
-        TracingSettings tracing) {
+        TracingSettings tracing,
+        Duration auditRetention) {
     static final String DEFAULT_HOST = "127.0.0.1";
     static final int DEFAULT_PORT = 8420;
     static final long DEFAULT_MAX_BODY_BYTES = 32L * 1024 * 1024;
     static final long DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
+    /** A hundred years: longer is kept as long (a row's age in milliseconds must fit a long). */
+    static final long MAX_AUDIT_RETENTION_DAYS = 36_500;
 
     public Config {
         requireNonNull(http, "http");
@@ -80,6 +84,7 @@ public record Config(
         requireNonNull(heartbeat, "heartbeat");
         requireNonNull(deliveries, "deliveries");
         requireNonNull(tracing, "tracing");
+        requireNonNull(auditRetention, "auditRetention");
     }
 
     /** Reads the environment, then the {@code serve} flags ({@code --host}, {@code --port}, {@code --data}). */
@@ -157,7 +162,10 @@ public record Config(
                         env.seconds("ARBOR_ROUTING_TOTAL_TIMEOUT_SECONDS", 600)),
                 env.seconds("ARBOR_HEARTBEAT_SECONDS", 10),
                 deliveries(env),
-                tracing(values, env));
+                tracing(values, env),
+                Duration.ofDays(env.whole("ARBOR_AUDIT_RETENTION_DAYS", 1, "days")
+                        .map(days -> Math.min(days, MAX_AUDIT_RETENTION_DAYS))
+                        .orElse(365L)));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.arbor;
 
 import dev.arbor.access.Access;
+import dev.arbor.audit.AuditLog;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.clusters.KubernetesWorkloads;
 import dev.arbor.clusters.Workloads;
@@ -60,7 +61,8 @@ record Parts(
         DeploymentParts deploying,
         InferenceParts inference,
         PipelineParts automation,
-        EventParts events) {
+        EventParts events,
+        AuditLog audit) {
 
     /** Phase one of {@link Application}: builds every part on the foundation, in dependency order. */
     static Parts build(Config config, Foundation foundation, Clock clock, Supplier<String> publicUrl) {
@@ -82,7 +84,8 @@ record Parts(
         var inference = InferenceParts.build(config, foundation, shared, access, models, studio, deploying);
         var automation = PipelineParts.build(config, foundation, shared, access, inference, deploying);
         var events = EventParts.build(config, foundation, shared, access, automation);
-        return new Parts(shared, access, keys, models, studio, deploying, inference, automation, events);
+        var audit = new AuditLog(foundation.database(), access, clock, config.auditRetention());
+        return new Parts(shared, access, keys, models, studio, deploying, inference, automation, events, audit);
     }
 
     /**

@@ -72,6 +72,11 @@ public final class ArborServer implements AutoCloseable {
         return application.server().routes();
     }
 
+    /** Deletes the audit log's rows past their retention now; how many. */
+    public int pruneAuditLog() {
+        return application.pruneAuditLog();
+    }
+
     /** Runs the history sweep now. */
     public void sweep() {
         application.sweepHistory();

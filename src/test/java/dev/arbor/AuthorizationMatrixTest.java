@@ -129,6 +129,8 @@ class AuthorizationMatrixTest {
             row("GET /prompts/{prompt_id}/connections", Members.OWN_PROJECT),
             row("POST /mcp/prompts/{prompt_id}", Members.OWN_PROJECT),
             row("GET /connectors/calls", Members.OWN_PROJECT),
+            row("GET /audit", Members.OWN_PROJECT),
+            row("GET /audit/{audit_id}", Members.OWN_PROJECT),
             row("POST /credentials", Members.NONE),
             row("GET /credentials", Members.NONE),
             row("GET /credentials/{credential_id}", Members.NONE),
@@ -289,6 +291,11 @@ class AuthorizationMatrixTest {
                         "/budgets",
                         "{\"project_id\": \"" + project + "\", \"scope\": \"project\", \"tokens\": "
                                 + "1000000000000, \"period\": \"total\"}"));
+        objects.put(
+                "audit_id",
+                fixture.admin("GET", "/audit?limit=1&project_id=" + project, null)
+                        .path("last_id")
+                        .asText());
     }
 
     @AfterAll
@@ -319,6 +326,8 @@ class AuthorizationMatrixTest {
                         "GET /connectors/available",
                         "POST /prompts/{prompt_id}/connections/{gateway_id}/attach-tools",
                         "GET /connectors/calls",
+                        "GET /audit",
+                        "GET /audit/{audit_id}",
                         "POST /events/shared-connections",
                         "GET /events/shared-connections",
                         "GET /events/shared-connections/{connection_id}",

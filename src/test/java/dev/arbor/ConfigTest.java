@@ -144,6 +144,26 @@ class ConfigTest {
         assertThat(set.deliveries().replaysPerMinute()).isEqualTo(1);
     }
 
+    @Test
+    void theAuditLogKeepsAChangeAYearUnlessToldOtherwise() {
+        assertThat(Config.load(Map.of(), List.of()).auditRetention()).hasDays(365);
+        assertThat(Config.load(Map.of("ARBOR_AUDIT_RETENTION_DAYS", "30"), List.of())
+                        .auditRetention())
+                .hasDays(30);
+        assertThat(Config.load(Map.of("ARBOR_AUDIT_RETENTION_DAYS", "9999999999"), List.of())
+                        .auditRetention())
+                .as("at most a hundred years")
+                .hasDays(36_500);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-3", "a year"})
+    void aBadAuditRetentionStopsTheStartNamingIt(String days) {
+        assertThatThrownBy(() -> Config.load(Map.of("ARBOR_AUDIT_RETENTION_DAYS", days), List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("ARBOR_AUDIT_RETENTION_DAYS");
+    }
+
     @ParameterizedTest
     @ValueSource(
             strings = {

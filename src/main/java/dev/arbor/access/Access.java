@@ -70,6 +70,16 @@ public final class Access {
         return authenticator.identify(ctx);
     }
 
+    /** The name of the API token with this id, revoked or expired ones included; empty for an id no token has. */
+    public Optional<String> tokenName(String tokenId) {
+        return tokens.name(tokenId);
+    }
+
+    /** The caller of this request, when the admin API authenticated one (none on the studio's or public routes). */
+    public static Optional<Principal> caller(Context ctx) {
+        return Optional.ofNullable(ctx.attribute(AdminAuthenticator.PRINCIPAL));
+    }
+
     /** The admin caller of this request. */
     public static Principal principal(Context ctx) {
         Principal principal = ctx.attribute(AdminAuthenticator.PRINCIPAL);

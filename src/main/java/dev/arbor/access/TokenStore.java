@@ -172,6 +172,14 @@ final class TokenStore {
         return revoked;
     }
 
+    /** The name of the token with this id, revoked or expired ones included. */
+    Optional<String> name(String id) {
+        return database.read(handle -> handle.createQuery("SELECT name FROM api_tokens WHERE id = :id")
+                .bind("id", id)
+                .mapTo(String.class)
+                .findOne());
+    }
+
     private static Optional<ApiToken> load(Handle handle, String id) {
         return handle.createQuery("SELECT " + COLUMNS + " FROM api_tokens WHERE id = :id")
                 .bind("id", id)

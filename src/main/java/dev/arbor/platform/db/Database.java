@@ -298,11 +298,22 @@ public final class Database implements AutoCloseable {
      * Runs {@code work} so that each {@link #write} it makes on this thread runs {@code last} as the final statement of
      * its transaction: what {@code last} writes commits with the work's own changes, or not at all. For bookkeeping
      * that must never disagree with the work it describes (an idempotency key whose request's work committed); the
-     * transactions stay the work's own, so none is held open across what the work does between them.
+     * transactions stay the work's own, so none is held open across what the work does between them. Inside another
+     * such call, both run: this {@code last} first, then the outer one (a request's audit row, then its idempotency
+     * key's mark).
      */
     public static <R, X extends Throwable> R beforeEachCommit(BeforeCommit last, ScopedValue.CallableOp<R, X> work)
             throws X {
-        return ScopedValue.where(BEFORE_COMMIT, requireNonNull(last, "last")).call(work);
+        requireNonNull(last, "last");
+        BeforeCommit both = last;
+        if (BEFORE_COMMIT.isBound()) {
+            BeforeCommit outer = BEFORE_COMMIT.get();
+            both = handle -> {
+                last.run(handle);
+                outer.run(handle);
+            };
+        }
+        return ScopedValue.where(BEFORE_COMMIT, both).call(work);
     }
 
     /**

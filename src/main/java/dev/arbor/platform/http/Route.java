@@ -81,6 +81,11 @@ public record Route(
         }
     }
 
+    /** This operation run by another handler: one that wraps this one's (the audit of a write). */
+    public Route withHandler(Handler other) {
+        return new Route(method, path, tag, summary, body, query, headers, replies, other);
+    }
+
     /** Who may call it, as the guards decide. */
     public Access access() {
         return Access.of(path);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * The routes of one feature, registered with its tag. Features add to it; the server reads it once at start. Each
@@ -29,6 +30,14 @@ public final class Routes {
 
     public List<Route> all() {
         return List.copyOf(all);
+    }
+
+    /**
+     * Runs each route by the handler {@code wrapper} makes of it (its own, or one around its own): for what must run
+     * around the writes of every feature without any feature knowing (the audit log), once every route is added.
+     */
+    public void wrapHandlers(Function<Route, Handler> wrapper) {
+        all.replaceAll(route -> route.withHandler(wrapper.apply(route)));
     }
 
     /** Routes of one feature. */

@@ -17,7 +17,7 @@ public final class Ids {
     private Ids() {}
 
     public static String next(String prefix) {
-        String id = prefix + "_" + UlidCreator.getMonotonicUlid();
+        String id = nextUnnoted(prefix);
         if (MINTED.isBound()) {
             MINTED.get().accept(id);
         }
@@ -25,12 +25,23 @@ public final class Ids {
     }
 
     /**
+     * An id like {@link #next}'s that is not told to {@link #noting}: for bookkeeping about a request (its audit row),
+     * not something the request made.
+     */
+    public static String nextUnnoted(String prefix) {
+        return prefix + "_" + UlidCreator.getMonotonicUlid();
+    }
+
+    /**
      * Runs {@code work}, telling {@code minted} each id it makes with {@link #next} on this thread: how a request's
-     * answer can be found again from what it created (an idempotency key whose server died before answering).
+     * answer can be found again from what it created (an idempotency key whose server died before answering). Inside
+     * another such call, both are told.
      */
     public static <R, X extends Throwable> R noting(Consumer<String> minted, ScopedValue.CallableOp<R, X> work)
             throws X {
-        return ScopedValue.where(MINTED, requireNonNull(minted, "minted")).call(work);
+        requireNonNull(minted, "minted");
+        Consumer<String> both = MINTED.isBound() ? minted.andThen(MINTED.get()) : minted;
+        return ScopedValue.where(MINTED, both).call(work);
     }
 
     /** Request ids only need to be unique, not secret, so they skip the cost of a secure generator. */
