@@ -76,6 +76,13 @@ public final class Tracing implements AutoCloseable {
         properties.put("otel.logs.exporter", "none");
         properties.putAll(settings.properties());
         Map<String, String> all = Map.copyOf(properties);
+        String protocol =
+                all.getOrDefault("otel.exporter.otlp.traces.protocol", all.get("otel.exporter.otlp.protocol"));
+        if (!"http/protobuf".equals(protocol)) {
+            // gRPC would need a sender (OkHttp's or grpc-java's) this server does not ship
+            throw new IllegalArgumentException(
+                    "OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf, the one this server exports, not " + protocol);
+        }
         try {
             var builder = AutoConfiguredOpenTelemetrySdk.builder()
                     .disableShutdownHook()
