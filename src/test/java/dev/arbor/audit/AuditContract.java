@@ -136,7 +136,13 @@ abstract class AuditContract extends TwoProjectsContract {
                                         "/v1/studio/templates",
                                         "{\"id\": \"" + t.unique("tpl") + "\", \"questions\": "
                                                 + "{\"ok\": {\"type\": \"noul\"}}}")),
-                        new Write("credential", AuditContract::newCredential))
+                        new Write("credential", AuditContract::newCredential),
+                        new Write(
+                                "budget",
+                                t -> t.created(
+                                        "/budgets",
+                                        "{\"project_id\": \"" + t.mine + "\", \"scope\": \"project\", "
+                                                + "\"tokens\": 1000000, \"period\": \"total\"}")))
                 .map(Arguments::of);
     }
 

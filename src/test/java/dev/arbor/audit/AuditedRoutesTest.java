@@ -47,6 +47,8 @@ class AuditedRoutesTest {
             Map.entry("template", "eachKindOfCreateIsARowWithTheAdminWhoMadeIt[template]"),
             Map.entry("credential", "eachKindOfCreateIsARowWithTheAdminWhoMadeIt[credential], aDeleteKeeps..."),
             Map.entry("settings", "theStudiosSettingsAreARowWithTheTokenThatChangedThem"),
+            Map.entry("budget", "eachKindOfCreateIsARowWithTheAdminWhoMadeIt[budget]"),
+            Map.entry("prices", SAME_PLAN),
             Map.entry("run", SAME_PLAN),
             Map.entry("decision", SAME_PLAN),
             Map.entry("feedback", SAME_PLAN),
