@@ -3,19 +3,12 @@ package dev.arbor.audit;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.arbor.platform.http.PathParamsView;
 import dev.arbor.platform.http.Route;
 import dev.arbor.platform.json.Json;
-import io.javalin.config.Key;
-import io.javalin.config.MultipartConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
-import io.javalin.json.JsonMapper;
-import io.javalin.plugin.ContextPlugin;
-import io.javalin.router.Endpoint;
-import io.javalin.router.Endpoints;
-import io.javalin.security.RouteRole;
 import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -23,11 +16,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A resource's state as its read route shows it to the caller of a write, taken without touching the write's own
@@ -35,15 +26,12 @@ import org.jspecify.annotations.Nullable;
  * headers, body) is kept apart. Empty when the read does not answer 200 with a JSON object (the resource is not there,
  * or the caller may not see it).
  */
-final class Snapshot implements Context {
-    private final Context request;
-    private final Map<String, String> params;
+final class Snapshot extends PathParamsView {
     private int status = 200;
     private byte[] body = new byte[0];
 
     private Snapshot(Context request, Map<String, String> params) {
-        this.request = request;
-        this.params = Map.copyOf(params);
+        super(request, params);
     }
 
     static Optional<JsonNode> take(Route read, Context request, Map<String, String> params) {
@@ -62,20 +50,6 @@ final class Snapshot implements Context {
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    @Override
-    public String pathParam(String name) {
-        String value = params.get(name);
-        if (value == null) {
-            throw new IllegalArgumentException("no path parameter " + name + " in " + params.keySet());
-        }
-        return value;
-    }
-
-    @Override
-    public Map<String, String> pathParamMap() {
-        return params;
     }
 
     @Override
@@ -120,53 +94,13 @@ final class Snapshot implements Context {
     }
 
     @Override
-    public @Nullable InputStream resultInputStream() {
+    public InputStream resultInputStream() {
         return new ByteArrayInputStream(body);
-    }
-
-    @Override
-    public HttpServletRequest req() {
-        return request.req();
     }
 
     @Override
     public HttpServletResponse res() {
         throw new UnsupportedOperationException("a snapshot's read answers through its context only");
-    }
-
-    @Override
-    public Endpoints endpoints() {
-        return request.endpoints();
-    }
-
-    @Override
-    public Endpoint endpoint() {
-        return request.endpoint();
-    }
-
-    @Override
-    public <T> T appData(Key<T> key) {
-        return request.appData(key);
-    }
-
-    @Override
-    public JsonMapper jsonMapper() {
-        return request.jsonMapper();
-    }
-
-    @Override
-    public <T> T with(Class<? extends ContextPlugin<?, T>> plugin) {
-        return request.with(plugin);
-    }
-
-    @Override
-    public MultipartConfig multipartConfig() {
-        return request.multipartConfig();
-    }
-
-    @Override
-    public boolean strictContentTypes() {
-        return request.strictContentTypes();
     }
 
     @Override
@@ -197,10 +131,5 @@ final class Snapshot implements Context {
     @Override
     public Context skipRemainingHandlers() {
         return this;
-    }
-
-    @Override
-    public Set<RouteRole> routeRoles() {
-        return request.routeRoles();
     }
 }

@@ -4,28 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
+import dev.arbor.platform.http.PathParamsView;
 import dev.arbor.platform.http.Route;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.json.Json;
-import io.javalin.config.Key;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
-import io.javalin.json.JsonMapper;
-import io.javalin.plugin.ContextPlugin;
-import io.javalin.router.Endpoint;
-import io.javalin.router.Endpoints;
-import io.javalin.security.RouteRole;
-import jakarta.servlet.ServletOutputStream;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -99,7 +86,7 @@ sealed interface Rebuild {
                     var named = new LinkedHashMap<>(ctx.pathParamMap());
                     named.put(param, id);
                     try {
-                        read.handler().handle(new WithPathParams(ctx, named));
+                        read.handler().handle(new PathParamsView(ctx, named));
                     } catch (ApiException e) {
                         if (e.status() >= 400 && e.status() < 500) {
                             continue; // an id of something else the request made
@@ -202,123 +189,5 @@ sealed interface Rebuild {
             names.add(matcher.group(1));
         }
         return names;
-    }
-
-    /** The request as a read at another path sees it: its own path parameters replaced; the rest is the request's. */
-    final class WithPathParams implements Context {
-        private final Context request;
-        private final Map<String, String> params;
-
-        WithPathParams(Context request, Map<String, String> params) {
-            this.request = request;
-            this.params = Map.copyOf(params);
-        }
-
-        @Override
-        public String pathParam(String name) {
-            String value = params.get(name);
-            if (value == null) {
-                throw new IllegalArgumentException("no path parameter " + name + " in " + params.keySet());
-            }
-            return value;
-        }
-
-        @Override
-        public Map<String, String> pathParamMap() {
-            return params;
-        }
-
-        @Override
-        public HttpServletRequest req() {
-            return request.req();
-        }
-
-        @Override
-        public HttpServletResponse res() {
-            return request.res();
-        }
-
-        @Override
-        public Endpoints endpoints() {
-            return request.endpoints();
-        }
-
-        @Override
-        public Endpoint endpoint() {
-            return request.endpoint();
-        }
-
-        @Override
-        public <T> T appData(Key<T> key) {
-            return request.appData(key);
-        }
-
-        @Override
-        public JsonMapper jsonMapper() {
-            return request.jsonMapper();
-        }
-
-        @Override
-        public <T> T with(Class<? extends ContextPlugin<?, T>> plugin) {
-            return request.with(plugin);
-        }
-
-        @Override
-        public io.javalin.config.MultipartConfig multipartConfig() {
-            return request.multipartConfig();
-        }
-
-        @Override
-        public boolean strictContentTypes() {
-            return request.strictContentTypes();
-        }
-
-        @Override
-        public ServletOutputStream outputStream() {
-            return request.outputStream();
-        }
-
-        @Override
-        public Context minSizeForCompression(int bytes) {
-            request.minSizeForCompression(bytes);
-            return this;
-        }
-
-        @Override
-        public Context result(InputStream body) {
-            request.result(body);
-            return this;
-        }
-
-        @Override
-        public InputStream resultInputStream() {
-            return request.resultInputStream();
-        }
-
-        @Override
-        public void future(Supplier<? extends CompletableFuture<?>> future) {
-            request.future(future);
-        }
-
-        @Override
-        public void redirect(String location, io.javalin.http.HttpStatus status) {
-            request.redirect(location, status);
-        }
-
-        @Override
-        public void writeJsonStream(Stream<?> stream) {
-            request.writeJsonStream(stream);
-        }
-
-        @Override
-        public Context skipRemainingHandlers() {
-            request.skipRemainingHandlers();
-            return this;
-        }
-
-        @Override
-        public Set<RouteRole> routeRoles() {
-            return request.routeRoles();
-        }
     }
 }
