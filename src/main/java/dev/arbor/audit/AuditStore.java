@@ -155,19 +155,8 @@ final class AuditStore {
                 + filter.requestId().map(r -> " AND request_id = :request").orElse("")
                 + filter.sinceMillis().map(s -> " AND created_at >= :since").orElse("")
                 + filter.untilMillis().map(u -> " AND created_at < :until").orElse("");
-        return database.read(handle -> Paging.newestFirst(
-                handle,
-                COLUMNS,
-                from,
-                page,
-                (rs, ctx) -> row(rs),
-                cursor -> {
-                    Query exists = handle.createQuery("SELECT count(*) FROM " + from + " AND id = :cursor")
-                            .bind("cursor", cursor);
-                    bind(exists, filter);
-                    return exists.mapTo(Integer.class).one() > 0;
-                },
-                query -> bind(query, filter)));
+        return database.read(handle ->
+                Paging.newestFirst(handle, COLUMNS, from, page, (rs, ctx) -> row(rs), query -> bind(query, filter)));
     }
 
     /** Deletes the rows of changes made before {@code millis}; how many. */

@@ -104,19 +104,8 @@ final class CallStore {
                 + filter.gatewayId().map(g -> " AND gateway_id = :gateway").orElse("")
                 + filter.tool().map(t -> " AND tool = :tool").orElse("")
                 + filter.outcome().map(o -> " AND outcome = :outcome").orElse("");
-        return database.read(handle -> Paging.newestFirst(
-                handle,
-                COLUMNS,
-                from,
-                page,
-                (rs, ctx) -> row(rs),
-                cursor -> {
-                    Query exists = handle.createQuery("SELECT count(*) FROM " + from + " AND id = :cursor")
-                            .bind("cursor", cursor);
-                    bind(exists, filter);
-                    return exists.mapTo(Integer.class).one() > 0;
-                },
-                query -> bind(query, filter)));
+        return database.read(handle ->
+                Paging.newestFirst(handle, COLUMNS, from, page, (rs, ctx) -> row(rs), query -> bind(query, filter)));
     }
 
     /** Deletes the rows of calls made before {@code millis}; how many. */

@@ -24,6 +24,24 @@ public final class Paging {
     }
 
     /**
+     * The same, where a cursor must name a row of the filtered list itself (a cursor from another filter's pages is
+     * refused).
+     *
+     * @param from the table and filter, e.g. {@code "projects WHERE 1 = 1"}; {@code id} is its id column
+     * @param binds binds the filter's parameters
+     */
+    public static <T> Result<T> newestFirst(
+            Handle handle, String columns, String from, Page page, RowMapper<T> mapper, Consumer<Query> binds) {
+        Predicate<String> exists = cursor -> {
+            Query query = handle.createQuery("SELECT count(*) FROM " + from + " AND id = :cursor")
+                    .bind("cursor", cursor);
+            binds.accept(query);
+            return query.mapTo(Integer.class).one() > 0;
+        };
+        return newestFirst(handle, columns, from, page, mapper, exists, binds);
+    }
+
+    /**
      * @param from the table and filter, e.g. {@code "projects WHERE 1 = 1"}; {@code id} is its id column
      * @param exists whether a cursor id names a row of this list
      * @param binds binds the filter's parameters
