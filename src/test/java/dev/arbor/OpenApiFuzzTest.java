@@ -283,14 +283,18 @@ class OpenApiFuzzTest {
                 // a deployment's replicas are worker processes: one each, not up to 32, on a shared test machine
                 Map.entry("replicas", "1"),
                 Map.entry("min_replicas", "1"),
-                Map.entry("max_replicas", "1"));
+                Map.entry("max_replicas", "1"),
+                Map.entry("time_zone", "\"Europe/Paris\""),
+                Map.entry("tokens", "1000000"));
         var hints = new HashMap<String, JsonNode>();
         json.forEach((name, value) -> hints.put(name, readTree(value)));
         // a template to copy, or an example's decision, would have to exist; an email channel's sender is left out
         // with it, as both are called "from"
         // variables need a template that declares them; media a file; extensions and include what the template
         // allows; "all" would empty the history the later operations work on
-        for (String left : List.of("from", "from_decision", "variables", "media", "extensions", "include", "all")) {
+        // a price is either "priced as" a catalog entry or amounts, never both
+        for (String left :
+                List.of("from", "from_decision", "variables", "media", "extensions", "include", "all", "priced_as")) {
             hints.put(left, MissingNode.getInstance());
         }
         return hints;

@@ -130,7 +130,7 @@ public final class SchemaBodies {
         schema.path("required").forEach(name -> required.add(name.asText()));
         for (Map.Entry<String, JsonNode> property : schema.path("properties").properties()) {
             JsonNode hint = hints.get(property.getKey());
-            if (hint != null) {
+            if (hint != null && fits(hint, resolve(property.getValue()))) {
                 // an optional member half the time, as one name may mean different things in different bodies
                 if (!hint.isMissingNode()
                         && (required.contains(property.getKey()) || minimal || random.nextBoolean())) {
@@ -310,6 +310,30 @@ public final class SchemaBodies {
             candidates.add(NODES.numberNode(schema.get("maximum").asLong() + 1));
         }
         return candidates.get(random.nextInt(candidates.size()));
+    }
+
+    /**
+     * Whether a hint may stand for a member of this schema: one name means different things in different bodies (a
+     * trigger's {@code scope} is an object, a budget's a word), so a hint of another type or outside an enum is not
+     * used there.
+     */
+    private static boolean fits(JsonNode hint, JsonNode schema) {
+        if (hint.isMissingNode()) {
+            return true;
+        }
+        if (schema.has("enum")) {
+            return java.util.stream.StreamSupport.stream(schema.get("enum").spliterator(), false)
+                    .anyMatch(hint::equals);
+        }
+        return switch (type(schema)) {
+            case "object" -> hint.isObject();
+            case "array" -> hint.isArray();
+            case "string" -> hint.isTextual();
+            case "integer" -> hint.isIntegralNumber();
+            case "number" -> hint.isNumber();
+            case "boolean" -> hint.isBoolean();
+            default -> true;
+        };
     }
 
     private static String type(JsonNode schema) {
