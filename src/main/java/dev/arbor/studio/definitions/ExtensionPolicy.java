@@ -14,6 +14,9 @@ import java.util.List;
  * @param skip the questions a decision may skip
  */
 public record ExtensionPolicy(boolean questions, int maxQuestions, QuestionList options, QuestionList skip) {
+    /** How many extra questions a decision may ask when the definition does not say. */
+    public static final int DEFAULT_MAX_QUESTIONS = 16;
+
     public ExtensionPolicy {
         requireNonNull(options, "options");
         requireNonNull(skip, "skip");
@@ -22,10 +25,7 @@ public record ExtensionPolicy(boolean questions, int maxQuestions, QuestionList 
     /** The rules of a definition that gives none: extra questions allowed, nothing added to or skipped. */
     static ExtensionPolicy defaults() {
         return new ExtensionPolicy(
-                true,
-                DefinitionValidator.DEFAULT_MAX_EXTRA_QUESTIONS,
-                QuestionList.keys(List.of()),
-                QuestionList.keys(List.of()));
+                true, DEFAULT_MAX_QUESTIONS, QuestionList.keys(List.of()), QuestionList.keys(List.of()));
     }
 
     /**

@@ -17,7 +17,7 @@ public final class Placeholders {
 
     private Placeholders() {}
 
-    static List<String> names(String text) {
+    public static List<String> names(String text) {
         var names = new ArrayList<String>();
         Matcher matcher = PLACEHOLDER.matcher(text);
         while (matcher.find()) {
@@ -27,7 +27,7 @@ public final class Placeholders {
     }
 
     /** The variable name when the whole string is one placeholder. */
-    static Optional<String> whole(String text) {
+    public static Optional<String> whole(String text) {
         Matcher matcher = WHOLE.matcher(text);
         return matcher.matches() ? Optional.of(matcher.group(1)) : Optional.empty();
     }

@@ -41,15 +41,15 @@ public enum QuestionType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    int minOptions() {
+    public int minOptions() {
         return minOptions;
     }
 
-    int maxOptions() {
+    public int maxOptions() {
         return maxOptions;
     }
 
-    String defaultInstructions() {
+    public String defaultInstructions() {
         return defaultInstructions;
     }
 
@@ -64,7 +64,7 @@ public enum QuestionType {
     }
 
     /** Whether its options may come whole from an {@code options} variable. */
-    boolean takesOptionsVariable() {
+    public boolean takesOptionsVariable() {
         return this == CHOICE || this == MULTI || this == RANK;
     }
 
@@ -82,7 +82,7 @@ public enum QuestionType {
         return Arrays.stream(values()).map(QuestionType::wire).toList();
     }
 
-    static String names() {
+    public static String names() {
         return String.join(", ", wires());
     }
 }

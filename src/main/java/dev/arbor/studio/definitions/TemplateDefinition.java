@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A template version's definition, in normal form: what {@link DefinitionValidator} makes of a request and what the
+ * A template version's definition, in normal form: what {@link dev.arbor.studio.definitions.checks.DefinitionValidator} makes of a request and what the
  * template tables keep. {@link TemplateDefinitionCodec} reads and writes it; its JSON is the stored column and the
  * API's definition fields, in this order.
  *

@@ -51,7 +51,7 @@ public final class TemplateDefinitionCodec {
     /** The definition's normal form: the stored column and the API's definition fields. */
     public static ObjectNode write(TemplateDefinition definition) {
         ObjectNode json = Json.object();
-        json.set("modalities", DefinitionPass.strings(definition.modalities()));
+        json.set("modalities", Json.mapper().<JsonNode>valueToTree(definition.modalities()));
         ObjectNode variables = json.putObject("variables");
         definition
                 .variables()
@@ -89,6 +89,6 @@ public final class TemplateDefinitionCodec {
     }
 
     private static JsonNode list(ExtensionPolicy.QuestionList list) {
-        return list.all() ? NODES.booleanNode(true) : DefinitionPass.strings(list.keys());
+        return list.all() ? NODES.booleanNode(true) : Json.mapper().<JsonNode>valueToTree(list.keys());
     }
 }

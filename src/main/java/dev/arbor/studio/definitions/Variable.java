@@ -20,7 +20,7 @@ import java.util.Optional;
  */
 public record Variable(String name, VariableType type, ObjectNode spec) {
     public static final int DEFAULT_MAX_LENGTH = 20_000;
-    static final int MAX_LENGTH = 200_000;
+    public static final int MAX_LENGTH = 200_000;
     static final int DEFAULT_JSON_BYTES = 256 * 1024;
 
     public Variable {
@@ -37,7 +37,7 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
         return spec.path("sensitive").asBoolean(false);
     }
 
-    boolean trusted() {
+    public boolean trusted() {
         return spec.path("trusted").asBoolean(false);
     }
 
@@ -69,7 +69,7 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
     }
 
     /** A value from a closed vocabulary cannot carry free text into a question. */
-    boolean closedVocabulary() {
+    public boolean closedVocabulary() {
         return switch (type) {
             case INTEGER, NUMBER, BOOLEAN -> true;
             case STRING -> spec.has("enum") || spec.has("format");
@@ -78,7 +78,7 @@ public record Variable(String name, VariableType type, ObjectNode spec) {
     }
 
     /** What is wrong with a value for this variable, in words, or nothing when it fits. */
-    Optional<String> problemWith(JsonNode value) {
+    public Optional<String> problemWith(JsonNode value) {
         if (!type.isMedia() && InlineMedia.within(value)) {
             // such a URL was decoded to a file as the body was read: its text is not there to read as a value
             return Optional.of("holds a data: URL of 64 KiB or more; send media in a media variable");

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** The types a template variable may have, with the constraint keys each accepts. */
-enum VariableType {
+public enum VariableType {
     STRING(Set.of("min_length", "max_length", "pattern", "enum", "format")),
     INTEGER(Set.of("minimum", "maximum", "enum")),
     NUMBER(Set.of("minimum", "maximum")),
@@ -17,7 +17,7 @@ enum VariableType {
     AUDIO(Set.of("max_bytes")),
     VIDEO(Set.of("max_bytes"));
 
-    static final List<String> COMMON_KEYS =
+    public static final List<String> COMMON_KEYS =
             List.of("type", "description", "required", "default", "example", "sensitive", "trusted");
 
     private final Set<String> constraints;
@@ -26,19 +26,19 @@ enum VariableType {
         this.constraints = constraints;
     }
 
-    String wire() {
+    public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    Set<String> constraints() {
+    public Set<String> constraints() {
         return constraints;
     }
 
-    boolean isMedia() {
+    public boolean isMedia() {
         return this == IMAGE || this == AUDIO || this == VIDEO;
     }
 
-    static Optional<VariableType> parse(String text) {
+    public static Optional<VariableType> parse(String text) {
         for (VariableType type : values()) {
             if (type.wire().equals(text)) {
                 return Optional.of(type);
@@ -47,7 +47,7 @@ enum VariableType {
         return Optional.empty();
     }
 
-    static String names() {
+    public static String names() {
         return "string, integer, number, boolean, json, options, image, audio, video";
     }
 }

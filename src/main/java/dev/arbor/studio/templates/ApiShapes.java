@@ -15,7 +15,7 @@ import static dev.arbor.platform.http.Schema.timestamp;
 
 import dev.arbor.platform.http.QueryParam;
 import dev.arbor.platform.http.Schema;
-import dev.arbor.studio.definitions.DefinitionValidator;
+import dev.arbor.studio.definitions.checks.DefinitionValidator;
 
 /**
  * The shapes of templates, for the OpenAPI document. A definition's own rules are {@link DefinitionValidator}'s;

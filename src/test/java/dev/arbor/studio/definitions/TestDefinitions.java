@@ -6,15 +6,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.checks.DefinitionValidator;
 import java.util.Set;
 
 /** Template definitions in normal form, for tests of the parts that take one. */
-final class TestDefinitions {
+public final class TestDefinitions {
     static final Set<String> MODELS = Set.of("hash-decider");
 
     private TestDefinitions() {}
 
-    static DefinitionValidator.Result validate(String json, Problems problems) {
+    public static DefinitionValidator.Result validate(String json, Problems problems) {
         JsonNode body = Json.read(json);
         return DefinitionValidator.validate(
                 new DefinitionValidator.Fields(

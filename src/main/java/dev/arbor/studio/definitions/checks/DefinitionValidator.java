@@ -1,7 +1,7 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
-import static dev.arbor.studio.definitions.DefinitionPass.eachString;
-import static dev.arbor.studio.definitions.DefinitionPass.isAbsent;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.eachString;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.isAbsent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -15,6 +15,12 @@ import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.ExtensionPolicy;
+import dev.arbor.studio.definitions.Placeholders;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.definitions.VariableType;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +40,7 @@ public final class DefinitionValidator {
     static final int MAX_VARIABLES = 64;
     static final int MAX_QUESTIONS = 128;
     static final int MAX_OPTION_NAME = 200;
-    static final int DEFAULT_MAX_EXTRA_QUESTIONS = 16;
+    static final int DEFAULT_MAX_EXTRA_QUESTIONS = ExtensionPolicy.DEFAULT_MAX_QUESTIONS;
     static final List<String> MODALITIES = List.of("text", "image", "audio", "video");
     static final Set<String> SETTINGS_KEYS = Set.of("act_threshold", "temperature", "multi_threshold");
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;

@@ -1,12 +1,12 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
-import static dev.arbor.studio.definitions.DefinitionPass.eachString;
-import static dev.arbor.studio.definitions.DefinitionPass.isAbsent;
-import static dev.arbor.studio.definitions.DefinitionPass.parseNumber;
-import static dev.arbor.studio.definitions.DefinitionValidator.MAX_OPTION_NAME;
-import static dev.arbor.studio.definitions.DefinitionValidator.MAX_QUESTIONS;
-import static dev.arbor.studio.definitions.DefinitionValidator.NODES;
-import static dev.arbor.studio.definitions.DefinitionValidator.QUESTION_KEY;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.eachString;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.isAbsent;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.parseNumber;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.MAX_OPTION_NAME;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.MAX_QUESTIONS;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.NODES;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.QUESTION_KEY;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
@@ -14,6 +14,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.Placeholders;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.definitions.VariableType;
 import java.math.BigDecimal;
 import java.util.HashSet;
 import java.util.List;

@@ -1,11 +1,11 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
-import static dev.arbor.studio.definitions.DefinitionPass.isAbsent;
-import static dev.arbor.studio.definitions.DefinitionPass.strings;
-import static dev.arbor.studio.definitions.DefinitionValidator.DEFAULT_MAX_EXTRA_QUESTIONS;
-import static dev.arbor.studio.definitions.DefinitionValidator.MAX_QUESTIONS;
-import static dev.arbor.studio.definitions.DefinitionValidator.NODES;
-import static dev.arbor.studio.definitions.DefinitionValidator.SETTINGS_KEYS;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.isAbsent;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.strings;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.DEFAULT_MAX_EXTRA_QUESTIONS;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.MAX_QUESTIONS;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.NODES;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.SETTINGS_KEYS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
@@ -13,6 +13,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.definitions.Placeholders;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.SettingRange;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.regex.Pattern;

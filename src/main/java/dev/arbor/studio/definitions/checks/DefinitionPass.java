@@ -1,4 +1,4 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -7,6 +7,10 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
+import dev.arbor.studio.definitions.Placeholders;
+import dev.arbor.studio.definitions.QuestionType;
+import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.definitions.VariableType;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;

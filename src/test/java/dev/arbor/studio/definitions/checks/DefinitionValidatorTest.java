@@ -1,10 +1,11 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.errors.Problems;
+import dev.arbor.studio.definitions.TestDefinitions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

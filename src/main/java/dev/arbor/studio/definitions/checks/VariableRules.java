@@ -1,11 +1,11 @@
-package dev.arbor.studio.definitions;
+package dev.arbor.studio.definitions.checks;
 
-import static dev.arbor.studio.definitions.DefinitionPass.allMatch;
-import static dev.arbor.studio.definitions.DefinitionPass.isAbsent;
-import static dev.arbor.studio.definitions.DefinitionPass.strings;
-import static dev.arbor.studio.definitions.DefinitionValidator.MAX_VARIABLES;
-import static dev.arbor.studio.definitions.DefinitionValidator.MODALITIES;
-import static dev.arbor.studio.definitions.DefinitionValidator.VARIABLE_NAME;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.allMatch;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.isAbsent;
+import static dev.arbor.studio.definitions.checks.DefinitionPass.strings;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.MAX_VARIABLES;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.MODALITIES;
+import static dev.arbor.studio.definitions.checks.DefinitionValidator.VARIABLE_NAME;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,6 +14,8 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.patterns.UserPatterns;
+import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.definitions.VariableType;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.definitions.checks;
+
+import org.jspecify.annotations.NullMarked;
