@@ -9,7 +9,7 @@ import dev.arbor.access.Access;
 import dev.arbor.pipelines.control.RunControl;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.runs.RunEngine;
-import dev.arbor.pipelines.runs.RunStore;
+import dev.arbor.pipelines.runs.store.RunStore;
 import dev.arbor.platform.actions.ActionCatalog;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;

@@ -1,7 +1,7 @@
 package dev.arbor.pipelines.control;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.arbor.pipelines.runs.ApprovalStore;
+import dev.arbor.pipelines.runs.store.ApprovalStore;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.pipelines.runs.store.RunStore.Firing;
 import dev.arbor.platform.errors.Problem;
 import java.util.List;
 import java.util.Optional;
@@ -28,13 +29,6 @@ public interface ScheduledRuns {
      * {@code firing} starts one run, however often it is asked.
      */
     Start startScheduled(String pipelineId, JsonNode params, ObjectNode trigger, Optional<Firing> firing);
-
-    /** A schedule's firing: the schedule and the time it fires for. */
-    record Firing(String scheduleId, long scheduledFor) implements RunStore.Once {
-        public Firing {
-            requireNonNull(scheduleId, "scheduleId");
-        }
-    }
 
     /** What asking for a scheduled run came to. */
     sealed interface Start {

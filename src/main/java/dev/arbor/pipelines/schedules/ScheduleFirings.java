@@ -12,6 +12,7 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.arbor.pipelines.runs.JsonTaskData;
 import dev.arbor.pipelines.runs.ScheduledRuns;
 import dev.arbor.pipelines.runs.ScheduledRuns.Start;
+import dev.arbor.pipelines.runs.store.RunStore;
 import dev.arbor.pipelines.schedules.ScheduleStore.Schedule;
 import dev.arbor.pipelines.schedules.ScheduleStore.Status;
 import dev.arbor.platform.db.Database;
@@ -120,7 +121,7 @@ final class ScheduleFirings implements AutoCloseable {
                 schedule.pipelineId(),
                 schedule.params(),
                 trigger,
-                Optional.of(new ScheduledRuns.Firing(schedule.id(), task.fireAt())));
+                Optional.of(new RunStore.Firing(schedule.id(), task.fireAt())));
         if (start instanceof Start.NoPipeline) {
             return new CompletionHandler.OnCompleteRemove<>();
         }

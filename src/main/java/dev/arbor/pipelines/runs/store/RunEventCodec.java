@@ -1,11 +1,11 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.runs.store;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.arbor.pipelines.runs.RunEvent.Logged;
-import dev.arbor.pipelines.runs.RunEvent.RunMoved;
-import dev.arbor.pipelines.runs.RunEvent.StepMoved;
-import dev.arbor.pipelines.runs.RunStore.RunStatus;
-import dev.arbor.pipelines.runs.RunStore.StepStatus;
+import dev.arbor.pipelines.runs.store.RunEvent.Logged;
+import dev.arbor.pipelines.runs.store.RunEvent.RunMoved;
+import dev.arbor.pipelines.runs.store.RunEvent.StepMoved;
+import dev.arbor.pipelines.runs.store.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.store.RunStore.StepStatus;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 

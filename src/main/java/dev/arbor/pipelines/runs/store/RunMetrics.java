@@ -1,7 +1,7 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.runs.store;
 
-import dev.arbor.pipelines.runs.RunStore.RunStatus;
-import dev.arbor.pipelines.runs.RunStore.StepStatus;
+import dev.arbor.pipelines.runs.store.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.store.RunStore.StepStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -38,7 +38,7 @@ public final class RunMetrics {
     }
 
     /** Shows how many steps execute here now: {@code inFlight} holds each run's steps executing on this server. */
-    void watchExecuting(Map<String, ? extends Collection<?>> inFlight) {
+    public void watchExecuting(Map<String, ? extends Collection<?>> inFlight) {
         Gauge.builder(
                         "arbor.pipeline.steps.executing",
                         inFlight,

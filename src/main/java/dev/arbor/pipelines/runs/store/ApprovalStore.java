@@ -1,4 +1,4 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.runs.store;
 
 import static java.util.Objects.requireNonNull;
 
@@ -70,12 +70,12 @@ public final class ApprovalStore {
 
     private final Database database;
 
-    ApprovalStore(Database database) {
+    public ApprovalStore(Database database) {
         this.database = requireNonNull(database, "database");
     }
 
     /** The question of a step at a generation, asked now unless it was asked already; the one stored either way. */
-    Approval ask(
+    public Approval ask(
             String runId,
             String stepId,
             int generation,
@@ -108,7 +108,7 @@ public final class ApprovalStore {
         return database.read(handle -> find(handle, runId, stepId, generation));
     }
 
-    static Optional<Approval> find(Handle handle, String runId, String stepId, int generation) {
+    public static Optional<Approval> find(Handle handle, String runId, String stepId, int generation) {
         return handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_approvals WHERE run_id = :run "
                         + "AND step_id = :step AND generation = :generation")
                 .bind("run", runId)
@@ -122,7 +122,7 @@ public final class ApprovalStore {
      * Answers a pending question: true for the one answer that finds it pending, false for every later one. Inside a
      * run's transition, so that the step's due time moves with it.
      */
-    static boolean decide(
+    public static boolean decide(
             RunStore.Transition tx, String approvalId, Status decision, String by, Optional<String> comment) {
         return tx.handle()
                         .createUpdate("UPDATE pipeline_approvals SET status = :status, decided_by = :by, "
@@ -137,7 +137,7 @@ public final class ApprovalStore {
     }
 
     /** Answers a question whose time ran out with its {@code on_timeout}; false when someone answered first. */
-    boolean expire(String approvalId, long now) {
+    public boolean expire(String approvalId, long now) {
         return database.write(handle -> handle.createUpdate("UPDATE pipeline_approvals SET status = on_timeout, "
                                 + "decided_by = 'timeout', decided_at = :now WHERE id = :id AND status = 'pending'")
                         .bind("now", now)

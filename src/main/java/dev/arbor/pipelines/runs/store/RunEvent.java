@@ -1,9 +1,9 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.runs.store;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.pipelines.runs.RunStore.RunStatus;
-import dev.arbor.pipelines.runs.RunStore.StepStatus;
+import dev.arbor.pipelines.runs.store.RunStore.RunStatus;
+import dev.arbor.pipelines.runs.store.RunStore.StepStatus;
 
 /**
  * One line of a run's history, by kind: the run moved to a status, a step did, or a step logged a line. Written to

@@ -1,10 +1,9 @@
-package dev.arbor.pipelines.runs;
+package dev.arbor.pipelines.runs.store;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.arbor.pipelines.runs.ScheduledRuns.Firing;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.Dialect;
 import dev.arbor.platform.db.Page;
@@ -54,7 +53,7 @@ public final class RunStore {
         }
 
         /** Whether its steps may start: queued or running, not paused. */
-        boolean moving() {
+        public boolean moving() {
             return this == QUEUED || this == RUNNING;
         }
 
@@ -107,7 +106,7 @@ public final class RunStore {
             steps = List.copyOf(steps);
         }
 
-        Optional<StepRun> step(String stepId) {
+        public Optional<StepRun> step(String stepId) {
             return steps.stream().filter(step -> step.id().equals(stepId)).findFirst();
         }
     }
@@ -139,6 +138,13 @@ public final class RunStore {
 
     /** What starts one run however often it is delivered: a schedule's firing, a webhook call. */
     public sealed interface Once permits Firing, WebhookCall, ChildOf {}
+
+    /** A schedule's firing: the schedule and the time it fires for. */
+    public record Firing(String scheduleId, long scheduledFor) implements Once {
+        public Firing {
+            requireNonNull(scheduleId, "scheduleId");
+        }
+    }
 
     /** The run a Run Pipeline step starts, one per step and generation of its parent run. */
     public record ChildOf(String runId, String stepId, int generation) implements Once {
@@ -175,7 +181,7 @@ public final class RunStore {
      * Stores a new run, queued, with every step pending; false, storing nothing, when what it is started {@code once}
      * for has started a run already.
      */
-    boolean create(Run run, Optional<Once> once) {
+    public boolean create(Run run, Optional<Once> once) {
         return database.write(handle -> {
             if (once.isPresent() && !firstOf(handle, run, once.get())) {
                 return false;
@@ -277,7 +283,7 @@ public final class RunStore {
     }
 
     /** The run a Run Pipeline step started, at its parent's generation. */
-    Optional<Run> childOf(ChildOf parent) {
+    public Optional<Run> childOf(ChildOf parent) {
         return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE parent_run_id = :run "
                                 + "AND parent_step_id = :step AND parent_generation = :generation")
                         .bind("run", parent.runId())
@@ -289,7 +295,7 @@ public final class RunStore {
     }
 
     /** The runs Run Pipeline steps of {@code runId} started that have not ended. */
-    List<String> activeChildren(String runId) {
+    public List<String> activeChildren(String runId) {
         return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE parent_run_id = :run "
                         + "AND status IN ('queued', 'running', 'paused') ORDER BY id")
                 .bind("run", runId)
@@ -298,7 +304,7 @@ public final class RunStore {
     }
 
     /** How many runs started {@code runId}, one inside the other: 0 for a run no step started. */
-    int depth(String runId) {
+    public int depth(String runId) {
         return database.read(handle -> {
             int depth = 0;
             Optional<String> parent = parentOf(handle, runId);
@@ -345,13 +351,13 @@ public final class RunStore {
      * run's never changes) and, for the generation it last saw, its finished steps (a finished step does not change
      * until a retry opens a new generation), whose outputs are then not read again.
      */
-    static final class Kept {
+    public static final class Kept {
         private final ObjectNode definition;
         private final AtomicReference<Finished> finished = new AtomicReference<>(new Finished(0, Map.of()));
 
         private record Finished(int generation, Map<String, StepRun> steps) {}
 
-        Kept(ObjectNode definition) {
+        public Kept(ObjectNode definition) {
             this.definition = requireNonNull(definition, "definition");
         }
 
@@ -367,7 +373,7 @@ public final class RunStore {
      * A run read for one of its steps' executions: the definition is {@code kept}'s, and only the steps that have
      * not finished, or finished since the last read, have their outputs and errors read.
      */
-    Optional<Run> find(String runId, Kept kept) {
+    public Optional<Run> find(String runId, Kept kept) {
         return database.read(handle -> handle.createQuery(
                         "SELECT " + RUN_COLUMNS_BUT_DEFINITION + " FROM pipeline_runs WHERE id = :id")
                 .bind("id", runId)
@@ -436,7 +442,7 @@ public final class RunStore {
     }
 
     /** The ids of runs not finished yet (queued or running), to pick up again after a restart. */
-    List<String> activeRunIds() {
+    public List<String> activeRunIds() {
         return database.read(handle -> handle.createQuery(
                         "SELECT id FROM pipeline_runs WHERE status IN ('queued', 'running') ORDER BY id")
                 .mapTo(String.class)
@@ -476,7 +482,7 @@ public final class RunStore {
      * Runs {@code work} in one transaction on a run that is still active (paused included: its running steps end) at
      * {@code generation}; empty, with nothing done, when it is not (finished, cancelled, retried since, or gone).
      */
-    <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
+    public <T> Optional<T> whileActive(String runId, int generation, Function<Transition, T> work) {
         return inTransition(
                 runId,
                 work,
@@ -493,13 +499,13 @@ public final class RunStore {
      * Admits a queued run of a pipeline that caps its running runs (see {@link Transition#admit}); empty when the run
      * is no longer active at {@code generation}.
      */
-    Optional<Boolean> admit(String runId, int generation, int maxConcurrentRuns) {
+    public Optional<Boolean> admit(String runId, int generation, int maxConcurrentRuns) {
         boolean acrossServers = database.dialect() == Dialect.POSTGRESQL;
         return whileActive(runId, generation, tx -> tx.admit(maxConcurrentRuns, acrossServers));
     }
 
     /** Runs {@code work} in one transaction on a run in any state, its row locked; empty when there is no run. */
-    <T> Optional<T> locked(String runId, Function<Transition, T> work) {
+    public <T> Optional<T> locked(String runId, Function<Transition, T> work) {
         return inTransition(
                 runId,
                 work,
@@ -539,7 +545,7 @@ public final class RunStore {
     }
 
     /** Changes to one run inside its transaction. */
-    static final class Transition {
+    public static final class Transition {
         private final Handle handle;
         private final String runId;
         private final long now;
@@ -552,21 +558,21 @@ public final class RunStore {
             this.now = now;
         }
 
-        long now() {
+        public long now() {
             return now;
         }
 
         /** The transaction's handle, for the run's other tables (its approvals) to change with it. */
-        Handle handle() {
+        public Handle handle() {
             return handle;
         }
 
-        Run run() {
+        public Run run() {
             return find(handle, runId).orElseThrow();
         }
 
         /** Each step's status, by id: what moving a run on needs, without the steps' outputs. */
-        Map<String, StepStatus> stepStatuses() {
+        public Map<String, StepStatus> stepStatuses() {
             return handle.createQuery("SELECT step_id, status FROM pipeline_run_steps WHERE run_id = :run")
                     .bind("run", runId)
                     .map((rs, ctx) -> Map.entry(
@@ -576,7 +582,7 @@ public final class RunStore {
         }
 
         /** Whether the run is paused: no step of it starts. */
-        boolean paused() {
+        public boolean paused() {
             return handle.createQuery("SELECT status FROM pipeline_runs WHERE id = :id")
                     .bind("id", runId)
                     .mapTo(String.class)
@@ -585,7 +591,7 @@ public final class RunStore {
         }
 
         /** Pauses a queued or running run; false when it was neither. */
-        boolean pause() {
+        public boolean pause() {
             return handle.createUpdate("UPDATE pipeline_runs SET status = 'paused', paused_at = :now WHERE id = :id "
                                     + "AND status IN ('queued', 'running')")
                             .bind("now", now)
@@ -598,7 +604,7 @@ public final class RunStore {
          * Moves a paused run back to {@code status}, its deadline and its parked steps' due times and wait deadlines
          * on by {@code pausedMillis}: time paused does not count against them.
          */
-        void unpause(RunStatus status, long pausedMillis) {
+        public void unpause(RunStatus status, long pausedMillis) {
             handle.createUpdate("UPDATE pipeline_runs SET status = :status, paused_at = NULL, "
                             + "deadline_at = deadline_at + :paused WHERE id = :id AND status = 'paused'")
                     .bind("status", status.json())
@@ -619,12 +625,12 @@ public final class RunStore {
         }
 
         /** Whether this transition has ended the run. */
-        boolean endsRun() {
+        public boolean endsRun() {
             return runEnded.isPresent();
         }
 
         /** Marks a step running for an attempt; false when it has finished already. */
-        boolean startStep(String stepId, int attempt) {
+        public boolean startStep(String stepId, int attempt) {
             return handle.createUpdate("UPDATE pipeline_run_steps SET status = 'running', attempts = :attempt, "
                                     + "started_at = COALESCE(started_at, :now), due_at = NULL, error = NULL WHERE run_id = :run "
                                     + "AND step_id = :step AND status IN ('pending', 'running', 'waiting', 'retrying')")
@@ -637,7 +643,7 @@ public final class RunStore {
         }
 
         /** Makes a waiting step due now: what it waits for has happened (its approval was answered). */
-        void dueNow(String stepId) {
+        public void dueNow(String stepId) {
             handle.createUpdate("UPDATE pipeline_run_steps SET due_at = NULL WHERE run_id = :run AND step_id = :step "
                             + "AND status = 'waiting'")
                     .bind("run", runId)
@@ -646,7 +652,7 @@ public final class RunStore {
         }
 
         /** Parks a step until {@code dueAt}: waiting for a condition, or retrying after a failed attempt. */
-        void parkStep(
+        public void parkStep(
                 String stepId, StepStatus status, long dueAt, OptionalLong waitDeadline, Optional<JsonNode> error) {
             handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, due_at = :due, "
                             + "wait_deadline_at = COALESCE(wait_deadline_at, :deadline), error = :error "
@@ -661,7 +667,7 @@ public final class RunStore {
         }
 
         /** Ends a step that has not ended yet; false when it had. */
-        boolean endStep(String stepId, StepStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
+        public boolean endStep(String stepId, StepStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
             boolean ended = handle.createUpdate("UPDATE pipeline_run_steps SET status = :status, outputs = :outputs, "
                                     + "error = :error, finished_at = :now, due_at = NULL WHERE run_id = :run AND step_id = :step "
                                     + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled')")
@@ -680,7 +686,7 @@ public final class RunStore {
         }
 
         /** Ends every step not ended yet with {@code status}; returns their ids. */
-        List<String> endOpenSteps(StepStatus status, String why) {
+        public List<String> endOpenSteps(StepStatus status, String why) {
             List<String> open = handle.createQuery("SELECT step_id FROM pipeline_run_steps WHERE run_id = :run "
                             + "AND status NOT IN ('completed', 'failed', 'skipped', 'cancelled') ORDER BY position")
                     .bind("run", runId)
@@ -746,7 +752,7 @@ public final class RunStore {
         private record Queued(String pipelineId, String status, int priority, long createdAt) {}
 
         /** Marks a queued run running; false when it was running already. */
-        boolean runStarted() {
+        public boolean runStarted() {
             return handle.createUpdate("UPDATE pipeline_runs SET status = 'running', started_at = :now WHERE id = :id "
                                     + "AND status = 'queued'")
                             .bind("now", now)
@@ -755,7 +761,7 @@ public final class RunStore {
                     == 1;
         }
 
-        void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
+        public void endRun(RunStatus status, Optional<JsonNode> outputs, Optional<JsonNode> error) {
             handle.createUpdate("UPDATE pipeline_runs SET status = :status, outputs = :outputs, error = :error, "
                             + "finished_at = :now, paused_at = NULL WHERE id = :id")
                     .bind("status", status.json())
@@ -771,7 +777,7 @@ public final class RunStore {
          * Opens a failed run again at a new generation: its failed and cancelled steps pending, everything else as
          * it was, and a new deadline.
          */
-        void reopen(int generation, long deadlineAt) {
+        public void reopen(int generation, long deadlineAt) {
             handle.createUpdate(
                             "UPDATE pipeline_runs SET status = 'running', generation = :generation, "
                                     + "error = NULL, outputs = NULL, finished_at = NULL, deadline_at = :deadline WHERE id = :id")
@@ -786,15 +792,15 @@ public final class RunStore {
                     .execute();
         }
 
-        void runEvent(RunStatus status, String message) {
+        public void runEvent(RunStatus status, String message) {
             record(new RunEvent.RunMoved(status, message));
         }
 
-        void stepEvent(String stepId, StepStatus status, String message) {
+        public void stepEvent(String stepId, StepStatus status, String message) {
             record(new RunEvent.StepMoved(stepId, status, message));
         }
 
-        void logEvent(String stepId, String level, String message) {
+        public void logEvent(String stepId, String level, String message) {
             record(new RunEvent.Logged(stepId, level, message));
         }
 

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.pipelines.runs.store;
+
+import org.jspecify.annotations.NullMarked;
