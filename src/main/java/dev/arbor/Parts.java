@@ -13,6 +13,7 @@ import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
+import dev.arbor.inference.spend.KeySpendReport;
 import dev.arbor.keys.Keys;
 import dev.arbor.models.Downloads;
 import dev.arbor.models.ModelOperations;
@@ -82,6 +83,8 @@ record Parts(
                 shared.meters());
         var deploying = DeploymentParts.build(config, foundation, shared, access, models);
         var inference = InferenceParts.build(config, foundation, shared, access, models, studio, deploying);
+        keys.acceptSpending(
+                new KeySpendReport(foundation.database(), inference.routing().budgets(), clock));
         var automation = PipelineParts.build(config, foundation, shared, access, inference, deploying);
         var events = EventParts.build(config, foundation, shared, access, automation);
         var audit = new AuditLog(foundation.database(), access, clock, config.auditRetention());

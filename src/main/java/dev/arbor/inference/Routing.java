@@ -18,6 +18,7 @@ import dev.arbor.inference.spend.Budgets;
 import dev.arbor.inference.spend.Price;
 import dev.arbor.inference.spend.Prices;
 import dev.arbor.inference.spend.SpendMetrics;
+import dev.arbor.keys.KeyRateLimits;
 import dev.arbor.keys.KeyScope;
 import dev.arbor.keys.Keys;
 import dev.arbor.models.RemoteEndpoint;
@@ -110,6 +111,7 @@ public final class Routing implements AutoCloseable {
     private final Prices prices;
     private final Budgets budgets;
     private final SpendMetrics spendMetrics;
+    private final KeyRateLimits keyLimits;
     /** Passes requests to the server that runs a local deployment's replicas; closed with this. */
     private final ServerHop hop;
     /** Keeps every attempt's deadlines (connect, first byte, idle, total), aborting the attempt when one passes. */
@@ -145,6 +147,7 @@ public final class Routing implements AutoCloseable {
         this.outbound = requireNonNull(outbound, "outbound");
         this.hop = requireNonNull(hop, "hop");
         this.limits = new DeploymentLimits(limits);
+        this.keyLimits = new KeyRateLimits(limits);
         this.replicas = new ReplicaServing(clock);
         this.settings = requireNonNull(settings, "settings");
         this.board = new EndpointBoard(clock, random);
@@ -603,6 +606,7 @@ public final class Routing implements AutoCloseable {
         private Optional<EndpointDirectory.Target> target = Optional.empty();
         private final Optional<KeyScope> key;
         private BudgetLedger ledger = BudgetLedger.NONE;
+        private final KeyRateLimits.Admission admission;
         private int attempts;
 
         Call(Context ctx, InferenceRequest request, Attribution attribution) {
@@ -610,6 +614,8 @@ public final class Routing implements AutoCloseable {
             this.request = request;
             this.attribution = requireNonNull(attribution, "attribution");
             this.key = Keys.scope(ctx);
+            // before anything is sent upstream: past the key's requests or tokens a minute, 429 rate_limited
+            this.admission = keyLimits.admit(ctx);
             attribution.routerId().ifPresent(id -> ctx.header("x-router-id", id));
             attribution.headers().forEach(ctx::header);
         }
@@ -691,6 +697,7 @@ public final class Routing implements AutoCloseable {
             long nanos = System.nanoTime() - started;
             OptionalLong cost = price().map(p -> OptionalLong.of(p.costPicoUsd(
                             tokens.promptTokens().orElse(0),
+                            tokens.cachedTokens().orElse(0),
                             tokens.completionTokens().orElse(0))))
                     .orElse(OptionalLong.empty());
             var entry = new UsageLog.Entry(
@@ -708,8 +715,10 @@ public final class Routing implements AutoCloseable {
                     project(key),
                     key.map(KeyScope::keyId),
                     cost);
-            ledger.settle(
-                    tokens.promptTokens().orElse(0) + tokens.completionTokens().orElse(0), cost.orElse(0));
+            long used =
+                    tokens.promptTokens().orElse(0) + tokens.completionTokens().orElse(0);
+            ledger.settle(used, cost.orElse(0));
+            admission.spent(used);
             usage.record(entry);
             metrics.record(entry, nanos);
             spendMetrics.record(

@@ -21,6 +21,7 @@ record InferenceKey(
         List<String> routers,
         List<String> models,
         Map<String, String> metadata,
+        KeyLimits limits,
         long createdAtMillis,
         Optional<Long> expiresAtMillis,
         Optional<Long> lastUsedAtMillis,
@@ -33,6 +34,7 @@ record InferenceKey(
         routers = List.copyOf(routers);
         models = List.copyOf(models);
         metadata = Map.copyOf(metadata);
+        requireNonNull(limits, "limits");
         requireNonNull(expiresAtMillis, "expiresAtMillis");
         requireNonNull(lastUsedAtMillis, "lastUsedAtMillis");
         requireNonNull(revokedAtMillis, "revokedAtMillis");
@@ -45,6 +47,6 @@ record InferenceKey(
     }
 
     KeyScope scope() {
-        return new KeyScope(id, projectId, routers, models);
+        return new KeyScope(id, projectId, routers, models, limits);
     }
 }

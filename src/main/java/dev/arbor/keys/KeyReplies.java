@@ -27,7 +27,8 @@ final class KeyReplies {
         "created_at",
         "expires_at",
         "last_used_at",
-        "revoked_at"
+        "revoked_at",
+        "limits"
     })
     record KeyJson(
             @JsonProperty("id") String id,
@@ -42,7 +43,8 @@ final class KeyReplies {
             @JsonProperty("created_at") long createdAt,
             @JsonProperty("expires_at") @Nullable Long expiresAt,
             @JsonProperty("last_used_at") @Nullable Long lastUsedAt,
-            @JsonProperty("revoked_at") @Nullable Long revokedAt) {
+            @JsonProperty("revoked_at") @Nullable Long revokedAt,
+            @JsonProperty("limits") LimitsJson limits) {
         static KeyJson of(InferenceKey key, long nowMillis) {
             String status =
                     key.revokedAtMillis().isPresent() ? "revoked" : key.liveAt(nowMillis) ? "active" : "expired";
@@ -59,9 +61,23 @@ final class KeyReplies {
                     key.createdAtMillis() / 1000,
                     key.expiresAtMillis().map(millis -> millis / 1000).orElse(null),
                     key.lastUsedAtMillis().map(millis -> millis / 1000).orElse(null),
-                    key.revokedAtMillis().map(millis -> millis / 1000).orElse(null));
+                    key.revokedAtMillis().map(millis -> millis / 1000).orElse(null),
+                    new LimitsJson(
+                            key.limits().requestsPerMinute().orElse(null),
+                            key.limits().tokensPerMinute().orElse(null)));
         }
     }
+
+    /** A key's limits; {@code null}: no limit of that kind. */
+    @JsonPropertyOrder({"requests_per_minute", "tokens_per_minute"})
+    record LimitsJson(
+            @JsonProperty("requests_per_minute") @Nullable Long requestsPerMinute,
+            @JsonProperty("tokens_per_minute") @Nullable Long tokensPerMinute) {}
+
+    /** A key as {@code GET /keys/{id}} shows it: with what it spent. */
+    record WithSpend(
+            @JsonUnwrapped KeyJson about,
+            @JsonProperty("spend") Record spend) {}
 
     /** A new key, with its secret: the one time it is shown. */
     record Created(

@@ -5,6 +5,7 @@ import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
 import dev.arbor.access.Principal;
@@ -44,10 +45,18 @@ final class KeyRoutes {
     private static final BodyField<JsonNode> METADATA =
             BodyField.value(OPTIONAL, "metadata", Schema.mapOf(Schema.string(KeyRules.MAX_METADATA_VALUE)));
 
+    private static final BodyField<Long> REQUESTS_PER_MINUTE =
+            BodyField.integer(OPTIONAL, "requests_per_minute", 1, KeyLimits.MOST);
+    private static final BodyField<Long> TOKENS_PER_MINUTE =
+            BodyField.integer(OPTIONAL, "tokens_per_minute", 1, KeyLimits.MOST);
+    /** Sent, it replaces both limits (a limit it leaves out is none); {@code null} removes them. */
+    private static final BodyField.Group LIMITS =
+            BodyField.group(OPTIONAL, "limits", BodySpec.closed("limits", REQUESTS_PER_MINUTE, TOKENS_PER_MINUTE));
+
     static final BodySpec NEW_KEY =
-            BodySpec.closed("an inference key", PROJECT_ID, NAME, ROUTERS, MODELS, EXPIRES_AT, METADATA);
-    static final BodySpec CHANGE =
-            BodySpec.closed("an inference key's change", PROJECT_ID, NEW_NAME, ROUTERS, MODELS, EXPIRES_AT, METADATA);
+            BodySpec.closed("an inference key", PROJECT_ID, NAME, ROUTERS, MODELS, EXPIRES_AT, METADATA, LIMITS);
+    static final BodySpec CHANGE = BodySpec.closed(
+            "an inference key's change", PROJECT_ID, NEW_NAME, ROUTERS, MODELS, EXPIRES_AT, METADATA, LIMITS);
 
     private static final QueryParam INCLUDE_REVOKED =
             new QueryParam("include_revoked", Schema.oneOf("true", "false"), "true lists revoked keys too.");
@@ -64,16 +73,26 @@ final class KeyRoutes {
             .required("created_at", Schema.integer())
             .required("expires_at", Schema.nullable(Schema.integer()))
             .required("last_used_at", Schema.nullable(Schema.integer()))
-            .required("revoked_at", Schema.nullable(Schema.integer()));
+            .required("revoked_at", Schema.nullable(Schema.integer()))
+            .required(
+                    "limits",
+                    Schema.object()
+                            .required("requests_per_minute", Schema.nullable(Schema.integer()))
+                            .required("tokens_per_minute", Schema.nullable(Schema.integer())));
     private static final Schema CREATED =
             KEY.required("key", Schema.string()).required("warnings", Schema.arrayOf(Schema.object()));
 
     private final KeyStore store;
     private final Access access;
+    private Optional<KeySpending> spending = Optional.empty();
 
     KeyRoutes(KeyStore store, Access access) {
         this.store = requireNonNull(store, "store");
         this.access = requireNonNull(access, "access");
+    }
+
+    void acceptSpending(KeySpending spending) {
+        this.spending = Optional.of(spending);
     }
 
     void addTo(Routes routes) {
@@ -90,9 +109,13 @@ final class KeyRoutes {
                 .query(INCLUDE_REVOKED)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.list(KEY))
-                .get("/keys/{key_id}", "An inference key", this::get)
+                .get(
+                        "/keys/{key_id}",
+                        "An inference key, with what it spent today, in total and in its budgets",
+                        this::get)
                 .header(CurrentProject.HEADER)
-                .ok(KEY)
+                .ok(spending.map(s -> (Schema) KEY.required("spend", s.schema()))
+                        .orElse(KEY))
                 .patch(
                         "/keys/{key_id}",
                         "Rename an inference key, or change what it may call, its expiry or its metadata",
@@ -112,7 +135,8 @@ final class KeyRoutes {
     private record Read(Optional<String> projectId, KeyStore.Fields fields, List<Warning> warnings) {}
 
     private Read read(BodySpec spec, BodyField<String> name, Context ctx) {
-        BodyReader body = spec.reader(Requests.jsonObject(ctx));
+        ObjectNode json = Requests.jsonObject(ctx);
+        BodyReader body = spec.reader(json);
         Optional<String> projectId = PROJECT_ID.read(body);
         Optional<String> named = name.read(body).map(String::strip);
         if (named.map(String::isEmpty).orElse(false)) {
@@ -123,11 +147,19 @@ final class KeyRoutes {
         Optional<Long> expiresAt = EXPIRES_AT.read(body);
         KeyRules.checkExpiry(expiresAt, store.nowMillis(), body);
         Optional<Map<String, String>> metadata = KeyRules.metadata(METADATA.read(body), body);
+        Optional<KeyLimits> limits = LIMITS.read(body)
+                .map(group -> new KeyLimits(REQUESTS_PER_MINUTE.read(group), TOKENS_PER_MINUTE.read(group)))
+                .or(() -> json.has(LIMITS.name()) ? Optional.of(KeyLimits.NONE) : Optional.empty());
         List<Warning> warnings = body.finish();
         return new Read(
                 projectId,
                 new KeyStore.Fields(
-                        named, routers, models, metadata, expiresAt.map(seconds -> Optional.of(seconds * 1000))),
+                        named,
+                        routers,
+                        models,
+                        metadata,
+                        expiresAt.map(seconds -> Optional.of(seconds * 1000)),
+                        limits),
                 warnings);
     }
 
@@ -159,7 +191,13 @@ final class KeyRoutes {
     }
 
     private void get(Context ctx) {
-        Responses.ok(ctx, KeyReplies.KeyJson.of(visible(ctx, Optional.empty()), store.nowMillis()));
+        InferenceKey key = visible(ctx, Optional.empty());
+        KeyReplies.KeyJson json = KeyReplies.KeyJson.of(key, store.nowMillis());
+        if (spending.isEmpty()) {
+            Responses.ok(ctx, json);
+            return;
+        }
+        Responses.ok(ctx, new KeyReplies.WithSpend(json, spending.get().of(key.id())));
     }
 
     private void change(Context ctx) {

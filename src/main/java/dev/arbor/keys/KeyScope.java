@@ -9,12 +9,13 @@ import java.util.List;
  * What the inference key that authenticated a request may call: only its project's routers, deployments and cloud
  * models, and of those only the ones it lists (a key that lists neither routers nor models may call all of them).
  */
-public record KeyScope(String keyId, String projectId, List<String> routers, List<String> models) {
+public record KeyScope(String keyId, String projectId, List<String> routers, List<String> models, KeyLimits limits) {
     public KeyScope {
         requireNonNull(keyId, "keyId");
         requireNonNull(projectId, "projectId");
         routers = List.copyOf(routers);
         models = List.copyOf(models);
+        requireNonNull(limits, "limits");
     }
 
     private boolean unlisted() {

@@ -32,7 +32,7 @@ import org.jdbi.v3.core.Handle;
  */
 final class KeyStore {
     private static final String COLUMNS = "id, project_id, name, hint, routers, models, metadata, created_at, "
-            + "expires_at, last_used_at, revoked_at";
+            + "expires_at, last_used_at, revoked_at, requests_per_minute, tokens_per_minute";
     /** Recording every use would turn every request into a write; once a minute is precise enough. */
     private static final Duration TOUCH_EVERY = Duration.ofMinutes(1);
 
@@ -58,7 +58,8 @@ final class KeyStore {
             Optional<List<String>> routers,
             Optional<List<String>> models,
             Optional<Map<String, String>> metadata,
-            Optional<Optional<Long>> expiresAtMillis) {}
+            Optional<Optional<Long>> expiresAtMillis,
+            Optional<KeyLimits> limits) {}
 
     Created create(String projectId, Fields fields) {
         String secret =
@@ -66,7 +67,7 @@ final class KeyStore {
         String id = Ids.next("key");
         database.write(handle -> handle.createUpdate("INSERT INTO inference_keys (" + COLUMNS + ", secret_hash) "
                         + "VALUES (:id, :project, :name, :hint, :routers, :models, :metadata, :now, :expires, NULL, "
-                        + "NULL, :hash)")
+                        + "NULL, :requests, :tokens, :hash)")
                 .bind("id", id)
                 .bind("project", projectId)
                 .bind("name", fields.name().orElseThrow())
@@ -76,6 +77,12 @@ final class KeyStore {
                 .bind("metadata", Json.writeString(fields.metadata().orElse(Map.of())))
                 .bind("now", clock.millis())
                 .bind("expires", fields.expiresAtMillis().flatMap(e -> e).orElse(null))
+                .bind(
+                        "requests",
+                        fields.limits().flatMap(KeyLimits::requestsPerMinute).orElse(null))
+                .bind(
+                        "tokens",
+                        fields.limits().flatMap(KeyLimits::tokensPerMinute).orElse(null))
                 .bind("hash", Digests.sha256Hex(secret))
                 .execute());
         return new Created(find(id).orElseThrow(), secret);
@@ -141,8 +148,10 @@ final class KeyStore {
                 return current;
             }
             InferenceKey key = current.get();
+            KeyLimits limits = fields.limits().orElse(key.limits());
             handle.createUpdate("UPDATE inference_keys SET name = :name, routers = :routers, models = :models, "
-                            + "metadata = :metadata, expires_at = :expires WHERE id = :id")
+                            + "metadata = :metadata, expires_at = :expires, requests_per_minute = :requests, "
+                            + "tokens_per_minute = :tokens WHERE id = :id")
                     .bind("id", id)
                     .bind("name", fields.name().orElse(key.name()))
                     .bind("routers", Json.writeString(fields.routers().orElse(key.routers())))
@@ -153,6 +162,8 @@ final class KeyStore {
                             fields.expiresAtMillis()
                                     .orElse(key.expiresAtMillis())
                                     .orElse(null))
+                    .bind("requests", limits.requestsPerMinute().orElse(null))
+                    .bind("tokens", limits.tokensPerMinute().orElse(null))
                     .execute();
             return load(handle, id);
         });
@@ -185,6 +196,8 @@ final class KeyStore {
                 texts(Json.read(rs.getString("routers"))),
                 texts(Json.read(rs.getString("models"))),
                 metadata(Json.read(rs.getString("metadata"))),
+                new KeyLimits(
+                        Columns.optionalLong(rs, "requests_per_minute"), Columns.optionalLong(rs, "tokens_per_minute")),
                 rs.getLong("created_at"),
                 Columns.optionalLong(rs, "expires_at"),
                 Columns.optionalLong(rs, "last_used_at"),

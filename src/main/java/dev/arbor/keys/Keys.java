@@ -26,6 +26,11 @@ public final class Keys implements InferenceKeys {
         this.routes = new KeyRoutes(store, requireNonNull(access, "access"));
     }
 
+    /** Lets {@code GET /keys/{id}} show what the key spent; before {@link #addRoutes}. */
+    public void acceptSpending(KeySpending spending) {
+        routes.acceptSpending(requireNonNull(spending, "spending"));
+    }
+
     public void addRoutes(Routes routes) {
         this.routes.addTo(routes);
     }

@@ -280,7 +280,28 @@ abstract class InferenceKeysContract {
                 Arguments.of("{\"name\": \"k\", \"expires_at\": 1}", "invalid_field", "expires_at"),
                 Arguments.of("{\"name\": \"k\", \"metadata\": {\"team\": 7}}", "invalid_field", "metadata.team"),
                 Arguments.of("{\"name\": \"k\", \"metadata\": [\"team\"]}", "invalid_field", "metadata"),
-                Arguments.of("{\"name\": \"k\", \"budget\": {\"usd\": 5}}", "invalid_field", "budget"));
+                Arguments.of("{\"name\": \"k\", \"budget\": {\"usd\": 5}}", "invalid_field", "budget"),
+                Arguments.of("{\"name\": \"k\", \"limits\": 60}", "invalid_field", "limits"),
+                Arguments.of(
+                        "{\"name\": \"k\", \"limits\": {\"requests_per_minute\": 0}}",
+                        "invalid_field",
+                        "limits.requests_per_minute"),
+                Arguments.of(
+                        "{\"name\": \"k\", \"limits\": {\"tokens_per_minute\": -5}}",
+                        "invalid_field",
+                        "limits.tokens_per_minute"),
+                Arguments.of(
+                        "{\"name\": \"k\", \"limits\": {\"tokens_per_minute\": 10000000000000}}",
+                        "invalid_field",
+                        "limits.tokens_per_minute"),
+                Arguments.of(
+                        "{\"name\": \"k\", \"limits\": {\"requests_per_minute\": \"many\"}}",
+                        "invalid_field",
+                        "limits.requests_per_minute"),
+                Arguments.of(
+                        "{\"name\": \"k\", \"limits\": {\"requests_per_hour\": 5}}",
+                        "invalid_field",
+                        "limits.requests_per_hour"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -290,6 +311,106 @@ abstract class InferenceKeysContract {
         assertThat(reply.status()).as(reply.body()).isEqualTo(400);
         assertThat(reply.json().at("/error/details").findValuesAsText("param")).contains(param);
         assertThat(reply.json().at("/error/details").findValuesAsText("code")).contains(code);
+    }
+
+    @Test
+    void badLimitsAreRefusedAllTogether() {
+        HttpReply reply = http.post(
+                "/keys",
+                "{\"name\": \"k\", \"limits\": {\"requests_per_minute\": 0, \"tokens_per_minute\": -1}}",
+                "Authorization",
+                "Bearer " + ADMIN,
+                "X-Project-Id",
+                project);
+        assertThat(reply.status()).as(reply.body()).isEqualTo(400);
+        assertThat(reply.json().at("/error/details").findValuesAsText("param"))
+                .contains("limits.requests_per_minute", "limits.tokens_per_minute");
+    }
+
+    /** A raw chat completion (the headers are what is looked at), with {@code secret}. */
+    private HttpReply chat(String secret, String model) {
+        return http.post(
+                "/v1/chat/completions",
+                "{\"model\": \"" + model + "\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+                bearer(secret));
+    }
+
+    @Test
+    void aKeyShowsItsLimits() {
+        HttpReply created = create(
+                ADMIN,
+                "{\"name\": \"limited\", \"project_id\": \"" + project + "\", \"limits\": "
+                        + "{\"requests_per_minute\": 60, \"tokens_per_minute\": 90000}}");
+        JsonNode read = http.get("/keys/" + created.json().path("id").asText(), bearer(ADMIN))
+                .json();
+        assertThat(read.at("/limits/requests_per_minute").asLong())
+                .as(read.toString())
+                .isEqualTo(60);
+        assertThat(read.at("/limits/tokens_per_minute").asLong()).isEqualTo(90_000);
+    }
+
+    @Test
+    void eachAnswerCarriesOpenAisRequestLimitHeaders() {
+        String secret = key("\"limits\": {\"requests_per_minute\": 2}");
+        HttpReply first = chat(secret, "helpdesk");
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        assertThat(first.header("x-ratelimit-limit-requests")).isEqualTo("2");
+        assertThat(first.header("x-ratelimit-remaining-requests")).isEqualTo("1");
+        // one request comes back in 30 s: the bucket is whole again then
+        assertThat(first.header("x-ratelimit-reset-requests")).matches("(2\\d|30)(\\.\\d+)?s");
+        HttpReply second = chat(secret, "helpdesk");
+        assertThat(second.header("x-ratelimit-remaining-requests")).isEqualTo("0");
+    }
+
+    @Test
+    void pastItsRequestsAMinuteAKeyIs429RateLimitedAndNothingIsSent() {
+        String secret = key("\"limits\": {\"requests_per_minute\": 2}");
+        assertThat(chat(secret, "helpdesk").status()).isEqualTo(200);
+        assertThat(chat(secret, "helpdesk").status()).isEqualTo(200);
+        int servedBefore = upstream.served();
+        JsonNode error = error(OpenAiClient.call("chat", base(), secret, "helpdesk"));
+        assertThat(error.path("status").asInt()).as(error.toString()).isEqualTo(429);
+        assertThat(error.path("code").asText()).isEqualTo("rate_limited");
+        assertThat(upstream.served()).isEqualTo(servedBefore);
+        HttpReply refused = chat(secret, "helpdesk");
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(Long.parseLong(refused.header("retry-after"))).isBetween(1L, 30L);
+        assertThat(refused.header("x-ratelimit-remaining-requests")).isEqualTo("0");
+    }
+
+    @Test
+    void aKeyThatUsedItsTokensAMinuteIs429RateLimited() {
+        // each answer uses 17 tokens: two fit in 20 a minute (the second ends past it), a third does not
+        String secret = key("\"limits\": {\"tokens_per_minute\": 20}");
+        HttpReply first = chat(secret, "helpdesk");
+        assertThat(first.status()).as(first.body()).isEqualTo(200);
+        assertThat(first.header("x-ratelimit-limit-tokens")).isEqualTo("20");
+        assertThat(first.header("x-ratelimit-remaining-tokens")).isEqualTo("19");
+        assertThat(chat(secret, "helpdesk").status()).isEqualTo(200);
+        HttpReply refused = chat(secret, "helpdesk");
+        assertThat(refused.status()).as(refused.body()).isEqualTo(429);
+        assertThat(refused.json().at("/error/code").asText()).isEqualTo("rate_limited");
+        assertThat(refused.header("x-ratelimit-remaining-tokens")).isEqualTo("0");
+        assertThat(refused.header("retry-after")).isNotBlank();
+    }
+
+    @Test
+    void removingAKeysLimitsLiftsThem() {
+        HttpReply created = create(
+                ADMIN,
+                "{\"name\": \"lifted\", \"project_id\": \"" + project + "\", \"limits\": "
+                        + "{\"requests_per_minute\": 1}}");
+        String secret = created.json().path("key").asText();
+        assertThat(chat(secret, "helpdesk").status()).isEqualTo(200);
+        assertThat(chat(secret, "helpdesk").status()).isEqualTo(429);
+        HttpReply changed =
+                http.send("PATCH", "/keys/" + created.json().path("id").asText(), "{\"limits\": null}", bearer(ADMIN));
+        assertThat(changed.json().path("limits").path("requests_per_minute").isNull())
+                .as(changed.body())
+                .isTrue();
+        HttpReply after = chat(secret, "helpdesk");
+        assertThat(after.status()).as(after.body()).isEqualTo(200);
+        assertThat(after.header("x-ratelimit-limit-requests")).isNull();
     }
 
     @Test

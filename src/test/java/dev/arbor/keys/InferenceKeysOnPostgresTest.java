@@ -42,4 +42,31 @@ class InferenceKeysOnPostgresTest extends InferenceKeysContract {
             assertThat(refused.getFirst().at("/error/code").asText()).isEqualTo("invalid_api_key");
         }
     }
+
+    @Test
+    void aKeysRequestsAMinuteHoldAcrossTwoServers() {
+        try (var second = ArborServer.start(
+                Map.of("ARBOR_DATABASE_URL", url, "ARBOR_ADMIN_TOKEN", ADMIN, "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
+            String secondBase = "http://127.0.0.1:" + second.http().port() + "/v1";
+            String secret = key("\"limits\": {\"requests_per_minute\": 3}");
+            assertThat(OpenAiClient.call("chat", base(), secret, "helpdesk")
+                            .getFirst()
+                            .has("answer"))
+                    .isTrue();
+            assertThat(OpenAiClient.call("chat", secondBase, secret, "helpdesk")
+                            .getFirst()
+                            .has("answer"))
+                    .isTrue();
+            assertThat(OpenAiClient.call("chat", base(), secret, "helpdesk")
+                            .getFirst()
+                            .has("answer"))
+                    .isTrue();
+            JsonNode refused =
+                    OpenAiClient.call("chat", secondBase, secret, "helpdesk").getFirst();
+            assertThat(refused.at("/error/status").asInt())
+                    .as(refused.toString())
+                    .isEqualTo(429);
+            assertThat(refused.at("/error/code").asText()).isEqualTo("rate_limited");
+        }
+    }
 }

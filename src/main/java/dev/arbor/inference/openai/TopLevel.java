@@ -34,9 +34,18 @@ public record TopLevel(
         Optional<String> error,
         boolean finished) {
 
-    /** The token counts of an answer's {@code usage}; empty where the upstream sent none. */
-    public record Usage(OptionalLong promptTokens, OptionalLong completionTokens) {
+    /**
+     * The token counts of an answer's {@code usage}; empty where the upstream sent none.
+     *
+     * @param cachedTokens how many of the prompt's tokens the provider read from its cache
+     *     ({@code prompt_tokens_details.cached_tokens})
+     */
+    public record Usage(OptionalLong promptTokens, OptionalLong completionTokens, OptionalLong cachedTokens) {
         public static final Usage NONE = new Usage(OptionalLong.empty(), OptionalLong.empty());
+
+        public Usage(OptionalLong promptTokens, OptionalLong completionTokens) {
+            this(promptTokens, completionTokens, OptionalLong.empty());
+        }
 
         boolean isEmpty() {
             return promptTokens.isEmpty() && completionTokens.isEmpty();
@@ -157,6 +166,7 @@ public record TopLevel(
     private static Usage usage(JsonParser parser) throws IOException {
         OptionalLong prompt = OptionalLong.empty();
         OptionalLong completion = OptionalLong.empty();
+        OptionalLong cached = OptionalLong.empty();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
             JsonToken value = parser.nextToken();
@@ -164,11 +174,28 @@ public record TopLevel(
                 prompt = OptionalLong.of(parser.getLongValue());
             } else if (value == JsonToken.VALUE_NUMBER_INT && name.equals("completion_tokens")) {
                 completion = OptionalLong.of(parser.getLongValue());
+            } else if (value == JsonToken.START_OBJECT && name.equals("prompt_tokens_details")) {
+                cached = cachedTokens(parser);
             } else {
                 parser.skipChildren();
             }
         }
-        return new Usage(prompt, completion);
+        return new Usage(prompt, completion, cached);
+    }
+
+    /** {@code cached_tokens} of a {@code prompt_tokens_details} object, the parser at its start; read to its end. */
+    private static OptionalLong cachedTokens(JsonParser parser) throws IOException {
+        OptionalLong cached = OptionalLong.empty();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
+            JsonToken value = parser.nextToken();
+            if (value == JsonToken.VALUE_NUMBER_INT && name.equals("cached_tokens") && parser.getLongValue() >= 0) {
+                cached = OptionalLong.of(parser.getLongValue());
+            } else {
+                parser.skipChildren();
+            }
+        }
+        return cached;
     }
 
     private static String firstLine(String message) {

@@ -57,7 +57,7 @@ public final class BudgetRoutes {
     static final BodySpec NEW_BUDGET =
             BodySpec.closed("a budget", PROJECT_ID, SCOPE, SCOPE_ID, USD, TOKENS, PERIOD, TIME_ZONE);
 
-    private static final Schema BUDGET = Schema.object()
+    static final Schema BUDGET = Schema.object()
             .required("id", Schema.string())
             .required("object", Schema.oneOf("budget"))
             .required("project_id", Schema.string())
@@ -159,30 +159,34 @@ public final class BudgetRoutes {
             @JsonProperty("reserved_usd") @JsonSerialize(using = PlainDecimal.class)
             BigDecimal reservedUsd,
 
-            @JsonProperty("reserved_tokens") long reservedTokens) {}
+            @JsonProperty("reserved_tokens") long reservedTokens) {
+        static BudgetJson of(Budget budget, Budgets budgets) {
+            long now = budgets.nowMillis();
+            BudgetStore.Standing standing = budgets.standing(budget);
+            return new BudgetJson(
+                    budget.id(),
+                    "budget",
+                    budget.projectId(),
+                    budget.scope().wire(),
+                    budget.scopeId(),
+                    budget.usdPicos().isPresent()
+                            ? Price.usdOfPicos(budget.usdPicos().getAsLong())
+                            : null,
+                    budget.tokens().isPresent() ? budget.tokens().getAsLong() : null,
+                    budget.period().wire(),
+                    budget.zone().getId(),
+                    budget.createdAtMillis() / 1000,
+                    budget.periodStart(now) / 1000,
+                    budget.resetsAt(now).map(at -> at.getEpochSecond()).orElse(null),
+                    Price.usdOfPicos(standing.spentPicos()),
+                    standing.spentTokens(),
+                    Price.usdOfPicos(standing.reservedPicos()),
+                    standing.reservedTokens());
+        }
+    }
 
     private BudgetJson json(Budget budget) {
-        long now = budgets.nowMillis();
-        BudgetStore.Standing standing = budgets.standing(budget);
-        return new BudgetJson(
-                budget.id(),
-                "budget",
-                budget.projectId(),
-                budget.scope().wire(),
-                budget.scopeId(),
-                budget.usdPicos().isPresent()
-                        ? Price.usdOfPicos(budget.usdPicos().getAsLong())
-                        : null,
-                budget.tokens().isPresent() ? budget.tokens().getAsLong() : null,
-                budget.period().wire(),
-                budget.zone().getId(),
-                budget.createdAtMillis() / 1000,
-                budget.periodStart(now) / 1000,
-                budget.resetsAt(now).map(at -> at.getEpochSecond()).orElse(null),
-                Price.usdOfPicos(standing.spentPicos()),
-                standing.spentTokens(),
-                Price.usdOfPicos(standing.reservedPicos()),
-                standing.reservedTokens());
+        return BudgetJson.of(budget, budgets);
     }
 
     private void create(Context ctx) {

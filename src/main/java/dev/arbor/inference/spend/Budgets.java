@@ -117,6 +117,13 @@ public final class Budgets {
                 .toList();
     }
 
+    /** The budgets of inference key {@code keyId}, oldest first. */
+    List<Budget> ofKey(String keyId) {
+        return byScope.getOrDefault(key(Budget.Scope.KEY, keyId), List.of()).stream()
+                .sorted(Comparator.comparing(Budget::createdAtMillis).thenComparing(Budget::id))
+                .toList();
+    }
+
     Optional<Budget> find(String id) {
         return byScope.values().stream()
                 .flatMap(List::stream)

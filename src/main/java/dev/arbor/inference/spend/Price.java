@@ -59,9 +59,21 @@ public record Price(long inputMicros, long outputMicros, OptionalLong cachedInpu
      * wraps for counts no request has.
      */
     public long costPicoUsd(long promptTokens, long completionTokens) {
-        long prompt = saturatedProduct(Math.max(0, promptTokens), inputMicros);
+        return costPicoUsd(promptTokens, 0, completionTokens);
+    }
+
+    /**
+     * {@link #costPicoUsd(long, long)}, with {@code cachedTokens} of the prompt's tokens (at most all of them) at the
+     * cached-input price, where the price has one (else at the input price).
+     */
+    public long costPicoUsd(long promptTokens, long cachedTokens, long completionTokens) {
+        long prompt = Math.max(0, promptTokens);
+        long cached = Math.min(prompt, Math.max(0, cachedTokens));
+        long fresh = saturatedProduct(prompt - cached, inputMicros);
+        long fromCache = saturatedProduct(cached, cachedInputMicros.orElse(inputMicros));
         long completion = saturatedProduct(Math.max(0, completionTokens), outputMicros);
-        long sum = prompt + completion;
+        long sum = fresh + fromCache;
+        sum = sum < 0 ? Long.MAX_VALUE : sum + completion;
         return sum < 0 ? Long.MAX_VALUE : sum;
     }
 

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -65,6 +66,21 @@ final class SpendStore {
             query.projects().ifPresent(ids -> select.bindList("projects", new ArrayList<>(ids)));
             return select.map((rs, ctx) -> row(rs, query)).list();
         });
+    }
+
+    /** The totals of inference key {@code keyId}'s rows at or after {@code fromMillis} and before {@code toMillis}. */
+    Row ofKey(String keyId, long fromMillis, long toMillis) {
+        var query = new SpendQuery(Optional.empty(), fromMillis, toMillis, List.of());
+        return database.read(handle -> handle.createQuery("SELECT count(*) AS requests, "
+                        + "coalesce(sum(prompt_tokens), 0) AS prompt, coalesce(sum(completion_tokens), 0) AS completion, "
+                        + "coalesce(sum(cost_picousd), 0) AS cost, "
+                        + "sum(CASE WHEN cost_picousd IS NULL THEN 1 ELSE 0 END) AS unpriced "
+                        + "FROM routing_usage WHERE key_id = :key AND at >= :from AND at < :to")
+                .bind("key", keyId)
+                .bind("from", fromMillis)
+                .bind("to", toMillis)
+                .map((rs, ctx) -> row(rs, query))
+                .one());
     }
 
     private static String expression(SpendQuery.Dimension dimension, Dialect dialect) {

@@ -66,6 +66,22 @@ final class DatabaseRateLimiter implements RateLimiter {
         }
     }
 
+    @Override
+    public void spend(String key, Limit limit, long amount) {
+        requireNonNull(key, "key");
+        requireNonNull(limit, "limit");
+        if (amount <= 0) {
+            return;
+        }
+        try {
+            var _ = buckets.builder()
+                    .build(id(Buckets.name(key, limit)), () -> Buckets.configuration(limit))
+                    .consumeIgnoringRateLimits(amount);
+        } catch (RuntimeException e) {
+            throw Database.unavailableOr(e);
+        }
+    }
+
     private void cleanNowAndThen() {
         long now = time.currentTimeNanos();
         long due = nextCleanNanos.get();

@@ -31,6 +31,23 @@ final class MemoryRateLimiter implements RateLimiter {
         requireNonNull(key, "key");
         requireNonNull(limit, "limit");
         long now = time.currentTimeNanos();
+        Verdict verdict = Buckets.verdict(limit, entry(key, limit, now).bucket().tryConsumeAndReturnRemaining(1));
+        if (buckets.size() > sweepAt.get()) {
+            sweep(now);
+        }
+        return verdict;
+    }
+
+    @Override
+    public void spend(String key, Limit limit, long amount) {
+        requireNonNull(key, "key");
+        requireNonNull(limit, "limit");
+        if (amount > 0) {
+            var _ = entry(key, limit, time.currentTimeNanos()).bucket().consumeIgnoringRateLimits(amount);
+        }
+    }
+
+    private Entry entry(String key, Limit limit, long now) {
         Entry entry = buckets.computeIfAbsent(
                 Buckets.name(key, limit),
                 name -> new Entry(
@@ -41,11 +58,7 @@ final class MemoryRateLimiter implements RateLimiter {
                         limit.window().length().toNanos(),
                         new AtomicLong(now)));
         entry.lastUsedNanos().set(now);
-        Verdict verdict = Buckets.verdict(limit, entry.bucket().tryConsumeAndReturnRemaining(1));
-        if (buckets.size() > sweepAt.get()) {
-            sweep(now);
-        }
-        return verdict;
+        return entry;
     }
 
     private void sweep(long now) {

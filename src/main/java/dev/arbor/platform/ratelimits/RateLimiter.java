@@ -15,6 +15,12 @@ public interface RateLimiter {
     /** Takes one request under {@code key}; the verdict says whether it may go, and what is left. */
     Verdict take(String key, Limit limit);
 
+    /**
+     * Spends {@code amount} under {@code key} whatever is left: a bucket may go below empty, and refuses takes until
+     * it has refilled past zero (for amounts known only afterwards, such as a request's tokens).
+     */
+    void spend(String key, Limit limit, long amount);
+
     enum Algorithm {
         TOKEN_BUCKET,
         FIXED_WINDOW;

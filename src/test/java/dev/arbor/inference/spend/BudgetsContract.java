@@ -203,6 +203,31 @@ abstract class BudgetsContract {
         }
     }
 
+    @Test
+    void aKeyShowsWhatItSpentTodayInTotalAndInItsBudgets() throws IOException {
+        var upstream = new OpenAiUpstream("key-spend");
+        upstream.always(Reply.ok());
+        String model = router(upstream);
+        String[] key = key();
+        JsonNode budget = budget("{\"scope\": \"key\", \"scope_id\": \"" + key[0] + "\", \"tokens\": 1000000, "
+                + "\"period\": \"month\"}");
+        JsonNode answer = OpenAiClient.call("chat", "http://127.0.0.1:" + http.port() + "/v1", key[1], model)
+                .getFirst();
+        assertThat(answer.has("answer")).as(answer.toString()).isTrue();
+
+        // the upstream answers 12 prompt and 5 completion tokens; the usage row reaches the database shortly after
+        JsonNode spend = await().until(
+                        () -> http.get("/keys/" + key[0], admin()).json().path("spend"),
+                        shown -> shown.at("/total/requests").asLong() == 1);
+        assertThat(spend.at("/today/requests").asLong()).as(spend.toString()).isEqualTo(1);
+        assertThat(spend.at("/today/prompt_tokens").asLong()).isEqualTo(12);
+        assertThat(spend.at("/total/completion_tokens").asLong()).isEqualTo(5);
+        assertThat(spend.path("budgets").findValuesAsText("id"))
+                .containsExactly(budget.path("id").asText());
+        assertThat(spend.at("/budgets/0/spent_tokens").asLong()).isEqualTo(17);
+        assertThat(spend.at("/budgets/0/reserved_tokens").asLong()).isZero();
+    }
+
     static Stream<Arguments> badBudgets() {
         return Stream.of(
                 Arguments.of("{\"scope\": \"planet\", \"tokens\": 1, \"period\": \"day\"}", "scope"),
