@@ -169,7 +169,8 @@ final class Application implements AutoCloseable {
                 parts.studio()::decideForRouter,
                 new Expressions(),
                 parts.shared().rateLimits(),
-                parts.shared().clock());
+                parts.shared().clock(),
+                new RouterRuntime.Steps(inference.answerCache(), inference.routers()));
     }
 
     /** Phase three: the background work, each part after those it needs, then the idempotency keys, then serving. */
@@ -291,6 +292,7 @@ final class Application implements AutoCloseable {
         parts.automation().connectors().close();
         parts.models().downloads().close();
         parts.inference().routing().close();
+        parts.inference().routers().close();
         parts.shared().outboundClient().close();
         parts.studio().close();
         parts.models().runtime().close();

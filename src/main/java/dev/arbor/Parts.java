@@ -13,6 +13,7 @@ import dev.arbor.events.deliveries.Deliveries;
 import dev.arbor.inference.EndpointDirectory;
 import dev.arbor.inference.Routing;
 import dev.arbor.inference.ServerHop;
+import dev.arbor.inference.cache.AnswerCache;
 import dev.arbor.inference.spend.KeySpendReport;
 import dev.arbor.keys.Keys;
 import dev.arbor.models.Downloads;
@@ -231,7 +232,12 @@ record Parts(
      * that ask the routers and deployments before deleting a model one of them uses.
      */
     record InferenceParts(
-            Credentials credentials, ServerHop hop, Routing routing, Routers routers, ModelOperations modelOperations) {
+            Credentials credentials,
+            ServerHop hop,
+            Routing routing,
+            Routers routers,
+            ModelOperations modelOperations,
+            AnswerCache answerCache) {
 
         static InferenceParts build(
                 Config config,
@@ -258,6 +264,14 @@ record Parts(
                     hop,
                     clock,
                     shared.meters());
+            // a semantic cache step embeds the request's last message with a bundled embedding model
+            var answerCache = new AnswerCache(
+                    database,
+                    (model, text) -> models.runtime()
+                            .embed(model, List.of(text))
+                            .vectors()
+                            .getFirst(),
+                    clock);
             var routers = new Routers(
                     database,
                     clock,
@@ -268,14 +282,16 @@ record Parts(
                     (inProject, ref) ->
                             deployments.find(inProject, ref).stream().anyMatch(d -> d.id().equals(ref)),
                     studio,
-                    routing.telemetry());
+                    routing.telemetry(),
+                    answerCache,
+                    shared.meters());
             var modelOperations = new ModelOperations(
                     models.models(),
                     models.runtime(),
                     models.downloads(),
                     shared.outbound(),
                     Referrers.all(List.of(routers, deployments)));
-            return new InferenceParts(credentials, hop, routing, routers, modelOperations);
+            return new InferenceParts(credentials, hop, routing, routers, modelOperations, answerCache);
         }
     }
 

@@ -232,6 +232,7 @@ class AuthorizationMatrixTest {
             row("GET /budgets", Members.OWN_PROJECT),
             row("GET /budgets/{budget_id}", Members.OWN_PROJECT),
             // deletes last, each after every row that needs its object
+            row("DELETE /routers/{router_id}/cache", Members.OWN_PROJECT),
             row("DELETE /routers/{router_id}", Members.OWN_PROJECT),
             row("DELETE /keys/{key_id}", Members.OWN_PROJECT),
             row("DELETE /budgets/{budget_id}", Members.OWN_PROJECT),
@@ -351,6 +352,7 @@ class AuthorizationMatrixTest {
                         "GET /routers/{router_id}/versions",
                         "GET /routers/{router_id}/health",
                         "GET /routers/{router_id}/stats",
+                        "DELETE /routers/{router_id}/cache",
                         "DELETE /routers/{router_id}",
                         "POST /deployments",
                         "GET /deployments",

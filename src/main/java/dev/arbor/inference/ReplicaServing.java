@@ -224,7 +224,7 @@ final class ReplicaServing {
         Stream(Supplier<OutputStream> open, OpenAiAnswers.Identity identity, Optional<StreamEdit> edit) {
             this.open = open;
             this.identity = identity;
-            this.edit = edit;
+            this.edit = edit.map(StreamEdit::forAttempt);
         }
 
         boolean started() {
@@ -268,6 +268,7 @@ final class ReplicaServing {
                 for (String comment : ending.comments()) {
                     raw((": " + comment.replaceAll("[\\r\\n]", " ") + "\n\n").getBytes(StandardCharsets.UTF_8));
                 }
+                edit.get().done();
             }
             raw(OpenAiAnswers.done());
         }

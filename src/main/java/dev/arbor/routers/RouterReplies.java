@@ -112,4 +112,58 @@ final class RouterReplies {
             return new Deleted(id, "router.deleted", true);
         }
     }
+
+    /** What {@code DELETE /routers/{id}/cache} emptied. */
+    @JsonPropertyOrder({"router_id", "object", "deleted"})
+    record CacheCleared(
+            @JsonProperty("router_id") String routerId,
+            @JsonProperty("object") String object,
+            @JsonProperty("deleted") int deleted) {
+        static CacheCleared of(String routerId, int deleted) {
+            return new CacheCleared(routerId, "router.cache.cleared", deleted);
+        }
+    }
+
+    /**
+     * A router's stats: its requests (as {@link RouterUsage}), what its cache steps saved, and what each step counted
+     * (cache hits and misses, guardrail findings and blocks).
+     */
+    @JsonPropertyOrder({"cache", "step_counts"})
+    record Stats(
+            @JsonUnwrapped RouterUsage usage,
+            @JsonProperty("cache") CacheStats cache,
+            @JsonProperty("step_counts") List<StepCounts.Count> stepCounts) {
+        static Stats of(RouterUsage usage, List<StepCounts.Count> counts) {
+            return new Stats(usage, CacheStats.of(counts), counts);
+        }
+    }
+
+    /** The cache steps' counts summed: hits (exact and semantic), misses, their rate, and the tokens hits saved. */
+    @JsonPropertyOrder({"hits", "semantic_hits", "misses", "hit_rate", "saved_tokens"})
+    record CacheStats(
+            @JsonProperty("hits") long hits,
+            @JsonProperty("semantic_hits") long semanticHits,
+            @JsonProperty("misses") long misses,
+            @JsonProperty("hit_rate") double hitRate,
+            @JsonProperty("saved_tokens") long savedTokens) {
+        static CacheStats of(List<StepCounts.Count> counts) {
+            long hits = sum(counts, "cache_hit");
+            long semantic = sum(counts, "cache_semantic_hit");
+            long misses = sum(counts, "cache_miss");
+            long asked = hits + semantic + misses;
+            return new CacheStats(
+                    hits,
+                    semantic,
+                    misses,
+                    asked == 0 ? 0 : (double) (hits + semantic) / asked,
+                    sum(counts, "cache_saved_tokens"));
+        }
+
+        private static long sum(List<StepCounts.Count> counts, String name) {
+            return counts.stream()
+                    .filter(count -> count.name().equals(name))
+                    .mapToLong(StepCounts.Count::count)
+                    .sum();
+        }
+    }
 }

@@ -105,14 +105,29 @@ final class RouterRoutes {
     private final RouterChecks checks;
     private final Access access;
     private final RouterTelemetry telemetry;
+    private final Steps steps;
+
+    /** What the routes read of the routers' steps at work: the answers their caches keep, and their counts. */
+    record Steps(RouterCaches caches, StepCounts counts) {
+        Steps {
+            requireNonNull(caches, "caches");
+            requireNonNull(counts, "counts");
+        }
+    }
 
     RouterRoutes(
-            RouterStore store, RouterCatalog catalog, RouterChecks checks, Access access, RouterTelemetry telemetry) {
+            RouterStore store,
+            RouterCatalog catalog,
+            RouterChecks checks,
+            Access access,
+            RouterTelemetry telemetry,
+            Steps steps) {
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
         this.checks = requireNonNull(checks, "checks");
         this.access = requireNonNull(access, "access");
         this.telemetry = requireNonNull(telemetry, "telemetry");
+        this.steps = requireNonNull(steps, "steps");
     }
 
     void addTo(Routes routes) {
@@ -188,7 +203,28 @@ final class RouterRoutes {
                         this::stats)
                 .query(SINCE_QUERY)
                 .header(CurrentProject.HEADER)
-                .ok(object().required("router_id", string()).required("requests", integer(0, Long.MAX_VALUE)))
+                .ok(object().required("router_id", string())
+                        .required("requests", integer(0, Long.MAX_VALUE))
+                        .required(
+                                "cache",
+                                object().required("hits", integer(0, Long.MAX_VALUE))
+                                        .required("semantic_hits", integer(0, Long.MAX_VALUE))
+                                        .required("misses", integer(0, Long.MAX_VALUE))
+                                        .required("hit_rate", Schema.number())
+                                        .required("saved_tokens", integer(0, Long.MAX_VALUE)))
+                        .required(
+                                "step_counts",
+                                arrayOf(object().required("step_id", string())
+                                        .required("name", string())
+                                        .required("count", integer(0, Long.MAX_VALUE)))))
+                .delete(
+                        "/routers/{router_id}/cache",
+                        "Empty the answers the router's cache steps keep (every scope: projects and keys)",
+                        this::clearCache)
+                .header(CurrentProject.HEADER)
+                .ok(object().required("router_id", string())
+                        .required("object", oneOf("router.cache.cleared"))
+                        .required("deleted", integer(0, Integer.MAX_VALUE)))
                 .delete("/routers/{router_id}", "Delete a router and its versions", this::delete)
                 .header(CurrentProject.HEADER)
                 .ok(Schema.deleted("router"));
@@ -368,7 +404,14 @@ final class RouterRoutes {
         if (!store.delete(router.id())) {
             throw Routers.notFound(router.id(), false);
         }
+        steps.caches().clear(router.id());
         Responses.ok(ctx, RouterReplies.Deleted.router(router.id()));
+    }
+
+    private void clearCache(Context ctx) {
+        Router router = visible(ctx, Optional.empty());
+        Responses.ok(
+                ctx, RouterReplies.CacheCleared.of(router.id(), steps.caches().clear(router.id())));
     }
 
     private void health(Context ctx) {
@@ -393,7 +436,10 @@ final class RouterRoutes {
                     }
                 })
                 .orElseGet(() -> store.now().minus(DEFAULT_STATS_PERIOD));
-        Responses.ok(ctx, telemetry.usage(router.id(), since));
+        Responses.ok(
+                ctx,
+                RouterReplies.Stats.of(
+                        telemetry.usage(router.id(), since), steps.counts().since(router.id(), since)));
     }
 
     /** This request's caller checking, with deployments found in the projects {@code projects} accepts. */

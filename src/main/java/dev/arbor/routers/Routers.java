@@ -16,6 +16,7 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.references.Referrers;
 import dev.arbor.studio.Studio;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,10 +30,11 @@ import java.util.function.Predicate;
  * active routers through {@link ActiveRouters}. Models and credentials ask it, as {@link Referrers}, which active
  * routers use one of theirs before they delete it.
  */
-public final class Routers implements ActiveRouters, Referrers {
+public final class Routers implements ActiveRouters, Referrers, StepCounter {
     private final RouterStore store;
     private final RouterCatalog catalog;
     private final RouterRoutes routes;
+    private final StepCounts counts;
 
     public Routers(
             Database database,
@@ -43,17 +45,31 @@ public final class Routers implements ActiveRouters, Referrers {
             Clusters clusters,
             Endpoints deployments,
             Studio studio,
-            RouterTelemetry telemetry) {
+            RouterTelemetry telemetry,
+            RouterCaches caches,
+            MeterRegistry meters) {
         this.store = new RouterStore(requireNonNull(database, "database"), requireNonNull(clock, "clock"));
         var lookups = new Lookups(models, credentials, access, studio, clusters, deployments);
         this.catalog = new RouterCatalog(lookups);
         var expressions = new Expressions();
+        this.counts = new StepCounts(database, clock, meters);
         this.routes = new RouterRoutes(
                 store,
                 catalog,
                 new RouterChecks(store, catalog, new DagCheck(catalog, expressions), lookups, expressions),
                 requireNonNull(access, "access"),
-                requireNonNull(telemetry, "telemetry"));
+                requireNonNull(telemetry, "telemetry"),
+                new RouterRoutes.Steps(requireNonNull(caches, "caches"), counts));
+    }
+
+    @Override
+    public void count(String routerId, String stepId, String name, long amount) {
+        counts.count(routerId, stepId, name, amount);
+    }
+
+    /** Writes the step counts still in memory: the server stops. */
+    public void close() {
+        counts.flush();
     }
 
     public void addRoutes(Routes routes) {

@@ -38,7 +38,7 @@ public final class SseRelay {
     public SseRelay(byte[] quotedModel, String model, Optional<StreamEdit> edit) {
         this.quotedModel = quotedModel;
         this.model = model;
-        this.edit = edit;
+        this.edit = edit.map(StreamEdit::forAttempt);
     }
 
     /** The usage of the stream's last chunk that carried one. */
@@ -154,6 +154,7 @@ public final class SseRelay {
             if (isDone(start, contentEnd)) {
                 if (edit.isPresent()) {
                     endEdit(out);
+                    edit.get().done();
                 }
                 done = true;
             } else if (isData(start, contentEnd)) {

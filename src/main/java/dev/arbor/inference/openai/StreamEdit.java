@@ -23,6 +23,17 @@ public interface StreamEdit {
     Ending finish(ObjectNode last);
 
     /**
+     * The edit of one attempt's stream (each endpoint tried, a hedge's two included, gets its own relay): this same
+     * edit unless it keeps something per stream.
+     */
+    default StreamEdit forAttempt() {
+        return this;
+    }
+
+    /** The endpoint's stream reached {@code [DONE]}, after {@link #finish}: what came is the whole answer. */
+    default void done() {}
+
+    /**
      * The end of an edited stream: a chunk with the text still held back (modelled on the last chunk), and comment
      * lines ({@code : name: value}, which clients of server-sent events skip) saying what headers sent earlier could
      * not.

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.arbor.inference.cache.AnswerCache;
+import dev.arbor.inference.cache.CacheRequest;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.platform.actions.Expressions;
@@ -40,6 +42,7 @@ final class Exchange {
     private final List<String> walked = new ArrayList<>();
     private final List<OutputRule> outputRules = new ArrayList<>();
     private boolean changed;
+    private Optional<CacheMiss> cacheMiss = Optional.empty();
     private @Nullable Traced step;
 
     Exchange(InferenceRequest original, Optional<String> askedModel, Map<String, String> headers) {
@@ -86,6 +89,19 @@ final class Exchange {
     /** The tags the steps set so far. */
     Set<String> tags() {
         return Set.copyOf(tags);
+    }
+
+    /** A cache step that missed: where the answer the request gets is to be kept. */
+    record CacheMiss(
+            AnswerCache.Place place, CacheRequest request, AnswerCache.Settings settings, AnswerCache.Miss miss) {}
+
+    /** Notes that a cache step missed: the answer is kept once it comes (the last cache step's, if several missed). */
+    void cacheMissed(CacheMiss miss) {
+        cacheMiss = Optional.of(miss);
+    }
+
+    Optional<CacheMiss> cacheMiss() {
+        return cacheMiss;
     }
 
     /** Notes that the request enters a router (the one named, or one a step delegates to). */

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
+import dev.arbor.inference.cache.AnswerCache;
 import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.ratelimits.RateLimiter;
@@ -210,5 +211,25 @@ sealed interface PlanStep {
             requireNonNull(model, "model");
             requireNonNull(cluster, "cluster");
         }
+    }
+
+    /**
+     * Answers from the router's cache when it kept an answer to the request (the walk ends there); otherwise goes on
+     * to {@code next}, and the answer the request gets is kept.
+     */
+    record Cache(String id, AnswerCache.Settings settings, CacheScope per, boolean cacheSampled, String next)
+            implements PlanStep {
+        public Cache {
+            requireNonNull(id, "id");
+            requireNonNull(settings, "settings");
+            requireNonNull(per, "per");
+            requireNonNull(next, "next");
+        }
+    }
+
+    /** Whose answers a cache step shares: a project's callers', or one key's. */
+    enum CacheScope {
+        PROJECT,
+        KEY
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.arbor.inference.cache.AnswerCache;
 import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.platform.errors.ApiException;
@@ -159,6 +160,21 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                                         params.path("temperature").path("max").asDouble()))
                                 : Optional.empty(),
                         params.path("default_params") instanceof ObjectNode defaults ? defaults : Json.object(),
+                        next);
+            case "cache" ->
+                new PlanStep.Cache(
+                        id,
+                        new AnswerCache.Settings(
+                                Duration.ofSeconds(params.path("ttl_seconds").asLong(3600)),
+                                params.path("max_entries").asInt(1000),
+                                params.path("mode").asText("exact").equals("semantic")
+                                        ? Optional.of(new AnswerCache.Semantic(
+                                                params.path("embedding_model").asText("minilm-decider"),
+                                                params.path("similarity_threshold")
+                                                        .asDouble(0.95)))
+                                        : Optional.empty()),
+                        PlanStep.CacheScope.valueOf(upper(params.path("per").asText("project"))),
+                        params.path("cache_sampled").asBoolean(false),
                         next);
             case "canned_response" ->
                 new PlanStep.CannedResponse(id, params.path("message").asText());

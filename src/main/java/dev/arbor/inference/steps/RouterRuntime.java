@@ -11,11 +11,18 @@ import dev.arbor.inference.Attribution;
 import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.inference.Forwarding;
 import dev.arbor.inference.Routing;
+import dev.arbor.inference.cache.AnswerCache;
+import dev.arbor.inference.cache.CacheRequest;
+import dev.arbor.inference.cache.Replay;
+import dev.arbor.inference.cache.StreamCapture;
 import dev.arbor.inference.endpoints.AttemptPolicy;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.OpenAiAnswers;
+import dev.arbor.inference.openai.Operation;
 import dev.arbor.inference.openai.StreamEdit;
+import dev.arbor.keys.KeyScope;
+import dev.arbor.keys.Keys;
 import dev.arbor.platform.actions.Expressions;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -26,6 +33,7 @@ import dev.arbor.platform.ratelimits.RateLimitHeaders;
 import dev.arbor.platform.ratelimits.RateLimiter;
 import dev.arbor.routers.ActiveRouters;
 import dev.arbor.routers.RouterSnapshot;
+import dev.arbor.routers.StepCounter;
 import dev.arbor.studio.RoutedDecision;
 import io.javalin.http.Context;
 import java.io.ByteArrayOutputStream;
@@ -37,10 +45,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs requests through routers: a router's graph is compiled once per save (the cache is keyed by id and replaced
@@ -54,6 +65,8 @@ public final class RouterRuntime {
     /** The most routers one request passes through: the one named and those delegated to after it. */
     static final int MAX_ROUTERS = 5;
 
+    private static final Logger LOG = LoggerFactory.getLogger(RouterRuntime.class);
+
     private final Routing routing;
     private final ActiveRouters routers;
     private final ProviderModels providers;
@@ -63,9 +76,18 @@ public final class RouterRuntime {
     private final Expressions expressions;
     private final RateLimiter limits;
     private final Clock clock;
+    private final Steps steps;
     private final ConcurrentHashMap<String, Compiled> plans = new ConcurrentHashMap<>();
 
     private record Compiled(Instant modifiedAt, RouterPlan plan) {}
+
+    /** What steps keep and count beyond one request: the cache steps' answers, and every step's counts. */
+    public record Steps(AnswerCache cache, StepCounter counter) {
+        public Steps {
+            requireNonNull(cache, "cache");
+            requireNonNull(counter, "counter");
+        }
+    }
 
     public RouterRuntime(
             Routing routing,
@@ -76,7 +98,8 @@ public final class RouterRuntime {
             RouterDecider decider,
             Expressions expressions,
             RateLimiter limits,
-            Clock clock) {
+            Clock clock,
+            Steps steps) {
         this.routing = requireNonNull(routing, "routing");
         this.routers = requireNonNull(routers, "routers");
         this.providers = requireNonNull(providers, "providers");
@@ -86,6 +109,7 @@ public final class RouterRuntime {
         this.expressions = requireNonNull(expressions, "expressions");
         this.limits = requireNonNull(limits, "limits");
         this.clock = requireNonNull(clock, "clock");
+        this.steps = requireNonNull(steps, "steps");
     }
 
     /**
@@ -154,6 +178,12 @@ public final class RouterRuntime {
                     answer(ctx, router, exchange, render(step, canned.template(), exchange));
                     return;
                 }
+                case PlanStep.Cache cache -> {
+                    if (cached(ctx, router, cache, exchange)) {
+                        return;
+                    }
+                    next = cache.next();
+                }
                 case PlanStep.Branches branches ->
                     next = branch(branches, branches.branches(), branches.next(), exchange.scope());
                 case PlanStep.Decide decide -> next = decide(ctx, decide, exchange);
@@ -187,8 +217,14 @@ public final class RouterRuntime {
         Optional<AnswerRules> output = exchange.outputRules().isEmpty()
                 ? Optional.empty()
                 : Optional.of(new AnswerRules(exchange.outputRules(), exchange.operation()));
-        Optional<StreamEdit> streamEdit =
+        Optional<StreamEdit> rulesEdit =
                 output.filter(rules -> exchange.stream()).map(StreamEdit.class::cast);
+        // a stream that may be kept is read as it passes, after the output rules changed it
+        Optional<StreamCapture> capture = exchange.cacheMiss()
+                .filter(miss -> exchange.stream())
+                .map(miss -> new StreamCapture(
+                        rulesEdit, exchange.operation(), exchange.request().model()));
+        Optional<StreamEdit> streamEdit = capture.isPresent() ? capture.map(StreamEdit.class::cast) : rulesEdit;
         routing.forward(
                 ctx,
                 exchange.request(),
@@ -203,6 +239,113 @@ public final class RouterRuntime {
             if (!tags.isEmpty()) {
                 ctx.header("x-router-tags", String.join(",", tags));
             }
+        }
+        if (exchange.cacheMiss().isPresent() && ctx.statusCode() == 200) {
+            Optional<ObjectNode> answer = exchange.stream() ? capture.flatMap(StreamCapture::answer) : whole(ctx);
+            answer.filter(a -> Replay.replayable(a, exchange.operation()))
+                    .ifPresent(a -> keep(exchange.cacheMiss().get(), a));
+        }
+    }
+
+    /**
+     * Answers from the cache step's kept answers when one fits the request (whole, or replayed as the stream it
+     * asks for), saying so in {@code x-cache} ({@code hit}, {@code semantic} with {@code x-cache-similarity}); on a
+     * miss, notes where the answer is to be kept. A request that samples ({@code temperature} above 0) misses unless
+     * the step caches those too, and its answer is not kept.
+     */
+    private boolean cached(Context ctx, RouterSnapshot router, PlanStep.Cache step, Exchange exchange) {
+        ObjectNode body = exchange.body();
+        if (!step.cacheSampled() && body.path("temperature").asDouble(0) > 0) {
+            ctx.header("x-cache", "miss");
+            steps.counter().count(router.id(), step.id(), "cache_miss", 1);
+            return false;
+        }
+        var place = new AnswerCache.Place(router.id(), step.id(), cacheScope(ctx, router, step.per()));
+        var request = CacheRequest.of(
+                exchange.operation(), body, Long.toString(router.modifiedAt().toEpochMilli()));
+        switch (steps.cache().find(place, request, step.settings())) {
+            case AnswerCache.Hit hit -> {
+                boolean semantic = hit.similarity().isPresent();
+                ctx.header("x-cache", semantic ? "semantic" : "hit");
+                hit.similarity()
+                        .ifPresent(similarity ->
+                                ctx.header("x-cache-similarity", String.format(Locale.ROOT, "%.4f", similarity)));
+                steps.counter().count(router.id(), step.id(), semantic ? "cache_semantic_hit" : "cache_hit", 1);
+                steps.counter().count(router.id(), step.id(), "cache_saved_tokens", hit.savedTokens());
+                replay(ctx, exchange, hit.answer());
+                return true;
+            }
+            case AnswerCache.Miss miss -> {
+                ctx.header("x-cache", "miss");
+                steps.counter().count(router.id(), step.id(), "cache_miss", 1);
+                exchange.cacheMissed(new Exchange.CacheMiss(place, request, step.settings(), miss));
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Whose answers a request shares: its project's (its key's project, else the router's, which its caller may act
+     * in), or its key's alone (its token's, called without a key). Never another project's.
+     */
+    private static String cacheScope(Context ctx, RouterSnapshot router, PlanStep.CacheScope per) {
+        Optional<KeyScope> key = Keys.scope(ctx);
+        return switch (per) {
+            case PROJECT -> "project:" + key.map(KeyScope::projectId).orElse(router.projectId());
+            case KEY ->
+                key.map(k -> "key:" + k.keyId())
+                        .orElseGet(() -> "token:" + Access.principal(ctx).tokenId());
+        };
+    }
+
+    /** A kept answer, sent as the request asks: whole, or as a stream of chunks. */
+    private static void replay(Context ctx, Exchange exchange, ObjectNode answer) {
+        if (!exchange.stream() || exchange.operation() == Operation.EMBEDDINGS) {
+            ctx.status(200).contentType("application/json").result(Json.write(answer));
+            return;
+        }
+        boolean usage =
+                exchange.body().path("stream_options").path("include_usage").asBoolean(false);
+        ctx.status(200)
+                .contentType("text/event-stream")
+                .header("cache-control", "no-cache")
+                .result(Replay.events(answer, exchange.operation(), usage));
+    }
+
+    /** Keeps the answer a request that missed got; a cache that cannot keep it costs the caller nothing. */
+    private void keep(Exchange.CacheMiss miss, ObjectNode answer) {
+        JsonNode usage = answer.path("usage");
+        long tokens = usage.path("total_tokens").isNumber()
+                ? usage.path("total_tokens").asLong()
+                : usage.path("prompt_tokens").asLong(0)
+                        + usage.path("completion_tokens").asLong(0);
+        try {
+            steps.cache().keep(miss.place(), miss.request(), miss.settings(), miss.miss(), answer, tokens);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Router {} could not keep an answer in cache step {}",
+                    miss.place().routerId(),
+                    miss.place().stepId(),
+                    e);
+        }
+    }
+
+    /** A whole answer as sent, when it is a JSON object; the reply stays as it is. */
+    private static Optional<ObjectNode> whole(Context ctx) {
+        byte[] bytes;
+        try (var in = ctx.resultInputStream()) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            bytes = in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ctx.result(bytes);
+        try {
+            return Json.read(bytes) instanceof ObjectNode object ? Optional.of(object) : Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.empty();
         }
     }
 

@@ -69,6 +69,7 @@ class RebuildTest {
             Map.entry("POST /pipelines/validate", CHECK),
             Map.entry("POST /routers/actions/validate", CHECK),
             Map.entry("POST /routers/validate", CHECK),
+            Map.entry("DELETE /routers/{router_id}/cache", OUTCOME + " (how many kept answers it dropped)"),
             Map.entry("POST /v1/studio/models/compatibility", CHECK),
             Map.entry("POST /v1/studio/decisions/preview", CHECK),
             Map.entry("POST /connectors/{gateway_id}/oauth/initiate", OUTCOME + " (an authorization URL, new state)"),
