@@ -319,6 +319,7 @@ record Parts(
                     config.connectors(),
                     shared.meters(),
                     shared.rateLimits(),
+                    shared.publicUrl(),
                     clock);
             var pipelines = new Pipelines(
                     database,

@@ -11,6 +11,8 @@ import io.javalin.http.Handler;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Admin authentication, tokens and projects. Other features ask it who is calling; they never read its tables.
@@ -20,6 +22,7 @@ public final class Access {
     private final TokenStore tokens;
     private final AdminAuthenticator authenticator;
     private final CurrentProject currentProject;
+    private final List<Consumer<String>> revocations = new CopyOnWriteArrayList<>();
 
     public Access(Database database, Clock clock, Optional<String> adminToken) {
         this.projects = new ProjectStore(database, clock);
@@ -59,7 +62,16 @@ public final class Access {
     }
 
     public void addRoutes(Routes routes) {
-        new AccessRoutes(projects, tokens, currentProject).addTo(routes);
+        new AccessRoutes(projects, tokens, currentProject, id -> revocations.forEach(listener -> listener.accept(id)))
+                .addTo(routes);
+    }
+
+    /**
+     * Calls {@code listener} with a token's id when the token is revoked, so that what a feature keeps for that
+     * token (its own upstream authorizations) goes with it.
+     */
+    public void onTokenRevoked(Consumer<String> listener) {
+        revocations.add(requireNonNull(listener, "listener"));
     }
 
     /**

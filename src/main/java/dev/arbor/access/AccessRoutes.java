@@ -37,8 +37,14 @@ final class AccessRoutes {
     private final ProjectStore projects;
     private final TokenStore tokens;
     private final CurrentProject currentProject;
+    private final java.util.function.Consumer<String> revoked;
 
-    AccessRoutes(ProjectStore projects, TokenStore tokens, CurrentProject currentProject) {
+    AccessRoutes(
+            ProjectStore projects,
+            TokenStore tokens,
+            CurrentProject currentProject,
+            java.util.function.Consumer<String> revoked) {
+        this.revoked = requireNonNull(revoked, "revoked");
         this.projects = requireNonNull(projects, "projects");
         this.tokens = requireNonNull(tokens, "tokens");
         this.currentProject = requireNonNull(currentProject, "currentProject");
@@ -98,6 +104,7 @@ final class AccessRoutes {
         ApiToken token = tokens.revoke(id)
                 .orElseThrow(() ->
                         ApiException.of(ErrorCode.TOKEN_NOT_FOUND, "token_id", "There is no token '" + id + "'."));
+        revoked.accept(token.id());
         Responses.ok(ctx, AccessReplies.TokenReply.of(token));
     }
 

@@ -8,6 +8,8 @@ import dev.arbor.connectors.gateways.GatewayModule;
 import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.OAuthRoutes;
+import dev.arbor.connectors.oauth.UserAuthorization;
+import dev.arbor.connectors.sessions.AgentSessions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
@@ -20,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,7 @@ public final class Connectors implements AutoCloseable {
     private final GatewayOAuth oauth;
     private final OAuthRoutes oauthRoutes;
     private final Agents agents;
+    private final AgentSessions sessions;
     private final ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(
             Thread.ofVirtual().name("oauth-refresh").factory());
 
@@ -50,12 +54,14 @@ public final class Connectors implements AutoCloseable {
             ConnectorSettings settings,
             MeterRegistry meters,
             RateLimiter rateLimits,
+            Supplier<String> publicUrl,
             Clock clock) {
         this.gateways = new GatewayModule(database, secrets, policy, clock);
         this.lookup = gateways.gateways();
         this.access = access;
         this.settings = settings;
         this.oauth = new GatewayOAuth(database, secrets, outbound, settings.mcpTimeout(), clock);
+        this.sessions = new AgentSessions(database, clock);
         this.agents = new Agents(
                 database,
                 lookup,
@@ -67,16 +73,25 @@ public final class Connectors implements AutoCloseable {
                 settings,
                 meters,
                 rateLimits,
+                new UserAuthorization(oauth, publicUrl),
+                sessions,
                 clock);
+        // a revoked token may no longer call anything: the upstream tokens it got for itself go with it
+        access.onTokenRevoked(oauth::forgetIdentity);
         this.oauthRoutes = new OAuthRoutes(lookup, oauth, agents, settings.oauthReturnHosts(), clock);
     }
 
-    /** Refreshes, every minute, the OAuth tokens that expire within five; prunes the call audit every hour. */
+    /**
+     * Refreshes, every minute, the OAuth tokens that expire within five; prunes the call audit and the idle agent
+     * sessions every hour.
+     */
     public void start() {
         Repeating.every(
                 refresher, Duration.ofMinutes(1), Duration.ofMinutes(1), "the OAuth refresh", this::refreshOAuthTokens);
         Repeating.every(
                 refresher, Duration.ZERO, Duration.ofHours(1), "the tool call audit's prune", this::pruneCallAudit);
+        Repeating.every(
+                refresher, Duration.ofHours(1), Duration.ofHours(1), "the agent sessions' sweep", sessions::sweep);
     }
 
     /** Deletes the tool calls the audit keeps no longer, as the hour's timer would. */

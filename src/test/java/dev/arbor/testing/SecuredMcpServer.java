@@ -75,6 +75,8 @@ public final class SecuredMcpServer implements AutoCloseable {
     private final Set<String> refused = Collections.synchronizedSet(new java.util.HashSet<>());
     private final AtomicBoolean refuseRefresh = new AtomicBoolean();
     private final AtomicInteger unauthorized = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicReference<String> subject =
+            new java.util.concurrent.atomic.AtomicReference<>("alice");
     private final DefaultJWTProcessor<SecurityContext> verifier = new DefaultJWTProcessor<>();
 
     private SecuredMcpServer(boolean registration, long tokenSeconds) throws Exception {
@@ -222,6 +224,11 @@ public final class SecuredMcpServer implements AutoCloseable {
         return unauthorized.get();
     }
 
+    /** From now on the authorization server's user is {@code user}: the subject of the tokens it issues next. */
+    public void signInAs(String user) {
+        subject.set(user);
+    }
+
     /** From now on the MCP server refuses this token, as a server does with a revoked one. */
     public void refuse(String token) {
         refused.add(token);
@@ -349,7 +356,7 @@ public final class SecuredMcpServer implements AutoCloseable {
 
         @Override
         public String subject(TokenRequest request) {
-            return "alice";
+            return subject.get();
         }
 
         @Override

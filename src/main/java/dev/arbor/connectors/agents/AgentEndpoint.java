@@ -4,9 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
 import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.Identity;
+import dev.arbor.connectors.oauth.UserAuthorization;
+import dev.arbor.connectors.sessions.AgentSessions;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -41,6 +45,8 @@ final class AgentEndpoint {
     private final ConnectorChanges changes;
     private final CallAudit audit;
     private final RateLimiter rateLimits;
+    private final UserAuthorization userAuthorization;
+    private final AgentSessions sessions;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private volatile long servedVersion = -1;
 
@@ -50,13 +56,17 @@ final class AgentEndpoint {
             McpUpstream upstream,
             ConnectorChanges changes,
             CallAudit audit,
-            RateLimiter rateLimits) {
+            RateLimiter rateLimits,
+            UserAuthorization userAuthorization,
+            AgentSessions sessions) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
         this.changes = requireNonNull(changes, "changes");
         this.audit = requireNonNull(audit, "audit");
         this.rateLimits = requireNonNull(rateLimits, "rateLimits");
+        this.userAuthorization = requireNonNull(userAuthorization, "userAuthorization");
+        this.sessions = requireNonNull(sessions, "sessions");
     }
 
     void addTo(Routes routes) {
@@ -121,14 +131,33 @@ final class AgentEndpoint {
             return;
         }
         JsonNode id = message.get("id");
+        String method = message.path("method").textValue();
+        Principal principal = Access.principal(ctx);
+        String session = ctx.header("Mcp-Session-Id");
+        // a client that kept no session may still call; one that names a session this agent and caller do not have
+        // is told to initialize again
+        if (session != null
+                && !method.equals("initialize")
+                && !sessions.live(session, prompt, Identity.of(principal).id())) {
+            reply(ctx, 404, error(id, -32001, "Session not found: initialize a new one."));
+            return;
+        }
         if (id == null) {
             ctx.status(202); // a notification: nothing to answer
             return;
         }
-        String method = message.path("method").textValue();
         JsonNode params = message.path("params");
         Object result = switch (method) {
-            case "initialize" -> initialize(params, prompt);
+            case "initialize" -> {
+                Map<String, Object> initialized = initialize(params, prompt);
+                ctx.header(
+                        "Mcp-Session-Id",
+                        sessions.open(
+                                prompt,
+                                Identity.of(principal).id(),
+                                String.valueOf(initialized.get("protocolVersion"))));
+                yield initialized;
+            }
             case "ping" -> Map.of();
             case "tools/list" ->
                 Map.of(
@@ -138,14 +167,17 @@ final class AgentEndpoint {
                                 .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
                                 .map(e -> toolJson(e.getKey(), e.getValue()))
                                 .toList());
-            case "tools/call" ->
-                call(prompt, agent, params, Access.principal(ctx).tokenId());
+            case "tools/call" -> call(prompt, agent, params, principal);
             default -> null;
         };
         if (result == null) {
             reply(ctx, 200, error(id, -32601, "There is no method '" + method + "' here."));
         } else if (result instanceof JsonRpcError rpcError) {
-            reply(ctx, 200, error(id, rpcError.code(), rpcError.message()));
+            Map<String, Object> response = error(id, rpcError.code(), rpcError.message());
+            rpcError.data()
+                    .ifPresent(data -> response.put(
+                            "error", Map.of("code", rpcError.code(), "message", rpcError.message(), "data", data)));
+            reply(ctx, 200, response);
         } else {
             var response = new LinkedHashMap<String, Object>();
             response.put("jsonrpc", "2.0");
@@ -155,7 +187,11 @@ final class AgentEndpoint {
         }
     }
 
-    private record JsonRpcError(int code, String message) {}
+    private record JsonRpcError(int code, String message, Optional<Object> data) {
+        JsonRpcError(int code, String message) {
+            this(code, message, Optional.empty());
+        }
+    }
 
     private static Map<String, Object> initialize(JsonNode params, String prompt) {
         String asked = params.path("protocolVersion").asText("");
@@ -190,8 +226,12 @@ final class AgentEndpoint {
         return byName;
     }
 
-    /** Calls the tool on its gateway's server, audited: {@code identity} is the token that asked. */
-    private Object call(String prompt, Served agent, JsonNode params, String identity) {
+    /**
+     * Calls the tool on its gateway's server, audited: {@code principal} is the token that asked, whose own
+     * authorization a per-user gateway uses (and asks it for, with MCP's URL elicitation, when it has none).
+     */
+    private Object call(String prompt, Served agent, JsonNode params, Principal principal) {
+        Identity identity = Identity.of(principal);
         String name = params.path("name").asText("");
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
@@ -200,7 +240,7 @@ final class AgentEndpoint {
         Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
         JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         CallAudit.Started started =
-                audit.start(agent.project().orElse(""), identity, prompt, gateway.id(), name, arguments);
+                audit.start(agent.project().orElse(""), identity.id(), prompt, gateway.id(), name, arguments);
         Optional<Refusal> refused = refusal(prompt, name, tool.policy());
         if (refused.isPresent()) {
             audit.ended(
@@ -208,7 +248,7 @@ final class AgentEndpoint {
             return toolError(refused.get().message());
         }
         try {
-            JsonNode result = upstream.call(gateway, tool.name(), arguments);
+            JsonNode result = upstream.call(gateway, identity, tool.name(), arguments);
             boolean toolError = result.path("isError").asBoolean(false);
             audit.ended(
                     started,
@@ -219,6 +259,13 @@ final class AgentEndpoint {
             // the server could not be used: a tool error the agent can read, not a protocol error
             String message = e.problems().getFirst().message();
             audit.ended(started, CallStore.Outcome.FAILED, Optional.of(message));
+            Optional<UserAuthorization.Required> required = userAuthorization.required(gateway, principal, e);
+            if (required.isPresent()) {
+                return new JsonRpcError(
+                        UserAuthorization.CODE,
+                        "Gateway '" + gateway.name() + "' needs your own authorization.",
+                        Optional.of(required.get()));
+            }
             return toolError(message);
         }
     }

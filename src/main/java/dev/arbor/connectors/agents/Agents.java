@@ -6,8 +6,11 @@ import dev.arbor.connectors.gateways.ConnectorSettings;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.GatewayUsers;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.ToolRefetch;
+import dev.arbor.connectors.oauth.UserAuthorization;
+import dev.arbor.connectors.sessions.AgentSessions;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
@@ -44,6 +47,8 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
             ConnectorSettings settings,
             MeterRegistry meters,
             RateLimiter rateLimits,
+            UserAuthorization userAuthorization,
+            AgentSessions sessions,
             Clock clock) {
         this.upstream = new McpUpstream(policy, outbound, oauth, settings.stdioCommands(), settings.mcpTimeout());
         this.toolStore = new ToolStore(database, clock);
@@ -53,7 +58,8 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
         var callStore = new CallStore(database);
         this.audit = new CallAudit(callStore, meters, settings.auditRetention(), clock);
         this.calls = new CallRoutes(callStore, access);
-        this.endpoint = new AgentEndpoint(gateways, bindings, upstream, changes, audit, rateLimits);
+        this.endpoint = new AgentEndpoint(
+                gateways, bindings, upstream, changes, audit, rateLimits, userAuthorization, sessions);
     }
 
     /** The routes of gateways' tools, agents' attachments and agents' MCP endpoints. */
@@ -70,8 +76,8 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
     }
 
     @Override
-    public ToolRefetch.Fetched refetch(Gateway gateway) {
-        return tools.refetch(gateway);
+    public ToolRefetch.Fetched refetch(Gateway gateway, Identity identity) {
+        return tools.refetch(gateway, identity);
     }
 
     @Override

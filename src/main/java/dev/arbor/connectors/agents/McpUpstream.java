@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.connectors.gateways.AuthType;
 import dev.arbor.connectors.gateways.Gateway;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.gateways.Transport;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.errors.ApiException;
@@ -74,21 +75,21 @@ final class McpUpstream {
     }
 
     /** Every tool the server lists, through all its pages. */
-    List<McpSchema.Tool> tools(Gateway gateway) {
+    List<McpSchema.Tool> tools(Gateway gateway, Identity identity) {
         try {
-            return listTools(gateway);
+            return listTools(gateway, identity);
         } catch (ApiException e) {
             throw e;
         } catch (RuntimeException e) {
-            if (refreshedAfterRefusal(gateway, e)) {
-                return listTools(gateway);
+            if (refreshedAfterRefusal(gateway, identity, e)) {
+                return listTools(gateway, identity);
             }
             throw failure(gateway, e);
         }
     }
 
-    private List<McpSchema.Tool> listTools(Gateway gateway) {
-        try (McpSyncClient client = connect(gateway)) {
+    private List<McpSchema.Tool> listTools(Gateway gateway, Identity identity) {
+        try (McpSyncClient client = connect(gateway, identity)) {
             var tools = new ArrayList<McpSchema.Tool>();
             String cursor = null;
             for (int page = 0; page < MAX_PAGES; page++) {
@@ -108,17 +109,18 @@ final class McpUpstream {
      * error the server answered with is 502 {@code upstream_unavailable} with its message). Streamable HTTP servers
      * are called on a kept session ({@link StreamableCalls}); SSE and stdio servers share one initialized SDK client
      * per gateway (as the gateway is now). A call that fails is tried once more on a new session or client, as a
-     * server may have forgotten its session, and after a refused token on a new one.
+     * server may have forgotten its session, and after a refused token on a new one. On a per-user gateway the call
+     * carries {@code identity}'s own token, on a session of that identity's own.
      */
-    JsonNode call(Gateway gateway, String tool, JsonNode arguments) {
+    JsonNode call(Gateway gateway, Identity identity, String tool, JsonNode arguments) {
         if (gateway.transport() == Transport.STREAMABLE_HTTP) {
-            return callStreamable(gateway, tool, arguments);
+            return callStreamable(gateway, identity, tool, arguments);
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> map = Json.mapper().convertValue(arguments, Map.class);
         var request = McpSchema.CallToolRequest.builder(tool).arguments(map).build();
-        String key = gateway.id() + "@" + gateway.updatedAt();
-        McpSyncClient client = client(key, gateway);
+        String key = sessionKey(gateway, identity);
+        McpSyncClient client = client(key, gateway, identity);
         try {
             return json(client.callTool(request));
         } catch (RuntimeException first) {
@@ -126,8 +128,8 @@ final class McpUpstream {
             if (timedOut(first)) {
                 throw failure(gateway, first);
             }
-            refreshedAfterRefusal(gateway, first);
-            McpSyncClient again = client(key, gateway);
+            refreshedAfterRefusal(gateway, identity, first);
+            McpSyncClient again = client(key, gateway, identity);
             try {
                 return json(again.callTool(request));
             } catch (RuntimeException e) {
@@ -137,19 +139,20 @@ final class McpUpstream {
         }
     }
 
-    private JsonNode callStreamable(Gateway gateway, String tool, JsonNode arguments) {
+    private JsonNode callStreamable(Gateway gateway, Identity identity, String tool, JsonNode arguments) {
+        String key = sessionKey(gateway, identity);
         for (int attempt = 0; ; attempt++) {
             StreamableCalls.Answer answer;
             try {
-                answer = streamable.call(gateway, headers(gateway), tool, arguments);
+                answer = streamable.call(gateway, key, headers(gateway, identity), tool, arguments);
             } catch (StreamableCalls.Unauthorized e) {
                 if (attempt > 0 || gateway.authType() != AuthType.OAUTH) {
                     throw failure(gateway, e);
                 }
-                oauth.rejected(gateway, oauth.accessToken(gateway));
+                oauth.rejected(gateway, identity, oauth.accessToken(gateway, identity));
                 continue;
             } catch (IOException | RuntimeException e) {
-                streamable.forget(gateway.id());
+                streamable.forgetSession(key);
                 if (attempt > 0 || timedOut(e) || e instanceof ApiException || e instanceof OutboundRefusedException) {
                     throw e instanceof ApiException api ? api : failure(gateway, e);
                 }
@@ -170,8 +173,19 @@ final class McpUpstream {
         }
     }
 
+    /**
+     * What a gateway's kept sessions and clients are kept under: the gateway as it is now and the identity, so that a
+     * server keeping state per session (a counter, a toggle) keeps each caller's apart, as each caller's own client
+     * would, and a per-user gateway's session is opened with the identity's own token. A stdio server is one process
+     * per gateway, shared.
+     */
+    private static String sessionKey(Gateway gateway, Identity identity) {
+        String current = gateway.id() + "@" + gateway.updatedAt();
+        return gateway.transport() == Transport.STDIO ? current : current + "/" + identity.id();
+    }
+
     /** The headers a gateway's requests carry: its auth headers, or an OAuth gateway's current token. */
-    private Map<String, String> headers(Gateway gateway) {
+    private Map<String, String> headers(Gateway gateway, Identity identity) {
         var headers = new java.util.LinkedHashMap<String, String>();
         gateway.secret()
                 .ifPresent(secret -> secret.path("auth_headers")
@@ -179,7 +193,7 @@ final class McpUpstream {
                                 header.path("key").asText(),
                                 header.path("value").asText())));
         if (gateway.authType() == AuthType.OAUTH) {
-            headers.put("Authorization", "Bearer " + oauth.accessToken(gateway));
+            headers.put("Authorization", "Bearer " + oauth.accessToken(gateway, identity));
         }
         return headers;
     }
@@ -192,10 +206,15 @@ final class McpUpstream {
         }
     }
 
-    private McpSyncClient client(String key, Gateway gateway) {
-        McpSyncClient client = clients.computeIfAbsent(key, k -> connect(gateway));
+    private McpSyncClient client(String key, Gateway gateway, Identity identity) {
+        McpSyncClient client = clients.computeIfAbsent(key, k -> connect(gateway, identity));
         // a client of the gateway as it was before a change goes
-        closeClients(gateway.id(), key);
+        String current = gateway.id() + "@" + gateway.updatedAt();
+        clients.entrySet()
+                .removeIf(entry -> entry.getKey().startsWith(gateway.id() + "@")
+                        && !entry.getKey().equals(current)
+                        && !entry.getKey().startsWith(current + "/")
+                        && close(entry.getValue()));
         return client;
     }
 
@@ -238,11 +257,11 @@ final class McpUpstream {
      * When the server refused an OAuth gateway's token, a new token (refreshed, or made by another refresh in the
      * meantime); true when there is one to try again with.
      */
-    private boolean refreshedAfterRefusal(Gateway gateway, RuntimeException failure) {
+    private boolean refreshedAfterRefusal(Gateway gateway, Identity identity, RuntimeException failure) {
         if (gateway.authType() != AuthType.OAUTH || !refused(failure)) {
             return false;
         }
-        oauth.rejected(gateway, oauth.accessToken(gateway));
+        oauth.rejected(gateway, identity, oauth.accessToken(gateway, identity));
         return true;
     }
 
@@ -260,11 +279,11 @@ final class McpUpstream {
      * A client initialized with the gateway's server, connected to an address the outbound policy checked, and an
      * OAuth gateway's token at hand (or 409 {@code oauth_required}).
      */
-    private McpSyncClient connect(Gateway gateway) {
+    private McpSyncClient connect(Gateway gateway, Identity identity) {
         if (gateway.authType() == AuthType.OAUTH) {
-            oauth.accessToken(gateway);
+            oauth.accessToken(gateway, identity);
         }
-        McpSyncClient client = McpClient.sync(transport(gateway))
+        McpSyncClient client = McpClient.sync(transport(gateway, identity))
                 .requestTimeout(timeout)
                 .initializationTimeout(timeout)
                 .clientInfo(McpSchema.Implementation.builder("arbor", "1").build())
@@ -280,7 +299,7 @@ final class McpUpstream {
 
     // the SDK deprecates its SSE transport, as the MCP spec did in 2025; servers that speak only SSE remain common
     @SuppressWarnings("deprecation")
-    private McpClientTransport transport(Gateway gateway) {
+    private McpClientTransport transport(Gateway gateway, Identity identity) {
         var mapper = new JacksonMcpJsonMapper(Json.mapper());
         if (gateway.transport() == Transport.STDIO) {
             return local(gateway, mapper);
@@ -291,8 +310,8 @@ final class McpUpstream {
         } catch (OutboundRefusedException e) {
             throw refused(e);
         }
-        McpSyncHttpClientRequestCustomizer headers =
-                (request, method, endpoint, body, context) -> headers(gateway).forEach(request::header);
+        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
+                headers(gateway, identity).forEach(request::header);
         String base = uri.getScheme() + "://" + uri.getRawAuthority();
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {

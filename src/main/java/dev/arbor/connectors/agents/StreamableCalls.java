@@ -63,9 +63,12 @@ final class StreamableCalls implements AutoCloseable {
         this.timeout = requireNonNull(timeout, "timeout");
     }
 
-    /** Calls a tool; {@code headers} carry the gateway's credentials. */
-    Answer call(Gateway gateway, Map<String, String> headers, String tool, JsonNode arguments) throws IOException {
-        String key = gateway.id() + "@" + gateway.updatedAt();
+    /**
+     * Calls a tool on the session kept under {@code key} (the gateway as it is now, and the identity on a per-user
+     * gateway); {@code headers} carry the credentials.
+     */
+    Answer call(Gateway gateway, String key, Map<String, String> headers, String tool, JsonNode arguments)
+            throws IOException {
         ObjectNode params = Json.object().put("name", tool);
         params.set("arguments", arguments);
         Session session = session(key, gateway, headers);
@@ -85,12 +88,22 @@ final class StreamableCalls implements AutoCloseable {
         sessions.keySet().removeIf(key -> key.startsWith(gatewayId + "@"));
     }
 
+    /** Forgets one session, which failed. */
+    void forgetSession(String key) {
+        sessions.remove(key);
+    }
+
     private Session session(String key, Gateway gateway, Map<String, String> headers) throws IOException {
         Session known = sessions.get(key);
         if (known != null) {
             return known;
         }
-        forget(gateway.id());
+        // the sessions of the gateway as it was before a change go
+        String current = gateway.id() + "@" + gateway.updatedAt();
+        sessions.keySet()
+                .removeIf(other -> other.startsWith(gateway.id() + "@")
+                        && !other.equals(current)
+                        && !other.startsWith(current + "/"));
         ObjectNode params = Json.object().put("protocolVersion", PROTOCOL);
         params.putObject("capabilities");
         params.putObject("clientInfo").put("name", "arbor").put("version", "1");

@@ -5,8 +5,10 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.access.Access;
+import dev.arbor.access.Principal;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.oauth.ToolRefetch;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -45,13 +47,14 @@ final class ToolRoutes {
     }
 
     private void fetch(Context ctx) {
-        Responses.ok(ctx, refetch(gateways.usable(ctx.pathParam("gateway_id"), Access.principal(ctx))));
+        Principal principal = Access.principal(ctx);
+        Responses.ok(ctx, refetch(gateways.usable(ctx.pathParam("gateway_id"), principal), Identity.of(principal)));
     }
 
     /** Fetches the gateway's tools again and says what changed; a server that fails leaves them as they were. */
-    ToolRefetch.Fetched refetch(Gateway gateway) {
+    ToolRefetch.Fetched refetch(Gateway gateway, Identity identity) {
         requireEnabled(gateway);
-        ToolStore.Changes changes = tools.replace(gateway.id(), upstream.tools(gateway));
+        ToolStore.Changes changes = tools.replace(gateway.id(), upstream.tools(gateway, identity));
         return ToolRefetch.Fetched.of(
                 gateway.id(),
                 changes.added(),

@@ -26,11 +26,12 @@ final class ApiShapes {
 
     /** One field of a gateway's {@code credentials}; {@code default} is what is sent when it is left out. */
     static final Schema CREDENTIAL_FIELD = object().required("field", string())
-            .required("type", oneOf("string", "url", "string_list", "key_value_list"))
+            .required("type", oneOf("string", "url", "select", "string_list", "key_value_list"))
             .required("required", bool())
             .required("secret", bool())
             .required("description", string())
-            .optional("default", arrayOf(string()));
+            .optional("default", arrayOf(string()))
+            .optional("options", arrayOf(string()));
 
     static final Schema CONNECTOR = named(
             "Connector",

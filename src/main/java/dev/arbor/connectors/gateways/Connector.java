@@ -74,7 +74,8 @@ record Connector(
                         false,
                         false,
                         "The scopes to ask for.",
-                        oauth.map(OAuthHints::scopes).filter(s -> !s.isEmpty()).orElse(null)));
+                        oauth.map(OAuthHints::scopes).filter(s -> !s.isEmpty()).orElse(null),
+                        null));
                 fields.add(field(
                         "authorization_url",
                         "url",
@@ -88,6 +89,15 @@ record Connector(
                         false,
                         false,
                         "The token endpoint; found from the server's " + "metadata when left out."));
+                fields.add(new CredentialField(
+                        "authorization",
+                        "select",
+                        false,
+                        false,
+                        "shared (the default: one authorization every agent uses) or per_user (each caller "
+                                + "authorizes the server for itself and its calls carry its own token).",
+                        null,
+                        List.of(GatewayCredentials.SHARED, GatewayCredentials.PER_USER)));
             }
             case NONE -> {}
         }
@@ -102,7 +112,7 @@ record Connector(
 
     private static CredentialField field(
             String name, String type, boolean required, boolean secret, String description) {
-        return new CredentialField(name, type, required, secret, description, null);
+        return new CredentialField(name, type, required, secret, description, null, null);
     }
 
     /** One field of a credential schema; {@code defaultValue} only where there is one. */
@@ -114,7 +124,11 @@ record Connector(
             String description,
 
             @JsonProperty("default") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
-            List<String> defaultValue) {}
+            List<String> defaultValue,
+
+            // the values a select field takes
+            @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable
+            List<String> options) {}
 
     /** The entry as the API shows it; its credential schema only where asked for. */
     View view(boolean withSchema) {

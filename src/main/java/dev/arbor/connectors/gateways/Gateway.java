@@ -36,6 +36,15 @@ public record Gateway(
         }
     }
 
+    /**
+     * Whether each caller authorizes the gateway's server for itself ({@code credentials.authorization: per_user}), so
+     * that its calls carry its own token, rather than every agent sharing one authorization.
+     */
+    public boolean authorizesPerUser() {
+        return authType == AuthType.OAUTH
+                && settings.path("authorization").asText("shared").equals(GatewayCredentials.PER_USER);
+    }
+
     Gateway with(Scope newScope, List<String> newClients) {
         return changed(settings, secret, newScope, newClients);
     }

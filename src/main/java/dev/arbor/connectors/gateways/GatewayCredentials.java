@@ -32,7 +32,12 @@ final class GatewayCredentials {
                             "scopes",
                             "authorization_url",
                             "token_url",
+                            "authorization",
                             "passthrough_headers"));
+    /** {@code credentials.authorization}: one authorization shared by every caller, or each caller's own. */
+    static final String SHARED = "shared";
+
+    static final String PER_USER = "per_user";
 
     /** The shown part and the sealed part. */
     record Split(ObjectNode settings, Optional<ObjectNode> secret) {}
@@ -170,6 +175,17 @@ final class GatewayCredentials {
                         "`credentials.scopes` must be a list " + "of scopes, each without spaces.");
             }
         }
+        text(credentials, "authorization", problems).ifPresent(mode -> {
+            if (mode.equals(SHARED) || mode.equals(PER_USER)) {
+                settings.put("authorization", mode);
+            } else {
+                problems.add(
+                        ErrorCode.INVALID_FIELD,
+                        "credentials.authorization",
+                        "`credentials.authorization` must be " + SHARED + " (one authorization every agent uses) or "
+                                + PER_USER + " (each caller authorizes the server for itself).");
+            }
+        });
         for (String url : new String[] {"authorization_url", "token_url"}) {
             text(credentials, url, problems).ifPresent(value -> {
                 if (value.startsWith("https://") || value.startsWith("http://")) {

@@ -8,12 +8,14 @@ import dev.arbor.connectors.gateways.AuthType;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.GatewayAuthorization;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.oauth.OAuthClient.Client;
 import dev.arbor.connectors.oauth.OAuthClient.OAuthException;
 import dev.arbor.connectors.oauth.OAuthClient.Server;
 import dev.arbor.connectors.oauth.OAuthClient.Tokens;
 import dev.arbor.connectors.oauth.OAuthStore.Connection;
 import dev.arbor.connectors.oauth.OAuthStore.Grant;
+import dev.arbor.connectors.oauth.OAuthStore.Holder;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
@@ -22,7 +24,6 @@ import dev.arbor.platform.secrets.SecretBox;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * OAuth of gateways: one shared connection per gateway, authorized once by an admin or a member whose project the
- * gateway serves, used by every agent. Authorization is started (initiate: discovery, a client, PKCE, a state bound
+ * gateway serves, used by every agent; or, on a gateway that authorizes per user ({@code credentials.authorization:
+ * per_user}), each caller {@link Identity}'s own tokens, got by that identity and used only for its calls. Authorization is started (initiate: discovery, a client, PKCE, a state bound
  * to the principal), finished (callback: the state used up, the code exchanged, the tokens sealed), and its tokens
  * refreshed before they expire, on use and by a periodic sweep, one server at a time.
  */
@@ -197,8 +199,9 @@ public final class GatewayOAuth implements GatewayAuthorization {
         if (!store.use(state, principal.tokenId(), now)) {
             throw invalidState("This state was used already: each authorization finishes once.");
         }
+        Holder holder = holder(gateway, Identity.of(principal));
         if (denial.isPresent()) {
-            store.fail(gateway.id(), "oauth_rejected", denial.get(), false, now);
+            store.fail(holder, "oauth_rejected", denial.get(), false, now);
             throw ApiException.of(
                     ErrorCode.OAUTH_REJECTED, "error", "The authorization was not granted: " + denial.get());
         }
@@ -209,7 +212,7 @@ public final class GatewayOAuth implements GatewayAuthorization {
                     client.exchange(server, oauthClient, code.orElseThrow(), pending.verifier(), pending.redirectUri());
         } catch (OAuthException e) {
             store.fail(
-                    gateway.id(),
+                    holder,
                     e.refused() ? "oauth_rejected" : "upstream_unavailable",
                     e.getMessage(),
                     false,
@@ -218,35 +221,52 @@ public final class GatewayOAuth implements GatewayAuthorization {
         }
         long at = clock.millis();
         store.grant(
-                gateway.id(),
+                holder,
                 grant(granted, Optional.empty(), pending.scopes(), at, principal.tokenId(), OptionalLong.empty()),
                 at);
-        tokens.remove(gateway.id());
+        tokens.remove(holder.key());
     }
 
     /**
-     * The access token to call the gateway's server with, refreshed first when it is about to expire; 409
-     * {@code oauth_required} when there is none that works.
+     * The access token to call the gateway's server with for {@code identity} (the gateway's shared one, or on a
+     * per-user gateway the identity's own), refreshed first when it is about to expire; 409 {@code oauth_required}
+     * when there is none that works.
      */
-    public String accessToken(Gateway gateway) {
-        Cached cached = tokens.get(gateway.id());
+    public String accessToken(Gateway gateway, Identity identity) {
+        Holder holder = holder(gateway, identity);
+        Cached cached = tokens.get(holder.key());
         if (cached != null && fresh(cached.expiresAt(), REFRESH_ON_USE)) {
             return cached.accessToken();
         }
-        Grant grant = store.find(gateway.id())
+        Grant grant = store.find(holder)
                 .flatMap(Connection::grant)
-                .orElseThrow(() -> required(gateway, "is not authorized"));
+                .orElseThrow(() -> required(gateway, holder, "is not authorized"));
         if (fresh(grant.expiresAt(), REFRESH_ON_USE)) {
-            tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
+            tokens.put(holder.key(), new Cached(grant.accessToken(), grant.expiresAt()));
             return grant.accessToken();
         }
-        return refresh(gateway, grant.accessToken(), false);
+        return refresh(gateway, holder, grant.accessToken(), false);
     }
 
-    /** The server refused this token: a newer one if another refresh made one, else a refresh now. */
-    public void rejected(Gateway gateway, String token) {
-        tokens.remove(gateway.id());
-        refresh(gateway, token, true);
+    /** The server refused this token of {@code identity}: a newer one if another refresh made one, else a refresh now. */
+    public void rejected(Gateway gateway, Identity identity, String token) {
+        Holder holder = holder(gateway, identity);
+        tokens.remove(holder.key());
+        refresh(gateway, holder, token, true);
+    }
+
+    /**
+     * Deletes the tokens an identity got for itself on per-user gateways: its API token was revoked or its key
+     * deleted, so nothing may call on its behalf any more. How many gateways it had authorized.
+     */
+    public int forgetIdentity(String identity) {
+        tokens.keySet().removeIf(key -> key.endsWith("/" + identity));
+        return store.forgetIdentity(identity);
+    }
+
+    /** Whether the calls of this gateway's callers carry each caller's own token rather than one shared token. */
+    private static Holder holder(Gateway gateway, Identity identity) {
+        return gateway.authorizesPerUser() ? Holder.of(gateway.id(), identity.id()) : Holder.shared(gateway.id());
     }
 
     /**
@@ -254,14 +274,14 @@ public final class GatewayOAuth implements GatewayAuthorization {
      * of those sharing the database (a lease), since a refresh token may work once only. A token without a refresh
      * token is used until it expires, unless the server {@code rejected} it.
      */
-    private String refresh(Gateway gateway, String stale, boolean rejected) {
-        synchronized (refreshLocks.computeIfAbsent(gateway.id(), id -> new Object())) {
+    private String refresh(Gateway gateway, Holder holder, String stale, boolean rejected) {
+        synchronized (refreshLocks.computeIfAbsent(holder.key(), id -> new Object())) {
             for (int attempt = 0; attempt < 50; attempt++) {
                 Connection connection =
-                        store.find(gateway.id()).orElseThrow(() -> required(gateway, "is not authorized"));
-                Grant grant = connection.grant().orElseThrow(() -> required(gateway, "is not authorized"));
+                        store.find(holder).orElseThrow(() -> required(gateway, holder, "is not authorized"));
+                Grant grant = connection.grant().orElseThrow(() -> required(gateway, holder, "is not authorized"));
                 if (!grant.accessToken().equals(stale) && fresh(grant.expiresAt(), Duration.ZERO)) {
-                    tokens.put(gateway.id(), new Cached(grant.accessToken(), grant.expiresAt()));
+                    tokens.put(holder.key(), new Cached(grant.accessToken(), grant.expiresAt()));
                     return grant.accessToken();
                 }
                 if (grant.refreshToken().isEmpty()) {
@@ -270,21 +290,22 @@ public final class GatewayOAuth implements GatewayAuthorization {
                     }
                     throw required(
                             gateway,
+                            holder,
                             rejected
                                     ? "has a token its server refused and no refresh token"
                                     : "has an expired token and no refresh token");
                 }
                 long now = clock.millis();
-                if (store.lease(gateway.id(), now, now + LEASE.toMillis())) {
+                if (store.lease(holder, now, now + LEASE.toMillis())) {
                     // another server may have refreshed it and let the lease go since we read it: its refresh
                     // token may already be spent, so refresh only what is still there
-                    if (store.find(gateway.id())
+                    if (store.find(holder)
                             .flatMap(Connection::grant)
                             .map(Grant::accessToken)
                             .equals(Optional.of(grant.accessToken()))) {
-                        return refreshLeased(gateway, connection, grant);
+                        return refreshLeased(gateway, holder, connection, grant);
                     }
-                    store.release(gateway.id());
+                    store.release(holder);
                     continue;
                 }
                 sleep(); // another server is refreshing it
@@ -297,7 +318,7 @@ public final class GatewayOAuth implements GatewayAuthorization {
         }
     }
 
-    private String refreshLeased(Gateway gateway, Connection connection, Grant grant) {
+    private String refreshLeased(Gateway gateway, Holder holder, Connection connection, Grant grant) {
         try {
             Tokens refreshed = client.refresh(
                     connection.server().orElseThrow(),
@@ -312,19 +333,19 @@ public final class GatewayOAuth implements GatewayAuthorization {
                     grant.authorizedAt(),
                     grant.authorizedBy(),
                     OptionalLong.of(at));
-            store.grant(gateway.id(), next, at);
-            tokens.put(gateway.id(), new Cached(next.accessToken(), next.expiresAt()));
+            store.grant(holder, next, at);
+            tokens.put(holder.key(), new Cached(next.accessToken(), next.expiresAt()));
             return next.accessToken();
         } catch (OAuthException e) {
             if (e.refused()) {
-                store.fail(gateway.id(), "oauth_rejected", e.getMessage(), true, clock.millis());
-                tokens.remove(gateway.id());
-                throw required(gateway, "lost its authorization (" + e.getMessage() + ")");
+                store.fail(holder, "oauth_rejected", e.getMessage(), true, clock.millis());
+                tokens.remove(holder.key());
+                throw required(gateway, holder, "lost its authorization (" + e.getMessage() + ")");
             }
-            store.release(gateway.id());
+            store.release(holder);
             throw translate(e, "gateway_id");
         } catch (RuntimeException e) {
-            store.release(gateway.id());
+            store.release(holder);
             throw e;
         }
     }
@@ -334,15 +355,15 @@ public final class GatewayOAuth implements GatewayAuthorization {
         long now = clock.millis();
         // another server may have refreshed these: the next use reads the newest token instead of the old one
         tokens.values().removeIf(cached -> !fresh(cached.expiresAt(), REFRESH_AHEAD));
-        for (String id : store.expiring(now + REFRESH_AHEAD.toMillis())) {
-            gateways.find(id).ifPresent(gateway -> {
+        for (Holder holder : store.expiring(now + REFRESH_AHEAD.toMillis())) {
+            gateways.find(holder.gatewayId()).ifPresent(gateway -> {
                 try {
-                    Optional<Grant> current = store.find(id).flatMap(Connection::grant);
+                    Optional<Grant> current = store.find(holder).flatMap(Connection::grant);
                     if (current.isPresent() && !fresh(current.get().expiresAt(), REFRESH_AHEAD)) {
-                        refresh(gateway, current.get().accessToken(), false);
+                        refresh(gateway, holder, current.get().accessToken(), false);
                     } // else another server refreshed it since the list was read
                 } catch (RuntimeException e) {
-                    LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", id, e.getMessage());
+                    LOG.warn("Refreshing the OAuth token of gateway {} failed: {}", holder.gatewayId(), e.getMessage());
                 }
             });
         }
@@ -351,72 +372,73 @@ public final class GatewayOAuth implements GatewayAuthorization {
 
     @Override
     public void credentialsChanged(Gateway gateway) {
-        tokens.remove(gateway.id());
-        store.forget(gateway.id(), clock.millis());
+        tokens.keySet().removeIf(key -> key.equals(gateway.id()) || key.startsWith(gateway.id() + "/"));
+        store.forget(Holder.shared(gateway.id()), clock.millis());
+        store.forgetUsers(gateway.id());
     }
 
-    /** Forgets the gateway's tokens; agents lose its tools until someone authorizes it again. */
-    boolean disconnect(Gateway gateway) {
+    /**
+     * Forgets the tokens the principal's calls use (the gateway's shared ones, or on a per-user gateway the
+     * principal's own); agents lose its tools until someone authorizes it again.
+     */
+    boolean disconnect(Gateway gateway, Principal principal) {
         requireOAuth(gateway);
-        tokens.remove(gateway.id());
-        return store.forget(gateway.id(), clock.millis());
+        Holder holder = holder(gateway, Identity.of(principal));
+        tokens.remove(holder.key());
+        return store.forget(holder, clock.millis());
     }
 
-    /** The status of a gateway's authorization, separating configured from authorized. */
-    Map<String, Object> status(Gateway gateway) {
-        Optional<Connection> connection =
-                gateway.authType() == AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty();
+    /**
+     * The status of a gateway's authorization, separating configured from authorized: on a per-user gateway the
+     * principal's own, never another identity's.
+     */
+    OAuthStatus status(Gateway gateway, Principal principal) {
+        boolean oauth = gateway.authType() == AuthType.OAUTH;
+        Holder holder = holder(gateway, Identity.of(principal));
+        Optional<Connection> connection = oauth ? store.find(holder) : Optional.empty();
         Optional<Grant> grant = connection.flatMap(Connection::grant);
-        var json = new LinkedHashMap<String, Object>();
-        json.put("object", "connector.oauth.status");
-        json.put("gateway_id", gateway.id());
-        json.put("status", statusOf(gateway, connection).wire());
-        json.put("configured", gateway.authType() == AuthType.OAUTH);
-        json.put(
-                "authorization_server",
-                connection.flatMap(Connection::server).map(Server::issuer).orElse(null));
-        json.put(
-                "client",
-                gateway.authType() != AuthType.OAUTH
+        return new OAuthStatus(
+                gateway.id(),
+                statusOf(gateway, holder, connection).wire(),
+                oauth,
+                oauth ? (gateway.authorizesPerUser() ? "per_user" : "shared") : null,
+                connection.flatMap(Connection::server).map(Server::issuer).orElse(null),
+                !oauth
                         ? null
                         : givenClient(gateway).isPresent()
                                 ? "configured"
-                                : connection.flatMap(Connection::registered).isPresent() ? "registered" : null);
-        json.put("scopes", grant.map(Grant::scopes).orElse(List.of()));
-        json.put(
-                "expires_at",
-                grant.flatMap(g -> g.expiresAt().isPresent()
-                                ? Optional.of(g.expiresAt().getAsLong() / 1000)
-                                : Optional.empty())
-                        .orElse(null));
-        json.put("refreshable", grant.map(g -> g.refreshToken().isPresent()).orElse(false));
-        json.put("authorized_at", grant.map(g -> g.authorizedAt() / 1000).orElse(null));
-        json.put("authorized_by", grant.map(Grant::authorizedBy).orElse(null));
-        json.put(
-                "refreshed_at",
-                grant.flatMap(g -> g.refreshedAt().isPresent()
-                                ? Optional.of(g.refreshedAt().getAsLong() / 1000)
-                                : Optional.empty())
-                        .orElse(null));
-        json.put(
-                "error",
+                                : connection.flatMap(Connection::registered).isPresent() ? "registered" : null,
+                grant.map(Grant::scopes).orElse(List.of()),
+                grant.flatMap(g -> seconds(g.expiresAt())).orElse(null),
+                grant.map(g -> g.refreshToken().isPresent()).orElse(false),
+                grant.map(g -> g.authorizedAt() / 1000).orElse(null),
+                grant.map(Grant::authorizedBy).orElse(null),
+                grant.flatMap(g -> seconds(g.refreshedAt())).orElse(null),
                 connection
                         .flatMap(Connection::failure)
-                        .map(f -> Map.of("code", f.code(), "message", f.message(), "at", f.at() / 1000))
+                        .map(f -> new OAuthStatus.Failure(f.code(), f.message(), f.at() / 1000))
                         .orElse(null));
-        return json;
     }
 
+    private static Optional<Long> seconds(OptionalLong millis) {
+        return millis.isPresent() ? Optional.of(millis.getAsLong() / 1000) : Optional.empty();
+    }
+
+    /**
+     * The status the gateways' list shows: the shared authorization's, or {@code per_user} for a gateway each caller
+     * authorizes for itself (whose status is each caller's own, shown to it alone).
+     */
     @Override
     public String authorization(Gateway gateway) {
-        return statusOf(gateway).wire();
+        if (gateway.authorizesPerUser()) {
+            return "per_user";
+        }
+        Holder shared = Holder.shared(gateway.id());
+        return statusOf(gateway, shared, gateway.authType() == AuthType.OAUTH ? store.find(shared) : Optional.empty())
+                .wire();
     }
 
-    private Status statusOf(Gateway gateway) {
-        return statusOf(gateway, gateway.authType() == AuthType.OAUTH ? store.find(gateway.id()) : Optional.empty());
-    }
-
-    private Status statusOf(Gateway gateway, Optional<Connection> connection) {
+    private Status statusOf(Gateway gateway, Holder holder, Optional<Connection> connection) {
         if (gateway.authType() != AuthType.OAUTH) {
             return Status.NOT_REQUIRED;
         }
@@ -430,7 +452,7 @@ public final class GatewayOAuth implements GatewayAuthorization {
                 .flatMap(Connection::failure)
                 .map(OAuthStore.Failure::at)
                 .orElse(0L);
-        if (store.pending(gateway.id(), failedAt, now)) {
+        if (store.pending(holder, failedAt, now)) {
             return Status.PENDING;
         }
         return failedAt > 0 ? Status.FAILED : Status.UNAUTHORIZED;
@@ -515,12 +537,16 @@ public final class GatewayOAuth implements GatewayAuthorization {
                 e.getMessage());
     }
 
-    private static ApiException required(Gateway gateway, String what) {
+    private static ApiException required(Gateway gateway, Holder holder, String what) {
         return ApiException.of(
                 ErrorCode.OAUTH_REQUIRED,
                 "gateway_id",
-                "Gateway " + gateway.id() + " " + what + ": authorize it with POST /connectors/" + gateway.id()
-                        + "/oauth/initiate.");
+                "Gateway " + gateway.id() + " " + what + (holder.identity().isPresent() ? " for you" : "")
+                        + ": authorize it with POST /connectors/" + gateway.id() + "/oauth/initiate.");
+    }
+
+    private static ApiException required(Gateway gateway, String what) {
+        return required(gateway, Holder.shared(gateway.id()), what);
     }
 
     private static ApiException invalidState(String message) {

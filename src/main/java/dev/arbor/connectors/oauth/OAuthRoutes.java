@@ -12,6 +12,7 @@ import dev.arbor.access.Access;
 import dev.arbor.access.Principal;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
@@ -25,7 +26,6 @@ import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -183,36 +183,27 @@ public final class OAuthRoutes {
                 code,
                 issuer.filter(JsonNode::isTextual).map(JsonNode::textValue),
                 denial);
-        Map<String, Object> json = oauth.status(gateway);
+        Object fetched;
         try {
-            json.put("tools", tools.refetch(gateway));
+            fetched = tools.refetch(gateway, Identity.of(principal));
         } catch (ApiException e) {
             // authorized all the same; the tools can be fetched again later
-            json.put(
-                    "tools",
-                    Map.of(
-                            "error",
-                            Map.of(
-                                    "code",
-                                    e.code().code(),
-                                    "message",
-                                    e.problems().getFirst().message())));
+            fetched = new OAuthStatus.ToolsFailure(new OAuthStatus.ToolsError(
+                    e.code().code(), e.problems().getFirst().message()));
         }
-        Responses.ok(ctx, json);
+        Responses.ok(ctx, new OAuthStatus.Finished(oauth.status(gateway, principal), fetched));
     }
 
     private void status(Context ctx) {
         Principal principal = Access.principal(ctx);
-        Responses.ok(ctx, oauth.status(usable(ctx.pathParam("gateway_id"), principal)));
+        Responses.ok(ctx, oauth.status(usable(ctx.pathParam("gateway_id"), principal), principal));
     }
 
     private void disconnect(Context ctx) {
         Principal principal = Access.principal(ctx);
         Gateway gateway = usable(ctx.pathParam("gateway_id"), principal);
-        boolean had = oauth.disconnect(gateway);
-        Map<String, Object> json = oauth.status(gateway);
-        json.put("disconnected", had);
-        Responses.ok(ctx, json);
+        boolean had = oauth.disconnect(gateway, principal);
+        Responses.ok(ctx, new OAuthStatus.Disconnected(oauth.status(gateway, principal), had));
     }
 
     private Gateway usable(String gatewayId, Principal principal) {

@@ -30,6 +30,7 @@ final class OAuthShapes {
                     .required("gateway_id", string())
                     .required("status", string())
                     .required("configured", bool())
+                    .optional("authorization", oneOf("shared", "per_user"))
                     .required("authorization_server", nullable(string()))
                     .required("client", nullable(string()))
                     .required("scopes", arrayOf(string()))

@@ -83,6 +83,46 @@ final class OAuthStore {
         }
     }
 
+    /**
+     * Whose tokens a row holds: a gateway's one shared connection ({@code connector_oauth}), or one identity's own on a
+     * gateway that authorizes per user ({@code connector_oauth_grants}). Both tables have the same token columns, so
+     * that one piece of SQL serves either.
+     */
+    record Holder(String gatewayId, Optional<String> identity) {
+        static Holder shared(String gatewayId) {
+            return new Holder(gatewayId, Optional.empty());
+        }
+
+        static Holder of(String gatewayId, String identity) {
+            return new Holder(gatewayId, Optional.of(identity));
+        }
+
+        /** Tells holders apart in memory (caches, locks). */
+        String key() {
+            return gatewayId + identity.map(id -> "/" + id).orElse("");
+        }
+
+        private String table() {
+            return identity.isPresent() ? "connector_oauth_grants" : "connector_oauth";
+        }
+
+        private String where() {
+            return identity.isPresent() ? "gateway_id = :gateway AND identity = :identity" : "gateway_id = :gateway";
+        }
+
+        private <T extends org.jdbi.v3.core.statement.SqlStatement<T>> T bind(T statement) {
+            statement.bind("gateway", gatewayId);
+            identity.ifPresent(id -> statement.bind("identity", id));
+            return statement;
+        }
+
+        /** Tokens are sealed bound to their holder: one holder's sealed tokens never open as another's. */
+        private String context() {
+            return "gateway:" + gatewayId + ":oauth"
+                    + identity.map(id -> ":" + id).orElse("");
+        }
+    }
+
     private final Database database;
     private final SecretBox secrets;
 
@@ -175,12 +215,15 @@ final class OAuthStore {
                 == 1);
     }
 
-    /** Whether an authorization of the gateway was started after {@code since} and can still be finished. */
-    boolean pending(String gatewayId, long since, long now) {
-        return database.read(handle -> handle.createQuery(
-                                "SELECT count(*) FROM connector_oauth_states "
-                                        + "WHERE gateway_id = :gateway AND used_at IS NULL AND expires_at > :now AND created_at > :since")
-                        .bind("gateway", gatewayId)
+    /**
+     * Whether an authorization of the holder (the gateway's, or one its identity started) was started after
+     * {@code since} and can still be finished.
+     */
+    boolean pending(Holder holder, long since, long now) {
+        return database.read(handle -> holder.bind(handle.createQuery("SELECT count(*) FROM connector_oauth_states "
+                                + "WHERE gateway_id = :gateway AND used_at IS NULL AND expires_at > :now "
+                                + "AND created_at > :since"
+                                + (holder.identity().isPresent() ? " AND principal = :identity" : "")))
                         .bind("now", now)
                         .bind("since", since)
                         .mapTo(Integer.class)
@@ -195,17 +238,49 @@ final class OAuthStore {
                 .findOne());
     }
 
+    /**
+     * The holder's connection: the gateway's shared one, or, for an identity, the gateway's authorization server and
+     * client with that identity's own tokens and failure; empty when neither has anything yet.
+     */
+    Optional<Connection> find(Holder holder) {
+        if (holder.identity().isEmpty()) {
+            return find(holder.gatewayId());
+        }
+        Optional<Connection> gateway = find(holder.gatewayId());
+        Optional<Connection> own = database.read(handle -> holder.bind(
+                        handle.createQuery("SELECT * FROM connector_oauth_grants WHERE " + holder.where()))
+                .map((rs, ctx) -> new Connection(
+                        holder.gatewayId(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        List.of(),
+                        grant(rs, holder),
+                        failure(rs)))
+                .findOne());
+        if (gateway.isEmpty() && own.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Connection(
+                holder.gatewayId(),
+                gateway.flatMap(Connection::server),
+                gateway.flatMap(Connection::registered),
+                gateway.map(Connection::registeredRedirects).orElse(List.of()),
+                own.flatMap(Connection::grant),
+                own.flatMap(Connection::failure)));
+    }
+
     /** Stores tokens: a new authorization, or a refresh (which keeps who authorized and when). */
-    void grant(String gatewayId, Grant grant, long now) {
+    void grant(Holder holder, Grant grant, long now) {
         ObjectNode tokens = Json.object().put("access_token", grant.accessToken());
         grant.refreshToken().ifPresent(token -> tokens.put("refresh_token", token));
         database.update(handle -> {
-            ensureRow(handle, gatewayId, now);
-            handle.createUpdate("UPDATE connector_oauth SET tokens = :tokens, token_type = :type, scopes = :scopes, "
+            ensureRow(handle, holder, now);
+            holder.bind(handle.createUpdate("UPDATE " + holder.table()
+                            + " SET tokens = :tokens, token_type = :type, scopes = :scopes, "
                             + "expires_at = :expires, authorized_at = :authorized, authorized_by = :by, "
                             + "refreshed_at = :refreshed, error_code = NULL, error_message = NULL, failed_at = NULL, "
-                            + "refresh_lease = NULL, updated_at = :now WHERE gateway_id = :gateway")
-                    .bind("tokens", secrets.seal(Json.writeString(tokens), context(gatewayId)))
+                            + "refresh_lease = NULL, updated_at = :now WHERE " + holder.where()))
+                    .bind("tokens", secrets.seal(Json.writeString(tokens), holder.context()))
                     .bind("type", grant.tokenType())
                     .bind("scopes", String.join(" ", grant.scopes()))
                     .bind(
@@ -219,69 +294,91 @@ final class OAuthStore {
                                     ? grant.refreshedAt().getAsLong()
                                     : null)
                     .bind("now", now)
-                    .bind("gateway", gatewayId)
                     .execute();
         });
     }
 
     /** Records what went wrong; {@code dropTokens} when the tokens can no longer be used (a refused refresh). */
-    void fail(String gatewayId, String code, String message, boolean dropTokens, long now) {
+    void fail(Holder holder, String code, String message, boolean dropTokens, long now) {
         database.update(handle -> {
-            ensureRow(handle, gatewayId, now);
-            handle.createUpdate("UPDATE connector_oauth SET error_code = :code, error_message = :message, "
+            ensureRow(handle, holder, now);
+            holder.bind(handle.createUpdate("UPDATE " + holder.table()
+                            + " SET error_code = :code, error_message = :message, "
                             + "failed_at = :now, refresh_lease = NULL, updated_at = :now"
-                            + (dropTokens ? ", tokens = NULL, expires_at = NULL" : "") + " WHERE gateway_id = :gateway")
+                            + (dropTokens ? ", tokens = NULL, expires_at = NULL" : "") + " WHERE " + holder.where()))
                     .bind("code", code)
                     .bind("message", message)
                     .bind("now", now)
-                    .bind("gateway", gatewayId)
                     .execute();
         });
     }
 
     /** Forgets the gateway's tokens and failures; the server and a registered client stay for the next time. */
-    boolean forget(String gatewayId, long now) {
+    boolean forget(Holder holder, long now) {
+        if (holder.identity().isPresent()) {
+            return database.write(handle -> holder.bind(handle.createUpdate("DELETE FROM connector_oauth_grants WHERE "
+                                    + holder.where() + " AND tokens IS NOT NULL"))
+                            .execute()
+                    == 1);
+        }
         return database.write(handle -> handle.createUpdate("UPDATE connector_oauth SET tokens = NULL, "
                                 + "token_type = NULL, scopes = NULL, expires_at = NULL, authorized_at = NULL, "
                                 + "authorized_by = NULL, refreshed_at = NULL, error_code = NULL, error_message = NULL, "
                                 + "failed_at = NULL, refresh_lease = NULL, updated_at = :now "
                                 + "WHERE gateway_id = :gateway AND tokens IS NOT NULL")
                         .bind("now", now)
-                        .bind("gateway", gatewayId)
+                        .bind("gateway", holder.gatewayId())
                         .execute()
                 == 1);
     }
 
-    /** Takes the right to refresh the gateway's token until {@code until}; false while another server has it. */
-    boolean lease(String gatewayId, long now, long until) {
-        return database.write(handle -> handle.createUpdate("UPDATE connector_oauth SET refresh_lease = :until "
-                                + "WHERE gateway_id = :gateway AND (refresh_lease IS NULL OR refresh_lease < :now)")
-                        .bind("until", until)
+    /** Deletes every identity's own tokens of a gateway (its credentials changed); how many identities had some. */
+    int forgetUsers(String gatewayId) {
+        return database.write(
+                handle -> handle.createUpdate("DELETE FROM connector_oauth_grants WHERE gateway_id = :gateway")
                         .bind("gateway", gatewayId)
+                        .execute());
+    }
+
+    /** Deletes an identity's own tokens of every gateway (its token was revoked, its key deleted); how many. */
+    int forgetIdentity(String identity) {
+        return database.write(
+                handle -> handle.createUpdate("DELETE FROM connector_oauth_grants WHERE identity = :identity")
+                        .bind("identity", identity)
+                        .execute());
+    }
+
+    /** Takes the right to refresh the gateway's token until {@code until}; false while another server has it. */
+    boolean lease(Holder holder, long now, long until) {
+        return database.write(handle -> holder.bind(handle.createUpdate("UPDATE " + holder.table()
+                                + " SET refresh_lease = :until WHERE " + holder.where()
+                                + " AND (refresh_lease IS NULL OR refresh_lease < :now)"))
+                        .bind("until", until)
                         .bind("now", now)
                         .execute()
                 == 1);
     }
 
-    void release(String gatewayId) {
-        database.update(handle -> handle.createUpdate(
-                        "UPDATE connector_oauth SET refresh_lease = NULL " + "WHERE gateway_id = :gateway")
-                .bind("gateway", gatewayId)
+    void release(Holder holder) {
+        database.update(handle -> holder.bind(handle.createUpdate(
+                        "UPDATE " + holder.table() + " SET refresh_lease = NULL WHERE " + holder.where()))
                 .execute());
     }
 
-    /** Gateways whose tokens expire before {@code before} and can be refreshed. */
-    List<String> expiring(long before) {
+    /** The holders whose tokens expire before {@code before} and can be refreshed, shared or an identity's own. */
+    List<Holder> expiring(long before) {
         return database.read(handle -> handle
-                .createQuery("SELECT gateway_id, tokens FROM connector_oauth "
+                .createQuery("SELECT gateway_id, NULL AS identity, tokens, expires_at FROM connector_oauth "
+                        + "WHERE tokens IS NOT NULL AND expires_at IS NOT NULL AND expires_at < :before "
+                        + "UNION ALL SELECT gateway_id, identity, tokens, expires_at FROM connector_oauth_grants "
                         + "WHERE tokens IS NOT NULL AND expires_at IS NOT NULL AND expires_at < :before "
                         + "ORDER BY expires_at")
                 .bind("before", before)
                 .map((rs, ctx) -> {
-                    String gateway = rs.getString("gateway_id");
-                    return Json.read(secrets.open(rs.getString("tokens"), context(gateway)))
+                    var holder = new Holder(rs.getString("gateway_id"), Optional.ofNullable(rs.getString("identity")));
+                    return Json.read(secrets.open(rs.getString("tokens"), holder.context()))
                                     .has("refresh_token")
-                            ? gateway
+                            ? holder
                             : null;
                 })
                 .list()
@@ -295,6 +392,18 @@ final class OAuthStore {
         database.update(handle -> handle.createUpdate("DELETE FROM connector_oauth_states WHERE expires_at < :before")
                 .bind("before", before)
                 .execute());
+    }
+
+    private static void ensureRow(org.jdbi.v3.core.Handle handle, Holder holder, long now) {
+        if (holder.identity().isEmpty()) {
+            ensureRow(handle, holder.gatewayId(), now);
+            return;
+        }
+        holder.bind(handle.createUpdate("INSERT INTO connector_oauth_grants (gateway_id, identity, updated_at) "
+                        + "SELECT :gateway, :identity, :now WHERE NOT EXISTS "
+                        + "(SELECT 1 FROM connector_oauth_grants WHERE " + holder.where() + ")"))
+                .bind("now", now)
+                .execute();
     }
 
     private static void ensureRow(org.jdbi.v3.core.Handle handle, String gatewayId, long now) {
@@ -317,24 +426,32 @@ final class OAuthStore {
         Optional.ofNullable(text(rs, "client_redirect_uris"))
                 .map(Json::read)
                 .ifPresent(list -> list.forEach(uri -> redirects.add(uri.asText())));
-        Optional<Grant> grant = Optional.empty();
+        return new Connection(
+                gatewayId, server, registered, redirects, grant(rs, Holder.shared(gatewayId)), failure(rs));
+    }
+
+    /** The tokens of a row of either table, opened. */
+    private Optional<Grant> grant(ResultSet rs, Holder holder) throws SQLException {
         String tokens = rs.getString("tokens");
-        if (tokens != null) {
-            JsonNode opened = Json.read(secrets.open(tokens, context(gatewayId)));
-            String scopes = rs.getString("scopes");
-            grant = Optional.of(new Grant(
-                    opened.path("access_token").asText(),
-                    Optional.ofNullable(opened.get("refresh_token")).map(JsonNode::asText),
-                    rs.getString("token_type"),
-                    scopes == null || scopes.isBlank() ? List.of() : List.of(scopes.split(" ")),
-                    optionalLong(rs, "expires_at"),
-                    rs.getLong("authorized_at"),
-                    rs.getString("authorized_by"),
-                    optionalLong(rs, "refreshed_at")));
+        if (tokens == null) {
+            return Optional.empty();
         }
-        Optional<Failure> failure = Optional.ofNullable(rs.getString("error_code"))
+        JsonNode opened = Json.read(secrets.open(tokens, holder.context()));
+        String scopes = rs.getString("scopes");
+        return Optional.of(new Grant(
+                opened.path("access_token").asText(),
+                Optional.ofNullable(opened.get("refresh_token")).map(JsonNode::asText),
+                rs.getString("token_type"),
+                scopes == null || scopes.isBlank() ? List.of() : List.of(scopes.split(" ")),
+                optionalLong(rs, "expires_at"),
+                rs.getLong("authorized_at"),
+                rs.getString("authorized_by"),
+                optionalLong(rs, "refreshed_at")));
+    }
+
+    private static Optional<Failure> failure(ResultSet rs) throws SQLException {
+        return Optional.ofNullable(rs.getString("error_code"))
                 .map(code -> new Failure(code, text(rs, "error_message"), longOf(rs, "failed_at")));
-        return new Connection(gatewayId, server, registered, redirects, grant, failure);
     }
 
     private static ObjectNode serverJson(Server server) {

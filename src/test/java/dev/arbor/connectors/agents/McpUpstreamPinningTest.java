@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.connectors.gateways.AuthType;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateway.Scope;
+import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.gateways.Transport;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.platform.db.Database;
@@ -40,6 +41,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * turns internal after the gateway was saved (DNS rebinding) is refused before any request is sent.
  */
 class McpUpstreamPinningTest {
+    private static final Identity CALLER = new Identity(Identity.Kind.API_TOKEN, "tok_pinning");
+
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @TempDir
@@ -73,11 +76,11 @@ class McpUpstreamPinningTest {
             try (var outbound = new OutboundClient(policy)) {
                 McpUpstream upstream = upstream(policy, outbound);
                 try {
-                    assertThat(upstream.tools(gateway))
+                    assertThat(upstream.tools(gateway, CALLER))
                             .extracting(tool -> tool.name())
                             .contains("echo");
                     JsonNode echoed =
-                            upstream.call(gateway, "echo", Json.object().put("message", "pinned"));
+                            upstream.call(gateway, CALLER, "echo", Json.object().put("message", "pinned"));
                     assertThat(echoed.toString()).contains("pinned");
                 } finally {
                     upstream.close();
@@ -106,10 +109,10 @@ class McpUpstreamPinningTest {
                 try {
                     // the SDK's SSE transport reports no failure to connect, only the answer that never comes
                     String refusal = transport == Transport.SSE ? "did not answer" : "cannot be called";
-                    assertThatThrownBy(() -> upstream.tools(gateway))
+                    assertThatThrownBy(() -> upstream.tools(gateway, CALLER))
                             .isInstanceOf(ApiException.class)
                             .hasMessageContaining(refusal);
-                    assertThatThrownBy(() -> upstream.call(gateway, "echo", Json.object()))
+                    assertThatThrownBy(() -> upstream.call(gateway, CALLER, "echo", Json.object()))
                             .isInstanceOf(ApiException.class)
                             .hasMessageContaining(refusal);
                 } finally {

@@ -68,6 +68,7 @@ class ConnectorRegistryTest {
                             "scopes",
                             "authorization_url",
                             "token_url",
+                            "authorization",
                             "passthrough_headers");
             assertThat(field(github, "client_id").path("required").asBoolean()).isTrue();
             assertThat(field(github, "scopes").path("type").asText()).isEqualTo("string_list");

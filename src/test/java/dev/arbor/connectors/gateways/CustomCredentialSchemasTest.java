@@ -67,6 +67,7 @@ class CustomCredentialSchemasTest {
                                 "scopes",
                                 "authorization_url",
                                 "token_url",
+                                "authorization",
                                 "passthrough_headers"));
         for (JsonNode schema : list.path("data")) {
             assertThat(schema.path("object").asText()).isEqualTo("connector.credential_schema");
@@ -123,6 +124,8 @@ class CustomCredentialSchemasTest {
             String name = field.path("field").asText();
             switch (field.path("type").asText()) {
                 case "string" -> credentials.put(name, "a-value");
+                case "select" ->
+                    credentials.put(name, field.path("options").path(0).asText());
                 case "url" -> credentials.put(name, "http://127.0.0.1:9/" + name);
                 case "string_list" -> credentials.putArray(name).add("X-Trace");
                 case "key_value_list" ->
