@@ -125,6 +125,9 @@ record Parts(
                 folderLock.ifPresent(DataFolderLock::close);
                 throw new ConfigException("tracing: " + e.getMessage());
             }
+            if (tracing.enabled() && config.tracing().statementSpans()) {
+                database.traceStatements();
+            }
             var instances = new ServerInstances(database, storage.dataDir(), config.heartbeat());
             return new Foundation(folderLock, database, metrics, tracing, instances, new ChangeCounters(database));
         }
@@ -333,7 +336,8 @@ record Parts(
                     shared.streams(),
                     shared.meters(),
                     secrets,
-                    shared.publicUrl());
+                    shared.publicUrl(),
+                    foundation.tracing());
             var schedules = new Schedules(database, pipelines, clock);
             return new PipelineParts(notifications, connectors, pipelines, schedules);
         }
@@ -366,7 +370,8 @@ record Parts(
                     config.deliveries(),
                     shared.rateLimits(),
                     shared.meters(),
-                    shared.clock());
+                    shared.clock(),
+                    foundation.tracing());
             return new EventParts(connections, triggers, deliveries);
         }
     }

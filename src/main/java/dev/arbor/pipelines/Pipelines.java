@@ -35,6 +35,7 @@ import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.secrets.SecretBox;
+import dev.arbor.platform.tracing.Tracing;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -65,6 +66,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
      * @param meters where runs and steps are counted as they end
      * @param secrets what seals pipelines' webhook secrets
      * @param publicUrl where callers reach this server, for webhook URLs
+     * @param tracing where runs' traces go: each run is a trace, each step attempt a span of it
      */
     public Pipelines(
             Database database,
@@ -78,7 +80,8 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
             EventStreams streams,
             MeterRegistry meters,
             SecretBox secrets,
-            Supplier<String> publicUrl) {
+            Supplier<String> publicUrl,
+            Tracing tracing) {
         this.store = new PipelineStore(requireNonNull(database, "database"), clock);
         var metrics = new RunMetrics(meters);
         this.runs = new RunStore(database, clock, metrics);
@@ -91,7 +94,8 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 expressions,
                 new StepActions(expressions, outbound, notifications, models, credentials, clusters, deployments),
                 clock,
-                metrics);
+                metrics,
+                tracing);
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
         this.webhooks = new PipelineWebhooks(
                 store, runs, engine, catalog, new WebhookSecretStore(database, secrets, clock), publicUrl, clock);

@@ -22,10 +22,12 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.db.JobEngine;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.json.Json;
+import dev.arbor.platform.tracing.Traced;
 import dev.arbor.triggers.FiringStore.Attempt;
 import dev.arbor.triggers.FiringStore.Firing;
 import dev.arbor.triggers.FiringStore.Window;
 import dev.arbor.triggers.Trigger.Target;
+import io.opentelemetry.api.trace.SpanKind;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -122,6 +124,15 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void fire(Trigger trigger, String deliveryId, int round, ObjectNode envelope) {
+        // under the delivery's dispatch: a run it starts now links to it
+        try (var _ = Traced.child("trigger fire", SpanKind.INTERNAL)
+                .with("arbor.trigger.id", trigger.id())
+                .with("arbor.delivery.id", deliveryId)) {
+            fireTraced(trigger, deliveryId, round, envelope);
+        }
+    }
+
+    private void fireTraced(Trigger trigger, String deliveryId, int round, ObjectNode envelope) {
         Instant now = clock.instant();
         var firing = new Firing(
                 Ids.next("tfr"),

@@ -30,7 +30,16 @@ import java.util.function.Predicate;
 public final class OtlpReceiver implements AutoCloseable {
     private static final HexFormat HEX = HexFormat.of();
 
-    /** One span as received: ids in hex (the parent's empty for a root), its attributes as strings. */
+    /** A span's link to another span (the work that started it, in another trace), ids in hex. */
+    public record Link(String traceId, String spanId) {}
+
+    /** A span's event: what happened at a moment of the span, with its attributes as strings. */
+    public record Event(String name, Map<String, String> attributes) {}
+
+    /**
+     * One span as received: ids in hex (the parent's empty for a root), its attributes as strings, its links and
+     * events.
+     */
     public record ReceivedSpan(
             String traceId,
             String spanId,
@@ -40,7 +49,9 @@ public final class OtlpReceiver implements AutoCloseable {
             Map<String, String> attributes,
             String statusCode,
             String statusMessage,
-            Map<String, String> resource) {
+            Map<String, String> resource,
+            List<Link> links,
+            List<Event> events) {
 
         public Optional<String> attribute(String key) {
             return Optional.ofNullable(attributes.get(key));
@@ -77,6 +88,15 @@ public final class OtlpReceiver implements AutoCloseable {
                 .orElseThrow();
     }
 
+    /** The span of {@code spans} named {@code name}; fails, naming those there are, when there is none. */
+    public static ReceivedSpan named(List<ReceivedSpan> spans, String name) {
+        return spans.stream()
+                .filter(span -> span.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no span " + name + " in "
+                        + spans.stream().map(ReceivedSpan::name).toList()));
+    }
+
     /** Waits (up to 10 s) until trace {@code traceId} holds at least {@code count} spans, and gives them. */
     public List<ReceivedSpan> awaitTrace(String traceId, int count) {
         return await().atMost(Duration.ofSeconds(10)).until(() -> trace(traceId), spans -> spans.size() >= count);
@@ -99,7 +119,15 @@ public final class OtlpReceiver implements AutoCloseable {
                                 attributes(span.getAttributesList()),
                                 span.getStatus().getCode().name(),
                                 span.getStatus().getMessage(),
-                                resource));
+                                resource,
+                                span.getLinksList().stream()
+                                        .map(link -> new Link(
+                                                HEX.formatHex(link.getTraceId().toByteArray()),
+                                                HEX.formatHex(link.getSpanId().toByteArray())))
+                                        .toList(),
+                                span.getEventsList().stream()
+                                        .map(event -> new Event(event.getName(), attributes(event.getAttributesList())))
+                                        .toList()));
                     }
                 }
             }

@@ -17,7 +17,9 @@ import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.json.Json;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.tracing.Traced;
 import io.javalin.http.Context;
+import io.opentelemetry.api.trace.SpanKind;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -233,8 +235,20 @@ final class AgentEndpoint {
     private Object call(String prompt, Served agent, JsonNode params, Principal principal) {
         Identity identity = Identity.of(principal);
         String name = params.path("name").asText("");
+        // OpenTelemetry's GenAI span of a tool call; the upstream call is its child, the arguments never a field
+        try (Traced span = Traced.child("execute_tool " + name, SpanKind.INTERNAL)
+                .with("gen_ai.operation.name", "execute_tool")
+                .with("gen_ai.tool.name", name)
+                .with("mcp.method.name", "tools/call")
+                .with("arbor.agent", prompt)) {
+            return call(prompt, agent, params, identity, name, span);
+        }
+    }
+
+    private Object call(String prompt, Served agent, JsonNode params, String identity, String name, Traced span) {
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
+            span.failed("unknown_tool", "the agent has no such tool");
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
         Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
@@ -243,6 +257,9 @@ final class AgentEndpoint {
                 audit.start(agent.project().orElse(""), identity.id(), prompt, gateway.id(), name, arguments);
         Optional<Refusal> refused = refusal(prompt, name, tool.policy());
         if (refused.isPresent()) {
+            span.failed(
+                    refused.get().outcome().name().toLowerCase(Locale.ROOT),
+                    refused.get().message());
             audit.ended(
                     started, refused.get().outcome(), Optional.of(refused.get().message()));
             return toolError(refused.get().message());
@@ -258,6 +275,7 @@ final class AgentEndpoint {
         } catch (ApiException e) {
             // the server could not be used: a tool error the agent can read, not a protocol error
             String message = e.problems().getFirst().message();
+            span.failed(e.code().code(), message);
             audit.ended(started, CallStore.Outcome.FAILED, Optional.of(message));
             Optional<UserAuthorization.Required> required = userAuthorization.required(gateway, principal, e);
             if (required.isPresent()) {

@@ -14,6 +14,8 @@ import dev.arbor.platform.json.Json;
 import dev.arbor.platform.outbound.OutboundClient;
 import dev.arbor.platform.outbound.OutboundPolicy;
 import dev.arbor.platform.outbound.OutboundRefusedException;
+import dev.arbor.platform.tracing.Propagation;
+import dev.arbor.platform.tracing.Traced;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientSseClientTransport;
@@ -22,9 +24,11 @@ import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizat
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.client.transport.customizer.McpSyncHttpClientRequestCustomizer;
+import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.opentelemetry.api.trace.SpanKind;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -46,6 +50,8 @@ import org.slf4j.LoggerFactory;
 final class McpUpstream {
     private static final Logger LOG = LoggerFactory.getLogger(McpUpstream.class);
     private static final int MAX_PAGES = 100;
+    /** Where the transport context carries the calling thread's trace headers. */
+    private static final String TRACE = "arbor.trace_headers";
 
     /** What a stdio server inherits of this process's environment: nothing secret, only what finding things needs. */
     private static final List<String> INHERITED =
@@ -113,6 +119,21 @@ final class McpUpstream {
      * carries {@code identity}'s own token, on a session of that identity's own.
      */
     JsonNode call(Gateway gateway, Identity identity, String tool, JsonNode arguments) {
+        try (Traced span = Traced.child("tools/call " + tool, SpanKind.CLIENT)
+                .with("mcp.method.name", "tools/call")
+                .with("gen_ai.tool.name", tool)
+                .with("arbor.gateway.id", gateway.id())
+                .with("network.transport", gateway.transport().name().toLowerCase(java.util.Locale.ROOT))) {
+            try {
+                return callTraced(gateway, identity, tool, arguments);
+            } catch (ApiException e) {
+                span.failed(e.code().code(), e.problems().getFirst().message());
+                throw e;
+            }
+        }
+    }
+
+    private JsonNode callTraced(Gateway gateway, Identity identity, String tool, JsonNode arguments) {
         if (gateway.transport() == Transport.STREAMABLE_HTTP) {
             return callStreamable(gateway, identity, tool, arguments);
         }
@@ -284,6 +305,8 @@ final class McpUpstream {
             oauth.accessToken(gateway, identity);
         }
         McpSyncClient client = McpClient.sync(transport(gateway, identity))
+                // read on the calling thread at each request, carried by the SDK to the thread that sends it
+                .transportContextProvider(() -> McpTransportContext.create(Map.of(TRACE, Propagation.headers())))
                 .requestTimeout(timeout)
                 .initializationTimeout(timeout)
                 .clientInfo(McpSchema.Implementation.builder("arbor", "1").build())
@@ -310,8 +333,13 @@ final class McpUpstream {
         } catch (OutboundRefusedException e) {
             throw refused(e);
         }
-        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) ->
-                headers(gateway, identity).forEach(request::header);
+        McpSyncHttpClientRequestCustomizer headers = (request, method, endpoint, body, context) -> {
+            headers(gateway, identity).forEach(request::header);
+            // the caller's trace, captured on its thread: this runs on one of the SDK's
+            if (context.get(TRACE) instanceof Map<?, ?> trace) {
+                trace.forEach((name, value) -> request.header(String.valueOf(name), String.valueOf(value)));
+            }
+        };
         String base = uri.getScheme() + "://" + uri.getRawAuthority();
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
         if (uri.getRawQuery() != null) {

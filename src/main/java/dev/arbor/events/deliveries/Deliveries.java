@@ -9,6 +9,7 @@ import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
 import dev.arbor.platform.ratelimits.RateLimiter;
+import dev.arbor.platform.tracing.Tracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.function.Supplier;
@@ -27,6 +28,7 @@ public final class Deliveries implements AutoCloseable {
      * @param publicUrl the address providers reach this server at, without a trailing slash
      * @param rateLimits where replays are counted against {@link DeliverySettings#replaysPerMinute}
      * @param meters where refused deliveries are counted ({@code arbor_event_deliveries_refused_total})
+     * @param tracing where dispatches' spans go, in the trace of the request that brought each delivery
      */
     public Deliveries(
             Database database,
@@ -37,10 +39,11 @@ public final class Deliveries implements AutoCloseable {
             DeliverySettings settings,
             RateLimiter rateLimits,
             MeterRegistry meters,
-            Clock clock) {
+            Clock clock,
+            Tracing tracing) {
         this.database = requireNonNull(database, "database");
         var store = new DeliveryStore(database);
-        this.dispatcher = new Dispatcher(store, subscribers, settings.refusedRetention(), clock);
+        this.dispatcher = new Dispatcher(store, subscribers, settings.refusedRetention(), clock, tracing);
         this.ingest = new Ingest(connections, store, dispatcher, publicUrl, settings, meters, clock);
         this.log = new DeliveryRoutes(connections, store, dispatcher, subscribers, access, rateLimits, settings);
     }

@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
 final class DeliveryStore {
     private static final String COLUMNS = "id, connection_id, provider, status, type, listed_type, "
             + "provider_delivery_id, duplicates, last_duplicate_at, signature, headers, payload, body, occurred_at, "
-            + "received_at, pending_round, rounds, dispatched_at, error, body_bytes";
+            + "received_at, pending_round, rounds, dispatched_at, error, body_bytes, trace_parent";
     private static final String INSERT = "INSERT INTO event_deliveries (" + COLUMNS + ") VALUES (:id, :connection_id, "
             + ":provider, :status, :type, :listed_type, :provider_delivery_id, 0, NULL, :signature, :headers, "
-            + ":payload, :body, :occurred_at, :received_at, :pending_round, 0, NULL, :error, :body_bytes) "
+            + ":payload, :body, :occurred_at, :received_at, :pending_round, 0, NULL, :error, :body_bytes, :trace_parent) "
             + "ON CONFLICT (connection_id, provider_delivery_id) DO NOTHING";
 
     /** What recording a delivery did. */
@@ -39,8 +39,11 @@ final class DeliveryStore {
         record Repeat(String firstId) implements Recorded {}
     }
 
-    /** A round of a delivery to dispatch, to the triggers of its audience. */
-    record Due(Delivery delivery, int round, Audience audience) {}
+    /**
+     * A round of a delivery to dispatch, to the triggers of its audience, with the {@code traceparent} of the span
+     * that recorded the delivery, whose trace its dispatch joins.
+     */
+    record Due(Delivery delivery, int round, Audience audience, Optional<String> traceParent) {}
 
     private final Database database;
 
@@ -49,9 +52,12 @@ final class DeliveryStore {
     }
 
     /** Stores a delivery; one whose provider id the connection has received before is only counted on the first. */
-    Recorded record(Delivery delivery) {
+    Recorded record(Delivery delivery, Optional<String> traceParent) {
         return database.write(handle -> {
-            int inserted = handle.createUpdate(INSERT).bindMap(values(delivery)).execute();
+            int inserted = handle.createUpdate(INSERT)
+                    .bindMap(values(delivery))
+                    .bind("trace_parent", traceParent.orElse(null))
+                    .execute();
             if (inserted == 1) {
                 return new Recorded.Fresh(delivery);
             }
@@ -138,7 +144,7 @@ final class DeliveryStore {
                     .bind("id", id)
                     .bind("round", due.round())
                     .execute();
-            return Optional.of(new Due(due.delivery(), due.round(), joined));
+            return Optional.of(new Due(due.delivery(), due.round(), joined, due.traceParent()));
         });
     }
 
@@ -264,7 +270,11 @@ final class DeliveryStore {
             audience = new Audience.Projects(ids);
         }
         return delivery.pendingRound().isPresent()
-                ? Optional.of(new Due(delivery, delivery.pendingRound().getAsInt(), audience))
+                ? Optional.of(new Due(
+                        delivery,
+                        delivery.pendingRound().getAsInt(),
+                        audience,
+                        Optional.ofNullable(rs.getString("trace_parent"))))
                 : Optional.empty();
     }
 

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.arbor.events.EventSubscribers;
 import dev.arbor.events.deliveries.DeliveryStore.Due;
 import dev.arbor.platform.timers.Repeating;
+import dev.arbor.platform.tracing.Traced;
+import dev.arbor.platform.tracing.Tracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,8 +46,15 @@ final class Dispatcher implements AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("arbor-event-dispatch-sweep").factory());
     private volatile boolean closed;
+    private final Tracing tracing;
 
-    Dispatcher(DeliveryStore store, EventSubscribers subscribers, Duration refusedRetention, Clock clock) {
+    Dispatcher(
+            DeliveryStore store,
+            EventSubscribers subscribers,
+            Duration refusedRetention,
+            Clock clock,
+            Tracing tracing) {
+        this.tracing = requireNonNull(tracing, "tracing");
         this.store = requireNonNull(store, "store");
         this.subscribers = requireNonNull(subscribers, "subscribers");
         this.refusedRetention = requireNonNull(refusedRetention, "refusedRetention");
@@ -119,8 +128,13 @@ final class Dispatcher implements AutoCloseable {
     private int dispatch(List<Due> rounds) {
         var done = new ArrayList<Due>(rounds.size());
         for (Due due : rounds) {
-            try {
-                subscribers.dispatch(due.delivery().event().orElseThrow(), due.round(), due.audience());
+            try (Traced span = DeliverySpans.dispatching(tracing, due)) {
+                try {
+                    subscribers.dispatch(due.delivery().event().orElseThrow(), due.round(), due.audience());
+                } catch (RuntimeException e) {
+                    span.failed("dispatch_failed", e.getClass().getSimpleName());
+                    throw e;
+                }
                 done.add(due);
             } catch (RuntimeException e) {
                 LOG.warn(

@@ -14,6 +14,7 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.json.Json;
+import dev.arbor.platform.tracing.Traced;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
@@ -76,9 +77,19 @@ final class Ingest {
             throw unknown();
         }
         byte[] body = Requests.body(ctx);
-        HookReading reading = connections
-                .readHook(token, body, headers(ctx), url(token, ctx.queryString()), clock, settings.refusedBodyChars())
-                .orElseThrow(Ingest::unknown);
+        HookReading reading;
+        try (Traced span = DeliverySpans.verifying()) {
+            reading = connections
+                    .readHook(
+                            token,
+                            body,
+                            headers(ctx),
+                            url(token, ctx.queryString()),
+                            clock,
+                            settings.refusedBodyChars())
+                    .orElseThrow(Ingest::unknown);
+            DeliverySpans.read(span, reading);
+        }
         Instant now = clock.instant();
         switch (reading) {
             case HookReading.Handshake handshake -> {
@@ -108,7 +119,7 @@ final class Ingest {
                         refused.body(),
                         Optional.empty(),
                         now);
-                store.record(delivery);
+                store.record(delivery, Optional.empty());
                 throw ApiException.of(
                         ErrorCode.INVALID_SIGNATURE,
                         "The delivery's signature is not valid: " + refused.detail() + " It was recorded as "
@@ -124,7 +135,7 @@ final class Ingest {
                         unreadable.body(),
                         Optional.of(unreadable.detail()),
                         now);
-                store.record(delivery);
+                store.record(delivery, Optional.empty());
                 throw ApiException.of(
                         ErrorCode.UNREADABLE_DELIVERY,
                         unreadable.detail() + " The delivery was recorded as " + delivery.id()
@@ -156,12 +167,18 @@ final class Ingest {
                 Optional.empty(),
                 Optional.empty(),
                 OptionalLong.empty());
-        Recorded recorded = store.record(delivery);
+        Recorded recorded;
+        Optional<String> traceParent;
+        try (Traced span = DeliverySpans.recording(delivery)) {
+            traceParent = span.traceparent();
+            recorded = store.record(delivery, traceParent);
+            span.with("arbor.delivery.duplicate", recorded instanceof Recorded.Repeat ? "true" : "false");
+        }
         var receipt = new LinkedHashMap<String, Object>();
         receipt.put("object", "event.delivery.receipt");
         switch (recorded) {
             case Recorded.Fresh fresh -> {
-                dispatcher.offer(new Due(fresh.delivery(), 0, Audience.everyone()));
+                dispatcher.offer(new Due(fresh.delivery(), 0, Audience.everyone(), traceParent));
                 receipt.put("delivery_id", fresh.delivery().id());
                 receipt.put("duplicate", false);
             }

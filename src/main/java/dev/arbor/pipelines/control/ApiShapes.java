@@ -53,6 +53,7 @@ public final class ApiShapes {
                     .required("paused_at", nullable(timestamp()))
                     .required("replay_of", nullable(string()))
                     .required("priority", integer(-100, 100))
+                    .required("trace_id", nullable(string()))
                     .optional(
                             "progress",
                             object().required("total_steps", integer()).required("finished_steps", integer()))

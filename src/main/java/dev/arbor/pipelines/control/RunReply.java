@@ -33,6 +33,7 @@ record RunReply(
         @JsonProperty("paused_at") @Nullable Long pausedAt,
         @JsonProperty("replay_of") @Nullable String replayOf,
         int priority,
+        @JsonProperty("trace_id") @Nullable String traceId,
         @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Progress progress,
         @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable List<StepReply> steps) {
 
@@ -100,6 +101,7 @@ record RunReply(
                 seconds(run.pausedAt()),
                 run.replayOf().orElse(null),
                 run.priority(),
+                run.traceParent().map(RunReply::traceId).orElse(null),
                 definition
                         .map(d -> new Progress(
                                 run.steps().stream()
@@ -112,6 +114,11 @@ record RunReply(
                                 .map(step -> StepReply.of(step, d.step(step.id())))
                                 .toList())
                         .orElse(null));
+    }
+
+    /** The trace id of a W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}). */
+    private static String traceId(String traceparent) {
+        return traceparent.split("-", -1)[1];
     }
 
     private static @Nullable Long seconds(OptionalLong millis) {

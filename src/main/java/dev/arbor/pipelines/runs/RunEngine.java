@@ -31,6 +31,9 @@ import dev.arbor.platform.errors.Problem;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.ids.Ids;
 import dev.arbor.platform.json.Json;
+import dev.arbor.platform.tracing.Propagation;
+import dev.arbor.platform.tracing.Traced;
+import dev.arbor.platform.tracing.Tracing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,6 +147,7 @@ public final class RunEngine implements AutoCloseable {
     private final RunnablePipelines pipelines;
     private final Object signal = new Object();
     private volatile boolean started;
+    private final Tracing tracing;
 
     public RunEngine(
             Database database,
@@ -153,7 +157,9 @@ public final class RunEngine implements AutoCloseable {
             Expressions expressions,
             StepActions actions,
             Clock clock,
-            RunMetrics metrics) {
+            RunMetrics metrics,
+            Tracing tracing) {
+        this.tracing = requireNonNull(tracing, "tracing");
         this.database = requireNonNull(database, "database");
         this.approvals = new ApprovalStore(database);
         this.pipelines = requireNonNull(pipelines, "pipelines");
@@ -209,6 +215,19 @@ public final class RunEngine implements AutoCloseable {
             int timeoutSeconds,
             OptionalInt priority,
             Optional<RunStore.Once> once) {
+        try (Traced span = RunSpans.started(tracing, pipeline.id())) {
+            return start(pipeline, params, trigger, timeoutSeconds, priority, once, span);
+        }
+    }
+
+    private Optional<Run> start(
+            RunnablePipelines.Pipeline pipeline,
+            ObjectNode params,
+            ObjectNode trigger,
+            int timeoutSeconds,
+            OptionalInt priority,
+            Optional<RunStore.Once> once,
+            Traced span) {
         PipelineDefinition definition = PipelineDefinition.stored(pipeline.definition(), catalog);
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
@@ -223,7 +242,8 @@ public final class RunEngine implements AutoCloseable {
                 priority.orElse(definition.priority()),
                 Optional.empty(),
                 steps,
-                now);
+                now,
+                span);
         if (!store.create(run, once)) {
             return Optional.empty();
         }
@@ -252,6 +272,19 @@ public final class RunEngine implements AutoCloseable {
             ObjectNode params,
             ObjectNode trigger,
             Set<String> reused) {
+        try (Traced span = RunSpans.started(tracing, pipeline.id())) {
+            return replay(old, pipeline, definition, params, trigger, reused, span);
+        }
+    }
+
+    private Run replay(
+            Run old,
+            RunnablePipelines.Pipeline pipeline,
+            PipelineDefinition definition,
+            ObjectNode params,
+            ObjectNode trigger,
+            Set<String> reused,
+            Traced span) {
         long now = clock.millis();
         var steps = new ArrayList<StepRun>();
         for (int i = 0; i < definition.steps().size(); i++) {
@@ -280,7 +313,8 @@ public final class RunEngine implements AutoCloseable {
                 definition.priority(),
                 Optional.of(old.id()),
                 steps,
-                now);
+                now,
+                span);
         store.create(run, Optional.empty());
         kept.put(run.id(), new KeptRun(definition, new RunStore.Kept(run.definition())));
         List<String> ready = store.whileActive(run.id(), run.generation(), tx -> {
@@ -318,7 +352,10 @@ public final class RunEngine implements AutoCloseable {
                 OptionalLong.empty());
     }
 
-    /** A new run of {@code pipeline}'s current version, queued now with {@code steps}. */
+    /**
+     * A new run of {@code pipeline}'s current version, queued now with {@code steps}, in the trace {@code span} (its
+     * start's) begins.
+     */
     private static Run queued(
             RunnablePipelines.Pipeline pipeline,
             ObjectNode params,
@@ -327,9 +364,12 @@ public final class RunEngine implements AutoCloseable {
             int priority,
             Optional<String> replayOf,
             List<StepRun> steps,
-            long now) {
+            long now,
+            Traced span) {
+        String id = Ids.next("run");
+        span.with("arbor.run.id", id);
         return new Run(
-                Ids.next("run"),
+                id,
                 pipeline.id(),
                 pipeline.version(),
                 pipeline.definition(),
@@ -347,7 +387,8 @@ public final class RunEngine implements AutoCloseable {
                 OptionalLong.empty(),
                 replayOf,
                 priority,
-                steps);
+                steps,
+                span.traceparent());
     }
 
     /** Cancels a run that has not ended: its open steps end cancelled, and steps running here are interrupted. */
@@ -710,7 +751,11 @@ public final class RunEngine implements AutoCloseable {
             return Next.NOTHING;
         }
         long startedAt = state.startedAt().orElse(now);
-        Outcome outcome = attempt(task, step, run, scope, now, startedAt, state.waitDeadlineAt());
+        Outcome outcome;
+        try (Traced span = RunSpans.attempt(tracing, run, step, attempt)) {
+            outcome = attempt(task, step, run, scope, now, startedAt, state.waitDeadlineAt());
+            RunSpans.ended(span, outcome);
+        }
         return switch (outcome) {
             case Outcome.Done done ->
                 new Next(
@@ -845,7 +890,8 @@ public final class RunEngine implements AutoCloseable {
             }
         }
         int timeout = step.timeoutSeconds().orElse(DEFAULT_STEP_TIMEOUT_SECONDS);
-        Future<Outcome> future = attempts.submit(() -> actions.run(call));
+        // the attempt's span goes with it: its outbound calls carry its traceparent
+        Future<Outcome> future = attempts.submit(Propagation.carried(() -> actions.run(call)));
         inFlight.compute(task.runId(), (id, running) -> {
             Set<Future<?>> all = running == null ? ConcurrentHashMap.newKeySet() : running;
             all.add(future);

@@ -143,6 +143,15 @@ public final class Database implements AutoCloseable {
     }
 
     /**
+     * Makes each statement run through JDBI inside traced work a span of that work (its operation and table, never
+     * its values); see {@link StatementSpans}. Off unless asked for: a request makes many statements.
+     */
+    public void traceStatements() {
+        writer.setSqlLogger(new StatementSpans(dialect));
+        reader.setSqlLogger(new StatementSpans(dialect));
+    }
+
+    /**
      * Shows the connection pools' gauges and timers ({@code hikaricp_connections_active}, {@code _pending},
      * {@code _acquire}, ... by pool) in {@code registry}; once per database.
      */

@@ -2,13 +2,17 @@ package dev.arbor.platform.tracing;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.ContextKey;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
@@ -28,7 +32,8 @@ import org.slf4j.MDC;
 public final class Traced implements AutoCloseable {
     static final String TRACE_ID = "trace_id";
     static final String SPAN_ID = "span_id";
-    private static final ContextKey<Tracer> TRACER = ContextKey.named("arbor.tracer");
+    static final ContextKey<Tracer> TRACER = ContextKey.named("arbor.tracer");
+    private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
     private static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
     private final Span span;
@@ -81,6 +86,51 @@ public final class Traced implements AutoCloseable {
         return new Traced(span, context.with(TRACER, tracing.tracer()));
     }
 
+    /**
+     * The first span of a trace of its own, for work that outlives the request that started it (a pipeline run): it
+     * links to the span current here, when there is one, instead of being its child. {@link #traceparent} is what
+     * to keep so that the work, resumed later or elsewhere, continues the trace with {@link #continued}.
+     */
+    public static Traced root(Tracing tracing, String name, SpanKind kind) {
+        Context context = Context.current();
+        SpanBuilder builder =
+                tracing.tracer().spanBuilder(name).setSpanKind(kind).setNoParent();
+        SpanContext starter = Span.fromContext(context).getSpanContext();
+        if (starter.isValid()) {
+            builder.addLink(starter);
+        }
+        return new Traced(builder.startSpan(), context.with(TRACER, tracing.tracer()));
+    }
+
+    /**
+     * A span of the trace a kept {@link #traceparent} names, as a child of the span it names: work resumed after a
+     * restart, or by another server, joins the trace it began in. A value that names no trace (the work began while
+     * tracing was off) gives a no-op span.
+     */
+    public static Traced continued(Tracing tracing, String traceparent, String name, SpanKind kind) {
+        Context parent = W3C.extract(Context.root(), traceparent, Kept.INSTANCE);
+        Span span = Span.fromContext(parent).getSpanContext().isValid()
+                ? tracing.tracer()
+                        .spanBuilder(name)
+                        .setSpanKind(kind)
+                        .setParent(parent)
+                        .startSpan()
+                : Span.getInvalid();
+        return new Traced(span, Context.current().with(TRACER, tracing.tracer()));
+    }
+
+    /**
+     * The span as a W3C {@code traceparent} value, to keep where work continues later; empty when the span is not
+     * recorded anywhere (tracing off).
+     */
+    public Optional<String> traceparent() {
+        SpanContext ids = span.getSpanContext();
+        return ids.isValid()
+                ? Optional.of("00-" + ids.getTraceId() + "-" + ids.getSpanId() + "-"
+                        + ids.getTraceFlags().asHex())
+                : Optional.empty();
+    }
+
     public Traced with(String key, String value) {
         span.setAttribute(key, value);
         return this;
@@ -122,7 +172,24 @@ public final class Traced implements AutoCloseable {
         restore(SPAN_ID, outerSpan);
     }
 
-    private static void restore(String key, @Nullable String value) {
+    /** Reads a kept {@code traceparent} value as the one header of a carrier. */
+    private enum Kept implements TextMapGetter<String> {
+        INSTANCE;
+
+        // still abstract, though deprecated: W3C extraction reads the headers it knows by name, never the list
+        @Override
+        @SuppressWarnings("deprecation")
+        public Iterable<String> keys(String carrier) {
+            return List.of("traceparent");
+        }
+
+        @Override
+        public @Nullable String get(@Nullable String carrier, String key) {
+            return "traceparent".equals(key) ? carrier : null;
+        }
+    }
+
+    static void restore(String key, @Nullable String value) {
         if (value == null) {
             MDC.remove(key);
         } else {

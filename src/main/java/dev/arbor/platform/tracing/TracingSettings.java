@@ -28,4 +28,25 @@ public record TracingSettings(Map<String, String> properties) {
                 && (properties.containsKey("otel.exporter.otlp.endpoint")
                         || properties.containsKey("otel.exporter.otlp.traces.endpoint"));
     }
+
+    /**
+     * Whether each SQL statement of traced work is a span ({@code OTEL_INSTRUMENTATION_JDBC_ENABLED=true}, the name
+     * OpenTelemetry's Java agent gives its switch); off by default, unlike the agent's: a request makes many.
+     */
+    public boolean statementSpans() {
+        return flag("otel.instrumentation.jdbc.enabled");
+    }
+
+    /**
+     * Whether prompts and answers are captured as span events ({@code
+     * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true}, OpenTelemetry's GenAI opt-in), masked as the logs
+     * mask them; off by default.
+     */
+    public boolean capturesContent() {
+        return flag("otel.instrumentation.genai.capture.message.content");
+    }
+
+    private boolean flag(String name) {
+        return "true".equalsIgnoreCase(properties.getOrDefault(name, "false").trim());
+    }
 }

@@ -9,6 +9,8 @@ import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.ids.Ids;
+import dev.arbor.platform.tracing.Propagation;
+import dev.arbor.platform.tracing.Traced;
 import dev.arbor.studio.definitions.QuestionType;
 import dev.arbor.studio.files.StudioFiles;
 import dev.arbor.studio.heads.Head;
@@ -135,7 +137,16 @@ public final class DecisionService implements AutoCloseable {
     }
 
     public Plan plan(DecisionRequest request, Planner.Purpose purpose) {
-        return planner.plan(request, purpose);
+        try (Traced span = DecisionSpans.planning()) {
+            try {
+                Plan plan = planner.plan(request, purpose);
+                DecisionSpans.planned(span, plan);
+                return plan;
+            } catch (ApiException e) {
+                DecisionSpans.failed(span, e);
+                throw e;
+            }
+        }
     }
 
     /**
@@ -153,6 +164,13 @@ public final class DecisionService implements AutoCloseable {
      */
     public Outcome decide(Plan plan, Source source, long receivedNanos, Optional<DeployedReplicas> replicas) {
         String id = Ids.next("dec");
+        try (Traced _ = DecisionSpans.decision(id, plan)) {
+            return decide(plan, source, receivedNanos, replicas, id);
+        }
+    }
+
+    private Outcome decide(
+            Plan plan, Source source, long receivedNanos, Optional<DeployedReplicas> replicas, String id) {
         long created = clock.millis();
         // worked out once: keeping media makes files, which a second pass would make again
         Optional<DecisionInput> input =
@@ -175,6 +193,20 @@ public final class DecisionService implements AutoCloseable {
     }
 
     private DecisionRecords.Ran ask(
+            Plan plan, double queueMillis, long startedNanos, Optional<DeployedReplicas> replicas, Runnable atModel) {
+        try (Traced span = DecisionSpans.model(plan, replicas.isPresent())) {
+            try {
+                DecisionRecords.Ran ran = askModel(plan, queueMillis, startedNanos, replicas, atModel);
+                span.with("gen_ai.usage.input_tokens", ran.inputTokens());
+                return ran;
+            } catch (ApiException e) {
+                DecisionSpans.failed(span, e);
+                throw e;
+            }
+        }
+    }
+
+    private DecisionRecords.Ran askModel(
             Plan plan, double queueMillis, long startedNanos, Optional<DeployedReplicas> replicas, Runnable atModel) {
         long started = System.nanoTime();
         if (plan.model().isEmpty()) {
@@ -309,10 +341,13 @@ public final class DecisionService implements AutoCloseable {
         Decided decided = records.decided(plan, source, id, step);
         Stored stored = Stored.at(plan.store());
         if (plan.store() != StoreLevel.NONE) {
-            try {
-                history.write(records.record(plan, source, step, decided, input));
-            } catch (RuntimeException e) {
-                stored = storeFailed(plan, id, e, warnings);
+            try (Traced span = DecisionSpans.storing(plan)) {
+                try {
+                    history.write(records.record(plan, source, step, decided, input));
+                } catch (RuntimeException e) {
+                    span.failed("store_failed", e.getClass().getSimpleName());
+                    stored = storeFailed(plan, id, e, warnings);
+                }
             }
         }
         decided = decided.withWarnings(warnings, stored == Stored.FAILED ? StoreLevel.NONE : decided.store());
@@ -361,7 +396,8 @@ public final class DecisionService implements AutoCloseable {
         history.write(records.record(plan, source, step, queued, input));
         var run = new Running(plan, System.nanoTime(), new AtomicReference<>(), new AtomicReference<>(Phase.WAITING));
         running.put(id, run); // before it may start, so that a cancel always finds it
-        background.execute(() -> {
+        // the decision's span goes with it: the model call and the write are its children, in the request's trace
+        background.execute(Propagation.carried(() -> {
             run.thread().set(Thread.currentThread());
             try {
                 runInBackground(plan, source, queued, created, input, run);
@@ -370,7 +406,7 @@ public final class DecisionService implements AutoCloseable {
             } finally {
                 running.remove(id);
             }
-        });
+        }));
         return new Outcome(queued, Stored.at(plan.store()), Optional.of(id), input);
     }
 
@@ -392,7 +428,9 @@ public final class DecisionService implements AutoCloseable {
                 }
             });
             DecisionRecords.Step step = DecisionRecords.Step.completed(created, clock.millis(), ran);
-            store.finish(records.record(plan, source, step, records.decided(plan, source, id, step), input));
+            try (Traced _ = DecisionSpans.storing(plan)) {
+                store.finish(records.record(plan, source, step, records.decided(plan, source, id, step), input));
+            }
             metrics.completed(plan, run.queuedNanos());
         } catch (CancellationException e) {
             // cancelled while it waited for its model; the cancel recorded it

@@ -87,27 +87,29 @@ abstract class EventsAcrossRestartContract {
             Instant received = clock.instant();
             ObjectNode signature = Json.object().put("valid", true).put("secret", "current");
             assertThat(new DeliveryStore(database)
-                            .record(new Delivery(
-                                    deliveryId,
-                                    hook.connectionId(),
-                                    "github",
-                                    Delivery.Status.ACCEPTED,
-                                    Optional.of("issues.opened"),
-                                    true,
-                                    Optional.of(UUID.randomUUID().toString()),
-                                    0,
-                                    Optional.empty(),
-                                    signature,
-                                    Json.object(),
-                                    Optional.of(Json.read(GitHubHook.ISSUE_OPENED)),
-                                    Optional.empty(),
-                                    received,
-                                    received,
-                                    OptionalInt.of(0),
-                                    0,
-                                    Optional.empty(),
-                                    Optional.empty(),
-                                    OptionalLong.empty())))
+                            .record(
+                                    new Delivery(
+                                            deliveryId,
+                                            hook.connectionId(),
+                                            "github",
+                                            Delivery.Status.ACCEPTED,
+                                            Optional.of("issues.opened"),
+                                            true,
+                                            Optional.of(UUID.randomUUID().toString()),
+                                            0,
+                                            Optional.empty(),
+                                            signature,
+                                            Json.object(),
+                                            Optional.of(Json.read(GitHubHook.ISSUE_OPENED)),
+                                            Optional.empty(),
+                                            received,
+                                            received,
+                                            OptionalInt.of(0),
+                                            0,
+                                            Optional.empty(),
+                                            Optional.empty(),
+                                            OptionalLong.empty()),
+                                    Optional.empty()))
                     .isInstanceOf(DeliveryStore.Recorded.Fresh.class);
         }
         clock.advance(Duration.ofSeconds(1));

@@ -33,7 +33,7 @@ import org.jdbi.v3.core.statement.StatementContext;
  */
 public final class RunStore {
     private static final String RUN_COLUMNS = "id, pipeline_id, pipeline_version, definition, params, triggered_by, "
-            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at, paused_at, replay_of, priority";
+            + "status, generation, outputs, error, timeout_seconds, deadline_at, created_at, started_at, finished_at, paused_at, replay_of, priority, trace_parent";
     private static final String RUN_COLUMNS_BUT_DEFINITION = RUN_COLUMNS.replace("definition, ", "");
     private static final String STEP_COLUMNS = "step_id, position, status, attempts, outputs, error, started_at, "
             + "finished_at, due_at, wait_deadline_at";
@@ -101,9 +101,11 @@ public final class RunStore {
             OptionalLong pausedAt,
             Optional<String> replayOf,
             int priority,
-            List<StepRun> steps) {
+            List<StepRun> steps,
+            Optional<String> traceParent) {
         public Run {
             steps = List.copyOf(steps);
+            requireNonNull(traceParent, "traceParent");
         }
 
         public Optional<StepRun> step(String stepId) {
@@ -194,12 +196,13 @@ public final class RunStore {
                             + "schedule_id, scheduled_for, max_concurrent_runs, parent_run_id, parent_step_id, "
                             + "parent_generation) VALUES (:id, :pipeline, :version, :definition, :params, "
                             + ":trigger, 'queued', :generation, NULL, NULL, :timeout, :deadline, :created, NULL, NULL, NULL, :replayOf, "
-                            + ":priority, :created, :schedule, :scheduled, :maxConcurrent, :parentRun, :parentStep, :parentGeneration) "
+                            + ":priority, :traceParent, :created, :schedule, :scheduled, :maxConcurrent, :parentRun, :parentStep, :parentGeneration) "
                             + "ON CONFLICT DO NOTHING")
                     .bind("schedule", firing.map(Firing::scheduleId).orElse(null))
                     .bind("scheduled", firing.map(Firing::scheduledFor).orElse(null))
                     .bind("id", run.id())
                     .bind("replayOf", run.replayOf().orElse(null))
+                    .bind("traceParent", run.traceParent().orElse(null))
                     .bind("pipeline", run.pipelineId())
                     .bind("version", run.pipelineVersion())
                     .bind("definition", Json.writeString(run.definition()))
@@ -851,7 +854,8 @@ public final class RunStore {
                 millis(rs, "paused_at"),
                 Optional.ofNullable(rs.getString("replay_of")),
                 rs.getInt("priority"),
-                steps);
+                steps,
+                Optional.ofNullable(rs.getString("trace_parent")));
     }
 
     private static StepRun step(ResultSet rs, StatementContext ctx) throws SQLException {
