@@ -241,11 +241,18 @@ final class AgentEndpoint {
                 .with("gen_ai.tool.name", name)
                 .with("mcp.method.name", "tools/call")
                 .with("arbor.agent", prompt)) {
-            return call(prompt, agent, params, identity, name, span);
+            return call(prompt, agent, params, principal, identity, name, span);
         }
     }
 
-    private Object call(String prompt, Served agent, JsonNode params, String identity, String name, Traced span) {
+    private Object call(
+            String prompt,
+            Served agent,
+            JsonNode params,
+            Principal principal,
+            Identity identity,
+            String name,
+            Traced span) {
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
             span.failed("unknown_tool", "the agent has no such tool");

@@ -2,7 +2,7 @@ package dev.arbor.pipelines.runs;
 
 import dev.arbor.pipelines.actions.Outcome;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
-import dev.arbor.pipelines.runs.RunStore.Run;
+import dev.arbor.pipelines.runs.store.RunStore.Run;
 import dev.arbor.platform.tracing.Traced;
 import dev.arbor.platform.tracing.Tracing;
 import io.opentelemetry.api.trace.SpanKind;
