@@ -1,5 +1,8 @@
 package dev.arbor.studio.decisions;
 
+import static dev.arbor.platform.http.Schema.mapOf;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
+import static dev.arbor.platform.http.bodies.BodyField.Presence.REQUIRED;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -14,23 +17,29 @@ import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.studio.questions.Primitives;
 import dev.arbor.studio.questions.Question;
+import dev.arbor.studio.questions.QuestionShapes;
 import dev.arbor.studio.templates.Templates;
 import io.javalin.http.Context;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@code POST /v1/studio/models/compatibility}: which models can answer a set of questions (with media of some
  * types), each with the reasons one cannot — the same checks a decision makes before it loads anything.
  */
 final class CompatibilityRoutes {
-    private static final Set<String> MEDIA = Set.of("image", "audio", "video");
+    private static final BodyField.Value QUESTIONS =
+            BodyField.value(REQUIRED, "questions", mapOf(QuestionShapes.QUESTION));
+    private static final BodyField.Words MEDIA_TYPES =
+            BodyField.words(OPTIONAL, "media_types", List.of("image", "audio", "video"), 3);
+    private static final BodySpec BODY = BodySpec.of(QUESTIONS, MEDIA_TYPES);
 
     private final Models models;
     private final ModelRuntime runtime;
@@ -44,17 +53,14 @@ final class CompatibilityRoutes {
         routes.group("studio.models")
                 .databaseUnavailableAs(ErrorCode.HISTORY_UNAVAILABLE)
                 .post("/v1/studio/models/compatibility", "Which models can answer these questions", this::check)
-                .body(DecisionShapes.COMPATIBILITY_IN)
+                .body(BODY.schema())
                 .ok(DecisionShapes.COMPATIBILITY);
     }
 
     private void check(Context ctx) {
-        BodyReader body = BodyReader.of(Requests.jsonObject(ctx));
-        Optional<JsonNode> sent = body.node("questions", true);
-        Optional<List<String>> media = body.strings("media_types", false, 3, 10);
-        media.filter(types -> !MEDIA.containsAll(types))
-                .ifPresent(
-                        types -> body.reject("media_types", ErrorCode.INVALID_FIELD, "takes image, audio and video"));
+        BodyReader body = BODY.reader(Requests.jsonObject(ctx));
+        Optional<JsonNode> sent = QUESTIONS.read(body);
+        Optional<List<String>> media = MEDIA_TYPES.read(body);
         var questions = new ArrayList<Question>();
         sent.ifPresent(field -> Templates.checkQuestions(field, "questions", Optional.empty(), body.problems())
                 .properties()

@@ -114,8 +114,6 @@ public final class DecisionShapes {
 
     // ---- comparisons, settings, stats, compatibility
 
-    static final Schema COMPATIBILITY_IN = object().required("questions", mapOf(QuestionShapes.QUESTION))
-            .optional("media_types", arrayOf(oneOf("image", "audio", "video"), 3));
     static final Schema COMPATIBILITY = object().required("object", oneOf("model.compatibility"))
             .required(
                     "models",

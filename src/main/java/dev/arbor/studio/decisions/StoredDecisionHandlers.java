@@ -2,13 +2,17 @@ package dev.arbor.studio.decisions;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.db.Page;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.Problems;
+import dev.arbor.platform.http.Deleted;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -33,10 +37,12 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The handlers of the decision routes that read and change decisions history keeps: list, export, input, patch and
@@ -117,55 +123,97 @@ final class StoredDecisionHandlers {
     }
 
     /** A decision as a list shows it: what was decided, how sure, and where it came from. */
-    private static ObjectNode summary(StoredDecision decision, boolean labelled) {
+    private static Summary summary(StoredDecision decision, boolean labelled) {
         Decided decided = decision.decided();
-        ObjectNode summary = Json.object();
-        summary.put("id", decision.id());
-        summary.put("object", "decision.summary");
-        summary.put("status", decision.status().wire());
-        summary.put("created_at", decided.createdAt());
-        if (decided.template().isPresent()) {
-            summary.putObject("template")
-                    .put("id", decided.template().get().id())
-                    .put("version", decided.template().get().version());
-        } else {
-            summary.putNull("template");
-        }
-        summary.put("model", decided.model().orElse(null));
-        summary.putObject("source").put("surface", decided.source().surface());
         Extensions extensions = decided.extensions();
-        summary.put(
-                "extended",
+        Optional<Decided.Answered> answered = decided.answered();
+        var answers = new LinkedHashMap<String, BriefAnswer>();
+        answered.map(Decided.Answered::answers)
+                .orElse(Map.of())
+                .forEach((key, answer) -> answers.put(
+                        key,
+                        new BriefAnswer(
+                                answer.type().wire(),
+                                answer instanceof Answer.Multi multi ? multi.selected() : answer.word(),
+                                answer.gate().certainty(),
+                                answer.gate().act())));
+        return new Summary(
+                decision.id(),
+                decision.status().wire(),
+                decided.createdAt(),
+                decided.template()
+                        .map(template -> new TemplateRef(template.id(), template.version()))
+                        .orElse(null),
+                decided.model().orElse(null),
+                new SourceRef(decided.source().surface()),
                 !extensions.questions().isEmpty()
                         || !extensions.options().isEmpty()
-                        || !extensions.skipped().isEmpty());
-        Optional<Decided.Answered> answered = decided.answered();
-        summary.put("act", answered.map(Decided.Answered::act).orElse(null));
-        ArrayNode review = summary.putArray("needs_review");
-        answered.ifPresent(a -> a.needsReview().forEach(review::add));
-        ObjectNode answers = summary.putObject("answers");
-        answered.map(Decided.Answered::answers).orElse(Map.of()).forEach((key, answer) -> {
-            ObjectNode brief = answers.putObject(key);
-            brief.put("type", answer.type().wire());
-            if (answer instanceof Answer.Multi multi) {
-                multi.selected().forEach(brief.putArray("decision")::add);
-            } else {
-                brief.put("decision", answer.word());
-            }
-            brief.put("certainty", answer.gate().certainty());
-            brief.put("act", answer.gate().act());
-        });
-        summary.putObject("timing").put("total_ms", decided.timing().totalMs());
-        summary.set("metadata", decision.metadata());
-        summary.put("pinned", decision.pinned());
-        summary.put("labelled", labelled);
-        if (decided.error().isPresent()) {
-            summary.putObject("error").put("code", decided.error().get().code());
-        } else {
-            summary.putNull("error");
-        }
-        return summary;
+                        || !extensions.skipped().isEmpty(),
+                answered.map(Decided.Answered::act).orElse(null),
+                answered.map(Decided.Answered::needsReview).orElse(List.of()),
+                answers,
+                new TimingRef(decided.timing().totalMs()),
+                decision.metadata(),
+                decision.pinned(),
+                labelled,
+                decided.error().map(error -> new ErrorRef(error.code())).orElse(null));
     }
+
+    /** A decision in a list ({@code view=summary}): the fields a table of decisions shows. */
+    @JsonPropertyOrder({
+        "id",
+        "object",
+        "status",
+        "created_at",
+        "template",
+        "model",
+        "source",
+        "extended",
+        "act",
+        "needs_review",
+        "answers",
+        "timing",
+        "metadata",
+        "pinned",
+        "labelled",
+        "error"
+    })
+    private record Summary(
+            String id,
+            String status,
+            @JsonProperty("created_at") long createdAt,
+            @Nullable TemplateRef template,
+            @Nullable String model,
+            SourceRef source,
+            boolean extended,
+            @Nullable Boolean act,
+            @JsonProperty("needs_review") List<String> needsReview,
+            Map<String, BriefAnswer> answers,
+            TimingRef timing,
+            ObjectNode metadata,
+            boolean pinned,
+            boolean labelled,
+            @Nullable ErrorRef error) {
+        @JsonProperty("object")
+        String object() {
+            return "decision.summary";
+        }
+    }
+
+    private record TemplateRef(String id, int version) {}
+
+    private record SourceRef(String surface) {}
+
+    /**
+     * One answer in a summary.
+     *
+     * @param decision the chosen word, or the list a multi-select answer selected
+     */
+    private record BriefAnswer(String type, Object decision, double certainty, boolean act) {}
+
+    private record TimingRef(@JsonProperty("total_ms") double totalMs) {}
+
+    private record ErrorRef(String code) {}
 
     void input(Context ctx) {
         String id = ctx.pathParam("decision_id");
@@ -182,11 +230,29 @@ final class StoredDecisionHandlers {
                     "Decision " + id + " was redacted (" + String.join(", ", paths)
                             + "); its input can no longer be read back whole.");
         }
-        ObjectNode out = Json.object();
-        out.put("object", "decision.input");
-        out.put("decision_id", id);
-        out.setAll(input.json());
-        Responses.ok(ctx, out);
+        Responses.ok(ctx, new InputReply(id, input.json()));
+    }
+
+    /**
+     * A decision's input as it was sent, after the object and the decision's id.
+     *
+     * @param input the request's fields, each written at the top level
+     */
+    @JsonPropertyOrder({"object", "decision_id"})
+    private record InputReply(
+            @JsonProperty("decision_id") String decisionId,
+            @JsonIgnore ObjectNode input) {
+        @JsonProperty("object")
+        String object() {
+            return "decision.input";
+        }
+
+        @JsonAnyGetter
+        Map<String, JsonNode> fields() {
+            var fields = new LinkedHashMap<String, JsonNode>();
+            input.properties().forEach(e -> fields.put(e.getKey(), e.getValue()));
+            return fields;
+        }
     }
 
     void patch(Context ctx) {
@@ -247,7 +313,7 @@ final class StoredDecisionHandlers {
         if (!store.delete(id)) {
             throw DecisionView.notFound(id);
         }
-        Responses.ok(ctx, Map.of("id", id, "object", "decision.deleted", "deleted", true));
+        Responses.ok(ctx, Deleted.of(id, "decision"));
     }
 
     static ObjectNode show(StoredDecision decision, Set<String> include) {

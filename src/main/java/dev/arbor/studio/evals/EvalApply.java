@@ -2,16 +2,18 @@ package dev.arbor.studio.evals;
 
 import static java.util.Objects.requireNonNull;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
-import dev.arbor.platform.http.bodies.BodyReader;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.templates.Templates;
 import dev.arbor.studio.work.WorkStatus;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,17 +38,26 @@ final class EvalApply {
         this.templates = requireNonNull(templates, "templates");
     }
 
-    ObjectNode apply(String id, ObjectNode body) {
-        var reader = BodyReader.of(body);
-        int index = reader.integer("target", false, 0, EvalRequest.MAX_TARGETS - 1)
-                .map(Long::intValue)
-                .orElse(0);
-        Optional<List<String>> asked = reader.strings("questions", false, 128, 64);
-        int minN = reader.integer("min_n", false, LOWEST_MIN_N, 1_000_000)
-                .map(Long::intValue)
-                .orElse(DEFAULT_MIN_N);
-        Optional<String> note = reader.string("note", false, 500);
-        reader.finish();
+    /**
+     * What an apply asks for, as its body's fields read.
+     *
+     * @param target the index of the eval's target whose fits are written
+     * @param asked the questions to write, if not every fitted one
+     * @param minN the fewest labelled answers a question needs
+     * @param note the new version's note, if the caller wrote one
+     */
+    record Request(int target, Optional<List<String>> asked, int minN, Optional<String> note) {
+        Request {
+            requireNonNull(asked, "asked");
+            requireNonNull(note, "note");
+        }
+    }
+
+    Applied apply(String id, Request request) {
+        int index = request.target();
+        Optional<List<String>> asked = request.asked();
+        int minN = request.minN();
+        Optional<String> note = request.note();
         EvalStore.Stored eval = store.find(id).orElseThrow(() -> Evals.notFound(id));
         if (eval.templateId().isEmpty()) {
             throw ApiException.of(
@@ -120,15 +131,30 @@ final class EvalApply {
                 settings,
                 note.orElse("Fitted by eval " + id + " (target " + index + ", " + model + ")"),
                 "eval_apply");
-        ObjectNode json = Json.object();
-        json.put("object", "eval.applied");
-        json.put("eval", id);
-        json.put("template", eval.templateId().get());
-        json.put("version", written.version());
-        json.put("created", written.created());
-        json.put("model", model);
-        json.set("settings", Json.mapper().valueToTree(settings));
-        json.set("labels", Json.mapper().valueToTree(counts));
-        return json;
+        return new Applied(id, eval.templateId().get(), written.version(), written.created(), model, settings, counts);
+    }
+
+    /**
+     * What an apply wrote: the template's version (new, or the same when nothing changed), the settings written per
+     * question, and the labelled answers each was fitted on.
+     */
+    @JsonPropertyOrder({"object", "eval", "template", "version", "created", "model", "settings", "labels"})
+    record Applied(
+            String eval,
+            String template,
+            int version,
+            boolean created,
+            String model,
+            Map<String, Map<String, Double>> settings,
+            Map<String, Integer> labels) {
+        Applied {
+            settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+            labels = Collections.unmodifiableMap(new LinkedHashMap<>(labels));
+        }
+
+        @JsonProperty("object")
+        String object() {
+            return "eval.applied";
+        }
     }
 }

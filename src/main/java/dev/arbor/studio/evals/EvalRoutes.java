@@ -1,5 +1,6 @@
 package dev.arbor.studio.evals;
 
+import static dev.arbor.platform.http.bodies.BodyField.Presence.OPTIONAL;
 import static java.util.Objects.requireNonNull;
 
 import dev.arbor.platform.db.Page;
@@ -10,6 +11,9 @@ import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
+import dev.arbor.platform.http.bodies.BodyField;
+import dev.arbor.platform.http.bodies.BodyReader;
+import dev.arbor.platform.http.bodies.BodySpec;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Optional;
@@ -17,6 +21,13 @@ import java.util.Optional;
 /** The eval routes under {@code /v1/studio/evals}. */
 final class EvalRoutes {
     private static final String BASE = "/v1/studio/evals";
+    private static final BodyField.Whole APPLY_TARGET =
+            BodyField.integer(OPTIONAL, "target", 0, EvalRequest.MAX_TARGETS - 1);
+    private static final BodyField.Texts APPLY_QUESTIONS = BodyField.texts(OPTIONAL, "questions", 128, 64);
+    private static final BodyField.Whole APPLY_MIN_N =
+            BodyField.integer(OPTIONAL, "min_n", EvalApply.LOWEST_MIN_N, 1_000_000);
+    private static final BodyField.Text APPLY_NOTE = BodyField.text(OPTIONAL, "note", 500);
+    private static final BodySpec APPLY_BODY = BodySpec.of(APPLY_TARGET, APPLY_QUESTIONS, APPLY_MIN_N, APPLY_NOTE);
 
     private final Evals evals;
     private final EvalStore store;
@@ -53,7 +64,7 @@ final class EvalRoutes {
                         one + "/apply",
                         "Write a target's fitted temperature and act threshold into a new version",
                         this::apply)
-                .body(EvalShapes.APPLY_IN)
+                .body(APPLY_BODY.schema())
                 .ok(EvalShapes.APPLIED)
                 .delete(one, "Delete an eval and its items (its decisions stay in history)", this::delete)
                 .ok(EvalShapes.DELETED);
@@ -107,7 +118,14 @@ final class EvalRoutes {
     }
 
     private void apply(Context ctx) {
-        Responses.ok(ctx, apply.apply(ctx.pathParam("eval_id"), Requests.jsonObject(ctx)));
+        BodyReader body = APPLY_BODY.reader(Requests.jsonObject(ctx));
+        var request = new EvalApply.Request(
+                APPLY_TARGET.read(body).map(Long::intValue).orElse(0),
+                APPLY_QUESTIONS.read(body),
+                APPLY_MIN_N.read(body).map(Long::intValue).orElse(EvalApply.DEFAULT_MIN_N),
+                APPLY_NOTE.read(body));
+        body.finish();
+        Responses.ok(ctx, apply.apply(ctx.pathParam("eval_id"), request));
     }
 
     private void delete(Context ctx) {

@@ -103,11 +103,6 @@ final class EvalShapes {
 
     static final Schema ITEMS = Schema.list(ITEM);
 
-    static final Schema APPLY_IN = object().optional("target", integer(0, EvalRequest.MAX_TARGETS - 1))
-            .optional("questions", arrayOf(string(64)))
-            .optional("min_n", integer(EvalApply.LOWEST_MIN_N, 1_000_000))
-            .optional("note", string(500));
-
     static final Schema APPLIED = object().required("object", oneOf("eval.applied"))
             .required("eval", string())
             .required("template", string())

@@ -12,6 +12,7 @@ import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.errors.WarningCode;
 import dev.arbor.platform.json.Json;
+import dev.arbor.studio.templates.versions.TemplateVersion;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

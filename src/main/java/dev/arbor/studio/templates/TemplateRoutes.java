@@ -17,6 +17,8 @@ import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.http.Schema;
+import dev.arbor.studio.templates.versions.StarterTemplates;
+import dev.arbor.studio.templates.versions.TemplateStore;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Optional;

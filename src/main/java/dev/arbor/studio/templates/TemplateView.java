@@ -11,6 +11,8 @@ import dev.arbor.models.ModelFacts;
 import dev.arbor.platform.errors.Warning;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.TemplateDefinition;
+import dev.arbor.studio.templates.versions.TemplateHead;
+import dev.arbor.studio.templates.versions.TemplateVersion;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

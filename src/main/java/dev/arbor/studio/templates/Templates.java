@@ -15,6 +15,8 @@ import dev.arbor.studio.definitions.TemplateDefinition;
 import dev.arbor.studio.definitions.TemplateDefinitionCodec;
 import dev.arbor.studio.definitions.VersionChanges;
 import dev.arbor.studio.definitions.checks.DefinitionValidator;
+import dev.arbor.studio.templates.versions.StarterTemplates;
+import dev.arbor.studio.templates.versions.TemplateStore;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashSet;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.TemplateDefinition;
 import dev.arbor.studio.definitions.Variable;
+import dev.arbor.studio.templates.versions.TemplateVersion;
 
 /** The JSON Schema (2020-12) of a template version's variables, for callers and their code generators. */
 final class VariableSchema {

@@ -14,6 +14,8 @@ import dev.arbor.platform.http.bodies.BodyField;
 import dev.arbor.platform.http.bodies.BodySpec;
 import dev.arbor.platform.json.Json;
 import dev.arbor.studio.definitions.VersionChanges;
+import dev.arbor.studio.templates.versions.TemplateStore;
+import dev.arbor.studio.templates.versions.TemplateVersion;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Optional;

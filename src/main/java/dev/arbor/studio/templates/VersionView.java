@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.arbor.studio.templates.versions.TemplateVersion;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

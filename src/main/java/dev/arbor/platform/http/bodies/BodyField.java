@@ -277,6 +277,47 @@ public sealed interface BodyField<T> {
         }
     }
 
+    /**
+     * A list of at most {@code maxItems} words from a fixed list ({@code values}); duplicates are dropped, and a word
+     * not in the list refuses the whole field, naming the words it takes.
+     */
+    record Words(String name, Presence presence, List<String> values, int maxItems) implements BodyField<List<String>> {
+        /** Longer items are refused as too long before the words are compared. */
+        private static final int MAX_LENGTH = 64;
+
+        public Words {
+            requireNonNull(name, "name");
+            requireNonNull(presence, "presence");
+            values = List.copyOf(values);
+            if (values.isEmpty() || maxItems < 1) {
+                throw new IllegalArgumentException("a words field needs values and a positive maxItems: " + name);
+            }
+        }
+
+        @Override
+        public Optional<List<String>> read(BodyReader body) {
+            body.requireDeclared(this);
+            Optional<List<String>> words = body.strings(name, required(), maxItems, MAX_LENGTH);
+            if (words.isPresent() && !values.containsAll(words.get())) {
+                body.reject(name, ErrorCode.INVALID_FIELD, "takes " + all());
+                return Optional.empty();
+            }
+            return words;
+        }
+
+        @Override
+        public Schema schema() {
+            return Schema.arrayOf(new Schema.Enum(values), maxItems);
+        }
+
+        /** "a, b and c". */
+        private String all() {
+            return values.size() == 1
+                    ? values.getFirst()
+                    : String.join(", ", values.subList(0, values.size() - 1)) + " and " + values.getLast();
+        }
+    }
+
     /** {@code true} or {@code false}. */
     record Flag(String name, Presence presence) implements BodyField<Boolean> {
         public Flag {
@@ -386,6 +427,10 @@ public sealed interface BodyField<T> {
 
     static Texts texts(Presence presence, String name, int maxItems, int maxLength) {
         return new Texts(name, presence, maxItems, maxLength);
+    }
+
+    static Words words(Presence presence, String name, List<String> values, int maxItems) {
+        return new Words(name, presence, values, maxItems);
     }
 
     static Flag flag(Presence presence, String name) {

@@ -84,6 +84,7 @@ class BodySpecTest {
                     "level",
                     List.of(Level.values()),
                     level -> level.name().toLowerCase(java.util.Locale.ROOT)),
+            BodyField.words(OPTIONAL, "media", List.of("image", "audio"), 2),
             BodyField.group(
                     OPTIONAL,
                     "limits",
@@ -100,11 +101,16 @@ class BodySpecTest {
             {"ratio": "0.5"}                                     | invalid_field ratio
             {"level": "LOW"}                                     | invalid_field level
             {"level": 1}                                         | invalid_field level
+            {"media": ["audio", "image"]}                        | ''
+            {"media": ["image", "image"]}                        | ''
+            {"media": ["smell"]}                                 | invalid_field media
+            {"media": ["image", "audio", "image"]}               | invalid_field media
+            {"media": "image"}                                   | invalid_field media
             {"limits": []}                                       | invalid_field limits
             {"limits": {"max": 10}}                              | invalid_field limits.max
             {"limits": {"min": 1}}                               | invalid_field limits.min
             """)
-    void numbersWordsAndGroupsAreRefusedAsTheirSchemaRefusesThem(String body, String refusal) {
+    void numbersWordsListsOfWordsAndGroupsAreRefusedAsTheirSchemaRefusesThem(String body, String refusal) {
         JsonNode json = Json.read(body);
         var reader = NESTED.reader((ObjectNode) json);
         NESTED.fields()
@@ -129,6 +135,7 @@ class BodySpecTest {
     @CsvSource(delimiter = '|', textBlock = """
             {"ratio": 0}           | `ratio` must be a number above 0 and at most 1.
             {"level": "medium"}    | `level` must be low or high.
+            {"media": ["smell"]}   | `media` takes image and audio.
             {"limits": {"min": 1}} | `limits.min` is not a field of the limits (its fields: max, on).
             """)
     void theirRefusalsSayWhatIsAllowed(String body, String message) {

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.templates.versions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /** One immutable version of a template's definition. */
-record TemplateVersion(
+public record TemplateVersion(
         String templateId,
         int version,
         String note,
@@ -25,7 +25,7 @@ record TemplateVersion(
         ObjectNode changes,
         long createdAtMillis,
         String createdBy) {
-    TemplateVersion {
+    public TemplateVersion {
         requireNonNull(templateId, "templateId");
         requireNonNull(note, "note");
         requireNonNull(contentHash, "contentHash");
@@ -39,7 +39,7 @@ record TemplateVersion(
     }
 
     /** A new version of {@code definition} (in normal form), with its hashes. */
-    static TemplateVersion create(
+    public static TemplateVersion create(
             String templateId,
             int version,
             String note,
@@ -69,17 +69,17 @@ record TemplateVersion(
     }
 
     /** The definition's normal form, as stored and as the API shows it. */
-    ObjectNode definitionJson() {
+    public ObjectNode definitionJson() {
         return TemplateDefinitionCodec.write(definition);
     }
 
     /** The content hash of a definition: the hash of its normal form. */
-    static String hash(TemplateDefinition definition) {
+    public static String hash(TemplateDefinition definition) {
         return hash(TemplateDefinitionCodec.write(definition));
     }
 
     /** {@code sha256:<hex>} of a value's JSON text: for a definition in normal form, its identity. */
-    static String hash(JsonNode node) {
+    public static String hash(JsonNode node) {
         return "sha256:" + Digests.sha256Hex(Json.writeString(node));
     }
 }

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.templates.versions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,8 +21,8 @@ import java.util.Optional;
  * {@code catalog/starter-templates.json}, checked and seeded at every start. A scenario that changed becomes a new
  * version; the head follows the catalog. They are callable and clonable, never writable.
  */
-final class StarterTemplates {
-    static final String PREFIX = "builtin/";
+public final class StarterTemplates {
+    public static final String PREFIX = "builtin/";
     private static final String CATALOG = "/catalog/starter-templates.json";
 
     private StarterTemplates() {}
@@ -31,7 +31,7 @@ final class StarterTemplates {
      * Seeds every scenario; a scenario that does not pass the template checks stops the start. A read-only
      * database keeps the ones it has.
      */
-    static int seed(TemplateStore store, Clock clock) {
+    public static int seed(TemplateStore store, Clock clock) {
         if (store.database().readOnly()) {
             return 0;
         }

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.templates.versions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
 
 /** The unversioned part of a template: renaming or archiving never changes an answer. */
-record TemplateHead(
+public record TemplateHead(
         String id,
         String name,
         String description,
@@ -19,7 +19,7 @@ record TemplateHead(
         long createdAtMillis,
         long updatedAtMillis,
         Optional<Long> deletedAtMillis) {
-    TemplateHead {
+    public TemplateHead {
         requireNonNull(id, "id");
         requireNonNull(name, "name");
         requireNonNull(description, "description");
@@ -54,15 +54,15 @@ record TemplateHead(
                 Optional.empty());
     }
 
-    boolean builtin() {
+    public boolean builtin() {
         return origin.equals("builtin");
     }
 
-    TemplateHead withDeleted(long now) {
+    public TemplateHead withDeleted(long now) {
         return changed(archived, now, Optional.of(now));
     }
 
-    TemplateHead withArchived(boolean value, long now) {
+    public TemplateHead withArchived(boolean value, long now) {
         return changed(value, now, deletedAtMillis);
     }
 

@@ -1,4 +1,4 @@
-package dev.arbor.studio.templates;
+package dev.arbor.studio.templates.versions;
 
 import static java.util.Objects.requireNonNull;
 
@@ -19,7 +19,7 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /** Templates, their versions and aliases in the database. Reads take a handle so that callers choose the transaction. */
-final class TemplateStore {
+public final class TemplateStore {
     private static final String HEAD_COLUMNS = "id, name, description, origin, archived, metadata, storage, "
             + "retention_days, latest_version, created_at, updated_at, deleted_at";
     private static final String VERSION_COLUMNS = "template_id, version, note, content_hash, questions_hash, "
@@ -27,16 +27,16 @@ final class TemplateStore {
 
     private final Database database;
 
-    TemplateStore(Database database) {
+    public TemplateStore(Database database) {
         this.database = requireNonNull(database, "database");
     }
 
-    Database database() {
+    public Database database() {
         return database;
     }
 
     /** The head, locked for the rest of a write transaction where the database locks rows. */
-    Optional<TemplateHead> headForUpdate(Handle handle, String id) {
+    public Optional<TemplateHead> headForUpdate(Handle handle, String id) {
         return handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE id = :id"
                         + database.dialect().forUpdate())
                 .bind("id", id)
@@ -44,14 +44,14 @@ final class TemplateStore {
                 .findOne();
     }
 
-    Optional<TemplateHead> head(Handle handle, String id) {
+    public Optional<TemplateHead> head(Handle handle, String id) {
         return handle.createQuery("SELECT " + HEAD_COLUMNS + " FROM studio_templates WHERE id = :id")
                 .bind("id", id)
                 .map((rs, ctx) -> head(rs))
                 .findOne();
     }
 
-    Optional<TemplateVersion> version(Handle handle, String id, int version) {
+    public Optional<TemplateVersion> version(Handle handle, String id, int version) {
         return handle.createQuery("SELECT " + VERSION_COLUMNS
                         + " FROM studio_template_versions WHERE template_id = :id AND version = :version")
                 .bind("id", id)
@@ -60,7 +60,7 @@ final class TemplateStore {
                 .findOne();
     }
 
-    List<Integer> versionNumbers(Handle handle, String id) {
+    public List<Integer> versionNumbers(Handle handle, String id) {
         return handle.createQuery(
                         "SELECT version FROM studio_template_versions WHERE template_id = :id " + "ORDER BY version")
                 .bind("id", id)
@@ -69,7 +69,7 @@ final class TemplateStore {
     }
 
     /** Versions newest first, {@code after} / {@code before} being version numbers. */
-    List<TemplateVersion> versions(
+    public List<TemplateVersion> versions(
             Handle handle, String id, Page page, Optional<Integer> after, Optional<Integer> before) {
         String sql = "SELECT " + VERSION_COLUMNS + " FROM studio_template_versions WHERE template_id = :id"
                 + (after.isPresent()
@@ -87,7 +87,7 @@ final class TemplateStore {
     }
 
     /** Aliases by name, {@code latest} first. */
-    Map<String, Integer> aliases(Handle handle, TemplateHead head) {
+    public Map<String, Integer> aliases(Handle handle, TemplateHead head) {
         var aliases = new LinkedHashMap<String, Integer>();
         aliases.put("latest", head.latestVersion());
         handle.createQuery("SELECT alias, version FROM studio_template_aliases WHERE template_id = :id ORDER BY alias")
@@ -97,7 +97,7 @@ final class TemplateStore {
         return aliases;
     }
 
-    void insertHead(Handle handle, TemplateHead head) {
+    public void insertHead(Handle handle, TemplateHead head) {
         handle.createUpdate("INSERT INTO studio_templates (" + HEAD_COLUMNS + ") VALUES (:id, :name, :description, "
                         + ":origin, :archived, :metadata, :storage, :retention_days, :latest_version, :created_at, "
                         + ":updated_at, :deleted_at)")
@@ -105,7 +105,7 @@ final class TemplateStore {
                 .execute();
     }
 
-    void updateHead(Handle handle, TemplateHead head) {
+    public void updateHead(Handle handle, TemplateHead head) {
         handle.createUpdate("""
                         UPDATE studio_templates
                         SET name = :name, description = :description, archived = :archived, metadata = :metadata,
@@ -114,7 +114,7 @@ final class TemplateStore {
                         WHERE id = :id""").bindMap(headValues(head)).execute();
     }
 
-    void insertVersion(Handle handle, TemplateVersion version) {
+    public void insertVersion(Handle handle, TemplateVersion version) {
         handle.createUpdate("INSERT INTO studio_template_versions (" + VERSION_COLUMNS + ") VALUES (:template_id, "
                         + ":version, :note, :content_hash, :questions_hash, :question_set_key, :source, :base_version, "
                         + ":definition, :changes, :created_at, :created_by)")
@@ -134,7 +134,7 @@ final class TemplateStore {
     }
 
     /** Sets an alias; returns the version it pointed at before, if any. */
-    Optional<Integer> setAlias(Handle handle, String id, String alias, int version, long now) {
+    public Optional<Integer> setAlias(Handle handle, String id, String alias, int version, long now) {
         Optional<Integer> previous = handle.createQuery(
                         "SELECT version FROM studio_template_aliases WHERE template_id = :id AND alias = :alias")
                 .bind("id", id)
@@ -161,7 +161,7 @@ final class TemplateStore {
         return previous;
     }
 
-    boolean deleteAlias(Handle handle, String id, String alias) {
+    public boolean deleteAlias(Handle handle, String id, String alias) {
         return handle.createUpdate("DELETE FROM studio_template_aliases WHERE template_id = :id AND alias = :alias")
                         .bind("id", id)
                         .bind("alias", alias)
@@ -169,7 +169,7 @@ final class TemplateStore {
                 == 1;
     }
 
-    void delete(Handle handle, String id) {
+    public void delete(Handle handle, String id) {
         handle.createUpdate("DELETE FROM studio_template_aliases WHERE template_id = :id")
                 .bind("id", id)
                 .execute();
@@ -179,7 +179,7 @@ final class TemplateStore {
     }
 
     /** The templates that keep their decisions for their own number of days (0: for ever), by id. */
-    Map<String, Integer> retentionDays() {
+    public Map<String, Integer> retentionDays() {
         return database
                 .read(handle -> handle.createQuery(
                                 "SELECT id, retention_days FROM studio_templates WHERE " + "retention_days IS NOT NULL")
@@ -190,13 +190,13 @@ final class TemplateStore {
     }
 
     /** Filters of the template list. */
-    record ListFilter(Optional<String> origin, Optional<Boolean> archived, Optional<String> text) {}
+    public record ListFilter(Optional<String> origin, Optional<Boolean> archived, Optional<String> text) {}
 
     /**
      * Templates most recently changed first. The cursor is a template id; its position is looked up, so a page
      * stays put while other templates change.
      */
-    List<TemplateHead> list(Handle handle, ListFilter filter, Page page) {
+    public List<TemplateHead> list(Handle handle, ListFilter filter, Page page) {
         var where = new StringBuilder("deleted_at IS NULL");
         filter.origin().ifPresent(o -> where.append(" AND origin = :origin"));
         filter.archived().ifPresent(a -> where.append(" AND archived = :archived"));

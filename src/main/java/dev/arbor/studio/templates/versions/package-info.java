@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.studio.templates.versions;
+
+import org.jspecify.annotations.NullMarked;
