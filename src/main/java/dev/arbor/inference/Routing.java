@@ -393,6 +393,7 @@ public final class Routing implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return new Tried(planned.endpoint(), state, started, attempt, false);
             }
+            call.retrying();
         }
     }
 
@@ -632,6 +633,14 @@ public final class Routing implements AutoCloseable {
             attempts++;
             ctx.header("x-router-endpoint", endpoint);
             ctx.header("x-router-attempts", Integer.toString(attempts));
+        }
+
+        /** Counts a retry of the same endpoint as an attempt ({@code x-router-attempts}, the usage row's). */
+        synchronized void retrying() {
+            attempts++;
+            if (!ctx.res().isCommitted()) {
+                ctx.header("x-router-attempts", Integer.toString(attempts));
+            }
         }
 
         synchronized void reached(EndpointDirectory.Target found) {

@@ -41,6 +41,7 @@ final class Exchange {
     private final List<String> routers = new ArrayList<>();
     private final List<String> walked = new ArrayList<>();
     private final List<OutputRule> outputRules = new ArrayList<>();
+    private final List<PlanStep.Pii> piiOutput = new ArrayList<>();
     private boolean changed;
     private Optional<CacheMiss> cacheMiss = Optional.empty();
     private @Nullable Traced step;
@@ -124,6 +125,15 @@ final class Exchange {
 
     List<OutputRule> outputRules() {
         return List.copyOf(outputRules);
+    }
+
+    /** Keeps a pii step to apply to the answer once it comes. */
+    void checkOutput(PlanStep.Pii step) {
+        piiOutput.add(step);
+    }
+
+    List<PlanStep.Pii> piiOutput() {
+        return List.copyOf(piiOutput);
     }
 
     /**

@@ -105,10 +105,17 @@ sealed interface PlanStep {
     }
 
     /**
-     * Finds personal data and secrets in the request's text ({@link PiiScanner}) and redacts them, refuses the
-     * request, or tags it ({@code pii:<kind>} for each kind found).
+     * Finds personal data and secrets in the request's text, the answer's, or both ({@link PiiScanner}) and redacts
+     * them, refuses the request (or the answer), or tags it ({@code pii:<kind>} for each kind found).
      */
-    record Pii(String id, Set<PiiScanner.Kind> kinds, RuleAction action, String blockMessage, String next)
+    record Pii(
+            String id,
+            Set<PiiScanner.Kind> kinds,
+            RuleAction action,
+            String blockMessage,
+            boolean onInput,
+            boolean onOutput,
+            String next)
             implements PlanStep {
         public Pii {
             requireNonNull(id, "id");

@@ -139,6 +139,8 @@ record RouterPlan(String entry, Map<String, PlanStep> steps) {
                         PlanStep.RuleAction.valueOf(upper(params.path("action").asText("redact"))),
                         params.path("block_message")
                                 .asText("This request was blocked: it holds personal data or a secret."),
+                        !params.path("on").asText("input").equals("output"),
+                        !params.path("on").asText("input").equals("input"),
                         next);
             }
             case "system_prompt" ->

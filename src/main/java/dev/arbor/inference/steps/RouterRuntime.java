@@ -188,7 +188,7 @@ public final class RouterRuntime {
                     next = branch(branches, branches.branches(), branches.next(), exchange.scope());
                 case PlanStep.Decide decide -> next = decide(ctx, decide, exchange);
                 case PlanStep.ContentRules rules -> next = contentRules(rules, exchange);
-                case PlanStep.Pii pii -> next = pii(pii, exchange);
+                case PlanStep.Pii pii -> next = pii(ctx, router, pii, exchange);
                 case PlanStep.SystemPrompt prompt -> next = systemPrompt(prompt, exchange);
                 case PlanStep.RequestLimits requestLimits -> next = requestLimits(requestLimits, exchange);
                 case PlanStep.RateLimit rateLimit -> next = rateLimit(ctx, router, rateLimit, exchange);
@@ -217,8 +217,17 @@ public final class RouterRuntime {
         Optional<AnswerRules> output = exchange.outputRules().isEmpty()
                 ? Optional.empty()
                 : Optional.of(new AnswerRules(exchange.outputRules(), exchange.operation()));
-        Optional<StreamEdit> rulesEdit =
-                output.filter(rules -> exchange.stream()).map(StreamEdit.class::cast);
+        Optional<PiiAnswers> pii = exchange.piiOutput().isEmpty()
+                ? Optional.empty()
+                : Optional.of(new PiiAnswers(
+                        exchange.piiOutput(),
+                        exchange.operation(),
+                        output.filter(rules -> exchange.stream()).map(StreamEdit.class::cast),
+                        (step, name) -> steps.counter().count(router.id(), step.id(), name, 1)));
+        Optional<StreamEdit> rulesEdit = (pii.isPresent()
+                        ? pii.map(StreamEdit.class::cast)
+                        : output.map(StreamEdit.class::cast))
+                .filter(edit -> exchange.stream());
         // a stream that may be kept is read as it passes, after the output rules changed it
         Optional<StreamCapture> capture = exchange.cacheMiss()
                 .filter(miss -> exchange.stream())
@@ -232,10 +241,14 @@ public final class RouterRuntime {
                 reachable(ctx, router),
                 Attribution.router(router.id(), headers),
                 new Forwarding(apiKey, streamEdit, policy));
-        if (!exchange.stream() && ctx.statusCode() / 100 == 2 && output.isPresent()) {
-            filterOutput(ctx, output.get());
+        if (!exchange.stream() && ctx.statusCode() / 100 == 2 && (output.isPresent() || pii.isPresent())) {
+            filterOutput(ctx, text -> {
+                String ruled = output.map(rules -> rules.whole(text)).orElse(text);
+                return pii.map(scan -> scan.whole(ruled)).orElse(ruled);
+            });
             var tags = new LinkedHashSet<>(exchange.tags());
-            tags.addAll(output.get().tags());
+            output.ifPresent(rules -> tags.addAll(rules.tags()));
+            pii.ifPresent(scan -> tags.addAll(scan.tags()));
             if (!tags.isEmpty()) {
                 ctx.header("x-router-tags", String.join(",", tags));
             }
@@ -476,14 +489,22 @@ public final class RouterRuntime {
      * Scans the request's texts for personal data and secrets: a block names the kinds found (never what was found),
      * a redaction replaces each finding before the endpoint sees it, a tag adds {@code pii:<kind>} for each kind.
      */
-    private String pii(PlanStep.Pii step, Exchange exchange) {
+    private String pii(Context ctx, RouterSnapshot router, PlanStep.Pii step, Exchange exchange) {
+        if (step.onOutput()) {
+            exchange.checkOutput(step);
+        }
+        if (!step.onInput()) {
+            return step.next();
+        }
+        var found = new java.util.TreeSet<String>();
+        exchange.texts()
+                .forEach(text -> PiiScanner.find(text, step.kinds())
+                        .forEach(hit -> found.add(hit.kind().wire())));
+        found.forEach(kind -> steps.counter().count(router.id(), step.id(), "pii:" + kind, 1));
         switch (step.action()) {
             case BLOCK -> {
-                var found = new java.util.TreeSet<String>();
-                exchange.texts()
-                        .forEach(text -> PiiScanner.find(text, step.kinds())
-                                .forEach(hit -> found.add(hit.kind().wire())));
                 if (!found.isEmpty()) {
+                    steps.counter().count(router.id(), step.id(), "blocked", 1);
                     throw stepError(
                             ErrorCode.CONTENT_BLOCKED,
                             step,
@@ -491,10 +512,7 @@ public final class RouterRuntime {
                 }
             }
             case REDACT -> exchange.rewriteTexts(text -> PiiScanner.redact(text, PiiScanner.find(text, step.kinds())));
-            case TAG ->
-                exchange.texts()
-                        .forEach(text -> PiiScanner.find(text, step.kinds())
-                                .forEach(hit -> exchange.tag("pii:" + hit.kind().wire())));
+            case TAG -> found.forEach(kind -> exchange.tag("pii:" + kind));
         }
         return step.next();
     }
@@ -528,7 +546,7 @@ public final class RouterRuntime {
     }
 
     /** Applies the output rules to a whole answer's text: its messages' content, or its completions' text. */
-    private static void filterOutput(Context ctx, AnswerRules rules) {
+    private static void filterOutput(Context ctx, java.util.function.UnaryOperator<String> rules) {
         JsonNode answer;
         try (var in = ctx.resultInputStream()) {
             answer = Json.read(in == null ? new byte[0] : in.readAllBytes());
@@ -538,10 +556,10 @@ public final class RouterRuntime {
         for (JsonNode choice : answer.path("choices")) {
             if (choice.path("message") instanceof ObjectNode message
                     && message.path("content").isTextual()) {
-                message.put("content", rules.whole(message.path("content").textValue()));
+                message.put("content", rules.apply(message.path("content").textValue()));
             }
             if (choice instanceof ObjectNode text && text.path("text").isTextual()) {
-                text.put("text", rules.whole(text.path("text").textValue()));
+                text.put("text", rules.apply(text.path("text").textValue()));
             }
         }
         ctx.result(Json.write(answer));
