@@ -7,6 +7,9 @@ import dev.arbor.access.Access;
 import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.search.MetaTools;
+import dev.arbor.connectors.search.ToolMode;
+import dev.arbor.connectors.search.ToolSearch;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.http.Requests;
 import dev.arbor.platform.http.Responses;
@@ -41,6 +44,7 @@ final class AgentEndpoint {
     private final ConnectorChanges changes;
     private final CallAudit audit;
     private final RateLimiter rateLimits;
+    private final ToolSearch search;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private volatile long servedVersion = -1;
 
@@ -50,13 +54,15 @@ final class AgentEndpoint {
             McpUpstream upstream,
             ConnectorChanges changes,
             CallAudit audit,
-            RateLimiter rateLimits) {
+            RateLimiter rateLimits,
+            ToolSearch search) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
         this.changes = requireNonNull(changes, "changes");
         this.audit = requireNonNull(audit, "audit");
         this.rateLimits = requireNonNull(rateLimits, "rateLimits");
+        this.search = requireNonNull(search, "search");
     }
 
     void addTo(Routes routes) {
@@ -76,7 +82,15 @@ final class AgentEndpoint {
             long version,
             Optional<String> project,
             Map<String, BindingStore.ServedTool> tools,
-            Map<String, Gateway> gateways) {}
+            Map<String, Gateway> gateways,
+            ToolMode mode) {
+        /** The tools the agent may call, by name: a denied tool is not offered, so the agent spends nothing on it. */
+        List<Map.Entry<String, BindingStore.ServedTool>> offered() {
+            return tools.entrySet().stream()
+                    .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
+                    .toList();
+        }
+    }
 
     /**
      * The agent's project, tools and their gateways: kept while nothing about gateways, tools or bindings changed
@@ -100,7 +114,7 @@ final class AgentEndpoint {
                 .forEach(id -> gateways.find(id).ifPresent(gateway -> byId.put(id, gateway)));
         // a gateway deleted since its tools were read is gone with them (the next call reads everything again)
         tools.values().removeIf(tool -> !byId.containsKey(tool.gatewayId()));
-        var fresh = new Served(version, bindings.projectOf(prompt), tools, byId);
+        var fresh = new Served(version, bindings.projectOf(prompt), tools, byId, bindings.toolMode(prompt));
         served.put(prompt, fresh);
         return fresh;
     }
@@ -133,13 +147,25 @@ final class AgentEndpoint {
             case "tools/list" ->
                 Map.of(
                         "tools",
-                        agent.tools().entrySet().stream()
-                                // a denied tool is not offered: an agent does not spend its context on it
-                                .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
-                                .map(e -> toolJson(e.getKey(), e.getValue()))
-                                .toList());
-            case "tools/call" ->
-                call(prompt, agent, params, Access.principal(ctx).tokenId());
+                        agent.mode() == ToolMode.SEARCH
+                                ? MetaTools.definitions()
+                                : agent.offered().stream()
+                                        .map(e -> toolJson(e.getKey(), e.getValue()))
+                                        .toList());
+            case "tools/call" -> {
+                String identity = Access.principal(ctx).tokenId();
+                String name = params.path("name").asText("");
+                if (agent.mode() == ToolMode.SEARCH && name.equals(MetaTools.SEARCH_TOOLS)) {
+                    yield searchTools(agent, arguments(params));
+                }
+                if (agent.mode() == ToolMode.SEARCH && name.equals(MetaTools.CALL_TOOL)) {
+                    JsonNode inner = arguments(params);
+                    // a wrong name here is the agent's slip within a tool: a tool error it can read and mend
+                    Object answer = call(prompt, agent, inner.path("name").asText(""), arguments(inner), identity);
+                    yield answer instanceof JsonRpcError refused ? toolError(refused.message()) : answer;
+                }
+                yield call(prompt, agent, name, arguments(params), identity);
+            }
             default -> null;
         };
         if (result == null) {
@@ -191,14 +217,12 @@ final class AgentEndpoint {
     }
 
     /** Calls the tool on its gateway's server, audited: {@code identity} is the token that asked. */
-    private Object call(String prompt, Served agent, JsonNode params, String identity) {
-        String name = params.path("name").asText("");
+    private Object call(String prompt, Served agent, String name, JsonNode arguments, String identity) {
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
         Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
-        JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         CallAudit.Started started =
                 audit.start(agent.project().orElse(""), identity, prompt, gateway.id(), name, arguments);
         Optional<Refusal> refused = refusal(prompt, name, tool.policy());
@@ -221,6 +245,38 @@ final class AgentEndpoint {
             audit.ended(started, CallStore.Outcome.FAILED, Optional.of(message));
             return toolError(message);
         }
+    }
+
+    /** A call's {@code arguments}: an object, empty when it sent none or something else. */
+    private static JsonNode arguments(JsonNode params) {
+        return params.path("arguments").isObject() ? params.path("arguments") : Json.object();
+    }
+
+    /**
+     * The agent's tools that best fit a {@value MetaTools#SEARCH_TOOLS} query, each as {@code tools/list} would
+     * list it (schema included), as text for any client and as structured content.
+     */
+    private Map<String, Object> searchTools(Served agent, JsonNode arguments) {
+        MetaTools.Search asked = MetaTools.search(arguments);
+        if (!(asked instanceof MetaTools.Query query)) {
+            return toolError(((MetaTools.Invalid) asked).message());
+        }
+        List<Map.Entry<String, BindingStore.ServedTool>> offered = agent.offered();
+        List<ToolSearch.Candidate> candidates = offered.stream()
+                .map(e -> new ToolSearch.Candidate(
+                        e.getKey(),
+                        ToolSearch.text(
+                                e.getKey(), e.getValue().title(), e.getValue().description())))
+                .toList();
+        List<Map<String, Object>> found = search.best(query.text(), candidates, query.k()).stream()
+                .map(hit -> toolJson(hit.name(), requireNonNull(agent.tools().get(hit.name()), "a ranked tool")))
+                .toList();
+        Map<String, Object> structured = Map.of("tools", found);
+        return Map.of(
+                "content",
+                List.of(Map.of("type", "text", "text", Json.writeString(structured))),
+                "structuredContent",
+                structured);
     }
 
     /** Why the agent's policy refuses a call to a tool. */

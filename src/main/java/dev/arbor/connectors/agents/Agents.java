@@ -8,6 +8,8 @@ import dev.arbor.connectors.gateways.GatewayUsers;
 import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.ToolRefetch;
+import dev.arbor.connectors.search.ToolSearch;
+import dev.arbor.models.TextEmbeddings;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
@@ -53,7 +55,8 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
         var callStore = new CallStore(database);
         this.audit = new CallAudit(callStore, meters, settings.auditRetention(), clock);
         this.calls = new CallRoutes(callStore, access);
-        this.endpoint = new AgentEndpoint(gateways, bindings, upstream, changes, audit, rateLimits);
+        this.endpoint = new AgentEndpoint(
+                gateways, bindings, upstream, changes, audit, rateLimits, new ToolSearch(TextEmbeddings::bundled));
     }
 
     /** The routes of gateways' tools, agents' attachments and agents' MCP endpoints. */
