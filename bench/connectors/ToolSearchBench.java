@@ -23,31 +23,35 @@ public class ToolSearchBench {
     public static void main(String[] args) throws Exception {
         int searches = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         JsonNode catalog = new ObjectMapper()
-                .readTree(Path.of("src/test/resources/connectors/tool-catalog.json").toFile())
+                .readTree(Path.of("src/test/resources/connectors/tool-catalog.json")
+                        .toFile())
                 .path("servers");
         var tools = new ArrayList<ToolSearch.Candidate>();
         for (int copy = 0; copy < 11; copy++) {
             String suffix = copy == 0 ? "" : "-" + copy;
-            catalog.properties().forEach(server -> server.getValue().path("tools").forEach(tool -> {
-                String name = server.getKey() + suffix + "__" + tool.path("name").asText();
-                tools.add(new ToolSearch.Candidate(
-                        name,
-                        ToolSearch.text(
+            catalog.properties()
+                    .forEach(server -> server.getValue().path("tools").forEach(tool -> {
+                        String name = server.getKey() + suffix + "__"
+                                + tool.path("name").asText();
+                        tools.add(new ToolSearch.Candidate(
                                 name,
-                                Optional.ofNullable(tool.get("title")).map(JsonNode::asText),
-                                tool.path("description").asText())));
-            }));
+                                ToolSearch.text(
+                                        name,
+                                        Optional.ofNullable(tool.get("title")).map(JsonNode::asText),
+                                        tool.path("description").asText())));
+                    }));
         }
-        List<String> queries = Files.readAllLines(Path.of("src/test/resources/connectors/tool-search-queries.tsv"))
-                .stream()
-                .filter(line -> !line.isBlank() && !line.startsWith("#"))
-                .map(line -> line.split("\t")[0])
-                .toList();
+        List<String> queries =
+                Files.readAllLines(Path.of("src/test/resources/connectors/tool-search-queries.tsv")).stream()
+                        .filter(line -> !line.isBlank() && !line.startsWith("#"))
+                        .map(line -> line.split("\t")[0])
+                        .toList();
         TextEmbeddings model = TextEmbeddings.bundled();
         var search = new ToolSearch(() -> model);
         long firstStart = System.nanoTime();
         search.best(queries.getFirst(), tools, 5);
-        System.out.printf("tools: %d; first search (embeds every tool): %.0f ms%n",
+        System.out.printf(
+                "tools: %d; first search (embeds every tool): %.0f ms%n",
                 tools.size(), (System.nanoTime() - firstStart) / 1e6);
         for (int i = 0; i < searches / 10; i++) { // warm-up
             search.best(queries.get(i % queries.size()), tools, 5);
@@ -71,7 +75,8 @@ public class ToolSearchBench {
     private static void report(String what, long[] nanos) {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
-        System.out.printf("%-40s p50 %.2f ms  p99 %.2f ms%n", what, sorted[sorted.length / 2] / 1e6,
-                sorted[(int) (sorted.length * 0.99)] / 1e6);
+        System.out.printf(
+                "%-40s p50 %.2f ms  p99 %.2f ms%n",
+                what, sorted[sorted.length / 2] / 1e6, sorted[(int) (sorted.length * 0.99)] / 1e6);
     }
 }
