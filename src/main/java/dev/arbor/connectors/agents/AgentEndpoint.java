@@ -10,6 +10,9 @@ import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
 import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.oauth.UserAuthorization;
+import dev.arbor.connectors.search.MetaTools;
+import dev.arbor.connectors.search.ToolMode;
+import dev.arbor.connectors.search.ToolSearch;
 import dev.arbor.connectors.sessions.AgentSessions;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.http.Requests;
@@ -49,6 +52,7 @@ final class AgentEndpoint {
     private final RateLimiter rateLimits;
     private final UserAuthorization userAuthorization;
     private final AgentSessions sessions;
+    private final ToolSearch search;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private volatile long servedVersion = -1;
 
@@ -60,7 +64,8 @@ final class AgentEndpoint {
             CallAudit audit,
             RateLimiter rateLimits,
             UserAuthorization userAuthorization,
-            AgentSessions sessions) {
+            AgentSessions sessions,
+            ToolSearch search) {
         this.gateways = requireNonNull(gateways, "gateways");
         this.bindings = requireNonNull(bindings, "bindings");
         this.upstream = requireNonNull(upstream, "upstream");
@@ -69,6 +74,7 @@ final class AgentEndpoint {
         this.rateLimits = requireNonNull(rateLimits, "rateLimits");
         this.userAuthorization = requireNonNull(userAuthorization, "userAuthorization");
         this.sessions = requireNonNull(sessions, "sessions");
+        this.search = requireNonNull(search, "search");
     }
 
     void addTo(Routes routes) {
@@ -88,7 +94,15 @@ final class AgentEndpoint {
             long version,
             Optional<String> project,
             Map<String, BindingStore.ServedTool> tools,
-            Map<String, Gateway> gateways) {}
+            Map<String, Gateway> gateways,
+            ToolMode mode) {
+        /** The tools the agent may call, by name: a denied tool is not offered, so the agent spends nothing on it. */
+        List<Map.Entry<String, BindingStore.ServedTool>> offered() {
+            return tools.entrySet().stream()
+                    .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
+                    .toList();
+        }
+    }
 
     /**
      * The agent's project, tools and their gateways: kept while nothing about gateways, tools or bindings changed
@@ -112,7 +126,7 @@ final class AgentEndpoint {
                 .forEach(id -> gateways.find(id).ifPresent(gateway -> byId.put(id, gateway)));
         // a gateway deleted since its tools were read is gone with them (the next call reads everything again)
         tools.values().removeIf(tool -> !byId.containsKey(tool.gatewayId()));
-        var fresh = new Served(version, bindings.projectOf(prompt), tools, byId);
+        var fresh = new Served(version, bindings.projectOf(prompt), tools, byId, bindings.toolMode(prompt));
         served.put(prompt, fresh);
         return fresh;
     }
@@ -164,12 +178,24 @@ final class AgentEndpoint {
             case "tools/list" ->
                 Map.of(
                         "tools",
-                        agent.tools().entrySet().stream()
-                                // a denied tool is not offered: an agent does not spend its context on it
-                                .filter(e -> e.getValue().policy().policy() != BindingStore.Policy.DENY)
-                                .map(e -> toolJson(e.getKey(), e.getValue()))
-                                .toList());
-            case "tools/call" -> call(prompt, agent, params, principal);
+                        agent.mode() == ToolMode.SEARCH
+                                ? MetaTools.definitions()
+                                : agent.offered().stream()
+                                        .map(e -> toolJson(e.getKey(), e.getValue()))
+                                        .toList());
+            case "tools/call" -> {
+                String name = params.path("name").asText("");
+                if (agent.mode() == ToolMode.SEARCH && name.equals(MetaTools.SEARCH_TOOLS)) {
+                    yield searchTools(agent, arguments(params));
+                }
+                if (agent.mode() == ToolMode.SEARCH && name.equals(MetaTools.CALL_TOOL)) {
+                    JsonNode inner = arguments(params);
+                    // a wrong name here is the agent's slip within a tool: a tool error it can read and mend
+                    Object answer = call(prompt, agent, inner.path("name").asText(""), arguments(inner), principal);
+                    yield answer instanceof JsonRpcError refused ? toolError(refused.message()) : answer;
+                }
+                yield call(prompt, agent, name, arguments(params), principal);
+            }
             default -> null;
         };
         if (result == null) {
@@ -232,26 +258,25 @@ final class AgentEndpoint {
      * Calls the tool on its gateway's server, audited: {@code principal} is the token that asked, whose own
      * authorization a per-user gateway uses (and asks it for, with MCP's URL elicitation, when it has none).
      */
-    private Object call(String prompt, Served agent, JsonNode params, Principal principal) {
+    private Object call(String prompt, Served agent, String name, JsonNode arguments, Principal principal) {
         Identity identity = Identity.of(principal);
-        String name = params.path("name").asText("");
         // OpenTelemetry's GenAI span of a tool call; the upstream call is its child, the arguments never a field
         try (Traced span = Traced.child("execute_tool " + name, SpanKind.INTERNAL)
                 .with("gen_ai.operation.name", "execute_tool")
                 .with("gen_ai.tool.name", name)
                 .with("mcp.method.name", "tools/call")
                 .with("arbor.agent", prompt)) {
-            return call(prompt, agent, params, principal, identity, name, span);
+            return call(prompt, agent, name, arguments, principal, identity, span);
         }
     }
 
     private Object call(
             String prompt,
             Served agent,
-            JsonNode params,
+            String name,
+            JsonNode arguments,
             Principal principal,
             Identity identity,
-            String name,
             Traced span) {
         BindingStore.ServedTool tool = agent.tools().get(name);
         if (tool == null) {
@@ -259,7 +284,6 @@ final class AgentEndpoint {
             return new JsonRpcError(-32602, "Agent " + prompt + " has no tool '" + name + "'.");
         }
         Gateway gateway = requireNonNull(agent.gateways().get(tool.gatewayId()), "a served tool's gateway");
-        JsonNode arguments = params.path("arguments").isObject() ? params.path("arguments") : Json.object();
         CallAudit.Started started =
                 audit.start(agent.project().orElse(""), identity.id(), prompt, gateway.id(), name, arguments);
         Optional<Refusal> refused = refusal(prompt, name, tool.policy());
@@ -293,6 +317,38 @@ final class AgentEndpoint {
             }
             return toolError(message);
         }
+    }
+
+    /** A call's {@code arguments}: an object, empty when it sent none or something else. */
+    private static JsonNode arguments(JsonNode params) {
+        return params.path("arguments").isObject() ? params.path("arguments") : Json.object();
+    }
+
+    /**
+     * The agent's tools that best fit a {@value MetaTools#SEARCH_TOOLS} query, each as {@code tools/list} would
+     * list it (schema included), as text for any client and as structured content.
+     */
+    private Map<String, Object> searchTools(Served agent, JsonNode arguments) {
+        MetaTools.Search asked = MetaTools.search(arguments);
+        if (!(asked instanceof MetaTools.Query query)) {
+            return toolError(((MetaTools.Invalid) asked).message());
+        }
+        List<Map.Entry<String, BindingStore.ServedTool>> offered = agent.offered();
+        List<ToolSearch.Candidate> candidates = offered.stream()
+                .map(e -> new ToolSearch.Candidate(
+                        e.getKey(),
+                        ToolSearch.text(
+                                e.getKey(), e.getValue().title(), e.getValue().description())))
+                .toList();
+        List<Map<String, Object>> found = search.best(query.text(), candidates, query.k()).stream()
+                .map(hit -> toolJson(hit.name(), requireNonNull(agent.tools().get(hit.name()), "a ranked tool")))
+                .toList();
+        Map<String, Object> structured = Map.of("tools", found);
+        return Map.of(
+                "content",
+                List.of(Map.of("type", "text", "text", Json.writeString(structured))),
+                "structuredContent",
+                structured);
     }
 
     /** Why the agent's policy refuses a call to a tool. */

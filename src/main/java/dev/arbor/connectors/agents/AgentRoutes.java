@@ -13,6 +13,7 @@ import dev.arbor.access.Principal;
 import dev.arbor.access.ProjectId;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.Gateways;
+import dev.arbor.connectors.search.ToolMode;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
 import dev.arbor.platform.errors.ParamPath;
@@ -49,7 +50,11 @@ final class AgentRoutes {
     /** Per attached tool (by id): allow or deny, and a cap on calls a minute; a tool left out is allowed. */
     private static final BodyField.Value POLICIES = BodyField.value(OPTIONAL, "policies", ToolPolicies.SHAPE);
 
-    private static final BodySpec ATTACH = BodySpec.closed("an attachment", TOOL_IDS, PROJECT_ID, POLICIES);
+    /** The agent's tool mode (for all its gateways): all its tools listed, or the two meta tools of tool search. */
+    private static final BodyField.Word<ToolMode> TOOL_MODE =
+            BodyField.word(OPTIONAL, "tool_mode", List.of(ToolMode.values()), ToolMode::wire);
+
+    private static final BodySpec ATTACH = BodySpec.closed("an attachment", TOOL_IDS, PROJECT_ID, POLICIES, TOOL_MODE);
 
     private static final Pattern PROMPT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
@@ -139,6 +144,7 @@ final class AgentRoutes {
         }
         Map<String, BindingStore.ToolPolicy> policies =
                 ToolPolicies.read(toolIds, POLICIES.read(reader).orElse(MissingNode.getInstance()), problems);
+        Optional<ToolMode> mode = TOOL_MODE.read(reader);
         problems.throwIfAny();
         String agentProject = project.orElseThrow();
         if (!gateway.scope().enabled()) {
@@ -151,15 +157,22 @@ final class AgentRoutes {
                     "gateway_id",
                     "Gateway " + gateway.id() + " is not " + "shared with project " + agentProject + ".");
         }
-        bindings.replace(prompt, agentProject, gateway.id(), policies);
+        bindings.replace(prompt, agentProject, gateway.id(), policies, mode);
+        ToolMode current = bindings.toolMode(prompt);
         Responses.ok(
                 ctx,
                 bindings.connections(prompt).stream()
                         .filter(c -> c.gatewayId().equals(gateway.id()))
                         .findFirst()
-                        .map(ConnectionView::of)
+                        .map(connection -> ConnectionView.of(connection, current))
                         .orElse(new ConnectionView(
-                                "prompt.connection", prompt, agentProject, gateway.id(), gateway.name(), List.of())));
+                                "prompt.connection",
+                                prompt,
+                                agentProject,
+                                gateway.id(),
+                                gateway.name(),
+                                List.of(),
+                                current.wire())));
     }
 
     private void detach(Context ctx) {
@@ -180,10 +193,13 @@ final class AgentRoutes {
         String prompt = promptId(ctx);
         requireAgentProject(ctx, prompt, bindings.projectOf(prompt));
         List<BindingStore.Connection> connections = bindings.connections(prompt);
+        ToolMode mode = bindings.toolMode(prompt);
         Responses.ok(
                 ctx,
                 Responses.list(
-                        connections.stream().map(ConnectionView::of).toList(),
+                        connections.stream()
+                                .map(connection -> ConnectionView.of(connection, mode))
+                                .toList(),
                         connections.stream()
                                 .map(BindingStore.Connection::gatewayId)
                                 .toList(),
@@ -220,15 +236,17 @@ final class AgentRoutes {
             @JsonProperty("project_id") String projectId,
             @JsonProperty("gateway_id") String gatewayId,
             @JsonProperty("gateway_name") String gatewayName,
-            List<ToolView> tools) {
-        static ConnectionView of(BindingStore.Connection connection) {
+            List<ToolView> tools,
+            @JsonProperty("tool_mode") String toolMode) {
+        static ConnectionView of(BindingStore.Connection connection, ToolMode mode) {
             return new ConnectionView(
                     "prompt.connection",
                     connection.promptId(),
                     connection.projectId(),
                     connection.gatewayId(),
                     connection.gatewayName(),
-                    connection.tools().stream().map(ToolView::of).toList());
+                    connection.tools().stream().map(ToolView::of).toList(),
+                    mode.wire());
         }
     }
 

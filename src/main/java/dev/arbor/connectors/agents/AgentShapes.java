@@ -46,7 +46,8 @@ final class AgentShapes {
                             arrayOf(object().required("id", string())
                                     .required("name", string())
                                     .required("policy", oneOf("allow", "deny"))
-                                    .required("calls_per_minute", nullable(integer(1, ToolPolicies.MAX_PER_MINUTE))))));
+                                    .required("calls_per_minute", nullable(integer(1, ToolPolicies.MAX_PER_MINUTE)))))
+                    .required("tool_mode", oneOf("all", "search")));
     static final Schema DETACHED = object().required("object", oneOf("prompt.connection.deleted"))
             .required("prompt_id", string())
             .required("gateway_id", string())

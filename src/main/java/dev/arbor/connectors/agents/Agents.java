@@ -10,7 +10,9 @@ import dev.arbor.connectors.gateways.Identity;
 import dev.arbor.connectors.oauth.GatewayOAuth;
 import dev.arbor.connectors.oauth.ToolRefetch;
 import dev.arbor.connectors.oauth.UserAuthorization;
+import dev.arbor.connectors.search.ToolSearch;
 import dev.arbor.connectors.sessions.AgentSessions;
+import dev.arbor.models.TextEmbeddings;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.http.Routes;
 import dev.arbor.platform.outbound.OutboundClient;
@@ -59,7 +61,15 @@ public final class Agents implements GatewayUsers, ToolRefetch, AutoCloseable {
         this.audit = new CallAudit(callStore, meters, settings.auditRetention(), clock);
         this.calls = new CallRoutes(callStore, access);
         this.endpoint = new AgentEndpoint(
-                gateways, bindings, upstream, changes, audit, rateLimits, userAuthorization, sessions);
+                gateways,
+                bindings,
+                upstream,
+                changes,
+                audit,
+                rateLimits,
+                userAuthorization,
+                sessions,
+                new ToolSearch(TextEmbeddings::bundled));
     }
 
     /** The routes of gateways' tools, agents' attachments and agents' MCP endpoints. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.connectors.gateways.ConnectorChanges;
 import dev.arbor.connectors.gateways.Gateway;
 import dev.arbor.connectors.gateways.GatewayUsers.Agent;
+import dev.arbor.connectors.search.ToolMode;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.json.Json;
 import java.sql.ResultSet;
@@ -76,11 +77,40 @@ final class BindingStore {
                 .findOne());
     }
 
-    /** Makes these tools (by id, with their policies) the prompt's whole set for the gateway. */
-    void replace(String promptId, String projectId, String gatewayId, Map<String, ToolPolicy> toolIds) {
+    /** How the prompt's endpoint offers its tools: {@link ToolMode#ALL} unless it was set. */
+    ToolMode toolMode(String promptId) {
+        return database.read(handle -> handle.createQuery(
+                                "SELECT tool_mode FROM connector_agent_settings WHERE prompt_id = :p")
+                        .bind("p", promptId)
+                        .mapTo(String.class)
+                        .findOne())
+                .flatMap(ToolMode::of)
+                .orElse(ToolMode.ALL);
+    }
+
+    /**
+     * Makes these tools (by id, with their policies) the prompt's whole set for the gateway, and sets the prompt's
+     * tool mode when {@code mode} has one.
+     */
+    void replace(
+            String promptId,
+            String projectId,
+            String gatewayId,
+            Map<String, ToolPolicy> toolIds,
+            Optional<ToolMode> mode) {
         long now = clock.millis();
         database.update(handle -> {
             ConnectorChanges.record(handle);
+            mode.ifPresent(chosen -> handle.createUpdate(
+                            "INSERT INTO connector_agent_settings (prompt_id, project_id, tool_mode, updated_at) "
+                                    + "VALUES (:p, :project, :mode, :now) ON CONFLICT (prompt_id) DO UPDATE SET "
+                                    + "project_id = excluded.project_id, tool_mode = excluded.tool_mode, "
+                                    + "updated_at = excluded.updated_at")
+                    .bind("p", promptId)
+                    .bind("project", projectId)
+                    .bind("mode", chosen.wire())
+                    .bind("now", now)
+                    .execute());
             handle.createUpdate("DELETE FROM prompt_tool_bindings WHERE prompt_id = :p AND gateway_id = :g")
                     .bind("p", promptId)
                     .bind("g", gatewayId)
