@@ -14,7 +14,6 @@ import dev.arbor.access.ProjectId;
 import dev.arbor.connectors.gateways.Gateway.Scope;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;
-import dev.arbor.platform.errors.ParamPath;
 import dev.arbor.platform.errors.Problems;
 import dev.arbor.platform.http.PageParams;
 import dev.arbor.platform.http.QueryParam;
@@ -35,7 +34,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +45,7 @@ import java.util.regex.Pattern;
  * global, projects) and the client surfaces that may use them; and which of them an agent of a project may use.
  */
 final class GatewayRoutes {
-    private static final Set<String> CLIENTS = Set.of("studio", "prompt");
+    private static final Set<String> CLIENTS = GatewayValidator.CLIENTS;
     private static final Pattern NOT_BLANK = Pattern.compile("[\\s\\S]*\\S[\\s\\S]*");
     private static final BodyField.Value CONNECTOR_ID = BodyField.value(REQUIRED, "connector_id", Schema.string());
     private static final BodyField.Worded<String> NAME = text(OPTIONAL, "name", 200);
@@ -101,6 +99,7 @@ final class GatewayRoutes {
     private final GatewayAuthorization authorizations;
     private final GatewayUsers users;
     private final Access access;
+    private final GatewayValidator validator;
     private final OutboundPolicy policy;
     private final List<String> stdioCommands;
     private final Clock clock;
@@ -122,6 +121,7 @@ final class GatewayRoutes {
         this.authorizations = requireNonNull(authorizations, "authorizations");
         this.users = requireNonNull(users, "users");
         this.access = requireNonNull(access, "access");
+        this.validator = new GatewayValidator(access);
         this.policy = requireNonNull(policy, "policy");
         this.stdioCommands = List.copyOf(stdioCommands);
         this.clock = requireNonNull(clock, "clock");
@@ -191,8 +191,8 @@ final class GatewayRoutes {
         GatewayCredentials.Split credentials =
                 GatewayCredentials.read(value(CREDENTIALS, reader), connector.authType(), registers, false, problems);
         String name = NAME.read(reader).orElse(connector.name());
-        Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
-        List<String> clients = clients(
+        Scope scope = validator.scope(value(SCOPE, reader), CLOSED, problems);
+        List<String> clients = GatewayValidator.clients(
                 value(CLIENTS_FIELD, reader),
                 List.copyOf(CLIENTS.stream().sorted().toList()),
                 problems);
@@ -249,9 +249,9 @@ final class GatewayRoutes {
         GatewayCredentials.Split credentials =
                 GatewayCredentials.read(value(CREDENTIALS, reader), auth.orElse(AuthType.NONE), true, local, problems);
         String description = DESCRIPTION.read(reader).orElse("");
-        Scope scope = scope(value(SCOPE, reader), CLOSED, problems);
-        List<String> clients =
-                clients(value(CLIENTS_FIELD, reader), CLIENTS.stream().sorted().toList(), problems);
+        Scope scope = validator.scope(value(SCOPE, reader), CLOSED, problems);
+        List<String> clients = GatewayValidator.clients(
+                value(CLIENTS_FIELD, reader), CLIENTS.stream().sorted().toList(), problems);
         problems.throwIfAny();
         ObjectNode settings = credentials.settings().setAll(launch);
         create(
@@ -386,8 +386,8 @@ final class GatewayRoutes {
         ObjectNode body = Requests.jsonObject(ctx);
         BodyReader reader = CHANGE.reader(body);
         Problems problems = reader.problems();
-        Scope scope = scope(value(SCOPE, reader), gateway.scope(), problems);
-        List<String> clients = clients(value(CLIENTS_FIELD, reader), gateway.clients(), problems);
+        Scope scope = validator.scope(value(SCOPE, reader), gateway.scope(), problems);
+        List<String> clients = GatewayValidator.clients(value(CLIENTS_FIELD, reader), gateway.clients(), problems);
         Gateway changed = gateway.with(scope, clients);
         JsonNode credentials = value(CREDENTIALS, reader);
         if (body.has("credentials")) {
@@ -486,79 +486,6 @@ final class GatewayRoutes {
 
     private Gateway find(String id) {
         return lookup.require(id);
-    }
-
-    /** Contract 2.1's scope: {@code enabled}, {@code global}, {@code projects}; fields left out keep their value. */
-    private Scope scope(JsonNode json, Scope current, Problems problems) {
-        if (json.isMissingNode() || json.isNull()) {
-            return current;
-        }
-        if (!json.isObject()) {
-            problems.add(ErrorCode.INVALID_FIELD, "scope", "`scope` must be {enabled, global, projects}.");
-            return current;
-        }
-        problems.unknownFields(json, Set.of("enabled", "global", "projects"), "scope", "a scope");
-        boolean enabled = flag(json, "enabled", current.enabled(), problems);
-        boolean global = flag(json, "global", current.global(), problems);
-        var projects = new LinkedHashSet<>(json.has("projects") ? List.of() : current.projects());
-        JsonNode given = json.path("projects");
-        if (!given.isMissingNode() && !given.isArray()) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD, "scope.projects", "`scope.projects` must be a list of project " + "ids.");
-        }
-        for (int i = 0; given.isArray() && i < given.size(); i++) {
-            if (!given.get(i).isTextual()) {
-                String at = ParamPath.index("scope.projects", i);
-                problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` must be a project id.");
-            } else {
-                projects.add(given.get(i).textValue());
-            }
-        }
-        var ordered = new ArrayList<>(projects);
-        for (String unknown : access.unknownProjects(ordered)) {
-            String at = ParamPath.index("scope.projects", ordered.indexOf(unknown));
-            problems.add(ErrorCode.INVALID_FIELD, at, "`" + at + "` names no project ('" + unknown + "').");
-        }
-        if (global && !projects.isEmpty()) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD,
-                    "scope.projects",
-                    "`scope.projects` must be empty for a global "
-                            + "scope: a global gateway is shared with every project.");
-        }
-        return new Scope(enabled, global, ordered);
-    }
-
-    private static boolean flag(JsonNode json, String field, boolean current, Problems problems) {
-        JsonNode value = json.path(field);
-        if (value.isMissingNode()) {
-            return current;
-        }
-        if (!value.isBoolean()) {
-            problems.add(ErrorCode.INVALID_FIELD, "scope." + field, "`scope." + field + "` must be true or false.");
-            return current;
-        }
-        return value.booleanValue();
-    }
-
-    private static List<String> clients(JsonNode json, List<String> current, Problems problems) {
-        if (json.isMissingNode() || json.isNull()) {
-            return current;
-        }
-        var clients = new LinkedHashSet<String>();
-        boolean ok = json.isArray();
-        for (JsonNode client : json) {
-            ok &= client.isTextual() && CLIENTS.contains(client.textValue());
-            clients.add(client.asText());
-        }
-        if (!ok) {
-            problems.add(
-                    ErrorCode.INVALID_FIELD,
-                    "clients",
-                    "`clients` must list the surfaces that may use the " + "gateway: studio, prompt.");
-            return current;
-        }
-        return List.copyOf(clients);
     }
 
     /** A sealed list of {key, value} as shown: its keys, each with {@code value_set}. */
