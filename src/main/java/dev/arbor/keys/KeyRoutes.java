@@ -96,6 +96,9 @@ final class KeyRoutes {
     }
 
     void addTo(Routes routes) {
+        // a change and a revocation answer as a read does, so that a keyed one cut off by a crash is answered again
+        Schema one =
+                spending.map(s -> (Schema) KEY.required("spend", s.schema())).orElse(KEY);
         routes.group("keys")
                 .post(
                         "/keys",
@@ -122,13 +125,13 @@ final class KeyRoutes {
                         this::change)
                 .body(CHANGE.schema())
                 .header(CurrentProject.HEADER)
-                .ok(KEY)
+                .ok(one)
                 .delete(
                         "/keys/{key_id}",
                         "Revoke an inference key: every server sharing the database refuses it from the next request",
                         this::revoke)
                 .header(CurrentProject.HEADER)
-                .ok(KEY);
+                .ok(one);
     }
 
     /** A body's key fields, read and checked; its problems thrown, its unknown fields' warnings answered. */
@@ -191,7 +194,11 @@ final class KeyRoutes {
     }
 
     private void get(Context ctx) {
-        InferenceKey key = visible(ctx, Optional.empty());
+        answer(ctx, visible(ctx, Optional.empty()));
+    }
+
+    /** One key as a read, a change and a revocation answer it: with what it spent. */
+    private void answer(Context ctx, InferenceKey key) {
         KeyReplies.KeyJson json = KeyReplies.KeyJson.of(key, store.nowMillis());
         if (spending.isEmpty()) {
             Responses.ok(ctx, json);
@@ -204,13 +211,13 @@ final class KeyRoutes {
         Read read = read(CHANGE, NEW_NAME, ctx);
         InferenceKey key = visible(ctx, read.projectId());
         InferenceKey changed = store.update(key.id(), read.fields()).orElseThrow(() -> notFound(key.id()));
-        Responses.ok(ctx, KeyReplies.KeyJson.of(changed, store.nowMillis()));
+        answer(ctx, changed);
     }
 
     private void revoke(Context ctx) {
         InferenceKey key = visible(ctx, Optional.empty());
         InferenceKey revoked = store.revoke(key.id()).orElseThrow(() -> notFound(key.id()));
-        Responses.ok(ctx, KeyReplies.KeyJson.of(revoked, store.nowMillis()));
+        answer(ctx, revoked);
     }
 
     /**

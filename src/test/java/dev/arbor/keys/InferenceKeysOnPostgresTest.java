@@ -7,6 +7,7 @@ import dev.arbor.ArborServer;
 import dev.arbor.testing.HttpReply;
 import dev.arbor.testing.OpenAiClient;
 import dev.arbor.testing.TestPostgres;
+import dev.arbor.testing.TestServer;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -47,26 +48,20 @@ class InferenceKeysOnPostgresTest extends InferenceKeysContract {
     void aKeysRequestsAMinuteHoldAcrossTwoServers() {
         try (var second = ArborServer.start(
                 Map.of("ARBOR_DATABASE_URL", url, "ARBOR_ADMIN_TOKEN", ADMIN, "ARBOR_OUTBOUND_ALLOW", "127.0.0.1"))) {
-            String secondBase = "http://127.0.0.1:" + second.http().port() + "/v1";
+            TestServer[] servers = {http, second.http()};
             String secret = key("\"limits\": {\"requests_per_minute\": 3}");
-            assertThat(OpenAiClient.call("chat", base(), secret, "helpdesk")
-                            .getFirst()
-                            .has("answer"))
-                    .isTrue();
-            assertThat(OpenAiClient.call("chat", secondBase, secret, "helpdesk")
-                            .getFirst()
-                            .has("answer"))
-                    .isTrue();
-            assertThat(OpenAiClient.call("chat", base(), secret, "helpdesk")
-                            .getFirst()
-                            .has("answer"))
-                    .isTrue();
-            JsonNode refused =
-                    OpenAiClient.call("chat", secondBase, secret, "helpdesk").getFirst();
-            assertThat(refused.at("/error/status").asInt())
-                    .as(refused.toString())
-                    .isEqualTo(429);
-            assertThat(refused.at("/error/code").asText()).isEqualTo("rate_limited");
+            String body = "{\"model\": \"helpdesk\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}";
+            // the servers take turns: each sees what the other took (whatever their upstream then answers)
+            for (int taken = 1; taken <= 3; taken++) {
+                HttpReply reply =
+                        servers[taken % 2].post("/v1/chat/completions", body, "Authorization", "Bearer " + secret);
+                assertThat(reply.header("x-ratelimit-remaining-requests"))
+                        .as(reply.body())
+                        .isEqualTo(Long.toString(3 - taken));
+            }
+            HttpReply refused = servers[0].post("/v1/chat/completions", body, "Authorization", "Bearer " + secret);
+            assertThat(refused.status()).as(refused.body()).isEqualTo(429);
+            assertThat(refused.json().at("/error/code").asText()).isEqualTo("rate_limited");
         }
     }
 }
