@@ -13,8 +13,12 @@ import java.util.function.BooleanSupplier;
 /**
  * Multinomial logistic regression on embeddings, in plain Java: features standardised per dimension, an L2 penalty
  * chosen from a small grid by stratified k-fold cross-validation (out-of-fold log loss, a fixed seed so the same
- * labels give the same head), the final weights fitted on every label with L-BFGS, and a temperature fitted on the
- * out-of-fold logits so that the probabilities are calibrated rather than merely ranked. The grid is walked from the
+ * labels give the same head), each fold's weights fitted with L-BFGS, and a temperature fitted on the out-of-fold
+ * logits so that the probabilities are calibrated rather than merely ranked. The head is the mean of the folds'
+ * models at the chosen penalty (one linear layer: the mean of their logits), so that the temperature is applied to
+ * the models it was fitted on; a model refitted on every label is surer than the folds' (each saw a fifth fewer),
+ * and on 120 labelled mails that made its certainty run ahead of its accuracy on held-out mail (ECE up to 0.087 over
+ * twenty samples, against 0.072 for the mean; FittedHeadCalibrationTest). The grid is walked from the
  * strongest penalty down, each fold's fit starting from its solution at the penalty before (a warm start: fewer steps
  * than from zero), and the walk stops once the out-of-fold loss rises, sparing the weakest penalties, the slowest to
  * fit, when they would only overfit.
@@ -74,8 +78,10 @@ final class Logistic {
         int best = GRID.length - 1;
         double bestLoss = Double.POSITIVE_INFINITY;
         double[][] bestLogits = new double[0][];
+        float[] weights = new float[0];
         for (int p = GRID.length - 1; p >= 0; p--) {
             double[][] outOfFold = new double[n][];
+            float[] mean = new float[data.classes() * (data.dimension() + 1)];
             for (int f = 0; f < MAX_FOLDS; f++) {
                 checkStopped(stopped);
                 Standardised rows = Standardised.of(data, trains.get(f));
@@ -83,6 +89,9 @@ final class Logistic {
                 float[] raw = rows.raw(starts[f], data.classes());
                 for (int i : helds.get(f)) {
                     outOfFold[i] = logits(raw, data.classes(), data.vectors()[i]);
+                }
+                for (int j = 0; j < raw.length; j++) {
+                    mean[j] += raw[j] / MAX_FOLDS;
                 }
             }
             double loss = logLoss(outOfFold, data.labels(), 1);
@@ -92,19 +101,10 @@ final class Logistic {
             bestLoss = loss;
             best = p;
             bestLogits = outOfFold;
+            weights = mean;
         }
         checkStopped(stopped);
         double temperature = temperature(bestLogits, data.labels());
-        var all = new ArrayList<Integer>();
-        for (int i = 0; i < n; i++) {
-            all.add(i);
-        }
-        Standardised rows = Standardised.of(data, all);
-        float[] weights = rows.raw(
-                minimise(
-                        new Objective(rows.x(), rows.y(), data.classes(), GRID[best]),
-                        new double[data.classes() * (data.dimension() + 1)]),
-                data.classes());
         return new Softmax(
                 data.classes(),
                 data.dimension(),
