@@ -559,6 +559,8 @@ export interface Run {
   id: string;
   pipeline_id: string;
   pipeline_version: number;
+  /** The run this one replays, when it is a replay. */
+  replay_of?: string | null;
   status: RunStatus;
   params: Record<string, unknown>;
   trigger: { type: string; schedule_id?: string };
@@ -633,6 +635,10 @@ export const pipelinesApi = {
   retryRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/retry`),
   pauseRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/pause`),
   resumeRun: (runId: string) => call<Run>('POST', `/runs/${id(runId)}/resume`),
+  /** Starts a new run replaying an ended one from a step; the steps not after it keep their outputs. */
+  replayRun: (runId: string, fromStep: string) => call<Run>('POST', `/runs/${id(runId)}/replay`, { from_step: fromStep }),
+  answerApproval: (runId: string, stepId: string, decision: 'approved' | 'rejected', comment: string) =>
+    call<unknown>('POST', `/runs/${id(runId)}/steps/${id(stepId)}/approval`, comment ? { decision, comment } : { decision }),
   followRun,
 
   schedules: (pipelineId: string) => call<Page<Schedule>>('GET', `/pipelines/${id(pipelineId)}/schedules?limit=100`),

@@ -1,9 +1,10 @@
 // A run's page: its steps with their status, timing, outputs and errors, kept live by the run's event stream (the
 // page reads the run again as events arrive), the run's log, and retry (a failed run), pause and resume, or cancel (an
-// unfinished one).
+// unfinished one); an approval step that waits is answered here with a comment, and an ended run is replayed from a
+// step chosen from its steps.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, pipelinesApi, type Run, type RunEvent } from '../api';
-import { linkClick } from '../router';
+import { linkClick, navigate } from '../router';
 import { ConfirmButton, Loaded, Notice, useLoad } from './common';
 import { Status, duration, time } from './pipelines-common';
 
@@ -20,6 +21,8 @@ export function RunPage(props: { runId: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   // a retried run streams again: the generation restarts the stream from the last event seen
   const [generation, setGeneration] = useState(0);
+  const [comment, setComment] = useState('');
+  const [fromStep, setFromStep] = useState('');
   const lastEvent = useRef(0);
 
   useEffect(() => {
@@ -74,6 +77,28 @@ export function RunPage(props: { runId: string }) {
     run.reload();
   };
 
+  const answer = async (stepId: string, decision: 'approved' | 'rejected') => {
+    try {
+      await pipelinesApi.answerApproval(props.runId, stepId, decision, comment.trim());
+      setComment('');
+      setNotice(decision === 'approved' ? `Step ${stepId} was approved.` : `Step ${stepId} was rejected.`);
+    } catch (e) {
+      setNotice(e instanceof ApiError ? e.message : String(e));
+    }
+    run.reload();
+  };
+
+  const replay = async (r: Run) => {
+    const from = fromStep || (r.steps ?? []).find((s) => s.status === 'failed')?.id || (r.steps ?? [])[0]?.id;
+    if (!from) return;
+    try {
+      const started = await pipelinesApi.replayRun(r.id, from);
+      navigate(`/pipelines/runs/${started.id}`);
+    } catch (e) {
+      setNotice(e instanceof ApiError ? e.message : String(e));
+    }
+  };
+
   return (
     <section aria-labelledby="run-title">
       <Loaded state={run}>
@@ -104,7 +129,22 @@ export function RunPage(props: { runId: string }) {
                 )}
               </dd>
               <dt>Version</dt>
-              <dd>{r.pipeline_version}</dd>
+              <dd>
+                {r.pipeline_version}
+                {pipeline.value && pipeline.value.version !== r.pipeline_version && (
+                  <span class="meta"> (the pipeline is at version {pipeline.value.version} now; this run keeps its own)</span>
+                )}
+              </dd>
+              {r.replay_of && (
+                <>
+                  <dt>Replays</dt>
+                  <dd>
+                    <a href={`/console/pipelines/runs/${r.replay_of}`} onClick={linkClick(`/pipelines/runs/${r.replay_of}`)}>
+                      {r.replay_of}
+                    </a>
+                  </dd>
+                </>
+              )}
               <dt>Started by</dt>
               <dd>{r.trigger.type}</dd>
               <dt>Created</dt>
@@ -156,6 +196,40 @@ export function RunPage(props: { runId: string }) {
                 <ConfirmButton label="Cancel run" confirm="Cancel this run" onConfirm={() => act(() => pipelinesApi.cancelRun(r.id), 'The run was cancelled.', false)} />
               )}
             </p>
+            {(r.steps ?? [])
+              .filter((s) => s.action === 'approval' && s.status === 'waiting')
+              .map((s) => (
+                <form key={s.id} class="approval" aria-label={`Approval ${s.id}`} onSubmit={(e) => e.preventDefault()}>
+                  <label>
+                    Comment on step {s.id}
+                    <textarea value={comment} maxLength={2000} onInput={(e) => setComment((e.target as HTMLTextAreaElement).value)} />
+                  </label>
+                  <button type="button" onClick={() => answer(s.id, 'approved')}>
+                    Approve {s.id}
+                  </button>{' '}
+                  <button type="button" onClick={() => answer(s.id, 'rejected')}>
+                    Reject {s.id}
+                  </button>
+                </form>
+              ))}
+            {(r.status === 'failed' || r.status === 'cancelled' || r.status === 'completed') && (
+              <form class="replay" aria-label="Replay" onSubmit={(e) => e.preventDefault()}>
+                <label>
+                  Replay from step
+                  <select value={fromStep} onChange={(e) => setFromStep((e.target as HTMLSelectElement).value)}>
+                    <option value="">the first that failed</option>
+                    {(r.steps ?? []).map((s) => (
+                      <option key={s.id} value={s.id}>
+                        {s.id}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <button type="button" onClick={() => replay(r)}>
+                  Replay run
+                </button>
+              </form>
+            )}
             <table>
               <caption>Steps</caption>
               <thead>

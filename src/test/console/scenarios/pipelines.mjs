@@ -145,6 +145,41 @@ export const scenarios = {
     return { run_id: runId };
   },
 
+  async 'pipelines/approve'() {
+    await signIn(args.token);
+    await openPipeline(args.name);
+    const runId = await startRun();
+    await stepIs('ask', 'waiting');
+    const form = page.getByRole('form', { name: 'Approval ask' });
+    await form.getByLabel('Comment on step ask').fill('ship it');
+    await snap('asked');
+    await form.getByRole('button', { name: 'Approve ask' }).click();
+    await see(page.getByText('Step ask was approved.'), 'the answer taken');
+    await stepIs('ask', 'completed');
+    await stepIs('after', 'completed');
+    await runIs('completed');
+    await gone(page.getByRole('form', { name: 'Approval ask' }), 'the question once answered');
+    await snap('approved');
+    return { run_id: runId };
+  },
+
+  async 'pipelines/replay'() {
+    await signIn(args.token);
+    await openPipeline(args.name);
+    const failedId = await startRun();
+    await stepIs('check', 'failed');
+    await runIs('failed');
+    const form = page.getByRole('form', { name: 'Replay' });
+    await form.getByLabel('Replay from step').selectOption('check');
+    await form.getByRole('button', { name: 'Replay run' }).click();
+    await see(page.getByRole('heading', { name: /^Run run_/ }).filter({ hasNotText: failedId }), "the replay's page");
+    await see(page.getByRole('link', { name: failedId }), 'the run it replays');
+    await stepIs('count', 'completed');
+    await stepIs('check', 'failed');
+    await snap('replayed');
+    return { failed_id: failedId, run_id: decodeURIComponent(page.url().split('/').pop()) };
+  },
+
   async 'pipelines/cancel'() {
     await signIn(args.token);
     await openPipeline(args.name);

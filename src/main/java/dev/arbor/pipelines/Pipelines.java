@@ -11,12 +11,15 @@ import dev.arbor.deployments.Deployments;
 import dev.arbor.models.ModelOperations;
 import dev.arbor.notifications.Notifications;
 import dev.arbor.pipelines.actions.StepActions;
+import dev.arbor.pipelines.control.ApprovalLinkRoutes;
 import dev.arbor.pipelines.control.RunRoutes;
 import dev.arbor.pipelines.definitions.PipelineDefinition;
 import dev.arbor.pipelines.definitions.PipelineParams;
 import dev.arbor.pipelines.definitions.StepUrls;
+import dev.arbor.pipelines.runs.ApprovalLinks;
 import dev.arbor.pipelines.runs.RunEngine;
 import dev.arbor.pipelines.runs.ScheduledRuns;
+import dev.arbor.pipelines.runs.store.ApprovalStore;
 import dev.arbor.pipelines.runs.store.RunMetrics;
 import dev.arbor.pipelines.runs.store.RunStore;
 import dev.arbor.pipelines.runs.store.RunStore.Firing;
@@ -86,6 +89,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
         var metrics = new RunMetrics(meters);
         this.runs = new RunStore(database, clock, metrics);
         var expressions = new Expressions();
+        var approvals = new ApprovalStore(database);
         this.engine = new RunEngine(
                 database,
                 store,
@@ -95,7 +99,10 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 new StepActions(expressions, outbound, notifications, models, credentials, clusters, deployments),
                 clock,
                 metrics,
-                tracing);
+                tracing,
+                approvals,
+                new ApprovalLinks(
+                        approvals, notifications, secrets.derive("pipelines/approval-links"), publicUrl, clock));
         this.runRoutes = new RunRoutes(store, runs, engine, catalog, streams);
         this.webhooks = new PipelineWebhooks(
                 store, runs, engine, catalog, new WebhookSecretStore(database, secrets, clock), publicUrl, clock);
@@ -164,6 +171,7 @@ public final class Pipelines implements ScheduledRuns, AutoCloseable {
                 .query(AGAINST)
                 .ok(ApiShapes.VERSION_DIFF);
         runRoutes.addTo(routes);
+        new ApprovalLinkRoutes(engine).addTo(routes);
         webhooks.addTo(routes);
     }
 

@@ -148,6 +148,41 @@ class ConsolePipelinesBrowserTest {
     }
 
     @Test
+    void anApprovalStepIsApprovedWithACommentFromTheRunsPage() throws Exception {
+        create("""
+                {"name": "asks", "steps": [
+                   {"id": "ask", "action": "approval", "params": {"message": "ship?", "approvers": ["role:admin"]}},
+                   {"id": "after", "action": "log", "depends_on": ["ask"], "params": {"message": "shipped"}}]}""");
+
+        JsonNode said = browser.run("pipelines/approve", Map.of("token", adminToken, "name", "asks"));
+
+        JsonNode run = http.get("/runs/" + said.path("run_id").asText(), admin).json();
+        assertThat(run.path("status").asText()).isEqualTo("completed");
+        JsonNode outputs = run.path("steps").get(0).path("outputs");
+        assertThat(outputs.path("decision").asText()).isEqualTo("approved");
+        assertThat(outputs.path("comment").asText()).isEqualTo("ship it");
+    }
+
+    @Test
+    void anEndedRunIsReplayedFromAStepChosenOnItsPageReusingTheStepsBeforeIt() throws Exception {
+        create("""
+                {"name": "replays", "steps": [
+                   {"id": "count", "action": "http_request", "params": {"url": "%s"}},
+                   {"id": "check", "action": "fail", "depends_on": ["count"], "params": {"message": "still broken"}}]}""".formatted(receiver.url("/counted")));
+
+        JsonNode said = browser.run("pipelines/replay", Map.of("token", adminToken, "name", "replays"));
+
+        JsonNode replay =
+                http.get("/runs/" + said.path("run_id").asText(), admin).json();
+        assertThat(replay.path("replay_of").asText())
+                .isEqualTo(said.path("failed_id").asText());
+        assertThat(replay.at("/trigger/from_step").asText()).isEqualTo("check");
+        assertThat(receiver.received("/counted"))
+                .as("the step before it kept its outputs")
+                .hasSize(1);
+    }
+
+    @Test
     void aSlowRunIsCancelledFromItsPage() throws Exception {
         create("""
                 {"name": "slow", "steps": [

@@ -206,6 +206,17 @@ final class GraphCheck {
                 }
             }
         }
+        JsonNode recipients = step.params().path("recipients");
+        if (step.action().equals("approval")
+                && step.params()
+                        .path("channels")
+                        .valueStream()
+                        .anyMatch(channel -> channel.asText().equals("email"))
+                && (recipients.isMissingNode() || recipients.isArray() && recipients.isEmpty())) {
+            problem(
+                    at + ".params.recipients",
+                    "must list the email addresses to send the one-click links to, as channels include email");
+        }
         JsonNode sources = step.params().path("sources");
         if (step.action().equals("aggregate") && sources.isArray()) { // not a list: the params' check says so
             for (int s = 0; s < sources.size(); s++) {

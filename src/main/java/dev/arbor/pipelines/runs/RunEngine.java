@@ -90,8 +90,12 @@ public final class RunEngine implements AutoCloseable {
     static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3_600;
     /** How often a paused run's deadline looks again whether the run was resumed (its deadline moved on). */
     static final long PAUSED_DEADLINE_CHECK_MILLIS = 60_000;
-    /** How often a queued run that waits for room under its pipeline's {@code max_concurrent_runs} looks again. */
-    static final long ADMISSION_RECHECK_MILLIS = 1_000;
+    /**
+     * How often a queued run that waits for room under its pipeline's {@code max_concurrent_runs} looks again. Only a
+     * safety net: a run of the pipeline that ends wakes the queued ones at once, on any server sharing the database
+     * (their executions are rows of the shared table); this catches a server killed between the two.
+     */
+    static final long ADMISSION_RECHECK_MILLIS = 10_000;
     /** Steps running at once on this node, over all runs. */
     static final int PARALLEL_STEPS = 16;
 
@@ -144,6 +148,7 @@ public final class RunEngine implements AutoCloseable {
 
     private final Database database;
     private final ApprovalStore approvals;
+    private final ApprovalLinks links;
     private final RunnablePipelines pipelines;
     private final Object signal = new Object();
     private volatile boolean started;
@@ -158,10 +163,13 @@ public final class RunEngine implements AutoCloseable {
             StepActions actions,
             Clock clock,
             RunMetrics metrics,
-            Tracing tracing) {
+            Tracing tracing,
+            ApprovalStore approvals,
+            ApprovalLinks links) {
         this.tracing = requireNonNull(tracing, "tracing");
         this.database = requireNonNull(database, "database");
-        this.approvals = new ApprovalStore(database);
+        this.approvals = requireNonNull(approvals, "approvals");
+        this.links = requireNonNull(links, "links");
         this.pipelines = requireNonNull(pipelines, "pipelines");
         this.store = requireNonNull(store, "store");
         this.catalog = requireNonNull(catalog, "catalog");
@@ -598,21 +606,95 @@ public final class RunEngine implements AutoCloseable {
                 })
                 .orElseThrow();
         if (answer instanceof Answer.Decided) {
-            try {
-                engine.client()
-                        .reschedule(
-                                stepTask.instanceId(new StepTask(runId, stepId, run.generation()).instance()),
-                                clock.instant());
-            } catch (RuntimeException e) {
-                // executing now, or gone with a pause: its next look (or the resume) finds the answer
-            }
-            signal();
+            wake(runId, stepId, run.generation());
         }
         if (answer instanceof Answer.AnsweredAlready) {
             return new Answer.AnsweredAlready(
                     approvals.find(runId, stepId, run.generation()).orElseThrow());
         }
         return answer;
+    }
+
+    /** Asks an approval step's execution to go on now: its question was answered. */
+    private void wake(String runId, String stepId, int generation) {
+        try {
+            engine.client()
+                    .reschedule(
+                            stepTask.instanceId(new StepTask(runId, stepId, generation).instance()), clock.instant());
+        } catch (RuntimeException e) {
+            // executing now, or gone with a pause: its next look (or the resume) finds the answer
+        }
+        signal();
+    }
+
+    /** What the link a token names comes to now, as its page shows it before it is clicked; nothing changes. */
+    public ApprovalLinks.LinkState look(String token) {
+        Optional<ApprovalStore.Link> link = links.linkId(token).flatMap(approvals::link);
+        Optional<ApprovalStore.Approval> approval = link.flatMap(found -> approvals.find(found.approvalId()));
+        Optional<Run> run = approval.flatMap(found -> store.find(found.runId()));
+        if (link.isEmpty() || approval.isEmpty() || run.isEmpty()) {
+            return new ApprovalLinks.LinkState.Invalid();
+        }
+        return ApprovalLinks.refusal(
+                        link.get(),
+                        approval.get(),
+                        run.get().status(),
+                        run.get().generation(),
+                        clock.millis())
+                .orElseGet(() -> new ApprovalLinks.LinkState.Open(
+                        approval.get(), link.get().decision(), link.get().recipient()));
+    }
+
+    /**
+     * Answers an approval step with the link a token names, as its recipient ({@code by: email:<address>}): the link
+     * is used and the question decided in one transaction of the run, so of two clicks (or a click and an answer in
+     * the API, or the timeout) exactly one decides; the step's execution is then asked to go on at once.
+     */
+    public ApprovalLinks.LinkState answer(String token) {
+        ApprovalLinks.LinkState looked = look(token);
+        if (!(looked instanceof ApprovalLinks.LinkState.Open open)) {
+            return looked;
+        }
+        ApprovalStore.Approval asked = open.approval();
+        String linkId = links.linkId(token).orElseThrow();
+        String by = "email:" + open.recipient();
+        ApprovalLinks.LinkState state = store.locked(asked.runId(), tx -> {
+                    ApprovalStore.Link link =
+                            ApprovalStore.link(tx.handle(), linkId).orElseThrow();
+                    ApprovalStore.Approval now = ApprovalStore.find(
+                                    tx.handle(), asked.runId(), asked.stepId(), asked.generation())
+                            .orElseThrow();
+                    Run run = tx.run();
+                    Optional<ApprovalLinks.LinkState> refused =
+                            ApprovalLinks.refusal(link, now, run.status(), run.generation(), tx.now());
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    if (!ApprovalStore.decide(tx, now.id(), link.decision(), by, Optional.empty())
+                            || !ApprovalStore.useLink(tx, linkId)) {
+                        return new ApprovalLinks.LinkState.AnsweredAlready(now);
+                    }
+                    tx.logEvent(
+                            now.stepId(),
+                            "info",
+                            (link.decision() == ApprovalStore.Status.APPROVED ? "Approved" : "Rejected") + " by " + by
+                                    + " with the email's one-click link.");
+                    tx.dueNow(now.stepId());
+                    return new ApprovalLinks.LinkState.Decided(now, link.decision(), link.recipient());
+                })
+                .orElseThrow();
+        if (state instanceof ApprovalLinks.LinkState.Decided) {
+            wake(asked.runId(), asked.stepId(), asked.generation());
+        }
+        return switch (state) {
+            case ApprovalLinks.LinkState.Decided decided ->
+                new ApprovalLinks.LinkState.Decided(
+                        approvals.find(asked.id()).orElseThrow(), decided.decision(), decided.recipient());
+            case ApprovalLinks.LinkState.AnsweredAlready answered ->
+                new ApprovalLinks.LinkState.AnsweredAlready(
+                        approvals.find(asked.id()).orElseThrow());
+            default -> state;
+        };
     }
 
     /** Waits up to {@code millis} for any run to change here; another node's changes are seen by polling. */
@@ -951,6 +1033,9 @@ public final class RunEngine implements AutoCloseable {
                     .find(task.runId(), task.stepId(), task.generation())
                     .orElseThrow();
         }
+        if (asked.status() == ApprovalStore.Status.PENDING) {
+            tell(task, asked, params);
+        }
         String by = asked.decidedBy().orElse("");
         return switch (asked.status()) {
             case PENDING -> new Outcome.Waiting(asked.expiresAt(), asked.expiresAt());
@@ -964,6 +1049,28 @@ public final class RunEngine implements AutoCloseable {
                                 + asked.comment().map(c -> ": " + c).orElse("."),
                         false);
         };
+    }
+
+    /** Tells an approval step's channels of its question, once; what could not be told goes to the run's events. */
+    private void tell(StepTask task, ApprovalStore.Approval asked, ObjectNode params) {
+        var channels = new ArrayList<String>();
+        params.path("channels").forEach(channel -> channels.add(channel.asText()));
+        var recipients = new ArrayList<String>();
+        params.path("recipients").forEach(recipient -> recipients.add(recipient.asText()));
+        List<String> failures;
+        try {
+            failures = links.tell(asked, channels, recipients);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            // the server is stopping: the step's execution runs again after the restart, and tells them then
+            throw new IllegalStateException("interrupted while step " + task.stepId() + " told its channels", e);
+        }
+        for (String failure : failures) {
+            store.whileActive(task.runId(), task.generation(), tx -> {
+                tx.logEvent(task.stepId(), "warning", failure);
+                return true;
+            });
+        }
     }
 
     /**
@@ -1285,7 +1392,42 @@ public final class RunEngine implements AutoCloseable {
         }
         cancelQuietly(deadlineTask.instanceId(new DeadlineTask(after.id(), after.generation()).instance()));
         kept.remove(after.id());
+        wakeQueued(after);
         signal();
+    }
+
+    /**
+     * A run of a pipeline that caps its runs has ended: the queued runs next in line (as many as the cap) look for room
+     * now instead of at their next look, {@link #ADMISSION_RECHECK_MILLIS} away. Their first steps' executions are
+     * made due now; the one that finds room starts, the others park again.
+     */
+    private void wakeQueued(Run ended) {
+        JsonNode cap = ended.definition().path("max_concurrent_runs");
+        if (!cap.isInt()) {
+            return;
+        }
+        for (String queuedId : store.queuedRunIds(ended.pipelineId(), cap.intValue())) {
+            Optional<Run> queued = store.find(queuedId);
+            if (queued.isEmpty()) {
+                continue;
+            }
+            for (PipelineDefinition.Step step : definition(queued.get()).steps()) {
+                if (step.dependsOn().isEmpty()) {
+                    try {
+                        engine.client()
+                                .reschedule(
+                                        stepTask.instanceId(new StepTask(
+                                                        queuedId,
+                                                        step.id(),
+                                                        queued.get().generation())
+                                                .instance()),
+                                        clock.instant());
+                    } catch (RuntimeException e) {
+                        // executing now (it looks for room anyway), or not parked: nothing to wake
+                    }
+                }
+            }
+        }
     }
 
     private void cancelQuietly(com.github.kagkarlsson.scheduler.task.TaskInstanceId id) {

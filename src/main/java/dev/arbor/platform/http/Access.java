@@ -10,7 +10,8 @@ public enum Access {
     /**
      * Anyone: {@code /health}, the OpenAPI document, the manual and the API reference ({@code /docs}); and the webhooks, where
      * the call's signature is the authentication: {@code /events/hooks/{token}} (the token names the connection) and a
-     * pipeline's {@code /pipelines/{id}/webhook}. Also the web console's page and files ({@code /console}, and
+     * pipeline's {@code /pipelines/{id}/webhook}; and an approval email's one-click links
+     * ({@code /approval-links/{token}}, the signed token being the credential). Also the web console's page and files ({@code /console}, and
      * {@code /}, which leads there): the page asks for a token itself.
      */
     PUBLIC,
@@ -27,12 +28,15 @@ public enum Access {
     private static final Set<String> WHOLE_SERVER_PATHS = Set.of("/metrics");
     /** Paths whose rest is a credential: a webhook URL's token. */
     private static final String HOOKS = "/events/hooks/";
+    /** Paths whose rest is a credential: an approval email's signed one-click link. */
+    private static final String APPROVAL_LINKS = "/approval-links/";
 
     public static Access of(String path) {
         if (PUBLIC_PATHS.contains(path)
                 || path.startsWith("/docs/")
                 || path.startsWith("/console/")
                 || path.startsWith(HOOKS)
+                || path.startsWith(APPROVAL_LINKS)
                 || pipelineWebhook(path)) {
             return PUBLIC;
         }
@@ -49,6 +53,9 @@ public enum Access {
 
     /** The path as a log line may show it: a webhook URL's token, which authenticates its deliveries, masked. */
     public static String loggable(String path) {
+        if (path.startsWith(APPROVAL_LINKS) && path.length() > APPROVAL_LINKS.length()) {
+            return APPROVAL_LINKS + "***";
+        }
         return path.startsWith(HOOKS) && path.length() > HOOKS.length() ? HOOKS + "***" : path;
     }
 

@@ -744,6 +744,36 @@ public abstract class RunContract {
     }
 
     @Test
+    void aQueuedRunStartsAsSoonAsTheRunAheadOfItEndsNotAtItsNextLookForRoom() {
+        String pipeline = create("""
+                {"max_concurrent_runs": 1, "steps": [
+                   {"id": "ask", "action": "approval", "params": {"message": "go?", "approvers": ["role:admin"]}}]}""");
+        String first = start(pipeline, "{}");
+        awaitWaiting(first);
+        String second = start(pipeline, "{}");
+        // its first look finds no room: it parks until the next, ten seconds away
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> http.get("/runs/" + second)
+                        .json()
+                        .path("status")
+                        .asText()
+                        .equals("queued"));
+
+        assertThat(http.post("/runs/" + first + "/steps/ask/approval", "{\"decision\": \"approved\"}")
+                        .status())
+                .isEqualTo(200);
+        long firstFinished = finished(first).path("finished_at").asLong();
+        awaitWaiting(second);
+
+        long secondStarted =
+                http.get("/runs/" + second).json().path("started_at").asLong();
+        assertThat(secondStarted - firstFinished)
+                .as("seconds from the end of the run ahead to the start of the queued one")
+                .isLessThanOrEqualTo(3);
+    }
+
+    @Test
     void aPipelineCappedAtOneRunQueuesTheRestAndStartsThemHighestPriorityFirstThenOldestFirst() {
         String pipeline = create("""
                 {"max_concurrent_runs": 1, "steps": [

@@ -104,6 +104,15 @@ public final class ApprovalStore {
         });
     }
 
+    /** The question with this id. */
+    public Optional<Approval> find(String approvalId) {
+        return database.read(
+                handle -> handle.createQuery("SELECT " + COLUMNS + " FROM pipeline_approvals WHERE id = :id")
+                        .bind("id", approvalId)
+                        .map(ApprovalStore::row)
+                        .findOne());
+    }
+
     public Optional<Approval> find(String runId, String stepId, int generation) {
         return database.read(handle -> find(handle, runId, stepId, generation));
     }
@@ -144,6 +153,72 @@ public final class ApprovalStore {
                         .bind("id", approvalId)
                         .execute()
                 == 1);
+    }
+
+    /** Whether the question's channels have been told of it (by an execution of its step, on any server). */
+    public boolean notified(String approvalId) {
+        return database.read(handle -> handle.createQuery(
+                                "SELECT notified_at FROM pipeline_approvals WHERE id = :id AND notified_at IS NOT NULL")
+                        .bind("id", approvalId)
+                        .mapTo(Long.class)
+                        .findOne())
+                .isPresent();
+    }
+
+    /** Records that the question's channels have been told of it. */
+    public void markNotified(String approvalId, long now) {
+        database.write(handle -> handle.createUpdate(
+                        "UPDATE pipeline_approvals SET notified_at = :now WHERE id = :id AND notified_at IS NULL")
+                .bind("now", now)
+                .bind("id", approvalId)
+                .execute());
+    }
+
+    /** A one-click link of a question's email: who it was sent to, what it answers, and when it was used. */
+    public record Link(
+            String id, String approvalId, Status decision, String recipient, long createdAt, OptionalLong usedAt) {}
+
+    /** Stores a new link answering {@code approvalId} with {@code decision} for {@code recipient}; its id. */
+    public String newLink(String approvalId, Status decision, String recipient, long now) {
+        String id = Ids.next("apl");
+        database.write(handle -> handle.createUpdate("INSERT INTO pipeline_approval_links (id, approval_id, decision, "
+                        + "recipient, created_at, used_at) VALUES (:id, :approval, :decision, :recipient, :now, NULL)")
+                .bind("id", id)
+                .bind("approval", approvalId)
+                .bind("decision", decision.json())
+                .bind("recipient", recipient)
+                .bind("now", now)
+                .execute());
+        return id;
+    }
+
+    public Optional<Link> link(String linkId) {
+        return database.read(handle -> link(handle, linkId));
+    }
+
+    public static Optional<Link> link(Handle handle, String linkId) {
+        return handle.createQuery("SELECT id, approval_id, decision, recipient, created_at, used_at "
+                        + "FROM pipeline_approval_links WHERE id = :id")
+                .bind("id", linkId)
+                .map((rs, ctx) -> new Link(
+                        rs.getString("id"),
+                        rs.getString("approval_id"),
+                        Status.valueOf(rs.getString("decision").toUpperCase(Locale.ROOT)),
+                        rs.getString("recipient"),
+                        rs.getLong("created_at"),
+                        RunStore.millis(rs, "used_at")))
+                .findOne();
+    }
+
+    /** Marks a link used, inside the run's transition that answers with it; false when it was used already. */
+    public static boolean useLink(RunStore.Transition tx, String linkId) {
+        return tx.handle()
+                        .createUpdate("UPDATE pipeline_approval_links SET used_at = :now WHERE id = :id "
+                                + "AND used_at IS NULL")
+                        .bind("now", tx.now())
+                        .bind("id", linkId)
+                        .execute()
+                == 1;
     }
 
     /**

@@ -444,6 +444,16 @@ public final class RunStore {
                 .list());
     }
 
+    /** The ids of a pipeline's queued runs in the order they start: the highest priority, then the oldest, first. */
+    public List<String> queuedRunIds(String pipelineId, int limit) {
+        return database.read(handle -> handle.createQuery("SELECT id FROM pipeline_runs WHERE pipeline_id = :p AND "
+                        + "status = 'queued' ORDER BY priority DESC, created_at, id LIMIT :limit")
+                .bind("p", pipelineId)
+                .bind("limit", limit)
+                .mapTo(String.class)
+                .list());
+    }
+
     /** The ids of runs not finished yet (queued or running), to pick up again after a restart. */
     public List<String> activeRunIds() {
         return database.read(handle -> handle.createQuery(
