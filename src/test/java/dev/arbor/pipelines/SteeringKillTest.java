@@ -133,8 +133,9 @@ class SteeringKillTest {
         assertThat(finished.path("status").asText()).isEqualTo("completed");
         assertThat(RunContract.step(finished, "ask").at("/outputs/comment").asText())
                 .isEqualTo("go");
+        // the answer survived both kills: a second one is refused as answered, never taken
         http.post("/runs/" + run + "/steps/ask/approval", "{\"decision\": \"rejected\"}")
-                .assertError(409, "run_finished", "run_id");
+                .assertError(409, "approval_answered", "step_id");
     }
 
     @ParameterizedTest
