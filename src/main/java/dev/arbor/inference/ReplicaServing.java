@@ -9,6 +9,7 @@ import dev.arbor.inference.openai.OpenAiAnswers;
 import dev.arbor.inference.openai.Operation;
 import dev.arbor.inference.openai.StreamEdit;
 import dev.arbor.inference.openai.TopLevel;
+import dev.arbor.inference.usage.Outcome;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;

@@ -5,10 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.arbor.ArborServer;
 import dev.arbor.inference.endpoints.EndpointBoard;
+import dev.arbor.inference.endpoints.EndpointDirectory;
 import dev.arbor.inference.endpoints.EndpointHealth;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;
+import dev.arbor.inference.usage.UsageLog;
 import dev.arbor.models.RemoteEndpoint;
 import dev.arbor.platform.db.Database;
 import dev.arbor.platform.outbound.AllowedDestination;

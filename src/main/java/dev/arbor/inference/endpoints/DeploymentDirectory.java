@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.endpoints;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.usage;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * own): a cloud model of the registry, which the server's admins name, is its endpoint's id, and any deployment is
  * {@code deployment}.
  */
-final class RoutingMetrics {
+public final class RoutingMetrics {
     private static final String VIA_ROUTER = "router";
     private static final String DIRECT = "direct";
     private static final String DEPLOYMENT = "deployment";
@@ -30,11 +30,11 @@ final class RoutingMetrics {
     private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
     private final Map<Tokens, Counter> tokens = new ConcurrentHashMap<>();
 
-    RoutingMetrics(MeterRegistry registry) {
+    public RoutingMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
-    void record(UsageLog.Entry entry, long nanos) {
+    public void record(UsageLog.Entry entry, long nanos) {
         String via = entry.routerId().isPresent() ? VIA_ROUTER : DIRECT;
         String endpoint = entry.endpoint().startsWith(DEPLOYMENT_ID) ? DEPLOYMENT : entry.endpoint();
         timers.computeIfAbsent(new Series(via, endpoint, entry.outcome().wire()), this::timer)

@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.usage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,9 +1,9 @@
-package dev.arbor.inference;
+package dev.arbor.inference.usage;
 
 import java.util.Locale;
 
 /** How a routed request ended, as its usage row and metrics say. */
-enum Outcome {
+public enum Outcome {
     /** The endpoint answered 2xx, whole. */
     OK,
     /** The endpoint answered an error (4xx, 5xx), passed on to the caller. */
@@ -28,7 +28,7 @@ enum Outcome {
     /** The caller went away before the answer was all sent. */
     CLIENT_CLOSED;
 
-    String wire() {
+    public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }
 }

@@ -1,8 +1,7 @@
-package dev.arbor.inference;
+package dev.arbor.inference.endpoints;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.arbor.inference.endpoints.AttemptPolicy;
 import java.net.http.HttpTimeoutException;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,7 +17,7 @@ import java.util.function.Consumer;
  * {@code first byte} (no first event of a stream, or not all of an answer that does not stream), {@code idle} (no
  * event of a stream for that long) or {@code total}.
  */
-final class AttemptClock implements AutoCloseable {
+public final class AttemptClock implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final AttemptPolicy.Deadlines deadlines;
     private final AtomicReference<String> expired = new AtomicReference<>();
@@ -34,7 +33,7 @@ final class AttemptClock implements AutoCloseable {
     private final ScheduledFuture<?> first;
     private final ScheduledFuture<?> connect;
 
-    AttemptClock(ScheduledExecutorService timer, AttemptPolicy.Deadlines deadlines) {
+    public AttemptClock(ScheduledExecutorService timer, AttemptPolicy.Deadlines deadlines) {
         this.timer = requireNonNull(timer, "timer");
         this.deadlines = requireNonNull(deadlines, "deadlines");
         this.connect = schedule(
@@ -59,7 +58,7 @@ final class AttemptClock implements AutoCloseable {
      * What aborts the attempt when a deadline passes, and whether it has its connection yet (set once the exchange is
      * under way).
      */
-    void watch(Consumer<Throwable> abort, BooleanSupplier connection) {
+    public void watch(Consumer<Throwable> abort, BooleanSupplier connection) {
         this.connection = requireNonNull(connection, "connection");
         this.abort = requireNonNull(abort, "abort");
         if (expired.get() != null) {
@@ -68,16 +67,16 @@ final class AttemptClock implements AutoCloseable {
     }
 
     /** Aborts the attempt now: a hedge's rival answered first. */
-    void cancel() {
+    public void cancel() {
         expire("hedge");
     }
 
-    void connected() {
+    public void connected() {
         connected = true;
     }
 
     /** The first event came (or all of a whole answer): from here the idle deadline counts. */
-    void firstByte() {
+    public void firstByte() {
         connected = true;
         firstByte = true;
         progress();
@@ -85,17 +84,17 @@ final class AttemptClock implements AutoCloseable {
     }
 
     /** Bytes came. */
-    void progress() {
+    public void progress() {
         lastProgress = System.nanoTime();
     }
 
     /** The deadline that passed, if one did. */
-    Optional<String> expired() {
+    public Optional<String> expired() {
         return Optional.ofNullable(expired.get());
     }
 
     /** The deadline that passed, said for a caller: "did not answer in time (first byte: 1 s)". */
-    String describe() {
+    public String describe() {
         String which = expired.get();
         if (which == null) {
             return "did not answer in time";

@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.usage;
 
 import static java.util.Objects.requireNonNull;
 
@@ -32,14 +32,14 @@ import org.slf4j.LoggerFactory;
  * stops are lost, and counted ({@code arbor_routing_usage_dropped_total}). The same thread removes rows older than
  * {@link #RETENTION} once an hour.
  */
-final class UsageLog implements AutoCloseable {
+public final class UsageLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UsageLog.class);
     private static final int QUEUE = 65_536;
     private static final Duration MAX_RETRY_PAUSE = Duration.ofSeconds(5);
     private static final int BATCH = 2_000;
     private static final long WRITE_EVERY_MILLIS = 250;
     /** Thirteen months: a month's spend stays comparable with the same month a year before. */
-    static final Duration RETENTION = Duration.ofDays(400);
+    public static final Duration RETENTION = Duration.ofDays(400);
 
     private static final Duration PRUNE_EVERY = Duration.ofHours(1);
 
@@ -51,7 +51,7 @@ final class UsageLog implements AutoCloseable {
      * @param keyId the inference key that made it; empty for an admin's or member's token
      * @param costPicoUsd what its usage cost (10⁻¹² USD); empty when its endpoint has no price
      */
-    record Entry(
+    public record Entry(
             long atMillis,
             Optional<String> routerId,
             String endpoint,
@@ -76,12 +76,12 @@ final class UsageLog implements AutoCloseable {
     private volatile boolean writing;
     private volatile boolean closed;
 
-    UsageLog(Database database, Clock clock, MeterRegistry meters) {
+    public UsageLog(Database database, Clock clock, MeterRegistry meters) {
         this(database, clock, meters, QUEUE);
     }
 
     /** A log whose queue holds {@code capacity} rows. */
-    UsageLog(Database database, Clock clock, MeterRegistry meters, int capacity) {
+    public UsageLog(Database database, Clock clock, MeterRegistry meters, int capacity) {
         this.database = requireNonNull(database, "database");
         this.clock = requireNonNull(clock, "clock");
         this.queue = new ArrayBlockingQueue<>(capacity);
@@ -95,7 +95,7 @@ final class UsageLog implements AutoCloseable {
     }
 
     /** Starts writing queued rows (and pruning old ones); a database a newer release migrated is only read. */
-    void start() {
+    public void start() {
         if (!database.readOnly()) {
             writing = true;
             writer.start();
@@ -107,7 +107,7 @@ final class UsageLog implements AutoCloseable {
      * database's pace rather than lose its row). A log that writes nothing (not started, a read-only database, or
      * stopped) keeps nothing.
      */
-    void record(Entry entry) {
+    public void record(Entry entry) {
         if (!writing || closed) {
             dropped.increment();
             return;
@@ -203,7 +203,7 @@ final class UsageLog implements AutoCloseable {
     }
 
     /** Removes the rows of requests before {@code before}, a batch at a time so that no transaction grows large. */
-    int prune(long before) {
+    public int prune(long before) {
         int removed = 0;
         try {
             int batch;
@@ -226,7 +226,7 @@ final class UsageLog implements AutoCloseable {
     }
 
     /** A router's requests since {@code since}, as stored (the rows of the last moment may still be queued). */
-    RouterUsage summary(String routerId, Instant since) {
+    public RouterUsage summary(String routerId, Instant since) {
         record Row(String endpoint, String outcome, long requests, long prompt, long completion, long latency) {}
         List<Row> rows = database.read(handle -> handle.createQuery("""
                         SELECT endpoint, outcome, count(*) AS requests,

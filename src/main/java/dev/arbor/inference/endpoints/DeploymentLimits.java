@@ -1,4 +1,4 @@
-package dev.arbor.inference;
+package dev.arbor.inference.endpoints;
 
 import static java.util.Objects.requireNonNull;
 
@@ -9,10 +9,10 @@ import io.javalin.http.Context;
 import java.util.Optional;
 
 /** A deployment's rate limit, one bucket per deployment whichever route reaches it (inference or decisions). */
-final class DeploymentLimits {
+public final class DeploymentLimits {
     private final RateLimiter limits;
 
-    DeploymentLimits(RateLimiter limits) {
+    public DeploymentLimits(RateLimiter limits) {
         this.limits = requireNonNull(limits, "limits");
     }
 
@@ -20,7 +20,7 @@ final class DeploymentLimits {
      * Takes one request from the deployment's limit, when it has one, writing the limit's headers on {@code ctx}; the
      * 429 to answer when it is spent.
      */
-    Optional<ApiException> take(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
+    public Optional<ApiException> take(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
         if (deployment.rateLimit().isEmpty()) {
             return Optional.empty();
         }

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.arbor.inference.usage;
+
+import org.jspecify.annotations.NullMarked;
