@@ -217,7 +217,10 @@ final class Application implements AutoCloseable {
             String host = Set.of("0.0.0.0", "::", "").contains(config.http().host())
                     ? "localhost"
                     : config.http().host();
-            return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
+            // the configured port is known before the server listens (work resumed at start-up may need the
+            // address); only "any free port" (0) waits for the listening server to say which
+            int port = config.http().port() != 0 ? config.http().port() : port();
+            return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
         });
     }
 
