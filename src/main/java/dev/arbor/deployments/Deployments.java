@@ -7,7 +7,7 @@ import dev.arbor.clusters.ClusterHealth;
 import dev.arbor.clusters.Clusters;
 import dev.arbor.clusters.DeploymentsOnCluster;
 import dev.arbor.clusters.Workloads;
-import dev.arbor.inference.endpoints.DeploymentDirectory;
+import dev.arbor.inference.DeploymentDirectory;
 import dev.arbor.models.Model;
 import dev.arbor.models.Models;
 import dev.arbor.models.RemoteEndpoint;

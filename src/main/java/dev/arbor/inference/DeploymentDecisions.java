@@ -4,8 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.arbor.access.Access;
 import dev.arbor.access.CurrentProject;
-import dev.arbor.inference.endpoints.DeploymentDirectory;
-import dev.arbor.inference.endpoints.DeploymentLimits;
 import dev.arbor.models.engines.ReplicaSet;
 import dev.arbor.platform.errors.ApiException;
 import dev.arbor.platform.errors.ErrorCode;

@@ -5,9 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.arbor.ArborServer;
-import dev.arbor.inference.endpoints.DeploymentDirectory.Backend;
-import dev.arbor.inference.endpoints.DeploymentDirectory.ServedDeployment;
-import dev.arbor.inference.endpoints.EndpointDirectory;
+import dev.arbor.inference.DeploymentDirectory.Backend;
+import dev.arbor.inference.DeploymentDirectory.ServedDeployment;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;
 import dev.arbor.inference.openai.Operation;

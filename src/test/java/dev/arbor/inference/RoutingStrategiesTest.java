@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.arbor.ArborServer;
 import dev.arbor.inference.endpoints.EndpointBoard;
-import dev.arbor.inference.endpoints.EndpointDirectory;
 import dev.arbor.inference.endpoints.EndpointHealth;
 import dev.arbor.inference.endpoints.Strategy;
 import dev.arbor.inference.openai.InferenceRequest;

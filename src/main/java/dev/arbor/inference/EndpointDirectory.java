@@ -1,4 +1,4 @@
-package dev.arbor.inference.endpoints;
+package dev.arbor.inference;
 
 import static java.util.Objects.requireNonNull;
 
