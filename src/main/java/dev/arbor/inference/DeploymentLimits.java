@@ -9,10 +9,10 @@ import io.javalin.http.Context;
 import java.util.Optional;
 
 /** A deployment's rate limit, one bucket per deployment whichever route reaches it (inference or decisions). */
-public final class DeploymentLimits {
+final class DeploymentLimits {
     private final RateLimiter limits;
 
-    public DeploymentLimits(RateLimiter limits) {
+    DeploymentLimits(RateLimiter limits) {
         this.limits = requireNonNull(limits, "limits");
     }
 
@@ -20,7 +20,7 @@ public final class DeploymentLimits {
      * Takes one request from the deployment's limit, when it has one, writing the limit's headers on {@code ctx}; the
      * 429 to answer when it is spent.
      */
-    public Optional<ApiException> take(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
+    Optional<ApiException> take(Context ctx, DeploymentDirectory.ServedDeployment deployment) {
         if (deployment.rateLimit().isEmpty()) {
             return Optional.empty();
         }
